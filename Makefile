@@ -1,0 +1,133 @@
+# latscope - plain Makefile.  `make help` lists the targets.
+#
+# Variables: BUILD (output dir, default build), SAN=1 (ASan+UBSan build),
+# CC, EXTRA_CFLAGS, PKG_CONFIG, V=1 (show commands), PREFIX/DESTDIR.
+
+BUILD      ?= build
+CC         ?= gcc
+PKG_CONFIG ?= pkg-config
+PREFIX     ?= /usr/local
+VERSION    := 0.1.0
+
+PKGS       := libtraceevent libtracefs libzstd json-c
+TEST_PKGS  := cmocka
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+PKG_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+TEST_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS) 2>/dev/null)
+TEST_LIBS   = $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
+
+WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wno-format-nonliteral
+OPT     ?= -O2
+CFLAGS  := -std=gnu11 $(OPT) -g $(WARN) -D_GNU_SOURCE -DLATSCOPE_VERSION='"$(VERSION)"' \
+           -Ilib -fno-strict-aliasing $(EXTRA_CFLAGS)
+LDLIBS  := -lpthread -lm
+
+ifeq ($(SAN),1)
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+LIB_SRCS  := $(wildcard lib/*.c)
+SRC_SRCS  := $(wildcard src/*.c)
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
+
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+SRC_OBJS  := $(SRC_SRCS:%.c=$(BUILD)/%.o)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+LIBA      := $(BUILD)/liblatscope.a
+BIN       := $(BUILD)/latscope
+
+.SECONDARY:
+
+.PHONY: all deps check check-inner unit unit-run shell-tests san-unit fuzz fuzz-build \
+        bench clean install help man
+
+all: deps
+	$(Q)$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS)
+
+help:
+	@echo "make            build build/latscope (installs missing Debian packages first)"
+	@echo "make deps       check/install build dependencies (apt-get as root)"
+	@echo "make check      unit tests, golden and end-to-end tests, unit tests under ASan+UBSan"
+	@echo "make fuzz       build the libFuzzer targets and run each (FUZZ_SECONDS=600)"
+	@echo "make bench      benchmarks side by side with perf/oslat/cyclictest (bench/)"
+	@echo "make install    install latscope and its man pages under PREFIX"
+
+deps:
+	$(Q)sh scripts/deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/unit/%.o: tests/unit/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBA): $(LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(SRC_OBJS) $(LIBA)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(SRC_OBJS) $(LIBA) $(PKG_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBA)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
+
+unit-run: $(UNIT_BINS)
+	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
+
+# The whole suite: unit tests, golden + end-to-end tests against the real
+# binary, then the unit tests again under ASan+UBSan.
+check: deps
+	$(Q)$(MAKE) --no-print-directory check-inner
+
+check-inner: $(BIN) $(UNIT_BINS)
+	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
+	$(Q)LATSCOPE=$(CURDIR)/$(BIN) BUILD=$(BUILD) sh tests/run-shell.sh
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 OPT=-O1 unit-run
+
+san-unit:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 OPT=-O1 unit-run
+
+# libFuzzer targets: clang, sanitizers, the library sources compiled in.
+FUZZ_SECONDS ?= 600
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=undefined
+fuzz-build: deps
+	$(Q)mkdir -p $(BUILD)/fuzz
+	$(Q)for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
+	  echo "  FUZZ    $$n"; \
+	  clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $(BUILD)/fuzz/$$n $$f $(LIB_SRCS) $(PKG_LIBS) $(LDLIBS) || exit 1; \
+	done
+
+fuzz: fuzz-build
+	$(Q)sh fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
+
+bench: all
+	$(Q)LATSCOPE=$(CURDIR)/$(BIN) sh bench/run.sh
+
+man:
+	@ls docs/man/*.1
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/latscope
+	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(LIB_OBJS:.o=.d) $(SRC_OBJS:.o=.d) $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%.d)

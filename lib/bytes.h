@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bytes.h - unaligned, explicit-endianness loads and stores.
+ *
+ * Prefix: by_.  Every multi-byte field read from a file goes through one of
+ * these: `swap` is true when the file's byte order differs from the host's;
+ * the _be/_le variants are for fields whose order is fixed by a format
+ * (DTL entries are always big-endian).
+ */
+#ifndef LATSCOPE_BYTES_H
+#define LATSCOPE_BYTES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define BY_HOST_BIG_ENDIAN 1
+#else
+#define BY_HOST_BIG_ENDIAN 0
+#endif
+
+static inline uint16_t by_ld16(const void *p, bool swap)
+{
+	uint16_t v;
+	memcpy(&v, p, sizeof(v));
+	return swap ? __builtin_bswap16(v) : v;
+}
+
+static inline uint32_t by_ld32(const void *p, bool swap)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t by_ld64(const void *p, bool swap)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+static inline void by_st16(void *p, uint16_t v, bool swap)
+{
+	if (swap)
+		v = __builtin_bswap16(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void by_st32(void *p, uint32_t v, bool swap)
+{
+	if (swap)
+		v = __builtin_bswap32(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void by_st64(void *p, uint64_t v, bool swap)
+{
+	if (swap)
+		v = __builtin_bswap64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+/* Fixed big-endian loads (swap exactly when the host is little-endian). */
+static inline uint16_t by_ld16_be(const void *p) { return by_ld16(p, !BY_HOST_BIG_ENDIAN); }
+static inline uint32_t by_ld32_be(const void *p) { return by_ld32(p, !BY_HOST_BIG_ENDIAN); }
+static inline uint64_t by_ld64_be(const void *p) { return by_ld64(p, !BY_HOST_BIG_ENDIAN); }
+static inline void by_st16_be(void *p, uint16_t v) { by_st16(p, v, !BY_HOST_BIG_ENDIAN); }
+static inline void by_st32_be(void *p, uint32_t v) { by_st32(p, v, !BY_HOST_BIG_ENDIAN); }
+static inline void by_st64_be(void *p, uint64_t v) { by_st64(p, v, !BY_HOST_BIG_ENDIAN); }
+
+#endif

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+#include "parse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+unsigned ps_cpuset_count(const struct ps_cpuset *s)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < PS_MAX_CPUS / 64; i++)
+		n += (unsigned)__builtin_popcountll(s->bits[i]);
+	return n;
+}
+
+static int parse_uint(const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	uint64_t v = 0;
+	while (*s >= '0' && *s <= '9') {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*s - '0');
+		s++;
+	}
+	*p = s;
+	*out = v;
+	return 0;
+}
+
+int ps_cpulist(const char *str, struct ps_cpuset *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!str || !*str)
+		return -EINVAL;
+	const char *p = str;
+	for (;;) {
+		uint64_t a, b;
+		int err = parse_uint(&p, &a);
+		if (err)
+			return err;
+		b = a;
+		if (*p == '-') {
+			p++;
+			if ((err = parse_uint(&p, &b)))
+				return err;
+		}
+		if (a > b || b >= PS_MAX_CPUS)
+			return -ERANGE;
+		for (uint64_t c = a; c <= b; c++)
+			ps_cpuset_add(out, (unsigned)c);
+		if (*p == '\0')
+			return 0;
+		if (*p != ',')
+			return -EINVAL;
+		p++;
+	}
+}
+
+void ps_cpulist_format(const struct ps_cpuset *s, char *buf, size_t len)
+{
+	size_t used = 0;
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (unsigned c = 0; c < PS_MAX_CPUS; c++) {
+		if (!ps_cpuset_has(s, c))
+			continue;
+		unsigned e = c;
+		while (e + 1 < PS_MAX_CPUS && ps_cpuset_has(s, e + 1))
+			e++;
+		int n = e == c ? snprintf(buf + used, len - used, "%s%u", used ? "," : "", c)
+			       : snprintf(buf + used, len - used, "%s%u-%u", used ? "," : "", c, e);
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+		c = e;
+	}
+}
+
+int ps_duration_ns(const char *str, uint64_t default_unit_ns, uint64_t *out_ns)
+{
+	if (!str || !*str)
+		return -EINVAL;
+	const char *p = str;
+	uint64_t v;
+	int err = parse_uint(&p, &v);
+	if (err)
+		return err;
+	uint64_t unit = default_unit_ns;
+	if (!strcmp(p, ""))
+		;
+	else if (!strcmp(p, "ns"))
+		unit = 1;
+	else if (!strcmp(p, "us"))
+		unit = 1000ULL;
+	else if (!strcmp(p, "ms"))
+		unit = 1000000ULL;
+	else if (!strcmp(p, "s"))
+		unit = 1000000000ULL;
+	else if (!strcmp(p, "m"))
+		unit = 60ULL * 1000000000ULL;
+	else if (!strcmp(p, "h"))
+		unit = 3600ULL * 1000000000ULL;
+	else if (!strcmp(p, "d"))
+		unit = 86400ULL * 1000000000ULL;
+	else
+		return -EINVAL;
+	if (unit && v > UINT64_MAX / unit)
+		return -ERANGE;
+	*out_ns = v * unit;
+	return 0;
+}
+
+int ps_u64(const char *str, uint64_t min, uint64_t max, uint64_t *out)
+{
+	if (!str)
+		return -EINVAL;
+	const char *p = str;
+	uint64_t v;
+	int err = parse_uint(&p, &v);
+	if (err)
+		return err;
+	if (*p)
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int ps_i64(const char *str, int64_t min, int64_t max, int64_t *out)
+{
+	if (!str)
+		return -EINVAL;
+	bool neg = *str == '-';
+	uint64_t v;
+	int err = ps_u64(str + neg, 0, (uint64_t)INT64_MAX, &v);
+	if (err)
+		return err;
+	int64_t s = neg ? -(int64_t)v : (int64_t)v;
+	if (s < min || s > max)
+		return -ERANGE;
+	*out = s;
+	return 0;
+}
+
+int ps_time_ns(const char *str, uint64_t *out_ns)
+{
+	const char *p = str;
+	uint64_t sec, frac = 0;
+	int err = parse_uint(&p, &sec);
+	if (err)
+		return err;
+	if (*p == '.') {
+		p++;
+		int digits = 0;
+		while (*p >= '0' && *p <= '9') {
+			if (digits < 9) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				digits++;
+			}
+			p++;
+		}
+		for (; digits < 9; digits++)
+			frac *= 10;
+	}
+	if (*p)
+		return -EINVAL;
+	if (sec > UINT64_MAX / 1000000000ULL - 1)
+		return -ERANGE;
+	*out_ns = sec * 1000000000ULL + frac;
+	return 0;
+}
+
+int ps_time_range(const char *str, uint64_t *start_ns, uint64_t *end_ns)
+{
+	const char *comma = strchr(str, ',');
+	char a[64], b[64];
+	size_t la = comma ? (size_t)(comma - str) : strlen(str);
+	if (la >= sizeof(a))
+		return -EINVAL;
+	memcpy(a, str, la);
+	a[la] = '\0';
+	snprintf(b, sizeof(b), "%s", comma ? comma + 1 : "");
+	*start_ns = 0;
+	*end_ns = UINT64_MAX;
+	int err;
+	if (*a && (err = ps_time_ns(a, start_ns)))
+		return err;
+	if (*b && (err = ps_time_ns(b, end_ns)))
+		return err;
+	if (*start_ns > *end_ns)
+		return -ERANGE;
+	return 0;
+}

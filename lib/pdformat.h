@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pdformat.h - constants and host-order structures of the perf.data format.
+ *
+ * Prefix: PDF_ / pdf_.  Everything here is a plain definition; byte order is
+ * handled by the reader (pdread) and writer (pdwrite), which convert between
+ * the file's byte order and these host-order structures.
+ */
+#ifndef LATSCOPE_PDFORMAT_H
+#define LATSCOPE_PDFORMAT_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/* File magic as a u64: "PERFILE2" read little-endian. */
+#define PDF_MAGIC2		0x32454c4946524550ULL
+/* Legacy version-1 magic "PERFFILE". */
+#define PDF_MAGIC1		0x454c494646524550ULL
+#define PDF_FILE_HEADER_SIZE	104
+#define PDF_FILE_HEADER_SIZE_OLD 72
+#define PDF_PIPE_HEADER_SIZE	16
+#define PDF_FEAT_BITS		256
+
+/* perf_event_attr sizes by ABI version. */
+#define PDF_ATTR_VER0		64
+#define PDF_ATTR_VER1		72
+#define PDF_ATTR_VER2		80
+#define PDF_ATTR_VER3		96
+#define PDF_ATTR_VER4		104
+#define PDF_ATTR_VER5		112
+#define PDF_ATTR_VER6		120
+#define PDF_ATTR_VER7		128
+#define PDF_ATTR_VER8		136
+#define PDF_ATTR_MAX		PDF_ATTR_VER8
+
+/* Record types (kernel). */
+enum {
+	PDF_RECORD_MMAP = 1,
+	PDF_RECORD_LOST = 2,
+	PDF_RECORD_COMM = 3,
+	PDF_RECORD_EXIT = 4,
+	PDF_RECORD_THROTTLE = 5,
+	PDF_RECORD_UNTHROTTLE = 6,
+	PDF_RECORD_FORK = 7,
+	PDF_RECORD_READ = 8,
+	PDF_RECORD_SAMPLE = 9,
+	PDF_RECORD_MMAP2 = 10,
+	PDF_RECORD_AUX = 11,
+	PDF_RECORD_ITRACE_START = 12,
+	PDF_RECORD_LOST_SAMPLES = 13,
+	PDF_RECORD_SWITCH = 14,
+	PDF_RECORD_SWITCH_CPU_WIDE = 15,
+	PDF_RECORD_NAMESPACES = 16,
+	PDF_RECORD_KSYMBOL = 17,
+	PDF_RECORD_BPF_EVENT = 18,
+	PDF_RECORD_CGROUP = 19,
+	PDF_RECORD_TEXT_POKE = 20,
+	PDF_RECORD_AUX_OUTPUT_HW_ID = 21,
+	PDF_RECORD_KERNEL_MAX = 22,	/* first number we do not know */
+};
+
+/* Record types synthesised by perf (user types); never carry a sample_id trailer. */
+enum {
+	PDF_RECORD_USER_START = 64,
+	PDF_RECORD_HEADER_ATTR = 64,
+	PDF_RECORD_HEADER_EVENT_TYPE = 65,
+	PDF_RECORD_HEADER_TRACING_DATA = 66,
+	PDF_RECORD_HEADER_BUILD_ID = 67,
+	PDF_RECORD_FINISHED_ROUND = 68,
+	PDF_RECORD_ID_INDEX = 69,
+	PDF_RECORD_AUXTRACE_INFO = 70,
+	PDF_RECORD_AUXTRACE = 71,
+	PDF_RECORD_AUXTRACE_ERROR = 72,
+	PDF_RECORD_THREAD_MAP = 73,
+	PDF_RECORD_CPU_MAP = 74,
+	PDF_RECORD_STAT_CONFIG = 75,
+	PDF_RECORD_STAT = 76,
+	PDF_RECORD_STAT_ROUND = 77,
+	PDF_RECORD_EVENT_UPDATE = 78,
+	PDF_RECORD_TIME_CONV = 79,
+	PDF_RECORD_HEADER_FEATURE = 80,
+	PDF_RECORD_COMPRESSED = 81,
+	PDF_RECORD_FINISHED_INIT = 82,
+	PDF_RECORD_COMPRESSED2 = 83,
+	PDF_RECORD_BPF_METADATA = 84,
+	PDF_RECORD_USER_MAX = 85,
+};
+
+/* sample_type bits. */
+enum {
+	PDF_SAMPLE_IP = 1ULL << 0,
+	PDF_SAMPLE_TID = 1ULL << 1,
+	PDF_SAMPLE_TIME = 1ULL << 2,
+	PDF_SAMPLE_ADDR = 1ULL << 3,
+	PDF_SAMPLE_READ = 1ULL << 4,
+	PDF_SAMPLE_CALLCHAIN = 1ULL << 5,
+	PDF_SAMPLE_ID = 1ULL << 6,
+	PDF_SAMPLE_CPU = 1ULL << 7,
+	PDF_SAMPLE_PERIOD = 1ULL << 8,
+	PDF_SAMPLE_STREAM_ID = 1ULL << 9,
+	PDF_SAMPLE_RAW = 1ULL << 10,
+	PDF_SAMPLE_BRANCH_STACK = 1ULL << 11,
+	PDF_SAMPLE_REGS_USER = 1ULL << 12,
+	PDF_SAMPLE_STACK_USER = 1ULL << 13,
+	PDF_SAMPLE_WEIGHT = 1ULL << 14,
+	PDF_SAMPLE_DATA_SRC = 1ULL << 15,
+	PDF_SAMPLE_IDENTIFIER = 1ULL << 16,
+	PDF_SAMPLE_TRANSACTION = 1ULL << 17,
+	PDF_SAMPLE_REGS_INTR = 1ULL << 18,
+	PDF_SAMPLE_PHYS_ADDR = 1ULL << 19,
+	PDF_SAMPLE_AUX = 1ULL << 20,
+	PDF_SAMPLE_CGROUP = 1ULL << 21,
+	PDF_SAMPLE_DATA_PAGE_SIZE = 1ULL << 22,
+	PDF_SAMPLE_CODE_PAGE_SIZE = 1ULL << 23,
+	PDF_SAMPLE_WEIGHT_STRUCT = 1ULL << 24,
+};
+#define PDF_SAMPLE_KNOWN_MASK	((1ULL << 25) - 1)
+
+/* read_format bits. */
+enum {
+	PDF_FORMAT_TOTAL_TIME_ENABLED = 1 << 0,
+	PDF_FORMAT_TOTAL_TIME_RUNNING = 1 << 1,
+	PDF_FORMAT_ID = 1 << 2,
+	PDF_FORMAT_GROUP = 1 << 3,
+	PDF_FORMAT_LOST = 1 << 4,
+};
+
+/* branch_sample_type bits the sample parser needs. */
+#define PDF_BRANCH_HW_INDEX	(1ULL << 17)
+#define PDF_BRANCH_COUNTERS	(1ULL << 19)
+
+/* attr flag bit numbers (bit n of the host-order flags word). */
+enum {
+	PDF_ATTR_FLAG_DISABLED = 0,
+	PDF_ATTR_FLAG_INHERIT = 1,
+	PDF_ATTR_FLAG_FREQ = 10,
+	PDF_ATTR_FLAG_ENABLE_ON_EXEC = 12,
+	PDF_ATTR_FLAG_SAMPLE_ID_ALL = 18,
+	PDF_ATTR_FLAG_EXCLUDE_GUEST = 20,
+	PDF_ATTR_FLAG_USE_CLOCKID = 25,
+};
+
+/* Attribute types. */
+enum {
+	PDF_TYPE_HARDWARE = 0,
+	PDF_TYPE_SOFTWARE = 1,
+	PDF_TYPE_TRACEPOINT = 2,
+	PDF_TYPE_HW_CACHE = 3,
+	PDF_TYPE_RAW = 4,
+	PDF_TYPE_BREAKPOINT = 5,
+	PDF_TYPE_SYNTH = 0x80000000u,	/* perf's synthesised events */
+};
+
+/* Feature bits. */
+enum {
+	PDF_FEAT_RESERVED = 0,
+	PDF_FEAT_TRACING_DATA = 1,
+	PDF_FEAT_BUILD_ID = 2,
+	PDF_FEAT_HOSTNAME = 3,
+	PDF_FEAT_OSRELEASE = 4,
+	PDF_FEAT_VERSION = 5,
+	PDF_FEAT_ARCH = 6,
+	PDF_FEAT_NRCPUS = 7,
+	PDF_FEAT_CPUDESC = 8,
+	PDF_FEAT_CPUID = 9,
+	PDF_FEAT_TOTAL_MEM = 10,
+	PDF_FEAT_CMDLINE = 11,
+	PDF_FEAT_EVENT_DESC = 12,
+	PDF_FEAT_CPU_TOPOLOGY = 13,
+	PDF_FEAT_NUMA_TOPOLOGY = 14,
+	PDF_FEAT_BRANCH_STACK = 15,
+	PDF_FEAT_PMU_MAPPINGS = 16,
+	PDF_FEAT_GROUP_DESC = 17,
+	PDF_FEAT_AUXTRACE = 18,
+	PDF_FEAT_STAT = 19,
+	PDF_FEAT_CACHE = 20,
+	PDF_FEAT_SAMPLE_TIME = 21,
+	PDF_FEAT_MEM_TOPOLOGY = 22,
+	PDF_FEAT_CLOCKID = 23,
+	PDF_FEAT_DIR_FORMAT = 24,
+	PDF_FEAT_BPF_PROG_INFO = 25,
+	PDF_FEAT_BPF_BTF = 26,
+	PDF_FEAT_COMPRESSED = 27,
+	PDF_FEAT_CPU_PMU_CAPS = 28,
+	PDF_FEAT_CLOCK_DATA = 29,
+	PDF_FEAT_HYBRID_TOPOLOGY = 30,
+	PDF_FEAT_PMU_CAPS = 31,
+	PDF_FEAT_LAST_KNOWN = 32,
+};
+
+/* PERF_RECORD_AUX flags. */
+#define PDF_AUX_FLAG_TRUNCATED	0x1
+#define PDF_AUX_FLAG_OVERWRITE	0x2
+#define PDF_AUX_FLAG_PARTIAL	0x4
+#define PDF_AUX_FLAG_COLLISION	0x8
+
+/* AUXTRACE_INFO types. */
+#define PDF_AUXTRACE_VPA_DTL	7
+
+/* Size of the PERF_RECORD_AUXTRACE record itself (payload follows). */
+#define PDF_AUXTRACE_RECORD_SIZE 48
+
+/* cpumode in header.misc */
+#define PDF_MISC_CPUMODE_MASK	7
+#define PDF_MISC_KERNEL		1
+#define PDF_MISC_USER		2
+
+/*
+ * struct pdf_attr - perf_event_attr in host byte order.
+ *
+ * The reader zero-extends older (shorter) attrs and converts every field to
+ * host order; flags holds bit n for flag n as numbered in the uapi header
+ * (see PDF_ATTR_FLAG_*), whatever the writer's bitfield layout was.
+ */
+struct pdf_attr {
+	uint32_t type;
+	uint32_t size;		/* attr.size as stored in the file (0 means VER0) */
+	uint64_t config;
+	uint64_t sample_period;	/* or sample_freq when the freq flag is set */
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint64_t flags;
+	uint32_t wakeup_events;
+	uint32_t bp_type;
+	uint64_t config1;
+	uint64_t config2;
+	uint64_t branch_sample_type;
+	uint64_t sample_regs_user;
+	uint32_t sample_stack_user;
+	int32_t clockid;
+	uint64_t sample_regs_intr;
+	uint32_t aux_watermark;
+	uint16_t sample_max_stack;
+	uint16_t reserved_2;
+	uint32_t aux_sample_size;
+	uint32_t aux_action;
+	uint64_t sig_data;
+	uint64_t config3;
+};
+
+static inline int pdf_attr_flag(const struct pdf_attr *a, int bit)
+{
+	return (int)((a->flags >> bit) & 1);
+}
+
+#endif

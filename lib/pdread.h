@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pdread.h - streaming perf.data reader (file and pipe mode, both byte orders).
+ *
+ * Prefix: pdr_.
+ *
+ * Usage:
+ *	struct pdr *r;
+ *	int err = pdr_open(&r, "perf.data", NULL);	// "-" = stdin (pipe mode)
+ *	struct pdr_event ev;
+ *	while ((err = pdr_next(r, &ev)) > 0) { ... }
+ *	if (err < 0) fprintf(stderr, "%s\n", pdr_strerror(r));
+ *	pdr_close(r);
+ *
+ * Records come out in timestamp order the way perf orders them: kernel
+ * records that carry a time are queued and released at each FINISHED_ROUND
+ * up to the highest time seen before the previous round (and all at the end);
+ * records without a time and perf's user records (type >= 64) are delivered
+ * as soon as they are read.  Memory is bounded by the queue (two rounds) and
+ * a cap (pdr_opts.max_queue_bytes); the reader never mallocs per record.
+ *
+ * The library never prints: errors are returned as negative errno values and
+ * described by pdr_strerror(), which names the file offset.
+ */
+#ifndef LATSCOPE_PDREAD_H
+#define LATSCOPE_PDREAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pdformat.h"
+
+struct tep_handle;
+struct tep_event;
+
+/* One event (evsel) of the recording.  Owned by the reader. */
+struct pdr_evsel {
+	struct pdf_attr attr;		/* host order, zero-extended */
+	const char *name;		/* from EVENT_DESC/tracepoint format, or NULL */
+	uint64_t *ids;			/* sample ids mapped to this evsel */
+	size_t nr_ids;
+	struct tep_event *tp;		/* tracepoint format, or NULL */
+	int idx;			/* position in pdr_evsels() */
+	int id_pos;			/* u64 index of the id in a SAMPLE body, -1 = none */
+	int is_pos;			/* u64 index of the id counted from the trailer end, -1 = none */
+	size_t trailer_size;		/* bytes of the sample_id trailer (sample_id_all) */
+};
+
+/*
+ * Parsed PERF_RECORD_SAMPLE (or the sample_id trailer of another record).
+ * Scalar fields are host order; the pointers point into the record (file byte
+ * order) and are valid until the next pdr_next().  Use pdr_u64() to read
+ * array elements.
+ */
+struct pdr_sample {
+	uint64_t type;			/* the sample_type that was parsed */
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint64_t id;
+	uint64_t stream_id;
+	uint32_t cpu;
+	uint64_t period;
+	const uint8_t *read;		/* READ block */
+	uint32_t read_size;
+	uint64_t callchain_nr;
+	const uint8_t *callchain;	/* callchain_nr u64s */
+	uint32_t raw_size;
+	const uint8_t *raw;		/* tracepoint data, file byte order */
+	uint64_t branch_nr;
+	uint64_t branch_hw_idx;
+	const uint8_t *branch;		/* branch_nr 24-byte entries */
+	uint64_t user_regs_abi;
+	const uint8_t *user_regs;	/* popcount(sample_regs_user) u64s */
+	uint64_t user_stack_size;
+	const uint8_t *user_stack;
+	uint64_t user_stack_dyn_size;
+	uint64_t weight;		/* WEIGHT, or the packed WEIGHT_STRUCT */
+	uint64_t data_src;
+	uint64_t transaction;
+	uint64_t intr_regs_abi;
+	const uint8_t *intr_regs;
+	uint64_t phys_addr;
+	uint64_t cgroup;
+	uint64_t data_page_size;
+	uint64_t code_page_size;
+	uint64_t aux_size;
+	const uint8_t *aux;
+};
+
+/* PERF_RECORD_AUXTRACE header fields (host order). */
+struct pdr_auxtrace {
+	uint64_t size, offset, reference;
+	uint32_t idx, tid, cpu;
+};
+
+/* One record as delivered by pdr_next(). */
+struct pdr_event {
+	uint32_t type;			/* host order header */
+	uint16_t misc;
+	uint16_t size;
+	const uint8_t *data;		/* whole record, file byte order; size bytes */
+	uint64_t file_offset;		/* record's offset in the file/stream; for records
+					 * from a compressed frame, the frame's offset */
+	bool compressed;		/* came out of a COMPRESSED record */
+	const struct pdr_evsel *evsel;	/* evsel the record belongs to, or NULL */
+	bool has_sample;		/* sample (SAMPLE) or trailer parsed */
+	struct pdr_sample sample;
+	/* PERF_RECORD_AUXTRACE only: */
+	struct pdr_auxtrace auxtrace;
+	const uint8_t *aux_data;	/* payload (aux_size bytes), valid until next pdr_next */
+	uint64_t aux_size;
+	uint64_t aux_file_offset;	/* payload offset in the file (file mode), else 0 */
+};
+
+/* Counters of what the reader met. */
+struct pdr_stats {
+	uint64_t records;		/* records read (decompressed ones included) */
+	uint64_t by_type[PDF_RECORD_USER_MAX];
+	uint64_t unknown_records;	/* types we do not know, skipped by size */
+	uint64_t lost_records, lost_events;		/* PERF_RECORD_LOST */
+	uint64_t lost_samples_records, lost_samples;	/* PERF_RECORD_LOST_SAMPLES */
+	uint64_t aux_truncated, aux_partial, aux_collision; /* PERF_RECORD_AUX flags */
+	uint64_t out_of_order;		/* records older than an already released time */
+	uint64_t unknown_id;		/* samples whose id maps to no evsel */
+	uint64_t bad_samples;		/* samples too short for their sample_type */
+	uint64_t compressed_records;
+	uint64_t decompressed_bytes;
+	uint64_t queue_peak_bytes;
+	uint64_t forced_flushes;	/* flushes forced by max_queue_bytes */
+};
+
+struct pdr_opts {
+	bool unordered;			/* deliver in file order, no queue */
+	bool no_tracing_data;		/* do not parse TRACING_DATA */
+	uint64_t max_queue_bytes;	/* 0 = default (256 MiB) */
+};
+
+/* Header-level facts; strings owned by the reader, NULL when absent. */
+struct pdr_info {
+	bool pipe;
+	bool needs_swap;
+	bool big_endian;		/* the file's byte order */
+	uint64_t data_offset, data_size;
+	uint64_t file_size;		/* 0 in pipe mode */
+	const char *hostname, *osrelease, *version, *arch, *cpudesc, *cpuid;
+	const char *cmdline;		/* CMDLINE joined with spaces */
+	uint32_t nr_cpus_avail, nr_cpus_online;
+	uint64_t total_mem_kb;
+	uint64_t first_sample_time, last_sample_time;	/* SAMPLE_TIME */
+	bool has_clock_data;
+	uint32_t clock_data_version, clockid;
+	uint64_t wall_clock_ns, clockid_time_ns;
+	bool has_compressed;
+	uint32_t comp_version, comp_type, comp_level, comp_ratio, comp_mmap_len;
+	uint64_t feat_bits[PDF_FEAT_BITS / 64];	/* features present */
+	/* CPU_TOPOLOGY */
+	size_t nr_core_ids;
+	const uint32_t *core_id, *socket_id;		/* nr_core_ids entries */
+	/* PMU_MAPPINGS */
+	size_t nr_pmus;
+	const uint32_t *pmu_type;
+	const char *const *pmu_name;
+	/* AUXTRACE index (file mode): absolute record offsets */
+	size_t nr_auxtrace_index;
+	const uint64_t *auxtrace_index_offset;
+	/* First AUXTRACE_INFO seen (host order) */
+	bool has_auxtrace_info;
+	uint32_t auxtrace_info_type;
+	uint64_t auxtrace_info_priv[8];
+	size_t auxtrace_info_nr_priv;
+};
+
+/*
+ * pdr_open - open a perf.data file, or the pipe-mode stream on stdin for "-".
+ * On success *rp is a reader the caller frees with pdr_close().  On failure
+ * returns a negative errno and, when *rp is not NULL, pdr_strerror(*rp) says
+ * why; the caller still frees it with pdr_close().
+ */
+int pdr_open(struct pdr **rp, const char *path, const struct pdr_opts *opts);
+
+/* pdr_open_fd - like pdr_open on an open descriptor (not closed by pdr_close
+ * unless owns_fd).  A descriptor that cannot seek is read in pipe mode. */
+int pdr_open_fd(struct pdr **rp, int fd, bool owns_fd, const char *name,
+		const struct pdr_opts *opts);
+
+/* pdr_open_mem - read an in-memory image (fuzzing, tests).  The buffer must
+ * stay valid until pdr_close(); it is not copied or freed. */
+int pdr_open_mem(struct pdr **rp, const void *buf, size_t len, const struct pdr_opts *opts);
+
+/*
+ * pdr_next - deliver the next record into *ev.
+ * Returns 1 with a record, 0 at the end, a negative errno on a malformed or
+ * truncated file (pdr_strerror() names what and where).  Pointers in *ev are
+ * valid until the next call.
+ */
+int pdr_next(struct pdr *r, struct pdr_event *ev);
+
+/* pdr_close - free everything; NULL is fine. */
+void pdr_close(struct pdr *r);
+
+/* The last error, "what at offset 0x..." (owned by the reader; "" if none). */
+const char *pdr_strerror(const struct pdr *r);
+
+const struct pdr_info *pdr_info(const struct pdr *r);
+const struct pdr_stats *pdr_stats(const struct pdr *r);
+
+/* Evsels known so far (pipe mode adds them as HEADER_ATTR records arrive). */
+size_t pdr_nr_evsels(const struct pdr *r);
+const struct pdr_evsel *pdr_evsel(const struct pdr *r, size_t idx);
+/* Evsel for a sample id, NULL if none. */
+const struct pdr_evsel *pdr_evsel_by_id(const struct pdr *r, uint64_t id);
+
+/* Tracepoint formats (NULL if the file has no tracing data). Owned by the reader. */
+struct tep_handle *pdr_tep(const struct pdr *r);
+
+/* True when file fields must be byte-swapped to host order. */
+bool pdr_needs_swap(const struct pdr *r);
+
+/* Read a u64 of the file's byte order from p (e.g. callchain entries). */
+uint64_t pdr_u64(const struct pdr *r, const void *p);
+
+/*
+ * pdr_pread - read len bytes at absolute file offset off (file mode only; e.g.
+ * to re-read an AUXTRACE payload later).  Returns 0 or a negative errno
+ * (-ESPIPE in pipe mode, -ENODATA past the end).
+ */
+int pdr_pread(struct pdr *r, uint64_t off, void *buf, size_t len);
+
+/*
+ * pdr_parse_sample - parse a SAMPLE body (or, with trailer=true, a
+ * sample_id_all trailer) of `size` bytes at rec (the whole record, header
+ * included) for evsel.  Exposed for tests and the live source.  Returns 0 or
+ * -EINVAL when the record is too short for the sample_type.
+ */
+int pdr_parse_sample(const struct pdf_attr *attr, bool swap, const uint8_t *rec,
+		     size_t size, bool trailer, struct pdr_sample *s);
+
+/* Record-type name ("SAMPLE", "AUXTRACE", ...), or NULL when unknown. */
+const char *pdr_record_name(uint32_t type);
+
+/* Decode one perf_event_attr of attr_size bytes at p (file order) into host order. */
+int pdr_decode_attr(const uint8_t *p, size_t avail, bool swap, struct pdf_attr *out, size_t *consumed);
+
+#endif

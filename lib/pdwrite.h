@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pdwrite.h - perf.data writer (file and pipe mode, either byte order).
+ *
+ * Prefix: pdw_.
+ *
+ * The caller describes events (evsels) and features in host order and emits
+ * records; the writer converts every field to the target byte order.
+ *
+ *	struct pdw *w;
+ *	struct pdw_opts o = { .big_endian = false, .pipe = false };
+ *	pdw_open(&w, "out.data", &o);
+ *	int ev = pdw_add_evsel(w, &attr, "sched:sched_switch", ids, 2);
+ *	pdw_set_tracing_data(w, blob, len);          // optional
+ *	pdw_set_string_feature(w, PDF_FEAT_HOSTNAME, "host");
+ *	pdw_begin_data(w);                           // pipe mode: writes header records
+ *	pdw_write_sample(w, ev, &sample);            // host-order pdr_sample
+ *	pdw_write_record(w, type, misc, body, len);  // any record, body in target order
+ *	pdw_close(w);                                // writes features, fixes header
+ *
+ * Samples: pdw_write_sample() lays out every field selected by the evsel's
+ * sample_type from a struct pdr_sample whose scalars are host order; array
+ * and RAW payloads must already be in the target byte order (use
+ * pdw_needs_swap() with by_st*() to build them).
+ */
+#ifndef LATSCOPE_PDWRITE_H
+#define LATSCOPE_PDWRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pdformat.h"
+#include "pdread.h"
+
+struct pdw;
+
+struct pdw_opts {
+	bool big_endian;	/* target byte order */
+	bool pipe;		/* pipe-mode stream (no seeking, header records) */
+	uint32_t attr_size;	/* perf_event_attr size to write; 0 = PDF_ATTR_VER8 */
+};
+
+/* pdw_open - create path ("-" = stdout). Caller frees with pdw_close(). */
+int pdw_open(struct pdw **wp, const char *path, const struct pdw_opts *opts);
+/* pdw_open_fd - write to fd (not closed unless owns_fd). */
+int pdw_open_fd(struct pdw **wp, int fd, bool owns_fd, const struct pdw_opts *opts);
+
+/* True when the target byte order differs from the host's. */
+bool pdw_needs_swap(const struct pdw *w);
+
+/* Add an event; returns its index (>= 0) or a negative errno.  attr is host
+ * order; the writer sets attr.size if 0.  ids/name are copied. */
+int pdw_add_evsel(struct pdw *w, const struct pdf_attr *attr, const char *name,
+		  const uint64_t *ids, size_t nr_ids);
+
+/* Tracing-data blob (see pdw_tracing_data_build); copied. */
+int pdw_set_tracing_data(struct pdw *w, const void *blob, size_t len);
+
+/* String features (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID). */
+int pdw_set_string_feature(struct pdw *w, int feat, const char *s);
+int pdw_set_nrcpus(struct pdw *w, uint32_t avail, uint32_t online);
+int pdw_set_cmdline(struct pdw *w, int argc, const char *const *argv);
+int pdw_set_sample_time(struct pdw *w, uint64_t first_ns, uint64_t last_ns);
+/* Any other feature: payload already in target byte order; copied. */
+int pdw_set_raw_feature(struct pdw *w, int feat, const void *payload, size_t len);
+
+/* Start the data section: writes the file header area (file mode) or the pipe
+ * header and HEADER_ATTR / HEADER_FEATURE / TRACING_DATA records (pipe mode). */
+int pdw_begin_data(struct pdw *w);
+
+/* Write one record: body = bytes after the 8-byte header, already in target
+ * order, len padded by the writer to 8.  Returns 0 or negative errno. */
+int pdw_write_record(struct pdw *w, uint32_t type, uint16_t misc, const void *body, size_t len);
+
+/* Write a PERF_RECORD_SAMPLE for evsel idx from host-order fields. */
+int pdw_write_sample(struct pdw *w, int evsel, uint16_t misc, const struct pdr_sample *s);
+
+/* Write a kernel record of type (COMM, LOST, AUX...) whose body (host-order
+ * u64/u32 words described by the caller) is followed by the evsel's
+ * sample_id trailer built from s.  body is in target order. */
+int pdw_write_with_trailer(struct pdw *w, int evsel, uint32_t type, uint16_t misc,
+			   const void *body, size_t len, const struct pdr_sample *s);
+
+/* PERF_RECORD_AUXTRACE + payload; in file mode the record is added to the
+ * HEADER_AUXTRACE index. */
+int pdw_write_auxtrace(struct pdw *w, const struct pdr_auxtrace *a, const void *payload, size_t len);
+/* PERF_RECORD_AUXTRACE_INFO with type and priv[] (host order). */
+int pdw_write_auxtrace_info(struct pdw *w, uint32_t type, const uint64_t *priv, size_t nr_priv);
+int pdw_finished_round(struct pdw *w);
+
+/* Finish: write features, rewrite the header (file mode), close. NULL is fine.
+ * Returns 0 or the first error met while writing. */
+int pdw_close(struct pdw *w);
+
+/*
+ * Tracing data blob builder.  Formats are tracefs "format" texts.
+ * pdw_tracing_data_build() returns a malloc'd blob the caller frees.
+ */
+struct pdw_tp_format {
+	const char *system;	/* "sched" */
+	const char *format;	/* contents of events/<system>/<name>/format */
+};
+int pdw_tracing_data_build(bool big_endian, uint32_t page_size, const char *header_page,
+			   const struct pdw_tp_format *fmts, size_t nr, const char *printk_formats,
+			   const char *saved_cmdlines, void **blob, size_t *len);
+
+#endif

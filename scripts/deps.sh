@@ -1,0 +1,46 @@
+#!/bin/sh
+# Check latscope's build dependencies; install missing ones with apt-get when
+# running as root on Debian, otherwise name the packages and fail.
+set -u
+PKG_CONFIG=${PKG_CONFIG:-pkg-config}
+need=""
+command -v "$PKG_CONFIG" >/dev/null 2>&1 || need="$need pkg-config"
+command -v cc >/dev/null 2>&1 || need="$need gcc"
+command -v make >/dev/null 2>&1 || need="$need make"
+chk() { "$PKG_CONFIG" --exists "$1" 2>/dev/null || need="$need $2"; }
+if command -v "$PKG_CONFIG" >/dev/null 2>&1; then
+	chk libtraceevent libtraceevent-dev
+	chk libtracefs libtracefs-dev
+	chk libzstd libzstd-dev
+	chk json-c libjson-c-dev
+	chk cmocka libcmocka-dev
+else
+	need="$need libtraceevent-dev libtracefs-dev libzstd-dev libjson-c-dev libcmocka-dev"
+fi
+# Tools the tests and fuzzers use (optional for a plain build).
+for t in zstd:zstd clang:clang; do
+	command -v "${t%%:*}" >/dev/null 2>&1 || opt="${opt:-} ${t#*:}"
+done
+[ -f /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || \
+	ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 || opt="${opt:-} libclang-rt-14-dev"
+command -v perf >/dev/null 2>&1 || opt="${opt:-} linux-perf"
+[ -n "$need" ] || [ -n "${opt:-}" ] || exit 0
+all="$need ${opt:-}"
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "deps: installing:$all" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null 2>&1 || true
+	if ! apt-get install -y -qq $all >/dev/null 2>&1; then
+		# Optional tools may be unavailable; retry with the required ones only.
+		[ -z "$need" ] || apt-get install -y -qq $need >/dev/null || {
+			echo "deps: apt-get install$need failed; install them and run make again" >&2; exit 1; }
+	fi
+	exit 0
+fi
+if [ -n "$need" ]; then
+	echo "deps: missing build dependencies:$need" >&2
+	echo "deps: install them with: sudo apt-get install$need" >&2
+	exit 1
+fi
+echo "deps: optional tools missing (some tests will skip):${opt:-}" >&2
+exit 0

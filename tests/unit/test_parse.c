@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "parse.h"
+
+static void test_cpulist(void **state)
+{
+	(void)state;
+	struct ps_cpuset s;
+	char buf[64];
+	assert_int_equal(ps_cpulist("0-3,5,7-8", &s), 0);
+	assert_int_equal(ps_cpuset_count(&s), 7);
+	assert_true(ps_cpuset_has(&s, 5));
+	assert_false(ps_cpuset_has(&s, 4));
+	ps_cpulist_format(&s, buf, sizeof(buf));
+	assert_string_equal(buf, "0-3,5,7-8");
+	assert_int_equal(ps_cpulist("3-1", &s), -ERANGE);
+	assert_int_equal(ps_cpulist("1,,2", &s), -EINVAL);
+	assert_int_equal(ps_cpulist("", &s), -EINVAL);
+	assert_int_equal(ps_cpulist("99999", &s), -ERANGE);
+}
+
+static void test_duration(void **state)
+{
+	(void)state;
+	uint64_t ns;
+	assert_int_equal(ps_duration_ns("10", 1000000000ULL, &ns), 0);
+	assert_int_equal(ns, 10000000000ULL);
+	assert_int_equal(ps_duration_ns("500ms", 1, &ns), 0);
+	assert_int_equal(ns, 500000000ULL);
+	assert_int_equal(ps_duration_ns("2m", 1, &ns), 0);
+	assert_int_equal(ns, 120000000000ULL);
+	assert_int_equal(ps_duration_ns("5x", 1, &ns), -EINVAL);
+	assert_int_equal(ps_duration_ns("99999999999999d", 1, &ns), -ERANGE);
+}
+
+static void test_time(void **state)
+{
+	(void)state;
+	uint64_t a, b;
+	assert_int_equal(ps_time_ns("485.4266", &a), 0);
+	assert_int_equal(a, 485426600000ULL);
+	assert_int_equal(ps_time_range("485.5,", &a, &b), 0);
+	assert_int_equal(a, 485500000000ULL);
+	assert_true(b == UINT64_MAX);
+	assert_int_equal(ps_time_range(",12", &a, &b), 0);
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 12000000000ULL);
+	assert_int_equal(ps_time_range("5,4", &a, &b), -ERANGE);
+	int64_t i;
+	assert_int_equal(ps_i64("-5", -10, 10, &i), 0);
+	assert_int_equal(i, -5);
+	assert_int_equal(ps_i64("-50", -10, 10, &i), -ERANGE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_time),
+	};
+	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);
+}
