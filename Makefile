@@ -38,10 +38,12 @@ LIB_SRCS  := $(wildcard lib/*.c)
 SRC_SRCS  := $(wildcard src/*.c)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
+TOOL_SRCS := $(wildcard tests/tools/*.c)
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 SRC_OBJS  := $(SRC_SRCS:%.c=$(BUILD)/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 LIBA      := $(BUILD)/liblatscope.a
 BIN       := $(BUILD)/latscope
 
@@ -51,7 +53,7 @@ BIN       := $(BUILD)/latscope
         bench clean install help man
 
 all: deps
-	$(Q)$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS)
+	$(Q)$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 
 help:
 	@echo "make            build build/latscope (installs missing Debian packages first)"
@@ -82,6 +84,11 @@ $(BIN): $(SRC_OBJS) $(LIBA)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(SRC_OBJS) $(LIBA) $(PKG_LIBS) $(LDLIBS)
 
+$(BUILD)/tests/tools/%: tests/tools/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  TOOL    $<")
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(PKG_LIBS) $(LDLIBS)
+
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBA)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
@@ -94,9 +101,9 @@ unit-run: $(UNIT_BINS)
 check: deps
 	$(Q)$(MAKE) --no-print-directory check-inner
 
-check-inner: $(BIN) $(UNIT_BINS)
+check-inner: $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
-	$(Q)LATSCOPE=$(CURDIR)/$(BIN) BUILD=$(BUILD) sh tests/run-shell.sh
+	$(Q)LATSCOPE=$(CURDIR)/$(BIN) TOOLS=$(CURDIR)/$(BUILD)/tests/tools sh tests/run-shell.sh
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 OPT=-O1 unit-run
 
 san-unit:

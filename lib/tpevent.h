@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tpevent.h - typed tracepoint events shared by the noise accounting, the
+ * latency histograms and the DTL correlation.
+ *
+ * Prefix: tpe_ (the struct) and tpd_ (the decoder, lib/tpdecode.c).
+ *
+ * Both the live source (perf_event_open rings) and the perf.data reader turn
+ * a tracepoint sample into a struct tpe through the same decoder, so every
+ * analysis runs unchanged live and offline.
+ */
+#ifndef LATSCOPE_TPEVENT_H
+#define LATSCOPE_TPEVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tep_handle;
+
+enum tpe_kind {
+	TPE_UNKNOWN = 0,
+	TPE_SCHED_SWITCH,		/* sched:sched_switch */
+	TPE_SCHED_WAKING,		/* sched:sched_waking */
+	TPE_SCHED_WAKEUP,		/* sched:sched_wakeup */
+	TPE_SCHED_WAKEUP_NEW,		/* sched:sched_wakeup_new */
+	TPE_SCHED_MIGRATE,		/* sched:sched_migrate_task */
+	TPE_SCHED_PROCESS_EXIT,		/* sched:sched_process_exit */
+	TPE_IRQ_ENTRY,			/* irq:irq_handler_entry */
+	TPE_IRQ_EXIT,			/* irq:irq_handler_exit */
+	TPE_SOFTIRQ_ENTRY,		/* irq:softirq_entry */
+	TPE_SOFTIRQ_EXIT,		/* irq:softirq_exit */
+	TPE_SOFTIRQ_RAISE,		/* irq:softirq_raise */
+	TPE_VECTOR_ENTRY,		/* irq_vectors:*_entry (x86) */
+	TPE_VECTOR_EXIT,		/* irq_vectors:*_exit */
+	TPE_NMI,			/* nmi:nmi_handler (one event at the end, with delta) */
+	TPE_HRTIMER_START,		/* timer:hrtimer_start */
+	TPE_HRTIMER_CANCEL,		/* timer:hrtimer_cancel */
+	TPE_HRTIMER_EXPIRE_ENTRY,	/* timer:hrtimer_expire_entry */
+	TPE_HRTIMER_EXPIRE_EXIT,	/* timer:hrtimer_expire_exit */
+	TPE_IRQ_DISABLE,		/* preemptirq:irq_disable */
+	TPE_IRQ_ENABLE,			/* preemptirq:irq_enable */
+	TPE_PREEMPT_DISABLE,		/* preemptirq:preempt_disable */
+	TPE_PREEMPT_ENABLE,		/* preemptirq:preempt_enable */
+	TPE_OSNOISE_SAMPLE_THRESHOLD,	/* osnoise:sample_threshold */
+	TPE_OSNOISE_NMI,		/* osnoise:nmi_noise */
+	TPE_OSNOISE_IRQ,		/* osnoise:irq_noise */
+	TPE_OSNOISE_SOFTIRQ,		/* osnoise:softirq_noise */
+	TPE_OSNOISE_THREAD,		/* osnoise:thread_noise */
+	TPE_NR_KINDS
+};
+
+#define TPE_COMM_LEN 16
+#define TPE_NAME_LEN 32
+
+/*
+ * One decoded tracepoint event.  time_ns is in the recording's clock
+ * (CLOCK_MONOTONIC live, perf clock offline); pid/tid are the sample's task
+ * (common_pid); all fields host order.
+ */
+struct tpe {
+	enum tpe_kind kind;
+	uint64_t time_ns;
+	uint32_t cpu;
+	int32_t pid, tid;
+	uint8_t common_flags;
+	uint8_t common_preempt_count;
+	union {
+		struct {
+			char prev_comm[TPE_COMM_LEN];
+			int32_t prev_pid, prev_prio;
+			int64_t prev_state;
+			char next_comm[TPE_COMM_LEN];
+			int32_t next_pid, next_prio;
+		} sw;
+		struct {	/* waking, wakeup, wakeup_new */
+			char comm[TPE_COMM_LEN];
+			int32_t pid, prio, target_cpu;
+		} wake;
+		struct {
+			char comm[TPE_COMM_LEN];
+			int32_t pid, prio, orig_cpu, dest_cpu;
+		} migrate;
+		struct {
+			char comm[TPE_COMM_LEN];
+			int32_t pid, prio;
+		} exit;
+		struct {
+			int32_t irq;
+			int32_t ret;		/* exit only */
+			char name[TPE_NAME_LEN];	/* entry only */
+		} irq;
+		struct {
+			uint32_t vec;
+		} softirq;
+		struct {
+			int32_t vector;
+			char name[TPE_NAME_LEN];	/* "local_timer", from the event name */
+		} vector;
+		struct {
+			uint64_t handler;
+			int64_t delta_ns;
+			int32_t handled;
+		} nmi;
+		struct {
+			uint64_t hrtimer, function;
+			int64_t expires_ns, softexpires_ns;
+			uint32_t mode;
+		} hrtimer_start;
+		struct {
+			uint64_t hrtimer;
+			int64_t now_ns;		/* expire_entry only */
+			uint64_t function;	/* expire_entry only */
+		} hrtimer;
+		struct {
+			uint64_t caller_offs, parent_offs;
+		} preemptirq;
+		struct {	/* osnoise:* events of the kernel tracer */
+			uint64_t start_ns, duration_ns, interference;
+			int32_t vector_or_pid;
+			char desc[TPE_NAME_LEN];
+		} osnoise;
+	};
+};
+
+struct tpd;
+
+/*
+ * tpd_new - resolve the events and fields of tep once.  Returns NULL on
+ * allocation failure.  The caller frees with tpd_free(); tep stays owned by
+ * the caller and must outlive the decoder.
+ */
+struct tpd *tpd_new(struct tep_handle *tep);
+void tpd_free(struct tpd *d);
+
+/* The kind of tracepoint id (attr.config / common_type), TPE_UNKNOWN if none. */
+enum tpe_kind tpd_kind(const struct tpd *d, int event_id);
+
+/*
+ * tpd_decode - decode raw tracepoint data of event_id into *out (kind and
+ * payload; the caller fills time_ns, cpu, pid, tid from the sample).
+ * Returns 0, -ENOENT for an event the decoder does not know, or -EINVAL when
+ * raw is too short for the format.
+ */
+int tpd_decode(const struct tpd *d, int event_id, const void *raw, size_t raw_size,
+	       struct tpe *out);
+
+/* Name of a kind ("sched:sched_switch"). */
+const char *tpe_kind_name(enum tpe_kind k);
+
+#endif
