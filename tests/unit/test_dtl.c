@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/* test_dtl.c - unit tests of the DTL entry decoder (lib/dtl.c). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "dtl.h"
+
+/* The documentation's example (vpa-dtl.rst): 1680 bytes = header + 34 entries. */
+#define DOC_BOOT_TB	21349649546353231ULL
+#define DOC_TB_FREQ	512000000ULL
+
+static void test_layout_be_fields(void **state)
+{
+	(void)state;
+	/* +1: deliberately misaligned */
+	uint8_t buf[DTL_ENTRY_SIZE + 1], *p = buf + 1;
+	static const uint8_t raw[DTL_ENTRY_SIZE] = {
+		3, 2, 0x01, 0x02,			/* reasons, processor_id 0x0102 */
+		0x00, 0x00, 0x1b, 0x98,			/* 7064 */
+		0x00, 0x00, 0x00, 0xbb,			/* 187 */
+		0x00, 0x64, 0xe3, 0x3d,			/* 6611773 */
+		0x00, 0x4c, 0x0a, 0x6d, 0x5f, 0x6c, 0x6b, 0xe0, /* timebase */
+		0xc0, 0, 0, 0, 0, 0, 0x12, 0x34,	/* fault_addr */
+		0xc0, 0, 0, 0, 0, 0x0f, 0x80, 0x94,	/* srr0 */
+		0x80, 0, 0, 0, 0, 0, 0x10, 0x33,	/* srr1 */
+	};
+	struct dtl_entry e, e2;
+	uint8_t back[DTL_ENTRY_SIZE];
+
+	memcpy(p, raw, sizeof(raw));
+	dtl_decode(p, &e);
+	assert_int_equal(e.dispatch_reason, 3);
+	assert_int_equal(e.preempt_reason, 2);
+	assert_int_equal(e.processor_id, 0x0102);
+	assert_int_equal(e.enqueue_to_dispatch_tb, 7064);
+	assert_int_equal(e.ready_to_enqueue_tb, 187);
+	assert_int_equal(e.waiting_to_ready_tb, 6611773);
+	assert_true(e.timebase == 0x004c0a6d5f6c6be0ULL);
+	assert_true(e.fault_addr == 0xc000000000001234ULL);
+	assert_true(e.srr0 == 0xc0000000000f8094ULL);
+	assert_true(e.srr1 == 0x8000000000001033ULL);
+	dtl_encode(&e, back);
+	assert_memory_equal(back, raw, sizeof(raw));
+	dtl_decode(back, &e2);
+	assert_memory_equal(&e, &e2, sizeof(e));
+	assert_false(dtl_raw_is_header(raw));
+	assert_false(dtl_raw_is_skipped(raw));
+}
+
+static void test_reason_names(void **state)
+{
+	(void)state;
+	char buf[DTL_REASON_BUFSZ];
+
+	assert_string_equal(dtl_dispatch_reason_str(3, buf), "decrementer_interrupt");
+	assert_string_equal(dtl_dispatch_reason_str(10, buf), "priv_doorbell");
+	assert_string_equal(dtl_dispatch_reason_str(5, buf), "firmware_internal_event");
+	assert_null(dtl_dispatch_reason_name(11));
+	assert_string_equal(dtl_dispatch_reason_str(11, buf), "unknown(11)");
+	assert_string_equal(dtl_dispatch_reason_str(255, buf), "unknown(255)");
+	assert_string_equal(dtl_preempt_reason_str(2, buf), "H_CEDE");
+	assert_string_equal(dtl_preempt_reason_str(9, buf), "HDEC_adjunct");
+	assert_null(dtl_preempt_reason_name(10));
+	assert_string_equal(dtl_preempt_reason_str(10, buf), "unknown(10)");
+	assert_int_equal(dtl_preempt_reason_code("H_CEDE"), 2);
+	assert_int_equal(dtl_dispatch_reason_code("unknown(200)"), 200);
+	assert_int_equal(dtl_dispatch_reason_code("nonsense"), -ENOENT);
+}
+
+static void test_header_file_order(void **state)
+{
+	(void)state;
+	uint8_t h[DTL_ENTRY_SIZE];
+	struct dtl_tbinfo in = { DOC_BOOT_TB, DOC_TB_FREQ }, out;
+
+	/* same order as the host */
+	dtl_header_write(h, &in, false);
+	assert_true(dtl_raw_is_header(h));
+	assert_true(dtl_raw_is_skipped(h));
+	dtl_header_read(h, false, &out);
+	assert_true(out.boot_tb == DOC_BOOT_TB && out.tb_freq == DOC_TB_FREQ);
+	/* a cross-endian file: written swapped, must be read swapped */
+	dtl_header_write(h, &in, true);
+	dtl_header_read(h, true, &out);
+	assert_true(out.boot_tb == DOC_BOOT_TB && out.tb_freq == DOC_TB_FREQ);
+	/* read natively (perf's mistake) it is garbage */
+	dtl_header_read(h, false, &out);
+	assert_true(out.tb_freq != DOC_TB_FREQ);
+	/* padding bytes are ignored: fill them with garbage */
+	dtl_header_write(h, &in, false);
+	memset(h + 24, 0xa5, 24);
+	dtl_header_read(h, false, &out);
+	assert_true(out.boot_tb == DOC_BOOT_TB && out.tb_freq == DOC_TB_FREQ);
+}
+
+static void test_time_conversion(void **state)
+{
+	(void)state;
+	struct dtl_tbinfo tb = { DOC_BOOT_TB, DOC_TB_FREQ };
+	/* perf script in the docs prints 105373.359913 for this timebase */
+	uint64_t ns = dtl_tb_to_ns(21403600706628832ULL, &tb);
+	assert_true(ns / 1000 == 105373359913ULL);
+	/* the same formula written out */
+	uint64_t want = (uint64_t)(((double)(21403600706628832ULL - DOC_BOOT_TB) /
+				     (double)DOC_TB_FREQ) * 1e9);
+	assert_true(ns == want);
+	/* exact integer form: within 1 us of the double, and exact for small values */
+	uint64_t ex = dtl_tb_to_ns_exact(21403600706628832ULL, &tb);
+	assert_true(ex - ns + 1000 <= 2000);
+	assert_true(dtl_tb_to_ns_exact(DOC_BOOT_TB + 512, &tb) == 1000);
+	assert_true(dtl_tb_to_ns(DOC_BOOT_TB + 512, &tb) == 1000);
+	assert_true(dtl_tb_to_ns(0, &tb) == 0);
+	/* timebase before boot_tb: unsigned wrap, saturates instead of UB */
+	assert_true(dtl_tb_to_ns(DOC_BOOT_TB - 1, &tb) == UINT64_MAX);
+	struct dtl_tbinfo zero = { 0, 0 };
+	assert_true(dtl_tb_to_ns(1234, &zero) == 0);
+	assert_true(dtl_ticks_to_ns(512, DOC_TB_FREQ) == 1000);
+	assert_true(dtl_ticks_to_ns(7064, DOC_TB_FREQ) == 13796);
+	/* exact vs double over many values: never more than 1 ns apart at small scale */
+	for (uint64_t d = 1; d < 200000; d += 7) {
+		struct dtl_tbinfo t = { 1000, DOC_TB_FREQ };
+		uint64_t a = dtl_tb_to_ns(1000 + d, &t), b = dtl_tb_to_ns_exact(1000 + d, &t);
+		assert_true(a + 1 >= b && b + 1 >= a);
+	}
+}
+
+struct collect {
+	int n;
+	struct dtl_entry e[64];
+	uint64_t off[64];
+};
+
+static int collect_fn(void *ctx, const struct dtl_entry *e, uint64_t off)
+{
+	struct collect *c = ctx;
+	if (c->n < 64) {
+		c->e[c->n] = *e;
+		c->off[c->n] = off;
+	}
+	c->n++;
+	return 0;
+}
+
+static void build_doc_payload(uint8_t *buf, bool swap)
+{
+	struct dtl_tbinfo tb = { DOC_BOOT_TB, DOC_TB_FREQ };
+	dtl_header_write(buf, &tb, swap);
+	memset(buf + 24, 0x5a, 24);		/* uninitialised padding */
+	for (int i = 1; i < 35; i++) {
+		struct dtl_entry e = {
+			.dispatch_reason = 3, .preempt_reason = 2,
+			.processor_id = (uint16_t)(i % 4),
+			.enqueue_to_dispatch_tb = 7064, .ready_to_enqueue_tb = 187,
+			.waiting_to_ready_tb = 6611773,
+			.timebase = 21403600706628832ULL + (uint64_t)i * 512000,
+			.srr0 = 0xc0000000000f8094ULL,
+		};
+		dtl_encode(&e, buf + i * DTL_ENTRY_SIZE);
+	}
+}
+
+static void test_doc_example_scan(void **state)
+{
+	(void)state;
+	uint8_t buf[1680 + 8];
+	struct collect c = { 0 };
+	struct dtl_scan_stats st = { 0 };
+	struct dtl_tbinfo tbi = { 0, 0 };
+
+	for (int swap = 0; swap < 2; swap++) {
+		memset(&c, 0, sizeof(c));
+		memset(&st, 0, sizeof(st));
+		memset(&tbi, 0, sizeof(tbi));
+		build_doc_payload(buf, swap);
+		assert_int_equal(dtl_payload_slots(1680, NULL), 35);
+		assert_int_equal(dtl_scan_payload(buf, 1680, swap, &tbi, &st, collect_fn, &c), 0);
+		assert_true(tbi.boot_tb == DOC_BOOT_TB);
+		assert_true(tbi.tb_freq == DOC_TB_FREQ);
+		assert_int_equal(st.slots, 35);
+		assert_int_equal(st.headers, 1);
+		assert_int_equal(st.entries, 34);
+		assert_int_equal(c.n, 34);
+		assert_int_equal(c.off[0], 0x30);
+		assert_int_equal(c.e[0].enqueue_to_dispatch_tb, 7064);
+		assert_int_equal(c.e[0].ready_to_enqueue_tb, 187);
+		assert_int_equal(c.e[0].waiting_to_ready_tb, 6611773);
+		assert_true(dtl_tb_to_ns(c.e[0].timebase, &tbi) / 1000 == 105373359913ULL + 1000);
+	}
+}
+
+static void test_odd_payload_and_skips(void **state)
+{
+	(void)state;
+	uint8_t buf[48 * 4 + 20];
+	struct collect c = { 0 };
+	struct dtl_scan_stats st = { 0 };
+	struct dtl_tbinfo tbi = { 0, 0 };
+	struct dtl_entry e = { .dispatch_reason = 200, .preempt_reason = 77, .timebase = 5 };
+
+	memset(buf, 0, sizeof(buf));
+	dtl_encode(&e, buf);			/* out-of-range reasons */
+	/* slot 1 all zero: skipped, not a header */
+	e.timebase = 0x8000000000000000ULL;	/* negative as signed: skipped like perf */
+	dtl_encode(&e, buf + 96);
+	e.timebase = 9;
+	dtl_encode(&e, buf + 144);
+	assert_int_equal(dtl_scan_payload(buf, sizeof(buf), false, &tbi, &st, collect_fn, &c), 0);
+	assert_int_equal(st.slots, 4);
+	assert_int_equal(st.entries, 2);
+	assert_int_equal(st.skipped, 2);
+	assert_int_equal(st.headers, 0);
+	assert_int_equal(st.odd_payloads, 1);
+	assert_int_equal(st.tail_bytes, 20);
+	assert_int_equal(st.bad_reasons, 2);
+	assert_false(dtl_tbinfo_valid(&tbi));
+	assert_int_equal(c.off[1], 144);
+	/* shorter than one slot: nothing, counted */
+	assert_int_equal(dtl_scan_payload(buf, 47, false, &tbi, &st, collect_fn, &c), 0);
+	assert_int_equal(st.odd_payloads, 2);
+	assert_int_equal(st.tail_bytes, 67);
+}
+
+static int stop_fn(void *ctx, const struct dtl_entry *e, uint64_t off)
+{
+	(void)e; (void)off;
+	return ++*(int *)ctx == 2 ? 42 : 0;
+}
+
+static void test_scan_stop(void **state)
+{
+	(void)state;
+	uint8_t buf[48 * 3];
+	struct dtl_entry e = { .timebase = 1 };
+	int n = 0;
+
+	for (int i = 0; i < 3; i++)
+		dtl_encode(&e, buf + 48 * i);
+	assert_int_equal(dtl_scan_payload(buf, sizeof(buf), false, NULL, NULL, stop_fn, &n), 42);
+	assert_int_equal(n, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layout_be_fields),
+		cmocka_unit_test(test_reason_names),
+		cmocka_unit_test(test_header_file_order),
+		cmocka_unit_test(test_time_conversion),
+		cmocka_unit_test(test_doc_example_scan),
+		cmocka_unit_test(test_odd_payload_and_skips),
+		cmocka_unit_test(test_scan_stop),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
