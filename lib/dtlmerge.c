@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: MIT */
+/* dtlmerge.c - per-CPU DTL queues merged by time (see dtlmerge.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtlmerge.h"
+#include "pdformat.h"
+
+/* A queued buffer.  Nodes are recycled through a free list, and in pipe mode
+ * a node keeps its data allocation, so steady state allocates nothing. */
+struct qbuf {
+	struct qbuf *next;
+	uint64_t file_off;		/* file mode: payload offset */
+	uint64_t size;
+	uint64_t aux_offset;
+	uint8_t *data;			/* pipe mode copy */
+	size_t cap;
+};
+
+struct queue {
+	uint32_t cpu;
+	struct qbuf *head, *tail;	/* head = buffer being consumed */
+	/* the loaded part of the head buffer */
+	const uint8_t *cur;
+	uint64_t cur_len;		/* bytes loaded */
+	uint64_t cur_pos;		/* next slot within the loaded part */
+	uint64_t chunk_base;		/* offset of the loaded part within the buffer */
+	bool loaded;
+	uint8_t *fbuf;			/* file mode chunk buffer */
+	size_t fcap;
+	/* the pre-decoded next entry */
+	bool have_next;
+	struct dtlm_item next;
+	uint8_t next_raw[DTL_ENTRY_SIZE];
+	struct dtl_tbinfo tbi;
+	bool have_last;
+	uint64_t last_tb;
+	bool have_expect;
+	uint64_t expect_offset;
+	int heap_pos;			/* -1 when not in the heap */
+};
+
+struct dtlm {
+	struct dtlm_opts o;
+	struct queue *q[DTLM_MAX_CPUS];
+	struct queue **heap;
+	size_t nr_heap;
+	struct qbuf *free;
+	struct dtl_tbinfo global_tbi;	/* the first header seen on any CPU */
+	uint64_t copied_bytes;
+	uint64_t last_time_ns;
+	int err;			/* sticky pread/alloc error */
+	uint8_t out_raw[DTL_ENTRY_SIZE];
+	struct dtlm_stats st;
+	struct dtlm_gap gaps[DTLM_MAX_GAPS];
+	size_t nr_gaps;
+};
+
+static const char *const gap_names[DTLM_GAP_NR_KINDS] = {
+	[DTLM_GAP_AUX_TRUNCATED] = "aux_truncated",
+	[DTLM_GAP_AUX_PARTIAL] = "aux_partial",
+	[DTLM_GAP_AUX_COLLISION] = "aux_collision",
+	[DTLM_GAP_LOST] = "lost",
+	[DTLM_GAP_TB_BACKWARDS] = "timebase_backwards",
+	[DTLM_GAP_OFFSET] = "buffer_discontinuity",
+	[DTLM_GAP_ODD_SIZE] = "odd_payload_size",
+	[DTLM_GAP_FORCED] = "forced_flush",
+};
+
+const char *dtlm_gap_name(enum dtlm_gap_kind k)
+{
+	return (unsigned)k < DTLM_GAP_NR_KINDS ? gap_names[k] : "unknown";
+}
+
+static void add_gap(struct dtlm *m, enum dtlm_gap_kind k, uint32_t cpu, uint64_t t,
+		    uint64_t a, uint64_t b)
+{
+	m->st.gaps[k]++;
+	if (m->nr_gaps < DTLM_MAX_GAPS)
+		m->gaps[m->nr_gaps++] = (struct dtlm_gap){ k, cpu, t, a, b };
+}
+
+int dtlm_new(struct dtlm **mp, const struct dtlm_opts *opts)
+{
+	struct dtlm *m = calloc(1, sizeof(*m));
+
+	*mp = NULL;
+	if (!m)
+		return -ENOMEM;
+	if (opts)
+		m->o = *opts;
+	if (!m->o.max_copy_bytes)
+		m->o.max_copy_bytes = DTLM_DEFAULT_COPY_BYTES;
+	m->heap = calloc(DTLM_MAX_CPUS, sizeof(*m->heap));
+	if (!m->heap) {
+		free(m);
+		return -ENOMEM;
+	}
+	*mp = m;
+	return 0;
+}
+
+static void free_list(struct qbuf *b)
+{
+	while (b) {
+		struct qbuf *n = b->next;
+		free(b->data);
+		free(b);
+		b = n;
+	}
+}
+
+void dtlm_free(struct dtlm *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < DTLM_MAX_CPUS; i++) {
+		struct queue *q = m->q[i];
+		if (!q)
+			continue;
+		free_list(q->head);
+		free(q->fbuf);
+		free(q);
+	}
+	free_list(m->free);
+	free(m->heap);
+	free(m);
+}
+
+/* ---- heap ordered by (next time, cpu) ---- */
+
+static bool q_less(const struct queue *a, const struct queue *b)
+{
+	if (a->next.time_ns != b->next.time_ns)
+		return a->next.time_ns < b->next.time_ns;
+	return a->cpu < b->cpu;
+}
+
+static void heap_set(struct dtlm *m, size_t i, struct queue *q)
+{
+	m->heap[i] = q;
+	q->heap_pos = (int)i;
+}
+
+static void heap_up(struct dtlm *m, size_t i)
+{
+	struct queue *q = m->heap[i];
+
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!q_less(q, m->heap[p]))
+			break;
+		heap_set(m, i, m->heap[p]);
+		i = p;
+	}
+	heap_set(m, i, q);
+}
+
+static void heap_down(struct dtlm *m, size_t i)
+{
+	struct queue *q = m->heap[i];
+
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, s = l;
+		if (l >= m->nr_heap)
+			break;
+		if (r < m->nr_heap && q_less(m->heap[r], m->heap[l]))
+			s = r;
+		if (!q_less(m->heap[s], q))
+			break;
+		heap_set(m, i, m->heap[s]);
+		i = s;
+	}
+	heap_set(m, i, q);
+}
+
+static void heap_push(struct dtlm *m, struct queue *q)
+{
+	m->heap[m->nr_heap] = q;
+	q->heap_pos = (int)m->nr_heap;
+	m->nr_heap++;
+	heap_up(m, m->nr_heap - 1);
+}
+
+static void heap_remove_top(struct dtlm *m)
+{
+	m->heap[0]->heap_pos = -1;
+	m->nr_heap--;
+	if (m->nr_heap) {
+		heap_set(m, 0, m->heap[m->nr_heap]);
+		heap_down(m, 0);
+	}
+}
+
+/* ---- buffers ---- */
+
+static void release_head(struct dtlm *m, struct queue *q)
+{
+	struct qbuf *b = q->head;
+
+	q->head = b->next;
+	if (!q->head)
+		q->tail = NULL;
+	if (b->data)
+		m->copied_bytes -= b->size;
+	b->next = m->free;
+	m->free = b;
+	q->loaded = false;
+	q->cur = NULL;
+	q->cur_len = q->cur_pos = q->chunk_base = 0;
+}
+
+/* Load the next chunk of the head buffer: 1 loaded, 0 buffer done, -errno. */
+static int load_chunk(struct dtlm *m, struct queue *q)
+{
+	struct qbuf *b = q->head;
+	uint64_t start = q->loaded ? q->chunk_base + q->cur_len : 0;
+	uint64_t whole = b->size - b->size % DTL_ENTRY_SIZE;
+	uint64_t n;
+
+	if (start >= whole)
+		return 0;
+	if (b->data) {
+		q->cur = b->data;
+		q->cur_len = whole;
+		q->chunk_base = 0;
+	} else {
+		int rc;
+
+		n = whole - start;
+		if (n > DTLM_CHUNK_BYTES)
+			n = DTLM_CHUNK_BYTES;
+		if (q->fcap < n) {
+			uint8_t *nb = realloc(q->fbuf, (size_t)n);
+			if (!nb)
+				return -ENOMEM;
+			q->fbuf = nb;
+			q->fcap = (size_t)n;
+		}
+		if (!m->o.pread)
+			return -EINVAL;
+		rc = m->o.pread(m->o.pread_ctx, b->file_off + start, q->fbuf, (size_t)n);
+		if (rc < 0)
+			return rc;
+		q->cur = q->fbuf;
+		q->cur_len = n;
+		q->chunk_base = start;
+	}
+	q->cur_pos = 0;
+	q->loaded = true;
+	return 1;
+}
+
+static const struct dtl_tbinfo default_tbi = { 0, DTL_DEFAULT_TB_FREQ };
+
+/* Decode the queue's next real entry into q->next: 1, 0 (queue empty), -errno. */
+static int q_advance(struct dtlm *m, struct queue *q)
+{
+	q->have_next = false;
+	while (q->head) {
+		if (!q->loaded || q->cur_pos + DTL_ENTRY_SIZE > q->cur_len) {
+			int rc = load_chunk(m, q);
+			if (rc < 0)
+				return rc;
+			if (rc == 0) {
+				release_head(m, q);
+				continue;
+			}
+		}
+		while (q->cur_pos + DTL_ENTRY_SIZE <= q->cur_len) {
+			const uint8_t *p = q->cur + q->cur_pos;
+			uint64_t slot_off = q->chunk_base + q->cur_pos;
+			const struct dtl_tbinfo *tbi;
+			struct dtlm_item *it = &q->next;
+
+			q->cur_pos += DTL_ENTRY_SIZE;
+			if (dtl_raw_is_skipped(p)) {
+				struct dtl_tbinfo h;
+
+				dtl_header_read(p, m->o.swap, &h);
+				if (dtl_raw_is_header(p) && dtl_tbinfo_valid(&h)) {
+					m->st.headers++;
+					if (!dtl_tbinfo_valid(&q->tbi))
+						q->tbi = h;
+					if (!dtl_tbinfo_valid(&m->global_tbi))
+						m->global_tbi = h;
+				} else {
+					m->st.skipped++;
+				}
+				continue;
+			}
+			memcpy(q->next_raw, p, DTL_ENTRY_SIZE);
+			dtl_decode(p, &it->e);
+			if (dtl_tbinfo_valid(&q->tbi))
+				tbi = &q->tbi;
+			else if (dtl_tbinfo_valid(&m->o.fallback))
+				tbi = &m->o.fallback;
+			else if (dtl_tbinfo_valid(&m->global_tbi))
+				tbi = &m->global_tbi;
+			else {
+				tbi = &default_tbi;
+				m->st.no_tbinfo++;
+			}
+			it->tbi = *tbi;
+			it->time_ns = m->o.exact_time ? dtl_tb_to_ns_exact(it->e.timebase, tbi)
+						      : dtl_tb_to_ns(it->e.timebase, tbi);
+			it->cpu = q->cpu;
+			it->raw = q->next_raw;
+			it->buf_offset = q->head->aux_offset;
+			it->slot_off = slot_off;
+			it->late = false;
+			if (q->have_last && it->e.timebase < q->last_tb)
+				add_gap(m, DTLM_GAP_TB_BACKWARDS, q->cpu, it->time_ns,
+					q->last_tb, it->e.timebase);
+			q->have_last = true;
+			q->last_tb = it->e.timebase;
+			q->have_next = true;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static struct qbuf *get_node(struct dtlm *m)
+{
+	struct qbuf *b = m->free;
+
+	if (b) {
+		m->free = b->next;
+		b->next = NULL;
+		return b;
+	}
+	return calloc(1, sizeof(*b));
+}
+
+int dtlm_add_buffer(struct dtlm *m, const struct dtlm_buf_info *bi, const void *data)
+{
+	struct queue *q;
+	struct qbuf *b;
+	bool pipe = !m->o.pread;
+
+	if (bi->cpu >= DTLM_MAX_CPUS || (pipe && !data && bi->size)) {
+		m->st.dropped_buffers++;
+		return -ERANGE;
+	}
+	q = m->q[bi->cpu];
+	if (!q) {
+		q = calloc(1, sizeof(*q));
+		if (!q) {
+			m->st.dropped_buffers++;
+			return -ENOMEM;
+		}
+		q->cpu = bi->cpu;
+		q->heap_pos = -1;
+		m->q[bi->cpu] = q;
+		m->st.nr_queues++;
+	}
+	b = get_node(m);
+	if (!b) {
+		m->st.dropped_buffers++;
+		return -ENOMEM;
+	}
+	if (pipe) {
+		if (b->cap < bi->size) {
+			uint8_t *nd = realloc(b->data, (size_t)bi->size);
+			if (!nd) {
+				b->next = m->free;
+				m->free = b;
+				m->st.dropped_buffers++;
+				return -ENOMEM;
+			}
+			b->data = nd;
+			b->cap = (size_t)bi->size;
+		}
+		if (bi->size)
+			memcpy(b->data, data, (size_t)bi->size);
+		else if (!b->data) {
+			/* an empty payload still needs a non-NULL marker for pipe mode */
+			b->data = malloc(1);
+			b->cap = b->data ? 1 : 0;
+		}
+		m->copied_bytes += bi->size;
+		if (m->copied_bytes > m->st.copied_peak_bytes)
+			m->st.copied_peak_bytes = m->copied_bytes;
+	} else {
+		free(b->data);
+		b->data = NULL;
+		b->cap = 0;
+	}
+	b->file_off = bi->payload_file_offset;
+	b->size = bi->size;
+	b->aux_offset = bi->offset;
+	b->next = NULL;
+	m->st.buffers++;
+	m->st.buffer_bytes += bi->size;
+	if (q->have_expect && bi->offset != q->expect_offset)
+		add_gap(m, DTLM_GAP_OFFSET, q->cpu, m->last_time_ns, q->expect_offset, bi->offset);
+	q->have_expect = true;
+	q->expect_offset = bi->offset + bi->size;
+	if (bi->size % DTL_ENTRY_SIZE)
+		add_gap(m, DTLM_GAP_ODD_SIZE, q->cpu, m->last_time_ns, bi->size,
+			bi->size % DTL_ENTRY_SIZE);
+	if (q->tail)
+		q->tail->next = b;
+	else
+		q->head = b;
+	q->tail = b;
+	if (!q->have_next) {
+		int rc = q_advance(m, q);
+		if (rc < 0)
+			return rc;
+		if (rc > 0 && q->heap_pos < 0)
+			heap_push(m, q);
+	}
+	return 0;
+}
+
+void dtlm_note_aux(struct dtlm *m, uint32_t cpu, uint64_t time_ns, uint64_t aux_offset,
+		   uint64_t aux_size, uint64_t flags)
+{
+	(void)aux_size;
+	if (flags & PDF_AUX_FLAG_TRUNCATED)
+		add_gap(m, DTLM_GAP_AUX_TRUNCATED, cpu, time_ns, aux_offset, flags);
+	if (flags & PDF_AUX_FLAG_PARTIAL)
+		add_gap(m, DTLM_GAP_AUX_PARTIAL, cpu, time_ns, aux_offset, flags);
+	if (flags & PDF_AUX_FLAG_COLLISION)
+		add_gap(m, DTLM_GAP_AUX_COLLISION, cpu, time_ns, aux_offset, flags);
+}
+
+void dtlm_note_lost(struct dtlm *m, uint32_t cpu, uint64_t time_ns, uint64_t lost)
+{
+	m->st.lost_events += lost;
+	add_gap(m, DTLM_GAP_LOST, cpu, time_ns, lost, 0);
+}
+
+void dtlm_note_time(struct dtlm *m, uint64_t time_ns)
+{
+	if (time_ns > m->last_time_ns)
+		m->last_time_ns = time_ns;
+}
+
+void dtlm_note_forced(struct dtlm *m)
+{
+	add_gap(m, DTLM_GAP_FORCED, UINT32_MAX, m->last_time_ns, m->copied_bytes, 0);
+}
+
+static int pop_top(struct dtlm *m, struct dtlm_item *it)
+{
+	struct queue *q = m->heap[0];
+	int rc;
+
+	*it = q->next;
+	memcpy(m->out_raw, q->next_raw, DTL_ENTRY_SIZE);
+	it->raw = m->out_raw;
+	it->late = it->time_ns < m->last_time_ns;
+	if (it->late)
+		m->st.late++;
+	m->st.entries++;
+	rc = q_advance(m, q);
+	if (rc > 0)
+		heap_down(m, 0);
+	else
+		heap_remove_top(m);
+	if (rc < 0)
+		m->err = rc;	/* this item is good; report the error on the next call */
+	return 1;
+}
+
+int dtlm_next_before(struct dtlm *m, uint64_t time_ns, struct dtlm_item *it)
+{
+	if (m->err)
+		return m->err;
+	if (!m->nr_heap || m->heap[0]->next.time_ns >= time_ns)
+		return 0;
+	return pop_top(m, it);
+}
+
+int dtlm_next(struct dtlm *m, struct dtlm_item *it)
+{
+	if (m->err)
+		return m->err;
+	if (!m->nr_heap)
+		return 0;
+	return pop_top(m, it);
+}
+
+bool dtlm_over_budget(const struct dtlm *m)
+{
+	return !m->o.pread && m->copied_bytes > m->o.max_copy_bytes;
+}
+
+const struct dtlm_stats *dtlm_stats(const struct dtlm *m)
+{
+	return &m->st;
+}
+
+size_t dtlm_gaps(const struct dtlm *m, const struct dtlm_gap **gaps)
+{
+	*gaps = m->gaps;
+	return m->nr_gaps;
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dtlmerge.h - merge DTL entries from per-CPU AUX buffers into the time
+ * order of the other perf records, and detect gaps.
+ *
+ * Prefix: dtlm_.
+ *
+ * One queue per CPU, each a list of AUX buffers (PERF_RECORD_AUXTRACE
+ * payloads).  In file mode a buffer is kept as (file offset, size) and read
+ * back in bounded chunks through the caller's pread callback; in pipe mode
+ * (no pread callback) the payload is copied, and the total copied is bounded
+ * (dtlm_over_budget() tells the caller to drain).  All queues sit in a
+ * min-heap keyed by the time of their next entry.
+ *
+ * Driving it (the caller reads records in time order, e.g. with pdr_next):
+ *	for each AUXTRACE record:    dtlm_add_buffer()
+ *	for each AUX / LOST record:  dtlm_note_aux() / dtlm_note_lost()
+ *	for each timed record at t:  while (dtlm_next_before(m, t, &it) > 0) emit(it);
+ *	                             dtlm_note_time(m, t); deliver the record
+ *	at the end:                  while (dtlm_next(m, &it) > 0) emit(it);
+ * Entries strictly older than a record come before it; on a tie the record
+ * goes first (perf's rule).  A partly consumed buffer keeps its position.
+ *
+ * The library never prints; gaps are counted and the first DTLM_MAX_GAPS are
+ * kept with their CPU and time for the caller to report.
+ */
+#ifndef LATSCOPE_DTLMERGE_H
+#define LATSCOPE_DTLMERGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtl.h"
+
+#define DTLM_MAX_CPUS		4096
+#define DTLM_MAX_GAPS		256
+#define DTLM_DEFAULT_COPY_BYTES	(64ULL << 20)
+#define DTLM_CHUNK_BYTES	(DTL_ENTRY_SIZE * 21845)	/* ~1 MiB, whole slots */
+
+/* Read len bytes at absolute offset off; 0 or a negative errno. */
+typedef int (*dtlm_pread_fn)(void *ctx, uint64_t off, void *buf, size_t len);
+
+struct dtlm_opts {
+	bool swap;			/* the file's byte order differs from the host's */
+	bool exact_time;		/* 128-bit integer conversion instead of perf's double */
+	dtlm_pread_fn pread;		/* file mode; NULL = pipe mode (payloads copied) */
+	void *pread_ctx;
+	uint64_t max_copy_bytes;	/* pipe mode budget; 0 = DTLM_DEFAULT_COPY_BYTES */
+	struct dtl_tbinfo fallback;	/* for CPUs without a header record; tb_freq 0 = none */
+};
+
+/* One AUX buffer as announced by PERF_RECORD_AUXTRACE (host order). */
+struct dtlm_buf_info {
+	uint64_t size;			/* payload bytes */
+	uint64_t offset;		/* position in the CPU's AUX stream */
+	uint32_t idx;
+	uint32_t cpu;
+	uint64_t payload_file_offset;	/* file mode: where the payload starts */
+};
+
+/* One emitted entry; raw points at 48 bytes valid until the next call. */
+struct dtlm_item {
+	uint32_t cpu;
+	uint64_t time_ns;		/* perf time (double formula unless exact_time) */
+	struct dtl_entry e;
+	const uint8_t *raw;
+	uint64_t buf_offset;		/* AUXTRACE.offset of its buffer */
+	uint64_t slot_off;		/* offset of the slot in that buffer */
+	struct dtl_tbinfo tbi;		/* the timebase parameters used */
+	bool late;			/* older than a record already delivered */
+};
+
+enum dtlm_gap_kind {
+	DTLM_GAP_AUX_TRUNCATED,		/* PERF_RECORD_AUX flag TRUNCATED */
+	DTLM_GAP_AUX_PARTIAL,		/* flag PARTIAL */
+	DTLM_GAP_AUX_COLLISION,		/* flag COLLISION */
+	DTLM_GAP_LOST,			/* PERF_RECORD_LOST / LOST_SAMPLES (a = count) */
+	DTLM_GAP_TB_BACKWARDS,		/* a CPU's timebase went backwards (a = prev tb, b = tb) */
+	DTLM_GAP_OFFSET,		/* buffer does not continue the previous (a = expected, b = got) */
+	DTLM_GAP_ODD_SIZE,		/* payload not a multiple of 48 (a = size, b = tail bytes) */
+	DTLM_GAP_FORCED,		/* pipe budget exceeded: entries emitted early (a = bytes) */
+	DTLM_GAP_NR_KINDS
+};
+
+struct dtlm_gap {
+	enum dtlm_gap_kind kind;
+	uint32_t cpu;			/* UINT32_MAX when unknown */
+	uint64_t time_ns;		/* 0 when unknown */
+	uint64_t a, b;
+};
+
+struct dtlm_stats {
+	uint64_t buffers;		/* AUXTRACE buffers queued */
+	uint64_t buffer_bytes;
+	uint64_t dropped_buffers;	/* CPU out of range, or allocation failure */
+	uint64_t entries;		/* entries emitted */
+	uint64_t headers;
+	uint64_t skipped;		/* zero / negative timebase slots */
+	uint64_t late;			/* entries emitted after a newer record */
+	uint64_t no_tbinfo;		/* entries converted without any boot_tb/tb_freq */
+	uint64_t gaps[DTLM_GAP_NR_KINDS];
+	uint64_t lost_events;		/* sum of LOST counts */
+	uint64_t copied_peak_bytes;	/* pipe mode */
+	size_t nr_queues;
+};
+
+struct dtlm;
+
+/* dtlm_new - caller frees with dtlm_free().  0 or -ENOMEM. */
+int dtlm_new(struct dtlm **mp, const struct dtlm_opts *opts);
+void dtlm_free(struct dtlm *m);
+
+/*
+ * dtlm_add_buffer - queue a buffer.  data is the payload (required in pipe
+ * mode, copied; ignored in file mode, where it is read back later).
+ * Returns 0, -ENOMEM, -ERANGE (CPU out of range: dropped and counted), or an
+ * error from the pread callback.
+ */
+int dtlm_add_buffer(struct dtlm *m, const struct dtlm_buf_info *bi, const void *data);
+
+/* Record facts that mean lost DTL data (counted and kept as gaps). */
+void dtlm_note_aux(struct dtlm *m, uint32_t cpu, uint64_t time_ns, uint64_t aux_offset,
+		   uint64_t aux_size, uint64_t flags);
+void dtlm_note_lost(struct dtlm *m, uint32_t cpu, uint64_t time_ns, uint64_t lost);
+
+/* The time of the last record delivered (entries older than it are "late"). */
+void dtlm_note_time(struct dtlm *m, uint64_t time_ns);
+
+/* dtlm_next_before - the oldest entry with time < time_ns into *it: 1, or 0
+ * when none is older, or a negative errno (pread failure). */
+int dtlm_next_before(struct dtlm *m, uint64_t time_ns, struct dtlm_item *it);
+
+/* dtlm_next - the oldest remaining entry (flush at the end): 1, 0 or -errno. */
+int dtlm_next(struct dtlm *m, struct dtlm_item *it);
+
+/* True when pipe-mode copies exceed the budget: drain with dtlm_next(). */
+bool dtlm_over_budget(const struct dtlm *m);
+
+/* Note that entries are being emitted early to stay in budget. */
+void dtlm_note_forced(struct dtlm *m);
+
+const struct dtlm_stats *dtlm_stats(const struct dtlm *m);
+/* The first gaps (at most DTLM_MAX_GAPS); the array is owned by m. */
+size_t dtlm_gaps(const struct dtlm *m, const struct dtlm_gap **gaps);
+const char *dtlm_gap_name(enum dtlm_gap_kind k);
+
+#endif
