@@ -33,6 +33,7 @@
 
 struct tep_handle;
 struct tep_event;
+struct pdr;
 
 /* One event (evsel) of the recording.  Owned by the reader. */
 struct pdr_evsel {

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pdprint.h - format perf.data samples the way `perf script` prints them.
+ *
+ * Prefix: pp_.  Formats into caller buffers (the library never prints).
+ * Feed every record to pp_track() in delivery order so task names follow
+ * COMM/FORK records; then format samples with pp_format() or pp_json().
+ */
+#ifndef LATSCOPE_PDPRINT_H
+#define LATSCOPE_PDPRINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pdread.h"
+
+struct json_object;
+
+enum {
+	PP_F_COMM = 1u << 0,
+	PP_F_TID = 1u << 1,
+	PP_F_PID = 1u << 2,
+	PP_F_CPU = 1u << 3,
+	PP_F_TIME = 1u << 4,
+	PP_F_EVNAME = 1u << 5,
+	PP_F_TRACE = 1u << 6,
+	PP_F_IP = 1u << 7,
+	PP_F_PERIOD = 1u << 8,
+	PP_F_ADDR = 1u << 9,
+};
+#define PP_F_DEFAULT (PP_F_COMM | PP_F_TID | PP_F_CPU | PP_F_TIME | PP_F_EVNAME | PP_F_TRACE)
+
+struct pp_opts {
+	uint32_t fields;	/* 0 = PP_F_DEFAULT */
+	bool ns;		/* nanosecond timestamps */
+};
+
+struct pp;
+
+/* pp_new - a printer for reader r (which must outlive it).  Free with pp_free(). */
+struct pp *pp_new(struct pdr *r, const struct pp_opts *opts);
+void pp_free(struct pp *p);
+
+/* Parse a perf-script-like -F list ("comm,tid,time,event,trace") into fields. */
+int pp_parse_fields(const char *list, uint32_t *fields);
+
+/* Update task names from COMM / FORK records. */
+void pp_track(struct pp *p, const struct pdr_event *ev);
+
+/* Comm of a task as the printer knows it now (owned by the printer). */
+const char *pp_comm(struct pp *p, int32_t pid, int32_t tid);
+
+/* Width the event-name column uses (longest evsel name). */
+int pp_name_width(struct pp *p);
+
+/*
+ * pp_format - the sample's line, newline-terminated, into buf (NUL-terminated
+ * when len > 0).  Returns the line's length; a return >= len means buf was
+ * too small (nothing useful was written).
+ */
+size_t pp_format(struct pp *p, const struct pdr_event *ev, char *buf, size_t len);
+
+/*
+ * pp_format_prefix - only the "comm tid [cpu] time: event: " part (as used
+ * for non-tracepoint lines such as DTL entries).  Same return as pp_format.
+ */
+size_t pp_format_prefix(struct pp *p, const char *comm, int32_t pid, int32_t tid, int32_t cpu,
+			uint64_t time_ns, const char *evname, char *buf, size_t len);
+
+/* pp_json - the sample as a JSON object with typed tracepoint fields.  The
+ * caller releases it with json_object_put().  NULL on allocation failure. */
+struct json_object *pp_json(struct pp *p, const struct pdr_event *ev);
+
+#endif

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+#include "thread.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct thr {
+	int32_t tid;
+	int32_t pid;
+	bool used;
+	bool comm_set;
+	char comm[THR_COMM_LEN];
+};
+
+struct thr_table {
+	struct thr *slots;
+	size_t cap, used;
+};
+
+static size_t hash32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x;
+}
+
+struct thr_table *thr_new(void)
+{
+	struct thr_table *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->cap = 1024;
+	t->slots = calloc(t->cap, sizeof(*t->slots));
+	if (!t->slots) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void thr_free(struct thr_table *t)
+{
+	if (!t)
+		return;
+	free(t->slots);
+	free(t);
+}
+
+static struct thr *lookup(struct thr_table *t, int32_t tid)
+{
+	size_t m = t->cap - 1;
+	for (size_t h = hash32((uint32_t)tid) & m;; h = (h + 1) & m) {
+		struct thr *s = &t->slots[h];
+		if (!s->used)
+			return NULL;
+		if (s->tid == tid)
+			return s;
+	}
+}
+
+static int grow(struct thr_table *t)
+{
+	size_t ncap = t->cap * 2;
+	struct thr *n = calloc(ncap, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->slots[i].used)
+			continue;
+		size_t h = hash32((uint32_t)t->slots[i].tid) & (ncap - 1);
+		while (n[h].used)
+			h = (h + 1) & (ncap - 1);
+		n[h] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = n;
+	t->cap = ncap;
+	return 0;
+}
+
+static struct thr *findnew(struct thr_table *t, int32_t pid, int32_t tid)
+{
+	struct thr *s = lookup(t, tid);
+	if (s) {
+		if (s->pid == -1 && pid != -1)
+			s->pid = pid;
+		return s;
+	}
+	if ((t->used + 1) * 4 > t->cap * 3 && grow(t))
+		return NULL;
+	size_t m = t->cap - 1;
+	size_t h = hash32((uint32_t)tid) & m;
+	while (t->slots[h].used)
+		h = (h + 1) & m;
+	s = &t->slots[h];
+	s->used = true;
+	s->tid = tid;
+	s->pid = pid;
+	s->comm_set = false;
+	if (tid == 0) {
+		snprintf(s->comm, sizeof(s->comm), "swapper");
+		s->comm_set = true;
+	} else {
+		snprintf(s->comm, sizeof(s->comm), ":%d", tid);
+	}
+	t->used++;
+	return s;
+}
+
+int thr_set_comm(struct thr_table *t, int32_t pid, int32_t tid, const char *comm)
+{
+	struct thr *s = findnew(t, pid, tid);
+	if (!s)
+		return -ENOMEM;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	s->comm_set = true;
+	return 0;
+}
+
+int thr_fork(struct thr_table *t, int32_t ppid, int32_t ptid, int32_t pid, int32_t tid)
+{
+	struct thr *parent = findnew(t, ppid, ptid);
+	if (!parent)
+		return -ENOMEM;
+	bool set = parent->comm_set;
+	char comm[THR_COMM_LEN];
+	memcpy(comm, parent->comm, sizeof(comm));
+	struct thr *c = lookup(t, tid);
+	if (c) {
+		/* tid reused: the old thread is gone */
+		c->pid = pid;
+		c->comm_set = false;
+		snprintf(c->comm, sizeof(c->comm), ":%d", tid);
+	} else {
+		c = findnew(t, pid, tid);
+		if (!c)
+			return -ENOMEM;
+	}
+	if (set) {
+		memcpy(c->comm, comm, sizeof(comm));
+		c->comm_set = true;
+	}
+	return 0;
+}
+
+const char *thr_comm(struct thr_table *t, int32_t pid, int32_t tid)
+{
+	struct thr *s = findnew(t, pid, tid);
+	return s ? s->comm : ":?";
+}
+
+int32_t thr_pid(struct thr_table *t, int32_t tid)
+{
+	struct thr *s = lookup(t, tid);
+	return s ? s->pid : -1;
+}

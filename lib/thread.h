@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * thread.h - task names over time, the way perf's machine/thread model keeps
+ * them: COMM records set a thread's comm, FORK copies the parent's, a thread
+ * never seen is named ":<tid>", tid 0 is "swapper".
+ *
+ * Prefix: thr_.  Storage grows by doubling (no allocation per record).
+ */
+#ifndef LATSCOPE_THREAD_H
+#define LATSCOPE_THREAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define THR_COMM_LEN 32
+
+struct thr_table;
+
+/* Returns NULL on allocation failure; free with thr_free(). */
+struct thr_table *thr_new(void);
+void thr_free(struct thr_table *t);
+
+/* COMM record. */
+int thr_set_comm(struct thr_table *t, int32_t pid, int32_t tid, const char *comm);
+/* FORK record: the child inherits the parent's comm (if it had one set). */
+int thr_fork(struct thr_table *t, int32_t ppid, int32_t ptid, int32_t pid, int32_t tid);
+/* The comm of tid; the returned string is owned by the table and valid until
+ * the next call that modifies it.  Unknown threads are created (":<tid>"). */
+const char *thr_comm(struct thr_table *t, int32_t pid, int32_t tid);
+/* Pid of tid if known, else -1. */
+int32_t thr_pid(struct thr_table *t, int32_t tid);
+
+#endif
