@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/* dtlstat.c - DTL statistics (see dtlstat.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtlstat.h"
+
+struct dtls {
+	struct dtls_cpu *cpu[DTLS_MAX_CPUS];
+	uint32_t nr_cpus;
+	struct dtl_scan_stats scan;
+	struct dtl_tbinfo tbi;
+	struct dtls_worst worst[DTLS_NWORST];
+	size_t nr_worst;
+	uint64_t worst_floor;		/* smallest delay in a full worst list */
+};
+
+int dtls_new(struct dtls **sp)
+{
+	*sp = calloc(1, sizeof(**sp));
+	return *sp ? 0 : -ENOMEM;
+}
+
+void dtls_free(struct dtls *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->nr_cpus; i++)
+		free(s->cpu[i]);
+	free(s);
+}
+
+unsigned dtls_bucket(uint64_t v)
+{
+	unsigned e;
+
+	if (v < (1u << DTLS_SUB_BITS))
+		return (unsigned)v;
+	if (v > UINT32_MAX)
+		v = UINT32_MAX;
+	e = 63u - (unsigned)__builtin_clzll(v);
+	return ((e - DTLS_SUB_BITS + 1) << DTLS_SUB_BITS) |
+	       (unsigned)((v >> (e - DTLS_SUB_BITS)) & ((1u << DTLS_SUB_BITS) - 1));
+}
+
+uint64_t dtls_bucket_low(unsigned idx)
+{
+	unsigned grp = idx >> DTLS_SUB_BITS, sub = idx & ((1u << DTLS_SUB_BITS) - 1);
+
+	if (grp == 0)
+		return sub;
+	return (uint64_t)((1u << DTLS_SUB_BITS) | sub) << (grp - 1);
+}
+
+static struct dtls_cpu *get_cpu(struct dtls *s, uint32_t cpu)
+{
+	struct dtls_cpu *c;
+
+	if (cpu >= DTLS_MAX_CPUS)
+		return NULL;
+	c = s->cpu[cpu];
+	if (c)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->cpu = cpu;
+	for (int i = 0; i < DTLS_NTIMES; i++)
+		c->h[i].min = UINT64_MAX;
+	s->cpu[cpu] = c;
+	if (cpu + 1 > s->nr_cpus)
+		s->nr_cpus = cpu + 1;
+	return c;
+}
+
+static inline void hist_add(struct dtls_hist *h, uint32_t v)
+{
+	h->count++;
+	h->sum += v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->b[dtls_bucket(v)]++;
+}
+
+static void worst_insert(struct dtls *s, uint32_t cpu, const struct dtl_entry *e, uint64_t d)
+{
+	size_t i = s->nr_worst < DTLS_NWORST ? s->nr_worst++ : DTLS_NWORST - 1;
+
+	while (i > 0 && s->worst[i - 1].delay_tb < d) {
+		s->worst[i] = s->worst[i - 1];
+		i--;
+	}
+	s->worst[i] = (struct dtls_worst){ d, e->timebase, cpu, *e };
+	if (s->nr_worst == DTLS_NWORST)
+		s->worst_floor = s->worst[DTLS_NWORST - 1].delay_tb;
+}
+
+static inline void account(struct dtls *s, struct dtls_cpu *c, const struct dtl_entry *e)
+{
+	uint64_t d = (uint64_t)e->enqueue_to_dispatch_tb + e->ready_to_enqueue_tb;
+
+	c->entries++;
+	c->dispatch[e->dispatch_reason]++;
+	c->preempt[e->preempt_reason]++;
+	hist_add(&c->h[DTLS_E2D], e->enqueue_to_dispatch_tb);
+	hist_add(&c->h[DTLS_R2E], e->ready_to_enqueue_tb);
+	hist_add(&c->h[DTLS_W2R], e->waiting_to_ready_tb);
+	c->stolen_tb += d;
+	if (!c->first_tb)
+		c->first_tb = e->timebase;
+	if (e->timebase < c->last_tb)
+		c->tb_backwards++;
+	else
+		c->last_tb = e->timebase;
+	if (c->have_proc && e->processor_id != c->last_proc)
+		c->proc_changes++;
+	c->have_proc = true;
+	c->last_proc = e->processor_id;
+	if (d > s->worst_floor || s->nr_worst < DTLS_NWORST)
+		worst_insert(s, c->cpu, e, d);
+}
+
+int dtls_add_entry(struct dtls *s, uint32_t cpu, const struct dtl_entry *e)
+{
+	struct dtls_cpu *c = get_cpu(s, cpu);
+
+	if (!c)
+		return cpu >= DTLS_MAX_CPUS ? -ERANGE : -ENOMEM;
+	account(s, c, e);
+	return 0;
+}
+
+int dtls_add_payload(struct dtls *s, uint32_t cpu, const void *data, uint64_t len, bool swap)
+{
+	struct dtls_cpu *c = get_cpu(s, cpu);
+	const uint8_t *p = data;
+	uint64_t tail;
+	size_t n;
+	struct dtl_entry e;
+
+	if (!c)
+		return cpu >= DTLS_MAX_CPUS ? -ERANGE : -ENOMEM;
+	n = dtl_payload_slots(len, &tail);
+	s->scan.payloads++;
+	s->scan.slots += n;
+	if (tail) {
+		s->scan.odd_payloads++;
+		s->scan.tail_bytes += tail;
+	}
+	for (size_t i = 0; i < n; i++, p += DTL_ENTRY_SIZE) {
+		if (__builtin_expect(dtl_raw_is_skipped(p), 0)) {
+			struct dtl_tbinfo h;
+
+			dtl_header_read(p, swap, &h);
+			if (dtl_raw_is_header(p) && dtl_tbinfo_valid(&h)) {
+				s->scan.headers++;
+				if (!dtl_tbinfo_valid(&c->tbi))
+					c->tbi = h;
+				if (!dtl_tbinfo_valid(&s->tbi))
+					s->tbi = h;
+			} else {
+				s->scan.skipped++;
+			}
+			continue;
+		}
+		dtl_decode(p, &e);
+		account(s, c, &e);
+		s->scan.entries++;
+		if (e.dispatch_reason >= DTL_NR_DISPATCH_REASONS ||
+		    e.preempt_reason >= DTL_NR_PREEMPT_REASONS)
+			s->scan.bad_reasons++;
+	}
+	return 0;
+}
+
+const struct dtl_scan_stats *dtls_scan_stats(const struct dtls *s)
+{
+	return &s->scan;
+}
+
+const struct dtls_cpu *dtls_cpu(const struct dtls *s, uint32_t cpu)
+{
+	return cpu < DTLS_MAX_CPUS ? s->cpu[cpu] : NULL;
+}
+
+uint32_t dtls_nr_cpus(const struct dtls *s)
+{
+	return s->nr_cpus;
+}
+
+struct dtl_tbinfo dtls_tbinfo(const struct dtls *s)
+{
+	return s->tbi;
+}
+
+size_t dtls_worst(const struct dtls *s, const struct dtls_worst **w)
+{
+	*w = s->worst;
+	return s->nr_worst;
+}
+
+uint64_t dtls_span_tb(const struct dtls_cpu *c)
+{
+	return c->entries >= 2 && c->last_tb > c->first_tb ? c->last_tb - c->first_tb : 0;
+}
+
+static void hist_merge(struct dtls_hist *d, const struct dtls_hist *h)
+{
+	d->count += h->count;
+	d->sum += h->sum;
+	if (h->min < d->min)
+		d->min = h->min;
+	if (h->max > d->max)
+		d->max = h->max;
+	for (unsigned i = 0; i < DTLS_NBUCKETS; i++)
+		d->b[i] += h->b[i];
+}
+
+void dtls_total(const struct dtls *s, struct dtls_cpu *out)
+{
+	bool first = true;
+
+	memset(out, 0, sizeof(*out));
+	out->cpu = UINT32_MAX;
+	for (int i = 0; i < DTLS_NTIMES; i++)
+		out->h[i].min = UINT64_MAX;
+	for (uint32_t n = 0; n < s->nr_cpus; n++) {
+		const struct dtls_cpu *c = s->cpu[n];
+		if (!c || !c->entries)
+			continue;
+		out->entries += c->entries;
+		for (int i = 0; i < 256; i++) {
+			out->dispatch[i] += c->dispatch[i];
+			out->preempt[i] += c->preempt[i];
+		}
+		for (int i = 0; i < DTLS_NTIMES; i++)
+			hist_merge(&out->h[i], &c->h[i]);
+		out->stolen_tb += c->stolen_tb;
+		out->tb_backwards += c->tb_backwards;
+		out->proc_changes += c->proc_changes;
+		if (first || c->first_tb < out->first_tb)
+			out->first_tb = c->first_tb;
+		if (c->last_tb > out->last_tb)
+			out->last_tb = c->last_tb;
+		if (first)
+			out->tbi = c->tbi;
+		first = false;
+	}
+}
+
+uint64_t dtls_hist_percentile(const struct dtls_hist *h, double p)
+{
+	uint64_t rank, acc = 0, v;
+
+	if (!h->count)
+		return 0;
+	if (p <= 0)
+		return h->min;
+	if (p >= 100)
+		return h->max;
+	rank = (uint64_t)((double)h->count * p / 100.0);
+	if ((double)rank < (double)h->count * p / 100.0)
+		rank++;
+	if (rank == 0)
+		rank = 1;
+	for (unsigned i = 0; i < DTLS_NBUCKETS; i++) {
+		acc += h->b[i];
+		if (acc >= rank) {
+			v = i + 1 < DTLS_NBUCKETS ? dtls_bucket_low(i + 1) - 1 : h->max;
+			if (v > h->max)
+				v = h->max;
+			if (v < h->min)
+				v = h->min;
+			return v;
+		}
+	}
+	return h->max;
+}
+
+void dtls_hist_log2_us(const struct dtls_hist *h, uint64_t tb_freq, uint64_t *out, size_t nout)
+{
+	memset(out, 0, nout * sizeof(*out));
+	if (!nout || !tb_freq)
+		return;
+	for (unsigned i = 0; i < DTLS_NBUCKETS; i++) {
+		uint64_t us, k = 0;
+
+		if (!h->b[i])
+			continue;
+		us = dtl_ticks_to_ns(dtls_bucket_low(i), tb_freq) / 1000;
+		while (us) {
+			k++;
+			us >>= 1;
+		}
+		if (k >= nout)
+			k = nout - 1;
+		out[k] += h->b[i];
+	}
+}
