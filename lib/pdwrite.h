@@ -38,7 +38,9 @@ struct pdw;
 struct pdw_opts {
 	bool big_endian;	/* target byte order */
 	bool pipe;		/* pipe-mode stream (no seeking, header records) */
-	uint32_t attr_size;	/* perf_event_attr size to write; 0 = PDF_ATTR_VER8 */
+	uint32_t attr_size;	/* perf_event_attr size to write; 0 = PDF_ATTR_VER7
+				 * (perf < 6.3 rejects VER8), or VER8 when an
+				 * evsel sets config3 */
 };
 
 /* pdw_open - create path ("-" = stdout). Caller frees with pdw_close(). */

@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mkfixture - write a small, deterministic perf.data with sched:sched_switch
+ * and sched:sched_wakeup tracepoint samples through lib/pdwrite.
+ *
+ *   mkfixture -o FILE [--big-endian] [--pipe] [-n NSAMPLES] [--seed S]
+ *             [--formats DIR] [--offline] [--attr-size N] [--no-comm]
+ *
+ * Formats come from the live tracefs when it is readable, else (or with
+ * --offline) from DIR laid out like tracefs events/ (tests/data/formats).
+ * The samples are a pseudo-random walk of a few fake tasks over 2 CPUs;
+ * the same seed gives the same events in either byte order.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "bytes.h"
+#include "pdwrite.h"
+#include "tfsformat.h"
+
+#define NR_TASKS 6
+#define NR_CPUS 2
+
+static uint64_t rng_state;
+
+static uint32_t rnd(uint32_t n)
+{
+	/* xorshift64*: deterministic, platform independent */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	uint64_t v = rng_state * 2685821657736338717ULL;
+	return n ? (uint32_t)((v >> 32) % n) : 0;
+}
+
+struct fld {
+	int off, size;
+};
+
+static int field(struct tep_event *e, const char *name, struct fld *f)
+{
+	struct tep_format_field *tf = tep_find_any_field(e, name);
+	if (!tf) {
+		fprintf(stderr, "mkfixture: %s:%s has no field %s\n", e->system, e->name, name);
+		return -1;
+	}
+	f->off = tf->offset;
+	f->size = tf->size;
+	return 0;
+}
+
+static void put_num(uint8_t *raw, const struct fld *f, uint64_t v, bool swap)
+{
+	switch (f->size) {
+	case 1: raw[f->off] = (uint8_t)v; break;
+	case 2: by_st16(raw + f->off, (uint16_t)v, swap); break;
+	case 4: by_st32(raw + f->off, (uint32_t)v, swap); break;
+	case 8: by_st64(raw + f->off, v, swap); break;
+	}
+}
+
+static void put_str(uint8_t *raw, const struct fld *f, const char *s)
+{
+	memset(raw + f->off, 0, (size_t)f->size);
+	size_t n = strlen(s);
+	memcpy(raw + f->off, s, n < (size_t)f->size ? n : (size_t)f->size - 1);
+}
+
+struct evdesc {
+	struct tep_event *ev;
+	uint64_t id;
+	int size;		/* raw payload bytes (last field end) */
+	struct fld type, flags, pc, pid;
+	struct fld f[8];
+};
+
+static int event_size(struct tep_event *e)
+{
+	int end = 0;
+	for (struct tep_format_field *f = e->format.fields; f; f = f->next)
+		if (f->offset + f->size > end)
+			end = f->offset + f->size;
+	return end;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mkfixture -o FILE [--big-endian] [--pipe] [-n NSAMPLES] [--seed S]\n"
+		   "                 [--formats DIR] [--offline] [--attr-size N] [--no-comm]\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *outp = NULL, *formats = NULL;
+	bool be = false, pipe = false, offline = false, comm = true;
+	unsigned long nsamples = 100, seed = 1, attr_size = 0;
+	static const struct option lo[] = {
+		{ "big-endian", no_argument, NULL, 'B' },
+		{ "pipe", no_argument, NULL, 'P' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "formats", required_argument, NULL, 'f' },
+		{ "offline", no_argument, NULL, 'O' },
+		{ "attr-size", required_argument, NULL, 'a' },
+		{ "no-comm", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "o:n:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': outp = optarg; break;
+		case 'n': nsamples = strtoul(optarg, NULL, 0); break;
+		case 'B': be = true; break;
+		case 'P': pipe = true; break;
+		case 's': seed = strtoul(optarg, NULL, 0); break;
+		case 'f': formats = optarg; break;
+		case 'O': offline = true; break;
+		case 'a': attr_size = strtoul(optarg, NULL, 0); break;
+		case 'C': comm = false; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!outp || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	rng_state = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)seed * 0x100000001B3ULL);
+	if (!rng_state)
+		rng_state = 1;
+
+	static const char *const specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
+	struct tfs_formats *tf = NULL;
+	int err = -ENOENT;
+	if (!offline)
+		err = tfs_collect(NULL, specs, 2, &tf);
+	if (err && formats)
+		err = tfs_collect(formats, specs, 2, &tf);
+	if (err) {
+		fprintf(stderr, "mkfixture: cannot read the sched formats (%s); pass --formats DIR\n",
+			strerror(-err));
+		return 2;
+	}
+
+	struct tep_handle *tep = tep_alloc();
+	struct evdesc ed[2];
+	memset(ed, 0, sizeof(ed));
+	for (int i = 0; i < 2; i++) {
+		const struct tfs_event *te = tfs_find(tf, "sched", i ? "sched_wakeup" : "sched_switch");
+		if (!tep || !te || tep_parse_event(tep, te->format, strlen(te->format), "sched")) {
+			fprintf(stderr, "mkfixture: cannot parse the %s format\n", specs[i]);
+			return 2;
+		}
+		ed[i].ev = tep_find_event_by_name(tep, "sched", te->name);
+		ed[i].id = te->id;
+		if (!ed[i].ev)
+			return 2;
+		ed[i].size = event_size(ed[i].ev);
+		if (field(ed[i].ev, "common_type", &ed[i].type) ||
+		    field(ed[i].ev, "common_flags", &ed[i].flags) ||
+		    field(ed[i].ev, "common_preempt_count", &ed[i].pc) ||
+		    field(ed[i].ev, "common_pid", &ed[i].pid))
+			return 2;
+	}
+	static const char *const sw_f[] = { "prev_comm", "prev_pid", "prev_prio", "prev_state",
+					     "next_comm", "next_pid", "next_prio" };
+	static const char *const wk_f[] = { "comm", "pid", "prio", "target_cpu" };
+	for (int i = 0; i < 7; i++)
+		if (field(ed[0].ev, sw_f[i], &ed[0].f[i]))
+			return 2;
+	for (int i = 0; i < 4; i++)
+		if (field(ed[1].ev, wk_f[i], &ed[1].f[i]))
+			return 2;
+
+	struct pdw *w;
+	struct pdw_opts o = { .big_endian = be, .pipe = pipe, .attr_size = (uint32_t)attr_size };
+	err = pdw_open(&w, outp, &o);
+	if (err) {
+		fprintf(stderr, "mkfixture: %s: %s\n", outp, strerror(-err));
+		return 2;
+	}
+	bool swap = pdw_needs_swap(w);
+
+	int evi[2];
+	for (int i = 0; i < 2; i++) {
+		struct pdf_attr a = { 0 };
+		a.type = PDF_TYPE_TRACEPOINT;
+		a.config = ed[i].id;
+		a.sample_period = 1;
+		a.sample_type = PDF_SAMPLE_IP | PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU |
+				PDF_SAMPLE_PERIOD | PDF_SAMPLE_RAW | PDF_SAMPLE_IDENTIFIER;
+		a.flags = (1ULL << PDF_ATTR_FLAG_DISABLED) | (1ULL << PDF_ATTR_FLAG_INHERIT) |
+			  (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL) | (1ULL << PDF_ATTR_FLAG_EXCLUDE_GUEST);
+		uint64_t ids[NR_CPUS] = { 101 + 2 * (uint64_t)i, 102 + 2 * (uint64_t)i };
+		evi[i] = pdw_add_evsel(w, &a, specs[i], ids, NR_CPUS);
+		if (evi[i] < 0) {
+			fprintf(stderr, "mkfixture: add evsel: %s\n", strerror(-evi[i]));
+			return 2;
+		}
+	}
+
+	void *blob;
+	size_t blen;
+	err = tfs_tracing_data(tf, be, &blob, &blen);
+	if (!err)
+		err = pdw_set_tracing_data(w, blob, blen);
+	free(blob);
+	if (!err)
+		err = pdw_set_string_feature(w, PDF_FEAT_HOSTNAME, "fixture");
+	if (!err)
+		err = pdw_set_string_feature(w, PDF_FEAT_OSRELEASE, "6.18.0-fixture");
+	if (!err)
+		err = pdw_set_string_feature(w, PDF_FEAT_VERSION, "latscope-mkfixture");
+	if (!err)
+		err = pdw_set_string_feature(w, PDF_FEAT_ARCH, "x86_64");
+	if (!err)
+		err = pdw_set_string_feature(w, PDF_FEAT_CPUDESC, "Fixture CPU");
+	if (!err)
+		err = pdw_set_string_feature(w, PDF_FEAT_CPUID, "GenuineIntel,6,207,2");
+	if (!err)
+		err = pdw_set_nrcpus(w, NR_CPUS, NR_CPUS);
+	if (!err)
+		err = pdw_set_cmdline(w, argc, (const char *const *)argv);
+	if (!err)
+		err = pdw_begin_data(w);
+	if (err) {
+		fprintf(stderr, "mkfixture: %s\n", strerror(-err));
+		pdw_close(w);
+		return 2;
+	}
+
+	char comms[NR_TASKS][16];
+	uint32_t pids[NR_TASKS];
+	for (int i = 0; i < NR_TASKS; i++) {
+		pids[i] = 1000 + 17 * (uint32_t)i;
+		snprintf(comms[i], sizeof(comms[i]), "task-%d", i);
+	}
+	/* The kernel map perf record synthesises: [kernel.kallsyms]_text at its
+	 * relocation address; without it perf report warns about kptr_restrict. */
+	if (!err) {
+		static const char kname[] = "[kernel.kallsyms]_text";
+		uint8_t body[32 + sizeof(kname) + 8] = { 0 };
+		by_st32(body, (uint32_t)-1, swap);
+		by_st32(body + 4, 0, swap);
+		by_st64(body + 8, 0xffffffff81000000ULL, swap);
+		by_st64(body + 16, 0x1000000ULL, swap);
+		by_st64(body + 24, 0xffffffff81000000ULL, swap);
+		memcpy(body + 32, kname, sizeof(kname));
+		struct pdr_sample s = { .pid = (uint32_t)-1, .tid = 0, .id = 0, .cpu = 0 };
+		err = pdw_write_with_trailer(w, evi[0], PDF_RECORD_MMAP, PDF_MISC_KERNEL, body,
+					     32 + sizeof(kname), &s);
+	}
+	if (comm) {
+		for (int i = 0; i < NR_TASKS && !err; i++) {
+			uint8_t body[24] = { 0 };
+			by_st32(body, pids[i], swap);
+			by_st32(body + 4, pids[i], swap);
+			memcpy(body + 8, comms[i], strlen(comms[i]) + 1);
+			struct pdr_sample s = { .pid = pids[i], .tid = pids[i] };
+			err = pdw_write_with_trailer(w, evi[0], PDF_RECORD_COMM, 0, body,
+						     8 + strlen(comms[i]) + 1, &s);
+		}
+	}
+
+	int cur[NR_CPUS] = { 0, 1 };
+	uint64_t t = 1000ULL * 1000000000ULL + 123456;
+	uint8_t raw[256];
+	for (unsigned long n = 0; n < nsamples && !err; n++) {
+		t += 1 + rnd(50000);
+		uint32_t cpu = rnd(NR_CPUS);
+		int k = (int)rnd(2);
+		const struct evdesc *d = &ed[k];
+		int task = cur[cpu];
+		if (d->size > (int)sizeof(raw))
+			return 2;
+		memset(raw, 0, sizeof(raw));
+		put_num(raw, &d->type, d->id, swap);
+		put_num(raw, &d->flags, rnd(2), swap);
+		put_num(raw, &d->pc, rnd(3), swap);
+		put_num(raw, &d->pid, pids[task], swap);
+		if (k == 0) {
+			int next = (int)rnd(NR_TASKS);
+			static const uint64_t states[] = { 0, 1, 2, 0x80 };
+			put_str(raw, &d->f[0], comms[task]);
+			put_num(raw, &d->f[1], pids[task], swap);
+			put_num(raw, &d->f[2], 120, swap);
+			put_num(raw, &d->f[3], states[rnd(4)], swap);
+			put_str(raw, &d->f[4], comms[next]);
+			put_num(raw, &d->f[5], pids[next], swap);
+			put_num(raw, &d->f[6], 100 + rnd(40), swap);
+			cur[cpu] = next;
+		} else {
+			int wk = (int)rnd(NR_TASKS);
+			put_str(raw, &d->f[0], comms[wk]);
+			put_num(raw, &d->f[1], pids[wk], swap);
+			put_num(raw, &d->f[2], 120, swap);
+			put_num(raw, &d->f[3], rnd(NR_CPUS), swap);
+		}
+		struct pdr_sample s = {
+			.ip = 0xffffffff81000000ULL + rnd(0x100000),
+			.pid = pids[task], .tid = pids[task],
+			.time = t,
+			.id = 101 + 2 * (uint64_t)k + cpu,
+			.cpu = cpu,
+			.period = 1,
+			.raw = raw,
+			.raw_size = (uint32_t)d->size,
+		};
+		err = pdw_write_sample(w, evi[k], PDF_MISC_KERNEL, &s);
+		if (!err && n % 64 == 63)
+			err = pdw_finished_round(w);
+	}
+	int cerr = pdw_close(w);
+	if (!err)
+		err = cerr;
+	tep_free(tep);
+	tfs_free(tf);
+	if (err) {
+		fprintf(stderr, "mkfixture: writing %s: %s\n", outp, strerror(-err));
+		return 2;
+	}
+	return 0;
+}
