@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * latency.h - latency_hist-style trackers driven by typed tracepoint events.
+ *
+ * Prefix: lat_.
+ *
+ * Feed struct tpe events in time order (lat_feed); the module keeps one
+ * histogram (lhist) and one max-latency record per CPU and type:
+ *
+ *  wakeup             sched_wakeup[_new] (stamped at an earlier sched_waking
+ *                     of the same task when there is one) to the sched_switch
+ *                     that runs the task.  Like latency_hist: one tracked task
+ *                     per CPU, RT tasks only (prio < 100) unless all_tasks, a
+ *                     wakeup is tracked only when its priority is at least as
+ *                     high as the running task's and the already tracked
+ *                     task's; a higher-priority task switched in first, or
+ *                     the task being already running, drops the sample;
+ *                     sched_migrate_task moves the tracking to the new CPU.
+ *  wakeup/sharedprio  the same measurement, filed apart when a task of the
+ *                     same priority was involved: the running task at the
+ *                     wakeup, the previously tracked task, a task of equal
+ *                     priority switched in before it, or the task it
+ *                     replaced at its own switch-in.
+ *  missed_timer_offsets
+ *                     hrtimer_expire_entry.now - hrtimer_start.expires of the
+ *                     same hrtimer, only for timers whose callback wakes a
+ *                     task (a sched_waking/sched_wakeup on the same CPU
+ *                     between expire_entry and expire_exit) that would
+ *                     preempt the interrupted task (higher priority, or any
+ *                     priority when it is woken onto another CPU).  Early
+ *                     expiries (negative offsets) are counted, not filed.
+ *  timerandwakeup     timer offset + wakeup latency of a task woken by such
+ *                     a timer (clean wakeup path only).  Unlike latency_hist,
+ *                     wakeups not caused by a timer are not filed here.
+ *  irqsoff, preemptoff, preemptirqsoff
+ *                     from preemptirq:irq_disable/enable and
+ *                     preempt_disable/enable; preemptirqsoff is the window
+ *                     while either is off (both_off: while both are off).
+ *
+ * With all_tasks, non-RT tasks are measured too: each one independently
+ * (per-pid stamp, no priority rules) from its wakeup to its switch-in.
+ * With pid > 0 only that task is tracked (latency_hist's `pid` file), with
+ * no RT or priority pre-check at the wakeup.
+ *
+ * Memory is bounded: per-pid and per-hrtimer state live in fixed-size
+ * open-addressing tables with a bounded probe window; when a window is full
+ * the least recently used entry is evicted and counted.  Histograms are
+ * allocated on a CPU's first sample of a type.  The module never prints.
+ */
+#ifndef LATSCOPE_LATENCY_H
+#define LATSCOPE_LATENCY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lhist.h"
+#include "tpevent.h"
+
+enum lat_type {
+	LAT_WAKEUP,
+	LAT_WAKEUP_SHAREDPRIO,
+	LAT_MISSED_TIMER,
+	LAT_TIMERANDWAKEUP,
+	LAT_IRQSOFF,
+	LAT_PREEMPTOFF,
+	LAT_PREEMPTIRQSOFF,
+	LAT_NR_TYPES
+};
+
+#define LAT_MAX_CPUS 4096
+#define LAT_DEFAULT_TABLE 4096
+
+struct lat_cfg {
+	uint32_t nr_cpus;		/* events of CPUs >= nr_cpus are counted and skipped */
+	struct lhist_cfg hist;		/* geometry of every histogram */
+	bool all_tasks;			/* measure non-RT tasks too */
+	int32_t pid;			/* > 0: only this task (wakeup, timers) */
+	bool start_on_waking;		/* the stream has sched_waking but no sched_wakeup */
+	bool both_off;			/* preemptirqsoff = both off instead of either off */
+	uint32_t pid_table;		/* per-pid slots (rounded up to a power of 2) */
+	uint32_t timer_table;		/* per-hrtimer slots (rounded up to a power of 2) */
+};
+
+/* Max-latency record (latency_hist's max_latency-CPUn). */
+struct lat_max {
+	bool valid;
+	int32_t pid, prio;		/* victim; prio in kernel numbering */
+	char comm[TPE_COMM_LEN];
+	int64_t latency_ns, timer_offset_ns;
+	bool has_culprit;
+	int32_t culprit_pid, culprit_prio;
+	char culprit_comm[TPE_COMM_LEN];
+	uint64_t time_ns;		/* when the sample completed */
+};
+
+struct lat_stats {
+	uint64_t events;		/* fed */
+	uint64_t bad_cpu;		/* cpu >= nr_cpus */
+	uint64_t kinds[TPE_NR_KINDS];	/* events fed per kind */
+	uint64_t pid_evictions, timer_evictions;
+	uint64_t alloc_failures;	/* samples lost to a failed histogram allocation */
+	uint64_t wake_ignored;		/* wakeups not tracked (prio rules, already running) */
+	uint64_t dropped_prio;		/* higher-priority task switched in first */
+	uint64_t dropped_running;	/* the task was already running */
+	uint64_t replaced;		/* tracking replaced by a higher-priority wakeup/migration */
+	uint64_t migrated;		/* tracking moved by sched_migrate_task */
+	uint64_t timer_unknown;		/* expire_entry without a seen hrtimer_start */
+	uint64_t timer_early;		/* timer woke a task before its expiry time */
+	uint64_t unmatched_enable;	/* irq/preempt enable without a seen disable */
+};
+
+struct lat;
+
+/* Default configuration for nr_cpus CPUs (latency_hist geometry, RT tasks). */
+void lat_cfg_default(struct lat_cfg *cfg, uint32_t nr_cpus);
+
+/*
+ * lat_new - create the trackers.  Returns 0 and *out (freed by the caller
+ * with lat_free), -EINVAL for a bad configuration, -ENOMEM.
+ */
+int lat_new(struct lat **out, const struct lat_cfg *cfg);
+void lat_free(struct lat *l);
+
+/* Feed one event (time order).  Returns 0, or -ERANGE for a CPU >= nr_cpus
+ * (counted in bad_cpu; the event is skipped). */
+int lat_feed(struct lat *l, const struct tpe *ev);
+
+/* Clear histograms and max records (latency_hist's `reset`); tracking state stays. */
+void lat_reset(struct lat *l);
+
+uint32_t lat_nr_cpus(const struct lat *l);
+const struct lat_cfg *lat_config(const struct lat *l);
+
+/* Histogram of type t on cpu, NULL when it never got a sample.  Owned by l. */
+const struct lhist *lat_hist(const struct lat *l, enum lat_type t, uint32_t cpu);
+
+/* Max record of type t on cpu (valid=false when none).  Owned by l. */
+const struct lat_max *lat_max(const struct lat *l, enum lat_type t, uint32_t cpu);
+
+const struct lat_stats *lat_stats(const struct lat *l);
+
+/* Directory name of a type ("wakeup/sharedprio"); NULL when out of range. */
+const char *lat_type_name(enum lat_type t);
+
+/* Whether latency_hist writes max_latency-CPUn files for the type. */
+bool lat_type_has_maxfile(enum lat_type t);
+
+/* Whether a stream with the event kinds has[] (TPE_NR_KINDS flags) can feed t. */
+bool lat_type_supported(enum lat_type t, const bool has[TPE_NR_KINDS]);
+
+#endif
