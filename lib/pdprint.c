@@ -13,11 +13,45 @@
 #include "bytes.h"
 #include "thread.h"
 
+/*
+ * Memo of libtraceevent's output.  The INFO text of a tracepoint depends only
+ * on its raw bytes (no handler plugins are loaded), so a payload seen before
+ * is printed from the memo: exact, and a large win because sched payloads
+ * repeat.  The key skips the common_* header unless the print format reads it.
+ * Bounded: the memo is cleared when its arena or table fills.
+ */
+#define MEMO_SLOTS	(1u << 18)
+#define MEMO_ARENA	(48u << 20)
+#define MEMO_MAX_KEY	512
+
+struct memo_slot {
+	uint64_t hash;		/* 0 = empty */
+	uint32_t off;		/* arena offset: key bytes then output bytes */
+	uint16_t key_len;
+	uint16_t out_len;
+	int32_t tp_id;
+};
+
+struct memo {
+	struct memo_slot *slots;
+	uint8_t *arena;
+	size_t arena_used, used;
+	uint64_t hits, misses, resets;
+};
+
+struct tp_info {
+	int id;
+	int key_start;		/* first raw byte that can affect the text; -1 = no memo */
+};
+
 struct pp {
 	struct pdr *r;
 	struct pp_opts o;
 	struct thr_table *thr;
 	struct trace_seq seq;
+	struct memo memo;
+	struct tp_info *tps;
+	size_t nr_tps;
 	int name_width;		/* computed lazily: pipe mode adds evsels late */
 	size_t name_width_evsels;
 };
@@ -45,6 +79,18 @@ void pp_free(struct pp *p)
 {
 	if (!p)
 		return;
+	if (getenv("LATSCOPE_MEMO_STATS")) {
+		char buf[256];
+		snprintf(buf, sizeof(buf), "memo: %llu hits %llu misses %llu resets",
+			 (unsigned long long)p->memo.hits, (unsigned long long)p->memo.misses,
+			 (unsigned long long)p->memo.resets);
+		for (size_t i = 0; i < p->nr_tps; i++)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " tp%d:ks=%d", p->tps[i].id, p->tps[i].key_start);
+		setenv("LATSCOPE_MEMO_STATS", buf, 1);
+	}
+	free(p->memo.slots);
+	free(p->memo.arena);
+	free(p->tps);
 	thr_free(p->thr);
 	trace_seq_destroy(&p->seq);
 	free(p);
@@ -181,32 +227,276 @@ static size_t out_done(struct out *o)
 	return o->pos;
 }
 
+static inline void out_pad(struct out *o, int n)
+{
+	static const char sp[] = "                                                                ";
+	while (n > 0) {
+		int k = n > 64 ? 64 : n;
+		out_write(o, sp, (size_t)k);
+		n -= k;
+	}
+}
+
+/* Right-aligned string in width (like "%*s"). */
+static inline void out_str_w(struct out *o, const char *str, int width)
+{
+	size_t l = strlen(str);
+	if ((int)l < width)
+		out_pad(o, width - (int)l);
+	out_write(o, str, l);
+}
+
+/* Decimal of v, right-aligned in width, or zero-padded to width if zero_pad. */
+static inline void out_u64_w(struct out *o, uint64_t v, int width, bool zero_pad, bool neg)
+{
+	char tmp[24];
+	int n = 0;
+	do {
+		tmp[sizeof(tmp) - 1 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (zero_pad)
+		while (n < width && n < 22)
+			tmp[sizeof(tmp) - 1 - n++] = '0';
+	if (neg)
+		tmp[sizeof(tmp) - 1 - n++] = '-';
+	if (n < width)
+		out_pad(o, width - n);
+	out_write(o, tmp + sizeof(tmp) - n, (size_t)n);
+}
+
+static inline void out_i32_w(struct out *o, int32_t v, int width)
+{
+	if (v < 0)
+		out_u64_w(o, (uint64_t)(-(int64_t)v), width, false, true);
+	else
+		out_u64_w(o, (uint64_t)v, width, false, false);
+}
+
 static void prefix(struct pp *p, struct out *o, const char *comm, int32_t pid, int32_t tid, int32_t cpu,
 		   uint64_t t, const char *evname)
 {
 	uint32_t f = p->o.fields;
-	if (f & PP_F_COMM)
-		out_printf(o, "%16s ", comm);
-	if ((f & PP_F_PID) && (f & PP_F_TID))
-		out_printf(o, "%5d/%-5d ", pid, tid);
-	else if (f & PP_F_PID)
-		out_printf(o, "%5d ", pid);
-	else if (f & PP_F_TID)
-		out_printf(o, "%5d ", tid);
-	if (f & PP_F_CPU)
-		out_printf(o, "[%03d] ", cpu);
+	if (f & PP_F_COMM) {
+		out_str_w(o, comm, 16);
+		out_write(o, " ", 1);
+	}
+	if ((f & PP_F_PID) && (f & PP_F_TID)) {
+		out_i32_w(o, pid, 5);
+		out_write(o, "/", 1);
+		char tmp[16];
+		int n = snprintf(tmp, sizeof(tmp), "%-5d ", tid);
+		out_write(o, tmp, (size_t)n);
+	} else if (f & (PP_F_PID | PP_F_TID)) {
+		out_i32_w(o, (f & PP_F_PID) ? pid : tid, 5);
+		out_write(o, " ", 1);
+	}
+	if (f & PP_F_CPU) {
+		out_write(o, "[", 1);
+		if (cpu < 0) {
+			out_i32_w(o, cpu, 3);
+		} else {
+			out_u64_w(o, (uint64_t)cpu, 3, true, false);
+		}
+		out_write(o, "] ", 2);
+	}
 	if (f & PP_F_TIME) {
-		unsigned long long sec = t / 1000000000ULL, nsec = t % 1000000000ULL;
-		if (p->o.ns)
-			out_printf(o, "%5llu.%09llu: ", sec, nsec);
-		else {
-			char ts[48];
-			snprintf(ts, sizeof(ts), "%llu.%06llu", sec, nsec / 1000ULL);
-			out_printf(o, "%12s: ", ts);
+		uint64_t sec = t / 1000000000ULL, nsec = t % 1000000000ULL;
+		if (p->o.ns) {
+			out_u64_w(o, sec, 5, false, false);
+			out_write(o, ".", 1);
+			out_u64_w(o, nsec, 9, true, false);
+		} else {
+			/* "%12s" of "sec.usec" */
+			uint64_t s10 = sec;
+			int digits = 1;
+			while (s10 >= 10) {
+				s10 /= 10;
+				digits++;
+			}
+			out_pad(o, 12 - (digits + 7));
+			out_u64_w(o, sec, 0, false, false);
+			out_write(o, ".", 1);
+			out_u64_w(o, nsec / 1000ULL, 6, true, false);
+		}
+		out_write(o, ": ", 2);
+	}
+	if (f & PP_F_EVNAME) {
+		out_str_w(o, evname ? evname : "[unknown]", pp_name_width(p));
+		out_write(o, ": ", 2);
+	}
+}
+
+/* Does the print format read a common_* field (or call out to a function)? */
+static bool args_need_common(struct tep_print_arg *a)
+{
+	for (; a; a = a->next) {
+		switch (a->type) {
+		case TEP_PRINT_FIELD:
+			if (!a->field.name || !strncmp(a->field.name, "common_", 7))
+				return true;
+			break;
+		case TEP_PRINT_OP:
+			if (args_need_common(a->op.left) || args_need_common(a->op.right))
+				return true;
+			break;
+		case TEP_PRINT_FLAGS:
+			if (args_need_common(a->flags.field))
+				return true;
+			break;
+		case TEP_PRINT_SYMBOL:
+			if (args_need_common(a->symbol.field))
+				return true;
+			break;
+		case TEP_PRINT_TYPE:
+			if (args_need_common(a->typecast.item))
+				return true;
+			break;
+		case TEP_PRINT_HEX:
+		case TEP_PRINT_HEX_STR:
+			if (args_need_common(a->hex.field) || args_need_common(a->hex.size))
+				return true;
+			break;
+		case TEP_PRINT_INT_ARRAY:
+			if (args_need_common(a->int_array.field) || args_need_common(a->int_array.count) ||
+			    args_need_common(a->int_array.el_size))
+				return true;
+			break;
+		case TEP_PRINT_ATOM:
+		case TEP_PRINT_NULL:
+		case TEP_PRINT_STRING:
+		case TEP_PRINT_BSTRING:
+		case TEP_PRINT_BITMASK:
+		case TEP_PRINT_CPUMASK:
+		case TEP_PRINT_DYNAMIC_ARRAY:
+		case TEP_PRINT_DYNAMIC_ARRAY_LEN:
+			break;
+		default:	/* functions and anything new: key on every byte */
+			return true;
 		}
 	}
-	if (f & PP_F_EVNAME)
-		out_printf(o, "%*s: ", pp_name_width(p), evname ? evname : "[unknown]");
+	return false;
+}
+
+static int key_start(struct pp *p, struct tep_event *ev)
+{
+	for (size_t i = 0; i < p->nr_tps; i++)
+		if (p->tps[i].id == ev->id)
+			return p->tps[i].key_start;
+	int ks = 0;
+	if (ev->handler) {
+		ks = -1;
+	} else if (!args_need_common(ev->print_fmt.args)) {
+		int first = INT32_MAX;
+		for (struct tep_format_field *fl = ev->format.fields; fl; fl = fl->next)
+			if (fl->offset < first)
+				first = fl->offset;
+		ks = first == INT32_MAX ? 0 : first;
+	}
+	struct tp_info *n = realloc(p->tps, (p->nr_tps + 1) * sizeof(*n));
+	if (n) {
+		p->tps = n;
+		p->tps[p->nr_tps].id = ev->id;
+		p->tps[p->nr_tps].key_start = ks;
+		p->nr_tps++;
+	}
+	return ks;
+}
+
+static inline uint64_t memo_hash(const uint8_t *k, size_t n, int32_t id)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)(uint32_t)id << 32) ^ n;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v;
+		memcpy(&v, k + i, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 29;
+	}
+	uint64_t v = 0;
+	memcpy(&v, k + i, n - i);
+	h = (h ^ v) * 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 32;
+	return h | 1;	/* never 0 */
+}
+
+static void memo_reset(struct memo *m)
+{
+	memset(m->slots, 0, MEMO_SLOTS * sizeof(*m->slots));
+	m->arena_used = 0;
+	m->used = 0;
+	m->resets++;
+}
+
+/* Append the tracepoint text of s to o, through the memo. */
+static void trace_text(struct pp *p, struct out *o, const struct pdr_evsel *e, const struct pdr_sample *s)
+{
+	struct tep_record rec;
+	int ks = key_start(p, e->tp);
+	const uint8_t *key = s->raw + (ks > 0 && (uint32_t)ks <= s->raw_size ? ks : 0);
+	size_t klen = s->raw_size - (size_t)(key - s->raw);
+	struct memo *m = &p->memo;
+	uint64_t h = 0;
+	struct memo_slot *slot = NULL;
+	if (ks >= 0 && klen <= MEMO_MAX_KEY) {
+		if (!m->slots) {
+			m->slots = calloc(MEMO_SLOTS, sizeof(*m->slots));
+			m->arena = malloc(MEMO_ARENA);
+			if (!m->slots || !m->arena) {
+				free(m->slots);
+				free(m->arena);
+				m->slots = NULL;
+				m->arena = NULL;
+			}
+		}
+		if (m->slots) {
+			h = memo_hash(key, klen, e->tp->id);
+			for (uint32_t i = (uint32_t)h & (MEMO_SLOTS - 1);; i = (i + 1) & (MEMO_SLOTS - 1)) {
+				struct memo_slot *sl = &m->slots[i];
+				if (!sl->hash) {
+					slot = sl;
+					break;
+				}
+				if (sl->hash == h && sl->tp_id == e->tp->id && sl->key_len == klen &&
+				    !memcmp(m->arena + sl->off, key, klen)) {
+					m->hits++;
+					out_write(o, (const char *)m->arena + sl->off + klen, sl->out_len);
+					return;
+				}
+			}
+		}
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.ts = s->time;
+	rec.cpu = (int)s->cpu;
+	rec.size = (int)s->raw_size;
+	rec.data = (void *)s->raw;
+	trace_seq_reset(&p->seq);
+	tep_print_event(pdr_tep(p->r), &p->seq, &rec, "%s", TEP_PRINT_INFO);
+	out_write(o, p->seq.buffer, p->seq.len);
+	if (!slot)
+		return;
+	m->misses++;
+	size_t need = klen + p->seq.len;
+	if (p->seq.len > 0xffff)
+		return;
+	if (m->arena_used + need > MEMO_ARENA || (m->used + 1) * 4 > MEMO_SLOTS * 3) {
+		memo_reset(m);
+		/* the slot found above may be stale now: find a fresh one */
+		uint32_t i = (uint32_t)h & (MEMO_SLOTS - 1);
+		while (m->slots[i].hash)
+			i = (i + 1) & (MEMO_SLOTS - 1);
+		slot = &m->slots[i];
+	}
+	memcpy(m->arena + m->arena_used, key, klen);
+	memcpy(m->arena + m->arena_used + klen, p->seq.buffer, p->seq.len);
+	slot->hash = h;
+	slot->off = (uint32_t)m->arena_used;
+	slot->key_len = (uint16_t)klen;
+	slot->out_len = (uint16_t)p->seq.len;
+	slot->tp_id = e->tp->id;
+	m->arena_used += need;
+	m->used++;
 }
 
 size_t pp_format_prefix(struct pp *p, const char *comm, int32_t pid, int32_t tid, int32_t cpu,
@@ -219,27 +509,25 @@ size_t pp_format_prefix(struct pp *p, const char *comm, int32_t pid, int32_t tid
 
 size_t pp_format(struct pp *p, const struct pdr_event *ev, char *buf, size_t len)
 {
+	const struct pdr_sample *s = &ev->sample;
+	return pp_format_with_comm(p, ev, thr_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid), buf, len);
+}
+
+size_t pp_format_with_comm(struct pp *p, const struct pdr_event *ev, const char *comm, char *buf, size_t len)
+{
 	struct out o = { buf, len, 0 };
 	const struct pdr_sample *s = &ev->sample;
 	const struct pdr_evsel *e = ev->evsel;
-	const char *comm = thr_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid);
 	prefix(p, &o, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time, e ? e->name : NULL);
 	uint32_t f = p->o.fields;
-	if (f & PP_F_PERIOD)
-		out_printf(&o, "%10llu ", (unsigned long long)s->period);
+	if (f & PP_F_PERIOD) {
+		out_u64_w(&o, s->period, 10, false, false);
+		out_write(&o, " ", 1);
+	}
 	if (f & PP_F_ADDR)
 		out_printf(&o, "%16llx ", (unsigned long long)s->addr);
-	if ((f & PP_F_TRACE) && e && e->tp && s->raw) {
-		struct tep_record rec;
-		memset(&rec, 0, sizeof(rec));
-		rec.ts = s->time;
-		rec.cpu = (int)s->cpu;
-		rec.size = (int)s->raw_size;
-		rec.data = (void *)s->raw;
-		trace_seq_reset(&p->seq);
-		tep_print_event(pdr_tep(p->r), &p->seq, &rec, "%s", TEP_PRINT_INFO);
-		out_write(&o, p->seq.buffer, p->seq.len);
-	}
+	if ((f & PP_F_TRACE) && e && e->tp && s->raw)
+		trace_text(p, &o, e, s);
 	if (f & PP_F_IP)
 		out_printf(&o, "%s%16llx", (f & PP_F_TRACE) ? " " : "", (unsigned long long)s->ip);
 	out_write(&o, "\n", 1);

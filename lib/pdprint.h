@@ -68,6 +68,15 @@ size_t pp_format(struct pp *p, const struct pdr_event *ev, char *buf, size_t len
 size_t pp_format_prefix(struct pp *p, const char *comm, int32_t pid, int32_t tid, int32_t cpu,
 			uint64_t time_ns, const char *evname, char *buf, size_t len);
 
+/*
+ * pp_format_with_comm - pp_format with the task name supplied by the caller
+ * (so a second thread can format while another keeps the task table; this
+ * call does not touch the task table).  Thread-safety: one formatting thread
+ * per pp at a time; the reader's evsels and tracing data must not change
+ * meanwhile (file mode).
+ */
+size_t pp_format_with_comm(struct pp *p, const struct pdr_event *ev, const char *comm, char *buf, size_t len);
+
 /* pp_json - the sample as a JSON object with typed tracepoint fields.  The
  * caller releases it with json_object_put().  NULL on allocation failure. */
 struct json_object *pp_json(struct pp *p, const struct pdr_event *ev);

@@ -12,6 +12,8 @@
 #include "parse.h"
 #include "pdprint.h"
 #include "pdread.h"
+#include "pipeline.h"
+#include <unistd.h>
 
 static void usage(FILE *f)
 {
@@ -31,6 +33,8 @@ static void usage(FILE *f)
 "      --time START,END  only samples in this perf-time window (seconds, either may be empty)\n"
 "      --json            one JSON object per line per sample, fields typed\n"
 "      --unordered       print in file order (no time sorting)\n"
+"  -j, --jobs N          1 = one thread, 2 = read and format on two threads (default\n"
+"                        when the machine has two CPUs or more; file mode)\n"
 "  -q, --quiet           no summary on stderr\n"
 "  -h, --help            this help\n"
 "\n"
@@ -85,6 +89,7 @@ int cmd_script(int argc, char **argv)
 		{ "json", no_argument, NULL, O_JSON },
 		{ "unordered", no_argument, NULL, O_UNORDERED },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -93,12 +98,14 @@ int cmd_script(int argc, char **argv)
 	struct pdr_opts ro = { 0 };
 	struct ps_cpuset cpus;
 	bool cpu_filter = false, json = false, quiet = false;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t jobs = ncpu > 1 ? 2 : 1;
 	struct idlist pids = { 0 }, tids = { 0 };
 	uint64_t t0 = 0, t1 = UINT64_MAX;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:F:C:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:F:C:qhj:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -142,6 +149,12 @@ int cmd_script(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'j':
+			if (ps_u64(optarg, 1, 2, &jobs)) {
+				fprintf(stderr, "latscope script: --jobs takes 1 (one thread) or 2 (read and format in parallel)\n");
+				return EXIT_ERR;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -177,6 +190,11 @@ int cmd_script(int argc, char **argv)
 	size_t bigcap = 0;
 	uint64_t samples = 0, printed = 0;
 	struct pdr_event ev;
+	/* Format on a second thread when there is a second CPU (file mode only:
+	 * evsels and tracepoint formats are fixed once the header is read). */
+	struct pl *pl = NULL;
+	if (!json && jobs > 1 && !pdr_info(r)->pipe)
+		pl = pl_new(p, stdout);
 	while ((err = pdr_next(r, &ev)) > 0) {
 		if (ev.type != PDF_RECORD_SAMPLE) {
 			pp_track(p, &ev);
@@ -204,6 +222,12 @@ int cmd_script(int argc, char **argv)
 			}
 			continue;
 		}
+		if (pl) {
+			if (pl_push(pl, &ev, pp_comm(p, (int32_t)s->pid, (int32_t)s->tid)))
+				fprintf(stderr, "latscope script: a %u-byte sample at offset %#llx is too large to print\n",
+					s->raw_size, (unsigned long long)ev.file_offset);
+			continue;
+		}
 		size_t n = pp_format(p, &ev, line, sizeof(line));
 		if (n < sizeof(line)) {
 			fwrite_unlocked(line, 1, n, stdout);
@@ -220,6 +244,8 @@ int cmd_script(int argc, char **argv)
 		fwrite_unlocked(big, 1, n, stdout);
 	}
 	free(big);
+	if (pl && pl_finish(pl))
+		fprintf(stderr, "latscope script: error writing the output\n");
 	fflush(stdout);
 	int rc = 0;
 	if (err < 0) {
@@ -250,6 +276,8 @@ int cmd_script(int argc, char **argv)
 			fprintf(stderr, "  %llu queue flushes forced by the memory cap\n", (unsigned long long)st->forced_flushes);
 	}
 	pp_free(p);
+	if (getenv("LATSCOPE_MEMO_STATS"))
+		fprintf(stderr, "%s\n", getenv("LATSCOPE_MEMO_STATS"));
 	pdr_close(r);
 	return rc;
 }

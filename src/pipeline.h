@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pipeline.h - format samples on a second thread while the main thread reads.
+ * Prefix: pl_.  The main thread pushes samples (copied into batches) in
+ * order; one formatting thread turns each batch into text and writes it to
+ * the output in the same order.  File mode only (evsels and formats fixed).
+ */
+#ifndef LATSCOPE_PIPELINE_H
+#define LATSCOPE_PIPELINE_H
+
+#include <stdio.h>
+
+#include "pdprint.h"
+
+struct pl;
+
+/* Start the formatting thread; NULL on failure.  pl_finish() frees it. */
+struct pl *pl_new(struct pp *p, FILE *out);
+/* Queue one sample (copied) with the task name current at this point. */
+int pl_push(struct pl *pl, const struct pdr_event *ev, const char *comm);
+/* Format and write everything queued, stop the thread, free.  Returns 0 or
+ * a negative errno from writing. */
+int pl_finish(struct pl *pl);
+
+#endif
