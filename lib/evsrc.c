@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: MIT */
+/* evsrc.c - live tracepoint source (see evsrc.h). */
+#include <errno.h>
+#include <fnmatch.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "evsrc.h"
+#include "pdread.h"
+
+#define EVS_MAX_EVENTS	128
+#define EVS_MAX_SYSTEMS	16
+#define EVS_MAX_RECORD	65536
+
+struct evs_event {
+	char name[128];			/* "system:event" */
+	int id;				/* tracepoint id */
+	struct pdf_attr pattr;
+	bool may_skip;			/* from a glob or an optional spec */
+	bool skipped;			/* the kernel refused it: left out */
+	uint64_t *ids;			/* one per CPU */
+	size_t nr_ids;
+};
+
+struct evs_cpu {
+	int cpu;
+	int ring_fd;			/* fd the ring is mapped on */
+	void *base;
+	size_t map_len;
+	size_t data_len;
+	struct tpe *q;			/* reorder queue, sorted by time */
+	size_t q_head, q_len;
+	uint64_t lost;
+	bool pending;			/* ring had data left when the queue was full */
+};
+
+struct evs {
+	struct evs_opts opts;
+	struct tep_handle *tep;
+	struct tpd *tpd;
+	struct evs_event ev[EVS_MAX_EVENTS];
+	size_t nr_ev;
+	size_t first_ok;		/* first event not skipped */
+	struct evs_cpu *cpus;
+	size_t nr_cpus;
+	int *fds;			/* nr_ev * nr_cpus, -1 when not open */
+	struct pollfd *pfd;
+	struct evs_stats st;
+	uint64_t last_delivered_ns;
+	evs_raw_cb raw_cb;
+	void *raw_arg;
+	uint8_t *tmp;			/* a wrapped record is copied here */
+	char note[1024];		/* events left out */
+	size_t page;
+	char err[512];
+};
+
+static void seterr(struct evs *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+}
+
+const char *evs_strerror(const struct evs *s)
+{
+	return s ? s->err : "out of memory";
+}
+
+const struct evs_stats *evs_stats(const struct evs *s)
+{
+	return &s->st;
+}
+
+uint64_t evs_lost_cpu(const struct evs *s, unsigned cpu)
+{
+	for (size_t i = 0; i < s->nr_cpus; i++)
+		if (s->cpus[i].cpu == (int)cpu)
+			return s->cpus[i].lost;
+	return 0;
+}
+
+size_t evs_nr_events(const struct evs *s)
+{
+	return s->nr_ev;
+}
+
+const char *evs_event_name(const struct evs *s, size_t idx)
+{
+	return idx < s->nr_ev ? s->ev[idx].name : NULL;
+}
+
+int evs_event_id(const struct evs *s, size_t idx)
+{
+	return idx < s->nr_ev ? s->ev[idx].id : -1;
+}
+
+const struct pdf_attr *evs_event_attr(const struct evs *s, size_t idx)
+{
+	return idx < s->nr_ev ? &s->ev[idx].pattr : NULL;
+}
+
+size_t evs_event_ids(const struct evs *s, size_t idx, const uint64_t **ids)
+{
+	if (idx >= s->nr_ev) {
+		*ids = NULL;
+		return 0;
+	}
+	*ids = s->ev[idx].ids;
+	return s->ev[idx].nr_ids;
+}
+
+struct tep_handle *evs_tep(const struct evs *s)
+{
+	return s->tep;
+}
+
+void evs_set_raw_cb(struct evs *s, evs_raw_cb cb, void *arg)
+{
+	s->raw_cb = cb;
+	s->raw_arg = arg;
+}
+
+void evs_close(struct evs *s)
+{
+	if (!s)
+		return;
+	if (s->fds)
+		for (size_t i = 0; i < s->nr_ev * s->nr_cpus; i++)
+			if (s->fds[i] >= 0)
+				close(s->fds[i]);
+	if (s->cpus)
+		for (size_t c = 0; c < s->nr_cpus; c++) {
+			if (s->cpus[c].base && s->cpus[c].base != MAP_FAILED)
+				munmap(s->cpus[c].base, s->cpus[c].map_len);
+			free(s->cpus[c].q);
+		}
+	for (size_t i = 0; i < s->nr_ev; i++)
+		free(s->ev[i].ids);
+	free(s->cpus);
+	free(s->fds);
+	free(s->pfd);
+	free(s->tmp);
+	tpd_free(s->tpd);
+	if (s->tep)
+		tep_free(s->tep);
+	free(s);
+}
+
+static int split_spec(const char *spec, char *sys, size_t syslen, char *ev, size_t evlen)
+{
+	const char *colon = strchr(spec, ':');
+	if (!colon || colon == spec || !colon[1] || (size_t)(colon - spec) >= syslen ||
+	    strlen(colon + 1) >= evlen)
+		return -EINVAL;
+	memcpy(sys, spec, (size_t)(colon - spec));
+	sys[colon - spec] = 0;
+	strcpy(ev, colon + 1);
+	return 0;
+}
+
+static int perf_open(struct perf_event_attr *a, int cpu)
+{
+	long fd = syscall(SYS_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* Expand the specs against the tep into s->ev. */
+static int expand_events(struct evs *s, const char *const *events, size_t nr)
+{
+	int nr_tep = tep_get_events_count(s->tep);
+	struct tep_event **all = tep_list_events(s->tep, TEP_EVENT_SORT_ID);
+	if (!all && nr_tep > 0) {
+		seterr(s, "cannot list the tracepoint formats");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const char *spec = events[i];
+		bool optional = spec[0] == '?';
+		char sys[64], name[96];
+		if (optional)
+			spec++;
+		if (split_spec(spec, sys, sizeof(sys), name, sizeof(name)) < 0) {
+			seterr(s, "bad event name '%s': use system:event", events[i]);
+			return -EINVAL;
+		}
+		size_t found = 0;
+		for (int k = 0; k < nr_tep; k++) {
+			struct tep_event *e = all[k];
+			if (!e->system || !e->name || strcmp(e->system, sys) ||
+			    fnmatch(name, e->name, 0))
+				continue;
+			bool dup = false;
+			for (size_t j = 0; j < s->nr_ev; j++)
+				dup |= s->ev[j].id == e->id;
+			found++;
+			if (dup)
+				continue;
+			if (s->nr_ev == EVS_MAX_EVENTS) {
+				seterr(s, "too many events (at most %d)", EVS_MAX_EVENTS);
+				return -E2BIG;
+			}
+			struct evs_event *d = &s->ev[s->nr_ev++];
+			snprintf(d->name, sizeof(d->name), "%s:%s", e->system, e->name);
+			d->id = e->id;
+			d->may_skip = optional || strpbrk(name, "*?[") != NULL;
+		}
+		if (!found && !optional) {
+			seterr(s, "tracepoint '%s' not found in tracefs (is the kernel built with it? "
+				  "see %s/available_events)", spec, tracefs_tracing_dir() ?: "tracefs");
+			return -ENOENT;
+		}
+	}
+	if (!s->nr_ev) {
+		seterr(s, "none of the requested tracepoints exists on this kernel");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct ps_cpuset *cpus,
+	     const struct evs_opts *opts)
+{
+	int err;
+	struct evs *s = calloc(1, sizeof(*s));
+	*sp = s;
+	if (!s)
+		return -ENOMEM;
+	if (opts)
+		s->opts = *opts;
+	if (!s->opts.ring_bytes)
+		s->opts.ring_bytes = EVS_DEFAULT_RING_BYTES;
+	if (!s->opts.queue_events)
+		s->opts.queue_events = 32768;
+	s->page = (size_t)sysconf(_SC_PAGESIZE);
+	s->tmp = malloc(EVS_MAX_RECORD);
+	if (!s->tmp)
+		return -ENOMEM;
+
+	/* Systems named by the specs: only those formats are parsed. */
+	const char *systems[EVS_MAX_SYSTEMS + 1];
+	char sysbuf[EVS_MAX_SYSTEMS][64];
+	size_t nsys = 0;
+	for (size_t i = 0; i < nr; i++) {
+		char sys[64], name[96];
+		const char *spec = events[i][0] == '?' ? events[i] + 1 : events[i];
+		if (split_spec(spec, sys, sizeof(sys), name, sizeof(name)) < 0) {
+			seterr(s, "bad event name '%s': use system:event", events[i]);
+			return -EINVAL;
+		}
+		bool have = false;
+		for (size_t k = 0; k < nsys; k++)
+			have |= !strcmp(sysbuf[k], sys);
+		if (have)
+			continue;
+		if (nsys == EVS_MAX_SYSTEMS) {
+			seterr(s, "too many tracepoint systems");
+			return -E2BIG;
+		}
+		strcpy(sysbuf[nsys], sys);
+		systems[nsys] = sysbuf[nsys];
+		nsys++;
+	}
+	systems[nsys] = NULL;
+	errno = 0;
+	s->tep = tracefs_local_events_system(NULL, systems);
+	if (!s->tep) {
+		err = errno ? -errno : -ENOENT;
+		seterr(s, "cannot read the tracepoint formats from tracefs (%s): %s; run as root "
+			  "and mount tracefs (mount -t tracefs nodev /sys/kernel/tracing)",
+		       tracefs_tracing_dir() ?: "not mounted", strerror(-err));
+		return err;
+	}
+	err = expand_events(s, events, nr);
+	if (err < 0)
+		return err;
+	s->tpd = tpd_new(s->tep);
+	if (!s->tpd) {
+		seterr(s, "out of memory");
+		return -ENOMEM;
+	}
+
+	s->nr_cpus = ps_cpuset_count(cpus);
+	if (!s->nr_cpus) {
+		seterr(s, "empty CPU set");
+		return -EINVAL;
+	}
+	s->cpus = calloc(s->nr_cpus, sizeof(*s->cpus));
+	s->fds = malloc(s->nr_ev * s->nr_cpus * sizeof(int));
+	s->pfd = calloc(s->nr_cpus, sizeof(*s->pfd));
+	if (!s->cpus || !s->fds || !s->pfd)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr_ev * s->nr_cpus; i++)
+		s->fds[i] = -1;
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		s->ev[i].ids = calloc(s->nr_cpus, sizeof(uint64_t));
+		if (!s->ev[i].ids)
+			return -ENOMEM;
+	}
+
+	size_t pages = 1;
+	while (pages * s->page < s->opts.ring_bytes && pages < (1u << 20))
+		pages <<= 1;
+	size_t ci = 0;
+	for (unsigned cpu = 0; cpu < PS_MAX_CPUS && ci < s->nr_cpus; cpu++) {
+		if (!ps_cpuset_has(cpus, cpu))
+			continue;
+		struct evs_cpu *c = &s->cpus[ci];
+		c->cpu = (int)cpu;
+		c->ring_fd = -1;
+		c->q = malloc(s->opts.queue_events * sizeof(struct tpe));
+		if (!c->q)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->nr_ev; i++) {
+			if (s->ev[i].skipped)
+				continue;
+			struct perf_event_attr a;
+			memset(&a, 0, sizeof(a));
+			a.size = sizeof(a);
+			a.type = PERF_TYPE_TRACEPOINT;
+			a.config = (uint64_t)s->ev[i].id;
+			a.sample_period = 1;
+			a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+					PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+			a.disabled = 1;
+			a.sample_id_all = 1;
+			a.use_clockid = 1;
+			a.clockid = CLOCK_MONOTONIC;
+			a.watermark = 1;
+			a.wakeup_watermark = (uint32_t)(pages * s->page / 4);
+			int fd = perf_open(&a, (int)cpu);
+			if (fd < 0 && s->ev[i].may_skip && !ci) {
+				/* Some tracepoints refuse sampling (e.g. irq_work, which
+				 * perf itself uses): leave them out, say so. */
+				s->ev[i].skipped = true;
+				size_t l = strlen(s->note);
+				snprintf(s->note + l, sizeof(s->note) - l, "%s%s (%s)", l ? ", " : "",
+					 s->ev[i].name, strerror(-fd));
+				continue;
+			}
+			if (fd < 0) {
+				seterr(s, "perf_event_open(%s, cpu %u): %s%s", s->ev[i].name, cpu,
+				       strerror(-fd),
+				       fd == -EACCES || fd == -EPERM ?
+				       "; run as root or lower /proc/sys/kernel/perf_event_paranoid" : "");
+				return fd;
+			}
+			s->fds[i * s->nr_cpus + ci] = fd;
+			uint64_t id = 0;
+			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+				err = -errno;
+				seterr(s, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+				return err;
+			}
+			s->ev[i].ids[s->ev[i].nr_ids++] = id;
+			/* Host-order copy of the attr for the sample parser/recorder. */
+			struct pdf_attr *p = &s->ev[i].pattr;
+			memset(p, 0, sizeof(*p));
+			p->type = a.type;
+			p->size = a.size;
+			p->config = a.config;
+			p->sample_period = 1;
+			p->sample_type = a.sample_type;
+			p->flags = (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL) |
+				   (1ULL << PDF_ATTR_FLAG_USE_CLOCKID) | (1ULL << PDF_ATTR_FLAG_DISABLED);
+			p->clockid = CLOCK_MONOTONIC;
+			if (c->ring_fd < 0) {
+				c->ring_fd = fd;
+				c->data_len = pages * s->page;
+				c->map_len = c->data_len + s->page;
+				c->base = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+				if (c->base == MAP_FAILED) {
+					err = -errno;
+					c->base = NULL;
+					seterr(s, "mmap of a %zu KiB ring on cpu %u: %s; use a smaller ring "
+						  "or raise /proc/sys/kernel/perf_event_mlock_kb",
+					       c->data_len >> 10, cpu, strerror(errno));
+					return err;
+				}
+				s->pfd[ci].fd = fd;
+				s->pfd[ci].events = POLLIN;
+			} else {
+				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->ring_fd) < 0) {
+					err = -errno;
+					seterr(s, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
+					return err;
+				}
+			}
+		}
+		ci++;
+	}
+	/* Compact the skipped events out of the list. */
+	size_t k = 0;
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		if (s->ev[i].skipped) {
+			free(s->ev[i].ids);
+			continue;
+		}
+		s->ev[k++] = s->ev[i];
+	}
+	s->nr_ev = k;
+	s->first_ok = 0;
+	if (!k) {
+		seterr(s, "no tracepoint could be opened: %s", s->note);
+		return -EPERM;
+	}
+	return 0;
+}
+
+const char *evs_note(const struct evs *s)
+{
+	return s->note;
+}
+
+static int ioctl_all(struct evs *s, unsigned long req)
+{
+	for (size_t i = 0; i < s->nr_ev * s->nr_cpus; i++)
+		if (s->fds[i] >= 0 && ioctl(s->fds[i], req, 0) < 0) {
+			int err = -errno;
+			seterr(s, "perf ioctl: %s", strerror(errno));
+			return err;
+		}
+	return 0;
+}
+
+int evs_enable(struct evs *s)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_ENABLE);
+}
+
+int evs_disable(struct evs *s)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_DISABLE);
+}
+
+int evs_poll(struct evs *s, int timeout_ms)
+{
+	int r = poll(s->pfd, s->nr_cpus, timeout_ms);
+	return r < 0 ? -errno : r;
+}
+
+static int event_idx(const struct evs *s, int id)
+{
+	for (size_t i = 0; i < s->nr_ev; i++)
+		if (s->ev[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+static bool q_full(const struct evs *s, const struct evs_cpu *c)
+{
+	return c->q_len == s->opts.queue_events;
+}
+
+static struct tpe *q_at(const struct evs *s, struct evs_cpu *c, size_t i)
+{
+	return &c->q[(c->q_head + i) % s->opts.queue_events];
+}
+
+/* Insert keeping the queue sorted (records are nearly sorted already). */
+static void q_insert(struct evs *s, struct evs_cpu *c, const struct tpe *e)
+{
+	size_t pos = c->q_len;
+	size_t steps = 0;
+	while (pos > 0 && q_at(s, c, pos - 1)->time_ns > e->time_ns && steps < 256) {
+		pos--;
+		steps++;
+	}
+	if (pos > 0 && q_at(s, c, pos - 1)->time_ns > e->time_ns) {
+		s->st.out_of_order++;
+		pos = c->q_len;
+	}
+	for (size_t i = c->q_len; i > pos; i--)
+		*q_at(s, c, i) = *q_at(s, c, i - 1);
+	*q_at(s, c, pos) = *e;
+	c->q_len++;
+}
+
+static void handle_record(struct evs *s, struct evs_cpu *c, const uint8_t *rec, size_t size)
+{
+	struct perf_event_header h;
+	memcpy(&h, rec, sizeof(h));
+	if (h.type == PERF_RECORD_LOST) {
+		uint64_t lost = 0;
+		if (size >= 24)
+			memcpy(&lost, rec + 16, 8);
+		c->lost += lost;
+		s->st.lost += lost;
+		s->st.lost_records++;
+		if (s->raw_cb)
+			s->raw_cb(s->raw_arg, c->cpu, 0, rec, size);
+		return;
+	}
+	if (h.type != PERF_RECORD_SAMPLE)
+		return;
+	s->st.samples++;
+	struct pdr_sample smp;
+	if (pdr_parse_sample(&s->ev[s->first_ok].pattr, false, rec, size, false, &smp) < 0 || smp.raw_size < 2) {
+		s->st.undecoded++;
+		return;
+	}
+	uint16_t type;
+	memcpy(&type, smp.raw, 2);
+	int idx = event_idx(s, type);
+	if (s->raw_cb)
+		s->raw_cb(s->raw_arg, c->cpu, idx, rec, size);
+	struct tpe e;
+	memset(&e, 0, sizeof(e));
+	if (idx < 0 || tpd_decode(s->tpd, type, smp.raw, smp.raw_size, &e) < 0) {
+		s->st.undecoded++;
+		return;
+	}
+	e.time_ns = smp.time;
+	e.cpu = smp.cpu;
+	e.pid = (int32_t)smp.pid;
+	e.tid = (int32_t)smp.tid;
+	q_insert(s, c, &e);
+}
+
+/* Drain one ring until empty or the queue is full. */
+static void drain(struct evs *s, struct evs_cpu *c)
+{
+	struct perf_event_mmap_page *pg = c->base;
+	const uint8_t *data = (const uint8_t *)c->base + s->page;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = pg->data_tail;
+	c->pending = false;
+	while (tail < head) {
+		if (q_full(s, c)) {
+			c->pending = true;
+			break;
+		}
+		size_t off = tail % c->data_len;
+		struct perf_event_header h;
+		if (off + sizeof(h) <= c->data_len) {
+			memcpy(&h, data + off, sizeof(h));
+		} else {
+			size_t first = c->data_len - off;
+			memcpy(&h, data + off, first);
+			memcpy((uint8_t *)&h + first, data, sizeof(h) - first);
+		}
+		if (h.size < sizeof(h) || h.size > head - tail) {
+			/* Corrupt ring: skip everything. */
+			s->st.undecoded++;
+			tail = head;
+			break;
+		}
+		const uint8_t *rec = data + off;
+		if (off + h.size > c->data_len) {
+			size_t first = c->data_len - off;
+			memcpy(s->tmp, data + off, first);
+			memcpy(s->tmp + first, data, h.size - first);
+			rec = s->tmp;
+		}
+		handle_record(s, c, rec, h.size);
+		tail += h.size;
+	}
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/* Deliver in time order everything <= until; force: also the oldest of full queues. */
+static int deliver(struct evs *s, uint64_t until_ns, evs_cb cb, void *arg, bool force)
+{
+	for (;;) {
+		struct evs_cpu *best = NULL;
+		for (size_t i = 0; i < s->nr_cpus; i++) {
+			struct evs_cpu *c = &s->cpus[i];
+			if (!c->q_len)
+				continue;
+			if (!best || q_at(s, c, 0)->time_ns < q_at(s, best, 0)->time_ns)
+				best = c;
+		}
+		if (!best)
+			return 0;
+		struct tpe *e = q_at(s, best, 0);
+		if (e->time_ns > until_ns) {
+			if (!force || !q_full(s, best))
+				return 0;
+			/* A full queue: release its older half out of order. */
+			size_t n = best->q_len / 2;
+			while (n--) {
+				e = q_at(s, best, 0);
+				s->st.forced++;
+				if (e->time_ns < s->last_delivered_ns)
+					s->st.out_of_order++;
+				else
+					s->last_delivered_ns = e->time_ns;
+				best->q_head = (best->q_head + 1) % s->opts.queue_events;
+				best->q_len--;
+				s->st.delivered++;
+				int r = cb ? cb(arg, e) : 0;
+				if (r)
+					return r;
+			}
+			continue;
+		}
+		if (e->time_ns < s->last_delivered_ns)
+			s->st.out_of_order++;
+		else
+			s->last_delivered_ns = e->time_ns;
+		best->q_head = (best->q_head + 1) % s->opts.queue_events;
+		best->q_len--;
+		s->st.delivered++;
+		int r = cb ? cb(arg, e) : 0;
+		if (r)
+			return r;
+	}
+}
+
+int evs_read(struct evs *s, uint64_t until_ns, evs_cb cb, void *arg)
+{
+	for (int round = 0; round < 1000; round++) {
+		bool pending = false;
+		for (size_t i = 0; i < s->nr_cpus; i++) {
+			drain(s, &s->cpus[i]);
+			pending |= s->cpus[i].pending;
+		}
+		int r = deliver(s, until_ns, cb, arg, pending);
+		if (r)
+			return r;
+		if (!pending)
+			return 0;
+	}
+	return 0;
+}

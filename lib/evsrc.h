@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * evsrc.h - live tracepoint source: perf_event_open on tracepoints, one ring
+ * per CPU, samples decoded into struct tpe and delivered in time order
+ * across CPUs.
+ *
+ * Prefix: evs_.
+ *
+ *	const char *ev[] = { "sched:sched_switch", "irq_vectors:*_entry", "?nmi:nmi_handler" };
+ *	struct evs *s;
+ *	if (evs_open(&s, ev, 3, &cpus, NULL) < 0) { puts(evs_strerror(s)); evs_close(s); }
+ *	evs_enable(s);
+ *	while (running) {
+ *		evs_poll(s, 100);
+ *		evs_read(s, now_ns - 2000000, on_event, arg);	// older than 2 ms
+ *	}
+ *	evs_read(s, UINT64_MAX, on_event, arg);			// the rest
+ *	evs_close(s);
+ *
+ * Event names are "system:event"; the event part may be a glob ("*_entry").
+ * A leading '?' marks an optional event (ignored when the kernel lacks it).
+ * Formats and ids come from tracefs through libtracefs (only the systems
+ * named are parsed).  Timestamps are CLOCK_MONOTONIC (use_clockid).
+ * Every PERF_RECORD_LOST is counted (evs_stats).  Memory is bounded: the
+ * rings (ring_bytes per CPU) and a fixed per-CPU reorder queue; nothing is
+ * allocated per sample.
+ */
+#ifndef LATSCOPE_EVSRC_H
+#define LATSCOPE_EVSRC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parse.h"
+#include "pdformat.h"
+#include "tpevent.h"
+
+#define EVS_DEFAULT_RING_BYTES (8u << 20)
+
+struct evs_opts {
+	size_t ring_bytes;		/* data area per CPU, rounded up to 2^n pages;
+					 * 0 = EVS_DEFAULT_RING_BYTES */
+	size_t queue_events;		/* reorder queue per CPU; 0 = 32768 */
+};
+
+struct evs_stats {
+	uint64_t samples;		/* samples read from the rings */
+	uint64_t delivered;		/* events passed to the callback */
+	uint64_t lost;			/* events the kernel dropped (PERF_RECORD_LOST) */
+	uint64_t lost_records;
+	uint64_t undecoded;		/* samples the decoder does not know or could not parse */
+	uint64_t forced;		/* events delivered early because a queue was full */
+	uint64_t out_of_order;		/* events older than one already delivered */
+};
+
+struct evs;
+struct tep_handle;
+
+/*
+ * Called for each event in time order.  Return 0 to go on, non-zero to stop
+ * evs_read() (which then returns that value).
+ */
+typedef int (*evs_cb)(void *arg, const struct tpe *ev);
+
+/*
+ * Called for every record read from a ring, before decoding and in ring
+ * order (for recording): attr is the record's event (NULL for records that
+ * do not name one), rec the whole record, host order.
+ */
+typedef void (*evs_raw_cb)(void *arg, int cpu, int event_idx, const uint8_t *rec, size_t size);
+
+/*
+ * evs_open - open events on every CPU of cpus.  On success *sp is a source
+ * with the events disabled; the caller frees it with evs_close().  On failure
+ * returns a negative errno (-ENOENT unknown event, -EACCES/-EPERM no
+ * permission, -EMFILE...) and, when *sp is not NULL, evs_strerror(*sp) says
+ * what failed; free it with evs_close() as well.
+ */
+int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct ps_cpuset *cpus,
+	     const struct evs_opts *opts);
+void evs_close(struct evs *s);
+const char *evs_strerror(const struct evs *s);
+
+int evs_enable(struct evs *s);
+int evs_disable(struct evs *s);
+
+/* Wait up to timeout_ms for a ring to pass its wake-up mark.  Returns the
+ * number of ready rings, 0 on timeout, or a negative errno (-EINTR). */
+int evs_poll(struct evs *s, int timeout_ms);
+
+/*
+ * evs_read - drain every ring, then deliver, in time order, the queued
+ * events with time_ns <= until_ns (UINT64_MAX: all).  Returns 0, the
+ * callback's non-zero value, or a negative errno.
+ */
+int evs_read(struct evs *s, uint64_t until_ns, evs_cb cb, void *arg);
+
+/* Install a raw-record callback (NULL to remove). */
+void evs_set_raw_cb(struct evs *s, evs_raw_cb cb, void *arg);
+
+const struct evs_stats *evs_stats(const struct evs *s);
+/* Events of a glob or optional spec that the kernel refused and that were
+ * left out ("irq_vectors:irq_work_entry (Operation not permitted), ..."),
+ * "" if none.  Owned by the source. */
+const char *evs_note(const struct evs *s);
+/* Events lost on one CPU. */
+uint64_t evs_lost_cpu(const struct evs *s, unsigned cpu);
+
+/* The opened events (after glob expansion): count, name "sys:event", tep id,
+ * perf attr (host order), and the sample ids of each (one per CPU). */
+size_t evs_nr_events(const struct evs *s);
+const char *evs_event_name(const struct evs *s, size_t idx);
+int evs_event_id(const struct evs *s, size_t idx);
+const struct pdf_attr *evs_event_attr(const struct evs *s, size_t idx);
+size_t evs_event_ids(const struct evs *s, size_t idx, const uint64_t **ids);
+/* The tracepoint formats (owned by the source). */
+struct tep_handle *evs_tep(const struct evs *s);
+
+#endif

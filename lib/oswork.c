@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/* oswork.c - the userspace osnoise workload (see oswork.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "oswork.h"
+
+struct osw_thread {
+	struct osw *w;
+	pthread_t th;
+	bool started;
+	unsigned cpu;
+	int tid;
+	int err;
+	uint64_t floor_ns;
+	struct osw_rec *ring;
+	size_t cap;			/* power of two */
+	uint64_t head;			/* written by the thread */
+	uint64_t tail;			/* written by the consumer */
+	uint64_t lost;
+	int ready;			/* 1 ready, -1 failed */
+	int done;
+};
+
+struct osw {
+	struct osw_opts o;
+	struct osw_thread *t;
+	size_t nr;
+	int stop;
+	/* TSC -> ns: ns = (tsc - base) * mult >> 32 */
+	uint64_t tsc_mult;
+};
+
+uint64_t osw_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+bool osw_tsc_usable(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[4096];
+	bool ok = false;
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5)) {
+			ok = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
+			break;
+		}
+	fclose(f);
+	return ok;
+}
+#else
+static inline uint64_t rdtsc(void)
+{
+	return 0;
+}
+
+bool osw_tsc_usable(void)
+{
+	return false;
+}
+#endif
+
+static void push(struct osw_thread *t, uint32_t type, uint64_t t0, uint64_t t1, const uint64_t *v)
+{
+	uint64_t tail = __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE);
+	if (t->head - tail >= t->cap) {
+		t->lost++;
+		return;
+	}
+	struct osw_rec *r = &t->ring[t->head & (t->cap - 1)];
+	r->type = type;
+	r->cpu = t->cpu;
+	r->t0_ns = t0;
+	r->t1_ns = t1;
+	if (v)
+		memcpy(r->v, v, sizeof(r->v));
+	else
+		memset(r->v, 0, sizeof(r->v));
+	__atomic_store_n(&t->head, t->head + 1, __ATOMIC_RELEASE);
+}
+
+struct clk {
+	bool tsc;
+	uint64_t mult, base_tsc, base_ns;
+};
+
+static inline uint64_t clk_read(const struct clk *c)
+{
+	if (!c->tsc)
+		return osw_now_ns();
+	uint64_t d = rdtsc() - c->base_tsc;
+	return c->base_ns + (uint64_t)(((unsigned __int128)d * c->mult) >> 32);
+}
+
+static void clk_anchor(struct clk *c)
+{
+	if (c->tsc) {
+		c->base_ns = osw_now_ns();
+		c->base_tsc = rdtsc();
+	}
+}
+
+static void *thread_main(void *arg)
+{
+	struct osw_thread *t = arg;
+	struct osw *w = t->w;
+	const struct osw_opts *o = &w->o;
+	cpu_set_t set;
+
+	t->tid = (int)syscall(SYS_gettid);
+	CPU_ZERO(&set);
+	CPU_SET(t->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+		t->err = -errno;
+		goto fail;
+	}
+	if (o->policy == SCHED_OTHER) {
+		if (o->prio && setpriority(PRIO_PROCESS, (id_t)t->tid, o->prio) < 0) {
+			t->err = -errno;
+			goto fail;
+		}
+	} else {
+		struct sched_param sp = { .sched_priority = o->prio };
+		if (sched_setscheduler(0, o->policy, &sp) < 0) {
+			t->err = -errno;
+			goto fail;
+		}
+	}
+	char name[16];
+	snprintf(name, sizeof(name), "osnoise/%u", t->cpu);
+	pthread_setname_np(pthread_self(), name);
+
+	struct clk clk = { .tsc = o->use_tsc, .mult = w->tsc_mult };
+	clk_anchor(&clk);
+	/* Sub-threshold floor: 4 x the loop's smallest gap, at least 100 ns. */
+	if (o->floor_ns) {
+		t->floor_ns = o->floor_ns;
+	} else {
+		uint64_t prev = clk_read(&clk), minv = UINT64_MAX;
+		for (int i = 0; i < 20000; i++) {
+			uint64_t now = clk_read(&clk);
+			if (now - prev < minv && now > prev)
+				minv = now - prev;
+			prev = now;
+		}
+		t->floor_ns = minv == UINT64_MAX || minv * 4 < 100 ? 100 : minv * 4;
+	}
+	__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
+
+	uint64_t thr = o->threshold_ns, floor_ns = t->floor_ns;
+	uint64_t first = osw_now_ns();
+	for (uint64_t k = 0; !__atomic_load_n(&w->stop, __ATOMIC_RELAXED); k++) {
+		clk_anchor(&clk);
+		uint64_t pstart = clk_read(&clk);
+		push(t, OSW_PERIOD_BEGIN, pstart, pstart, NULL);
+		uint64_t prev = pstart, now;
+		uint64_t sub_c = 0, sub_ns = 0, iters = 0, minv = UINT64_MAX;
+		do {
+			now = clk_read(&clk);
+			uint64_t d = now - prev;
+			if (d >= thr)
+				push(t, OSW_GAP, prev, now, NULL);
+			else if (d >= floor_ns) {
+				sub_c++;
+				sub_ns += d;
+			}
+			if (d < minv)
+				minv = d;
+			prev = now;
+			iters++;
+		} while (now - pstart < o->runtime_ns && !__atomic_load_n(&w->stop, __ATOMIC_RELAXED));
+		uint64_t v[5] = { now - pstart, sub_c, sub_ns, iters, minv };
+		push(t, OSW_PERIOD_END, now, now, v);
+		if (o->period_ns > o->runtime_ns) {
+			uint64_t next = first + (k + 1) * o->period_ns;
+			struct timespec ts = { .tv_sec = (time_t)(next / 1000000000ULL),
+					       .tv_nsec = (long)(next % 1000000000ULL) };
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
+			       !__atomic_load_n(&w->stop, __ATOMIC_RELAXED))
+				;
+		}
+	}
+	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+fail:
+	__atomic_store_n(&t->ready, -1, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int calibrate_tsc(struct osw *w)
+{
+	uint64_t n0 = osw_now_ns(), c0 = rdtsc();
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	nanosleep(&ts, NULL);
+	uint64_t n1 = osw_now_ns(), c1 = rdtsc();
+	if (c1 <= c0 || n1 <= n0)
+		return -ENOTSUP;
+	w->tsc_mult = (uint64_t)(((unsigned __int128)(n1 - n0) << 32) / (c1 - c0));
+	return 0;
+}
+
+int osw_start(struct osw **wp, const struct osw_opts *opts)
+{
+	struct osw *w = calloc(1, sizeof(*w));
+	*wp = w;
+	if (!w)
+		return -ENOMEM;
+	w->o = *opts;
+	if (!w->o.threshold_ns)
+		w->o.threshold_ns = 1000;
+	if (!w->o.ring_recs)
+		w->o.ring_recs = 65536;
+	if (!w->o.runtime_ns || w->o.runtime_ns > w->o.period_ns)
+		return -EINVAL;
+	if (w->o.use_tsc) {
+		if (!osw_tsc_usable())
+			return -ENOTSUP;
+		int err = calibrate_tsc(w);
+		if (err < 0)
+			return err;
+	}
+	size_t cap = 1;
+	while (cap < w->o.ring_recs)
+		cap <<= 1;
+	w->nr = ps_cpuset_count(&w->o.cpus);
+	if (!w->nr)
+		return -EINVAL;
+	w->t = calloc(w->nr, sizeof(*w->t));
+	if (!w->t)
+		return -ENOMEM;
+	size_t i = 0;
+	for (unsigned cpu = 0; cpu < PS_MAX_CPUS && i < w->nr; cpu++) {
+		if (!ps_cpuset_has(&w->o.cpus, cpu))
+			continue;
+		struct osw_thread *t = &w->t[i++];
+		t->w = w;
+		t->cpu = cpu;
+		t->cap = cap;
+		t->ring = malloc(cap * sizeof(*t->ring));
+		if (!t->ring)
+			return -ENOMEM;
+	}
+	for (i = 0; i < w->nr; i++) {
+		int err = pthread_create(&w->t[i].th, NULL, thread_main, &w->t[i]);
+		if (err) {
+			w->stop = 1;
+			return -err;
+		}
+		w->t[i].started = true;
+	}
+	for (i = 0; i < w->nr; i++) {
+		int r;
+		while (!(r = __atomic_load_n(&w->t[i].ready, __ATOMIC_ACQUIRE))) {
+			struct timespec ts = { 0, 1000000 };
+			nanosleep(&ts, NULL);
+		}
+		if (r < 0) {
+			__atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
+			return w->t[i].err ? w->t[i].err : -EINVAL;
+		}
+	}
+	return 0;
+}
+
+void osw_request_stop(struct osw *w)
+{
+	if (w)
+		__atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
+}
+
+void osw_stop(struct osw *w)
+{
+	if (!w)
+		return;
+	__atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
+	for (size_t i = 0; w->t && i < w->nr; i++)
+		if (w->t[i].started) {
+			pthread_join(w->t[i].th, NULL);
+			w->t[i].started = false;
+		}
+}
+
+void osw_free(struct osw *w)
+{
+	if (!w)
+		return;
+	osw_stop(w);
+	for (size_t i = 0; w->t && i < w->nr; i++)
+		free(w->t[i].ring);
+	free(w->t);
+	free(w);
+}
+
+bool osw_done(const struct osw *w)
+{
+	for (size_t i = 0; i < w->nr; i++)
+		if (!__atomic_load_n(&w->t[i].done, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+size_t osw_nr(const struct osw *w)
+{
+	return w->nr;
+}
+
+unsigned osw_cpu(const struct osw *w, size_t idx)
+{
+	return idx < w->nr ? w->t[idx].cpu : 0;
+}
+
+int osw_tid(const struct osw *w, size_t idx)
+{
+	return idx < w->nr ? w->t[idx].tid : -1;
+}
+
+uint64_t osw_floor_ns(const struct osw *w, size_t idx)
+{
+	return idx < w->nr ? w->t[idx].floor_ns : 0;
+}
+
+uint64_t osw_lost(const struct osw *w, size_t idx)
+{
+	return idx < w->nr ? __atomic_load_n(&w->t[idx].lost, __ATOMIC_RELAXED) : 0;
+}
+
+bool osw_peek(struct osw *w, size_t idx, struct osw_rec *out)
+{
+	if (idx >= w->nr)
+		return false;
+	struct osw_thread *t = &w->t[idx];
+	uint64_t head = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE);
+	if (t->tail == head)
+		return false;
+	*out = t->ring[t->tail & (t->cap - 1)];
+	return true;
+}
+
+void osw_pop(struct osw *w, size_t idx)
+{
+	if (idx >= w->nr)
+		return;
+	struct osw_thread *t = &w->t[idx];
+	__atomic_store_n(&t->tail, t->tail + 1, __ATOMIC_RELEASE);
+}
