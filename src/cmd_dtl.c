@@ -1,11 +1,704 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_dtl.c - `latscope dtl`: placeholder until the dtl work lands. */
+/*
+ * cmd_dtl.c - `latscope dtl`: POWER Dispatch Trace Log from perf.data.
+ * Subcommands: dump, script (here), report (cmd_dtl_report.c),
+ * record (cmd_dtl_record.c), synth (cmd_dtl_synth.c).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
 #include "commands.h"
+#include "dtl.h"
+#include "dtl_cmd.h"
+#include "dtlmerge.h"
+#include "parse.h"
+#include "pdprint.h"
+#include "pdread.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: latscope dtl <subcommand> [options]\n"
+"\n"
+"POWER VPA Dispatch Trace Log: when the hypervisor took a vCPU away, why, and\n"
+"for how long.\n"
+"\n"
+"  dump FILE        the DTL records as `perf report -D` shows them\n"
+"  script FILE      one timeline of DTL entries and the other samples\n"
+"  report FILE      per-CPU reasons, latency histograms, hypervisor time\n"
+"  record -- CMD    record vpa_dtl + sched events on a shared-processor LPAR\n"
+"  synth -o FILE    write a realistic synthetic recording (tests, demos)\n"
+"\n"
+"`latscope dtl <subcommand> --help` for its options; see latscope-dtl(1).\n");
+}
 
 int cmd_dtl(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "latscope dtl: not available in this build yet\n");
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_ERR;
+	}
+	const char *sub = argv[1];
+	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(sub, "dump"))
+		return dtl_cmd_dump(argc - 1, argv + 1);
+	if (!strcmp(sub, "script"))
+		return dtl_cmd_script(argc - 1, argv + 1);
+	if (!strcmp(sub, "report"))
+		return dtl_cmd_report(argc - 1, argv + 1);
+	if (!strcmp(sub, "record"))
+		return dtl_cmd_record(argc - 1, argv + 1);
+	if (!strcmp(sub, "synth"))
+		return dtl_cmd_synth(argc - 1, argv + 1);
+	fprintf(stderr, "latscope dtl: no subcommand '%s'; try `latscope dtl --help`\n", sub);
 	return EXIT_ERR;
+}
+
+/* ---- shared helpers ---- */
+
+int dtl_cmd_open(struct pdr **r, const char *path, bool unordered)
+{
+	struct pdr_opts o = { .unordered = unordered };
+	int err = pdr_open(r, path, &o);
+
+	if (err < 0) {
+		fprintf(stderr, "latscope dtl: cannot read %s: %s\n", path,
+			*r && *pdr_strerror(*r) ? pdr_strerror(*r) : strerror(-err));
+		pdr_close(*r);
+		*r = NULL;
+		return EXIT_ERR;
+	}
+	return 0;
+}
+
+static uint32_t pmu_type_of(const struct pdr *r, const char *name)
+{
+	const struct pdr_info *in = pdr_info(r);
+
+	for (size_t i = 0; i < in->nr_pmus; i++)
+		if (in->pmu_name[i] && !strcmp(in->pmu_name[i], name))
+			return in->pmu_type[i];
+	return UINT32_MAX;
+}
+
+bool dtl_cmd_is_dtl_evsel(const struct pdr *r, const struct pdr_evsel *e)
+{
+	if (!e)
+		return false;
+	if (e->name && !strncmp(e->name, "vpa_dtl", 7))
+		return true;
+	return e->attr.type >= 6 && e->attr.type == pmu_type_of(r, "vpa_dtl");
+}
+
+bool dtl_cmd_file_has_dtl(const struct pdr *r)
+{
+	const struct pdr_info *in = pdr_info(r);
+
+	if (in->has_auxtrace_info)
+		return in->auxtrace_info_type == PDF_AUXTRACE_VPA_DTL;
+	for (size_t i = 0; i < pdr_nr_evsels(r); i++)
+		if (dtl_cmd_is_dtl_evsel(r, pdr_evsel(r, i)))
+			return true;
+	/* no AUXTRACE_INFO and no named event: assume DTL (the only AUX we read) */
+	return true;
+}
+
+/* ---- dump ---- */
+
+static void dump_usage(FILE *f)
+{
+	fprintf(f,
+"usage: latscope dtl dump [options] FILE\n"
+"\n"
+"Print the DTL records of a perf.data file the way `perf report -D` prints\n"
+"them: AUXTRACE_INFO, each AUXTRACE header, then `. ... VPA DTL PMU data:`\n"
+"and one line per 48-byte slot with its offset.  The boot_tb/tb_freq header is\n"
+"read in the file's byte order (perf reads it natively).\n"
+"\n"
+"  -i, --input FILE   the perf.data file ('-' = pipe on stdin)\n"
+"      --no-raw       leave out the raw hex dump of each record\n"
+"  -h, --help         this help\n");
+}
+
+static void hexdump(const uint8_t *p, size_t n)
+{
+	printf(".\n. ... raw event: size %zu bytes\n", n);
+	for (size_t off = 0; off < n; off += 16) {
+		size_t k = n - off < 16 ? n - off : 16;
+		printf(".  %04zx: ", off);
+		for (size_t i = 0; i < 16; i++) {
+			if (i < k)
+				printf(" %02x", p[off + i]);
+			else
+				printf("   ");
+		}
+		printf("  ");
+		for (size_t i = 0; i < 16; i++)
+			putchar(i < k ? (isprint(p[off + i]) ? p[off + i] : '.') : ' ');
+		putchar('\n');
+	}
+}
+
+/* The "cpu time " prefix perf prints before a user record (zeroed sample). */
+static void tstamp_prefix(const struct pdr *r, char *buf, size_t len)
+{
+	uint64_t st = 0;
+	bool any_id_all = false;
+
+	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
+		const struct pdr_evsel *e = pdr_evsel(r, i);
+		st |= e->attr.sample_type;
+		if (pdf_attr_flag(&e->attr, PDF_ATTR_FLAG_SAMPLE_ID_ALL))
+			any_id_all = true;
+	}
+	if (!any_id_all) {
+		snprintf(buf, len, "-1 -1 ");
+		return;
+	}
+	snprintf(buf, len, "%s%s", (st & PDF_SAMPLE_CPU) ? "0 " : "", (st & PDF_SAMPLE_TIME) ? "0 " : "");
+}
+
+static void dump_payload(const uint8_t *p, uint64_t size, bool swap)
+{
+	printf(".\n. ... VPA DTL PMU data: size %" PRIu64 " bytes, entries is %" PRIu64 "\n",
+	       size, size / DTL_ENTRY_SIZE);
+	for (uint64_t off = 0; off + DTL_ENTRY_SIZE <= size; off += DTL_ENTRY_SIZE) {
+		const uint8_t *s = p + off;
+		printf(".  %08" PRIx64 ": ", off);
+		if (!dtl_raw_is_header(s)) {
+			struct dtl_entry e;
+			char b1[DTL_REASON_BUFSZ], b2[DTL_REASON_BUFSZ];
+
+			dtl_decode(s, &e);
+			printf("dispatch_reason:%s, preempt_reason:%s, enqueue_to_dispatch_time:%d, "
+			       "ready_to_enqueue_time:%d, waiting_to_ready_time:%d\n",
+			       dtl_dispatch_reason_str(e.dispatch_reason, b1),
+			       dtl_preempt_reason_str(e.preempt_reason, b2),
+			       (int32_t)e.enqueue_to_dispatch_tb, (int32_t)e.ready_to_enqueue_tb,
+			       (int32_t)e.waiting_to_ready_tb);
+		} else {
+			struct dtl_tbinfo h;
+			dtl_header_read(s, swap, &h);
+			printf("boot_tb: %" PRIu64 ", tb_freq: %" PRIu64 "\n", h.boot_tb, h.tb_freq);
+		}
+	}
+	if (size % DTL_ENTRY_SIZE)
+		printf(".  %08" PRIx64 ": (%" PRIu64 " trailing bytes, not a whole entry)\n",
+		       size - size % DTL_ENTRY_SIZE, size % DTL_ENTRY_SIZE);
+}
+
+int dtl_cmd_dump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "no-raw", no_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = NULL;
+	bool raw = true;
+	int c, rc;
+	struct pdr *r;
+	struct pdr_event ev;
+	uint8_t *pay = NULL;
+	size_t pay_cap = 0;
+	uint64_t nrec = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i': path = optarg; break;
+		case 'R': raw = false; break;
+		case 'h': dump_usage(stdout); return 0;
+		default: dump_usage(stderr); return EXIT_ERR;
+		}
+	}
+	if (!path && optind < argc)
+		path = argv[optind++];
+	if (!path || optind < argc) {
+		dump_usage(stderr);
+		return EXIT_ERR;
+	}
+	if (dtl_cmd_open(&r, path, true))
+		return EXIT_ERR;
+	const char *shown = strcmp(path, "-") ? path : "stdin";
+	bool swap = pdr_needs_swap(r);
+	while ((rc = pdr_next(r, &ev)) > 0) {
+		char pfx[16];
+
+		if (ev.type != PDF_RECORD_AUXTRACE_INFO && ev.type != PDF_RECORD_AUXTRACE)
+			continue;
+		nrec++;
+		printf("\n%#" PRIx64 "@%s [%#x]: event: %u\n", ev.file_offset, shown, ev.size, ev.type);
+		if (raw)
+			hexdump(ev.data, ev.size);
+		tstamp_prefix(r, pfx, sizeof(pfx));
+		printf("\n%s%#" PRIx64 " [%#x]: PERF_RECORD_%s", pfx, ev.file_offset, ev.size,
+		       ev.type == PDF_RECORD_AUXTRACE ? "AUXTRACE" : "AUXTRACE_INFO");
+		if (ev.type == PDF_RECORD_AUXTRACE_INFO) {
+			uint32_t type = ev.size >= 12 ? by_ld32(ev.data + 8, swap) : 0;
+			printf(" type: %u\n", type);
+			if (type == PDF_AUXTRACE_VPA_DTL)
+				printf("  %-19s%" PRId64 "\n", "PMU Type",
+				       ev.size >= 24 ? (int64_t)by_ld64(ev.data + 16, swap) : 0);
+			continue;
+		}
+		const struct pdr_auxtrace *a = &ev.auxtrace;
+		printf(" size: %#" PRIx64 "  offset: %#" PRIx64 "  ref: %#" PRIx64
+		       "  idx: %u  tid: %d  cpu: %d\n", a->size, a->offset, a->reference, a->idx,
+		       (int32_t)a->tid, (int32_t)a->cpu);
+		if (!dtl_cmd_file_has_dtl(r))
+			continue;
+		const uint8_t *data = ev.aux_data;
+		if (!data && a->size) {
+			if (a->size > (256u << 20)) {
+				printf(". (payload of %" PRIu64 " bytes not shown)\n", a->size);
+				continue;
+			}
+			if (pay_cap < a->size) {
+				uint8_t *n = realloc(pay, (size_t)a->size);
+				if (!n) {
+					fprintf(stderr, "latscope dtl dump: out of memory\n");
+					break;
+				}
+				pay = n;
+				pay_cap = (size_t)a->size;
+			}
+			int err = pdr_pread(r, ev.aux_file_offset, pay, (size_t)a->size);
+			if (err) {
+				fprintf(stderr, "latscope dtl dump: cannot read the AUX payload at %#" PRIx64 ": %s\n",
+					ev.aux_file_offset, strerror(-err));
+				rc = err;
+				break;
+			}
+			data = pay;
+		}
+		dump_payload(data, a->size, swap);
+	}
+	free(pay);
+	if (rc < 0) {
+		fprintf(stderr, "latscope dtl dump: %s: %s\n", path, *pdr_strerror(r) ? pdr_strerror(r) : strerror(-rc));
+		pdr_close(r);
+		return EXIT_ERR;
+	}
+	if (!nrec)
+		fprintf(stderr, "latscope dtl dump: %s has no AUXTRACE_INFO or AUXTRACE records "
+			"(was it recorded with -e vpa_dtl/dtl_all/?)\n", path);
+	pdr_close(r);
+	return 0;
+}
+
+/* ---- script ---- */
+
+enum { OUT_PERF, OUT_WIDE, OUT_CSV, OUT_JSON };
+
+struct script {
+	struct pdr *r;
+	struct pp *pp;
+	struct dtlm *m;
+	int mode;
+	bool ns, dtl_only, samples_only;
+	bool have_cpus;
+	struct ps_cpuset cpus;
+	uint64_t t0_ns, t1_ns;
+	char *line;
+	size_t line_cap;
+	uint64_t dtl_lines, sample_lines;
+};
+
+static int pdr_pread_cb(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	return pdr_pread(ctx, off, buf, len);
+}
+
+static bool want(const struct script *s, uint32_t cpu, uint64_t t)
+{
+	if (s->have_cpus && !ps_cpuset_has(&s->cpus, cpu))
+		return false;
+	return t >= s->t0_ns && t <= s->t1_ns;
+}
+
+static void fmt_time(char *buf, size_t len, uint64_t t, bool ns)
+{
+	if (ns)
+		snprintf(buf, len, "%5" PRIu64 ".%09" PRIu64, t / 1000000000u, t % 1000000000u);
+	else
+		snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, t / 1000000000u, t % 1000000000u / 1000u);
+}
+
+static void us3(char *buf, size_t len, uint64_t ticks, uint64_t tb_freq)
+{
+	uint64_t ns = dtl_ticks_to_ns(ticks, tb_freq);
+	snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}
+
+static void print_dtl(struct script *s, const struct dtlm_item *it)
+{
+	const struct dtl_entry *e = &it->e;
+	char b1[DTL_REASON_BUFSZ], b2[DTL_REASON_BUFSZ], ts[48];
+	const char *dr = dtl_dispatch_reason_str(e->dispatch_reason, b1);
+	const char *pr = dtl_preempt_reason_str(e->preempt_reason, b2);
+
+	if (s->samples_only || !want(s, it->cpu, it->time_ns))
+		return;
+	s->dtl_lines++;
+	switch (s->mode) {
+	case OUT_PERF: {
+		int w = pp_name_width(s->pp);
+		if (w < 7)
+			w = 7;
+		fmt_time(ts, sizeof(ts), it->time_ns, s->ns);
+		/* The DTL has no task: say so instead of perf's invented pid/tid. */
+		printf("%16s %5s [%03u] %12s: %*s: timebase: %" PRIu64
+		       " dispatch_reason:%s, preempt_reason:%s,\n"
+		       "enqueue_to_dispatch_time:%d, ready_to_enqueue_time:%d,"
+		       "waiting_to_ready_time:%d, processor_id: %d %16" PRIx64 " [unknown] ([unknown])\n",
+		       "[no task]", "-", it->cpu, ts, w, "vpa-dtl", e->timebase, dr, pr,
+		       (int32_t)e->enqueue_to_dispatch_tb, (int32_t)e->ready_to_enqueue_tb,
+		       (int32_t)e->waiting_to_ready_tb, e->processor_id, e->srr0);
+		break;
+	}
+	case OUT_WIDE: {
+		char a[32], b[32], c[32];
+		fmt_time(ts, sizeof(ts), it->time_ns, true);
+		us3(a, sizeof(a), e->enqueue_to_dispatch_tb, it->tbi.tb_freq);
+		us3(b, sizeof(b), e->ready_to_enqueue_tb, it->tbi.tb_freq);
+		us3(c, sizeof(c), e->waiting_to_ready_tb, it->tbi.tb_freq);
+		printf("%s cpu %u proc %u dtl dispatch=%s preempt=%s enqueue_to_dispatch=%" PRIu32
+		       " (%s us) ready_to_enqueue=%" PRIu32 " (%s us) waiting_to_ready=%" PRIu32
+		       " (%s us) tb=%" PRIu64 " srr0=0x%" PRIx64 "%s\n",
+		       ts, it->cpu, e->processor_id, dr, pr, e->enqueue_to_dispatch_tb, a,
+		       e->ready_to_enqueue_tb, b, e->waiting_to_ready_tb, c, e->timebase, e->srr0,
+		       it->late ? " late" : "");
+		break;
+	}
+	case OUT_CSV:
+		printf("%u,%" PRIu64 ",%" PRIu64 ",%s,%s,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%u,0x%" PRIx64
+		       ",0x%" PRIx64 ",0x%" PRIx64 "\n", it->cpu, it->time_ns, e->timebase, dr, pr,
+		       e->enqueue_to_dispatch_tb, e->ready_to_enqueue_tb, e->waiting_to_ready_tb,
+		       e->processor_id, e->fault_addr, e->srr0, e->srr1);
+		break;
+	case OUT_JSON: {
+		struct json_object *o = json_object_new_object();
+		char hx[24];
+		if (!o)
+			return;
+		json_object_object_add(o, "cpu", json_object_new_int64(it->cpu));
+		json_object_object_add(o, "time_ns", json_object_new_uint64(it->time_ns));
+		json_object_object_add(o, "timebase", json_object_new_uint64(e->timebase));
+		json_object_object_add(o, "dispatch_reason", json_object_new_string(dr));
+		json_object_object_add(o, "preempt_reason", json_object_new_string(pr));
+		json_object_object_add(o, "enqueue_to_dispatch_time", json_object_new_int64(e->enqueue_to_dispatch_tb));
+		json_object_object_add(o, "ready_to_enqueue_time", json_object_new_int64(e->ready_to_enqueue_tb));
+		json_object_object_add(o, "waiting_to_ready_time", json_object_new_int64(e->waiting_to_ready_tb));
+		json_object_object_add(o, "processor_id", json_object_new_int64(e->processor_id));
+		snprintf(hx, sizeof(hx), "0x%" PRIx64, e->fault_addr);
+		json_object_object_add(o, "fault_addr", json_object_new_string(hx));
+		snprintf(hx, sizeof(hx), "0x%" PRIx64, e->srr0);
+		json_object_object_add(o, "srr0", json_object_new_string(hx));
+		snprintf(hx, sizeof(hx), "0x%" PRIx64, e->srr1);
+		json_object_object_add(o, "srr1", json_object_new_string(hx));
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+		break;
+	}
+	}
+}
+
+static void print_sample(struct script *s, const struct pdr_event *ev)
+{
+	size_t n;
+
+	if (s->dtl_only || s->mode == OUT_CSV || s->mode == OUT_JSON)
+		return;
+	if (!want(s, ev->sample.cpu, ev->sample.time))
+		return;
+	n = pp_format(s->pp, ev, s->line, s->line_cap);
+	if (n >= s->line_cap) {
+		size_t cap = n + 1;
+		char *nl = realloc(s->line, cap);
+		if (!nl)
+			return;
+		s->line = nl;
+		s->line_cap = cap;
+		n = pp_format(s->pp, ev, s->line, s->line_cap);
+	}
+	if (s->mode == OUT_WIDE) {
+		/* same time format as the DTL lines: ns, first column */
+		char ts[48];
+		fmt_time(ts, sizeof(ts), ev->sample.time, true);
+		printf("%s cpu %u %s", ts, ev->sample.cpu, s->line);
+	} else {
+		fwrite(s->line, 1, n, stdout);
+	}
+	s->sample_lines++;
+}
+
+static void script_usage(FILE *f)
+{
+	fprintf(f,
+"usage: latscope dtl script [options] FILE\n"
+"\n"
+"One timeline of the DTL entries and every other sample of a perf.data file\n"
+"(file or pipe mode, either byte order).  Each DTL entry older than a record\n"
+"is printed before it (a tie prints the record first); entries after the last\n"
+"record are printed at the end.  The DTL has no task, so DTL lines show\n"
+"`[no task]` and `-` where perf prints an invented pid/tid.\n"
+"\n"
+"  -i, --input FILE   the perf.data file ('-' = pipe on stdin)\n"
+"      --wide         one readable line per entry: times in ticks and us, CPU,\n"
+"                     processor_id (other samples get the same time column)\n"
+"      --csv          DTL entries only, one CSV row each (header first)\n"
+"      --json         DTL entries only, one JSON object per line\n"
+"      --ns           nanosecond timestamps (perf script --ns)\n"
+"      --exact-time   convert the timebase with exact 128-bit integer math\n"
+"                     instead of perf's double formula (may differ by 1 ns)\n"
+"      --dtl-only     leave out the other samples\n"
+"      --samples-only leave out the DTL entries\n"
+"  -C, --cpu LIST     only these CPUs\n"
+"      --time A,B     only this perf-time window (seconds; either side may be empty)\n"
+"      --boot-tb N    boot timebase for CPUs without a header record (debugfs)\n"
+"      --tb-freq HZ   timebase frequency for them (default 512000000)\n"
+"  -q, --quiet        no summary on stderr\n"
+"  -h, --help         this help\n"
+"\n"
+"Gaps (AUX TRUNCATED/PARTIAL/COLLISION, LOST records, a timebase going\n"
+"backwards, discontinuous buffers, odd payload sizes) are summarised on stderr.\n");
+}
+
+static void report_gaps(const char *path, struct dtlm *m, const struct script *s, bool quiet)
+{
+	const struct dtlm_stats *st = dtlm_stats(m);
+	const struct dtlm_gap *g;
+	size_t ng = dtlm_gaps(m, &g);
+	uint64_t total = 0;
+
+	for (int k = 0; k < DTLM_GAP_NR_KINDS; k++)
+		total += st->gaps[k];
+	if (quiet && !total)
+		return;
+	fprintf(stderr, "latscope dtl script: %s: %" PRIu64 " DTL entries (%" PRIu64
+		" printed) on %zu CPUs, %" PRIu64 " other samples printed",
+		path, st->entries, s->dtl_lines, st->nr_queues, s->sample_lines);
+	if (st->late)
+		fprintf(stderr, ", %" PRIu64 " entries arrived late (after a newer record)", st->late);
+	if (st->no_tbinfo)
+		fprintf(stderr, ", %" PRIu64 " entries without boot_tb/tb_freq (times assume 512 MHz from 0)",
+			st->no_tbinfo);
+	fputc('\n', stderr);
+	if (!total)
+		return;
+	fprintf(stderr, "latscope dtl script: gaps:");
+	for (int k = 0; k < DTLM_GAP_NR_KINDS; k++)
+		if (st->gaps[k])
+			fprintf(stderr, " %s %" PRIu64, dtlm_gap_name(k), st->gaps[k]);
+	fputc('\n', stderr);
+	for (size_t i = 0; i < ng && i < 20; i++) {
+		char ts[48];
+		fmt_time(ts, sizeof(ts), g[i].time_ns, true);
+		if (g[i].cpu == UINT32_MAX)
+			fprintf(stderr, "  gap %s at %s: %" PRIu64 " %" PRIu64 "\n", dtlm_gap_name(g[i].kind),
+				ts, g[i].a, g[i].b);
+		else
+			fprintf(stderr, "  gap %s cpu %u at %s: %#" PRIx64 " %#" PRIx64 "\n",
+				dtlm_gap_name(g[i].kind), g[i].cpu, ts, g[i].a, g[i].b);
+	}
+	if (ng > 20)
+		fprintf(stderr, "  ... (%zu more listed, %" PRIu64 " in all)\n", ng - 20, total);
+}
+
+static int drain_before(struct script *s, uint64_t t)
+{
+	struct dtlm_item it;
+	int rc;
+
+	while ((rc = dtlm_next_before(s->m, t, &it)) > 0)
+		print_dtl(s, &it);
+	return rc;
+}
+
+int dtl_cmd_script(int argc, char **argv)
+{
+	enum { O_WIDE = 256, O_CSV, O_JSON, O_NS, O_EXACT, O_DTLONLY, O_SONLY, O_TIME, O_BOOTTB, O_TBFREQ };
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "wide", no_argument, NULL, O_WIDE },
+		{ "csv", no_argument, NULL, O_CSV },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "ns", no_argument, NULL, O_NS },
+		{ "exact-time", no_argument, NULL, O_EXACT },
+		{ "dtl-only", no_argument, NULL, O_DTLONLY },
+		{ "samples-only", no_argument, NULL, O_SONLY },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "time", required_argument, NULL, O_TIME },
+		{ "boot-tb", required_argument, NULL, O_BOOTTB },
+		{ "tb-freq", required_argument, NULL, O_TBFREQ },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct script s = { .mode = OUT_PERF, .t1_ns = UINT64_MAX };
+	struct dtlm_opts mo = { 0 };
+	const char *path = NULL;
+	bool quiet = false, have_fallback = false;
+	int c, rc, ret = 0;
+	struct pdr_event ev;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:C:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i': path = optarg; break;
+		case O_WIDE: s.mode = OUT_WIDE; break;
+		case O_CSV: s.mode = OUT_CSV; break;
+		case O_JSON: s.mode = OUT_JSON; break;
+		case O_NS: s.ns = true; break;
+		case O_EXACT: mo.exact_time = true; break;
+		case O_DTLONLY: s.dtl_only = true; break;
+		case O_SONLY: s.samples_only = true; break;
+		case 'C':
+			if (ps_cpulist(optarg, &s.cpus)) {
+				fprintf(stderr, "latscope dtl script: -C %s: not a CPU list (e.g. 0-3,8)\n", optarg);
+				return EXIT_ERR;
+			}
+			s.have_cpus = true;
+			break;
+		case O_TIME:
+			if (ps_time_range(optarg, &s.t0_ns, &s.t1_ns)) {
+				fprintf(stderr, "latscope dtl script: --time %s: expected START,END in seconds\n", optarg);
+				return EXIT_ERR;
+			}
+			break;
+		case O_BOOTTB:
+			if (ps_u64(optarg, 0, UINT64_MAX, &mo.fallback.boot_tb)) {
+				fprintf(stderr, "latscope dtl script: --boot-tb %s: not a number\n", optarg);
+				return EXIT_ERR;
+			}
+			have_fallback = true;
+			break;
+		case O_TBFREQ:
+			if (ps_u64(optarg, 1, UINT64_MAX, &mo.fallback.tb_freq)) {
+				fprintf(stderr, "latscope dtl script: --tb-freq %s: not a positive number\n", optarg);
+				return EXIT_ERR;
+			}
+			have_fallback = true;
+			break;
+		case 'q': quiet = true; break;
+		case 'h': script_usage(stdout); return 0;
+		default: script_usage(stderr); return EXIT_ERR;
+		}
+	}
+	if (!path && optind < argc)
+		path = argv[optind++];
+	if (!path || optind < argc) {
+		script_usage(stderr);
+		return EXIT_ERR;
+	}
+	if (have_fallback && !mo.fallback.tb_freq)
+		mo.fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
+	if (dtl_cmd_open(&s.r, path, false))
+		return EXIT_ERR;
+	const struct pdr_info *info = pdr_info(s.r);
+	struct pp_opts po = { .ns = s.ns };
+	s.pp = pp_new(s.r, &po);
+	mo.swap = pdr_needs_swap(s.r);
+	if (!info->pipe) {
+		mo.pread = pdr_pread_cb;
+		mo.pread_ctx = s.r;
+	}
+	s.line_cap = 4096;
+	s.line = malloc(s.line_cap);
+	if (!s.pp || !s.line || dtlm_new(&s.m, &mo)) {
+		fprintf(stderr, "latscope dtl script: out of memory\n");
+		ret = EXIT_ERR;
+		goto out;
+	}
+	if (s.mode == OUT_CSV)
+		printf("cpu,time_ns,timebase,dispatch_reason,preempt_reason,enqueue_to_dispatch_time,"
+		       "ready_to_enqueue_time,waiting_to_ready_time,processor_id,fault_addr,srr0,srr1\n");
+	while ((rc = pdr_next(s.r, &ev)) > 0) {
+		pp_track(s.pp, &ev);
+		switch (ev.type) {
+		case PDF_RECORD_AUXTRACE: {
+			if (!dtl_cmd_file_has_dtl(s.r))
+				break;
+			struct dtlm_buf_info bi = {
+				.size = ev.auxtrace.size, .offset = ev.auxtrace.offset,
+				.idx = ev.auxtrace.idx, .cpu = ev.auxtrace.cpu,
+				.payload_file_offset = ev.aux_file_offset,
+			};
+			int err = dtlm_add_buffer(s.m, &bi, ev.aux_data);
+			if (err == -ERANGE)
+				break;	/* counted: CPU out of range */
+			if (err) {
+				fprintf(stderr, "latscope dtl script: AUX buffer at %#" PRIx64 ": %s\n",
+					ev.file_offset, strerror(-err));
+				ret = EXIT_ERR;
+				goto out;
+			}
+			if (dtlm_over_budget(s.m)) {
+				struct dtlm_item it;
+				dtlm_note_forced(s.m);
+				while (dtlm_over_budget(s.m) && dtlm_next(s.m, &it) > 0)
+					print_dtl(&s, &it);
+			}
+			break;
+		}
+		case PDF_RECORD_AUX:
+			if (dtl_cmd_is_dtl_evsel(s.r, ev.evsel) && ev.size >= 32)
+				dtlm_note_aux(s.m, ev.has_sample ? ev.sample.cpu : UINT32_MAX,
+					      ev.has_sample ? ev.sample.time : 0,
+					      pdr_u64(s.r, ev.data + 8), pdr_u64(s.r, ev.data + 16),
+					      pdr_u64(s.r, ev.data + 24));
+			break;
+		case PDF_RECORD_LOST:
+			if (ev.size >= 24)
+				dtlm_note_lost(s.m, ev.has_sample ? ev.sample.cpu : UINT32_MAX,
+					       ev.has_sample ? ev.sample.time : 0, pdr_u64(s.r, ev.data + 16));
+			break;
+		case PDF_RECORD_LOST_SAMPLES:
+			if (ev.size >= 16)
+				dtlm_note_lost(s.m, ev.has_sample ? ev.sample.cpu : UINT32_MAX,
+					       ev.has_sample ? ev.sample.time : 0, pdr_u64(s.r, ev.data + 8));
+			break;
+		default:
+			break;
+		}
+		if (ev.type < PDF_RECORD_USER_START && ev.has_sample && ev.sample.time &&
+		    (ev.sample.type & PDF_SAMPLE_TIME)) {
+			rc = drain_before(&s, ev.sample.time);
+			if (rc < 0)
+				break;
+			dtlm_note_time(s.m, ev.sample.time);
+		}
+		if (ev.type == PDF_RECORD_SAMPLE && !dtl_cmd_is_dtl_evsel(s.r, ev.evsel))
+			print_sample(&s, &ev);
+	}
+	if (rc == 0) {
+		struct dtlm_item it;
+		while ((rc = dtlm_next(s.m, &it)) > 0)
+			print_dtl(&s, &it);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "latscope dtl script: %s: %s\n", path,
+			*pdr_strerror(s.r) ? pdr_strerror(s.r) : strerror(-rc));
+		ret = EXIT_ERR;
+	}
+	fflush(stdout);
+	report_gaps(path, s.m, &s, quiet);
+out:
+	dtlm_free(s.m);
+	pp_free(s.pp);
+	free(s.line);
+	pdr_close(s.r);
+	return ret;
 }

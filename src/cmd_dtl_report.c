@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: MIT */
+/* cmd_dtl_report.c - `latscope dtl report`: DTL statistics per CPU and in total. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "commands.h"
+#include "dtl.h"
+#include "dtl_cmd.h"
+#include "dtlstat.h"
+#include "parse.h"
+#include "pdread.h"
+
+#define NBINS 24
+
+static const char *const time_names[DTLS_NTIMES] = {
+	"enqueue_to_dispatch", "ready_to_enqueue", "waiting_to_ready",
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: latscope dtl report [options] FILE\n"
+"\n"
+"Statistics of the DTL entries of a perf.data file, per CPU and in total:\n"
+"dispatch and preempt reason counts; the three DTL times (enqueue_to_dispatch,\n"
+"ready_to_enqueue, waiting_to_ready) as latency histograms in microseconds with\n"
+"min/avg/max and p50/p90/p99/p99.9; the hypervisor time taken from the\n"
+"partition (enqueue_to_dispatch + ready_to_enqueue, as the kernel's stolen-time\n"
+"accounting counts it) as a share of the recorded time (each CPU's first to\n"
+"last DTL entry); dispatches per second; how often a vCPU came back on another\n"
+"physical processor; the worst dispatch delays with time and CPU.\n"
+"\n"
+"  -i, --input FILE   the perf.data file ('-' = pipe on stdin)\n"
+"      --json         one JSON document instead of text\n"
+"      --no-hist      text: leave out the histograms\n"
+"      --total-only   text: only the total, no per-CPU sections\n"
+"  -C, --cpu LIST     only these CPUs\n"
+"      --tb-freq HZ   timebase frequency when the file has no header record\n"
+"  -h, --help         this help\n");
+}
+
+struct rep {
+	bool json, no_hist, total_only, have_cpus;
+	struct ps_cpuset cpus;
+	uint64_t tb_freq_opt;
+	uint64_t aux_flags[3], lost_events, lost_records, aux_records;
+	uint64_t first_sample_ns, last_sample_ns;
+};
+
+static double ticks_us(uint64_t ticks, uint64_t f)
+{
+	return f ? (double)ticks * 1e6 / (double)f : 0;
+}
+
+static uint64_t freq_of(const struct dtls *s, const struct dtls_cpu *c, const struct rep *o)
+{
+	if (c && dtl_tbinfo_valid(&c->tbi))
+		return c->tbi.tb_freq;
+	if (dtls_tbinfo(s).tb_freq)
+		return dtls_tbinfo(s).tb_freq;
+	return o->tb_freq_opt ? o->tb_freq_opt : DTL_DEFAULT_TB_FREQ;
+}
+
+static void text_hist(const struct dtls_hist *h, uint64_t f)
+{
+	uint64_t bins[NBINS], maxc = 0;
+	int lo = -1, hi = -1;
+
+	dtls_hist_log2_us(h, f, bins, NBINS);
+	for (int i = 0; i < NBINS; i++) {
+		if (bins[i]) {
+			if (lo < 0)
+				lo = i;
+			hi = i;
+		}
+		if (bins[i] > maxc)
+			maxc = bins[i];
+	}
+	for (int i = lo; i >= 0 && i <= hi; i++) {
+		char range[64];
+		int bar = maxc ? (int)((bins[i] * 40 + maxc - 1) / maxc) : 0;
+		if (i == 0)
+			snprintf(range, sizeof(range), "< 1");
+		else if (i == NBINS - 1)
+			snprintf(range, sizeof(range), ">= %llu", 1ULL << (i - 1));
+		else
+			snprintf(range, sizeof(range), "%llu - <%llu", 1ULL << (i - 1), 1ULL << i);
+		printf("      %16s us |%-40.*s| %" PRIu64 "\n", range, bar,
+		       "########################################", bins[i]);
+	}
+}
+
+static void text_section(const struct dtls *s, const struct dtls_cpu *c, const char *title,
+			 const struct rep *o, uint64_t span_tb)
+{
+	uint64_t f = freq_of(s, c, o);
+	double span_s = f ? (double)span_tb / (double)f : 0;
+	char buf[DTL_REASON_BUFSZ];
+
+	printf("\n%s: %" PRIu64 " dispatches", title, c->entries);
+	if (span_s > 0)
+		printf(" in %.6f s, %.1f /s", span_s, (double)c->entries / span_s);
+	printf("\n");
+	printf("  hypervisor time (enqueue_to_dispatch + ready_to_enqueue): %.3f us", ticks_us(c->stolen_tb, f));
+	if (span_tb)
+		printf(" = %.4f %% of the recorded time", 100.0 * (double)c->stolen_tb / (double)span_tb);
+	printf("\n");
+	printf("  dispatched on another physical processor: %" PRIu64 " (%.2f %%)\n", c->proc_changes,
+	       c->entries > 1 ? 100.0 * (double)c->proc_changes / (double)(c->entries - 1) : 0.0);
+	if (c->tb_backwards)
+		printf("  timebase went backwards: %" PRIu64 " times\n", c->tb_backwards);
+	printf("  dispatch reasons:\n");
+	for (int i = 0; i < 256; i++)
+		if (c->dispatch[i])
+			printf("    %-34s %12" PRIu64 "  %6.2f %%\n", dtl_dispatch_reason_str((unsigned)i, buf),
+			       c->dispatch[i], 100.0 * (double)c->dispatch[i] / (double)c->entries);
+	printf("  preempt reasons:\n");
+	for (int i = 0; i < 256; i++)
+		if (c->preempt[i])
+			printf("    %-34s %12" PRIu64 "  %6.2f %%\n", dtl_preempt_reason_str((unsigned)i, buf),
+			       c->preempt[i], 100.0 * (double)c->preempt[i] / (double)c->entries);
+	for (int t = 0; t < DTLS_NTIMES; t++) {
+		const struct dtls_hist *h = &c->h[t];
+		if (!h->count)
+			continue;
+		printf("  %s (us): min %.3f avg %.3f max %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f\n",
+		       time_names[t], ticks_us(h->min, f), ticks_us(h->sum, f) / (double)h->count,
+		       ticks_us(h->max, f), ticks_us(dtls_hist_percentile(h, 50), f),
+		       ticks_us(dtls_hist_percentile(h, 90), f), ticks_us(dtls_hist_percentile(h, 99), f),
+		       ticks_us(dtls_hist_percentile(h, 99.9), f));
+		if (!o->no_hist)
+			text_hist(h, f);
+	}
+}
+
+static struct json_object *j_hist(const struct dtls_hist *h, uint64_t f)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+	uint64_t bins[NBINS];
+
+	json_object_object_add(o, "count", json_object_new_uint64(h->count));
+	json_object_object_add(o, "sum_ticks", json_object_new_uint64(h->sum));
+	json_object_object_add(o, "min_us", json_object_new_double(h->count ? ticks_us(h->min, f) : 0));
+	json_object_object_add(o, "avg_us", json_object_new_double(h->count ? ticks_us(h->sum, f) / (double)h->count : 0));
+	json_object_object_add(o, "max_us", json_object_new_double(ticks_us(h->max, f)));
+	json_object_object_add(o, "p50_us", json_object_new_double(ticks_us(dtls_hist_percentile(h, 50), f)));
+	json_object_object_add(o, "p90_us", json_object_new_double(ticks_us(dtls_hist_percentile(h, 90), f)));
+	json_object_object_add(o, "p99_us", json_object_new_double(ticks_us(dtls_hist_percentile(h, 99), f)));
+	json_object_object_add(o, "p99_9_us", json_object_new_double(ticks_us(dtls_hist_percentile(h, 99.9), f)));
+	dtls_hist_log2_us(h, f, bins, NBINS);
+	for (int i = 0; i < NBINS; i++) {
+		if (!bins[i])
+			continue;
+		struct json_object *b = json_object_new_object();
+		json_object_object_add(b, "lo_us", json_object_new_uint64(i ? 1ULL << (i - 1) : 0));
+		if (i < NBINS - 1)
+			json_object_object_add(b, "hi_us", json_object_new_uint64(1ULL << i));
+		json_object_object_add(b, "count", json_object_new_uint64(bins[i]));
+		json_object_array_add(a, b);
+	}
+	json_object_object_add(o, "hist", a);
+	return o;
+}
+
+static struct json_object *j_section(const struct dtls *s, const struct dtls_cpu *c,
+				     const struct rep *o, uint64_t span_tb)
+{
+	struct json_object *j = json_object_new_object(), *d = json_object_new_object(),
+			   *p = json_object_new_object(), *t = json_object_new_object();
+	uint64_t f = freq_of(s, c, o);
+	double span_s = f ? (double)span_tb / (double)f : 0;
+	char buf[DTL_REASON_BUFSZ];
+
+	if (c->cpu != UINT32_MAX)
+		json_object_object_add(j, "cpu", json_object_new_int64(c->cpu));
+	json_object_object_add(j, "dispatches", json_object_new_uint64(c->entries));
+	json_object_object_add(j, "recorded_ns", json_object_new_uint64(dtl_ticks_to_ns(span_tb, f)));
+	json_object_object_add(j, "dispatches_per_sec", json_object_new_double(span_s > 0 ? (double)c->entries / span_s : 0));
+	json_object_object_add(j, "hypervisor_ns", json_object_new_uint64(dtl_ticks_to_ns(c->stolen_tb, f)));
+	json_object_object_add(j, "hypervisor_share", json_object_new_double(span_tb ? (double)c->stolen_tb / (double)span_tb : 0));
+	json_object_object_add(j, "processor_changes", json_object_new_uint64(c->proc_changes));
+	json_object_object_add(j, "timebase_backwards", json_object_new_uint64(c->tb_backwards));
+	for (int i = 0; i < 256; i++) {
+		if (c->dispatch[i]) {
+			/* duplicates in the table (firmware_internal_event) add up */
+			const char *n = dtl_dispatch_reason_str((unsigned)i, buf);
+			struct json_object *old;
+			uint64_t v = c->dispatch[i];
+			if (json_object_object_get_ex(d, n, &old))
+				v += (uint64_t)json_object_get_int64(old);
+			json_object_object_add(d, n, json_object_new_uint64(v));
+		}
+		if (c->preempt[i])
+			json_object_object_add(p, dtl_preempt_reason_str((unsigned)i, buf),
+					       json_object_new_uint64(c->preempt[i]));
+	}
+	json_object_object_add(j, "dispatch_reasons", d);
+	json_object_object_add(j, "preempt_reasons", p);
+	for (int i = 0; i < DTLS_NTIMES; i++)
+		json_object_object_add(t, time_names[i], j_hist(&c->h[i], f));
+	json_object_object_add(j, "times", t);
+	return j;
+}
+
+static void worst_text(const struct dtls *s, const struct rep *o)
+{
+	const struct dtls_worst *w;
+	size_t n = dtls_worst(s, &w);
+	char b1[DTL_REASON_BUFSZ], b2[DTL_REASON_BUFSZ];
+
+	if (!n)
+		return;
+	printf("\nWorst dispatch delays (enqueue_to_dispatch + ready_to_enqueue):\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct dtls_cpu *c = dtls_cpu(s, w[i].cpu);
+		struct dtl_tbinfo tbi = c && dtl_tbinfo_valid(&c->tbi) ? c->tbi : dtls_tbinfo(s);
+		uint64_t f = freq_of(s, c, o);
+		uint64_t t = dtl_tbinfo_valid(&tbi) ? dtl_tb_to_ns(w[i].timebase, &tbi) : 0;
+		printf("  %2zu. %12.3f us  cpu %-4u time %" PRIu64 ".%09" PRIu64 "  proc %-5u %s / %s\n",
+		       i + 1, ticks_us(w[i].delay_tb, f), w[i].cpu, t / 1000000000u, t % 1000000000u,
+		       w[i].e.processor_id, dtl_dispatch_reason_str(w[i].e.dispatch_reason, b1),
+		       dtl_preempt_reason_str(w[i].e.preempt_reason, b2));
+	}
+}
+
+static struct json_object *worst_json(const struct dtls *s, const struct rep *o)
+{
+	const struct dtls_worst *w;
+	size_t n = dtls_worst(s, &w);
+	struct json_object *a = json_object_new_array();
+	char b1[DTL_REASON_BUFSZ];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct dtls_cpu *c = dtls_cpu(s, w[i].cpu);
+		struct dtl_tbinfo tbi = c && dtl_tbinfo_valid(&c->tbi) ? c->tbi : dtls_tbinfo(s);
+		struct json_object *j = json_object_new_object();
+		json_object_object_add(j, "cpu", json_object_new_int64(w[i].cpu));
+		json_object_object_add(j, "time_ns", json_object_new_uint64(
+			dtl_tbinfo_valid(&tbi) ? dtl_tb_to_ns(w[i].timebase, &tbi) : 0));
+		json_object_object_add(j, "timebase", json_object_new_uint64(w[i].timebase));
+		json_object_object_add(j, "delay_us", json_object_new_double(ticks_us(w[i].delay_tb, freq_of(s, c, o))));
+		json_object_object_add(j, "processor_id", json_object_new_int64(w[i].e.processor_id));
+		json_object_object_add(j, "dispatch_reason",
+				       json_object_new_string(dtl_dispatch_reason_str(w[i].e.dispatch_reason, b1)));
+		json_object_object_add(j, "preempt_reason",
+				       json_object_new_string(dtl_preempt_reason_str(w[i].e.preempt_reason, b1)));
+		json_object_array_add(a, j);
+	}
+	return a;
+}
+
+int dtl_cmd_report(int argc, char **argv)
+{
+	enum { O_JSON = 256, O_NOHIST, O_TOTAL, O_TBFREQ };
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "no-hist", no_argument, NULL, O_NOHIST },
+		{ "total-only", no_argument, NULL, O_TOTAL },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "tb-freq", required_argument, NULL, O_TBFREQ },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rep o = { 0 };
+	const char *path = NULL;
+	struct pdr *r;
+	struct dtls *s;
+	struct pdr_event ev;
+	uint8_t *pay = NULL;
+	size_t pay_cap = 0;
+	int c, rc, ret = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:C:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i': path = optarg; break;
+		case O_JSON: o.json = true; break;
+		case O_NOHIST: o.no_hist = true; break;
+		case O_TOTAL: o.total_only = true; break;
+		case 'C':
+			if (ps_cpulist(optarg, &o.cpus)) {
+				fprintf(stderr, "latscope dtl report: -C %s: not a CPU list (e.g. 0-3,8)\n", optarg);
+				return EXIT_ERR;
+			}
+			o.have_cpus = true;
+			break;
+		case O_TBFREQ:
+			if (ps_u64(optarg, 1, UINT64_MAX, &o.tb_freq_opt)) {
+				fprintf(stderr, "latscope dtl report: --tb-freq %s: not a positive number\n", optarg);
+				return EXIT_ERR;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return EXIT_ERR;
+		}
+	}
+	if (!path && optind < argc)
+		path = argv[optind++];
+	if (!path || optind < argc) {
+		usage(stderr);
+		return EXIT_ERR;
+	}
+	if (dtls_new(&s)) {
+		fprintf(stderr, "latscope dtl report: out of memory\n");
+		return EXIT_ERR;
+	}
+	if (dtl_cmd_open(&r, path, true)) {
+		dtls_free(s);
+		return EXIT_ERR;
+	}
+	bool swap = pdr_needs_swap(r);
+	while ((rc = pdr_next(r, &ev)) > 0) {
+		switch (ev.type) {
+		case PDF_RECORD_AUXTRACE: {
+			const struct pdr_auxtrace *a = &ev.auxtrace;
+			if (!dtl_cmd_file_has_dtl(r))
+				break;
+			if (o.have_cpus && !ps_cpuset_has(&o.cpus, a->cpu))
+				break;
+			if (ev.aux_data) {
+				rc = dtls_add_payload(s, a->cpu, ev.aux_data, a->size, swap);
+			} else {
+				/* large payload left in the file: read it in whole-slot chunks */
+				uint64_t done = 0;
+				const uint64_t chunk = DTL_ENTRY_SIZE * 21845ULL;
+				if (!pay) {
+					pay = malloc(chunk);
+					pay_cap = chunk;
+				}
+				rc = pay ? 0 : -ENOMEM;
+				while (!rc && done < a->size) {
+					uint64_t n = a->size - done < pay_cap ? a->size - done : pay_cap;
+					rc = pdr_pread(r, ev.aux_file_offset + done, pay, (size_t)n);
+					if (!rc)
+						rc = dtls_add_payload(s, a->cpu, pay, n, swap);
+					done += n;
+				}
+			}
+			if (rc == -ERANGE)
+				rc = 0;
+			if (rc < 0)
+				goto read_err;
+			break;
+		}
+		case PDF_RECORD_AUX:
+			o.aux_records++;
+			if (ev.size >= 32) {
+				uint64_t fl = pdr_u64(r, ev.data + 24);
+				o.aux_flags[0] += !!(fl & PDF_AUX_FLAG_TRUNCATED);
+				o.aux_flags[1] += !!(fl & PDF_AUX_FLAG_PARTIAL);
+				o.aux_flags[2] += !!(fl & PDF_AUX_FLAG_COLLISION);
+			}
+			break;
+		case PDF_RECORD_LOST:
+			o.lost_records++;
+			if (ev.size >= 24)
+				o.lost_events += pdr_u64(r, ev.data + 16);
+			break;
+		default:
+			break;
+		}
+	}
+	if (rc < 0) {
+read_err:
+		fprintf(stderr, "latscope dtl report: %s: %s\n", path,
+			*pdr_strerror(r) ? pdr_strerror(r) : strerror(-rc));
+		ret = EXIT_ERR;
+		goto out;
+	}
+
+	struct dtls_cpu *tot = malloc(sizeof(*tot));
+	if (!tot) {
+		ret = EXIT_ERR;
+		goto out;
+	}
+	dtls_total(s, tot);
+	uint64_t tot_span = 0;
+	for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
+		const struct dtls_cpu *cc = dtls_cpu(s, i);
+		if (cc)
+			tot_span += dtls_span_tb(cc);
+	}
+	const struct dtl_scan_stats *sc = dtls_scan_stats(s);
+	struct dtl_tbinfo tbi = dtls_tbinfo(s);
+	if (o.json) {
+		struct json_object *j = json_object_new_object(), *cpus = json_object_new_array(),
+				   *data = json_object_new_object();
+		json_object_object_add(j, "file", json_object_new_string(path));
+		json_object_object_add(j, "boot_tb", json_object_new_uint64(tbi.boot_tb));
+		json_object_object_add(j, "tb_freq", json_object_new_uint64(freq_of(s, NULL, &o)));
+		json_object_object_add(j, "has_header", json_object_new_boolean(dtl_tbinfo_valid(&tbi)));
+		json_object_object_add(data, "payloads", json_object_new_uint64(sc->payloads));
+		json_object_object_add(data, "slots", json_object_new_uint64(sc->slots));
+		json_object_object_add(data, "entries", json_object_new_uint64(sc->entries));
+		json_object_object_add(data, "headers", json_object_new_uint64(sc->headers));
+		json_object_object_add(data, "skipped_slots", json_object_new_uint64(sc->skipped));
+		json_object_object_add(data, "odd_payloads", json_object_new_uint64(sc->odd_payloads));
+		json_object_object_add(data, "tail_bytes", json_object_new_uint64(sc->tail_bytes));
+		json_object_object_add(data, "unknown_reasons", json_object_new_uint64(sc->bad_reasons));
+		json_object_object_add(data, "aux_truncated", json_object_new_uint64(o.aux_flags[0]));
+		json_object_object_add(data, "aux_partial", json_object_new_uint64(o.aux_flags[1]));
+		json_object_object_add(data, "aux_collision", json_object_new_uint64(o.aux_flags[2]));
+		json_object_object_add(data, "lost_records", json_object_new_uint64(o.lost_records));
+		json_object_object_add(data, "lost_events", json_object_new_uint64(o.lost_events));
+		json_object_object_add(j, "data", data);
+		for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
+			const struct dtls_cpu *cc = dtls_cpu(s, i);
+			if (cc && cc->entries)
+				json_object_array_add(cpus, j_section(s, cc, &o, dtls_span_tb(cc)));
+		}
+		json_object_object_add(j, "cpus", cpus);
+		json_object_object_add(j, "total", j_section(s, tot, &o, tot_span));
+		json_object_object_add(j, "worst", worst_json(s, &o));
+		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+		json_object_put(j);
+	} else {
+		printf("DTL report: %s\n", path);
+		printf("  %" PRIu64 " entries in %" PRIu64 " AUX payloads", sc->entries, sc->payloads);
+		if (dtl_tbinfo_valid(&tbi))
+			printf(", boot_tb %" PRIu64 ", tb_freq %" PRIu64 " Hz\n", tbi.boot_tb, tbi.tb_freq);
+		else
+			printf(", no header record: tb_freq %" PRIu64 " Hz assumed\n", freq_of(s, NULL, &o));
+		printf("  slots %" PRIu64 ": headers %" PRIu64 ", skipped %" PRIu64
+		       "; payloads not a multiple of 48: %" PRIu64 " (%" PRIu64 " bytes ignored)"
+		       "; entries with unknown reasons: %" PRIu64 "\n", sc->slots, sc->headers,
+		       sc->skipped, sc->odd_payloads, sc->tail_bytes, sc->bad_reasons);
+		if (o.aux_flags[0] || o.aux_flags[1] || o.aux_flags[2] || o.lost_records)
+			printf("  DATA LOST: AUX truncated %" PRIu64 ", partial %" PRIu64 ", collision %" PRIu64
+			       ", LOST records %" PRIu64 " (%" PRIu64 " events)\n", o.aux_flags[0],
+			       o.aux_flags[1], o.aux_flags[2], o.lost_records, o.lost_events);
+		if (!o.total_only) {
+			for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
+				const struct dtls_cpu *cc = dtls_cpu(s, i);
+				char title[32];
+				if (!cc || !cc->entries)
+					continue;
+				snprintf(title, sizeof(title), "CPU %u", i);
+				text_section(s, cc, title, &o, dtls_span_tb(cc));
+			}
+		}
+		if (tot->entries)
+			text_section(s, tot, "Total", &o, tot_span);
+		worst_text(s, &o);
+	}
+	if (!sc->entries)
+		fprintf(stderr, "latscope dtl report: %s has no DTL entries (was it recorded with "
+			"-e vpa_dtl/dtl_all/?)\n", path);
+	free(tot);
+out:
+	free(pay);
+	pdr_close(r);
+	dtls_free(s);
+	return ret;
+}
