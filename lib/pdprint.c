@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/utsname.h>
+
 #include <json-c/json.h>
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
@@ -56,6 +58,61 @@ struct pp {
 	size_t name_width_evsels;
 };
 
+/* Does any recorded tracepoint print a kernel symbol (%ps, %pS, %pf...)? */
+static bool formats_print_symbols(struct pdr *r)
+{
+	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
+		const struct pdr_evsel *e = pdr_evsel(r, i);
+		const char *f = e->tp ? e->tp->print_fmt.format : NULL;
+		for (; f && (f = strstr(f, "%p")); f += 2)
+			if (strchr("sSfFB", f[2]) && f[2])
+				return true;
+	}
+	return false;
+}
+
+static void load_symbols(struct pp *p)
+{
+	struct tep_handle *tep = pdr_tep(p->r);
+	const char *path = p->o.kallsyms;
+	if (!tep || (path && !*path) || !formats_print_symbols(p->r))
+		return;
+	if (!path) {
+		struct utsname u;
+		const char *rel = pdr_info(p->r)->osrelease;
+		if (uname(&u) || !rel || strcmp(rel, u.release))
+			return;
+		path = "/proc/kallsyms";
+	}
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	size_t cap = 1 << 20, len = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		size_t n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (n == 0)
+			break;
+		if (cap - len < 4096) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	if (!buf)
+		return;
+	buf[len] = '\0';
+	tep_parse_kallsyms(tep, buf);
+	free(buf);
+}
+
 struct pp *pp_new(struct pdr *r, const struct pp_opts *opts)
 {
 	struct pp *p = calloc(1, sizeof(*p));
@@ -72,6 +129,7 @@ struct pp *pp_new(struct pdr *r, const struct pp_opts *opts)
 		return NULL;
 	}
 	trace_seq_init(&p->seq);
+	load_symbols(p);
 	return p;
 }
 

@@ -34,6 +34,10 @@ enum {
 struct pp_opts {
 	uint32_t fields;	/* 0 = PP_F_DEFAULT */
 	bool ns;		/* nanosecond timestamps */
+	/* Symbols for %ps-style fields: a kallsyms file, "" for none; NULL =
+	 * /proc/kallsyms when the recording's osrelease is the running kernel's
+	 * (what perf does through its kernel map). */
+	const char *kallsyms;
 };
 
 struct pp;

@@ -33,6 +33,8 @@ static void usage(FILE *f)
 "      --time START,END  only samples in this perf-time window (seconds, either may be empty)\n"
 "      --json            one JSON object per line per sample, fields typed\n"
 "      --unordered       print in file order (no time sorting)\n"
+"      --kallsyms FILE   resolve symbol fields (%%ps) with FILE ('' = never); by default\n"
+"                        /proc/kallsyms when the file was recorded on this kernel\n"
 "  -j, --jobs N          1 = one thread, 2 = read and format on two threads (default\n"
 "                        when the machine has two CPUs or more; file mode)\n"
 "  -q, --quiet           no summary on stderr\n"
@@ -77,7 +79,7 @@ static bool in_list(const struct idlist *l, int32_t v)
 
 int cmd_script(int argc, char **argv)
 {
-	enum { O_NS = 256, O_PID, O_TID, O_TIME, O_JSON, O_UNORDERED };
+	enum { O_NS = 256, O_PID, O_TID, O_TIME, O_JSON, O_UNORDERED, O_KALLSYMS };
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "ns", no_argument, NULL, O_NS },
@@ -90,6 +92,7 @@ int cmd_script(int argc, char **argv)
 		{ "unordered", no_argument, NULL, O_UNORDERED },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -148,6 +151,9 @@ int cmd_script(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = true;
+			break;
+		case O_KALLSYMS:
+			po.kallsyms = optarg;
 			break;
 		case 'j':
 			if (ps_u64(optarg, 1, 2, &jobs)) {

@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for lib/pdread: perf's ordering rules (FINISHED_ROUND two-round
+ * lag, ties, records without time, late records), zstd-compressed records
+ * (one record split across two frames), unknown and lost records, attr
+ * versions and big-endian flag bits, and clean errors with file offsets on
+ * malformed input.  Files are built with lib/pdwrite into memfds.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <zstd.h>
+
+#include "bytes.h"
+#include "pdread.h"
+#include "pdwrite.h"
+
+struct img {
+	uint8_t *p;
+	size_t len;
+};
+
+static struct pdf_attr sw_attr(void)
+{
+	struct pdf_attr a;
+	memset(&a, 0, sizeof(a));
+	a.type = PDF_TYPE_SOFTWARE;
+	a.config = 9;
+	a.sample_period = 1;
+	a.sample_type = PDF_SAMPLE_IDENTIFIER | PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU |
+			PDF_SAMPLE_PERIOD;
+	a.flags = 1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL;
+	return a;
+}
+
+static struct pdw *wopen(int *fd, bool be, bool pipe)
+{
+	*fd = memfd_create("pdr-test", MFD_CLOEXEC);
+	assert_true(*fd >= 0);
+	struct pdw *w = NULL;
+	struct pdw_opts o = { .big_endian = be, .pipe = pipe };
+	assert_int_equal(pdw_open_fd(&w, *fd, false, &o), 0);
+	uint64_t ids[2] = { 100, 101 };
+	struct pdf_attr a = sw_attr();
+	assert_int_equal(pdw_add_evsel(w, &a, "dummy", ids, 2), 0);
+	assert_int_equal(pdw_begin_data(w), 0);
+	return w;
+}
+
+static void wclose(struct pdw *w, int fd, struct img *im)
+{
+	assert_int_equal(pdw_close(w), 0);
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	im->len = (size_t)st.st_size;
+	im->p = malloc(im->len);
+	assert_non_null(im->p);
+	assert_int_equal(pread(fd, im->p, im->len, 0), (ssize_t)im->len);
+	close(fd);
+}
+
+static void sample(struct pdw *w, uint64_t t, uint32_t cpu)
+{
+	struct pdr_sample s;
+	memset(&s, 0, sizeof(s));
+	s.id = 100 + cpu;
+	s.pid = s.tid = 42;
+	s.time = t;
+	s.cpu = cpu;
+	s.period = t;	/* lets the test recognise the record */
+	assert_int_equal(pdw_write_sample(w, 0, PDF_MISC_KERNEL, &s), 0);
+}
+
+/* Read all samples, returning their times in delivery order. */
+static size_t read_times(const struct img *im, uint64_t *out, size_t max, struct pdr_stats *st)
+{
+	struct pdr *r;
+	assert_int_equal(pdr_open_mem(&r, im->p, im->len, NULL), 0);
+	struct pdr_event ev;
+	size_t n = 0;
+	int rc;
+	while ((rc = pdr_next(r, &ev)) > 0) {
+		if (ev.type != PDF_RECORD_SAMPLE)
+			continue;
+		assert_true(ev.has_sample);
+		assert_int_equal(ev.sample.period, ev.sample.time);
+		if (n < max)
+			out[n++] = ev.sample.time;
+	}
+	assert_int_equal(rc, 0);
+	if (st)
+		*st = *pdr_stats(r);
+	pdr_close(r);
+	return n;
+}
+
+static void ordering_case(bool be, bool pipe)
+{
+	int fd;
+	struct pdw *w = wopen(&fd, be, pipe);
+	sample(w, 10, 0);
+	sample(w, 30, 1);
+	pdw_finished_round(w);	/* flush <= 0: nothing; next limit 30 */
+	sample(w, 20, 0);
+	sample(w, 40, 1);
+	pdw_finished_round(w);	/* flush <= 30: 10 20 30; next limit 40 */
+	sample(w, 5, 0);	/* older than what was released: late */
+	sample(w, 35, 1);
+	sample(w, 35, 0);	/* tie: file order kept */
+	struct img im;
+	wclose(w, fd, &im);
+	uint64_t t[16];
+	struct pdr_stats st;
+	size_t n = read_times(&im, t, 16, &st);
+	assert_int_equal(n, 7);
+	uint64_t want[] = { 10, 20, 30, 5, 35, 35, 40 };
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(t[i], want[i]);
+	assert_int_equal(st.out_of_order, 1);
+	free(im.p);
+}
+
+static void test_ordering_le(void **s) { (void)s; ordering_case(false, false); }
+static void test_ordering_be(void **s) { (void)s; ordering_case(true, false); }
+static void test_ordering_pipe(void **s) { (void)s; ordering_case(false, true); }
+
+/* Unordered mode delivers in file order. */
+static void test_unordered(void **state)
+{
+	(void)state;
+	int fd;
+	struct pdw *w = wopen(&fd, false, false);
+	sample(w, 30, 0);
+	sample(w, 10, 1);
+	struct img im;
+	wclose(w, fd, &im);
+	struct pdr *r;
+	struct pdr_opts o = { .unordered = true };
+	assert_int_equal(pdr_open_mem(&r, im.p, im.len, &o), 0);
+	struct pdr_event ev;
+	uint64_t t[2];
+	int n = 0;
+	while (pdr_next(r, &ev) > 0)
+		if (ev.type == PDF_RECORD_SAMPLE)
+			t[n++] = ev.sample.time;
+	assert_int_equal(n, 2);
+	assert_int_equal(t[0], 30);
+	assert_int_equal(t[1], 10);
+	pdr_close(r);
+	free(im.p);
+}
+
+/* Build host-order raw records of samples for compression tests. */
+static size_t raw_sample(uint8_t *p, uint64_t t)
+{
+	/* IDENTIFIER TID TIME CPU PERIOD = 5 u64 + header */
+	by_st32(p, PDF_RECORD_SAMPLE, false);
+	by_st16(p + 4, PDF_MISC_KERNEL, false);
+	by_st16(p + 6, 48, false);
+	by_st64(p + 8, 100, false);
+	by_st32(p + 16, 42, false);
+	by_st32(p + 20, 42, false);
+	by_st64(p + 24, t, false);
+	by_st64(p + 32, 0, false);
+	by_st64(p + 40, t, false);
+	return 48;
+}
+
+static void compressed_case(uint32_t type)
+{
+	int fd;
+	struct pdw *w = wopen(&fd, BY_HOST_BIG_ENDIAN, false);
+	uint8_t plain[48 * 4];
+	size_t len = 0;
+	for (int i = 0; i < 4; i++)
+		len += raw_sample(plain + len, 100 + (uint64_t)i);
+	/* one zstd stream, cut so that record 2 spans the two COMPRESSED records */
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	assert_non_null(cc);
+	uint8_t z1[512], z2[512];
+	ZSTD_inBuffer in = { plain, 72, 0 };
+	ZSTD_outBuffer o1 = { z1, sizeof(z1), 0 };
+	assert_false(ZSTD_isError(ZSTD_compressStream2(cc, &o1, &in, ZSTD_e_flush)));
+	ZSTD_inBuffer in2 = { plain + 72, len - 72, 0 };
+	ZSTD_outBuffer o2 = { z2, sizeof(z2), 0 };
+	assert_false(ZSTD_isError(ZSTD_compressStream2(cc, &o2, &in2, ZSTD_e_end)));
+	ZSTD_freeCCtx(cc);
+	for (int k = 0; k < 2; k++) {
+		const uint8_t *z = k ? z2 : z1;
+		size_t zl = k ? o2.pos : o1.pos;
+		uint8_t body[600];
+		size_t bl = 0;
+		if (type == PDF_RECORD_COMPRESSED2) {
+			by_st64(body, zl, false);
+			bl = 8;
+		}
+		memcpy(body + bl, z, zl);
+		bl += zl;
+		assert_int_equal(pdw_write_record(w, type, 0, body, bl), 0);
+	}
+	struct img im;
+	wclose(w, fd, &im);
+	uint64_t t[8];
+	struct pdr_stats st;
+	size_t n = read_times(&im, t, 8, &st);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(t[i], 100 + i);
+	assert_int_equal(st.compressed_records, 2);
+	assert_int_equal(st.decompressed_bytes, len);
+	free(im.p);
+}
+
+static void test_compressed2(void **s) { (void)s; compressed_case(PDF_RECORD_COMPRESSED2); }
+
+static void test_unknown_and_lost(void **state)
+{
+	(void)state;
+	int fd;
+	struct pdw *w = wopen(&fd, false, false);
+	uint8_t junk[24] = { 1, 2, 3 };
+	assert_int_equal(pdw_write_record(w, 99, 0, junk, sizeof(junk)), 0);	/* user range, unknown */
+	assert_int_equal(pdw_write_record(w, 40, 0, junk, sizeof(junk)), 0);	/* kernel range, unknown */
+	struct pdr_sample tr;
+	memset(&tr, 0, sizeof(tr));
+	tr.id = 100;
+	tr.time = 7;
+	uint8_t lost[16];
+	by_st64(lost, 100, false);
+	by_st64(lost + 8, 12, false);
+	assert_int_equal(pdw_write_with_trailer(w, 0, PDF_RECORD_LOST, 0, lost, 16, &tr), 0);
+	uint8_t ls[8];
+	by_st64(ls, 5, false);
+	assert_int_equal(pdw_write_with_trailer(w, 0, PDF_RECORD_LOST_SAMPLES, 0, ls, 8, &tr), 0);
+	sample(w, 9, 0);
+	struct img im;
+	wclose(w, fd, &im);
+	uint64_t t[4];
+	struct pdr_stats st;
+	assert_int_equal(read_times(&im, t, 4, &st), 1);
+	assert_int_equal(st.unknown_records, 2);
+	assert_int_equal(st.lost_records, 1);
+	assert_int_equal(st.lost_events, 12);
+	assert_int_equal(st.lost_samples_records, 1);
+	assert_int_equal(st.lost_samples, 5);
+	free(im.p);
+}
+
+/* Every attr ABI size decodes; big-endian flag bits are mirrored per byte. */
+static void test_attr_versions(void **state)
+{
+	(void)state;
+	static const uint32_t sizes[] = { 64, 72, 80, 96, 104, 112, 120, 128, 136 };
+	for (int be = 0; be < 2; be++) {
+		bool swap = be != BY_HOST_BIG_ENDIAN;
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			uint8_t b[160];
+			memset(b, 0, sizeof(b));
+			by_st32(b, 2, swap);
+			by_st32(b + 4, sizes[i], swap);
+			by_st64(b + 8, 0x174, swap);
+			by_st64(b + 24, PDF_SAMPLE_TIME | PDF_SAMPLE_RAW, swap);
+			/* flags: disabled (0), freq (10), sample_id_all (18) */
+			int bits[] = { 0, 10, 18 };
+			for (int k = 0; k < 3; k++) {
+				int n = bits[k];
+				b[40 + n / 8] |= (uint8_t)(1u << (be ? 7 - n % 8 : n % 8));
+			}
+			if (sizes[i] >= 72)
+				by_st64(b + 64, 0xc2, swap);
+			if (sizes[i] >= 96)
+				by_st32(b + 92, 1, swap);
+			if (sizes[i] >= 136)
+				by_st64(b + 128, 0xc3, swap);
+			struct pdf_attr a;
+			size_t used = 0;
+			assert_int_equal(pdr_decode_attr(b, sizeof(b), swap, &a, &used), 0);
+			assert_int_equal(used, sizes[i]);
+			assert_int_equal(a.config, 0x174);
+			assert_int_equal(a.flags, (1ULL << 0) | (1ULL << 10) | (1ULL << 18));
+			assert_int_equal(a.config2, sizes[i] >= 72 ? 0xc2 : 0);
+			assert_int_equal(a.clockid, sizes[i] >= 96 ? 1 : 0);
+			assert_int_equal(a.config3, sizes[i] >= 136 ? 0xc3 : 0);
+		}
+	}
+	/* size larger than what is there */
+	uint8_t b[64] = { 0 };
+	by_st32(b + 4, 200, false);
+	struct pdf_attr a;
+	assert_int_equal(pdr_decode_attr(b, sizeof(b), false, &a, NULL), -EINVAL);
+}
+
+/* Errors: each is negative, and the message names an offset. */
+static void expect_error(const uint8_t *p, size_t len, const char *needle)
+{
+	struct pdr *r;
+	int rc = pdr_open_mem(&r, p, len, NULL);
+	if (rc == 0) {
+		struct pdr_event ev;
+		while ((rc = pdr_next(r, &ev)) > 0)
+			;
+	}
+	assert_true(rc < 0);
+	const char *msg = pdr_strerror(r);
+	if (!strstr(msg, needle) || !strstr(msg, "offset"))
+		fail_msg("error '%s' lacks '%s' or an offset", msg, needle);
+	pdr_close(r);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	int fd;
+	struct pdw *w = wopen(&fd, false, false);
+	for (int i = 0; i < 50; i++)
+		sample(w, 100 + (uint64_t)i, 0);
+	struct img im;
+	wclose(w, fd, &im);
+	uint8_t *c = malloc(im.len);
+	assert_non_null(c);
+
+	expect_error(im.p, 10, "too short");
+	memcpy(c, im.p, im.len);
+	memcpy(c, "NOTPERF!", 8);
+	expect_error(c, im.len, "bad magic");
+	/* file cut inside the data section: header points past the end */
+	uint64_t doff = by_ld64(im.p + 40, false), dsz = by_ld64(im.p + 48, false);
+	expect_error(im.p, (size_t)(doff + dsz / 2), "truncated");
+	/* a record whose size is below 8 */
+	memcpy(c, im.p, im.len);
+	by_st16(c + doff + 6, 4, false);
+	expect_error(c, im.len, "size 4");
+	/* a record running past the data section */
+	memcpy(c, im.p, im.len);
+	by_st16(c + doff + dsz - 48 + 6, 0xfff8, false);
+	expect_error(c, im.len, "past the end");
+	/* data size 0 */
+	memcpy(c, im.p, im.len);
+	by_st64(c + 48, 0, false);
+	expect_error(c, im.len, "data size is 0");
+	free(c);
+	free(im.p);
+}
+
+/* AUXTRACE payloads come with their record, in file and pipe mode. */
+static void test_auxtrace_payload(void **state)
+{
+	(void)state;
+	for (int pipe = 0; pipe < 2; pipe++) {
+		int fd;
+		struct pdw *w = wopen(&fd, false, pipe);
+		uint8_t pay[100];
+		for (int i = 0; i < 100; i++)
+			pay[i] = (uint8_t)i;
+		struct pdr_auxtrace a = { .size = 104, .offset = 4096, .idx = 1, .tid = (uint32_t)-1, .cpu = 1 };
+		assert_int_equal(pdw_write_auxtrace(w, &a, pay, sizeof(pay)), 0);
+		sample(w, 5, 0);
+		struct img im;
+		wclose(w, fd, &im);
+		struct pdr *r;
+		assert_int_equal(pdr_open_mem(&r, im.p, im.len, NULL), 0);
+		struct pdr_event ev;
+		int seen = 0, samples = 0;
+		while (pdr_next(r, &ev) > 0) {
+			if (ev.type == PDF_RECORD_AUXTRACE) {
+				seen++;
+				assert_int_equal(ev.auxtrace.offset, 4096);
+				assert_int_equal(ev.auxtrace.cpu, 1);
+				assert_true(ev.aux_size >= 100);
+				assert_non_null(ev.aux_data);
+				assert_memory_equal(ev.aux_data, pay, 100);
+				if (!pipe) {
+					uint8_t back[100];
+					assert_int_equal(pdr_pread(r, ev.aux_file_offset, back, 100), 0);
+					assert_memory_equal(back, pay, 100);
+				}
+			}
+			samples += ev.type == PDF_RECORD_SAMPLE;
+		}
+		assert_int_equal(seen, 1);
+		assert_int_equal(samples, 1);
+		pdr_close(r);
+		free(im.p);
+	}
+}
+
+/* A forced flush under the memory cap keeps everything, still counted. */
+static void test_queue_cap(void **state)
+{
+	(void)state;
+	int fd;
+	struct pdw *w = wopen(&fd, false, false);
+	for (int i = 0; i < 200000; i++)
+		sample(w, 1000000 - (uint64_t)i, 0);	/* descending, no rounds */
+	struct img im;
+	wclose(w, fd, &im);
+	struct pdr *r;
+	struct pdr_opts o = { .max_queue_bytes = 4u << 20 };
+	assert_int_equal(pdr_open_mem(&r, im.p, im.len, &o), 0);
+	struct pdr_event ev;
+	size_t n = 0;
+	while (pdr_next(r, &ev) > 0)
+		n += ev.type == PDF_RECORD_SAMPLE;
+	assert_int_equal(n, 200000);
+	assert_true(pdr_stats(r)->forced_flushes > 0);
+	assert_true(pdr_stats(r)->queue_peak_bytes <= (8u << 20) + (4u << 20));
+	pdr_close(r);
+	free(im.p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ordering_le),
+		cmocka_unit_test(test_ordering_be),
+		cmocka_unit_test(test_ordering_pipe),
+		cmocka_unit_test(test_unordered),
+		cmocka_unit_test(test_compressed2),
+		cmocka_unit_test(test_unknown_and_lost),
+		cmocka_unit_test(test_attr_versions),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_auxtrace_payload),
+		cmocka_unit_test(test_queue_cap),
+	};
+	return cmocka_run_group_tests_name("pdread", tests, NULL, NULL);
+}
