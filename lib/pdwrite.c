@@ -62,7 +62,6 @@ struct pdw {
 
 	struct pdw_blob feat[PDF_FEAT_BITS];
 
-	bool sample_time_set;		/* explicit pdw_set_sample_time() */
 	bool have_time;
 	uint64_t first_ns, last_ns;	/* tracked from written samples */
 
@@ -745,8 +744,8 @@ int pdw_add_evsel(struct pdw *w, const struct pdf_attr *attr, const char *name,
 
 int pdw_set_tracing_data(struct pdw *w, const void *blob, size_t len)
 {
-	if (!w || (len && !blob))
-		return -EINVAL;
+	if (!w || (len && !blob) || len > UINT32_MAX - 8)
+		return -EINVAL;		/* the pipe record stores a u32 size */
 	struct gbuf b = { 0 };
 	gb_put(&b, blob, len);
 	return feat_set(w, PDF_FEAT_TRACING_DATA, &b);
@@ -796,7 +795,6 @@ int pdw_set_sample_time(struct pdw *w, uint64_t first_ns, uint64_t last_ns)
 	struct gbuf b = { 0 };
 	gb_u64(&b, first_ns, w->swap);
 	gb_u64(&b, last_ns, w->swap);
-	w->sample_time_set = true;
 	return feat_set(w, PDF_FEAT_SAMPLE_TIME, &b);
 }
 
@@ -986,7 +984,7 @@ int pdw_write_auxtrace(struct pdw *w, const struct pdr_auxtrace *a, const void *
 	int err = ensure_begun(w);
 	if (err)
 		return err;
-	if (!a || (len && !payload))
+	if (!a || (len && !payload) || len > ((size_t)1 << 48))
 		return -EINVAL;
 	if (!w->pipe && w->nr_aux == w->cap_aux) {
 		size_t cap = w->cap_aux ? 2 * w->cap_aux : 64;
