@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -873,6 +875,44 @@ static void test_auxtrace_index(void **state)
 	}
 }
 
+/* pdw_open() on a path; HOSTNAME defaults to uname's node name. */
+static void test_open_path_default_hostname(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/pdw-test-XXXXXX";
+	int tfd = mkstemp(path);
+	assert_true(tfd >= 0);
+	close(tfd);
+	struct pdw *w;
+	struct pdw_opts o = { .big_endian = true };
+	assert_int_equal(pdw_open(&w, path, &o), 0);
+	struct pdf_attr a = tp_attr(1, PDF_SAMPLE_TIME);
+	assert_int_equal(pdw_add_evsel(w, &a, "a", NULL, 0), 0);
+	assert_int_equal(pdw_close(w), 0);
+	struct img im;
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	unlink(path);
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	im.len = (size_t)st.st_size;
+	im.p = malloc(im.len);
+	assert_int_equal(pread(fd, im.p, im.len, 0), (ssize_t)im.len);
+	close(fd);
+	im.swap = !BY_HOST_BIG_ENDIAN;
+	assert_int_equal(data_size(&im), 0);
+	size_t off, size;
+	assert_true(feat_sec(&im, PDF_FEAT_HOSTNAME, &off, &size));
+	struct utsname u;
+	assert_int_equal(uname(&u), 0);
+	assert_string_equal((char *)im.p + off + 4, u.nodename);
+	assert_false(feat_bit(&im, PDF_FEAT_SAMPLE_TIME));	/* no samples, no times */
+	assert_false(feat_bit(&im, PDF_FEAT_AUXTRACE));
+	free(im.p);
+	assert_int_equal(pdw_open(&w, "/nonexistent-dir/x", NULL), -ENOENT);
+}
+
 /* ---------------------------------------------------------------- errors */
 
 static void test_errors(void **state)
@@ -1285,6 +1325,7 @@ int main(void)
 		cmocka_unit_test(test_pipe_le),
 		cmocka_unit_test(test_pipe_be),
 		cmocka_unit_test(test_auxtrace_index),
+		cmocka_unit_test(test_open_path_default_hostname),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_tracing_blob_le),
 		cmocka_unit_test(test_tracing_blob_be),
