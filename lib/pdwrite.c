@@ -12,6 +12,21 @@
  * and HEADER_TRACING_DATA (+ blob), then the data records.  Features or
  * evsels set after pdw_begin_data() are emitted as records at once.
  *
+ * Behaviour beyond the header's one-liners:
+ *  - attr.size is always written as the writer's attr_size (default VER7,
+ *    VER8 when an evsel sets config3: perf before 6.3 rejects 136-byte attrs,
+ *    and in pipe mode perf 6.1 expects exactly its own 128 bytes);
+ *  - HOSTNAME defaults to uname()'s node name: a reader of a byte-swapped
+ *    file checks that bit to tell how the feature bitmap was stored;
+ *  - SAMPLE_TIME defaults to the first/last TIME of the samples written
+ *    (file mode), EVENT_DESC is built from the evsels, the AUXTRACE index
+ *    from the AUXTRACE records (file mode; pipe mode has no index);
+ *  - pipe mode writes no HEADER_LAST_FEATURE end marker (a newer perf may
+ *    give that number to a real feature) and no TRACING_DATA/AUXTRACE
+ *    feature records (perf sends neither in a pipe);
+ *  - HEADER_FEATURE records are padded to 8 bytes; HEADER_TRACING_DATA is
+ *    {u32 size, u32 pad} (16 bytes) with size = blob length rounded up to 8.
+ *
  * Every multi-byte field is stored through by_st*() with w->swap, so the
  * host order never leaks into the output.  Records are built in a scratch
  * buffer inside struct pdw (no per-record malloc) and go through a 64 KiB
