@@ -371,6 +371,11 @@ static void wake_start(struct lat *l, const struct tpe *ev, int32_t pid, int32_t
 	if (!pidf && !is_rt(prio)) {
 		if (!l->cfg.all_tasks)
 			return;
+		c = cpu_of(l, target, ev->cpu);
+		if (c->cur_known && c->cur.pid == pid) {
+			l->st.wake_ignored++;	/* already running */
+			return;
+		}
 		/* non-RT, all_tasks: independent per-pid measurement */
 		struct lat_slot *s = tab_get(&l->pids, pid_key(pid), ev->time_ns);
 		if (!s->p.nrt_wake_ns)
@@ -481,6 +486,16 @@ static void on_switch(struct lat *l, const struct tpe *ev)
 
 	task_set(&prev, ev->sw.prev_pid, ev->sw.prev_prio, ev->sw.prev_comm);
 	task_set(&next, ev->sw.next_pid, ev->sw.next_prio, ev->sw.next_comm);
+
+	/* prev was running: whatever wakeup it had pending is stale */
+	struct lat_slot *ps = prev.pid > 0 && prev.pid != next.pid ?
+				      tab_find(&l->pids, pid_key(prev.pid)) : NULL;
+	if (ps) {
+		ps->p.nrt_wake_ns = 0;
+		ps->p.waking_ns = 0;
+		ps->p.timer_valid = false;
+		pid_gc(ps);
+	}
 
 	struct lat_slot *s = next.pid > 0 ? tab_find(&l->pids, pid_key(next.pid)) : NULL;
 	int64_t toff = 0;

@@ -270,6 +270,21 @@ struct json_object *lhout_json(const struct lat *l, const bool types[LAT_NR_TYPE
 	return root;
 }
 
+/* The below/above-range row of the terminal table. */
+static void term_edge(FILE *f, const struct lat *l, enum lat_type t, const struct lhist *all,
+		      uint32_t ncols, bool above)
+{
+	fprintf(f, "%15s", above ? "above" : "below");
+	for (uint32_t c = 0; c < lat_nr_cpus(l); c++) {
+		const struct lhist *h = lat_hist(l, t, c);
+		if (h && h->total)
+			fprintf(f, " %9" PRIu64, above ? h->above : h->below);
+	}
+	if (ncols > 1)
+		fprintf(f, " %9" PRIu64, above ? all->above : all->below);
+	fprintf(f, "\n");
+}
+
 int lhout_term(FILE *f, const struct lat *l, enum lat_type t, unsigned max_rows)
 {
 	const struct lat_cfg *cfg = lat_config(l);
@@ -324,7 +339,7 @@ int lhout_term(FILE *f, const struct lat *l, enum lat_type t, unsigned max_rows)
 	if (nz > max_rows && first != UINT32_MAX)
 		group = (last - first) / max_rows + 1;
 	if (all.below)
-		fprintf(f, "%15s %9" PRIu64 "\n", "below", all.below);
+		term_edge(f, l, t, &all, ncols, false);
 	for (uint32_t i = first; first != UINT32_MAX && i <= last; i += group) {
 		uint32_t end = i + group > all.cfg.nr_buckets ? all.cfg.nr_buckets : i + group;
 		uint64_t sum = 0;
@@ -354,7 +369,7 @@ int lhout_term(FILE *f, const struct lat *l, enum lat_type t, unsigned max_rows)
 		fprintf(f, "\n");
 	}
 	if (all.above)
-		fprintf(f, "%15s %9" PRIu64 "\n", "above", all.above);
+		term_edge(f, l, t, &all, ncols, true);
 
 	/* summary rows */
 	const char *rows[] = { "min", "avg", "max", "p50", "p90", "p99", "p99.9", "p99.99", "total" };

@@ -359,14 +359,22 @@ static void test_all_tasks_and_eviction(void **state)
 	assert_int_equal(total(LAT_WAKEUP, 0), 2);
 	assert_int_equal(lat_hist(L, LAT_WAKEUP, 0)->min_ns, 2000);
 	assert_int_equal(maxv(LAT_WAKEUP, 0), 5000);
+	/* woken while running (no switch-in follows): no stale stamp later */
+	wakeup(7100, 0, 301, 120, 0);
+	sw(8000, 0, 301, 120, 300, 120);	/* 301 sleeps */
+	wakeup(9000, 0, 301, 120, 0);
+	sw(9500, 0, 300, 120, 301, 120);
+	assert_int_equal(total(LAT_WAKEUP, 0), 3);
+	assert_int_equal(maxv(LAT_WAKEUP, 0), 5000);
+	assert_int_equal(lat_hist(L, LAT_WAKEUP, 0)->min_ns, 500);
 	/* more waiting tasks than slots: evictions counted, nothing breaks */
 	for (int i = 0; i < 100; i++)
 		wakeup(10000 + (uint64_t)i, 0, 1000 + i, 120, 0);
 	assert_true(lat_stats(L)->pid_evictions >= 92);
 	for (int i = 0; i < 100; i++)
 		sw(20000 + (uint64_t)i, 0, 999 + i, 120, 1000 + i, 120);
-	assert_true(total(LAT_WAKEUP, 0) >= 2 + 1);
-	assert_true(total(LAT_WAKEUP, 0) <= 2 + 8);
+	assert_true(total(LAT_WAKEUP, 0) >= 3 + 1);
+	assert_true(total(LAT_WAKEUP, 0) <= 3 + 8);
 }
 
 static void test_timer(void **state)

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timerwl.h - cyclictest-like timer workload: one thread per CPU, pinned,
+ * sleeping on absolute CLOCK_MONOTONIC times (start + k * interval) with
+ * clock_nanosleep(TIMER_ABSTIME), measuring how late each wakeup is.
+ *
+ * Prefix: twl_.
+ *
+ * The threads are the victims the kernel-side histograms measure (their
+ * hrtimers and wakeups); their own measurement goes into one lhist per
+ * thread.  The module never prints.
+ */
+#ifndef LATSCOPE_TIMERWL_H
+#define LATSCOPE_TIMERWL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lhist.h"
+#include "parse.h"
+
+struct twl_cfg {
+	struct ps_cpuset cpus;		/* one thread per CPU */
+	uint64_t interval_ns;		/* period, > 0 */
+	int prio;			/* SCHED_FIFO priority 1..99; 0 = SCHED_OTHER */
+	struct lhist_cfg hist;		/* geometry of each thread's histogram */
+};
+
+struct twl_thread_info {
+	unsigned cpu;
+	pid_t tid;			/* 0 until the thread started */
+	bool fifo;			/* SCHED_FIFO was granted */
+	int sched_err;			/* errno of a refused SCHED_FIFO / affinity, 0 = none */
+	uint64_t cycles;		/* wakeups measured */
+	uint64_t overruns;		/* periods skipped because a wakeup was more than one late */
+};
+
+struct twl;
+
+/*
+ * twl_start - start the threads; returns 0 and *out (stop and free with
+ * twl_stop()), -EINVAL for a bad configuration, or a negative errno from
+ * thread creation (then nothing is left running).
+ */
+int twl_start(struct twl **out, const struct twl_cfg *cfg);
+
+/* twl_stop - stop and join every thread and free w (NULL is fine). */
+void twl_stop(struct twl *w);
+
+/* Number of threads and their CPUs, in cpu order. */
+unsigned twl_nr_threads(const struct twl *w);
+/* Snapshot of thread i: info and a copy of its histogram into *dst (which
+ * must be lhist_init()ed with the same geometry).  Returns 0 or -EINVAL. */
+int twl_snapshot(struct twl *w, unsigned i, struct twl_thread_info *info, struct lhist *dst);
+
+#endif
