@@ -635,7 +635,25 @@ static void test_sample_combos(void **state)
 			n += 2;
 		}
 	}
-	assert_true(n > 200);
+	/* Random masks over every known bit (fixed seed: reproducible). */
+	uint64_t x = 0x2545F4914F6CDD1DULL;
+	for (int i = 0; i < 300; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint64_t t = x & PDF_SAMPLE_KNOWN_MASK;
+		if ((t & PDF_SAMPLE_WEIGHT) && (t & PDF_SAMPLE_WEIGHT_STRUCT))
+			t &= ~(uint64_t)PDF_SAMPLE_WEIGHT;
+		struct pdf_attr a = tp_attr(1, t);
+		unsigned v = (unsigned)(x >> 40) & 7;
+		a.read_format = rfs[v % 3];
+		a.branch_sample_type = bsts[(x >> 50) % 3];
+		a.sample_regs_user = (x >> 20) & 0x7;
+		a.sample_regs_intr = (x >> 23) & 0x7;
+		sample_roundtrip(i & 1, a, (unsigned)(x >> 30) % 60, v);
+		n++;
+	}
+	assert_true(n > 500);
 }
 
 /* The exact bytes of a BE sample: u64s and each u32 of the pairs swapped. */
