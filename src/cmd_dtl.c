@@ -505,7 +505,10 @@ static void report_gaps(const char *path, struct dtlm *m, const struct script *s
 	fputc('\n', stderr);
 	for (size_t i = 0; i < ng && i < 20; i++) {
 		char ts[48];
-		fmt_time(ts, sizeof(ts), g[i].time_ns, true);
+		if (g[i].time_ns)
+			fmt_time(ts, sizeof(ts), g[i].time_ns, true);
+		else
+			snprintf(ts, sizeof(ts), "the start");
 		if (g[i].cpu == UINT32_MAX)
 			fprintf(stderr, "  gap %s at %s: %" PRIu64 " %" PRIu64 "\n", dtlm_gap_name(g[i].kind),
 				ts, g[i].a, g[i].b);
