@@ -349,11 +349,11 @@ static void write_wrec(struct ctx *c, const struct osw_rec *r)
 {
 	if (!c->pw)
 		return;
-	uint8_t raw[64];
+	uint8_t raw[72];
 	uint32_t words[2] = { WREC_VERSION, r->type };
 	memcpy(raw, words, 8);		/* host = little-endian target is checked at open */
 	uint64_t v[8] = { r->cpu, r->t0_ns, r->t1_ns, r->v[0], r->v[1], r->v[2], r->v[3], r->v[4] };
-	memcpy(raw + 8, v, 56);
+	memcpy(raw + 8, v, 64);
 	struct pdr_sample s;
 	memset(&s, 0, sizeof(s));
 	s.id = WREC_ID;
@@ -559,10 +559,12 @@ static int open_recording(struct ctx *c)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	pdw_set_nrcpus(c->pw, (uint32_t)ncpu, (uint32_t)ncpu);
 	/* The run's parameters, so replay uses the same threshold and period. */
-	char cmd[256];
+	char cmd[1024], cl[512];
+	ps_cpulist_format(&c->cpus, cl, sizeof(cl));
 	snprintf(cmd, sizeof(cmd), "latscope-osnoise threshold_us=%" PRIu64 " period_us=%" PRIu64
-		 " runtime_us=%" PRIu64 " stop_us=%" PRIu64 " stop_total_us=%" PRIu64,
-		 c->threshold_us, c->period_us, c->runtime_us, c->stop_us, c->stop_total_us);
+		 " runtime_us=%" PRIu64 " stop_us=%" PRIu64 " stop_total_us=%" PRIu64 " no_workload=%d"
+		 " cpus=%s", c->threshold_us, c->period_us, c->runtime_us, c->stop_us,
+		 c->stop_total_us, c->no_workload, cl);
 	pdw_set_string_feature(c->pw, PDF_FEAT_VERSION, cmd);
 	err = pdw_begin_data(c->pw);
 	if (err < 0)
@@ -903,8 +905,8 @@ static void print_json(struct ctx *c, FILE *f)
 			json_object_object_add(hj, "avg_us", json_object_new_double_s(a, avg));
 			json_object_object_add(hj, "max_us", ju(h->max_ns / 1000));
 			json_object_object_add(hj, "p99_us", ju(hist_pct_us(c, h, 0.99)));
-			json_object_object_add(hj, "p99.9_us", ju(hist_pct_us(c, h, 0.999)));
-			json_object_object_add(hj, "p99.99_us", ju(hist_pct_us(c, h, 0.9999)));
+			json_object_object_add(hj, "p999_us", ju(hist_pct_us(c, h, 0.999)));
+			json_object_object_add(hj, "p9999_us", ju(hist_pct_us(c, h, 0.9999)));
 			json_object_object_add(o, "hist", hj);
 		}
 		json_object *cj = json_object_new_array();
@@ -1396,7 +1398,7 @@ out_err:
 static int parse_wrec(const struct pdr_event *ev, struct osw_rec *r)
 {
 	const struct pdr_sample *s = &ev->sample;
-	if (!s->raw || s->raw_size < 64)
+	if (!s->raw || s->raw_size < 72)
 		return -EINVAL;
 	uint32_t ver = (uint32_t)s->raw[0] | (uint32_t)s->raw[1] << 8 | (uint32_t)s->raw[2] << 16 |
 		       (uint32_t)s->raw[3] << 24;
@@ -1433,6 +1435,15 @@ static void parse_recorded_params(struct ctx *c, const char *ver, bool have_T)
 		c->period_us = v;
 	if ((p = strstr(ver, "runtime_us=")) && sscanf(p + 11, "%" SCNu64, &v) == 1)
 		c->runtime_us = v;
+	if ((p = strstr(ver, "no_workload=1")))
+		c->no_workload = true;
+	char cl[512];
+	struct ps_cpuset set;
+	if (!c->have_cpus && (p = strstr(ver, "cpus=")) && sscanf(p + 5, "%511s", cl) == 1 &&
+	    !ps_cpulist(cl, &set)) {
+		c->cpus = set;
+		c->have_cpus = true;
+	}
 }
 
 static int run_replay(struct ctx *c, bool have_T)

@@ -1,0 +1,66 @@
+#!/bin/sh
+# `osnoise record` writes the tracepoints and the workload's gaps to a
+# perf.data file; replaying it must give the same numbers as the live run,
+# and the text views (top table, histogram) must agree with --json on every
+# number they show.
+. "$TESTS_DIR/lib.sh"
+[ "$(id -u)" = 0 ] || skip "needs root (tracepoints)"
+J=$TOOLS/osnjson
+[ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] || skip "needs 2 CPUs"
+"$LATSCOPE" osnoise record -c 1 -H 0 -d 3 -p 500000 -o "$TMP/r.data" --json --top 50 \
+	> "$TMP/live.json" 2> "$TMP/err" || die "record failed: $(cat "$TMP/err")"
+[ "$($J "$TMP/live.json" attribution)" = true ] || skip "no tracepoints: $($J "$TMP/live.json" attribution_off)"
+"$LATSCOPE" osnoise top -i "$TMP/r.data" --json --top 50 > "$TMP/rep.json" || die "replay failed"
+F="cpu periods runtime_us noise_us cpu_available_pct max_noise_us max_single_us hw nmi irq softirq
+   thread gaps hw_us nmi_us irq_us softirq_us thread_us below_threshold_count below_threshold_us
+   floor_ns smallest_gap_ns hist.count hist.over hist.min_us hist.max_us hist.p99_us"
+for f in $F; do
+	a=$($J "$TMP/live.json" "cpus.0.$f"); b=$($J "$TMP/rep.json" "cpus.0.$f")
+	[ "$a" = "$b" ] || die "live $f=$a, replay $f=$b"
+done
+n=$($J "$TMP/live.json" cpus.0.top.length)
+[ "$n" = "$($J "$TMP/rep.json" cpus.0.top.length)" ] || die "contributor lists differ in length"
+i=0
+while [ $i -lt "$n" ]; do
+	for f in class name id count total_ns; do
+		a=$($J "$TMP/live.json" "cpus.0.top.$i.$f"); b=$($J "$TMP/rep.json" "cpus.0.top.$i.$f")
+		[ "$a" = "$b" ] || die "contributor $i: live $f=$a, replay $f=$b"
+	done
+	i=$((i + 1))
+done
+[ "$($J "$TMP/rep.json" cpus.0.gaps)" -gt 0 ] || die "no gaps at all"
+
+# text top == JSON
+"$LATSCOPE" osnoise top -i "$TMP/r.data" > "$TMP/top.txt" || die "text replay failed"
+row=$(awk '$1 == "1" && $2 ~ /^#/ { print; exit }' "$TMP/top.txt")
+[ -n "$row" ] || die "no CPU 1 row in: $(cat "$TMP/top.txt")"
+set -- $row
+exp="1 #$($J "$TMP/rep.json" cpus.0.periods) $($J "$TMP/rep.json" cpus.0.runtime_us) $($J "$TMP/rep.json" cpus.0.noise_us) $($J "$TMP/rep.json" cpus.0.cpu_available_pct) $($J "$TMP/rep.json" cpus.0.max_noise_us) $($J "$TMP/rep.json" cpus.0.max_single_us) $($J "$TMP/rep.json" cpus.0.hw) $($J "$TMP/rep.json" cpus.0.nmi) $($J "$TMP/rep.json" cpus.0.irq) $($J "$TMP/rep.json" cpus.0.softirq) $($J "$TMP/rep.json" cpus.0.thread)"
+[ "$*" = "$exp" ] || die "text row '$*' != JSON '$exp'"
+# the breakdown line
+brk=$(awk '/^Noise breakdown/ { f = 1; next } f && $1 == "1" { print $2, $3, $4, $5, $6, $7; exit }' "$TMP/top.txt")
+bexp="$($J "$TMP/rep.json" cpus.0.noise_us) $($J "$TMP/rep.json" cpus.0.hw_us) $($J "$TMP/rep.json" cpus.0.nmi_us) $($J "$TMP/rep.json" cpus.0.irq_us) $($J "$TMP/rep.json" cpus.0.softirq_us) $($J "$TMP/rep.json" cpus.0.thread_us)"
+[ "$brk" = "$bexp" ] || die "breakdown '$brk' != JSON '$bexp'"
+
+# text hist == JSON hist
+"$LATSCOPE" osnoise hist -i "$TMP/r.data" -b 2 -E 50 > "$TMP/h.txt" || die "hist failed"
+"$LATSCOPE" osnoise hist -i "$TMP/r.data" -b 2 -E 50 --json > "$TMP/h.json" || die "hist --json failed"
+for k in over count min max avg p99 p99.9 p99.99; do
+	t=$(awk -v k="$k:" '$1 == k { print $2; exit }' "$TMP/h.txt")
+	case $k in over|count) jk=$k;; p99.9) jk=p999_us;; p99.99) jk=p9999_us;; *) jk=${k}_us;; esac
+	j=$($J "$TMP/h.json" "cpus.0.hist.$jk")
+	[ "$t" = "$j" ] || die "hist $k: text $t, JSON $j"
+done
+# every histogram row equals the JSON bucket
+nb=$($J "$TMP/h.json" cpus.0.hist.buckets.length)
+rows=$(awk '/^Index/ { f = 1; next } /^over:/ { f = 0 } f && $1 ~ /^[0-9]+$/ { n++ } END { print n + 0 }' "$TMP/h.txt")
+[ "$nb" = "$rows" ] || die "$rows histogram rows, $nb JSON buckets"
+i=0; sum=0
+while [ $i -lt "$nb" ]; do
+	lb=$($J "$TMP/h.json" "cpus.0.hist.buckets.$i.0"); c=$($J "$TMP/h.json" "cpus.0.hist.buckets.$i.1")
+	t=$(awk -v lb="$lb" '/^Index/ { f = 1; next } /^over:/ { f = 0 } f && $1 == lb { print $2; exit }' "$TMP/h.txt")
+	[ "$t" = "$c" ] || die "bucket $lb: text $t, JSON $c"
+	sum=$((sum + c)); i=$((i + 1))
+done
+[ $((sum + $($J "$TMP/h.json" cpus.0.hist.over))) -eq "$($J "$TMP/h.json" cpus.0.hist.count)" ] || die "buckets + over != count"
+exit 0
