@@ -13,6 +13,9 @@
  *   CPU 1: buffer X = header, 15, 35, 35, 25 (timebase goes backwards);
  *          buffer Y = 600 (after the last record).
  *   sched_switch samples at 5 (cpu 0), 25 (cpu 0), 35 (cpu 1), 45 (cpu 0), 100 (cpu 1).
+ * --raw N --tb0 TB [--cpu C] [--partial BYTES]: no perf.data; write N raw
+ *   big-endian entries (a debugfs powerpc/dtl/cpu-N file) whose timebases start
+ *   at TB and step by 5120 (10 us), processor_id = 8*C, then BYTES stray bytes.
  * --doc: the vpa-dtl documentation's example: one 1680-byte buffer on CPU 16
  *   (header boot_tb 21349649546353231 tb_freq 512000000 + 34 entries, the
  *   first decrementer_interrupt/H_CEDE 7064/187/6611773 at timebase
@@ -214,6 +217,29 @@ static int doc(void)
 	return err ? err : pdw_finished_round(w);
 }
 
+static int raw_file(const char *out, unsigned n, uint64_t tb0, unsigned cpu, unsigned partial)
+{
+	FILE *f = fopen(out, "wb");
+	uint8_t b[DTL_ENTRY_SIZE];
+
+	if (!f)
+		return 2;
+	for (unsigned i = 0; i < n; i++) {
+		struct dtl_entry d = {
+			.dispatch_reason = (uint8_t)(i % 3 ? 3 : 0), .preempt_reason = (uint8_t)(i % 4 ? 2 : 4),
+			.processor_id = (uint16_t)(8 * cpu), .enqueue_to_dispatch_tb = 100 + i,
+			.ready_to_enqueue_tb = 10 + i, .waiting_to_ready_tb = 1000 + i,
+			.timebase = tb0 + (uint64_t)i * 5120, .srr0 = 0xc0000000000f8094ULL,
+			.srr1 = 0x8000000000001033ULL,
+		};
+		dtl_encode(&d, b);
+		fwrite(b, 1, sizeof(b), f);
+	}
+	memset(b, 0x99, sizeof(b));
+	fwrite(b, 1, partial < sizeof(b) ? partial : sizeof(b), f);
+	return fclose(f) ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -221,10 +247,16 @@ int main(int argc, char **argv)
 		{ "pipe", no_argument, NULL, 'P' },
 		{ "doc", no_argument, NULL, 'D' },
 		{ "formats", required_argument, NULL, 'f' },
+		{ "raw", required_argument, NULL, 'r' },
+		{ "tb0", required_argument, NULL, 't' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "partial", required_argument, NULL, 'p' },
 		{ 0 }
 	};
 	const char *out = NULL, *formats = NULL;
 	bool be = false, pipe = false, docmode = false;
+	unsigned raw = 0, rcpu = 0, partial = 0;
+	uint64_t tb0 = 1000000;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
@@ -234,9 +266,15 @@ int main(int argc, char **argv)
 		case 'P': pipe = true; break;
 		case 'D': docmode = true; break;
 		case 'f': formats = optarg; break;
+		case 'r': raw = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 't': tb0 = strtoull(optarg, NULL, 0); break;
+		case 'c': rcpu = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'p': partial = (unsigned)strtoul(optarg, NULL, 0); break;
 		default: return 2;
 		}
 	}
+	if (out && raw)
+		return raw_file(out, raw, tb0, rcpu, partial);
 	if (!out || !formats) {
 		fprintf(stderr, "usage: mkdtl -o FILE --formats DIR [--big-endian] [--pipe] [--doc]\n");
 		return 2;

@@ -1,0 +1,840 @@
+/* SPDX-License-Identifier: MIT */
+/* dtlrec.c - record the DTL through the vpa_dtl PMU or debugfs (see dtlrec.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "bytes.h"
+#include "dtl.h"
+#include "dtlrec.h"
+#include "pdwrite.h"
+#include "tfsformat.h"
+
+#ifndef LATSCOPE_VERSION
+#define LATSCOPE_VERSION "unknown"
+#endif
+
+#define MAX_TP		16
+#define DBG_READ	(DTL_RING_ENTRIES * DTL_ENTRY_SIZE)	/* 4080: a multiple of 48 */
+#define SYNTH_ID_BASE	0x7ff00000ULL
+
+struct rcpu {
+	unsigned cpu;
+	int fd_main;			/* owns the ring: vpa_dtl (PMU) or the first tracepoint */
+	int fd_dtl;			/* vpa_dtl event, -1 in debugfs mode */
+	int fd_tp[MAX_TP];
+	uint64_t id_dtl, id_tp[MAX_TP];
+	void *base;
+	size_t map_len;
+	void *aux;
+	size_t aux_len;
+	int dbg_fd;
+	uint8_t carry[DTL_ENTRY_SIZE];
+	size_t carry_len;
+	uint64_t aux_off;		/* debugfs: bytes of AUX stream written */
+	bool header_done;
+};
+
+struct dtlr {
+	struct dtlr_opts o;
+	char err[512];
+	struct pdw *w;
+	struct rcpu *c;
+	unsigned nc;
+	bool pmu;
+	uint32_t pmu_type;
+	uint64_t tb_freq, boot_tb;
+	size_t page;
+	struct tfs_formats *tf;
+	uint64_t tp_id[MAX_TP];
+	uint8_t *tmp;
+	size_t tmp_cap;
+	struct dtlr_stats st;
+	bool enabled;
+};
+
+static int seterr(struct dtlr *r, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int seterr(struct dtlr *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *dtlr_strerror(const struct dtlr *r)
+{
+	return r ? r->err : "";
+}
+
+static const char *root(const char *given, const char *def)
+{
+	return given && *given ? given : def;
+}
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+int dtlr_read_pmu_type(const char *sysfs, uint32_t *type)
+{
+	char path[4096], buf[64];
+	unsigned long v;
+	char *end;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/vpa_dtl/type", root(sysfs, "/sys"));
+	err = read_small(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	v = strtoul(buf, &end, 10);
+	if (end == buf || v > UINT32_MAX)
+		return -EINVAL;
+	*type = (uint32_t)v;
+	return 0;
+}
+
+int dtlr_read_tb_freq(const char *procfs, uint64_t *hz)
+{
+	char path[4096], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cpuinfo", root(procfs, "/proc"));
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		if (!strncmp(line, "timebase", 8) && sscanf(line, "timebase%*[ \t]: %llu", &v) == 1 && v) {
+			fclose(f);
+			*hz = v;
+			return 0;
+		}
+	}
+	fclose(f);
+	return -ENOENT;
+}
+
+int dtlr_event_mask(const char *name, uint8_t *mask)
+{
+	static const struct { const char *n; uint8_t m; } t[] = {
+		{ "dtl_cede", DTL_MASK_CEDE }, { "dtl_preempt", DTL_MASK_PREEMPT },
+		{ "dtl_fault", DTL_MASK_FAULT }, { "dtl_all", DTL_MASK_ALL },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(name, t[i].n)) {
+			*mask = t[i].m;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int cpus_online(const char *sysfs, struct ps_cpuset *out)
+{
+	char path[4096], buf[4096];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", root(sysfs, "/sys"));
+	err = read_small(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	buf[strcspn(buf, "\n")] = '\0';
+	return ps_cpulist(buf, out);
+}
+
+static long sys_perf_event_open(struct perf_event_attr *a, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int pmu_error(struct dtlr *r, int e, unsigned cpu)
+{
+	switch (e) {
+	case ENODEV:
+	case ENOENT:
+		return seterr(r, -ENODEV, "vpa_dtl on CPU %u: %s: the PMU refuses here - it works only on a "
+			      "shared-processor LPAR that is not a KVM guest (L1 host)", cpu, strerror(e));
+	case EBUSY:
+		return seterr(r, -EBUSY, "vpa_dtl on CPU %u: the DTL is in use by another user "
+			      "(a debugfs powerpc/dtl/cpu-N reader, /proc/powerpc/vcpudispatch_stats, or "
+			      "another perf vpa_dtl session); stop it and retry", cpu);
+	case EACCES:
+	case EPERM:
+		return seterr(r, -EACCES, "vpa_dtl on CPU %u: permission denied: run as root or with "
+			      "CAP_PERFMON (the PMU requires perfmon_capable())", cpu);
+	case EOPNOTSUPP:
+		return seterr(r, -EOPNOTSUPP, "vpa_dtl on CPU %u: the PMU wants a sampling event "
+			      "(a period, -c NS)", cpu);
+	case EINVAL:
+		return seterr(r, -EINVAL, "vpa_dtl on CPU %u: invalid configuration (the event must be "
+			      "dtl_cede, dtl_preempt, dtl_fault or dtl_all)", cpu);
+	default:
+		return seterr(r, -e, "vpa_dtl on CPU %u: %s", cpu, strerror(e));
+	}
+}
+
+static int map_ring(struct dtlr *r, struct rcpu *c);
+
+static int open_tracepoints(struct dtlr *r, struct rcpu *c)
+{
+	for (size_t i = 0; i < r->o.nr_tracepoints; i++) {
+		struct perf_event_attr a;
+		long fd;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = r->tp_id[i];
+		a.sample_period = 1;
+		a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
+		a.disabled = 1;
+		a.sample_id_all = 1;
+		a.exclude_guest = 1;
+		a.comm = c->fd_main < 0;
+		fd = sys_perf_event_open(&a, (int)c->cpu);
+		if (fd < 0)
+			return seterr(r, -errno, "perf_event_open(%s, cpu %u): %s%s", r->o.tracepoints[i],
+				      c->cpu, strerror(errno),
+				      errno == EACCES || errno == EPERM ? " (run as root or lower "
+				      "/proc/sys/kernel/perf_event_paranoid)" : "");
+		c->fd_tp[i] = (int)fd;
+		if (ioctl((int)fd, PERF_EVENT_IOC_ID, &c->id_tp[i]) < 0)
+			return seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+		if (c->fd_main < 0) {
+			int err;
+			c->fd_main = (int)fd;
+			err = map_ring(r, c);	/* the ring must exist before SET_OUTPUT */
+			if (err)
+				return err;
+		} else if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd_main) < 0)
+			return seterr(r, -errno, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
+	}
+	return 0;
+}
+
+static int map_ring(struct dtlr *r, struct rcpu *c)
+{
+	size_t pages = r->o.ring_pages ? r->o.ring_pages : 128;
+
+	if (c->fd_main < 0 || c->base)
+		return 0;
+	c->map_len = (1 + pages) * r->page;
+	c->base = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd_main, 0);
+	if (c->base == MAP_FAILED) {
+		c->base = NULL;
+		return seterr(r, -errno, "mmap of the %zu KiB ring of CPU %u: %s", pages * r->page / 1024,
+			      c->cpu, strerror(errno));
+	}
+	if (c->fd_dtl >= 0) {
+		struct perf_event_mmap_page *pg = c->base;
+		c->aux_len = r->o.aux_bytes ? r->o.aux_bytes : 128 * 1024;
+		pg->aux_offset = c->map_len;
+		pg->aux_size = c->aux_len;
+		c->aux = mmap(NULL, c->aux_len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd_dtl,
+			      (off_t)pg->aux_offset);
+		if (c->aux == MAP_FAILED) {
+			c->aux = NULL;
+			return seterr(r, -errno, "mmap of the %zu KiB AUX buffer of CPU %u: %s", c->aux_len / 1024,
+				      c->cpu, strerror(errno));
+		}
+	}
+	return 0;
+}
+
+#if defined(__powerpc__) || defined(__powerpc64__)
+static uint64_t mftb(void)
+{
+	uint64_t tb;
+	__asm__ volatile("mfspr %0, 268" : "=r"(tb));
+	return tb;
+}
+#endif
+
+static int open_debugfs(struct dtlr *r)
+{
+	char path[4096], buf[16];
+	const char *dbg = root(r->o.debugfs, "/sys/kernel/debug");
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/powerpc/dtl/dtl_event_mask", dbg);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return seterr(r, -errno, "%s: %s%s", path, strerror(errno),
+			      errno == EACCES || errno == EPERM ? " (run as root; debugfs may also be locked down)" : "");
+	snprintf(buf, sizeof(buf), "0x%02x\n", r->o.mask);
+	if (write(fd, buf, strlen(buf)) < 0) {
+		err = -errno;
+		close(fd);
+		return seterr(r, err, "%s: cannot set the mask: %s", path, strerror(-err));
+	}
+	close(fd);
+	err = dtlr_read_tb_freq(r->o.procfs, &r->tb_freq);
+	if (err)
+		return seterr(r, err, "no 'timebase' line in %s/cpuinfo: cannot convert the timebase",
+			      root(r->o.procfs, "/proc"));
+	for (unsigned i = 0; i < r->nc; i++) {
+		struct rcpu *c = &r->c[i];
+		snprintf(path, sizeof(path), "%s/powerpc/dtl/cpu-%u", dbg, c->cpu);
+		c->dbg_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (c->dbg_fd < 0) {
+			int e = errno;
+			if (e == EBUSY)
+				return seterr(r, -EBUSY, "%s: the DTL is in use (another reader of this file, "
+					      "vcpudispatch_stats, or a perf vpa_dtl session)", path);
+			return seterr(r, -e, "%s: %s%s", path, strerror(e),
+				      e == EACCES || e == EPERM ? " (run as root)" : "");
+		}
+	}
+	if (r->o.have_boot_tb) {
+		r->boot_tb = r->o.boot_tb;
+	} else {
+#if defined(__powerpc__) || defined(__powerpc64__)
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t tb = mftb(), ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+		r->boot_tb = tb - (uint64_t)((unsigned __int128)ns * r->tb_freq / 1000000000u);
+		r->st.boot_tb_estimated = true;
+#else
+		r->boot_tb = 0;
+		r->st.boot_tb_unknown = true;
+#endif
+	}
+	return 0;
+}
+
+static int write_u32_str(uint8_t *p, size_t cap, size_t *n, const char *s)
+{
+	size_t l = strlen(s) + 1, pl = (l + 63) / 64 * 64;
+
+	if (*n + 4 + pl > cap)
+		return -E2BIG;
+	by_st32(p + *n, (uint32_t)pl, false);
+	memset(p + *n + 4, 0, pl);
+	memcpy(p + *n + 4, s, l);
+	*n += 4 + pl;
+	return 0;
+}
+
+static void synth_comms(struct dtlr *r, int ev)
+{
+	char path[4096], comm[64];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "%s", root(r->o.procfs, "/proc"));
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+		uint8_t body[40];
+		if (*end || !pid)
+			continue;
+		snprintf(path, sizeof(path), "%s/%lu/comm", root(r->o.procfs, "/proc"), pid);
+		if (read_small(path, comm, sizeof(comm)))
+			continue;
+		comm[strcspn(comm, "\n")] = '\0';
+		comm[15] = '\0';
+		memset(body, 0, sizeof(body));
+		by_st32(body, (uint32_t)pid, false);
+		by_st32(body + 4, (uint32_t)pid, false);
+		memcpy(body + 8, comm, strlen(comm) + 1);
+		struct pdr_sample s = { .pid = (uint32_t)pid, .tid = (uint32_t)pid };
+		pdw_write_with_trailer(r->w, ev, PDF_RECORD_COMM, 0, body, 8 + strlen(comm) + 1, &s);
+	}
+	closedir(d);
+}
+
+static int write_header(struct dtlr *r, const char *output)
+{
+	struct pdw_opts wo = { .big_endian = BY_HOST_BIG_ENDIAN };
+	uint64_t *ids = calloc(r->nc, sizeof(*ids));
+	char name[128];
+	struct utsname u;
+	int err, ev_first = -1;
+
+	if (!ids)
+		return -ENOMEM;
+	err = pdw_open(&r->w, output, &wo);
+	if (err) {
+		free(ids);
+		return seterr(r, err, "cannot create %s: %s", output, strerror(-err));
+	}
+	struct pdf_attr a = { 0 };
+	a.type = r->pmu ? r->pmu_type : PDF_TYPE_RAW;
+	a.config = r->o.mask;
+	a.sample_period = r->o.period_ns;
+	a.sample_type = PDF_SAMPLE_IDENTIFIER | PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU;
+	a.flags = (1ULL << PDF_ATTR_FLAG_DISABLED) | (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL);
+	for (unsigned i = 0; i < r->nc; i++)
+		ids[i] = r->pmu ? r->c[i].id_dtl : SYNTH_ID_BASE + r->c[i].cpu;
+	snprintf(name, sizeof(name), "vpa_dtl/%s/", r->o.event ? r->o.event : "dtl_all");
+	err = pdw_add_evsel(r->w, &a, name, ids, r->nc);
+	if (err >= 0)
+		ev_first = err;
+	for (size_t t = 0; err >= 0 && t < r->o.nr_tracepoints; t++) {
+		struct pdf_attr ta = { 0 };
+		ta.type = PDF_TYPE_TRACEPOINT;
+		ta.config = r->tp_id[t];
+		ta.sample_period = 1;
+		ta.sample_type = PDF_SAMPLE_IDENTIFIER | PDF_SAMPLE_IP | PDF_SAMPLE_TID | PDF_SAMPLE_TIME |
+				 PDF_SAMPLE_CPU | PDF_SAMPLE_PERIOD | PDF_SAMPLE_RAW;
+		ta.flags = (1ULL << PDF_ATTR_FLAG_DISABLED) | (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL) |
+			   (1ULL << PDF_ATTR_FLAG_EXCLUDE_GUEST);
+		for (unsigned i = 0; i < r->nc; i++)
+			ids[i] = r->c[i].id_tp[t];
+		err = pdw_add_evsel(r->w, &ta, r->o.tracepoints[t], ids, r->nc);
+	}
+	free(ids);
+	if (err < 0)
+		return seterr(r, err, "cannot describe the events: %s", strerror(-err));
+	err = 0;
+	if (r->tf) {
+		void *blob;
+		size_t blen;
+		err = tfs_tracing_data(r->tf, BY_HOST_BIG_ENDIAN, &blob, &blen);
+		if (!err) {
+			err = pdw_set_tracing_data(r->w, blob, blen);
+			free(blob);
+		}
+	}
+	if (!err && !uname(&u)) {
+		pdw_set_string_feature(r->w, PDF_FEAT_HOSTNAME, u.nodename);
+		pdw_set_string_feature(r->w, PDF_FEAT_OSRELEASE, u.release);
+		pdw_set_string_feature(r->w, PDF_FEAT_ARCH, u.machine);
+	}
+	if (!err)
+		err = pdw_set_string_feature(r->w, PDF_FEAT_VERSION, "latscope " LATSCOPE_VERSION);
+	if (!err) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN), m = sysconf(_SC_NPROCESSORS_CONF);
+		err = pdw_set_nrcpus(r->w, (uint32_t)(m > 0 ? m : 1), (uint32_t)(n > 0 ? n : 1));
+	}
+	if (!err && r->o.argc > 0)
+		err = pdw_set_cmdline(r->w, r->o.argc, r->o.argv);
+	if (!err) {
+		uint8_t pm[512];
+		size_t n = 4;
+		by_st32(pm, 2, false);
+		by_st32(pm + n, PDF_TYPE_TRACEPOINT, false);
+		n += 4;
+		write_u32_str(pm, sizeof(pm), &n, "tracepoint");
+		by_st32(pm + n, r->pmu ? r->pmu_type : PDF_TYPE_RAW, false);
+		n += 4;
+		write_u32_str(pm, sizeof(pm), &n, r->pmu ? "vpa_dtl" : "raw");
+		err = pdw_set_raw_feature(r->w, PDF_FEAT_PMU_MAPPINGS, pm, n);
+	}
+	if (!err)
+		err = pdw_begin_data(r->w);
+	if (!err)
+		err = pdw_write_auxtrace_info(r->w, PDF_AUXTRACE_VPA_DTL, (const uint64_t[]){ 0 }, 1);
+	if (err)
+		return seterr(r, err, "writing %s: %s", output, strerror(-err));
+	synth_comms(r, r->o.nr_tracepoints ? ev_first + 1 : ev_first);
+	return 0;
+}
+
+int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
+{
+	struct dtlr *r = calloc(1, sizeof(*r));
+	struct ps_cpuset cpus;
+	int err;
+
+	*rp = r;
+	if (!r)
+		return -ENOMEM;
+	r->o = *o;
+	if (!r->o.mask)
+		r->o.mask = DTL_MASK_ALL;
+	r->page = (size_t)sysconf(_SC_PAGESIZE);
+	if (r->o.nr_tracepoints > MAX_TP)
+		return seterr(r, -E2BIG, "at most %d tracepoints", MAX_TP);
+	cpus = o->cpus;
+	if (!ps_cpuset_count(&cpus)) {
+		err = cpus_online(o->sysfs, &cpus);
+		if (err)
+			return seterr(r, err, "cannot read the online CPUs from %s/devices/system/cpu/online: %s",
+				      root(o->sysfs, "/sys"), strerror(-err));
+	}
+	r->c = calloc(ps_cpuset_count(&cpus), sizeof(*r->c));
+	if (!r->c)
+		return -ENOMEM;
+	for (unsigned cpu = 0; cpu < PS_MAX_CPUS; cpu++) {
+		if (!ps_cpuset_has(&cpus, cpu))
+			continue;
+		struct rcpu *c = &r->c[r->nc++];
+		c->cpu = cpu;
+		c->fd_main = c->fd_dtl = c->dbg_fd = -1;
+		for (int i = 0; i < MAX_TP; i++)
+			c->fd_tp[i] = -1;
+	}
+	r->st.cpus = r->nc;
+
+	/* which source */
+	err = o->source == DTLR_DEBUGFS ? -ENOENT : dtlr_read_pmu_type(o->sysfs, &r->pmu_type);
+	if (!err) {
+		r->pmu = true;
+	} else if (o->source == DTLR_PMU) {
+		return seterr(r, -ENODEV, "no vpa_dtl PMU (%s/bus/event_source/devices/vpa_dtl): the kernel "
+			      "lacks it (Linux 6.18+), or this is not a shared-processor LPAR, or it is a KVM guest",
+			      root(o->sysfs, "/sys"));
+	} else {
+		char path[4096];
+		struct stat sb;
+		snprintf(path, sizeof(path), "%s/powerpc/dtl", root(o->debugfs, "/sys/kernel/debug"));
+		if (stat(path, &sb) < 0)
+			return seterr(r, -ENODEV, "no DTL source: no vpa_dtl PMU in %s/bus/event_source/devices "
+				      "and no %s (debugfs not mounted, or not a shared-processor LPAR: the DTL "
+				      "exists only on POWER shared-processor partitions, not in KVM guests)",
+				      root(o->sysfs, "/sys"), path);
+	}
+	r->st.pmu = r->pmu;
+	if (!r->o.period_ns)
+		r->o.period_ns = r->pmu ? 1000000ULL : 10000000ULL;
+
+	if (r->o.nr_tracepoints) {
+		err = tfs_collect(o->tracefs_events, o->tracepoints, o->nr_tracepoints, &r->tf);
+		if (err)
+			return seterr(r, err, "cannot read the tracepoint formats (%s): is tracefs mounted?",
+				      strerror(-err));
+		for (size_t i = 0; i < o->nr_tracepoints; i++) {
+			char sys[64], ev[128];
+			if (sscanf(o->tracepoints[i], "%63[^:]:%127s", sys, ev) != 2)
+				return seterr(r, -EINVAL, "%s: expected system:event", o->tracepoints[i]);
+			const struct tfs_event *te = tfs_find(r->tf, sys, ev);
+			if (!te)
+				return seterr(r, -ENOENT, "no tracepoint %s", o->tracepoints[i]);
+			r->tp_id[i] = te->id;
+		}
+	}
+
+	for (unsigned i = 0; i < r->nc; i++) {
+		struct rcpu *c = &r->c[i];
+		if (r->pmu) {
+			struct perf_event_attr a;
+			long fd;
+			memset(&a, 0, sizeof(a));
+			a.size = sizeof(a);
+			a.type = r->pmu_type;
+			a.config = r->o.mask;
+			a.sample_period = r->o.period_ns;
+			a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+			a.disabled = 1;
+			a.sample_id_all = 1;
+			a.comm = 1;
+			fd = sys_perf_event_open(&a, (int)c->cpu);
+			if (fd < 0)
+				return pmu_error(r, errno, c->cpu);
+			c->fd_dtl = c->fd_main = (int)fd;
+			if (ioctl((int)fd, PERF_EVENT_IOC_ID, &c->id_dtl) < 0)
+				return seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+			err = map_ring(r, c);
+			if (err)
+				return err;
+		}
+		err = open_tracepoints(r, c);
+		if (err)
+			return err;
+	}
+	if (!r->pmu) {
+		err = open_debugfs(r);
+		if (err)
+			return err;
+	}
+	return write_header(r, output);
+}
+
+int dtlr_enable(struct dtlr *r)
+{
+	for (unsigned i = 0; i < r->nc; i++) {
+		struct rcpu *c = &r->c[i];
+		if (c->fd_dtl >= 0 && ioctl(c->fd_dtl, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return seterr(r, -errno, "enabling vpa_dtl on CPU %u: %s", c->cpu, strerror(errno));
+		for (size_t t = 0; t < r->o.nr_tracepoints; t++)
+			if (c->fd_tp[t] >= 0 && ioctl(c->fd_tp[t], PERF_EVENT_IOC_ENABLE, 0) < 0)
+				return seterr(r, -errno, "enabling %s on CPU %u: %s", r->o.tracepoints[t],
+					      c->cpu, strerror(errno));
+	}
+	r->enabled = true;
+	return 0;
+}
+
+static int tmp_reserve(struct dtlr *r, size_t n)
+{
+	if (r->tmp_cap >= n)
+		return 0;
+	uint8_t *p = realloc(r->tmp, n);
+	if (!p)
+		return -ENOMEM;
+	r->tmp = p;
+	r->tmp_cap = n;
+	return 0;
+}
+
+static int drain_ring(struct dtlr *r, struct rcpu *c)
+{
+	struct perf_event_mmap_page *pg = c->base;
+	const uint8_t *data;
+	uint64_t head, tail, size;
+	int err = 0;
+
+	if (!pg)
+		return 0;
+	data = (const uint8_t *)c->base + pg->data_offset;
+	size = pg->data_size;
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	tail = pg->data_tail;
+	while (tail < head && !err) {
+		struct perf_event_header h;
+		uint64_t off = tail % size;
+		const uint8_t *rec;
+
+		if (off + sizeof(h) <= size) {
+			memcpy(&h, data + off, sizeof(h));
+		} else {
+			uint8_t hb[sizeof(h)];
+			size_t k = (size_t)(size - off);
+			memcpy(hb, data + off, k);
+			memcpy(hb + k, data, sizeof(h) - k);
+			memcpy(&h, hb, sizeof(h));
+		}
+		if (h.size < sizeof(h) || tail + h.size > head)
+			break;
+		if (off + h.size <= size) {
+			rec = data + off;
+		} else {
+			size_t k = (size_t)(size - off);
+			err = tmp_reserve(r, h.size);
+			if (err)
+				break;
+			memcpy(r->tmp, data + off, k);
+			memcpy(r->tmp + k, data, h.size - k);
+			rec = r->tmp;
+		}
+		if (h.type == PERF_RECORD_AUX && h.size >= 32) {
+			uint64_t fl = by_ld64(rec + 24, false);
+			if (fl & (PDF_AUX_FLAG_TRUNCATED | PDF_AUX_FLAG_PARTIAL | PDF_AUX_FLAG_COLLISION))
+				r->st.aux_flags_lost++;
+		} else if (h.type == PERF_RECORD_LOST && h.size >= 24) {
+			r->st.lost += by_ld64(rec + 16, false);
+		}
+		err = pdw_write_record(r->w, h.type, h.misc, rec + sizeof(h), h.size - sizeof(h));
+		r->st.records++;
+		tail += h.size;
+	}
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	return err;
+}
+
+static int write_aux(struct dtlr *r, struct rcpu *c, const uint8_t *p, size_t len, uint64_t offset)
+{
+	size_t padded = (len + 7) & ~(size_t)7;
+	struct pdr_auxtrace a = { .size = padded, .offset = offset, .reference = 0,
+				  .idx = (uint32_t)(c - r->c), .tid = (uint32_t)-1, .cpu = c->cpu };
+	int err;
+
+	if (padded != len) {
+		err = tmp_reserve(r, padded);
+		if (err)
+			return err;
+		if (p != r->tmp)
+			memmove(r->tmp, p, len);
+		memset(r->tmp + len, 0, padded - len);
+		p = r->tmp;
+	}
+	r->st.aux_chunks++;
+	r->st.aux_bytes += len;
+	return pdw_write_auxtrace(r->w, &a, p, padded);
+}
+
+static int drain_aux(struct dtlr *r, struct rcpu *c)
+{
+	struct perf_event_mmap_page *pg = c->base;
+	uint64_t head, tail, n;
+	int err;
+
+	if (!pg || !c->aux)
+		return 0;
+	head = __atomic_load_n(&pg->aux_head, __ATOMIC_ACQUIRE);
+	tail = pg->aux_tail;
+	if (head <= tail)
+		return 0;
+	n = head - tail;
+	if (n > c->aux_len)
+		n = c->aux_len;
+	err = tmp_reserve(r, (size_t)n + 8);
+	if (err)
+		return err;
+	uint64_t off = tail % c->aux_len;
+	size_t k = (size_t)(c->aux_len - off < n ? c->aux_len - off : n);
+	memcpy(r->tmp, (uint8_t *)c->aux + off, k);
+	memcpy(r->tmp + k, c->aux, (size_t)n - k);
+	r->st.dtl_entries += n / DTL_ENTRY_SIZE;
+	if (tail == 0 && n >= DTL_ENTRY_SIZE && dtl_raw_is_header(r->tmp))
+		r->st.dtl_entries--;
+	err = write_aux(r, c, r->tmp, (size_t)n, head - n);
+	__atomic_store_n(&pg->aux_tail, head, __ATOMIC_RELEASE);
+	return err;
+}
+
+static int drain_debugfs(struct dtlr *r, struct rcpu *c)
+{
+	size_t len = 0;
+	int err;
+
+	if (c->dbg_fd < 0)
+		return 0;
+	err = tmp_reserve(r, 2 * DTL_ENTRY_SIZE + 64 * DBG_READ);
+	if (err)
+		return err;
+	if (!c->header_done) {
+		struct dtl_tbinfo tb = { r->boot_tb, r->tb_freq };
+		dtl_header_write(r->tmp, &tb, false);
+		len = DTL_ENTRY_SIZE;
+	}
+	size_t body = len;
+	memcpy(r->tmp + len, c->carry, c->carry_len);
+	len += c->carry_len;
+	c->carry_len = 0;
+	for (int rounds = 0; rounds < 64; rounds++) {
+		ssize_t n = read(c->dbg_fd, r->tmp + len, DBG_READ);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				break;
+			return seterr(r, -errno, "reading the DTL of CPU %u: %s", c->cpu, strerror(errno));
+		}
+		if (n == 0)
+			break;
+		if (n % DTL_ENTRY_SIZE)
+			r->st.odd_reads++;
+		len += (size_t)n;
+	}
+	/* keep a partial entry for the next read (only regular files do that) */
+	c->carry_len = (len - body) % DTL_ENTRY_SIZE;
+	len -= c->carry_len;
+	memcpy(c->carry, r->tmp + len, c->carry_len);
+	if (len == body)
+		return 0;
+	r->st.dtl_entries += (len - body) / DTL_ENTRY_SIZE;
+	err = write_aux(r, c, r->tmp, len, c->aux_off);
+	c->aux_off += len;
+	c->header_done = true;
+	return err;
+}
+
+int dtlr_poll_ms(const struct dtlr *r)
+{
+	uint64_t ms = r->o.period_ns / 1000000u;
+	if (ms < 1)
+		ms = 1;
+	if (ms > 1000)
+		ms = 1000;
+	return r->pmu ? 100 : (int)ms;
+}
+
+static int drain_all(struct dtlr *r)
+{
+	int err = 0;
+
+	for (unsigned i = 0; i < r->nc && !err; i++) {
+		struct rcpu *c = &r->c[i];
+		err = drain_aux(r, c);
+		if (!err)
+			err = drain_ring(r, c);
+		if (!err)
+			err = drain_debugfs(r, c);
+	}
+	if (!err && r->w)
+		err = pdw_finished_round(r->w);
+	return err;
+}
+
+int dtlr_poll(struct dtlr *r, int timeout_ms)
+{
+	struct pollfd *pf = calloc(r->nc ? r->nc : 1, sizeof(*pf));
+	nfds_t n = 0;
+
+	if (!pf)
+		return -ENOMEM;
+	for (unsigned i = 0; i < r->nc; i++)
+		if (r->c[i].fd_main >= 0 && r->pmu)
+			pf[n++] = (struct pollfd){ .fd = r->c[i].fd_main, .events = POLLIN };
+	if (n)
+		poll(pf, n, timeout_ms);
+	else if (timeout_ms > 0)
+		usleep((useconds_t)timeout_ms * 1000);
+	free(pf);
+	return drain_all(r);
+}
+
+int dtlr_close(struct dtlr *r, struct dtlr_stats *st)
+{
+	int err = 0;
+
+	if (!r)
+		return 0;
+	for (unsigned i = 0; i < r->nc; i++) {
+		struct rcpu *c = &r->c[i];
+		if (c->fd_dtl >= 0)
+			ioctl(c->fd_dtl, PERF_EVENT_IOC_DISABLE, 0);
+		for (size_t t = 0; t < MAX_TP; t++)
+			if (c->fd_tp[t] >= 0)
+				ioctl(c->fd_tp[t], PERF_EVENT_IOC_DISABLE, 0);
+	}
+	if (r->w && r->enabled)
+		err = drain_all(r);
+	if (r->w) {
+		int cerr = pdw_close(r->w);
+		if (!err)
+			err = cerr;
+	}
+	for (unsigned i = 0; i < r->nc; i++) {
+		struct rcpu *c = &r->c[i];
+		if (c->aux)
+			munmap(c->aux, c->aux_len);
+		if (c->base)
+			munmap(c->base, c->map_len);
+		if (c->fd_dtl >= 0)
+			close(c->fd_dtl);
+		for (size_t t = 0; t < MAX_TP; t++)
+			if (c->fd_tp[t] >= 0)
+				close(c->fd_tp[t]);
+		if (c->dbg_fd >= 0)
+			close(c->dbg_fd);
+	}
+	if (st)
+		*st = r->st;
+	tfs_free(r->tf);
+	free(r->c);
+	free(r->tmp);
+	free(r);
+	return err;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dtlrec.h - record the POWER Dispatch Trace Log into a perf.data file.
+ *
+ * Prefix: dtlr_.
+ *
+ * Two sources:
+ *  - the vpa_dtl PMU (kernel 6.18+ on a shared-processor LPAR, not a KVM
+ *    guest): one sampling event per CPU (type from sysfs
+ *    bus/event_source/devices/vpa_dtl/type, config = mask, sample_period =
+ *    poll interval in ns) with an AUX buffer; PERF_RECORD_AUX records and the
+ *    AUX data become PERF_RECORD_AUXTRACE records, as perf record writes them;
+ *  - the older debugfs files powerpc/dtl/{dtl_event_mask,cpu-N}: written mask,
+ *    read in multiples of 48 bytes, polled; tb_freq from /proc/cpuinfo.
+ * Either way the file carries AUXTRACE_INFO (type 7), the AUXTRACE records
+ * with their HEADER_AUXTRACE index, an EVENT_DESC named vpa_dtl/<event>/ and
+ * the chosen tracepoints (perf clock, sample_id_all), so perf 6.18+ and
+ * `latscope dtl` read it.  The sysfs, debugfs and procfs roots can point at
+ * a directory for tests.  Never prints: errors come back as negative errno
+ * with a message in dtlr_strerror().
+ */
+#ifndef LATSCOPE_DTLREC_H
+#define LATSCOPE_DTLREC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parse.h"
+
+enum dtlr_source { DTLR_AUTO, DTLR_PMU, DTLR_DEBUGFS };
+
+struct dtlr_opts {
+	struct ps_cpuset cpus;		/* empty = every online CPU */
+	uint8_t mask;			/* DTL_MASK_* (default DTL_MASK_ALL) */
+	const char *event;		/* "dtl_all", ... (for the event name) */
+	uint64_t period_ns;		/* PMU sample_period / debugfs poll (default 1 ms / 10 ms) */
+	const char *const *tracepoints;	/* "sched:sched_switch", ... */
+	size_t nr_tracepoints;
+	const char *sysfs, *debugfs, *procfs;	/* roots; NULL = /sys, /sys/kernel/debug, /proc */
+	const char *tracefs_events;	/* events dir for formats; NULL = live tracefs */
+	enum dtlr_source source;
+	bool have_boot_tb;
+	uint64_t boot_tb;		/* debugfs: the boot timebase, when known */
+	size_t ring_pages;		/* data ring pages per CPU (power of 2, default 128) */
+	size_t aux_bytes;		/* AUX buffer per CPU (default 128 KiB) */
+	int argc;			/* the recorded command line (CMDLINE feature) */
+	const char *const *argv;
+};
+
+struct dtlr_stats {
+	uint64_t dtl_entries;		/* 48-byte entries written */
+	uint64_t aux_chunks;		/* AUXTRACE records */
+	uint64_t aux_bytes;
+	uint64_t records;		/* other records copied from the rings */
+	uint64_t lost;			/* PERF_RECORD_LOST events */
+	uint64_t aux_flags_lost;	/* AUX records with TRUNCATED/PARTIAL/COLLISION */
+	uint64_t odd_reads;		/* debugfs reads that were not a multiple of 48 */
+	unsigned cpus;
+	bool pmu;			/* the PMU was used (else debugfs) */
+	bool boot_tb_estimated;		/* debugfs: boot_tb computed from mftb and the clock */
+	bool boot_tb_unknown;		/* debugfs: no boot_tb: times are tb / tb_freq */
+};
+
+struct dtlr;
+
+/*
+ * dtlr_open - find a DTL source, open every event and file, and write the
+ * output's header.  Returns 0 and *rp (freed by dtlr_close) or a negative
+ * errno; in both cases *rp may be set and dtlr_strerror(*rp) explains
+ * (e.g. -ENODEV "not a shared-processor LPAR", -EBUSY "in use", -EACCES).
+ */
+int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output);
+
+/* Enable the events (call right before the workload starts). */
+int dtlr_enable(struct dtlr *r);
+
+/* Wait up to timeout_ms for data, then copy everything available to the file. */
+int dtlr_poll(struct dtlr *r, int timeout_ms);
+
+/* The poll interval the caller should use (ms). */
+int dtlr_poll_ms(const struct dtlr *r);
+
+/* Disable, drain, finish the file and free; NULL is fine.  Returns 0 or the
+ * first error; *st (may be NULL) receives the counters. */
+int dtlr_close(struct dtlr *r, struct dtlr_stats *st);
+
+const char *dtlr_strerror(const struct dtlr *r);
+
+/* Helpers (exposed for tests). */
+int dtlr_read_pmu_type(const char *sysfs, uint32_t *type);
+int dtlr_read_tb_freq(const char *procfs, uint64_t *hz);
+int dtlr_event_mask(const char *name, uint8_t *mask);
+
+#endif

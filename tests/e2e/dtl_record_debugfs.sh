@@ -1,0 +1,51 @@
+#!/bin/sh
+# `dtl record` against files built by the test: a fake sysfs/debugfs/procfs
+# tree (no vpa_dtl PMU, powerpc/dtl/{dtl_event_mask,cpu-0,cpu-1}, cpuinfo with
+# a timebase line).  The recording must carry exactly the entries of the cpu-N
+# files (a stray partial entry ignored), the mask must be written, and the
+# refusals (no DTL source at all; a PMU the kernel does not have) must exit 2
+# with a message that says why.  With tracepoints (root on a kernel with
+# tracefs) the same recording must also hold sched samples.
+. "$TESTS_DIR/lib.sh"
+[ -x "$TOOLS/mkdtl" ] || skip "mkdtl tool not built"
+cd "$TMP" || die "no tmp"
+mkdir -p sys/devices/system/cpu dbg/powerpc/dtl proc empty
+echo 0-1 > sys/devices/system/cpu/online
+printf 'processor\t: 0\ncpu\t\t: POWER10 (architected)\ntimebase\t: 512000000\nplatform\t: pSeries\n' > proc/cpuinfo
+echo 0x00 > dbg/powerpc/dtl/dtl_event_mask
+"$TOOLS/mkdtl" --raw 7 --tb0 2000000 --cpu 0 -o dbg/powerpc/dtl/cpu-0 || die mkdtl
+"$TOOLS/mkdtl" --raw 5 --tb0 2002560 --cpu 1 --partial 20 -o dbg/powerpc/dtl/cpu-1 || die mkdtl
+R="$LATSCOPE dtl record --sysfs sys --debugfs dbg --procfs proc --boot-tb 1488000"
+
+$R -T none -e dtl_preempt -c 5000000 -o a.data -- sleep 0.1 2> rec.err || die "record failed: $(cat rec.err)"
+grep -q '2 CPUs via debugfs, 12 DTL entries' rec.err || die "summary: $(cat rec.err)"
+[ "$(cat dbg/powerpc/dtl/dtl_event_mask)" = 0x02 ] || die "mask not written: $(cat dbg/powerpc/dtl/dtl_event_mask)"
+"$LATSCOPE" dtl script --csv a.data > a.csv 2>/dev/null || die "script"
+[ "$(wc -l < a.csv)" = 13 ] || die "expected 12 rows: $(cat a.csv)"
+[ "$(grep -c '^0,' a.csv)" = 7 ] && [ "$(grep -c '^1,' a.csv)" = 5 ] || die "rows per CPU: $(cat a.csv)"
+# 2000000 - 1488000 = 512000 ticks = 1 ms; the entries are 10 us apart, CPU 1 starts 5 us later
+sed -n 2,4p a.csv > head.csv
+printf '%s\n' \
+ '0,1000000,2000000,external_interrupt,time_slice,100,10,1000,0,0x0,0xc0000000000f8094,0x8000000000001033' \
+ '1,1005000,2002560,external_interrupt,time_slice,100,10,1000,8,0x0,0xc0000000000f8094,0x8000000000001033' \
+ '0,1010000,2005120,decrementer_interrupt,H_CEDE,101,11,1001,0,0x0,0xc0000000000f8094,0x8000000000001033' > want.csv
+diff -u want.csv head.csv || die "recorded entries differ"
+"$LATSCOPE" dtl dump --no-raw a.data | grep -q 'boot_tb: 1488000, tb_freq: 512000000' || die "header record missing"
+
+# refusals
+$LATSCOPE dtl record --sysfs sys --debugfs empty --procfs proc -T none -o b.data -- true 2> e1.err && die "no source accepted"
+[ $? -eq 2 ] || die "no-source exit code"
+grep -q 'not a shared-processor LPAR' e1.err || die "no-source message: $(cat e1.err)"
+mkdir -p sys/bus/event_source/devices/vpa_dtl && echo 4000 > sys/bus/event_source/devices/vpa_dtl/type
+$LATSCOPE dtl record --sysfs sys --debugfs dbg --procfs proc --pmu -T none -o c.data -- true 2> e2.err && die "bogus PMU accepted"
+grep -q 'shared-processor LPAR\|permission denied' e2.err || die "PMU refusal message: $(cat e2.err)"
+rm -r sys/bus
+
+# with the default sched tracepoints, where the kernel allows it
+if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing/events/sched ]; then
+	$R -o d.data -- sleep 0.2 2> d.err || die "record with tracepoints: $(cat d.err)"
+	"$LATSCOPE" dtl script d.data > d.out 2>/dev/null || die "script d.data"
+	[ "$(grep -c 'vpa-dtl:' d.out)" = 12 ] || die "DTL entries with tracepoints"
+	grep -q 'sched:sched_switch' d.out || die "no sched samples recorded"
+fi
+exit 0
