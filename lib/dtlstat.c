@@ -74,14 +74,12 @@ static struct dtls_cpu *get_cpu(struct dtls *s, uint32_t cpu)
 	return c;
 }
 
-static inline void hist_add(struct dtls_hist *h, uint32_t v)
+static inline __attribute__((always_inline)) void hist_add(struct dtls_hist *h, uint32_t v)
 {
-	h->count++;
+	/* count is derived from the CPU's entries (see finish()) */
 	h->sum += v;
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
+	h->min = v < h->min ? v : h->min;
+	h->max = v > h->max ? v : h->max;
 	h->b[dtls_bucket(v)]++;
 }
 
@@ -98,38 +96,58 @@ static void worst_insert(struct dtls *s, uint32_t cpu, const struct dtl_entry *e
 		s->worst_floor = s->worst[DTLS_NWORST - 1].delay_tb;
 }
 
-static inline void account(struct dtls *s, struct dtls_cpu *c, const struct dtl_entry *e)
+/* The hot path: account the raw big-endian entry at p (timebase tb, > 0). */
+static inline __attribute__((always_inline)) void account_raw(struct dtls *s, struct dtls_cpu *c, const uint8_t *p, uint64_t tb)
 {
-	uint64_t d = (uint64_t)e->enqueue_to_dispatch_tb + e->ready_to_enqueue_tb;
+	uint32_t e2d = by_ld32_be(p + 4), r2e = by_ld32_be(p + 8), w2r = by_ld32_be(p + 12);
+	uint16_t proc = by_ld16_be(p + 2);
+	uint64_t d = (uint64_t)e2d + r2e;
 
 	c->entries++;
-	c->dispatch[e->dispatch_reason]++;
-	c->preempt[e->preempt_reason]++;
-	hist_add(&c->h[DTLS_E2D], e->enqueue_to_dispatch_tb);
-	hist_add(&c->h[DTLS_R2E], e->ready_to_enqueue_tb);
-	hist_add(&c->h[DTLS_W2R], e->waiting_to_ready_tb);
-	c->stolen_tb += d;
-	if (!c->first_tb)
-		c->first_tb = e->timebase;
-	if (e->timebase < c->last_tb)
+	c->dispatch[p[0]]++;
+	c->preempt[p[1]]++;
+	hist_add(&c->h[DTLS_E2D], e2d);
+	hist_add(&c->h[DTLS_R2E], r2e);
+	hist_add(&c->h[DTLS_W2R], w2r);
+	if (__builtin_expect(!c->first_tb, 0))
+		c->first_tb = tb;
+	if (__builtin_expect(tb < c->last_tb, 0))
 		c->tb_backwards++;
 	else
-		c->last_tb = e->timebase;
-	if (c->have_proc && e->processor_id != c->last_proc)
-		c->proc_changes++;
+		c->last_tb = tb;
+	c->proc_changes += (uint64_t)(c->have_proc & (proc != c->last_proc));
 	c->have_proc = true;
-	c->last_proc = e->processor_id;
-	if (d > s->worst_floor || s->nr_worst < DTLS_NWORST)
-		worst_insert(s, c->cpu, e, d);
+	c->last_proc = proc;
+	if (__builtin_expect(d > s->worst_floor || s->nr_worst < DTLS_NWORST, 0)) {
+		struct dtl_entry e;
+		dtl_decode(p, &e);
+		worst_insert(s, c->cpu, &e, d);
+	}
+}
+
+/* Fill the derived fields (counts, stolen time) of a CPU. */
+static void finish(const struct dtls_cpu *cc)
+{
+	struct dtls_cpu *c = (struct dtls_cpu *)cc;	/* our own allocation */
+
+	for (int i = 0; i < DTLS_NTIMES; i++)
+		c->h[i].count = c->entries;
+	c->stolen_tb = c->h[DTLS_E2D].sum + c->h[DTLS_R2E].sum;
 }
 
 int dtls_add_entry(struct dtls *s, uint32_t cpu, const struct dtl_entry *e)
 {
 	struct dtls_cpu *c = get_cpu(s, cpu);
 
+	uint8_t raw[DTL_ENTRY_SIZE];
+
 	if (!c)
 		return cpu >= DTLS_MAX_CPUS ? -ERANGE : -ENOMEM;
-	account(s, c, e);
+	dtl_encode(e, raw);
+	account_raw(s, c, raw, e->timebase);
+	if (e->dispatch_reason >= DTL_NR_DISPATCH_REASONS || e->preempt_reason >= DTL_NR_PREEMPT_REASONS)
+		s->scan.bad_reasons++;
+	s->scan.entries++;
 	return 0;
 }
 
@@ -139,7 +157,6 @@ int dtls_add_payload(struct dtls *s, uint32_t cpu, const void *data, uint64_t le
 	const uint8_t *p = data;
 	uint64_t tail;
 	size_t n;
-	struct dtl_entry e;
 
 	if (!c)
 		return cpu >= DTLS_MAX_CPUS ? -ERANGE : -ENOMEM;
@@ -150,8 +167,10 @@ int dtls_add_payload(struct dtls *s, uint32_t cpu, const void *data, uint64_t le
 		s->scan.odd_payloads++;
 		s->scan.tail_bytes += tail;
 	}
+	uint64_t before = c->entries, bad = 0;
 	for (size_t i = 0; i < n; i++, p += DTL_ENTRY_SIZE) {
-		if (__builtin_expect(dtl_raw_is_skipped(p), 0)) {
+		uint64_t tb = by_ld64_be(p + 16);
+		if (__builtin_expect((int64_t)tb <= 0, 0)) {
 			struct dtl_tbinfo h;
 
 			dtl_header_read(p, swap, &h);
@@ -166,13 +185,11 @@ int dtls_add_payload(struct dtls *s, uint32_t cpu, const void *data, uint64_t le
 			}
 			continue;
 		}
-		dtl_decode(p, &e);
-		account(s, c, &e);
-		s->scan.entries++;
-		if (e.dispatch_reason >= DTL_NR_DISPATCH_REASONS ||
-		    e.preempt_reason >= DTL_NR_PREEMPT_REASONS)
-			s->scan.bad_reasons++;
+		account_raw(s, c, p, tb);
+		bad += (p[0] >= DTL_NR_DISPATCH_REASONS) | (p[1] >= DTL_NR_PREEMPT_REASONS);
 	}
+	s->scan.entries += c->entries - before;
+	s->scan.bad_reasons += bad;
 	return 0;
 }
 
@@ -183,7 +200,10 @@ const struct dtl_scan_stats *dtls_scan_stats(const struct dtls *s)
 
 const struct dtls_cpu *dtls_cpu(const struct dtls *s, uint32_t cpu)
 {
-	return cpu < DTLS_MAX_CPUS ? s->cpu[cpu] : NULL;
+	if (cpu >= DTLS_MAX_CPUS || !s->cpu[cpu])
+		return NULL;
+	finish(s->cpu[cpu]);
+	return s->cpu[cpu];
 }
 
 uint32_t dtls_nr_cpus(const struct dtls *s)
@@ -231,6 +251,7 @@ void dtls_total(const struct dtls *s, struct dtls_cpu *out)
 		const struct dtls_cpu *c = s->cpu[n];
 		if (!c || !c->entries)
 			continue;
+		finish(c);
 		out->entries += c->entries;
 		for (int i = 0; i < 256; i++) {
 			out->dispatch[i] += c->dispatch[i];
