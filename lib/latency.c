@@ -347,6 +347,22 @@ static void lat_record(struct lat *l, uint32_t cpu, enum lat_type t, int64_t lat
 	}
 }
 
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_sub_overflow(a, b, &r))
+		return b < 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 static bool is_rt(int32_t prio)
 {
 	return prio >= 0 && prio < LAT_RT_PRIO;
@@ -507,7 +523,8 @@ static void on_switch(struct lat *l, const struct tpe *ev)
 			lat_record(l, ev->cpu, LAT_WAKEUP, lat_ns, 0, &next, &prev, now);
 			if (s->p.timer_valid)
 				lat_record(l, ev->cpu, LAT_TIMERANDWAKEUP,
-					   lat_ns + s->p.timer_offset_ns, s->p.timer_offset_ns,
+					   sat_add(lat_ns, s->p.timer_offset_ns),
+					   s->p.timer_offset_ns,
 					   &next, &prev, now);
 		}
 		toff = s->p.timer_offset_ns;
@@ -540,7 +557,7 @@ static void on_switch(struct lat *l, const struct tpe *ev)
 			} else {
 				lat_record(l, ev->cpu, LAT_WAKEUP, lat_ns, 0, &next, &prev, now);
 				if (tvalid)
-					lat_record(l, ev->cpu, LAT_TIMERANDWAKEUP, lat_ns + toff,
+					lat_record(l, ev->cpu, LAT_TIMERANDWAKEUP, sat_add(lat_ns, toff),
 						   toff, &next, &prev, now);
 			}
 			c->trk = false;
@@ -601,7 +618,7 @@ static void on_expire_entry(struct lat *l, const struct tpe *ev)
 	c->exp_woke = false;
 	c->exp_valid = s != NULL;
 	if (s) {
-		c->exp_offset_ns = ev->hrtimer.now_ns - s->expires_ns;
+		c->exp_offset_ns = sat_sub(ev->hrtimer.now_ns, s->expires_ns);
 		tab_del(s);
 	} else {
 		l->st.timer_unknown++;

@@ -64,7 +64,7 @@ void lhist_record(struct lhist *h, int64_t v_ns)
 		h->below++;
 		return;
 	}
-	uint64_t idx = (uint64_t)(v_ns - h->cfg.lo_ns) / h->cfg.bucket_ns;
+	uint64_t idx = ((uint64_t)v_ns - (uint64_t)h->cfg.lo_ns) / h->cfg.bucket_ns;
 	if (idx >= h->cfg.nr_buckets) {
 		h->above++;
 		return;

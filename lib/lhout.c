@@ -22,8 +22,8 @@ static void fmt_us(char *b, size_t n, int64_t ns, bool integer)
 		snprintf(b, n, "%" PRId64, ns / 1000);
 		return;
 	}
-	int64_t a = ns < 0 ? -ns : ns;
-	snprintf(b, n, "%s%" PRId64 ".%03" PRId64, ns < 0 ? "-" : "", a / 1000, a % 1000);
+	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+	snprintf(b, n, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
 }
 
 int lhout_hist_file(FILE *f, const struct lhist *h, const struct lhist_cfg *cfg,
