@@ -55,7 +55,7 @@ struct hctx {
 	bool cpus_given;
 	bool irqsoff_live;
 	size_t ring_bytes;
-	bool timer;
+	bool timer, live_opt;		/* live_opt: an option only record/top take */
 	uint64_t interval_ns;
 	int prio;
 	/* state */
@@ -935,6 +935,7 @@ int cmd_hist(int argc, char **argv)
 			c.timer = true;
 			break;
 		case 'p':
+			c.live_opt = true;
 			err = ps_u64(optarg, 0, 99, &v);
 			c.prio = (int)v;
 			break;
@@ -987,15 +988,18 @@ int cmd_hist(int argc, char **argv)
 			c.irqsoff_live = true;
 			break;
 		case O_RING:
+			c.live_opt = true;
 			err = ps_u64(optarg, 4096, 1ull << 32, &v);
 			c.ring_bytes = (size_t)v;
 			break;
 		case O_INTERVAL:
+			c.live_opt = true;
 			err = ps_duration_ns(optarg, 1000, &c.interval_ns);
 			if (!err && c.interval_ns < 10000)
 				err = -ERANGE;
 			break;
 		case O_REFRESH:
+			c.live_opt = true;
 			err = ps_duration_ns(optarg, 1000000000ull, &c.refresh_ns);
 			if (!err && c.refresh_ns < 10000000)
 				err = -ERANGE;
@@ -1022,8 +1026,9 @@ int cmd_hist(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	if (c.mode == H_REPORT) {
-		if (c.timer || c.record_out || c.cpus_given || c.irqsoff_live || c.duration_ns) {
-			fprintf(stderr, "%s: -t/-o/-c/-d/--irqsoff are for record and top\n", c.prog);
+		if (c.timer || c.record_out || c.cpus_given || c.irqsoff_live || c.duration_ns || c.live_opt) {
+			fprintf(stderr, "%s: -t/-o/-c/-d/-p/--irqsoff/--interval/--refresh/--ring-bytes are for "
+					"record and top\n", c.prog);
 			return EXIT_ERR;
 		}
 	} else if (c.input) {
