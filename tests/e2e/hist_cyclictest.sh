@@ -1,0 +1,36 @@
+#!/bin/sh
+# perf record around cyclictest, then latscope hist report on perf's file:
+# every cyclictest cycle is a timer wakeup, so missed_timer_offsets and
+# timerandwakeup must hold (nearly) one sample per cycle, and timer lateness
+# + wakeup latency can never exceed what cyclictest measured in user space
+# (it also includes the return to user), so our maximum <= cyclictest's.
+. "$TESTS_DIR/lib.sh"
+command -v perf >/dev/null 2>&1 || skip "perf is not installed"
+command -v cyclictest >/dev/null 2>&1 || skip "cyclictest (rt-tests) is not installed"
+export HOME="$TMP"
+LOOPS=1000
+perf record -q -e sched:sched_switch,sched:sched_waking,sched:sched_wakeup,sched:sched_migrate_task,timer:hrtimer_start,timer:hrtimer_cancel,timer:hrtimer_expire_entry,timer:hrtimer_expire_exit \
+	-a -o "$TMP/p.data" -- cyclictest -q -m -t2 -a -p95 -i1000 -l$LOOPS -h 20000 >"$TMP/cyc" 2>"$TMP/perf.err" ||
+	skip "perf record / cyclictest cannot run here: $(tail -1 "$TMP/perf.err")"
+cycmax=$(sed -n 's/^# Max Latencies: *//p' "$TMP/cyc" | tr ' ' '\n' | sed 's/^0*//' | awk 'NF { if ($1 + 0 > m) m = $1 + 0 } END { print m + 0 }')
+[ "$cycmax" -gt 0 ] || die "no '# Max Latencies' line from cyclictest"
+
+"$LATSCOPE" hist report -i "$TMP/p.data" --types timer,timerandwakeup -O "$TMP/h" --json >"$TMP/j" 2>"$TMP/err" ||
+	die "hist report failed: $(cat "$TMP/err")"
+tr -d ' \n' <"$TMP/j" >"$TMP/jc"
+get() {	# get TYPE FIELD: value in the type's "all" object
+	grep -o "\"$1\":{\"cpus\".*" "$TMP/jc" | grep -o '"all":{[^}]*' | head -1 |
+		grep -o "\"$2\":[0-9]*" | grep -o '[0-9]*$'
+}
+mto=$(get missed_timer_offsets total)
+taw=$(get timerandwakeup total)
+tawmax=$(get timerandwakeup max_ns)
+want=$((2 * LOOPS * 9 / 10))
+[ "${mto:-0}" -ge $want ] || die "missed_timer_offsets has ${mto:-0} samples for $((2 * LOOPS)) cycles"
+[ "${taw:-0}" -ge $want ] || die "timerandwakeup has ${taw:-0} samples for $((2 * LOOPS)) cycles"
+[ "${taw:-0}" -le $((2 * LOOPS + 10)) ] || die "timerandwakeup has $taw samples, more than the cycles"
+ours=$((tawmax / 1000))
+[ "$ours" -le $((cycmax + 2)) ] || die "timerandwakeup max $ours us > cyclictest max $cycmax us"
+grep -Eq '^[0-9]+ 95 [0-9]+ \([0-9]+\) cyclictest <- ' "$TMP/h/timerandwakeup/max_latency-CPU0" ||
+	die "timerandwakeup max record is not cyclictest (prio 95): $(cat "$TMP/h/timerandwakeup/max_latency-CPU0")"
+echo "ok: $mto timer / $taw timer+wakeup samples for $((2 * LOOPS)) cycles; max $ours us <= cyclictest $cycmax us"
