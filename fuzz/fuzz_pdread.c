@@ -13,8 +13,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pdr *r;
 	struct pdr_opts o = { .max_queue_bytes = 16u << 20 };
+	struct pp_opts po = { .kallsyms = "" };
 	if (pdr_open_mem(&r, data, size, &o) == 0) {
-		struct pp *p = pp_new(r, NULL);
+		struct pp *p = pp_new(r, &po);
 		struct pdr_event ev;
 		char line[4096];
 		int n = 0;

@@ -13,7 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <traceevent/event-parse.h>
@@ -499,8 +503,117 @@ static char *dup_text(const uint8_t *p, uint64_t len)
 	return s;
 }
 
-static int parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, uint64_t off)
+/*
+ * printk formats: lines "0xaddr : \"format\"".  Parsed here, line by line
+ * with every bound checked, and registered one by one.
+ */
+static void register_printk(struct tep_handle *tep, const uint8_t *p, uint64_t len)
 {
+	const char *s = (const char *)p, *end = s + len;
+	char fmt[4096];
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end;
+		const char *colon = memchr(s, ':', (size_t)(le - s));
+		if (colon) {
+			unsigned long long addr = 0;
+			const char *q = s;
+			if (q + 2 <= colon && q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+				q += 2;
+			bool ok = q < colon;
+			for (; q < colon && *q != ' '; q++) {
+				int d = (*q >= '0' && *q <= '9') ? *q - '0' :
+					(*q >= 'a' && *q <= 'f') ? *q - 'a' + 10 :
+					(*q >= 'A' && *q <= 'F') ? *q - 'A' + 10 : -1;
+				if (d < 0) {
+					ok = false;
+					break;
+				}
+				addr = addr * 16 + (unsigned)d;
+			}
+			const char *f = colon + 1;
+			while (f < le && *f == ' ')
+				f++;
+			const char *fe = le;
+			if (f < fe && *f == '"')
+				f++;
+			if (fe > f && fe[-1] == '"')
+				fe--;
+			size_t fl = (size_t)(fe - f);
+			/* libtraceevent looks 3 bytes back from a format's end: shorter
+			 * ones would make it read out of bounds, so they are skipped. */
+			if (ok && fl >= 3 && fl < sizeof(fmt)) {
+				memcpy(fmt, f, fl);
+				fmt[fl] = '\0';
+				if (strlen(fmt) >= 3)	/* an embedded NUL shortens it */
+					tep_register_print_string(tep, fmt, addr);
+			}
+		}
+		s = le + 1;
+	}
+}
+
+/* saved_cmdlines: lines "pid comm". */
+static void register_cmdlines(struct tep_handle *tep, const uint8_t *p, uint64_t len)
+{
+	const char *s = (const char *)p, *end = s + len;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end;
+		char line[64];
+		size_t l = (size_t)(le - s);
+		if (l < sizeof(line)) {
+			memcpy(line, s, l);
+			line[l] = '\0';
+			int pid;
+			char comm[32];
+			if (sscanf(line, "%d %31[^\n]", &pid, comm) == 2)
+				tep_register_comm(tep, comm, pid);
+		}
+		s = le + 1;
+	}
+}
+
+/*
+ * Verdicts on each libtraceevent call (header page, then every format in
+ * order): the checking child records them, the parent skips what failed.
+ */
+#define TD_MAX_VERDICTS 65536
+struct td_verdicts {
+	uint8_t *v;		/* 1 = the library rejected it */
+	size_t n, cap;
+	bool record;		/* child: record; parent: consult */
+};
+
+/* Whether call number i may go to the library (parent), recording rc (child). */
+static bool td_allowed(struct td_verdicts *tv, size_t i)
+{
+	if (!tv || tv->record)
+		return true;
+	return i >= tv->n || !tv->v[i];
+}
+
+static void td_note(struct td_verdicts *tv, size_t i, int rc)
+{
+	if (!tv || !tv->record || i >= TD_MAX_VERDICTS)
+		return;
+	if (i >= tv->cap) {
+		size_t ncap = tv->cap ? tv->cap * 2 : 256;
+		uint8_t *n = realloc(tv->v, ncap);
+		if (!n)
+			return;
+		tv->v = n;
+		tv->cap = ncap;
+	}
+	tv->v[i] = rc != 0;
+	if (i + 1 > tv->n)
+		tv->n = i + 1;
+}
+
+static int parse_tracing_data_unchecked(struct pdr *r, const uint8_t *data, uint64_t len, uint64_t off,
+					struct td_verdicts *tv)
+{
+	size_t call = 0;
 	struct blob b = { .p = data, .end = data + len };
 	static const uint8_t magic[3] = { 0x17, 0x08, 0x44 };
 	const uint8_t *m = blob_take(&b, 3);
@@ -541,7 +654,9 @@ static int parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, 
 		err = -ENOMEM;
 		goto out;
 	}
-	tep_parse_header_page(tep, s, (unsigned long)sz, long_size);
+	if (td_allowed(tv, call))
+		td_note(tv, call, tep_parse_header_page(tep, s, (unsigned long)sz, long_size));
+	call++;
 	free(s);
 
 	what = "header_event";
@@ -557,8 +672,9 @@ static int parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, 
 	for (uint32_t i = 0; i < n && !b.bad; i++) {
 		sz = blob_u64(&b);
 		txt = blob_take(&b, sz);
-		if (txt)
-			tep_parse_event(tep, (const char *)txt, (unsigned long)sz, "ftrace");
+		if (txt && td_allowed(tv, call))
+			td_note(tv, call, tep_parse_event(tep, (const char *)txt, (unsigned long)sz, "ftrace"));
+		call++;
 	}
 	if (b.bad)
 		goto bad;
@@ -571,8 +687,9 @@ static int parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, 
 		for (uint32_t j = 0; j < nev && !b.bad; j++) {
 			sz = blob_u64(&b);
 			txt = blob_take(&b, sz);
-			if (txt && sys)
-				tep_parse_event(tep, (const char *)txt, (unsigned long)sz, sys);
+			if (txt && sys && td_allowed(tv, call))
+				td_note(tv, call, tep_parse_event(tep, (const char *)txt, (unsigned long)sz, sys));
+			call++;
 		}
 	}
 	if (b.bad)
@@ -588,30 +705,14 @@ static int parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, 
 	txt = blob_take(&b, sz);
 	if (!txt)
 		goto bad;
-	if (sz) {
-		s = dup_text(txt, sz);
-		if (!s) {
-			err = -ENOMEM;
-			goto out;
-		}
-		tep_parse_printk_formats(tep, s);
-		free(s);
-	}
+	register_printk(tep, txt, sz);
 	if (strcmp(version, "0.6") >= 0 && b.p < b.end) {
 		what = "saved cmdlines";
 		sz = blob_u64(&b);
 		txt = blob_take(&b, sz);
 		if (!txt)
 			goto bad;
-		if (sz) {
-			s = dup_text(txt, sz);
-			if (!s) {
-				err = -ENOMEM;
-				goto out;
-			}
-			tep_parse_saved_cmdlines(tep, s);
-			free(s);
-		}
+		register_cmdlines(tep, txt, sz);
 	}
 	if (r->tep)
 		tep_free(r->tep);
@@ -621,6 +722,86 @@ bad:
 	err = fail(r, -EINVAL, off, "tracing data is truncated in its %s", what);
 out:
 	tep_free(tep);
+	return err;
+}
+
+/*
+ * libtraceevent's format parser can crash on a corrupted format text (seen
+ * in fuzzing: a NULL dereference inside tep_parse_event).  A file must never
+ * crash latscope, so the blob is parsed once in a child process first; if the
+ * child dies or hangs, the file is rejected with a clear error.
+ */
+static int parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, uint64_t off)
+{
+	int fds[2];
+	if (pipe(fds) < 0)
+		return parse_tracing_data_unchecked(r, data, len, off, NULL);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* default actions: a crash must kill the child, whatever handlers
+		 * (test frameworks, sanitizers) the parent installed */
+		static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP };
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
+		close(fds[0]);
+		struct td_verdicts tv = { .record = true };
+		int rc = parse_tracing_data_unchecked(r, data, len, off, &tv);
+		size_t done = 0;
+		while (done < tv.n) {
+			ssize_t w = write(fds[1], tv.v + done, tv.n - done);
+			if (w <= 0)
+				break;
+			done += (size_t)w;
+		}
+		_exit(rc ? 3 : 0);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		return parse_tracing_data_unchecked(r, data, len, off, NULL);
+	}
+	struct td_verdicts tv = { .record = false };
+	uint8_t chunk[4096];
+	for (;;) {
+		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+		int pr = poll(&pfd, 1, 20000);
+		if (pr == 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			close(fds[0]);
+			free(tv.v);
+			return fail(r, -EINVAL, off, "tracing data makes libtraceevent hang (malformed event formats)");
+		}
+		if (pr < 0 && errno == EINTR)
+			continue;
+		ssize_t n = read(fds[0], chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		uint8_t *nv = realloc(tv.v, tv.n + (size_t)n);
+		if (!nv)
+			break;
+		tv.v = nv;
+		memcpy(tv.v + tv.n, chunk, (size_t)n);
+		tv.n += (size_t)n;
+		if (tv.n > TD_MAX_VERDICTS)
+			break;
+	}
+	close(fds[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	int err;
+	if (WIFSIGNALED(status))
+		err = fail(r, -EINVAL, off, "tracing data makes libtraceevent crash (malformed event formats, signal %d)",
+			   WTERMSIG(status));
+	else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 3)
+		err = fail(r, -EINVAL, off, "tracing data makes libtraceevent fail (malformed event formats)");
+	else
+		err = parse_tracing_data_unchecked(r, data, len, off, &tv);
+	free(tv.v);
 	return err;
 }
 

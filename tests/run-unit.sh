@@ -1,5 +1,6 @@
 #!/bin/sh
 # Run cmocka unit-test binaries; print a closing "N passed, N failed" line.
+export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 pass=0; fail=0; failed=""
 for t in "$@"; do
 	out=$("$t" 2>&1); rc=$?

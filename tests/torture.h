@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * torture.h - hostile-input driver shared by tests/tools/torture.c (the big
+ * shared recording, plain build) and tests/unit/test_torture.c (the small
+ * shipped recordings, under ASan/UBSan/LeakSanitizer).
+ *
+ * For each of ntrunc offsets the image is cut there, both as is and with the
+ * header's data size shortened to the cut (a recording that died mid-record);
+ * for each of nflip rounds 1-16 random bytes are flipped.  Every run must end
+ * with 0 or a negative errno and a message naming an offset.
+ */
+#ifndef LATSCOPE_TORTURE_H
+#define LATSCOPE_TORTURE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "pdprint.h"
+#include "pdread.h"
+
+struct torture_result {
+	unsigned runs, clean, errors, bad_messages;
+	uint64_t max_queue_peak;
+};
+
+static uint64_t torture_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void torture_one(const uint8_t *buf, size_t len, bool print, struct torture_result *res)
+{
+	struct pdr *r;
+	struct pdr_opts o = { .max_queue_bytes = 64u << 20 };
+	int rc = pdr_open_mem(&r, buf, len, &o);
+	if (rc == 0) {
+		struct pp_opts po = { .kallsyms = "" };
+		struct pp *p = print ? pp_new(r, &po) : NULL;
+		struct pdr_event ev;
+		char line[2048];
+		while ((rc = pdr_next(r, &ev)) > 0) {
+			if (!p)
+				continue;
+			if (ev.type == PDF_RECORD_SAMPLE && ev.has_sample)
+				pp_format(p, &ev, line, sizeof(line));
+			else
+				pp_track(p, &ev);
+		}
+		pp_free(p);
+		if (pdr_stats(r)->queue_peak_bytes > res->max_queue_peak)
+			res->max_queue_peak = pdr_stats(r)->queue_peak_bytes;
+	}
+	res->runs++;
+	if (rc == 0) {
+		res->clean++;
+	} else {
+		res->errors++;
+		const char *m = pdr_strerror(r);
+		if (!strstr(m, "offset") || strchr(m, '\n'))
+			res->bad_messages++;
+	}
+	pdr_close(r);
+}
+
+/* Returns 0; results in *res.  work must be a writable copy of img. */
+static void torture_run(const uint8_t *img, uint8_t *work, size_t len, unsigned ntrunc, unsigned nflip,
+			uint64_t seed, unsigned print_every, struct torture_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	memcpy(work, img, len);
+	bool swap = len >= 8 && by_ld64(img, false) != PDF_MAGIC2;
+	bool file_mode = len >= 104 && by_ld64(img + 8, swap) == 104;
+	uint64_t doff = file_mode ? by_ld64(img + 40, swap) : 0;
+	uint64_t dsz = file_mode ? by_ld64(img + 48, swap) : 0;
+	for (unsigned i = 0; i < ntrunc; i++) {
+		size_t cut = (size_t)((len * (uint64_t)(i + 1)) / (ntrunc + 1));
+		cut += (size_t)(torture_rand(&seed) % 977);
+		if (cut > len)
+			cut = len;
+		bool print = print_every && i % print_every == 0;
+		torture_one(work, cut, print, res);
+		if (file_mode && cut > doff && cut < doff + dsz) {
+			/* the data section ends at the cut: records are cut mid-way */
+			by_st64(work + 48, cut - doff, swap);
+			torture_one(work, len, print, res);
+			memcpy(work + 48, img + 48, 8);
+		}
+	}
+	for (unsigned i = 0; i < nflip; i++) {
+		unsigned n = 1 + (unsigned)(torture_rand(&seed) % 16);
+		size_t pos[16];
+		for (unsigned k = 0; k < n; k++) {
+			uint64_t x = torture_rand(&seed);
+			/* a third in the header area, a third at the end (features,
+			 * tracing data), a third anywhere */
+			size_t span = len < 65536 ? len : 65536;
+			if (x % 3 == 0)
+				pos[k] = (size_t)((x >> 8) % span);
+			else if (x % 3 == 1)
+				pos[k] = len - 1 - (size_t)((x >> 8) % span);
+			else
+				pos[k] = (size_t)((x >> 8) % len);
+			work[pos[k]] ^= (uint8_t)(1u << ((x >> 4) % 8));
+		}
+		torture_one(work, len, print_every && i % print_every == 0, res);
+		for (unsigned k = 0; k < n; k++)
+			work[pos[k]] = img[pos[k]];
+	}
+}
+
+#endif
