@@ -262,14 +262,19 @@ int osw_start(struct osw **wp, const struct osw_opts *opts)
 		if (!t->ring)
 			return -ENOMEM;
 	}
+	pthread_attr_t pa;
+	pthread_attr_init(&pa);
+	pthread_attr_setstacksize(&pa, 256 * 1024);
 	for (i = 0; i < w->nr; i++) {
-		int err = pthread_create(&w->t[i].th, NULL, thread_main, &w->t[i]);
+		int err = pthread_create(&w->t[i].th, &pa, thread_main, &w->t[i]);
 		if (err) {
 			w->stop = 1;
+			pthread_attr_destroy(&pa);
 			return -err;
 		}
 		w->t[i].started = true;
 	}
+	pthread_attr_destroy(&pa);
 	for (i = 0; i < w->nr; i++) {
 		int r;
 		while (!(r = __atomic_load_n(&w->t[i].ready, __ATOMIC_ACQUIRE))) {

@@ -79,7 +79,7 @@ struct ctx {
 	char attr_why[512];
 	bool *active;
 	struct chist *h;
-	uint64_t *min_gap_ns, *iters, *loop_ns, *floor_of;
+	uint64_t *min_gap_ns, *iters, *loop_ns, *floor_of, *pstart;
 	uint64_t warm_end_ns, start_ns, end_ns;
 	int stop;			/* 0, 1 single, 2 total */
 	unsigned stop_cpu;
@@ -225,6 +225,8 @@ static void fmt_ts(char *buf, size_t len, uint64_t ns)
 
 static void add_line(struct ctx *c, const char *line)
 {
+	if (c->stop)	/* keep the events that led up to the stop */
+		return;
 	char *dst = c->lines[c->nr_lines++ % LINE_RING];
 	snprintf(dst, LINE_LEN, "%s", line);
 }
@@ -334,7 +336,9 @@ static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct n
 
 /* ---- feeding ------------------------------------------------------------ */
 
-static void set_stop(struct ctx *c, int why, unsigned cpu, uint64_t v)
+/* A stop threshold: like the kernel, tracing ends here.  The periods in
+ * progress are closed at the stop time so the totals include the stop. */
+static void set_stop(struct ctx *c, int why, unsigned cpu, uint64_t v, uint64_t t_ns)
 {
 	if (c->stop)
 		return;
@@ -343,6 +347,11 @@ static void set_stop(struct ctx *c, int why, unsigned cpu, uint64_t v)
 	c->stop_value_ns = v;
 	if (c->w)
 		osw_request_stop(c->w);
+	for (size_t i = 0; i < c->nr; i++)
+		if (c->active[i]) {
+			c->active[i] = false;
+			noise_period_end(c->n, c->list[i], t_ns, t_ns > c->pstart[i] ? t_ns - c->pstart[i] : 0);
+		}
 }
 
 static void write_wrec(struct ctx *c, const struct osw_rec *r)
@@ -377,11 +386,12 @@ static void feed_wrec(struct ctx *c, const struct osw_rec *r)
 		if (r->t1_ns >= c->warm_end_ns && !c->stop) {
 			noise_period_begin(c->n, r->cpu, r->t1_ns);
 			c->active[i] = true;
+			c->pstart[i] = r->t1_ns;
 		}
 		break;
 	case OSW_GAP:
 		if (c->active[i] && noise_gap(c->n, r->cpu, r->t0_ns, r->t1_ns) == NOISE_STOP)
-			set_stop(c, 1, r->cpu, r->t1_ns - r->t0_ns);
+			set_stop(c, 1, r->cpu, r->t1_ns - r->t0_ns, r->t1_ns);
 		break;
 	case OSW_PERIOD_END:
 		if (!c->active[i])
@@ -394,7 +404,7 @@ static void feed_wrec(struct ctx *c, const struct osw_rec *r)
 		c->loop_ns[i] += r->v[0];
 		if (noise_period_end(c->n, r->cpu, r->t1_ns, r->v[0]) == NOISE_STOP) {
 			const struct noise_stats *p = noise_cpu_period(c->n, r->cpu);
-			set_stop(c, 2, r->cpu, p->noise_ns);
+			set_stop(c, 2, r->cpu, p->noise_ns, r->t1_ns);
 		}
 		break;
 	default:
@@ -435,6 +445,8 @@ static void feed_wrecs_until(struct ctx *c, size_t i, uint64_t limit, bool incl)
 static void nw_boundaries(struct ctx *c, uint64_t limit)
 {
 	struct osw_rec r;
+	if (c->end_ns && limit > c->end_ns)
+		limit = c->end_ns;	/* the run is over: no boundary after its end */
 	while (c->no_workload && nw_peek(c, 0, &r) && r.t1_ns <= limit) {
 		for (size_t i = 0; i < c->nr; i++) {
 			unsigned cpu = c->list[i];
@@ -445,17 +457,31 @@ static void nw_boundaries(struct ctx *c, uint64_t limit)
 			if (!c->stop && r.t1_ns >= c->warm_end_ns) {
 				noise_period_begin(c->n, cpu, r.t1_ns);
 				c->active[i] = true;
+				c->pstart[i] = r.t1_ns;
 			}
 		}
 		c->nw_next_ns += c->period_us * 1000;
 	}
 }
 
+/* No-workload: the last, partial period ends with the run. */
+static void close_partial(struct ctx *c)
+{
+	if (!c->no_workload || c->stop)
+		return;
+	for (size_t i = 0; i < c->nr; i++)
+		if (c->active[i]) {
+			c->active[i] = false;
+			noise_period_end(c->n, c->list[i], c->end_ns,
+					 c->end_ns > c->pstart[i] ? c->end_ns - c->pstart[i] : 0);
+		}
+}
+
 static int on_event(void *arg, const struct tpe *e)
 {
 	struct ctx *c = arg;
 	int i = idx_of(c, e->cpu);
-	if (i < 0)
+	if (i < 0 || c->stop)
 		return 0;
 	if (c->no_workload)
 		nw_boundaries(c, e->time_ns);
@@ -621,12 +647,14 @@ static void print_top_table(struct ctx *c, FILE *f, bool title)
 		uint64_t rt = s->runtime_ns / 1000, nz = s->noise_ns / 1000;
 		uint64_t av = noise_avail_e5(rt, nz);
 		fprintf(f, "%3u #%-6" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %3" PRIu64 ".%05" PRIu64
-			" %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
-			" %12" PRIu64 " %12" PRIu64 "\n",
-			c->list[i], s->periods, rt, nz, av / 100000, av % 100000,
-			s->max_noise_ns / 1000, s->max_single_ns / 1000, s->hw_count,
-			s->count[NOISE_NMI], s->count[NOISE_IRQ], s->count[NOISE_SOFTIRQ],
-			s->count[NOISE_THREAD]);
+			" %12" PRIu64 " %12" PRIu64, c->list[i], s->periods, rt, nz, av / 100000,
+			av % 100000, s->max_noise_ns / 1000, s->max_single_ns / 1000);
+		if (c->attribution)
+			fprintf(f, " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+				"\n", s->hw_count, s->count[NOISE_NMI], s->count[NOISE_IRQ],
+				s->count[NOISE_SOFTIRQ], s->count[NOISE_THREAD]);
+		else	/* without tracepoints nothing is known about the gaps */
+			fprintf(f, " %12s %12s %12s %12s %12s\n", "-", "-", "-", "-", "-");
 	}
 }
 
@@ -643,7 +671,7 @@ static void print_details(struct ctx *c, FILE *f)
 	char vm[128], p[5][16];
 	const char *hv = vm_name(vm, sizeof(vm));
 	long tck = sysconf(_SC_CLK_TCK);
-	if (!c->no_workload) {
+	if (!c->no_workload && c->attribution) {
 		fprintf(f, "\nNoise breakdown (net time inside noise gaps, us; threshold %" PRIu64
 			" us):\n", c->threshold_us);
 		fprintf(f, "CPU        Noise           HW          NMI          IRQ      Softirq"
@@ -662,6 +690,13 @@ static void print_details(struct ctx *c, FILE *f)
 				p[1], s->gaps);
 		}
 	}
+	if (!c->no_workload && !c->attribution)
+		for (size_t i = 0; i < c->nr; i++) {
+			const struct noise_stats *s = noise_cpu_stats(c->n, c->list[i]);
+			fprintf(f, "\ncpu%u below the threshold: %" PRIu64 " gaps, %" PRIu64
+				" us (floor %" PRIu64 " ns)", c->list[i], s->sub_count, s->sub_ns / 1000,
+				c->floor_of[i]);
+		}
 	if (hv) {
 		fprintf(f, "\nVirtual machine (%s): HW noise here is mostly the hypervisor taking the vCPU.\n",
 			vm);
@@ -859,17 +894,20 @@ static void print_json(struct ctx *c, FILE *f)
 		json_object_object_add(o, "cpu_available_pct", jdouble5(noise_avail_e5(rt, nz)));
 		json_object_object_add(o, "max_noise_us", ju(s->max_noise_ns / 1000));
 		json_object_object_add(o, "max_single_us", ju(s->max_single_ns / 1000));
-		json_object_object_add(o, "hw", ju(s->hw_count));
-		json_object_object_add(o, "nmi", ju(s->count[NOISE_NMI]));
-		json_object_object_add(o, "irq", ju(s->count[NOISE_IRQ]));
-		json_object_object_add(o, "softirq", ju(s->count[NOISE_SOFTIRQ]));
-		json_object_object_add(o, "thread", ju(s->count[NOISE_THREAD]));
+		bool at = c->attribution;
+#define JA(v) (at ? ju(v) : NULL)
+		json_object_object_add(o, "hw", JA(s->hw_count));
+		json_object_object_add(o, "nmi", JA(s->count[NOISE_NMI]));
+		json_object_object_add(o, "irq", JA(s->count[NOISE_IRQ]));
+		json_object_object_add(o, "softirq", JA(s->count[NOISE_SOFTIRQ]));
+		json_object_object_add(o, "thread", JA(s->count[NOISE_THREAD]));
 		json_object_object_add(o, "gaps", ju(s->gaps));
-		json_object_object_add(o, "hw_us", ju(s->hw_ns / 1000));
-		json_object_object_add(o, "nmi_us", ju(s->net_ns[NOISE_NMI] / 1000));
-		json_object_object_add(o, "irq_us", ju(s->net_ns[NOISE_IRQ] / 1000));
-		json_object_object_add(o, "softirq_us", ju(s->net_ns[NOISE_SOFTIRQ] / 1000));
-		json_object_object_add(o, "thread_us", ju(s->net_ns[NOISE_THREAD] / 1000));
+		json_object_object_add(o, "hw_us", JA(s->hw_ns / 1000));
+		json_object_object_add(o, "nmi_us", JA(s->net_ns[NOISE_NMI] / 1000));
+		json_object_object_add(o, "irq_us", JA(s->net_ns[NOISE_IRQ] / 1000));
+		json_object_object_add(o, "softirq_us", JA(s->net_ns[NOISE_SOFTIRQ] / 1000));
+		json_object_object_add(o, "thread_us", JA(s->net_ns[NOISE_THREAD] / 1000));
+#undef JA
 		json_object_object_add(o, "below_threshold_count", ju(s->sub_count));
 		json_object_object_add(o, "below_threshold_us", ju(s->sub_ns / 1000));
 		json_object_object_add(o, "floor_ns", ju(c->floor_of[i]));
@@ -1169,10 +1207,11 @@ static int setup_state(struct ctx *c)
 	c->iters = calloc(c->nr, sizeof(uint64_t));
 	c->loop_ns = calloc(c->nr, sizeof(uint64_t));
 	c->floor_of = calloc(c->nr, sizeof(uint64_t));
+	c->pstart = calloc(c->nr, sizeof(uint64_t));
 	c->steal0 = calloc(c->nr, sizeof(uint64_t));
 	c->steal1 = calloc(c->nr, sizeof(uint64_t));
 	c->tids = calloc(c->nr, sizeof(int32_t));
-	if (!c->active || !c->min_gap_ns || !c->iters || !c->loop_ns || !c->floor_of || !c->steal0 ||
+	if (!c->active || !c->min_gap_ns || !c->iters || !c->loop_ns || !c->floor_of || !c->pstart || !c->steal0 ||
 	    !c->steal1 || !c->tids)
 		return -ENOMEM;
 	if (c->mode == M_HIST || c->json) {
@@ -1206,6 +1245,7 @@ static void free_state(struct ctx *c)
 	free(c->iters);
 	free(c->loop_ns);
 	free(c->floor_of);
+	free(c->pstart);
 	free(c->steal0);
 	free(c->steal1);
 	free(c->tids);
@@ -1262,10 +1302,6 @@ static int run_live(struct ctx *c)
 			return EXIT_ERR;
 		}
 	}
-	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0 && !c->quiet && !c->json)
-		fprintf(stderr, "latscope osnoise: mlockall failed (%s); page faults may add noise\n",
-			strerror(errno));
-
 	/* Attribution: tracepoints through perf_event_open. */
 	if (c->no_attr) {
 		snprintf(c->attr_why, sizeof(c->attr_why), "--no-attribution");
@@ -1345,6 +1381,15 @@ static int run_live(struct ctx *c)
 			}
 		}
 	}
+	/* Lock memory once everything is allocated (threads, rings). */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
+		int e = errno;
+		munlockall();	/* a failed mlockall may leave MCL_FUTURE behind */
+		if (!c->quiet && !c->json)
+			fprintf(stderr, "latscope osnoise: mlockall failed (%s); page faults may add "
+				"noise\n", strerror(e));
+	}
+
 	if (c->mode == M_TRACE && !c->json)
 		print_trace_header(stdout);
 
@@ -1372,6 +1417,7 @@ static int run_live(struct ctx *c)
 		evs_disable(c->s);
 	c->end_ns = osw_now_ns();
 	process(c, UINT64_MAX);
+	close_partial(c);
 	read_steal(c->steal1, c->list, c->nr);
 	final_report(c);
 	evs_close(c->s);
@@ -1535,16 +1581,7 @@ static int run_replay(struct ctx *c, bool have_T)
 	if (c->no_workload)
 		nw_boundaries(c, c->end_ns + 1);
 	c->replay_lost = pdr_stats(r)->lost_events;
-	if (!c->stop && c->no_workload && c->end_ns > c->warm_end_ns) {
-		/* close the last partial period */
-		for (size_t i = 0; i < c->nr; i++)
-			if (c->active[i]) {
-				uint64_t begin = c->nw_next_ns - c->period_us * 1000;
-				noise_period_end(c->n, c->list[i], c->end_ns,
-						 c->end_ns > begin ? c->end_ns - begin : 0);
-				c->active[i] = false;
-			}
-	}
+	close_partial(c);
 	final_report(c);
 	tpd_free(d);
 	pdr_close(r);
