@@ -49,13 +49,17 @@ BIN       := $(BUILD)/latscope
 
 .SECONDARY:
 
-.PHONY: all deps check check-inner unit unit-run shell-tests san-unit fuzz fuzz-build \
+.PHONY: demo all deps check check-inner unit unit-run shell-tests san-unit fuzz fuzz-build \
         bench clean install help man
 
 all: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 
+demo: all
+	$(Q)LATSCOPE=$(BIN) sh scripts/demo.sh
+
 help:
+	@echo "make demo       install dependencies, build, and show latscope's main job on a synthetic LPAR"
 	@echo "make            build build/latscope (installs missing Debian packages first)"
 	@echo "make deps       check/install build dependencies (apt-get as root)"
 	@echo "make check      unit tests, golden and end-to-end tests, unit tests under ASan+UBSan"

@@ -24,6 +24,9 @@ done
 [ -f /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || \
 	ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 || opt="${opt:-} libclang-rt-14-dev"
 command -v perf >/dev/null 2>&1 || opt="${opt:-} linux-perf"
+command -v bc >/dev/null 2>&1 || opt="${opt:-} bc"
+[ -x /usr/bin/time ] || opt="${opt:-} time"
+command -v cyclictest >/dev/null 2>&1 || opt="${opt:-} rt-tests"
 [ -n "$need" ] || [ -n "${opt:-}" ] || exit 0
 all="$need ${opt:-}"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
