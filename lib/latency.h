@@ -35,7 +35,9 @@
  *  irqsoff, preemptoff, preemptirqsoff
  *                     from preemptirq:irq_disable/enable and
  *                     preempt_disable/enable; preemptirqsoff is the window
- *                     while either is off (both_off: while both are off).
+ *                     while either is off, like the mainline preemptirqsoff
+ *                     tracer (both_off: while both are off, which is what
+ *                     the latency_hist patch recorded).
  *
  * With all_tasks, non-RT tasks are measured too: each one independently
  * (per-pid stamp, no priority rules) from its wakeup to its switch-in.
