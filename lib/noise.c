@@ -369,24 +369,10 @@ int noise_period_begin(struct noise *n, unsigned cpu, uint64_t t_ns)
 	return 0;
 }
 
-int noise_period_end(struct noise *n, unsigned cpu, uint64_t t_ns, uint64_t runtime_ns)
+static void add_to_total(struct noise *n, unsigned cpu, uint64_t t_ns, const struct noise_stats *p)
 {
-	if (cpu >= n->nr_cpus)
-		return -EINVAL;
-	struct ncpu *c = &n->cpus[cpu];
-	struct noise_stats *p = &c->period, *t = &c->total;
-	c->in_period = false;
-	p->periods = 1;
-	p->runtime_ns = runtime_ns;
-	if (n->opts.no_workload) {
-		/* Noise = everything that ran, idle excluded. */
-		p->noise_ns = 0;
-		for (int k = 0; k < NOISE_NR_CLASSES; k++)
-			p->noise_ns += p->net_ns[k];
-	}
-	p->max_noise_ns = p->noise_ns;
-
-	t->periods++;
+	struct noise_stats *t = &n->cpus[cpu].total;
+	t->periods += p->periods ? p->periods : 1;
 	t->runtime_ns += p->runtime_ns;
 	t->noise_ns += p->noise_ns;
 	if (p->noise_ns > t->max_noise_ns)
@@ -404,8 +390,45 @@ int noise_period_end(struct noise *n, unsigned cpu, uint64_t t_ns, uint64_t runt
 	t->sub_ns += p->sub_ns;
 	if (n->has_sink && n->sink.period)
 		n->sink.period(n->sink.arg, cpu, t_ns, p);
+}
+
+int noise_period_end(struct noise *n, unsigned cpu, uint64_t t_ns, uint64_t runtime_ns)
+{
+	if (cpu >= n->nr_cpus)
+		return -EINVAL;
+	struct ncpu *c = &n->cpus[cpu];
+	struct noise_stats *p = &c->period;
+	c->in_period = false;
+	p->periods = 1;
+	p->runtime_ns = runtime_ns;
+	if (n->opts.no_workload) {
+		/* Noise = everything that ran, idle excluded. */
+		p->noise_ns = 0;
+		for (int k = 0; k < NOISE_NR_CLASSES; k++)
+			p->noise_ns += p->net_ns[k];
+	}
+	p->max_noise_ns = p->noise_ns;
+	add_to_total(n, cpu, t_ns, p);
 	if (n->opts.stop_total_ns && p->noise_ns > n->opts.stop_total_ns)
 		return NOISE_STOP;
+	return 0;
+}
+
+int noise_add_period(struct noise *n, unsigned cpu, uint64_t end_ns, const struct noise_stats *p)
+{
+	if (cpu >= n->nr_cpus || !p)
+		return -EINVAL;
+	add_to_total(n, cpu, end_ns, p);
+	return 0;
+}
+
+int noise_add_window(struct noise *n, const struct noise_win *w)
+{
+	if (w->cpu >= n->nr_cpus || (unsigned)w->cls >= NOISE_NR_CLASSES)
+		return -EINVAL;
+	contrib_add(n, &n->cpus[w->cpu], w);
+	if (n->has_sink && n->sink.win)
+		n->sink.win(n->sink.arg, w);
 	return 0;
 }
 

@@ -155,6 +155,15 @@ int noise_gap(struct noise *n, unsigned cpu, uint64_t start_ns, uint64_t end_ns)
 /* Add an aggregated sub-threshold remainder (count gaps, ns in total). */
 int noise_sub(struct noise *n, unsigned cpu, uint64_t count, uint64_t ns);
 
+/*
+ * Records that were aggregated elsewhere (the kernel osnoise tracer's output):
+ * noise_add_period() adds one finished period p of cpu to the totals and
+ * reports it through the sink; noise_add_window() adds a window to the
+ * contributors (and reports it).  Both return 0 or -EINVAL.
+ */
+int noise_add_period(struct noise *n, unsigned cpu, uint64_t end_ns, const struct noise_stats *p);
+int noise_add_window(struct noise *n, const struct noise_win *w);
+
 /* Cumulative statistics of cpu (borrowed, valid until noise_free), NULL if
  * cpu is out of range. */
 const struct noise_stats *noise_cpu_stats(const struct noise *n, unsigned cpu);

@@ -18,10 +18,12 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <tracefs.h>
 
 #include "commands.h"
 #include "evsrc.h"
 #include "noise.h"
+#include "osnkernel.h"
 #include "oswork.h"
 #include "parse.h"
 #include "pdread.h"
@@ -65,7 +67,7 @@ struct ctx {
 	uint64_t bucket_us, entries;
 	bool with_zeros, no_header, no_summary;
 	unsigned top_n;
-	const char *input, *output;
+	const char *input, *output, *kernel_text;
 	/* run state */
 	unsigned list[PS_MAX_CPUS];
 	size_t nr;
@@ -92,6 +94,7 @@ struct ctx {
 	/* no-workload: next period boundary */
 	uint64_t nw_next_ns;
 	bool replaying;
+	bool kmode;			/* records come from the kernel tracer */
 	uint64_t kernel_lost;
 };
 
@@ -135,6 +138,7 @@ static void usage(FILE *f)
 "      --no-attribution   do not open tracepoints\n"
 "      --no-workload      no busy loop: report every task's and IRQ's net time\n"
 "      --kernel           drive the kernel osnoise tracer through tracefs\n"
+"      --parse-kernel F   show a saved kernel osnoise trace (text; - = stdin)\n"
 "  -i, --replay FILE      analyse a file written by `osnoise record`\n"
 "  -o, --output FILE      record: output perf.data (default osnoise.data)\n"
 "      --top N            contributors shown per CPU (default 5)\n"
@@ -671,7 +675,7 @@ static void print_details(struct ctx *c, FILE *f)
 	char vm[128], p[5][16];
 	const char *hv = vm_name(vm, sizeof(vm));
 	long tck = sysconf(_SC_CLK_TCK);
-	if (!c->no_workload && c->attribution) {
+	if (!c->no_workload && c->attribution && !c->kmode) {
 		fprintf(f, "\nNoise breakdown (net time inside noise gaps, us; threshold %" PRIu64
 			" us):\n", c->threshold_us);
 		fprintf(f, "CPU        Noise           HW          NMI          IRQ      Softirq"
@@ -710,7 +714,7 @@ static void print_details(struct ctx *c, FILE *f)
 	}
 	if (c->attribution && c->top_n) {
 		fprintf(f, "\nTop interference per CPU (net us%s):\n",
-			c->no_workload ? "" : ", inside noise gaps");
+			c->no_workload || c->kmode ? "" : ", inside noise gaps");
 		struct noise_contrib *k = calloc(256, sizeof(*k));
 		for (size_t i = 0; k && i < c->nr; i++) {
 			size_t n = sorted_contribs(c, c->list[i], k, c->top_n);
@@ -721,6 +725,10 @@ static void print_details(struct ctx *c, FILE *f)
 					k[j].max_ns / 1000);
 		}
 		free(k);
+	}
+	if (c->kmode) {
+		fprintf(f, "(from the kernel osnoise tracer)\n");
+		return;
 	}
 	if (!c->no_workload) {
 		fprintf(f, "\nTime-read loop:");
@@ -1037,7 +1045,7 @@ static int parse_prio(const char *s, int *policy, int *prio)
 
 enum {
 	OPT_WARMUP = 256, OPT_JSON, OPT_TSC, OPT_FLOOR, OPT_RING, OPT_NOATTR, OPT_NOWL, OPT_KERNEL,
-	OPT_TOP, OPT_ZEROS, OPT_NOHEADER, OPT_NOSUMMARY, OPT_EVENTS
+	OPT_TOP, OPT_ZEROS, OPT_NOHEADER, OPT_NOSUMMARY, OPT_EVENTS, OPT_KTEXT
 };
 
 static int bad(const char *opt, const char *val, const char *why)
@@ -1067,6 +1075,7 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 		{ "no-attribution", no_argument, NULL, OPT_NOATTR },
 		{ "no-workload", no_argument, NULL, OPT_NOWL },
 		{ "kernel", no_argument, NULL, OPT_KERNEL },
+		{ "parse-kernel", required_argument, NULL, OPT_KTEXT },
 		{ "replay", required_argument, NULL, 'i' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
@@ -1143,6 +1152,7 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 		case OPT_NOATTR: c->no_attr = true; break;
 		case OPT_NOWL: c->no_workload = true; break;
 		case OPT_KERNEL: c->kernel = true; break;
+		case OPT_KTEXT: c->kernel_text = optarg; break;
 		case 'i': c->input = optarg; break;
 		case 'o': c->output = optarg; break;
 		case OPT_TOP:
@@ -1591,11 +1601,231 @@ static int run_replay(struct ctx *c, bool have_T)
 
 /* ---- kernel tracer ------------------------------------------------------------ */
 
+static void feed_kernel_rec(struct ctx *c, const struct okt_rec *k)
+{
+	int i = idx_of(c, k->cpu);
+	if (i < 0 || c->stop)
+		return;
+	if (!c->start_ns || k->ts_ns < c->start_ns)
+		c->start_ns = k->ts_ns;
+	if (k->ts_ns > c->end_ns)
+		c->end_ns = k->ts_ns;
+	if (!c->tids[i] && !strncmp(k->comm, "osnoise/", 8))
+		c->tids[i] = k->pid;
+	switch (k->kind) {
+	case OKT_PERIOD: {
+		struct noise_stats p;
+		memset(&p, 0, sizeof(p));
+		p.periods = 1;
+		p.runtime_ns = k->runtime_us * 1000;
+		p.noise_ns = k->noise_us * 1000;
+		p.max_noise_ns = p.noise_ns;
+		p.max_single_ns = k->max_single_us * 1000;
+		p.hw_count = k->hw;
+		p.count[NOISE_NMI] = k->nmi;
+		p.count[NOISE_IRQ] = k->irq;
+		p.count[NOISE_SOFTIRQ] = k->softirq;
+		p.count[NOISE_THREAD] = k->thread;
+		noise_add_period(c->n, k->cpu, k->ts_ns, &p);
+		if (c->stop_total_us && k->noise_us > c->stop_total_us)
+			set_stop(c, 2, k->cpu, p.noise_ns, k->ts_ns);
+		break;
+	}
+	case OKT_SAMPLE: {
+		struct noise_gap g;
+		memset(&g, 0, sizeof(g));
+		g.cpu = k->cpu;
+		g.start_ns = k->start_ns;
+		g.duration_ns = k->duration_ns;
+		g.interference = k->interference;
+		g.hw = !k->interference;
+		sink_gap(c, &g);
+		if (c->stop_us && k->duration_ns > c->stop_us * 1000)
+			set_stop(c, 1, k->cpu, k->duration_ns, k->ts_ns);
+		break;
+	}
+	default: {
+		struct noise_win w;
+		memset(&w, 0, sizeof(w));
+		w.cls = k->kind == OKT_NMI ? NOISE_NMI : k->kind == OKT_IRQ ? NOISE_IRQ :
+			k->kind == OKT_SOFTIRQ ? NOISE_SOFTIRQ : NOISE_THREAD;
+		w.cpu = k->cpu;
+		w.start_ns = k->start_ns;
+		w.end_ns = k->start_ns + k->duration_ns;
+		w.net_ns = k->duration_ns;
+		w.id = k->id;
+		const char *d = k->desc;
+		while (*d == ' ')
+			d++;
+		snprintf(w.name, sizeof(w.name), "%s", k->kind == OKT_NMI ? "nmi" : d);
+		noise_add_window(c->n, &w);
+		break;
+	}
+	}
+}
+
+/* Split text into lines and feed the osnoise records; a partial last line
+ * stays in c->kbuf. */
+struct kbuf {
+	char buf[65536];
+	size_t len;
+	uint64_t bad;
+};
+
+static void feed_kernel_text(struct ctx *c, struct kbuf *kb, const char *data, size_t n)
+{
+	while (n) {
+		size_t room = sizeof(kb->buf) - 1 - kb->len;
+		size_t take = n < room ? n : room;
+		memcpy(kb->buf + kb->len, data, take);
+		kb->len += take;
+		data += take;
+		n -= take;
+		kb->buf[kb->len] = 0;
+		char *start = kb->buf, *nl;
+		while ((nl = strchr(start, '\n'))) {
+			*nl = 0;
+			struct okt_rec r;
+			int err = okt_parse_line(start, &r);
+			if (!err)
+				feed_kernel_rec(c, &r);
+			else if (err == -EINVAL)
+				kb->bad++;
+			start = nl + 1;
+		}
+		size_t rest = kb->len - (size_t)(start - kb->buf);
+		if (rest == sizeof(kb->buf) - 1)
+			rest = 0;	/* an absurdly long line: drop it */
+		memmove(kb->buf, start, rest);
+		kb->len = rest;
+	}
+}
+
+static int kernel_setup(struct ctx *c)
+{
+	int err = setup_state(c);
+	if (err < 0) {
+		fprintf(stderr, "latscope osnoise: %s\n", strerror(-err));
+		return err;
+	}
+	c->attribution = true;
+	c->kmode = true;
+	return 0;
+}
+
+/* --parse-kernel FILE: a saved osnoise trace (text) shown in the same views. */
+static int run_kernel_text(struct ctx *c, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!f) {
+		fprintf(stderr, "latscope osnoise: cannot open '%s': %s\n", path, strerror(errno));
+		return EXIT_ERR;
+	}
+	if (!c->have_cpus) {
+		/* the CPUs are those of the records */
+		char line[4096];
+		struct okt_rec r;
+		memset(&c->cpus, 0, sizeof(c->cpus));
+		while (fgets(line, sizeof(line), f))
+			if (!okt_parse_line(line, &r))
+				ps_cpuset_add(&c->cpus, r.cpu);
+		if (f == stdin || fseek(f, 0, SEEK_SET) < 0) {
+			fprintf(stderr, "latscope osnoise: '%s' cannot be read twice; give the CPUs with -c\n",
+				path);
+			if (f != stdin)
+				fclose(f);
+			return EXIT_ERR;
+		}
+		if (!ps_cpuset_count(&c->cpus)) {
+			fprintf(stderr, "latscope osnoise: no osnoise records in '%s'\n", path);
+			fclose(f);
+			return EXIT_ERR;
+		}
+	}
+	c->replaying = true;
+	if (kernel_setup(c) < 0) {
+		if (f != stdin)
+			fclose(f);
+		free_state(c);
+		return EXIT_ERR;
+	}
+	static struct kbuf kb;
+	kb.len = kb.bad = 0;
+	char buf[16384];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		feed_kernel_text(c, &kb, buf, n);
+	feed_kernel_text(c, &kb, "\n", 1);
+	if (f != stdin)
+		fclose(f);
+	if (kb.bad)
+		fprintf(stderr, "latscope osnoise: %" PRIu64 " malformed osnoise lines skipped\n", kb.bad);
+	final_report(c);
+	free_state(c);
+	return c->stop ? EXIT_THRESHOLD : 0;
+}
+
 static int run_kernel(struct ctx *c)
 {
-	(void)c;
-	fprintf(stderr, "latscope osnoise: --kernel is not available in this build\n");
-	return EXIT_ERR;
+	if (!okt_available()) {
+		fprintf(stderr, "latscope osnoise: --kernel needs the kernel osnoise tracer, which this "
+				"kernel does not have (no %s/osnoise; CONFIG_OSNOISE_TRACER); run without "
+				"--kernel to measure in userspace\n",
+			tracefs_tracing_dir() ? tracefs_tracing_dir() : "tracefs");
+		return EXIT_ERR;
+	}
+	struct ps_cpuset online;
+	online_cpus(&online);
+	if (!c->have_cpus)
+		c->cpus = online;
+	if (kernel_setup(c) < 0) {
+		free_state(c);
+		return EXIT_ERR;
+	}
+	char cl[1024];
+	ps_cpulist_format(&c->cpus, cl, sizeof(cl));
+	struct okt_config kc = {
+		.cpus = cl, .period_us = c->period_us, .runtime_us = c->runtime_us,
+		.stop_us = c->stop_us, .stop_total_us = c->stop_total_us,
+		.threshold_us = c->threshold_us, .no_workload = c->no_workload,
+		.events = c->events || c->mode == M_HIST || c->attribution,
+	};
+	struct okt *k;
+	int err = okt_start(&k, &kc);
+	if (err < 0) {
+		fprintf(stderr, "latscope osnoise: kernel tracer: %s\n", okt_strerror(k));
+		okt_stop(k);
+		free_state(c);
+		return EXIT_ERR;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	read_steal(c->steal0, c->list, c->nr);
+	uint64_t t0 = osw_now_ns();
+	uint64_t deadline = c->duration_ns ? t0 + c->duration_ns : UINT64_MAX;
+	if (c->mode == M_TRACE && !c->json)
+		print_trace_header(stdout);
+	static struct kbuf kb;
+	char buf[16384];
+	while (!got_signal && !c->stop && osw_now_ns() < deadline) {
+		long n = okt_read(k, buf, sizeof(buf));
+		if (n < 0)
+			break;
+		if (n == 0) {
+			struct timespec ts = { 0, 100 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		feed_kernel_text(c, &kb, buf, (size_t)n);
+	}
+	okt_stop(k);
+	read_steal(c->steal1, c->list, c->nr);
+	final_report(c);
+	free_state(c);
+	return c->stop ? EXIT_THRESHOLD : 0;
 }
 
 /* ---- entry ------------------------------------------------------------------ */
@@ -1638,6 +1868,8 @@ int cmd_osnoise(int argc, char **argv)
 	int r = parse_args(c, argc - shift, argv + shift);
 	if (r)
 		return r > 0 ? 0 : EXIT_ERR;
+	if (c->kernel_text)
+		return run_kernel_text(c, c->kernel_text);
 	if (c->kernel)
 		return run_kernel(c);
 	if (c->input)

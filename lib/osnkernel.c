@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/* osnkernel.c - drive and parse the kernel osnoise tracer (see osnkernel.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "osnkernel.h"
+
+/* ---- parsing ---------------------------------------------------------- */
+
+static const char *skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* "sec.frac" with up to 9 fraction digits -> ns. */
+static int parse_ts(const char **pp, uint64_t *ns)
+{
+	const char *p = *pp;
+	char *end;
+	errno = 0;
+	unsigned long long sec = strtoull(p, &end, 10);
+	if (end == p || errno || *end != '.')
+		return -EINVAL;
+	p = end + 1;
+	uint64_t frac = 0;
+	int digits = 0;
+	while (isdigit((unsigned char)*p)) {
+		if (digits < 9) {
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			digits++;
+		}
+		p++;
+	}
+	if (!digits)
+		return -EINVAL;
+	while (digits++ < 9)
+		frac *= 10;
+	if (sec > UINT64_MAX / 1000000000ULL)
+		return -ERANGE;
+	*ns = sec * 1000000000ULL + frac;
+	*pp = p;
+	return 0;
+}
+
+static int parse_u64(const char **pp, uint64_t *v)
+{
+	const char *p = skip_ws(*pp);
+	char *end;
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	errno = 0;
+	unsigned long long x = strtoull(p, &end, 10);
+	if (errno)
+		return -ERANGE;
+	*v = x;
+	*pp = end;
+	return 0;
+}
+
+static int expect(const char **pp, const char *word)
+{
+	const char *p = skip_ws(*pp);
+	size_t n = strlen(word);
+	if (strncmp(p, word, n))
+		return -EINVAL;
+	*pp = p + n;
+	return 0;
+}
+
+/* "start <ts> duration <ns> ns" */
+static int parse_start_duration(const char **pp, struct okt_rec *o)
+{
+	const char *p = *pp;
+	if (expect(&p, "start") || (p = skip_ws(p), parse_ts(&p, &o->start_ns)) ||
+	    expect(&p, "duration") || parse_u64(&p, &o->duration_ns) || expect(&p, "ns"))
+		return -EINVAL;
+	*pp = p;
+	return 0;
+}
+
+/* "<desc>:<id> start ..." where desc may hold spaces (comm) and is right-aligned. */
+static int parse_desc_id(const char **pp, struct okt_rec *o)
+{
+	const char *p = skip_ws(*pp);
+	const char *st = strstr(p, " start ");
+	if (!st)
+		return -EINVAL;
+	const char *colon = st;
+	while (colon > p && *colon != ':')
+		colon--;
+	if (*colon != ':' || colon == p)
+		return -EINVAL;
+	size_t n = (size_t)(colon - p);
+	if (n >= sizeof(o->desc))
+		n = sizeof(o->desc) - 1;
+	memcpy(o->desc, p, n);
+	o->desc[n] = 0;
+	char *end;
+	long id = strtol(colon + 1, &end, 10);
+	if (end != st || id < INT32_MIN || id > INT32_MAX)
+		return -EINVAL;
+	o->id = (int32_t)id;
+	*pp = st;
+	return 0;
+}
+
+int okt_parse_line(const char *line, struct okt_rec *o)
+{
+	memset(o, 0, sizeof(*o));
+	const char *p = skip_ws(line);
+	if (!*p || *p == '#' || *p == '\n')
+		return -ENOENT;
+	/* Context prefix: "<comm>-<pid> [<cpu>] <flags> <sec.usec>: " */
+	const char *br = strstr(p, " [");
+	if (!br)
+		return -ENOENT;
+	const char *dash = br;
+	while (dash > p && *dash != '-')
+		dash--;
+	if (*dash != '-')
+		return -ENOENT;
+	size_t cl = (size_t)(dash - p);
+	if (cl >= sizeof(o->comm))
+		cl = sizeof(o->comm) - 1;
+	memcpy(o->comm, p, cl);
+	o->comm[cl] = 0;
+	o->pid = (int32_t)strtol(dash + 1, NULL, 10);
+	p = br + 2;
+	char *end;
+	unsigned long cpu = strtoul(p, &end, 10);
+	if (end == p || *end != ']' || cpu > 65535)
+		return -ENOENT;
+	o->cpu = (uint32_t)cpu;
+	p = skip_ws(end + 1);
+	/* optional flags column (".....", "d..2."), then the timestamp */
+	if (!isdigit((unsigned char)*p)) {
+		while (*p && *p != ' ')
+			p++;
+		p = skip_ws(p);
+	}
+	if (parse_ts(&p, &o->ts_ns) || *p != ':')
+		return -ENOENT;
+	p = skip_ws(p + 1);
+
+	if (!strncmp(p, "sample_threshold:", 17)) {
+		o->kind = OKT_SAMPLE;
+		p += 17;
+		if (parse_start_duration(&p, o))
+			return -EINVAL;
+		/* "interference N" (the doc spells it "interferences") */
+		p = skip_ws(p);
+		if (!strncmp(p, "interferences", 13))
+			p += 13;
+		else if (!strncmp(p, "interference", 12))
+			p += 12;
+		else
+			return -EINVAL;
+		return parse_u64(&p, &o->interference) ? -EINVAL : 0;
+	}
+	if (!strncmp(p, "nmi_noise:", 10)) {
+		o->kind = OKT_NMI;
+		p += 10;
+		return parse_start_duration(&p, o) ? -EINVAL : 0;
+	}
+	static const struct { const char *name; enum okt_kind kind; } named[] = {
+		{ "irq_noise:", OKT_IRQ }, { "softirq_noise:", OKT_SOFTIRQ }, { "thread_noise:", OKT_THREAD },
+	};
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		size_t n = strlen(named[i].name);
+		if (strncmp(p, named[i].name, n))
+			continue;
+		o->kind = named[i].kind;
+		p += n;
+		if (parse_desc_id(&p, o) || parse_start_duration(&p, o))
+			return -EINVAL;
+		return 0;
+	}
+	/* Per-period record: runtime noise pct max_single hw nmi irq sirq thread */
+	if (!isdigit((unsigned char)*p))
+		return -ENOENT;
+	uint64_t ip, fp;
+	if (parse_u64(&p, &o->runtime_us) || parse_u64(&p, &o->noise_us) || parse_u64(&p, &ip) ||
+	    *p != '.')
+		return -EINVAL;
+	p++;
+	const char *f0 = p;
+	if (parse_u64(&p, &fp) || p - f0 != 5 || ip > 100)
+		return -EINVAL;
+	o->avail_e5 = ip * 100000 + fp;
+	if (parse_u64(&p, &o->max_single_us) || parse_u64(&p, &o->hw) || parse_u64(&p, &o->nmi) ||
+	    parse_u64(&p, &o->irq) || parse_u64(&p, &o->softirq) || parse_u64(&p, &o->thread))
+		return -EINVAL;
+	p = skip_ws(p);
+	if (*p && *p != '\n')
+		return -EINVAL;
+	o->kind = OKT_PERIOD;
+	return 0;
+}
+
+/* ---- driving the tracer ------------------------------------------------- */
+
+#define OKT_INSTANCE "latscope_osnoise"
+
+struct okt {
+	struct tracefs_instance *inst;
+	int fd;
+	char saved_thresh[64];
+	bool thresh_changed;
+	char err[1024];
+};
+
+bool okt_available(void)
+{
+	if (!tracefs_tracing_dir() || !tracefs_dir_exists(NULL, "osnoise"))
+		return false;
+	char **t = tracefs_tracers(NULL);
+	bool ok = false;
+	for (size_t i = 0; t && t[i]; i++)
+		ok |= !strcmp(t[i], "osnoise");
+	tracefs_list_free(t);
+	return ok;
+}
+
+const char *okt_strerror(const struct okt *k)
+{
+	return k ? k->err : "out of memory";
+}
+
+static int wr(struct okt *k, struct tracefs_instance *inst, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int wr(struct okt *k, struct tracefs_instance *inst, const char *file, const char *fmt, ...)
+{
+	char buf[128];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (tracefs_instance_file_write(inst, file, buf) < 0) {
+		int err = errno ? -errno : -EIO;
+		snprintf(k->err, sizeof(k->err), "writing '%s' to tracefs %s: %s", buf, file,
+			 strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int okt_start(struct okt **kp, const struct okt_config *cfg)
+{
+	struct okt *k = calloc(1, sizeof(*k));
+	*kp = k;
+	if (!k)
+		return -ENOMEM;
+	k->fd = -1;
+	if (!okt_available()) {
+		snprintf(k->err, sizeof(k->err), "the kernel has no osnoise tracer (no %s/osnoise; needs "
+			 "CONFIG_OSNOISE_TRACER)", tracefs_tracing_dir() ?: "tracefs");
+		return -ENODEV;
+	}
+	int err;
+	char *old = tracefs_instance_file_read(NULL, "tracing_thresh", NULL);
+	if (old) {
+		snprintf(k->saved_thresh, sizeof(k->saved_thresh), "%s", old);
+		free(old);
+	}
+	/* osnoise settings are global (top-level osnoise/ and tracing_thresh). */
+	if ((err = wr(k, NULL, "osnoise/options", "DEFAULTS")) ||
+	    (err = wr(k, NULL, "osnoise/options", cfg->no_workload ? "NO_OSNOISE_WORKLOAD"
+								    : "OSNOISE_WORKLOAD")) ||
+	    (err = wr(k, NULL, "osnoise/cpus", "%s", cfg->cpus ? cfg->cpus : "all")) ||
+	    (err = wr(k, NULL, "osnoise/period_us", "%" PRIu64, cfg->period_us)) ||
+	    (err = wr(k, NULL, "osnoise/runtime_us", "%" PRIu64, cfg->runtime_us)) ||
+	    (err = wr(k, NULL, "osnoise/stop_tracing_us", "%" PRIu64, cfg->stop_us)) ||
+	    (err = wr(k, NULL, "osnoise/stop_tracing_total_us", "%" PRIu64, cfg->stop_total_us)))
+		return err;
+	if (cfg->threshold_us) {
+		if ((err = wr(k, NULL, "tracing_thresh", "%" PRIu64, cfg->threshold_us)))
+			return err;
+		k->thresh_changed = true;
+	}
+	k->inst = tracefs_instance_create(OKT_INSTANCE);
+	if (!k->inst) {
+		err = errno ? -errno : -EIO;
+		snprintf(k->err, sizeof(k->err), "cannot create tracefs instance %s: %s", OKT_INSTANCE,
+			 strerror(-err));
+		return err;
+	}
+	if (cfg->events && tracefs_event_enable(k->inst, "osnoise", NULL) < 0) {
+		snprintf(k->err, sizeof(k->err), "cannot enable the osnoise events");
+		return -EIO;
+	}
+	if (tracefs_tracer_set(k->inst, TRACEFS_TRACER_CUSTOM, "osnoise") < 0) {
+		err = errno ? -errno : -EIO;
+		snprintf(k->err, sizeof(k->err), "cannot select the osnoise tracer: %s (another "
+			 "instance may run osnoise or timerlat)", strerror(-err));
+		return err;
+	}
+	k->fd = tracefs_instance_file_open(k->inst, "trace_pipe", O_RDONLY | O_NONBLOCK);
+	if (k->fd < 0) {
+		err = errno ? -errno : -EIO;
+		snprintf(k->err, sizeof(k->err), "cannot open trace_pipe: %s", strerror(-err));
+		return err;
+	}
+	tracefs_trace_on(k->inst);
+	return 0;
+}
+
+long okt_read(struct okt *k, char *buf, size_t len)
+{
+	ssize_t n = read(k->fd, buf, len);
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	return (long)n;
+}
+
+void okt_stop(struct okt *k)
+{
+	if (!k)
+		return;
+	if (k->fd >= 0)
+		close(k->fd);
+	if (k->inst) {
+		tracefs_tracer_clear(k->inst);
+		tracefs_instance_destroy(k->inst);
+		tracefs_instance_free(k->inst);
+	}
+	if (k->thresh_changed)
+		tracefs_instance_file_write(NULL, "tracing_thresh",
+					    k->saved_thresh[0] ? k->saved_thresh : "0");
+	free(k);
+}
