@@ -509,12 +509,31 @@ static void report_gaps(const char *path, struct dtlm *m, const struct script *s
 			fmt_time(ts, sizeof(ts), g[i].time_ns, true);
 		else
 			snprintf(ts, sizeof(ts), "the start");
-		if (g[i].cpu == UINT32_MAX)
-			fprintf(stderr, "  gap %s at %s: %" PRIu64 " %" PRIu64 "\n", dtlm_gap_name(g[i].kind),
-				ts, g[i].a, g[i].b);
-		else
-			fprintf(stderr, "  gap %s cpu %u at %s: %#" PRIx64 " %#" PRIx64 "\n",
-				dtlm_gap_name(g[i].kind), g[i].cpu, ts, g[i].a, g[i].b);
+		char what[128], where[24] = "";
+		switch (g[i].kind) {
+		case DTLM_GAP_LOST:
+			snprintf(what, sizeof(what), "%" PRIu64 " events lost", g[i].a);
+			break;
+		case DTLM_GAP_TB_BACKWARDS:
+			snprintf(what, sizeof(what), "timebase %" PRIu64 " after %" PRIu64, g[i].b, g[i].a);
+			break;
+		case DTLM_GAP_OFFSET:
+			snprintf(what, sizeof(what), "expected AUX offset %#" PRIx64 ", got %#" PRIx64, g[i].a, g[i].b);
+			break;
+		case DTLM_GAP_ODD_SIZE:
+			snprintf(what, sizeof(what), "payload of %" PRIu64 " bytes, %" PRIu64 " trailing bytes ignored",
+				 g[i].a, g[i].b);
+			break;
+		case DTLM_GAP_FORCED:
+			snprintf(what, sizeof(what), "%" PRIu64 " bytes queued: entries printed early", g[i].a);
+			break;
+		default:
+			snprintf(what, sizeof(what), "AUX offset %#" PRIx64 ", flags %#" PRIx64, g[i].a, g[i].b);
+			break;
+		}
+		if (g[i].cpu != UINT32_MAX)
+			snprintf(where, sizeof(where), " cpu %u", g[i].cpu);
+		fprintf(stderr, "  gap %s%s at %s: %s\n", dtlm_gap_name(g[i].kind), where, ts, what);
 	}
 	if (ng > 20)
 		fprintf(stderr, "  ... (%zu more listed, %" PRIu64 " in all)\n", ng - 20, total);
