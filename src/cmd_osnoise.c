@@ -100,9 +100,13 @@ struct ctx {
 
 static volatile sig_atomic_t got_signal;
 
+/* First Ctrl-C: finish cleanly with the summary; a second one aborts. */
 static void on_signal(int sig)
 {
-	(void)sig;
+	if (got_signal) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 	got_signal = 1;
 }
 
