@@ -242,7 +242,14 @@ static int open_tracepoints(struct dtlr *r, struct rcpu *c)
 
 static int map_ring(struct dtlr *r, struct rcpu *c)
 {
-	size_t pages = r->o.ring_pages ? r->o.ring_pages : 128;
+	size_t pages = r->o.ring_pages;
+
+	if (!pages) {
+		/* 512 KiB of data ring: 128 pages of 4 KiB, 8 of 64 KiB (ppc64) */
+		pages = 1;
+		while (pages * r->page < 512 * 1024)
+			pages <<= 1;
+	}
 
 	if (c->fd_main < 0 || c->base)
 		return 0;

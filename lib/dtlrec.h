@@ -42,7 +42,7 @@ struct dtlr_opts {
 	enum dtlr_source source;
 	bool have_boot_tb;
 	uint64_t boot_tb;		/* debugfs: the boot timebase, when known */
-	size_t ring_pages;		/* data ring pages per CPU (power of 2, default 128) */
+	size_t ring_pages;		/* data ring pages per CPU (power of 2, default 512 KiB worth) */
 	size_t aux_bytes;		/* AUX buffer per CPU (default 128 KiB) */
 	int argc;			/* the recorded command line (CMDLINE feature) */
 	const char *const *argv;

@@ -44,7 +44,7 @@ static void usage(FILE *f)
 "      --debugfs DIR      debugfs root (default /sys/kernel/debug; env LATSCOPE_DEBUGFS)\n"
 "      --procfs DIR       procfs root (default /proc; env LATSCOPE_PROCFS)\n"
 "      --formats DIR      tracefs-like events dir for tracepoint formats (tests)\n"
-"  -m, --mmap-pages N     data ring pages per CPU (power of two, default 128)\n"
+"  -m, --mmap-pages N     data ring pages per CPU (power of two, default 512 KiB worth)\n"
 "  -q, --quiet            no summary on stderr\n"
 "  -h, --help             this help\n"
 "\n"
