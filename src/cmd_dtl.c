@@ -469,6 +469,8 @@ static void script_usage(FILE *f)
 "      --time A,B     only this perf-time window (seconds; either side may be empty)\n"
 "      --boot-tb N    boot timebase for CPUs without a header record (debugfs)\n"
 "      --tb-freq HZ   timebase frequency for them (default 512000000)\n"
+"      --pipe-budget B  pipe mode: bytes of AUX data kept queued (default 64 MiB);\n"
+"                     beyond it the oldest entries print early (reported)\n"
 "  -q, --quiet        no summary on stderr\n"
 "  -h, --help         this help\n"
 "\n"
@@ -551,7 +553,7 @@ static int drain_before(struct script *s, uint64_t t)
 
 int dtl_cmd_script(int argc, char **argv)
 {
-	enum { O_WIDE = 256, O_CSV, O_JSON, O_NS, O_EXACT, O_DTLONLY, O_SONLY, O_TIME, O_BOOTTB, O_TBFREQ };
+	enum { O_WIDE = 256, O_CSV, O_JSON, O_NS, O_EXACT, O_DTLONLY, O_SONLY, O_TIME, O_BOOTTB, O_TBFREQ, O_BUDGET };
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "wide", no_argument, NULL, O_WIDE },
@@ -565,6 +567,7 @@ int dtl_cmd_script(int argc, char **argv)
 		{ "time", required_argument, NULL, O_TIME },
 		{ "boot-tb", required_argument, NULL, O_BOOTTB },
 		{ "tb-freq", required_argument, NULL, O_TBFREQ },
+		{ "pipe-budget", required_argument, NULL, O_BUDGET },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -613,6 +616,12 @@ int dtl_cmd_script(int argc, char **argv)
 				return EXIT_ERR;
 			}
 			have_fallback = true;
+			break;
+		case O_BUDGET:
+			if (ps_u64(optarg, 1, UINT64_MAX, &mo.max_copy_bytes)) {
+				fprintf(stderr, "latscope dtl script: --pipe-budget %s: a number of bytes\n", optarg);
+				return EXIT_ERR;
+			}
 			break;
 		case 'q': quiet = true; break;
 		case 'h': script_usage(stdout); return 0;

@@ -41,6 +41,10 @@ for v in edge-be edge-pipe edge-pipe-be; do
 	grep -q 'gaps: aux_truncated 1 lost 1 timebase_backwards 1 buffer_discontinuity 1 odd_payload_size 1' $v.err ||
 		die "$v: gaps not reported: $(cat $v.err)"
 done
+# a tiny pipe budget: entries print early (reported), none is lost
+"$LATSCOPE" dtl script --pipe-budget 100 - < edge-pipe.data > budget.out 2> budget.err || die "budget run"
+[ "$(grep -c 'vpa-dtl:' budget.out)" = 13 ] || die "pipe budget lost entries"
+grep -q 'forced_flush' budget.err || die "forced flush not reported: $(cat budget.err)"
 "$LATSCOPE" dtl report --json edge-be.data > be-report.json || die "BE report"
 diff -u edge-report-json.out be-report.json | grep '^[-+] ' | grep -v '"file"' && die "BE report differs"
 "$LATSCOPE" dtl dump --no-raw edge.data > le.dump && "$LATSCOPE" dtl dump --no-raw edge-be.data > be.dump ||
