@@ -5,13 +5,18 @@
  * The first byte picks the file byte order and the decode mode; the rest is
  * an AUX payload of any length and alignment.  Every decoded entry has its
  * reasons named and its time converted both ways, so an out-of-bounds table
- * read or a bad conversion shows up under ASan/UBSan.
+ * read or a bad conversion shows up under ASan/UBSan.  The same bytes then go
+ * through the report statistics and, split into buffers of two CPUs, through
+ * the pipe-mode merge (with a small budget), which must emit every entry the
+ * scan counted, in order per CPU unless the timebase went backwards.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "dtl.h"
+#include "dtlmerge.h"
+#include "dtlstat.h"
 
 struct fz {
 	struct dtl_tbinfo tbi;
@@ -51,5 +56,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap();
 	if (st.slots * DTL_ENTRY_SIZE + (size - 1) % DTL_ENTRY_SIZE != size - 1)
 		__builtin_trap();
+
+	struct dtls *ds;
+	if (!dtls_new(&ds)) {
+		dtls_add_payload(ds, data[0] & 3, data + 1, size - 1, swap);
+		struct dtls_cpu tot;
+		dtls_total(ds, &tot);
+		if (tot.entries != st.entries)
+			__builtin_trap();
+		for (int i = 0; i < DTLS_NTIMES; i++)
+			f.sink += dtls_hist_percentile(&tot.h[i], 99.9);
+		dtls_free(ds);
+	}
+
+	struct dtlm *m;
+	struct dtlm_opts o = { .swap = swap, .max_copy_bytes = 512 };
+	if (dtlm_new(&m, &o))
+		return 0;
+	size_t len = size - 1, cut = len ? (data[0] * 97u) % (len + 1) : 0;
+	const uint8_t *p = data + 1;
+	struct dtlm_buf_info b1 = { .size = cut, .offset = 0, .cpu = 0 };
+	struct dtlm_buf_info b2 = { .size = len - cut, .offset = cut, .cpu = data[0] & 4 ? 1 : 0 };
+	struct dtlm_item it;
+	uint64_t n = 0;
+	dtlm_add_buffer(m, &b1, p);
+	while (dtlm_over_budget(m) && dtlm_next(m, &it) > 0)
+		n++;
+	dtlm_add_buffer(m, &b2, p + cut);
+	while (dtlm_next_before(m, (uint64_t)data[0] << 20, &it) > 0)
+		n++;
+	while (dtlm_next(m, &it) > 0)
+		n++;
+	/* a split realigns the slots of the second buffer: bound by whole slots */
+	if (n > cut / DTL_ENTRY_SIZE + (len - cut) / DTL_ENTRY_SIZE)
+		__builtin_trap();
+	/* split on a slot boundary, the merge sees exactly the scan's entries */
+	if (cut % DTL_ENTRY_SIZE == 0 && n != st.entries)
+		__builtin_trap();
+	dtlm_free(m);
 	return (int)(f.sink & 0);
 }
