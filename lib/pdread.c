@@ -1025,6 +1025,15 @@ static int parse_feature(struct pdr *r, int feat, const uint8_t *p, uint64_t len
 		uint32_t n = f_u32(&c);
 		if (c.bad || n > 4096)
 			break;
+		/* a repeated section (pipe mode) replaces the earlier one */
+		if (r->pmu_name)
+			for (size_t i = 0; i < in->nr_pmus; i++)
+				free(r->pmu_name[i]);
+		free(r->pmu_name);
+		free(r->pmu_type);
+		in->nr_pmus = 0;
+		in->pmu_type = NULL;
+		in->pmu_name = NULL;
 		r->pmu_type = calloc(n ? n : 1, sizeof(uint32_t));
 		r->pmu_name = calloc(n ? n : 1, sizeof(char *));
 		if (!r->pmu_type || !r->pmu_name)
@@ -1036,7 +1045,7 @@ static int parse_feature(struct pdr *r, int feat, const uint8_t *p, uint64_t len
 			if (!r->pmu_name[i])
 				break;
 		}
-		in->nr_pmus = i;
+		in->nr_pmus = i;	/* names 0..i-1 are owned; a failed one is NULL */
 		in->pmu_type = r->pmu_type;
 		in->pmu_name = (const char *const *)r->pmu_name;
 		break;
