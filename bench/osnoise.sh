@@ -9,7 +9,8 @@
 #   2. latscope osnoise, CLOCK_MONOTONIC, with the tracepoints (attribution)
 #   3. latscope osnoise, TSC, no tracepoints
 #   4. oslat (rt-tests), same CPU and duration
-# and prints ns per loop iteration, the smallest gap, gaps >= 2 us per second,
+# and prints ns per loop iteration (wall, and "clean": without the noise),
+# the smallest gap, gaps >= 2 us per second,
 # noise %, max single gap, and the with/without-tracepoints ratios.
 set -u
 : "${LATSCOPE:?LATSCOPE must name the latscope binary}"
@@ -39,10 +40,11 @@ row() {	# run, label
 	gaps=$($J "$f" cpus.0.gaps); rt=$($J "$f" cpus.0.runtime_us); nz=$($J "$f" cpus.0.noise_us)
 	ms=$($J "$f" cpus.0.max_single_us)
 	awk -v n="$2" -v it="$it" -v mg="$mg" -v g="$gaps" -v rt="$rt" -v nz="$nz" -v ms="$ms" 'BEGIN {
-		printf "%-26s %10.1f %10s %12.0f %9.3f %10s\n", n, it, mg, g / (rt / 1e6), 100 * nz / rt, ms }'
+		printf "%-26s %10.1f %10.1f %10s %12.0f %9.3f %10s\n", n, it, it * (rt - nz) / rt, mg,
+		       g / (rt / 1e6), 100 * nz / rt, ms }'
 }
 echo "CPU $CPU, $D s per run, threshold 2 us (oslat's histogram has 1 us buckets)"
-printf "%-26s %10s %10s %12s %9s %10s\n" tool "ns/iter" "min gap ns" "gaps>=2us/s" "noise %" "max us"
+printf "%-26s %10s %10s %10s %12s %9s %10s\n" tool "ns/iter" "clean" "min gap ns" "gaps>=2us/s" "noise %" "max us"
 row mono "latscope (monotonic)"
 row attr "latscope (+tracepoints)"
 row tsc "latscope (tsc)"
@@ -57,8 +59,8 @@ if [ $have_oslat = 1 ]; then
 	h && /}/ { h = 0 }
 	h { k = $1; gsub(/[^0-9]/, "", k); v = $2; gsub(/[^0-9]/, "", v); tot += v;
 	    if (k + 0 >= 2) { g += v; nz += v * k } }
-	END { printf "%-26s %10.1f %10s %12.0f %9.3f %10s\n", "oslat", dur * 1e9 / tot,
-	      mn * 1000, g / dur, 100 * nz / (dur * 1e6), mx }' "$T/oslat.json"
+	END { printf "%-26s %10.1f %10.1f %10s %12.0f %9.3f %10s\n", "oslat", dur * 1e9 / tot,
+	      (dur * 1e9 - nz * 1000) / (tot - g), mn * 1000, g / dur, 100 * nz / (dur * 1e6), mx }' "$T/oslat.json"
 else
 	echo "oslat                      (not installed: apt-get install rt-tests)"
 fi
@@ -66,8 +68,11 @@ a=$($J "$T/attr.json" cpus.0.loop_ns_per_iteration); m=$($J "$T/mono.json" cpus.
 an=$($J "$T/attr.json" cpus.0.noise_us); mn=$($J "$T/mono.json" cpus.0.noise_us)
 ag=$($J "$T/attr.json" cpus.0.gaps); mgp=$($J "$T/mono.json" cpus.0.gaps)
 al=$($J "$T/attr.json" events_lost)
-awk -v a="$a" -v m="$m" -v an="$an" -v mn="$mn" -v ag="$ag" -v mg="$mgp" -v al="$al" 'BEGIN {
+ac=$($J "$T/attr.json" collector_cpu_us); mc=$($J "$T/mono.json" collector_cpu_us)
+awk -v a="$a" -v m="$m" -v an="$an" -v mn="$mn" -v ag="$ag" -v mg="$mgp" -v al="$al" -v ac="$ac" -v mc="$mc" -v d="$D" 'BEGIN {
 	printf "attribution overhead (with / without tracepoints): ns/iter x%.3f, noise x%.2f, gaps x%.2f; events lost %s\n",
-	       a / m, (mn ? an / mn : 0), (mg ? ag / mg : 0), al }'
+	       a / m, (mn ? an / mn : 0), (mg ? ag / mg : 0), al
+	printf "collector CPU time: %.2f%% of one CPU with tracepoints, %.2f%% without (x%.1f)\n",
+	       ac / (d * 1e4), mc / (d * 1e4), (mc ? ac / mc : 0) }'
 top=$($J "$T/attr.json" cpus.0.hw_us); tot=$($J "$T/attr.json" cpus.0.noise_us)
 echo "with attribution: HW (hypervisor on a VM) $top us of $tot us noise"

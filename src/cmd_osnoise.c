@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -882,6 +883,11 @@ static void print_json(struct ctx *c, FILE *f)
 	if (!c->attribution)
 		json_object_object_add(root, "attribution_off", json_object_new_string(c->attr_why));
 	json_object_object_add(root, "vm", hv ? json_object_new_string(vm) : NULL);
+	struct rusage ru;
+	if (!getrusage(RUSAGE_THREAD, &ru))	/* the collector (main) thread */
+		json_object_object_add(root, "collector_cpu_us",
+				       ju((uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec +
+					  (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec));
 	json_object_object_add(root, "events_lost",
 			       ju(c->s ? evs_stats(c->s)->lost : c->replay_lost));
 	json_object *stop = NULL;
