@@ -180,7 +180,8 @@ static int pmu_error(struct dtlr *r, int e, unsigned cpu)
 	case ENODEV:
 	case ENOENT:
 		return seterr(r, -ENODEV, "vpa_dtl on CPU %u: %s: the PMU refuses here - it works only on a "
-			      "shared-processor LPAR that is not a KVM guest (L1 host)", cpu, strerror(e));
+			      "shared-processor LPAR that is not a KVM guest (L1 host), and only on online CPUs",
+			      cpu, strerror(e));
 	case EBUSY:
 		return seterr(r, -EBUSY, "vpa_dtl on CPU %u: the DTL is in use by another user "
 			      "(a debugfs powerpc/dtl/cpu-N reader, /proc/powerpc/vcpudispatch_stats, or "
