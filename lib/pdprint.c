@@ -22,16 +22,15 @@
  * repeat.  The key skips the common_* header unless the print format reads it.
  * Bounded: the memo is cleared when its arena or table fills.
  */
-#define MEMO_SLOTS	(1u << 18)
+#define MEMO_SLOTS	(1u << 17)
 #define MEMO_ARENA	(48u << 20)
 #define MEMO_MAX_KEY	512
 
-struct memo_slot {
+struct memo_slot {		/* 16 bytes: the table stays in cache */
 	uint64_t hash;		/* 0 = empty */
-	uint32_t off;		/* arena offset: key bytes then output bytes */
+	uint32_t off;		/* arena offset: u32 event id, key bytes, output bytes */
 	uint16_t key_len;
 	uint16_t out_len;
-	int32_t tp_id;
 };
 
 struct memo {
@@ -487,74 +486,153 @@ static void memo_reset(struct memo *m)
 }
 
 /* Append the tracepoint text of s to o, through the memo. */
-static void trace_text(struct pp *p, struct out *o, const struct pdr_evsel *e, const struct pdr_sample *s)
+/* The memo key of a sample: raw bytes from the first that can matter. */
+static bool memo_key(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+		     const uint8_t **key, size_t *klen)
 {
-	struct tep_record rec;
 	int ks = key_start(p, e->tp);
-	const uint8_t *key = s->raw + (ks > 0 && (uint32_t)ks <= s->raw_size ? ks : 0);
-	size_t klen = s->raw_size - (size_t)(key - s->raw);
+	if (ks < 0)
+		return false;
+	*key = raw + ((uint32_t)ks <= raw_size ? (uint32_t)ks : 0);
+	*klen = raw_size - (size_t)(*key - raw);
+	if (*klen > MEMO_MAX_KEY)
+		return false;
 	struct memo *m = &p->memo;
-	uint64_t h = 0;
-	struct memo_slot *slot = NULL;
-	if (ks >= 0 && klen <= MEMO_MAX_KEY) {
-		if (!m->slots) {
-			m->slots = calloc(MEMO_SLOTS, sizeof(*m->slots));
-			m->arena = malloc(MEMO_ARENA);
-			if (!m->slots || !m->arena) {
-				free(m->slots);
-				free(m->arena);
-				m->slots = NULL;
-				m->arena = NULL;
-			}
-		}
-		if (m->slots) {
-			h = memo_hash(key, klen, e->tp->id);
-			for (uint32_t i = (uint32_t)h & (MEMO_SLOTS - 1);; i = (i + 1) & (MEMO_SLOTS - 1)) {
-				struct memo_slot *sl = &m->slots[i];
-				if (!sl->hash) {
-					slot = sl;
-					break;
-				}
-				if (sl->hash == h && sl->tp_id == e->tp->id && sl->key_len == klen &&
-				    !memcmp(m->arena + sl->off, key, klen)) {
-					m->hits++;
-					out_write(o, (const char *)m->arena + sl->off + klen, sl->out_len);
-					return;
-				}
-			}
+	if (!m->slots) {
+		m->slots = calloc(MEMO_SLOTS, sizeof(*m->slots));
+		m->arena = malloc(MEMO_ARENA);
+		if (!m->slots || !m->arena) {
+			free(m->slots);
+			free(m->arena);
+			m->slots = NULL;
+			m->arena = NULL;
+			return false;
 		}
 	}
+	return true;
+}
+
+/* Find the key; returns its slot, or the empty slot where it would go. */
+static struct memo_slot *memo_find(struct memo *m, uint64_t h, int32_t id, const uint8_t *key, size_t klen)
+{
+	for (uint32_t i = (uint32_t)h & (MEMO_SLOTS - 1);; i = (i + 1) & (MEMO_SLOTS - 1)) {
+		struct memo_slot *sl = &m->slots[i];
+		if (!sl->hash)
+			return sl;
+		if (sl->hash == h && sl->key_len == klen) {
+			int32_t sid;
+			memcpy(&sid, m->arena + sl->off, 4);
+			if (sid == id && !memcmp(m->arena + sl->off + 4, key, klen))
+				return sl;
+		}
+	}
+}
+
+bool pp_memo_get(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+		 const char **text, size_t *len)
+{
+	const uint8_t *key;
+	size_t klen;
+	if (!e->tp || !memo_key(p, e, raw, raw_size, &key, &klen))
+		return false;
+	struct memo *m = &p->memo;
+	struct memo_slot *sl = memo_find(m, memo_hash(key, klen, e->tp->id), e->tp->id, key, klen);
+	if (!sl->hash) {
+		m->misses++;
+		return false;
+	}
+	m->hits++;
+	*text = (const char *)m->arena + sl->off + 4 + klen;
+	*len = sl->out_len;
+	return true;
+}
+
+void pp_memo_put(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+		 const char *text, size_t len)
+{
+	const uint8_t *key;
+	size_t klen;
+	if (!e->tp || len > 0xffff || !memo_key(p, e, raw, raw_size, &key, &klen))
+		return;
+	struct memo *m = &p->memo;
+	uint64_t h = memo_hash(key, klen, e->tp->id);
+	struct memo_slot *slot = memo_find(m, h, e->tp->id, key, klen);
+	if (slot->hash)
+		return;		/* already there */
+	if (m->arena_used + 4 + klen + len > MEMO_ARENA || (m->used + 1) * 4 > MEMO_SLOTS * 3) {
+		memo_reset(m);
+		slot = memo_find(m, h, e->tp->id, key, klen);
+	}
+	int32_t id = e->tp->id;
+	memcpy(m->arena + m->arena_used, &id, 4);
+	memcpy(m->arena + m->arena_used + 4, key, klen);
+	memcpy(m->arena + m->arena_used + 4 + klen, text, len);
+	slot->hash = h;
+	slot->off = (uint32_t)m->arena_used;
+	slot->key_len = (uint16_t)klen;
+	slot->out_len = (uint16_t)len;
+	m->arena_used += 4 + klen + len;
+	m->used++;
+}
+
+struct trace_seq *pp_seq_new(void)
+{
+	struct trace_seq *seq = malloc(sizeof(*seq));
+	if (seq)
+		trace_seq_init(seq);
+	return seq;
+}
+
+void pp_seq_free(struct trace_seq *seq)
+{
+	if (!seq)
+		return;
+	trace_seq_destroy(seq);
+	free(seq);
+}
+
+const char *pp_trace_text_uncached(struct pp *p, const struct pdr_evsel *e, const struct pdr_sample *s,
+				   struct trace_seq *seq, size_t *len)
+{
+	struct tep_record rec;
 	memset(&rec, 0, sizeof(rec));
 	rec.ts = s->time;
 	rec.cpu = (int)s->cpu;
 	rec.size = (int)s->raw_size;
 	rec.data = (void *)s->raw;
-	trace_seq_reset(&p->seq);
-	tep_print_event(pdr_tep(p->r), &p->seq, &rec, "%s", TEP_PRINT_INFO);
-	out_write(o, p->seq.buffer, p->seq.len);
-	if (!slot)
-		return;
-	m->misses++;
-	size_t need = klen + p->seq.len;
-	if (p->seq.len > 0xffff)
-		return;
-	if (m->arena_used + need > MEMO_ARENA || (m->used + 1) * 4 > MEMO_SLOTS * 3) {
-		memo_reset(m);
-		/* the slot found above may be stale now: find a fresh one */
-		uint32_t i = (uint32_t)h & (MEMO_SLOTS - 1);
-		while (m->slots[i].hash)
-			i = (i + 1) & (MEMO_SLOTS - 1);
-		slot = &m->slots[i];
+	trace_seq_reset(seq);
+	tep_print_event(pdr_tep(p->r), seq, &rec, "%s", TEP_PRINT_INFO);
+	*len = seq->len;
+	return seq->buffer;
+}
+
+bool pp_pipeline_fields(const struct pp *p)
+{
+	return !(p->o.fields & (PP_F_IP | PP_F_PERIOD | PP_F_ADDR));
+}
+
+void pp_prepare(struct pp *p)
+{
+	pp_name_width(p);
+	for (size_t i = 0; i < pdr_nr_evsels(p->r); i++) {
+		const struct pdr_evsel *e = pdr_evsel(p->r, i);
+		if (e->tp)
+			key_start(p, e->tp);
 	}
-	memcpy(m->arena + m->arena_used, key, klen);
-	memcpy(m->arena + m->arena_used + klen, p->seq.buffer, p->seq.len);
-	slot->hash = h;
-	slot->off = (uint32_t)m->arena_used;
-	slot->key_len = (uint16_t)klen;
-	slot->out_len = (uint16_t)p->seq.len;
-	slot->tp_id = e->tp->id;
-	m->arena_used += need;
-	m->used++;
+}
+
+/* Append the tracepoint text of s to o, through the memo. */
+static void trace_text(struct pp *p, struct out *o, const struct pdr_evsel *e, const struct pdr_sample *s)
+{
+	const char *text;
+	size_t len;
+	if (pp_memo_get(p, e, s->raw, s->raw_size, &text, &len)) {
+		out_write(o, text, len);
+		return;
+	}
+	text = pp_trace_text_uncached(p, e, s, &p->seq, &len);
+	out_write(o, text, len);
+	pp_memo_put(p, e, s->raw, s->raw_size, text, len);
 }
 
 size_t pp_format_prefix(struct pp *p, const char *comm, int32_t pid, int32_t tid, int32_t cpu,

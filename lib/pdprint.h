@@ -81,6 +81,29 @@ size_t pp_format_prefix(struct pp *p, const char *comm, int32_t pid, int32_t tid
  */
 size_t pp_format_with_comm(struct pp *p, const struct pdr_event *ev, const char *comm, char *buf, size_t len);
 
+/*
+ * Pieces for a two-thread pipeline (src/pipeline.c).  The memo calls and
+ * pp_format_prefix belong to one thread; pp_trace_text_uncached may run on
+ * another with its own trace_seq, once pp_prepare() has run (file mode).
+ */
+struct trace_seq;
+void pp_prepare(struct pp *p);
+/* Cached tracepoint text of a payload: *text (owned by the memo, valid
+ * until the next pp_memo_put) and *len; false if not cached. */
+bool pp_memo_get(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+		 const char **text, size_t *len);
+/* Remember text (copied) for this payload. */
+void pp_memo_put(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+		 const char *text, size_t len);
+/* libtraceevent's text of s into seq (caller's); returns seq's buffer. */
+const char *pp_trace_text_uncached(struct pp *p, const struct pdr_evsel *e, const struct pdr_sample *s,
+				   struct trace_seq *seq, size_t *len);
+/* A trace_seq for pp_trace_text_uncached; free with pp_seq_free(). */
+struct trace_seq *pp_seq_new(void);
+void pp_seq_free(struct trace_seq *seq);
+/* True when the fields are those the pipeline can split (no ip/period/addr). */
+bool pp_pipeline_fields(const struct pp *p);
+
 /* pp_json - the sample as a JSON object with typed tracepoint fields.  The
  * caller releases it with json_object_put().  NULL on allocation failure. */
 struct json_object *pp_json(struct pp *p, const struct pdr_event *ev);

@@ -86,7 +86,7 @@ struct pdr {
 	struct tep_handle *tep;
 
 	/* ordered queue */
-	struct qent *q;
+	struct qent *q, *qtmp;		/* qtmp: merge scratch, same capacity */
 	size_t q_len, q_cap;
 	size_t ready_pos, ready_len;	/* q[ready_pos..ready_len) are sorted and deliverable */
 	uint64_t seq;
@@ -1395,6 +1395,7 @@ void pdr_close(struct pdr *r)
 	if (r->tep)
 		tep_free(r->tep);
 	free(r->q);
+	free(r->qtmp);
 	for (struct arena_block *b = r->all_blks, *n; b; b = n) {
 		n = b->all_next;
 		free(b);
@@ -1476,6 +1477,56 @@ static int qent_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : (x->seq > y->seq);
 }
 
+static inline bool qent_le(const struct qent *x, const struct qent *y)
+{
+	return x->time < y->time || (x->time == y->time && x->seq <= y->seq);
+}
+
+/*
+ * Natural merge sort: a round is a few runs already in time order (one per
+ * CPU ring), so merging runs pairwise is linear for the usual case.  Stable.
+ */
+static void queue_sort(struct pdr *r)
+{
+	size_t n = r->q_len;
+	struct qent *a = r->q, *b = r->qtmp;
+	if (!b) {
+		qsort(r->q, n, sizeof(*r->q), qent_cmp);
+		return;
+	}
+	for (;;) {
+		size_t runs = 0, i = 0, o = 0;
+		while (i < n) {
+			size_t m = i + 1;
+			while (m < n && qent_le(&a[m - 1], &a[m]))
+				m++;
+			size_t e = m;
+			if (m < n) {
+				e = m + 1;
+				while (e < n && qent_le(&a[e - 1], &a[e]))
+					e++;
+			}
+			/* merge a[i..m) and a[m..e) into b[o..) */
+			size_t x = i, y = m;
+			while (x < m && y < e)
+				b[o++] = qent_le(&a[x], &a[y]) ? a[x++] : a[y++];
+			while (x < m)
+				b[o++] = a[x++];
+			while (y < e)
+				b[o++] = a[y++];
+			runs++;
+			i = e;
+		}
+		struct qent *t = a;
+		a = b;
+		b = t;
+		if (runs <= 1)
+			break;
+	}
+	if (a != r->q)
+		memcpy(r->q, a, n * sizeof(*a));
+}
+
 /* Sort the queue and mark every record with time <= limit deliverable. */
 static void queue_flush(struct pdr *r, uint64_t limit)
 {
@@ -1485,18 +1536,8 @@ static void queue_flush(struct pdr *r, uint64_t limit)
 		r->q_len -= r->ready_pos;
 		r->ready_pos = 0;
 	}
-	if (r->q_len > 1) {
-		/* Mostly sorted input: check before sorting. */
-		bool sorted = true;
-		for (size_t i = 1; i < r->q_len; i++) {
-			if (qent_cmp(&r->q[i - 1], &r->q[i]) > 0) {
-				sorted = false;
-				break;
-			}
-		}
-		if (!sorted)
-			qsort(r->q, r->q_len, sizeof(*r->q), qent_cmp);
-	}
+	if (r->q_len > 1)
+		queue_sort(r);
 	size_t n = 0;
 	while (n < r->q_len && r->q[n].time <= limit)
 		n++;
@@ -1514,6 +1555,8 @@ static int queue_push(struct pdr *r, uint64_t time, const uint8_t *rec, uint16_t
 		if (!n)
 			return -ENOMEM;
 		r->q = n;
+		free(r->qtmp);
+		r->qtmp = malloc(ncap * sizeof(*n));	/* NULL: queue_sort falls back to qsort */
 		r->q_cap = ncap;
 	}
 	struct arena_block *blk;

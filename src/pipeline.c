@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * pipeline.c - the reading thread formats everything it can (prefix, and the
+ * tracepoint text when the memo has it); the formatting thread only asks
+ * libtraceevent for the payloads the memo has not seen, writes the lines in
+ * order, and hands the new texts back so the reading thread can remember them.
+ */
 #include "pipeline.h"
 
 #include <errno.h>
@@ -8,15 +14,18 @@
 
 #include "thread.h"
 
-#define NBATCH		4
-#define BATCH_ITEMS	8192
+#define NBATCH		8
+#define BATCH_ITEMS	512
 #define BATCH_RAW	(2u << 20)
 
 struct item {
-	struct pdr_sample s;
+	uint32_t text_off, text_len;	/* line (or its prefix, for a miss) */
+	bool miss;
+	uint32_t raw_off, raw_size;
 	const struct pdr_evsel *evsel;
-	uint32_t raw_off;
-	char comm[THR_COMM_LEN];
+	uint64_t time;
+	uint32_t cpu;
+	uint32_t learned_off, learned_len;	/* miss: its text, set by the formatter */
 };
 
 struct batch {
@@ -24,7 +33,11 @@ struct batch {
 	size_t n;
 	uint8_t *raw;
 	size_t raw_used;
-	bool full;		/* handed to the formatter */
+	char *text;
+	size_t text_used, text_cap;
+	char *learned;
+	size_t learned_used, learned_cap;
+	bool full;
 };
 
 struct pl {
@@ -34,49 +47,72 @@ struct pl {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct batch b[NBATCH];
-	unsigned fill;		/* batch the main thread fills */
-	unsigned next;		/* batch the formatter takes next */
+	unsigned fill, next;
 	bool done;
 	int err;
-	char *buf;
-	size_t cap;
+	struct trace_seq *seq;	/* the formatter's */
+	char *obuf;
+	size_t ocap;
 };
+
+static int grow(char **buf, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap : 1 << 16;
+	while (ncap < need)
+		ncap *= 2;
+	char *n = realloc(*buf, ncap);
+	if (!n)
+		return -ENOMEM;
+	*buf = n;
+	*cap = ncap;
+	return 0;
+}
 
 static void format_batch(struct pl *pl, struct batch *b)
 {
-	struct pdr_event ev;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = PDF_RECORD_SAMPLE;
-	ev.has_sample = true;
 	size_t pos = 0;
+	struct pdr_sample s;
+	memset(&s, 0, sizeof(s));
+	b->learned_used = 0;
 	for (size_t i = 0; i < b->n; i++) {
 		struct item *it = &b->items[i];
-		ev.sample = it->s;
-		ev.sample.raw = it->s.raw ? b->raw + it->raw_off : NULL;
-		ev.evsel = it->evsel;
-		for (;;) {
-			size_t room = pl->cap - pos;
-			size_t n = pp_format_with_comm(pl->p, &ev, it->comm, pl->buf + pos, room);
-			if (n < room) {
-				pos += n;
-				break;
-			}
-			size_t ncap = pl->cap * 2 + n;
-			char *nb = realloc(pl->buf, ncap);
-			if (!nb) {
+		const char *tt = NULL;
+		size_t tl = 0;
+		if (it->miss) {
+			s.raw = b->raw + it->raw_off;
+			s.raw_size = it->raw_size;
+			s.time = it->time;
+			s.cpu = it->cpu;
+			tt = pp_trace_text_uncached(pl->p, it->evsel, &s, pl->seq, &tl);
+			if (grow(&b->learned, &b->learned_cap, b->learned_used + tl + 1)) {
 				pl->err = -ENOMEM;
 				return;
 			}
-			pl->buf = nb;
-			pl->cap = ncap;
+			memcpy(b->learned + b->learned_used, tt, tl);
+			it->learned_off = (uint32_t)b->learned_used;
+			it->learned_len = (uint32_t)tl;
+			b->learned_used += tl;
+		}
+		if (grow(&pl->obuf, &pl->ocap, pos + it->text_len + tl + 1)) {
+			pl->err = -ENOMEM;
+			return;
+		}
+		memcpy(pl->obuf + pos, b->text + it->text_off, it->text_len);
+		pos += it->text_len;
+		if (it->miss) {
+			memcpy(pl->obuf + pos, tt, tl);
+			pos += tl;
+			pl->obuf[pos++] = '\n';
 		}
 		if (pos > (1u << 20)) {
-			if (fwrite(pl->buf, 1, pos, pl->out) != pos)
+			if (fwrite(pl->obuf, 1, pos, pl->out) != pos)
 				pl->err = -EIO;
 			pos = 0;
 		}
 	}
-	if (pos && fwrite(pl->buf, 1, pos, pl->out) != pos)
+	if (pos && fwrite(pl->obuf, 1, pos, pl->out) != pos)
 		pl->err = -EIO;
 }
 
@@ -96,8 +132,6 @@ static void *worker(void *arg)
 		format_batch(pl, b);
 		pthread_mutex_lock(&pl->mu);
 		b->full = false;
-		b->n = 0;
-		b->raw_used = 0;
 		pl->next = (pl->next + 1) % NBATCH;
 		pthread_cond_broadcast(&pl->cv);
 		pthread_mutex_unlock(&pl->mu);
@@ -106,20 +140,21 @@ static void *worker(void *arg)
 
 struct pl *pl_new(struct pp *p, FILE *out)
 {
+	if (!pp_pipeline_fields(p))
+		return NULL;
 	struct pl *pl = calloc(1, sizeof(*pl));
 	if (!pl)
 		return NULL;
 	pl->p = p;
 	pl->out = out;
-	pl->cap = 4u << 20;
-	pl->buf = malloc(pl->cap);
-	bool ok = pl->buf != NULL;
+	pl->seq = pp_seq_new();
+	bool ok = pl->seq != NULL;
 	for (int i = 0; i < NBATCH && ok; i++) {
 		pl->b[i].items = malloc(BATCH_ITEMS * sizeof(struct item));
 		pl->b[i].raw = malloc(BATCH_RAW);
 		ok = pl->b[i].items && pl->b[i].raw;
 	}
-	pp_name_width(p);	/* computed once here: the formatter must not race on it */
+	pp_prepare(p);	/* lazily computed state must not race */
 	pthread_mutex_init(&pl->mu, NULL);
 	pthread_cond_init(&pl->cv, NULL);
 	if (!ok || pthread_create(&pl->th, NULL, worker, pl)) {
@@ -127,11 +162,26 @@ struct pl *pl_new(struct pp *p, FILE *out)
 			free(pl->b[i].items);
 			free(pl->b[i].raw);
 		}
-		free(pl->buf);
+		pp_seq_free(pl->seq);
 		free(pl);
 		return NULL;
 	}
 	return pl;
+}
+
+/* Take back an empty batch: remember what the formatter learned, reset. */
+static void reclaim(struct pl *pl, struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		struct item *it = &b->items[i];
+		if (it->miss && b->learned)
+			pp_memo_put(pl->p, it->evsel, b->raw + it->raw_off, it->raw_size,
+				    b->learned + it->learned_off, it->learned_len);
+	}
+	b->n = 0;
+	b->raw_used = 0;
+	b->text_used = 0;
+	b->learned_used = 0;
 }
 
 static void hand_over(struct pl *pl)
@@ -143,31 +193,65 @@ static void hand_over(struct pl *pl)
 	while (pl->b[pl->fill].full)
 		pthread_cond_wait(&pl->cv, &pl->mu);
 	pthread_mutex_unlock(&pl->mu);
+	reclaim(pl, &pl->b[pl->fill]);
 }
 
 int pl_push(struct pl *pl, const struct pdr_event *ev, const char *comm)
 {
 	struct batch *b = &pl->b[pl->fill];
-	uint32_t rs = ev->sample.raw ? ev->sample.raw_size : 0;
+	const struct pdr_sample *s = &ev->sample;
+	const struct pdr_evsel *e = ev->evsel;
+	bool tp = e && e->tp && s->raw;
+	uint32_t rs = tp ? s->raw_size : 0;
 	if (rs > BATCH_RAW)
 		return -E2BIG;
 	if (b->n == BATCH_ITEMS || b->raw_used + rs > BATCH_RAW) {
 		hand_over(pl);
 		b = &pl->b[pl->fill];
 	}
-	struct item *it = &b->items[b->n++];
-	it->s = ev->sample;
-	it->evsel = ev->evsel;
-	it->raw_off = (uint32_t)b->raw_used;
-	if (rs) {
-		memcpy(b->raw + b->raw_used, ev->sample.raw, rs);
+	struct item *it = &b->items[b->n];
+	it->miss = false;
+	it->text_off = (uint32_t)b->text_used;
+	for (;;) {
+		size_t room = b->text_cap - b->text_used, n;
+		char *at = b->text + b->text_used;
+		const char *t;
+		size_t tl;
+		if (tp && pp_memo_get(pl->p, e, s->raw, s->raw_size, &t, &tl)) {
+			n = pp_format_prefix(pl->p, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu,
+					     s->time, e->name, at, room);
+			if (n + tl + 1 < room) {
+				memcpy(at + n, t, tl);
+				at[n + tl] = '\n';
+				n += tl + 1;
+			} else {
+				n = room;	/* grow and retry */
+			}
+		} else if (tp) {
+			n = pp_format_prefix(pl->p, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu,
+					     s->time, e->name, at, room);
+			it->miss = n < room;
+		} else {
+			n = pp_format_with_comm(pl->p, ev, comm, at, room);
+		}
+		if (n < room) {
+			b->text_used += n;
+			it->text_len = (uint32_t)n;
+			break;
+		}
+		if (grow(&b->text, &b->text_cap, b->text_cap * 2 + n + 256))
+			return -ENOMEM;
+	}
+	if (it->miss) {
+		it->raw_off = (uint32_t)b->raw_used;
+		it->raw_size = rs;
+		it->evsel = e;
+		it->time = s->time;
+		it->cpu = s->cpu;
+		memcpy(b->raw + b->raw_used, s->raw, rs);
 		b->raw_used += (rs + 7) & ~7u;
 	}
-	size_t l = strlen(comm);
-	if (l >= sizeof(it->comm))
-		l = sizeof(it->comm) - 1;
-	memcpy(it->comm, comm, l);
-	it->comm[l] = '\0';
+	b->n++;
 	return 0;
 }
 
@@ -184,10 +268,13 @@ int pl_finish(struct pl *pl)
 	for (int i = 0; i < NBATCH; i++) {
 		free(pl->b[i].items);
 		free(pl->b[i].raw);
+		free(pl->b[i].text);
+		free(pl->b[i].learned);
 	}
 	pthread_mutex_destroy(&pl->mu);
 	pthread_cond_destroy(&pl->cv);
-	free(pl->buf);
+	pp_seq_free(pl->seq);
+	free(pl->obuf);
 	free(pl);
 	return err;
 }
