@@ -55,7 +55,8 @@ struct evs {
 	size_t first_ok;		/* first event not skipped */
 	struct evs_cpu *cpus;
 	size_t nr_cpus;
-	int *fds;			/* nr_ev * nr_cpus, -1 when not open */
+	int *fds;			/* nr_fds, -1 when not open */
+	size_t nr_fds;
 	struct pollfd *pfd;
 	struct evs_stats st;
 	uint64_t last_delivered_ns;
@@ -139,7 +140,7 @@ void evs_close(struct evs *s)
 	if (!s)
 		return;
 	if (s->fds)
-		for (size_t i = 0; i < s->nr_ev * s->nr_cpus; i++)
+		for (size_t i = 0; i < s->nr_fds; i++)
 			if (s->fds[i] >= 0)
 				close(s->fds[i]);
 	if (s->cpus)
@@ -170,6 +171,12 @@ static int split_spec(const char *spec, char *sys, size_t syslen, char *ev, size
 	sys[colon - spec] = 0;
 	strcpy(ev, colon + 1);
 	return 0;
+}
+
+static int perf_open_group(struct perf_event_attr *a, int cpu, int group_fd)
+{
+	long fd = syscall(SYS_perf_event_open, a, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : (int)fd;
 }
 
 static int perf_open(struct perf_event_attr *a, int cpu)
@@ -303,12 +310,60 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 	s->pfd = calloc(s->nr_cpus, sizeof(*s->pfd));
 	if (!s->cpus || !s->fds || !s->pfd)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->nr_ev * s->nr_cpus; i++)
+	s->nr_fds = s->nr_ev * s->nr_cpus;
+	for (size_t i = 0; i < s->nr_fds; i++)
 		s->fds[i] = -1;
 	for (size_t i = 0; i < s->nr_ev; i++) {
 		s->ev[i].ids = calloc(s->nr_cpus, sizeof(uint64_t));
 		if (!s->ev[i].ids)
 			return -ENOMEM;
+	}
+
+	/* Events of globs/optional specs the kernel refuses are left out; an
+	 * _entry/_exit pair is kept or left out together (half a pair would
+	 * leave windows open). */
+	unsigned first_cpu = 0;
+	while (first_cpu < PS_MAX_CPUS && !ps_cpuset_has(cpus, first_cpu))
+		first_cpu++;
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		if (!s->ev[i].may_skip)
+			continue;
+		struct perf_event_attr a;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = (uint64_t)s->ev[i].id;
+		a.sample_period = 1;
+		a.sample_type = PERF_SAMPLE_RAW;
+		a.disabled = 1;
+		int fd = perf_open(&a, (int)first_cpu);
+		if (fd >= 0) {
+			close(fd);
+			continue;
+		}
+		s->ev[i].skipped = true;
+		size_t l = strlen(s->note);
+		snprintf(s->note + l, sizeof(s->note) - l, "%s%s (%s)", l ? ", " : "", s->ev[i].name,
+			 strerror(-fd));
+	}
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		if (!s->ev[i].skipped)
+			continue;
+		char partner[sizeof(s->ev[i].name)];
+		size_t n = strlen(s->ev[i].name);
+		if (n > 6 && !strcmp(s->ev[i].name + n - 6, "_entry"))
+			snprintf(partner, sizeof(partner), "%.*s_exit", (int)(n - 6), s->ev[i].name);
+		else if (n > 5 && !strcmp(s->ev[i].name + n - 5, "_exit"))
+			snprintf(partner, sizeof(partner), "%.*s_entry", (int)(n - 5), s->ev[i].name);
+		else
+			continue;
+		for (size_t j = 0; j < s->nr_ev; j++)
+			if (!s->ev[j].skipped && !strcmp(s->ev[j].name, partner)) {
+				s->ev[j].skipped = true;
+				size_t l = strlen(s->note);
+				snprintf(s->note + l, sizeof(s->note) - l, "%s%s (its pair was refused)",
+					 l ? ", " : "", s->ev[j].name);
+			}
 	}
 
 	size_t pages = 1;
@@ -341,16 +396,12 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 			a.clockid = CLOCK_MONOTONIC;
 			a.watermark = 1;
 			a.wakeup_watermark = (uint32_t)(pages * s->page / 4);
-			int fd = perf_open(&a, (int)cpu);
-			if (fd < 0 && s->ev[i].may_skip && !ci) {
-				/* Some tracepoints refuse sampling (e.g. irq_work, which
-				 * perf itself uses): leave them out, say so. */
-				s->ev[i].skipped = true;
-				size_t l = strlen(s->note);
-				snprintf(s->note + l, sizeof(s->note) - l, "%s%s (%s)", l ? ", " : "",
-					 s->ev[i].name, strerror(-fd));
-				continue;
-			}
+			/* One group per CPU: the members follow the leader, so
+			 * enabling is one atomic step per CPU (no half-enabled
+			 * entry/exit pairs, one IPI instead of one per event). */
+			if (c->ring_fd >= 0)
+				a.disabled = 0;
+			int fd = perf_open_group(&a, (int)cpu, c->ring_fd);
 			if (fd < 0) {
 				seterr(s, "perf_event_open(%s, cpu %u): %s%s", s->ev[i].name, cpu,
 				       strerror(-fd),
@@ -427,8 +478,8 @@ const char *evs_note(const struct evs *s)
 
 static int ioctl_all(struct evs *s, unsigned long req)
 {
-	for (size_t i = 0; i < s->nr_ev * s->nr_cpus; i++)
-		if (s->fds[i] >= 0 && ioctl(s->fds[i], req, 0) < 0) {
+	for (size_t i = 0; i < s->nr_cpus; i++)
+		if (s->cpus[i].ring_fd >= 0 && ioctl(s->cpus[i].ring_fd, req, PERF_IOC_FLAG_GROUP) < 0) {
 			int err = -errno;
 			seterr(s, "perf ioctl: %s", strerror(errno));
 			return err;

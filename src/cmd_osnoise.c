@@ -753,6 +753,8 @@ static void print_details(struct ctx *c, FILE *f)
 				samples + lost ? 100.0 * (double)lost / (double)(samples + lost) : 0.0);
 		else
 			fprintf(f, "0 events lost\n");
+		if (c->s && evs_note(c->s)[0])
+			fprintf(f, "tracepoints left out: %s\n", evs_note(c->s));
 		if (a->unmatched_exit + a->dropped_open + a->switch_mismatch + a->negative +
 		    a->history_overflow)
 			fprintf(f, "event stream anomalies: %" PRIu64 " unmatched exits, %" PRIu64
