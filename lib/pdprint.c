@@ -608,7 +608,7 @@ const char *pp_trace_text_uncached(struct pp *p, const struct pdr_evsel *e, cons
 
 bool pp_pipeline_fields(const struct pp *p)
 {
-	return !(p->o.fields & (PP_F_IP | PP_F_PERIOD | PP_F_ADDR));
+	return !(p->o.fields & (PP_F_IP | PP_F_PERIOD | PP_F_ADDR)) && (p->o.fields & PP_F_TRACE);
 }
 
 void pp_prepare(struct pp *p)

@@ -101,7 +101,7 @@ const char *pp_trace_text_uncached(struct pp *p, const struct pdr_evsel *e, cons
 /* A trace_seq for pp_trace_text_uncached; free with pp_seq_free(). */
 struct trace_seq *pp_seq_new(void);
 void pp_seq_free(struct trace_seq *seq);
-/* True when the fields are those the pipeline can split (no ip/period/addr). */
+/* True when the fields are those the pipeline can split (trace, no ip/period/addr). */
 bool pp_pipeline_fields(const struct pp *p);
 
 /* pp_json - the sample as a JSON object with typed tracepoint fields.  The
