@@ -8,9 +8,9 @@
 J=$TOOLS/osnjson
 [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] || skip "needs 2 CPUs"
 CPU=1
-"$LATSCOPE" osnoise top -c $CPU -H 0 -d 4 --top 20 --json > "$TMP/base.json" || die "baseline run failed"
+"$LATSCOPE" osnoise top -c $CPU -H 0 -d 4 --top 256 --json > "$TMP/base.json" || die "baseline run failed"
 [ "$($J "$TMP/base.json" attribution)" = true ] || skip "no tracepoints: $($J "$TMP/base.json" attribution_off)"
-"$LATSCOPE" osnoise top -c $CPU -H 0 -d 4 --top 20 --json > "$TMP/irq.json" &
+"$LATSCOPE" osnoise top -c $CPU -H 0 -d 4 --top 256 --json > "$TMP/irq.json" &
 pid=$!
 sleep 0.5
 "$TOOLS/noisegen" timer -c $CPU -f 2000 -d 3 > "$TMP/ng" || skip "cannot create a cpu-clock event"

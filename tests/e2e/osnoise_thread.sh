@@ -9,7 +9,7 @@ J=$TOOLS/osnjson
 ncpu=$(getconf _NPROCESSORS_ONLN)
 [ "$ncpu" -ge 2 ] || skip "needs 2 CPUs (one measured, one for the collector)"
 CPU=1
-"$LATSCOPE" osnoise top -c $CPU -H 0 -d 6 --top 20 --json > "$TMP/run.json" 2> "$TMP/err" &
+"$LATSCOPE" osnoise top -c $CPU -H 0 -d 6 --top 256 --json > "$TMP/run.json" 2> "$TMP/err" &
 pid=$!
 sleep 1
 "$TOOLS/noisegen" thread -c $CPU -i 10000 -s 200 -d 4 > "$TMP/ng" || die "noisegen failed"
