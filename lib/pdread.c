@@ -15,6 +15,7 @@
 #include <string.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -63,6 +64,8 @@ struct pdr {
 	/* input */
 	int fd;
 	bool owns_fd;
+	bool mapped;		/* mem is an mmap of the whole file */
+	uint64_t dropped;	/* pages below this offset were released */
 	const uint8_t *mem;
 	size_t mem_len;
 	char *name;
@@ -1280,6 +1283,18 @@ static int open_common(struct pdr *r)
 		r->info.pipe = !S_ISREG(st.st_mode) || lseek(r->fd, 0, SEEK_CUR) < 0;
 		if (!r->info.pipe)
 			r->info.file_size = (uint64_t)st.st_size;
+		/* Regular files are mapped: no copy of records or AUX payloads;
+		 * consumed pages are released as reading goes on (bounded RSS). */
+		if (!r->info.pipe && st.st_size >= 16 && (uint64_t)st.st_size <= SIZE_MAX) {
+			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+			if (m != MAP_FAILED) {
+				madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+				r->mapped = true;
+				r->mem = m;
+				r->mem_len = (size_t)st.st_size;
+				return open_common(r);
+			}
+		}
 		r->buf_cap = IN_BUF_SIZE;
 		r->buf = malloc(r->buf_cap);
 		if (!r->buf)
@@ -1384,6 +1399,8 @@ void pdr_close(struct pdr *r)
 		return;
 	if (r->owns_fd && r->fd >= 0)
 		close(r->fd);
+	if (r->mapped)
+		munmap((void *)r->mem, r->mem_len);
 	if (!r->mem)
 		free(r->buf);
 	for (size_t i = 0; i < r->nr_evsels; i++) {
@@ -1690,6 +1707,17 @@ static int decompress(struct pdr *r, const uint8_t *src, size_t len, uint64_t of
 	return 0;
 }
 
+/* Drop the mapping's pages well behind the read position (RSS stays flat). */
+static void release_behind(struct pdr *r, uint64_t off)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t upto = (off - (4u << 20)) & ~(uint64_t)(pg - 1);
+	if (upto <= r->dropped)
+		return;
+	madvise((void *)(r->mem + r->dropped), (size_t)(upto - r->dropped), MADV_DONTNEED);
+	r->dropped = upto;
+}
+
 /*
  * Next raw record, from the decompressed buffer first, then the input.
  * On success *ev has type/misc/size/data/file_offset/compressed.  Returns 1,
@@ -1719,6 +1747,8 @@ static int read_raw(struct pdr *r, struct pdr_event *ev)
 			}
 		}
 		uint64_t off = in_offset(r);
+		if (r->mapped && off > r->dropped + (8u << 20))
+			release_behind(r, off);
 		if (off >= r->end)
 			goto eof;
 		ssize_t a = in_need(r, 8);
@@ -1801,6 +1831,15 @@ static int read_aux_payload(struct pdr *r, struct pdr_event *ev)
 	ev->aux_size = a->size;
 	ev->aux_file_offset = r->info.pipe ? 0 : pay_off;
 	ev->aux_data = NULL;
+	if (r->mem) {
+		/* in memory (or mapped): point at the payload, no copy */
+		if (in_avail(r) < a->size)
+			return fail(r, -EINVAL, pay_off, "AUXTRACE payload is truncated (%zu of %llu bytes)",
+				    in_avail(r), (unsigned long long)a->size);
+		ev->aux_data = r->buf + r->buf_pos;
+		r->buf_pos += (size_t)a->size;
+		return 0;
+	}
 	if (!r->info.pipe && a->size > MAX_AUX_INLINE)
 		return in_skip(r, a->size) ? fail(r, -EINVAL, pay_off, "AUXTRACE payload is truncated") : 0;
 	if (a->size > MAX_AUX_PIPE)
