@@ -418,6 +418,67 @@ static void test_queue_cap(void **state)
 	free(im.p);
 }
 
+/* 64-bit offsets: the data section and features moved past 5 GiB in a
+ * sparse file read exactly like the original. */
+static void test_offsets_beyond_4g(void **state)
+{
+	(void)state;
+	int fd;
+	struct pdw *w = wopen(&fd, false, false);
+	for (int i = 0; i < 100; i++)
+		sample(w, 1000 + (uint64_t)i, (uint32_t)(i & 1));
+	struct img im;
+	wclose(w, fd, &im);
+	const uint64_t shift = 5ULL << 30;
+	uint64_t doff = by_ld64(im.p + 40, false), dsz = by_ld64(im.p + 48, false);
+	char path[] = "/tmp/latscope-big-XXXXXX";
+	int bfd = mkstemp(path);
+	assert_true(bfd >= 0);
+	unlink(path);
+	uint8_t *head = malloc(doff);
+	assert_non_null(head);
+	memcpy(head, im.p, doff);
+	by_st64(head + 40, doff + shift, false);
+	assert_int_equal(pwrite(bfd, head, doff, 0), (ssize_t)doff);
+	/* data + feature table + features, each feature offset moved too */
+	size_t tail = im.len - doff;
+	uint8_t *t = malloc(tail);
+	assert_non_null(t);
+	memcpy(t, im.p + doff, tail);
+	int nfeat = 0;
+	for (int b = 0; b < 256; b++)
+		nfeat += (im.p[72 + b / 8] >> (b % 8)) & 1;
+	for (int k = 0; k < nfeat; k++) {
+		uint8_t *ent = t + dsz + 16 * (size_t)k;
+		by_st64(ent, by_ld64(ent, false) + shift, false);
+	}
+	if (pwrite(bfd, t, tail, (off_t)(doff + shift)) != (ssize_t)tail) {
+		close(bfd);
+		free(head);
+		free(t);
+		free(im.p);
+		skip();	/* the filesystem has no sparse files this large */
+	}
+	struct pdr *r;
+	assert_int_equal(pdr_open_fd(&r, bfd, true, "big", NULL), 0);
+	assert_true(pdr_info(r)->data_offset > (4ULL << 30));
+	struct pdr_event ev;
+	int n = 0;
+	while (pdr_next(r, &ev) > 0)
+		if (ev.type == PDF_RECORD_SAMPLE) {
+			assert_int_equal(ev.sample.time, 1000 + (uint64_t)n);
+			assert_true(ev.file_offset > (4ULL << 30));
+			n++;
+		}
+	assert_int_equal(n, 100);
+	assert_non_null(pdr_evsel(r, 0)->name);
+	assert_string_equal(pdr_evsel(r, 0)->name, "dummy");
+	pdr_close(r);
+	free(head);
+	free(t);
+	free(im.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_auxtrace_payload),
 		cmocka_unit_test(test_queue_cap),
+		cmocka_unit_test(test_offsets_beyond_4g),
 	};
 	return cmocka_run_group_tests_name("pdread", tests, NULL, NULL);
 }
