@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "oswork.h"
 
 struct osw_thread {
@@ -369,4 +370,34 @@ void osw_pop(struct osw *w, size_t idx)
 		return;
 	struct osw_thread *t = &w->t[idx];
 	__atomic_store_n(&t->tail, t->tail + 1, __ATOMIC_RELEASE);
+}
+
+void osw_rec_encode(const struct osw_rec *r, uint8_t out[OSW_REC_RAW_SIZE])
+{
+	bool swap = BY_HOST_BIG_ENDIAN;		/* the payload is little-endian */
+	by_st32(out, OSW_REC_VERSION, swap);
+	by_st32(out + 4, r->type, swap);
+	by_st64(out + 8, r->cpu, swap);
+	by_st64(out + 16, r->t0_ns, swap);
+	by_st64(out + 24, r->t1_ns, swap);
+	for (int i = 0; i < 5; i++)
+		by_st64(out + 32 + 8 * i, r->v[i], swap);
+}
+
+int osw_rec_decode(const uint8_t *raw, size_t len, struct osw_rec *r)
+{
+	bool swap = BY_HOST_BIG_ENDIAN;
+	if (!raw || len < OSW_REC_RAW_SIZE || by_ld32(raw, swap) != OSW_REC_VERSION)
+		return -EINVAL;
+	uint64_t cpu = by_ld64(raw + 8, swap);
+	if (cpu >= PS_MAX_CPUS)
+		return -EINVAL;
+	memset(r, 0, sizeof(*r));
+	r->type = by_ld32(raw + 4, swap);
+	r->cpu = (uint32_t)cpu;
+	r->t0_ns = by_ld64(raw + 16, swap);
+	r->t1_ns = by_ld64(raw + 24, swap);
+	for (int i = 0; i < 5; i++)
+		r->v[i] = by_ld64(raw + 32 + 8 * i, swap);
+	return 0;
 }

@@ -73,6 +73,20 @@ bool osw_done(const struct osw *w);
 bool osw_peek(struct osw *w, size_t idx, struct osw_rec *out);
 void osw_pop(struct osw *w, size_t idx);
 
+/*
+ * Recording format of a record (the raw payload of the software event
+ * OSW_EVSEL_NAME in a perf.data file), little-endian whatever the host:
+ * u32 version (OSW_REC_VERSION), u32 type, u64 cpu, t0_ns, t1_ns, v[0..4].
+ * OSW_TID (recording only): v[0] = the workload thread id, v[1] = floor ns.
+ */
+#define OSW_EVSEL_NAME		"latscope:osnoise_workload"
+#define OSW_REC_VERSION		1
+#define OSW_REC_RAW_SIZE	72
+#define OSW_TID			4
+void osw_rec_encode(const struct osw_rec *r, uint8_t out[OSW_REC_RAW_SIZE]);
+/* Returns 0, or -EINVAL for a short payload, another version, a CPU >= PS_MAX_CPUS. */
+int osw_rec_decode(const uint8_t *raw, size_t len, struct osw_rec *r);
+
 /* CLOCK_MONOTONIC now, ns. */
 uint64_t osw_now_ns(void);
 /* True when the TSC can be used (x86 with constant_tsc and nonstop_tsc). */

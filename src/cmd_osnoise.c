@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 #include <tracefs.h>
 
+#include "bytes.h"
 #include "commands.h"
 #include "evsrc.h"
 #include "noise.h"
@@ -34,14 +35,12 @@
 
 enum mode { M_TOP, M_HIST, M_TRACE, M_RECORD };
 
-#define WREC_EVSEL_NAME "latscope:osnoise_workload"
+#define WREC_EVSEL_NAME OSW_EVSEL_NAME
 #define WREC_ID		(1ULL << 62)
-#define WREC_VERSION	1
 #define LINE_RING	64
 #define LINE_LEN	512
 #define NS_PER_S	((uint64_t)1000000000)
 #define SLACK_NS	(5 * 1000 * 1000ULL)
-#define OSW_TID		4	/* recording only: v[0] = tid, v[1] = sub-threshold floor */
 
 static const char *const attr_events[] = {
 	"sched:sched_switch",
@@ -367,11 +366,8 @@ static void write_wrec(struct ctx *c, const struct osw_rec *r)
 {
 	if (!c->pw)
 		return;
-	uint8_t raw[72];
-	uint32_t words[2] = { WREC_VERSION, r->type };
-	memcpy(raw, words, 8);		/* host = little-endian target is checked at open */
-	uint64_t v[8] = { r->cpu, r->t0_ns, r->t1_ns, r->v[0], r->v[1], r->v[2], r->v[3], r->v[4] };
-	memcpy(raw + 8, v, 64);
+	uint8_t raw[OSW_REC_RAW_SIZE];
+	osw_rec_encode(r, raw);
 	struct pdr_sample s;
 	memset(&s, 0, sizeof(s));
 	s.id = WREC_ID;
@@ -529,12 +525,8 @@ static void on_raw(void *arg, int cpu, int event_idx, const uint8_t *rec, size_t
 static int open_recording(struct ctx *c)
 {
 	int err;
-	uint16_t probe = 1;
-	if (*(uint8_t *)&probe != 1) {
-		fprintf(stderr, "latscope osnoise record: only little-endian hosts are supported\n");
-		return -ENOTSUP;
-	}
-	struct pdw_opts o = { .big_endian = false };
+	/* Records from the rings are host order: write the file in host order. */
+	struct pdw_opts o = { .big_endian = BY_HOST_BIG_ENDIAN };
 	err = pdw_open(&c->pw, c->output, &o);
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise record: cannot create '%s': %s\n", c->output,
@@ -561,7 +553,7 @@ static int open_recording(struct ctx *c)
 		if (err >= 0) {
 			void *blob;
 			size_t len;
-			err = tfs_tracing_data(f, false, &blob, &len);
+			err = tfs_tracing_data(f, BY_HOST_BIG_ENDIAN, &blob, &len);
 			if (!err) {
 				err = pdw_set_tracing_data(c->pw, blob, len);
 				free(blob);
@@ -1463,33 +1455,6 @@ out_err:
 
 /* ---- replay ----------------------------------------------------------------- */
 
-static int parse_wrec(const struct pdr_event *ev, struct osw_rec *r)
-{
-	const struct pdr_sample *s = &ev->sample;
-	if (!s->raw || s->raw_size < 72)
-		return -EINVAL;
-	uint32_t ver = (uint32_t)s->raw[0] | (uint32_t)s->raw[1] << 8 | (uint32_t)s->raw[2] << 16 |
-		       (uint32_t)s->raw[3] << 24;
-	if (ver != WREC_VERSION)
-		return -EINVAL;
-	uint64_t v[8];
-	for (int i = 0; i < 8; i++) {
-		v[i] = 0;
-		for (int b = 7; b >= 0; b--)
-			v[i] = v[i] << 8 | s->raw[8 + i * 8 + b];
-	}
-	memset(r, 0, sizeof(*r));
-	r->type = (uint32_t)s->raw[4] | (uint32_t)s->raw[5] << 8 | (uint32_t)s->raw[6] << 16 |
-		  (uint32_t)s->raw[7] << 24;
-	if (v[0] >= PS_MAX_CPUS)
-		return -EINVAL;
-	r->cpu = (uint32_t)v[0];
-	r->t0_ns = v[1];
-	r->t1_ns = v[2];
-	memcpy(r->v, &v[3], sizeof(r->v));
-	return 0;
-}
-
 static void parse_recorded_params(struct ctx *c, const char *ver, bool have_T)
 {
 	const char *p;
@@ -1561,7 +1526,7 @@ static int run_replay(struct ctx *c, bool have_T)
 			c->end_ns = s->time;
 		if (ev.evsel->name && !strcmp(ev.evsel->name, WREC_EVSEL_NAME)) {
 			struct osw_rec w;
-			if (parse_wrec(&ev, &w) < 0)
+			if (osw_rec_decode(s->raw, s->raw_size, &w) < 0)
 				continue;
 			int i = idx_of(c, w.cpu);
 			if (i < 0)
