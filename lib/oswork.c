@@ -114,12 +114,18 @@ static inline uint64_t clk_read(const struct clk *c)
 	return c->base_ns + (uint64_t)(((unsigned __int128)d * c->mult) >> 32);
 }
 
+/* Re-anchor the TSC on CLOCK_MONOTONIC (every period); with a previous
+ * anchor at least 100 ms old, refine the factor over that long baseline so
+ * the drift within a period stays far below a microsecond. */
 static void clk_anchor(struct clk *c)
 {
-	if (c->tsc) {
-		c->base_ns = osw_now_ns();
-		c->base_tsc = rdtsc();
-	}
+	if (!c->tsc)
+		return;
+	uint64_t ns = osw_now_ns(), tsc = rdtsc();
+	if (c->base_ns && ns - c->base_ns >= 100000000ULL && tsc > c->base_tsc)
+		c->mult = (uint64_t)(((unsigned __int128)(ns - c->base_ns) << 32) / (tsc - c->base_tsc));
+	c->base_ns = ns;
+	c->base_tsc = tsc;
 }
 
 static void *thread_main(void *arg)
