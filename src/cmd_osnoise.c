@@ -1425,7 +1425,7 @@ static int run_live(struct ctx *c)
 			next_refresh = now + c->period_us * 1000;
 		}
 	}
-	/* Stop the workload (it finishes its period), then take everything. */
+	/* Stop the workload (its last period ends here), then take everything. */
 	osw_stop(c->w);
 	if (c->s)
 		evs_disable(c->s);
