@@ -528,23 +528,72 @@ static struct memo_slot *memo_find(struct memo *m, uint64_t h, int32_t id, const
 	}
 }
 
-bool pp_memo_get(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
-		 const char **text, size_t *len)
+#define MEMO_PENDING 0xffff	/* out_len of an entry whose text is being made */
+
+int pp_memo_lookup(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+		   const char **text, size_t *len, uint32_t *ref)
 {
 	const uint8_t *key;
 	size_t klen;
 	if (!e->tp || !memo_key(p, e, raw, raw_size, &key, &klen))
-		return false;
+		return PP_MEMO_NONE;
 	struct memo *m = &p->memo;
 	struct memo_slot *sl = memo_find(m, memo_hash(key, klen, e->tp->id), e->tp->id, key, klen);
 	if (!sl->hash) {
 		m->misses++;
-		return false;
+		return PP_MEMO_MISS;
+	}
+	if (sl->out_len == MEMO_PENDING) {
+		m->hits++;
+		memcpy(ref, m->arena + sl->off + 4 + klen, 4);
+		return PP_MEMO_PENDING;
 	}
 	m->hits++;
 	*text = (const char *)m->arena + sl->off + 4 + klen;
 	*len = sl->out_len;
-	return true;
+	return PP_MEMO_HIT;
+}
+
+bool pp_memo_get(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+		 const char **text, size_t *len)
+{
+	uint32_t ref;
+	return pp_memo_lookup(p, e, raw, raw_size, text, len, &ref) == PP_MEMO_HIT;
+}
+
+/* Store id, key and payload (text, or a pending reference) under slot. */
+static void memo_store(struct memo *m, struct memo_slot *slot, uint64_t h, int32_t id, const uint8_t *key,
+		       size_t klen, const void *payload, size_t plen, uint16_t out_len)
+{
+	memcpy(m->arena + m->arena_used, &id, 4);
+	memcpy(m->arena + m->arena_used + 4, key, klen);
+	memcpy(m->arena + m->arena_used + 4 + klen, payload, plen);
+	if (!slot->hash)
+		m->used++;
+	slot->hash = h;
+	slot->off = (uint32_t)m->arena_used;
+	slot->key_len = (uint16_t)klen;
+	slot->out_len = out_len;
+	m->arena_used += 4 + klen + plen;
+}
+
+void pp_memo_pending(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+		     uint32_t ref)
+{
+	const uint8_t *key;
+	size_t klen;
+	if (!e->tp || !memo_key(p, e, raw, raw_size, &key, &klen))
+		return;
+	struct memo *m = &p->memo;
+	uint64_t h = memo_hash(key, klen, e->tp->id);
+	struct memo_slot *slot = memo_find(m, h, e->tp->id, key, klen);
+	if (slot->hash)
+		return;
+	if (m->arena_used + 8 + klen > MEMO_ARENA || (m->used + 1) * 4 > MEMO_SLOTS * 3) {
+		memo_reset(m);
+		slot = memo_find(m, h, e->tp->id, key, klen);
+	}
+	memo_store(m, slot, h, e->tp->id, key, klen, &ref, 4, MEMO_PENDING);
 }
 
 void pp_memo_put(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
@@ -556,23 +605,17 @@ void pp_memo_put(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, ui
 		return;
 	struct memo *m = &p->memo;
 	uint64_t h = memo_hash(key, klen, e->tp->id);
+	if (len >= MEMO_PENDING)
+		return;
 	struct memo_slot *slot = memo_find(m, h, e->tp->id, key, klen);
-	if (slot->hash)
+	if (slot->hash && slot->out_len != MEMO_PENDING)
 		return;		/* already there */
 	if (m->arena_used + 4 + klen + len > MEMO_ARENA || (m->used + 1) * 4 > MEMO_SLOTS * 3) {
 		memo_reset(m);
 		slot = memo_find(m, h, e->tp->id, key, klen);
 	}
-	int32_t id = e->tp->id;
-	memcpy(m->arena + m->arena_used, &id, 4);
-	memcpy(m->arena + m->arena_used + 4, key, klen);
-	memcpy(m->arena + m->arena_used + 4 + klen, text, len);
-	slot->hash = h;
-	slot->off = (uint32_t)m->arena_used;
-	slot->key_len = (uint16_t)klen;
-	slot->out_len = (uint16_t)len;
-	m->arena_used += 4 + klen + len;
-	m->used++;
+	/* a pending entry is replaced by a new record with the text */
+	memo_store(m, slot, h, e->tp->id, key, klen, text, len, (uint16_t)len);
 }
 
 struct trace_seq *pp_seq_new(void)

@@ -92,7 +92,17 @@ void pp_prepare(struct pp *p);
  * until the next pp_memo_put) and *len; false if not cached. */
 bool pp_memo_get(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
 		 const char **text, size_t *len);
-/* Remember text (copied) for this payload. */
+/*
+ * pp_memo_lookup - like pp_memo_get, and tells a payload whose text another
+ * thread is making (PP_MEMO_PENDING, with the ref given to pp_memo_pending).
+ */
+enum { PP_MEMO_NONE, PP_MEMO_MISS, PP_MEMO_HIT, PP_MEMO_PENDING };
+int pp_memo_lookup(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+		   const char **text, size_t *len, uint32_t *ref);
+/* Mark a payload's text as being made; later lookups return ref. */
+void pp_memo_pending(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+		     uint32_t ref);
+/* Remember text (copied) for this payload (replacing a pending mark). */
 void pp_memo_put(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
 		 const char *text, size_t len);
 /* libtraceevent's text of s into seq (caller's); returns seq's buffer. */

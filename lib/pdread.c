@@ -1747,7 +1747,7 @@ static int read_raw(struct pdr *r, struct pdr_event *ev)
 			}
 		}
 		uint64_t off = in_offset(r);
-		if (r->mapped && off > r->dropped + (8u << 20))
+		if (r->mapped && off > r->dropped + (24u << 20))
 			release_behind(r, off);
 		if (off >= r->end)
 			goto eof;

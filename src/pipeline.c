@@ -14,13 +14,28 @@
 
 #include "thread.h"
 
-#define NBATCH		8
-#define BATCH_ITEMS	512
+#define NBATCH		4
+#define BATCH_ITEMS	2048
 #define BATCH_RAW	(2u << 20)
+/* Texts the formatter made recently, by miss number: a payload repeated
+ * while its first text is still in flight copies it from here.  Must cover
+ * every miss in flight (NBATCH * BATCH_ITEMS). */
+#define RING		16384
+
+enum { IT_TEXT, IT_MISS, IT_REF };
+
+struct ring_ent {
+	uint32_t seq;
+	bool valid;
+	char *buf;
+	size_t len, cap;
+};
 
 struct item {
-	uint32_t text_off, text_len;	/* line (or its prefix, for a miss) */
-	bool miss;
+	uint32_t text_off, text_len;	/* line (or its prefix, for a miss/ref) */
+	uint8_t kind;			/* IT_* */
+	bool miss;			/* kind != IT_TEXT: the formatter adds the text */
+	uint32_t seq;			/* IT_MISS: its miss number; IT_REF: the one it repeats */
 	uint32_t raw_off, raw_size;
 	const struct pdr_evsel *evsel;
 	uint64_t time;
@@ -53,13 +68,15 @@ struct pl {
 	struct trace_seq *seq;	/* the formatter's */
 	char *obuf;
 	size_t ocap;
+	uint32_t miss_seq;	/* reading thread: next miss number */
+	struct ring_ent *ring;	/* formatter's */
 };
 
 static int grow(char **buf, size_t *cap, size_t need)
 {
 	if (need <= *cap)
 		return 0;
-	size_t ncap = *cap ? *cap : 1 << 16;
+	size_t ncap = *cap ? *cap : 256;
 	while (ncap < need)
 		ncap *= 2;
 	char *n = realloc(*buf, ncap);
@@ -80,12 +97,29 @@ static void format_batch(struct pl *pl, struct batch *b)
 		struct item *it = &b->items[i];
 		const char *tt = NULL;
 		size_t tl = 0;
-		if (it->miss) {
+		struct ring_ent *re = it->miss ? &pl->ring[it->seq % RING] : NULL;
+		if (it->kind == IT_REF && re->valid && re->seq == it->seq) {
+			tt = re->buf;
+			tl = re->len;
+		} else if (it->miss) {
 			s.raw = b->raw + it->raw_off;
 			s.raw_size = it->raw_size;
 			s.time = it->time;
 			s.cpu = it->cpu;
 			tt = pp_trace_text_uncached(pl->p, it->evsel, &s, pl->seq, &tl);
+			if (it->kind == IT_MISS) {
+				if (grow(&re->buf, &re->cap, tl + 1)) {
+					pl->err = -ENOMEM;
+					return;
+				}
+				memcpy(re->buf, tt, tl);
+				re->len = tl;
+				re->seq = it->seq;
+				re->valid = true;
+				tt = re->buf;
+			}
+		}
+		if (it->kind == IT_MISS) {
 			if (grow(&b->learned, &b->learned_cap, b->learned_used + tl + 1)) {
 				pl->err = -ENOMEM;
 				return;
@@ -148,7 +182,8 @@ struct pl *pl_new(struct pp *p, FILE *out)
 	pl->p = p;
 	pl->out = out;
 	pl->seq = pp_seq_new();
-	bool ok = pl->seq != NULL;
+	pl->ring = calloc(RING, sizeof(*pl->ring));
+	bool ok = pl->seq != NULL && pl->ring != NULL;
 	for (int i = 0; i < NBATCH && ok; i++) {
 		pl->b[i].items = malloc(BATCH_ITEMS * sizeof(struct item));
 		pl->b[i].raw = malloc(BATCH_RAW);
@@ -163,6 +198,7 @@ struct pl *pl_new(struct pp *p, FILE *out)
 			free(pl->b[i].raw);
 		}
 		pp_seq_free(pl->seq);
+		free(pl->ring);
 		free(pl);
 		return NULL;
 	}
@@ -174,7 +210,7 @@ static void reclaim(struct pl *pl, struct batch *b)
 {
 	for (size_t i = 0; i < b->n; i++) {
 		struct item *it = &b->items[i];
-		if (it->miss && b->learned)
+		if (it->kind == IT_MISS && b->learned)
 			pp_memo_put(pl->p, it->evsel, b->raw + it->raw_off, it->raw_size,
 				    b->learned + it->learned_off, it->learned_len);
 	}
@@ -211,26 +247,39 @@ int pl_push(struct pl *pl, const struct pdr_event *ev, const char *comm)
 	}
 	struct item *it = &b->items[b->n];
 	it->miss = false;
+	it->kind = IT_TEXT;
 	it->text_off = (uint32_t)b->text_used;
+	const char *t = NULL;
+	size_t tl = 0;
+	uint32_t ref = 0;
+	int look = tp ? pp_memo_lookup(pl->p, e, s->raw, s->raw_size, &t, &tl, &ref) : PP_MEMO_NONE;
+	if (look == PP_MEMO_MISS || look == PP_MEMO_NONE) {
+		if (tp) {
+			it->kind = IT_MISS;
+			it->seq = pl->miss_seq++;
+			if (look == PP_MEMO_MISS)
+				pp_memo_pending(pl->p, e, s->raw, s->raw_size, it->seq);
+		}
+	} else if (look == PP_MEMO_PENDING) {
+		it->kind = IT_REF;
+		it->seq = ref;
+	}
+	it->miss = it->kind != IT_TEXT;
 	for (;;) {
 		size_t room = b->text_cap - b->text_used, n;
 		char *at = b->text + b->text_used;
-		const char *t;
-		size_t tl;
-		if (tp && pp_memo_get(pl->p, e, s->raw, s->raw_size, &t, &tl)) {
+		if (tp) {
 			n = pp_format_prefix(pl->p, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu,
 					     s->time, e->name, at, room);
-			if (n + tl + 1 < room) {
-				memcpy(at + n, t, tl);
-				at[n + tl] = '\n';
-				n += tl + 1;
-			} else {
-				n = room;	/* grow and retry */
+			if (it->kind == IT_TEXT) {
+				if (n + tl + 1 < room) {
+					memcpy(at + n, t, tl);
+					at[n + tl] = '\n';
+					n += tl + 1;
+				} else {
+					n = room;	/* grow and retry */
+				}
 			}
-		} else if (tp) {
-			n = pp_format_prefix(pl->p, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu,
-					     s->time, e->name, at, room);
-			it->miss = n < room;
 		} else {
 			n = pp_format_with_comm(pl->p, ev, comm, at, room);
 		}
@@ -274,6 +323,9 @@ int pl_finish(struct pl *pl)
 	pthread_mutex_destroy(&pl->mu);
 	pthread_cond_destroy(&pl->cv);
 	pp_seq_free(pl->seq);
+	for (size_t i = 0; i < RING; i++)
+		free(pl->ring[i].buf);
+	free(pl->ring);
 	free(pl->obuf);
 	free(pl);
 	return err;
