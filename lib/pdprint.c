@@ -52,7 +52,7 @@ struct pp {
 	struct trace_seq seq;
 	struct memo memo;
 	struct tp_info *tps;
-	size_t nr_tps;
+	size_t nr_tps, last_tp;
 	int name_width;		/* computed lazily: pipe mode adds evsels late */
 	size_t name_width_evsels;
 };
@@ -437,6 +437,13 @@ static bool args_need_common(struct tep_print_arg *a)
 
 static int key_start(struct pp *p, struct tep_event *ev)
 {
+	if (p->nr_tps && p->tps[p->last_tp].id == ev->id)
+		return p->tps[p->last_tp].key_start;
+	for (size_t i = 0; i < p->nr_tps; i++)
+		if (p->tps[i].id == ev->id) {
+			p->last_tp = i;
+			return p->tps[i].key_start;
+		}
 	for (size_t i = 0; i < p->nr_tps; i++)
 		if (p->tps[i].id == ev->id)
 			return p->tps[i].key_start;
@@ -678,9 +685,85 @@ static void trace_text(struct pp *p, struct out *o, const struct pdr_evsel *e, c
 	pp_memo_put(p, e, s->raw, s->raw_size, text, len);
 }
 
+/* Right-aligned decimal of v in exactly width columns ending at end (v fits). */
+static inline char *put_dec(char *end, uint64_t v, int min_digits, char pad, int width)
+{
+	char *q = end;
+	int n = 0;
+	do {
+		*--q = (char)('0' + v % 10);
+		v /= 10;
+		n++;
+	} while (v || n < min_digits);
+	while (n < width) {
+		*--q = pad;
+		n++;
+	}
+	return q;
+}
+
+/*
+ * The default layout ("%16s %5d [%03d] %12s: %*s: ") written with direct
+ * stores; the caller checked the room and that every value fits its width.
+ */
+static size_t fast_prefix(struct pp *p, const char *comm, size_t cl, int32_t tid, int32_t cpu, uint64_t t,
+			  const char *evname, size_t el, int ew, char *buf)
+{
+	char *o = buf;
+	memset(o, ' ', 16 - cl);
+	memcpy(o + 16 - cl, comm, cl);
+	o += 16;
+	*o++ = ' ';
+	char tmp[32];
+	char *e = tmp + sizeof(tmp);
+	char *b = put_dec(e, (uint64_t)tid, 1, ' ', 5);
+	memcpy(o, b, (size_t)(e - b));
+	o += e - b;
+	*o++ = ' ';
+	*o++ = '[';
+	b = put_dec(e, (uint64_t)cpu, 3, '0', 3);
+	memcpy(o, b, (size_t)(e - b));
+	o += e - b;
+	*o++ = ']';
+	*o++ = ' ';
+	uint64_t sec = t / 1000000000ULL, nsec = t % 1000000000ULL;
+	if (p->o.ns) {
+		b = put_dec(e, nsec, 9, '0', 9);
+		*--b = '.';
+		b = put_dec(b, sec, 1, ' ', 5);
+	} else {
+		b = put_dec(e, nsec / 1000ULL, 6, '0', 6);
+		*--b = '.';
+		b = put_dec(b, sec, 1, ' ', 5);
+		while (e - b < 12)
+			*--b = ' ';
+	}
+	memcpy(o, b, (size_t)(e - b));
+	o += e - b;
+	*o++ = ':';
+	*o++ = ' ';
+	if ((int)el < ew) {
+		memset(o, ' ', (size_t)ew - el);
+		o += (size_t)ew - el;
+	}
+	memcpy(o, evname, el);
+	o += el;
+	*o++ = ':';
+	*o++ = ' ';
+	return (size_t)(o - buf);
+}
+
 size_t pp_format_prefix(struct pp *p, const char *comm, int32_t pid, int32_t tid, int32_t cpu,
 			uint64_t time_ns, const char *evname, char *buf, size_t len)
 {
+	uint32_t f = p->o.fields & ~(uint32_t)PP_F_TRACE;
+	if (f == (PP_F_COMM | PP_F_TID | PP_F_CPU | PP_F_TIME | PP_F_EVNAME) && evname && tid >= 0 && cpu >= 0 &&
+	    cpu < 1000) {
+		size_t cl = strlen(comm), el = strlen(evname);
+		int ew = pp_name_width(p);
+		if (cl <= 16 && len > 96 + el + (size_t)ew)
+			return fast_prefix(p, comm, cl, tid, cpu, time_ns, evname, el, ew, buf);
+	}
 	struct out o = { buf, len, 0 };
 	prefix(p, &o, comm, pid, tid, cpu, time_ns, evname);
 	return out_done(&o);

@@ -96,7 +96,8 @@ struct pdr {
 	uint64_t max_time;		/* highest time queued */
 	uint64_t next_flush;		/* limit of the next round flush */
 	uint64_t last_flush;		/* highest time released */
-	uint64_t queue_bytes;
+	uint64_t queue_bytes;		/* allocated: arena blocks and the index */
+	uint64_t live_bytes;		/* queued and not yet delivered */
 	struct arena_block *cur_blk, *free_blks, *all_blks;
 	struct qent last_delivered;
 	bool have_last;
@@ -1574,15 +1575,27 @@ static int queue_push(struct pdr *r, uint64_t time, const uint8_t *rec, uint16_t
 		r->q = n;
 		free(r->qtmp);
 		r->qtmp = malloc(ncap * sizeof(*n));	/* NULL: queue_sort falls back to qsort */
+		/* the index counts against the memory cap too */
+		r->queue_bytes += 2 * (ncap - r->q_cap) * sizeof(*n);
+		if (r->queue_bytes > r->stats.queue_peak_bytes)
+			r->stats.queue_peak_bytes = r->queue_bytes;
 		r->q_cap = ncap;
 	}
-	struct arena_block *blk;
-	uint8_t *p = arena_alloc(r, size, &blk);
-	if (!p)
-		return -ENOMEM;
-	memcpy(p, rec, size);
+	struct arena_block *blk = NULL;
+	uint8_t *p;
+	if (r->mem && !compressed) {
+		/* in memory or mapped: the record stays where it is (pages released
+		 * behind the cursor fault back in from the page cache if needed) */
+		p = (uint8_t *)rec;
+	} else {
+		p = arena_alloc(r, size, &blk);
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, rec, size);
+	}
 	if (time < r->last_flush)
 		r->stats.out_of_order++;
+	r->live_bytes += size + 2 * sizeof(struct qent);
 	struct qent *e = &r->q[r->q_len++];
 	e->time = time;
 	e->seq = r->seq++;
@@ -1956,6 +1969,7 @@ static int process_user(struct pdr *r, struct pdr_event *ev)
 static void deliver_queued(struct pdr *r, struct pdr_event *ev)
 {
 	struct qent *q = &r->q[r->ready_pos++];
+	r->live_bytes -= q->size + 2 * sizeof(struct qent);
 	memset(ev, 0, sizeof(*ev));
 	ev->type = by_ld32(q->rec, r->swap);
 	ev->misc = by_ld16(q->rec + 4, r->swap);
@@ -1965,7 +1979,7 @@ static void deliver_queued(struct pdr *r, struct pdr_event *ev)
 	ev->compressed = q->compressed;
 	fill_kernel(r, ev);
 	/* The record stays valid until the next call: release the previous one. */
-	if (r->have_last)
+	if (r->have_last && r->last_delivered.blk)
 		arena_release(r, r->last_delivered.blk);
 	r->last_delivered = *q;
 	r->have_last = true;
@@ -2027,7 +2041,7 @@ int pdr_next(struct pdr *r, struct pdr_event *ev)
 				int err = queue_push(r, t, e.data, e.size, e.file_offset, e.compressed);
 				if (err)
 					return err;
-				if (r->queue_bytes > r->opts.max_queue_bytes && r->q_len > 1) {
+				if (r->live_bytes > r->opts.max_queue_bytes && r->q_len - r->ready_pos > 1) {
 					/* memory cap: release the older half, like perf */
 					r->stats.forced_flushes++;
 					queue_flush(r, UINT64_MAX);

@@ -21,14 +21,16 @@
  * while its first text is still in flight copies it from here.  Must cover
  * every miss in flight (NBATCH * BATCH_ITEMS). */
 #define RING		16384
+#define RING_SLOT	384	/* bytes of text kept inline per ring entry */
 
 enum { IT_TEXT, IT_MISS, IT_REF };
 
 struct ring_ent {
 	uint32_t seq;
 	bool valid;
-	char *buf;
+	char *buf;		/* its slab slot, or a heap copy for a long text */
 	size_t len, cap;
+	bool heap;
 };
 
 struct item {
@@ -70,6 +72,7 @@ struct pl {
 	size_t ocap;
 	uint32_t miss_seq;	/* reading thread: next miss number */
 	struct ring_ent *ring;	/* formatter's */
+	char *slab;		/* RING * RING_SLOT bytes backing the ring */
 };
 
 static int grow(char **buf, size_t *cap, size_t need)
@@ -108,9 +111,15 @@ static void format_batch(struct pl *pl, struct batch *b)
 			s.cpu = it->cpu;
 			tt = pp_trace_text_uncached(pl->p, it->evsel, &s, pl->seq, &tl);
 			if (it->kind == IT_MISS) {
-				if (grow(&re->buf, &re->cap, tl + 1)) {
-					pl->err = -ENOMEM;
-					return;
+				if (tl > re->cap) {
+					char *nb = re->heap ? realloc(re->buf, tl) : malloc(tl);
+					if (!nb) {
+						pl->err = -ENOMEM;
+						return;
+					}
+					re->buf = nb;
+					re->cap = tl;
+					re->heap = true;
 				}
 				memcpy(re->buf, tt, tl);
 				re->len = tl;
@@ -183,7 +192,12 @@ struct pl *pl_new(struct pp *p, FILE *out)
 	pl->out = out;
 	pl->seq = pp_seq_new();
 	pl->ring = calloc(RING, sizeof(*pl->ring));
-	bool ok = pl->seq != NULL && pl->ring != NULL;
+	pl->slab = malloc((size_t)RING * RING_SLOT);
+	bool ok = pl->seq != NULL && pl->ring != NULL && pl->slab != NULL;
+	for (size_t i = 0; ok && i < RING; i++) {
+		pl->ring[i].buf = pl->slab + i * RING_SLOT;
+		pl->ring[i].cap = RING_SLOT;
+	}
 	for (int i = 0; i < NBATCH && ok; i++) {
 		pl->b[i].items = malloc(BATCH_ITEMS * sizeof(struct item));
 		pl->b[i].raw = malloc(BATCH_RAW);
@@ -199,6 +213,7 @@ struct pl *pl_new(struct pp *p, FILE *out)
 		}
 		pp_seq_free(pl->seq);
 		free(pl->ring);
+		free(pl->slab);
 		free(pl);
 		return NULL;
 	}
@@ -324,8 +339,10 @@ int pl_finish(struct pl *pl)
 	pthread_cond_destroy(&pl->cv);
 	pp_seq_free(pl->seq);
 	for (size_t i = 0; i < RING; i++)
-		free(pl->ring[i].buf);
+		if (pl->ring[i].heap)
+			free(pl->ring[i].buf);
 	free(pl->ring);
+	free(pl->slab);
 	free(pl->obuf);
 	free(pl);
 	return err;
