@@ -641,6 +641,31 @@ void pp_seq_free(struct trace_seq *seq)
 	free(seq);
 }
 
+const char *pp_trace_text_tep(struct tep_handle *tep, const struct pdr_sample *s, struct trace_seq *seq,
+			      size_t *len)
+{
+	struct tep_record rec;
+	memset(&rec, 0, sizeof(rec));
+	rec.ts = s->time;
+	rec.cpu = (int)s->cpu;
+	rec.size = (int)s->raw_size;
+	rec.data = (void *)s->raw;
+	trace_seq_reset(seq);
+	tep_print_event(tep, seq, &rec, "%s", TEP_PRINT_INFO);
+	*len = seq->len;
+	return seq->buffer;
+}
+
+struct pdr *pp_reader(const struct pp *p)
+{
+	return p->r;
+}
+
+bool pp_prints_symbols(const struct pp *p)
+{
+	return formats_print_symbols(p->r);
+}
+
 const char *pp_trace_text_uncached(struct pp *p, const struct pdr_evsel *e, const struct pdr_sample *s,
 				   struct trace_seq *seq, size_t *len)
 {

@@ -108,6 +108,15 @@ void pp_memo_put(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, ui
 /* libtraceevent's text of s into seq (caller's); returns seq's buffer. */
 const char *pp_trace_text_uncached(struct pp *p, const struct pdr_evsel *e, const struct pdr_sample *s,
 				   struct trace_seq *seq, size_t *len);
+/* The same with another thread's own handle (pdr_tep_new()). */
+struct tep_handle;
+const char *pp_trace_text_tep(struct tep_handle *tep, const struct pdr_sample *s, struct trace_seq *seq,
+			      size_t *len);
+/* True when some recorded format prints kernel symbols (they need kallsyms
+ * loaded into every handle that prints them). */
+bool pp_prints_symbols(const struct pp *p);
+/* The reader the printer was made for. */
+struct pdr *pp_reader(const struct pp *p);
 /* A trace_seq for pp_trace_text_uncached; free with pp_seq_free(). */
 struct trace_seq *pp_seq_new(void);
 void pp_seq_free(struct trace_seq *seq);

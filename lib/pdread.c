@@ -113,6 +113,12 @@ struct pdr {
 	size_t dbuf_cap, dbuf_len, dbuf_pos;
 	uint64_t dbuf_file_offset;
 
+	/* the tracing data and the library's verdicts, for pdr_tep_new() */
+	uint8_t *td_blob;
+	size_t td_len;
+	uint8_t *td_v;
+	size_t td_nv;
+
 	/* copies of records whose bytes in the window get overwritten */
 	uint8_t recbuf[64];
 
@@ -805,8 +811,38 @@ static int parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, 
 		err = fail(r, -EINVAL, off, "tracing data makes libtraceevent fail (malformed event formats)");
 	else
 		err = parse_tracing_data_unchecked(r, data, len, off, &tv);
+	if (!err) {
+		/* kept so that other threads can have a handle of their own */
+		free(r->td_blob);
+		free(r->td_v);
+		r->td_blob = malloc(len ? (size_t)len : 1);
+		if (r->td_blob)
+			memcpy(r->td_blob, data, (size_t)len);
+		r->td_len = (size_t)len;
+		r->td_v = tv.v;
+		r->td_nv = tv.n;
+		tv.v = NULL;
+	}
 	free(tv.v);
 	return err;
+}
+
+struct tep_handle *pdr_tep_new(struct pdr *r)
+{
+	if (!r->tep || !r->td_blob)
+		return NULL;
+	struct tep_handle *keep = r->tep;
+	r->tep = NULL;
+	struct td_verdicts tv = { .v = r->td_v, .n = r->td_nv, .record = false };
+	char saved[sizeof(r->err)];
+	memcpy(saved, r->err, sizeof(saved));
+	int err = parse_tracing_data_unchecked(r, r->td_blob, r->td_len, 0, &tv);
+	memcpy(r->err, saved, sizeof(saved));
+	struct tep_handle *t = err ? NULL : r->tep;
+	if (err && r->tep)
+		tep_free(r->tep);
+	r->tep = keep;
+	return t;
 }
 
 /* Attach tracepoint formats and names to evsels (after tracing data). */
@@ -1414,6 +1450,8 @@ void pdr_close(struct pdr *r)
 		tep_free(r->tep);
 	free(r->q);
 	free(r->qtmp);
+	free(r->td_blob);
+	free(r->td_v);
 	for (struct arena_block *b = r->all_blks, *n; b; b = n) {
 		n = b->all_next;
 		free(b);

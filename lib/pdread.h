@@ -217,6 +217,14 @@ const struct pdr_evsel *pdr_evsel_by_id(const struct pdr *r, uint64_t id);
 /* Tracepoint formats (NULL if the file has no tracing data). Owned by the reader. */
 struct tep_handle *pdr_tep(const struct pdr *r);
 
+/*
+ * pdr_tep_new - a second, independent handle on the file's tracepoint formats
+ * (for another thread; libtraceevent handles must not be shared between
+ * threads).  NULL if the file has no tracing data.  The caller frees it with
+ * tep_free().
+ */
+struct tep_handle *pdr_tep_new(struct pdr *r);
+
 /* True when file fields must be byte-swapped to host order. */
 bool pdr_needs_swap(const struct pdr *r);
 

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <traceevent/event-parse.h>
+
 #include "thread.h"
 
 #define NBATCH		4
@@ -71,6 +73,9 @@ struct pl {
 	char *obuf;
 	size_t ocap;
 	uint32_t miss_seq;	/* reading thread: next miss number */
+	struct tep_handle *tep2;	/* reading thread's own handle, or NULL */
+	struct trace_seq *seq2;
+	int nfull;		/* batches waiting for the formatter (atomic) */
 	struct ring_ent *ring;	/* formatter's */
 	char *slab;		/* RING * RING_SLOT bytes backing the ring */
 };
@@ -175,6 +180,7 @@ static void *worker(void *arg)
 		format_batch(pl, b);
 		pthread_mutex_lock(&pl->mu);
 		b->full = false;
+		__atomic_sub_fetch(&pl->nfull, 1, __ATOMIC_RELAXED);
 		pl->next = (pl->next + 1) % NBATCH;
 		pthread_cond_broadcast(&pl->cv);
 		pthread_mutex_unlock(&pl->mu);
@@ -204,6 +210,17 @@ struct pl *pl_new(struct pp *p, FILE *out)
 		ok = pl->b[i].items && pl->b[i].raw;
 	}
 	pp_prepare(p);	/* lazily computed state must not race */
+	/* The reading thread takes new payloads itself while the formatter is
+	 * behind, with a libtraceevent handle of its own (not with symbol
+	 * formats: kallsyms would have to be loaded twice). */
+	if (ok && !pp_prints_symbols(p)) {
+		pl->tep2 = pdr_tep_new(pp_reader(p));
+		pl->seq2 = pl->tep2 ? pp_seq_new() : NULL;
+		if (pl->tep2 && !pl->seq2) {
+			tep_free(pl->tep2);
+			pl->tep2 = NULL;
+		}
+	}
 	pthread_mutex_init(&pl->mu, NULL);
 	pthread_cond_init(&pl->cv, NULL);
 	if (!ok || pthread_create(&pl->th, NULL, worker, pl)) {
@@ -239,6 +256,7 @@ static void hand_over(struct pl *pl)
 {
 	pthread_mutex_lock(&pl->mu);
 	pl->b[pl->fill].full = true;
+	__atomic_add_fetch(&pl->nfull, 1, __ATOMIC_RELAXED);
 	pl->fill = (pl->fill + 1) % NBATCH;
 	pthread_cond_broadcast(&pl->cv);
 	while (pl->b[pl->fill].full)
@@ -268,7 +286,11 @@ int pl_push(struct pl *pl, const struct pdr_event *ev, const char *comm)
 	size_t tl = 0;
 	uint32_t ref = 0;
 	int look = tp ? pp_memo_lookup(pl->p, e, s->raw, s->raw_size, &t, &tl, &ref) : PP_MEMO_NONE;
-	if (look == PP_MEMO_MISS || look == PP_MEMO_NONE) {
+	if (look == PP_MEMO_MISS && pl->tep2 && __atomic_load_n(&pl->nfull, __ATOMIC_RELAXED) >= 2) {
+		/* the formatter is behind: make this text here */
+		t = pp_trace_text_tep(pl->tep2, s, pl->seq2, &tl);
+		pp_memo_put(pl->p, e, s->raw, s->raw_size, t, tl);
+	} else if (look == PP_MEMO_MISS || look == PP_MEMO_NONE) {
 		if (tp) {
 			it->kind = IT_MISS;
 			it->seq = pl->miss_seq++;
@@ -338,6 +360,9 @@ int pl_finish(struct pl *pl)
 	pthread_mutex_destroy(&pl->mu);
 	pthread_cond_destroy(&pl->cv);
 	pp_seq_free(pl->seq);
+	pp_seq_free(pl->seq2);
+	if (pl->tep2)
+		tep_free(pl->tep2);
 	for (size_t i = 0; i < RING; i++)
 		if (pl->ring[i].heap)
 			free(pl->ring[i].buf);
