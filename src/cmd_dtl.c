@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "commands.h"
+#include "pipeline.h"
 #include "dtl.h"
 #include "dtl_cmd.h"
 #include "dtlmerge.h"
@@ -314,6 +316,7 @@ struct script {
 	char *line;
 	size_t line_cap;
 	uint64_t dtl_lines, sample_lines;
+	struct pl *pl;		/* second formatting thread, or NULL */
 };
 
 static int pdr_pread_cb(void *ctx, uint64_t off, void *buf, size_t len)
@@ -359,6 +362,19 @@ static void print_dtl(struct script *s, const struct dtlm_item *it)
 			w = 7;
 		fmt_time(ts, sizeof(ts), it->time_ns, s->ns);
 		/* The DTL has no task: say so instead of perf's invented pid/tid. */
+		if (s->pl) {
+			char l[1024];
+			int n = snprintf(l, sizeof(l), "%16s %5s [%03u] %12s: %*s: timebase: %" PRIu64
+			       " dispatch_reason:%s, preempt_reason:%s,\n"
+			       "enqueue_to_dispatch_time:%d, ready_to_enqueue_time:%d,"
+			       "waiting_to_ready_time:%d, processor_id: %d %16" PRIx64 " [unknown] ([unknown])\n",
+			       "[no task]", "-", it->cpu, ts, w, "vpa-dtl", e->timebase, dr, pr,
+			       (int32_t)e->enqueue_to_dispatch_tb, (int32_t)e->ready_to_enqueue_tb,
+			       (int32_t)e->waiting_to_ready_tb, e->processor_id, e->srr0);
+			if (n > 0)
+				pl_push_text(s->pl, l, (size_t)n < sizeof(l) ? (size_t)n : sizeof(l) - 1);
+			break;
+		}
 		printf("%16s %5s [%03u] %12s: %*s: timebase: %" PRIu64
 		       " dispatch_reason:%s, preempt_reason:%s,\n"
 		       "enqueue_to_dispatch_time:%d, ready_to_enqueue_time:%d,"
@@ -423,6 +439,11 @@ static void print_sample(struct script *s, const struct pdr_event *ev)
 		return;
 	if (!want(s, ev->sample.cpu, ev->sample.time))
 		return;
+	if (s->pl) {
+		if (pl_push(s->pl, ev, pp_comm(s->pp, (int32_t)ev->sample.pid, (int32_t)ev->sample.tid)) == 0)
+			s->sample_lines++;
+		return;
+	}
 	n = pp_format(s->pp, ev, s->line, s->line_cap);
 	if (n >= s->line_cap) {
 		size_t cap = n + 1;
@@ -653,6 +674,13 @@ int dtl_cmd_script(int argc, char **argv)
 		ret = EXIT_ERR;
 		goto out;
 	}
+	/* the default layout formats samples on a second thread (file mode) */
+	if (s.mode == OUT_PERF && !info->pipe && !s.dtl_only && sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
+	    !getenv("LATSCOPE_NO_THREADS")) {
+		static char obuf[1 << 20];
+		setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+		s.pl = pl_new(s.pp, stdout);
+	}
 	if (s.mode == OUT_CSV)
 		printf("cpu,time_ns,timebase,dispatch_reason,preempt_reason,enqueue_to_dispatch_time,"
 		       "ready_to_enqueue_time,waiting_to_ready_time,processor_id,fault_addr,srr0,srr1\n");
@@ -724,9 +752,16 @@ int dtl_cmd_script(int argc, char **argv)
 			*pdr_strerror(s.r) ? pdr_strerror(s.r) : strerror(-rc));
 		ret = EXIT_ERR;
 	}
+	if (s.pl && pl_finish(s.pl)) {
+		fprintf(stderr, "latscope dtl script: error writing the output\n");
+		ret = EXIT_ERR;
+	}
+	s.pl = NULL;
 	fflush(stdout);
 	report_gaps(path, s.m, &s, quiet);
 out:
+	if (s.pl)
+		pl_finish(s.pl);
 	dtlm_free(s.m);
 	pp_free(s.pp);
 	free(s.line);

@@ -341,6 +341,25 @@ int pl_push(struct pl *pl, const struct pdr_event *ev, const char *comm)
 	return 0;
 }
 
+int pl_push_text(struct pl *pl, const char *text, size_t len)
+{
+	struct batch *b = &pl->b[pl->fill];
+	if (b->n == BATCH_ITEMS) {
+		hand_over(pl);
+		b = &pl->b[pl->fill];
+	}
+	if (grow(&b->text, &b->text_cap, b->text_used + len + 1))
+		return -ENOMEM;
+	struct item *it = &b->items[b->n++];
+	it->kind = IT_TEXT;
+	it->miss = false;
+	it->text_off = (uint32_t)b->text_used;
+	it->text_len = (uint32_t)len;
+	memcpy(b->text + b->text_used, text, len);
+	b->text_used += len;
+	return 0;
+}
+
 int pl_finish(struct pl *pl)
 {
 	if (pl->b[pl->fill].n)

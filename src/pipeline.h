@@ -18,6 +18,8 @@ struct pl;
 struct pl *pl_new(struct pp *p, FILE *out);
 /* Queue one sample (copied) with the task name current at this point. */
 int pl_push(struct pl *pl, const struct pdr_event *ev, const char *comm);
+/* Queue a line formatted by the caller (copied), in order with the samples. */
+int pl_push_text(struct pl *pl, const char *text, size_t len);
 /* Format and write everything queued, stop the thread, free.  Returns 0 or
  * a negative errno from writing. */
 int pl_finish(struct pl *pl);
