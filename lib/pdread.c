@@ -132,7 +132,7 @@ struct pdr {
 	uint32_t *core_id, *socket_id;
 	uint32_t *pmu_type;
 	char **pmu_name;
-	uint64_t *aux_index;
+	uint64_t aux_index_off;		/* file offset of the AUXTRACE index entries */
 };
 
 static int fail(struct pdr *r, int err, uint64_t off, const char *fmt, ...)
@@ -827,6 +827,18 @@ static int parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, 
 	return err;
 }
 
+int pdr_auxtrace_index(struct pdr *r, size_t i, uint64_t *record_offset)
+{
+	if (i >= r->info.nr_auxtrace_index)
+		return -ERANGE;
+	uint8_t b[8];
+	int err = pdr_pread(r, r->aux_index_off + 16 * (uint64_t)i, b, 8);
+	if (err)
+		return err;
+	*record_offset = by_ld64(b, r->swap);
+	return 0;
+}
+
 struct tep_handle *pdr_tep_new(struct pdr *r)
 {
 	if (!r->tep || !r->td_blob)
@@ -1095,16 +1107,10 @@ static int parse_feature(struct pdr *r, int feat, const uint8_t *p, uint64_t len
 		if (c.bad || n > (uint64_t)(c.end - c.p) / 16)
 			return fail(r, -EINVAL, off, "AUXTRACE index of %llu entries does not fit",
 				    (unsigned long long)n);
-		free(r->aux_index);
-		r->aux_index = malloc((n ? n : 1) * sizeof(uint64_t));
-		if (!r->aux_index)
-			return -ENOMEM;
-		for (uint64_t i = 0; i < n; i++) {
-			r->aux_index[i] = f_u64(&c);
-			(void)f_u64(&c);
-		}
+		/* entries are read on demand (pdr_auxtrace_index): memory does not
+		 * grow with the number of AUX chunks */
 		in->nr_auxtrace_index = (size_t)n;
-		in->auxtrace_index_offset = r->aux_index;
+		r->aux_index_off = off + 8;
 		break;
 	}
 	case PDF_FEAT_SAMPLE_TIME:
@@ -1159,6 +1165,13 @@ static int read_features(struct pdr *r, const uint64_t bits[4])
 			err = fail(r, -EINVAL, toff, "feature %d section (offset %#llx, size %llu) is outside the file",
 				   b, (unsigned long long)foff, (unsigned long long)fsz);
 			break;
+		}
+		if (r->mem) {
+			/* in memory or mapped: parse in place */
+			err = parse_feature(r, b, r->mem + foff, fsz, foff);
+			if (err)
+				break;
+			continue;
 		}
 		uint8_t *nb = realloc(buf, fsz ? (size_t)fsz : 1);
 		if (!nb) {
@@ -1469,7 +1482,6 @@ void pdr_close(struct pdr *r)
 		for (size_t i = 0; i < r->info.nr_pmus; i++)
 			free(r->pmu_name[i]);
 	free(r->pmu_name);
-	free(r->aux_index);
 	free(r->name);
 	free(r);
 }

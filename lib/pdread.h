@@ -164,9 +164,8 @@ struct pdr_info {
 	size_t nr_pmus;
 	const uint32_t *pmu_type;
 	const char *const *pmu_name;
-	/* AUXTRACE index (file mode): absolute record offsets */
+	/* AUXTRACE index (file mode): number of entries; pdr_auxtrace_index() */
 	size_t nr_auxtrace_index;
-	const uint64_t *auxtrace_index_offset;
 	/* First AUXTRACE_INFO seen (host order) */
 	bool has_auxtrace_info;
 	uint32_t auxtrace_info_type;
@@ -216,6 +215,10 @@ const struct pdr_evsel *pdr_evsel_by_id(const struct pdr *r, uint64_t id);
 
 /* Tracepoint formats (NULL if the file has no tracing data). Owned by the reader. */
 struct tep_handle *pdr_tep(const struct pdr *r);
+
+/* pdr_auxtrace_index - the absolute file offset of the i-th indexed
+ * PERF_RECORD_AUXTRACE record (read on demand).  0 or a negative errno. */
+int pdr_auxtrace_index(struct pdr *r, size_t i, uint64_t *record_offset);
 
 /*
  * pdr_tep_new - a second, independent handle on the file's tracepoint formats
