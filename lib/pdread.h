@@ -250,6 +250,10 @@ int pdr_pread(struct pdr *r, uint64_t off, void *buf, size_t len);
 int pdr_parse_sample(const struct pdf_attr *attr, bool swap, const uint8_t *rec,
 		     size_t size, bool trailer, struct pdr_sample *s);
 
+/* Bytes of a SAMPLE's READ block for read_format (nr_group members with
+ * PERF_FORMAT_GROUP). */
+uint64_t pdr_read_size(uint64_t read_format, uint64_t nr_group);
+
 /* Record-type name ("SAMPLE", "AUXTRACE", ...), or NULL when unknown. */
 const char *pdr_record_name(uint32_t type);
 

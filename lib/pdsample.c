@@ -55,7 +55,7 @@ static inline const uint8_t *cur_take(struct cur *c, uint64_t n)
 	return at;
 }
 
-static uint64_t read_format_size(uint64_t rf, uint64_t nr_group)
+uint64_t pdr_read_size(uint64_t rf, uint64_t nr_group)
 {
 	uint64_t per = 8 + ((rf & PDF_FORMAT_ID) ? 8 : 0) + ((rf & PDF_FORMAT_LOST) ? 8 : 0);
 	uint64_t hdr = ((rf & PDF_FORMAT_TOTAL_TIME_ENABLED) ? 8 : 0) +
@@ -98,7 +98,7 @@ static int parse_body(const struct pdf_attr *attr, struct cur *c, struct pdr_sam
 			if (nr > 0xffff)
 				return -EINVAL;
 		}
-		uint64_t sz = read_format_size(attr->read_format, nr);
+		uint64_t sz = pdr_read_size(attr->read_format, nr);
 		s->read = cur_take(c, sz);
 		s->read_size = (uint32_t)sz;
 	}

@@ -340,17 +340,6 @@ static void rc_bytes(struct rcur *c, const void *src, size_t n, size_t pad_to)
 	memset(at + n, 0, pad_to - n);
 }
 
-/* Bytes of the READ block read_format implies (nr_group members for GROUP). */
-static uint64_t read_block_size(uint64_t rf, uint64_t nr_group)
-{
-	uint64_t per = 8 + ((rf & PDF_FORMAT_ID) ? 8 : 0) + ((rf & PDF_FORMAT_LOST) ? 8 : 0);
-	uint64_t hdr = ((rf & PDF_FORMAT_TOTAL_TIME_ENABLED) ? 8 : 0) +
-		       ((rf & PDF_FORMAT_TOTAL_TIME_RUNNING) ? 8 : 0);
-	if (rf & PDF_FORMAT_GROUP)
-		return 8 + hdr + nr_group * per;
-	return hdr + per;
-}
-
 static int put_sample_body(const struct pdw *w, const struct pdf_attr *a, const struct pdr_sample *s,
 			   struct rcur *c)
 {
@@ -381,7 +370,7 @@ static int put_sample_body(const struct pdw *w, const struct pdf_attr *a, const 
 		if (!s->read || n < 8)
 			return -EINVAL;
 		uint64_t nr = (a->read_format & PDF_FORMAT_GROUP) ? by_ld64(s->read, sw) : 0;
-		if (nr > PDW_REC_MAX / 8 || read_block_size(a->read_format, nr) != n)
+		if (nr > PDW_REC_MAX / 8 || pdr_read_size(a->read_format, nr) != n)
 			return -EINVAL;
 		rc_bytes(c, s->read, n, n);
 	}
