@@ -26,6 +26,7 @@
 
 #include "commands.h"
 #include "evsrc.h"
+#include "idlecheck.h"
 #include "latency.h"
 #include "lhist.h"
 #include "lhout.h"
@@ -56,6 +57,9 @@ struct hctx {
 	bool irqsoff_live;
 	size_t ring_bytes;
 	bool timer, live_opt;		/* live_opt: an option only record/top take */
+	int keep_busy;			/* -1 auto (self-test), 0 off, 1 on */
+	uint64_t time_lo_ns, time_hi_ns;	/* report --time window */
+	bool time_given;
 	uint64_t interval_ns;
 	int prio;
 	/* state */
@@ -68,6 +72,15 @@ struct hctx {
 	struct twl *twl;
 	struct pdw *pw;
 	bool live_err;
+	uint64_t first_ns, last_ns;	/* time of the first/last event fed */
+	bool decoded_any;
+	uint64_t outside;		/* samples outside --time */
+	bool busy_on;			/* keep-busy spinners ran */
+	const char *busy_why;		/* "self-test", "option" */
+	struct idc_cpu_result idc[64];
+	size_t nidc;
+	int idc_err;			/* self-test error (0 = ran or not run) */
+	bool idc_ran;
 };
 
 static volatile sig_atomic_t h_stop;
@@ -90,10 +103,13 @@ static void usage(FILE *f, enum hmode m)
 "    sched:sched_migrate_task,timer:hrtimer_*' -a -- <workload>\n"
 "or from `latscope hist record -o FILE`.\n"
 "\n"
-"  -i, --input FILE       perf.data file, '-' = pipe on stdin (default perf.data)\n");
+"  -i, --input FILE       perf.data file, '-' = pipe on stdin (default perf.data)\n"
+"      --time START,END   only samples in this window (seconds of the recording clock, as\n"
+"                         `hist record --json` reports in first/last_event_ns; either side may\n"
+"                         be empty)\n");
 	else
 		fprintf(f,
-"usage: latscope hist %s [options]\n"
+"usage: latscope hist %s [-c cpus] [-d duration] [--timer-workload] [-o perf.data] [options]\n"
 "\n"
 "Measure wakeup and timer latency live from tracepoints (perf_event_open), like the\n"
 "PREEMPT_RT latency_hist patch.  Needs root (or perf_event_paranoid <= -1).\n"
@@ -101,10 +117,16 @@ static void usage(FILE *f, enum hmode m)
 "  -d, --duration DUR     how long (10s, 2m; default %s; Ctrl-C stops early)\n"
 "  -c, --cpus LIST        CPUs to trace (default all online)\n"
 "  -o, --record FILE      also write the raw events to a perf.data FILE (hist report reads it)\n"
+"      --keep-busy        run a SCHED_IDLE spinner on each traced CPU (it never delays other\n"
+"                         work, but keeps the CPU out of idle: some kernels drop the perf\n"
+"                         samples of interrupts taken while idle)\n"
+"      --no-keep-busy     never do that.  Default: a 150 ms self-test per CPU at start turns\n"
+"                         it on (with a note on stderr) when the kernel drops such samples\n"
 "      --irqsoff          also trace preemptirq:* (irqsoff/preemptoff; needs a kernel with\n"
 "                         CONFIG_PREEMPTIRQ_TRACEPOINTS, and is very frequent)\n"
 "      --ring-bytes N     ring buffer per CPU (default 8M)\n"
-"  -t, --timer            run a cyclictest-like timer thread per CPU as the victim workload\n"
+"  -t, --timer-workload   run a cyclictest-like timer thread per CPU as the victim workload\n"
+"                         (its own latency is shown beside the kernel-side histograms)\n"
 "      --interval DUR     its period (default 1000us)\n"
 "  -p, --prio N           its SCHED_FIFO priority (default 95; 0 = SCHED_OTHER)\n"
 "%s",
@@ -304,6 +326,56 @@ static const char *why_unsupported(enum lat_type t)
 	}
 }
 
+static struct json_object *keep_busy_json(const struct hctx *c)
+{
+	struct json_object *o = json_object_new_object();
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "enabled", json_object_new_boolean(c->busy_on));
+	if (c->busy_why)
+		json_object_object_add(o, "why", json_object_new_string(c->busy_why));
+	if (c->idc_ran) {
+		struct json_object *a = json_object_new_array();
+		if (c->idc_err)
+			json_object_object_add(o, "self_test_error",
+					       json_object_new_string(strerror(-c->idc_err)));
+		for (size_t i = 0; a && i < c->nidc; i++) {
+			struct json_object *e = json_object_new_object();
+			if (!e)
+				break;
+			json_object_object_add(e, "cpu", json_object_new_int((int)c->idc[i].cpu));
+			json_object_object_add(e, "timer_irqs",
+					       json_object_new_int64((int64_t)c->idc[i].irqs));
+			json_object_object_add(e, "samples",
+					       json_object_new_int64((int64_t)c->idc[i].samples));
+			json_object_object_add(e, "verdict",
+					       json_object_new_string(idc_verdict_name(c->idc[i].verdict)));
+			json_object_array_add(a, e);
+		}
+		json_object_object_add(o, "self_test", a);
+	}
+	return o;
+}
+
+static struct json_object *stat_json(const struct lhist *h)
+{
+	struct json_object *o = json_object_new_object();
+	int64_t p50 = 0, p99 = 0;
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "samples", json_object_new_int64((int64_t)(h ? h->total : 0)));
+	if (!h || !h->total)
+		return o;
+	lhist_percentile_ns(h, 50, &p50);
+	lhist_percentile_ns(h, 99, &p99);
+	json_object_object_add(o, "min_ns", json_object_new_int64(h->min_ns));
+	json_object_object_add(o, "avg_ns", json_object_new_int64(lhist_avg_ns(h)));
+	json_object_object_add(o, "p50_ns", json_object_new_int64(p50));
+	json_object_object_add(o, "p99_ns", json_object_new_int64(p99));
+	json_object_object_add(o, "max_ns", json_object_new_int64(h->max_ns));
+	return o;
+}
+
 static struct json_object *twl_json(struct hctx *c)
 {
 	struct json_object *a = json_object_new_array();
@@ -324,17 +396,47 @@ static struct json_object *twl_json(struct hctx *c)
 		json_object_object_add(o, "cycles", json_object_new_int64((int64_t)info.cycles));
 		json_object_object_add(o, "overruns", json_object_new_int64((int64_t)info.overruns));
 		if (h.total) {
-			int64_t p99 = 0;
+			int64_t p50 = 0, p99 = 0;
+			lhist_percentile_ns(&h, 50, &p50);
 			lhist_percentile_ns(&h, 99, &p99);
 			json_object_object_add(o, "min_ns", json_object_new_int64(h.min_ns));
 			json_object_object_add(o, "avg_ns", json_object_new_int64(lhist_avg_ns(&h)));
 			json_object_object_add(o, "max_ns", json_object_new_int64(h.max_ns));
+			json_object_object_add(o, "p50_ns", json_object_new_int64(p50));
 			json_object_object_add(o, "p99_ns", json_object_new_int64(p99));
+		}
+		if (c->lat && info.cpu < lat_nr_cpus(c->lat)) {
+			struct json_object *k = json_object_new_object();
+			if (k) {
+				json_object_object_add(k, "wakeup",
+						       stat_json(lat_hist(c->lat, LAT_WAKEUP, info.cpu)));
+				json_object_object_add(
+					k, "timerandwakeup",
+					stat_json(lat_hist(c->lat, LAT_TIMERANDWAKEUP, info.cpu)));
+				json_object_object_add(
+					k, "missed_timer_offsets",
+					stat_json(lat_hist(c->lat, LAT_MISSED_TIMER, info.cpu)));
+				json_object_object_add(o, "kernel", k);
+			}
 		}
 		json_object_array_add(a, o);
 	}
 	lhist_fini(&h);
 	return a;
+}
+
+static void stat_row(FILE *f, unsigned cpu, const char *what, const struct lhist *h)
+{
+	int64_t p50 = 0, p99 = 0;
+	if (!h || !h->total) {
+		fprintf(f, "%6u %-24s %10d\n", cpu, what, 0);
+		return;
+	}
+	lhist_percentile_ns(h, 50, &p50);
+	lhist_percentile_ns(h, 99, &p99);
+	fprintf(f, "%6u %-24s %10" PRIu64 " %8.1f %8.1f %8.1f %8.1f %8.1f\n", cpu, what, h->total,
+		(double)h->min_ns / 1e3, (double)lhist_avg_ns(h) / 1e3, (double)p50 / 1e3,
+		(double)p99 / 1e3, (double)h->max_ns / 1e3);
 }
 
 static void twl_table(struct hctx *c, FILE *f)
@@ -358,6 +460,37 @@ static void twl_table(struct hctx *c, FILE *f)
 			h.total ? h.max_ns / 1000 : 0, info.overruns,
 			c->prio && !info.fifo ? "  (SCHED_FIFO refused)" : "");
 	}
+	fprintf(f, "\nworkload's own latency beside the kernel-side histograms (us):\n");
+	fprintf(f, "%6s %-24s %10s %8s %8s %8s %8s %8s\n", "CPU", "source", "samples", "min", "avg",
+		"p50", "p99", "max");
+	for (unsigned i = 0; i < twl_nr_threads(c->twl); i++) {
+		struct twl_thread_info info;
+		twl_snapshot(c->twl, i, &info, &h);
+		stat_row(f, info.cpu, "workload (own)", &h);
+		if (!c->lat || info.cpu >= lat_nr_cpus(c->lat))
+			continue;
+		const struct lhist *tw = lat_hist(c->lat, LAT_TIMERANDWAKEUP, info.cpu);
+		stat_row(f, info.cpu, "kernel timerandwakeup", tw);
+		stat_row(f, info.cpu, "kernel wakeup", lat_hist(c->lat, LAT_WAKEUP, info.cpu));
+		stat_row(f, info.cpu, "kernel missed_timer", lat_hist(c->lat, LAT_MISSED_TIMER, info.cpu));
+		if (h.total && tw && tw->total) {
+			int64_t a50 = 0, a99 = 0, b50 = 0, b99 = 0;
+			lhist_percentile_ns(&h, 50, &a50);
+			lhist_percentile_ns(&h, 99, &a99);
+			lhist_percentile_ns(tw, 50, &b50);
+			lhist_percentile_ns(tw, 99, &b99);
+			fprintf(f, "%6u %-24s %10s %8.1f %8.1f %8.1f %8.1f %8.1f\n", info.cpu,
+				"own - timerandwakeup", "",
+				(double)(h.min_ns - tw->min_ns) / 1e3,
+				(double)(lhist_avg_ns(&h) - lhist_avg_ns(tw)) / 1e3,
+				(double)(a50 - b50) / 1e3, (double)(a99 - b99) / 1e3,
+				(double)(h.max_ns - tw->max_ns) / 1e3);
+		}
+	}
+	fprintf(f, "(own = clock_gettime after the wakeup - the programmed expiry, so it adds the "
+		   "return to user space to timer lateness + wakeup latency)\n");
+	if (c->busy_on)
+		fprintf(f, "keep-busy: SCHED_IDLE spinners on the traced CPUs (%s)\n", c->busy_why);
 	lhist_fini(&h);
 }
 
@@ -432,6 +565,17 @@ static int emit(struct hctx *c)
 			json_object_object_add(in, "lost_samples",
 					       json_object_new_int64((int64_t)c->lost_samples));
 			json_object_object_add(in, "nr_cpus", json_object_new_int((int)nr_out_cpus(c)));
+			if (c->decoded_any) {
+				json_object_object_add(in, "first_event_ns",
+						       json_object_new_int64((int64_t)c->first_ns));
+				json_object_object_add(in, "last_event_ns",
+						       json_object_new_int64((int64_t)c->last_ns));
+			}
+			if (c->time_given)
+				json_object_object_add(in, "outside_time",
+						       json_object_new_int64((int64_t)c->outside));
+			if (c->mode != H_REPORT)
+				json_object_object_add(in, "keep_busy", keep_busy_json(c));
 			json_object_object_add(j, "input", in);
 		}
 		if (c->twl)
@@ -499,6 +643,11 @@ static int make_lat(struct hctx *c, uint32_t nr_cpus)
 
 static void feed(struct hctx *c, const struct tpe *ev)
 {
+	if (!c->decoded_any || ev->time_ns < c->first_ns)
+		c->first_ns = ev->time_ns;
+	if (!c->decoded_any || ev->time_ns > c->last_ns)
+		c->last_ns = ev->time_ns;
+	c->decoded_any = true;
 	if (lat_feed(c->lat, ev) == 0) {
 		if (!c->any_cpu || ev->cpu > c->max_cpu_seen)
 			c->max_cpu_seen = ev->cpu;
@@ -565,6 +714,11 @@ static int do_report(struct hctx *c)
 				n = n > 1024 ? n : 1024;
 			if (make_lat(c, n) < 0)
 				goto out;
+		}
+		if (c->time_given &&
+		    (ev.sample.time < c->time_lo_ns || ev.sample.time > c->time_hi_ns)) {
+			c->outside++;
+			continue;
 		}
 		struct tpe t;
 		memset(&t, 0, sizeof(t));
@@ -709,6 +863,47 @@ static int open_record_file(struct hctx *c, struct evs *s)
 	return 0;
 }
 
+/*
+ * Keep-busy: explicit, or after the idle-drop self-test.  One line on stderr
+ * when the self-test turns it on.
+ */
+static int keep_busy_setup(struct hctx *c, struct idc_spin **spin)
+{
+	if (c->keep_busy < 0) {
+		c->idc_ran = true;
+		c->idc_err = idc_check(&c->cpus, NULL, c->idc, sizeof(c->idc) / sizeof(c->idc[0]),
+				       &c->nidc);
+		if (!c->idc_err && idc_any_drops(c->idc, c->nidc)) {
+			char list[256] = "";
+			size_t used = 0;
+			for (size_t i = 0; i < c->nidc && used < sizeof(list) - 64; i++)
+				if (c->idc[i].verdict == IDC_DROPS)
+					used += (size_t)snprintf(list + used, sizeof(list) - used,
+								 "%sCPU%u %" PRIu64 "/%" PRIu64,
+								 used ? ", " : "", c->idc[i].cpu,
+								 c->idc[i].samples, c->idc[i].irqs);
+			fprintf(stderr,
+				"%s: this kernel drops perf samples of interrupts taken on an idle CPU "
+				"(self-test, samples/timer interrupts: %s): keeping the traced CPUs busy "
+				"with SCHED_IDLE spinners (--no-keep-busy to turn off)\n",
+				c->prog, list);
+			c->busy_why = "self-test";
+		}
+	} else if (c->keep_busy > 0) {
+		c->busy_why = "option";
+	}
+	if (!c->busy_why)
+		return 0;
+	int err = idc_spin_start(spin, &c->cpus);
+	if (err < 0) {
+		fprintf(stderr, "%s: cannot start the keep-busy threads: %s (try --no-keep-busy)\n",
+			c->prog, strerror(-err));
+		return err;
+	}
+	c->busy_on = true;
+	return 0;
+}
+
 static int do_live(struct hctx *c)
 {
 	const char *ev[sizeof(live_events) / sizeof(live_events[0]) +
@@ -716,6 +911,7 @@ static int do_live(struct hctx *c)
 	size_t n = 0;
 	struct evs *s = NULL;
 	struct tpd *d = NULL;
+	struct idc_spin *spin = NULL;
 	int ret = EXIT_ERR, err;
 
 	for (size_t i = 0; i < sizeof(live_events) / sizeof(live_events[0]); i++)
@@ -727,6 +923,8 @@ static int do_live(struct hctx *c)
 		fprintf(stderr, "%s: cannot find the online CPUs\n", c->prog);
 		return EXIT_ERR;
 	}
+	if (keep_busy_setup(c, &spin) < 0)
+		return EXIT_ERR;
 	struct evs_opts eo = { .ring_bytes = c->ring_bytes };
 	err = evs_open(&s, ev, n, &c->cpus, &eo);
 	if (err < 0) {
@@ -736,6 +934,7 @@ static int do_live(struct hctx *c)
 			fprintf(stderr, "%s: run as root or lower /proc/sys/kernel/perf_event_paranoid\n",
 				c->prog);
 		evs_close(s);
+		idc_spin_stop(spin);
 		return EXIT_ERR;
 	}
 	d = tpd_new(evs_tep(s));
@@ -832,6 +1031,7 @@ out:
 	c->pw = NULL;
 	tpd_free(d);
 	evs_close(s);
+	idc_spin_stop(spin);
 	return ret;
 }
 
@@ -840,6 +1040,7 @@ out:
 enum {
 	O_JSON = 256, O_BUCKETS_JSON, O_TYPES, O_PID, O_ALL, O_BOTH, O_RES, O_NBUCKETS, O_OFFSET,
 	O_TABLE, O_NONZERO, O_THRESH, O_IRQSOFF, O_RING, O_INTERVAL, O_REFRESH,
+	O_KEEPBUSY, O_NOKEEPBUSY, O_TIME,
 };
 
 int cmd_hist(int argc, char **argv)
@@ -852,6 +1053,10 @@ int cmd_hist(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "timer", no_argument, NULL, 't' },
+		{ "timer-workload", no_argument, NULL, 't' },
+		{ "keep-busy", no_argument, NULL, O_KEEPBUSY },
+		{ "no-keep-busy", no_argument, NULL, O_NOKEEPBUSY },
+		{ "time", required_argument, NULL, O_TIME },
 		{ "prio", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "buckets-json", no_argument, NULL, O_BUCKETS_JSON },
@@ -907,6 +1112,7 @@ int cmd_hist(int argc, char **argv)
 	c.refresh_ns = 1000000000ull;
 	c.interval_ns = 1000000;
 	c.prio = 95;
+	c.keep_busy = -1;
 
 	argc--;
 	argv++;
@@ -984,6 +1190,20 @@ int cmd_hist(int argc, char **argv)
 			err = ps_duration_ns(optarg, 1000, &v);
 			c.threshold_ns = v > INT64_MAX ? INT64_MAX : (int64_t)v;
 			break;
+		case O_KEEPBUSY:
+			c.live_opt = true;
+			c.keep_busy = 1;
+			break;
+		case O_NOKEEPBUSY:
+			c.live_opt = true;
+			c.keep_busy = 0;
+			break;
+		case O_TIME:
+			err = ps_time_range(optarg, &c.time_lo_ns, &c.time_hi_ns);
+			if (!err && c.time_lo_ns > c.time_hi_ns)
+				err = -ERANGE;
+			c.time_given = true;
+			break;
 		case O_IRQSOFF:
 			c.irqsoff_live = true;
 			break;
@@ -1027,12 +1247,12 @@ int cmd_hist(int argc, char **argv)
 	}
 	if (c.mode == H_REPORT) {
 		if (c.timer || c.record_out || c.cpus_given || c.irqsoff_live || c.duration_ns || c.live_opt) {
-			fprintf(stderr, "%s: -t/-o/-c/-d/-p/--irqsoff/--interval/--refresh/--ring-bytes are for "
+			fprintf(stderr, "%s: -t/-o/-c/-d/-p/--irqsoff/--interval/--refresh/--ring-bytes/--keep-busy are for "
 					"record and top\n", c.prog);
 			return EXIT_ERR;
 		}
-	} else if (c.input) {
-		fprintf(stderr, "%s: -i is for hist report\n", c.prog);
+	} else if (c.input || c.time_given) {
+		fprintf(stderr, "%s: -i and --time are for hist report\n", c.prog);
 		return EXIT_ERR;
 	}
 	if (c.timer && c.interval_ns == 0) {
