@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
@@ -412,4 +413,18 @@ void idc_spin_stop(struct idc_spin *s)
 		if (s->t[i].started)
 			pthread_join(s->t[i].th, NULL);
 	free(s);
+}
+
+int idc_pm_qos_hold(int32_t latency_us)
+{
+	int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* the device takes a host-order s32 */
+	if (write(fd, &latency_us, sizeof(latency_us)) != (ssize_t)sizeof(latency_us)) {
+		int err = errno ? -errno : -EIO;
+		close(fd);
+		return err;
+	}
+	return fd;
 }

@@ -84,4 +84,12 @@ unsigned idc_spin_nr_running(const struct idc_spin *s);
 /* Stop and join the threads and free s (NULL is fine). */
 void idc_spin_stop(struct idc_spin *s);
 
+/*
+ * idc_pm_qos_hold - ask for at most latency_us of C-state exit latency on
+ * every CPU (/dev/cpu_dma_latency, as cyclictest does by default) for as long
+ * as the returned fd stays open; the caller closes it.  Returns the fd or a
+ * negative errno.
+ */
+int idc_pm_qos_hold(int32_t latency_us);
+
 #endif

@@ -13,10 +13,12 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -39,6 +41,10 @@
 
 enum hmode { H_REPORT, H_RECORD, H_TOP };
 
+/* 16 MiB per CPU: no loss at 500k events/s (machine-facts.md); the rings
+ * also absorb a collector starved for a while by a CPU-hungry load. */
+#define HIST_DEFAULT_RING_BYTES (16u << 20)
+
 struct hctx {
 	enum hmode mode;
 	const char *prog;		/* "latscope hist report" */
@@ -58,6 +64,8 @@ struct hctx {
 	size_t ring_bytes;
 	bool timer, live_opt;		/* live_opt: an option only record/top take */
 	int keep_busy;			/* -1 auto (self-test), 0 off, 1 on */
+	int collector_prio;
+	int64_t dma_latency_us;		/* with the timer workload; -1 = leave alone */		/* SCHED_FIFO priority of the collecting thread, 0 = none */
 	uint64_t time_lo_ns, time_hi_ns;	/* report --time window */
 	bool time_given;
 	uint64_t interval_ns;
@@ -124,11 +132,15 @@ static void usage(FILE *f, enum hmode m)
 "                         it on (with a note on stderr) when the kernel drops such samples\n"
 "      --irqsoff          also trace preemptirq:* (irqsoff/preemptoff; needs a kernel with\n"
 "                         CONFIG_PREEMPTIRQ_TRACEPOINTS, and is very frequent)\n"
-"      --ring-bytes N     ring buffer per CPU (default 8M)\n"
+"      --ring-bytes N     ring buffer per CPU (K/M/G suffixes; default 16M)\n"
+"      --collector-prio N run the collecting thread SCHED_FIFO N (1..99) so a CPU-hungry load\n"
+"                         cannot starve it into losing events (it then shows up as an RT task)\n"
 "  -t, --timer-workload   run a cyclictest-like timer thread per CPU as the victim workload\n"
 "                         (its own latency is shown beside the kernel-side histograms)\n"
 "      --interval DUR     its period (default 1000us)\n"
 "  -p, --prio N           its SCHED_FIFO priority (default 95; 0 = SCHED_OTHER)\n"
+"      --dma-latency US   while it runs, hold /dev/cpu_dma_latency at US (default 0, as\n"
+"                         cyclictest does; -1 = leave the C-states alone)\n"
 "%s",
 			m == H_TOP ? "top" : "record", m == H_TOP ? "until Ctrl-C" : "10s",
 			m == H_TOP ? "      --refresh DUR      screen refresh period (default 1s)\n" : "");
@@ -193,6 +205,26 @@ static int parse_types(struct hctx *c, const char *arg)
 	free(dup);
 	c->types_given = true;
 	return 0;
+}
+
+/* "8M", "512K", "1G", "65536" -> bytes. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char num[32];
+	size_t n = strlen(s);
+	uint64_t mul = 1, v = 0;
+	if (n && strchr("kKmMgG", s[n - 1])) {
+		mul = strchr("kK", s[n - 1]) ? 1ull << 10 : strchr("mM", s[n - 1]) ? 1ull << 20 : 1ull << 30;
+		n--;
+	}
+	if (!n || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n);
+	num[n] = 0;
+	int err = ps_u64(num, 0, UINT64_MAX / mul, &v);
+	if (!err)
+		*out = v * mul;
+	return err;
 }
 
 static int parse_signed_dur(const char *s, int64_t *out)
@@ -912,7 +944,7 @@ static int do_live(struct hctx *c)
 	struct evs *s = NULL;
 	struct tpd *d = NULL;
 	struct idc_spin *spin = NULL;
-	int ret = EXIT_ERR, err;
+	int ret = EXIT_ERR, err, qos_fd = -1;
 
 	for (size_t i = 0; i < sizeof(live_events) / sizeof(live_events[0]); i++)
 		ev[n++] = live_events[i];
@@ -964,6 +996,17 @@ static int do_live(struct hctx *c)
 		fprintf(stderr, "%s: %s\n", c->prog, evs_strerror(s));
 		goto out;
 	}
+	/* like cyclictest -m: no page fault in the measured path */
+	if (c->timer && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+		fprintf(stderr, "%s: mlockall: %s (going on, page faults may show as latency)\n",
+			c->prog, strerror(errno));
+	if (c->timer && c->dma_latency_us >= 0) {
+		qos_fd = idc_pm_qos_hold((int32_t)c->dma_latency_us);
+		if (qos_fd < 0)
+			fprintf(stderr, "%s: cannot hold /dev/cpu_dma_latency at %" PRId64 " us: %s "
+					"(going on; --dma-latency -1 does not try)\n",
+				c->prog, c->dma_latency_us, strerror(-qos_fd));
+	}
 	if (c->timer) {
 		struct twl_cfg tc;
 		memset(&tc, 0, sizeof(tc));
@@ -976,6 +1019,13 @@ static int do_live(struct hctx *c)
 			fprintf(stderr, "%s: cannot start the timer threads: %s\n", c->prog, strerror(-err));
 			goto out;
 		}
+	}
+	if (c->collector_prio > 0) {
+		/* after the workload threads exist, so they do not inherit it */
+		struct sched_param sp = { .sched_priority = c->collector_prio };
+		if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
+			fprintf(stderr, "%s: cannot make the collector SCHED_FIFO %d: %s (going on)\n",
+				c->prog, c->collector_prio, strerror(errno));
 	}
 	uint64_t start = mono_ns(), next_refresh = start + c->refresh_ns;
 	bool tty = isatty(STDOUT_FILENO);
@@ -1032,6 +1082,8 @@ out:
 	tpd_free(d);
 	evs_close(s);
 	idc_spin_stop(spin);
+	if (qos_fd >= 0)
+		close(qos_fd);
 	return ret;
 }
 
@@ -1040,7 +1092,7 @@ out:
 enum {
 	O_JSON = 256, O_BUCKETS_JSON, O_TYPES, O_PID, O_ALL, O_BOTH, O_RES, O_NBUCKETS, O_OFFSET,
 	O_TABLE, O_NONZERO, O_THRESH, O_IRQSOFF, O_RING, O_INTERVAL, O_REFRESH,
-	O_KEEPBUSY, O_NOKEEPBUSY, O_TIME,
+	O_KEEPBUSY, O_NOKEEPBUSY, O_TIME, O_CPRIO, O_DMALAT,
 };
 
 int cmd_hist(int argc, char **argv)
@@ -1057,6 +1109,8 @@ int cmd_hist(int argc, char **argv)
 		{ "keep-busy", no_argument, NULL, O_KEEPBUSY },
 		{ "no-keep-busy", no_argument, NULL, O_NOKEEPBUSY },
 		{ "time", required_argument, NULL, O_TIME },
+		{ "collector-prio", required_argument, NULL, O_CPRIO },
+		{ "dma-latency", required_argument, NULL, O_DMALAT },
 		{ "prio", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "buckets-json", no_argument, NULL, O_BUCKETS_JSON },
@@ -1113,6 +1167,7 @@ int cmd_hist(int argc, char **argv)
 	c.interval_ns = 1000000;
 	c.prio = 95;
 	c.keep_busy = -1;
+	c.ring_bytes = HIST_DEFAULT_RING_BYTES;
 
 	argc--;
 	argv++;
@@ -1190,6 +1245,15 @@ int cmd_hist(int argc, char **argv)
 			err = ps_duration_ns(optarg, 1000, &v);
 			c.threshold_ns = v > INT64_MAX ? INT64_MAX : (int64_t)v;
 			break;
+		case O_DMALAT:
+			c.live_opt = true;
+			err = ps_i64(optarg, -1, INT32_MAX, &c.dma_latency_us);
+			break;
+		case O_CPRIO:
+			c.live_opt = true;
+			err = ps_u64(optarg, 0, 99, &v);
+			c.collector_prio = (int)v;
+			break;
 		case O_KEEPBUSY:
 			c.live_opt = true;
 			c.keep_busy = 1;
@@ -1209,7 +1273,9 @@ int cmd_hist(int argc, char **argv)
 			break;
 		case O_RING:
 			c.live_opt = true;
-			err = ps_u64(optarg, 4096, 1ull << 32, &v);
+			err = parse_size(optarg, &v);
+			if (!err && (v < 4096 || v > (1ull << 32)))
+				err = -ERANGE;
 			c.ring_bytes = (size_t)v;
 			break;
 		case O_INTERVAL:

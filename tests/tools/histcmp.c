@@ -13,7 +13,7 @@
  * Prints one line per histogram type ("wakeup: cpu0 2001 = 2001, ...") and
  * every difference; exits 0 when equal, 1 when different, 2 on bad input.
  * Also: histcmp --get A.json input.first_event_ns prints a number field
- * (dotted path).
+ * (dotted path; array elements by index: timer_workload.0.p99_ns).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,8 +29,15 @@ static struct json_object *path_get(struct json_object *o, const char *path)
 	for (char *save = NULL, *t = strtok_r(buf, ".", &save); o && t;
 	     t = strtok_r(NULL, ".", &save)) {
 		struct json_object *n = NULL;
-		if (!json_object_object_get_ex(o, t, &n))
+		if (json_object_is_type(o, json_type_array)) {
+			char *end;
+			long i = strtol(t, &end, 10);
+			if (*end || i < 0 || (size_t)i >= json_object_array_length(o))
+				return NULL;
+			n = json_object_array_get_idx(o, (size_t)i);
+		} else if (!json_object_object_get_ex(o, t, &n)) {
 			return NULL;
+		}
 		o = n;
 	}
 	return o;
