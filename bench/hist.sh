@@ -131,7 +131,17 @@ echo "live event processing, default ring (16 MiB per CPU), $D s, all CPUs"
 printf '%-44s %12s %8s %12s %10s\n' load events seconds events/s lost
 if command -v perf >/dev/null 2>&1; then
 	load() { setsid sh -c "while :; do $* >/dev/null 2>&1; done" & GROUPS_="$GROUPS_ $!"; }
-	unload() { for g in $GROUPS_; do kill -- "-$g" 2>/dev/null; done; GROUPS_=""; sleep 1; }
+	unload() {	# a group that is forking hundreds of tasks may need more than one signal
+		for g in $GROUPS_; do
+			k=0
+			while kill -0 -- "-$g" 2>/dev/null && [ $k -lt 20 ]; do
+				if [ $k -lt 10 ]; then kill -- "-$g"; else kill -KILL -- "-$g"; fi
+				sleep 0.5
+				k=$((k + 1))
+			done
+		done
+		GROUPS_=""
+	}
 	load perf bench sched pipe -l 5000000
 	sleep 1
 	rate "1 x perf bench sched pipe"
