@@ -150,7 +150,7 @@ static void usage(FILE *f, enum hmode m)
 "  -O, --output-dir DIR   write the latency_hist tree: DIR/wakeup/CPU0, DIR/wakeup/sharedprio/CPU0,\n"
 "                         DIR/missed_timer_offsets/CPU0, DIR/timerandwakeup/CPU0, DIR/irqsoff/CPU0,\n"
 "                         ..., and DIR/<type>/max_latency-CPU0\n"
-"      --json             JSON on stdout instead of the table (--buckets adds the buckets)\n"
+"      --json             JSON on stdout instead of the table (--buckets-json: with the buckets)\n"
 "      --types LIST       wakeup,sharedprio,timer,timerandwakeup,irqsoff,preemptoff,\n"
 "                         preemptirqsoff (default all the input supports)\n"
 "      --pid PID          only this task (latency_hist's `pid` file)\n"
