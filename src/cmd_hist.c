@@ -521,8 +521,6 @@ static void twl_table(struct hctx *c, FILE *f)
 	}
 	fprintf(f, "(own = clock_gettime after the wakeup - the programmed expiry, so it adds the "
 		   "return to user space to timer lateness + wakeup latency)\n");
-	if (c->busy_on)
-		fprintf(f, "keep-busy: SCHED_IDLE spinners on the traced CPUs (%s)\n", c->busy_why);
 	lhist_fini(&h);
 }
 
@@ -626,6 +624,13 @@ static int emit(struct hctx *c)
 		       " timer-table evictions, %" PRIu64 " expiries of unknown timers\n",
 		       st->wake_ignored, st->dropped_prio, st->dropped_running, st->replaced,
 		       st->migrated, st->pid_evictions, st->timer_evictions, st->timer_unknown);
+		if (c->mode != H_REPORT)
+			printf("keep-busy: %s\n",
+			       c->busy_on ? (strcmp(c->busy_why, "option") ? "on (the self-test saw "
+								"idle-entry samples dropped)"
+								: "on (--keep-busy)")
+			       : c->idc_ran && !c->idc_err ? "off (the self-test saw no drop)"
+			       : c->idc_ran ? "off (the self-test could not run)" : "off (--no-keep-busy)");
 		if (c->outdir)
 			printf("latency_hist tree written to %s\n", c->outdir);
 	}
