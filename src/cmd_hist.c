@@ -82,6 +82,7 @@ struct hctx {
 	bool live_err;
 	uint64_t first_ns, last_ns;	/* time of the first/last event fed */
 	bool decoded_any;
+	uint64_t traced_from_ns, traced_until_ns;	/* live: all CPUs enabled */
 	uint64_t outside;		/* samples outside --time */
 	bool busy_on;			/* keep-busy spinners ran */
 	const char *busy_why;		/* "self-test", "option" */
@@ -112,8 +113,8 @@ static void usage(FILE *f, enum hmode m)
 "or from `latscope hist record -o FILE`.\n"
 "\n"
 "  -i, --input FILE       perf.data file, '-' = pipe on stdin (default perf.data)\n"
-"      --time START,END   only samples in this window (seconds of the recording clock, as\n"
-"                         `hist record --json` reports in first/last_event_ns; either side may\n"
+"      --time START,END   only samples in this window (seconds of the recording clock, e.g.\n"
+"                         traced_from_ns..traced_until_ns of `hist record --json`; either side may\n"
 "                         be empty)\n");
 	else
 		fprintf(f,
@@ -601,6 +602,12 @@ static int emit(struct hctx *c)
 				json_object_object_add(in, "last_event_ns",
 						       json_object_new_int64((int64_t)c->last_ns));
 			}
+			if (c->traced_from_ns) {
+				json_object_object_add(in, "traced_from_ns",
+						       json_object_new_int64((int64_t)c->traced_from_ns));
+				json_object_object_add(in, "traced_until_ns",
+						       json_object_new_int64((int64_t)c->traced_until_ns));
+			}
 			if (c->time_given)
 				json_object_object_add(in, "outside_time",
 						       json_object_new_int64((int64_t)c->outside));
@@ -1001,6 +1008,7 @@ static int do_live(struct hctx *c)
 		fprintf(stderr, "%s: %s\n", c->prog, evs_strerror(s));
 		goto out;
 	}
+	c->traced_from_ns = mono_ns();	/* every CPU traced from here */
 	/* like cyclictest -m: no page fault in the measured path */
 	if (c->timer && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
 		fprintf(stderr, "%s: mlockall: %s (going on, page faults may show as latency)\n",
@@ -1062,6 +1070,7 @@ static int do_live(struct hctx *c)
 			next_refresh = now + c->refresh_ns;
 		}
 	}
+	c->traced_until_ns = mono_ns();	/* ... to here */
 	evs_disable(s);
 	evs_read(s, UINT64_MAX, on_event, c);
 	c->lost_events = evs_stats(s)->lost;
