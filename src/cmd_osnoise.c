@@ -24,6 +24,7 @@
 #include "bytes.h"
 #include "commands.h"
 #include "evsrc.h"
+#include "idlecheck.h"
 #include "noise.h"
 #include "osnkernel.h"
 #include "oswork.h"
@@ -1335,6 +1336,24 @@ static int run_live(struct ctx *c)
 			}
 		} else {
 			c->attribution = true;
+		}
+	}
+	/* Without the busy loop the measured CPUs go idle, and some kernels
+	 * (KVM guests with haltpoll) drop perf samples of interrupts taken on an
+	 * idle CPU: say so, the IRQ/softirq time of idle CPUs is then too low. */
+	if (c->no_workload && c->attribution) {
+		struct idc_cpu_result idr[64];
+		size_t nidr = 0;
+		if (idc_check(&c->cpus, NULL, idr, sizeof(idr) / sizeof(idr[0]), &nidr) == 0 &&
+		    idc_any_drops(idr, nidr)) {
+			char list[256] = "";
+			for (size_t i = 0; i < nidr; i++)
+				if (idr[i].verdict == IDC_DROPS)
+					snprintf(list + strlen(list), sizeof(list) - strlen(list), " CPU%u %" PRIu64 "/%" PRIu64,
+						 idr[i].cpu, idr[i].samples, idr[i].irqs);
+			fprintf(stderr, "latscope osnoise: this kernel drops perf samples of interrupts taken on an "
+					"idle CPU (self-test, samples/timer interrupts:%s): with --no-workload the "
+					"IRQ and softirq time of idle CPUs is undercounted\n", list);
 		}
 	}
 	if (c->mode == M_RECORD) {
