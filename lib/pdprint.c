@@ -136,15 +136,6 @@ void pp_free(struct pp *p)
 {
 	if (!p)
 		return;
-	if (getenv("LATSCOPE_MEMO_STATS")) {
-		char buf[256];
-		snprintf(buf, sizeof(buf), "memo: %llu hits %llu misses %llu resets",
-			 (unsigned long long)p->memo.hits, (unsigned long long)p->memo.misses,
-			 (unsigned long long)p->memo.resets);
-		for (size_t i = 0; i < p->nr_tps; i++)
-			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " tp%d:ks=%d", p->tps[i].id, p->tps[i].key_start);
-		setenv("LATSCOPE_MEMO_STATS", buf, 1);
-	}
 	free(p->memo.slots);
 	free(p->memo.arena);
 	free(p->tps);
@@ -679,6 +670,13 @@ const char *pp_trace_text_uncached(struct pp *p, const struct pdr_evsel *e, cons
 	tep_print_event(pdr_tep(p->r), seq, &rec, "%s", TEP_PRINT_INFO);
 	*len = seq->len;
 	return seq->buffer;
+}
+
+void pp_memo_stats(const struct pp *p, uint64_t *hits, uint64_t *misses, uint64_t *resets)
+{
+	*hits = p->memo.hits;
+	*misses = p->memo.misses;
+	*resets = p->memo.resets;
 }
 
 bool pp_pipeline_fields(const struct pp *p)

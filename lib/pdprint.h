@@ -120,6 +120,8 @@ struct pdr *pp_reader(const struct pp *p);
 /* A trace_seq for pp_trace_text_uncached; free with pp_seq_free(). */
 struct trace_seq *pp_seq_new(void);
 void pp_seq_free(struct trace_seq *seq);
+/* Counters of the tracepoint-text memo (lookups that hit or missed, resets). */
+void pp_memo_stats(const struct pp *p, uint64_t *hits, uint64_t *misses, uint64_t *resets);
 /* True when the fields are those the pipeline can split (trace, no ip/period/addr). */
 bool pp_pipeline_fields(const struct pp *p);
 

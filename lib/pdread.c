@@ -621,7 +621,7 @@ static void td_note(struct td_verdicts *tv, size_t i, int rc)
 }
 
 static int parse_tracing_data_unchecked(struct pdr *r, const uint8_t *data, uint64_t len, uint64_t off,
-					struct td_verdicts *tv)
+					struct td_verdicts *tv, struct tep_handle **out)
 {
 	size_t call = 0;
 	struct blob b = { .p = data, .end = data + len };
@@ -724,9 +724,7 @@ static int parse_tracing_data_unchecked(struct pdr *r, const uint8_t *data, uint
 			goto bad;
 		register_cmdlines(tep, txt, sz);
 	}
-	if (r->tep)
-		tep_free(r->tep);
-	r->tep = tep;
+	*out = tep;
 	return 0;
 bad:
 	err = fail(r, -EINVAL, off, "tracing data is truncated in its %s", what);
@@ -741,11 +739,25 @@ out:
  * crash latscope, so the blob is parsed once in a child process first; if the
  * child dies or hangs, the file is rejected with a clear error.
  */
+/* Parse and install the handle as the reader's formats. */
+static int parse_and_install(struct pdr *r, const uint8_t *data, uint64_t len, uint64_t off,
+			     struct td_verdicts *tv)
+{
+	struct tep_handle *tep;
+	int err = parse_tracing_data_unchecked(r, data, len, off, tv, &tep);
+	if (err)
+		return err;
+	if (r->tep)
+		tep_free(r->tep);
+	r->tep = tep;
+	return 0;
+}
+
 static int parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, uint64_t off)
 {
 	int fds[2];
 	if (pipe(fds) < 0)
-		return parse_tracing_data_unchecked(r, data, len, off, NULL);
+		return parse_and_install(r, data, len, off, NULL);
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -756,7 +768,8 @@ static int parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, 
 			signal(sigs[i], SIG_DFL);
 		close(fds[0]);
 		struct td_verdicts tv = { .record = true };
-		int rc = parse_tracing_data_unchecked(r, data, len, off, &tv);
+		struct tep_handle *tep;
+		int rc = parse_tracing_data_unchecked(r, data, len, off, &tv, &tep);
 		size_t done = 0;
 		while (done < tv.n) {
 			ssize_t w = write(fds[1], tv.v + done, tv.n - done);
@@ -769,7 +782,7 @@ static int parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, 
 	close(fds[1]);
 	if (pid < 0) {
 		close(fds[0]);
-		return parse_tracing_data_unchecked(r, data, len, off, NULL);
+		return parse_and_install(r, data, len, off, NULL);
 	}
 	struct td_verdicts tv = { .record = false };
 	uint8_t chunk[4096];
@@ -810,7 +823,7 @@ static int parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, 
 	else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 3)
 		err = fail(r, -EINVAL, off, "tracing data makes libtraceevent fail (malformed event formats)");
 	else
-		err = parse_tracing_data_unchecked(r, data, len, off, &tv);
+		err = parse_and_install(r, data, len, off, &tv);
 	if (!err) {
 		/* kept so that other threads can have a handle of their own */
 		free(r->td_blob);
@@ -843,18 +856,13 @@ struct tep_handle *pdr_tep_new(struct pdr *r)
 {
 	if (!r->tep || !r->td_blob)
 		return NULL;
-	struct tep_handle *keep = r->tep;
-	r->tep = NULL;
 	struct td_verdicts tv = { .v = r->td_v, .n = r->td_nv, .record = false };
+	struct tep_handle *t;
 	char saved[sizeof(r->err)];
-	memcpy(saved, r->err, sizeof(saved));
-	int err = parse_tracing_data_unchecked(r, r->td_blob, r->td_len, 0, &tv);
+	memcpy(saved, r->err, sizeof(saved));	/* a failure here is not the file's error */
+	int err = parse_tracing_data_unchecked(r, r->td_blob, r->td_len, 0, &tv, &t);
 	memcpy(r->err, saved, sizeof(saved));
-	struct tep_handle *t = err ? NULL : r->tep;
-	if (err && r->tep)
-		tep_free(r->tep);
-	r->tep = keep;
-	return t;
+	return err ? NULL : t;
 }
 
 /* Attach tracepoint formats and names to evsels (after tracing data). */

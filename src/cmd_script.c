@@ -281,9 +281,13 @@ int cmd_script(int argc, char **argv)
 		if (st->forced_flushes)
 			fprintf(stderr, "  %llu queue flushes forced by the memory cap\n", (unsigned long long)st->forced_flushes);
 	}
+	if (getenv("LATSCOPE_MEMO_STATS")) {
+		uint64_t h, m, z;
+		pp_memo_stats(p, &h, &m, &z);
+		fprintf(stderr, "memo: %llu hits %llu misses %llu resets\n", (unsigned long long)h,
+			(unsigned long long)m, (unsigned long long)z);
+	}
 	pp_free(p);
-	if (getenv("LATSCOPE_MEMO_STATS"))
-		fprintf(stderr, "%s\n", getenv("LATSCOPE_MEMO_STATS"));
 	pdr_close(r);
 	return rc;
 }
