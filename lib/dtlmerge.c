@@ -16,6 +16,10 @@ struct qbuf {
 	uint64_t aux_offset;
 	uint8_t *data;			/* pipe mode copy */
 	size_t cap;
+	/* gaps found when the buffer was queued, reported with the time of
+	 * its first entry (so the same in every mode and reading order) */
+	bool gaps_pending, gap_offset, gap_odd;
+	uint64_t expect, odd_tail;
 };
 
 struct queue {
@@ -39,6 +43,12 @@ struct queue {
 	bool have_expect;
 	uint64_t expect_offset;
 	int heap_pos;			/* -1 when not in the heap */
+	/* source mode: buffers queued (at most DTLM_SOURCE_LOOKAHEAD); a
+	 * detached queue missed buffers before the shared cursor and finds
+	 * them itself from resume */
+	unsigned nbufs;
+	bool detached;
+	uint64_t resume;
 };
 
 struct dtlm {
@@ -51,6 +61,10 @@ struct dtlm {
 	uint64_t copied_bytes;
 	uint64_t last_time_ns;
 	int err;			/* sticky pread/alloc error */
+	dtlm_source_fn src;		/* file mode with a source, else NULL */
+	void *src_ctx;
+	uint64_t src_pos;		/* the shared cursor */
+	bool src_end;
 	uint8_t out_raw[DTL_ENTRY_SIZE];
 	struct dtlm_stats st;
 	struct dtlm_gap gaps[DTLM_MAX_GAPS];
@@ -195,13 +209,27 @@ static void heap_remove_top(struct dtlm *m)
 
 /* ---- buffers ---- */
 
+static void flush_buf_gaps(struct dtlm *m, struct queue *q, struct qbuf *b, uint64_t t)
+{
+	if (!b->gaps_pending)
+		return;
+	b->gaps_pending = false;
+	if (b->gap_offset)
+		add_gap(m, DTLM_GAP_OFFSET, q->cpu, t, b->expect, b->aux_offset);
+	if (b->gap_odd)
+		add_gap(m, DTLM_GAP_ODD_SIZE, q->cpu, t, b->size, b->odd_tail);
+}
+
 static void release_head(struct dtlm *m, struct queue *q)
 {
 	struct qbuf *b = q->head;
 
+	flush_buf_gaps(m, q, b, 0);
+
 	q->head = b->next;
 	if (!q->head)
 		q->tail = NULL;
+	q->nbufs--;
 	if (b->data)
 		m->copied_bytes -= b->size;
 	b->next = m->free;
@@ -254,11 +282,84 @@ static int load_chunk(struct dtlm *m, struct queue *q)
 
 static const struct dtl_tbinfo default_tbi = { 0, DTL_DEFAULT_TB_FREQ };
 
+static int q_append(struct dtlm *m, struct queue *q, const struct dtlm_buf_info *bi,
+		    const void *data);
+
+/*
+ * Source mode: give q at least one buffer if it has any left.  One shared
+ * cursor walks the source and hands each buffer to its CPU's queue; a queue
+ * that is full when its buffer passes is detached and later walks the source
+ * itself from where it missed one, up to the shared cursor.  Files whose CPUs
+ * are interleaved (every real recording) are read once; memory stays at most
+ * DTLM_SOURCE_LOOKAHEAD buffers per CPU whatever the layout.
+ */
+static int src_fill(struct dtlm *m, struct queue *q)
+{
+	struct dtlm_buf_info bi;
+	uint64_t at, next;
+	int rc;
+
+	while (q->detached) {
+		rc = m->src(m->src_ctx, q->resume, &bi, &at, &next);
+		if (rc < 0)
+			return rc;
+		if (rc == 0 || at >= m->src_pos) {
+			q->detached = false;	/* caught up with the shared cursor */
+			break;
+		}
+		if (bi.cpu == q->cpu) {
+			if (q->nbufs >= DTLM_SOURCE_LOOKAHEAD) {
+				q->resume = at;
+				return 0;
+			}
+			rc = q_append(m, q, &bi, NULL);
+			if (rc < 0)
+				return rc;
+		}
+		q->resume = next;
+	}
+	while (!q->nbufs && !m->src_end) {
+		rc = m->src(m->src_ctx, m->src_pos, &bi, &at, &next);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			m->src_end = true;
+			break;
+		}
+		m->src_pos = next;
+		struct queue *d = bi.cpu < DTLM_MAX_CPUS ? m->q[bi.cpu] : NULL;
+		if (!d) {
+			m->st.dropped_buffers++;	/* not announced by the pre-pass */
+			continue;
+		}
+		if (d->detached)
+			continue;
+		if (d->nbufs >= DTLM_SOURCE_LOOKAHEAD) {
+			d->detached = true;
+			d->resume = at;
+			continue;
+		}
+		rc = q_append(m, d, &bi, NULL);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* Decode the queue's next real entry into q->next: 1, 0 (queue empty), -errno. */
 static int q_advance(struct dtlm *m, struct queue *q)
 {
 	q->have_next = false;
-	while (q->head) {
+	for (;;) {
+		if (!q->head) {
+			if (!m->src)
+				break;
+			int rc = src_fill(m, q);
+			if (rc < 0)
+				return rc;
+			if (!q->head)
+				break;
+		}
 		if (!q->loaded || q->cur_pos + DTL_ENTRY_SIZE > q->cur_len) {
 			int rc = load_chunk(m, q);
 			if (rc < 0)
@@ -310,6 +411,7 @@ static int q_advance(struct dtlm *m, struct queue *q)
 			it->buf_offset = q->head->aux_offset;
 			it->slot_off = slot_off;
 			it->late = false;
+			flush_buf_gaps(m, q, q->head, it->time_ns);
 			if (q->have_last && it->e.timebase < q->last_tb)
 				add_gap(m, DTLM_GAP_TB_BACKWARDS, q->cpu, it->time_ns,
 					q->last_tb, it->e.timebase);
@@ -334,29 +436,84 @@ static struct qbuf *get_node(struct dtlm *m)
 	return calloc(1, sizeof(*b));
 }
 
+static struct queue *get_queue(struct dtlm *m, uint32_t cpu)
+{
+	struct queue *q = m->q[cpu];
+
+	if (!q) {
+		q = calloc(1, sizeof(*q));
+		if (!q)
+			return NULL;
+		q->cpu = cpu;
+		q->heap_pos = -1;
+		m->q[cpu] = q;
+		m->st.nr_queues++;
+	}
+	return q;
+}
+
 int dtlm_add_buffer(struct dtlm *m, const struct dtlm_buf_info *bi, const void *data)
 {
 	struct queue *q;
-	struct qbuf *b;
 	bool pipe = !m->o.pread;
+	int rc;
 
 	if (bi->cpu >= DTLM_MAX_CPUS || (pipe && !data && bi->size)) {
 		m->st.dropped_buffers++;
 		return -ERANGE;
 	}
-	q = m->q[bi->cpu];
+	q = get_queue(m, bi->cpu);
 	if (!q) {
-		q = calloc(1, sizeof(*q));
-		if (!q) {
-			m->st.dropped_buffers++;
-			return -ENOMEM;
-		}
-		q->cpu = bi->cpu;
-		q->heap_pos = -1;
-		m->q[bi->cpu] = q;
-		m->st.nr_queues++;
+		m->st.dropped_buffers++;
+		return -ENOMEM;
 	}
-	b = get_node(m);
+	rc = q_append(m, q, bi, data);
+	if (rc < 0)
+		return rc;
+	if (!q->have_next) {
+		rc = q_advance(m, q);
+		if (rc < 0)
+			return rc;
+		if (rc > 0 && q->heap_pos < 0)
+			heap_push(m, q);
+	}
+	return 0;
+}
+
+int dtlm_set_source(struct dtlm *m, dtlm_source_fn src, void *ctx, uint64_t start,
+		    const uint32_t *cpus, size_t nr_cpus)
+{
+	if (!m->o.pread || !src)
+		return -EINVAL;
+	m->src = src;
+	m->src_ctx = ctx;
+	m->src_pos = start;
+	for (size_t i = 0; i < nr_cpus; i++) {
+		if (cpus[i] >= DTLM_MAX_CPUS)
+			continue;
+		if (!get_queue(m, cpus[i]))
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < DTLM_MAX_CPUS; i++) {
+		struct queue *q = m->q[i];
+		if (!q || q->have_next)
+			continue;
+		int rc = q_advance(m, q);
+		if (rc < 0)
+			return rc;
+		if (rc > 0 && q->heap_pos < 0)
+			heap_push(m, q);
+	}
+	return 0;
+}
+
+/* Put a buffer at the tail of q (pipe mode: copy the payload). */
+static int q_append(struct dtlm *m, struct queue *q, const struct dtlm_buf_info *bi,
+		    const void *data)
+{
+	bool pipe = !m->o.pread;
+	struct qbuf *b = get_node(m);
+
 	if (!b) {
 		m->st.dropped_buffers++;
 		return -ENOMEM;
@@ -394,25 +551,19 @@ int dtlm_add_buffer(struct dtlm *m, const struct dtlm_buf_info *bi, const void *
 	b->next = NULL;
 	m->st.buffers++;
 	m->st.buffer_bytes += bi->size;
-	if (q->have_expect && bi->offset != q->expect_offset)
-		add_gap(m, DTLM_GAP_OFFSET, q->cpu, m->last_time_ns, q->expect_offset, bi->offset);
+	b->gap_offset = q->have_expect && bi->offset != q->expect_offset;
+	b->expect = q->expect_offset;
 	q->have_expect = true;
 	q->expect_offset = bi->offset + bi->size;
-	if (bi->size % DTL_ENTRY_SIZE)
-		add_gap(m, DTLM_GAP_ODD_SIZE, q->cpu, m->last_time_ns, bi->size,
-			bi->size % DTL_ENTRY_SIZE);
+	b->gap_odd = bi->size % DTL_ENTRY_SIZE != 0;
+	b->odd_tail = bi->size % DTL_ENTRY_SIZE;
+	b->gaps_pending = b->gap_offset || b->gap_odd;
 	if (q->tail)
 		q->tail->next = b;
 	else
 		q->head = b;
 	q->tail = b;
-	if (!q->have_next) {
-		int rc = q_advance(m, q);
-		if (rc < 0)
-			return rc;
-		if (rc > 0 && q->heap_pos < 0)
-			heap_push(m, q);
-	}
+	q->nbufs++;
 	return 0;
 }
 
@@ -483,6 +634,40 @@ int dtlm_next(struct dtlm *m, struct dtlm_item *it)
 	if (!m->nr_heap)
 		return 0;
 	return pop_top(m, it);
+}
+
+bool dtlm_first_time(const struct dtlm *m, uint32_t cpu, const void *data, uint64_t size,
+		     uint64_t *time_ns)
+{
+	const struct queue *q = cpu < DTLM_MAX_CPUS ? m->q[cpu] : NULL;
+	const uint8_t *p = data;
+	struct dtl_tbinfo tbi = { 0, 0 };
+
+	if (q && dtl_tbinfo_valid(&q->tbi))
+		tbi = q->tbi;
+	for (uint64_t off = 0; data && off + DTL_ENTRY_SIZE <= size; off += DTL_ENTRY_SIZE) {
+		if (dtl_raw_is_skipped(p + off)) {
+			struct dtl_tbinfo h;
+			dtl_header_read(p + off, m->o.swap, &h);
+			if (dtl_raw_is_header(p + off) && dtl_tbinfo_valid(&h) && !dtl_tbinfo_valid(&tbi))
+				tbi = h;
+			continue;
+		}
+		struct dtl_entry e;
+		dtl_decode(p + off, &e);
+		if (!dtl_tbinfo_valid(&tbi))
+			tbi = dtl_tbinfo_valid(&m->o.fallback) ? m->o.fallback
+			      : dtl_tbinfo_valid(&m->global_tbi) ? m->global_tbi : default_tbi;
+		*time_ns = m->o.exact_time ? dtl_tb_to_ns_exact(e.timebase, &tbi)
+					   : dtl_tb_to_ns(e.timebase, &tbi);
+		return true;
+	}
+	return false;
+}
+
+uint64_t dtlm_copied_bytes(const struct dtlm *m)
+{
+	return m->copied_bytes;
 }
 
 bool dtlm_over_budget(const struct dtlm *m)

@@ -36,7 +36,7 @@
 #define DTLM_MAX_CPUS		4096
 #define DTLM_MAX_GAPS		256
 #define DTLM_DEFAULT_COPY_BYTES	(64ULL << 20)
-#define DTLM_CHUNK_BYTES	(DTL_ENTRY_SIZE * 21845)	/* ~1 MiB, whole slots */
+#define DTLM_CHUNK_BYTES	(DTL_ENTRY_SIZE * 1365)	/* 64 KiB, whole slots, per CPU */
 
 /* Read len bytes at absolute offset off; 0 or a negative errno. */
 typedef int (*dtlm_pread_fn)(void *ctx, uint64_t off, void *buf, size_t len);
@@ -58,6 +58,16 @@ struct dtlm_buf_info {
 	uint32_t cpu;
 	uint64_t payload_file_offset;	/* file mode: where the payload starts */
 };
+
+/*
+ * A source of AUX buffers in file order (file mode: the HEADER_AUXTRACE
+ * index, or a scan of the data section).  Positions are the source's own
+ * (an index number, a file offset); they only grow.  Given pos, find the
+ * first buffer at a position >= pos: fill *bi, *at (its position) and *next
+ * (the position after it) and return 1; 0 when there is none; -errno.
+ */
+typedef int (*dtlm_source_fn)(void *ctx, uint64_t pos, struct dtlm_buf_info *bi,
+			      uint64_t *at, uint64_t *next);
 
 /* One emitted entry; raw points at 48 bytes valid until the next call. */
 struct dtlm_item {
@@ -112,6 +122,19 @@ int dtlm_new(struct dtlm **mp, const struct dtlm_opts *opts);
 void dtlm_free(struct dtlm *m);
 
 /*
+ * dtlm_set_source - file mode: every buffer comes from src, which the merge
+ * reads on demand (queues hold at most DTLM_SOURCE_LOOKAHEAD buffers each, so
+ * memory does not grow with the file).  cpus lists every CPU that has
+ * buffers (a caller's pre-pass over the source finds them); their queues are
+ * created and primed, so a CPU whose first buffer comes late in the file
+ * still takes part from the first record on.  start is the first position.
+ * Call before anything else; returns 0 or a negative errno.
+ */
+#define DTLM_SOURCE_LOOKAHEAD 64
+int dtlm_set_source(struct dtlm *m, dtlm_source_fn src, void *ctx, uint64_t start,
+		    const uint32_t *cpus, size_t nr_cpus);
+
+/*
  * dtlm_add_buffer - queue a buffer.  data is the payload (required in pipe
  * mode, copied; ignored in file mode, where it is read back later).
  * Returns 0, -ENOMEM, -ERANGE (CPU out of range: dropped and counted), or an
@@ -133,6 +156,17 @@ int dtlm_next_before(struct dtlm *m, uint64_t time_ns, struct dtlm_item *it);
 
 /* dtlm_next - the oldest remaining entry (flush at the end): 1, 0 or -errno. */
 int dtlm_next(struct dtlm *m, struct dtlm_item *it);
+
+/*
+ * dtlm_first_time - the time of the first real entry of an AUX payload of
+ * cpu (with the timebase parameters that CPU's entries would get; a header
+ * slot in the payload counts).  True when there is one.
+ */
+bool dtlm_first_time(const struct dtlm *m, uint32_t cpu, const void *data, uint64_t size,
+		     uint64_t *time_ns);
+
+/* Bytes of AUX payload copied and queued (pipe mode). */
+uint64_t dtlm_copied_bytes(const struct dtlm *m);
 
 /* True when pipe-mode copies exceed the budget: drain with dtlm_next(). */
 bool dtlm_over_budget(const struct dtlm *m);

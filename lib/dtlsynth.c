@@ -20,7 +20,7 @@
 #define PROCS_PER_CPU	8	/* SMT8 physical threads per vCPU slot */
 #define VPA_PMU_TYPE	14	/* a dynamic PMU type, as sysfs would give */
 
-enum { EV_SWITCH, EV_WAKEUP, EV_DTL };
+enum { EV_SWITCH, EV_WAKEUP, EV_DTL, EV_AUX, EV_LOST };
 
 struct sev {
 	uint64_t t;
@@ -29,21 +29,40 @@ struct sev {
 	uint8_t prev_state;
 	int16_t prev, next;		/* task index, -1 = swapper */
 	int16_t waker;			/* common_pid task of a wakeup, -1 = swapper */
+	int16_t victim;			/* EV_DTL: the task running when the vCPU was taken */
 	struct dtl_entry e;
+	uint64_t aux_off, aux_size, aux_flags;	/* EV_AUX */
+};
+
+/* A run of AUX bytes copied by polls and not yet drained by perf record. */
+struct seg {
+	uint64_t aux_off;		/* position in the CPU's AUX stream */
+	size_t start, len;		/* bytes in vcpu.pend */
 };
 
 struct vcpu {
 	uint64_t t;
+	uint64_t rng;			/* the vCPU's own random stream */
 	int cur;			/* running task, -1 = idle */
 	uint16_t proc, home;
 	struct sev fifo[FIFO_MAX];
 	int fhead, fn;
-	uint8_t *aux;			/* pending AUX bytes of this poll */
-	size_t aux_len, aux_cap;
+	/* the hypervisor's ring: entries logged since the last poll */
+	uint8_t *ring;
+	int16_t *ring_victim;
+	unsigned ring_used, ring_cap;
+	/* copied by polls, waiting for perf record's next drain */
+	uint8_t *pend;
+	size_t pend_len, pend_cap;
+	struct seg *segs;
+	size_t nsegs, cap_segs;
 	uint64_t aux_head;		/* AUX stream offset */
 	bool header_done;
 	uint64_t chunks;
-	unsigned ring_used;
+	uint64_t next_poll;
+	/* truth: the task on the CPU as the written sched_switches say */
+	int run_task;			/* -2 = none yet */
+	uint64_t run_since;
 };
 
 struct fld {
@@ -68,6 +87,10 @@ struct syn {
 	struct vcpu *v;
 	struct sev *win;
 	size_t nwin, capwin;
+	uint64_t rng_layout;		/* rounds and poll phases */
+	uint64_t poll_ns;		/* effective: at least 1 ms */
+	uint64_t last_written_ns;
+	struct dtlsyn_truth *truth;
 	double mean_burst_ns, mean_idle_ns, pre_e2d_ns, cede_e2d_ns;
 	double hv_hz;
 	char *errm;
@@ -125,6 +148,8 @@ void dtlsyn_defaults(struct dtlsyn_cfg *c)
 		c->ring = DTL_RING_ENTRIES;
 	if (!c->poll_ns)
 		c->poll_ns = 1000000ULL;
+	if (!c->round_ns)
+		c->round_ns = 4000000ULL;
 	if (!c->boot_tb)
 		c->boot_tb = 21349649546353231ULL;
 	if (!c->tb_freq)
@@ -268,6 +293,15 @@ static int write_sched(struct syn *s, const struct sev *e)
 		.raw_size = (uint32_t)d->size,
 	};
 	s->st->samples++;
+	if (e->t > s->last_written_ns)
+		s->last_written_ns = e->t;
+	if (e->kind == EV_SWITCH && s->truth) {
+		struct vcpu *v = &s->v[e->cpu];
+		if (v->run_task != -2)
+			s->truth->tasks[v->run_task + 1].run_ns += e->t - v->run_since;
+		v->run_task = e->next;
+		v->run_since = e->t;
+	}
 	return pdw_write_sample(s->w, e->kind == EV_SWITCH ? s->ev_sw : s->ev_wk, PDF_MISC_KERNEL, &smp);
 }
 
@@ -297,9 +331,9 @@ static uint16_t dispatch_proc(struct syn *s, struct vcpu *v)
 
 static void dtl_event(struct syn *s, struct vcpu *v, uint32_t cpu, uint64_t t_d, uint8_t dr,
 		      uint8_t pr, uint64_t w2r, uint64_t r2e, uint64_t e2d, uint64_t srr0,
-		      uint64_t fault)
+		      uint64_t fault, int victim)
 {
-	struct sev e = { .t = t_d, .cpu = cpu, .kind = EV_DTL };
+	struct sev e = { .t = t_d, .cpu = cpu, .kind = EV_DTL, .victim = (int16_t)victim };
 
 	e.e.dispatch_reason = dr;
 	e.e.preempt_reason = pr;
@@ -362,12 +396,16 @@ static void episode(struct syn *s, uint32_t cpu)
 		srr0 = rndn(s, 2) ? 0xc000000000200000ULL + ((uint64_t)rndn(s, 1u << 16) << 2)
 				  : 0x10000000ULL + ((uint64_t)rndn(s, 1u << 16) << 2);
 		uint64_t t_d = t_p + w2r + r2e + e2d;
-		dtl_event(s, v, cpu, t_d, dr, pr, w2r, r2e, e2d, srr0, fault);
+		dtl_event(s, v, cpu, t_d, dr, pr, w2r, r2e, e2d, srr0, fault, v->cur);
 		v->t = t_d;
 		return;
 	}
 	uint64_t t_e = v->t + burst;
 	if (rnd01(s) < 0.5) {
+		/* the wakeup (2 us before the switch) must not come before the
+		 * vCPU is back from its last dispatch */
+		if (burst < 4000)
+			t_e = v->t + 4000;
 		/* another task on this CPU preempts the current one */
 		int next = (int)(cpu + s->c.cpus * rndn(s, TASKS_PER_CPU));
 		if (next == v->cur)
@@ -391,7 +429,7 @@ static void episode(struct syn *s, uint32_t cpu)
 	uint64_t t_d = t_c + w2r + r2e + e2d;
 	uint32_t x = rndn(s, 10);
 	uint8_t dr = x < 6 ? 3 : x < 9 ? 0 : 2;	/* decrementer, external, H_PROD */
-	dtl_event(s, v, cpu, t_d, dr, 2, w2r, r2e, e2d, 0xc0000000000f8094ULL, 0);
+	dtl_event(s, v, cpu, t_d, dr, 2, w2r, r2e, e2d, 0xc0000000000f8094ULL, 0, -1);
 	s->st->cedes++;
 	int next = (int)(cpu + s->c.cpus * rndn(s, TASKS_PER_CPU));
 	struct sev w = { .t = t_d + 2000, .cpu = cpu, .kind = EV_WAKEUP, .next = (int16_t)next, .waker = -1 };
@@ -402,96 +440,194 @@ static void episode(struct syn *s, uint32_t cpu)
 	v->t = t_d + 6000;
 }
 
-static int add_dtl(struct syn *s, struct vcpu *v, const struct dtl_entry *e)
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : 64;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, n * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* The hypervisor logs an entry in the vCPU's 85-entry ring. */
+static int add_dtl(struct syn *s, struct vcpu *v, const struct sev *e)
 {
 	if (s->c.no_dtl)
 		return 0;
 	if (!s->c.ring_unlimited && v->ring_used >= s->c.ring) {
-		/* the hypervisor ring wrapped before the poll: drop the oldest */
-		memmove(v->aux + v->aux_len - (size_t)v->ring_used * DTL_ENTRY_SIZE,
-			v->aux + v->aux_len - (size_t)(v->ring_used - 1) * DTL_ENTRY_SIZE,
-			(size_t)(v->ring_used - 1) * DTL_ENTRY_SIZE);
-		v->aux_len -= DTL_ENTRY_SIZE;
+		/* the ring wrapped before the poll: the oldest is overwritten */
+		memmove(v->ring, v->ring + DTL_ENTRY_SIZE, (size_t)(v->ring_used - 1) * DTL_ENTRY_SIZE);
+		memmove(v->ring_victim, v->ring_victim + 1, (size_t)(v->ring_used - 1) * sizeof(int16_t));
 		v->ring_used--;
 		s->st->ring_lost++;
 	}
-	if (v->aux_len + DTL_ENTRY_SIZE > v->aux_cap) {
-		size_t cap = v->aux_cap ? 2 * v->aux_cap : 4096;
-		uint8_t *n = realloc(v->aux, cap);
-		if (!n)
+	if (v->ring_used == v->ring_cap) {
+		size_t cap = v->ring_cap, c2 = cap;
+		if (grow((void **)&v->ring, &cap, (size_t)v->ring_used + 1, DTL_ENTRY_SIZE) ||
+		    grow((void **)&v->ring_victim, &c2, (size_t)v->ring_used + 1, sizeof(int16_t)))
 			return -ENOMEM;
-		v->aux = n;
-		v->aux_cap = cap;
+		v->ring_cap = (unsigned)(cap < c2 ? cap : c2);
 	}
-	dtl_encode(e, v->aux + v->aux_len);
-	v->aux_len += DTL_ENTRY_SIZE;
+	dtl_encode(&e->e, v->ring + (size_t)v->ring_used * DTL_ENTRY_SIZE);
+	v->ring_victim[v->ring_used] = e->victim;
 	v->ring_used++;
 	return 0;
 }
 
 static int win_push(struct syn *s, const struct sev *e)
 {
-	if (s->nwin == s->capwin) {
-		size_t cap = s->capwin ? 2 * s->capwin : 1024;
-		struct sev *n = realloc(s->win, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		s->win = n;
-		s->capwin = cap;
-	}
+	if (grow((void **)&s->win, &s->capwin, s->nwin + 1, sizeof(*s->win)))
+		return -ENOMEM;
 	s->win[s->nwin++] = *e;
 	return 0;
 }
 
-static int sev_cmp(const void *a, const void *b)
+static bool involuntary(uint8_t preempt_reason)
 {
-	const struct sev *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	return x->kind == EV_WAKEUP ? -1 : y->kind == EV_WAKEUP ? 1 : 0;
+	return preempt_reason != 2 && preempt_reason != 3 && preempt_reason != 7;
 }
 
-static int flush_aux(struct syn *s, uint32_t cpu, uint64_t t_end)
+/*
+ * The driver's timer on cpu at time t: copy the ring into the AUX area
+ * (header first, once) and emit PERF_RECORD_AUX into the CPU's data ring.
+ * Every gaps-th chunk of CPU 0 is lost instead (AUX TRUNCATED + LOST).
+ */
+static int poll_cpu(struct syn *s, uint32_t cpu, uint64_t t)
 {
 	struct vcpu *v = &s->v[cpu];
-	struct pdr_sample trailer = { .pid = (uint32_t)-1, .tid = (uint32_t)-1, .time = t_end,
-				      .id = 1000u + cpu, .cpu = cpu };
-	uint8_t body[24];
-	uint64_t size = v->aux_len, flags = 0;
+	size_t size = (size_t)v->ring_used * DTL_ENTRY_SIZE + (v->header_done ? 0 : DTL_ENTRY_SIZE);
+	struct sev aux = { .t = t, .cpu = cpu, .kind = EV_AUX };
 	bool drop;
 	int err;
 
-	v->ring_used = 0;
-	if (!size || (!v->header_done && size <= DTL_ENTRY_SIZE))
+	if (!v->ring_used)
 		return 0;	/* the driver writes nothing (not even the header) without entries */
 	v->chunks++;
 	s->st->aux_chunks++;
 	drop = s->c.gaps && cpu == 0 && v->chunks % s->c.gaps == 0 && v->header_done;
-	if (drop)
-		flags = 0x1;	/* TRUNCATED */
-	by_st64(body, v->aux_head, s->swap);
-	by_st64(body + 8, size, s->swap);
-	by_st64(body + 16, flags, s->swap);
-	err = pdw_write_with_trailer(s->w, s->ev_dtl, PDF_RECORD_AUX, 0, body, sizeof(body), &trailer);
+	aux.aux_off = v->aux_head;
+	aux.aux_size = size;
+	aux.aux_flags = drop ? 0x1 : 0;	/* TRUNCATED */
+	err = win_push(s, &aux);
+	if (!err && drop) {
+		struct sev lost = { .t = t, .cpu = cpu, .kind = EV_LOST };
+		err = win_push(s, &lost);
+		s->st->gap_lost += v->ring_used;
+	}
 	if (!err && !drop) {
-		struct pdr_auxtrace a = { .size = size, .offset = v->aux_head, .reference = 0,
-					  .idx = cpu, .tid = (uint32_t)-1, .cpu = cpu };
-		err = pdw_write_auxtrace(s->w, &a, v->aux, (size_t)size);
-		s->st->dtl_entries += size / DTL_ENTRY_SIZE - (v->header_done ? 0 : 1);
-	} else if (!err) {
-		uint8_t lost[16];
-		struct pdr_sample tr = { .pid = (uint32_t)-1, .tid = (uint32_t)-1, .time = t_end,
-					 .id = 2000u + cpu, .cpu = cpu };
-		s->st->gap_lost += size / DTL_ENTRY_SIZE;
-		by_st64(lost, 2000u + cpu, s->swap);
-		by_st64(lost + 8, 3, s->swap);
-		err = pdw_write_with_trailer(s->w, s->ev_sw, PDF_RECORD_LOST, 0, lost, sizeof(lost), &tr);
+		if (!v->nsegs || v->segs[v->nsegs - 1].aux_off + v->segs[v->nsegs - 1].len != v->aux_head) {
+			if (grow((void **)&v->segs, &v->cap_segs, v->nsegs + 1, sizeof(*v->segs)))
+				return -ENOMEM;
+			v->segs[v->nsegs++] = (struct seg){ v->aux_head, v->pend_len, 0 };
+		}
+		if (grow((void **)&v->pend, &v->pend_cap, v->pend_len + size, 1))
+			return -ENOMEM;
+		uint8_t *p = v->pend + v->pend_len;
+		if (!v->header_done) {
+			struct dtl_tbinfo tb = { s->c.boot_tb, s->c.tb_freq };
+			dtl_header_write(p, &tb, s->swap);
+			memset(p + 24, 0xa5, 24);	/* the kernel leaves the padding uninitialised */
+			p += DTL_ENTRY_SIZE;
+		}
+		memcpy(p, v->ring, (size_t)v->ring_used * DTL_ENTRY_SIZE);
+		v->pend_len += size;
+		v->segs[v->nsegs - 1].len += size;
+		s->st->dtl_entries += v->ring_used;
+		for (unsigned i = 0; i < v->ring_used; i++) {
+			struct dtl_entry e;
+			dtl_decode(v->ring + (size_t)i * DTL_ENTRY_SIZE, &e);
+			uint64_t t_e = dtl_tb_to_ns(e.timebase, &(struct dtl_tbinfo){ s->c.boot_tb, s->c.tb_freq });
+			if (t_e > s->last_written_ns)
+				s->last_written_ns = t_e;
+			if (!s->truth || !involuntary(e.preempt_reason))
+				continue;
+			struct dtlsyn_task *k = &s->truth->tasks[v->ring_victim[i] + 1];
+			uint64_t hv = (uint64_t)e.enqueue_to_dispatch_tb + e.ready_to_enqueue_tb;
+			k->interruptions++;
+			k->hv_ticks += hv;
+			if (hv > k->worst_ticks)
+				k->worst_ticks = hv;
+		}
 	}
 	v->header_done = true;
 	v->aux_head += size;
-	v->aux_len = 0;
+	v->ring_used = 0;
+	return err;
+}
+
+/* Write one sched sample, AUX or LOST record of the CPU's data ring. */
+static int write_ring_rec(struct syn *s, const struct sev *e)
+{
+	struct pdr_sample trailer = { .pid = (uint32_t)-1, .tid = (uint32_t)-1, .time = e->t,
+				      .id = 1000u + e->cpu, .cpu = e->cpu };
+	uint8_t body[24];
+
+	if (e->kind == EV_SWITCH || e->kind == EV_WAKEUP)
+		return s->c.no_sched ? 0 : write_sched(s, e);
+	if (e->t > s->last_written_ns)
+		s->last_written_ns = e->t;
+	if (e->kind == EV_AUX) {
+		by_st64(body, e->aux_off, s->swap);
+		by_st64(body + 8, e->aux_size, s->swap);
+		by_st64(body + 16, e->aux_flags, s->swap);
+		return pdw_write_with_trailer(s->w, s->ev_dtl, PDF_RECORD_AUX, 0, body, sizeof(body), &trailer);
+	}
+	trailer.id = 2000u + e->cpu;
+	by_st64(body, 2000u + e->cpu, s->swap);
+	by_st64(body + 8, 3, s->swap);
+	return pdw_write_with_trailer(s->w, s->ev_sw, PDF_RECORD_LOST, 0, body, 16, &trailer);
+}
+
+/* perf record drains the CPU's AUX area: one AUXTRACE per contiguous run. */
+static int drain_aux(struct syn *s, uint32_t cpu)
+{
+	struct vcpu *v = &s->v[cpu];
+	int err = 0;
+
+	for (size_t i = 0; !err && i < v->nsegs; i++) {
+		struct pdr_auxtrace a = { .size = v->segs[i].len, .offset = v->segs[i].aux_off,
+					  .reference = 0, .idx = cpu, .tid = (uint32_t)-1, .cpu = cpu };
+		err = pdw_write_auxtrace(s->w, &a, v->pend + v->segs[i].start, v->segs[i].len);
+	}
+	v->nsegs = 0;
+	v->pend_len = 0;
+	return err;
+}
+
+/* Run cpu's model up to round boundary r (polls included), queueing its ring records. */
+static int run_cpu(struct syn *s, uint32_t cpu, uint64_t r, uint64_t end)
+{
+	struct vcpu *v = &s->v[cpu];
+	int err = 0;
+
+	while (!err) {
+		if (!v->fn) {
+			s->rng = v->rng;
+			episode(s, cpu);
+			v->rng = s->rng;
+		}
+		struct sev *e = &v->fifo[v->fhead];
+		uint64_t t = e->t < end ? e->t : end;
+		if (!s->c.no_dtl && v->next_poll <= r && v->next_poll <= t) {
+			err = poll_cpu(s, cpu, v->next_poll);
+			v->next_poll += s->poll_ns;
+			continue;
+		}
+		if (e->t >= r || e->t >= end)
+			break;
+		if (e->kind == EV_DTL)
+			err = add_dtl(s, v, e);
+		else
+			err = win_push(s, e);
+		v->fhead = (v->fhead + 1) % FIFO_MAX;
+		v->fn--;
+	}
 	return err;
 }
 
@@ -634,8 +770,28 @@ static int setup(struct syn *s, const char *path, struct tfs_formats **tfp, stru
 	return err ? fail(s, err, "writing the task records failed") : 0;
 }
 
-int dtlsyn_write(const struct dtlsyn_cfg *cfg, const char *path, struct dtlsyn_stats *st,
-		 char *err_msg, size_t err_len)
+void dtlsyn_truth_free(struct dtlsyn_truth *t)
+{
+	if (!t)
+		return;
+	free(t->tasks);
+	t->tasks = NULL;
+	t->nr_tasks = 0;
+}
+
+static uint64_t next_round(struct syn *s, uint64_t r)
+{
+	if (s->c.poll_layout)
+		return r + s->poll_ns;
+	/* perf record wakes up every few ms, never exactly periodic */
+	s->rng = s->rng_layout;
+	uint64_t d = s->c.round_ns * 3 / 4 + (uint64_t)(rnd01(s) * (double)(s->c.round_ns / 2));
+	s->rng_layout = s->rng;
+	return r + (d ? d : 1);
+}
+
+int dtlsyn_write_truth(const struct dtlsyn_cfg *cfg, const char *path, struct dtlsyn_stats *st,
+		       struct dtlsyn_truth *truth, char *err_msg, size_t err_len)
 {
 	struct syn s;
 	struct dtlsyn_stats dummy;
@@ -652,11 +808,14 @@ int dtlsyn_write(const struct dtlsyn_cfg *cfg, const char *path, struct dtlsyn_s
 	s.errl = err_len;
 	if (err_msg && err_len)
 		err_msg[0] = '\0';
+	if (truth)
+		memset(truth, 0, sizeof(*truth));
 	if (s.c.cpus > 1024)
 		return fail(&s, -EINVAL, "at most 1024 CPUs");
-	s.rng = 0x9E3779B97F4A7C15ULL ^ (s.c.seed * 0x100000001B3ULL);
-	if (!s.rng)
-		s.rng = 1;
+	s.poll_ns = s.c.poll_ns < 1000000ULL ? 1000000ULL : s.c.poll_ns;	/* the driver's clamp */
+	s.rng_layout = 0xD1B54A32D192ED03ULL ^ (s.c.seed * 0x9E3779B97F4A7C15ULL);
+	if (!s.rng_layout)
+		s.rng_layout = 1;
 	s.mean_burst_ns = 2e6;
 	s.mean_idle_ns = s.mean_burst_ns * (1 - s.c.load) / s.c.load;
 	double r = s.c.load / s.c.entitlement;
@@ -666,67 +825,88 @@ int dtlsyn_write(const struct dtlsyn_cfg *cfg, const char *path, struct dtlsyn_s
 	s.v = calloc(s.c.cpus, sizeof(*s.v));
 	if (!s.v)
 		return fail(&s, -ENOMEM, "out of memory");
+	if (truth) {
+		truth->tb_freq = s.c.tb_freq;
+		truth->nr_tasks = 1 + (size_t)s.c.cpus * TASKS_PER_CPU;
+		truth->tasks = calloc(truth->nr_tasks, sizeof(*truth->tasks));
+		if (!truth->tasks) {
+			free(s.v);
+			return fail(&s, -ENOMEM, "out of memory");
+		}
+		for (size_t k = 0; k < truth->nr_tasks; k++) {
+			char tmp[32];
+			task_comm((int)k - 1, 0, tmp, sizeof(tmp));
+			snprintf(truth->tasks[k].comm, sizeof(truth->tasks[k].comm), "%.15s", tmp);
+			truth->tasks[k].pid = task_pid((int)k - 1);
+		}
+		snprintf(truth->tasks[0].comm, sizeof(truth->tasks[0].comm), "swapper");
+		s.truth = truth;
+	}
 	err = setup(&s, path, &tf, &tep);
 	for (unsigned i = 0; i < s.c.cpus; i++) {
-		s.v[i].t = s.c.start_ns + 1000u * i;
-		s.v[i].cur = -1;
-		s.v[i].home = s.v[i].proc = (uint16_t)(i * PROCS_PER_CPU + i % PROCS_PER_CPU);
+		struct vcpu *v = &s.v[i];
+		v->t = s.c.start_ns + 1000u * i;
+		v->cur = -1;
+		v->home = v->proc = (uint16_t)(i * PROCS_PER_CPU + i % PROCS_PER_CPU);
+		v->rng = (0x9E3779B97F4A7C15ULL ^ (s.c.seed * 0x100000001B3ULL)) + 0x632BE59BD9B4E019ULL * (i + 1);
+		if (!v->rng)
+			v->rng = 1;
+		v->run_task = -2;
+		/* each CPU's driver timer has its own phase */
+		s.rng = s.rng_layout;
+		v->next_poll = s.c.start_ns + (s.c.poll_layout ? s.poll_ns
+					       : 1 + (uint64_t)(rnd01(&s) * (double)(s.poll_ns - 1)));
+		s.rng_layout = s.rng;
 	}
 	uint64_t end = s.c.start_ns + s.c.duration_ns;
-	for (uint64_t w0 = s.c.start_ns; !err && w0 < end; w0 += s.c.poll_ns) {
-		uint64_t w1 = w0 + s.c.poll_ns < end ? w0 + s.c.poll_ns : end;
-		s.nwin = 0;
-		for (unsigned cpu = 0; !err && cpu < s.c.cpus; cpu++) {
-			struct vcpu *v = &s.v[cpu];
-			if (!v->header_done && !v->aux_len && !s.c.no_dtl) {
-				struct dtl_tbinfo tb = { s.c.boot_tb, s.c.tb_freq };
-				v->aux = malloc(4096);
-				if (!v->aux) {
-					err = -ENOMEM;
-					break;
-				}
-				v->aux_cap = 4096;
-				dtl_header_write(v->aux, &tb, s.swap);
-				/* the kernel leaves the padding uninitialised */
-				memset(v->aux + 24, 0xa5, 24);
-				v->aux_len = DTL_ENTRY_SIZE;
-			}
-			for (;;) {
-				if (!v->fn)
-					episode(&s, cpu);
-				struct sev *e = &v->fifo[v->fhead];
-				if (e->t >= w1)
-					break;
-				if (e->kind == EV_DTL)
-					err = add_dtl(&s, v, &e->e);
-				else if (!s.c.no_sched)
-					err = win_push(&s, e);
-				v->fhead = (v->fhead + 1) % FIFO_MAX;
-				v->fn--;
-				if (err)
-					break;
-			}
+	uint64_t rb = s.c.start_ns;
+	bool last = false;
+	while (!err && !last) {
+		rb = next_round(&s, rb);
+		if (rb >= end) {
+			rb = end;
+			last = true;
 		}
-		qsort(s.win, s.nwin, sizeof(*s.win), sev_cmp);
-		for (size_t i = 0; !err && i < s.nwin; i++)
-			err = write_sched(&s, &s.win[i]);
-		for (unsigned cpu = 0; !err && cpu < s.c.cpus; cpu++)
-			if (!s.c.no_dtl)
-				err = flush_aux(&s, cpu, w1);
+		for (unsigned cpu = 0; !err && cpu < s.c.cpus; cpu++) {
+			s.nwin = 0;
+			err = run_cpu(&s, cpu, rb, end);
+			if (!err && last && !s.c.no_dtl)
+				err = poll_cpu(&s, cpu, end);	/* the driver's stop */
+			for (size_t i = 0; !err && i < s.nwin; i++)
+				err = write_ring_rec(&s, &s.win[i]);
+			if (!err && !s.c.no_dtl)
+				err = drain_aux(&s, cpu);
+		}
 		if (!err)
 			err = pdw_finished_round(s.w);
+	}
+	if (truth && !err) {
+		truth->end_ns = s.last_written_ns;
+		for (unsigned i = 0; i < s.c.cpus; i++)
+			if (s.v[i].run_task != -2)
+				truth->tasks[s.v[i].run_task + 1].run_ns += s.last_written_ns - s.v[i].run_since;
 	}
 	if (err && err_msg && !err_msg[0])
 		snprintf(err_msg, err_len, "writing failed");
 	int cerr = pdw_close(s.w);
 	if (!err)
 		err = cerr;
-	for (unsigned i = 0; i < s.c.cpus; i++)
-		free(s.v[i].aux);
+	for (unsigned i = 0; i < s.c.cpus; i++) {
+		free(s.v[i].ring);
+		free(s.v[i].ring_victim);
+		free(s.v[i].pend);
+		free(s.v[i].segs);
+	}
 	free(s.v);
 	free(s.win);
 	if (tep)
 		tep_free(tep);
 	tfs_free(tf);
 	return err;
+}
+
+int dtlsyn_write(const struct dtlsyn_cfg *cfg, const char *path, struct dtlsyn_stats *st,
+		 char *err_msg, size_t err_len)
+{
+	return dtlsyn_write_truth(cfg, path, st, NULL, err_msg, err_len);
 }

@@ -21,8 +21,20 @@
  *    hypervisor ring holds 85: older ones are lost silently, as on Power)
  *    into the AUX buffer: PERF_RECORD_AUX + PERF_RECORD_AUXTRACE; the first
  *    chunk of each CPU starts with the boot_tb/tb_freq header record.
- * The same seed gives the same sched samples with or without DTL data and in
- * either byte order.  Never prints.
+ * Layout (as perf record writes it): each vCPU's driver timer polls every
+ * poll_ns with its own phase and emits PERF_RECORD_AUX (time = the poll)
+ * into that CPU's data ring; perf record wakes up every few milliseconds
+ * (round_ns, jittered) and, CPU by CPU, writes that CPU's ring records then
+ * one PERF_RECORD_AUXTRACE with everything the polls copied since its last
+ * drain, then FINISHED_ROUND.  So with a 1 s poll the AUXTRACE of a second
+ * of entries arrives hundreds of rounds after the sched samples of that
+ * second, as in a real recording.  At the end every CPU is polled once more
+ * (the driver's stop) and drained.
+ *
+ * Each vCPU has its own random stream, so the same seed gives the same
+ * events with or without DTL data, in either byte order, in file or pipe
+ * mode and whatever the round length (the poll period only changes which
+ * entries the 85-entry ring loses).  Never prints.
  */
 #ifndef LATSCOPE_DTLSYNTH_H
 #define LATSCOPE_DTLSYNTH_H
@@ -44,7 +56,12 @@ struct dtlsyn_cfg {
 	double fault_hz;		/* page-fault preempts per running second (default 2) */
 	double confer_hz;		/* H_CONFER per running second (default 5) */
 	unsigned move_permille;		/* dispatch on another processor (default 100) */
-	uint64_t poll_ns;		/* vpa_dtl sample_period (default 1 ms) */
+	uint64_t poll_ns;		/* vpa_dtl sample_period (default 1 ms; the
+					 * driver polls at least every 1 ms) */
+	uint64_t round_ns;		/* perf record drains every ~round_ns (default
+					 * 4 ms, +-25 % jitter), independent of the poll */
+	bool poll_layout;		/* old friendly layout: one round per poll, every
+					 * CPU polled at the round's end */
 	unsigned ring;			/* entries per poll before loss (0 = default 85) */
 	bool ring_unlimited;		/* no ring loss at all (benchmarks) */
 	unsigned gaps;			/* inject a lost chunk every N chunks on CPU 0 (0 = none) */
@@ -62,6 +79,32 @@ struct dtlsyn_stats {
 	uint64_t cedes, preempts, faults, confers;
 };
 
+/*
+ * What the model knows about who the hypervisor hurt: per task (and idle),
+ * the involuntary interruptions (every preempt reason but H_CEDE, H_CONFER
+ * and H_CONFER_ADJUNCT) among the entries written to the file, their
+ * hypervisor time (enqueue_to_dispatch + ready_to_enqueue, in ticks as
+ * written), the worst single one, and the time the task ran: from each
+ * sched_switch in to the next out, the last one closed at end_ns, the
+ * largest timestamp written (records and entries).
+ */
+struct dtlsyn_task {
+	char comm[16];
+	uint32_t pid;			/* 0 = idle (swapper) */
+	uint64_t interruptions;
+	uint64_t hv_ticks, worst_ticks;
+	uint64_t run_ns;
+};
+
+struct dtlsyn_truth {
+	uint64_t tb_freq;
+	uint64_t end_ns;
+	size_t nr_tasks;
+	struct dtlsyn_task *tasks;	/* [0] = idle; owned, dtlsyn_truth_free() */
+};
+
+void dtlsyn_truth_free(struct dtlsyn_truth *t);
+
 /* Fill defaults for every zero field. */
 void dtlsyn_defaults(struct dtlsyn_cfg *c);
 
@@ -72,5 +115,10 @@ void dtlsyn_defaults(struct dtlsyn_cfg *c);
  */
 int dtlsyn_write(const struct dtlsyn_cfg *c, const char *path, struct dtlsyn_stats *st,
 		 char *err_msg, size_t err_len);
+
+/* dtlsyn_write_truth - the same, and fill *truth (may be NULL; the caller
+ * frees it with dtlsyn_truth_free() whatever the result). */
+int dtlsyn_write_truth(const struct dtlsyn_cfg *c, const char *path, struct dtlsyn_stats *st,
+		       struct dtlsyn_truth *truth, char *err_msg, size_t err_len);
 
 #endif

@@ -197,3 +197,30 @@ int ps_time_range(const char *str, uint64_t *start_ns, uint64_t *end_ns)
 		return -ERANGE;
 	return 0;
 }
+
+int ps_size_bytes(const char *str, uint64_t *out)
+{
+	char num[32];
+	size_t n;
+	uint64_t mul = 1, v = 0;
+
+	if (!str)
+		return -EINVAL;
+	n = strlen(str);
+	if (n >= 2 && !strcmp(str + n - 2, "iB"))
+		n -= 2;
+	else if (n >= 2 && (str[n - 1] == 'B' || str[n - 1] == 'b') && strchr("kKmMgG", str[n - 2]))
+		n--;
+	if (n && strchr("kKmMgG", str[n - 1])) {
+		mul = strchr("kK", str[n - 1]) ? 1ULL << 10 : strchr("mM", str[n - 1]) ? 1ULL << 20 : 1ULL << 30;
+		n--;
+	}
+	if (!n || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, str, n);
+	num[n] = '\0';
+	int err = ps_u64(num, 0, UINT64_MAX / mul, &v);
+	if (!err)
+		*out = v * mul;
+	return err;
+}

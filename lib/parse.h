@@ -37,6 +37,9 @@ void ps_cpulist_format(const struct ps_cpuset *s, char *buf, size_t len);
 
 /* Parse a duration "10", "10s", "500ms", "2m", "1h", "1d" (bare number = default_unit_ns). */
 int ps_duration_ns(const char *str, uint64_t default_unit_ns, uint64_t *out_ns);
+/* Parse a size in bytes: "65536", "512K", "8M", "1G" (binary multiples,
+ * optional trailing "B" or "iB" as in "16MiB"). */
+int ps_size_bytes(const char *str, uint64_t *out);
 /* Parse an unsigned decimal integer with range check. */
 int ps_u64(const char *str, uint64_t min, uint64_t max, uint64_t *out);
 int ps_i64(const char *str, int64_t min, int64_t max, int64_t *out);

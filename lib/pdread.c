@@ -840,15 +840,17 @@ static int parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, 
 	return err;
 }
 
-int pdr_auxtrace_index(struct pdr *r, size_t i, uint64_t *record_offset)
+int pdr_auxtrace_index(struct pdr *r, size_t i, uint64_t *record_offset, uint64_t *record_size)
 {
 	if (i >= r->info.nr_auxtrace_index)
 		return -ERANGE;
-	uint8_t b[8];
-	int err = pdr_pread(r, r->aux_index_off + 16 * (uint64_t)i, b, 8);
+	uint8_t b[16];
+	int err = pdr_pread(r, r->aux_index_off + 16 * (uint64_t)i, b, 16);
 	if (err)
 		return err;
 	*record_offset = by_ld64(b, r->swap);
+	if (record_size)
+		*record_size = by_ld64(b + 8, r->swap);
 	return 0;
 }
 
@@ -1112,9 +1114,16 @@ static int parse_feature(struct pdr *r, int feat, const uint8_t *p, uint64_t len
 	}
 	case PDF_FEAT_AUXTRACE: {
 		uint64_t n = f_u64(&c);
-		if (c.bad || n > (uint64_t)(c.end - c.p) / 16)
-			return fail(r, -EINVAL, off, "AUXTRACE index of %llu entries does not fit",
-				    (unsigned long long)n);
+		if (c.bad || n > (uint64_t)(c.end - c.p) / 16) {
+			/* not fatal: the AUX data can still be found in the data
+			 * section; the caller decides (see auxtrace_index_damaged) */
+			snprintf(in->auxtrace_index_damaged, sizeof(in->auxtrace_index_damaged),
+				 "AUXTRACE index at %#llx claims %llu entries but holds %llu",
+				 (unsigned long long)off, (unsigned long long)n,
+				 c.bad ? 0ULL : (unsigned long long)((c.end - c.p) / 16));
+			in->nr_auxtrace_index = 0;
+			break;
+		}
 		/* entries are read on demand (pdr_auxtrace_index): memory does not
 		 * grow with the number of AUX chunks */
 		in->nr_auxtrace_index = (size_t)n;

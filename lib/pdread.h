@@ -166,6 +166,9 @@ struct pdr_info {
 	const char *const *pmu_name;
 	/* AUXTRACE index (file mode): number of entries; pdr_auxtrace_index() */
 	size_t nr_auxtrace_index;
+	/* non-empty when the file has an AUXTRACE index feature that could not
+	 * be used (what is wrong and where); nr_auxtrace_index is then 0 */
+	char auxtrace_index_damaged[128];
 	/* First AUXTRACE_INFO seen (host order) */
 	bool has_auxtrace_info;
 	uint32_t auxtrace_info_type;
@@ -217,8 +220,10 @@ const struct pdr_evsel *pdr_evsel_by_id(const struct pdr *r, uint64_t id);
 struct tep_handle *pdr_tep(const struct pdr *r);
 
 /* pdr_auxtrace_index - the absolute file offset of the i-th indexed
- * PERF_RECORD_AUXTRACE record (read on demand).  0 or a negative errno. */
-int pdr_auxtrace_index(struct pdr *r, size_t i, uint64_t *record_offset);
+ * PERF_RECORD_AUXTRACE record and the record size the index claims for it
+ * (perf writes the header size, 48; record_size may be NULL), read on demand
+ * and not validated.  0, -ERANGE past the end, or another negative errno. */
+int pdr_auxtrace_index(struct pdr *r, size_t i, uint64_t *record_offset, uint64_t *record_size);
 
 /*
  * pdr_tep_new - a second, independent handle on the file's tracepoint formats

@@ -20,6 +20,7 @@
 #include "dtl.h"
 #include "dtl_cmd.h"
 #include "dtlmerge.h"
+#include "dtltl.h"
 #include "parse.h"
 #include "pdprint.h"
 #include "pdread.h"
@@ -83,36 +84,14 @@ int dtl_cmd_open(struct pdr **r, const char *path, bool unordered)
 	return 0;
 }
 
-static uint32_t pmu_type_of(const struct pdr *r, const char *name)
-{
-	const struct pdr_info *in = pdr_info(r);
-
-	for (size_t i = 0; i < in->nr_pmus; i++)
-		if (in->pmu_name[i] && !strcmp(in->pmu_name[i], name))
-			return in->pmu_type[i];
-	return UINT32_MAX;
-}
-
 bool dtl_cmd_is_dtl_evsel(const struct pdr *r, const struct pdr_evsel *e)
 {
-	if (!e)
-		return false;
-	if (e->name && !strncmp(e->name, "vpa_dtl", 7))
-		return true;
-	return e->attr.type >= 6 && e->attr.type == pmu_type_of(r, "vpa_dtl");
+	return dtlt_is_dtl_evsel(r, e);
 }
 
 bool dtl_cmd_file_has_dtl(const struct pdr *r)
 {
-	const struct pdr_info *in = pdr_info(r);
-
-	if (in->has_auxtrace_info)
-		return in->auxtrace_info_type == PDF_AUXTRACE_VPA_DTL;
-	for (size_t i = 0; i < pdr_nr_evsels(r); i++)
-		if (dtl_cmd_is_dtl_evsel(r, pdr_evsel(r, i)))
-			return true;
-	/* no AUXTRACE_INFO and no named event: assume DTL (the only AUX we read) */
-	return true;
+	return dtlt_file_has_dtl(r);
 }
 
 /* ---- dump ---- */
@@ -307,7 +286,7 @@ enum { OUT_PERF, OUT_WIDE, OUT_CSV, OUT_JSON };
 struct script {
 	struct pdr *r;
 	struct pp *pp;
-	struct dtlm *m;
+	struct dtlt *t;
 	int mode;
 	bool ns, dtl_only, samples_only;
 	bool have_cpus;
@@ -316,13 +295,10 @@ struct script {
 	char *line;
 	size_t line_cap;
 	uint64_t dtl_lines, sample_lines;
+	const char *kallsyms;	/* --kallsyms */
+	bool no_symbols;
 	struct pl *pl;		/* second formatting thread, or NULL */
 };
-
-static int pdr_pread_cb(void *ctx, uint64_t off, void *buf, size_t len)
-{
-	return pdr_pread(ctx, off, buf, len);
-}
 
 static bool want(const struct script *s, uint32_t cpu, uint64_t t)
 {
@@ -499,22 +475,40 @@ static void script_usage(FILE *f)
 "backwards, discontinuous buffers, odd payload sizes) are summarised on stderr.\n");
 }
 
-static void report_gaps(const char *path, struct dtlm *m, const struct script *s, bool quiet)
+static void report_gaps(const char *path, struct dtlt *t, const struct script *s, bool quiet)
 {
+	const struct dtlm *m = dtlt_merge(t);
 	const struct dtlm_stats *st = dtlm_stats(m);
+	const struct dtlt_stats *ts = dtlt_stats(t);
 	const struct dtlm_gap *g;
 	size_t ng = dtlm_gaps(m, &g);
 	uint64_t total = 0;
 
 	for (int k = 0; k < DTLM_GAP_NR_KINDS; k++)
 		total += st->gaps[k];
-	if (quiet && !total)
+	if (ts->source == DTLT_SRC_SCAN && ts->why_scan[0])
+		fprintf(stderr, "latscope dtl script: %s: %s; found %" PRIu64 " AUX buffers by scanning "
+			"the data section instead\n", path, ts->why_scan, ts->dtl_buffers);
+	if (ts->bad_cpu_buffers || st->dropped_buffers)
+		fprintf(stderr, "latscope dtl script: %s: %" PRIu64 " AUX buffers dropped (CPU number "
+			"out of range 0..%d)\n", path,
+			ts->bad_cpu_buffers > st->dropped_buffers ? ts->bad_cpu_buffers : st->dropped_buffers,
+			DTLM_MAX_CPUS - 1);
+	if (ts->unindexed_buffers)
+		fprintf(stderr, "latscope dtl script: %s: %" PRIu64 " AUX buffers were not in the index "
+			"(their entries may be late)\n", path, ts->unindexed_buffers);
+	if (quiet && !total && !st->late && !ts->forced_records)
 		return;
 	fprintf(stderr, "latscope dtl script: %s: %" PRIu64 " DTL entries (%" PRIu64
-		" printed) on %zu CPUs, %" PRIu64 " other samples printed",
-		path, st->entries, s->dtl_lines, st->nr_queues, s->sample_lines);
-	if (st->late)
-		fprintf(stderr, ", %" PRIu64 " entries arrived late (after a newer record)", st->late);
+		" printed) on %zu CPUs, %" PRIu64 " other samples printed, %" PRIu64 " late",
+		path, st->entries, s->dtl_lines, st->nr_queues, s->sample_lines, st->late);
+	if (ts->source == DTLT_SRC_STREAM) {
+		char w[48];
+		fmt_time(w, sizeof(w), ts->window_ns, true);
+		fprintf(stderr, "; pipe: reorder window %s s", w);
+		if (ts->forced_records)
+			fprintf(stderr, ", %" PRIu64 " records released early (budget)", ts->forced_records);
+	}
 	if (st->no_tbinfo)
 		fprintf(stderr, ", %" PRIu64 " entries without boot_tb/tb_freq (times assume 512 MHz from 0)",
 			st->no_tbinfo);
@@ -527,11 +521,11 @@ static void report_gaps(const char *path, struct dtlm *m, const struct script *s
 			fprintf(stderr, " %s %" PRIu64, dtlm_gap_name(k), st->gaps[k]);
 	fputc('\n', stderr);
 	for (size_t i = 0; i < ng && i < 20; i++) {
-		char ts[48];
+		char ts2[48];
 		if (g[i].time_ns)
-			fmt_time(ts, sizeof(ts), g[i].time_ns, true);
+			fmt_time(ts2, sizeof(ts2), g[i].time_ns, true);
 		else
-			snprintf(ts, sizeof(ts), "the start");
+			snprintf(ts2, sizeof(ts2), "the start");
 		char what[128], where[24] = "";
 		switch (g[i].kind) {
 		case DTLM_GAP_LOST:
@@ -556,25 +550,16 @@ static void report_gaps(const char *path, struct dtlm *m, const struct script *s
 		}
 		if (g[i].cpu != UINT32_MAX)
 			snprintf(where, sizeof(where), " cpu %u", g[i].cpu);
-		fprintf(stderr, "  gap %s%s at %s: %s\n", dtlm_gap_name(g[i].kind), where, ts, what);
+		fprintf(stderr, "  gap %s%s at %s: %s\n", dtlm_gap_name(g[i].kind), where, ts2, what);
 	}
 	if (ng > 20)
 		fprintf(stderr, "  ... (%zu more listed, %" PRIu64 " in all)\n", ng - 20, total);
 }
 
-static int drain_before(struct script *s, uint64_t t)
-{
-	struct dtlm_item it;
-	int rc;
-
-	while ((rc = dtlm_next_before(s->m, t, &it)) > 0)
-		print_dtl(s, &it);
-	return rc;
-}
-
 int dtl_cmd_script(int argc, char **argv)
 {
-	enum { O_WIDE = 256, O_CSV, O_JSON, O_NS, O_EXACT, O_DTLONLY, O_SONLY, O_TIME, O_BOOTTB, O_TBFREQ, O_BUDGET };
+	enum { O_WIDE = 256, O_CSV, O_JSON, O_NS, O_EXACT, O_DTLONLY, O_SONLY, O_TIME, O_BOOTTB,
+	       O_TBFREQ, O_BUDGET, O_WINDOW, O_SCAN, O_KALLSYMS, O_NOSYM };
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "wide", no_argument, NULL, O_WIDE },
@@ -585,20 +570,25 @@ int dtl_cmd_script(int argc, char **argv)
 		{ "dtl-only", no_argument, NULL, O_DTLONLY },
 		{ "samples-only", no_argument, NULL, O_SONLY },
 		{ "cpu", required_argument, NULL, 'C' },
+		{ "cpus", required_argument, NULL, 'C' },
 		{ "time", required_argument, NULL, O_TIME },
 		{ "boot-tb", required_argument, NULL, O_BOOTTB },
 		{ "tb-freq", required_argument, NULL, O_TBFREQ },
 		{ "pipe-budget", required_argument, NULL, O_BUDGET },
+		{ "reorder-window", required_argument, NULL, O_WINDOW },
+		{ "scan", no_argument, NULL, O_SCAN },
+		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
+		{ "no-symbols", no_argument, NULL, O_NOSYM },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct script s = { .mode = OUT_PERF, .t1_ns = UINT64_MAX };
-	struct dtlm_opts mo = { 0 };
+	struct dtlt_opts to = { 0 };
 	const char *path = NULL;
 	bool quiet = false, have_fallback = false;
 	int c, rc, ret = 0;
-	struct pdr_event ev;
+	struct dtlt_item it;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:C:qh", opts, NULL)) != -1) {
@@ -608,7 +598,7 @@ int dtl_cmd_script(int argc, char **argv)
 		case O_CSV: s.mode = OUT_CSV; break;
 		case O_JSON: s.mode = OUT_JSON; break;
 		case O_NS: s.ns = true; break;
-		case O_EXACT: mo.exact_time = true; break;
+		case O_EXACT: to.exact_time = true; break;
 		case O_DTLONLY: s.dtl_only = true; break;
 		case O_SONLY: s.samples_only = true; break;
 		case 'C':
@@ -625,25 +615,41 @@ int dtl_cmd_script(int argc, char **argv)
 			}
 			break;
 		case O_BOOTTB:
-			if (ps_u64(optarg, 0, UINT64_MAX, &mo.fallback.boot_tb)) {
+			if (ps_u64(optarg, 0, UINT64_MAX, &to.fallback.boot_tb)) {
 				fprintf(stderr, "latscope dtl script: --boot-tb %s: not a number\n", optarg);
 				return EXIT_ERR;
 			}
 			have_fallback = true;
 			break;
 		case O_TBFREQ:
-			if (ps_u64(optarg, 1, UINT64_MAX, &mo.fallback.tb_freq)) {
+			if (ps_u64(optarg, 1, UINT64_MAX, &to.fallback.tb_freq)) {
 				fprintf(stderr, "latscope dtl script: --tb-freq %s: not a positive number\n", optarg);
 				return EXIT_ERR;
 			}
 			have_fallback = true;
 			break;
 		case O_BUDGET:
-			if (ps_u64(optarg, 1, UINT64_MAX, &mo.max_copy_bytes)) {
-				fprintf(stderr, "latscope dtl script: --pipe-budget %s: a number of bytes\n", optarg);
+			if (ps_size_bytes(optarg, &to.budget_bytes) || !to.budget_bytes) {
+				fprintf(stderr, "latscope dtl script: --pipe-budget '%s': expected a size in bytes "
+					"(suffixes K, M, G)\n", optarg);
 				return EXIT_ERR;
 			}
 			break;
+		case O_WINDOW:
+			if (!strcmp(optarg, "auto")) {
+				to.window_ns = 0;
+				to.no_window = false;
+			} else if (ps_duration_ns(optarg, 1000000000ULL, &to.window_ns)) {
+				fprintf(stderr, "latscope dtl script: --reorder-window '%s': expected a duration "
+					"(e.g. 2s, 500ms; 0 = none) or auto\n", optarg);
+				return EXIT_ERR;
+			} else {
+				to.no_window = to.window_ns == 0;
+			}
+			break;
+		case O_SCAN: to.ignore_index = true; break;
+		case O_KALLSYMS: s.kallsyms = optarg; break;
+		case O_NOSYM: s.no_symbols = true; break;
 		case 'q': quiet = true; break;
 		case 'h': script_usage(stdout); return 0;
 		default: script_usage(stderr); return EXIT_ERR;
@@ -655,22 +661,24 @@ int dtl_cmd_script(int argc, char **argv)
 		script_usage(stderr);
 		return EXIT_ERR;
 	}
-	if (have_fallback && !mo.fallback.tb_freq)
-		mo.fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
+	if (have_fallback && !to.fallback.tb_freq)
+		to.fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
 	if (dtl_cmd_open(&s.r, path, false))
 		return EXIT_ERR;
 	const struct pdr_info *info = pdr_info(s.r);
 	struct pp_opts po = { .ns = s.ns };
 	s.pp = pp_new(s.r, &po);
-	mo.swap = pdr_needs_swap(s.r);
-	if (!info->pipe) {
-		mo.pread = pdr_pread_cb;
-		mo.pread_ctx = s.r;
-	}
 	s.line_cap = 4096;
 	s.line = malloc(s.line_cap);
-	if (!s.pp || !s.line || dtlm_new(&s.m, &mo)) {
+	if (!s.pp || !s.line) {
 		fprintf(stderr, "latscope dtl script: out of memory\n");
+		ret = EXIT_ERR;
+		goto out;
+	}
+	rc = dtlt_new(&s.t, s.r, &to);
+	if (rc) {
+		fprintf(stderr, "latscope dtl script: %s: %s\n", path,
+			*pdr_strerror(s.r) ? pdr_strerror(s.r) : strerror(-rc));
 		ret = EXIT_ERR;
 		goto out;
 	}
@@ -684,68 +692,16 @@ int dtl_cmd_script(int argc, char **argv)
 	if (s.mode == OUT_CSV)
 		printf("cpu,time_ns,timebase,dispatch_reason,preempt_reason,enqueue_to_dispatch_time,"
 		       "ready_to_enqueue_time,waiting_to_ready_time,processor_id,fault_addr,srr0,srr1\n");
-	while ((rc = pdr_next(s.r, &ev)) > 0) {
-		pp_track(s.pp, &ev);
-		switch (ev.type) {
-		case PDF_RECORD_AUXTRACE: {
-			if (!dtl_cmd_file_has_dtl(s.r))
-				break;
-			struct dtlm_buf_info bi = {
-				.size = ev.auxtrace.size, .offset = ev.auxtrace.offset,
-				.idx = ev.auxtrace.idx, .cpu = ev.auxtrace.cpu,
-				.payload_file_offset = ev.aux_file_offset,
-			};
-			int err = dtlm_add_buffer(s.m, &bi, ev.aux_data);
-			if (err == -ERANGE)
-				break;	/* counted: CPU out of range */
-			if (err) {
-				fprintf(stderr, "latscope dtl script: AUX buffer at %#" PRIx64 ": %s\n",
-					ev.file_offset, strerror(-err));
-				ret = EXIT_ERR;
-				goto out;
-			}
-			if (dtlm_over_budget(s.m)) {
-				struct dtlm_item it;
-				dtlm_note_forced(s.m);
-				while (dtlm_over_budget(s.m) && dtlm_next(s.m, &it) > 0)
-					print_dtl(&s, &it);
-			}
-			break;
+	while ((rc = dtlt_next(s.t, &it)) > 0) {
+		if (it.kind == DTLT_ENTRY) {
+			print_dtl(&s, &it.entry);
+			continue;
 		}
-		case PDF_RECORD_AUX:
-			if (dtl_cmd_is_dtl_evsel(s.r, ev.evsel) && ev.size >= 32)
-				dtlm_note_aux(s.m, ev.has_sample ? ev.sample.cpu : UINT32_MAX,
-					      ev.has_sample ? ev.sample.time : 0,
-					      pdr_u64(s.r, ev.data + 8), pdr_u64(s.r, ev.data + 16),
-					      pdr_u64(s.r, ev.data + 24));
-			break;
-		case PDF_RECORD_LOST:
-			if (ev.size >= 24)
-				dtlm_note_lost(s.m, ev.has_sample ? ev.sample.cpu : UINT32_MAX,
-					       ev.has_sample ? ev.sample.time : 0, pdr_u64(s.r, ev.data + 16));
-			break;
-		case PDF_RECORD_LOST_SAMPLES:
-			if (ev.size >= 16)
-				dtlm_note_lost(s.m, ev.has_sample ? ev.sample.cpu : UINT32_MAX,
-					       ev.has_sample ? ev.sample.time : 0, pdr_u64(s.r, ev.data + 8));
-			break;
-		default:
-			break;
-		}
-		if (ev.type < PDF_RECORD_USER_START && ev.has_sample && ev.sample.time &&
-		    (ev.sample.type & PDF_SAMPLE_TIME)) {
-			rc = drain_before(&s, ev.sample.time);
-			if (rc < 0)
-				break;
-			dtlm_note_time(s.m, ev.sample.time);
-		}
-		if (ev.type == PDF_RECORD_SAMPLE && !dtl_cmd_is_dtl_evsel(s.r, ev.evsel))
-			print_sample(&s, &ev);
-	}
-	if (rc == 0) {
-		struct dtlm_item it;
-		while ((rc = dtlm_next(s.m, &it)) > 0)
-			print_dtl(&s, &it);
+		const struct pdr_event *ev = it.ev;
+		pp_track(s.pp, ev);
+		if (ev->type != PDF_RECORD_SAMPLE || dtlt_is_dtl_evsel(s.r, ev->evsel))
+			continue;
+		print_sample(&s, ev);
 	}
 	if (rc < 0) {
 		fprintf(stderr, "latscope dtl script: %s: %s\n", path,
@@ -758,11 +714,11 @@ int dtl_cmd_script(int argc, char **argv)
 	}
 	s.pl = NULL;
 	fflush(stdout);
-	report_gaps(path, s.m, &s, quiet);
+	report_gaps(path, s.t, &s, quiet);
 out:
 	if (s.pl)
 		pl_finish(s.pl);
-	dtlm_free(s.m);
+	dtlt_free(s.t);
 	pp_free(s.pp);
 	free(s.line);
 	pdr_close(s.r);

@@ -9,7 +9,7 @@
 G=$TESTS_DIR/golden/dtl
 F=$TESTS_DIR/data/formats
 cd "$TMP" || die "no tmp"
-S="$LATSCOPE dtl synth -q --formats $F --cpus 2 --duration 40ms --seed 7 --fault-hz 40 --confer-hz 40"
+S="$LATSCOPE dtl synth -q --formats $F --cpus 2 --duration 80ms --seed 7 --fault-hz 40 --confer-hz 40"
 $S -o le.data || die "synth LE"
 $S -o be.data --big-endian || die "synth BE"
 $S -o - --pipe > pipe.data || die "synth pipe"

@@ -1243,9 +1243,9 @@ static void roundtrip_case(bool be, bool pipe)
 		assert_int_equal(in->last_sample_time, ex[RT_N - 1].time);
 		assert_int_equal(in->nr_auxtrace_index, 1);
 		uint64_t aoff = 0;
-		assert_int_equal(pdr_auxtrace_index(r, 0, &aoff), 0);
+		assert_int_equal(pdr_auxtrace_index(r, 0, &aoff, NULL), 0);
 		assert_int_equal(ld32(&im, (size_t)aoff), PDF_RECORD_AUXTRACE);
-		assert_int_equal(pdr_auxtrace_index(r, 1, &aoff), -ERANGE);
+		assert_int_equal(pdr_auxtrace_index(r, 1, &aoff, NULL), -ERANGE);
 		assert_int_equal(in->data_size, ld64(&im, 48));
 		assert_non_null(pdr_tep(r));
 		assert_int_equal(pdr_nr_evsels(r), 2);
