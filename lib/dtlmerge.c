@@ -556,6 +556,10 @@ static int q_append(struct dtlm *m, struct queue *q, const struct dtlm_buf_info 
 	q->have_expect = true;
 	q->expect_offset = bi->offset + bi->size;
 	b->gap_odd = bi->size % DTL_ENTRY_SIZE != 0;
+	if (b->gap_odd) {
+		m->st.odd_buffers++;
+		m->st.tail_bytes += bi->size % DTL_ENTRY_SIZE;
+	}
 	b->odd_tail = bi->size % DTL_ENTRY_SIZE;
 	b->gaps_pending = b->gap_offset || b->gap_odd;
 	if (q->tail)

@@ -107,6 +107,8 @@ struct dtlm_stats {
 	uint64_t entries;		/* entries emitted */
 	uint64_t headers;
 	uint64_t skipped;		/* zero / negative timebase slots */
+	uint64_t odd_buffers;		/* payloads not a multiple of 48 */
+	uint64_t tail_bytes;		/* bytes ignored at their ends */
 	uint64_t late;			/* entries emitted after a newer record */
 	uint64_t no_tbinfo;		/* entries converted without any boot_tb/tb_freq */
 	uint64_t gaps[DTLM_GAP_NR_KINDS];

@@ -151,6 +151,34 @@ int dtls_add_entry(struct dtls *s, uint32_t cpu, const struct dtl_entry *e)
 	return 0;
 }
 
+int dtls_add_raw(struct dtls *s, uint32_t cpu, const uint8_t *raw, const struct dtl_tbinfo *tbi)
+{
+	struct dtls_cpu *c = get_cpu(s, cpu);
+
+	if (!c)
+		return cpu >= DTLS_MAX_CPUS ? -ERANGE : -ENOMEM;
+	if (tbi && dtl_tbinfo_valid(tbi)) {
+		if (!dtl_tbinfo_valid(&c->tbi))
+			c->tbi = *tbi;
+		if (!dtl_tbinfo_valid(&s->tbi))
+			s->tbi = *tbi;
+	}
+	account_raw(s, c, raw, by_ld64_be(raw + 16));
+	if (raw[0] >= DTL_NR_DISPATCH_REASONS || raw[1] >= DTL_NR_PREEMPT_REASONS)
+		s->scan.bad_reasons++;
+	s->scan.entries++;
+	return 0;
+}
+
+void dtls_set_scan(struct dtls *s, const struct dtl_scan_stats *sc)
+{
+	uint64_t entries = s->scan.entries, bad = s->scan.bad_reasons;
+
+	s->scan = *sc;
+	s->scan.entries = entries;
+	s->scan.bad_reasons = bad;
+}
+
 int dtls_add_payload(struct dtls *s, uint32_t cpu, const void *data, uint64_t len, bool swap)
 {
 	struct dtls_cpu *c = get_cpu(s, cpu);

@@ -72,6 +72,17 @@ int dtls_add_payload(struct dtls *s, uint32_t cpu, const void *data, uint64_t le
 /* dtls_add_entry - account one decoded entry (the slow path, e.g. debugfs). */
 int dtls_add_entry(struct dtls *s, uint32_t cpu, const struct dtl_entry *e);
 
+/*
+ * dtls_add_raw - account one real entry in its 48 raw bytes (e.g. from the
+ * merged timeline) with the timebase parameters it was converted with.
+ * 0, -ERANGE (cpu out of range) or -ENOMEM.
+ */
+int dtls_add_raw(struct dtls *s, uint32_t cpu, const uint8_t *raw, const struct dtl_tbinfo *tbi);
+
+/* dtls_set_scan - replace the payload counters (when the payloads were walked
+ * elsewhere, e.g. by the merge; entries and bad_reasons are kept). */
+void dtls_set_scan(struct dtls *s, const struct dtl_scan_stats *sc);
+
 /* Counters of the payload walk. */
 const struct dtl_scan_stats *dtls_scan_stats(const struct dtls *s);
 

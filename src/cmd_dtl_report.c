@@ -13,6 +13,9 @@
 #include "dtl.h"
 #include "dtl_cmd.h"
 #include "dtlstat.h"
+#include "dtltask.h"
+#include "dtltl.h"
+#include "tpevent.h"
 #include "parse.h"
 #include "pdread.h"
 
@@ -42,11 +45,28 @@ static void usage(FILE *f)
 "      --total-only   text: only the total, no per-CPU sections\n"
 "  -C, --cpu LIST     only these CPUs\n"
 "      --tb-freq HZ   timebase frequency when the file has no header record\n"
-"  -h, --help         this help\n");
+"      --top N        rows of the per-task table (default 20; 0 = all)\n"
+"      --reorder-window D, --pipe-budget B, --scan   as for `dtl script`\n"
+"  -h, --help         this help\n"
+"\n"
+"When the file also has sched:sched_switch samples (or comes through a pipe),\n"
+"the entries are merged with them into one timeline and every involuntary\n"
+"interruption (any preempt reason but H_CEDE, H_CONFER, H_CONFER_ADJUNCT, which\n"
+"are the partition's own choice) is charged to the task that was running on\n"
+"that vCPU when the hypervisor took it: per task the interruptions, their\n"
+"hypervisor time (enqueue_to_dispatch + ready_to_enqueue), the worst one, and\n"
+"that time as a share of the task's run time.  Idle time is shown as [idle];\n"
+"entries before a CPU's first sched_switch as [unknown].\n");
 }
 
 struct rep {
-	bool json, no_hist, total_only, have_cpus;
+	bool json, no_hist, total_only, have_cpus, timeline;
+	uint64_t top;
+	struct dtlt_opts to;
+	struct dtltask *tasks;
+	struct dtlt *dt;
+	const struct dtlt_stats *tl;
+	uint64_t late;
 	struct ps_cpuset cpus;
 	uint64_t tb_freq_opt;
 	uint64_t aux_flags[3], lost_events, lost_records, aux_records;
@@ -255,9 +275,201 @@ static struct json_object *worst_json(const struct dtls *s, const struct rep *o)
 	return a;
 }
 
+static bool has_sched_switch(const struct pdr *r)
+{
+	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
+		const struct pdr_evsel *e = pdr_evsel(r, i);
+		if (e->name && !strcmp(e->name, "sched:sched_switch"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The merged timeline: every entry into the statistics (in time order) and
+ * every involuntary interruption charged to the task on its CPU.
+ */
+static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char *path)
+{
+	struct dtlt_item it;
+	struct tpd *d = NULL;
+	uint64_t end_ns = 0;
+	int rc;
+
+	(void)path;
+	if (o->tb_freq_opt && !o->to.fallback.tb_freq)
+		o->to.fallback.tb_freq = o->tb_freq_opt;
+	rc = dtltask_new(&o->tasks);
+	if (rc)
+		return rc;
+	rc = dtlt_new(&o->dt, r, &o->to);
+	if (rc)
+		return rc;
+	o->tl = dtlt_stats(o->dt);
+	while ((rc = dtlt_next(o->dt, &it)) > 0) {
+		if (it.kind == DTLT_ENTRY) {
+			const struct dtlm_item *e = &it.entry;
+			if (e->time_ns > end_ns)
+				end_ns = e->time_ns;
+			if (o->have_cpus && !ps_cpuset_has(&o->cpus, e->cpu))
+				continue;
+			rc = dtls_add_raw(s, e->cpu, e->raw, &e->tbi);
+			if (!rc)
+				rc = dtltask_entry(o->tasks, e->cpu, e->time_ns, &e->e, e->tbi.tb_freq);
+			if (rc == -ERANGE)
+				rc = 0;
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		const struct pdr_event *ev = it.ev;
+		if (ev->has_sample && (ev->sample.type & PDF_SAMPLE_TIME) && ev->sample.time > end_ns)
+			end_ns = ev->sample.time;
+		switch (ev->type) {
+		case PDF_RECORD_AUX:
+			o->aux_records++;
+			if (ev->size >= 32) {
+				uint64_t fl = pdr_u64(r, ev->data + 24);
+				o->aux_flags[0] += !!(fl & PDF_AUX_FLAG_TRUNCATED);
+				o->aux_flags[1] += !!(fl & PDF_AUX_FLAG_PARTIAL);
+				o->aux_flags[2] += !!(fl & PDF_AUX_FLAG_COLLISION);
+			}
+			continue;
+		case PDF_RECORD_LOST:
+			o->lost_records++;
+			if (ev->size >= 24)
+				o->lost_events += pdr_u64(r, ev->data + 16);
+			continue;
+		case PDF_RECORD_SAMPLE:
+			break;
+		default:
+			continue;
+		}
+		const struct pdr_evsel *es = ev->evsel;
+		if (!es || !es->tp || !ev->sample.raw || !(ev->sample.type & PDF_SAMPLE_CPU))
+			continue;
+		if (!d) {
+			d = tpd_new(pdr_tep(r));
+			if (!d)
+				return -ENOMEM;
+		}
+		struct tpe e;
+		if (tpd_kind(d, (int)es->attr.config) != TPE_SCHED_SWITCH ||
+		    tpd_decode(d, (int)es->attr.config, ev->sample.raw, ev->sample.raw_size, &e))
+			continue;
+		rc = dtltask_switch(o->tasks, ev->sample.cpu, ev->sample.time, e.sw.prev_pid,
+				    e.sw.prev_comm, e.sw.next_pid, e.sw.next_comm);
+		if (rc == -ERANGE)
+			rc = 0;
+		if (rc < 0)
+			break;
+	}
+	tpd_free(d);
+	if (rc < 0)
+		return rc;
+	dtltask_end(o->tasks, end_ns);
+	const struct dtlm_stats *ms = dtlm_stats(dtlt_merge(o->dt));
+	struct dtl_scan_stats sc = {
+		.payloads = ms->buffers, .slots = ms->entries + ms->headers + ms->skipped,
+		.headers = ms->headers, .skipped = ms->skipped, .odd_payloads = ms->odd_buffers,
+		.tail_bytes = ms->tail_bytes,
+	};
+	dtls_set_scan(s, &sc);
+	o->late = ms->late;
+	return 0;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part / (double)whole : 0;
+}
+
+static void tasks_text(struct rep *o)
+{
+	const struct dtltask_row *rows;
+	uint64_t f;
+	size_t n = dtltask_rows(o->tasks, &rows, &f), shown = 0;
+
+	printf("\nWho the hypervisor hurt (involuntary interruptions charged to the task on the vCPU):\n");
+	printf("  %-16s %8s %13s %16s %13s %9s %14s\n", "task", "pid", "interruptions",
+	       "hypervisor us", "worst us", "share", "run s");
+	for (size_t i = 0; i < n; i++) {
+		const struct dtltask_row *k = &rows[i];
+		if (!k->interruptions && k->pid > 0)
+			continue;	/* tasks never hurt: left out, counted below */
+		if (o->top && shown >= o->top)
+			break;
+		char pid[16];
+		if (k->pid > 0)
+			snprintf(pid, sizeof(pid), "%d", k->pid);
+		else
+			snprintf(pid, sizeof(pid), "-");
+		uint64_t hv = dtl_ticks_to_ns(k->hv_ticks, f);
+		printf("  %-16s %8s %13" PRIu64 " %16.3f %13.3f %8.4f%% %14.6f\n", k->comm, pid,
+		       k->interruptions, (double)hv / 1e3, (double)dtl_ticks_to_ns(k->worst_ticks, f) / 1e3,
+		       100.0 * share(hv, k->run_ns), (double)k->run_ns / 1e9);
+		shown++;
+	}
+	size_t unhurt = 0;
+	for (size_t i = 0; i < n; i++)
+		unhurt += !rows[i].interruptions && rows[i].pid > 0;
+	if (unhurt)
+		printf("  (%zu more tasks ran and were never interrupted)\n", unhurt);
+	if (!n)
+		printf("  (no sched_switch samples: no task can be named)\n");
+}
+
+static struct json_object *tasks_json(struct rep *o)
+{
+	const struct dtltask_row *rows;
+	uint64_t f;
+	size_t n = dtltask_rows(o->tasks, &rows, &f);
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++) {
+		const struct dtltask_row *k = &rows[i];
+		struct json_object *j = json_object_new_object();
+		uint64_t hv = dtl_ticks_to_ns(k->hv_ticks, f);
+		json_object_object_add(j, "comm", json_object_new_string(k->comm));
+		json_object_object_add(j, "pid", json_object_new_int64(k->pid));
+		json_object_object_add(j, "idle", json_object_new_boolean(k->pid == DTLTASK_PID_IDLE));
+		json_object_object_add(j, "unknown", json_object_new_boolean(k->pid == DTLTASK_PID_UNKNOWN));
+		json_object_object_add(j, "interruptions", json_object_new_uint64(k->interruptions));
+		json_object_object_add(j, "hypervisor_ns", json_object_new_uint64(hv));
+		json_object_object_add(j, "worst_ns", json_object_new_uint64(dtl_ticks_to_ns(k->worst_ticks, f)));
+		if (k->interruptions) {
+			json_object_object_add(j, "worst_cpu", json_object_new_int64(k->worst_cpu));
+			json_object_object_add(j, "worst_time_ns", json_object_new_uint64(k->worst_time_ns));
+		}
+		json_object_object_add(j, "run_ns", json_object_new_uint64(k->run_ns));
+		json_object_object_add(j, "share_of_run", json_object_new_double(share(hv, k->run_ns)));
+		json_object_array_add(a, j);
+	}
+	return a;
+}
+
+static struct json_object *timeline_json(const struct rep *o)
+{
+	static const char *const src[] = { "none", "index", "scan", "stream" };
+	struct json_object *j = json_object_new_object();
+	const struct dtlt_stats *t = o->tl;
+
+	json_object_object_add(j, "source", json_object_new_string(src[t->source]));
+	if (t->why_scan[0])
+		json_object_object_add(j, "why_scan", json_object_new_string(t->why_scan));
+	json_object_object_add(j, "late_entries", json_object_new_uint64(o->late));
+	json_object_object_add(j, "unindexed_buffers", json_object_new_uint64(t->unindexed_buffers));
+	json_object_object_add(j, "dropped_buffers", json_object_new_uint64(t->bad_cpu_buffers));
+	if (t->source == DTLT_SRC_STREAM) {
+		json_object_object_add(j, "reorder_window_ns", json_object_new_uint64(t->window_ns));
+		json_object_object_add(j, "forced_records", json_object_new_uint64(t->forced_records));
+	}
+	return j;
+}
+
 int dtl_cmd_report(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_NOHIST, O_TOTAL, O_TBFREQ };
+	enum { O_JSON = 256, O_NOHIST, O_TOTAL, O_TBFREQ, O_TOP, O_WINDOW, O_BUDGET, O_SCAN };
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, O_JSON },
@@ -265,10 +477,15 @@ int dtl_cmd_report(int argc, char **argv)
 		{ "total-only", no_argument, NULL, O_TOTAL },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "tb-freq", required_argument, NULL, O_TBFREQ },
+		{ "cpus", required_argument, NULL, 'C' },
+		{ "top", required_argument, NULL, O_TOP },
+		{ "reorder-window", required_argument, NULL, O_WINDOW },
+		{ "pipe-budget", required_argument, NULL, O_BUDGET },
+		{ "scan", no_argument, NULL, O_SCAN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rep o = { 0 };
+	struct rep o = { .top = 20 };
 	const char *path = NULL;
 	struct pdr *r;
 	struct dtls *s;
@@ -297,6 +514,31 @@ int dtl_cmd_report(int argc, char **argv)
 				return EXIT_ERR;
 			}
 			break;
+		case O_TOP:
+			if (ps_u64(optarg, 0, 1000000, &o.top)) {
+				fprintf(stderr, "latscope dtl report: --top '%s': expected 0..1000000\n", optarg);
+				return EXIT_ERR;
+			}
+			break;
+		case O_WINDOW:
+			if (!strcmp(optarg, "auto")) {
+				o.to.window_ns = 0;
+			} else if (ps_duration_ns(optarg, 1000000000ULL, &o.to.window_ns)) {
+				fprintf(stderr, "latscope dtl report: --reorder-window '%s': expected a duration "
+					"(e.g. 2s, 500ms; 0 = none) or auto\n", optarg);
+				return EXIT_ERR;
+			} else {
+				o.to.no_window = o.to.window_ns == 0;
+			}
+			break;
+		case O_BUDGET:
+			if (ps_size_bytes(optarg, &o.to.budget_bytes) || !o.to.budget_bytes) {
+				fprintf(stderr, "latscope dtl report: --pipe-budget '%s': expected a size in bytes "
+					"(suffixes K, M, G)\n", optarg);
+				return EXIT_ERR;
+			}
+			break;
+		case O_SCAN: o.to.ignore_index = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_ERR;
 		}
@@ -311,11 +553,24 @@ int dtl_cmd_report(int argc, char **argv)
 		fprintf(stderr, "latscope dtl report: out of memory\n");
 		return EXIT_ERR;
 	}
-	if (dtl_cmd_open(&r, path, true)) {
+	if (dtl_cmd_open(&r, path, false)) {
 		dtls_free(s);
 		return EXIT_ERR;
 	}
 	bool swap = pdr_needs_swap(r);
+	o.timeline = pdr_info(r)->pipe || has_sched_switch(r);
+	if (o.timeline) {
+		rc = run_timeline(r, s, &o, path);
+		if (rc < 0)
+			goto read_err;
+		goto results;
+	}
+	/* no sched_switch to charge: read the AUX data in file order, no merge */
+	pdr_close(r);
+	if (dtl_cmd_open(&r, path, true)) {
+		dtls_free(s);
+		return EXIT_ERR;
+	}
 	while ((rc = pdr_next(r, &ev)) > 0) {
 		switch (ev.type) {
 		case PDF_RECORD_AUXTRACE: {
@@ -375,6 +630,7 @@ read_err:
 		goto out;
 	}
 
+results:;
 	struct dtls_cpu *tot = malloc(sizeof(*tot));
 	if (!tot) {
 		ret = EXIT_ERR;
@@ -418,6 +674,10 @@ read_err:
 		json_object_object_add(j, "cpus", cpus);
 		json_object_object_add(j, "total", j_section(s, tot, &o, tot_span));
 		json_object_object_add(j, "worst", worst_json(s, &o));
+		if (o.timeline) {
+			json_object_object_add(j, "timeline", timeline_json(&o));
+			json_object_object_add(j, "tasks", tasks_json(&o));
+		}
 		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
 		json_object_put(j);
 	} else {
@@ -448,12 +708,22 @@ read_err:
 		if (tot->entries)
 			text_section(s, tot, "Total", &o, tot_span);
 		worst_text(s, &o);
+		if (o.timeline)
+			tasks_text(&o);
 	}
 	if (!sc->entries)
 		fprintf(stderr, "latscope dtl report: %s has no DTL entries (was it recorded with "
 			"-e vpa_dtl/dtl_all/?)\n", path);
 	free(tot);
+	if (o.timeline && o.tl && o.tl->source == DTLT_SRC_SCAN && o.tl->why_scan[0])
+		fprintf(stderr, "latscope dtl report: %s: %s; found %" PRIu64 " AUX buffers by scanning the "
+			"data section instead\n", path, o.tl->why_scan, o.tl->dtl_buffers);
+	if (o.late)
+		fprintf(stderr, "latscope dtl report: %s: %" PRIu64 " DTL entries came after a newer record "
+			"(beyond the reorder window): their tasks may be wrong\n", path, o.late);
 out:
+	dtltask_free(o.tasks);
+	dtlt_free(o.dt);
 	free(pay);
 	pdr_close(r);
 	dtls_free(s);

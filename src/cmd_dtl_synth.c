@@ -8,7 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "commands.h"
+#include "dtl.h"
 #include "dtl_cmd.h"
 #include "dtlsynth.h"
 #include "parse.h"
@@ -39,7 +42,14 @@ static void usage(FILE *f)
 "      --fault-hz R       page-fault preempts per running second (default 2)\n"
 "      --confer-hz R      H_CONFER per running second (default 5)\n"
 "      --move-permille N  dispatches on another physical processor, per 1000 (default 100)\n"
-"  -c, --period NS        vpa_dtl poll period (sample_period) in ns (default 1000000)\n"
+"  -c, --period NS        vpa_dtl poll period (sample_period) in ns (default 1000000;\n"
+"                         the driver polls at least every 1 ms; perf's docs use 1000000000)\n"
+"      --round D          perf record drains every D, +-25 %% (default 4ms), whatever\n"
+"                         the poll: AUXTRACE records come after newer sched samples\n"
+"      --layout L         perf (default: the above) or poll (the old friendly layout:\n"
+"                         one round per poll, AUX data right after its window)\n"
+"      --truth FILE       write what the model knows as JSON: per task the involuntary\n"
+"                         hypervisor interruptions, their time and the task's run time\n"
 "      --ring N           entries kept per poll before loss (default 85; 0 = unlimited)\n"
 "      --gaps N           drop every Nth AUX chunk of CPU 0 (TRUNCATED + LOST) to test gap reports\n"
 "      --formats DIR      tracefs-like events directory for the sched formats\n"
@@ -58,10 +68,47 @@ static int dbl(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
+/* The model's truth as JSON: the same keys as `dtl report --json`'s "tasks". */
+static int write_truth(const char *path, const struct dtlsyn_truth *t)
+{
+	struct json_object *j = json_object_new_object(), *a = json_object_new_array();
+	int err = 0;
+
+	json_object_object_add(j, "tb_freq", json_object_new_uint64(t->tb_freq));
+	json_object_object_add(j, "end_ns", json_object_new_uint64(t->end_ns));
+	for (size_t i = 0; i < t->nr_tasks; i++) {
+		const struct dtlsyn_task *k = &t->tasks[i];
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "comm", json_object_new_string(k->comm));
+		json_object_object_add(o, "pid", json_object_new_int64(k->pid));
+		json_object_object_add(o, "interruptions", json_object_new_uint64(k->interruptions));
+		json_object_object_add(o, "hypervisor_ns",
+				       json_object_new_uint64(dtl_ticks_to_ns(k->hv_ticks, t->tb_freq)));
+		json_object_object_add(o, "worst_ns",
+				       json_object_new_uint64(dtl_ticks_to_ns(k->worst_ticks, t->tb_freq)));
+		json_object_object_add(o, "run_ns", json_object_new_uint64(k->run_ns));
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(j, "tasks", a);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		err = -errno;
+	else {
+		fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED), f);
+		fputc('\n', f);
+		if (ferror(f))
+			err = -EIO;
+		if (fclose(f) && !err)
+			err = -errno;
+	}
+	json_object_put(j);
+	return err;
+}
+
 int dtl_cmd_synth(int argc, char **argv)
 {
 	enum { O_CPUS = 256, O_DUR, O_SEED, O_BE, O_PIPE, O_NODTL, O_NOSCHED, O_ENT, O_LOAD, O_PRE,
-	       O_FAULT, O_CONFER, O_MOVE, O_RING, O_GAPS, O_FORMATS };
+	       O_FAULT, O_CONFER, O_MOVE, O_RING, O_GAPS, O_FORMATS, O_ROUND, O_LAYOUT, O_TRUTH };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cpus", required_argument, NULL, O_CPUS },
@@ -81,13 +128,16 @@ int dtl_cmd_synth(int argc, char **argv)
 		{ "ring", required_argument, NULL, O_RING },
 		{ "gaps", required_argument, NULL, O_GAPS },
 		{ "formats", required_argument, NULL, O_FORMATS },
+		{ "round", required_argument, NULL, O_ROUND },
+		{ "layout", required_argument, NULL, O_LAYOUT },
+		{ "truth", required_argument, NULL, O_TRUTH },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dtlsyn_cfg c = { 0 };
 	struct dtlsyn_stats st;
-	const char *out = NULL;
+	const char *out = NULL, *truth_path = NULL;
 	bool quiet = false;
 	uint64_t v;
 	int o;
@@ -120,6 +170,12 @@ int dtl_cmd_synth(int argc, char **argv)
 			break;
 		case O_GAPS: bad = ps_u64(optarg, 2, 1u << 30, &v); c.gaps = (unsigned)v; break;
 		case O_FORMATS: c.formats_dir = optarg; break;
+		case O_ROUND: bad = ps_duration_ns(optarg, 1000000000ULL, &c.round_ns) || c.round_ns < 1000; break;
+		case O_LAYOUT:
+			bad = strcmp(optarg, "perf") && strcmp(optarg, "poll");
+			c.poll_layout = !strcmp(optarg, "poll");
+			break;
+		case O_TRUTH: truth_path = optarg; break;
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_ERR;
@@ -143,7 +199,9 @@ int dtl_cmd_synth(int argc, char **argv)
 		fprintf(stderr, "latscope dtl synth: --no-dtl and --no-sched leave nothing to write\n");
 		return EXIT_ERR;
 	}
-	int err = dtlsyn_write(&c, out, &st, msg, sizeof(msg));
+	struct dtlsyn_truth truth = { 0 };
+	struct dtlsyn_truth *tp = truth_path ? &truth : NULL;
+	int err = dtlsyn_write_truth(&c, out, &st, tp, msg, sizeof(msg));
 	if (err == -ENOENT || err == -ENODEV || err == -EACCES || err == -EPERM) {
 		/* no readable tracefs here: use the formats shipped with the sources */
 		static const char *const dirs[] = { "tests/data/formats", "/usr/local/share/latscope/formats",
@@ -154,7 +212,8 @@ int dtl_cmd_synth(int argc, char **argv)
 			if (access(probe, R_OK))
 				continue;
 			c.formats_dir = dirs[i];
-			err = dtlsyn_write(&c, out, &st, msg, sizeof(msg));
+			dtlsyn_truth_free(tp);
+			err = dtlsyn_write_truth(&c, out, &st, tp, msg, sizeof(msg));
 			if (!err && !quiet)
 				fprintf(stderr, "latscope dtl synth: tracefs not readable, sched formats taken from %s\n",
 					dirs[i]);
@@ -162,7 +221,16 @@ int dtl_cmd_synth(int argc, char **argv)
 	}
 	if (err) {
 		fprintf(stderr, "latscope dtl synth: %s: %s (%s)\n", out, msg[0] ? msg : "failed", strerror(-err));
+		dtlsyn_truth_free(tp);
 		return EXIT_ERR;
+	}
+	if (tp) {
+		int terr = write_truth(truth_path, tp);
+		dtlsyn_truth_free(tp);
+		if (terr) {
+			fprintf(stderr, "latscope dtl synth: cannot write %s: %s\n", truth_path, strerror(-terr));
+			return EXIT_ERR;
+		}
 	}
 	if (!quiet)
 		fprintf(stderr, "latscope dtl synth: %s: %" PRIu64 " DTL entries (%" PRIu64 " cedes, %" PRIu64
