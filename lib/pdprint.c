@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include "jsonv.h"
 #include "pdprint.h"
 
 #include <errno.h>
@@ -847,7 +848,7 @@ static struct json_object *field_json(struct tep_format_field *fl, const struct 
 		if (esz > 8)
 			esz = 1;
 		for (unsigned i = 0; i + esz <= len; i += esz)
-			json_object_array_add(a, json_object_new_int64((int64_t)tep_read_number(tep, data + off + i, (int)esz)));
+			json_object_array_add(a, jsonv_u64(tep_read_number(tep, data + off + i, (int)esz)));
 		return a;
 	}
 	if (len == 0 || len > 8)
@@ -861,11 +862,9 @@ static struct json_object *field_json(struct tep_format_field *fl, const struct 
 		case 4: sv = (int32_t)v; break;
 		default: sv = (int64_t)v; break;
 		}
-		return json_object_new_int64(sv);
+		return jsonv_i64(sv);
 	}
-	if (v > INT64_MAX)
-		return json_object_new_uint64(v);
-	return json_object_new_int64((int64_t)v);
+	return jsonv_u64(v);
 }
 
 struct json_object *pp_json(struct pp *p, const struct pdr_event *ev)
@@ -879,12 +878,12 @@ struct json_object *pp_json(struct pp *p, const struct pdr_event *ev)
 	json_object_object_add(o, "pid", json_object_new_int((int32_t)s->pid));
 	json_object_object_add(o, "tid", json_object_new_int((int32_t)s->tid));
 	json_object_object_add(o, "cpu", json_object_new_int((int32_t)s->cpu));
-	json_object_object_add(o, "time_ns", json_object_new_uint64(s->time));
+	json_object_object_add(o, "time_ns", jsonv_u64(s->time));
 	json_object_object_add(o, "event", e && e->name ? json_object_new_string(e->name) : NULL);
 	if (s->type & PDF_SAMPLE_PERIOD)
-		json_object_object_add(o, "period", json_object_new_uint64(s->period));
+		json_object_object_add(o, "period", jsonv_u64(s->period));
 	if (s->type & PDF_SAMPLE_IP)
-		json_object_object_add(o, "ip", json_object_new_uint64(s->ip));
+		json_object_object_add(o, "ip", jsonv_addr(s->ip));
 	if (e && e->tp && s->raw) {
 		struct json_object *fo = json_object_new_object();
 		struct tep_format_field *fl;

@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "pipeline.h"
 #include "dtl.h"
+#include "jsonv.h"
 #include "dtl_cmd.h"
 #include "dtlmerge.h"
 #include "dtltl.h"
@@ -382,24 +383,20 @@ static void print_dtl(struct script *s, const struct dtlm_item *it)
 		break;
 	case OUT_JSON: {
 		struct json_object *o = json_object_new_object();
-		char hx[24];
 		if (!o)
 			return;
 		json_object_object_add(o, "cpu", json_object_new_int64(it->cpu));
-		json_object_object_add(o, "time_ns", json_object_new_uint64(it->time_ns));
-		json_object_object_add(o, "timebase", json_object_new_uint64(e->timebase));
+		json_object_object_add(o, "time_ns", jsonv_u64(it->time_ns));
+		json_object_object_add(o, "timebase", jsonv_u64(e->timebase));
 		json_object_object_add(o, "dispatch_reason", json_object_new_string(dr));
 		json_object_object_add(o, "preempt_reason", json_object_new_string(pr));
 		json_object_object_add(o, "enqueue_to_dispatch_time", json_object_new_int64(e->enqueue_to_dispatch_tb));
 		json_object_object_add(o, "ready_to_enqueue_time", json_object_new_int64(e->ready_to_enqueue_tb));
 		json_object_object_add(o, "waiting_to_ready_time", json_object_new_int64(e->waiting_to_ready_tb));
 		json_object_object_add(o, "processor_id", json_object_new_int64(e->processor_id));
-		snprintf(hx, sizeof(hx), "0x%" PRIx64, e->fault_addr);
-		json_object_object_add(o, "fault_addr", json_object_new_string(hx));
-		snprintf(hx, sizeof(hx), "0x%" PRIx64, e->srr0);
-		json_object_object_add(o, "srr0", json_object_new_string(hx));
-		snprintf(hx, sizeof(hx), "0x%" PRIx64, e->srr1);
-		json_object_object_add(o, "srr1", json_object_new_string(hx));
+		json_object_object_add(o, "fault_addr", jsonv_addr(e->fault_addr));
+		json_object_object_add(o, "srr0", jsonv_addr(e->srr0));
+		json_object_object_add(o, "srr1", jsonv_addr(e->srr1));
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);
 		break;

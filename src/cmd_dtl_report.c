@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "dtl.h"
+#include "jsonv.h"
 #include "dtl_cmd.h"
 #include "dtlstat.h"
 #include "dtltask.h"
@@ -164,8 +165,8 @@ static struct json_object *j_hist(const struct dtls_hist *h, uint64_t f)
 	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
 	uint64_t bins[NBINS];
 
-	json_object_object_add(o, "count", json_object_new_uint64(h->count));
-	json_object_object_add(o, "sum_ticks", json_object_new_uint64(h->sum));
+	json_object_object_add(o, "count", jsonv_u64(h->count));
+	json_object_object_add(o, "sum_ticks", jsonv_u64(h->sum));
 	json_object_object_add(o, "min_us", json_object_new_double(h->count ? ticks_us(h->min, f) : 0));
 	json_object_object_add(o, "avg_us", json_object_new_double(h->count ? ticks_us(h->sum, f) / (double)h->count : 0));
 	json_object_object_add(o, "max_us", json_object_new_double(ticks_us(h->max, f)));
@@ -178,10 +179,10 @@ static struct json_object *j_hist(const struct dtls_hist *h, uint64_t f)
 		if (!bins[i])
 			continue;
 		struct json_object *b = json_object_new_object();
-		json_object_object_add(b, "lo_us", json_object_new_uint64(i ? 1ULL << (i - 1) : 0));
+		json_object_object_add(b, "lo_us", jsonv_u64(i ? 1ULL << (i - 1) : 0));
 		if (i < NBINS - 1)
-			json_object_object_add(b, "hi_us", json_object_new_uint64(1ULL << i));
-		json_object_object_add(b, "count", json_object_new_uint64(bins[i]));
+			json_object_object_add(b, "hi_us", jsonv_u64(1ULL << i));
+		json_object_object_add(b, "count", jsonv_u64(bins[i]));
 		json_object_array_add(a, b);
 	}
 	json_object_object_add(o, "hist", a);
@@ -199,13 +200,13 @@ static struct json_object *j_section(const struct dtls *s, const struct dtls_cpu
 
 	if (c->cpu != UINT32_MAX)
 		json_object_object_add(j, "cpu", json_object_new_int64(c->cpu));
-	json_object_object_add(j, "dispatches", json_object_new_uint64(c->entries));
-	json_object_object_add(j, "recorded_ns", json_object_new_uint64(dtl_ticks_to_ns(span_tb, f)));
+	json_object_object_add(j, "dispatches", jsonv_u64(c->entries));
+	json_object_object_add(j, "recorded_ns", jsonv_u64(dtl_ticks_to_ns(span_tb, f)));
 	json_object_object_add(j, "dispatches_per_sec", json_object_new_double(span_s > 0 ? (double)c->entries / span_s : 0));
-	json_object_object_add(j, "hypervisor_ns", json_object_new_uint64(dtl_ticks_to_ns(c->stolen_tb, f)));
+	json_object_object_add(j, "hypervisor_ns", jsonv_u64(dtl_ticks_to_ns(c->stolen_tb, f)));
 	json_object_object_add(j, "hypervisor_share", json_object_new_double(span_tb ? (double)c->stolen_tb / (double)span_tb : 0));
-	json_object_object_add(j, "processor_changes", json_object_new_uint64(c->proc_changes));
-	json_object_object_add(j, "timebase_backwards", json_object_new_uint64(c->tb_backwards));
+	json_object_object_add(j, "processor_changes", jsonv_u64(c->proc_changes));
+	json_object_object_add(j, "timebase_backwards", jsonv_u64(c->tb_backwards));
 	for (int i = 0; i < 256; i++) {
 		if (c->dispatch[i]) {
 			/* duplicates in the table (firmware_internal_event) add up */
@@ -214,11 +215,11 @@ static struct json_object *j_section(const struct dtls *s, const struct dtls_cpu
 			uint64_t v = c->dispatch[i];
 			if (json_object_object_get_ex(d, n, &old))
 				v += (uint64_t)json_object_get_int64(old);
-			json_object_object_add(d, n, json_object_new_uint64(v));
+			json_object_object_add(d, n, jsonv_u64(v));
 		}
 		if (c->preempt[i])
 			json_object_object_add(p, dtl_preempt_reason_str((unsigned)i, buf),
-					       json_object_new_uint64(c->preempt[i]));
+					       jsonv_u64(c->preempt[i]));
 	}
 	json_object_object_add(j, "dispatch_reasons", d);
 	json_object_object_add(j, "preempt_reasons", p);
@@ -261,9 +262,9 @@ static struct json_object *worst_json(const struct dtls *s, const struct rep *o)
 		struct dtl_tbinfo tbi = c && dtl_tbinfo_valid(&c->tbi) ? c->tbi : dtls_tbinfo(s);
 		struct json_object *j = json_object_new_object();
 		json_object_object_add(j, "cpu", json_object_new_int64(w[i].cpu));
-		json_object_object_add(j, "time_ns", json_object_new_uint64(
+		json_object_object_add(j, "time_ns", jsonv_u64(
 			dtl_tbinfo_valid(&tbi) ? dtl_tb_to_ns(w[i].timebase, &tbi) : 0));
-		json_object_object_add(j, "timebase", json_object_new_uint64(w[i].timebase));
+		json_object_object_add(j, "timebase", jsonv_u64(w[i].timebase));
 		json_object_object_add(j, "delay_us", json_object_new_double(ticks_us(w[i].delay_tb, freq_of(s, c, o))));
 		json_object_object_add(j, "processor_id", json_object_new_int64(w[i].e.processor_id));
 		json_object_object_add(j, "dispatch_reason",
@@ -434,14 +435,14 @@ static struct json_object *tasks_json(struct rep *o)
 		json_object_object_add(j, "pid", json_object_new_int64(k->pid));
 		json_object_object_add(j, "idle", json_object_new_boolean(k->pid == DTLTASK_PID_IDLE));
 		json_object_object_add(j, "unknown", json_object_new_boolean(k->pid == DTLTASK_PID_UNKNOWN));
-		json_object_object_add(j, "interruptions", json_object_new_uint64(k->interruptions));
-		json_object_object_add(j, "hypervisor_ns", json_object_new_uint64(hv));
-		json_object_object_add(j, "worst_ns", json_object_new_uint64(dtl_ticks_to_ns(k->worst_ticks, f)));
+		json_object_object_add(j, "interruptions", jsonv_u64(k->interruptions));
+		json_object_object_add(j, "hypervisor_ns", jsonv_u64(hv));
+		json_object_object_add(j, "worst_ns", jsonv_u64(dtl_ticks_to_ns(k->worst_ticks, f)));
 		if (k->interruptions) {
 			json_object_object_add(j, "worst_cpu", json_object_new_int64(k->worst_cpu));
-			json_object_object_add(j, "worst_time_ns", json_object_new_uint64(k->worst_time_ns));
+			json_object_object_add(j, "worst_time_ns", jsonv_u64(k->worst_time_ns));
 		}
-		json_object_object_add(j, "run_ns", json_object_new_uint64(k->run_ns));
+		json_object_object_add(j, "run_ns", jsonv_u64(k->run_ns));
 		json_object_object_add(j, "share_of_run", json_object_new_double(share(hv, k->run_ns)));
 		json_object_array_add(a, j);
 	}
@@ -457,12 +458,12 @@ static struct json_object *timeline_json(const struct rep *o)
 	json_object_object_add(j, "source", json_object_new_string(src[t->source]));
 	if (t->why_scan[0])
 		json_object_object_add(j, "why_scan", json_object_new_string(t->why_scan));
-	json_object_object_add(j, "late_entries", json_object_new_uint64(o->late));
-	json_object_object_add(j, "unindexed_buffers", json_object_new_uint64(t->unindexed_buffers));
-	json_object_object_add(j, "dropped_buffers", json_object_new_uint64(t->bad_cpu_buffers));
+	json_object_object_add(j, "late_entries", jsonv_u64(o->late));
+	json_object_object_add(j, "unindexed_buffers", jsonv_u64(t->unindexed_buffers));
+	json_object_object_add(j, "dropped_buffers", jsonv_u64(t->bad_cpu_buffers));
 	if (t->source == DTLT_SRC_STREAM) {
-		json_object_object_add(j, "reorder_window_ns", json_object_new_uint64(t->window_ns));
-		json_object_object_add(j, "forced_records", json_object_new_uint64(t->forced_records));
+		json_object_object_add(j, "reorder_window_ns", jsonv_u64(t->window_ns));
+		json_object_object_add(j, "forced_records", jsonv_u64(t->forced_records));
 	}
 	return j;
 }
@@ -649,22 +650,22 @@ results:;
 		struct json_object *j = json_object_new_object(), *cpus = json_object_new_array(),
 				   *data = json_object_new_object();
 		json_object_object_add(j, "file", json_object_new_string(path));
-		json_object_object_add(j, "boot_tb", json_object_new_uint64(tbi.boot_tb));
-		json_object_object_add(j, "tb_freq", json_object_new_uint64(freq_of(s, NULL, &o)));
+		json_object_object_add(j, "boot_tb", jsonv_u64(tbi.boot_tb));
+		json_object_object_add(j, "tb_freq", jsonv_u64(freq_of(s, NULL, &o)));
 		json_object_object_add(j, "has_header", json_object_new_boolean(dtl_tbinfo_valid(&tbi)));
-		json_object_object_add(data, "payloads", json_object_new_uint64(sc->payloads));
-		json_object_object_add(data, "slots", json_object_new_uint64(sc->slots));
-		json_object_object_add(data, "entries", json_object_new_uint64(sc->entries));
-		json_object_object_add(data, "headers", json_object_new_uint64(sc->headers));
-		json_object_object_add(data, "skipped_slots", json_object_new_uint64(sc->skipped));
-		json_object_object_add(data, "odd_payloads", json_object_new_uint64(sc->odd_payloads));
-		json_object_object_add(data, "tail_bytes", json_object_new_uint64(sc->tail_bytes));
-		json_object_object_add(data, "unknown_reasons", json_object_new_uint64(sc->bad_reasons));
-		json_object_object_add(data, "aux_truncated", json_object_new_uint64(o.aux_flags[0]));
-		json_object_object_add(data, "aux_partial", json_object_new_uint64(o.aux_flags[1]));
-		json_object_object_add(data, "aux_collision", json_object_new_uint64(o.aux_flags[2]));
-		json_object_object_add(data, "lost_records", json_object_new_uint64(o.lost_records));
-		json_object_object_add(data, "lost_events", json_object_new_uint64(o.lost_events));
+		json_object_object_add(data, "payloads", jsonv_u64(sc->payloads));
+		json_object_object_add(data, "slots", jsonv_u64(sc->slots));
+		json_object_object_add(data, "entries", jsonv_u64(sc->entries));
+		json_object_object_add(data, "headers", jsonv_u64(sc->headers));
+		json_object_object_add(data, "skipped_slots", jsonv_u64(sc->skipped));
+		json_object_object_add(data, "odd_payloads", jsonv_u64(sc->odd_payloads));
+		json_object_object_add(data, "tail_bytes", jsonv_u64(sc->tail_bytes));
+		json_object_object_add(data, "unknown_reasons", jsonv_u64(sc->bad_reasons));
+		json_object_object_add(data, "aux_truncated", jsonv_u64(o.aux_flags[0]));
+		json_object_object_add(data, "aux_partial", jsonv_u64(o.aux_flags[1]));
+		json_object_object_add(data, "aux_collision", jsonv_u64(o.aux_flags[2]));
+		json_object_object_add(data, "lost_records", jsonv_u64(o.lost_records));
+		json_object_object_add(data, "lost_events", jsonv_u64(o.lost_events));
 		json_object_object_add(j, "data", data);
 		for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
 			const struct dtls_cpu *cc = dtls_cpu(s, i);

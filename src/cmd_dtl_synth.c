@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "dtl.h"
+#include "jsonv.h"
 #include "dtl_cmd.h"
 #include "dtlsynth.h"
 #include "parse.h"
@@ -74,19 +75,19 @@ static int write_truth(const char *path, const struct dtlsyn_truth *t)
 	struct json_object *j = json_object_new_object(), *a = json_object_new_array();
 	int err = 0;
 
-	json_object_object_add(j, "tb_freq", json_object_new_uint64(t->tb_freq));
-	json_object_object_add(j, "end_ns", json_object_new_uint64(t->end_ns));
+	json_object_object_add(j, "tb_freq", jsonv_u64(t->tb_freq));
+	json_object_object_add(j, "end_ns", jsonv_u64(t->end_ns));
 	for (size_t i = 0; i < t->nr_tasks; i++) {
 		const struct dtlsyn_task *k = &t->tasks[i];
 		struct json_object *o = json_object_new_object();
 		json_object_object_add(o, "comm", json_object_new_string(k->comm));
 		json_object_object_add(o, "pid", json_object_new_int64(k->pid));
-		json_object_object_add(o, "interruptions", json_object_new_uint64(k->interruptions));
+		json_object_object_add(o, "interruptions", jsonv_u64(k->interruptions));
 		json_object_object_add(o, "hypervisor_ns",
-				       json_object_new_uint64(dtl_ticks_to_ns(k->hv_ticks, t->tb_freq)));
+				       jsonv_u64(dtl_ticks_to_ns(k->hv_ticks, t->tb_freq)));
 		json_object_object_add(o, "worst_ns",
-				       json_object_new_uint64(dtl_ticks_to_ns(k->worst_ticks, t->tb_freq)));
-		json_object_object_add(o, "run_ns", json_object_new_uint64(k->run_ns));
+				       jsonv_u64(dtl_ticks_to_ns(k->worst_ticks, t->tb_freq)));
+		json_object_object_add(o, "run_ns", jsonv_u64(k->run_ns));
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(j, "tasks", a);
