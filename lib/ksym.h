@@ -10,8 +10,8 @@
  * symbol_type__filter, map__process_kallsym_symbol, symbols__fixup_end,
  * symbols__fixup_duplicate; tools/lib/symbol/kallsyms.c: kallsyms__parse):
  *
- *  - kept types: T W D B in either case, and u l N 1 exactly (newer perf
- *    added the last four for Rust and unique-global symbols); everything else
+ *  - kept types: T W D B in either case, and u l N 1 exactly (perf added
+ *    these four in 2025, 'N' and '1' for Rust symbols); everything else
  *    (r R a A ...) is dropped, as are names starting with '$' (ARM mapping
  *    symbols).  hit->type tells text (t T w W) from data.
  *  - a symbol ends where the next kept symbol (by address) starts, except
@@ -22,8 +22,16 @@
  *    to nothing.
  *  - aliases (several kept symbols at one address): perf gives the size to
  *    the one listed last and then prefers the symbol with a non-zero size,
- *    so the LAST listed alias wins (on x86: _text over _stext).  Same here;
- *    the others are counted in stats->aliases and not looked up.
+ *    so the LAST listed alias wins.  Same here; the others are counted in
+ *    stats->aliases and not looked up.  Checked with perf 6.1's `perf
+ *    kallsyms` on x86-64 6.18: of srso_alias_untrain_ret, _stext, _text,
+ *    __pi__text (all at _text's address, in that order) only __pi__text is
+ *    found; start and end of 24 random symbols and of _etext (ended by the
+ *    D symbol __start_rodata) were equal to ours.
+ *  - module symbols are kept whatever the module: perf drops those whose
+ *    module is not in /proc/modules ("[__builtin__ftrace]", "[bpf]": it
+ *    says "/proc/{kallsyms,modules} inconsistency"), so for those a caller
+ *    matching perf prints [unknown].
  *  - a kept symbol at address 0 is dropped (perf would let it cover every
  *    address below the next symbol), and so is one at UINT64_MAX (no room
  *    for an exclusive end).
