@@ -854,6 +854,8 @@ static struct json_object *field_json(struct tep_format_field *fl, const struct 
 	if (len == 0 || len > 8)
 		return NULL;
 	unsigned long long v = tep_read_number(tep, data + off, (int)len);
+	if (fl->flags & TEP_FIELD_IS_POINTER)
+		return jsonv_addr(v);
 	if (fl->flags & TEP_FIELD_IS_SIGNED) {
 		int64_t sv;
 		switch (len) {

@@ -19,6 +19,7 @@
 #include "pipeline.h"
 #include "dtl.h"
 #include "jsonv.h"
+#include "ksym.h"
 #include "dtl_cmd.h"
 #include "dtlmerge.h"
 #include "dtltl.h"
@@ -93,6 +94,46 @@ bool dtl_cmd_is_dtl_evsel(const struct pdr *r, const struct pdr_evsel *e)
 bool dtl_cmd_file_has_dtl(const struct pdr *r)
 {
 	return dtlt_file_has_dtl(r);
+}
+
+int dtl_cmd_syms(struct ksym **k, const struct pdr *r, const char *path, bool none, const char *who)
+{
+	const struct pdr_info *in = pdr_info(r);
+	int err;
+
+	*k = NULL;
+	if (none)
+		return 0;
+	if (path) {
+		err = ksym_load(k, path);
+		if (err) {
+			fprintf(stderr, "%s: --kallsyms %s: %s\n", who, path,
+				err == -EPERM ? "every address is 0 (kptr_restrict hides them: read it as root "
+						"or set kernel.kptr_restrict=0)"
+				: err == -ENODATA ? "no kernel text symbol in it" : strerror(-err));
+			return EXIT_ERR;
+		}
+		return 0;
+	}
+	/* the recording's own kernel: this machine's symbols are right */
+	if (ksym_matches_running(in->osrelease, in->arch) && ksym_load(k, "/proc/kallsyms"))
+		*k = NULL;	/* not readable or hidden: addresses stay [unknown] */
+	return 0;
+}
+
+bool dtl_cmd_sym(const struct ksym *k, uint64_t addr, char *buf, size_t len, bool with_dso)
+{
+	struct ksym_hit h;
+
+	if (!k || !ksym_lookup(k, addr, &h)) {
+		snprintf(buf, len, "%s", with_dso ? "[unknown] ([unknown])" : "");
+		return false;
+	}
+	if (with_dso)
+		ksym_format(buf, len, &h);
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, h.name, h.offset);
+	return true;
 }
 
 /* ---- dump ---- */
@@ -298,6 +339,7 @@ struct script {
 	uint64_t dtl_lines, sample_lines;
 	const char *kallsyms;	/* --kallsyms */
 	bool no_symbols;
+	struct ksym *syms;	/* NULL: srr0 stays [unknown] */
 	struct pl *pl;		/* second formatting thread, or NULL */
 };
 
@@ -334,20 +376,22 @@ static void print_dtl(struct script *s, const struct dtlm_item *it)
 	s->dtl_lines++;
 	switch (s->mode) {
 	case OUT_PERF: {
+		char sym[KSYM_NAME_MAX + 64];
+		dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), true);
 		int w = pp_name_width(s->pp);
 		if (w < 7)
 			w = 7;
 		fmt_time(ts, sizeof(ts), it->time_ns, s->ns);
 		/* The DTL has no task: say so instead of perf's invented pid/tid. */
 		if (s->pl) {
-			char l[1024];
+			char l[1024 + KSYM_NAME_MAX];
 			int n = snprintf(l, sizeof(l), "%16s %5s [%03u] %12s: %*s: timebase: %" PRIu64
 			       " dispatch_reason:%s, preempt_reason:%s,\n"
 			       "enqueue_to_dispatch_time:%d, ready_to_enqueue_time:%d,"
-			       "waiting_to_ready_time:%d, processor_id: %d %16" PRIx64 " [unknown] ([unknown])\n",
+			       "waiting_to_ready_time:%d, processor_id: %d %16" PRIx64 " %s\n",
 			       "[no task]", "-", it->cpu, ts, w, "vpa-dtl", e->timebase, dr, pr,
 			       (int32_t)e->enqueue_to_dispatch_tb, (int32_t)e->ready_to_enqueue_tb,
-			       (int32_t)e->waiting_to_ready_tb, e->processor_id, e->srr0);
+			       (int32_t)e->waiting_to_ready_tb, e->processor_id, e->srr0, sym);
 			if (n > 0)
 				pl_push_text(s->pl, l, (size_t)n < sizeof(l) ? (size_t)n : sizeof(l) - 1);
 			break;
@@ -355,32 +399,36 @@ static void print_dtl(struct script *s, const struct dtlm_item *it)
 		printf("%16s %5s [%03u] %12s: %*s: timebase: %" PRIu64
 		       " dispatch_reason:%s, preempt_reason:%s,\n"
 		       "enqueue_to_dispatch_time:%d, ready_to_enqueue_time:%d,"
-		       "waiting_to_ready_time:%d, processor_id: %d %16" PRIx64 " [unknown] ([unknown])\n",
+		       "waiting_to_ready_time:%d, processor_id: %d %16" PRIx64 " %s\n",
 		       "[no task]", "-", it->cpu, ts, w, "vpa-dtl", e->timebase, dr, pr,
 		       (int32_t)e->enqueue_to_dispatch_tb, (int32_t)e->ready_to_enqueue_tb,
-		       (int32_t)e->waiting_to_ready_tb, e->processor_id, e->srr0);
+		       (int32_t)e->waiting_to_ready_tb, e->processor_id, e->srr0, sym);
 		break;
 	}
 	case OUT_WIDE: {
-		char a[32], b[32], c[32];
+		char a[32], b[32], c[32], sym[KSYM_NAME_MAX + 64];
+		bool have = dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), false);
 		fmt_time(ts, sizeof(ts), it->time_ns, true);
 		us3(a, sizeof(a), e->enqueue_to_dispatch_tb, it->tbi.tb_freq);
 		us3(b, sizeof(b), e->ready_to_enqueue_tb, it->tbi.tb_freq);
 		us3(c, sizeof(c), e->waiting_to_ready_tb, it->tbi.tb_freq);
 		printf("%s cpu %u proc %u dtl dispatch=%s preempt=%s enqueue_to_dispatch=%" PRIu32
 		       " (%s us) ready_to_enqueue=%" PRIu32 " (%s us) waiting_to_ready=%" PRIu32
-		       " (%s us) tb=%" PRIu64 " srr0=0x%" PRIx64 "%s\n",
+		       " (%s us) tb=%" PRIu64 " srr0=0x%" PRIx64 "%s%s%s\n",
 		       ts, it->cpu, e->processor_id, dr, pr, e->enqueue_to_dispatch_tb, a,
 		       e->ready_to_enqueue_tb, b, e->waiting_to_ready_tb, c, e->timebase, e->srr0,
-		       it->late ? " late" : "");
+		       have ? " sym=" : "", have ? sym : "", it->late ? " late" : "");
 		break;
 	}
-	case OUT_CSV:
+	case OUT_CSV: {
+		char sym[KSYM_NAME_MAX + 64];
+		dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), false);
 		printf("%u,%" PRIu64 ",%" PRIu64 ",%s,%s,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%u,0x%" PRIx64
-		       ",0x%" PRIx64 ",0x%" PRIx64 "\n", it->cpu, it->time_ns, e->timebase, dr, pr,
+		       ",0x%" PRIx64 ",0x%" PRIx64 ",%s\n", it->cpu, it->time_ns, e->timebase, dr, pr,
 		       e->enqueue_to_dispatch_tb, e->ready_to_enqueue_tb, e->waiting_to_ready_tb,
-		       e->processor_id, e->fault_addr, e->srr0, e->srr1);
+		       e->processor_id, e->fault_addr, e->srr0, e->srr1, sym);
 		break;
+	}
 	case OUT_JSON: {
 		struct json_object *o = json_object_new_object();
 		if (!o)
@@ -397,6 +445,9 @@ static void print_dtl(struct script *s, const struct dtlm_item *it)
 		json_object_object_add(o, "fault_addr", jsonv_addr(e->fault_addr));
 		json_object_object_add(o, "srr0", jsonv_addr(e->srr0));
 		json_object_object_add(o, "srr1", jsonv_addr(e->srr1));
+		char sym[KSYM_NAME_MAX + 64];
+		dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), false);
+		json_object_object_add(o, "symbol", json_object_new_string(sym));
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);
 		break;
@@ -463,8 +514,17 @@ static void script_usage(FILE *f)
 "      --time A,B     only this perf-time window (seconds; either side may be empty)\n"
 "      --boot-tb N    boot timebase for CPUs without a header record (debugfs)\n"
 "      --tb-freq HZ   timebase frequency for them (default 512000000)\n"
-"      --pipe-budget B  pipe mode: bytes of AUX data kept queued (default 64 MiB);\n"
-"                     beyond it the oldest entries print early (reported)\n"
+"      --pipe-budget B  pipe mode: bytes of held records and AUX data (default 64M);\n"
+"                     beyond it the oldest print early (reported)\n"
+"      --reorder-window D  pipe mode: hold other records back this long so DTL\n"
+"                     buffers that arrive late still print in order (default\n"
+"                     auto: twice the vpa_dtl poll, growing with the delays seen;\n"
+"                     0 = none)\n"
+"      --scan         find the AUX buffers by scanning the data section even when\n"
+"                     the file's AUXTRACE index is good\n"
+"      --kallsyms F   resolve srr0 with this kallsyms file (default: /proc/kallsyms\n"
+"                     when the recording's osrelease and arch are this machine's)\n"
+"      --no-symbols   leave srr0 unresolved\n"
 "  -q, --quiet        no summary on stderr\n"
 "  -h, --help         this help\n"
 "\n"
@@ -679,6 +739,10 @@ int dtl_cmd_script(int argc, char **argv)
 		ret = EXIT_ERR;
 		goto out;
 	}
+	if (dtl_cmd_syms(&s.syms, s.r, s.kallsyms, s.no_symbols, "latscope dtl script")) {
+		ret = EXIT_ERR;
+		goto out;
+	}
 	/* the default layout formats samples on a second thread (file mode) */
 	if (s.mode == OUT_PERF && !info->pipe && !s.dtl_only && sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
 	    !getenv("LATSCOPE_NO_THREADS")) {
@@ -688,7 +752,7 @@ int dtl_cmd_script(int argc, char **argv)
 	}
 	if (s.mode == OUT_CSV)
 		printf("cpu,time_ns,timebase,dispatch_reason,preempt_reason,enqueue_to_dispatch_time,"
-		       "ready_to_enqueue_time,waiting_to_ready_time,processor_id,fault_addr,srr0,srr1\n");
+		       "ready_to_enqueue_time,waiting_to_ready_time,processor_id,fault_addr,srr0,srr1,symbol\n");
 	while ((rc = dtlt_next(s.t, &it)) > 0) {
 		if (it.kind == DTLT_ENTRY) {
 			print_dtl(&s, &it.entry);
@@ -715,6 +779,7 @@ int dtl_cmd_script(int argc, char **argv)
 out:
 	if (s.pl)
 		pl_finish(s.pl);
+	ksym_free(s.syms);
 	dtlt_free(s.t);
 	pp_free(s.pp);
 	free(s.line);

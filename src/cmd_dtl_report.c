@@ -10,8 +10,10 @@
 #include <json-c/json.h>
 
 #include "commands.h"
+#include "bytes.h"
 #include "dtl.h"
 #include "jsonv.h"
+#include "ksym.h"
 #include "dtl_cmd.h"
 #include "dtlstat.h"
 #include "dtltask.h"
@@ -47,6 +49,8 @@ static void usage(FILE *f)
 "  -C, --cpu LIST     only these CPUs\n"
 "      --tb-freq HZ   timebase frequency when the file has no header record\n"
 "      --top N        rows of the per-task table (default 20; 0 = all)\n"
+"      --kallsyms F, --no-symbols   symbols for srr0 (the top symbols where the\n"
+"                     vCPUs were taken, by count and by hypervisor time)\n"
 "      --reorder-window D, --pipe-budget B, --scan   as for `dtl script`\n"
 "  -h, --help         this help\n"
 "\n"
@@ -66,6 +70,14 @@ struct rep {
 	struct dtlt_opts to;
 	struct dtltask *tasks;
 	struct dtlt *dt;
+	/* where the vCPUs were (srr0), per symbol of syms, [nsyms] = unresolved */
+	struct ksym *syms;
+	const char *kallsyms;
+	bool no_symbols;
+	uint64_t *sym_count, *sym_hv;
+	size_t nsyms;
+	uint64_t last_addr;
+	size_t last_idx;
 	const struct dtlt_stats *tl;
 	uint64_t late;
 	struct ps_cpuset cpus;
@@ -276,6 +288,128 @@ static struct json_object *worst_json(const struct dtls *s, const struct rep *o)
 	return a;
 }
 
+static int syms_init(struct rep *o)
+{
+	if (!o->syms)
+		return 0;
+	o->nsyms = ksym_count(o->syms);
+	o->sym_count = calloc(o->nsyms + 1, sizeof(uint64_t));
+	o->sym_hv = calloc(o->nsyms + 1, sizeof(uint64_t));
+	o->last_idx = SIZE_MAX;
+	return o->sym_count && o->sym_hv ? 0 : -ENOMEM;
+}
+
+/* One entry's srr0 and hypervisor ticks into the per-symbol counters. */
+static void sym_account(struct rep *o, const uint8_t *raw)
+{
+	uint64_t a = by_ld64_be(raw + 32);
+	size_t i;
+
+	if (a == o->last_addr && o->last_idx != SIZE_MAX) {
+		i = o->last_idx;
+	} else {
+		struct ksym_hit h;
+		i = ksym_lookup(o->syms, a, &h) ? h.index : o->nsyms;
+		o->last_addr = a;
+		o->last_idx = i;
+	}
+	o->sym_count[i]++;
+	o->sym_hv[i] += (uint64_t)by_ld32_be(raw + 4) + by_ld32_be(raw + 8);
+}
+
+static void sym_payload(struct rep *o, const uint8_t *p, uint64_t len)
+{
+	for (uint64_t off = 0; off + DTL_ENTRY_SIZE <= len; off += DTL_ENTRY_SIZE)
+		if (!dtl_raw_is_skipped(p + off))
+			sym_account(o, p + off);
+}
+
+static const uint64_t *sort_key;
+static int cmp_sym(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	if (sort_key[x] != sort_key[y])
+		return sort_key[x] > sort_key[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The symbol indexes with entries, sorted by key (caller frees). */
+static size_t sym_sorted(const struct rep *o, const uint64_t *key, size_t **out)
+{
+	size_t n = 0, *v = malloc((o->nsyms + 1) * sizeof(*v));
+
+	*out = v;
+	if (!v)
+		return 0;
+	for (size_t i = 0; i <= o->nsyms; i++)
+		if (o->sym_count[i])
+			v[n++] = i;
+	sort_key = key;
+	qsort(v, n, sizeof(*v), cmp_sym);
+	return n;
+}
+
+static void sym_name(const struct rep *o, size_t i, char *buf, size_t len)
+{
+	struct ksym_hit h;
+
+	if (i < o->nsyms && ksym_get(o->syms, i, &h))
+		snprintf(buf, len, "%s%s%s%s", h.name, h.module ? " [" : "", h.module ? h.module : "",
+			 h.module ? "]" : "");
+	else
+		snprintf(buf, len, "[unknown]");
+}
+
+static void syms_text(const struct rep *o, uint64_t f)
+{
+	printf("\nWhere the vCPUs were when the hypervisor took them (srr0):\n");
+	if (!o->syms) {
+		printf("  (no symbol table: pass --kallsyms FILE from the recorded kernel, or run on it)\n");
+		return;
+	}
+	uint64_t total = 0;
+	for (size_t i = 0; i <= o->nsyms; i++)
+		total += o->sym_count[i];
+	for (int pass = 0; pass < 2; pass++) {
+		size_t *v, n = sym_sorted(o, pass ? o->sym_hv : o->sym_count, &v);
+		printf("  by %s:\n", pass ? "hypervisor time" : "count");
+		for (size_t k = 0; k < n && (!o->top || k < o->top); k++) {
+			char name[KSYM_NAME_MAX + 32];
+			size_t i = v[k];
+			sym_name(o, i, name, sizeof(name));
+			printf("    %-40s %12" PRIu64 " %7.2f%% %16.3f us\n", name, o->sym_count[i],
+			       total ? 100.0 * (double)o->sym_count[i] / (double)total : 0,
+			       (double)dtl_ticks_to_ns(o->sym_hv[i], f) / 1e3);
+		}
+		free(v);
+	}
+}
+
+static struct json_object *syms_json(const struct rep *o, uint64_t f)
+{
+	struct json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "resolved", json_object_new_boolean(o->syms != NULL));
+	if (!o->syms)
+		return j;
+	for (int pass = 0; pass < 2; pass++) {
+		size_t *v, n = sym_sorted(o, pass ? o->sym_hv : o->sym_count, &v);
+		struct json_object *a = json_object_new_array();
+		for (size_t k = 0; k < n && (!o->top || k < o->top); k++) {
+			char name[KSYM_NAME_MAX + 32];
+			struct json_object *e = json_object_new_object();
+			sym_name(o, v[k], name, sizeof(name));
+			json_object_object_add(e, "symbol", json_object_new_string(name));
+			json_object_object_add(e, "count", jsonv_u64(o->sym_count[v[k]]));
+			json_object_object_add(e, "hypervisor_ns", jsonv_u64(dtl_ticks_to_ns(o->sym_hv[v[k]], f)));
+			json_object_array_add(a, e);
+		}
+		free(v);
+		json_object_object_add(j, pass ? "by_hypervisor_time" : "by_count", a);
+	}
+	return j;
+}
+
 static bool has_sched_switch(const struct pdr *r)
 {
 	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
@@ -314,6 +448,8 @@ static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char
 				end_ns = e->time_ns;
 			if (o->have_cpus && !ps_cpuset_has(&o->cpus, e->cpu))
 				continue;
+			if (o->syms)
+				sym_account(o, e->raw);
 			rc = dtls_add_raw(s, e->cpu, e->raw, &e->tbi);
 			if (!rc)
 				rc = dtltask_entry(o->tasks, e->cpu, e->time_ns, &e->e, e->tbi.tb_freq);
@@ -470,7 +606,8 @@ static struct json_object *timeline_json(const struct rep *o)
 
 int dtl_cmd_report(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_NOHIST, O_TOTAL, O_TBFREQ, O_TOP, O_WINDOW, O_BUDGET, O_SCAN };
+	enum { O_JSON = 256, O_NOHIST, O_TOTAL, O_TBFREQ, O_TOP, O_WINDOW, O_BUDGET, O_SCAN, O_KALLSYMS,
+	       O_NOSYM };
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, O_JSON },
@@ -483,6 +620,8 @@ int dtl_cmd_report(int argc, char **argv)
 		{ "reorder-window", required_argument, NULL, O_WINDOW },
 		{ "pipe-budget", required_argument, NULL, O_BUDGET },
 		{ "scan", no_argument, NULL, O_SCAN },
+		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
+		{ "no-symbols", no_argument, NULL, O_NOSYM },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -540,6 +679,8 @@ int dtl_cmd_report(int argc, char **argv)
 			}
 			break;
 		case O_SCAN: o.to.ignore_index = true; break;
+		case O_KALLSYMS: o.kallsyms = optarg; break;
+		case O_NOSYM: o.no_symbols = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_ERR;
 		}
@@ -559,6 +700,11 @@ int dtl_cmd_report(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	bool swap = pdr_needs_swap(r);
+	if (dtl_cmd_syms(&o.syms, r, o.kallsyms, o.no_symbols, "latscope dtl report") ||
+	    syms_init(&o)) {
+		ret = EXIT_ERR;
+		goto out;
+	}
 	o.timeline = pdr_info(r)->pipe || has_sched_switch(r);
 	if (o.timeline) {
 		rc = run_timeline(r, s, &o, path);
@@ -582,6 +728,8 @@ int dtl_cmd_report(int argc, char **argv)
 				break;
 			if (ev.aux_data) {
 				rc = dtls_add_payload(s, a->cpu, ev.aux_data, a->size, swap);
+				if (!rc && o.syms)
+					sym_payload(&o, ev.aux_data, a->size);
 			} else {
 				/* large payload left in the file: read it in whole-slot chunks */
 				uint64_t done = 0;
@@ -596,6 +744,8 @@ int dtl_cmd_report(int argc, char **argv)
 					rc = pdr_pread(r, ev.aux_file_offset + done, pay, (size_t)n);
 					if (!rc)
 						rc = dtls_add_payload(s, a->cpu, pay, n, swap);
+					if (!rc && o.syms)
+						sym_payload(&o, pay, n);
 					done += n;
 				}
 			}
@@ -675,6 +825,7 @@ results:;
 		json_object_object_add(j, "cpus", cpus);
 		json_object_object_add(j, "total", j_section(s, tot, &o, tot_span));
 		json_object_object_add(j, "worst", worst_json(s, &o));
+		json_object_object_add(j, "symbols", syms_json(&o, freq_of(s, NULL, &o)));
 		if (o.timeline) {
 			json_object_object_add(j, "timeline", timeline_json(&o));
 			json_object_object_add(j, "tasks", tasks_json(&o));
@@ -709,6 +860,8 @@ results:;
 		if (tot->entries)
 			text_section(s, tot, "Total", &o, tot_span);
 		worst_text(s, &o);
+		if (sc->entries)
+			syms_text(&o, freq_of(s, NULL, &o));
 		if (o.timeline)
 			tasks_text(&o);
 	}
@@ -724,6 +877,9 @@ results:;
 			"(beyond the reorder window): their tasks may be wrong\n", path, o.late);
 out:
 	dtltask_free(o.tasks);
+	ksym_free(o.syms);
+	free(o.sym_count);
+	free(o.sym_hv);
 	dtlt_free(o.dt);
 	free(pay);
 	pdr_close(r);

@@ -4,6 +4,7 @@
 #define LATSCOPE_DTL_CMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pdread.h"
@@ -20,6 +21,16 @@ bool dtl_cmd_is_dtl_evsel(const struct pdr *r, const struct pdr_evsel *e);
 /* True when the file's AUX data is DTL (AUXTRACE_INFO type 7, or no info but
  * a vpa_dtl evsel). */
 bool dtl_cmd_file_has_dtl(const struct pdr *r);
+
+struct ksym;
+/* Load the symbols for srr0: from path (--kallsyms), else /proc/kallsyms
+ * when the recording was made on this kernel, else none (*k = NULL); none
+ * skips it all.  0, or EXIT_ERR after a message naming who. */
+int dtl_cmd_syms(struct ksym **k, const struct pdr *r, const char *path, bool none, const char *who);
+
+/* "name+0xoff ([kernel.kallsyms])" (with_dso) or "name+0xoff" for addr into
+ * buf; "[unknown] ([unknown])" or "" when no symbol covers it (false). */
+bool dtl_cmd_sym(const struct ksym *k, uint64_t addr, char *buf, size_t len, bool with_dso);
 
 /* Open a perf.data for reading, printing a helpful error; 0 or EXIT_ERR. */
 int dtl_cmd_open(struct pdr **r, const char *path, bool unordered);

@@ -26,9 +26,9 @@ grep -q '2 CPUs via debugfs, 12 DTL entries' rec.err || die "summary: $(cat rec.
 # 2000000 - 1488000 = 512000 ticks = 1 ms; the entries are 10 us apart, CPU 1 starts 5 us later
 sed -n 2,4p a.csv > head.csv
 printf '%s\n' \
- '0,1000000,2000000,external_interrupt,time_slice,100,10,1000,0,0x0,0xc0000000000f8094,0x8000000000001033' \
- '1,1005000,2002560,external_interrupt,time_slice,100,10,1000,8,0x0,0xc0000000000f8094,0x8000000000001033' \
- '0,1010000,2005120,decrementer_interrupt,H_CEDE,101,11,1001,0,0x0,0xc0000000000f8094,0x8000000000001033' > want.csv
+ '0,1000000,2000000,external_interrupt,time_slice,100,10,1000,0,0x0,0xc0000000000f8094,0x8000000000001033,' \
+ '1,1005000,2002560,external_interrupt,time_slice,100,10,1000,8,0x0,0xc0000000000f8094,0x8000000000001033,' \
+ '0,1010000,2005120,decrementer_interrupt,H_CEDE,101,11,1001,0,0x0,0xc0000000000f8094,0x8000000000001033,' > want.csv
 diff -u want.csv head.csv || die "recorded entries differ"
 "$LATSCOPE" dtl dump --no-raw a.data | grep -q 'boot_tb: 1488000, tb_freq: 512000000' || die "header record missing"
 

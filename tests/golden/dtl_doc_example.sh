@@ -26,7 +26,7 @@ for e in "" --big-endian; do
 	# the DTL has no task: no invented ":256 256"
 	grep -q ':256' script.txt && die "invented task fields"
 	[ "$(grep -c 'vpa-dtl:' script.txt)" = 34 ] || die "expected 34 entries $e"
-	"$LATSCOPE" dtl script --csv doc.data | sed -n 2p | grep -qx '16,105373359913283,21403600706628832,decrementer_interrupt,H_CEDE,7064,187,6611773,17,0x0,0xc0000000000f8094,0x8000000000001033' ||
+	"$LATSCOPE" dtl script --csv doc.data | sed -n 2p | grep -qx '16,105373359913283,21403600706628832,decrementer_interrupt,H_CEDE,7064,187,6611773,17,0x0,0xc0000000000f8094,0x8000000000001033,' ||
 		die "csv row $e: $("$LATSCOPE" dtl script --csv doc.data | sed -n 2p)"
 done
 exit 0

@@ -66,14 +66,22 @@ for poll in 1000000 1000000000; do
 	cmp -s le.out bad.out || die "BE without index: another timeline"
 
 	# who was hurt: the report equals the model's truth
-	"$LATSCOPE" dtl report --json le.data > report.json || die "report"
+	"$LATSCOPE" dtl report --json --kallsyms "$TESTS_DIR/data/kallsyms-lpar" le.data > report.json || die "report"
 	"$TOOLS/truthcmp" truth.json report.json || die "poll $poll: per-task report differs from the truth"
 	"$LATSCOPE" dtl report --json - < pipe-be.data > report-pipe.json || die "report pipe"
 	"$TOOLS/truthcmp" truth.json report-pipe.json || die "poll $poll: pipe per-task report differs"
 
 	# expected files
 	if [ $poll = 1000000 ]; then
-		diff -u "$G/timeline-1ms-script.out" le.out || die "differs from timeline-1ms-script.out"
+		"$LATSCOPE" dtl script --kallsyms "$TESTS_DIR/data/kallsyms-lpar" le.data > sym.out 2>/dev/null ||
+			die "script --kallsyms"
+		diff -u "$G/timeline-1ms-script.out" sym.out || die "differs from timeline-1ms-script.out"
+		grep -q 'c0000000000f8094 plpar_hcall_norets_notrace+0x18 (\[kernel.kallsyms\])$' sym.out ||
+			die "the cede address is not resolved as perf would"
+		"$LATSCOPE" dtl script --csv --kallsyms "$TESTS_DIR/data/kallsyms-lpar" le.data > sym.csv 2>/dev/null ||
+			die "script --csv --kallsyms"
+		head -1 sym.csv | grep -q ',srr1,symbol$' || die "no symbol column in the CSV"
+		grep -q ',0x1[0-9a-f]*,0x8000000000001033,$' sym.csv || die "a user srr0 must have an empty symbol"
 	fi
 	grep -v '"file"' report.json > report.cmp
 	diff -u "$G/timeline-$poll-report.json" report.cmp || die "report differs from timeline-$poll-report.json"
