@@ -872,8 +872,12 @@ int dtlsyn_write_truth(const struct dtlsyn_cfg *cfg, const char *path, struct dt
 			err = run_cpu(&s, cpu, rb, end);
 			if (!err && last && !s.c.no_dtl)
 				err = poll_cpu(&s, cpu, end);	/* the driver's stop */
+			if (!err && s.c.compress && s.nwin)
+				err = pdw_compress_begin(s.w, s.c.compress);
 			for (size_t i = 0; !err && i < s.nwin; i++)
 				err = write_ring_rec(&s, &s.win[i]);
+			if (!err && s.c.compress && s.nwin)
+				err = pdw_compress_end(s.w);
 			if (!err && !s.c.no_dtl)
 				err = drain_aux(&s, cpu);
 		}

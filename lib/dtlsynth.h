@@ -60,6 +60,7 @@ struct dtlsyn_cfg {
 					 * driver polls at least every 1 ms) */
 	uint64_t round_ns;		/* perf record drains every ~round_ns (default
 					 * 4 ms, +-25 % jitter), independent of the poll */
+	int compress;			/* zstd level for the ring records (perf record -z); 0 = none */
 	bool poll_layout;		/* old friendly layout: one round per poll, every
 					 * CPU polled at the round's end */
 	unsigned ring;			/* entries per poll before loss (0 = default 85) */

@@ -40,6 +40,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "bytes.h"
 #include "pdwrite.h"
 
@@ -82,6 +84,14 @@ struct pdw {
 
 	uint64_t *aux_index;		/* pairs {offset, size} */
 	size_t nr_aux, cap_aux;
+
+	/* compression staging (pdw_compress_begin/end) */
+	bool zstage;
+	int zlevel;
+	uint8_t *zbuf;
+	size_t zlen, zcap;
+	ZSTD_CCtx *cctx;
+	uint64_t z_in, z_out;
 
 	uint64_t pos;			/* logical output offset (incl. buffered bytes) */
 	uint64_t data_offset;
@@ -132,6 +142,21 @@ static int out(struct pdw *w, const void *p, size_t n)
 {
 	if (w->err)
 		return w->err;
+	if (w->zstage) {
+		if (w->zlen + n > w->zcap) {
+			size_t cap = w->zcap ? w->zcap : 65536;
+			while (cap < w->zlen + n)
+				cap *= 2;
+			uint8_t *b = realloc(w->zbuf, cap);
+			if (!b)
+				return set_err(w, -ENOMEM);
+			w->zbuf = b;
+			w->zcap = cap;
+		}
+		memcpy(w->zbuf + w->zlen, p, n);
+		w->zlen += n;
+		return 0;
+	}
 	if (n > sizeof(w->buf) - w->buf_len) {
 		int err = flush(w);
 		if (err)
@@ -988,6 +1013,8 @@ int pdw_write_auxtrace(struct pdw *w, const struct pdr_auxtrace *a, const void *
 	int err = ensure_begun(w);
 	if (err)
 		return err;
+	if (w->zstage)
+		return -EINVAL;	/* AUX data is never compressed */
 	if (!a || (len && !payload) || len > ((size_t)1 << 48))
 		return -EINVAL;
 	if (!w->pipe && w->nr_aux == w->cap_aux) {
@@ -1035,6 +1062,66 @@ int pdw_write_auxtrace_info(struct pdw *w, uint32_t type, const uint64_t *priv, 
 	for (size_t i = 0; i < nr_priv; i++)
 		rc_u64(&c, priv[i], w->swap);
 	return set_err(w, emit_rec(w, PDF_RECORD_AUXTRACE_INFO, 0, c.len));
+}
+
+int pdw_compress_begin(struct pdw *w, int level)
+{
+	int err = ensure_begun(w);
+
+	if (err)
+		return err;
+	if (w->zstage)
+		return -EINVAL;
+	if (!w->cctx && !(w->cctx = ZSTD_createCCtx()))
+		return set_err(w, -ENOMEM);
+	w->zlevel = level;
+	w->zstage = true;
+	w->zlen = 0;
+	return 0;
+}
+
+/* Group staged records into pieces that compress under 64 KiB, whole records each. */
+int pdw_compress_end(struct pdw *w)
+{
+	const size_t piece_max = 32768;	/* ZSTD_compressBound(32 KiB) + 8 < 65536 */
+	uint8_t cbuf[8 + 40000];
+	size_t off = 0;
+	int err = 0;
+
+	if (!w->zstage)
+		return -EINVAL;
+	w->zstage = false;
+	while (!err && off < w->zlen) {
+		size_t end = off;
+		while (end < w->zlen) {
+			uint16_t rs = by_ld16(w->zbuf + end + 6, w->swap);
+			if (rs < 8 || end + rs > w->zlen)
+				return set_err(w, -EINVAL);	/* a staged record is broken */
+			if (end > off && end + rs - off > piece_max)
+				break;
+			end += rs;
+		}
+		size_t c = ZSTD_compressCCtx(w->cctx, cbuf + 8, sizeof(cbuf) - 8, w->zbuf + off, end - off,
+					     w->zlevel);
+		if (ZSTD_isError(c) || c + 8 > 65535)
+			return set_err(w, -EOVERFLOW);
+		put_hdr(w, cbuf, PDF_RECORD_COMPRESSED, 0, (uint16_t)(c + 8));
+		err = out(w, cbuf, c + 8);
+		w->z_in += end - off;
+		w->z_out += c + 8;
+		off = end;
+	}
+	w->zlen = 0;
+	if (!err && !w->pipe) {
+		uint8_t f[20];
+		by_st32(f, 1, w->swap);			/* version */
+		by_st32(f + 4, 1, w->swap);		/* PERF_COMP_ZSTD */
+		by_st32(f + 8, (uint32_t)w->zlevel, w->swap);
+		by_st32(f + 12, w->z_out ? (uint32_t)(w->z_in / w->z_out) : 1, w->swap);
+		by_st32(f + 16, 528384, w->swap);	/* perf's default mmap_len */
+		err = pdw_set_raw_feature(w, PDF_FEAT_COMPRESSED, f, sizeof(f));
+	}
+	return err;
 }
 
 int pdw_finished_round(struct pdw *w)
@@ -1128,6 +1215,9 @@ int pdw_close(struct pdw *w)
 	for (int f = 0; f < PDF_FEAT_BITS; f++)
 		free(w->feat[f].data);
 	free(w->aux_index);
+	free(w->zbuf);
+	if (w->cctx)
+		ZSTD_freeCCtx(w->cctx);
 	free(w);
 	return err;
 }

@@ -91,6 +91,16 @@ int pdw_write_auxtrace(struct pdw *w, const struct pdr_auxtrace *a, const void *
 int pdw_write_auxtrace_info(struct pdw *w, uint32_t type, const uint64_t *priv, size_t nr_priv);
 int pdw_finished_round(struct pdw *w);
 
+/*
+ * Compression as `perf record -z` writes it: between pdw_compress_begin() and
+ * pdw_compress_end() records are staged, then written as PERF_RECORD_COMPRESSED
+ * records (zstd at level, each holding whole records and under 64 KiB, as
+ * perf keeps them); the COMPRESSED feature is set.  AUXTRACE records must be
+ * written outside (perf never compresses AUX data): -EINVAL while staging.
+ */
+int pdw_compress_begin(struct pdw *w, int level);
+int pdw_compress_end(struct pdw *w);
+
 /* Finish: write features, rewrite the header (file mode), close. NULL is fine.
  * Returns 0 or the first error met while writing. */
 int pdw_close(struct pdw *w);

@@ -49,6 +49,8 @@ static void usage(FILE *f)
 "                         the poll: AUXTRACE records come after newer sched samples\n"
 "      --layout L         perf (default: the above) or poll (the old friendly layout:\n"
 "                         one round per poll, AUX data right after its window)\n"
+"  -z, --compression-level[=N]  zstd-compress the ring records as perf record -z\n"
+"                         does (level 1-22, default 1; AUX data stays uncompressed)\n"
 "      --truth FILE       write what the model knows as JSON: per task the involuntary\n"
 "                         hypervisor interruptions, their time and the task's run time\n"
 "      --ring N           entries kept per poll before loss (default 85; 0 = unlimited)\n"
@@ -110,6 +112,7 @@ int dtl_cmd_synth(int argc, char **argv)
 {
 	enum { O_CPUS = 256, O_DUR, O_SEED, O_BE, O_PIPE, O_NODTL, O_NOSCHED, O_ENT, O_LOAD, O_PRE,
 	       O_FAULT, O_CONFER, O_MOVE, O_RING, O_GAPS, O_FORMATS, O_ROUND, O_LAYOUT, O_TRUTH };
+	uint64_t zlevel = 0;
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "cpus", required_argument, NULL, O_CPUS },
@@ -132,6 +135,7 @@ int dtl_cmd_synth(int argc, char **argv)
 		{ "round", required_argument, NULL, O_ROUND },
 		{ "layout", required_argument, NULL, O_LAYOUT },
 		{ "truth", required_argument, NULL, O_TRUTH },
+		{ "compression-level", optional_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -146,7 +150,7 @@ int dtl_cmd_synth(int argc, char **argv)
 
 	c.formats_dir = getenv("LATSCOPE_FORMATS");
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "o:c:qh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "o:c:z::qh", opts, NULL)) != -1) {
 		int bad = 0;
 		switch (o) {
 		case 'o': out = optarg; break;
@@ -177,6 +181,11 @@ int dtl_cmd_synth(int argc, char **argv)
 			c.poll_layout = !strcmp(optarg, "poll");
 			break;
 		case O_TRUTH: truth_path = optarg; break;
+		case 'z':
+			zlevel = 1;
+			bad = optarg && ps_u64(optarg, 1, 22, &zlevel);
+			c.compress = (int)zlevel;
+			break;
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_ERR;

@@ -17,6 +17,12 @@ for e in "" --big-endian; do
 	"$LATSCOPE" dtl script n.data > l.out 2>/dev/null || die "latscope dtl script $e"
 	[ -s p.out ] || die "perf script printed nothing $e"
 	diff -u p.out l.out || die "perf script and latscope dtl script differ $e"
+	# perf record -z's layout (ring records in COMPRESSED records): perf
+	# reads it, and prints what it prints without compression
+	$S $e -z -o z.data || die "synth -z $e"
+	perf script -i z.data > pz.out 2> pz.err || die "perf script (-z) failed $e: $(cat pz.err)"
+	[ -s pz.err ] && die "perf script (-z) warned $e: $(cat pz.err)"
+	diff -u p.out pz.out || die "compressed file differs $e"
 	# perf 6.1 cannot read a cross-endian pipe stream at all (the writer's
 	# own acceptance test leaves it out too): pipe mode in the host order only
 	[ -n "$e" ] && continue

@@ -65,6 +65,14 @@ for poll in 1000000 1000000000; do
 	"$LATSCOPE" dtl script bad-be.data > bad.out 2>/dev/null || die "script BE without index"
 	cmp -s le.out bad.out || die "BE without index: another timeline"
 
+	# perf record -z: the ring records compressed, the AUX data not
+	$S -z -o z.data 2>/dev/null || die "synth -z"
+	"$LATSCOPE" dtl script z.data > z.out 2> z.err || die "script -z: $(cat z.err)"
+	cmp -s le.out z.out || die "poll $poll: the compressed file prints another timeline"
+	"$TOOLS/dtlidx" --drop z.data bad.data || die "dtlidx -z"
+	"$LATSCOPE" dtl script bad.data > bad.out 2>/dev/null || die "script -z without index"
+	cmp -s le.out bad.out || die "poll $poll: compressed without index: another timeline"
+
 	# who was hurt: the report equals the model's truth
 	"$LATSCOPE" dtl report --json --kallsyms "$TESTS_DIR/data/kallsyms-lpar" le.data > report.json || die "report"
 	"$TOOLS/truthcmp" truth.json report.json || die "poll $poll: per-task report differs from the truth"
