@@ -3,9 +3,16 @@
 #
 #   LATSCOPE=build/latscope sh bench/dtl.sh [GB]
 #
+# All recordings come from `dtl synth` in perf record's layout (rounds every
+# ~4 ms, vpa_dtl polled once a second, AUXTRACE written at the next drain).
 # 1. `dtl report` on a generated multi-GB DTL-only recording (default 3 GB):
 #    entries/s by wall clock and by CPU time (user+sys), and the ratio to a
-#    plain read of the same file (cat > /dev/null, page cache warm).
+#    plain read of the same file (cat > /dev/null, page cache warm); then on
+#    a recording with sched_switch samples, where every entry goes through
+#    the merged timeline and the per-task attribution.
+# 2. `dtl script` against BASELINE (an older latscope binary, if given) on the
+#    same DTL+sched recording: runs alternate, median of RUNS (default 5),
+#    wall and CPU ratios; and against `perf script` on the shared recording.
 # 2. `dtl script` lines/s against `perf script` on the shared recording
 #    (../shared/data/sched-load.perf.data.zst, no DTL: the sched printer path)
 #    and on a synthetic recording with DTL (perf 6.1 cannot decode vpa-dtl, so
@@ -61,36 +68,63 @@ echo "  entries/s (wall): $(rate "$entries" "$rep_wall") M"
 echo "  entries/s (CPU):  $(rate "$entries" "$rep_cpu") M"
 echo "  wall ratio to cat: $(echo "scale=2; $rep_wall / $cat_wall" | bc -l)"
 
-# -- 2. script speed vs perf script -----------------------------------------
+# -- 1b. report through the merged timeline (sched_switch present) -----------
+"$LATSCOPE" dtl synth -q -o "$DIR/tl.data" --cpus 16 --duration 60s --seed 3 -c 1000000000 \
+	--formats "$FORMATS" || exit 1
+tl_entries=$("$LATSCOPE" dtl report --json --total-only "$DIR/tl.data" | sed -n 's/^ *"entries": \([0-9]*\),*$/\1/p' | head -1)
+time_cmd tl "$LATSCOPE" dtl report "$DIR/tl.data"
+echo "dtl report, timeline + per-task path ($(stat -c %s "$DIR/tl.data") bytes, $tl_entries entries + sched samples):"
+echo "  ${tl_wall} s wall, ${tl_cpu} s CPU, peak RSS ${tl_rss} KB, $(rate "$tl_entries" "$tl_cpu") M entries/s (CPU)"
+
+# -- 2. dtl script: this binary against BASELINE, alternating, medians ----------
+RUNS=${RUNS:-5}
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+"$LATSCOPE" dtl synth -q -o "$DIR/synth.data" --cpus 8 --duration 60s --seed 3 -c 1000000000 \
+	--formats "$FORMATS" || exit 1
+slines=$("$LATSCOPE" dtl script "$DIR/synth.data" 2>/dev/null | wc -l)
+: > "$DIR/new.w"; : > "$DIR/new.c"; : > "$DIR/old.w"; : > "$DIR/old.c"
+for i in $(seq "$RUNS"); do
+	time_cmd n "$LATSCOPE" dtl script "$DIR/synth.data"
+	echo "$n_wall" >> "$DIR/new.w"; echo "$n_cpu" >> "$DIR/new.c"
+	if [ -n "${BASELINE:-}" ]; then
+		time_cmd o "$BASELINE" dtl script "$DIR/synth.data"
+		echo "$o_wall" >> "$DIR/old.w"; echo "$o_cpu" >> "$DIR/old.c"
+	fi
+done
+nw=$(median < "$DIR/new.w"); nc=$(median < "$DIR/new.c")
+echo "dtl script on a DTL+sched synth ($slines lines, $(stat -c %s "$DIR/synth.data") bytes), median of $RUNS:"
+echo "  this:     ${nw} s wall, ${nc} s CPU, peak RSS ${n_rss} KB"
+if [ -n "${BASELINE:-}" ]; then
+	ow=$(median < "$DIR/old.w"); oc=$(median < "$DIR/old.c")
+	echo "  baseline: ${ow} s wall, ${oc} s CPU, peak RSS ${o_rss} KB ($BASELINE)"
+	echo "  ratio baseline/this: wall $(echo "scale=2; $ow / $nw" | bc -l), CPU $(echo "scale=2; $oc / $nc" | bc -l)"
+fi
 shared=""
 for f in "$HERE/../../shared/data/sched-load.perf.data.zst" "$HERE/../shared/data/sched-load.perf.data.zst"; do
 	[ -f "$f" ] && shared=$f && break
 done
-if [ -n "$shared" ] && command -v zstd >/dev/null; then
+if [ -n "$shared" ] && command -v zstd >/dev/null && command -v perf >/dev/null; then
 	zstd -q -d -f "$shared" -o "$DIR/shared.data" || exit 1
-	lines=$("$LATSCOPE" dtl script "$DIR/shared.data" 2>/dev/null | wc -l)
-	time_cmd ls "$LATSCOPE" dtl script "$DIR/shared.data"
-	echo "shared recording: $lines lines"
-	echo "latscope dtl script: ${ls_wall} s wall, $(rate "$lines" "$ls_wall") M lines/s, peak RSS ${ls_rss} KB"
-	if command -v perf >/dev/null; then
-		export HOME=$DIR
-		plines=$(perf script -i "$DIR/shared.data" 2>/dev/null | wc -l)
-		time_cmd ps perf script -i "$DIR/shared.data"
-		echo "perf script:         ${ps_wall} s wall, $(rate "$plines" "$ps_wall") M lines/s, peak RSS ${ps_rss} KB ($plines lines)"
-	fi
-else
-	echo "shared recording not found (or no zstd): skipping the perf script comparison"
+	export HOME=$DIR
+	: > "$DIR/ls.w"; : > "$DIR/ps.w"
+	for i in $(seq "$RUNS"); do
+		time_cmd ls "$LATSCOPE" dtl script "$DIR/shared.data"; echo "$ls_wall" >> "$DIR/ls.w"
+		time_cmd ps perf script -i "$DIR/shared.data"; echo "$ps_wall" >> "$DIR/ps.w"
+	done
+	lw=$(median < "$DIR/ls.w"); pw=$(median < "$DIR/ps.w")
+	echo "shared recording (no DTL), median of $RUNS: latscope dtl script ${lw} s, perf script ${pw} s, ratio $(echo "scale=2; $pw / $lw" | bc -l)"
 fi
-"$LATSCOPE" dtl synth -q -o "$DIR/synth.data" --cpus 8 --duration 60s --seed 3 --formats "$FORMATS" || exit 1
-slines=$("$LATSCOPE" dtl script "$DIR/synth.data" 2>/dev/null | wc -l)
-time_cmd ss "$LATSCOPE" dtl script "$DIR/synth.data"
-echo "dtl script on a DTL+sched synth ($slines lines): ${ss_wall} s wall, $(rate "$slines" "$ss_wall") M lines/s, peak RSS ${ss_rss} KB"
 
 # -- 3. memory does not grow with the file -------------------------------------
-"$LATSCOPE" dtl synth -q -o "$DIR/small.data" --no-sched --cpus 64 --duration 60s --ring 0 \
+"$LATSCOPE" dtl synth -q -o "$DIR/small.data" --no-sched --cpus 64 --duration 18s --ring 0 \
 	-c 1000000000 --load 0.5 --seed 1 --formats "$FORMATS" || exit 1
 time_cmd rs "$LATSCOPE" dtl report "$DIR/small.data"
-"$LATSCOPE" dtl synth -q -o "$DIR/synth-small.data" --cpus 8 --duration 6s --seed 3 --formats "$FORMATS" || exit 1
-time_cmd sss "$LATSCOPE" dtl script "$DIR/synth-small.data"
-echo "peak RSS, report:  $(stat -c %s "$DIR/small.data") bytes -> ${rs_rss} KB;  $size bytes -> ${rep_rss} KB"
-echo "peak RSS, script:  $(stat -c %s "$DIR/synth-small.data") bytes -> ${sss_rss} KB;  $(stat -c %s "$DIR/synth.data") bytes -> ${ss_rss} KB"
+"$LATSCOPE" dtl synth -q -o "$DIR/tl-small.data" --cpus 16 --duration 6s --seed 3 -c 1000000000 \
+	--formats "$FORMATS" || exit 1
+time_cmd tls "$LATSCOPE" dtl report "$DIR/tl-small.data"
+time_cmd sss "$LATSCOPE" dtl script "$DIR/tl-small.data"
+time_cmd ssb "$LATSCOPE" dtl script "$DIR/tl.data"
+echo "peak RSS, report:          $(stat -c %s "$DIR/small.data") bytes -> ${rs_rss} KB;  $size bytes -> ${rep_rss} KB"
+echo "peak RSS, report timeline: $(stat -c %s "$DIR/tl-small.data") bytes -> ${tls_rss} KB;  $(stat -c %s "$DIR/tl.data") bytes -> ${tl_rss} KB"
+echo "peak RSS, script:          $(stat -c %s "$DIR/tl-small.data") bytes -> ${sss_rss} KB;  $(stat -c %s "$DIR/tl.data") bytes -> ${ssb_rss} KB"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

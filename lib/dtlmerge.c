@@ -382,6 +382,11 @@ static int q_advance(struct dtlm *m, struct queue *q)
 				dtl_header_read(p, m->o.swap, &h);
 				if (dtl_raw_is_header(p) && dtl_tbinfo_valid(&h)) {
 					m->st.headers++;
+					if ((h.tb_freq < DTLM_TB_FREQ_MIN || h.tb_freq > DTLM_TB_FREQ_MAX) &&
+					    !m->st.bad_tb_freq++) {
+						m->st.bad_tb_freq_cpu = q->cpu;
+						m->st.bad_tb_freq_value = h.tb_freq;
+					}
 					if (!dtl_tbinfo_valid(&q->tbi))
 						q->tbi = h;
 					if (!dtl_tbinfo_valid(&m->global_tbi))
@@ -404,8 +409,12 @@ static int q_advance(struct dtlm *m, struct queue *q)
 				m->st.no_tbinfo++;
 			}
 			it->tbi = *tbi;
-			it->time_ns = m->o.exact_time ? dtl_tb_to_ns_exact(it->e.timebase, tbi)
-						      : dtl_tb_to_ns(it->e.timebase, tbi);
+			if (m->o.override_boot_tb)
+				it->tbi.boot_tb = m->o.fallback.boot_tb;
+			if (m->o.override_tb_freq && m->o.fallback.tb_freq)
+				it->tbi.tb_freq = m->o.fallback.tb_freq;
+			it->time_ns = m->o.exact_time ? dtl_tb_to_ns_exact(it->e.timebase, &it->tbi)
+						      : dtl_tb_to_ns(it->e.timebase, &it->tbi);
 			it->cpu = q->cpu;
 			it->raw = q->next_raw;
 			it->buf_offset = q->head->aux_offset;

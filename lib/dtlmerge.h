@@ -48,7 +48,13 @@ struct dtlm_opts {
 	void *pread_ctx;
 	uint64_t max_copy_bytes;	/* pipe mode budget; 0 = DTLM_DEFAULT_COPY_BYTES */
 	struct dtl_tbinfo fallback;	/* for CPUs without a header record; tb_freq 0 = none */
+	bool override_boot_tb;		/* fallback.boot_tb wins over header records too */
+	bool override_tb_freq;		/* fallback.tb_freq wins over header records too */
 };
+
+/* tb_freq of a header outside this range is implausible (warned, still used) */
+#define DTLM_TB_FREQ_MIN	1000000ULL
+#define DTLM_TB_FREQ_MAX	10000000000ULL
 
 /* One AUX buffer as announced by PERF_RECORD_AUXTRACE (host order). */
 struct dtlm_buf_info {
@@ -114,6 +120,9 @@ struct dtlm_stats {
 	uint64_t gaps[DTLM_GAP_NR_KINDS];
 	uint64_t lost_events;		/* sum of LOST counts */
 	uint64_t copied_peak_bytes;	/* pipe mode */
+	uint64_t bad_tb_freq;		/* header records with an implausible tb_freq */
+	uint32_t bad_tb_freq_cpu;	/* the first one's CPU and value */
+	uint64_t bad_tb_freq_value;
 	size_t nr_queues;
 };
 

@@ -54,6 +54,7 @@ struct dtlt {
 	uint64_t window_ns;
 	bool auto_window;
 	struct held *out;		/* the record last delivered from the hold */
+	uint64_t next_rec_ns;		/* the record the next entries precede, 0 = none */
 	struct pdr_event out_ev;
 };
 
@@ -365,6 +366,8 @@ int dtlt_new(struct dtlt **tp, struct pdr *r, const struct dtlt_opts *o)
 	mo.swap = t->swap;
 	mo.exact_time = t->o.exact_time;
 	mo.fallback = t->o.fallback;
+	mo.override_boot_tb = t->o.override_boot_tb;
+	mo.override_tb_freq = t->o.override_tb_freq;
 	mo.max_copy_bytes = t->o.budget_bytes;
 	if (!t->pipe) {
 		mo.pread = pread_cb;
@@ -645,6 +648,7 @@ static int next_file(struct dtlt *t, struct dtlt_item *it)
 	for (;;) {
 		if (t->pending) {
 			if (timed(&t->ev)) {
+				t->next_rec_ns = t->ev.sample.time;
 				rc = dtlm_next_before(t->m, t->ev.sample.time, &it->entry);
 				if (rc > 0) {
 					it->kind = DTLT_ENTRY;
@@ -661,6 +665,7 @@ static int next_file(struct dtlt *t, struct dtlt_item *it)
 			return 1;
 		}
 		if (t->eof) {
+			t->next_rec_ns = 0;
 			rc = dtlm_next(t->m, &it->entry);
 			if (rc > 0)
 				it->kind = DTLT_ENTRY;
@@ -693,6 +698,7 @@ static int next_pipe(struct dtlt *t, struct dtlt_item *it)
 
 		if (h && (t->eof || over_budget(t) || h->time_ns + t->window_ns <= t->max_time)) {
 			if (h->timed) {
+				t->next_rec_ns = h->time_ns;
 				rc = dtlm_next_before(t->m, h->time_ns, &it->entry);
 				if (rc > 0) {
 					it->kind = DTLT_ENTRY;
@@ -711,6 +717,7 @@ static int next_pipe(struct dtlt *t, struct dtlt_item *it)
 		}
 		if (!h && !t->eof && dtlm_over_budget(t->m)) {
 			/* AUX copies alone exceed the budget: their oldest go early */
+			t->next_rec_ns = 0;
 			dtlm_note_forced(t->m);
 			rc = dtlm_next(t->m, &it->entry);
 			if (rc > 0) {
@@ -721,6 +728,7 @@ static int next_pipe(struct dtlt *t, struct dtlt_item *it)
 				return rc;
 		}
 		if (t->eof) {
+			t->next_rec_ns = 0;
 			rc = dtlm_next(t->m, &it->entry);
 			if (rc > 0)
 				it->kind = DTLT_ENTRY;
@@ -756,7 +764,37 @@ static int next_pipe(struct dtlt *t, struct dtlt_item *it)
 	}
 }
 
+/* Entries more than a day from the records around them (a wrong boot_tb or
+ * tb_freq): judged against the record they are delivered before (known in
+ * both modes) and the last record before them. */
+static void judge(struct dtlt *t, const struct dtlt_item *it)
+{
+	struct dtlt_stats *st = &t->st;
+
+	if (it->kind == DTLT_RECORD) {
+		if (!timed(it->ev))
+			return;
+		uint64_t tm = it->ev->sample.time;
+		if (!st->first_record_ns)
+			st->first_record_ns = tm;
+		if (tm > st->last_record_ns)
+			st->last_record_ns = tm;
+		return;
+	}
+	uint64_t e = it->entry.time_ns;
+	bool far = (t->next_rec_ns && e + DTLT_FAR_NS < t->next_rec_ns) ||
+		   (st->last_record_ns && e > st->last_record_ns + DTLT_FAR_NS);
+	if (far && !st->far_entries++) {
+		st->far_cpu = it->entry.cpu;
+		st->far_time_ns = e;
+	}
+}
+
 int dtlt_next(struct dtlt *t, struct dtlt_item *it)
 {
-	return t->pipe ? next_pipe(t, it) : next_file(t, it);
+	int rc = t->pipe ? next_pipe(t, it) : next_file(t, it);
+
+	if (rc > 0)
+		judge(t, it);
+	return rc;
 }

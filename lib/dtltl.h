@@ -54,6 +54,8 @@ struct dtlt_opts {
 	uint64_t window_ns;		/* pipe mode reorder window; 0 = automatic */
 	bool no_window;			/* pipe mode: no reorder window at all */
 	bool ignore_index;		/* file mode: scan even when the index is good (tests) */
+	bool override_boot_tb;		/* fallback.boot_tb wins over the header records */
+	bool override_tb_freq;		/* fallback.tb_freq wins over the header records */
 };
 
 enum dtlt_source {
@@ -79,7 +81,15 @@ struct dtlt_stats {
 	uint64_t held_peak_records;
 	uint64_t forced_records;	/* released early to stay within the budget */
 	uint64_t records;		/* records delivered */
+	/* implausible DTL times: entries more than a day before the first or
+	 * after the last timed record (a wrong boot_tb or tb_freq) */
+	uint64_t far_entries;
+	uint32_t far_cpu;		/* the first such entry's CPU and time */
+	uint64_t far_time_ns;
+	uint64_t first_record_ns, last_record_ns;	/* timed records, 0 = none */
 };
+
+#define DTLT_FAR_NS (86400ULL * 1000000000ULL)
 
 enum dtlt_kind { DTLT_ENTRY = 1, DTLT_RECORD };
 

@@ -424,7 +424,8 @@ static int add_evsel(struct pdr *r, const struct pdf_attr *attr, const uint8_t *
 }
 
 /* Evsel of a record, perf's rules (evlist__event2evsel). */
-static struct pdr_evsel *record_evsel(struct pdr *r, uint32_t type, const uint8_t *rec, size_t size)
+static struct pdr_evsel *record_evsel(struct pdr *r, uint32_t type, const uint8_t *rec, size_t size,
+				      bool count)
 {
 	if (r->nr_evsels == 0)
 		return NULL;
@@ -453,7 +454,8 @@ static struct pdr_evsel *record_evsel(struct pdr *r, uint32_t type, const uint8_
 		return first;
 	int i = idmap_get(r, id);
 	if (i < 0) {
-		r->stats.unknown_id++;
+		if (count)	/* once per record: when it is delivered */
+			r->stats.unknown_id++;
 		return NULL;
 	}
 	return &r->evsels[i];
@@ -1706,7 +1708,7 @@ static bool record_time(struct pdr *r, const struct pdr_evsel *e, uint32_t type,
 /* Fill ev for a kernel record (sample parse, evsel, stats). */
 static void fill_kernel(struct pdr *r, struct pdr_event *ev)
 {
-	struct pdr_evsel *e = record_evsel(r, ev->type, ev->data, ev->size);
+	struct pdr_evsel *e = record_evsel(r, ev->type, ev->data, ev->size, true);
 	ev->evsel = e;
 	ev->has_sample = false;
 	if (!e)
@@ -2103,7 +2105,7 @@ int pdr_next(struct pdr *r, struct pdr_event *ev)
 		count_kernel(r, e.type, e.data, e.size);
 		uint64_t t;
 		if (!r->opts.unordered) {
-			struct pdr_evsel *es = record_evsel(r, e.type, e.data, e.size);
+			struct pdr_evsel *es = record_evsel(r, e.type, e.data, e.size, false);
 			if (record_time(r, es, e.type, e.data, e.size, &t)) {
 				int err = queue_push(r, t, e.data, e.size, e.file_offset, e.compressed);
 				if (err)

@@ -96,6 +96,61 @@ bool dtl_cmd_file_has_dtl(const struct pdr *r)
 	return dtlt_file_has_dtl(r);
 }
 
+void dtl_cmd_tb_warnings(const char *who, const char *path, const struct dtlt *t)
+{
+	const struct dtlm_stats *st = dtlm_stats(dtlt_merge(t));
+	const struct dtlt_stats *ts = dtlt_stats(t);
+
+	if (st->bad_tb_freq)
+		fprintf(stderr, "%s: %s: CPU %u's DTL header says tb_freq %" PRIu64 " Hz, outside "
+			"1 MHz..10 GHz (%" PRIu64 " such headers): DTL times are probably wrong; "
+			"--tb-freq overrides it\n", who, path, st->bad_tb_freq_cpu, st->bad_tb_freq_value,
+			st->bad_tb_freq);
+	if (ts->far_entries)
+		fprintf(stderr, "%s: %s: %" PRIu64 " DTL entries lie more than a day from the records "
+			"around them (the first on CPU %u at %" PRIu64 ".%09" PRIu64 " s): boot_tb or tb_freq "
+			"is probably wrong; --boot-tb and --tb-freq override them\n", who, path,
+			ts->far_entries, ts->far_cpu, ts->far_time_ns / 1000000000u,
+			ts->far_time_ns % 1000000000u);
+}
+
+int dtl_cmd_verdict(const char *who, const struct dtlt *t, const struct pdr *r)
+{
+	const struct dtlm_stats *st = t ? dtlm_stats(dtlt_merge(t)) : NULL;
+	const struct dtlt_stats *ts = t ? dtlt_stats(t) : NULL;
+	const struct pdr_stats *rs = pdr_stats(r);
+	uint64_t lost = 0;
+	char what[256] = "";
+	size_t n = 0;
+
+	if (st)
+		for (int k = 0; k < DTLM_GAP_NR_KINDS; k++)
+			if (k != DTLM_GAP_TB_BACKWARDS && k != DTLM_GAP_ODD_SIZE)
+				lost += st->gaps[k];
+	lost += rs->lost_records + rs->aux_truncated + rs->aux_partial + rs->aux_collision;
+#define SAY(cond, ...) do { if ((cond) && n < sizeof(what)) \
+	n += (size_t)snprintf(what + n, sizeof(what) - n, __VA_ARGS__); } while (0)
+	SAY(lost, " %" PRIu64 " loss records/gaps;", lost);
+	SAY(ts && ts->bad_cpu_buffers, " %" PRIu64 " AUX buffers dropped;", ts ? ts->bad_cpu_buffers : 0);
+	SAY(st && st->late, " %" PRIu64 " entries late;", st ? st->late : 0);
+	SAY(ts && ts->forced_records, " %" PRIu64 " records released early;", ts ? ts->forced_records : 0);
+	SAY(rs->unknown_id || rs->bad_samples, " %" PRIu64 " samples skipped;", rs->unknown_id + rs->bad_samples);
+#undef SAY
+	if (!n)
+		return 0;
+	fprintf(stderr, "%s: --strict: the result is incomplete:%s exit 1\n", who, what);
+	return EXIT_THRESHOLD;
+}
+
+int dtl_cmd_check_output(const char *who)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	int e = errno ? errno : EIO;
+	fprintf(stderr, "%s: error writing the output: %s\n", who, strerror(e));
+	return EXIT_ERR;
+}
+
 int dtl_cmd_syms(struct ksym **k, const struct pdr *r, const char *path, bool none, const char *who)
 {
 	const struct pdr_info *in = pdr_info(r);
@@ -314,10 +369,14 @@ int dtl_cmd_dump(int argc, char **argv)
 		pdr_close(r);
 		return EXIT_ERR;
 	}
-	if (!nrec)
+	pdr_close(r);
+	if (dtl_cmd_check_output("latscope dtl dump"))
+		return EXIT_ERR;
+	if (!nrec) {
 		fprintf(stderr, "latscope dtl dump: %s has no AUXTRACE_INFO or AUXTRACE records "
 			"(was it recorded with -e vpa_dtl/dtl_all/?)\n", path);
-	pdr_close(r);
+		return EXIT_ERR;
+	}
 	return 0;
 }
 
@@ -525,6 +584,7 @@ static void script_usage(FILE *f)
 "      --kallsyms F   resolve srr0 with this kallsyms file (default: /proc/kallsyms\n"
 "                     when the recording's osrelease and arch are this machine's)\n"
 "      --no-symbols   leave srr0 unresolved\n"
+"      --strict       exit 1 when data was lost, dropped, late or skipped\n"
 "  -q, --quiet        no summary on stderr\n"
 "  -h, --help         this help\n"
 "\n"
@@ -616,7 +676,7 @@ static void report_gaps(const char *path, struct dtlt *t, const struct script *s
 int dtl_cmd_script(int argc, char **argv)
 {
 	enum { O_WIDE = 256, O_CSV, O_JSON, O_NS, O_EXACT, O_DTLONLY, O_SONLY, O_TIME, O_BOOTTB,
-	       O_TBFREQ, O_BUDGET, O_WINDOW, O_SCAN, O_KALLSYMS, O_NOSYM };
+	       O_TBFREQ, O_BUDGET, O_WINDOW, O_SCAN, O_KALLSYMS, O_NOSYM, O_STRICT };
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "wide", no_argument, NULL, O_WIDE },
@@ -636,6 +696,7 @@ int dtl_cmd_script(int argc, char **argv)
 		{ "scan", no_argument, NULL, O_SCAN },
 		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
 		{ "no-symbols", no_argument, NULL, O_NOSYM },
+		{ "strict", no_argument, NULL, O_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -643,7 +704,7 @@ int dtl_cmd_script(int argc, char **argv)
 	struct script s = { .mode = OUT_PERF, .t1_ns = UINT64_MAX };
 	struct dtlt_opts to = { 0 };
 	const char *path = NULL;
-	bool quiet = false, have_fallback = false;
+	bool quiet = false, have_fallback = false, strict = false;
 	int c, rc, ret = 0;
 	struct dtlt_item it;
 
@@ -677,8 +738,10 @@ int dtl_cmd_script(int argc, char **argv)
 				return EXIT_ERR;
 			}
 			have_fallback = true;
+			to.override_boot_tb = true;
 			break;
 		case O_TBFREQ:
+			to.override_tb_freq = true;
 			if (ps_u64(optarg, 1, UINT64_MAX, &to.fallback.tb_freq)) {
 				fprintf(stderr, "latscope dtl script: --tb-freq %s: not a positive number\n", optarg);
 				return EXIT_ERR;
@@ -707,6 +770,7 @@ int dtl_cmd_script(int argc, char **argv)
 		case O_SCAN: to.ignore_index = true; break;
 		case O_KALLSYMS: s.kallsyms = optarg; break;
 		case O_NOSYM: s.no_symbols = true; break;
+		case O_STRICT: strict = true; break;
 		case 'q': quiet = true; break;
 		case 'h': script_usage(stdout); return 0;
 		default: script_usage(stderr); return EXIT_ERR;
@@ -762,6 +826,8 @@ int dtl_cmd_script(int argc, char **argv)
 		pp_track(s.pp, ev);
 		if (ev->type != PDF_RECORD_SAMPLE || dtlt_is_dtl_evsel(s.r, ev->evsel))
 			continue;
+		if (!ev->evsel || !ev->has_sample)
+			continue;	/* unknown id or too short: counted by the reader, said below */
 		print_sample(&s, ev);
 	}
 	if (rc < 0) {
@@ -769,13 +835,44 @@ int dtl_cmd_script(int argc, char **argv)
 			*pdr_strerror(s.r) ? pdr_strerror(s.r) : strerror(-rc));
 		ret = EXIT_ERR;
 	}
-	if (s.pl && pl_finish(s.pl)) {
-		fprintf(stderr, "latscope dtl script: error writing the output\n");
+	if (rc == 0 && s.mode == OUT_JSON) {
+		/* the last line: what was counted, for readers of the stream */
+		const struct dtlm *m = dtlt_merge(s.t);
+		const struct dtlm_stats *ms = dtlm_stats(m);
+		const struct dtlt_stats *ts = dtlt_stats(s.t);
+		const struct pdr_stats *rs = pdr_stats(s.r);
+		struct json_object *o = json_object_new_object(), *sm = json_object_new_object(),
+				   *g = json_object_new_object();
+		json_object_object_add(sm, "entries", jsonv_u64(ms->entries));
+		json_object_object_add(sm, "printed", jsonv_u64(s.dtl_lines));
+		json_object_object_add(sm, "late", jsonv_u64(ms->late));
+		json_object_object_add(sm, "dropped_buffers", jsonv_u64(ts->bad_cpu_buffers));
+		json_object_object_add(sm, "unknown_id_samples", jsonv_u64(rs->unknown_id));
+		json_object_object_add(sm, "short_samples", jsonv_u64(rs->bad_samples));
+		json_object_object_add(sm, "forced_records", jsonv_u64(ts->forced_records));
+		json_object_object_add(sm, "far_entries", jsonv_u64(ts->far_entries));
+		for (int k = 0; k < DTLM_GAP_NR_KINDS; k++)
+			json_object_object_add(g, dtlm_gap_name(k), jsonv_u64(ms->gaps[k]));
+		json_object_object_add(sm, "gaps", g);
+		json_object_object_add(o, "summary", sm);
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+	}
+	bool pl_failed = s.pl && pl_finish(s.pl);
+	s.pl = NULL;
+	if (dtl_cmd_check_output("latscope dtl script") || pl_failed) {
+		if (pl_failed && !ferror(stdout))
+			fprintf(stderr, "latscope dtl script: error writing the output\n");
 		ret = EXIT_ERR;
 	}
-	s.pl = NULL;
-	fflush(stdout);
 	report_gaps(path, s.t, &s, quiet);
+	dtl_cmd_tb_warnings("latscope dtl script", path, s.t);
+	const struct pdr_stats *rs = pdr_stats(s.r);
+	if (rs->unknown_id || rs->bad_samples)
+		fprintf(stderr, "latscope dtl script: %s: %" PRIu64 " samples with an unknown id and %" PRIu64
+			" too short for their sample_type were skipped\n", path, rs->unknown_id, rs->bad_samples);
+	if (strict && !ret)
+		ret = dtl_cmd_verdict("latscope dtl script", s.t, s.r);
 out:
 	if (s.pl)
 		pl_finish(s.pl);

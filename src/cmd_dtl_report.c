@@ -15,6 +15,7 @@
 #include "jsonv.h"
 #include "ksym.h"
 #include "dtl_cmd.h"
+#include "dtlmerge.h"
 #include "dtlstat.h"
 #include "dtltask.h"
 #include "dtltl.h"
@@ -47,11 +48,13 @@ static void usage(FILE *f)
 "      --no-hist      text: leave out the histograms\n"
 "      --total-only   text: only the total, no per-CPU sections\n"
 "  -C, --cpu LIST     only these CPUs\n"
-"      --tb-freq HZ   timebase frequency when the file has no header record\n"
+"      --tb-freq HZ   timebase frequency of the entries (overrides the header records)\n"
+"      --boot-tb N    boot timebase of the entries (overrides the header records)\n"
 "      --top N        rows of the per-task table (default 20; 0 = all)\n"
 "      --kallsyms F, --no-symbols   symbols for srr0 (the top symbols where the\n"
 "                     vCPUs were taken, by count and by hypervisor time)\n"
 "      --reorder-window D, --pipe-budget B, --scan   as for `dtl script`\n"
+"      --strict       exit 1 when data was lost, dropped, late or skipped\n"
 "  -h, --help         this help\n"
 "\n"
 "When the file also has sched:sched_switch samples (or comes through a pipe),\n"
@@ -65,7 +68,7 @@ static void usage(FILE *f)
 }
 
 struct rep {
-	bool json, no_hist, total_only, have_cpus, timeline;
+	bool json, no_hist, total_only, have_cpus, timeline, strict;
 	uint64_t top;
 	struct dtlt_opts to;
 	struct dtltask *tasks;
@@ -80,8 +83,11 @@ struct rep {
 	size_t last_idx;
 	const struct dtlt_stats *tl;
 	uint64_t late;
+	uint64_t dropped;		/* AUX buffers with a CPU out of range */
 	struct ps_cpuset cpus;
-	uint64_t tb_freq_opt;
+	uint64_t tb_freq_opt, boot_tb_opt;
+	bool have_boot_tb;
+	uint64_t min_rec_ns, max_rec_ns;	/* fast path: timed records seen */
 	uint64_t aux_flags[3], lost_events, lost_records, aux_records;
 	uint64_t first_sample_ns, last_sample_ns;
 };
@@ -93,11 +99,25 @@ static double ticks_us(uint64_t ticks, uint64_t f)
 
 static uint64_t freq_of(const struct dtls *s, const struct dtls_cpu *c, const struct rep *o)
 {
+	if (o->tb_freq_opt)
+		return o->tb_freq_opt;	/* --tb-freq overrides the headers */
 	if (c && dtl_tbinfo_valid(&c->tbi))
 		return c->tbi.tb_freq;
 	if (dtls_tbinfo(s).tb_freq)
 		return dtls_tbinfo(s).tb_freq;
 	return o->tb_freq_opt ? o->tb_freq_opt : DTL_DEFAULT_TB_FREQ;
+}
+
+/* The timebase parameters of a CPU's entries, --boot-tb/--tb-freq applied. */
+static struct dtl_tbinfo eff_tbi(const struct dtls *s, const struct dtls_cpu *c, const struct rep *o)
+{
+	struct dtl_tbinfo tbi = c && dtl_tbinfo_valid(&c->tbi) ? c->tbi : dtls_tbinfo(s);
+
+	if (o->have_boot_tb)
+		tbi.boot_tb = o->boot_tb_opt;
+	if (o->tb_freq_opt)
+		tbi.tb_freq = o->tb_freq_opt;
+	return tbi;
 }
 
 static void text_hist(const struct dtls_hist *h, uint64_t f)
@@ -252,7 +272,7 @@ static void worst_text(const struct dtls *s, const struct rep *o)
 	printf("\nWorst dispatch delays (enqueue_to_dispatch + ready_to_enqueue):\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct dtls_cpu *c = dtls_cpu(s, w[i].cpu);
-		struct dtl_tbinfo tbi = c && dtl_tbinfo_valid(&c->tbi) ? c->tbi : dtls_tbinfo(s);
+		struct dtl_tbinfo tbi = eff_tbi(s, c, o);
 		uint64_t f = freq_of(s, c, o);
 		uint64_t t = dtl_tbinfo_valid(&tbi) ? dtl_tb_to_ns(w[i].timebase, &tbi) : 0;
 		printf("  %2zu. %12.3f us  cpu %-4u time %" PRIu64 ".%09" PRIu64 "  proc %-5u %s / %s\n",
@@ -271,7 +291,7 @@ static struct json_object *worst_json(const struct dtls *s, const struct rep *o)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct dtls_cpu *c = dtls_cpu(s, w[i].cpu);
-		struct dtl_tbinfo tbi = c && dtl_tbinfo_valid(&c->tbi) ? c->tbi : dtls_tbinfo(s);
+		struct dtl_tbinfo tbi = eff_tbi(s, c, o);
 		struct json_object *j = json_object_new_object();
 		json_object_object_add(j, "cpu", json_object_new_int64(w[i].cpu));
 		json_object_object_add(j, "time_ns", jsonv_u64(
@@ -432,8 +452,16 @@ static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char
 	int rc;
 
 	(void)path;
-	if (o->tb_freq_opt && !o->to.fallback.tb_freq)
+	if (o->tb_freq_opt) {
 		o->to.fallback.tb_freq = o->tb_freq_opt;
+		o->to.override_tb_freq = true;
+	}
+	if (o->have_boot_tb) {
+		o->to.fallback.boot_tb = o->boot_tb_opt;
+		o->to.override_boot_tb = true;
+		if (!o->to.fallback.tb_freq)
+			o->to.fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
+	}
 	rc = dtltask_new(&o->tasks);
 	if (rc)
 		return rc;
@@ -513,6 +541,7 @@ static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char
 	};
 	dtls_set_scan(s, &sc);
 	o->late = ms->late;
+	o->dropped = o->tl->bad_cpu_buffers;
 	return 0;
 }
 
@@ -606,8 +635,8 @@ static struct json_object *timeline_json(const struct rep *o)
 
 int dtl_cmd_report(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_NOHIST, O_TOTAL, O_TBFREQ, O_TOP, O_WINDOW, O_BUDGET, O_SCAN, O_KALLSYMS,
-	       O_NOSYM };
+	enum { O_JSON = 256, O_NOHIST, O_TOTAL, O_TBFREQ, O_BOOTTB, O_TOP, O_WINDOW, O_BUDGET, O_SCAN, O_KALLSYMS,
+	       O_NOSYM, O_STRICT };
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, O_JSON },
@@ -615,6 +644,7 @@ int dtl_cmd_report(int argc, char **argv)
 		{ "total-only", no_argument, NULL, O_TOTAL },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "tb-freq", required_argument, NULL, O_TBFREQ },
+		{ "boot-tb", required_argument, NULL, O_BOOTTB },
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "top", required_argument, NULL, O_TOP },
 		{ "reorder-window", required_argument, NULL, O_WINDOW },
@@ -622,6 +652,7 @@ int dtl_cmd_report(int argc, char **argv)
 		{ "scan", no_argument, NULL, O_SCAN },
 		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
 		{ "no-symbols", no_argument, NULL, O_NOSYM },
+		{ "strict", no_argument, NULL, O_STRICT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -647,6 +678,13 @@ int dtl_cmd_report(int argc, char **argv)
 				return EXIT_ERR;
 			}
 			o.have_cpus = true;
+			break;
+		case O_BOOTTB:
+			if (ps_u64(optarg, 0, UINT64_MAX, &o.boot_tb_opt)) {
+				fprintf(stderr, "latscope dtl report: --boot-tb '%s': not a number\n", optarg);
+				return EXIT_ERR;
+			}
+			o.have_boot_tb = true;
 			break;
 		case O_TBFREQ:
 			if (ps_u64(optarg, 1, UINT64_MAX, &o.tb_freq_opt)) {
@@ -681,6 +719,7 @@ int dtl_cmd_report(int argc, char **argv)
 		case O_SCAN: o.to.ignore_index = true; break;
 		case O_KALLSYMS: o.kallsyms = optarg; break;
 		case O_NOSYM: o.no_symbols = true; break;
+		case O_STRICT: o.strict = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_ERR;
 		}
@@ -705,7 +744,7 @@ int dtl_cmd_report(int argc, char **argv)
 		ret = EXIT_ERR;
 		goto out;
 	}
-	o.timeline = pdr_info(r)->pipe || has_sched_switch(r);
+	o.timeline = pdr_info(r)->pipe || has_sched_switch(r) || o.have_boot_tb;
 	if (o.timeline) {
 		rc = run_timeline(r, s, &o, path);
 		if (rc < 0)
@@ -719,6 +758,13 @@ int dtl_cmd_report(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	while ((rc = pdr_next(r, &ev)) > 0) {
+		if (ev.type < PDF_RECORD_USER_START && ev.has_sample && ev.sample.time &&
+		    (ev.sample.type & PDF_SAMPLE_TIME)) {
+			if (!o.min_rec_ns || ev.sample.time < o.min_rec_ns)
+				o.min_rec_ns = ev.sample.time;
+			if (ev.sample.time > o.max_rec_ns)
+				o.max_rec_ns = ev.sample.time;
+		}
 		switch (ev.type) {
 		case PDF_RECORD_AUXTRACE: {
 			const struct pdr_auxtrace *a = &ev.auxtrace;
@@ -749,8 +795,10 @@ int dtl_cmd_report(int argc, char **argv)
 					done += n;
 				}
 			}
-			if (rc == -ERANGE)
+			if (rc == -ERANGE) {
+				o.dropped++;
 				rc = 0;
+			}
 			if (rc < 0)
 				goto read_err;
 			break;
@@ -816,6 +864,10 @@ results:;
 		json_object_object_add(data, "aux_collision", jsonv_u64(o.aux_flags[2]));
 		json_object_object_add(data, "lost_records", jsonv_u64(o.lost_records));
 		json_object_object_add(data, "lost_events", jsonv_u64(o.lost_events));
+		json_object_object_add(data, "dropped_buffers", jsonv_u64(o.dropped));
+		json_object_object_add(data, "unknown_id_samples", jsonv_u64(pdr_stats(r)->unknown_id));
+		json_object_object_add(data, "short_samples", jsonv_u64(pdr_stats(r)->bad_samples));
+		json_object_object_add(data, "late_entries", jsonv_u64(o.late));
 		json_object_object_add(j, "data", data);
 		for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
 			const struct dtls_cpu *cc = dtls_cpu(s, i);
@@ -865,10 +917,53 @@ results:;
 		if (o.timeline)
 			tasks_text(&o);
 	}
-	if (!sc->entries)
-		fprintf(stderr, "latscope dtl report: %s has no DTL entries (was it recorded with "
-			"-e vpa_dtl/dtl_all/?)\n", path);
 	free(tot);
+	if (dtl_cmd_check_output("latscope dtl report")) {
+		ret = EXIT_ERR;
+		goto out;
+	}
+	if (!sc->entries) {
+		fprintf(stderr, "latscope dtl report: %s has no DTL entries: no vpa_dtl AUX data (record with "
+			"-e vpa_dtl/dtl_all/, or `latscope dtl record`)\n", path);
+		ret = EXIT_ERR;
+		goto out;
+	}
+	if (o.timeline) {
+		dtl_cmd_tb_warnings("latscope dtl report", path, o.dt);
+	} else {
+		/* the fast path: headers and each CPU's entry span against the records */
+		for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
+			const struct dtls_cpu *cc = dtls_cpu(s, i);
+			if (!cc || !cc->entries)
+				continue;
+			struct dtl_tbinfo tb = eff_tbi(s, cc, &o);
+			if (tb.tb_freq < DTLM_TB_FREQ_MIN || tb.tb_freq > DTLM_TB_FREQ_MAX) {
+				fprintf(stderr, "latscope dtl report: %s: CPU %u's tb_freq is %" PRIu64 " Hz, outside "
+					"1 MHz..10 GHz: DTL times are probably wrong; --tb-freq overrides it\n",
+					path, i, tb.tb_freq);
+				break;
+			}
+			uint64_t a = dtl_tb_to_ns(cc->first_tb, &tb), b = dtl_tb_to_ns(cc->last_tb, &tb);
+			if (o.max_rec_ns && (a + DTLT_FAR_NS < o.min_rec_ns || b > o.max_rec_ns + DTLT_FAR_NS)) {
+				fprintf(stderr, "latscope dtl report: %s: CPU %u's DTL entries (%" PRIu64 ".%09" PRIu64
+					" s to %" PRIu64 ".%09" PRIu64 " s) lie more than a day from the records: boot_tb "
+					"or tb_freq is probably wrong; --boot-tb and --tb-freq override them\n", path, i,
+					a / 1000000000u, a % 1000000000u, b / 1000000000u, b % 1000000000u);
+				break;
+			}
+		}
+	}
+	if (o.dropped)
+		fprintf(stderr, "latscope dtl report: %s: %" PRIu64 " AUX buffers dropped (CPU number out of "
+			"range 0..%d)\n", path, o.dropped, DTLS_MAX_CPUS - 1);
+	if (o.strict) {
+		ret = dtl_cmd_verdict("latscope dtl report", o.dt, r);
+		if (!ret && o.dropped) {
+			fprintf(stderr, "latscope dtl report: --strict: the result is incomplete: %" PRIu64
+				" AUX buffers dropped; exit 1\n", o.dropped);
+			ret = EXIT_THRESHOLD;
+		}
+	}
 	if (o.timeline && o.tl && o.tl->source == DTLT_SRC_SCAN && o.tl->why_scan[0])
 		fprintf(stderr, "latscope dtl report: %s: %s; found %" PRIu64 " AUX buffers by scanning the "
 			"data section instead\n", path, o.tl->why_scan, o.tl->dtl_buffers);

@@ -32,6 +32,18 @@ int dtl_cmd_syms(struct ksym **k, const struct pdr *r, const char *path, bool no
  * buf; "[unknown] ([unknown])" or "" when no symbol covers it (false). */
 bool dtl_cmd_sym(const struct ksym *k, uint64_t addr, char *buf, size_t len, bool with_dso);
 
+struct dtlt;
+/* Warn about implausible timebase parameters (tb_freq out of range, entries
+ * a day away from the records). */
+void dtl_cmd_tb_warnings(const char *who, const char *path, const struct dtlt *t);
+
+/* --strict: EXIT_THRESHOLD after a line saying what was lost, dropped, late
+ * or skipped (t may be NULL), else 0. */
+int dtl_cmd_verdict(const char *who, const struct dtlt *t, const struct pdr *r);
+
+/* Flush stdout; on a write error say so and return EXIT_ERR, else 0. */
+int dtl_cmd_check_output(const char *who);
+
 /* Open a perf.data for reading, printing a helpful error; 0 or EXIT_ERR. */
 int dtl_cmd_open(struct pdr **r, const char *path, bool unordered);
 

@@ -15,7 +15,7 @@
 . "$TESTS_DIR/lib.sh"
 G=$TESTS_DIR/golden/dtl
 F=$TESTS_DIR/data/formats
-[ -x "$TOOLS/dtlidx" ] && [ -x "$TOOLS/truthcmp" ] || skip "test tools not built"
+[ -x "$TOOLS/dtldamage" ] && [ -x "$TOOLS/truthcmp" ] || skip "test tools not built"
 cd "$TMP" || die "no tmp"
 
 # order: no line's time is older than a line before it (wide view: ns first)
@@ -56,12 +56,12 @@ for poll in 1000000 1000000000; do
 	# a missing or damaged index: the same output, and stderr says why
 	for m in --drop "--shift 8" --swap --truncate; do
 		# shellcheck disable=SC2086
-		"$TOOLS/dtlidx" $m le.data bad.data || die "dtlidx $m"
+		"$TOOLS/dtldamage" $m le.data bad.data || die "dtldamage $m"
 		"$LATSCOPE" dtl script bad.data > bad.out 2> bad.err || die "script with index $m: $(cat bad.err)"
 		grep -q 'by scanning the data section' bad.err || die "index $m: no word about the scan"
 		cmp -s le.out bad.out || die "index $m: another timeline"
 	done
-	"$TOOLS/dtlidx" --drop be.data bad-be.data || die "dtlidx BE"
+	"$TOOLS/dtldamage" --drop be.data bad-be.data || die "dtldamage BE"
 	"$LATSCOPE" dtl script bad-be.data > bad.out 2>/dev/null || die "script BE without index"
 	cmp -s le.out bad.out || die "BE without index: another timeline"
 
@@ -69,7 +69,7 @@ for poll in 1000000 1000000000; do
 	$S -z -o z.data 2>/dev/null || die "synth -z"
 	"$LATSCOPE" dtl script z.data > z.out 2> z.err || die "script -z: $(cat z.err)"
 	cmp -s le.out z.out || die "poll $poll: the compressed file prints another timeline"
-	"$TOOLS/dtlidx" --drop z.data bad.data || die "dtlidx -z"
+	"$TOOLS/dtldamage" --drop z.data bad.data || die "dtldamage -z"
 	"$LATSCOPE" dtl script bad.data > bad.out 2>/dev/null || die "script -z without index"
 	cmp -s le.out bad.out || die "poll $poll: compressed without index: another timeline"
 

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dtlidx - damage the HEADER_AUXTRACE index of a perf.data file, as a disk
- * error, a truncated copy or a buggy converter would, for the DTL timeline
- * tests.  The data section is left alone.
+ * dtldamage - damage a perf.data file with DTL data the ways a disk error, a
+ * truncated copy, a buggy converter or a broken kernel would, for the DTL
+ * tests.  Index modes leave the data section alone.
  *
- *   dtlidx --drop IN OUT        remove the AUXTRACE feature (bit and table slot)
- *   dtlidx --shift N IN OUT     add N to every indexed record offset
- *   dtlidx --swap IN OUT        exchange the first two index entries (order broken)
- *   dtlidx --truncate IN OUT    claim more entries than the section holds
+ *   dtldamage --drop IN OUT        remove the AUXTRACE feature (bit and table slot)
+ *   dtldamage --shift N IN OUT     add N to every indexed record offset
+ *   dtldamage --swap IN OUT        exchange the first two index entries (order broken)
+ *   dtldamage --truncate IN OUT    claim more entries than the section holds
+ *   dtldamage --bad-cpu IN OUT     the first indexed AUXTRACE record gets CPU 5000
+ *   dtldamage --bad-id IN OUT      the first SAMPLE gets an id no event has
+ *   dtldamage --tb-freq N IN OUT   the first header record says tb_freq N
+ *   dtldamage --boot-tb N IN OUT   the first header record says boot_tb N
  *
  * Both byte orders; exits 1 with a message when the file has no index.
  */
@@ -53,7 +57,7 @@ static uint8_t *slurp(const char *path, size_t *len)
 
 static int die(const char *msg)
 {
-	fprintf(stderr, "dtlidx: %s\n", msg);
+	fprintf(stderr, "dtldamage: %s\n", msg);
 	return 1;
 }
 
@@ -62,7 +66,7 @@ int main(int argc, char **argv)
 	const char *mode, *in, *out;
 	int64_t shift = 0;
 
-	if (argc == 5 && !strcmp(argv[1], "--shift")) {
+	if (argc == 5) {
 		mode = argv[1];
 		shift = strtoll(argv[2], NULL, 0);
 		in = argv[3];
@@ -72,7 +76,8 @@ int main(int argc, char **argv)
 		in = argv[2];
 		out = argv[3];
 	} else {
-		return die("usage: dtlidx --drop|--shift N|--swap|--truncate IN OUT");
+		return die("usage: dtldamage --drop|--shift N|--swap|--truncate|--bad-cpu|--bad-id|"
+			   "--tb-freq N|--boot-tb N IN OUT");
 	}
 	size_t len;
 	uint8_t *p = slurp(in, &len);
@@ -124,6 +129,31 @@ int main(int argc, char **argv)
 		memcpy(p + sec + 24, tmp, 16);
 	} else if (!strcmp(mode, "--truncate")) {
 		by_st64(p + sec, nr + 1000, swap);
+	} else if (!strcmp(mode, "--bad-cpu") || !strcmp(mode, "--tb-freq") || !strcmp(mode, "--boot-tb")) {
+		if (!nr || sec + 24 > len)
+			return die("empty index");
+		uint64_t rec = by_ld64(p + sec + 8, swap);
+		if (rec + 48 + 48 > len)
+			return die("index entry beyond the file");
+		if (!strcmp(mode, "--bad-cpu"))
+			by_st32(p + rec + 40, 5000, swap);
+		else	/* the header record: boot_tb at 0, tb_freq at 8 (writer's order) */
+			by_st64(p + rec + 48 + (mode[2] == 't' ? 8 : 0), (uint64_t)shift, swap);
+	} else if (!strcmp(mode, "--bad-id")) {
+		uint64_t pos = data_off;
+		for (;;) {
+			if (pos + 16 > data_off + data_size || pos + 16 > len)
+				return die("no SAMPLE record");
+			uint32_t type = by_ld32(p + pos, swap);
+			uint16_t sz = by_ld16(p + pos + 6, swap);
+			if (sz < 8)
+				return die("bad record header");
+			if (type == 9) {	/* SAMPLE: IDENTIFIER first */
+				by_st64(p + pos + 8, 0xdeadbeefULL, swap);
+				break;
+			}
+			pos += sz + (type == 71 && sz >= 16 ? by_ld64(p + pos + 8, swap) : 0);
+		}
 	} else {
 		return die("unknown mode");
 	}

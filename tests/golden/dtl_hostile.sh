@@ -1,0 +1,67 @@
+#!/bin/sh
+# The DTL commands on damaged recordings say what they counted, put it in the
+# JSON, and let --strict turn it into exit 1; write errors give exit 2; a file
+# without DTL is refused by `dtl report`; implausible timebase parameters are
+# named with their CPU and value, and --tb-freq/--boot-tb override them.
+. "$TESTS_DIR/lib.sh"
+F=$TESTS_DIR/data/formats
+[ -x "$TOOLS/dtldamage" ] || skip "test tools not built"
+cd "$TMP" || die "no tmp"
+"$LATSCOPE" dtl synth -q --formats "$F" --cpus 4 --duration 300ms --seed 9 -o ok.data || die "synth"
+"$LATSCOPE" dtl synth -q --formats "$F" --cpus 2 --duration 50ms --seed 9 --no-dtl -o nodtl.data || die "synth --no-dtl"
+
+# write errors end the run with exit 2 and one line
+for c in "dtl script" "dtl dump" "dtl report" "dtl report --json" "dtl script --json"; do
+	# shellcheck disable=SC2086
+	"$LATSCOPE" $c ok.data > /dev/full 2> full.err; rc=$?
+	[ $rc = 2 ] || die "$c > /dev/full: exit $rc"
+	grep -q 'error writing the output' full.err || die "$c > /dev/full: no message: $(cat full.err)"
+done
+
+# input that is not theirs
+"$LATSCOPE" dtl report nodtl.data > /dev/null 2> e.err; rc=$?
+[ $rc = 2 ] && grep -q 'has no DTL entries' e.err || die "report without DTL: exit $rc, $(cat e.err)"
+"$LATSCOPE" dtl dump nodtl.data > /dev/null 2> e.err; rc=$?
+[ $rc = 2 ] || die "dump without DTL: exit $rc"
+
+# a clean file passes --strict
+"$LATSCOPE" dtl script --strict ok.data > /dev/null 2> e.err || die "strict on a clean file: $(cat e.err)"
+"$LATSCOPE" dtl report --strict ok.data > /dev/null 2> e.err || die "report strict on a clean file: $(cat e.err)"
+
+# an AUX buffer of CPU 5000: dropped, said, counted, and exit 1 under --strict
+"$TOOLS/dtldamage" --bad-cpu ok.data cpu.data || die "dtldamage --bad-cpu"
+"$LATSCOPE" dtl script cpu.data > /dev/null 2> e.err || die "script with a bad CPU failed: $(cat e.err)"
+grep -q '1 AUX buffers dropped (CPU number out of range' e.err || die "no word of the dropped buffer"
+"$LATSCOPE" dtl script --json cpu.data 2>/dev/null | tail -1 | grep -q '"dropped_buffers":1' ||
+	die "the JSON summary does not count the dropped buffer"
+"$LATSCOPE" dtl script --strict cpu.data > /dev/null 2> e.err; rc=$?
+[ $rc = 1 ] && grep -q -- '--strict: the result is incomplete: 1 AUX buffers dropped' e.err ||
+	die "script --strict with a dropped buffer: exit $rc, $(cat e.err)"
+"$LATSCOPE" dtl report --json cpu.data > r.json 2> e.err || die "report with a bad CPU"
+grep -q '"dropped_buffers": 1' r.json || die "report JSON does not count the dropped buffer"
+"$LATSCOPE" dtl report --strict cpu.data > /dev/null 2>&1; [ $? = 1 ] || die "report --strict with a dropped buffer"
+
+# a sample whose id no event has: skipped (not printed as [unknown] data), said, counted
+"$TOOLS/dtldamage" --bad-id ok.data id.data || die "dtldamage --bad-id"
+"$LATSCOPE" dtl script id.data > id.out 2> e.err || die "script with a bad id: $(cat e.err)"
+grep -q '1 samples with an unknown id' e.err || die "no word of the unknown id: $(cat e.err)"
+grep -q '\[unknown\]  *[0-9-]' id.out && die "the unknown sample was printed"
+"$LATSCOPE" dtl script --json id.data 2>/dev/null | tail -1 | grep -q '"unknown_id_samples":1' ||
+	die "the JSON summary does not count the unknown id"
+"$LATSCOPE" dtl script --strict id.data > /dev/null 2>&1; [ $? = 1 ] || die "script --strict with an unknown id"
+
+# implausible timebase parameters are named; the options override them
+"$TOOLS/dtldamage" --tb-freq 1 ok.data f.data || die "dtldamage --tb-freq"
+"$LATSCOPE" dtl script f.data > /dev/null 2> e.err || die "script, tb_freq 1"
+grep -q "CPU [0-9]*'s DTL header says tb_freq 1 Hz, outside 1 MHz..10 GHz" e.err || die "no tb_freq warning: $(cat e.err)"
+grep -q 'more than a day from the records' e.err || die "no far-times warning: $(cat e.err)"
+"$LATSCOPE" dtl script --tb-freq 512000000 f.data > f.out 2> e.err || die "script --tb-freq"
+grep -q 'more than a day' e.err && die "--tb-freq did not override: $(cat e.err)"
+"$LATSCOPE" dtl script ok.data > ok.out 2>/dev/null || die "script ok"
+cmp -s ok.out f.out || die "--tb-freq 512000000 does not give the original timeline"
+"$TOOLS/dtldamage" --boot-tb 99999999999999999 ok.data b.data || die "dtldamage --boot-tb"
+"$LATSCOPE" dtl report b.data > /dev/null 2> e.err || die "report, boot_tb too large"
+grep -q 'more than a day from the records' e.err || die "report: no far-times warning: $(cat e.err)"
+"$LATSCOPE" dtl report --boot-tb 21349649546353231 b.data > /dev/null 2> e.err || die "report --boot-tb"
+grep -q 'more than a day' e.err && die "report --boot-tb did not override: $(cat e.err)"
+exit 0
