@@ -66,6 +66,7 @@ struct dtlm {
 	uint64_t src_pos;		/* the shared cursor */
 	bool src_end;
 	uint8_t out_raw[DTL_ENTRY_SIZE];
+	uint8_t aux_seen[DTLM_MAX_CPUS];	/* a PERF_RECORD_AUX came (the first has the header) */
 	struct dtlm_stats st;
 	struct dtlm_gap gaps[DTLM_MAX_GAPS];
 	size_t nr_gaps;
@@ -80,6 +81,7 @@ static const char *const gap_names[DTLM_GAP_NR_KINDS] = {
 	[DTLM_GAP_OFFSET] = "buffer_discontinuity",
 	[DTLM_GAP_ODD_SIZE] = "odd_payload_size",
 	[DTLM_GAP_FORCED] = "forced_flush",
+	[DTLM_GAP_RING_FULL] = "ring_full",
 };
 
 const char *dtlm_gap_name(enum dtlm_gap_kind k)
@@ -583,7 +585,14 @@ static int q_append(struct dtlm *m, struct queue *q, const struct dtlm_buf_info 
 void dtlm_note_aux(struct dtlm *m, uint32_t cpu, uint64_t time_ns, uint64_t aux_offset,
 		   uint64_t aux_size, uint64_t flags)
 {
-	(void)aux_size;
+	/* the driver copies at most 84 entries per poll (85-entry ring, the
+	 * oldest dropped on overflow); 85 slots = the header and 84 */
+	uint64_t slots = aux_size / DTL_ENTRY_SIZE;
+	if (aux_size % DTL_ENTRY_SIZE == 0 && (slots == DTL_RING_ENTRIES - 1 ||
+	    (slots == DTL_RING_ENTRIES && cpu < DTLM_MAX_CPUS && !m->aux_seen[cpu])))
+		add_gap(m, DTLM_GAP_RING_FULL, cpu, time_ns, DTL_RING_ENTRIES - 1, 0);
+	if (cpu < DTLM_MAX_CPUS)
+		m->aux_seen[cpu] = 1;
 	if (flags & PDF_AUX_FLAG_TRUNCATED)
 		add_gap(m, DTLM_GAP_AUX_TRUNCATED, cpu, time_ns, aux_offset, flags);
 	if (flags & PDF_AUX_FLAG_PARTIAL)

@@ -96,6 +96,9 @@ enum dtlm_gap_kind {
 	DTLM_GAP_OFFSET,		/* buffer does not continue the previous (a = expected, b = got) */
 	DTLM_GAP_ODD_SIZE,		/* payload not a multiple of 48 (a = size, b = tail bytes) */
 	DTLM_GAP_FORCED,		/* pipe budget exceeded: entries emitted early (a = bytes) */
+	DTLM_GAP_RING_FULL,		/* a poll copied 84 entries, all the 85-entry hypervisor
+					 * ring lets through: older ones were probably lost
+					 * before it (a = entries copied) */
 	DTLM_GAP_NR_KINDS
 };
 

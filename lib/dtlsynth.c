@@ -460,8 +460,10 @@ static int add_dtl(struct syn *s, struct vcpu *v, const struct sev *e)
 {
 	if (s->c.no_dtl)
 		return 0;
-	if (!s->c.ring_unlimited && v->ring_used >= s->c.ring) {
-		/* the ring wrapped before the poll: the oldest is overwritten */
+	if (!s->c.ring_unlimited && v->ring_used + 1 >= s->c.ring) {
+		/* the ring wrapped before the poll: the oldest is overwritten.  The
+		 * driver then copies from cur_idx - 85 + 1, so at most 84 reach
+		 * the AUX area (even when exactly 85 came, one is dropped) */
 		memmove(v->ring, v->ring + DTL_ENTRY_SIZE, (size_t)(v->ring_used - 1) * DTL_ENTRY_SIZE);
 		memmove(v->ring_victim, v->ring_victim + 1, (size_t)(v->ring_used - 1) * sizeof(int16_t));
 		v->ring_used--;

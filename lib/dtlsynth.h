@@ -63,7 +63,8 @@ struct dtlsyn_cfg {
 	int compress;			/* zstd level for the ring records (perf record -z); 0 = none */
 	bool poll_layout;		/* old friendly layout: one round per poll, every
 					 * CPU polled at the round's end */
-	unsigned ring;			/* entries per poll before loss (0 = default 85) */
+	unsigned ring;			/* the hypervisor ring (0 = default 85): a poll copies
+					 * at most ring - 1, as the driver does */
 	bool ring_unlimited;		/* no ring loss at all (benchmarks) */
 	unsigned gaps;			/* inject a lost chunk every N chunks on CPU 0 (0 = none) */
 	uint64_t boot_tb, tb_freq;	/* default 21349649546353231, 512000000 */

@@ -5,13 +5,17 @@
 set -eu
 bin=${LATSCOPE:-build/latscope}
 out=${TMPDIR:-/tmp}/latscope-demo.perf.data
-"$bin" dtl synth -o "$out" --cpus 4 --duration 2 --seed 1
+# polled once a second like the kernel documentation's example: perf record's
+# layout puts each second of DTL entries after the sched samples they belong
+# between, and latscope merges them back in order
+ksyms=tests/data/kallsyms-lpar	# stands in for the LPAR's /proc/kallsyms
+"$bin" dtl synth -o "$out" --cpus 8 --duration 3 --seed 1 -c 1000000000
 echo
-echo "== latscope dtl report $out  (first lines; --json for all numbers)"
-"$bin" dtl report "$out" | sed -n '1,40p'
+echo "== latscope dtl report --kallsyms $ksyms $out  (the total, where the vCPUs were, who was hurt)"
+"$bin" dtl report --no-hist --total-only --top 8 --kallsyms "$ksyms" "$out" | sed -n '1,200p'
 echo
-echo "== latscope dtl script $out  (hypervisor dispatches merged with scheduler events)"
-"$bin" dtl script --wide "$out" 2>&1 | sed -n "1,25p"
+echo "== latscope dtl script --wide $out  (hypervisor dispatches merged with scheduler events)"
+"$bin" dtl script --wide --kallsyms "$ksyms" "$out" 2>&1 | sed -n "1,25p"
 echo
 echo "== latscope script on a shipped real recording (perf script's layout)"
 "$bin" script -i tests/data/rec/sched-irq-timer.perf.data | sed -n '1,10p'

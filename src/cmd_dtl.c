@@ -125,7 +125,7 @@ int dtl_cmd_verdict(const char *who, const struct dtlt *t, const struct pdr *r)
 
 	if (st)
 		for (int k = 0; k < DTLM_GAP_NR_KINDS; k++)
-			if (k != DTLM_GAP_TB_BACKWARDS && k != DTLM_GAP_ODD_SIZE)
+			if (k != DTLM_GAP_TB_BACKWARDS && k != DTLM_GAP_ODD_SIZE && k != DTLM_GAP_RING_FULL)
 				lost += st->gaps[k];
 	lost += rs->lost_records + rs->aux_truncated + rs->aux_partial + rs->aux_collision;
 #define SAY(cond, ...) do { if ((cond) && n < sizeof(what)) \
@@ -643,7 +643,7 @@ static void report_gaps(const char *path, struct dtlt *t, const struct script *s
 			fmt_time(ts2, sizeof(ts2), g[i].time_ns, true);
 		else
 			snprintf(ts2, sizeof(ts2), "the start");
-		char what[128], where[24] = "";
+		char what[256], where[24] = "";
 		switch (g[i].kind) {
 		case DTLM_GAP_LOST:
 			snprintf(what, sizeof(what), "%" PRIu64 " events lost", g[i].a);
@@ -657,6 +657,11 @@ static void report_gaps(const char *path, struct dtlt *t, const struct script *s
 		case DTLM_GAP_ODD_SIZE:
 			snprintf(what, sizeof(what), "payload of %" PRIu64 " bytes, %" PRIu64 " trailing bytes ignored",
 				 g[i].a, g[i].b);
+			break;
+		case DTLM_GAP_RING_FULL:
+			snprintf(what, sizeof(what), "a poll copied %" PRIu64 " entries, all the hypervisor's "
+				 "85-entry ring lets through: older ones were probably overwritten (poll more "
+				 "often: -c)", g[i].a);
 			break;
 		case DTLM_GAP_FORCED:
 			snprintf(what, sizeof(what), "%" PRIu64 " bytes queued: entries printed early", g[i].a);

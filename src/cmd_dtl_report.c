@@ -84,6 +84,8 @@ struct rep {
 	const struct dtlt_stats *tl;
 	uint64_t late;
 	uint64_t dropped;		/* AUX buffers with a CPU out of range */
+	uint64_t ring_full;		/* polls that copied all the hypervisor ring lets through */
+	uint8_t aux_seen[DTLS_MAX_CPUS];
 	struct ps_cpuset cpus;
 	uint64_t tb_freq_opt, boot_tb_opt;
 	bool have_boot_tb;
@@ -430,6 +432,21 @@ static struct json_object *syms_json(const struct rep *o, uint64_t f)
 	return j;
 }
 
+/* A poll of the vpa_dtl driver copies at most 84 entries (85-entry ring,
+ * the oldest dropped on overflow); its first also has the header. */
+static void note_ring(struct rep *o, const struct pdr_event *ev, const struct pdr *r)
+{
+	if (ev->size < 32 || !dtl_cmd_is_dtl_evsel(r, ev->evsel))
+		return;
+	uint64_t size = pdr_u64(r, ev->data + 16), slots = size / DTL_ENTRY_SIZE;
+	uint32_t cpu = ev->has_sample ? ev->sample.cpu : UINT32_MAX;
+	bool first = cpu < DTLS_MAX_CPUS && !o->aux_seen[cpu];
+	if (cpu < DTLS_MAX_CPUS)
+		o->aux_seen[cpu] = 1;
+	if (size % DTL_ENTRY_SIZE == 0 && (slots == DTL_RING_ENTRIES - 1 || (slots == DTL_RING_ENTRIES && first)))
+		o->ring_full++;
+}
+
 static bool has_sched_switch(const struct pdr *r)
 {
 	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
@@ -493,6 +510,7 @@ static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char
 		switch (ev->type) {
 		case PDF_RECORD_AUX:
 			o->aux_records++;
+			note_ring(o, ev, r);
 			if (ev->size >= 32) {
 				uint64_t fl = pdr_u64(r, ev->data + 24);
 				o->aux_flags[0] += !!(fl & PDF_AUX_FLAG_TRUNCATED);
@@ -805,6 +823,7 @@ int dtl_cmd_report(int argc, char **argv)
 		}
 		case PDF_RECORD_AUX:
 			o.aux_records++;
+			note_ring(&o, &ev, r);
 			if (ev.size >= 32) {
 				uint64_t fl = pdr_u64(r, ev.data + 24);
 				o.aux_flags[0] += !!(fl & PDF_AUX_FLAG_TRUNCATED);
@@ -865,6 +884,8 @@ results:;
 		json_object_object_add(data, "lost_records", jsonv_u64(o.lost_records));
 		json_object_object_add(data, "lost_events", jsonv_u64(o.lost_events));
 		json_object_object_add(data, "dropped_buffers", jsonv_u64(o.dropped));
+		json_object_object_add(data, "ring_full_polls", jsonv_u64(o.ring_full));
+		json_object_object_add(data, "polls", jsonv_u64(o.aux_records));
 		json_object_object_add(data, "unknown_id_samples", jsonv_u64(pdr_stats(r)->unknown_id));
 		json_object_object_add(data, "short_samples", jsonv_u64(pdr_stats(r)->bad_samples));
 		json_object_object_add(data, "late_entries", jsonv_u64(o.late));
@@ -899,6 +920,10 @@ results:;
 			printf("  DATA LOST: AUX truncated %" PRIu64 ", partial %" PRIu64 ", collision %" PRIu64
 			       ", LOST records %" PRIu64 " (%" PRIu64 " events)\n", o.aux_flags[0],
 			       o.aux_flags[1], o.aux_flags[2], o.lost_records, o.lost_events);
+		if (o.ring_full)
+			printf("  PROBABLY LOST: %" PRIu64 " of %" PRIu64 " polls copied 84 entries, all the hypervisor's "
+			       "85-entry ring lets through: older entries were overwritten before them "
+			       "(poll more often: -c)\n", o.ring_full, o.aux_records);
 		if (!o.total_only) {
 			for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
 				const struct dtls_cpu *cc = dtls_cpu(s, i);
