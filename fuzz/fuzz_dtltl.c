@@ -21,7 +21,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pdr_opts po = { .max_queue_bytes = 8u << 20 };
+	struct pdr_opts po = { .max_queue_bytes = 8u << 20, .no_tracing_data = true };
 	struct dtlt_opts to = { 0 };
 	struct pdr *r = NULL;
 	struct dtlt *t = NULL;
