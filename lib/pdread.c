@@ -423,8 +423,11 @@ static int add_evsel(struct pdr *r, const struct pdf_attr *attr, const uint8_t *
 	return 0;
 }
 
-/* Evsel of a record, perf's rules (evlist__event2evsel). */
-static struct pdr_evsel *record_evsel(struct pdr *r, uint32_t type, const uint8_t *rec, size_t size)
+/* Evsel of a record, perf's rules (evlist__event2evsel).  count: add an
+ * unknown id to the stats (once per record: not when only peeking at the
+ * time for the queue). */
+static struct pdr_evsel *record_evsel(struct pdr *r, uint32_t type, const uint8_t *rec, size_t size,
+				      bool count)
 {
 	if (r->nr_evsels == 0)
 		return NULL;
@@ -453,7 +456,8 @@ static struct pdr_evsel *record_evsel(struct pdr *r, uint32_t type, const uint8_
 		return first;
 	int i = idmap_get(r, id);
 	if (i < 0) {
-		r->stats.unknown_id++;
+		if (count)
+			r->stats.unknown_id++;
 		return NULL;
 	}
 	return &r->evsels[i];
@@ -1697,7 +1701,7 @@ static bool record_time(struct pdr *r, const struct pdr_evsel *e, uint32_t type,
 /* Fill ev for a kernel record (sample parse, evsel, stats). */
 static void fill_kernel(struct pdr *r, struct pdr_event *ev)
 {
-	struct pdr_evsel *e = record_evsel(r, ev->type, ev->data, ev->size);
+	struct pdr_evsel *e = record_evsel(r, ev->type, ev->data, ev->size, true);
 	ev->evsel = e;
 	ev->has_sample = false;
 	if (!e)
@@ -2094,7 +2098,7 @@ int pdr_next(struct pdr *r, struct pdr_event *ev)
 		count_kernel(r, e.type, e.data, e.size);
 		uint64_t t;
 		if (!r->opts.unordered) {
-			struct pdr_evsel *es = record_evsel(r, e.type, e.data, e.size);
+			struct pdr_evsel *es = record_evsel(r, e.type, e.data, e.size, false);
 			if (record_time(r, es, e.type, e.data, e.size, &t)) {
 				int err = queue_push(r, t, e.data, e.size, e.file_offset, e.compressed);
 				if (err)
