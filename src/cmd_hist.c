@@ -659,9 +659,10 @@ static int emit(struct hctx *c)
 		}
 		if (c->twl)
 			json_object_object_add(j, "timer_workload", twl_json(c));
-		fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-							    JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
-		fputc('\n', stdout);
+		if (fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_NOSLASHESCAPE), stdout) < 0 ||
+		    fputc('\n', stdout) < 0)
+			cio_note_error();
 		json_object_put(j);
 	} else {
 		term_view(c, stdout, unsup);

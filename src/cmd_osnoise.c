@@ -1018,8 +1018,9 @@ static void print_json(struct ctx *c, FILE *f)
 	}
 	free(k);
 	json_object_object_add(root, "cpus", cpus);
-	fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								      JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+		cio_note_error();
 	json_object_put(root);
 }
 

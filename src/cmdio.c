@@ -80,15 +80,23 @@ bool cio_watch(int fd)
 	return stop_flag != 0;
 }
 
+static int noted_errno;
+
+void cio_note_error(void)
+{
+	if (!noted_errno)
+		noted_errno = errno ? errno : EIO;
+}
+
 int cio_finish(FILE *f, const char *prog, const char *what)
 {
 	errno = 0;
 	int r = fflush(f);
-	int e = errno;
+	int e = r ? errno : 0;
 	if (r == 0 && !ferror(f))
 		return 0;
 	if (!e)
-		e = EIO;
+		e = noted_errno ? noted_errno : EIO;
 	fprintf(stderr, "%s: error writing %s: %s\n", prog, what, strerror(e));
 	clearerr(f);
 	return EXIT_ERR;

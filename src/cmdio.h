@@ -48,6 +48,11 @@ int cio_stop_signal(void);
  */
 bool cio_watch(int fd);
 
+/* cio_note_error - call right after a stdio write that failed (returned < 0
+ * or short): keeps errno for cio_finish(), whose own fflush may not see it
+ * again (a large write goes around the buffer). */
+void cio_note_error(void);
+
 /*
  * cio_finish - flush f and check its error flag.  On a failure prints
  * "<prog>: error writing <what>: <strerror>" once and returns 2 (EXIT_ERR);
