@@ -18,6 +18,7 @@
 #include <tracefs.h>
 
 #include "evsrc.h"
+#include "privhint.h"
 #include "pdread.h"
 
 #define EVS_MAX_EVENTS	128
@@ -286,9 +287,12 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 	s->tep = tracefs_local_events_system(NULL, systems);
 	if (!s->tep) {
 		err = errno ? -errno : -ENOENT;
-		seterr(s, "cannot read the tracepoint formats from tracefs (%s): %s; run as root "
-			  "and mount tracefs (mount -t tracefs nodev /sys/kernel/tracing)",
-		       tracefs_tracing_dir() ?: "not mounted", strerror(-err));
+		char hint[384];
+		ph_tracepoints(hint, sizeof(hint), tracefs_tracing_dir());
+		seterr(s, "cannot read the tracepoint formats from tracefs (%s): %s%s%s",
+		       tracefs_tracing_dir() ?: "not mounted", strerror(-err), hint[0] ? "; " : "",
+		       hint[0] ? hint : !tracefs_tracing_dir() ?
+		       "mount it: mount -t tracefs nodev /sys/kernel/tracing" : "");
 		return err;
 	}
 	err = expand_events(s, events, nr);
@@ -403,10 +407,11 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 				a.disabled = 0;
 			int fd = perf_open_group(&a, (int)cpu, c->ring_fd);
 			if (fd < 0) {
-				seterr(s, "perf_event_open(%s, cpu %u): %s%s", s->ev[i].name, cpu,
-				       strerror(-fd),
-				       fd == -EACCES || fd == -EPERM ?
-				       "; run as root or lower /proc/sys/kernel/perf_event_paranoid" : "");
+				char hint[384] = "";
+				if (fd == -EACCES || fd == -EPERM)
+					ph_tracepoints(hint, sizeof(hint), tracefs_tracing_dir());
+				seterr(s, "perf_event_open(%s, cpu %u): %s%s%s", s->ev[i].name, cpu,
+				       strerror(-fd), hint[0] ? "; " : "", hint);
 				return fd;
 			}
 			s->fds[i * s->nr_cpus + ci] = fd;

@@ -423,7 +423,9 @@ static int add_evsel(struct pdr *r, const struct pdf_attr *attr, const uint8_t *
 	return 0;
 }
 
-/* Evsel of a record, perf's rules (evlist__event2evsel). */
+/* Evsel of a record, perf's rules (evlist__event2evsel).  count: add an
+ * unknown id to the stats (once per record: not when only peeking at the
+ * time for the queue). */
 static struct pdr_evsel *record_evsel(struct pdr *r, uint32_t type, const uint8_t *rec, size_t size,
 				      bool count)
 {
@@ -454,7 +456,7 @@ static struct pdr_evsel *record_evsel(struct pdr *r, uint32_t type, const uint8_
 		return first;
 	int i = idmap_get(r, id);
 	if (i < 0) {
-		if (count)	/* once per record: when it is delivered */
+		if (count)
 			r->stats.unknown_id++;
 		return NULL;
 	}

@@ -44,6 +44,7 @@
 
 #include "bytes.h"
 #include "pdwrite.h"
+#include "safeout.h"
 
 #define PDW_BUF_SIZE	(64 * 1024)
 #define PDW_REC_MAX	65528		/* largest 8-aligned record size in a u16 */
@@ -65,6 +66,7 @@ struct pdw_blob {
 struct pdw {
 	int fd;
 	bool owns_fd;
+	struct so_file *sf;		/* pdw_open() of a path: temp file renamed at close */
 	bool pipe;
 	bool big_endian;
 	bool swap;
@@ -73,6 +75,7 @@ struct pdw {
 	int err;			/* first error met (sticky) */
 	bool begun;
 	bool header_area_done;
+	bool discard;			/* pdw_discard(): remove the file at close */
 
 	struct pdw_evsel *evsels;
 	size_t nr_evsels, cap_evsels;
@@ -698,13 +701,17 @@ int pdw_open(struct pdw **wp, const char *path, const struct pdw_opts *opts)
 	*wp = NULL;
 	if (!strcmp(path, "-"))
 		return pdw_open_fd(wp, STDOUT_FILENO, false, opts);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	int err = pdw_open_fd(wp, fd, true, opts);
+	struct so_file *sf = NULL;
+	int err = so_open(&sf, AT_FDCWD, path, 0600, opts && opts->force ? SO_FORCE : 0);
 	if (err)
-		close(fd);
-	return err;
+		return err;
+	err = pdw_open_fd(wp, so_fd(sf), false, opts);
+	if (err) {
+		so_abort(sf);
+		return err;
+	}
+	(*wp)->sf = sf;
+	return 0;
 }
 
 bool pdw_needs_swap(const struct pdw *w)
@@ -1192,6 +1199,16 @@ static int write_features(struct pdw *w, uint64_t data_size)
 	return 0;
 }
 
+void pdw_discard(struct pdw *w)
+{
+	if (!w)
+		return;
+	w->discard = true;
+	if (!w->err)
+		w->err = -ECANCELED;
+	pdw_close(w);
+}
+
 int pdw_close(struct pdw *w)
 {
 	if (!w)
@@ -1207,6 +1224,15 @@ int pdw_close(struct pdw *w)
 		err = w->err;
 	if (w->owns_fd && close(w->fd) < 0 && !err)
 		err = -errno;
+	if (w->sf) {
+		if (err || w->discard) {
+			so_abort(w->sf);
+		} else {
+			int e = so_commit(w->sf);
+			if (e)
+				err = e;
+		}
+	}
 	for (size_t i = 0; i < w->nr_evsels; i++) {
 		free(w->evsels[i].name);
 		free(w->evsels[i].ids);

@@ -41,9 +41,15 @@ struct pdw_opts {
 	uint32_t attr_size;	/* perf_event_attr size to write; 0 = PDF_ATTR_VER7
 				 * (perf < 6.3 rejects VER8), or VER8 when an
 				 * evsel sets config3 */
+	bool force;		/* pdw_open(): replace a target that is another
+				 * user's file or symlink (see safeout.h) */
 };
 
-/* pdw_open - create path ("-" = stdout). Caller frees with pdw_close(). */
+/* pdw_open - create path ("-" = stdout). Caller frees with pdw_close() or
+ * pdw_discard().  The file is written under a temporary name beside path and
+ * renamed over it by a successful pdw_close() (lib/safeout.h: a symlink or
+ * another user's file at path is refused, -ELOOP/-EEXIST, unless opts->force;
+ * so_strerror() explains). */
 int pdw_open(struct pdw **wp, const char *path, const struct pdw_opts *opts);
 /* pdw_open_fd - write to fd (not closed unless owns_fd). */
 int pdw_open_fd(struct pdw **wp, int fd, bool owns_fd, const struct pdw_opts *opts);
@@ -101,9 +107,14 @@ int pdw_finished_round(struct pdw *w);
 int pdw_compress_begin(struct pdw *w, int level);
 int pdw_compress_end(struct pdw *w);
 
-/* Finish: write features, rewrite the header (file mode), close. NULL is fine.
- * Returns 0 or the first error met while writing. */
+/* Finish: write features, rewrite the header (file mode), close; a path
+ * opened with pdw_open() gets its final name only now, and only when no
+ * error was met (else the temporary file is removed).  Frees w; NULL is
+ * fine.  Returns 0 or the first error met while writing. */
 int pdw_close(struct pdw *w);
+/* pdw_discard - give up: free w and remove the file pdw_open() was writing
+ * (the target keeps its old contents).  NULL is fine. */
+void pdw_discard(struct pdw *w);
 
 /*
  * Tracing data blob builder.  Formats are tracefs "format" texts.

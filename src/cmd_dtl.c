@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "cmdio.h"
 #include "commands.h"
 #include "pipeline.h"
 #include "dtl.h"
@@ -55,6 +56,8 @@ int cmd_dtl(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (strcmp(sub, "record"))
+		cio_sigpipe_as_error();	/* a closed output is an error to report, not a kill */
 	if (!strcmp(sub, "dump"))
 		return dtl_cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(sub, "script"))
@@ -140,15 +143,6 @@ int dtl_cmd_verdict(const char *who, const struct dtlt *t, const struct pdr *r)
 		return 0;
 	fprintf(stderr, "%s: --strict: the result is incomplete:%s exit 1\n", who, what);
 	return EXIT_THRESHOLD;
-}
-
-int dtl_cmd_check_output(const char *who)
-{
-	if (fflush(stdout) == 0 && !ferror(stdout))
-		return 0;
-	int e = errno ? errno : EIO;
-	fprintf(stderr, "%s: error writing the output: %s\n", who, strerror(e));
-	return EXIT_ERR;
 }
 
 int dtl_cmd_syms(struct ksym **k, const struct pdr *r, const char *path, bool none, const char *who)
@@ -370,7 +364,7 @@ int dtl_cmd_dump(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	pdr_close(r);
-	if (dtl_cmd_check_output("latscope dtl dump"))
+	if (cio_finish(stdout, "latscope dtl dump", "standard output"))
 		return EXIT_ERR;
 	if (!nrec) {
 		fprintf(stderr, "latscope dtl dump: %s has no AUXTRACE_INFO or AUXTRACE records "
@@ -822,7 +816,10 @@ int dtl_cmd_script(int argc, char **argv)
 	if (s.mode == OUT_CSV)
 		printf("cpu,time_ns,timebase,dispatch_reason,preempt_reason,enqueue_to_dispatch_time,"
 		       "ready_to_enqueue_time,waiting_to_ready_time,processor_id,fault_addr,srr0,srr1,symbol\n");
+	uint64_t n_items = 0;
 	while ((rc = dtlt_next(s.t, &it)) > 0) {
+		if ((++n_items & 4095) == 0 && (ferror(stdout) || (s.pl && pl_failed(s.pl))))
+			break;	/* the output is gone (closed pipe, full disk): said below */
 		if (it.kind == DTLT_ENTRY) {
 			print_dtl(&s, &it.entry);
 			continue;
@@ -863,11 +860,15 @@ int dtl_cmd_script(int argc, char **argv)
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);
 	}
-	bool pl_failed = s.pl && pl_finish(s.pl);
+	int werr = s.pl ? -pl_finish(s.pl) : 0;	/* the formatter's first write error */
 	s.pl = NULL;
-	if (dtl_cmd_check_output("latscope dtl script") || pl_failed) {
-		if (pl_failed && !ferror(stdout))
-			fprintf(stderr, "latscope dtl script: error writing the output\n");
+	if (werr) {
+		fprintf(stderr, "latscope dtl script: error writing standard output: %s\n", strerror(werr));
+		clearerr(stdout);
+		fflush(stdout);
+		clearerr(stdout);
+		ret = EXIT_ERR;
+	} else if (cio_finish(stdout, "latscope dtl script", "standard output")) {
 		ret = EXIT_ERR;
 	}
 	report_gaps(path, s.t, &s, quiet);

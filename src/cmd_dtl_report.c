@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "cmdio.h"
 #include "commands.h"
 #include "bytes.h"
 #include "dtl.h"
@@ -943,7 +944,7 @@ results:;
 			tasks_text(&o);
 	}
 	free(tot);
-	if (dtl_cmd_check_output("latscope dtl report")) {
+	if (cio_finish(stdout, "latscope dtl report", "standard output")) {
 		ret = EXIT_ERR;
 		goto out;
 	}

@@ -10,6 +10,7 @@
  * events go through the same decoder (lib/tpdecode.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -26,6 +27,7 @@
 
 #include <json-c/json.h>
 
+#include "cmdio.h"
 #include "commands.h"
 #include "evsrc.h"
 #include "idlecheck.h"
@@ -33,8 +35,10 @@
 #include "lhist.h"
 #include "lhout.h"
 #include "parse.h"
+#include "privhint.h"
 #include "pdread.h"
 #include "pdwrite.h"
+#include "safeout.h"
 #include "tfsformat.h"
 #include "timerwl.h"
 #include "tpevent.h"
@@ -77,6 +81,9 @@ struct hctx {
 	bool any_cpu;
 	uint64_t decoded, undecoded, bad_raw, no_raw;
 	uint64_t lost_events, lost_samples;
+	uint64_t unknown_id, bad_samples;	/* report: samples the reader skipped */
+	uint64_t out_of_order, forced;		/* delivered late / flushes forced by a full queue */
+	bool force, strict;
 	struct twl *twl;
 	struct pdw *pw;
 	bool live_err;
@@ -92,13 +99,6 @@ struct hctx {
 	bool idc_ran;
 };
 
-static volatile sig_atomic_t h_stop;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	h_stop = 1;
-}
 
 static void usage(FILE *f, enum hmode m)
 {
@@ -162,10 +162,15 @@ static void usage(FILE *f, enum hmode m)
 "      --offset DUR       value of the first bucket (negative allowed; default 0)\n"
 "      --table-size N     per-task tracking slots (default 4096; evictions are counted)\n"
 "      --nonzero          omit zero rows in the CPU files\n"
-"      --threshold DUR    exit 1 when a reported maximum exceeds DUR (e.g. 100us)\n"
+"      --threshold DUR    exit 1 when a reported maximum exceeds DUR (e.g. 100us), or when\n"
+"                         events were lost or dropped (the histograms cannot pass then)\n"
+"      --strict           exit 1 when events were lost or dropped, threshold or not\n"
+"      --force            write -o/-O even where the target (or a file or link in the tree)\n"
+"                         belongs to another user: it is replaced, never written through\n"
 "  -h, --help             this text (man latscope-hist)\n"
 "\n"
-"Exit status: 0 ok, 1 threshold exceeded, 2 error.\n");
+"Exit status: 0 ok, 1 threshold exceeded or data lost under --threshold/--strict,\n"
+"2 error (a write error on stdout or a file included).\n");
 }
 
 static const struct {
@@ -270,24 +275,6 @@ static uint64_t mono_ns(void)
 
 /* ---- output ----------------------------------------------------------- */
 
-static int mkdir_p(const char *path)
-{
-	char tmp[PATH_MAX];
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static uint32_t nr_out_cpus(const struct hctx *c)
 {
 	uint32_t n = c->any_cpu ? c->max_cpu_seen + 1 : 1;
@@ -296,49 +283,86 @@ static uint32_t nr_out_cpus(const struct hctx *c)
 	return n;
 }
 
+/* One file of the tree, inside directory fd dfd (lib/safeout: written under a
+ * temporary name, renamed over the old one; never through a link). */
+static int tree_file(struct hctx *c, int dfd, const char *shown, const char *name, int t,
+		     uint32_t cpu)
+{
+	struct so_file *sf;
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", shown, name);
+	FILE *f = cio_fopen_safe(&sf, dfd, name, path, 0644, c->force, c->prog);
+	if (!f)
+		return EXIT_ERR;
+	if (!strncmp(name, "max_latency", 11)) {
+		char line[256];
+		lhout_maxline(line, sizeof(line), lat_max(c->lat, t, cpu));
+		fputs(line, f);
+	} else {
+		lhout_hist_file(f, lat_hist(c->lat, t, cpu), &c->lcfg.hist, c->nonzero);
+	}
+	return cio_fclose_safe(f, sf, path, false, c->prog);
+}
+
+/* The latency_hist tree under -O: every directory opened O_NOFOLLOW relative
+ * to its parent, every file through tree_file(). */
 static int write_tree(struct hctx *c, const bool unsup[LAT_NR_TYPES])
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], name[64];
 	uint32_t ncpu = nr_out_cpus(c);
+	unsigned fl = c->force ? SO_FORCE : 0;
+	int top, err;
+
+	err = so_dir_open(&top, AT_FDCWD, c->outdir, fl);
+	if (err) {
+		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->outdir, so_strerror(err));
+		return EXIT_ERR;
+	}
 	for (int t = 0; t < LAT_NR_TYPES; t++) {
 		if (!c->types[t] || unsup[t])
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", c->outdir, lat_type_name(t));
-		int err = mkdir_p(path);
-		if (err) {
-			fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, path, strerror(-err));
-			return err;
+		/* "wakeup/sharedprio": one directory per component */
+		char tn[64];
+		snprintf(tn, sizeof(tn), "%s", lat_type_name(t));
+		int dfd = dup(top);
+		path[0] = 0;
+		snprintf(path, sizeof(path), "%s", c->outdir);
+		for (char *save = NULL, *comp = strtok_r(tn, "/", &save); dfd >= 0 && comp;
+		     comp = strtok_r(NULL, "/", &save)) {
+			int nfd;
+			size_t pl = strlen(path);
+			snprintf(path + pl, sizeof(path) - pl, "/%s", comp);
+			err = so_dir_open(&nfd, dfd, comp, fl);
+			close(dfd);
+			dfd = -1;
+			if (err) {
+				fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, path, so_strerror(err));
+				close(top);
+				return EXIT_ERR;
+			}
+			dfd = nfd;
+		}
+		if (dfd < 0) {
+			fprintf(stderr, "%s: %s: %s\n", c->prog, path, strerror(errno));
+			close(top);
+			return EXIT_ERR;
 		}
 		for (uint32_t cpu = 0; cpu < ncpu; cpu++) {
-			snprintf(path, sizeof(path), "%s/%s/CPU%u", c->outdir, lat_type_name(t), cpu);
-			FILE *f = fopen(path, "w");
-			if (!f) {
-				fprintf(stderr, "%s: cannot write %s: %s\n", c->prog, path, strerror(errno));
-				return -errno;
+			snprintf(name, sizeof(name), "CPU%u", cpu);
+			int rc = tree_file(c, dfd, path, name, t, cpu);
+			if (!rc && lat_type_has_maxfile(t)) {
+				snprintf(name, sizeof(name), "max_latency-CPU%u", cpu);
+				rc = tree_file(c, dfd, path, name, t, cpu);
 			}
-			err = lhout_hist_file(f, lat_hist(c->lat, t, cpu), &c->lcfg.hist, c->nonzero);
-			if (fclose(f) != 0 || err) {
-				fprintf(stderr, "%s: error writing %s\n", c->prog, path);
-				return -EIO;
-			}
-			if (!lat_type_has_maxfile(t))
-				continue;
-			char line[256];
-			snprintf(path, sizeof(path), "%s/%s/max_latency-CPU%u", c->outdir,
-				 lat_type_name(t), cpu);
-			f = fopen(path, "w");
-			if (!f) {
-				fprintf(stderr, "%s: cannot write %s: %s\n", c->prog, path, strerror(errno));
-				return -errno;
-			}
-			lhout_maxline(line, sizeof(line), lat_max(c->lat, t, cpu));
-			fputs(line, f);
-			if (fclose(f) != 0) {
-				fprintf(stderr, "%s: error writing %s\n", c->prog, path);
-				return -EIO;
+			if (rc) {
+				close(dfd);
+				close(top);
+				return rc;
 			}
 		}
+		close(dfd);
 	}
+	close(top);
 	return 0;
 }
 
@@ -565,6 +589,14 @@ static int64_t worst(const struct hctx *c, const bool unsup[LAT_NR_TYPES])
 	return w;
 }
 
+/* Events the histograms miss: lost by the kernel or dropped by us. */
+static uint64_t dropped(const struct hctx *c)
+{
+	const struct lat_stats *st = lat_stats(c->lat);
+	return c->lost_events + c->lost_samples + c->unknown_id + c->bad_samples + c->bad_raw +
+	       c->no_raw + st->bad_cpu + st->alloc_failures;
+}
+
 static int emit(struct hctx *c)
 {
 	bool unsup[LAT_NR_TYPES];
@@ -595,6 +627,16 @@ static int emit(struct hctx *c)
 					       json_object_new_int64((int64_t)c->lost_events));
 			json_object_object_add(in, "lost_samples",
 					       json_object_new_int64((int64_t)c->lost_samples));
+			json_object_object_add(in, "no_raw", json_object_new_int64((int64_t)c->no_raw));
+			json_object_object_add(in, "unknown_id",
+					       json_object_new_int64((int64_t)c->unknown_id));
+			json_object_object_add(in, "bad_samples",
+					       json_object_new_int64((int64_t)c->bad_samples));
+			json_object_object_add(in, "out_of_order",
+					       json_object_new_int64((int64_t)c->out_of_order));
+			json_object_object_add(in, "forced_flushes",
+					       json_object_new_int64((int64_t)c->forced));
+			json_object_object_add(in, "dropped", json_object_new_int64((int64_t)dropped(c)));
 			json_object_object_add(in, "nr_cpus", json_object_new_int((int)nr_out_cpus(c)));
 			if (c->decoded_any) {
 				json_object_object_add(in, "first_event_ns",
@@ -617,14 +659,22 @@ static int emit(struct hctx *c)
 		}
 		if (c->twl)
 			json_object_object_add(j, "timer_workload", twl_json(c));
-		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-							    JSON_C_TO_STRING_NOSLASHESCAPE));
+		if (fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_NOSLASHESCAPE), stdout) < 0 ||
+		    fputc('\n', stdout) < 0)
+			cio_note_error();
 		json_object_put(j);
 	} else {
 		term_view(c, stdout, unsup);
+		uint64_t bad = c->bad_raw + c->no_raw + c->bad_samples + c->unknown_id;
 		printf("events: %" PRIu64 " decoded, %" PRIu64 " not used by the decoder, %" PRIu64
-		       " malformed; lost %" PRIu64 " events, %" PRIu64 " samples\n",
-		       c->decoded, c->undecoded, c->bad_raw, c->lost_events, c->lost_samples);
+		       " malformed", c->decoded, c->undecoded, bad);
+		if (bad)
+			printf(" (%" PRIu64 " bad payload, %" PRIu64 " without payload, %" PRIu64
+			       " too short for their sample_type, %" PRIu64 " with an unknown id)",
+			       c->bad_raw, c->no_raw, c->bad_samples, c->unknown_id);
+		printf("; lost %" PRIu64 " events, %" PRIu64 " samples\n", c->lost_events,
+		       c->lost_samples);
 		printf("tracking: %" PRIu64 " wakeups ignored by the priority rules, %" PRIu64
 		       " dropped (higher prio first), %" PRIu64 " dropped (already running), %" PRIu64
 		       " replaced, %" PRIu64 " migrated, %" PRIu64 " pid-table evictions, %" PRIu64
@@ -646,12 +696,33 @@ static int emit(struct hctx *c)
 		if (c->types[t] && unsup[t] && (c->json || !c->types_given))
 			fprintf(stderr, "%s: %s not reported: %s\n", c->prog, lat_type_name(t),
 				why_unsupported(t));
-	if (c->lost_events || c->lost_samples || st->bad_cpu || st->alloc_failures)
-		fprintf(stderr,
-			"%s: warning: %" PRIu64 " events and %" PRIu64 " samples were lost, %" PRIu64
-			" events had a CPU out of range, %" PRIu64 " samples were lost to memory: "
-			"histograms may be incomplete\n",
-			c->prog, c->lost_events, c->lost_samples, st->bad_cpu, st->alloc_failures);
+	uint64_t drop = dropped(c);
+	if (drop || c->out_of_order || c->forced) {
+		char b[512];
+		size_t u = 0;
+#define DROPPED(v, what) \
+		if (v && u < sizeof(b)) \
+			u += (size_t)snprintf(b + u, sizeof(b) - u, "%s%" PRIu64 " " what, u ? ", " : "", v)
+		DROPPED(c->lost_events, "events lost by the kernel");
+		DROPPED(c->lost_samples, "samples lost by the kernel");
+		DROPPED(c->unknown_id, "samples with an id no event declares");
+		DROPPED(c->bad_samples, "samples too short for their sample_type");
+		DROPPED(c->bad_raw, "samples with a malformed payload");
+		DROPPED(c->no_raw, "samples without a payload");
+		DROPPED(st->bad_cpu, "events with a CPU out of range");
+		DROPPED(st->alloc_failures, "samples lost to memory");
+		DROPPED(c->out_of_order, "events delivered out of order");
+		DROPPED(c->forced, "queue flushes forced by a full queue");
+#undef DROPPED
+		fprintf(stderr, "%s: warning: %s: %s\n", c->prog, b,
+			drop ? "histograms are incomplete" : "ordering may be off");
+	}
+	if (drop && (c->threshold_ns >= 0 || c->strict)) {
+		fprintf(stderr, "%s: %" PRIu64 " events were lost or dropped, so the histograms cannot "
+				"pass %s: exit 1\n", c->prog, drop,
+			c->strict ? "--strict" : "the threshold");
+		rc = EXIT_THRESHOLD;
+	}
 	if (c->threshold_ns >= 0) {
 		int64_t w = worst(c, unsup);
 		if (w != INT64_MIN && w > c->threshold_ns) {
@@ -661,6 +732,8 @@ static int emit(struct hctx *c)
 			rc = EXIT_THRESHOLD;
 		}
 	}
+	if (cio_finish(stdout, c->prog, "standard output"))
+		return EXIT_ERR;
 	return rc;
 }
 
@@ -708,6 +781,8 @@ static int do_report(struct hctx *c)
 	struct pdr_event ev;
 	int rc, ret = EXIT_ERR;
 	const char *path = c->input ? c->input : "perf.data";
+
+	cio_sigpipe_as_error();
 
 	rc = pdr_open(&r, path, NULL);
 	if (rc < 0) {
@@ -794,6 +869,10 @@ static int do_report(struct hctx *c)
 	const struct pdr_stats *st = pdr_stats(r);
 	c->lost_events = st->lost_events;
 	c->lost_samples = st->lost_samples;
+	c->unknown_id = st->unknown_id;
+	c->bad_samples = st->bad_samples;
+	c->out_of_order = st->out_of_order;
+	c->forced = st->forced_flushes;
 	if (!c->lat) {
 		fprintf(stderr, "%s: %s has no tracepoint samples; record sched:sched_switch, "
 				"sched:sched_wakeup (and timer:hrtimer_*) with -a\n", c->prog, path);
@@ -858,10 +937,10 @@ static int open_record_file(struct hctx *c, struct evs *s)
 		fprintf(stderr, "%s: -o is supported on little-endian hosts only\n", c->prog);
 		return -ENOTSUP;
 	}
-	struct pdw_opts o = { .big_endian = false };
+	struct pdw_opts o = { .big_endian = false, .force = c->force };
 	err = pdw_open(&c->pw, c->record_out, &o);
 	if (err < 0) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->record_out, strerror(-err));
+		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->record_out, so_strerror(err));
 		return err;
 	}
 	size_t ne = evs_nr_events(s);
@@ -948,6 +1027,16 @@ static int keep_busy_setup(struct hctx *c, struct idc_spin **spin)
 	return 0;
 }
 
+/* Ctrl-C (or a closed stdout) during setup: one line, then unwind. */
+static bool setup_interrupted(struct hctx *c)
+{
+	if (!cio_stopped() && !cio_watch(STDOUT_FILENO))
+		return false;
+	fprintf(stderr, "%s: %s before the measurement started; nothing to report\n", c->prog,
+		cio_broken_pipe() ? "standard output was closed" : "interrupted");
+	return true;
+}
+
 static int do_live(struct hctx *c)
 {
 	const char *ev[sizeof(live_events) / sizeof(live_events[0]) +
@@ -957,7 +1046,15 @@ static int do_live(struct hctx *c)
 	struct tpd *d = NULL;
 	struct idc_spin *spin = NULL;
 	int ret = EXIT_ERR, err, qos_fd = -1;
+	bool locked = false, prio_set = false;
+	struct sched_param sp0;
+	int pol0;
 
+	/* From the first instruction: a Ctrl-C during setup unwinds through out: */
+	cio_signals_install();
+	pol0 = sched_getscheduler(0);
+	if (sched_getparam(0, &sp0) < 0)
+		memset(&sp0, 0, sizeof(sp0));
 	for (size_t i = 0; i < sizeof(live_events) / sizeof(live_events[0]); i++)
 		ev[n++] = live_events[i];
 	if (c->irqsoff_live)
@@ -967,20 +1064,18 @@ static int do_live(struct hctx *c)
 		fprintf(stderr, "%s: cannot find the online CPUs\n", c->prog);
 		return EXIT_ERR;
 	}
-	if (keep_busy_setup(c, &spin) < 0)
-		return EXIT_ERR;
+	if (keep_busy_setup(c, &spin) < 0 || setup_interrupted(c))
+		goto out;
 	struct evs_opts eo = { .ring_bytes = c->ring_bytes };
 	err = evs_open(&s, ev, n, &c->cpus, &eo);
 	if (err < 0) {
+		/* evs_strerror() names the cause and the fix (lib/privhint) */
 		fprintf(stderr, "%s: cannot open the tracepoints: %s\n", c->prog,
 			s ? evs_strerror(s) : strerror(-err));
-		if (err == -EACCES || err == -EPERM)
-			fprintf(stderr, "%s: run as root or lower /proc/sys/kernel/perf_event_paranoid\n",
-				c->prog);
-		evs_close(s);
-		idc_spin_stop(spin);
-		return EXIT_ERR;
+		goto out;
 	}
+	if (setup_interrupted(c))
+		goto out;
 	d = tpd_new(evs_tep(s));
 	if (!d)
 		goto out;
@@ -1000,9 +1095,8 @@ static int do_live(struct hctx *c)
 				"preemptirqsoff are not measured\n", c->prog);
 	if (c->record_out && open_record_file(c, s) < 0)
 		goto out;
-
-	signal(SIGINT, on_sigint);
-	signal(SIGTERM, on_sigint);
+	if (setup_interrupted(c))
+		goto out;
 	err = evs_enable(s);
 	if (err < 0) {
 		fprintf(stderr, "%s: %s\n", c->prog, evs_strerror(s));
@@ -1010,9 +1104,16 @@ static int do_live(struct hctx *c)
 	}
 	c->traced_from_ns = mono_ns();	/* every CPU traced from here */
 	/* like cyclictest -m: no page fault in the measured path */
-	if (c->timer && mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
-		fprintf(stderr, "%s: mlockall: %s (going on, page faults may show as latency)\n",
-			c->prog, strerror(errno));
+	if (c->timer && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
+		int e = errno;
+		char why[256];
+		munlockall();
+		ph_mlock(why, sizeof(why), -e);
+		fprintf(stderr, "%s: mlockall: %s%s%s (going on, page faults may show as latency)\n",
+			c->prog, strerror(e), why[0] ? "; " : "", why);
+	} else if (c->timer) {
+		locked = true;
+	}
 	if (c->timer && c->dma_latency_us >= 0) {
 		qos_fd = idc_pm_qos_hold((int32_t)c->dma_latency_us);
 		if (qos_fd < 0)
@@ -1037,12 +1138,17 @@ static int do_live(struct hctx *c)
 		/* after the workload threads exist, so they do not inherit it */
 		struct sched_param sp = { .sched_priority = c->collector_prio };
 		if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
-			fprintf(stderr, "%s: cannot make the collector SCHED_FIFO %d: %s (going on)\n",
-				c->prog, c->collector_prio, strerror(errno));
+			fprintf(stderr, "%s: cannot make the collector SCHED_FIFO %d: %s%s (going on)\n",
+				c->prog, c->collector_prio, strerror(errno),
+				errno == EPERM ? "; real-time priorities need root or CAP_SYS_NICE" : "");
+		else
+			prio_set = true;
 	}
+	if (setup_interrupted(c))
+		goto out;
 	uint64_t start = mono_ns(), next_refresh = start + c->refresh_ns;
 	bool tty = isatty(STDOUT_FILENO);
-	while (!h_stop) {
+	while (!cio_watch(STDOUT_FILENO)) {
 		uint64_t now = mono_ns();
 		if (c->duration_ns && now - start >= c->duration_ns)
 			break;
@@ -1066,7 +1172,8 @@ static int do_live(struct hctx *c)
 			printf("latscope hist top: %.1f s, %" PRIu64 " events, %" PRIu64 " lost\n\n",
 			       (double)(now - start) / 1e9, c->decoded, evs_stats(s)->lost);
 			term_view(c, stdout, unsup);
-			fflush(stdout);
+			if (fflush(stdout) != 0 || ferror(stdout))
+				cio_stop();	/* reported by cio_finish() below */
 			next_refresh = now + c->refresh_ns;
 		}
 	}
@@ -1075,29 +1182,46 @@ static int do_live(struct hctx *c)
 	evs_read(s, UINT64_MAX, on_event, c);
 	c->lost_events = evs_stats(s)->lost;
 	c->undecoded = evs_stats(s)->undecoded;
+	c->forced = evs_stats(s)->forced;
+	c->out_of_order = evs_stats(s)->out_of_order;
 	if (c->pw) {
-		err = pdw_close(c->pw);
+		if (c->live_err) {
+			pdw_discard(c->pw);
+			err = -EIO;
+		} else {
+			err = pdw_close(c->pw);
+		}
 		c->pw = NULL;
-		if (err < 0 || c->live_err) {
+		if (err < 0) {
 			fprintf(stderr, "%s: error writing %s: %s\n", c->prog, c->record_out,
-				strerror(err < 0 ? -err : EIO));
+				strerror(-err));
 			goto out;
 		}
+	}
+	if (cio_broken_pipe()) {
+		fprintf(stderr, "%s: standard output was closed (%s): stopped\n", c->prog,
+			strerror(EPIPE));
+		goto out;
 	}
 	if (c->mode == H_TOP && isatty(STDOUT_FILENO))
 		fputs("\033[H\033[2J", stdout);
 	ret = emit(c);
 out:
+	/* restore the system: workload and spinners stopped, events closed
+	 * (disabled), /dev/cpu_dma_latency released, priority and memory back */
 	twl_stop(c->twl);
 	c->twl = NULL;
-	if (c->pw)
-		pdw_close(c->pw);
+	pdw_discard(c->pw);	/* still open: setup failed or was interrupted */
 	c->pw = NULL;
 	tpd_free(d);
 	evs_close(s);
 	idc_spin_stop(spin);
 	if (qos_fd >= 0)
 		close(qos_fd);
+	if (prio_set && pol0 >= 0)
+		sched_setscheduler(0, pol0, &sp0);
+	if (locked)
+		munlockall();
 	return ret;
 }
 
@@ -1106,7 +1230,7 @@ out:
 enum {
 	O_JSON = 256, O_BUCKETS_JSON, O_TYPES, O_PID, O_ALL, O_BOTH, O_RES, O_NBUCKETS, O_OFFSET,
 	O_TABLE, O_NONZERO, O_THRESH, O_IRQSOFF, O_RING, O_INTERVAL, O_REFRESH,
-	O_KEEPBUSY, O_NOKEEPBUSY, O_TIME, O_CPRIO, O_DMALAT,
+	O_KEEPBUSY, O_NOKEEPBUSY, O_TIME, O_CPRIO, O_DMALAT, O_FORCE, O_STRICT,
 };
 
 int cmd_hist(int argc, char **argv)
@@ -1142,6 +1266,8 @@ int cmd_hist(int argc, char **argv)
 		{ "ring-bytes", required_argument, NULL, O_RING },
 		{ "interval", required_argument, NULL, O_INTERVAL },
 		{ "refresh", required_argument, NULL, O_REFRESH },
+		{ "force", no_argument, NULL, O_FORCE },
+		{ "strict", no_argument, NULL, O_STRICT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1254,6 +1380,12 @@ int cmd_hist(int argc, char **argv)
 			break;
 		case O_NONZERO:
 			c.nonzero = true;
+			break;
+		case O_FORCE:
+			c.force = true;
+			break;
+		case O_STRICT:
+			c.strict = true;
 			break;
 		case O_THRESH:
 			err = ps_duration_ns(optarg, 1000, &v);

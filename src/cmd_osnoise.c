@@ -22,6 +22,7 @@
 #include <tracefs.h>
 
 #include "bytes.h"
+#include "cmdio.h"
 #include "commands.h"
 #include "evsrc.h"
 #include "idlecheck.h"
@@ -31,6 +32,8 @@
 #include "parse.h"
 #include "pdread.h"
 #include "pdwrite.h"
+#include "privhint.h"
+#include "safeout.h"
 #include "tfsformat.h"
 #include "tpevent.h"
 
@@ -97,19 +100,14 @@ struct ctx {
 	bool replaying;
 	bool kmode;			/* records come from the kernel tracer */
 	uint64_t kernel_lost;
+	bool force, strict;
+	/* replay: what the reader or the decoders skipped */
+	uint64_t replay_samples, unknown_id, bad_samples, undecoded, bad_wrec, out_of_order, forced;
+	int write_err;			/* errno of a stdout failure during the run */
 };
 
-static volatile sig_atomic_t got_signal;
-
-/* First Ctrl-C: finish cleanly with the summary; a second one aborts. */
-static void on_signal(int sig)
-{
-	if (got_signal) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
-	got_signal = 1;
-}
+/* First Ctrl-C: finish cleanly with the summary; a second one aborts
+ * (src/cmdio.c).  A closed stdout stops the run too. */
 
 static void usage(FILE *f)
 {
@@ -146,6 +144,8 @@ static void usage(FILE *f)
 "      --parse-kernel F   show a saved kernel osnoise trace (text; - = stdin)\n"
 "  -i, --replay FILE      analyse a file written by `osnoise record`\n"
 "  -o, --output FILE      record: output perf.data (default osnoise.data)\n"
+"      --force            record: replace -o even when it is another user's file or link\n"
+"      --strict           exit 1 when events or records were lost or skipped (so do -s/-S)\n"
 "      --top N            contributors shown per CPU (default 5)\n"
 "  -q, --quiet            top: only the final summary\n"
 "      --json             JSON summary (json-c) instead of text\n"
@@ -154,7 +154,8 @@ static void usage(FILE *f)
 "  trace: --events        also print sample_threshold, nmi/irq/softirq/thread_noise\n"
 "  -h, --help             this help\n"
 "\n"
-"Exit status: 0 ok, 1 a stop threshold was hit, 2 error.  See latscope-osnoise(1).\n");
+"Exit status: 0 ok, 1 a stop threshold was hit (or data was lost under -s/-S/--strict),\n"
+"2 error (a write error on stdout included).  See latscope-osnoise(1).\n");
 }
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -340,7 +341,11 @@ static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct n
 	       pre, rt, nz, av / 100000, av % 100000, p->max_single_ns / 1000, p->hw_count,
 	       p->count[NOISE_NMI], p->count[NOISE_IRQ], p->count[NOISE_SOFTIRQ],
 	       p->count[NOISE_THREAD]);
-	fflush(stdout);
+	errno = 0;
+	if ((fflush(stdout) != 0 || ferror(stdout)) && !c->write_err) {
+		c->write_err = errno ? errno : EIO;
+		cio_stop();
+	}
 }
 
 /* ---- feeding ------------------------------------------------------------ */
@@ -527,11 +532,11 @@ static int open_recording(struct ctx *c)
 {
 	int err;
 	/* Records from the rings are host order: write the file in host order. */
-	struct pdw_opts o = { .big_endian = BY_HOST_BIG_ENDIAN };
+	struct pdw_opts o = { .big_endian = BY_HOST_BIG_ENDIAN, .force = c->force };
 	err = pdw_open(&c->pw, c->output, &o);
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise record: cannot create '%s': %s\n", c->output,
-			strerror(-err));
+			so_strerror(err));
 		return err;
 	}
 	if (c->s) {
@@ -598,6 +603,22 @@ static int open_recording(struct ctx *c)
 	if (err < 0)
 		fprintf(stderr, "latscope osnoise record: writing '%s': %s\n", c->output, strerror(-err));
 	return err;
+}
+
+static uint64_t wrec_lost(const struct ctx *c)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; c->w && i < c->nr; i++)
+		n += osw_lost(c->w, i);
+	return n;
+}
+
+/* What the results miss: events lost by the kernel, workload records lost,
+ * samples skipped as unreadable. */
+static uint64_t dropped(const struct ctx *c)
+{
+	return (c->s ? evs_stats(c->s)->lost : c->replay_lost) + wrec_lost(c) + c->unknown_id +
+	       c->bad_samples + c->undecoded + c->bad_wrec;
 }
 
 /* ---- output --------------------------------------------------------------- */
@@ -739,7 +760,7 @@ static void print_details(struct ctx *c, FILE *f)
 	if (c->attribution) {
 		const struct noise_anomalies *a = noise_anomalies(c->n);
 		uint64_t lost = c->s ? evs_stats(c->s)->lost : c->replay_lost;
-		uint64_t samples = c->s ? evs_stats(c->s)->samples : 0;
+		uint64_t samples = c->s ? evs_stats(c->s)->samples : c->replay_samples;
 		if (lost)
 			fprintf(f, "%" PRIu64 " events lost (%.2f%%), attribution is incomplete; raise "
 				   "--ring-size\n", lost,
@@ -761,6 +782,14 @@ static void print_details(struct ctx *c, FILE *f)
 		if (osw_lost(c->w, i))
 			fprintf(f, "cpu%u: %" PRIu64 " workload records lost (collector too slow)\n",
 				c->list[i], osw_lost(c->w, i));
+	if (c->unknown_id + c->bad_samples + c->undecoded + c->bad_wrec)
+		fprintf(f, "skipped: %" PRIu64 " samples with an id no event declares, %" PRIu64
+			" too short for their sample_type, %" PRIu64 " tracepoint payloads that do not "
+			"decode, %" PRIu64 " malformed workload records\n", c->unknown_id,
+			c->bad_samples, c->undecoded, c->bad_wrec);
+	if (c->out_of_order + c->forced)
+		fprintf(f, "ordering: %" PRIu64 " events delivered out of order, %" PRIu64
+			" queue flushes forced by a full queue\n", c->out_of_order, c->forced);
 }
 
 static void print_stop(struct ctx *c, FILE *f)
@@ -885,6 +914,16 @@ static void print_json(struct ctx *c, FILE *f)
 					  (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec));
 	json_object_object_add(root, "events_lost",
 			       ju(c->s ? evs_stats(c->s)->lost : c->replay_lost));
+	json_object *sk = json_object_new_object();
+	json_object_object_add(sk, "unknown_id", ju(c->unknown_id));
+	json_object_object_add(sk, "bad_samples", ju(c->bad_samples));
+	json_object_object_add(sk, "undecoded", ju(c->undecoded));
+	json_object_object_add(sk, "bad_workload_records", ju(c->bad_wrec));
+	json_object_object_add(sk, "workload_records_lost", ju(wrec_lost(c)));
+	json_object_object_add(sk, "out_of_order", ju(c->out_of_order));
+	json_object_object_add(sk, "forced_flushes", ju(c->forced));
+	json_object_object_add(root, "skipped", sk);
+	json_object_object_add(root, "dropped", ju(dropped(c)));
 	json_object *stop = NULL;
 	if (c->stop) {
 		stop = json_object_new_object();
@@ -979,9 +1018,36 @@ static void print_json(struct ctx *c, FILE *f)
 	}
 	free(k);
 	json_object_object_add(root, "cpus", cpus);
-	fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								      JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+		cio_note_error();
 	json_object_put(root);
+}
+
+/*
+ * The end of every mode: the verdict on lost data (exit 1 when a stop
+ * threshold or --strict asks for one), then stdout checked (exit 2 on a
+ * write error).  rc is the status so far.
+ */
+static int finish(struct ctx *c, int rc)
+{
+	uint64_t d = dropped(c);
+	if (d && (c->stop_us || c->stop_total_us || c->strict)) {
+		fprintf(stderr, "latscope osnoise: %" PRIu64 " events or records were lost or skipped, "
+				"so the run cannot pass %s: exit 1\n", d,
+			c->strict ? "--strict" : "its stop thresholds");
+		if (rc == 0)
+			rc = EXIT_THRESHOLD;
+	}
+	if (c->write_err) {
+		fprintf(stderr, "latscope osnoise: error writing standard output: %s\n",
+			strerror(c->write_err));
+		clearerr(stdout);
+		return EXIT_ERR;
+	}
+	if (cio_finish(stdout, "latscope osnoise", "standard output"))
+		return EXIT_ERR;
+	return rc;
 }
 
 static void print_trace_header(FILE *f)
@@ -996,6 +1062,10 @@ static void print_trace_header(FILE *f)
 static void final_report(struct ctx *c)
 {
 	FILE *f = stdout;
+	if (c->s) {
+		c->out_of_order = evs_stats(c->s)->out_of_order;
+		c->forced = evs_stats(c->s)->forced;
+	}
 	if (c->json) {
 		print_json(c, f);
 		if (c->stop)
@@ -1050,7 +1120,7 @@ static int parse_prio(const char *s, int *policy, int *prio)
 
 enum {
 	OPT_WARMUP = 256, OPT_JSON, OPT_TSC, OPT_FLOOR, OPT_RING, OPT_NOATTR, OPT_NOWL, OPT_KERNEL,
-	OPT_TOP, OPT_ZEROS, OPT_NOHEADER, OPT_NOSUMMARY, OPT_EVENTS, OPT_KTEXT
+	OPT_TOP, OPT_ZEROS, OPT_NOHEADER, OPT_NOSUMMARY, OPT_EVENTS, OPT_KTEXT, OPT_FORCE, OPT_STRICT
 };
 
 static int bad(const char *opt, const char *val, const char *why)
@@ -1091,6 +1161,8 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 		{ "no-header", no_argument, NULL, OPT_NOHEADER },
 		{ "no-summary", no_argument, NULL, OPT_NOSUMMARY },
 		{ "events", no_argument, NULL, OPT_EVENTS },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1177,6 +1249,8 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 		case OPT_NOHEADER: c->no_header = true; break;
 		case OPT_NOSUMMARY: c->no_summary = true; break;
 		case OPT_EVENTS: c->events = true; break;
+		case OPT_FORCE: c->force = true; break;
+		case OPT_STRICT: c->strict = true; break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -1277,10 +1351,24 @@ static void refresh_top(struct ctx *c)
 	fflush(stdout);
 }
 
+/* Ctrl-C (or a closed stdout) during setup: one line; the caller unwinds. */
+static bool setup_interrupted(void)
+{
+	if (!cio_stopped() && !cio_watch(STDOUT_FILENO))
+		return false;
+	fprintf(stderr, "latscope osnoise: %s before the measurement started; nothing to report\n",
+		cio_broken_pipe() ? "standard output was closed" : "interrupted");
+	return true;
+}
+
 static int run_live(struct ctx *c)
 {
 	int err;
 	struct ps_cpuset online;
+	cpu_set_t aff0;
+	bool aff_saved = sched_getaffinity(0, sizeof(aff0), &aff0) == 0, locked = false;
+
+	cio_signals_install();	/* first: a Ctrl-C during setup unwinds below */
 	online_cpus(&online);
 	if (!c->have_cpus)
 		c->cpus = online;
@@ -1356,20 +1444,12 @@ static int run_live(struct ctx *c)
 					"IRQ and softirq time of idle CPUs is undercounted\n", list);
 		}
 	}
-	if (c->mode == M_RECORD) {
-		if (open_recording(c) < 0) {
-			evs_close(c->s);
-			pdw_close(c->pw);
-			free_state(c);
-			return EXIT_ERR;
-		}
-	}
-
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	if (setup_interrupted())
+		goto out_err;
+	if (c->mode == M_RECORD && open_recording(c) < 0)
+		goto out_err;
+	if (setup_interrupted())
+		goto out_err;
 
 	read_steal(c->steal0, c->list, c->nr);
 	if (c->s && (err = evs_enable(c->s)) < 0) {
@@ -1401,6 +1481,12 @@ static int run_live(struct ctx *c)
 			c->w = NULL;
 			goto out_err;
 		}
+		if (setup_interrupted()) {
+			osw_stop(c->w);
+			osw_free(c->w);
+			c->w = NULL;
+			goto out_err;
+		}
 		for (size_t i = 0; i < c->nr; i++) {
 			c->tids[i] = osw_tid(c->w, i);
 			c->floor_of[i] = osw_floor_ns(c->w, i);
@@ -1417,10 +1503,14 @@ static int run_live(struct ctx *c)
 	/* Lock memory once everything is allocated (threads, rings). */
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
 		int e = errno;
+		char why[256];
 		munlockall();	/* a failed mlockall may leave MCL_FUTURE behind */
+		ph_mlock(why, sizeof(why), -e);
 		if (!c->quiet && !c->json)
-			fprintf(stderr, "latscope osnoise: mlockall failed (%s); page faults may add "
-				"noise\n", strerror(e));
+			fprintf(stderr, "latscope osnoise: mlockall failed (%s%s%s); page faults may add "
+				"noise\n", strerror(e), why[0] ? ": " : "", why);
+	} else {
+		locked = true;
 	}
 
 	if (c->mode == M_TRACE && !c->json)
@@ -1428,7 +1518,7 @@ static int run_live(struct ctx *c)
 
 	uint64_t deadline = c->duration_ns ? c->warm_end_ns + c->duration_ns : UINT64_MAX;
 	uint64_t next_refresh = c->warm_end_ns + c->period_us * 1000;
-	while (!got_signal && !c->stop) {
+	while (!cio_watch(STDOUT_FILENO) && !c->stop) {
 		if (c->s)
 			evs_poll(c->s, 100);
 		else {
@@ -1452,23 +1542,43 @@ static int run_live(struct ctx *c)
 	process(c, UINT64_MAX);
 	close_partial(c);
 	read_steal(c->steal1, c->list, c->nr);
-	final_report(c);
+	int rc = c->stop ? EXIT_THRESHOLD : 0;
+	if (cio_broken_pipe())
+		fprintf(stderr, "latscope osnoise: standard output was closed (%s): stopped\n",
+			strerror(EPIPE));
+	else
+		final_report(c);
+	rc = finish(c, rc);
+	if (cio_broken_pipe())
+		rc = EXIT_ERR;
 	evs_close(c->s);
+	c->s = NULL;
 	if (c->pw) {
 		err = pdw_close(c->pw);
-		if (err < 0)
+		c->pw = NULL;
+		if (err < 0) {
 			fprintf(stderr, "latscope osnoise record: writing '%s': %s\n", c->output,
 				strerror(-err));
-		else if (!c->json)
+			rc = EXIT_ERR;
+		} else if (!c->json) {
 			fprintf(stderr, "latscope osnoise record: wrote '%s'\n", c->output);
+		}
 	}
 	osw_free(c->w);
 	free_state(c);
-	return c->stop ? EXIT_THRESHOLD : 0;
+	if (locked)
+		munlockall();
+	if (aff_saved)
+		sched_setaffinity(0, sizeof(aff0), &aff0);
+	return rc;
 out_err:
 	evs_close(c->s);
-	pdw_close(c->pw);
+	c->s = NULL;
+	pdw_discard(c->pw);
+	c->pw = NULL;
 	free_state(c);
+	if (aff_saved)
+		sched_setaffinity(0, sizeof(aff0), &aff0);
 	return EXIT_ERR;
 }
 
@@ -1498,9 +1608,32 @@ static void parse_recorded_params(struct ctx *c, const char *ver, bool have_T)
 	}
 }
 
+/* A file written by `osnoise record`: its workload event, or its parameters. */
+static bool has_osnoise_data(struct pdr *r)
+{
+	const char *ver = pdr_info(r)->version;
+	if (ver && !strncmp(ver, "latscope-osnoise ", 17))
+		return true;
+	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
+		const struct pdr_evsel *e = pdr_evsel(r, i);
+		if (e->name && !strcmp(e->name, WREC_EVSEL_NAME))
+			return true;
+	}
+	return false;
+}
+
+static int not_osnoise(struct ctx *c)
+{
+	fprintf(stderr, "latscope osnoise: '%s' has no osnoise data (no %s event, no "
+			"latscope-osnoise parameters): replay reads files written by "
+			"`latscope osnoise record`\n", c->input, WREC_EVSEL_NAME);
+	return EXIT_ERR;
+}
+
 static int run_replay(struct ctx *c, bool have_T)
 {
 	struct pdr *r = NULL;
+	cio_sigpipe_as_error();
 	int err = pdr_open(&r, c->input, NULL);
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise: cannot read '%s': %s\n", c->input,
@@ -1509,6 +1642,10 @@ static int run_replay(struct ctx *c, bool have_T)
 		return EXIT_ERR;
 	}
 	const struct pdr_info *info = pdr_info(r);
+	if (!info->pipe && !has_osnoise_data(r)) {
+		pdr_close(r);
+		return not_osnoise(c);
+	}
 	parse_recorded_params(c, info->version, have_T);
 	if (!c->have_cpus) {
 		uint32_t n = info->nr_cpus_online ? info->nr_cpus_online : 1;
@@ -1532,9 +1669,16 @@ static int run_replay(struct ctx *c, bool have_T)
 		print_trace_header(stdout);
 	struct pdr_event ev;
 	bool any_wrec = false;
-	while (!c->stop && (err = pdr_next(r, &ev)) > 0) {
+	while (!c->stop && !c->write_err && (err = pdr_next(r, &ev)) > 0) {
 		if (ev.type != PDF_RECORD_SAMPLE || !ev.evsel || !ev.has_sample)
 			continue;
+		if (info->pipe && !any_wrec && !c->start_ns && !has_osnoise_data(r)) {
+			pdr_close(r);
+			free_state(c);
+			tpd_free(d);
+			return not_osnoise(c);
+		}
+		c->replay_samples++;
 		const struct pdr_sample *s = &ev.sample;
 		if (!c->start_ns) {
 			c->start_ns = s->time;
@@ -1545,11 +1689,13 @@ static int run_replay(struct ctx *c, bool have_T)
 			c->end_ns = s->time;
 		if (ev.evsel->name && !strcmp(ev.evsel->name, WREC_EVSEL_NAME)) {
 			struct osw_rec w;
-			if (osw_rec_decode(s->raw, s->raw_size, &w) < 0)
+			if (osw_rec_decode(s->raw, s->raw_size, &w) < 0) {
+				c->bad_wrec++;
 				continue;
+			}
 			int i = idx_of(c, w.cpu);
 			if (i < 0)
-				continue;
+				continue;	/* a CPU not asked for with -c */
 			if (w.type == OSW_TID) {
 				c->tids[i] = (int32_t)w.v[0];
 				c->floor_of[i] = w.v[1];
@@ -1569,8 +1715,13 @@ static int run_replay(struct ctx *c, bool have_T)
 			continue;
 		struct tpe e;
 		memset(&e, 0, sizeof(e));
-		if (tpd_decode(d, (int)ev.evsel->attr.config, s->raw, s->raw_size, &e) < 0)
+		err = tpd_decode(d, (int)ev.evsel->attr.config, s->raw, s->raw_size, &e);
+		if (err == -ENOENT)
+			continue;	/* an event the noise accounting does not use */
+		if (err < 0) {
+			c->undecoded++;
 			continue;
+		}
 		e.time_ns = s->time;
 		e.cpu = s->cpu;
 		e.pid = (int32_t)s->pid;
@@ -1586,13 +1737,19 @@ static int run_replay(struct ctx *c, bool have_T)
 	}
 	if (c->no_workload)
 		nw_boundaries(c, c->end_ns + 1);
-	c->replay_lost = pdr_stats(r)->lost_events;
+	const struct pdr_stats *st = pdr_stats(r);
+	c->replay_lost = st->lost_events + st->lost_samples;
+	c->unknown_id = st->unknown_id;
+	c->bad_samples = st->bad_samples;
+	c->out_of_order = st->out_of_order;
+	c->forced = st->forced_flushes;
 	close_partial(c);
 	final_report(c);
+	int rc = finish(c, c->stop ? EXIT_THRESHOLD : 0);
 	tpd_free(d);
 	pdr_close(r);
 	free_state(c);
-	return c->stop ? EXIT_THRESHOLD : 0;
+	return rc;
 }
 
 /* ---- kernel tracer ------------------------------------------------------------ */
@@ -1712,6 +1869,7 @@ static int kernel_setup(struct ctx *c)
 /* --parse-kernel FILE: a saved osnoise trace (text) shown in the same views. */
 static int run_kernel_text(struct ctx *c, const char *path)
 {
+	cio_sigpipe_as_error();
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!f) {
 		fprintf(stderr, "latscope osnoise: cannot open '%s': %s\n", path, strerror(errno));
@@ -1756,13 +1914,16 @@ static int run_kernel_text(struct ctx *c, const char *path)
 		fclose(f);
 	if (kb.bad)
 		fprintf(stderr, "latscope osnoise: %" PRIu64 " malformed osnoise lines skipped\n", kb.bad);
+	c->bad_wrec += kb.bad;
 	final_report(c);
+	int rc = finish(c, c->stop ? EXIT_THRESHOLD : 0);
 	free_state(c);
-	return c->stop ? EXIT_THRESHOLD : 0;
+	return rc;
 }
 
 static int run_kernel(struct ctx *c)
 {
+	cio_signals_install();	/* first: the tracer is always stopped below */
 	if (!okt_available()) {
 		fprintf(stderr, "latscope osnoise: --kernel needs the kernel osnoise tracer, which this "
 				"kernel does not have (no %s/osnoise; CONFIG_OSNOISE_TRACER); run without "
@@ -1794,11 +1955,11 @@ static int run_kernel(struct ctx *c)
 		free_state(c);
 		return EXIT_ERR;
 	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	if (setup_interrupted()) {
+		okt_stop(k);
+		free_state(c);
+		return EXIT_ERR;
+	}
 	read_steal(c->steal0, c->list, c->nr);
 	uint64_t t0 = osw_now_ns();
 	uint64_t deadline = c->duration_ns ? t0 + c->duration_ns : UINT64_MAX;
@@ -1806,7 +1967,7 @@ static int run_kernel(struct ctx *c)
 		print_trace_header(stdout);
 	static struct kbuf kb;
 	char buf[16384];
-	while (!got_signal && !c->stop && osw_now_ns() < deadline) {
+	while (!cio_watch(STDOUT_FILENO) && !c->stop && osw_now_ns() < deadline) {
 		long n = okt_read(k, buf, sizeof(buf));
 		if (n < 0)
 			break;
@@ -1817,11 +1978,17 @@ static int run_kernel(struct ctx *c)
 		}
 		feed_kernel_text(c, &kb, buf, (size_t)n);
 	}
-	okt_stop(k);
+	okt_stop(k);	/* the tracer instance removed before anything is printed */
 	read_steal(c->steal1, c->list, c->nr);
-	final_report(c);
+	int rc = c->stop ? EXIT_THRESHOLD : 0;
+	if (cio_broken_pipe())
+		fprintf(stderr, "latscope osnoise: standard output was closed (%s): stopped\n",
+			strerror(EPIPE));
+	else
+		final_report(c);
+	rc = finish(c, rc);
 	free_state(c);
-	return c->stop ? EXIT_THRESHOLD : 0;
+	return cio_broken_pipe() ? EXIT_ERR : rc;
 }
 
 /* ---- entry ------------------------------------------------------------------ */

@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "cmdio.h"
 #include "commands.h"
 #include "parse.h"
 #include "pdprint.h"
@@ -38,10 +39,13 @@ static void usage(FILE *f)
 "  -j, --jobs N          1 = one thread, 2 = read and format on two threads (default\n"
 "                        when the machine has two CPUs or more; file mode)\n"
 "  -q, --quiet           no summary on stderr\n"
+"      --strict          exit 1 when events were lost or records skipped (the summary\n"
+"                        says which)\n"
 "  -h, --help            this help\n"
 "\n"
-"Exit status: 0 ok, 2 unreadable or malformed input (the message names the\n"
-"file offset).  See latscope-script(1).\n");
+"Exit status: 0 ok, 1 data lost or skipped under --strict, 2 unreadable or\n"
+"malformed input (the message names the file offset) or a write error on the\n"
+"output.  See latscope-script(1).\n");
 }
 
 #define MAX_IDS 64
@@ -79,7 +83,7 @@ static bool in_list(const struct idlist *l, int32_t v)
 
 int cmd_script(int argc, char **argv)
 {
-	enum { O_NS = 256, O_PID, O_TID, O_TIME, O_JSON, O_UNORDERED, O_KALLSYMS };
+	enum { O_NS = 256, O_PID, O_TID, O_TIME, O_JSON, O_UNORDERED, O_KALLSYMS, O_STRICT };
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "ns", no_argument, NULL, O_NS },
@@ -93,6 +97,7 @@ int cmd_script(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
+		{ "strict", no_argument, NULL, O_STRICT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -100,7 +105,7 @@ int cmd_script(int argc, char **argv)
 	struct pp_opts po = { 0 };
 	struct pdr_opts ro = { 0 };
 	struct ps_cpuset cpus;
-	bool cpu_filter = false, json = false, quiet = false;
+	bool cpu_filter = false, json = false, quiet = false, strict = false;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t jobs = ncpu > 1 ? 2 : 1;
 	struct idlist pids = { 0 }, tids = { 0 };
@@ -155,6 +160,9 @@ int cmd_script(int argc, char **argv)
 		case O_KALLSYMS:
 			po.kallsyms = optarg;
 			break;
+		case O_STRICT:
+			strict = true;
+			break;
 		case 'j':
 			if (ps_u64(optarg, 1, 2, &jobs)) {
 				fprintf(stderr, "latscope script: --jobs takes 1 (one thread) or 2 (read and format in parallel)\n");
@@ -175,6 +183,7 @@ int cmd_script(int argc, char **argv)
 	}
 
 	struct pdr *r;
+	cio_sigpipe_as_error();	/* a closed pipe is a write error: reported, exit 2 */
 	int err = pdr_open(&r, input, &ro);
 	if (err) {
 		fprintf(stderr, "latscope script: %s\n", pdr_strerror(r));
@@ -201,7 +210,12 @@ int cmd_script(int argc, char **argv)
 	struct pl *pl = NULL;
 	if (!json && jobs > 1 && !pdr_info(r)->pipe)
 		pl = pl_new(p, stdout);
+	int werr = 0;
 	while ((err = pdr_next(r, &ev)) > 0) {
+		if ((samples & 1023) == 0 && (ferror(stdout) || (pl && pl_failed(pl)))) {
+			werr = pl && pl_failed(pl) ? -pl_failed(pl) : 0;	/* else cio_finish() says */
+			break;	/* the output is gone: stop reading */
+		}
 		if (ev.type != PDF_RECORD_SAMPLE) {
 			pp_track(p, &ev);
 			continue;
@@ -250,15 +264,33 @@ int cmd_script(int argc, char **argv)
 		fwrite_unlocked(big, 1, n, stdout);
 	}
 	free(big);
-	if (pl && pl_finish(pl))
-		fprintf(stderr, "latscope script: error writing the output\n");
-	fflush(stdout);
 	int rc = 0;
-	if (err < 0) {
+	if (pl) {
+		int e = pl_finish(pl);
+		if (e && !werr)
+			werr = -e;
+	}
+	if (werr) {
+		fprintf(stderr, "latscope script: error writing standard output: %s\n", strerror(werr));
+		clearerr(stdout);
+		fflush(stdout);
+		clearerr(stdout);
+		rc = EXIT_ERR;
+	} else if (cio_finish(stdout, "latscope script", "standard output")) {
+		rc = EXIT_ERR;
+	}
+	if (!rc && err < 0) {	/* a read error; after a write error it does not matter */
 		fprintf(stderr, "latscope script: %s\n", pdr_strerror(r));
 		rc = EXIT_ERR;
 	}
 	const struct pdr_stats *st = pdr_stats(r);
+	uint64_t dropped = st->lost_events + st->lost_samples + st->unknown_records + st->bad_samples +
+			   st->unknown_id;
+	if (strict && dropped && rc == 0) {
+		fprintf(stderr, "latscope script: %llu events were lost or skipped (--strict): exit 1\n",
+			(unsigned long long)dropped);
+		rc = EXIT_THRESHOLD;
+	}
 	if (!quiet && (st->lost_records || st->lost_samples_records || st->unknown_records ||
 		       st->bad_samples || st->unknown_id || st->out_of_order || st->forced_flushes)) {
 		fprintf(stderr, "latscope script: %llu records, %llu samples, %llu printed\n",

@@ -41,9 +41,6 @@ void dtl_cmd_tb_warnings(const char *who, const char *path, const struct dtlt *t
  * or skipped (t may be NULL), else 0. */
 int dtl_cmd_verdict(const char *who, const struct dtlt *t, const struct pdr *r);
 
-/* Flush stdout; on a write error say so and return EXIT_ERR, else 0. */
-int dtl_cmd_check_output(const char *who);
-
 /* Open a perf.data for reading, printing a helpful error; 0 or EXIT_ERR. */
 int dtl_cmd_open(struct pdr **r, const char *path, bool unordered);
 

@@ -69,6 +69,7 @@ struct pl {
 	unsigned fill, next;
 	bool done;
 	int err;
+	int werr;			/* first write error (atomic: read by pl_failed()) */
 	struct trace_seq *seq;	/* the formatter's */
 	char *obuf;
 	size_t ocap;
@@ -93,6 +94,16 @@ static int grow(char **buf, size_t *cap, size_t need)
 	*buf = n;
 	*cap = ncap;
 	return 0;
+}
+
+/* Write obuf[0..pos); the first failure's errno is kept (pl_failed()). */
+static void write_out(struct pl *pl, size_t pos)
+{
+	if (__atomic_load_n(&pl->werr, __ATOMIC_RELAXED))
+		return;		/* the output is gone: do not try again */
+	errno = 0;
+	if (fwrite(pl->obuf, 1, pos, pl->out) != pos || fflush(pl->out) != 0)
+		__atomic_store_n(&pl->werr, errno ? -errno : -EIO, __ATOMIC_RELAXED);
 }
 
 static void format_batch(struct pl *pl, struct batch *b)
@@ -155,13 +166,12 @@ static void format_batch(struct pl *pl, struct batch *b)
 			pl->obuf[pos++] = '\n';
 		}
 		if (pos > (1u << 20)) {
-			if (fwrite(pl->obuf, 1, pos, pl->out) != pos)
-				pl->err = -EIO;
+			write_out(pl, pos);
 			pos = 0;
 		}
 	}
-	if (pos && fwrite(pl->obuf, 1, pos, pl->out) != pos)
-		pl->err = -EIO;
+	if (pos)
+		write_out(pl, pos);
 }
 
 static void *worker(void *arg)
@@ -360,6 +370,11 @@ int pl_push_text(struct pl *pl, const char *text, size_t len)
 	return 0;
 }
 
+int pl_failed(const struct pl *pl)
+{
+	return pl ? __atomic_load_n(&pl->werr, __ATOMIC_RELAXED) : 0;
+}
+
 int pl_finish(struct pl *pl)
 {
 	if (pl->b[pl->fill].n)
@@ -369,7 +384,7 @@ int pl_finish(struct pl *pl)
 	pthread_cond_broadcast(&pl->cv);
 	pthread_mutex_unlock(&pl->mu);
 	pthread_join(pl->th, NULL);
-	int err = pl->err;
+	int err = pl->werr ? pl->werr : pl->err;
 	for (int i = 0; i < NBATCH; i++) {
 		free(pl->b[i].items);
 		free(pl->b[i].raw);

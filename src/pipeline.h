@@ -20,6 +20,9 @@ struct pl *pl_new(struct pp *p, FILE *out);
 int pl_push(struct pl *pl, const struct pdr_event *ev, const char *comm);
 /* Queue a line formatted by the caller (copied), in order with the samples. */
 int pl_push_text(struct pl *pl, const char *text, size_t len);
+/* pl_failed - the negative errno of the first failed write (0 if none), so
+ * the reading side can stop early; callable from the reading thread. */
+int pl_failed(const struct pl *pl);
 /* Format and write everything queued, stop the thread, free.  Returns 0 or
  * a negative errno from writing. */
 int pl_finish(struct pl *pl);

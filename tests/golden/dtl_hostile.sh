@@ -15,7 +15,7 @@ for c in "dtl script" "dtl dump" "dtl report" "dtl report --json" "dtl script --
 	# shellcheck disable=SC2086
 	"$LATSCOPE" $c ok.data > /dev/full 2> full.err; rc=$?
 	[ $rc = 2 ] || die "$c > /dev/full: exit $rc"
-	grep -q 'error writing the output' full.err || die "$c > /dev/full: no message: $(cat full.err)"
+	grep -q 'error writing standard output' full.err || die "$c > /dev/full: no message: $(cat full.err)"
 done
 
 # input that is not theirs

@@ -1,0 +1,38 @@
+#!/bin/sh
+# A full device on stdout: every printing command ends with one line naming
+# the error and exit 2 (never a silent 0).  A closed pipe likewise.
+. "$TESTS_DIR/lib.sh"
+[ -w /dev/full ] || skip "no /dev/full"
+FIX=$TOOLS/histfix
+"$FIX" -o "$TMP/fix.data" --formats "$TESTS_DIR/data/formats" <"$TESTS_DIR/golden/hist/scenario.txt" || die "histfix"
+REC=$TESTS_DIR/data/rec/sched-irq-timer.perf.data
+full() {
+	"$LATSCOPE" "$@" >/dev/full 2>"$TMP/err"; rc=$?
+	[ $rc -eq 2 ] || die "$*: exit $rc on /dev/full ($(cat "$TMP/err"))"
+	grep -q "error writing standard output: No space left on device" "$TMP/err" ||
+		die "$*: no write error line: $(cat "$TMP/err")"
+	[ "$(grep -c 'error writing' "$TMP/err")" -eq 1 ] || die "$*: the error said twice: $(cat "$TMP/err")"
+}
+full --help
+full help hist
+full script -i "$REC" -j 1
+full script -i "$REC" -j 2
+full script -i "$REC" --json
+full hist report -i "$TMP/fix.data"
+full hist report -i "$TMP/fix.data" --json
+full hist report --help
+printf '       osnoise/1-16555   [001] .....    807.051924: 400000          0 100.00000       0      0      0      0      0      0\n' >"$TMP/k.txt"
+full osnoise top --parse-kernel "$TMP/k.txt"
+if [ "$(id -u)" = 0 ] && "$LATSCOPE" osnoise record -c 0 -d 1 -p 200000 -o "$TMP/o.data" >/dev/null 2>&1; then
+	full osnoise top -i "$TMP/o.data"
+	full osnoise hist -i "$TMP/o.data"
+	full osnoise trace -i "$TMP/o.data"
+	full osnoise top -i "$TMP/o.data" --json
+	full osnoise top -c 0 -d 1 -p 200000
+	full hist record -d 1 -c 0 --no-keep-busy
+fi
+# a closed pipe: reported, exit 2, not a silent death by SIGPIPE
+big=$(shared_recording) || big=$REC
+"$LATSCOPE" script -i "$big" 2>"$TMP/err" | head -1 >/dev/null
+grep -q "Broken pipe" "$TMP/err" || [ ! -s "$TMP/err" ] || die "script | head: $(cat "$TMP/err")"
+echo "ok: /dev/full gives exit 2 and one line for script, hist, osnoise and help"
