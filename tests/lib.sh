@@ -1,7 +1,8 @@
 # Helpers for shell tests: source "$TESTS_DIR/lib.sh".
 set -u
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/latscope-test.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT INT TERM
+[ -n "${KEEP_TMP:-}" ] && echo "keeping $TMP" >&2
+[ -n "${KEEP_TMP:-}" ] || trap 'rm -rf "$TMP"' EXIT INT TERM
 skip() { echo "skip: $*"; exit 77; }
 die() { echo "FAIL: $*" >&2; exit 1; }
 # shared recording, decompressed once per run into a cache
