@@ -65,7 +65,7 @@ echo "ok: $(basename "$DATA"): $rt RT samples, $total with --all-tasks; max $our
 # cross-check of the maximum with perf sched latency here: its "max" also
 # counts the wait of a preempted task (prev_state R), which on this shared,
 # loaded machine exceeds every wakeup latency (seen: 209 ms vs our 25 ms).
-check "$TMP/gen.data" '^[0-9]+ 50 [0-9]+ \(0\) sched-pipe <- ' 20000 40000
+check "$TMP/gen.data" '^[0-9]+ 50 [0-9]+ \(0\) sched-pipe <- ' 20000 20000
 if [ -n "$SHARED_DATA" ]; then
 	rec=$(shared_recording) || die "SHARED_DATA=$SHARED_DATA could not be decompressed (zstd installed?)"
 	# its RT wakeups are the migration/N threads (prio 0 = user 99)
