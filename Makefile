@@ -44,13 +44,14 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 SRC_OBJS  := $(SRC_SRCS:%.c=$(BUILD)/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
+REPLAY_BINS := $(FUZZ_SRCS:fuzz/%.c=$(BUILD)/fuzz-replay/%)
 LIBA      := $(BUILD)/liblatscope.a
 BIN       := $(BUILD)/latscope
 
 .SECONDARY:
 
 .PHONY: demo all deps check check-inner unit unit-run shell-tests san-unit fuzz fuzz-build \
-        bench clean install help man
+        fuzz-replay fuzz-replay-run check-repeat bench clean install help man
 
 all: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TOOL_BINS)
@@ -62,7 +63,8 @@ help:
 	@echo "make demo       install dependencies, build, and show latscope's main job on a synthetic LPAR"
 	@echo "make            build build/latscope (installs missing Debian packages first)"
 	@echo "make deps       check/install build dependencies (apt-get as root)"
-	@echo "make check      unit tests, golden and end-to-end tests, unit tests under ASan+UBSan"
+	@echo "make check      unit tests, golden and end-to-end tests, unit tests and fuzz corpora under ASan+UBSan"
+	@echo "make check-repeat N=5   the golden+e2e tier N times and once under a CPU hog: pass rate per test"
 	@echo "make fuzz       build the libFuzzer targets and run each (FUZZ_SECONDS=600)"
 	@echo "make bench      benchmarks side by side with perf/oslat/cyclictest (bench/)"
 	@echo "make install    install latscope and its man pages under PREFIX"
@@ -93,6 +95,12 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(LIBA)
 	@$(if $(Q),echo "  TOOL    $<")
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(PKG_LIBS) $(LDLIBS)
 
+# A fuzz target with fuzz/replay.c as its main (no libFuzzer, any compiler).
+$(BUILD)/fuzz-replay/%: fuzz/%.c fuzz/replay.c $(LIBA)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  REPLAY  $<")
+	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< fuzz/replay.c $(LIBA) $(PKG_LIBS) $(LDLIBS)
+
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBA)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
@@ -100,18 +108,31 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBA)
 unit-run: $(UNIT_BINS)
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
 
+fuzz-replay-run: $(REPLAY_BINS)
+	$(Q)sh fuzz/replay.sh $(BUILD)/fuzz-replay
+
 # The whole suite: unit tests, golden + end-to-end tests against the real
-# binary, then the unit tests again under ASan+UBSan.
+# binary, then the unit tests again and every fuzz target's corpus and
+# regression inputs under gcc's ASan+UBSan.
 check: deps
 	$(Q)$(MAKE) --no-print-directory check-inner
 
 check-inner: $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
 	$(Q)LATSCOPE=$(CURDIR)/$(BIN) TOOLS=$(CURDIR)/$(BUILD)/tests/tools sh tests/run-shell.sh
-	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 OPT=-O1 unit-run
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 OPT=-O1 unit-run fuzz-replay-run
 
 san-unit:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 OPT=-O1 unit-run
+
+fuzz-replay:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 OPT=-O1 fuzz-replay-run
+
+# The golden + end-to-end tier N times, then once more with a niced busy loop
+# on every CPU; prints each test's pass rate (tests/check-repeat.sh).
+N ?= 5
+check-repeat: $(BIN) $(TOOL_BINS)
+	$(Q)LATSCOPE=$(CURDIR)/$(BIN) TOOLS=$(CURDIR)/$(BUILD)/tests/tools sh tests/check-repeat.sh $(N)
 
 # libFuzzer targets: clang, sanitizers, the library sources compiled in.
 FUZZ_SECONDS ?= 600

@@ -64,6 +64,8 @@ struct lat {
 	struct lat_cpu *cpu;
 	struct lat_tab pids, timers;
 	struct lat_stats st;
+	lat_sample_fn obs;
+	void *obs_arg;
 };
 
 static const char *const lat_names[LAT_NR_TYPES] = {
@@ -254,6 +256,12 @@ void lat_free(struct lat *l)
 	free(l);
 }
 
+void lat_set_observer(struct lat *l, lat_sample_fn fn, void *arg)
+{
+	l->obs = fn;
+	l->obs_arg = arg;
+}
+
 void lat_reset(struct lat *l)
 {
 	for (uint32_t c = 0; c < l->cfg.nr_cpus; c++)
@@ -314,6 +322,16 @@ static void lat_record(struct lat *l, uint32_t cpu, enum lat_type t, int64_t lat
 		       const struct lat_task *culprit, uint64_t now_ns)
 {
 	struct lat_cpu *c = &l->cpu[cpu];
+	if (l->obs) {
+		struct lat_sample s = {
+			.type = t, .cpu = cpu, .latency_ns = lat_ns, .time_ns = now_ns,
+			.timer_offset_ns = timer_offset_ns,
+			.pid = victim ? victim->pid : -1, .prio = victim ? victim->prio : -1,
+			.culprit_pid = culprit ? culprit->pid : -1,
+			.culprit_prio = culprit ? culprit->prio : -1,
+		};
+		l->obs(l->obs_arg, &s);
+	}
 	if (!c->h[t]) {
 		struct lhist *h = malloc(sizeof(*h));
 		if (!h || lhist_init(h, &l->cfg.hist) < 0) {

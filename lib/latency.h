@@ -95,6 +95,19 @@ struct lat_max {
 	uint64_t time_ns;		/* when the sample completed */
 };
 
+/* One filed sample, as handed to an observer (lat_set_observer). */
+struct lat_sample {
+	enum lat_type type;
+	uint32_t cpu;
+	int64_t latency_ns;		/* the value filed */
+	int64_t timer_offset_ns;	/* its timer part (timer types), else 0 */
+	uint64_t time_ns;		/* stamp of the event that completed it */
+	int32_t pid, prio;		/* victim (-1 when none) */
+	int32_t culprit_pid, culprit_prio;	/* -1 when none */
+};
+
+typedef void (*lat_sample_fn)(void *arg, const struct lat_sample *s);
+
 struct lat_stats {
 	uint64_t events;		/* fed */
 	uint64_t bad_cpu;		/* cpu >= nr_cpus */
@@ -140,6 +153,11 @@ const struct lhist *lat_hist(const struct lat *l, enum lat_type t, uint32_t cpu)
 const struct lat_max *lat_max(const struct lat *l, enum lat_type t, uint32_t cpu);
 
 const struct lat_stats *lat_stats(const struct lat *l);
+
+/* Call fn(arg, sample) for every sample filed from now on (including early
+ * timer expiries, which are counted but not filed: not reported).  NULL fn
+ * turns it off.  Tests use it to compare two event streams sample by sample. */
+void lat_set_observer(struct lat *l, lat_sample_fn fn, void *arg);
 
 /* Directory name of a type ("wakeup/sharedprio"); NULL when out of range. */
 const char *lat_type_name(enum lat_type t);

@@ -26,7 +26,11 @@ t=$(sed -n 100p "$G/sched-irq-timer.ns.txt" | awk '{for(i=1;i<=NF;i++) if ($i ~ 
 "$LATSCOPE" script -q --ns --kallsyms '' --time "$t," -i "$f" > "$TMP/tw"
 [ "$(head -1 "$TMP/tw")" = "$(grep -m1 -F " $t: " "$G/sched-irq-timer.ns.txt")" ] || die "--time start"
 tid=$(awk 'NR==50 {print $2}' "$G/sched-irq-timer.txt")
-"$LATSCOPE" script -q --kallsyms '' --tid "$tid" -i "$f" | awk -v t="$tid" '$2 != t {exit 1}' || die "--tid"
+"$LATSCOPE" script -q --kallsyms '' --tid "$tid" -i "$f" > "$TMP/tid" || die "--tid $tid: exit $?"
+[ -s "$TMP/tid" ] || die "--tid $tid printed nothing"
+awk -v t="$tid" '$2 != t {exit 1}' "$TMP/tid" || die "--tid $tid printed another thread"
+# exactly the golden lines of that thread, in order
+awk -v t="$tid" '$2 == t' "$G/sched-irq-timer.txt" | cmp -s - "$TMP/tid" || die "--tid $tid: not the golden lines of that thread"
 "$LATSCOPE" script -q --kallsyms '' -F comm,tid,event -i "$f" | head -1 | grep -Eq '^ +[^ ]+ +[0-9]+ +[a-z_]+:[a-z_0-9]+: $' || die "-F comm,tid,event layout"
 # errors: clear message, exit 2
 "$LATSCOPE" script -i "$TMP/none" 2> "$TMP/e"; [ $? -eq 2 ] || die "missing file exit"

@@ -4,7 +4,10 @@
  * outputs: for every histogram type present in both, per CPU: total, below,
  * above, min, max and every non-zero bucket.
  *
- *   histcmp [--tolerance NS] A.json B.json [type...]
+ *   histcmp [--counts] [--tolerance NS] A.json B.json [type...]
+ *
+ * With --counts, only the sample counts (total, below, above) are compared
+ * (tests/tools/histpair compares the values sample by sample).
  *
  * With --tolerance, each sample may have moved by up to NS (min/max within
  * NS, cumulative bucket counts interleaved within ceil(NS/bucket) buckets);
@@ -60,6 +63,7 @@ static struct json_object *cpu_of(struct json_object *cpus, int cpu)
 }
 
 static int64_t tol_ns;		/* --tolerance: each sample may move by this much */
+static int counts_only;		/* --counts: total, below, above only */
 
 /* Samples of a CPU below bucket edge k (edge index from lo), from the sparse
  * [edge_ns, count] pairs. */
@@ -126,7 +130,7 @@ static int cmp_type(struct json_object *a, struct json_object *b, const char *ty
 			continue;
 		}
 		static const char *const f[] = { "total", "below", "above", "min_ns", "max_ns" };
-		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		for (size_t i = 0; i < (counts_only ? 3 : sizeof(f) / sizeof(f[0])); i++)
 			if (tol_ns && i >= 3 && llabs(iget(x, f[i]) - iget(y, f[i])) <= tol_ns)
 				continue;
 			else if (iget(x, f[i]) != iget(y, f[i])) {
@@ -134,6 +138,8 @@ static int cmp_type(struct json_object *a, struct json_object *b, const char *ty
 				       iget(y, f[i]));
 				diffs++;
 			}
+		if (counts_only)
+			continue;
 		if (tol_ns) {
 			int64_t lo = iget(a, "lo_ns"), bns = iget(a, "bucket_ns"), bad = 0;
 			if (bns <= 0)
@@ -186,6 +192,11 @@ int main(int argc, char **argv)
 		printf("%" PRId64 "\n", json_object_get_int64(v));
 		json_object_put(j);
 		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--counts")) {
+		counts_only = 1;
+		argc--;
+		argv++;
 	}
 	if (argc > 2 && !strcmp(argv[1], "--tolerance")) {
 		tol_ns = strtoll(argv[2], NULL, 10);
