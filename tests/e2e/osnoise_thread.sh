@@ -1,8 +1,9 @@
 #!/bin/sh
 # Ground truth: a SCHED_FIFO thread (tests/tools/noisegen) wakes every 10 ms on
 # the measured CPU and spins 200 us.  latscope must attribute that noise to
-# THREAD with noisegen's comm:pid, its total within 10 % of what noisegen
-# measured itself, and count one thread entry per wake-up.
+# THREAD with noisegen's comm:pid, its total between noisegen's own spin time
+# and the kernel's account of the thread's run time, and count one thread
+# entry per wake-up.
 . "$TESTS_DIR/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (SCHED_FIFO, tracepoints)"
 J=$TOOLS/osnjson
@@ -25,12 +26,20 @@ cls=$($J "$TMP/run.json" "cpus.0.top[name=noisegen].class")
 id=$($J "$TMP/run.json" "cpus.0.top[name=noisegen].id")
 tot=$($J "$TMP/run.json" "cpus.0.top[name=noisegen].total_ns")
 cnt=$($J "$TMP/run.json" "cpus.0.top[name=noisegen].count")
-echo "injected $inj ns in $wakes wake-ups by tid $tid; measured $cls $id: $tot ns in $cnt entries"
+echo "injected $inj ns in $wakes wake-ups by tid $tid; measured $cls $id: $tot ns in $cnt entries; $(cat "$TMP/ng")"
 [ "$cls" = thread ] || die "class is $cls, not thread"
 [ "$id" = "$tid" ] || die "pid $id is not noisegen's tid $tid"
-# within 10 %
-lo=$((inj * 90 / 100)); hi=$((inj * 110 / 100))
-[ "$tot" -ge $lo ] && [ "$tot" -le $hi ] || die "thread noise $tot ns not within 10% of $inj ns"
+# At least the spin (less up to 10 % for interrupts nested in it, which
+# latscope counts apart), at most what the kernel itself accounted as the
+# thread's run time (sum_exec_runtime: the spin plus its wake-up, system
+# calls and switch, which grow when the machine is loaded or the hypervisor
+# stops the vCPU while it runs), give or take 1 % for where the two clocks
+# start and stop.  Each bound is an independent measurement, not a tolerance.
+run=$(sed -n 's/.*run_ns=\([0-9]*\).*/\1/p' "$TMP/ng")
+lo=$((inj * 90 / 100))
+if [ "${run:-0}" -gt 0 ]; then hi=$((run + run / 100)); else hi=$((inj * 110 / 100)); fi
+[ "$tot" -ge $lo ] && [ "$tot" -le $hi ] ||
+	die "thread noise $tot ns outside [$lo, $hi] (spin $inj ns, kernel run time ${run:-?} ns)"
 # one entry per wake-up (plus the start of the process on that CPU)
 [ "$cnt" -ge "$wakes" ] && [ "$cnt" -le $((wakes + 3)) ] || die "$cnt entries for $wakes wake-ups"
 # the table's thread counter counts them too, and the thread share of the noise is there

@@ -5,8 +5,9 @@
  *   noisegen thread -c CPU [-P FIFO_PRIO] [-i INTERVAL_US] [-s SPIN_US] -d SECONDS
  *	a SCHED_FIFO thread pinned on CPU wakes every INTERVAL_US (10000) and
  *	spins SPIN_US (200); prints its tid, comm, the number of wake-ups and
- *	the total time it spent running (from the first instruction after the
- *	wake-up to the end of the spin), in ns.
+ *	the total time it spent spinning (from the first instruction after the
+ *	wake-up to the end of the spin), in ns, and the kernel's account of its
+ *	run time and switch-ins (/proc/thread-self/schedstat).
  *   noisegen timer -c CPU [-f HZ] -d SECONDS
  *	a CPU-wide cpu-clock perf event on CPU with period 1/HZ: its hrtimer
  *	interrupts CPU HZ times a second with no task woken; prints the
@@ -39,6 +40,23 @@ static void usage(void)
 	exit(2);
 }
 
+/* The kernel's account of this thread: CPU time (sum_exec_runtime, ns, which
+ * includes its system calls and the interrupts taken while it ran) and the
+ * number of times it was switched in; 0 when schedstats are unavailable. */
+static void schedstat(uint64_t *run_ns, uint64_t *switched_in)
+{
+	unsigned long long a = 0, b = 0, c = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (f) {
+		if (fscanf(f, "%llu %llu %llu", &a, &b, &c) != 3)
+			a = c = 0;
+		fclose(f);
+	}
+	*run_ns = a;
+	*switched_in = c;
+}
+
 static int run_thread(int cpu, int prio, uint64_t interval_us, uint64_t spin_us, double secs)
 {
 	cpu_set_t set;
@@ -54,6 +72,8 @@ static int run_thread(int cpu, int prio, uint64_t interval_us, uint64_t spin_us,
 		return 2;
 	}
 	prctl(PR_SET_NAME, "noisegen", 0, 0, 0);
+	uint64_t run0 = 0, cnt0 = 0;
+	schedstat(&run0, &cnt0);
 	uint64_t start = now_ns(), end = start + (uint64_t)(secs * 1e9);
 	uint64_t next = start + interval_us * 1000;
 	uint64_t total = 0, wakes = 0;
@@ -72,8 +92,11 @@ static int run_thread(int cpu, int prio, uint64_t interval_us, uint64_t spin_us,
 		while (next < t)
 			next += interval_us * 1000;
 	}
-	printf("tid=%ld comm=noisegen wakes=%llu spin_total_ns=%llu\n", (long)syscall(SYS_gettid),
-	       (unsigned long long)wakes, (unsigned long long)total);
+	uint64_t run1 = 0, cnt1 = 0;
+	schedstat(&run1, &cnt1);
+	printf("tid=%ld comm=noisegen wakes=%llu spin_total_ns=%llu run_ns=%llu switched_in=%llu\n",
+	       (long)syscall(SYS_gettid), (unsigned long long)wakes, (unsigned long long)total,
+	       (unsigned long long)(run1 - run0), (unsigned long long)(cnt1 - cnt0));
 	return 0;
 }
 
