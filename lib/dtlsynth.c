@@ -150,6 +150,8 @@ void dtlsyn_defaults(struct dtlsyn_cfg *c)
 		c->poll_ns = 1000000ULL;
 	if (!c->round_ns)
 		c->round_ns = 4000000ULL;
+	if (!c->cede_srr0)
+		c->cede_srr0 = 0xc0000000000f8094ULL;
 	if (!c->boot_tb)
 		c->boot_tb = 21349649546353231ULL;
 	if (!c->tb_freq)
@@ -429,7 +431,7 @@ static void episode(struct syn *s, uint32_t cpu)
 	uint64_t t_d = t_c + w2r + r2e + e2d;
 	uint32_t x = rndn(s, 10);
 	uint8_t dr = x < 6 ? 3 : x < 9 ? 0 : 2;	/* decrementer, external, H_PROD */
-	dtl_event(s, v, cpu, t_d, dr, 2, w2r, r2e, e2d, 0xc0000000000f8094ULL, 0, -1);
+	dtl_event(s, v, cpu, t_d, dr, 2, w2r, r2e, e2d, s->c.cede_srr0, 0, -1);
 	s->st->cedes++;
 	int next = (int)(cpu + s->c.cpus * rndn(s, TASKS_PER_CPU));
 	struct sev w = { .t = t_d + 2000, .cpu = cpu, .kind = EV_WAKEUP, .next = (int16_t)next, .waker = -1 };
@@ -698,7 +700,7 @@ static int setup(struct syn *s, const char *path, struct tfs_formats **tfp, stru
 			idv[i] = 1000u + i;
 		s->ev_dtl = pdw_add_evsel(s->w, &a, "vpa_dtl/dtl_all/", idv, s->c.cpus);
 	}
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 2 && !s->c.no_sched; k++) {
 		struct pdf_attr a = { 0 };
 		a.type = PDF_TYPE_TRACEPOINT;
 		a.config = k ? s->wk.id : s->sw.id;
@@ -716,6 +718,8 @@ static int setup(struct syn *s, const char *path, struct tfs_formats **tfp, stru
 			s->ev_sw = ev;
 	}
 	free(idv);
+	if (s->c.no_sched)	/* a DTL-only recording (perf record -e vpa_dtl/dtl_all/) */
+		s->ev_sw = s->ev_wk = s->ev_dtl;
 	if ((!s->c.no_dtl && s->ev_dtl < 0) || s->ev_sw < 0 || s->ev_wk < 0)
 		return fail(s, -EINVAL, "cannot add the events");
 
@@ -728,11 +732,11 @@ static int setup(struct syn *s, const char *path, struct tfs_formats **tfp, stru
 	if (!err)
 		err = pdw_set_string_feature(s->w, PDF_FEAT_HOSTNAME, "lpar-synth");
 	if (!err)
-		err = pdw_set_string_feature(s->w, PDF_FEAT_OSRELEASE, "6.18.0-synth");
+		err = pdw_set_string_feature(s->w, PDF_FEAT_OSRELEASE, s->c.osrelease ? s->c.osrelease : "6.18.0-synth");
 	if (!err)
 		err = pdw_set_string_feature(s->w, PDF_FEAT_VERSION, "latscope-dtl-synth");
 	if (!err)
-		err = pdw_set_string_feature(s->w, PDF_FEAT_ARCH, s->c.big_endian ? "ppc64" : "ppc64le");
+		err = pdw_set_string_feature(s->w, PDF_FEAT_ARCH, s->c.arch ? s->c.arch : s->c.big_endian ? "ppc64" : "ppc64le");
 	if (!err)
 		err = pdw_set_string_feature(s->w, PDF_FEAT_CPUDESC, "POWER10 (architected), altivec supported");
 	if (!err)

@@ -70,6 +70,9 @@ struct dtlsyn_cfg {
 	uint64_t boot_tb, tb_freq;	/* default 21349649546353231, 512000000 */
 	uint64_t start_ns;		/* perf time of the first event (default 100 s) */
 	const char *formats_dir;	/* tracefs-like events dir; NULL = live tracefs */
+	const char *osrelease, *arch;	/* header strings; NULL = "6.18.0-synth", ppc64(le) */
+	uint64_t cede_srr0;		/* srr0 of cedes (default c0000000000f8094, the
+					 * hcall of the idle loop) */
 };
 
 struct dtlsyn_stats {

@@ -29,11 +29,20 @@ struct block {
 	uint8_t mem[HOLD_BLOCK];
 };
 
+/* A window of the index, read 4096 entries at a time. */
+#define IDX_BLOCK 4096
+struct idxwin {
+	uint64_t base;
+	size_t n;
+	uint64_t pairs[2 * IDX_BLOCK];
+};
+
 struct dtlt {
 	struct pdr *r;
 	struct dtlt_opts o;
 	struct dtlm *m;
 	struct dtlt_stats st;
+	struct idxwin *iw_src, *iw_cov;	/* the source walker's and the coverage check's */
 	bool pipe, has_dtl, eof;
 	bool swap;
 	uint64_t data_begin, data_end;
@@ -55,6 +64,8 @@ struct dtlt {
 	bool auto_window;
 	struct held *out;		/* the record last delivered from the hold */
 	uint64_t next_rec_ns;		/* the record the next entries precede, 0 = none */
+	int8_t *is_dtl;			/* per evsel index: -1 unknown, 0/1 (evsels only grow) */
+	size_t nr_is_dtl;
 	struct pdr_event out_ev;
 };
 
@@ -143,6 +154,27 @@ static int read_auxtrace(struct dtlt *t, uint64_t off, struct dtlm_buf_info *bi,
 
 /* ---------------------------------------------------------------- sources */
 
+static int idx_get(struct dtlt *t, struct idxwin *w, uint64_t i, uint64_t *off, uint64_t *sz)
+{
+	if (i < w->base || i >= w->base + w->n) {
+		size_t total = pdr_info(t->r)->nr_auxtrace_index;
+		if (i >= total)
+			return -ERANGE;
+		size_t n = total - i < IDX_BLOCK ? total - (size_t)i : IDX_BLOCK;
+		int err = pdr_auxtrace_index_read(t->r, (size_t)i, n, w->pairs);
+		if (err) {
+			w->n = 0;
+			return err;
+		}
+		w->base = i;
+		w->n = n;
+	}
+	*off = w->pairs[2 * (i - w->base)];
+	if (sz)
+		*sz = w->pairs[2 * (i - w->base) + 1];
+	return 0;
+}
+
 /* The index: positions are entry numbers (validated by the pre-pass). */
 static int index_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t *at,
 		     uint64_t *next)
@@ -151,7 +183,7 @@ static int index_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t
 	uint64_t off, end;
 
 	for (; pos < t->st.index_entries; pos++) {
-		int err = pdr_auxtrace_index(t->r, (size_t)pos, &off, NULL);
+		int err = idx_get(t, t->iw_src, pos, &off, NULL);
 		if (err)
 			return err;
 		err = read_auxtrace(t, off, bi, &end);
@@ -225,7 +257,7 @@ static int validate_index(struct dtlt *t, uint64_t *cpus)
 	for (size_t i = 0; i < n; i++) {
 		uint64_t off, sz, end;
 		struct dtlm_buf_info bi;
-		int err = pdr_auxtrace_index(t->r, i, &off, &sz);
+		int err = idx_get(t, t->iw_src, i, &off, &sz);
 
 		if (err) {
 			snprintf(t->st.why_scan, sizeof(t->st.why_scan),
@@ -351,6 +383,14 @@ int dtlt_new(struct dtlt **tp, struct pdr *r, const struct dtlt_opts *o)
 	if (!t)
 		return -ENOMEM;
 	t->r = r;
+	t->iw_src = calloc(1, sizeof(*t->iw_src));
+	t->iw_cov = calloc(1, sizeof(*t->iw_cov));
+	if (!t->iw_src || !t->iw_cov) {
+		free(t->iw_src);
+		free(t->iw_cov);
+		free(t);
+		return -ENOMEM;
+	}
 	if (o)
 		t->o = *o;
 	if (!t->o.budget_bytes)
@@ -375,6 +415,8 @@ int dtlt_new(struct dtlt **tp, struct pdr *r, const struct dtlt_opts *o)
 	}
 	err = dtlm_new(&t->m, &mo);
 	if (err) {
+		free(t->iw_src);
+		free(t->iw_cov);
 		free(t);
 		return err;
 	}
@@ -418,6 +460,9 @@ void dtlt_free(struct dtlt *t)
 		free(b);
 	}
 	dtlm_free(t->m);
+	free(t->iw_src);
+	free(t->iw_cov);
+	free(t->is_dtl);
 	free(t);
 }
 
@@ -439,6 +484,25 @@ static bool timed(const struct pdr_event *ev)
 	       (ev->sample.type & PDF_SAMPLE_TIME);
 }
 
+bool dtlt_evsel_is_dtl(struct dtlt *t, const struct pdr_evsel *e)
+{
+	if (!e)
+		return false;
+	size_t i = (size_t)e->idx;
+	if (i >= t->nr_is_dtl) {
+		size_t n = i + 16;
+		int8_t *v = realloc(t->is_dtl, n);
+		if (!v)
+			return dtlt_is_dtl_evsel(t->r, e);
+		memset(v + t->nr_is_dtl, -1, n - t->nr_is_dtl);
+		t->is_dtl = v;
+		t->nr_is_dtl = n;
+	}
+	if (t->is_dtl[i] < 0)
+		t->is_dtl[i] = dtlt_is_dtl_evsel(t->r, e);
+	return t->is_dtl[i];
+}
+
 /* Facts about lost DTL data, noted when a record is read. */
 static void note_record(struct dtlt *t, const struct pdr_event *ev)
 {
@@ -447,7 +511,7 @@ static void note_record(struct dtlt *t, const struct pdr_event *ev)
 
 	switch (ev->type) {
 	case PDF_RECORD_AUX:
-		if (dtlt_is_dtl_evsel(t->r, ev->evsel) && ev->size >= 32)
+		if (dtlt_evsel_is_dtl(t, ev->evsel) && ev->size >= 32)
 			dtlm_note_aux(t->m, cpu, tm, pdr_u64(t->r, ev->data + 8),
 				      pdr_u64(t->r, ev->data + 16), pdr_u64(t->r, ev->data + 24));
 		break;
@@ -467,11 +531,29 @@ static void note_record(struct dtlt *t, const struct pdr_event *ev)
 /* File mode: is the AUXTRACE payload at off one the source listed? */
 static int covered(struct dtlt *t, uint64_t payload_off, bool *yes)
 {
-	dtlm_source_fn fn = t->st.source == DTLT_SRC_INDEX ? index_src : scan_src;
+	dtlm_source_fn fn = scan_src;
 	uint64_t at;
 
 	*yes = false;
-	if (t->st.source != DTLT_SRC_INDEX && t->st.source != DTLT_SRC_SCAN)
+	if (t->st.source == DTLT_SRC_INDEX) {
+		/* the index lists record offsets in file order: no need to
+		 * read the records again */
+		while (t->cov_pos < t->st.index_entries) {
+			uint64_t off;
+			int err = idx_get(t, t->iw_cov, t->cov_pos, &off, NULL);
+			if (err)
+				return err;
+			if (off + PDF_AUXTRACE_RECORD_SIZE > payload_off)
+				return 0;
+			t->cov_pos++;
+			if (off + PDF_AUXTRACE_RECORD_SIZE == payload_off) {
+				*yes = true;
+				return 0;
+			}
+		}
+		return 0;
+	}
+	if (t->st.source != DTLT_SRC_SCAN)
 		return 0;
 	for (;;) {
 		if (!t->cov_have) {
@@ -684,7 +766,9 @@ static int next_file(struct dtlt *t, struct dtlt_item *it)
 				return rc;
 			continue;
 		}
-		note_record(t, &t->ev);
+		if (t->ev.type == PDF_RECORD_AUX || t->ev.type == PDF_RECORD_LOST ||
+		    t->ev.type == PDF_RECORD_LOST_SAMPLES)
+			note_record(t, &t->ev);
 		t->pending = true;
 	}
 }

@@ -124,6 +124,9 @@ const struct dtlt_stats *dtlt_stats(const struct dtlt *t);
 /* The merge (entries, late, gaps); owned by t. */
 const struct dtlm *dtlt_merge(const struct dtlt *t);
 
+/* dtlt_is_dtl_evsel with the answer kept per evsel (cheap per sample). */
+bool dtlt_evsel_is_dtl(struct dtlt *t, const struct pdr_evsel *e);
+
 /* True when evsel is the vpa_dtl event (name "vpa_dtl..." or its PMU type). */
 bool dtlt_is_dtl_evsel(const struct pdr *r, const struct pdr_evsel *e);
 

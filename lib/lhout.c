@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "jsonv.h"
 #include "lhout.h"
 
 static bool whole_us(const struct lhist_cfg *cfg)
@@ -181,7 +182,7 @@ static struct json_object *lh_json_max(const struct lat_max *m)
 		err |= jadd(o, "culprit_prio", json_object_new_int(m->culprit_prio));
 		err |= jadd(o, "culprit_comm", json_object_new_string(m->culprit_comm));
 	}
-	err |= jadd(o, "time_ns", json_object_new_int64((int64_t)m->time_ns));
+	err |= jadd(o, "time_ns", jsonv_u64(m->time_ns));
 	if (err) {
 		json_object_put(o);
 		return NULL;

@@ -261,7 +261,11 @@ static int in_skip(struct pdr *r, uint64_t n)
 
 int pdr_pread(struct pdr *r, uint64_t off, void *buf, size_t len)
 {
-	if (r->mem) {
+	/* A mapped file is read with pread(2), not through the mapping: reads
+	 * far from the sequential position (AUX payloads and index entries
+	 * read on demand) would otherwise stay resident in the mapping and
+	 * RSS would grow with the file.  The page cache serves both. */
+	if (r->mem && !(r->mapped && r->fd >= 0)) {
 		if (off > r->mem_len || len > r->mem_len - off)
 			return -ENODATA;
 		memcpy(buf, r->mem + off, len);
@@ -855,6 +859,19 @@ int pdr_auxtrace_index(struct pdr *r, size_t i, uint64_t *record_offset, uint64_
 	*record_offset = by_ld64(b, r->swap);
 	if (record_size)
 		*record_size = by_ld64(b + 8, r->swap);
+	return 0;
+}
+
+int pdr_auxtrace_index_read(struct pdr *r, size_t first, size_t n, uint64_t *pairs)
+{
+	if (first > r->info.nr_auxtrace_index || n > r->info.nr_auxtrace_index - first)
+		return -ERANGE;
+	int err = pdr_pread(r, r->aux_index_off + 16 * (uint64_t)first, pairs, 16 * n);
+	if (err)
+		return err;
+	if (r->swap)
+		for (size_t i = 0; i < 2 * n; i++)
+			pairs[i] = __builtin_bswap64(pairs[i]);
 	return 0;
 }
 

@@ -225,6 +225,11 @@ struct tep_handle *pdr_tep(const struct pdr *r);
  * and not validated.  0, -ERANGE past the end, or another negative errno. */
 int pdr_auxtrace_index(struct pdr *r, size_t i, uint64_t *record_offset, uint64_t *record_size);
 
+/* pdr_auxtrace_index_read - n index entries from first in one read, as
+ * {record offset, record size} pairs in host order into pairs[2 * n]
+ * (the caller's).  0, -ERANGE or another negative errno. */
+int pdr_auxtrace_index_read(struct pdr *r, size_t first, size_t n, uint64_t *pairs);
+
 /*
  * pdr_tep_new - a second, independent handle on the file's tracepoint formats
  * (for another thread; libtraceevent handles must not be shared between

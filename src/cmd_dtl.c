@@ -826,7 +826,7 @@ int dtl_cmd_script(int argc, char **argv)
 		}
 		const struct pdr_event *ev = it.ev;
 		pp_track(s.pp, ev);
-		if (ev->type != PDF_RECORD_SAMPLE || dtlt_is_dtl_evsel(s.r, ev->evsel))
+		if (ev->type != PDF_RECORD_SAMPLE || dtlt_evsel_is_dtl(s.t, ev->evsel))
 			continue;
 		if (!ev->evsel || !ev->has_sample)
 			continue;	/* unknown id or too short: counted by the reader, said below */

@@ -51,6 +51,10 @@ static void usage(FILE *f)
 "                         one round per poll, AUX data right after its window)\n"
 "  -z, --compression-level[=N]  zstd-compress the ring records as perf record -z\n"
 "                         does (level 1-22, default 1; AUX data stays uncompressed)\n"
+"      --osrelease S, --arch S  the recording's kernel and machine (default\n"
+"                         6.18.0-synth, ppc64le or ppc64)\n"
+"      --cede-srr0 HEX    the address where cedes leave the vCPU (default\n"
+"                         c0000000000f8094, the idle loop's hcall)\n"
 "      --truth FILE       write what the model knows as JSON: per task the involuntary\n"
 "                         hypervisor interruptions, their time and the task's run time\n"
 "      --ring N           entries kept per poll before loss (default 85; 0 = unlimited)\n"
@@ -111,7 +115,8 @@ static int write_truth(const char *path, const struct dtlsyn_truth *t)
 int dtl_cmd_synth(int argc, char **argv)
 {
 	enum { O_CPUS = 256, O_DUR, O_SEED, O_BE, O_PIPE, O_NODTL, O_NOSCHED, O_ENT, O_LOAD, O_PRE,
-	       O_FAULT, O_CONFER, O_MOVE, O_RING, O_GAPS, O_FORMATS, O_ROUND, O_LAYOUT, O_TRUTH };
+	       O_FAULT, O_CONFER, O_MOVE, O_RING, O_GAPS, O_FORMATS, O_ROUND, O_LAYOUT, O_TRUTH,
+	       O_OSREL, O_ARCH, O_CEDE };
 	uint64_t zlevel = 0;
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -135,6 +140,9 @@ int dtl_cmd_synth(int argc, char **argv)
 		{ "round", required_argument, NULL, O_ROUND },
 		{ "layout", required_argument, NULL, O_LAYOUT },
 		{ "truth", required_argument, NULL, O_TRUTH },
+		{ "osrelease", required_argument, NULL, O_OSREL },
+		{ "arch", required_argument, NULL, O_ARCH },
+		{ "cede-srr0", required_argument, NULL, O_CEDE },
 		{ "compression-level", optional_argument, NULL, 'z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -181,6 +189,15 @@ int dtl_cmd_synth(int argc, char **argv)
 			c.poll_layout = !strcmp(optarg, "poll");
 			break;
 		case O_TRUTH: truth_path = optarg; break;
+		case O_OSREL: c.osrelease = optarg; break;
+		case O_ARCH: c.arch = optarg; break;
+		case O_CEDE: {
+			char *end;
+			errno = 0;
+			c.cede_srr0 = strtoull(optarg, &end, 16);
+			bad = errno || end == optarg || *end || !c.cede_srr0;
+			break;
+		}
 		case 'z':
 			zlevel = 1;
 			bad = optarg && ps_u64(optarg, 1, 22, &zlevel);

@@ -29,6 +29,7 @@
 
 #include "cmdio.h"
 #include "commands.h"
+#include "jsonv.h"
 #include "evsrc.h"
 #include "idlecheck.h"
 #include "latency.h"
@@ -640,15 +641,15 @@ static int emit(struct hctx *c)
 			json_object_object_add(in, "nr_cpus", json_object_new_int((int)nr_out_cpus(c)));
 			if (c->decoded_any) {
 				json_object_object_add(in, "first_event_ns",
-						       json_object_new_int64((int64_t)c->first_ns));
+						       jsonv_u64(c->first_ns));
 				json_object_object_add(in, "last_event_ns",
-						       json_object_new_int64((int64_t)c->last_ns));
+						       jsonv_u64(c->last_ns));
 			}
 			if (c->traced_from_ns) {
 				json_object_object_add(in, "traced_from_ns",
-						       json_object_new_int64((int64_t)c->traced_from_ns));
+						       jsonv_u64(c->traced_from_ns));
 				json_object_object_add(in, "traced_until_ns",
-						       json_object_new_int64((int64_t)c->traced_until_ns));
+						       jsonv_u64(c->traced_until_ns));
 			}
 			if (c->time_given)
 				json_object_object_add(in, "outside_time",

@@ -24,6 +24,7 @@
 #include "bytes.h"
 #include "cmdio.h"
 #include "commands.h"
+#include "jsonv.h"
 #include "evsrc.h"
 #include "idlecheck.h"
 #include "noise.h"
@@ -886,7 +887,7 @@ static json_object *jdouble5(uint64_t e5)
 
 static json_object *ju(uint64_t v)
 {
-	return json_object_new_uint64(v);
+	return jsonv_u64(v);	/* one rule for 64-bit values in every command */
 }
 
 static void print_json(struct ctx *c, FILE *f)

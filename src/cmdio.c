@@ -96,7 +96,16 @@ int cio_finish(FILE *f, const char *prog, const char *what)
 	if (r == 0 && !ferror(f))
 		return 0;
 	if (!e)
-		e = noted_errno ? noted_errno : EIO;
+		e = noted_errno;
+	if (!e) {
+		/* the failed write's errno is gone: a pipe whose reader left
+		 * reports POLLERR on its write end */
+		struct pollfd pfd = { .fd = fileno(f), .events = POLLOUT };
+		if (pfd.fd >= 0 && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR))
+			e = EPIPE;
+		else
+			e = EIO;
+	}
 	fprintf(stderr, "%s: error writing %s: %s\n", prog, what, strerror(e));
 	clearerr(f);
 	return EXIT_ERR;
