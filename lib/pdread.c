@@ -66,6 +66,8 @@ struct pdr {
 	bool owns_fd;
 	bool mapped;		/* mem is an mmap of the whole file */
 	uint64_t dropped;	/* pages below this offset were released */
+	uint64_t populated;	/* pages below this offset were mapped in ahead */
+	bool no_populate;	/* the kernel has no MADV_POPULATE_READ */
 	const uint8_t *mem;
 	size_t mem_len;
 	char *name;
@@ -1372,8 +1374,12 @@ static int open_common(struct pdr *r)
 		if (!r->info.pipe)
 			r->info.file_size = (uint64_t)st.st_size;
 		/* Regular files are mapped: no copy of records or AUX payloads;
-		 * consumed pages are released as reading goes on (bounded RSS). */
-		if (!r->info.pipe && st.st_size >= 16 && (uint64_t)st.st_size <= SIZE_MAX) {
+		 * consumed pages are released as reading goes on (bounded RSS).
+		 * opts.no_map reads them with read(2) into a reused window
+		 * instead: for a pass that touches every byte once that wins on
+		 * VMs, where faulting a mapping in page by page costs five times
+		 * the copy (measured: 0.43 s against 0.07 s to walk 1 GB). */
+		if (!r->info.pipe && st.st_size >= 16 && (uint64_t)st.st_size <= SIZE_MAX && !r->opts.no_map) {
 			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
 			if (m != MAP_FAILED) {
 				madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
@@ -1808,6 +1814,26 @@ static int decompress(struct pdr *r, const uint8_t *src, size_t len, uint64_t of
 	return 0;
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22	/* Linux 5.14 */
+#endif
+
+/* Map the next pages in ahead of the read position with one call: faulting
+ * them in one by one costs far more, on VMs several times more. */
+static void populate_ahead(struct pdr *r, uint64_t off)
+{
+	const uint64_t window = 16u << 20;
+	long pg = sysconf(_SC_PAGESIZE);
+
+	if (r->no_populate || off + (4u << 20) < r->populated || r->populated >= r->mem_len)
+		return;
+	uint64_t from = (off > r->populated ? off : r->populated) & ~(uint64_t)(pg - 1);
+	uint64_t to = from + window < r->mem_len ? from + window : r->mem_len;
+	if (madvise((void *)(r->mem + from), (size_t)(to - from), MADV_POPULATE_READ))
+		r->no_populate = true;
+	r->populated = to;
+}
+
 /* Drop the mapping's pages well behind the read position (RSS stays flat). */
 static void release_behind(struct pdr *r, uint64_t off)
 {
@@ -1848,8 +1874,12 @@ static int read_raw(struct pdr *r, struct pdr_event *ev)
 			}
 		}
 		uint64_t off = in_offset(r);
-		if (r->mapped && off > r->dropped + (24u << 20))
-			release_behind(r, off);
+		if (r->mapped) {
+			if (off > r->dropped + (24u << 20))
+				release_behind(r, off);
+			if (off + (4u << 20) >= r->populated)
+				populate_ahead(r, off);
+		}
 		if (off >= r->end)
 			goto eof;
 		ssize_t a = in_need(r, 8);
@@ -1943,6 +1973,18 @@ static int read_aux_payload(struct pdr *r, struct pdr_event *ev)
 	}
 	if (!r->info.pipe && a->size > MAX_AUX_INLINE)
 		return in_skip(r, a->size) ? fail(r, -EINVAL, pay_off, "AUXTRACE payload is truncated") : 0;
+	if (a->size <= IN_BUF_SIZE / 2) {
+		/* in the window: point at it (valid until the next read) */
+		ssize_t av = in_need(r, (size_t)a->size);
+		if (av < 0)
+			return fail(r, (int)av, pay_off, "read error");
+		if ((uint64_t)av < a->size)
+			return fail(r, -EINVAL, pay_off, "AUXTRACE payload is truncated (%zd of %llu bytes)",
+				    av, (unsigned long long)a->size);
+		ev->aux_data = r->buf + r->buf_pos;
+		r->buf_pos += (size_t)a->size;
+		return 0;
+	}
 	if (a->size > MAX_AUX_PIPE)
 		return fail(r, -E2BIG, ev->file_offset, "AUXTRACE payload of %llu bytes is too large for a pipe",
 			    (unsigned long long)a->size);

@@ -137,6 +137,7 @@ struct pdr_opts {
 	bool unordered;			/* deliver in file order, no queue */
 	bool no_tracing_data;		/* do not parse TRACING_DATA */
 	uint64_t max_queue_bytes;	/* 0 = default (256 MiB) */
+	bool no_map;			/* read a regular file with read(2), not a mapping */
 };
 
 /* Header-level facts; strings owned by the reader, NULL when absent. */

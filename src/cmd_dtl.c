@@ -76,7 +76,8 @@ int cmd_dtl(int argc, char **argv)
 
 int dtl_cmd_open(struct pdr **r, const char *path, bool unordered)
 {
-	struct pdr_opts o = { .unordered = unordered };
+	/* an unordered pass streams every byte once: read(2) beats a mapping */
+	struct pdr_opts o = { .unordered = unordered, .no_map = unordered };
 	int err = pdr_open(r, path, &o);
 
 	if (err < 0) {

@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "bytes.h"
 #include "pdprint.h"
 #include "pdread.h"
@@ -34,11 +37,44 @@ static uint64_t torture_rand(uint64_t *s)
 	return *s;
 }
 
+/* A regular file holding len bytes of buf (memfd), or -1. */
+static int torture_file(const uint8_t *buf, size_t len)
+{
+	int fd = memfd_create("torture", 0);
+	size_t done = 0;
+
+	if (fd < 0)
+		return -1;
+	while (done < len) {
+		ssize_t w = write(fd, buf + done, len - done);
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	return fd;
+}
+
+/*
+ * One run.  Most runs read the image in memory; every fourth reads it as a
+ * file with read(2) (no mapping), alternately ordered and unordered, so the
+ * window reader and its in-window AUX payloads see the same hostile input.
+ */
 static void torture_one(const uint8_t *buf, size_t len, bool print, struct torture_result *res)
 {
+	static unsigned nth;
 	struct pdr *r;
 	struct pdr_opts o = { .max_queue_bytes = 64u << 20 };
-	int rc = pdr_open_mem(&r, buf, len, &o);
+	int rc, fd = -1;
+
+	if (++nth % 4 == 0 && (fd = torture_file(buf, len)) >= 0) {
+		o.no_map = true;
+		o.unordered = nth % 8 == 0;
+		rc = pdr_open_fd(&r, fd, true, "torture", &o);
+	} else {
+		rc = pdr_open_mem(&r, buf, len, &o);
+	}
 	if (rc == 0) {
 		struct pp_opts po = { .kallsyms = "" };
 		struct pp *p = print ? pp_new(r, &po) : NULL;
