@@ -37,12 +37,22 @@ struct idxwin {
 	uint64_t pairs[2 * IDX_BLOCK];
 };
 
+/* A block of the data section for the scans (record headers are read
+ * sequentially: one read per block instead of one per record). */
+#define SCAN_BLOCK (128u << 10)
+struct scanblk {
+	uint64_t off;
+	size_t len;
+	uint8_t buf[SCAN_BLOCK];
+};
+
 struct dtlt {
 	struct pdr *r;
 	struct dtlt_opts o;
 	struct dtlm *m;
 	struct dtlt_stats st;
 	struct idxwin *iw_src, *iw_cov;	/* the source walker's and the coverage check's */
+	struct scanblk *sb_src, *sb_cov;	/* the same for scans */
 	bool pipe, has_dtl, eof;
 	bool swap;
 	uint64_t data_begin, data_end;
@@ -127,15 +137,37 @@ static int pread_cb(void *ctx, uint64_t off, void *buf, size_t len)
 	return pdr_pread(ctx, off, buf, len);
 }
 
-/* Read the AUXTRACE record at off: 0 with *bi, or -EINVAL if it is not one
- * whose payload lies inside the data section. */
-static int read_auxtrace(struct dtlt *t, uint64_t off, struct dtlm_buf_info *bi, uint64_t *end)
+/* len bytes at off through the block b (refilled when they are not in it). */
+static int blk_read(struct dtlt *t, struct scanblk *b, uint64_t off, void *dst, size_t len)
+{
+	if (off < b->off || off + len > b->off + b->len) {
+		uint64_t n = t->data_end > off ? t->data_end - off : 0;
+		if (n > SCAN_BLOCK)
+			n = SCAN_BLOCK;
+		if (n < len)
+			return -ENODATA;
+		int err = pdr_pread(t->r, off, b->buf, (size_t)n);
+		if (err) {
+			b->len = 0;
+			return err;
+		}
+		b->off = off;
+		b->len = (size_t)n;
+	}
+	memcpy(dst, b->buf + (off - b->off), len);
+	return 0;
+}
+
+/* Read the AUXTRACE record at off (through b when given): 0 with *bi, or
+ * -EINVAL if it is not one whose payload lies inside the data section. */
+static int read_auxtrace(struct dtlt *t, struct scanblk *b, uint64_t off, struct dtlm_buf_info *bi,
+			 uint64_t *end)
 {
 	uint8_t h[PDF_AUXTRACE_RECORD_SIZE];
 
 	if (off < t->data_begin || off > t->data_end || t->data_end - off < sizeof(h))
 		return -EINVAL;
-	int err = pdr_pread(t->r, off, h, sizeof(h));
+	int err = b ? blk_read(t, b, off, h, sizeof(h)) : pdr_pread(t->r, off, h, sizeof(h));
 	if (err)
 		return err == -ENODATA ? -EINVAL : err;
 	if (by_ld32(h, t->swap) != PDF_RECORD_AUXTRACE ||
@@ -186,7 +218,7 @@ static int index_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t
 		int err = idx_get(t, t->iw_src, pos, &off, NULL);
 		if (err)
 			return err;
-		err = read_auxtrace(t, off, bi, &end);
+		err = read_auxtrace(t, NULL, off, bi, &end);
 		if (err)
 			return err;
 		if (bi->cpu >= DTLM_MAX_CPUS)
@@ -200,14 +232,12 @@ static int index_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t
 
 /* A scan: positions are file offsets of records in the data section.  A
  * header that cannot be a record ends the walk (the reader reports it). */
-static int scan_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t *at,
-		    uint64_t *next)
+static int scan_next(struct dtlt *t, struct scanblk *b, uint64_t pos, struct dtlm_buf_info *bi,
+		     uint64_t *at, uint64_t *next)
 {
-	struct dtlt *t = ctx;
-
 	while (pos < t->data_end && t->data_end - pos >= 8) {
 		uint8_t h[8];
-		int err = pdr_pread(t->r, pos, h, sizeof(h));
+		int err = blk_read(t, b, pos, h, sizeof(h));
 		if (err)
 			return err == -ENODATA ? 0 : err;
 		uint32_t type = by_ld32(h, t->swap);
@@ -217,7 +247,7 @@ static int scan_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t 
 		if (size < 8)
 			return 0;
 		if (type == PDF_RECORD_AUXTRACE) {
-			if (read_auxtrace(t, pos, bi, &end))
+			if (read_auxtrace(t, b, pos, bi, &end))
 				return 0;
 			if (bi->cpu < DTLM_MAX_CPUS) {
 				*at = pos;
@@ -230,6 +260,13 @@ static int scan_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t 
 		pos += size;
 	}
 	return 0;
+}
+
+static int scan_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t *at, uint64_t *next)
+{
+	struct dtlt *t = ctx;
+
+	return scan_next(t, t->sb_src, pos, bi, at, next);
 }
 
 #define CPU_WORDS (DTLM_MAX_CPUS / 64)
@@ -264,7 +301,7 @@ static int validate_index(struct dtlt *t, uint64_t *cpus)
 				 "AUXTRACE index entry %zu cannot be read (%s)", i, strerror(-err));
 			return -EINVAL;
 		}
-		if (sz != PDF_AUXTRACE_RECORD_SIZE || read_auxtrace(t, off, &bi, &end)) {
+		if (sz != PDF_AUXTRACE_RECORD_SIZE || read_auxtrace(t, NULL, off, &bi, &end)) {
 			snprintf(t->st.why_scan, sizeof(t->st.why_scan),
 				 "AUXTRACE index entry %zu (offset %#llx, size %llu) does not point at "
 				 "an AUXTRACE record with its payload in the data section",
@@ -296,7 +333,7 @@ static void prescan(struct dtlt *t, uint64_t *cpus)
 
 	while (pos < t->data_end && t->data_end - pos >= 8) {
 		uint8_t h[8];
-		if (pdr_pread(t->r, pos, h, sizeof(h)))
+		if (blk_read(t, t->sb_src, pos, h, sizeof(h)))
 			break;
 		uint32_t type = by_ld32(h, t->swap);
 		uint16_t size = by_ld16(h + 6, t->swap);
@@ -309,7 +346,7 @@ static void prescan(struct dtlt *t, uint64_t *cpus)
 		}
 		t->st.scanned_records++;
 		if (type == PDF_RECORD_AUXTRACE) {
-			if (read_auxtrace(t, pos, &bi, &end)) {
+			if (read_auxtrace(t, t->sb_src, pos, &bi, &end)) {
 				t->st.scan_stopped_at = pos;
 				break;
 			}
@@ -385,12 +422,17 @@ int dtlt_new(struct dtlt **tp, struct pdr *r, const struct dtlt_opts *o)
 	t->r = r;
 	t->iw_src = calloc(1, sizeof(*t->iw_src));
 	t->iw_cov = calloc(1, sizeof(*t->iw_cov));
-	if (!t->iw_src || !t->iw_cov) {
+	t->sb_src = malloc(sizeof(*t->sb_src));
+	t->sb_cov = malloc(sizeof(*t->sb_cov));
+	if (!t->iw_src || !t->iw_cov || !t->sb_src || !t->sb_cov) {
 		free(t->iw_src);
 		free(t->iw_cov);
+		free(t->sb_src);
+		free(t->sb_cov);
 		free(t);
 		return -ENOMEM;
 	}
+	t->sb_src->len = t->sb_cov->len = 0;
 	if (o)
 		t->o = *o;
 	if (!t->o.budget_bytes)
@@ -417,6 +459,8 @@ int dtlt_new(struct dtlt **tp, struct pdr *r, const struct dtlt_opts *o)
 	if (err) {
 		free(t->iw_src);
 		free(t->iw_cov);
+		free(t->sb_src);
+		free(t->sb_cov);
 		free(t);
 		return err;
 	}
@@ -462,6 +506,8 @@ void dtlt_free(struct dtlt *t)
 	dtlm_free(t->m);
 	free(t->iw_src);
 	free(t->iw_cov);
+	free(t->sb_src);
+	free(t->sb_cov);
 	free(t->is_dtl);
 	free(t);
 }
@@ -531,7 +577,6 @@ static void note_record(struct dtlt *t, const struct pdr_event *ev)
 /* File mode: is the AUXTRACE payload at off one the source listed? */
 static int covered(struct dtlt *t, uint64_t payload_off, bool *yes)
 {
-	dtlm_source_fn fn = scan_src;
 	uint64_t at;
 
 	*yes = false;
@@ -557,7 +602,7 @@ static int covered(struct dtlt *t, uint64_t payload_off, bool *yes)
 		return 0;
 	for (;;) {
 		if (!t->cov_have) {
-			int rc = fn(t, t->cov_pos, &t->cov_bi, &at, &t->cov_next);
+			int rc = scan_next(t, t->sb_cov, t->cov_pos, &t->cov_bi, &at, &t->cov_next);
 			if (rc < 0)
 				return rc;
 			if (rc == 0)

@@ -74,10 +74,9 @@ int cmd_dtl(int argc, char **argv)
 
 /* ---- shared helpers ---- */
 
-int dtl_cmd_open(struct pdr **r, const char *path, bool unordered)
+int dtl_cmd_open(struct pdr **r, const char *path, bool unordered, bool no_map)
 {
-	/* an unordered pass streams every byte once: read(2) beats a mapping */
-	struct pdr_opts o = { .unordered = unordered, .no_map = unordered };
+	struct pdr_opts o = { .unordered = unordered, .no_map = no_map };
 	int err = pdr_open(r, path, &o);
 
 	if (err < 0) {
@@ -302,7 +301,7 @@ int dtl_cmd_dump(int argc, char **argv)
 		dump_usage(stderr);
 		return EXIT_ERR;
 	}
-	if (dtl_cmd_open(&r, path, true))
+	if (dtl_cmd_open(&r, path, true, true))
 		return EXIT_ERR;
 	const char *shown = strcmp(path, "-") ? path : "stdin";
 	bool swap = pdr_needs_swap(r);
@@ -784,7 +783,7 @@ int dtl_cmd_script(int argc, char **argv)
 	}
 	if (have_fallback && !to.fallback.tb_freq)
 		to.fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
-	if (dtl_cmd_open(&s.r, path, false))
+	if (dtl_cmd_open(&s.r, path, false, false))
 		return EXIT_ERR;
 	const struct pdr_info *info = pdr_info(s.r);
 	struct pp_opts po = { .ns = s.ns };

@@ -753,7 +753,7 @@ int dtl_cmd_report(int argc, char **argv)
 		fprintf(stderr, "latscope dtl report: out of memory\n");
 		return EXIT_ERR;
 	}
-	if (dtl_cmd_open(&r, path, false)) {
+	if (dtl_cmd_open(&r, path, false, true)) {
 		dtls_free(s);
 		return EXIT_ERR;
 	}
@@ -772,7 +772,7 @@ int dtl_cmd_report(int argc, char **argv)
 	}
 	/* no sched_switch to charge: read the AUX data in file order, no merge */
 	pdr_close(r);
-	if (dtl_cmd_open(&r, path, true)) {
+	if (dtl_cmd_open(&r, path, true, true)) {
 		dtls_free(s);
 		return EXIT_ERR;
 	}

@@ -42,6 +42,8 @@ void dtl_cmd_tb_warnings(const char *who, const char *path, const struct dtlt *t
 int dtl_cmd_verdict(const char *who, const struct dtlt *t, const struct pdr *r);
 
 /* Open a perf.data for reading, printing a helpful error; 0 or EXIT_ERR. */
-int dtl_cmd_open(struct pdr **r, const char *path, bool unordered);
+/* no_map: read(2) into a window instead of a mapping (a single pass that
+ * touches every byte: faster on VMs, and RSS does not follow the file). */
+int dtl_cmd_open(struct pdr **r, const char *path, bool unordered, bool no_map);
 
 #endif
