@@ -22,6 +22,7 @@
 #include "dtl.h"
 #include "dtlrec.h"
 #include "pdwrite.h"
+#include "safeout.h"
 #include "tfsformat.h"
 
 #ifndef LATSCOPE_VERSION
@@ -384,7 +385,7 @@ static void synth_comms(struct dtlr *r, int ev)
 
 static int write_header(struct dtlr *r, const char *output)
 {
-	struct pdw_opts wo = { .big_endian = BY_HOST_BIG_ENDIAN };
+	struct pdw_opts wo = { .big_endian = BY_HOST_BIG_ENDIAN, .force = r->o.force };
 	uint64_t *ids = calloc(r->nc, sizeof(*ids));
 	char name[128];
 	struct utsname u;
@@ -395,7 +396,7 @@ static int write_header(struct dtlr *r, const char *output)
 	err = pdw_open(&r->w, output, &wo);
 	if (err) {
 		free(ids);
-		return seterr(r, err, "cannot create %s: %s", output, strerror(-err));
+		return seterr(r, err, "cannot create %s: %s", output, so_strerror(err));
 	}
 	struct pdf_attr a = { 0 };
 	a.type = r->pmu ? r->pmu_type : PDF_TYPE_RAW;

@@ -44,6 +44,7 @@ struct dtlr_opts {
 	uint64_t boot_tb;		/* debugfs: the boot timebase, when known */
 	size_t ring_pages;		/* data ring pages per CPU (power of 2, default 512 KiB worth) */
 	size_t aux_bytes;		/* AUX buffer per CPU (default 128 KiB) */
+	bool force;			/* replace an output file another user owns or links */
 	int argc;			/* the recorded command line (CMDLINE feature) */
 	const char *const *argv;
 };

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmdio.h"
 #include "commands.h"
 #include "dtl.h"
 #include "dtl_cmd.h"
@@ -45,6 +46,7 @@ static void usage(FILE *f)
 "      --procfs DIR       procfs root (default /proc; env LATSCOPE_PROCFS)\n"
 "      --formats DIR      tracefs-like events dir for tracepoint formats (tests)\n"
 "  -m, --mmap-pages N     data ring pages per CPU (power of two, default 512 KiB worth)\n"
+"      --force            replace an output file that another user owns or that is a symlink\n"
 "  -q, --quiet            no summary on stderr\n"
 "  -h, --help             this help\n"
 "\n"
@@ -52,14 +54,6 @@ static void usage(FILE *f)
 "only on POWER shared-processor partitions); EBUSY - the DTL is in use (debugfs\n"
 "reader, vcpudispatch_stats, another perf session); EACCES - needs root or\n"
 "CAP_PERFMON.\n");
-}
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
 }
 
 static uint64_t now_ns(void)
@@ -71,7 +65,8 @@ static uint64_t now_ns(void)
 
 int dtl_cmd_record(int argc, char **argv)
 {
-	enum { O_PMU = 256, O_DBG, O_BOOTTB, O_SYSFS, O_DEBUGFS, O_PROCFS, O_FORMATS };
+	cio_signals_install();	/* first: a Ctrl-C during setup is seen */
+	enum { O_PMU = 256, O_DBG, O_BOOTTB, O_SYSFS, O_DEBUGFS, O_PROCFS, O_FORMATS, O_FORCE };
 	static const struct option opts[] = {
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "event", required_argument, NULL, 'e' },
@@ -87,6 +82,7 @@ int dtl_cmd_record(int argc, char **argv)
 		{ "procfs", required_argument, NULL, O_PROCFS },
 		{ "formats", required_argument, NULL, O_FORMATS },
 		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "force", no_argument, NULL, O_FORCE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -162,6 +158,7 @@ int dtl_cmd_record(int argc, char **argv)
 			o.ring_pages = (size_t)v;
 			break;
 		case 'q': quiet = true; break;
+		case O_FORCE: o.force = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_ERR;
 		}
@@ -194,8 +191,6 @@ int dtl_cmd_record(int argc, char **argv)
 		free(dup);
 		return EXIT_ERR;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	pid_t child = -1;
 	int go[2] = { -1, -1 };
 	if (cmd) {
@@ -231,7 +226,7 @@ int dtl_cmd_record(int argc, char **argv)
 	}
 	uint64_t t0 = now_ns();
 	int status = 0;
-	while (!err && !stop) {
+	while (!err && !cio_stopped()) {
 		err = dtlr_poll(r, dtlr_poll_ms(r));
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
 			child = -1;

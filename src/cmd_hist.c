@@ -1149,6 +1149,16 @@ static int do_live(struct hctx *c)
 		goto out;
 	uint64_t start = mono_ns(), next_refresh = start + c->refresh_ns;
 	bool tty = isatty(STDOUT_FILENO);
+	if (c->mode == H_RECORD && !c->json && !c->json_buckets) {
+		/* the table's first line, now: a reader that only wants the start
+		 * (| head -1) can leave, and the run sees it and stops */
+		if (c->duration_ns)
+			printf("# latscope hist record: measuring for %.3f s (Ctrl-C stops early)\n",
+			       (double)c->duration_ns / 1e9);
+		else
+			printf("# latscope hist record: measuring until Ctrl-C\n");
+		fflush(stdout);
+	}
 	while (!cio_watch(STDOUT_FILENO)) {
 		uint64_t now = mono_ns();
 		if (c->duration_ns && now - start >= c->duration_ns)
