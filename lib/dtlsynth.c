@@ -668,6 +668,9 @@ static int setup(struct syn *s, const char *path, struct tfs_formats **tfp, stru
 
 	err = tfs_collect(s->c.formats_dir, specs, 2, &tf);
 	*tfp = tf;
+	if (err == -EACCES || err == -EPERM)
+		return fail(s, err, "tracefs is not readable by this user, so the sched formats "
+			    "cannot be read (run as root, or pass --formats DIR)");
 	if (err)
 		return fail(s, err, "cannot read the sched:sched_switch/sched_wakeup formats "
 			    "(mount tracefs, or pass a formats directory)");

@@ -312,6 +312,12 @@ int tfs_collect(const char *events_dir, const char *const *specs, size_t nr_spec
 		s.tracing_dir = tracefs_tracing_dir();
 		if (!s.tracing_dir)
 			return -ENODEV;
+		/* libtracefs lists nothing from a directory it cannot read: say
+		 * why (EACCES for a non-root user on a 0700 tracefs), not ENOENT */
+		char ev[4096];
+		int k = snprintf(ev, sizeof(ev), "%s/events", s.tracing_dir);
+		if (k > 0 && (size_t)k < sizeof(ev) && access(ev, R_OK | X_OK) < 0)
+			return -errno;
 	}
 	struct tfs_formats *f = calloc(1, sizeof(*f));
 	if (!f)
