@@ -68,6 +68,7 @@ struct pdr {
 	uint64_t dropped;	/* pages below this offset were released */
 	uint64_t populated;	/* pages below this offset were mapped in ahead */
 	bool no_populate;	/* the kernel has no MADV_POPULATE_READ */
+	bool drop_record;	/* the record just read was cut by a killed writer */
 	const uint8_t *mem;
 	size_t mem_len;
 	char *name;
@@ -80,7 +81,7 @@ struct pdr {
 	struct pdr_opts opts;
 	struct pdr_info info;
 	struct pdr_stats stats;
-	char err[320];
+	char err[420];
 
 	/* evsels and ids */
 	struct pdr_evsel *evsels;
@@ -147,8 +148,9 @@ static int fail(struct pdr *r, int err, uint64_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(r->err, sizeof(r->err), "%s: %s at file offset %#llx", r->name ? r->name : "perf.data",
-		 msg, (unsigned long long)off);
+	snprintf(r->err, sizeof(r->err), "%s: %s at file offset %#llx%s", r->name ? r->name : "perf.data",
+		 msg, (unsigned long long)off, r->info.unterminated ?
+		 " (the header's data size is 0, so the file was read on to its end)" : "");
 	return err;
 }
 
@@ -1260,13 +1262,22 @@ static int read_file_header(struct pdr *r)
 			    (unsigned long long)data_off, (unsigned long long)data_size, (unsigned long long)fs);
 	if (attrs_size && data_size && attrs_off < data_off + data_size && data_off < attrs_off + attrs_size)
 		return fail(r, -EINVAL, 24, "attrs and data sections overlap");
-	if (data_size == 0)
-		return fail(r, -EINVAL, 48, "data size is 0: the recording was not properly terminated");
+	bool unterminated = data_size == 0;
+	if (unterminated) {
+		/* the writer died before it wrote the header back (perf: "Was the
+		 * 'perf record' command properly terminated?"): like perf, read
+		 * up to the end of the file; no feature section was written */
+		if (data_off >= fs)
+			return fail(r, -EINVAL, 48, "data size is 0 and nothing follows the header: the "
+				    "recording was not properly terminated and holds no data");
+		data_size = fs - data_off;
+		r->info.unterminated = true;
+	}
 	r->info.data_offset = data_off;
 	r->info.data_size = data_size;
 
 	uint64_t bits[4] = { 0 };
-	if (size == PDF_FILE_HEADER_SIZE) {
+	if (size == PDF_FILE_HEADER_SIZE && !unterminated) {
 		for (int i = 0; i < 4; i++)
 			bits[i] = by_ld64(h + 72 + 8 * i, r->swap);
 		if (r->swap && !(bits[0] & (1ULL << PDF_FEAT_HOSTNAME))) {
@@ -1887,15 +1898,25 @@ static int read_raw(struct pdr *r, struct pdr_event *ev)
 			return fail(r, (int)a, off, "read error: %s", strerror((int)-a));
 		if (a == 0)
 			goto eof;
-		if (a < 8)
+		if (a < 8) {
+			if (r->info.unterminated) {	/* the writer died here */
+				r->info.unterminated_tail = (uint64_t)a;
+				goto eof;
+			}
 			return fail(r, -EINVAL, off, "truncated record header (%zd of 8 bytes)", a);
+		}
 		const uint8_t *p = r->buf + r->buf_pos;
 		uint32_t type = by_ld32(p, r->swap);
 		uint16_t size = by_ld16(p + 6, r->swap);
 		if (size < 8)
 			return fail(r, -EINVAL, off, "record of type %u has size %u (< 8)", type, size);
-		if (off + size > r->end)
+		if (off + size > r->end) {
+			if (r->info.unterminated) {	/* the writer died in this record */
+				r->info.unterminated_tail = r->end - off;
+				goto eof;
+			}
 			return fail(r, -EINVAL, off, "record of type %u and size %u runs past the end of the data section", type, size);
+		}
 		a = in_need(r, size);
 		if (a < 0)
 			return fail(r, (int)a, off, "read error: %s", strerror((int)-a));
@@ -1956,9 +1977,17 @@ static int read_aux_payload(struct pdr *r, struct pdr_event *ev)
 	a->tid = by_ld32(p + 36, r->swap);
 	a->cpu = by_ld32(p + 40, r->swap);
 	uint64_t pay_off = in_offset(r);
-	if (a->size > r->end - pay_off)
+	if (a->size > r->end - pay_off) {
+		if (r->info.unterminated) {	/* cut in its payload: drop it, stop here */
+			r->info.unterminated_tail = r->end - ev->file_offset;
+			r->buf_pos = r->buf_len;
+			r->in_eof = true;
+			r->drop_record = true;	/* not delivered; the end comes next */
+			return 0;
+		}
 		return fail(r, -EINVAL, ev->file_offset, "AUXTRACE payload of %llu bytes runs past the end of the data",
 			    (unsigned long long)a->size);
+	}
 	ev->aux_size = a->size;
 	ev->aux_file_offset = r->info.pipe ? 0 : pay_off;
 	ev->aux_data = NULL;
@@ -2148,6 +2177,10 @@ int pdr_next(struct pdr *r, struct pdr_event *ev)
 			int err = process_user(r, &e);
 			if (err)
 				return err;
+			if (r->drop_record) {
+				r->drop_record = false;
+				continue;
+			}
 			if (e.type == PDF_RECORD_FINISHED_ROUND && !r->opts.unordered) {
 				/* release everything up to the previous round's max */
 				queue_flush(r, r->next_flush);

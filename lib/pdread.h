@@ -144,6 +144,12 @@ struct pdr_opts {
 struct pdr_info {
 	bool pipe;
 	bool needs_swap;
+	/* data size 0 in the header: the writer was killed.  The data is read
+	 * up to the end of the file (data_size says how much); the last
+	 * unterminated_tail bytes, an incomplete record, are left out once the
+	 * end is reached.  Callers should say so (pdr_unterminated_warning). */
+	bool unterminated;
+	uint64_t unterminated_tail;
 	bool big_endian;		/* the file's byte order */
 	uint64_t data_offset, data_size;
 	uint64_t file_size;		/* 0 in pipe mode */

@@ -363,7 +363,7 @@ int dtl_cmd_dump(int argc, char **argv)
 		pdr_close(r);
 		return EXIT_ERR;
 	}
-	pdr_close(r);
+	cio_pdr_close(r, "latscope dtl dump", path);
 	if (cio_finish(stdout, "latscope dtl dump", "standard output"))
 		return EXIT_ERR;
 	if (!nrec) {
@@ -886,6 +886,6 @@ out:
 	dtlt_free(s.t);
 	pp_free(s.pp);
 	free(s.line);
-	pdr_close(s.r);
+	cio_pdr_close(s.r, "latscope dtl script", path);
 	return ret;
 }

@@ -1003,7 +1003,7 @@ out:
 	free(o.sym_hv);
 	dtlt_free(o.dt);
 	free(pay);
-	pdr_close(r);
+	cio_pdr_close(r, "latscope dtl report", path);
 	dtls_free(s);
 	return ret;
 }

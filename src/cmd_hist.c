@@ -882,7 +882,7 @@ static int do_report(struct hctx *c)
 	ret = emit(c);
 out:
 	tpd_free(d);
-	pdr_close(r);
+	cio_pdr_close(r, c->prog, path);
 	return ret;
 }
 

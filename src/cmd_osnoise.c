@@ -1748,7 +1748,7 @@ static int run_replay(struct ctx *c, bool have_T)
 	final_report(c);
 	int rc = finish(c, c->stop ? EXIT_THRESHOLD : 0);
 	tpd_free(d);
-	pdr_close(r);
+	cio_pdr_close(r, "latscope osnoise", c->input);
 	free_state(c);
 	return rc;
 }

@@ -320,6 +320,6 @@ int cmd_script(int argc, char **argv)
 			(unsigned long long)m, (unsigned long long)z);
 	}
 	pp_free(p);
-	pdr_close(r);
+	cio_pdr_close(r, "latscope script", input);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmdio.h"
+#include "pdread.h"
 #include "commands.h"
 #include "safeout.h"
 
@@ -156,4 +157,18 @@ int cio_fclose_safe(FILE *f, struct so_file *sf, const char *path, bool discard,
 		return EXIT_ERR;
 	}
 	return 0;
+}
+
+void cio_pdr_close(struct pdr *r, const char *prog, const char *path)
+{
+	const struct pdr_info *in = r ? pdr_info(r) : NULL;
+
+	if (in && in->unterminated)
+		fprintf(stderr, "%s: %s: data size is 0: the recording was not properly terminated (its "
+			"writer was killed?); read %llu bytes up to the end of the file%s%llu%s\n", prog,
+			path, (unsigned long long)(in->data_size - in->unterminated_tail),
+			in->unterminated_tail ? ", leaving out the last " : "",
+			(unsigned long long)in->unterminated_tail,
+			in->unterminated_tail ? " bytes (an incomplete record)" : "");
+	pdr_close(r);
 }

@@ -78,4 +78,12 @@ FILE *cio_fopen_safe(struct so_file **sf, int atfd, const char *path, const char
  */
 int cio_fclose_safe(FILE *f, struct so_file *sf, const char *path, bool discard, const char *prog);
 
+struct pdr;
+/*
+ * cio_pdr_close - pdr_close(), after a warning on stderr when the recording
+ * was not properly terminated (data size 0: read up to the end of the file,
+ * as perf does) naming the bytes read and the incomplete tail left out.
+ */
+void cio_pdr_close(struct pdr *r, const char *prog, const char *path);
+
 #endif

@@ -344,10 +344,27 @@ static void test_errors(void **state)
 	memcpy(c, im.p, im.len);
 	by_st16(c + doff + dsz - 48 + 6, 0xfff8, false);
 	expect_error(c, im.len, "past the end");
-	/* data size 0 */
+	/* data size 0 but features after the data: not a killed writer's file */
 	memcpy(c, im.p, im.len);
 	by_st64(c + 48, 0, false);
 	expect_error(c, im.len, "data size is 0");
+	/* a killed writer: data size 0, nothing after the data; then cut in a record */
+	for (int cut_in = 0; cut_in < 2; cut_in++) {
+		size_t len = (size_t)(doff + dsz) - (cut_in ? 20 : 0);
+		memcpy(c, im.p, len);
+		by_st64(c + 48, 0, false);
+		struct pdr *r;
+		struct pdr_event ev;
+		int rc, n = 0;
+		assert_int_equal(pdr_open_mem(&r, c, len, NULL), 0);
+		while ((rc = pdr_next(r, &ev)) > 0)
+			n += ev.type == PDF_RECORD_SAMPLE;
+		assert_int_equal(rc, 0);
+		assert_true(pdr_info(r)->unterminated);
+		assert_int_equal(n, cut_in ? 49 : 50);
+		assert_true(cut_in ? pdr_info(r)->unterminated_tail > 0 : pdr_info(r)->unterminated_tail == 0);
+		pdr_close(r);
+	}
 	free(c);
 	free(im.p);
 }
