@@ -33,6 +33,11 @@ else
 fi
 "$LATSCOPE" hist record -d 1 --no-keep-busy --json >"$TMP/off.json" 2>"$TMP/off.err" || die "--no-keep-busy run failed"
 [ "$("$HC" --get "$TMP/off.json" input.keep_busy.enabled)" = 0 ] || die "--no-keep-busy left it on"
+# the live source's reorder counters reach the JSON (they were counted and never shown)
+for k in out_of_order forced_flushes lost_events unknown_id bad_samples dropped; do
+	v=$("$HC" --get "$TMP/off.json" input.$k) || die "live JSON lacks input.$k"
+	[ -n "$v" ] || die "live JSON lacks input.$k"
+done
 grep -q '"self_test"' "$TMP/off.json" && die "--no-keep-busy still ran the self-test"
 grep -q 'no-keep-busy' "$TMP/off.err" && die "--no-keep-busy still printed the note"
 "$LATSCOPE" hist record -d 1 --keep-busy --json >"$TMP/on.json" 2>/dev/null || die "--keep-busy run failed"

@@ -17,6 +17,16 @@ le() { v=$1; n=$2; while [ "$n" -gt 0 ]; do printf "\\$(printf %03o $((v & 255))
 	le 9 4; le 2 2; le 16 2; le 1000 8		# SAMPLE, id only: too short
 } >"$TMP/bad.data"
 
+# dtl script (the same reader through the DTL timeline's pipe path)
+"$LATSCOPE" dtl script - <"$TMP/bad.data" >"$TMP/out" 2>"$TMP/err" || die "dtl script: $(cat "$TMP/err")"
+grep -q "1 samples with an unknown id and 1 too short for their sample_type were skipped" "$TMP/err" ||
+	die "dtl script stderr: $(cat "$TMP/err")"
+grep -q '\[unknown\]' "$TMP/out" && die "dtl script printed a skipped sample"
+"$LATSCOPE" dtl script --json - <"$TMP/bad.data" 2>/dev/null | tail -1 |
+	grep -q '"unknown_id_samples":1,"short_samples":1' || die "dtl script JSON summary"
+"$LATSCOPE" dtl script --strict - <"$TMP/bad.data" >/dev/null 2>&1; rc=$?
+[ $rc -eq 1 ] || die "dtl script --strict: exit $rc"
+
 "$LATSCOPE" hist report -i - <"$TMP/bad.data" >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ $rc -eq 0 ] || die "hist report: exit $rc without a verdict asked"
 grep -q "1 samples with an id no event declares, 1 samples too short" "$TMP/err" ||
