@@ -768,6 +768,24 @@ static bool over_budget(const struct dtlt *t)
 
 /* ---------------------------------------------------------------- next */
 
+/* The next record other than AUXTRACE (those are queued) into t->ev: 1, or
+ * 0 at the end (t->eof set), or a negative errno. */
+static int read_record(struct dtlt *t)
+{
+	for (;;) {
+		int rc = pdr_next(t->r, &t->ev);
+		if (rc <= 0) {
+			t->eof = rc == 0;
+			return rc;
+		}
+		if (t->ev.type != PDF_RECORD_AUXTRACE)
+			return 1;
+		rc = take_auxtrace(t, &t->ev);
+		if (rc < 0)
+			return rc;
+	}
+}
+
 static int next_file(struct dtlt *t, struct dtlt_item *it)
 {
 	int rc;
@@ -798,19 +816,11 @@ static int next_file(struct dtlt *t, struct dtlt_item *it)
 				it->kind = DTLT_ENTRY;
 			return rc;
 		}
-		rc = pdr_next(t->r, &t->ev);
+		rc = read_record(t);
 		if (rc < 0)
 			return rc;
-		if (rc == 0) {
-			t->eof = true;
-			continue;
-		}
-		if (t->ev.type == PDF_RECORD_AUXTRACE) {
-			rc = take_auxtrace(t, &t->ev);
-			if (rc < 0)
-				return rc;
-			continue;
-		}
+		if (rc == 0)
+			continue;	/* the end: the queued entries follow */
 		if (t->ev.type == PDF_RECORD_AUX || t->ev.type == PDF_RECORD_LOST ||
 		    t->ev.type == PDF_RECORD_LOST_SAMPLES)
 			note_record(t, &t->ev);
@@ -863,19 +873,11 @@ static int next_pipe(struct dtlt *t, struct dtlt_item *it)
 				it->kind = DTLT_ENTRY;
 			return rc;
 		}
-		rc = pdr_next(t->r, &t->ev);
+		rc = read_record(t);
 		if (rc < 0)
 			return rc;
-		if (rc == 0) {
-			t->eof = true;
-			continue;
-		}
-		if (t->ev.type == PDF_RECORD_AUXTRACE) {
-			rc = take_auxtrace(t, &t->ev);
-			if (rc < 0)
-				return rc;
-			continue;
-		}
+		if (rc == 0)
+			continue;	/* the end: the queued entries follow */
 		note_record(t, &t->ev);
 		if (!t->st.poll_ns && t->ev.type >= PDF_RECORD_USER_START) {
 			/* the attrs arrive as records: the poll is known once the
