@@ -359,6 +359,104 @@ static void test_bad_cpu_and_pread_error(void **state)
 	dtlm_free(m);
 }
 
+
+/* ---- source mode: buffers pulled on demand from an index-like list ---- */
+
+struct srcbuf { uint32_t cpu; uint64_t foff, size, aux_off; };
+static struct srcbuf srcv[600];
+static size_t nsrc;
+static int src_calls;
+
+static int list_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t *at, uint64_t *next)
+{
+	(void)ctx;
+	src_calls++;
+	if (pos >= nsrc)
+		return 0;
+	*bi = (struct dtlm_buf_info){ .size = srcv[pos].size, .offset = srcv[pos].aux_off,
+				      .cpu = srcv[pos].cpu, .idx = srcv[pos].cpu,
+				      .payload_file_offset = srcv[pos].foff };
+	*at = pos;
+	*next = pos + 1;
+	return 1;
+}
+
+/*
+ * A hostile layout: CPU 1's 300 buffers come first, CPU 0's 200 after them,
+ * then CPU 2's, each buffer two entries; times interleave across CPUs.  The
+ * merge must deliver every entry in time order from the first call, with at
+ * most DTLM_SOURCE_LOOKAHEAD buffers queued per CPU (the detach path), and
+ * read the source a bounded number of times.
+ */
+static void test_source_layouts(void **state)
+{
+	(void)state;
+	uint64_t aux[3] = { 0, 0, 0 };
+	file_len = 0;
+	nsrc = 0;
+	const uint32_t order[3] = { 1, 0, 2 };
+	const size_t per[3] = { 300, 200, 100 };
+	for (int k = 0; k < 3; k++) {
+		uint32_t cpu = order[k];
+		for (size_t b = 0; b < per[k]; b++) {
+			/* entry times: buffer b of any CPU covers [10b, 10b+5] us, CPU offsets apart */
+			uint64_t us[2] = { 10 * b + cpu + 1, 10 * b + cpu + 5 };
+			bool header = b == 0;
+			uint64_t off = put_payload(header, false, us, 2, (uint8_t)cpu);
+			uint64_t size = (header ? 3 : 2) * DTL_ENTRY_SIZE;
+			srcv[nsrc++] = (struct srcbuf){ cpu, off, size, aux[cpu] };
+			aux[cpu] += size;
+		}
+	}
+	struct dtlm *m = new_merge(false, false);
+	uint32_t cpus[3] = { 0, 1, 2 };
+	src_calls = 0;
+	assert_int_equal(dtlm_set_source(m, list_src, NULL, 0, cpus, 3), 0);
+	struct dtlm_item it;
+	uint64_t last = 0, n = 0;
+	int rc;
+	while ((rc = dtlm_next(m, &it)) > 0) {
+		assert_true(it.time_ns >= last);
+		last = it.time_ns;
+		n++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, 2 * (300 + 200 + 100));
+	const struct dtlm_stats *st = dtlm_stats(m);
+	assert_int_equal(st->entries, n);
+	assert_int_equal(st->gaps[DTLM_GAP_OFFSET], 0);
+	assert_int_equal(st->dropped_buffers, 0);
+	/* bounded re-walks: far less than one walk of the list per buffer */
+	assert_true(src_calls < 20 * (int)nsrc);
+	dtlm_free(m);
+
+	/* an interleaved layout (every real recording) is walked about once */
+	file_len = 0;
+	nsrc = 0;
+	aux[0] = aux[1] = aux[2] = 0;
+	for (size_t b = 0; b < 200; b++)
+		for (uint32_t cpu = 0; cpu < 3; cpu++) {
+			uint64_t us[2] = { 10 * b + cpu + 1, 10 * b + cpu + 5 };
+			uint64_t off = put_payload(b == 0, false, us, 2, (uint8_t)cpu);
+			uint64_t size = (b == 0 ? 3 : 2) * DTL_ENTRY_SIZE;
+			srcv[nsrc++] = (struct srcbuf){ cpu, off, size, aux[cpu] };
+			aux[cpu] += size;
+		}
+	m = new_merge(false, false);
+	src_calls = 0;
+	assert_int_equal(dtlm_set_source(m, list_src, NULL, 0, cpus, 3), 0);
+	n = 0;
+	last = 0;
+	while ((rc = dtlm_next(m, &it)) > 0) {
+		assert_true(it.time_ns >= last);
+		last = it.time_ns;
+		n++;
+	}
+	assert_int_equal(n, 2 * 600);
+	assert_true(src_calls <= (int)nsrc + 8);
+	dtlm_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_big_buffer_chunks),
 		cmocka_unit_test(test_pipe_budget),
 		cmocka_unit_test(test_bad_cpu_and_pread_error),
+		cmocka_unit_test(test_source_layouts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
