@@ -104,6 +104,20 @@ static inline void dtl_header_read(const void *p, bool swap, struct dtl_tbinfo *
 	out->tb_freq = by_ld64((const uint8_t *)p + 8, swap);
 }
 
+/*
+ * dtl_poll_filled_ring - true when one poll of the vpa_dtl driver copied
+ * aux_size bytes that mean the hypervisor's 85-entry ring overflowed before
+ * it: the driver copies at most 84 entries (from cur_idx - 85 + 1 on
+ * overflow), plus the header record on a CPU's first poll (first).
+ */
+static inline bool dtl_poll_filled_ring(uint64_t aux_size, bool first)
+{
+	uint64_t slots = aux_size / DTL_ENTRY_SIZE;
+
+	return aux_size % DTL_ENTRY_SIZE == 0 &&
+	       (slots == DTL_RING_ENTRIES - 1 || (first && slots == DTL_RING_ENTRIES));
+}
+
 /* dtl_header_write - build a header slot (padding zeroed) in the given order. */
 void dtl_header_write(void *p, const struct dtl_tbinfo *tb, bool swap);
 

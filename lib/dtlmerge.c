@@ -587,9 +587,7 @@ void dtlm_note_aux(struct dtlm *m, uint32_t cpu, uint64_t time_ns, uint64_t aux_
 {
 	/* the driver copies at most 84 entries per poll (85-entry ring, the
 	 * oldest dropped on overflow); 85 slots = the header and 84 */
-	uint64_t slots = aux_size / DTL_ENTRY_SIZE;
-	if (aux_size % DTL_ENTRY_SIZE == 0 && (slots == DTL_RING_ENTRIES - 1 ||
-	    (slots == DTL_RING_ENTRIES && cpu < DTLM_MAX_CPUS && !m->aux_seen[cpu])))
+	if (dtl_poll_filled_ring(aux_size, cpu < DTLM_MAX_CPUS && !m->aux_seen[cpu]))
 		add_gap(m, DTLM_GAP_RING_FULL, cpu, time_ns, DTL_RING_ENTRIES - 1, 0);
 	if (cpu < DTLM_MAX_CPUS)
 		m->aux_seen[cpu] = 1;

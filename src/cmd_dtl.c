@@ -89,16 +89,6 @@ int dtl_cmd_open(struct pdr **r, const char *path, bool unordered, bool no_map)
 	return 0;
 }
 
-bool dtl_cmd_is_dtl_evsel(const struct pdr *r, const struct pdr_evsel *e)
-{
-	return dtlt_is_dtl_evsel(r, e);
-}
-
-bool dtl_cmd_file_has_dtl(const struct pdr *r)
-{
-	return dtlt_file_has_dtl(r);
-}
-
 void dtl_cmd_tb_warnings(const char *who, const char *path, const struct dtlt *t)
 {
 	const struct dtlm_stats *st = dtlm_stats(dtlt_merge(t));
@@ -329,7 +319,7 @@ int dtl_cmd_dump(int argc, char **argv)
 		printf(" size: %#" PRIx64 "  offset: %#" PRIx64 "  ref: %#" PRIx64
 		       "  idx: %u  tid: %d  cpu: %d\n", a->size, a->offset, a->reference, a->idx,
 		       (int32_t)a->tid, (int32_t)a->cpu);
-		if (!dtl_cmd_file_has_dtl(r))
+		if (!dtlt_file_has_dtl(r))
 			continue;
 		const uint8_t *data = ev.aux_data;
 		if (!data && a->size) {

@@ -437,14 +437,14 @@ static struct json_object *syms_json(const struct rep *o, uint64_t f)
  * the oldest dropped on overflow); its first also has the header. */
 static void note_ring(struct rep *o, const struct pdr_event *ev, const struct pdr *r)
 {
-	if (ev->size < 32 || !dtl_cmd_is_dtl_evsel(r, ev->evsel))
+	if (ev->size < 32 || !dtlt_is_dtl_evsel(r, ev->evsel))
 		return;
-	uint64_t size = pdr_u64(r, ev->data + 16), slots = size / DTL_ENTRY_SIZE;
+	uint64_t size = pdr_u64(r, ev->data + 16);
 	uint32_t cpu = ev->has_sample ? ev->sample.cpu : UINT32_MAX;
 	bool first = cpu < DTLS_MAX_CPUS && !o->aux_seen[cpu];
 	if (cpu < DTLS_MAX_CPUS)
 		o->aux_seen[cpu] = 1;
-	if (size % DTL_ENTRY_SIZE == 0 && (slots == DTL_RING_ENTRIES - 1 || (slots == DTL_RING_ENTRIES && first)))
+	if (dtl_poll_filled_ring(size, first))
 		o->ring_full++;
 }
 
@@ -787,7 +787,7 @@ int dtl_cmd_report(int argc, char **argv)
 		switch (ev.type) {
 		case PDF_RECORD_AUXTRACE: {
 			const struct pdr_auxtrace *a = &ev.auxtrace;
-			if (!dtl_cmd_file_has_dtl(r))
+			if (!dtlt_file_has_dtl(r))
 				break;
 			if (o.have_cpus && !ps_cpuset_has(&o.cpus, a->cpu))
 				break;

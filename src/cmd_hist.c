@@ -214,26 +214,6 @@ static int parse_types(struct hctx *c, const char *arg)
 	return 0;
 }
 
-/* "8M", "512K", "1G", "65536" -> bytes. */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char num[32];
-	size_t n = strlen(s);
-	uint64_t mul = 1, v = 0;
-	if (n && strchr("kKmMgG", s[n - 1])) {
-		mul = strchr("kK", s[n - 1]) ? 1ull << 10 : strchr("mM", s[n - 1]) ? 1ull << 20 : 1ull << 30;
-		n--;
-	}
-	if (!n || n >= sizeof(num))
-		return -EINVAL;
-	memcpy(num, s, n);
-	num[n] = 0;
-	int err = ps_u64(num, 0, UINT64_MAX / mul, &v);
-	if (!err)
-		*out = v * mul;
-	return err;
-}
-
 static int parse_signed_dur(const char *s, int64_t *out)
 {
 	uint64_t v = 0;
@@ -1430,7 +1410,7 @@ int cmd_hist(int argc, char **argv)
 			break;
 		case O_RING:
 			c.live_opt = true;
-			err = parse_size(optarg, &v);
+			err = ps_size_bytes(optarg, &v);
 			if (!err && (v < 4096 || v > (1ull << 32)))
 				err = -ERANGE;
 			c.ring_bytes = (size_t)v;

@@ -15,13 +15,6 @@ int dtl_cmd_report(int argc, char **argv);
 int dtl_cmd_record(int argc, char **argv);
 int dtl_cmd_synth(int argc, char **argv);
 
-/* True when evsel is the vpa_dtl event (name "vpa_dtl..." or its PMU type). */
-bool dtl_cmd_is_dtl_evsel(const struct pdr *r, const struct pdr_evsel *e);
-
-/* True when the file's AUX data is DTL (AUXTRACE_INFO type 7, or no info but
- * a vpa_dtl evsel). */
-bool dtl_cmd_file_has_dtl(const struct pdr *r);
-
 struct ksym;
 /* Load the symbols for srr0: from path (--kallsyms), else /proc/kallsyms
  * when the recording was made on this kernel, else none (*k = NULL); none
