@@ -245,6 +245,20 @@ static void test_scan_stop(void **state)
 	assert_int_equal(n, 2);
 }
 
+/* The driver copies at most 84 entries per poll (plus the header on a CPU's
+ * first): exactly that much means the 85-entry ring overflowed before it. */
+static void test_poll_filled_ring(void **state)
+{
+	(void)state;
+	assert_true(dtl_poll_filled_ring(84 * DTL_ENTRY_SIZE, false));
+	assert_true(dtl_poll_filled_ring(84 * DTL_ENTRY_SIZE, true));
+	assert_true(dtl_poll_filled_ring(85 * DTL_ENTRY_SIZE, true));
+	assert_false(dtl_poll_filled_ring(85 * DTL_ENTRY_SIZE, false));
+	assert_false(dtl_poll_filled_ring(83 * DTL_ENTRY_SIZE, false));
+	assert_false(dtl_poll_filled_ring(84 * DTL_ENTRY_SIZE + 8, false));
+	assert_false(dtl_poll_filled_ring(0, true));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_doc_example_scan),
 		cmocka_unit_test(test_odd_payload_and_skips),
 		cmocka_unit_test(test_scan_stop),
+		cmocka_unit_test(test_poll_filled_ring),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,12 +58,38 @@ static void test_time(void **state)
 	assert_int_equal(ps_i64("-50", -10, 10, &i), -ERANGE);
 }
 
+static void test_size(void **state)
+{
+	(void)state;
+	uint64_t v = 0;
+	assert_int_equal(ps_size_bytes("65536", &v), 0);
+	assert_int_equal(v, 65536);
+	assert_int_equal(ps_size_bytes("512K", &v), 0);
+	assert_int_equal(v, 512u << 10);
+	assert_int_equal(ps_size_bytes("16M", &v), 0);
+	assert_int_equal(v, 16u << 20);
+	assert_int_equal(ps_size_bytes("16MiB", &v), 0);
+	assert_int_equal(v, 16u << 20);
+	assert_int_equal(ps_size_bytes("2GB", &v), 0);
+	assert_int_equal(v, 2ULL << 30);
+	assert_int_equal(ps_size_bytes("1g", &v), 0);
+	assert_int_equal(v, 1ULL << 30);
+	assert_true(ps_size_bytes("", &v) < 0);
+	assert_true(ps_size_bytes("M", &v) < 0);
+	assert_true(ps_size_bytes("8X", &v) < 0);
+	assert_true(ps_size_bytes("-1K", &v) < 0);
+	assert_true(ps_size_bytes("99999999999999999999G", &v) < 0);
+	assert_true(ps_size_bytes("17179869184G", &v) < 0);	/* 2^34 GiB overflows */
+	assert_true(ps_size_bytes(NULL, &v) < 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_size),
 	};
 	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);
 }
