@@ -786,6 +786,16 @@ static int read_record(struct dtlt *t)
 	}
 }
 
+/* After the last record: the entries still queued, oldest first. */
+static int end_entry(struct dtlt *t, struct dtlt_item *it)
+{
+	t->next_rec_ns = 0;
+	int rc = dtlm_next(t->m, &it->entry);
+	if (rc > 0)
+		it->kind = DTLT_ENTRY;
+	return rc;
+}
+
 static int next_file(struct dtlt *t, struct dtlt_item *it)
 {
 	int rc;
@@ -809,13 +819,8 @@ static int next_file(struct dtlt *t, struct dtlt_item *it)
 			it->ev = &t->ev;
 			return 1;
 		}
-		if (t->eof) {
-			t->next_rec_ns = 0;
-			rc = dtlm_next(t->m, &it->entry);
-			if (rc > 0)
-				it->kind = DTLT_ENTRY;
-			return rc;
-		}
+		if (t->eof)
+			return end_entry(t, it);
 		rc = read_record(t);
 		if (rc < 0)
 			return rc;
@@ -866,13 +871,8 @@ static int next_pipe(struct dtlt *t, struct dtlt_item *it)
 			if (rc < 0)
 				return rc;
 		}
-		if (t->eof) {
-			t->next_rec_ns = 0;
-			rc = dtlm_next(t->m, &it->entry);
-			if (rc > 0)
-				it->kind = DTLT_ENTRY;
-			return rc;
-		}
+		if (t->eof)
+			return end_entry(t, it);
 		rc = read_record(t);
 		if (rc < 0)
 			return rc;

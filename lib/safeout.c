@@ -107,6 +107,18 @@ static int make_temp(struct so_file *f, mode_t mode)
 	return -EEXIST;
 }
 
+/* Write the existing target itself (a device, a pipe): no temporary file. */
+static int open_in_place(struct so_file *f, int oflags)
+{
+	f->fd = openat(f->dirfd, f->base, oflags);
+	if (f->fd < 0)
+		return -errno;
+	close(f->dirfd);
+	f->dirfd = -1;
+	f->in_place = true;
+	return 0;
+}
+
 static int so_open_depth(struct so_file **fp, int atfd, const char *path, mode_t mode,
 			 unsigned flags, int depth)
 {
@@ -130,14 +142,9 @@ static int so_open_depth(struct so_file **fp, int atfd, const char *path, mode_t
 		if (trusted_uid(st.st_uid) && fstatat(f->dirfd, f->base, &to, 0) == 0 &&
 		    !S_ISREG(to.st_mode) && !S_ISDIR(to.st_mode)) {
 			/* ours or root's, to a device or pipe (/dev/stdout): in place */
-			f->fd = openat(f->dirfd, f->base, O_WRONLY | O_CLOEXEC);
-			if (f->fd < 0) {
-				err = -errno;
+			err = open_in_place(f, O_WRONLY | O_CLOEXEC);
+			if (err)
 				goto fail;
-			}
-			close(f->dirfd);
-			f->dirfd = -1;
-			f->in_place = true;
 			*fp = f;
 			return 0;
 		}
@@ -176,14 +183,9 @@ static int so_open_depth(struct so_file **fp, int atfd, const char *path, mode_t
 			err = -EEXIST;
 			goto fail;
 		}
-		f->fd = openat(f->dirfd, f->base, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (f->fd < 0) {
-			err = -errno;
+		err = open_in_place(f, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (err)
 			goto fail;
-		}
-		close(f->dirfd);
-		f->dirfd = -1;
-		f->in_place = true;
 		*fp = f;
 		return 0;
 	} else if (st.st_uid != geteuid() && !(flags & SO_FORCE)) {

@@ -1362,6 +1362,19 @@ static bool setup_interrupted(void)
 	return true;
 }
 
+/* The end of a run: steal read, the report (unless the reader left), the
+ * verdict.  Returns the exit status so far. */
+static int end_report(struct ctx *c)
+{
+	read_steal(c->steal1, c->list, c->nr);
+	if (cio_broken_pipe())
+		fprintf(stderr, "latscope osnoise: standard output was closed (%s): stopped\n",
+			strerror(EPIPE));
+	else
+		final_report(c);
+	return finish(c, c->stop ? EXIT_THRESHOLD : 0);
+}
+
 static int run_live(struct ctx *c)
 {
 	int err;
@@ -1542,14 +1555,7 @@ static int run_live(struct ctx *c)
 	c->end_ns = osw_now_ns();
 	process(c, UINT64_MAX);
 	close_partial(c);
-	read_steal(c->steal1, c->list, c->nr);
-	int rc = c->stop ? EXIT_THRESHOLD : 0;
-	if (cio_broken_pipe())
-		fprintf(stderr, "latscope osnoise: standard output was closed (%s): stopped\n",
-			strerror(EPIPE));
-	else
-		final_report(c);
-	rc = finish(c, rc);
+	int rc = end_report(c);
 	if (cio_broken_pipe())
 		rc = EXIT_ERR;
 	evs_close(c->s);
@@ -1980,14 +1986,7 @@ static int run_kernel(struct ctx *c)
 		feed_kernel_text(c, &kb, buf, (size_t)n);
 	}
 	okt_stop(k);	/* the tracer instance removed before anything is printed */
-	read_steal(c->steal1, c->list, c->nr);
-	int rc = c->stop ? EXIT_THRESHOLD : 0;
-	if (cio_broken_pipe())
-		fprintf(stderr, "latscope osnoise: standard output was closed (%s): stopped\n",
-			strerror(EPIPE));
-	else
-		final_report(c);
-	rc = finish(c, rc);
+	int rc = end_report(c);
 	free_state(c);
 	return cio_broken_pipe() ? EXIT_ERR : rc;
 }
