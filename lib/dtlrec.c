@@ -385,7 +385,7 @@ static void synth_comms(struct dtlr *r, int ev)
 
 static int write_header(struct dtlr *r, const char *output)
 {
-	struct pdw_opts wo = { .big_endian = BY_HOST_BIG_ENDIAN, .force = r->o.force };
+	struct pdw_opts wo = { .big_endian = BY_HOST_BIG_ENDIAN, .force = r->o.force, .checkpoint = true };
 	uint64_t *ids = calloc(r->nc, sizeof(*ids));
 	char name[128];
 	struct utsname u;
@@ -801,7 +801,9 @@ int dtlr_poll(struct dtlr *r, int timeout_ms)
 	else if (timeout_ms > 0)
 		usleep((useconds_t)timeout_ms * 1000);
 	free(pf);
-	return drain_all(r);
+	int err = drain_all(r);
+	/* a file recording survives a kill: valid up to its last checkpoint */
+	return err || !r->w ? err : pdw_checkpoint(r->w, false);
 }
 
 int dtlr_close(struct dtlr *r, struct dtlr_stats *st)

@@ -230,6 +230,22 @@ static int index_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t
 	return 0;
 }
 
+/* Where the record at pos ends: its size, and for HEADER_TRACING_DATA the
+ * blob after it (a checkpointed recording opens its data with one). */
+static int rec_end(struct dtlt *t, struct scanblk *b, uint64_t pos, uint32_t type, uint16_t size,
+		   uint64_t *end)
+{
+	uint8_t sz[4];
+
+	*end = pos + size;
+	if (type != PDF_RECORD_HEADER_TRACING_DATA)
+		return 0;
+	if (size < 12 || blk_read(t, b, pos + 8, sz, sizeof(sz)))
+		return -EINVAL;
+	*end += by_ld32(sz, t->swap);
+	return 0;
+}
+
 /* A scan: positions are file offsets of records in the data section.  A
  * header that cannot be a record ends the walk (the reader reports it). */
 static int scan_next(struct dtlt *t, struct scanblk *b, uint64_t pos, struct dtlm_buf_info *bi,
@@ -257,7 +273,8 @@ static int scan_next(struct dtlt *t, struct scanblk *b, uint64_t pos, struct dtl
 			pos = end;
 			continue;
 		}
-		pos += size;
+		if (rec_end(t, b, pos, type, size, &pos))
+			return 0;
 	}
 	return 0;
 }
@@ -359,7 +376,10 @@ static void prescan(struct dtlt *t, uint64_t *cpus)
 			pos = end;
 			continue;
 		}
-		pos += size;
+		if (rec_end(t, t->sb_src, pos, type, size, &pos)) {
+			t->st.scan_stopped_at = pos;
+			break;
+		}
 	}
 }
 

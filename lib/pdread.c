@@ -149,8 +149,9 @@ static int fail(struct pdr *r, int err, uint64_t off, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	snprintf(r->err, sizeof(r->err), "%s: %s at file offset %#llx%s", r->name ? r->name : "perf.data",
-		 msg, (unsigned long long)off, r->info.unterminated ?
-		 " (the header's data size is 0, so the file was read on to its end)" : "");
+		 msg, (unsigned long long)off, !r->info.unterminated ? "" : r->info.checkpoint_size ?
+		 " (the header is a checkpoint of a writer that did not finish, so the file was read on to its end)" :
+		 " (the header's data size is 0, so the file was read on to its end)");
 	return err;
 }
 
@@ -1262,6 +1263,29 @@ static int read_file_header(struct pdr *r)
 			    (unsigned long long)data_off, (unsigned long long)data_size, (unsigned long long)fs);
 	if (attrs_size && data_size && attrs_off < data_off + data_size && data_off < attrs_off + attrs_size)
 		return fail(r, -EINVAL, 24, "attrs and data sections overlap");
+	uint64_t bits[4] = { 0 };
+	if (size == PDF_FILE_HEADER_SIZE && data_size) {
+		for (int i = 0; i < 4; i++)
+			bits[i] = by_ld64(h + 72 + 8 * i, r->swap);
+		if (r->swap && !(bits[0] & (1ULL << PDF_FEAT_HOSTNAME))) {
+			/* a 32-bit big-endian writer: unsigned long words are u32 */
+			for (int i = 0; i < 4; i++) {
+				uint32_t lo = by_ld32(h + 72 + 8 * i, true), hi = by_ld32(h + 76 + 8 * i, true);
+				bits[i] = (uint64_t)lo | ((uint64_t)hi << 32);
+			}
+			if (!(bits[0] & (1ULL << PDF_FEAT_HOSTNAME)))
+				memset(bits, 0, sizeof(bits));
+		}
+	}
+	/* No feature at all: every finished perf.data has features (perf
+	 * writes several, latscope at least HOSTNAME), so this is a checkpoint
+	 * header (pdw_checkpoint) of a writer that was killed; what it wrote
+	 * after the checkpoint is read too. */
+	bool no_feats = !(bits[0] | bits[1] | bits[2] | bits[3]);
+	if (data_size && no_feats && size == PDF_FILE_HEADER_SIZE) {
+		r->info.checkpoint_size = data_size;
+		data_size = 0;
+	}
 	bool unterminated = data_size == 0;
 	if (unterminated) {
 		/* the writer died before it wrote the header back (perf: "Was the
@@ -1276,20 +1300,6 @@ static int read_file_header(struct pdr *r)
 	r->info.data_offset = data_off;
 	r->info.data_size = data_size;
 
-	uint64_t bits[4] = { 0 };
-	if (size == PDF_FILE_HEADER_SIZE && !unterminated) {
-		for (int i = 0; i < 4; i++)
-			bits[i] = by_ld64(h + 72 + 8 * i, r->swap);
-		if (r->swap && !(bits[0] & (1ULL << PDF_FEAT_HOSTNAME))) {
-			/* a 32-bit big-endian writer: unsigned long words are u32 */
-			for (int i = 0; i < 4; i++) {
-				uint32_t lo = by_ld32(h + 72 + 8 * i, true), hi = by_ld32(h + 76 + 8 * i, true);
-				bits[i] = (uint64_t)lo | ((uint64_t)hi << 32);
-			}
-			if (!(bits[0] & (1ULL << PDF_FEAT_HOSTNAME)))
-				memset(bits, 0, sizeof(bits));
-		}
-	}
 
 	/* attrs */
 	uint64_t n = attrs_size / attr_size;
@@ -2084,7 +2094,13 @@ static int process_user(struct pdr *r, struct pdr_event *ev)
 		}
 		memcpy(blob, r->buf + r->buf_pos, tsz);
 		r->buf_pos += tsz;
-		int err = r->opts.no_tracing_data ? 0 : parse_tracing_data(r, blob, tsz, boff);
+		/* A second copy (a file with the feature and the record, or a
+		 * stream that sends it twice) is skipped, counted: replacing the
+		 * formats would pull them from under the events already bound. */
+		bool dup = r->tep != NULL;
+		if (dup)
+			r->info.dup_tracing_data++;
+		int err = r->opts.no_tracing_data || dup ? 0 : parse_tracing_data(r, blob, tsz, boff);
 		free(blob);
 		if (err)
 			return err;

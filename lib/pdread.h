@@ -150,6 +150,13 @@ struct pdr_info {
 	 * end is reached.  Callers should say so (pdr_unterminated_warning). */
 	bool unterminated;
 	uint64_t unterminated_tail;
+	/* with unterminated: the header is a writer's checkpoint (pdw_checkpoint:
+	 * a data size, no features, bytes after the data): checkpoint_size is
+	 * the data size it gave; 0 when the header's data size was 0 */
+	uint64_t checkpoint_size;
+	/* TRACING_DATA records met after the formats were known (skipped: the
+	 * first copy wins) */
+	uint64_t dup_tracing_data;
 	bool big_endian;		/* the file's byte order */
 	uint64_t data_offset, data_size;
 	uint64_t file_size;		/* 0 in pipe mode */

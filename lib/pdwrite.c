@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <zstd.h>
@@ -76,6 +77,9 @@ struct pdw {
 	bool begun;
 	bool header_area_done;
 	bool discard;			/* pdw_discard(): remove the file at close */
+	bool ckpt;			/* opts.checkpoint (file mode) */
+	bool td_in_data;		/* checkpoint: header records written at data start */
+	uint64_t ckpt_next_ns;		/* CLOCK_MONOTONIC of the next checkpoint due */
 
 	struct pdw_evsel *evsels;
 	size_t nr_evsels, cap_evsels;
@@ -98,6 +102,8 @@ struct pdw {
 
 	uint64_t pos;			/* logical output offset (incl. buffered bytes) */
 	uint64_t data_offset;
+	uint64_t td_end;		/* td_in_data: end of those records, where the
+					 * finished file's data section starts */
 	size_t buf_len;
 	uint8_t buf[PDW_BUF_SIZE];
 	uint8_t rec[PDW_REC_MAX + 8];	/* record scratch */
@@ -690,6 +696,7 @@ int pdw_open_fd(struct pdw **wp, int fd, bool owns_fd, const struct pdw_opts *op
 	w->swap = opts->big_endian != (bool)BY_HOST_BIG_ENDIAN;
 	w->attr_size = asz;
 	w->attr_size_auto = !opts->attr_size;
+	w->ckpt = opts->checkpoint && !opts->pipe;
 	*wp = w;
 	return 0;
 }
@@ -857,7 +864,7 @@ static int default_hostname(struct pdw *w)
 
 /* ---------------------------------------------------------------- header */
 
-static void encode_file_header(const struct pdw *w, uint8_t *h, uint64_t attrs_off,
+static void encode_file_header(const struct pdw *w, uint8_t *h, uint64_t attrs_off, uint64_t data_off,
 			       uint64_t data_size, const uint64_t feat_bits[PDF_FEAT_BITS / 64])
 {
 	bool s = w->swap;
@@ -867,11 +874,31 @@ static void encode_file_header(const struct pdw *w, uint8_t *h, uint64_t attrs_o
 	by_st64(h + 16, (uint64_t)w->attr_size + 16, s);
 	by_st64(h + 24, attrs_off, s);
 	by_st64(h + 32, (uint64_t)w->nr_evsels * (w->attr_size + 16), s);
-	by_st64(h + 40, w->data_offset, s);
+	by_st64(h + 40, data_off, s);
 	by_st64(h + 48, data_size, s);
 	/* event_types {0, 0} at 56 */
 	for (int i = 0; i < PDF_FEAT_BITS / 64; i++)
 		by_st64(h + 72 + 8 * i, feat_bits[i], s);
+}
+
+/* The features set so far as HEADER_FEATURE records, then the tracing data
+ * as a HEADER_TRACING_DATA record: a pipe's header, and the prefix of a
+ * checkpointed file's data. */
+static int emit_header_records(struct pdw *w)
+{
+	int err = 0;
+	for (int f = 1; !err && f < PDF_FEAT_BITS; f++) {
+		if (f == PDF_FEAT_TRACING_DATA || f == PDF_FEAT_AUXTRACE)
+			continue;	/* no pipe-mode feature record in perf */
+		struct gbuf b = { 0 };
+		if (feat_payload(w, f, &b))
+			err = b.err ? b.err : emit_feature_record(w, f, b.p ? b.p : (void *)"", b.len);
+		free(b.p);
+	}
+	if (!err && w->feat[PDF_FEAT_TRACING_DATA].set)
+		err = emit_tracing_data_record(w, w->feat[PDF_FEAT_TRACING_DATA].data,
+					       w->feat[PDF_FEAT_TRACING_DATA].len);
+	return err;
 }
 
 int pdw_begin_data(struct pdw *w)
@@ -894,17 +921,8 @@ int pdw_begin_data(struct pdw *w)
 		err = out(w, h, sizeof(h));
 		for (size_t i = 0; !err && i < w->nr_evsels; i++)
 			err = emit_attr_record(w, &w->evsels[i]);
-		for (int f = 1; !err && f < PDF_FEAT_BITS; f++) {
-			if (f == PDF_FEAT_TRACING_DATA || f == PDF_FEAT_AUXTRACE)
-				continue;	/* no pipe-mode feature record in perf */
-			struct gbuf b = { 0 };
-			if (feat_payload(w, f, &b))
-				err = b.err ? b.err : emit_feature_record(w, f, b.p ? b.p : (void *)"", b.len);
-			free(b.p);
-		}
-		if (!err && w->feat[PDF_FEAT_TRACING_DATA].set)
-			err = emit_tracing_data_record(w, w->feat[PDF_FEAT_TRACING_DATA].data,
-						       w->feat[PDF_FEAT_TRACING_DATA].len);
+		if (!err)
+			err = emit_header_records(w);
 		w->data_offset = w->pos;
 		return set_err(w, err);
 	}
@@ -919,7 +937,7 @@ int pdw_begin_data(struct pdw *w)
 
 	uint64_t nofeat[PDF_FEAT_BITS / 64] = { 0 };
 	uint8_t h[PDF_FILE_HEADER_SIZE];
-	encode_file_header(w, h, attrs_off, 0, nofeat);
+	encode_file_header(w, h, attrs_off, w->data_offset, 0, nofeat);
 	err = out(w, h, sizeof(h));
 	for (size_t i = 0; !err && i < w->nr_evsels; i++) {
 		const struct pdw_evsel *e = &w->evsels[i];
@@ -939,6 +957,13 @@ int pdw_begin_data(struct pdw *w)
 		err = out(w, w->rec, w->attr_size + 16);
 	}
 	w->header_area_done = true;
+	if (!err && w->ckpt) {
+		/* the features and formats must survive a kill (no feature
+		 * section then): the stream's header records open the data */
+		err = emit_header_records(w);
+		w->td_in_data = true;
+		w->td_end = w->pos;
+	}
 	return set_err(w, err);
 }
 
@@ -1141,8 +1166,31 @@ int pdw_finished_round(struct pdw *w)
 
 /* ------------------------------------------------------------------ close */
 
-static int write_features(struct pdw *w, uint64_t data_size)
+/* The file header, in place at offset 0 (file mode, data already flushed). */
+static int rewrite_header(struct pdw *w, uint64_t data_off, uint64_t data_size,
+			  const uint64_t bits[PDF_FEAT_BITS / 64])
 {
+	uint8_t h[PDF_FILE_HEADER_SIZE];
+	size_t nr_ids = 0;
+	for (size_t i = 0; i < w->nr_evsels; i++)
+		nr_ids += w->evsels[i].nr_ids;
+	encode_file_header(w, h, PDF_FILE_HEADER_SIZE + 8 * (uint64_t)nr_ids, data_off, data_size, bits);
+	ssize_t r;
+	do
+		r = pwrite(w->fd, h, sizeof(h), 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	return r == (ssize_t)sizeof(h) ? 0 : -EIO;
+}
+
+/* The feature section after the data, then the final header.  The data
+ * section starts after the header records written for checkpoints: perf
+ * reads the formats from the feature and fails on a second copy. */
+static int write_features(struct pdw *w)
+{
+	uint64_t data_off = w->td_in_data ? w->td_end : w->data_offset;
+	uint64_t data_size = w->pos - data_off;
 	uint64_t bits[PDF_FEAT_BITS / 64] = { 0 };
 	struct gbuf pay[PDF_FEAT_BITS];
 	size_t nr = 0;
@@ -1183,20 +1231,33 @@ static int write_features(struct pdw *w, uint64_t data_size)
 	if (err)
 		return set_err(w, err);
 
-	uint8_t h[PDF_FILE_HEADER_SIZE];
-	size_t nr_ids = 0;
-	for (size_t i = 0; i < w->nr_evsels; i++)
-		nr_ids += w->evsels[i].nr_ids;
-	encode_file_header(w, h, PDF_FILE_HEADER_SIZE + 8 * (uint64_t)nr_ids, data_size, bits);
-	ssize_t r;
-	do
-		r = pwrite(w->fd, h, sizeof(h), 0);
-	while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return set_err(w, -errno);
-	if (r != (ssize_t)sizeof(h))
-		return set_err(w, -EIO);
-	return 0;
+	return set_err(w, rewrite_header(w, data_off, data_size, bits));
+}
+
+int pdw_checkpoint(struct pdw *w, bool force)
+{
+	int err = ensure_begun(w);
+	if (err)
+		return err;
+	if (!w->ckpt)
+		return 0;
+	if (w->zstage)
+		return -EBUSY;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (!force && now < w->ckpt_next_ns)
+		return 0;
+	w->ckpt_next_ns = now + PDW_CHECKPOINT_NS;
+	/* data first, then the header that covers it: a kill between the two
+	 * leaves the previous checkpoint's header, still true */
+	uint64_t nofeat[PDF_FEAT_BITS / 64] = { 0 };
+	err = flush(w);
+	if (!err)
+		err = set_err(w, rewrite_header(w, w->data_offset, w->pos - w->data_offset, nofeat));
+	if (!err && w->sf)
+		err = set_err(w, so_publish(w->sf));
+	return err;
 }
 
 void pdw_discard(struct pdw *w)
@@ -1217,7 +1278,7 @@ int pdw_close(struct pdw *w)
 	if (!err && !w->begun)
 		err = pdw_begin_data(w);
 	if (!err && !w->pipe)
-		err = write_features(w, w->pos - w->data_offset);
+		err = write_features(w);
 	if (!err)
 		err = flush(w);
 	if (!err)

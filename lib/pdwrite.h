@@ -43,6 +43,8 @@ struct pdw_opts {
 				 * evsel sets config3 */
 	bool force;		/* pdw_open(): replace a target that is another
 				 * user's file or symlink (see safeout.h) */
+	bool checkpoint;	/* file mode: a recording that survives a kill
+				 * (see pdw_checkpoint) */
 };
 
 /* pdw_open - create path ("-" = stdout). Caller frees with pdw_close() or
@@ -107,13 +109,39 @@ int pdw_finished_round(struct pdw *w);
 int pdw_compress_begin(struct pdw *w, int level);
 int pdw_compress_end(struct pdw *w);
 
+/*
+ * pdw_checkpoint - make what was written so far a readable recording, for a
+ * writer that may be killed (opts.checkpoint, file mode; call it each time the
+ * writer's loop wakes up, outside pdw_compress_begin/end: it does its work at
+ * most every PDW_CHECKPOINT_NS and returns 0 at once otherwise; force does it
+ * now).  It flushes the buffer and rewrites
+ * the file header with the data size written so far and no features, so a
+ * reader of a killed recording finds a valid file that lost at most what came
+ * after the last checkpoint; pdr_open() reads on past that size to the end of
+ * such a file.  With opts.checkpoint the data section of the checkpoints
+ * opens with the features set before pdw_begin_data() and the tracing data,
+ * as the HEADER_FEATURE and HEADER_TRACING_DATA records a pipe starts with,
+ * so they survive a kill too; pdw_close() writes the feature section as
+ * always and starts the finished file's data section after those records
+ * (perf fails on a second copy of the tracing data).  A killed recording of
+ * tracepoints is readable by latscope, not by perf (nor is perf's own).  The
+ * first checkpoint of a path opened with pdw_open() puts the file in place of
+ * the target (so_publish()): from then on a failure leaves the recording up to
+ * its last checkpoint there.  Without opts.checkpoint, and in pipe mode, it
+ * does nothing.  0 or negative errno (-EBUSY while compressing).
+ */
+#define PDW_CHECKPOINT_NS 200000000ull
+int pdw_checkpoint(struct pdw *w, bool force);
+
 /* Finish: write features, rewrite the header (file mode), close; a path
  * opened with pdw_open() gets its final name only now, and only when no
  * error was met (else the temporary file is removed).  Frees w; NULL is
  * fine.  Returns 0 or the first error met while writing. */
 int pdw_close(struct pdw *w);
 /* pdw_discard - give up: free w and remove the file pdw_open() was writing
- * (the target keeps its old contents).  NULL is fine. */
+ * (the target keeps its old contents; after a pdw_checkpoint() published the
+ * file, the target keeps the recording up to its last checkpoint).  NULL is
+ * fine. */
 void pdw_discard(struct pdw *w);
 
 /*

@@ -242,6 +242,18 @@ int so_commit(struct so_file *f)
 	return err;
 }
 
+int so_publish(struct so_file *f)
+{
+	if (!f || f->fd < 0)
+		return -EINVAL;
+	if (f->in_place)
+		return 0;
+	if (renameat(f->dirfd, f->tmp, f->dirfd, f->base) < 0)
+		return -errno;
+	f->in_place = true;	/* the temporary name is gone: commit/abort only close */
+	return 0;
+}
+
 void so_abort(struct so_file *f)
 {
 	if (!f)

@@ -64,8 +64,20 @@ bool so_in_place(const struct so_file *f);
  */
 int so_commit(struct so_file *f);
 
-/* so_abort - close and remove the temporary file; the target is untouched.
- * Frees f; NULL is fine. */
+/*
+ * so_publish - put the file in place of the target now, while it stays open
+ * for writing (a recorder whose recording must survive a kill: it calls this
+ * once the file holds a readable recording).  From then on f writes to the
+ * target: so_commit() only closes, and so_abort() closes and leaves the
+ * target holding what was written (the old target is gone).  Does not free
+ * f.  0 (also when in place or already published) or a negative errno, in
+ * which case nothing changed.
+ */
+int so_publish(struct so_file *f);
+
+/* so_abort - close and remove the temporary file; the target is untouched
+ * (unless so_publish() put the file in its place already).  Frees f; NULL is
+ * fine. */
 void so_abort(struct so_file *f);
 
 /*

@@ -918,7 +918,7 @@ static int open_record_file(struct hctx *c, struct evs *s)
 		fprintf(stderr, "%s: -o is supported on little-endian hosts only\n", c->prog);
 		return -ENOTSUP;
 	}
-	struct pdw_opts o = { .big_endian = false, .force = c->force };
+	struct pdw_opts o = { .big_endian = false, .force = c->force, .checkpoint = true };
 	err = pdw_open(&c->pw, c->record_out, &o);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->record_out, so_strerror(err));
@@ -1154,6 +1154,9 @@ static int do_live(struct hctx *c)
 			fprintf(stderr, "%s: reading the rings: %s\n", c->prog, evs_strerror(s));
 			break;
 		}
+		/* -o survives a kill: the file is valid up to the last checkpoint */
+		if (c->pw && !c->live_err && pdw_checkpoint(c->pw, false) < 0)
+			c->live_err = true;
 		if (c->mode == H_TOP && now >= next_refresh) {
 			bool unsup[LAT_NR_TYPES];
 			for (int t = 0; t < LAT_NR_TYPES; t++)

@@ -533,7 +533,7 @@ static int open_recording(struct ctx *c)
 {
 	int err;
 	/* Records from the rings are host order: write the file in host order. */
-	struct pdw_opts o = { .big_endian = BY_HOST_BIG_ENDIAN, .force = c->force };
+	struct pdw_opts o = { .big_endian = BY_HOST_BIG_ENDIAN, .force = c->force, .checkpoint = true };
 	err = pdw_open(&c->pw, c->output, &o);
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise record: cannot create '%s': %s\n", c->output,
@@ -1543,6 +1543,8 @@ static int run_live(struct ctx *c)
 		if (now >= deadline)
 			break;
 		process(c, now - SLACK_NS);
+		if (c->pw)	/* the recording survives a kill (errors stick: reported at close) */
+			pdw_checkpoint(c->pw, false);
 		if (now >= next_refresh) {
 			refresh_top(c);
 			next_refresh = now + c->period_us * 1000;
@@ -1637,6 +1639,38 @@ static int not_osnoise(struct ctx *c)
 	return EXIT_ERR;
 }
 
+/*
+ * The replay's set-up, at the first sample: a pipe, or a recording whose
+ * writer was killed (its header is a checkpoint), carries its features as
+ * records at the start of the data, read by then.  0, or an exit status.
+ */
+static int replay_setup(struct ctx *c, struct pdr *r, bool have_T, struct tpd **d)
+{
+	const struct pdr_info *info = pdr_info(r);
+	if (!has_osnoise_data(r))
+		return not_osnoise(c);
+	parse_recorded_params(c, info->version, have_T);
+	if (!c->have_cpus) {
+		uint32_t n = info->nr_cpus_online ? info->nr_cpus_online : 1;
+		memset(&c->cpus, 0, sizeof(c->cpus));
+		for (uint32_t i = 0; i < n && i < PS_MAX_CPUS; i++)
+			ps_cpuset_add(&c->cpus, i);
+	}
+	c->replaying = true;
+	int err = setup_state(c);
+	if (err < 0) {
+		fprintf(stderr, "latscope osnoise: %s\n", strerror(-err));
+		return EXIT_ERR;
+	}
+	*d = pdr_tep(r) ? tpd_new(pdr_tep(r)) : NULL;
+	c->attribution = *d != NULL;
+	if (!*d)
+		snprintf(c->attr_why, sizeof(c->attr_why), "'%s' has no tracepoint formats", c->input);
+	if (c->mode == M_TRACE && !c->json)
+		print_trace_header(stdout);
+	return 0;
+}
+
 static int run_replay(struct ctx *c, bool have_T)
 {
 	struct pdr *r = NULL;
@@ -1649,41 +1683,24 @@ static int run_replay(struct ctx *c, bool have_T)
 		return EXIT_ERR;
 	}
 	const struct pdr_info *info = pdr_info(r);
-	if (!info->pipe && !has_osnoise_data(r)) {
+	if (!info->pipe && !info->unterminated && !has_osnoise_data(r)) {
 		pdr_close(r);
 		return not_osnoise(c);
 	}
-	parse_recorded_params(c, info->version, have_T);
-	if (!c->have_cpus) {
-		uint32_t n = info->nr_cpus_online ? info->nr_cpus_online : 1;
-		memset(&c->cpus, 0, sizeof(c->cpus));
-		for (uint32_t i = 0; i < n && i < PS_MAX_CPUS; i++)
-			ps_cpuset_add(&c->cpus, i);
-	}
-	c->replaying = true;
-	err = setup_state(c);
-	if (err < 0) {
-		fprintf(stderr, "latscope osnoise: %s\n", strerror(-err));
-		pdr_close(r);
-		free_state(c);
-		return EXIT_ERR;
-	}
-	struct tpd *d = pdr_tep(r) ? tpd_new(pdr_tep(r)) : NULL;
-	c->attribution = d != NULL;
-	if (!d)
-		snprintf(c->attr_why, sizeof(c->attr_why), "'%s' has no tracepoint formats", c->input);
-	if (c->mode == M_TRACE && !c->json)
-		print_trace_header(stdout);
+	struct tpd *d = NULL;
 	struct pdr_event ev;
-	bool any_wrec = false;
+	bool any_wrec = false, set_up = false;
 	while (!c->stop && !c->write_err && (err = pdr_next(r, &ev)) > 0) {
 		if (ev.type != PDF_RECORD_SAMPLE || !ev.evsel || !ev.has_sample)
 			continue;
-		if (info->pipe && !any_wrec && !c->start_ns && !has_osnoise_data(r)) {
-			pdr_close(r);
-			free_state(c);
-			tpd_free(d);
-			return not_osnoise(c);
+		if (!set_up) {
+			int rc = replay_setup(c, r, have_T, &d);
+			if (rc) {
+				pdr_close(r);
+				free_state(c);
+				return rc;
+			}
+			set_up = true;
 		}
 		c->replay_samples++;
 		const struct pdr_sample *s = &ev.sample;
@@ -1741,6 +1758,14 @@ static int run_replay(struct ctx *c, bool have_T)
 		pdr_close(r);
 		free_state(c);
 		return EXIT_ERR;
+	}
+	if (!set_up) {	/* no sample at all */
+		int rc = replay_setup(c, r, have_T, &d);
+		if (rc) {
+			pdr_close(r);
+			free_state(c);
+			return rc;
+		}
 	}
 	if (c->no_workload)
 		nw_boundaries(c, c->end_ns + 1);

@@ -163,12 +163,23 @@ void cio_pdr_close(struct pdr *r, const char *prog, const char *path)
 {
 	const struct pdr_info *in = r ? pdr_info(r) : NULL;
 
+	char why[96] = "data size is 0";
+
+	if (in && in->checkpoint_size)
+		snprintf(why, sizeof(why), "the header is a checkpoint (data size %llu, no features)",
+			 (unsigned long long)in->checkpoint_size);
+	char tail[96] = "";
+
+	if (in && in->unterminated_tail)
+		snprintf(tail, sizeof(tail), ", leaving out the last %llu bytes (an incomplete record)",
+			 (unsigned long long)in->unterminated_tail);
 	if (in && in->unterminated)
-		fprintf(stderr, "%s: %s: data size is 0: the recording was not properly terminated (its "
-			"writer was killed?); read %llu bytes up to the end of the file%s%llu%s\n", prog,
-			path, (unsigned long long)(in->data_size - in->unterminated_tail),
-			in->unterminated_tail ? ", leaving out the last " : "",
-			(unsigned long long)in->unterminated_tail,
-			in->unterminated_tail ? " bytes (an incomplete record)" : "");
+		fprintf(stderr, "%s: %s: %s: the recording was not properly terminated (its "
+			"writer was killed?); read %llu bytes up to the end of the file%s\n", prog,
+			path, why, (unsigned long long)(in->data_size - in->unterminated_tail), tail);
+	if (in && in->dup_tracing_data)
+		fprintf(stderr, "%s: %s: the tracing data (formats) came again %llu time%s: skipped, "
+			"the first copy is used\n", prog, path, (unsigned long long)in->dup_tracing_data,
+			in->dup_tracing_data == 1 ? "" : "s");
 	pdr_close(r);
 }

@@ -1150,16 +1150,24 @@ struct rt_expect {
 
 #define RT_N 300
 
+/* The formats of specs from tests/data/formats and their tracing-data blob
+ * (caller frees both: tfs_free, free). */
+static void sched_formats(const char **specs, size_t n, bool be, struct tfs_formats **tf,
+			  void **blob, size_t *blen)
+{
+	assert_int_equal(tfs_collect(FORMATS_DIR, specs, n, tf), 0);
+	assert_int_equal(tfs_tracing_data(*tf, be, blob, blen), 0);
+}
+
 static void roundtrip_case(bool be, bool pipe)
 {
 	if (!have_formats())
 		skip();
 	struct tfs_formats *tf;
 	const char *specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
-	assert_int_equal(tfs_collect(FORMATS_DIR, specs, 2, &tf), 0);
 	void *blob;
 	size_t blen;
-	assert_int_equal(tfs_tracing_data(tf, be, &blob, &blen), 0);
+	sched_formats(specs, 2, be, &tf, &blob, &blen);
 
 	int fd = new_fd();
 	struct pdw *w = wopen(fd, be, pipe, 0);
@@ -1326,6 +1334,235 @@ static void roundtrip_case(bool be, bool pipe)
 	tfs_free(tf);
 }
 
+/* ------------------------------------------------ checkpoints (kill-safe) */
+
+/* What is on disk now, as a reader of a killed writer's file would see it. */
+static void snap(int fd, struct img *im)
+{
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	im->len = (size_t)st.st_size;
+	im->p = malloc(im->len ? im->len : 1);
+	assert_non_null(im->p);
+	assert_int_equal(pread(fd, im->p, im->len, 0), (ssize_t)im->len);
+}
+
+struct ck_read {
+	int samples;
+	uint64_t last_time;
+	bool unterminated;
+	uint64_t checkpoint_size, data_offset, tail;
+	bool tep, version_ok, names_ok;
+	uint64_t dups;
+};
+
+static void ck_read(const struct img *im, struct ck_read *o)
+{
+	struct pdr *r = NULL;
+	int err = pdr_open_mem(&r, im->p, im->len, NULL);
+	if (err)
+		fail_msg("pdr_open_mem: %s", r ? pdr_strerror(r) : strerror(-err));
+	memset(o, 0, sizeof(*o));
+	struct pdr_event ev;
+	while ((err = pdr_next(r, &ev)) > 0) {
+		if (ev.type != PDF_RECORD_SAMPLE)
+			continue;
+		o->samples++;
+		o->last_time = ev.sample.time;
+		/* the formats and the names are known by the first sample */
+		o->tep = pdr_tep(r) != NULL && ev.evsel && ev.evsel->tp != NULL;
+		o->names_ok = ev.evsel && ev.evsel->name && !strncmp(ev.evsel->name, "sched:", 6);
+	}
+	if (err < 0)
+		fail_msg("pdr_next: %s", pdr_strerror(r));
+	const struct pdr_info *in = pdr_info(r);
+	o->unterminated = in->unterminated;
+	o->checkpoint_size = in->checkpoint_size;
+	o->data_offset = in->data_offset;
+	o->tail = in->unterminated_tail;
+	o->version_ok = in->version && !strcmp(in->version, "ck-test 1");
+	o->dups = in->dup_tracing_data;
+	pdr_close(r);
+}
+
+static void checkpoint_case(bool be)
+{
+	if (!have_formats())
+		skip();
+	struct tfs_formats *tf;
+	const char *specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
+	void *blob;
+	size_t blen;
+	sched_formats(specs, 2, be, &tf, &blob, &blen);
+
+	int fd = new_fd();
+	struct pdw *w = NULL;
+	struct pdw_opts o = { .big_endian = be, .checkpoint = true };
+	assert_int_equal(pdw_open_fd(&w, fd, false, &o), 0);
+	bool swap = pdw_needs_swap(w);
+	uint64_t st = PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU | PDF_SAMPLE_RAW |
+		      PDF_SAMPLE_IDENTIFIER;
+	uint64_t ids[2] = { 11, 12 };
+	for (int i = 0; i < 2; i++) {
+		struct pdf_attr a = tp_attr(tf->events[i].id, st);
+		assert_int_equal(pdw_add_evsel(w, &a, specs[i], &ids[i], 1), i);
+	}
+	assert_int_equal(pdw_set_tracing_data(w, blob, blen), 0);
+	free(blob);
+	assert_int_equal(pdw_set_string_feature(w, PDF_FEAT_VERSION, "ck-test 1"), 0);
+	assert_int_equal(pdw_begin_data(w), 0);
+
+	uint8_t raw[64] = { 0 };
+	by_st16(raw, (uint16_t)tf->events[0].id, swap);
+	uint64_t t = 1000;
+	int n = 0;
+#define CK_WRITE(count) do { \
+		for (int k = 0; k < (count); k++, n++) { \
+			struct pdr_sample s = { .pid = 7, .tid = 7, .time = t += 10, .cpu = 0, \
+						.id = ids[0], .raw = raw, .raw_size = 64 }; \
+			assert_int_equal(pdw_write_sample(w, 0, 0, &s), 0); \
+		} \
+	} while (0)
+
+	/* before the first checkpoint: header with data size 0, no data on
+	 * disk yet (buffered): nothing to read */
+	CK_WRITE(10);
+	struct img im;
+	struct ck_read rd;
+
+	/* a checkpoint: everything so far readable, formats, names, features */
+	assert_int_equal(pdw_checkpoint(w, true), 0);
+	CK_WRITE(5);			/* buffered: lost by a kill now */
+	snap(fd, &im);
+	ck_read(&im, &rd);
+	assert_int_equal(rd.samples, 10);
+	assert_int_equal(rd.last_time, 1100);
+	assert_true(rd.unterminated);
+	assert_true(rd.checkpoint_size > 0);
+	assert_true(rd.tep);
+	assert_true(rd.names_ok);
+	assert_true(rd.version_ok);
+	assert_int_equal(rd.tail, 0);
+	free(im.p);
+
+	/* not due yet: no work (the buffer is not flushed) */
+	uint64_t before = rd.checkpoint_size;
+	assert_int_equal(pdw_checkpoint(w, false), 0);
+	snap(fd, &im);
+	ck_read(&im, &rd);
+	assert_int_equal(rd.checkpoint_size, before);
+	assert_int_equal(rd.samples, 10);
+	free(im.p);
+
+	/* a kill after the buffer spilled past the checkpoint, in the middle
+	 * of a record: the records after the checkpoint are read, the torn
+	 * one is left out and counted */
+	CK_WRITE(1500);			/* > 64 KiB: flushed on the way */
+	snap(fd, &im);
+	size_t cut = im.len - 40;	/* tear the last record */
+	struct img torn = { .p = im.p, .len = cut };
+	ck_read(&torn, &rd);
+	assert_true(rd.unterminated);
+	assert_int_equal(rd.checkpoint_size, before);
+	assert_true(rd.samples > 15);
+	assert_true(rd.samples < n);
+	assert_true(rd.tail > 0);
+	free(im.p);
+
+	/* the finished file: a normal recording (features, exact data size),
+	 * its data section after the checkpoint's header records, no second
+	 * copy of the formats for perf to choke on */
+	assert_int_equal(pdw_close(w), 0);
+	snap(fd, &im);
+	close(fd);
+	ck_read(&im, &rd);
+	assert_false(rd.unterminated);
+	assert_int_equal(rd.checkpoint_size, 0);
+	assert_int_equal(rd.samples, n);
+	assert_true(rd.tep);
+	assert_true(rd.names_ok);
+	assert_true(rd.version_ok);
+	assert_int_equal(rd.dups, 0);
+	/* the data section starts at a sample, not at a header record */
+	uint32_t first_type = by_ld32(im.p + rd.data_offset, be != (bool)BY_HOST_BIG_ENDIAN);
+	assert_int_equal(first_type, PDF_RECORD_SAMPLE);
+	free(im.p);
+	tfs_free(tf);
+#undef CK_WRITE
+}
+
+static void test_checkpoint_le(void **state) { (void)state; checkpoint_case(false); }
+static void test_checkpoint_be(void **state) { (void)state; checkpoint_case(true); }
+
+/* A second copy of the tracing data (a file with the feature and the record)
+ * is skipped and counted, never swapped under the bound events. */
+static void test_dup_tracing_data(void **state)
+{
+	(void)state;
+	if (!have_formats())
+		skip();
+	struct tfs_formats *tf;
+	const char *specs[] = { "sched:sched_switch" };
+	void *blob;
+	size_t blen;
+	sched_formats(specs, 1, false, &tf, &blob, &blen);
+	int fd = new_fd();
+	struct pdw *w = wopen(fd, false, false, 0);
+	uint64_t id = 5;
+	struct pdf_attr a = tp_attr(tf->events[0].id, PDF_SAMPLE_TIME | PDF_SAMPLE_RAW | PDF_SAMPLE_IDENTIFIER);
+	assert_int_equal(pdw_add_evsel(w, &a, specs[0], &id, 1), 0);
+	assert_int_equal(pdw_set_tracing_data(w, blob, blen), 0);
+	assert_int_equal(pdw_begin_data(w), 0);
+	size_t padded = (blen + 7) & ~(size_t)7;
+	uint8_t raw[64] = { 0 };
+	by_st16(raw, (uint16_t)tf->events[0].id, false);
+	struct pdr_sample s = { .time = 5, .id = id, .raw = raw, .raw_size = 64 };
+	assert_int_equal(pdw_write_sample(w, 0, 0, &s), 0);
+	struct img im;
+	wfinish(w, fd, false, &im);
+	/* splice a HEADER_TRACING_DATA record + blob in front of the sample */
+	size_t doff = (size_t)ld64(&im, 40), dsize = (size_t)ld64(&im, 48);
+	size_t add = 16 + padded;
+	uint8_t *np = calloc(1, im.len + add);
+	assert_non_null(np);
+	memcpy(np, im.p, doff);
+	by_st32(np + doff, PDF_RECORD_HEADER_TRACING_DATA, false);
+	by_st16(np + doff + 4, 0, false);
+	by_st16(np + doff + 6, 16, false);
+	by_st32(np + doff + 8, (uint32_t)padded, false);
+	memcpy(np + doff + 16, blob, blen);
+	memcpy(np + doff + add, im.p + doff, im.len - doff);
+	by_st64(np + 48, dsize + add, false);
+	/* the feature table follows the data: its offsets move by add */
+	uint64_t bits = ld64(&im, 72);
+	size_t nf = (size_t)__builtin_popcountll(bits);
+	for (size_t i = 0; i < nf; i++) {
+		size_t e = doff + add + dsize + 16 * i;
+		by_st64(np + e, by_ld64(np + e, false) + add, false);
+	}
+	free(im.p);
+	free(blob);
+	struct img im2 = { .p = np, .len = im.len + add };
+	struct pdr *r = NULL;
+	assert_int_equal(pdr_open_mem(&r, im2.p, im2.len, NULL), 0);
+	struct tep_handle *tep0 = pdr_tep(r);
+	assert_non_null(tep0);
+	struct pdr_event ev;
+	int samples = 0, err;
+	while ((err = pdr_next(r, &ev)) > 0)
+		if (ev.type == PDF_RECORD_SAMPLE) {
+			samples++;
+			assert_non_null(ev.evsel->tp);
+		}
+	assert_int_equal(err, 0);
+	assert_int_equal(samples, 1);
+	assert_ptr_equal(pdr_tep(r), tep0);
+	assert_int_equal(pdr_info(r)->dup_tracing_data, 1);
+	pdr_close(r);
+	free(np);
+	tfs_free(tf);
+}
+
 static void test_roundtrip_file_le(void **state) { (void)state; roundtrip_case(false, false); }
 static void test_roundtrip_file_be(void **state) { (void)state; roundtrip_case(true, false); }
 static void test_roundtrip_pipe_le(void **state) { (void)state; roundtrip_case(false, true); }
@@ -1353,6 +1590,9 @@ int main(void)
 		cmocka_unit_test(test_tracing_blob_be),
 		cmocka_unit_test(test_tfs_collect_offline),
 		cmocka_unit_test(test_tfs_live),
+		cmocka_unit_test(test_checkpoint_le),
+		cmocka_unit_test(test_checkpoint_be),
+		cmocka_unit_test(test_dup_tracing_data),
 		cmocka_unit_test(test_roundtrip_file_le),
 		cmocka_unit_test(test_roundtrip_file_be),
 		cmocka_unit_test(test_roundtrip_pipe_le),

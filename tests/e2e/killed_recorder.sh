@@ -1,0 +1,80 @@
+#!/bin/sh
+# A recorder killed with SIGKILL keeps what it recorded: hist record -o,
+# osnoise record -o and dtl record -o rewrite their header at least once a
+# second (pdw_checkpoint), so a file killed after 3 s reads back with the
+# events of the measured time (hist: at least 2 s of them), under the user's
+# name, with its formats and settings, and the reader says the recording was
+# cut short.  A recording that ends normally is a plain perf.data that perf
+# reads (its data section starts after the checkpoint's header records).
+. "$TESTS_DIR/lib.sh"
+[ "$(id -u)" = 0 ] || skip "needs root (tracepoints)"
+"$LATSCOPE" hist record -d 1 -c 0 --no-keep-busy >/dev/null 2>&1 || skip "no tracepoints here"
+cd "$TMP" || die "no tmp"
+
+kill_after() {	# kill_after SECONDS cmd...: SIGKILL after SECONDS
+	d=$1; shift
+	"$@" > run.out 2> run.err &
+	p=$!
+	sleep "$d"
+	kill -KILL $p
+	wait $p 2>/dev/null
+	return 0
+}
+span_s() {	# first and last sample time of `latscope script` output -> seconds
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0; if (!n++) a = t; b = t; break } }
+	     END { printf "%.3f\n", n ? b - a : 0 }' "$1"
+}
+
+# hist record -o: >= 2 s of events after a kill at 3 s
+kill_after 3 "$LATSCOPE" hist record -d 60 --timer-workload -c 1 -o h.data
+[ -s h.data ] || die "hist record: no h.data after SIGKILL at 3 s ($(ls -a))"
+[ -z "$(find . -name '.*.tmp')" ] || die "hist record: a temporary file is left: $(find . -name '.*.tmp')"
+"$LATSCOPE" script -i h.data > h.txt 2> h.err || die "script on the killed recording: $(cat h.err)"
+grep -q "the header is a checkpoint.*not properly terminated" h.err || die "no cut-short warning: $(cat h.err)"
+span=$(span_s h.txt)
+echo "hist record killed at 3 s: $(wc -l < h.txt) events over $span s"
+[ "$(echo "$span >= 2" | bc)" = 1 ] || die "hist record killed at 3 s: only $span s of events"
+grep -q 'sched:sched_switch: prev_comm=' h.txt || die "events not decoded (formats lost?)"
+"$LATSCOPE" hist report -i h.data > hr.txt 2> hr.err || die "hist report: $(cat hr.err)"
+grep -q 'not properly terminated' hr.err || die "hist report does not say the file was cut short"
+grep -q '^wakeup (us)' hr.txt || die "hist report: no wakeup histogram: $(head -5 hr.txt)"
+
+# the same recording ended normally: perf reads it, no warning from latscope
+"$LATSCOPE" hist record -d 2 --timer-workload -c 1 -o f.data > /dev/null 2>&1 || die "hist record -d 2"
+"$LATSCOPE" script -i f.data > f.txt 2> f.err || die "script f.data: $(cat f.err)"
+grep -q 'not properly terminated\|came again' f.err && die "a finished recording read as cut short: $(cat f.err)"
+if command -v perf >/dev/null 2>&1; then
+	perf script -i f.data > p.txt 2> p.err || die "perf script on a finished hist recording: $(head -3 p.err)"
+	cmp -s p.txt f.txt || die "perf and latscope disagree on f.data: $(diff p.txt f.txt | head -5)"
+fi
+
+# osnoise record -o: the settings and gaps survive (periods of 0.5 s)
+if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
+	kill_after 3 "$LATSCOPE" osnoise record -c 1 -H 0 -d 60 -p 500000 -o o.data
+	"$LATSCOPE" osnoise top -i o.data --json > o.json 2> o.err || die "osnoise replay of the killed file: $(cat o.err)"
+	grep -q 'not properly terminated' o.err || die "osnoise: no cut-short warning: $(cat o.err)"
+	periods=$("$TOOLS/osnjson" o.json cpus.0.periods)
+	echo "osnoise record killed at 3 s: $periods periods of 0.5 s"
+	[ "$periods" -ge 3 ] || die "osnoise record killed at 3 s: $periods periods"
+	[ "$("$TOOLS/osnjson" o.json attribution)" = true ] || die "osnoise: the formats were lost"
+fi
+
+# dtl record -o (a fake debugfs DTL: 12 entries) with sched tracepoints
+if [ -x "$TOOLS/mkdtl" ] && [ -d /sys/kernel/tracing/events/sched ]; then
+	mkdir -p sys/devices/system/cpu dbg/powerpc/dtl proc
+	echo 0-1 > sys/devices/system/cpu/online
+	printf 'processor\t: 0\ncpu\t\t: POWER10 (architected)\ntimebase\t: 512000000\nplatform\t: pSeries\n' > proc/cpuinfo
+	echo 0x00 > dbg/powerpc/dtl/dtl_event_mask
+	"$TOOLS/mkdtl" --raw 7 --tb0 2000000 --cpu 0 -o dbg/powerpc/dtl/cpu-0 || die mkdtl
+	"$TOOLS/mkdtl" --raw 5 --tb0 2002560 --cpu 1 -o dbg/powerpc/dtl/cpu-1 || die mkdtl
+	kill_after 3 "$LATSCOPE" dtl record --sysfs sys --debugfs dbg --procfs proc --boot-tb 1488000 \
+		-o d.data -- sleep 60
+	pkill -KILL -f "^sleep 60$" 2>/dev/null
+	"$LATSCOPE" dtl script d.data > d.txt 2> d.err || die "dtl script on the killed recording: $(cat d.err)"
+	grep -q 'not properly terminated' d.err || die "dtl: no cut-short warning: $(cat d.err)"
+	grep -q 'no AUXTRACE index; found 2 AUX buffers by scanning' d.err || die "dtl: $(cat d.err)"
+	[ "$(grep -c 'vpa-dtl:' d.txt)" = 12 ] || die "dtl: $(grep -c 'vpa-dtl:' d.txt) DTL entries, want 12"
+	grep -q 'sched:sched_switch' d.txt || die "dtl: no sched samples in the killed recording"
+	echo "dtl record killed at 3 s: 12 DTL entries and $(grep -c sched: d.txt) sched samples"
+fi
+exit 0
