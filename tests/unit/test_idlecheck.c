@@ -75,14 +75,19 @@ static void test_spin(void **state)
 	memset(&cpus, 0, sizeof(cpus));
 	assert_int_equal(idc_spin_start(&s, &cpus), -EINVAL);
 	assert_null(s);
-	/* this thread on CPU 0, with the spinner: they compete for one CPU */
+	/* The spinner is started from a thread on another CPU (when there is
+	 * one), so it is on CPU 0 only if it pins itself there; then this
+	 * thread joins it on CPU 0: they compete for one CPU */
 	cpu_set_t one, saved;
 	assert_int_equal(sched_getaffinity(0, sizeof(saved), &saved), 0);
 	CPU_ZERO(&one);
-	CPU_SET(0, &one);
+	CPU_SET(CPU_ISSET(1, &saved) ? 1 : 0, &one);
 	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
 	ps_cpuset_add(&cpus, 0);
 	assert_int_equal(idc_spin_start(&s, &cpus), 0);
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
 	assert_non_null(s);
 	/* SCHED_IDLE is allowed to every user; the thread must be running */
 	assert_int_equal(idc_spin_nr_running(s), 1);
