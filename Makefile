@@ -101,9 +101,12 @@ $(BUILD)/fuzz-replay/%: fuzz/%.c fuzz/replay.c $(LIBA)
 	@$(if $(Q),echo "  REPLAY  $<")
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< fuzz/replay.c $(LIBA) $(PKG_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBA)
+# src/ modules the unit tests reach (pure functions of their arguments)
+UNIT_SRC_OBJS := $(BUILD)/src/cli.o
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_SRC_OBJS) $(LIBA)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(UNIT_SRC_OBJS) $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
 
 unit-run: $(UNIT_BINS)
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)

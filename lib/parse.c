@@ -81,37 +81,61 @@ void ps_cpulist_format(const struct ps_cpuset *s, char *buf, size_t len)
 	}
 }
 
+/* The unit of a duration suffix at *p (advanced past it), 0 when none. */
+static uint64_t dur_unit(const char **p)
+{
+	static const struct { const char *s; uint64_t ns; } u[] = {
+		{ "ns", 1 }, { "us", 1000ULL }, { "ms", 1000000ULL }, { "s", 1000000000ULL },
+		{ "m", 60ULL * 1000000000ULL }, { "h", 3600ULL * 1000000000ULL },
+		{ "d", 86400ULL * 1000000000ULL },
+	};
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		size_t n = strlen(u[i].s);
+		if (!strncmp(*p, u[i].s, n)) {	/* "ms" before "m" and "s" */
+			*p += n;
+			return u[i].ns;
+		}
+	}
+	return 0;
+}
+
 int ps_duration_ns(const char *str, uint64_t default_unit_ns, uint64_t *out_ns)
 {
 	if (!str || !*str)
 		return -EINVAL;
 	const char *p = str;
-	uint64_t v;
-	int err = parse_uint(&p, &v);
-	if (err)
-		return err;
-	uint64_t unit = default_unit_ns;
-	if (!strcmp(p, ""))
-		;
-	else if (!strcmp(p, "ns"))
-		unit = 1;
-	else if (!strcmp(p, "us"))
-		unit = 1000ULL;
-	else if (!strcmp(p, "ms"))
-		unit = 1000000ULL;
-	else if (!strcmp(p, "s"))
-		unit = 1000000000ULL;
-	else if (!strcmp(p, "m"))
-		unit = 60ULL * 1000000000ULL;
-	else if (!strcmp(p, "h"))
-		unit = 3600ULL * 1000000000ULL;
-	else if (!strcmp(p, "d"))
-		unit = 86400ULL * 1000000000ULL;
-	else
-		return -EINVAL;
-	if (unit && v > UINT64_MAX / unit)
-		return -ERANGE;
-	*out_ns = v * unit;
+	uint64_t total = 0;
+	for (int part = 0; *p; part++) {
+		uint64_t v, frac = 0, scale = 1;
+		int err = parse_uint(&p, &v);
+		if (err)
+			return err;
+		if (*p == '.') {	/* "1.5s": up to 9 decimals */
+			p++;
+			if (*p < '0' || *p > '9')
+				return -EINVAL;
+			for (; *p >= '0' && *p <= '9'; p++) {
+				if (scale < 1000000000ULL) {
+					frac = frac * 10 + (uint64_t)(*p - '0');
+					scale *= 10;
+				}
+			}
+		}
+		uint64_t unit = dur_unit(&p);
+		if (!unit) {
+			/* a bare number: the whole string, in the default unit */
+			if (part || *p)
+				return -EINVAL;
+			unit = default_unit_ns;
+		}
+		if (unit && v > UINT64_MAX / unit)
+			return -ERANGE;
+		uint64_t add = v * unit + frac * unit / scale;
+		if (add < v * unit || total > UINT64_MAX - add)
+			return -ERANGE;
+		total += add;
+	}
+	*out_ns = total;
 	return 0;
 }
 

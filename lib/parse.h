@@ -35,7 +35,9 @@ int ps_cpulist(const char *str, struct ps_cpuset *out);
 /* Format a set as a compact list into buf (always NUL-terminated). */
 void ps_cpulist_format(const struct ps_cpuset *s, char *buf, size_t len);
 
-/* Parse a duration "10", "10s", "500ms", "2m", "1h", "1d" (bare number = default_unit_ns). */
+/* Parse a duration: "10s", "500ms", "5us", "2m", "1h", "1d", compounds such
+ * as "1m30s", decimals such as "1.5s"; a bare number ("10") is in
+ * default_unit_ns. */
 int ps_duration_ns(const char *str, uint64_t default_unit_ns, uint64_t *out_ns);
 /* Parse a size in bytes: "65536", "512K", "8M", "1G" (binary multiples,
  * optional trailing "B" or "iB" as in "16MiB"). */

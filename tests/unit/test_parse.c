@@ -36,6 +36,22 @@ static void test_duration(void **state)
 	assert_int_equal(ps_duration_ns("2m", 1, &ns), 0);
 	assert_int_equal(ns, 120000000000ULL);
 	assert_int_equal(ps_duration_ns("5x", 1, &ns), -EINVAL);
+	assert_int_equal(ps_duration_ns("1m30s", 1, &ns), 0);
+	assert_int_equal(ns, 90000000000ULL);
+	assert_int_equal(ps_duration_ns("1s500ms", 1, &ns), 0);
+	assert_int_equal(ns, 1500000000ULL);
+	assert_int_equal(ps_duration_ns("1.5s", 1, &ns), 0);
+	assert_int_equal(ns, 1500000000ULL);
+	assert_int_equal(ps_duration_ns("5us", 1, &ns), 0);
+	assert_int_equal(ns, 5000);
+	assert_int_equal(ps_duration_ns("2.25", 1000, &ns), 0);	/* bare: the default unit */
+	assert_int_equal(ns, 2250);
+	assert_int_equal(ps_duration_ns("0.000000001s", 1, &ns), 0);
+	assert_int_equal(ns, 1);
+	assert_int_equal(ps_duration_ns("10 s", 1, &ns), -EINVAL);
+	assert_int_equal(ps_duration_ns("1m30", 1, &ns), -EINVAL);	/* a bare part after a unit */
+	assert_int_equal(ps_duration_ns("1.s", 1, &ns), -EINVAL);
+	assert_int_equal(ps_duration_ns("ms", 1, &ns), -EINVAL);
 	assert_int_equal(ps_duration_ns("99999999999999d", 1, &ns), -ERANGE);
 }
 

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.c - table-driven command lines (see cli.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define CLI_MAX_OPTS 96
+
+static void say(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static int parse_prio(const char *s, struct cli_prio *out)
+{
+	int64_t v;
+	int policy = SCHED_FIFO;
+
+	if (s[0] && s[1] == ':') {
+		switch (s[0]) {
+		case 'o': policy = SCHED_OTHER; break;
+		case 'r': policy = SCHED_RR; break;
+		case 'f': policy = SCHED_FIFO; break;
+		default: return -EINVAL;
+		}
+		s += 2;
+	}
+	if (policy == SCHED_OTHER) {
+		if (ps_i64(s, -20, 19, &v))
+			return -EINVAL;
+	} else if (ps_i64(s, 1, 99, &v)) {
+		return -EINVAL;
+	}
+	out->policy = policy;
+	out->prio = (int)v;
+	return 0;
+}
+
+static bool in_range(const struct cli_opt *o, uint64_t v)
+{
+	return v >= o->min && (!o->max || v <= o->max);
+}
+
+/* What a good value looks like, for the error message. */
+static const char *expected(const struct cli_opt *o, char *buf, size_t len)
+{
+	if (o->expect)
+		return o->expect;
+	switch (o->type) {
+	case CLI_T_U64:
+		if (o->max)
+			snprintf(buf, len, "%" PRIu64 "..%" PRIu64, o->min, o->max);
+		else
+			snprintf(buf, len, "an integer >= %" PRIu64, o->min);
+		return buf;
+	case CLI_T_I64:
+		snprintf(buf, len, "%" PRId64 "..%" PRId64, (int64_t)o->min, (int64_t)o->max);
+		return buf;
+	case CLI_T_DUR_US:
+		if (o->max)
+			snprintf(buf, len, "%" PRIu64 "..%" PRIu64 " us (5us, 1ms, or a bare number of us)",
+				 o->min, o->max);
+		else
+			snprintf(buf, len, "at least %" PRIu64 " us (5us, 1ms, or a bare number of us)", o->min);
+		return buf;
+	case CLI_T_DUR:
+		return "a duration such as 10s, 1m30s, 500ms, 5us";
+	case CLI_T_SIZE:
+		return "a size such as 65536, 512K, 16M";
+	case CLI_T_CPUS:
+		return "a CPU list such as 0-3,5";
+	case CLI_T_PRIO:
+		return "o:NICE (-20..19), r:PRIO or f:PRIO (1..99), or PRIO for f:PRIO";
+	default:
+		return "a valid value";
+	}
+}
+
+/* Store arg into the field of o; 0 or -EINVAL/-ERANGE. */
+static int apply(const struct cli_opt *o, const char *arg, void *params)
+{
+	char *field = (char *)params + o->off;
+	uint64_t v;
+	int64_t sv;
+
+	switch (o->type) {
+	case CLI_T_FLAG:
+		*(bool *)field = true;
+		return 0;
+	case CLI_T_SETINT:
+		*(int *)field = (int)(int64_t)o->min;
+		return 0;
+	case CLI_T_STR:
+		*(const char **)field = arg;
+		return 0;
+	case CLI_T_U64:
+		if (ps_u64(arg, o->min, o->max ? o->max : UINT64_MAX, &v))
+			return -EINVAL;
+		*(uint64_t *)field = v;
+		return 0;
+	case CLI_T_I64:
+		if (ps_i64(arg, (int64_t)o->min, (int64_t)o->max, &sv))
+			return -EINVAL;
+		*(int64_t *)field = sv;
+		return 0;
+	case CLI_T_DUR:
+		if (ps_duration_ns(arg, o->unit ? o->unit : 1, &v) || !in_range(o, v))
+			return -EINVAL;
+		*(uint64_t *)field = v;
+		return 0;
+	case CLI_T_DUR_US:
+		if (ps_duration_ns(arg, 1000, &v) || v % 1000 || !in_range(o, v / 1000))
+			return -EINVAL;
+		*(uint64_t *)field = v / 1000;
+		return 0;
+	case CLI_T_SIZE:
+		if (all_digits(arg)) {
+			if (ps_u64(arg, 0, UINT64_MAX, &v))
+				return -EINVAL;
+			uint64_t u = o->unit ? o->unit : 1;
+			if (v > UINT64_MAX / u)
+				return -EINVAL;
+			v *= u;
+		} else if (ps_size_bytes(arg, &v)) {
+			return -EINVAL;
+		}
+		if (!in_range(o, v))
+			return -EINVAL;
+		*(uint64_t *)field = v;
+		return 0;
+	case CLI_T_CPUS:
+		return ps_cpulist(arg, (struct ps_cpuset *)field) ? -EINVAL : 0;
+	case CLI_T_PRIO:
+		return parse_prio(arg, (struct cli_prio *)field);
+	case CLI_T_CUSTOM:
+		return o->parse ? o->parse(arg, params) : -EINVAL;
+	}
+	return -EINVAL;
+}
+
+static bool takes_arg(const struct cli_opt *o)
+{
+	return o->type != CLI_T_FLAG && o->type != CLI_T_SETINT;
+}
+
+static const struct cli_opt *by_key(const struct cli_opt *opts, int key)
+{
+	for (const struct cli_opt *o = opts; o->name; o++)
+		if (o->key == key)
+			return o;
+	return NULL;
+}
+
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *params, int *first,
+	      char *err, size_t errlen)
+{
+	struct option lo[CLI_MAX_OPTS + 2];
+	char shorts[3 * CLI_MAX_OPTS + 8];
+	size_t n = 0, sl = 0;
+
+	if (!cmd || !cmd->opts || argc < 1 || !argv || !params)
+		return -EINVAL;
+	if (cmd->stop_at_operand)
+		shorts[sl++] = '+';
+	shorts[sl++] = ':';	/* a missing argument is ':', not '?' */
+	for (const struct cli_opt *o = cmd->opts; o->name; o++) {
+		if (n >= CLI_MAX_OPTS)
+			return -E2BIG;
+		lo[n] = (struct option){ o->name, takes_arg(o) ? required_argument : no_argument, NULL,
+					 256 + (int)n };
+		n++;
+		if (o->key) {
+			shorts[sl++] = (char)o->key;
+			if (takes_arg(o))
+				shorts[sl++] = ':';
+		}
+	}
+	lo[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[n] = (struct option){ NULL, 0, NULL, 0 };
+	shorts[sl++] = 'h';
+	shorts[sl] = '\0';
+
+	optind = 0;	/* full re-initialisation (GNU) */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		const struct cli_opt *o = NULL;
+		char buf[160];
+
+		if (c == 'h')
+			return CLI_HELP;
+		if (c == '?') {
+			if (optopt && optopt < 256)
+				say(err, errlen, "%s: unknown option '-%c'; see --help", cmd->name, optopt);
+			else
+				say(err, errlen, "%s: unknown option '%s'; see --help", cmd->name,
+				    argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (c == ':') {
+			o = optopt >= 256 ? &cmd->opts[optopt - 256] : by_key(cmd->opts, optopt);
+			if (o)
+				say(err, errlen, "%s: --%s needs a value: %s", cmd->name, o->name,
+				    expected(o, buf, sizeof(buf)));
+			else
+				say(err, errlen, "%s: option '-%c' needs a value", cmd->name, optopt);
+			return -EINVAL;
+		}
+		o = c >= 256 ? &cmd->opts[c - 256] : by_key(cmd->opts, c);
+		if (!o)
+			return -EINVAL;
+		if (apply(o, optarg, params)) {
+			say(err, errlen, "%s: --%s '%s': expected %s", cmd->name, o->name, optarg,
+			    expected(o, buf, sizeof(buf)));
+			return -EINVAL;
+		}
+		if (o->given_off != CLI_NONE)
+			*(bool *)((char *)params + o->given_off) = true;
+	}
+	if (optind < argc && !cmd->operands) {
+		say(err, errlen, "%s: unexpected argument '%s'; see --help", cmd->name, argv[optind]);
+		return -EINVAL;
+	}
+	if (first)
+		*first = optind;
+	return 0;
+}
+
+void cli_usage(const struct cli_cmd *cmd, FILE *f)
+{
+	if (cmd->usage)
+		fprintf(f, "%s\n", cmd->usage);
+	if (cmd->intro)
+		fprintf(f, "\n%s", cmd->intro);
+	fputc('\n', f);
+	for (const struct cli_opt *o = cmd->opts; o->name; o++) {
+		char left[64];
+
+		if (!o->help)
+			continue;
+		if (o->key)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->key, o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		if (strlen(left) > 22)
+			fprintf(f, "  %s\n  %-22s %s\n", left, "", o->help);
+		else
+			fprintf(f, "  %-22s %s\n", left, o->help);
+	}
+	fprintf(f, "  %-22s %s\n", "-h, --help", "this help");
+	if (cmd->outro)
+		fprintf(f, "\n%s", cmd->outro);
+}

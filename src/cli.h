@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - the command line of every latscope command: one option table per
+ * command, from which the parser, the getopt tables and the usage text are
+ * made, so options cannot drift apart between commands.
+ *
+ * Prefix: cli_.  The only module in src/ that calls getopt_long().
+ *
+ *	struct params { struct ps_cpuset cpus; bool have_cpus; uint64_t dur_ns; bool json; };
+ *	static const struct cli_opt opts[] = {
+ *		CLI_CPUS('c', struct params, cpus, have_cpus, "measured CPUs (default all online)"),
+ *		CLI_DURATION('d', struct params, dur_ns, "run time (default until Ctrl-C)"),
+ *		CLI_JSON(struct params, json),
+ *		CLI_END
+ *	};
+ *	static const struct cli_cmd cmd = { .name = "latscope osnoise top", .opts = opts, ... };
+ *	char err[256];
+ *	int rc = cli_parse(&cmd, argc, argv, &p, &first, err, sizeof(err));
+ *	// rc 0: parsed, argv[first..] are the operands; CLI_HELP: print cli_usage();
+ *	// < 0: err holds the one-line message, e.g.
+ *	// "latscope osnoise top: --period '5': expected 100..10000000 us"
+ *
+ * Values (one vocabulary everywhere):
+ *   durations  "10s", "500ms", "5us", "1m30s", "1.5s"; a bare number is in the
+ *              option's unit (seconds for -d, microseconds for the us options);
+ *   sizes      "65536", "512K", "16M", "1G" (binary), "16MiB"; a bare number is
+ *              in the option's unit (bytes, or KiB where the option says so);
+ *   CPU lists  "0-3,5";
+ *   priorities "o:NICE" (SCHED_OTHER), "r:PRIO" (SCHED_RR), "f:PRIO"
+ *              (SCHED_FIFO) as rtla has them; a bare number is f:PRIO.
+ * Nothing here prints except cli_usage(), to the FILE it is given; nothing
+ * exits.  The parser is a function of argv alone (getopt's state is reset on
+ * each call), so the unit tests call it directly.
+ */
+#ifndef LATSCOPE_CLI_H
+#define LATSCOPE_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "parse.h"
+
+enum cli_type {
+	CLI_T_FLAG,	/* bool field = true */
+	CLI_T_SETINT,	/* int field = opt.min (e.g. --keep-busy 1, --no-keep-busy 0) */
+	CLI_T_STR,	/* const char * field = the argument (argv's storage) */
+	CLI_T_U64,	/* uint64_t in [min, max] */
+	CLI_T_I64,	/* int64_t in [(int64_t)min, (int64_t)max] */
+	CLI_T_DUR,	/* uint64_t duration in ns, bare numbers in unit ns, [min, max] ns */
+	CLI_T_DUR_US,	/* uint64_t duration in us (suffixes accepted), bare = us, [min, max] us */
+	CLI_T_SIZE,	/* uint64_t size in bytes, bare numbers in unit bytes, [min, max] bytes */
+	CLI_T_CPUS,	/* struct ps_cpuset */
+	CLI_T_PRIO,	/* struct cli_prio */
+	CLI_T_CUSTOM,	/* parse(arg, params): 0 or negative errno */
+};
+
+/* A scheduling priority as -P takes it. */
+struct cli_prio {
+	int policy;	/* SCHED_OTHER, SCHED_RR or SCHED_FIFO */
+	int prio;	/* nice for SCHED_OTHER (-20..19), else 1..99 */
+};
+
+#define CLI_NONE ((size_t)-1)
+
+struct cli_opt {
+	const char *name;	/* long name without "--"; NULL ends the table */
+	int key;		/* short letter, or 0 */
+	enum cli_type type;
+	size_t off;		/* offsetof(params, field) */
+	size_t given_off;	/* offsetof a bool set when the option is given, or CLI_NONE */
+	uint64_t min, max;	/* bounds (max 0: none); CLI_T_SETINT: the value */
+	uint64_t unit;		/* CLI_T_DUR: ns per bare number; CLI_T_SIZE: bytes per bare number */
+	int (*parse)(const char *arg, void *params);	/* CLI_T_CUSTOM */
+	const char *arg;	/* usage: the argument's name ("LIST"); NULL for flags */
+	const char *help;	/* usage: one line; NULL hides the option (an alias) */
+	const char *expect;	/* error: what a good value is ("100..10000000 us") */
+};
+
+struct cli_cmd {
+	const char *name;	/* "latscope osnoise top": prefix of every message */
+	const char *usage;	/* "usage: latscope osnoise [top|hist|trace|record] [options]" */
+	const char *intro;	/* text between the usage line and the options, or NULL */
+	const struct cli_opt *opts;
+	const char *outro;	/* text after the options (exit status...), or NULL */
+	bool operands;		/* operands allowed (a file, a command to run) */
+	bool stop_at_operand;	/* options end at the first operand ("--" too) */
+};
+
+#define CLI_HELP 1
+
+/*
+ * cli_parse - parse argv[1..argc-1] (argv[0] is the command's name) into
+ * params, which holds the defaults on entry.  *first (may be NULL) is the
+ * index of the first operand.  0, CLI_HELP for -h/--help, or a negative
+ * errno with err (errlen bytes, may be 0) holding one line without a
+ * newline.  Pointers stored in params point into argv.
+ */
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *params, int *first,
+	      char *err, size_t errlen);
+
+/* cli_usage - the usage text: usage line, intro, the options table, outro. */
+void cli_usage(const struct cli_cmd *cmd, FILE *f);
+
+/* Shared entries: one spelling and one help line per concept. */
+#define CLI_OPT(n, k, t, T, f, g, lo, hi, u, a, h, e) \
+	{ .name = (n), .key = (k), .type = (t), .off = offsetof(T, f), .given_off = (g), \
+	  .min = (lo), .max = (hi), .unit = (u), .arg = (a), .help = (h), .expect = (e) }
+#define CLI_GIVEN(T, g) offsetof(T, g)
+#define CLI_END { .name = NULL }
+
+/* -c/--cpus (rtla) or -C/--cpu (perf; --cpus also accepted there) */
+#define CLI_CPUS(k, T, f, g, h) \
+	CLI_OPT("cpus", k, CLI_T_CPUS, T, f, CLI_GIVEN(T, g), 0, 0, 0, "LIST", h, "a CPU list such as 0-3,5")
+#define CLI_CPU_PERF(T, f, g, h) \
+	CLI_OPT("cpu", 'C', CLI_T_CPUS, T, f, CLI_GIVEN(T, g), 0, 0, 0, "LIST", h, "a CPU list such as 0-3,5"), \
+	CLI_OPT("cpus", 0, CLI_T_CPUS, T, f, CLI_GIVEN(T, g), 0, 0, 0, "LIST", NULL, "a CPU list such as 0-3,5")
+#define CLI_DURATION(T, f, h) \
+	CLI_OPT("duration", 'd', CLI_T_DUR, T, f, CLI_NONE, 1, 0, 1000000000ULL, "T", h, \
+		"a duration such as 10s, 1m30s, 500ms (a bare number is seconds)")
+#define CLI_JSON(T, f) \
+	CLI_OPT("json", 0, CLI_T_FLAG, T, f, CLI_NONE, 0, 0, 0, NULL, "JSON on standard output (times in ns)", NULL)
+#define CLI_QUIET(T, f, h) CLI_OPT("quiet", 'q', CLI_T_FLAG, T, f, CLI_NONE, 0, 0, 0, NULL, h, NULL)
+#define CLI_PRIORITY(T, f, g, h) \
+	CLI_OPT("priority", 'P', CLI_T_PRIO, T, f, CLI_GIVEN(T, g), 0, 0, 0, "P", h, \
+		"o:NICE (-20..19), r:PRIO or f:PRIO (1..99), or PRIO for f:PRIO")
+#define CLI_RING_SIZE(T, f, unit, lo, hi, h, e) \
+	CLI_OPT("ring-size", 0, CLI_T_SIZE, T, f, CLI_NONE, lo, hi, unit, "SIZE", h, e)
+#define CLI_INPUT(T, f, h) CLI_OPT("input", 'i', CLI_T_STR, T, f, CLI_NONE, 0, 0, 0, "FILE", h, NULL)
+#define CLI_OUTPUT(T, f, h) CLI_OPT("output", 'o', CLI_T_STR, T, f, CLI_NONE, 0, 0, 0, "FILE", h, NULL)
+#define CLI_FORCE(T, f) \
+	CLI_OPT("force", 0, CLI_T_FLAG, T, f, CLI_NONE, 0, 0, 0, NULL, \
+		"replace an output that is another user's file or a link", NULL)
+#define CLI_STRICT(T, f) \
+	CLI_OPT("strict", 0, CLI_T_FLAG, T, f, CLI_NONE, 0, 0, 0, NULL, \
+		"exit 1 when events or records were lost or skipped", NULL)
+#define CLI_THRESHOLD_US(T, f, lo, hi, h) \
+	CLI_OPT("threshold", 'T', CLI_T_DUR_US, T, f, CLI_NONE, lo, hi, 0, "US", h, NULL)
+
+#endif
