@@ -79,14 +79,14 @@ check_clean() {	# check_clean WHAT: nothing of the run left behind
 	after=$(snap)
 	[ "$before" = "$after" ] || die "$1: state changed: $(printf '%s\n' "$before" > "$TMP/s0";
 		printf '%s\n' "$after" | diff "$TMP/s0" - | grep '^[<>]' | head -5)"
-	left=$(pgrep -af -- "$BIN|$TMP")
-	[ -z "$left" ] || die "$1: left running: $left"
 	# descriptors that appeared since the run started: none may be ours
 	printf '%s\n' "$hold0" > "$TMP/h0"
 	holders | comm -13 "$TMP/h0" - | while read -r hp hl; do
 		ours "$hp" && echo "$hl held by $hp"
 	done > "$TMP/h1"
 	[ ! -s "$TMP/h1" ] || die "$1: $(cat "$TMP/h1")"
+	left=$(pgrep -af -- "$BIN|$TMP")
+	[ -z "$left" ] || die "$1: left running: $left"
 	t=$(find "$TMP" -name '.*.tmp')
 	[ -z "$t" ] || die "$1: temporary file left: $t"
 	if [ -e "$TMP/probe.out" ]; then
@@ -114,6 +114,20 @@ start() {	# start cmd...: in the background ($p), stdout to $OUT; waits until it
 }
 OUT=$TMP/o
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+gone() {	# gone MS: $p ends within MS ms (else it is killed: no hanging test); $rc, $dt
+	t0=$(now_ms)
+	while kill -0 $p 2>/dev/null && [ "$(awk '/^State/ { print $2 }' "/proc/$p/status" 2>/dev/null)" != Z ]; do
+		[ $(( $(now_ms) - t0 )) -le "$1" ] || break
+		sleep 0.05
+	done
+	dt=$(( $(now_ms) - t0 ))
+	if [ $dt -gt "$1" ]; then
+		kill -KILL $p 2>/dev/null
+		wait $p
+		return 1
+	fi
+	wait $p; rc=$?
+}
 sig_pending() {	# is signal number $2 pending for process $1 (not yet taken)
 	m=$(awk '/^ShdPnd/ { print substr($2, length($2) - 3) }' "/proc/$1/status" 2>/dev/null)
 	[ -n "$m" ] && [ $(( 0x$m & (1 << ($2 - 1)) )) -ne 0 ]
@@ -124,10 +138,8 @@ stop() {
 	what=$1 s=$2 re=$3; shift 3
 	start "$@"
 	kill -"$s" $p
-	t0=$(now_ms)
-	wait $p; rc=$?
+	gone 10000 || die "$what: SIG$s: still running $dt ms later"
 	[ $rc -eq 0 ] || die "$what: SIG$s: exit $rc ($(head -c 500 "$TMP/e"))"
-	[ $(( $(now_ms) - t0 )) -le 10000 ] || die "$what: SIG$s: $(( $(now_ms) - t0 )) ms to stop"
 	cat "$TMP/o" "$TMP/e" | grep -qE "$re" || die "$what: SIG$s: no summary ($(head -c 500 "$TMP/e"))"
 	check_clean "$what SIG$s"
 }
@@ -153,11 +165,8 @@ abort() {
 	while sig_pending $p 2 && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
 	sleep 0.3
 	kill -INT $p
-	t0=$(now_ms)
-	wait $p; rc=$?
-	dt=$(( $(now_ms) - t0 ))
+	gone 3000 || die "$what: second SIGINT: still running $dt ms later"
 	[ $rc -eq 130 ] || die "$what: second SIGINT: exit $rc, not 130 ($(head -c 500 "$TMP/e"))"
-	[ $dt -le 3000 ] || die "$what: second SIGINT: still running $dt ms later"
 	check_clean "$what: the second SIGINT"
 }
 
@@ -168,7 +177,7 @@ closed() {
 	what=$1 lim=$2 also=$3; shift 3
 	hold0=$(holders)
 	t0=$(now_ms)
-	"$@" 2>"$TMP/e" | head -1 >/dev/null
+	timeout -s KILL $((lim + 20)) "$@" 2>"$TMP/e" | head -1 >/dev/null
 	dt=$(( $(now_ms) - t0 ))
 	[ $dt -le $((lim * 1000)) ] || die "$what | head -1: took $dt ms"
 	grep -v -e "$also" "$TMP/e" > "$TMP/e2"
