@@ -16,9 +16,12 @@
 #    mask, affinity or priority of latscope's (compared with the same
 #    workload run directly).
 . "$TESTS_DIR/lib.sh"
+# whatever happens, no process of ours outlives the test (a failed check
+# can leave the workload that ignores SIGTERM behind)
+trap 'for q in $(pgrep -f -- "$TMP"); do kill -KILL "$q"; done 2>/dev/null
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 [ "$(id -u)" = 0 ] || skip "needs root (tracepoints)"
 [ -x "$TOOLS/mkdtl" ] || skip "mkdtl tool not built"
-"$LATSCOPE" hist record -d 1 -c 0 --no-keep-busy >/dev/null 2>&1 || skip "no tracepoints here"
 BIN=$(readlink -f "$LATSCOPE")
 TR=/sys/kernel/tracing
 [ -d $TR/events ] || TR=/sys/kernel/debug/tracing
@@ -72,7 +75,7 @@ ours() {	# is process $1 ours: the binary under test, or naming $TMP
 	[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$BIN" ] ||
 		tr '\0' ' ' < "/proc/$1/cmdline" 2>/dev/null | grep -qF "$TMP"
 }
-before=$(snap)
+before=$(snap)	# before any run, the first one included
 hold0=
 check_clean() {	# check_clean WHAT: nothing of the run left behind
 	sleep 0.1	# the kernel reaps a killed workload
@@ -94,6 +97,10 @@ check_clean() {	# check_clean WHAT: nothing of the run left behind
 		rm -f "$TMP/probe.out"
 	fi
 }
+
+hold0=$(holders)
+"$LATSCOPE" hist record -d 1 -c 0 --no-keep-busy >/dev/null 2>&1 || skip "no tracepoints here"
+check_clean "hist record -d 1"
 
 start() {	# start cmd...: in the background ($p), stdout to $OUT; waits until it measures
 	hold0=$(holders)
