@@ -2,6 +2,7 @@
 /* cmdio.c - checked output, stop signals, broken pipes (see cmdio.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -19,8 +20,8 @@ static int user_sigs;	/* SIGINT/SIGTERM taken; atomic: any thread may take one *
 /* What an abort restores before the process ends (cio_on_abort_write). */
 #define CIO_ABORT_WRITES 4
 static struct {
-	volatile sig_atomic_t used;
-	char path[256];
+	int used;		/* atomic: the handler may run in any thread */
+	char path[PATH_MAX];
 	char text[64];
 	size_t len;
 } abort_w[CIO_ABORT_WRITES];
@@ -30,7 +31,7 @@ static void abort_now(int sig)
 {
 	so_unlink_temps();
 	for (int i = 0; i < CIO_ABORT_WRITES; i++) {
-		if (!abort_w[i].used)
+		if (!__atomic_load_n(&abort_w[i].used, __ATOMIC_ACQUIRE))
 			continue;
 		int fd = open(abort_w[i].path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 		if (fd >= 0) {
@@ -80,13 +81,12 @@ int cio_on_abort_write(const char *path, const char *text)
 	if (strlen(path) >= sizeof(abort_w[0].path) || strlen(text) >= sizeof(abort_w[0].text))
 		return -ENAMETOOLONG;
 	for (int i = 0; i < CIO_ABORT_WRITES; i++) {
-		if (abort_w[i].used)
+		if (__atomic_load_n(&abort_w[i].used, __ATOMIC_ACQUIRE))
 			continue;
 		strcpy(abort_w[i].path, path);
 		strcpy(abort_w[i].text, text);
 		abort_w[i].len = strlen(text);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		abort_w[i].used = 1;
+		__atomic_store_n(&abort_w[i].used, 1, __ATOMIC_RELEASE);
 		return 0;
 	}
 	return -ENOSPC;
@@ -95,7 +95,7 @@ int cio_on_abort_write(const char *path, const char *text)
 void cio_on_abort_forget(void)
 {
 	for (int i = 0; i < CIO_ABORT_WRITES; i++)
-		abort_w[i].used = 0;
+		__atomic_store_n(&abort_w[i].used, 0, __ATOMIC_RELEASE);
 }
 
 void cio_pipe_closed(const char *prog)

@@ -39,10 +39,10 @@ void cio_signals_install(void);
 /*
  * cio_on_abort_write - on an abort, write text to path (O_WRONLY|O_TRUNC,
  * one write) before the process ends: for a system setting the run changed
- * and restores at its normal end.  Both strings are copied (path < 256,
- * text < 64 bytes, else -ENAMETOOLONG); at most 4 (-ENOSPC).  Returns 0 or
- * a negative errno.  cio_on_abort_forget() drops them all (call it once the
- * normal restore is done).
+ * and restores at its normal end.  Both strings are copied (path <
+ * PATH_MAX, text < 64 bytes, else -ENAMETOOLONG); at most 4 (-ENOSPC).
+ * Returns 0 or a negative errno.  cio_on_abort_forget() drops them all
+ * (call it once the normal restore is done).
  */
 int cio_on_abort_write(const char *path, const char *text);
 void cio_on_abort_forget(void);
