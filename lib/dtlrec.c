@@ -66,6 +66,8 @@ struct dtlr {
 	size_t tmp_cap;
 	struct dtlr_stats st;
 	bool enabled;
+	char mask_path[4096];		/* debugfs dtl_event_mask, "" when not written */
+	char mask_old[16];		/* its text before the run, written back by dtlr_close */
 };
 
 static int seterr(struct dtlr *r, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -77,6 +79,15 @@ static int seterr(struct dtlr *r, int err, const char *fmt, ...)
 	vsnprintf(r->err, sizeof(r->err), fmt, ap);
 	va_end(ap);
 	return err;
+}
+
+bool dtlr_changed_setting(const struct dtlr *r, const char **path, const char **restore)
+{
+	if (!r || !r->mask_path[0])
+		return false;
+	*path = r->mask_path;
+	*restore = r->mask_old;
+	return true;
 }
 
 const char *dtlr_strerror(const struct dtlr *r)
@@ -294,6 +305,10 @@ static int open_debugfs(struct dtlr *r)
 	int fd, err;
 
 	snprintf(path, sizeof(path), "%s/powerpc/dtl/dtl_event_mask", dbg);
+	/* a setting of the system: read now, written back by dtlr_close */
+	char old[sizeof(r->mask_old)];
+	if (read_small(path, old, sizeof(old)) < 0 || !old[0])
+		old[0] = '\0';
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return seterr(r, -errno, "%s: %s%s", path, strerror(errno),
@@ -305,6 +320,10 @@ static int open_debugfs(struct dtlr *r)
 		return seterr(r, err, "%s: cannot set the mask: %s", path, strerror(-err));
 	}
 	close(fd);
+	if (old[0]) {
+		snprintf(r->mask_path, sizeof(r->mask_path), "%s", path);
+		memcpy(r->mask_old, old, sizeof(old));
+	}
 	err = dtlr_read_tb_freq(r->o.procfs, &r->tb_freq);
 	if (err)
 		return seterr(r, err, "no 'timebase' line in %s/cpuinfo: cannot convert the timebase",
@@ -840,6 +859,18 @@ int dtlr_close(struct dtlr *r, struct dtlr_stats *st)
 				close(c->fd_tp[t]);
 		if (c->dbg_fd >= 0)
 			close(c->dbg_fd);
+	}
+	if (r->mask_path[0]) {
+		/* after the cpu-N files are closed: the mask is read at their open */
+		int fd = open(r->mask_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		int werr = fd < 0 ? -errno : 0;
+		if (fd >= 0 && write(fd, r->mask_old, strlen(r->mask_old)) < 0)
+			werr = -errno;
+		if (fd >= 0)
+			close(fd);
+		if (werr && !err)
+			err = seterr(r, werr, "%s: cannot restore the mask %s: %s", r->mask_path, r->mask_old,
+				     strerror(-werr));
 	}
 	if (st)
 		*st = r->st;

@@ -82,9 +82,19 @@ int dtlr_poll(struct dtlr *r, int timeout_ms);
 /* The poll interval the caller should use (ms). */
 int dtlr_poll_ms(const struct dtlr *r);
 
-/* Disable, drain, finish the file and free; NULL is fine.  Returns 0 or the
+/* Disable, drain, finish the file, write back the setting the recording
+ * changed (dtlr_changed_setting) and free; NULL is fine.  Returns 0 or the
  * first error; *st (may be NULL) receives the counters. */
 int dtlr_close(struct dtlr *r, struct dtlr_stats *st);
+
+/*
+ * dtlr_changed_setting - the system setting dtlr_open() changed: debugfs
+ * powerpc/dtl/dtl_event_mask (a default for every later reader of the
+ * cpu-N files), and the text that restores it.  False when none (the PMU
+ * source).  *path and *restore point into r (valid until dtlr_close); for a
+ * caller that must also restore it when the process is killed (an abort).
+ */
+bool dtlr_changed_setting(const struct dtlr *r, const char **path, const char **restore);
 
 const char *dtlr_strerror(const struct dtlr *r);
 

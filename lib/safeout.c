@@ -23,6 +23,52 @@ struct so_file {
 	char *tmp;		/* temporary name inside dirfd */
 };
 
+/*
+ * The temporary files not yet committed or aborted, for so_unlink_temps()
+ * in a signal handler: a slot is filled, then published (state 2); the
+ * handler only reads published slots.  A file that finds no free slot is
+ * just not removed by an abort.
+ */
+#define SO_LIVE_MAX 16
+static struct {
+	int state;		/* 0 free, 1 being filled, 2 published */
+	int dirfd;
+	char name[NAME_MAX + 1];
+} so_live[SO_LIVE_MAX];
+
+static void live_add(const struct so_file *f)
+{
+	for (int i = 0; i < SO_LIVE_MAX; i++) {
+		int free_ = 0;
+		if (!__atomic_compare_exchange_n(&so_live[i].state, &free_, 1, false, __ATOMIC_ACQUIRE,
+						 __ATOMIC_RELAXED))
+			continue;
+		so_live[i].dirfd = f->dirfd;
+		snprintf(so_live[i].name, sizeof(so_live[i].name), "%s", f->tmp);
+		__atomic_store_n(&so_live[i].state, 2, __ATOMIC_RELEASE);
+		return;
+	}
+}
+
+/* After f's temporary name was renamed or removed (an unlink by the handler
+ * in between finds nothing), before its dirfd is closed. */
+static void live_drop(const struct so_file *f)
+{
+	for (int i = 0; i < SO_LIVE_MAX; i++)
+		if (__atomic_load_n(&so_live[i].state, __ATOMIC_ACQUIRE) == 2 &&
+		    so_live[i].dirfd == f->dirfd && !strcmp(so_live[i].name, f->tmp)) {
+			__atomic_store_n(&so_live[i].state, 0, __ATOMIC_RELEASE);
+			return;
+		}
+}
+
+void so_unlink_temps(void)
+{
+	for (int i = 0; i < SO_LIVE_MAX; i++)
+		if (__atomic_load_n(&so_live[i].state, __ATOMIC_ACQUIRE) == 2)
+			unlinkat(so_live[i].dirfd, so_live[i].name, 0);
+}
+
 static bool trusted_uid(uid_t u)
 {
 	return u == geteuid() || u == 0;
@@ -99,8 +145,10 @@ static int make_temp(struct so_file *f, mode_t mode)
 			 (unsigned long long)(r & 0xffffff));
 		f->fd = openat(f->dirfd, f->tmp,
 			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-		if (f->fd >= 0)
+		if (f->fd >= 0) {
+			live_add(f);
 			return 0;
+		}
 		if (errno != EEXIST)
 			return -errno;
 	}
@@ -198,8 +246,10 @@ static int so_open_depth(struct so_file **fp, int atfd, const char *path, mode_t
 	*fp = f;
 	return 0;
 fail:
-	if (f->fd >= 0 && f->tmp)
+	if (f->fd >= 0 && f->tmp) {
 		unlinkat(f->dirfd, f->tmp, 0);
+		live_drop(f);
+	}
 	so_free(f);
 	return err;
 }
@@ -235,6 +285,7 @@ int so_commit(struct so_file *f)
 	if (!f->in_place) {
 		if (!err && renameat(f->dirfd, f->tmp, f->dirfd, f->base) < 0)
 			err = -errno;
+		live_drop(f);
 		if (err)
 			unlinkat(f->dirfd, f->tmp, 0);
 	}
@@ -261,8 +312,10 @@ void so_abort(struct so_file *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
-	if (!f->in_place && f->tmp)
+	if (!f->in_place && f->tmp) {
 		unlinkat(f->dirfd, f->tmp, 0);
+		live_drop(f);
+	}
 	so_free(f);
 }
 

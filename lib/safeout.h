@@ -81,6 +81,16 @@ int so_publish(struct so_file *f);
 void so_abort(struct so_file *f);
 
 /*
+ * so_unlink_temps - remove every temporary file of this process not yet
+ * committed or aborted (up to 16 at a time are tracked), leaving the
+ * so_file objects as they are.  Async-signal-safe (unlinkat only): for a
+ * signal handler that is about to end the process, so that an abort leaves
+ * no hidden ".<name>.<hex>.tmp" file behind.  Nothing else may use those
+ * files afterwards.
+ */
+void so_unlink_temps(void);
+
+/*
  * so_dir_open - create directory path (relative to atfd) if it is missing
  * (mode 0755, the umask applies) and open it; *dirfd is the caller's to
  * close.  The last component must not be a symlink unless it is ours or

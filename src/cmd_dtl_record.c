@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_dtl_record.c - `latscope dtl record`: record the DTL and sched events of a Power LPAR. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,7 +55,7 @@ static void usage(FILE *f)
 "Refusals: ENODEV - not a shared-processor LPAR, or a KVM guest (the DTL exists\n"
 "only on POWER shared-processor partitions); EBUSY - the DTL is in use (debugfs\n"
 "reader, vcpudispatch_stats, another perf session); EACCES - needs root or\n"
-"CAP_PERFMON.\n");
+"CAP_PERFMON.  A second Ctrl-C aborts (exit 130; COMMAND killed, file not written).\n");
 }
 
 static uint64_t now_ns(void)
@@ -191,10 +193,13 @@ int dtl_cmd_record(int argc, char **argv)
 		free(dup);
 		return EXIT_ERR;
 	}
-	pid_t child = -1;
+	const char *knob, *knob_old;
+	if (dtlr_changed_setting(r, &knob, &knob_old))
+		cio_on_abort_write(knob, knob_old);	/* a second Ctrl-C restores it too */
+	pid_t child = -1, parent = getpid();
 	int go[2] = { -1, -1 };
 	if (cmd) {
-		if (pipe(go) < 0) {
+		if (pipe2(go, O_CLOEXEC) < 0) {
 			perror("latscope dtl record: pipe");
 			dtlr_close(r, NULL);
 			free(dup);
@@ -204,6 +209,9 @@ int dtl_cmd_record(int argc, char **argv)
 		if (child == 0) {
 			char b;
 			close(go[1]);
+			/* dies with us, even when an abort kills us first */
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+				_exit(127);
 			if (read(go[0], &b, 1) != 1)
 				_exit(127);
 			execvp(cmd[0], cmd);
@@ -226,7 +234,8 @@ int dtl_cmd_record(int argc, char **argv)
 	}
 	uint64_t t0 = now_ns();
 	int status = 0;
-	while (!err && !cio_stopped()) {
+	/* the workload may write to our stdout: a reader that leaves ends the run */
+	while (!err && !cio_watch(STDOUT_FILENO)) {
 		err = dtlr_poll(r, dtlr_poll_ms(r));
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
 			child = -1;
@@ -237,7 +246,8 @@ int dtl_cmd_record(int argc, char **argv)
 	}
 	if (child > 0) {
 		kill(child, SIGTERM);
-		waitpid(child, &status, 0);
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;	/* a second Ctrl-C aborts (and the child dies with us) */
 	}
 	if (err)
 		fprintf(stderr, "latscope dtl record: %s\n", *dtlr_strerror(r) ? dtlr_strerror(r) : strerror(-err));
@@ -247,6 +257,11 @@ int dtl_cmd_record(int argc, char **argv)
 	if (cerr && !err) {
 		fprintf(stderr, "latscope dtl record: finishing %s: %s\n", out, strerror(-cerr));
 		err = cerr;
+	}
+	cio_on_abort_forget();
+	if (cio_broken_pipe()) {
+		cio_pipe_closed("latscope dtl record");
+		return EXIT_ERR;
 	}
 	if (!quiet)
 		fprintf(stderr, "latscope dtl record: %s: %u CPUs via %s, %" PRIu64 " DTL entries in %" PRIu64

@@ -171,7 +171,7 @@ static void usage(FILE *f, enum hmode m)
 "  -h, --help             this text (man latscope-hist)\n"
 "\n"
 "Exit status: 0 ok, 1 threshold exceeded or data lost under --threshold/--strict,\n"
-"2 error (a write error on stdout or a file included).\n");
+"2 error (a write error on stdout or a file included), 130 aborted by a second Ctrl-C.\n");
 }
 
 static const struct {
@@ -1193,8 +1193,7 @@ static int do_live(struct hctx *c)
 		}
 	}
 	if (cio_broken_pipe()) {
-		fprintf(stderr, "%s: standard output was closed (%s): stopped\n", c->prog,
-			strerror(EPIPE));
+		cio_pipe_closed(c->prog);
 		goto out;
 	}
 	if (c->mode == H_TOP && isatty(STDOUT_FILENO))

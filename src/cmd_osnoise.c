@@ -156,7 +156,8 @@ static void usage(FILE *f)
 "  -h, --help             this help\n"
 "\n"
 "Exit status: 0 ok, 1 a stop threshold was hit (or data was lost under -s/-S/--strict),\n"
-"2 error (a write error on stdout included).  See latscope-osnoise(1).\n");
+"2 error (a write error on stdout included), 130 aborted by a second Ctrl-C.\n"
+"See latscope-osnoise(1).\n");
 }
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -1040,7 +1041,8 @@ static int finish(struct ctx *c, int rc)
 		if (rc == 0)
 			rc = EXIT_THRESHOLD;
 	}
-	if (c->write_err) {
+	/* a reader that left (SIGPIPE) is cio_finish()'s one line */
+	if (c->write_err && !cio_broken_pipe()) {
 		fprintf(stderr, "latscope osnoise: error writing standard output: %s\n",
 			strerror(c->write_err));
 		clearerr(stdout);
@@ -1368,8 +1370,7 @@ static int end_report(struct ctx *c)
 {
 	read_steal(c->steal1, c->list, c->nr);
 	if (cio_broken_pipe())
-		fprintf(stderr, "latscope osnoise: standard output was closed (%s): stopped\n",
-			strerror(EPIPE));
+		cio_pipe_closed("latscope osnoise");
 	else
 		final_report(c);
 	return finish(c, c->stop ? EXIT_THRESHOLD : 0);

@@ -2,6 +2,7 @@
 /* cmdio.c - checked output, stop signals, broken pipes (see cmdio.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -13,16 +14,45 @@
 #include "commands.h"
 #include "safeout.h"
 
-static volatile sig_atomic_t stop_flag, pipe_flag, stop_sig;
+static volatile sig_atomic_t stop_flag, pipe_flag, stop_sig, closed_said;
+static int user_sigs;	/* SIGINT/SIGTERM taken; atomic: any thread may take one */
+
+/* What an abort restores before the process ends (cio_on_abort_write). */
+#define CIO_ABORT_WRITES 4
+static struct {
+	int used;		/* atomic: the handler may run in any thread */
+	char path[PATH_MAX];
+	char text[64];
+	size_t len;
+} abort_w[CIO_ABORT_WRITES];
+
+/* The second stop: async-signal-safe calls only, then die by sig. */
+static void abort_now(int sig)
+{
+	so_unlink_temps();
+	for (int i = 0; i < CIO_ABORT_WRITES; i++) {
+		if (!__atomic_load_n(&abort_w[i].used, __ATOMIC_ACQUIRE))
+			continue;
+		int fd = open(abort_w[i].path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd >= 0) {
+			ssize_t n = write(fd, abort_w[i].text, abort_w[i].len);
+			(void)n;
+			close(fd);
+		}
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);	/* blocked in this handler: delivered as it returns */
+}
 
 static void on_stop(int sig)
 {
 	if (sig == SIGPIPE) {
 		pipe_flag = 1;
-	} else if (stop_flag && stop_sig != SIGPIPE) {
-		/* a second Ctrl-C: the user insists */
-		signal(sig, SIG_DFL);
-		raise(sig);
+	} else if (__atomic_fetch_add(&user_sigs, 1, __ATOMIC_SEQ_CST) ||
+		   (stop_flag && stop_sig != SIGPIPE)) {
+		/* a second SIGINT/SIGTERM, or one while the program stops on
+		 * its own (not for a closed pipe): the user insists */
+		abort_now(sig);
 	}
 	if (!stop_sig)
 		stop_sig = sig;
@@ -32,13 +62,48 @@ static void on_stop(int sig)
 void cio_signals_install(void)
 {
 	struct sigaction sa;
-	stop_flag = pipe_flag = stop_sig = 0;
+	stop_flag = pipe_flag = stop_sig = closed_said = 0;
+	__atomic_store_n(&user_sigs, 0, __ATOMIC_SEQ_CST);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
+	/* one handler at a time in a thread (another thread may take the next) */
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGPIPE);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
+}
+
+int cio_on_abort_write(const char *path, const char *text)
+{
+	if (strlen(path) >= sizeof(abort_w[0].path) || strlen(text) >= sizeof(abort_w[0].text))
+		return -ENAMETOOLONG;
+	for (int i = 0; i < CIO_ABORT_WRITES; i++) {
+		if (__atomic_load_n(&abort_w[i].used, __ATOMIC_ACQUIRE))
+			continue;
+		strcpy(abort_w[i].path, path);
+		strcpy(abort_w[i].text, text);
+		abort_w[i].len = strlen(text);
+		__atomic_store_n(&abort_w[i].used, 1, __ATOMIC_RELEASE);
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+void cio_on_abort_forget(void)
+{
+	for (int i = 0; i < CIO_ABORT_WRITES; i++)
+		__atomic_store_n(&abort_w[i].used, 0, __ATOMIC_RELEASE);
+}
+
+void cio_pipe_closed(const char *prog)
+{
+	if (closed_said)
+		return;
+	closed_said = 1;
+	fprintf(stderr, "%s: standard output was closed (%s): stopped\n", prog, strerror(EPIPE));
 }
 
 void cio_sigpipe_as_error(void)
@@ -96,6 +161,12 @@ int cio_finish(FILE *f, const char *prog, const char *what)
 	int e = r ? errno : 0;
 	if (r == 0 && !ferror(f))
 		return 0;
+	if (pipe_flag && f == stdout) {
+		/* a live run whose reader left: the one line, not a write error */
+		cio_pipe_closed(prog);
+		clearerr(f);
+		return EXIT_ERR;
+	}
 	if (!e)
 		e = noted_errno;
 	if (!e) {

@@ -21,12 +21,36 @@
 struct so_file;
 
 /*
- * cio_signals_install - SIGINT/SIGTERM set the stop flag (a second one
- * kills the process with the default action); SIGPIPE sets the stop flag
- * and the broken-pipe flag instead of killing (writes then fail with EPIPE
- * and are reported by cio_finish()).  Idempotent; resets the flags.
+ * cio_signals_install - SIGINT/SIGTERM set the stop flag; SIGPIPE sets the
+ * stop flag and the broken-pipe flag instead of killing (writes then fail
+ * with EPIPE; cio_finish() says "standard output was closed").
+ * Idempotent; resets the flags.
+ *
+ * The abort: a second SIGINT/SIGTERM (or the first one while the program
+ * already stops on its own, cio_stop(); a closed pipe does not count)
+ * ends the process at once, killed by that signal: exit status 130 for
+ * SIGINT, 143 for SIGTERM in a shell.  Before it dies it removes the
+ * uncommitted temporary output files (so_unlink_temps()) and does the
+ * cio_on_abort_write() writes; what the kernel drops with the process
+ * (perf events, /dev/cpu_dma_latency, threads, mlock) needs nothing, and
+ * a command's child processes must die with it (PR_SET_PDEATHSIG).
  */
 void cio_signals_install(void);
+/*
+ * cio_on_abort_write - on an abort, write text to path (O_WRONLY|O_TRUNC,
+ * one write) before the process ends: for a system setting the run changed
+ * and restores at its normal end.  Both strings are copied (path <
+ * PATH_MAX, text < 64 bytes, else -ENAMETOOLONG); at most 4 (-ENOSPC).
+ * Returns 0 or a negative errno.  cio_on_abort_forget() drops them all
+ * (call it once the normal restore is done).
+ */
+int cio_on_abort_write(const char *path, const char *text);
+void cio_on_abort_forget(void);
+/*
+ * cio_pipe_closed - the closed-pipe line, once per run (cio_signals_install
+ * resets it): "<prog>: standard output was closed (Broken pipe): stopped".
+ */
+void cio_pipe_closed(const char *prog);
 /* True once a stop was asked for (signal, broken pipe, cio_stop()). */
 bool cio_stopped(void);
 /* cio_sigpipe_as_error - for commands that only print at the end (reports):
@@ -56,7 +80,9 @@ void cio_note_error(void);
 /*
  * cio_finish - flush f and check its error flag.  On a failure prints
  * "<prog>: error writing <what>: <strerror>" once and returns 2 (EXIT_ERR);
- * else 0.  Does not close f.
+ * else 0.  When f is stdout and the reader left during a live run (SIGPIPE
+ * or cio_watch() seen), the failure is cio_pipe_closed()'s line instead.
+ * Does not close f.
  */
 int cio_finish(FILE *f, const char *prog, const char *what);
 

@@ -2,7 +2,8 @@
 # `dtl record` against files built by the test: a fake sysfs/debugfs/procfs
 # tree (no vpa_dtl PMU, powerpc/dtl/{dtl_event_mask,cpu-0,cpu-1}, cpuinfo with
 # a timebase line).  The recording must carry exactly the entries of the cpu-N
-# files (a stray partial entry ignored), the mask must be written, and the
+# files (a stray partial entry ignored), the mask must be written (and put
+# back at the end: it is a setting of the system), and the
 # refusals (no DTL source at all; a PMU the kernel does not have) must exit 2
 # with a message that says why.  With tracepoints (root on a kernel with
 # tracefs) the same recording must also hold sched samples.
@@ -17,9 +18,11 @@ echo 0x00 > dbg/powerpc/dtl/dtl_event_mask
 "$TOOLS/mkdtl" --raw 5 --tb0 2002560 --cpu 1 --partial 20 -o dbg/powerpc/dtl/cpu-1 || die mkdtl
 R="$LATSCOPE dtl record --sysfs sys --debugfs dbg --procfs proc --boot-tb 1488000"
 
-$R -T none -e dtl_preempt -c 5000000 -o a.data -- sleep 0.1 2> rec.err || die "record failed: $(cat rec.err)"
+$R -T none -e dtl_preempt -c 5000000 -o a.data -- \
+	sh -c 'cat dbg/powerpc/dtl/dtl_event_mask > mask.during; sleep 0.1' 2> rec.err || die "record failed: $(cat rec.err)"
 grep -q '2 CPUs via debugfs, 12 DTL entries' rec.err || die "summary: $(cat rec.err)"
-[ "$(cat dbg/powerpc/dtl/dtl_event_mask)" = 0x02 ] || die "mask not written: $(cat dbg/powerpc/dtl/dtl_event_mask)"
+[ "$(cat mask.during)" = 0x02 ] || die "mask not written: $(cat mask.during)"
+[ "$(cat dbg/powerpc/dtl/dtl_event_mask)" = 0x00 ] || die "mask not restored: $(cat dbg/powerpc/dtl/dtl_event_mask)"
 "$LATSCOPE" dtl script --csv a.data > a.csv 2>/dev/null || die "script"
 [ "$(wc -l < a.csv)" = 13 ] || die "expected 12 rows: $(cat a.csv)"
 [ "$(grep -c '^0,' a.csv)" = 7 ] && [ "$(grep -c '^1,' a.csv)" = 5 ] || die "rows per CPU: $(cat a.csv)"

@@ -125,6 +125,36 @@ static void test_create_replace_abort(void **state)
 	assert_int_equal(unlink(P("out")), 0);
 }
 
+/* The abort's cleanup: every open temporary file removed, the committed and
+ * aborted ones no longer tracked (a slot reused many times). */
+static void test_unlink_temps(void **state)
+{
+	(void)state;
+	struct so_file *a, *b, *c;
+	for (int i = 0; i < 40; i++) {	/* more than the slots: they are freed */
+		assert_int_equal(so_open(&a, AT_FDCWD, P("a"), 0600, 0), 0);
+		if (i % 2)
+			so_abort(a);
+		else
+			assert_int_equal(so_commit(a), 0);
+	}
+	assert_int_equal(nr_entries(dir), 1);	/* "a" */
+	assert_int_equal(so_open(&b, AT_FDCWD, P("b"), 0600, 0), 0);
+	assert_int_equal(so_open(&c, AT_FDCWD, P("c"), 0600, 0), 0);
+	assert_int_equal(so_open(&a, AT_FDCWD, "/dev/null", 0600, 0), 0);	/* in place: no temp */
+	write_all(b, "b");
+	assert_int_equal(nr_entries(dir), 3);	/* "a" and two temporary files */
+	so_unlink_temps();
+	assert_int_equal(nr_entries(dir), 1);
+	assert_string_equal(get(P("a")), "");
+	/* the objects are still the caller's to end */
+	assert_int_equal(so_commit(a), 0);
+	so_abort(b);
+	so_abort(c);
+	assert_int_equal(nr_entries(dir), 1);
+	assert_int_equal(unlink(P("a")), 0);
+}
+
 static void test_own_symlink_followed(void **state)
 {
 	(void)state;
@@ -230,6 +260,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_create_replace_abort, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unlink_temps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_own_symlink_followed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdw_open, setup, teardown),
