@@ -301,6 +301,7 @@ int so_publish(struct so_file *f)
 		return 0;
 	if (renameat(f->dirfd, f->tmp, f->dirfd, f->base) < 0)
 		return -errno;
+	live_drop(f);		/* an abort now leaves the recording in place */
 	f->in_place = true;	/* the temporary name is gone: commit/abort only close */
 	return 0;
 }

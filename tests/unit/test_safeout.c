@@ -155,6 +155,28 @@ static void test_unlink_temps(void **state)
 	assert_int_equal(unlink(P("a")), 0);
 }
 
+/* A recording published while open (so_publish): the target holds it at
+ * once, an abort's cleanup and so_abort() leave it, writes go on into it. */
+static void test_publish(void **state)
+{
+	(void)state;
+	struct so_file *f;
+	put(P("rec"), "old");
+	assert_int_equal(so_open(&f, AT_FDCWD, P("rec"), 0600, 0), 0);
+	write_all(f, "new");
+	assert_string_equal(get(P("rec")), "old");	/* not before publishing */
+	assert_int_equal(so_publish(f), 0);
+	assert_string_equal(get(P("rec")), "new");
+	assert_int_equal(nr_entries(dir), 1);		/* no temporary name left */
+	assert_int_equal(so_publish(f), 0);		/* twice is fine */
+	so_unlink_temps();
+	write_all(f, "+more");
+	assert_string_equal(get(P("rec")), "new+more");
+	so_abort(f);					/* killed mid-run: the recording stays */
+	assert_string_equal(get(P("rec")), "new+more");
+	assert_int_equal(unlink(P("rec")), 0);
+}
+
 static void test_own_symlink_followed(void **state)
 {
 	(void)state;
@@ -261,6 +283,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_create_replace_abort, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unlink_temps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_publish, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_own_symlink_followed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pdw_open, setup, teardown),
