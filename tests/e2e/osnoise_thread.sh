@@ -10,10 +10,19 @@ J=$TOOLS/osnjson
 ncpu=$(getconf _NPROCESSORS_ONLN)
 [ "$ncpu" -ge 2 ] || skip "needs 2 CPUs (one measured, one for the collector)"
 CPU=1
-"$LATSCOPE" osnoise top -c $CPU -H 0 -d 6 --top 256 --json > "$TMP/run.json" 2> "$TMP/err" &
+"$LATSCOPE" osnoise top -c $CPU -H 0 -d 10 --top 256 --json > "$TMP/run.json" 2> "$TMP/err" &
 pid=$!
-sleep 1
+# noisegen's whole run must lie inside the measurement: start it once the
+# measuring thread exists (the tracepoints are enabled before it starts),
+# however long latscope's set-up takes on a loaded machine
+i=0
+until grep -qx "osnoise/$CPU" /proc/$pid/task/*/comm 2>/dev/null; do
+	kill -0 $pid 2>/dev/null || die "latscope ended before measuring: $(cat "$TMP/err")"
+	i=$((i + 1)); [ $i -lt 300 ] || die "no osnoise/$CPU thread after 30 s"
+	sleep 0.1
+done
 "$TOOLS/noisegen" thread -c $CPU -i 10000 -s 200 -d 4 > "$TMP/ng" || die "noisegen failed"
+kill -0 $pid 2>/dev/null || die "the measurement ended before noisegen did"
 wait $pid; rc=$?
 [ $rc -eq 0 ] || die "latscope exit $rc: $(cat "$TMP/err")"
 [ "$($J "$TMP/run.json" attribution)" = true ] || skip "no tracepoints: $($J "$TMP/run.json" attribution_off)"
@@ -40,8 +49,16 @@ lo=$((inj * 90 / 100))
 if [ "${run:-0}" -gt 0 ]; then hi=$((run + run / 100)); else hi=$((inj * 110 / 100)); fi
 [ "$tot" -ge $lo ] && [ "$tot" -le $hi ] ||
 	die "thread noise $tot ns outside [$lo, $hi] (spin $inj ns, kernel run time ${run:-?} ns)"
-# one entry per wake-up (plus the start of the process on that CPU)
-[ "$cnt" -ge "$wakes" ] && [ "$cnt" -le $((wakes + 3)) ] || die "$cnt entries for $wakes wake-ups"
+# One entry per time the thread was switched in: at least the kernel's own
+# count over noisegen's loop (switched_in, from schedstat: every wake-up, and
+# a preemption splits a spin in two), at most that plus the entries of the
+# process's start and exit on that CPU outside the loop.  Without schedstats,
+# one per wake-up.
+sw=$(sed -n 's/.*switched_in=\([0-9]*\).*/\1/p' "$TMP/ng")
+[ "${sw:-0}" -gt 0 ] || sw=$wakes
+[ "$sw" -ge "$wakes" ] || die "noisegen: $sw switches for $wakes wake-ups"
+[ "$cnt" -ge "$sw" ] && [ "$cnt" -le $((sw + 3)) ] ||
+	die "$cnt entries for $wakes wake-ups, $sw switches in (kernel schedstat)"
 # the table's thread counter counts them too, and the thread share of the noise is there
 th=$($J "$TMP/run.json" cpus.0.thread)
 [ "$th" -ge "$wakes" ] || die "thread counter $th < $wakes"
