@@ -120,6 +120,10 @@ bool cli_table_ok(const struct cli_cmd *cmd);
 	  .min = (lo), .max = (hi), .unit = (u), .arg = (a), .help = (h), .expect = (e) }
 #define CLI_GIVEN(T, g) offsetof(T, g)
 #define CLI_END { .name = NULL }
+/* a value with its own syntax: fn(arg, params) stores it, 0 or -EINVAL */
+#define CLI_CUSTOM(n, k, fn, a, h, e) \
+	{ .name = (n), .key = (k), .type = CLI_T_CUSTOM, .given_off = CLI_NONE, .parse = (fn), \
+	  .arg = (a), .help = (h), .expect = (e) }
 
 /* -c/--cpus (rtla) or -C/--cpu (perf; --cpus also accepted there) */
 #define CLI_CPUS(k, T, f, g, h) \

@@ -82,12 +82,9 @@ static int parse_ring_size(const char *arg, void *params)
 }
 
 #define REC_OPT(n, k, t, f, a, h) CLI_OPT(n, k, t, struct record_params, f, CLI_NONE, 0, 0, 0, a, h, NULL)
-#define REC_CUSTOM(n, k, fn, a, h, e) \
-	{ .name = n, .key = k, .type = CLI_T_CUSTOM, .given_off = CLI_NONE, .parse = fn, .arg = a, .help = h, \
-	  .expect = e }
 static const struct cli_opt record_opts[] = {
 	CLI_CPU_PERF(struct record_params, o.cpus, have_cpus, "CPUs to record (default: all online)"),
-	REC_CUSTOM("event", 'e', parse_event, "EV", "dtl_all (default), dtl_cede, dtl_preempt or dtl_fault",
+	CLI_CUSTOM("event", 'e', parse_event, "EV", "dtl_all (default), dtl_cede, dtl_preempt or dtl_fault",
 		   "dtl_all, dtl_cede, dtl_preempt or dtl_fault"),
 	CLI_OPT("period", 'c', CLI_T_DUR, struct record_params, o.period_ns, CLI_NONE, 1000, UINT64_MAX / 4, 1,
 		"NS", "PMU poll period in ns (min 1000000, default 1000000;\n"
@@ -111,10 +108,10 @@ static const struct cli_opt record_opts[] = {
 	REC_OPT("procfs", 0, CLI_T_STR, o.procfs, "DIR", "procfs root (default /proc; env LATSCOPE_PROCFS)"),
 	REC_OPT("formats", 0, CLI_T_STR, o.tracefs_events, "DIR",
 		"tracefs-like events dir for tracepoint formats (tests)"),
-	REC_CUSTOM("mmap-pages", 'm', parse_mmap_pages, "N|SIZE", "data ring pages per CPU (power of two, default\n"
+	CLI_CUSTOM("mmap-pages", 'm', parse_mmap_pages, "N|SIZE", "data ring pages per CPU (power of two, default\n"
 		   "512 KiB worth), or a size such as 1M (as perf's -m)",
 		   "a power of two of pages, or a size such as 512K or 4M that is a power of two of pages"),
-	REC_CUSTOM("ring-size", 0, parse_ring_size, "SIZE", "data ring per CPU as a size such as 512K or 4M (a\n"
+	CLI_CUSTOM("ring-size", 0, parse_ring_size, "SIZE", "data ring per CPU as a size such as 512K or 4M (a\n"
 		   "bare number is KiB); a power of two of pages",
 		   "a size such as 512K or 4M (a bare number is KiB) that is a power of two of pages"),
 	CLI_FORCE(struct record_params, o.force),

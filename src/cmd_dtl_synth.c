@@ -72,8 +72,6 @@ static int parse_zlevel(const char *arg, void *params)
 #define SYN_OPT(n, k, t, f, lo, hi, u, a, h, e) CLI_OPT(n, k, t, struct synth_params, f, CLI_NONE, lo, hi, u, a, h, e)
 #define SYN_FLAG(n, f, h) SYN_OPT(n, 0, CLI_T_FLAG, f, 0, 0, 0, NULL, h, NULL)
 #define SYN_STR(n, f, a, h) SYN_OPT(n, 0, CLI_T_STR, f, 0, 0, 0, a, h, NULL)
-#define SYN_CUSTOM(n, fn, a, h, e) \
-	{ .name = n, .type = CLI_T_CUSTOM, .given_off = CLI_NONE, .parse = fn, .arg = a, .help = h, .expect = e }
 static const struct cli_opt synth_opts[] = {
 	CLI_OUTPUT(struct synth_params, out, "output ('-' = stdout; use --pipe for a pipe)"),
 	SYN_OPT("cpus", 0, CLI_T_U64, cpus, 1, 1024, 0, "N", "vCPUs (default 4)", NULL),
@@ -84,14 +82,14 @@ static const struct cli_opt synth_opts[] = {
 	SYN_FLAG("pipe", c.pipe, "pipe-mode stream (no index; AUXTRACE inline)"),
 	SYN_FLAG("no-dtl", c.no_dtl, "the same recording without DTL records (perf 6.1\nreads it)"),
 	SYN_FLAG("no-sched", c.no_sched, "DTL only, no sched samples (benchmarks)"),
-	SYN_CUSTOM("entitlement", parse_ent, "E", "entitled share of a physical CPU per vCPU, 0.05-1\n(default 0.5)",
+	CLI_CUSTOM("entitlement", 0, parse_ent, "E", "entitled share of a physical CPU per vCPU, 0.05-1\n(default 0.5)",
 		   "0.05..1"),
-	SYN_CUSTOM("load", parse_load, "L", "busy fraction of each vCPU, 0.01-0.98 (default 0.6)", "0.01..0.98"),
-	SYN_CUSTOM("preempt-hz", parse_pre, "R", "hypervisor time-slice preempts per running second\n"
+	CLI_CUSTOM("load", 0, parse_load, "L", "busy fraction of each vCPU, 0.01-0.98 (default 0.6)", "0.01..0.98"),
+	CLI_CUSTOM("preempt-hz", 0, parse_pre, "R", "hypervisor time-slice preempts per running second\n"
 		   "(default 20*(load/entitlement)^2)", "0.001..1000000"),
-	SYN_CUSTOM("fault-hz", parse_fault, "R", "page-fault preempts per running second (default 2)",
+	CLI_CUSTOM("fault-hz", 0, parse_fault, "R", "page-fault preempts per running second (default 2)",
 		   "0.001..1000000"),
-	SYN_CUSTOM("confer-hz", parse_confer, "R", "H_CONFER per running second (default 5)", "0.001..1000000"),
+	CLI_CUSTOM("confer-hz", 0, parse_confer, "R", "H_CONFER per running second (default 5)", "0.001..1000000"),
 	SYN_OPT("move-permille", 0, CLI_T_U64, move, 1, 1000, 0, "N",
 		"dispatches on another physical processor, per 1000\n(default 100)", NULL),
 	SYN_OPT("period", 'c', CLI_T_DUR, c.poll_ns, 1000, UINT64_MAX / 4, 1, "NS",
@@ -103,7 +101,7 @@ static const struct cli_opt synth_opts[] = {
 		"perf record drains every D, +-25 % (default 4ms),\n"
 		"whatever the poll: AUXTRACE records come after newer\nsched samples",
 		"a duration of at least 1us such as 4ms (a bare number is seconds)"),
-	SYN_CUSTOM("layout", parse_layout, "L", "perf (default: the above) or poll (the old friendly\n"
+	CLI_CUSTOM("layout", 0, parse_layout, "L", "perf (default: the above) or poll (the old friendly\n"
 		   "layout: one round per poll, AUX data right after its\nwindow)", "perf or poll"),
 	{ .name = "compression-level", .key = 'z', .type = CLI_T_CUSTOM, .given_off = CLI_NONE,
 	  .parse = parse_zlevel, .optional = true, .arg = "N",
@@ -111,7 +109,7 @@ static const struct cli_opt synth_opts[] = {
 		  "(level 1-22, default 1; AUX data stays uncompressed)", .expect = "1..22" },
 	SYN_STR("osrelease", c.osrelease, "S", "the recording's kernel (default 6.18.0-synth)"),
 	SYN_STR("arch", c.arch, "S", "the recording's machine (default ppc64le or ppc64)"),
-	SYN_CUSTOM("cede-srr0", parse_cede, "HEX", "the address where cedes leave the vCPU (default\n"
+	CLI_CUSTOM("cede-srr0", 0, parse_cede, "HEX", "the address where cedes leave the vCPU (default\n"
 		   "c0000000000f8094, the idle loop's hcall)", "a non-zero hexadecimal address"),
 	SYN_STR("truth", truth_path, "FILE", "write what the model knows as JSON: per task the\n"
 		"involuntary hypervisor interruptions, their time and\nthe task's run time"),

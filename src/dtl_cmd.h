@@ -48,11 +48,10 @@ int dtl_cmd_window(const char *arg, void *params);
 		"pipe mode: bytes of held records and AUX data (default\n" \
 		"64M); beyond it the oldest print early (reported)", \
 		"a size in bytes (suffixes K, M, G)"), \
-	{ .name = "reorder-window", .type = CLI_T_CUSTOM, .given_off = CLI_NONE, .parse = dtl_cmd_window, \
-	  .arg = "D", .help = "pipe mode: hold other records back this long so DTL\n" \
-	  "buffers that arrive late still print in order (default\n" \
-	  "auto: twice the vpa_dtl poll, growing with the delays\nseen; 0 = none)", \
-	  .expect = "a duration (e.g. 2s, 500ms; 0 = none) or auto" }, \
+	CLI_CUSTOM("reorder-window", 0, dtl_cmd_window, "D", "pipe mode: hold other records back this long so DTL\n" \
+		   "buffers that arrive late still print in order (default\n" \
+		   "auto: twice the vpa_dtl poll, growing with the delays\nseen; 0 = none)", \
+		   "a duration (e.g. 2s, 500ms; 0 = none) or auto"), \
 	CLI_OPT("scan", 0, CLI_T_FLAG, struct dtl_cmd_in, to.ignore_index, CLI_NONE, 0, 0, 0, NULL, \
 		"find the AUX buffers by scanning the data section even\n" \
 		"when the file's AUXTRACE index is good", NULL), \
