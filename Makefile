@@ -108,6 +108,12 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_SRC_OBJS) $(LIBA)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(UNIT_SRC_OBJS) $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
 
+# The option tables live in the commands: this test links them (not main.o).
+CMD_OBJS := $(filter-out $(BUILD)/src/main.o,$(SRC_OBJS))
+$(BUILD)/tests/test_cli_tables: $(BUILD)/tests/unit/test_cli_tables.o $(CMD_OBJS) $(LIBA)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(CMD_OBJS) $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
+
 unit-run: $(UNIT_BINS)
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
 

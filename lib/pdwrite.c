@@ -80,6 +80,7 @@ struct pdw {
 	bool ckpt;			/* opts.checkpoint (file mode) */
 	bool td_in_data;		/* checkpoint: header records written at data start */
 	uint64_t ckpt_next_ns;		/* CLOCK_MONOTONIC of the next checkpoint due */
+	uint64_t ckpt_every_ns;
 
 	struct pdw_evsel *evsels;
 	size_t nr_evsels, cap_evsels;
@@ -697,6 +698,7 @@ int pdw_open_fd(struct pdw **wp, int fd, bool owns_fd, const struct pdw_opts *op
 	w->attr_size = asz;
 	w->attr_size_auto = !opts->attr_size;
 	w->ckpt = opts->checkpoint && !opts->pipe;
+	w->ckpt_every_ns = opts->checkpoint_ns ? opts->checkpoint_ns : PDW_CHECKPOINT_NS;
 	*wp = w;
 	return 0;
 }
@@ -1248,7 +1250,7 @@ int pdw_checkpoint(struct pdw *w, bool force)
 	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	if (!force && now < w->ckpt_next_ns)
 		return 0;
-	w->ckpt_next_ns = now + PDW_CHECKPOINT_NS;
+	w->ckpt_next_ns = now + w->ckpt_every_ns;
 	/* data first, then the header that covers it: a kill between the two
 	 * leaves the previous checkpoint's header, still true */
 	uint64_t nofeat[PDF_FEAT_BITS / 64] = { 0 };

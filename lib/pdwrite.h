@@ -45,6 +45,8 @@ struct pdw_opts {
 				 * user's file or symlink (see safeout.h) */
 	bool checkpoint;	/* file mode: a recording that survives a kill
 				 * (see pdw_checkpoint) */
+	uint64_t checkpoint_ns;	/* the most time between checkpoints; 0 =
+				 * PDW_CHECKPOINT_NS */
 };
 
 /* pdw_open - create path ("-" = stdout). Caller frees with pdw_close() or
@@ -113,7 +115,7 @@ int pdw_compress_end(struct pdw *w);
  * pdw_checkpoint - make what was written so far a readable recording, for a
  * writer that may be killed (opts.checkpoint, file mode; call it each time the
  * writer's loop wakes up, outside pdw_compress_begin/end: it does its work at
- * most every PDW_CHECKPOINT_NS and returns 0 at once otherwise; force does it
+ * most every opts.checkpoint_ns and returns 0 at once otherwise; force does it
  * now).  It flushes the buffer and rewrites
  * the file header with the data size written so far and no features, so a
  * reader of a killed recording finds a valid file that lost at most what came

@@ -168,6 +168,11 @@ static bool takes_arg(const struct cli_opt *o)
 	return o->type != CLI_T_FLAG && o->type != CLI_T_SETINT;
 }
 
+static int has_arg(const struct cli_opt *o)
+{
+	return !takes_arg(o) ? no_argument : o->optional ? optional_argument : required_argument;
+}
+
 static const struct cli_opt *by_key(const struct cli_opt *opts, int key)
 {
 	for (const struct cli_opt *o = opts; o->name; o++)
@@ -191,12 +196,13 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *params, in
 	for (const struct cli_opt *o = cmd->opts; o->name; o++) {
 		if (n >= CLI_MAX_OPTS)
 			return -E2BIG;
-		lo[n] = (struct option){ o->name, takes_arg(o) ? required_argument : no_argument, NULL,
-					 256 + (int)n };
+		lo[n] = (struct option){ o->name, has_arg(o), NULL, 256 + (int)n };
 		n++;
 		if (o->key) {
 			shorts[sl++] = (char)o->key;
 			if (takes_arg(o))
+				shorts[sl++] = ':';
+			if (takes_arg(o) && o->optional)
 				shorts[sl++] = ':';
 		}
 	}
@@ -235,8 +241,8 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *params, in
 		if (!o)
 			return -EINVAL;
 		if (apply(o, optarg, params)) {
-			say(err, errlen, "%s: --%s '%s': expected %s", cmd->name, o->name, optarg,
-			    expected(o, buf, sizeof(buf)));
+			say(err, errlen, "%s: --%s '%s': expected %s", cmd->name, o->name,
+			    optarg ? optarg : "", expected(o, buf, sizeof(buf)));
 			return -EINVAL;
 		}
 		if (o->given_off != CLI_NONE)
@@ -251,6 +257,14 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *params, in
 	return 0;
 }
 
+/* One help text; the lines after a newline under the first one. */
+static void put_help(FILE *f, const char *h)
+{
+	for (const char *nl; (nl = strchr(h, '\n')); h = nl + 1)
+		fprintf(f, "%.*s\n  %-22s ", (int)(nl - h), h, "");
+	fprintf(f, "%s\n", h);
+}
+
 void cli_usage(const struct cli_cmd *cmd, FILE *f)
 {
 	if (cmd->usage)
@@ -263,18 +277,36 @@ void cli_usage(const struct cli_cmd *cmd, FILE *f)
 
 		if (!o->help)
 			continue;
+		const char *sep = !o->arg ? "" : o->optional ? "[=" : " ";
 		if (o->key)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->key, o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
+			snprintf(left, sizeof(left), "-%c, --%s%s%s%s", o->key, o->name, sep,
+				 o->arg ? o->arg : "", o->arg && o->optional ? "]" : "");
 		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
+			snprintf(left, sizeof(left), "    --%s%s%s%s", o->name, sep, o->arg ? o->arg : "",
+				 o->arg && o->optional ? "]" : "");
 		if (strlen(left) > 22)
-			fprintf(f, "  %s\n  %-22s %s\n", left, "", o->help);
+			fprintf(f, "  %s\n  %-22s ", left, "");
 		else
-			fprintf(f, "  %-22s %s\n", left, o->help);
+			fprintf(f, "  %-22s ", left);
+		put_help(f, o->help);
 	}
 	fprintf(f, "  %-22s %s\n", "-h, --help", "this help");
 	if (cmd->outro)
 		fprintf(f, "\n%s", cmd->outro);
+}
+
+bool cli_table_ok(const struct cli_cmd *cmd)
+{
+	if (!cmd || !cmd->opts)
+		return false;
+	for (const struct cli_opt *o = cmd->opts; o->name; o++) {
+		if (!*o->name || !strcmp(o->name, "help") || o->key == 'h' || o->key < 0 || o->key > 127)
+			return false;
+		if (o->type == CLI_T_CUSTOM ? !o->parse : o->optional)
+			return false;
+		for (const struct cli_opt *p = cmd->opts; p < o; p++)
+			if (!strcmp(p->name, o->name) || (o->key && p->key == o->key))
+				return false;
+	}
+	return true;
 }

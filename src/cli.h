@@ -76,6 +76,8 @@ struct cli_opt {
 	const char *arg;	/* usage: the argument's name ("LIST"); NULL for flags */
 	const char *help;	/* usage: one line; NULL hides the option (an alias) */
 	const char *expect;	/* error: what a good value is ("100..10000000 us") */
+	bool optional;		/* CLI_T_CUSTOM: the value may be left out (only --name=V or
+				 * -kV give one); parse() gets NULL then */
 };
 
 struct cli_cmd {
@@ -100,8 +102,17 @@ struct cli_cmd {
 int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *params, int *first,
 	      char *err, size_t errlen);
 
-/* cli_usage - the usage text: usage line, intro, the options table, outro. */
+/* cli_usage - the usage text: usage line, intro, the options table, outro.
+ * A help text may hold newlines: its next lines are indented under it. */
 void cli_usage(const struct cli_cmd *cmd, FILE *f);
+
+/*
+ * cli_table_ok - whether cmd's table can be parsed as meant: no long name or
+ * short key twice (nor "help" or 'h', which every command has), every
+ * CLI_T_CUSTOM entry with a parse function, only CLI_T_CUSTOM optional.
+ * For the unit tests; cli_parse() takes the first of two equal names.
+ */
+bool cli_table_ok(const struct cli_cmd *cmd);
 
 /* Shared entries: one spelling and one help line per concept. */
 #define CLI_OPT(n, k, t, T, f, g, lo, hi, u, a, h, e) \
@@ -109,6 +120,10 @@ void cli_usage(const struct cli_cmd *cmd, FILE *f);
 	  .min = (lo), .max = (hi), .unit = (u), .arg = (a), .help = (h), .expect = (e) }
 #define CLI_GIVEN(T, g) offsetof(T, g)
 #define CLI_END { .name = NULL }
+/* a value with its own syntax: fn(arg, params) stores it, 0 or -EINVAL */
+#define CLI_CUSTOM(n, k, fn, a, h, e) \
+	{ .name = (n), .key = (k), .type = CLI_T_CUSTOM, .given_off = CLI_NONE, .parse = (fn), \
+	  .arg = (a), .help = (h), .expect = (e) }
 
 /* -c/--cpus (rtla) or -C/--cpu (perf; --cpus also accepted there) */
 #define CLI_CPUS(k, T, f, g, h) \

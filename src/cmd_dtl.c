@@ -6,7 +6,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +72,52 @@ int cmd_dtl(int argc, char **argv)
 }
 
 /* ---- shared helpers ---- */
+
+int dtl_cmd_window(const char *arg, void *params)
+{
+	struct dtlt_opts *to = &((struct dtl_cmd_in *)params)->to;
+
+	if (!strcmp(arg, "auto")) {
+		to->window_ns = 0;
+		to->no_window = false;
+		return 0;
+	}
+	if (ps_duration_ns(arg, 1000000000ULL, &to->window_ns))
+		return -EINVAL;
+	to->no_window = to->window_ns == 0;
+	return 0;
+}
+
+int dtl_cmd_parse(const struct cli_cmd *cmd, int argc, char **argv, void *params, int *first)
+{
+	char err[512];
+	int rc = cli_parse(cmd, argc, argv, params, first, err, sizeof(err));
+
+	if (rc == CLI_HELP) {
+		cli_usage(cmd, stdout);
+		return 0;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", err[0] ? err : "bad command line");
+		return EXIT_ERR;
+	}
+	return -1;
+}
+
+int dtl_cmd_file(const struct cli_cmd *cmd, struct dtl_cmd_in *in, int argc, char **argv, int first)
+{
+	if (!in->path && first < argc)
+		in->path = argv[first++];
+	if (!in->path) {
+		fprintf(stderr, "%s: no input: give FILE or -i FILE; see --help\n", cmd->name);
+		return EXIT_ERR;
+	}
+	if (first < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'; see --help\n", cmd->name, argv[first]);
+		return EXIT_ERR;
+	}
+	return 0;
+}
 
 int dtl_cmd_open(struct pdr **r, const char *path, bool unordered, bool no_map)
 {
@@ -177,20 +222,30 @@ bool dtl_cmd_sym(const struct ksym *k, uint64_t addr, char *buf, size_t len, boo
 
 /* ---- dump ---- */
 
-static void dump_usage(FILE *f)
-{
-	fprintf(f,
-"usage: latscope dtl dump [options] FILE\n"
-"\n"
+struct dump_params {
+	struct dtl_cmd_in in;	/* first: DTL_CMD_INPUT */
+	bool no_raw;
+};
+_Static_assert(offsetof(struct dump_params, in) == 0, "struct dtl_cmd_in first");
+
+static const struct cli_opt dump_opts[] = {
+	DTL_CMD_INPUT,
+	CLI_OPT("no-raw", 0, CLI_T_FLAG, struct dump_params, no_raw, CLI_NONE, 0, 0, 0, NULL,
+		"leave out the raw hex dump of each record", NULL),
+	CLI_END
+};
+
+const struct cli_cmd dtl_dump_cli = {
+	.name = "latscope dtl dump",
+	.usage = "usage: latscope dtl dump [options] FILE",
+	.intro =
 "Print the DTL records of a perf.data file the way `perf report -D` prints\n"
 "them: AUXTRACE_INFO, each AUXTRACE header, then `. ... VPA DTL PMU data:`\n"
 "and one line per 48-byte slot with its offset.  The boot_tb/tb_freq header is\n"
-"read in the file's byte order (perf reads it natively).\n"
-"\n"
-"  -i, --input FILE   the perf.data file ('-' = pipe on stdin)\n"
-"      --no-raw       leave out the raw hex dump of each record\n"
-"  -h, --help         this help\n");
-}
+"read in the file's byte order (perf reads it natively).\n",
+	.opts = dump_opts,
+	.operands = true,
+};
 
 static void hexdump(const uint8_t *p, size_t n)
 {
@@ -261,36 +316,19 @@ static void dump_payload(const uint8_t *p, uint64_t size, bool swap)
 
 int dtl_cmd_dump(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "no-raw", no_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *path = NULL;
-	bool raw = true;
-	int c, rc;
+	struct dump_params p = { 0 };
+	int first, rc;
 	struct pdr *r;
 	struct pdr_event ev;
 	uint8_t *pay = NULL;
 	size_t pay_cap = 0;
 	uint64_t nrec = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i': path = optarg; break;
-		case 'R': raw = false; break;
-		case 'h': dump_usage(stdout); return 0;
-		default: dump_usage(stderr); return EXIT_ERR;
-		}
-	}
-	if (!path && optind < argc)
-		path = argv[optind++];
-	if (!path || optind < argc) {
-		dump_usage(stderr);
+	if ((rc = dtl_cmd_parse(&dtl_dump_cli, argc, argv, &p, &first)) >= 0)
+		return rc;
+	if (dtl_cmd_file(&dtl_dump_cli, &p.in, argc, argv, first))
 		return EXIT_ERR;
-	}
+	const char *path = p.in.path;
 	if (dtl_cmd_open(&r, path, true, true))
 		return EXIT_ERR;
 	const char *shown = strcmp(path, "-") ? path : "stdin";
@@ -302,7 +340,7 @@ int dtl_cmd_dump(int argc, char **argv)
 			continue;
 		nrec++;
 		printf("\n%#" PRIx64 "@%s [%#x]: event: %u\n", ev.file_offset, shown, ev.size, ev.type);
-		if (raw)
+		if (!p.no_raw)
 			hexdump(ev.data, ev.size);
 		tstamp_prefix(r, pfx, sizeof(pfx));
 		printf("\n%s%#" PRIx64 " [%#x]: PERF_RECORD_%s", pfx, ev.file_offset, ev.size,
@@ -369,6 +407,7 @@ int dtl_cmd_dump(int argc, char **argv)
 enum { OUT_PERF, OUT_WIDE, OUT_CSV, OUT_JSON };
 
 struct script {
+	struct dtl_cmd_in in;	/* first: DTL_CMD_INPUT, DTL_CMD_READ_OPTS */
 	struct pdr *r;
 	struct pp *pp;
 	struct dtlt *t;
@@ -377,11 +416,10 @@ struct script {
 	bool have_cpus;
 	struct ps_cpuset cpus;
 	uint64_t t0_ns, t1_ns;
+	bool quiet;
 	char *line;
 	size_t line_cap;
 	uint64_t dtl_lines, sample_lines;
-	const char *kallsyms;	/* --kallsyms */
-	bool no_symbols;
 	struct ksym *syms;	/* NULL: srr0 stays [unknown] */
 	struct pl *pl;		/* second formatting thread, or NULL */
 };
@@ -532,49 +570,59 @@ static void print_sample(struct script *s, const struct pdr_event *ev)
 	s->sample_lines++;
 }
 
-static void script_usage(FILE *f)
+_Static_assert(offsetof(struct script, in) == 0, "struct dtl_cmd_in first");
+
+static int script_time(const char *arg, void *params)
 {
-	fprintf(f,
-"usage: latscope dtl script [options] FILE\n"
-"\n"
+	struct script *s = params;
+	return ps_time_range(arg, &s->t0_ns, &s->t1_ns) ? -EINVAL : 0;
+}
+
+#define SCRIPT_MODE(n, m, h) \
+	CLI_OPT(n, 0, CLI_T_SETINT, struct script, mode, CLI_NONE, m, 0, 0, NULL, h, NULL)
+#define SCRIPT_FLAG(n, f, h) CLI_OPT(n, 0, CLI_T_FLAG, struct script, f, CLI_NONE, 0, 0, 0, NULL, h, NULL)
+static const struct cli_opt script_opts[] = {
+	DTL_CMD_INPUT,
+	SCRIPT_MODE("wide", OUT_WIDE, "one readable line per entry: times in ticks and us,\n"
+		    "CPU, processor_id (other samples get the same time\ncolumn)"),
+	SCRIPT_MODE("csv", OUT_CSV, "DTL entries only, one CSV row each (header first)"),
+	SCRIPT_MODE("json", OUT_JSON, "DTL entries only, one JSON object per line"),
+	SCRIPT_FLAG("ns", ns, "nanosecond timestamps (perf script --ns)"),
+	SCRIPT_FLAG("exact-time", in.to.exact_time, "convert the timebase with exact 128-bit integer\n"
+		    "math instead of perf's double formula (may differ by\n1 ns)"),
+	SCRIPT_FLAG("dtl-only", dtl_only, "leave out the other samples"),
+	SCRIPT_FLAG("samples-only", samples_only, "leave out the DTL entries"),
+	CLI_CPU_PERF(struct script, cpus, have_cpus, "only these CPUs"),
+	CLI_CUSTOM("time", 0, script_time, "A,B", "only this perf-time window (seconds; either side may\nbe empty)",
+		   "START,END in seconds"),
+	CLI_OPT("boot-tb", 0, CLI_T_U64, struct script, in.to.fallback.boot_tb,
+		CLI_GIVEN(struct script, in.to.override_boot_tb), 0, 0, 0, "N",
+		"boot timebase for CPUs without a header record\n(debugfs)", "an integer"),
+	CLI_OPT("tb-freq", 0, CLI_T_U64, struct script, in.to.fallback.tb_freq,
+		CLI_GIVEN(struct script, in.to.override_tb_freq), 1, 0, 0, "HZ",
+		"timebase frequency for them (default 512000000)", "a positive integer"),
+	DTL_CMD_READ_OPTS("resolve srr0 with this kallsyms file (default:\n"
+			  "/proc/kallsyms when the recording's osrelease and\n"
+			  "arch are this machine's)"),
+	CLI_QUIET(struct script, quiet, "no summary on stderr"),
+	CLI_END
+};
+
+const struct cli_cmd dtl_script_cli = {
+	.name = "latscope dtl script",
+	.usage = "usage: latscope dtl script [options] FILE",
+	.intro =
 "One timeline of the DTL entries and every other sample of a perf.data file\n"
 "(file or pipe mode, either byte order).  Each DTL entry older than a record\n"
 "is printed before it (a tie prints the record first); entries after the last\n"
 "record are printed at the end.  The DTL has no task, so DTL lines show\n"
-"`[no task]` and `-` where perf prints an invented pid/tid.\n"
-"\n"
-"  -i, --input FILE   the perf.data file ('-' = pipe on stdin)\n"
-"      --wide         one readable line per entry: times in ticks and us, CPU,\n"
-"                     processor_id (other samples get the same time column)\n"
-"      --csv          DTL entries only, one CSV row each (header first)\n"
-"      --json         DTL entries only, one JSON object per line\n"
-"      --ns           nanosecond timestamps (perf script --ns)\n"
-"      --exact-time   convert the timebase with exact 128-bit integer math\n"
-"                     instead of perf's double formula (may differ by 1 ns)\n"
-"      --dtl-only     leave out the other samples\n"
-"      --samples-only leave out the DTL entries\n"
-"  -C, --cpu LIST     only these CPUs\n"
-"      --time A,B     only this perf-time window (seconds; either side may be empty)\n"
-"      --boot-tb N    boot timebase for CPUs without a header record (debugfs)\n"
-"      --tb-freq HZ   timebase frequency for them (default 512000000)\n"
-"      --pipe-budget B  pipe mode: bytes of held records and AUX data (default 64M);\n"
-"                     beyond it the oldest print early (reported)\n"
-"      --reorder-window D  pipe mode: hold other records back this long so DTL\n"
-"                     buffers that arrive late still print in order (default\n"
-"                     auto: twice the vpa_dtl poll, growing with the delays seen;\n"
-"                     0 = none)\n"
-"      --scan         find the AUX buffers by scanning the data section even when\n"
-"                     the file's AUXTRACE index is good\n"
-"      --kallsyms F   resolve srr0 with this kallsyms file (default: /proc/kallsyms\n"
-"                     when the recording's osrelease and arch are this machine's)\n"
-"      --no-symbols   leave srr0 unresolved\n"
-"      --strict       exit 1 when data was lost, dropped, late or skipped\n"
-"  -q, --quiet        no summary on stderr\n"
-"  -h, --help         this help\n"
-"\n"
+"`[no task]` and `-` where perf prints an invented pid/tid.\n",
+	.opts = script_opts,
+	.outro =
 "Gaps (AUX TRUNCATED/PARTIAL/COLLISION, LOST records, a timebase going\n"
-"backwards, discontinuous buffers, odd payload sizes) are summarised on stderr.\n");
-}
+"backwards, discontinuous buffers, odd payload sizes) are summarised on stderr.\n",
+	.operands = true,
+};
 
 static void report_gaps(const char *path, struct dtlt *t, const struct script *s, bool quiet)
 {
@@ -664,115 +712,18 @@ static void report_gaps(const char *path, struct dtlt *t, const struct script *s
 
 int dtl_cmd_script(int argc, char **argv)
 {
-	enum { O_WIDE = 256, O_CSV, O_JSON, O_NS, O_EXACT, O_DTLONLY, O_SONLY, O_TIME, O_BOOTTB,
-	       O_TBFREQ, O_BUDGET, O_WINDOW, O_SCAN, O_KALLSYMS, O_NOSYM, O_STRICT };
-	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "wide", no_argument, NULL, O_WIDE },
-		{ "csv", no_argument, NULL, O_CSV },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "ns", no_argument, NULL, O_NS },
-		{ "exact-time", no_argument, NULL, O_EXACT },
-		{ "dtl-only", no_argument, NULL, O_DTLONLY },
-		{ "samples-only", no_argument, NULL, O_SONLY },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "cpus", required_argument, NULL, 'C' },
-		{ "time", required_argument, NULL, O_TIME },
-		{ "boot-tb", required_argument, NULL, O_BOOTTB },
-		{ "tb-freq", required_argument, NULL, O_TBFREQ },
-		{ "pipe-budget", required_argument, NULL, O_BUDGET },
-		{ "reorder-window", required_argument, NULL, O_WINDOW },
-		{ "scan", no_argument, NULL, O_SCAN },
-		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
-		{ "no-symbols", no_argument, NULL, O_NOSYM },
-		{ "strict", no_argument, NULL, O_STRICT },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct script s = { .mode = OUT_PERF, .t1_ns = UINT64_MAX };
-	struct dtlt_opts to = { 0 };
-	const char *path = NULL;
-	bool quiet = false, have_fallback = false, strict = false;
-	int c, rc, ret = 0;
+	struct dtlt_opts *to = &s.in.to;
+	int first, rc, ret = 0;
 	struct dtlt_item it;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:C:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i': path = optarg; break;
-		case O_WIDE: s.mode = OUT_WIDE; break;
-		case O_CSV: s.mode = OUT_CSV; break;
-		case O_JSON: s.mode = OUT_JSON; break;
-		case O_NS: s.ns = true; break;
-		case O_EXACT: to.exact_time = true; break;
-		case O_DTLONLY: s.dtl_only = true; break;
-		case O_SONLY: s.samples_only = true; break;
-		case 'C':
-			if (ps_cpulist(optarg, &s.cpus)) {
-				fprintf(stderr, "latscope dtl script: -C %s: not a CPU list (e.g. 0-3,8)\n", optarg);
-				return EXIT_ERR;
-			}
-			s.have_cpus = true;
-			break;
-		case O_TIME:
-			if (ps_time_range(optarg, &s.t0_ns, &s.t1_ns)) {
-				fprintf(stderr, "latscope dtl script: --time %s: expected START,END in seconds\n", optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case O_BOOTTB:
-			if (ps_u64(optarg, 0, UINT64_MAX, &to.fallback.boot_tb)) {
-				fprintf(stderr, "latscope dtl script: --boot-tb %s: not a number\n", optarg);
-				return EXIT_ERR;
-			}
-			have_fallback = true;
-			to.override_boot_tb = true;
-			break;
-		case O_TBFREQ:
-			to.override_tb_freq = true;
-			if (ps_u64(optarg, 1, UINT64_MAX, &to.fallback.tb_freq)) {
-				fprintf(stderr, "latscope dtl script: --tb-freq %s: not a positive number\n", optarg);
-				return EXIT_ERR;
-			}
-			have_fallback = true;
-			break;
-		case O_BUDGET:
-			if (ps_size_bytes(optarg, &to.budget_bytes) || !to.budget_bytes) {
-				fprintf(stderr, "latscope dtl script: --pipe-budget '%s': expected a size in bytes "
-					"(suffixes K, M, G)\n", optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case O_WINDOW:
-			if (!strcmp(optarg, "auto")) {
-				to.window_ns = 0;
-				to.no_window = false;
-			} else if (ps_duration_ns(optarg, 1000000000ULL, &to.window_ns)) {
-				fprintf(stderr, "latscope dtl script: --reorder-window '%s': expected a duration "
-					"(e.g. 2s, 500ms; 0 = none) or auto\n", optarg);
-				return EXIT_ERR;
-			} else {
-				to.no_window = to.window_ns == 0;
-			}
-			break;
-		case O_SCAN: to.ignore_index = true; break;
-		case O_KALLSYMS: s.kallsyms = optarg; break;
-		case O_NOSYM: s.no_symbols = true; break;
-		case O_STRICT: strict = true; break;
-		case 'q': quiet = true; break;
-		case 'h': script_usage(stdout); return 0;
-		default: script_usage(stderr); return EXIT_ERR;
-		}
-	}
-	if (!path && optind < argc)
-		path = argv[optind++];
-	if (!path || optind < argc) {
-		script_usage(stderr);
+	if ((rc = dtl_cmd_parse(&dtl_script_cli, argc, argv, &s, &first)) >= 0)
+		return rc;
+	if (dtl_cmd_file(&dtl_script_cli, &s.in, argc, argv, first))
 		return EXIT_ERR;
-	}
-	if (have_fallback && !to.fallback.tb_freq)
-		to.fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
+	const char *path = s.in.path;
+	if ((to->override_boot_tb || to->override_tb_freq) && !to->fallback.tb_freq)
+		to->fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
 	if (dtl_cmd_open(&s.r, path, false, false))
 		return EXIT_ERR;
 	const struct pdr_info *info = pdr_info(s.r);
@@ -785,14 +736,14 @@ int dtl_cmd_script(int argc, char **argv)
 		ret = EXIT_ERR;
 		goto out;
 	}
-	rc = dtlt_new(&s.t, s.r, &to);
+	rc = dtlt_new(&s.t, s.r, to);
 	if (rc) {
 		fprintf(stderr, "latscope dtl script: %s: %s\n", path,
 			*pdr_strerror(s.r) ? pdr_strerror(s.r) : strerror(-rc));
 		ret = EXIT_ERR;
 		goto out;
 	}
-	if (dtl_cmd_syms(&s.syms, s.r, s.kallsyms, s.no_symbols, "latscope dtl script")) {
+	if (dtl_cmd_syms(&s.syms, s.r, s.in.kallsyms, s.in.no_symbols, "latscope dtl script")) {
 		ret = EXIT_ERR;
 		goto out;
 	}
@@ -861,13 +812,13 @@ int dtl_cmd_script(int argc, char **argv)
 	} else if (cio_finish(stdout, "latscope dtl script", "standard output")) {
 		ret = EXIT_ERR;
 	}
-	report_gaps(path, s.t, &s, quiet);
+	report_gaps(path, s.t, &s, s.quiet);
 	dtl_cmd_tb_warnings("latscope dtl script", path, s.t);
 	const struct pdr_stats *rs = pdr_stats(s.r);
 	if (rs->unknown_id || rs->bad_samples)
 		fprintf(stderr, "latscope dtl script: %s: %" PRIu64 " samples with an unknown id and %" PRIu64
 			" too short for their sample_type were skipped\n", path, rs->unknown_id, rs->bad_samples);
-	if (strict && !ret)
+	if (s.in.strict && !ret)
 		ret = dtl_cmd_verdict("latscope dtl script", s.t, s.r);
 out:
 	if (s.pl)

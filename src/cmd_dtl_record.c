@@ -2,7 +2,6 @@
 /* cmd_dtl_record.c - `latscope dtl record`: record the DTL and sched events of a Power LPAR. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,43 +19,127 @@
 #include "dtlrec.h"
 #include "parse.h"
 
-static void usage(FILE *f)
+struct record_params {
+	struct dtlr_opts o;
+	bool have_cpus;		/* -C given (o.cpus empty = all online) */
+	int source;		/* --pmu, --debugfs-only: enum dtlr_source */
+	const char *out;	/* -o */
+	const char *tplist;	/* -T */
+	uint64_t duration_ns;	/* -d; 0 = until COMMAND ends or Ctrl-C */
+	bool quiet;
+	char ev[64];		/* -e vpa_dtl/EV/: EV (o.event points here) */
+};
+
+static int parse_event(const char *arg, void *params)
 {
-	fprintf(f,
-"usage: latscope dtl record [options] [-- COMMAND [ARGS]]\n"
-"\n"
+	struct record_params *p = params;
+
+	if (!strncmp(arg, "vpa_dtl/", 8)) {
+		snprintf(p->ev, sizeof(p->ev), "%s", arg + 8);
+		p->ev[strcspn(p->ev, "/")] = '\0';
+		p->o.event = p->ev;
+	} else {
+		p->o.event = arg;
+	}
+	return dtlr_event_mask(p->o.event, &p->o.mask) ? -EINVAL : 0;
+}
+
+/* A ring of bytes into o.ring_pages: a power of two of whole pages. */
+static int ring_bytes(uint64_t bytes, void *params)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), pages = bytes / page;
+
+	if (!pages || bytes % page || pages > (1u << 20) || (pages & (pages - 1)))
+		return -EINVAL;
+	((struct record_params *)params)->o.ring_pages = (size_t)pages;
+	return 0;
+}
+
+static bool bare_number(const char *s)
+{
+	return *s && s[strspn(s, "0123456789")] == '\0';
+}
+
+/* -m N (pages, as perf's -m) or -m SIZE (512K, 4M) */
+static int parse_mmap_pages(const char *arg, void *params)
+{
+	uint64_t v;
+
+	if (!bare_number(arg))
+		return ps_size_bytes(arg, &v) ? -EINVAL : ring_bytes(v, params);
+	if (ps_u64(arg, 1, 1u << 20, &v) || (v & (v - 1)))
+		return -EINVAL;
+	((struct record_params *)params)->o.ring_pages = (size_t)v;
+	return 0;
+}
+
+/* --ring-size SIZE (512K, 4M; a bare number is KiB, as in osnoise) */
+static int parse_ring_size(const char *arg, void *params)
+{
+	uint64_t v;
+
+	if (bare_number(arg))
+		return ps_u64(arg, 1, UINT64_MAX >> 10, &v) ? -EINVAL : ring_bytes(v << 10, params);
+	return ps_size_bytes(arg, &v) ? -EINVAL : ring_bytes(v, params);
+}
+
+#define REC_OPT(n, k, t, f, a, h) CLI_OPT(n, k, t, struct record_params, f, CLI_NONE, 0, 0, 0, a, h, NULL)
+static const struct cli_opt record_opts[] = {
+	CLI_CPU_PERF(struct record_params, o.cpus, have_cpus, "CPUs to record (default: all online)"),
+	CLI_CUSTOM("event", 'e', parse_event, "EV", "dtl_all (default), dtl_cede, dtl_preempt or dtl_fault",
+		   "dtl_all, dtl_cede, dtl_preempt or dtl_fault"),
+	CLI_OPT("period", 'c', CLI_T_DUR, struct record_params, o.period_ns, CLI_NONE, 1000, UINT64_MAX / 4, 1,
+		"NS", "PMU poll period in ns (min 1000000, default 1000000;\n"
+		"1ms works too); debugfs poll period (default 10000000)",
+		"a period in ns (the PMU polls at most every 1000000; 1ms, 10ms work too)"),
+	CLI_OUTPUT(struct record_params, out, "output file (default perf.data)"),
+	REC_OPT("tracepoints", 'T', CLI_T_STR, tplist, "LIST", "tracepoints to record beside the DTL (default\n"
+		"sched:sched_switch,sched:sched_wakeup; 'none' for none)"),
+	CLI_DURATION(struct record_params, duration_ns, "stop after this long (1s, 500ms, 2m)"),
+	CLI_OPT("pmu", 0, CLI_T_SETINT, struct record_params, source, CLI_NONE, DTLR_PMU, 0, 0, NULL,
+		"use the vpa_dtl PMU only (no debugfs fallback)", NULL),
+	CLI_OPT("debugfs-only", 0, CLI_T_SETINT, struct record_params, source, CLI_NONE, DTLR_DEBUGFS, 0, 0, NULL,
+		"use the debugfs files even when the PMU exists", NULL),
+	CLI_OPT("boot-tb", 0, CLI_T_U64, struct record_params, o.boot_tb,
+		CLI_GIVEN(struct record_params, o.have_boot_tb), 0, 0, 0, "N",
+		"debugfs: the boot timebase (otherwise estimated on\n"
+		"Power from the timebase and CLOCK_MONOTONIC)", "an integer"),
+	REC_OPT("sysfs", 0, CLI_T_STR, o.sysfs, "DIR", "sysfs root (default /sys; env LATSCOPE_SYSFS)"),
+	REC_OPT("debugfs", 0, CLI_T_STR, o.debugfs, "DIR", "debugfs root (default /sys/kernel/debug; env\n"
+		"LATSCOPE_DEBUGFS)"),
+	REC_OPT("procfs", 0, CLI_T_STR, o.procfs, "DIR", "procfs root (default /proc; env LATSCOPE_PROCFS)"),
+	REC_OPT("formats", 0, CLI_T_STR, o.tracefs_events, "DIR",
+		"tracefs-like events dir for tracepoint formats (tests)"),
+	CLI_CUSTOM("mmap-pages", 'm', parse_mmap_pages, "N|SIZE", "data ring pages per CPU (power of two, default\n"
+		   "512 KiB worth), or a size such as 1M (as perf's -m)",
+		   "a power of two of pages, or a size such as 512K or 4M that is a power of two of pages"),
+	CLI_CUSTOM("ring-size", 0, parse_ring_size, "SIZE", "data ring per CPU as a size such as 512K or 4M (a\n"
+		   "bare number is KiB); a power of two of pages",
+		   "a size such as 512K or 4M (a bare number is KiB) that is a power of two of pages"),
+	CLI_FORCE(struct record_params, o.force),
+	CLI_QUIET(struct record_params, quiet, "no summary on stderr"),
+	CLI_END
+};
+
+const struct cli_cmd dtl_record_cli = {
+	.name = "latscope dtl record",
+	.usage = "usage: latscope dtl record [options] [-- COMMAND [ARGS]]",
+	.intro =
 "Record the POWER Dispatch Trace Log of a shared-processor LPAR together with\n"
 "scheduler tracepoints into a perf.data file that perf 6.18+ and `latscope dtl`\n"
 "read.  Uses the vpa_dtl PMU (Linux 6.18+) and falls back to the older debugfs\n"
 "interface (powerpc/dtl/cpu-N, polled; tb_freq from /proc/cpuinfo).  Records\n"
-"while COMMAND runs, or for --duration, or until Ctrl-C.\n"
-"\n"
-"  -C, --cpu LIST         CPUs to record (default: all online)\n"
-"  -e, --event EV         dtl_all (default), dtl_cede, dtl_preempt or dtl_fault\n"
-"  -c, --period NS        PMU poll period in ns (min 1000000, default 1000000);\n"
-"                         debugfs poll period (default 10000000)\n"
-"  -o, --output FILE      output file (default perf.data)\n"
-"  -T, --tracepoints LIST tracepoints to record beside the DTL (default\n"
-"                         sched:sched_switch,sched:sched_wakeup; 'none' for none)\n"
-"  -d, --duration S       stop after this long (1s, 500ms, 2m)\n"
-"      --pmu              use the vpa_dtl PMU only (no debugfs fallback)\n"
-"      --debugfs-only     use the debugfs files even when the PMU exists\n"
-"      --boot-tb N        debugfs: the boot timebase (otherwise estimated on\n"
-"                         Power from the timebase and CLOCK_MONOTONIC)\n"
-"      --sysfs DIR        sysfs root (default /sys; env LATSCOPE_SYSFS)\n"
-"      --debugfs DIR      debugfs root (default /sys/kernel/debug; env LATSCOPE_DEBUGFS)\n"
-"      --procfs DIR       procfs root (default /proc; env LATSCOPE_PROCFS)\n"
-"      --formats DIR      tracefs-like events dir for tracepoint formats (tests)\n"
-"  -m, --mmap-pages N     data ring pages per CPU (power of two, default 512 KiB worth)\n"
-"      --force            replace an output file that another user owns or that is a symlink\n"
-"  -q, --quiet            no summary on stderr\n"
-"  -h, --help             this help\n"
-"\n"
+"while COMMAND runs, or for --duration, or until Ctrl-C.\n",
+	.opts = record_opts,
+	.outro =
 "Refusals: ENODEV - not a shared-processor LPAR, or a KVM guest (the DTL exists\n"
 "only on POWER shared-processor partitions); EBUSY - the DTL is in use (debugfs\n"
 "reader, vcpudispatch_stats, another perf session); EACCES - needs root or\n"
-"CAP_PERFMON.  A second Ctrl-C aborts (exit 130; COMMAND killed, file not written).\n");
-}
+"CAP_PERFMON.  A second Ctrl-C aborts (exit 130; COMMAND killed); the file keeps\n"
+"what was recorded up to its last checkpoint (at most 0.2 s old).\n",
+	.operands = true,
+	.stop_at_operand = true,
+};
 
 static uint64_t now_ns(void)
 {
@@ -68,104 +151,23 @@ static uint64_t now_ns(void)
 int dtl_cmd_record(int argc, char **argv)
 {
 	cio_signals_install();	/* first: a Ctrl-C during setup is seen */
-	enum { O_PMU = 256, O_DBG, O_BOOTTB, O_SYSFS, O_DEBUGFS, O_PROCFS, O_FORMATS, O_FORCE };
-	static const struct option opts[] = {
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "period", required_argument, NULL, 'c' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "tracepoints", required_argument, NULL, 'T' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "pmu", no_argument, NULL, O_PMU },
-		{ "debugfs-only", no_argument, NULL, O_DBG },
-		{ "boot-tb", required_argument, NULL, O_BOOTTB },
-		{ "sysfs", required_argument, NULL, O_SYSFS },
-		{ "debugfs", required_argument, NULL, O_DEBUGFS },
-		{ "procfs", required_argument, NULL, O_PROCFS },
-		{ "formats", required_argument, NULL, O_FORMATS },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "force", no_argument, NULL, O_FORCE },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct dtlr_opts o = { .event = "dtl_all", .mask = DTL_MASK_ALL };
-	const char *out = "perf.data";
-	char *tplist = NULL;
+	struct record_params p = { .o = { .event = "dtl_all", .mask = DTL_MASK_ALL }, .out = "perf.data" };
+	struct dtlr_opts o;
 	const char *tps[16];
-	uint64_t duration_ns = 0, v;
-	bool quiet = false;
-	int c;
+	int first, rc;
 
-	o.sysfs = getenv("LATSCOPE_SYSFS");
-	o.debugfs = getenv("LATSCOPE_DEBUGFS");
-	o.procfs = getenv("LATSCOPE_PROCFS");
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+C:e:c:o:T:d:m:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'C':
-			if (ps_cpulist(optarg, &o.cpus)) {
-				fprintf(stderr, "latscope dtl record: -C %s: not a CPU list (e.g. 0-3,8)\n", optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case 'e':
-			if (!strncmp(optarg, "vpa_dtl/", 8)) {
-				static char ev[64];
-				snprintf(ev, sizeof(ev), "%s", optarg + 8);
-				ev[strcspn(ev, "/")] = '\0';
-				o.event = ev;
-			} else {
-				o.event = optarg;
-			}
-			if (dtlr_event_mask(o.event, &o.mask)) {
-				fprintf(stderr, "latscope dtl record: -e %s: use dtl_all, dtl_cede, dtl_preempt or dtl_fault\n",
-					optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case 'c':
-			if (ps_u64(optarg, 1000, UINT64_MAX / 4, &o.period_ns)) {
-				fprintf(stderr, "latscope dtl record: -c %s: a period in ns (the PMU polls at most "
-					"every 1000000)\n", optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case 'o': out = optarg; break;
-		case 'T': tplist = optarg; break;
-		case 'd':
-			if (ps_duration_ns(optarg, 1000000000ULL, &duration_ns) || !duration_ns) {
-				fprintf(stderr, "latscope dtl record: -d %s: a duration like 10s or 500ms\n", optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case O_PMU: o.source = DTLR_PMU; break;
-		case O_DBG: o.source = DTLR_DEBUGFS; break;
-		case O_BOOTTB:
-			if (ps_u64(optarg, 0, UINT64_MAX, &o.boot_tb)) {
-				fprintf(stderr, "latscope dtl record: --boot-tb %s: not a number\n", optarg);
-				return EXIT_ERR;
-			}
-			o.have_boot_tb = true;
-			break;
-		case O_SYSFS: o.sysfs = optarg; break;
-		case O_DEBUGFS: o.debugfs = optarg; break;
-		case O_PROCFS: o.procfs = optarg; break;
-		case O_FORMATS: o.tracefs_events = optarg; break;
-		case 'm':
-			if (ps_u64(optarg, 1, 1u << 20, &v) || (v & (v - 1))) {
-				fprintf(stderr, "latscope dtl record: -m %s: a power of two\n", optarg);
-				return EXIT_ERR;
-			}
-			o.ring_pages = (size_t)v;
-			break;
-		case 'q': quiet = true; break;
-		case O_FORCE: o.force = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_ERR;
-		}
-	}
-	char **cmd = optind < argc ? argv + optind : NULL;
+	p.o.sysfs = getenv("LATSCOPE_SYSFS");
+	p.o.debugfs = getenv("LATSCOPE_DEBUGFS");
+	p.o.procfs = getenv("LATSCOPE_PROCFS");
+	if ((rc = dtl_cmd_parse(&dtl_record_cli, argc, argv, &p, &first)) >= 0)
+		return rc;
+	o = p.o;
+	o.source = (enum dtlr_source)p.source;
+	const char *out = p.out;
+	char *tplist = (char *)p.tplist;
+	uint64_t duration_ns = p.duration_ns;
+	bool quiet = p.quiet;
+	char **cmd = first < argc ? argv + first : NULL;
 	if (!tplist)
 		tplist = (char *)"sched:sched_switch,sched:sched_wakeup";
 	char *dup = strdup(tplist), *save = NULL;

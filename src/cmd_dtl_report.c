@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_dtl_report.c - `latscope dtl report`: DTL statistics per CPU and in total. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,54 +29,14 @@ static const char *const time_names[DTLS_NTIMES] = {
 	"enqueue_to_dispatch", "ready_to_enqueue", "waiting_to_ready",
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: latscope dtl report [options] FILE\n"
-"\n"
-"Statistics of the DTL entries of a perf.data file, per CPU and in total:\n"
-"dispatch and preempt reason counts; the three DTL times (enqueue_to_dispatch,\n"
-"ready_to_enqueue, waiting_to_ready) as latency histograms in microseconds with\n"
-"min/avg/max and p50/p90/p99/p99.9; the hypervisor time taken from the\n"
-"partition (enqueue_to_dispatch + ready_to_enqueue, as the kernel's stolen-time\n"
-"accounting counts it) as a share of the recorded time (each CPU's first to\n"
-"last DTL entry); dispatches per second; how often a vCPU came back on another\n"
-"physical processor; the worst dispatch delays with time and CPU.\n"
-"\n"
-"  -i, --input FILE   the perf.data file ('-' = pipe on stdin)\n"
-"      --json         one JSON document instead of text\n"
-"      --no-hist      text: leave out the histograms\n"
-"      --total-only   text: only the total, no per-CPU sections\n"
-"  -C, --cpu LIST     only these CPUs\n"
-"      --tb-freq HZ   timebase frequency of the entries (overrides the header records)\n"
-"      --boot-tb N    boot timebase of the entries (overrides the header records)\n"
-"      --top N        rows of the per-task table (default 20; 0 = all)\n"
-"      --kallsyms F, --no-symbols   symbols for srr0 (the top symbols where the\n"
-"                     vCPUs were taken, by count and by hypervisor time)\n"
-"      --reorder-window D, --pipe-budget B, --scan   as for `dtl script`\n"
-"      --strict       exit 1 when data was lost, dropped, late or skipped\n"
-"  -h, --help         this help\n"
-"\n"
-"When the file also has sched:sched_switch samples (or comes through a pipe),\n"
-"the entries are merged with them into one timeline and every involuntary\n"
-"interruption (any preempt reason but H_CEDE, H_CONFER, H_CONFER_ADJUNCT, which\n"
-"are the partition's own choice) is charged to the task that was running on\n"
-"that vCPU when the hypervisor took it: per task the interruptions, their\n"
-"hypervisor time (enqueue_to_dispatch + ready_to_enqueue), the worst one, and\n"
-"that time as a share of the task's run time.  Idle time is shown as [idle];\n"
-"entries before a CPU's first sched_switch as [unknown].\n");
-}
-
 struct rep {
-	bool json, no_hist, total_only, have_cpus, timeline, strict;
+	struct dtl_cmd_in in;	/* first: DTL_CMD_INPUT, DTL_CMD_READ_OPTS */
+	bool json, no_hist, total_only, have_cpus, timeline;
 	uint64_t top;
-	struct dtlt_opts to;
 	struct dtltask *tasks;
 	struct dtlt *dt;
 	/* where the vCPUs were (srr0), per symbol of syms, [nsyms] = unresolved */
 	struct ksym *syms;
-	const char *kallsyms;
-	bool no_symbols;
 	uint64_t *sym_count, *sym_hv;
 	size_t nsyms;
 	uint64_t last_addr;
@@ -93,6 +52,52 @@ struct rep {
 	uint64_t min_rec_ns, max_rec_ns;	/* fast path: timed records seen */
 	uint64_t aux_flags[3], lost_events, lost_records, aux_records;
 	uint64_t first_sample_ns, last_sample_ns;
+};
+_Static_assert(offsetof(struct rep, in) == 0, "struct dtl_cmd_in first");
+
+#define REP_FLAG(n, f, h) CLI_OPT(n, 0, CLI_T_FLAG, struct rep, f, CLI_NONE, 0, 0, 0, NULL, h, NULL)
+static const struct cli_opt report_opts[] = {
+	DTL_CMD_INPUT,
+	REP_FLAG("json", json, "one JSON document instead of text"),
+	REP_FLAG("no-hist", no_hist, "text: leave out the histograms"),
+	REP_FLAG("total-only", total_only, "text: only the total, no per-CPU sections"),
+	CLI_CPU_PERF(struct rep, cpus, have_cpus, "only these CPUs"),
+	CLI_OPT("tb-freq", 0, CLI_T_U64, struct rep, tb_freq_opt, CLI_NONE, 1, 0, 0, "HZ",
+		"timebase frequency of the entries (overrides the\nheader records)", "a positive integer"),
+	CLI_OPT("boot-tb", 0, CLI_T_U64, struct rep, boot_tb_opt, CLI_GIVEN(struct rep, have_boot_tb), 0, 0, 0,
+		"N", "boot timebase of the entries (overrides the header\nrecords)", "an integer"),
+	CLI_OPT("top", 0, CLI_T_U64, struct rep, top, CLI_NONE, 0, 1000000, 0, "N",
+		"rows of the per-task table (default 20; 0 = all)", NULL),
+	DTL_CMD_READ_OPTS("symbols for srr0 from this kallsyms file (the top\n"
+			  "symbols where the vCPUs were taken, by count and by\n"
+			  "hypervisor time; default: /proc/kallsyms when the\n"
+			  "recording's osrelease and arch are this machine's)"),
+	CLI_END
+};
+
+const struct cli_cmd dtl_report_cli = {
+	.name = "latscope dtl report",
+	.usage = "usage: latscope dtl report [options] FILE",
+	.intro =
+"Statistics of the DTL entries of a perf.data file, per CPU and in total:\n"
+"dispatch and preempt reason counts; the three DTL times (enqueue_to_dispatch,\n"
+"ready_to_enqueue, waiting_to_ready) as latency histograms in microseconds with\n"
+"min/avg/max and p50/p90/p99/p99.9; the hypervisor time taken from the\n"
+"partition (enqueue_to_dispatch + ready_to_enqueue, as the kernel's stolen-time\n"
+"accounting counts it) as a share of the recorded time (each CPU's first to\n"
+"last DTL entry); dispatches per second; how often a vCPU came back on another\n"
+"physical processor; the worst dispatch delays with time and CPU.\n",
+	.opts = report_opts,
+	.outro =
+"When the file also has sched:sched_switch samples (or comes through a pipe),\n"
+"the entries are merged with them into one timeline and every involuntary\n"
+"interruption (any preempt reason but H_CEDE, H_CONFER, H_CONFER_ADJUNCT, which\n"
+"are the partition's own choice) is charged to the task that was running on\n"
+"that vCPU when the hypervisor took it: per task the interruptions, their\n"
+"hypervisor time (enqueue_to_dispatch + ready_to_enqueue), the worst one, and\n"
+"that time as a share of the task's run time.  Idle time is shown as [idle];\n"
+"entries before a CPU's first sched_switch as [unknown].\n",
+	.operands = true,
 };
 
 static double ticks_us(uint64_t ticks, uint64_t f)
@@ -471,19 +476,19 @@ static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char
 
 	(void)path;
 	if (o->tb_freq_opt) {
-		o->to.fallback.tb_freq = o->tb_freq_opt;
-		o->to.override_tb_freq = true;
+		o->in.to.fallback.tb_freq = o->tb_freq_opt;
+		o->in.to.override_tb_freq = true;
 	}
 	if (o->have_boot_tb) {
-		o->to.fallback.boot_tb = o->boot_tb_opt;
-		o->to.override_boot_tb = true;
-		if (!o->to.fallback.tb_freq)
-			o->to.fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
+		o->in.to.fallback.boot_tb = o->boot_tb_opt;
+		o->in.to.override_boot_tb = true;
+		if (!o->in.to.fallback.tb_freq)
+			o->in.to.fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
 	}
 	rc = dtltask_new(&o->tasks);
 	if (rc)
 		return rc;
-	rc = dtlt_new(&o->dt, r, &o->to);
+	rc = dtlt_new(&o->dt, r, &o->in.to);
 	if (rc)
 		return rc;
 	o->tl = dtlt_stats(o->dt);
@@ -654,101 +659,19 @@ static struct json_object *timeline_json(const struct rep *o)
 
 int dtl_cmd_report(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_NOHIST, O_TOTAL, O_TBFREQ, O_BOOTTB, O_TOP, O_WINDOW, O_BUDGET, O_SCAN, O_KALLSYMS,
-	       O_NOSYM, O_STRICT };
-	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "no-hist", no_argument, NULL, O_NOHIST },
-		{ "total-only", no_argument, NULL, O_TOTAL },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "tb-freq", required_argument, NULL, O_TBFREQ },
-		{ "boot-tb", required_argument, NULL, O_BOOTTB },
-		{ "cpus", required_argument, NULL, 'C' },
-		{ "top", required_argument, NULL, O_TOP },
-		{ "reorder-window", required_argument, NULL, O_WINDOW },
-		{ "pipe-budget", required_argument, NULL, O_BUDGET },
-		{ "scan", no_argument, NULL, O_SCAN },
-		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
-		{ "no-symbols", no_argument, NULL, O_NOSYM },
-		{ "strict", no_argument, NULL, O_STRICT },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rep o = { .top = 20 };
-	const char *path = NULL;
 	struct pdr *r;
 	struct dtls *s;
 	struct pdr_event ev;
 	uint8_t *pay = NULL;
 	size_t pay_cap = 0;
-	int c, rc, ret = 0;
+	int first, rc, ret = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:C:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i': path = optarg; break;
-		case O_JSON: o.json = true; break;
-		case O_NOHIST: o.no_hist = true; break;
-		case O_TOTAL: o.total_only = true; break;
-		case 'C':
-			if (ps_cpulist(optarg, &o.cpus)) {
-				fprintf(stderr, "latscope dtl report: -C %s: not a CPU list (e.g. 0-3,8)\n", optarg);
-				return EXIT_ERR;
-			}
-			o.have_cpus = true;
-			break;
-		case O_BOOTTB:
-			if (ps_u64(optarg, 0, UINT64_MAX, &o.boot_tb_opt)) {
-				fprintf(stderr, "latscope dtl report: --boot-tb '%s': not a number\n", optarg);
-				return EXIT_ERR;
-			}
-			o.have_boot_tb = true;
-			break;
-		case O_TBFREQ:
-			if (ps_u64(optarg, 1, UINT64_MAX, &o.tb_freq_opt)) {
-				fprintf(stderr, "latscope dtl report: --tb-freq %s: not a positive number\n", optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case O_TOP:
-			if (ps_u64(optarg, 0, 1000000, &o.top)) {
-				fprintf(stderr, "latscope dtl report: --top '%s': expected 0..1000000\n", optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case O_WINDOW:
-			if (!strcmp(optarg, "auto")) {
-				o.to.window_ns = 0;
-			} else if (ps_duration_ns(optarg, 1000000000ULL, &o.to.window_ns)) {
-				fprintf(stderr, "latscope dtl report: --reorder-window '%s': expected a duration "
-					"(e.g. 2s, 500ms; 0 = none) or auto\n", optarg);
-				return EXIT_ERR;
-			} else {
-				o.to.no_window = o.to.window_ns == 0;
-			}
-			break;
-		case O_BUDGET:
-			if (ps_size_bytes(optarg, &o.to.budget_bytes) || !o.to.budget_bytes) {
-				fprintf(stderr, "latscope dtl report: --pipe-budget '%s': expected a size in bytes "
-					"(suffixes K, M, G)\n", optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case O_SCAN: o.to.ignore_index = true; break;
-		case O_KALLSYMS: o.kallsyms = optarg; break;
-		case O_NOSYM: o.no_symbols = true; break;
-		case O_STRICT: o.strict = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_ERR;
-		}
-	}
-	if (!path && optind < argc)
-		path = argv[optind++];
-	if (!path || optind < argc) {
-		usage(stderr);
+	if ((rc = dtl_cmd_parse(&dtl_report_cli, argc, argv, &o, &first)) >= 0)
+		return rc;
+	if (dtl_cmd_file(&dtl_report_cli, &o.in, argc, argv, first))
 		return EXIT_ERR;
-	}
+	const char *path = o.in.path;
 	if (dtls_new(&s)) {
 		fprintf(stderr, "latscope dtl report: out of memory\n");
 		return EXIT_ERR;
@@ -758,7 +681,7 @@ int dtl_cmd_report(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	bool swap = pdr_needs_swap(r);
-	if (dtl_cmd_syms(&o.syms, r, o.kallsyms, o.no_symbols, "latscope dtl report") ||
+	if (dtl_cmd_syms(&o.syms, r, o.in.kallsyms, o.in.no_symbols, "latscope dtl report") ||
 	    syms_init(&o)) {
 		ret = EXIT_ERR;
 		goto out;
@@ -982,7 +905,7 @@ results:;
 	if (o.dropped)
 		fprintf(stderr, "latscope dtl report: %s: %" PRIu64 " AUX buffers dropped (CPU number out of "
 			"range 0..%d)\n", path, o.dropped, DTLS_MAX_CPUS - 1);
-	if (o.strict) {
+	if (o.in.strict) {
 		ret = dtl_cmd_verdict("latscope dtl report", o.dt, r);
 		if (!ret && o.dropped) {
 			fprintf(stderr, "latscope dtl report: --strict: the result is incomplete: %" PRIu64

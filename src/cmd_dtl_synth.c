@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd_dtl_synth.c - `latscope dtl synth`: write a synthetic shared-processor LPAR recording. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,54 +16,6 @@
 #include "dtlsynth.h"
 #include "parse.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: latscope dtl synth -o FILE [options]\n"
-"\n"
-"Write a realistic perf.data of a shared-processor LPAR: a vpa_dtl AUXTRACE\n"
-"stream per CPU (header record first, at most 85 entries per poll like the\n"
-"hypervisor ring) and sched_switch/sched_wakeup samples that agree with it: a\n"
-"vCPU that cedes is idle (switched to swapper), one preempted by the hypervisor\n"
-"runs no task until its dispatch.\n"
-"\n"
-"  -o, --output FILE      output ('-' = stdout; use --pipe for a pipe)\n"
-"      --cpus N           vCPUs (default 4)\n"
-"      --duration S       recorded time (default 1s; 500ms, 2m...)\n"
-"      --seed N           random seed (default 1); same seed = same samples\n"
-"      --big-endian       write a big-endian file (ppc64)\n"
-"      --pipe             pipe-mode stream (no index; AUXTRACE inline)\n"
-"      --no-dtl           the same recording without DTL records (perf 6.1 reads it)\n"
-"      --no-sched         DTL only, no sched samples (benchmarks)\n"
-"      --entitlement E    entitled share of a physical CPU per vCPU, 0.05-1 (default 0.5)\n"
-"      --load L           busy fraction of each vCPU, 0.01-0.98 (default 0.6)\n"
-"      --preempt-hz R     hypervisor time-slice preempts per running second\n"
-"                         (default 20*(load/entitlement)^2)\n"
-"      --fault-hz R       page-fault preempts per running second (default 2)\n"
-"      --confer-hz R      H_CONFER per running second (default 5)\n"
-"      --move-permille N  dispatches on another physical processor, per 1000 (default 100)\n"
-"  -c, --period NS        vpa_dtl poll period (sample_period) in ns (default 1000000;\n"
-"                         the driver polls at least every 1 ms; perf's docs use 1000000000)\n"
-"      --round D          perf record drains every D, +-25 %% (default 4ms), whatever\n"
-"                         the poll: AUXTRACE records come after newer sched samples\n"
-"      --layout L         perf (default: the above) or poll (the old friendly layout:\n"
-"                         one round per poll, AUX data right after its window)\n"
-"  -z, --compression-level[=N]  zstd-compress the ring records as perf record -z\n"
-"                         does (level 1-22, default 1; AUX data stays uncompressed)\n"
-"      --osrelease S, --arch S  the recording's kernel and machine (default\n"
-"                         6.18.0-synth, ppc64le or ppc64)\n"
-"      --cede-srr0 HEX    the address where cedes leave the vCPU (default\n"
-"                         c0000000000f8094, the idle loop's hcall)\n"
-"      --truth FILE       write what the model knows as JSON: per task the involuntary\n"
-"                         hypervisor interruptions, their time and the task's run time\n"
-"      --ring N           entries kept per poll before loss (default 85; 0 = unlimited)\n"
-"      --gaps N           drop every Nth AUX chunk of CPU 0 (TRUNCATED + LOST) to test gap reports\n"
-"      --formats DIR      tracefs-like events directory for the sched formats\n"
-"                         (default: the live tracefs; LATSCOPE_FORMATS also works)\n"
-"  -q, --quiet            no summary on stderr\n"
-"  -h, --help             this help\n");
-}
-
 static int dbl(const char *s, double lo, double hi, double *out)
 {
 	char *end;
@@ -74,6 +25,115 @@ static int dbl(const char *s, double lo, double hi, double *out)
 	*out = v;
 	return 0;
 }
+
+struct synth_params {
+	struct dtlsyn_cfg c;
+	const char *out, *truth_path;
+	uint64_t cpus, move, ring, gaps;	/* 0: not given (the model's default) */
+	bool have_ring, quiet;
+};
+
+#define SYN_DBL(fn, field, lo, hi) \
+	static int fn(const char *arg, void *params) \
+	{ return dbl(arg, lo, hi, &((struct synth_params *)params)->c.field); }
+SYN_DBL(parse_ent, entitlement, 0.05, 1)
+SYN_DBL(parse_load, load, 0.01, 0.98)
+SYN_DBL(parse_pre, preempt_hz, 0.001, 1e6)
+SYN_DBL(parse_fault, fault_hz, 0.001, 1e6)
+SYN_DBL(parse_confer, confer_hz, 0.001, 1e6)
+
+static int parse_layout(const char *arg, void *params)
+{
+	struct synth_params *p = params;
+	if (strcmp(arg, "perf") && strcmp(arg, "poll"))
+		return -EINVAL;
+	p->c.poll_layout = !strcmp(arg, "poll");
+	return 0;
+}
+
+static int parse_cede(const char *arg, void *params)
+{
+	struct synth_params *p = params;
+	char *end;
+	errno = 0;
+	p->c.cede_srr0 = strtoull(arg, &end, 16);
+	return errno || end == arg || *end || !p->c.cede_srr0 ? -EINVAL : 0;
+}
+
+static int parse_zlevel(const char *arg, void *params)
+{
+	uint64_t v = 1;
+	if (arg && ps_u64(arg, 1, 22, &v))
+		return -EINVAL;
+	((struct synth_params *)params)->c.compress = (int)v;
+	return 0;
+}
+
+#define SYN_OPT(n, k, t, f, lo, hi, u, a, h, e) CLI_OPT(n, k, t, struct synth_params, f, CLI_NONE, lo, hi, u, a, h, e)
+#define SYN_FLAG(n, f, h) SYN_OPT(n, 0, CLI_T_FLAG, f, 0, 0, 0, NULL, h, NULL)
+#define SYN_STR(n, f, a, h) SYN_OPT(n, 0, CLI_T_STR, f, 0, 0, 0, a, h, NULL)
+static const struct cli_opt synth_opts[] = {
+	CLI_OUTPUT(struct synth_params, out, "output ('-' = stdout; use --pipe for a pipe)"),
+	SYN_OPT("cpus", 0, CLI_T_U64, cpus, 1, 1024, 0, "N", "vCPUs (default 4)", NULL),
+	CLI_DURATION(struct synth_params, c.duration_ns, "recorded time (default 1s; 500ms, 2m...)"),
+	SYN_OPT("seed", 0, CLI_T_U64, c.seed, 0, 0, 0, "N", "random seed (default 1); same seed = same samples",
+		"an integer"),
+	SYN_FLAG("big-endian", c.big_endian, "write a big-endian file (ppc64)"),
+	SYN_FLAG("pipe", c.pipe, "pipe-mode stream (no index; AUXTRACE inline)"),
+	SYN_FLAG("no-dtl", c.no_dtl, "the same recording without DTL records (perf 6.1\nreads it)"),
+	SYN_FLAG("no-sched", c.no_sched, "DTL only, no sched samples (benchmarks)"),
+	CLI_CUSTOM("entitlement", 0, parse_ent, "E", "entitled share of a physical CPU per vCPU, 0.05-1\n(default 0.5)",
+		   "0.05..1"),
+	CLI_CUSTOM("load", 0, parse_load, "L", "busy fraction of each vCPU, 0.01-0.98 (default 0.6)", "0.01..0.98"),
+	CLI_CUSTOM("preempt-hz", 0, parse_pre, "R", "hypervisor time-slice preempts per running second\n"
+		   "(default 20*(load/entitlement)^2)", "0.001..1000000"),
+	CLI_CUSTOM("fault-hz", 0, parse_fault, "R", "page-fault preempts per running second (default 2)",
+		   "0.001..1000000"),
+	CLI_CUSTOM("confer-hz", 0, parse_confer, "R", "H_CONFER per running second (default 5)", "0.001..1000000"),
+	SYN_OPT("move-permille", 0, CLI_T_U64, move, 1, 1000, 0, "N",
+		"dispatches on another physical processor, per 1000\n(default 100)", NULL),
+	SYN_OPT("period", 'c', CLI_T_DUR, c.poll_ns, 1000, UINT64_MAX / 4, 1, "NS",
+		"vpa_dtl poll period (sample_period) in ns (default\n"
+		"1000000; 1ms works too; the driver polls at least\n"
+		"every 1 ms; perf's docs use 1000000000)",
+		"at least 1000 ns (a bare number of ns, or 1ms, 10ms...)"),
+	SYN_OPT("round", 0, CLI_T_DUR, c.round_ns, 1000, 0, 1000000000ULL, "D",
+		"perf record drains every D, +-25 % (default 4ms),\n"
+		"whatever the poll: AUXTRACE records come after newer\nsched samples",
+		"a duration of at least 1us such as 4ms (a bare number is seconds)"),
+	CLI_CUSTOM("layout", 0, parse_layout, "L", "perf (default: the above) or poll (the old friendly\n"
+		   "layout: one round per poll, AUX data right after its\nwindow)", "perf or poll"),
+	{ .name = "compression-level", .key = 'z', .type = CLI_T_CUSTOM, .given_off = CLI_NONE,
+	  .parse = parse_zlevel, .optional = true, .arg = "N",
+	  .help = "zstd-compress the ring records as perf record -z does\n"
+		  "(level 1-22, default 1; AUX data stays uncompressed)", .expect = "1..22" },
+	SYN_STR("osrelease", c.osrelease, "S", "the recording's kernel (default 6.18.0-synth)"),
+	SYN_STR("arch", c.arch, "S", "the recording's machine (default ppc64le or ppc64)"),
+	CLI_CUSTOM("cede-srr0", 0, parse_cede, "HEX", "the address where cedes leave the vCPU (default\n"
+		   "c0000000000f8094, the idle loop's hcall)", "a non-zero hexadecimal address"),
+	SYN_STR("truth", truth_path, "FILE", "write what the model knows as JSON: per task the\n"
+		"involuntary hypervisor interruptions, their time and\nthe task's run time"),
+	CLI_OPT("ring", 0, CLI_T_U64, struct synth_params, ring, CLI_GIVEN(struct synth_params, have_ring),
+		0, 1u << 30, 0, "N", "entries kept per poll before loss (default 85;\n0 = unlimited)", NULL),
+	SYN_OPT("gaps", 0, CLI_T_U64, gaps, 2, 1u << 30, 0, "N",
+		"drop every Nth AUX chunk of CPU 0 (TRUNCATED + LOST)\nto test gap reports", NULL),
+	SYN_STR("formats", c.formats_dir, "DIR", "tracefs-like events directory for the sched formats\n"
+		"(default: the live tracefs; LATSCOPE_FORMATS also\nworks)"),
+	CLI_QUIET(struct synth_params, quiet, "no summary on stderr"),
+	CLI_END
+};
+
+const struct cli_cmd dtl_synth_cli = {
+	.name = "latscope dtl synth",
+	.usage = "usage: latscope dtl synth -o FILE [options]",
+	.intro =
+"Write a realistic perf.data of a shared-processor LPAR: a vpa_dtl AUXTRACE\n"
+"stream per CPU (header record first, at most 85 entries per poll like the\n"
+"hypervisor ring) and sched_switch/sched_wakeup samples that agree with it: a\n"
+"vCPU that cedes is idle (switched to swapper), one preempted by the hypervisor\n"
+"runs no task until its dispatch.\n",
+	.opts = synth_opts,
+};
 
 /* The model's truth as JSON: the same keys as `dtl report --json`'s "tasks". */
 static int write_truth(const char *path, const struct dtlsyn_truth *t)
@@ -114,114 +174,26 @@ static int write_truth(const char *path, const struct dtlsyn_truth *t)
 
 int dtl_cmd_synth(int argc, char **argv)
 {
-	enum { O_CPUS = 256, O_DUR, O_SEED, O_BE, O_PIPE, O_NODTL, O_NOSCHED, O_ENT, O_LOAD, O_PRE,
-	       O_FAULT, O_CONFER, O_MOVE, O_RING, O_GAPS, O_FORMATS, O_ROUND, O_LAYOUT, O_TRUTH,
-	       O_OSREL, O_ARCH, O_CEDE };
-	uint64_t zlevel = 0;
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "cpus", required_argument, NULL, O_CPUS },
-		{ "duration", required_argument, NULL, O_DUR },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "big-endian", no_argument, NULL, O_BE },
-		{ "pipe", no_argument, NULL, O_PIPE },
-		{ "no-dtl", no_argument, NULL, O_NODTL },
-		{ "no-sched", no_argument, NULL, O_NOSCHED },
-		{ "entitlement", required_argument, NULL, O_ENT },
-		{ "load", required_argument, NULL, O_LOAD },
-		{ "preempt-hz", required_argument, NULL, O_PRE },
-		{ "fault-hz", required_argument, NULL, O_FAULT },
-		{ "confer-hz", required_argument, NULL, O_CONFER },
-		{ "move-permille", required_argument, NULL, O_MOVE },
-		{ "period", required_argument, NULL, 'c' },
-		{ "ring", required_argument, NULL, O_RING },
-		{ "gaps", required_argument, NULL, O_GAPS },
-		{ "formats", required_argument, NULL, O_FORMATS },
-		{ "round", required_argument, NULL, O_ROUND },
-		{ "layout", required_argument, NULL, O_LAYOUT },
-		{ "truth", required_argument, NULL, O_TRUTH },
-		{ "osrelease", required_argument, NULL, O_OSREL },
-		{ "arch", required_argument, NULL, O_ARCH },
-		{ "cede-srr0", required_argument, NULL, O_CEDE },
-		{ "compression-level", optional_argument, NULL, 'z' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct dtlsyn_cfg c = { 0 };
+	struct synth_params p = { .c.formats_dir = getenv("LATSCOPE_FORMATS") };
+	struct dtlsyn_cfg c;
 	struct dtlsyn_stats st;
-	const char *out = NULL, *truth_path = NULL;
-	bool quiet = false;
-	uint64_t v;
-	int o;
+	int first, rc;
 	char msg[256];
 
-	c.formats_dir = getenv("LATSCOPE_FORMATS");
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "o:c:z::qh", opts, NULL)) != -1) {
-		int bad = 0;
-		switch (o) {
-		case 'o': out = optarg; break;
-		case O_CPUS: bad = ps_u64(optarg, 1, 1024, &v); c.cpus = (unsigned)v; break;
-		case O_DUR: bad = ps_duration_ns(optarg, 1000000000ULL, &c.duration_ns) || !c.duration_ns; break;
-		case O_SEED: bad = ps_u64(optarg, 0, UINT64_MAX, &c.seed); break;
-		case O_BE: c.big_endian = true; break;
-		case O_PIPE: c.pipe = true; break;
-		case O_NODTL: c.no_dtl = true; break;
-		case O_NOSCHED: c.no_sched = true; break;
-		case O_ENT: bad = dbl(optarg, 0.05, 1, &c.entitlement); break;
-		case O_LOAD: bad = dbl(optarg, 0.01, 0.98, &c.load); break;
-		case O_PRE: bad = dbl(optarg, 0.001, 1e6, &c.preempt_hz); break;
-		case O_FAULT: bad = dbl(optarg, 0.001, 1e6, &c.fault_hz); break;
-		case O_CONFER: bad = dbl(optarg, 0.001, 1e6, &c.confer_hz); break;
-		case O_MOVE: bad = ps_u64(optarg, 1, 1000, &v); c.move_permille = (unsigned)v; break;
-		case 'c': bad = ps_u64(optarg, 1000, UINT64_MAX / 4, &c.poll_ns); break;
-		case O_RING:
-			bad = ps_u64(optarg, 0, 1u << 30, &v);
-			c.ring = (unsigned)v;
-			c.ring_unlimited = v == 0;
-			break;
-		case O_GAPS: bad = ps_u64(optarg, 2, 1u << 30, &v); c.gaps = (unsigned)v; break;
-		case O_FORMATS: c.formats_dir = optarg; break;
-		case O_ROUND: bad = ps_duration_ns(optarg, 1000000000ULL, &c.round_ns) || c.round_ns < 1000; break;
-		case O_LAYOUT:
-			bad = strcmp(optarg, "perf") && strcmp(optarg, "poll");
-			c.poll_layout = !strcmp(optarg, "poll");
-			break;
-		case O_TRUTH: truth_path = optarg; break;
-		case O_OSREL: c.osrelease = optarg; break;
-		case O_ARCH: c.arch = optarg; break;
-		case O_CEDE: {
-			char *end;
-			errno = 0;
-			c.cede_srr0 = strtoull(optarg, &end, 16);
-			bad = errno || end == optarg || *end || !c.cede_srr0;
-			break;
-		}
-		case 'z':
-			zlevel = 1;
-			bad = optarg && ps_u64(optarg, 1, 22, &zlevel);
-			c.compress = (int)zlevel;
-			break;
-		case 'q': quiet = true; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_ERR;
-		}
-		if (bad) {
-			const char *name = "option";
-			for (const struct option *p = opts; p->name; p++)
-				if (p->val == o)
-					name = p->name;
-			fprintf(stderr, "latscope dtl synth: bad value '%s' for --%s (see --help for the range)\n",
-				optarg, name);
-			return EXIT_ERR;
-		}
-	}
-	if (!out || optind < argc) {
-		fprintf(stderr, "latscope dtl synth: -o FILE is required\n");
-		usage(stderr);
+	if ((rc = dtl_cmd_parse(&dtl_synth_cli, argc, argv, &p, &first)) >= 0)
+		return rc;
+	if (!p.out) {
+		fprintf(stderr, "latscope dtl synth: -o FILE is required; see --help\n");
 		return EXIT_ERR;
 	}
+	c = p.c;
+	c.cpus = (unsigned)p.cpus;
+	c.move_permille = (unsigned)p.move;
+	c.gaps = (unsigned)p.gaps;
+	c.ring = (unsigned)p.ring;
+	c.ring_unlimited = p.have_ring && !p.ring;
+	const char *out = p.out, *truth_path = p.truth_path;
+	bool quiet = p.quiet;
 	if (c.no_dtl && c.no_sched) {
 		fprintf(stderr, "latscope dtl synth: --no-dtl and --no-sched leave nothing to write\n");
 		return EXIT_ERR;

@@ -29,10 +29,14 @@ for cmd in "osnoise top -c 1 -d 10" "hist record -d 10 --timer-workload -c 1 -o 
 done
 [ -s "$TMP/r.data" ] || die "hist record @3 s wrote no recording"
 "$LATSCOPE" hist report -i "$TMP/r.data" >/dev/null 2>&1 || die "the interrupted recording does not read back"
-# the process restored what it changed: nothing holds /dev/cpu_dma_latency
-if [ -e /dev/cpu_dma_latency ] && command -v fuser >/dev/null; then
-	fuser /dev/cpu_dma_latency >/dev/null 2>&1 && die "/dev/cpu_dma_latency still held"
-fi
+# the process restored what it changed: no latscope process holds
+# /dev/cpu_dma_latency (another program on the machine may, e.g. tuned)
+for fd in /proc/[0-9]*/fd/*; do
+	[ "$(readlink "$fd" 2>/dev/null)" = /dev/cpu_dma_latency ] || continue
+	p=${fd#/proc/}; p=${p%%/*}
+	[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$(readlink -f "$LATSCOPE")" ] &&
+		die "/dev/cpu_dma_latency still held by latscope (pid $p)"
+done
 
 # | head -1: over within ~1 s of the first line (the runs ask for 20 s)
 for cmd in "osnoise top -c 1 -d 20 -p 500000" "hist top -d 20 --no-keep-busy"; do

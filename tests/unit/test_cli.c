@@ -182,15 +182,22 @@ static void test_operands(void **state)
 	assert_int_equal(first, 2);
 }
 
-static void test_usage(void **state)
+/* cli_usage() of c as a string (the caller frees it) */
+static char *usage_text(const struct cli_cmd *c)
 {
-	(void)state;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	cli_usage(&cmd, f);
+	cli_usage(c, f);
 	fclose(f);
+	return buf;
+}
+
+static void test_usage(void **state)
+{
+	(void)state;
+	char *buf = usage_text(&cmd);
 	assert_non_null(strstr(buf, "usage: latscope test [options]\n"));
 	assert_non_null(strstr(buf, "  -c, --cpus LIST        measured CPUs\n"));
 	assert_non_null(strstr(buf, "      --json             JSON on standard output (times in ns)\n"));
@@ -206,6 +213,72 @@ static void test_usage(void **state)
 	free(buf);
 }
 
+struct q { int level; bool json; };
+
+static int parse_level(const char *arg, void *params)
+{
+	struct q *q = params;
+	uint64_t v = 1;
+	if (arg && ps_u64(arg, 1, 22, &v))
+		return -EINVAL;
+	q->level = (int)v;
+	return 0;
+}
+
+/* an optional value (-z, -z5, --level=5), help texts on several lines, and
+ * tables with a name or key twice */
+static void test_optional_and_tables(void **state)
+{
+	(void)state;
+	static const struct cli_opt qo[] = {
+		{ .name = "level", .key = 'z', .type = CLI_T_CUSTOM, .given_off = CLI_NONE, .parse = parse_level,
+		  .optional = true, .arg = "N", .help = "compress\n(level 1-22)", .expect = "1..22" },
+		CLI_JSON(struct q, json),
+		CLI_END
+	};
+	static const struct cli_cmd qc = { .name = "latscope q", .opts = qo, .operands = true };
+	struct q q = { 0 };
+	char err[128];
+	char *a1[] = { "q", "-z", "x", NULL };
+	int first = 0;
+	assert_int_equal(cli_parse(&qc, 3, a1, &q, &first, err, sizeof(err)), 0);
+	assert_int_equal(q.level, 1);
+	assert_int_equal(first, 2);	/* "x" is an operand, not the level */
+	char *a2[] = { "q", "-z7", "--level=9", NULL };
+	assert_int_equal(cli_parse(&qc, 2, a2, &q, NULL, err, sizeof(err)), 0);
+	assert_int_equal(q.level, 7);
+	assert_int_equal(cli_parse(&qc, 3, a2, &q, NULL, err, sizeof(err)), 0);
+	assert_int_equal(q.level, 9);
+	char *a3[] = { "q", "--level=99", NULL };
+	assert_int_equal(cli_parse(&qc, 2, a3, &q, NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "latscope q: --level '99': expected 1..22");
+
+	char *buf = usage_text(&qc);
+	assert_non_null(strstr(buf, "  -z, --level[=N]        compress\n"
+				    "                         (level 1-22)\n"));
+	free(buf);
+
+	assert_true(cli_table_ok(&qc));
+	assert_true(cli_table_ok(&cmd));
+	static const struct cli_opt dup_name[] = { CLI_JSON(struct q, json), CLI_JSON(struct q, json), CLI_END };
+	static const struct cli_opt dup_key[] = {
+		CLI_OPT("a", 'x', CLI_T_FLAG, struct q, json, CLI_NONE, 0, 0, 0, NULL, "a", NULL),
+		CLI_OPT("b", 'x', CLI_T_FLAG, struct q, json, CLI_NONE, 0, 0, 0, NULL, "b", NULL),
+		CLI_END
+	};
+	static const struct cli_opt help_key[] = {
+		CLI_OPT("hop", 'h', CLI_T_FLAG, struct q, json, CLI_NONE, 0, 0, 0, NULL, "a", NULL), CLI_END
+	};
+	static const struct cli_opt no_parse[] = {
+		{ .name = "c", .type = CLI_T_CUSTOM, .given_off = CLI_NONE }, CLI_END
+	};
+	const struct cli_opt *bad[] = { dup_name, dup_key, help_key, no_parse };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct cli_cmd b = { .name = "b", .opts = bad[i] };
+		assert_false(cli_table_ok(&b));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_operands),
 		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_optional_and_tables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1397,7 +1397,9 @@ static void checkpoint_case(bool be)
 
 	int fd = new_fd();
 	struct pdw *w = NULL;
-	struct pdw_opts o = { .big_endian = be, .checkpoint = true };
+	/* an hour between checkpoints: only the forced ones happen, however
+	 * slow the machine (the "not due" check below must not race a timer) */
+	struct pdw_opts o = { .big_endian = be, .checkpoint = true, .checkpoint_ns = 3600000000000ULL };
 	assert_int_equal(pdw_open_fd(&w, fd, false, &o), 0);
 	bool swap = pdw_needs_swap(w);
 	uint64_t st = PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU | PDF_SAMPLE_RAW |
