@@ -338,14 +338,25 @@ int osne_set_tid(struct osne *e, unsigned cpu, int32_t tid, uint64_t floor_ns)
 	return 0;
 }
 
-/* Feed the workload records of CPU index i with key < limit (or <= when incl). */
-static void feed_wrecs_until(struct osne *e, size_t i, uint64_t limit, bool incl)
+/* Feed the workload records of every CPU with key < limit (or <= when
+ * incl), oldest first across the CPUs: a stop on one CPU ends the run for
+ * all at that time, as replay (which reads them in time order) sees it. */
+static void feed_wrecs_until(struct osne *e, uint64_t limit, bool incl)
 {
-	struct osw_rec r;
-	while (e->src.peek && e->src.peek(e->src.arg, i, &r) &&
-	       (r.t1_ns < limit || (incl && r.t1_ns == limit))) {
-		e->src.pop(e->src.arg, i);
-		feed_wrec(e, &r);
+	struct osw_rec r, best;
+	while (e->src.peek) {
+		size_t bi = e->nr;
+		for (size_t i = 0; i < e->nr; i++)
+			if (e->src.peek(e->src.arg, i, &r) &&
+			    (r.t1_ns < limit || (incl && r.t1_ns == limit)) &&
+			    (bi == e->nr || r.t1_ns < best.t1_ns)) {
+				bi = i;
+				best = r;
+			}
+		if (bi == e->nr)
+			return;
+		e->src.pop(e->src.arg, bi);
+		feed_wrec(e, &best);
 	}
 }
 
@@ -393,8 +404,9 @@ int osne_event(void *engine, const struct tpe *ev)
 	if (e->o.no_workload)
 		nw_boundaries(e, ev->time_ns);
 	else
-		feed_wrecs_until(e, (size_t)i, ev->time_ns, false);
-	noise_event(e->n, ev);
+		feed_wrecs_until(e, ev->time_ns, false);
+	if (!e->stop.why)	/* a record before it may have stopped the run */
+		noise_event(e->n, ev);
 	return 0;
 }
 
@@ -403,8 +415,7 @@ void osne_advance(struct osne *e, uint64_t until_ns)
 	if (e->o.no_workload)
 		nw_boundaries(e, until_ns);
 	else
-		for (size_t i = 0; i < e->nr; i++)
-			feed_wrecs_until(e, i, until_ns, true);
+		feed_wrecs_until(e, until_ns, true);
 	if (e->pw)
 		pdw_finished_round(e->pw);
 }
