@@ -110,6 +110,20 @@ int evs_event_id(const struct evs *s, size_t idx)
 	return idx < s->nr_ev ? s->ev[idx].id : -1;
 }
 
+void evs_tp_attr(int id, struct pdf_attr *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = PERF_TYPE_TRACEPOINT;
+	p->size = sizeof(struct perf_event_attr);
+	p->config = (uint64_t)id;
+	p->sample_period = 1;
+	p->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+	p->flags = (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL) |
+		   (1ULL << PDF_ATTR_FLAG_USE_CLOCKID) | (1ULL << PDF_ATTR_FLAG_DISABLED);
+	p->clockid = CLOCK_MONOTONIC;
+}
+
 const struct pdf_attr *evs_event_attr(const struct evs *s, size_t idx)
 {
 	return idx < s->nr_ev ? &s->ev[idx].pattr : NULL;
@@ -423,16 +437,7 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 			}
 			s->ev[i].ids[s->ev[i].nr_ids++] = id;
 			/* Host-order copy of the attr for the sample parser/recorder. */
-			struct pdf_attr *p = &s->ev[i].pattr;
-			memset(p, 0, sizeof(*p));
-			p->type = a.type;
-			p->size = a.size;
-			p->config = a.config;
-			p->sample_period = 1;
-			p->sample_type = a.sample_type;
-			p->flags = (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL) |
-				   (1ULL << PDF_ATTR_FLAG_USE_CLOCKID) | (1ULL << PDF_ATTR_FLAG_DISABLED);
-			p->clockid = CLOCK_MONOTONIC;
+			evs_tp_attr(s->ev[i].id, &s->ev[i].pattr);
 			if (c->ring_fd < 0) {
 				c->ring_fd = fd;
 				c->data_len = pages * s->page;

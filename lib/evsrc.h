@@ -114,6 +114,9 @@ const char *evs_event_name(const struct evs *s, size_t idx);
 int evs_event_id(const struct evs *s, size_t idx);
 const struct pdf_attr *evs_event_attr(const struct evs *s, size_t idx);
 size_t evs_event_ids(const struct evs *s, size_t idx, const uint64_t **ids);
+/* The perf attr (host order) of tracepoint id as the source opens it and a
+ * recording declares it: fills *p. */
+void evs_tp_attr(int id, struct pdf_attr *p);
 /* The tracepoint formats (owned by the source). */
 struct tep_handle *evs_tep(const struct evs *s);
 

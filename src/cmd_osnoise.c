@@ -28,6 +28,7 @@
 #include "evsrc.h"
 #include "idlecheck.h"
 #include "noise.h"
+#include "osneng.h"
 #include "osnkernel.h"
 #include "oswork.h"
 #include "parse.h"
@@ -41,9 +42,6 @@
 enum mode { M_TOP, M_HIST, M_TRACE, M_RECORD };
 
 #define WREC_EVSEL_NAME OSW_EVSEL_NAME
-#define WREC_ID		(1ULL << 62)
-#define LINE_RING	64
-#define LINE_LEN	512
 #define NS_PER_S	((uint64_t)1000000000)
 #define SLACK_NS	(5 * 1000 * 1000ULL)
 
@@ -53,11 +51,6 @@ static const char *const attr_events[] = {
 	"irq:softirq_entry", "irq:softirq_exit",
 	"?irq_vectors:*_entry", "?irq_vectors:*_exit",
 	"?nmi:nmi_handler",
-};
-
-struct chist {
-	uint64_t *b;			/* entries + 1 (over) */
-	uint64_t count, min_ns, max_ns, sum_ns;
 };
 
 struct ctx {
@@ -74,36 +67,24 @@ struct ctx {
 	unsigned top_n;
 	const char *input, *output, *kernel_text;
 	/* run state */
-	unsigned list[PS_MAX_CPUS];
+	struct osne *e;			/* the engine (lib/osneng.c) */
+	const unsigned *list;		/* its CPUs, nr of them, its accounting */
 	size_t nr;
-	int16_t idx_of[PS_MAX_CPUS];
 	struct noise *n;
 	struct osw *w;
 	struct evs *s;
 	struct pdw *pw;
-	int wrec_evsel;
 	bool attribution;
 	char attr_why[512];
-	bool *active;
-	struct chist *h;
-	uint64_t *min_gap_ns, *iters, *loop_ns, *floor_of, *pstart;
-	uint64_t warm_end_ns, start_ns, end_ns;
-	int stop;			/* 0, 1 single, 2 total */
-	unsigned stop_cpu;
-	uint64_t stop_value_ns;
-	char lines[LINE_RING][LINE_LEN];
-	uint64_t nr_lines;
 	uint64_t *steal0, *steal1;
-	int32_t *tids;
-	uint64_t replay_lost;
-	/* no-workload: next period boundary */
-	uint64_t nw_next_ns;
+	bool have_T;			/* -T given (replay keeps a larger recorded one) */
+	bool setup_failed;		/* replay: set-up said why already */
 	bool replaying;
 	bool kmode;			/* records come from the kernel tracer */
 	uint64_t kernel_lost;
 	bool force, strict;
 	/* replay: what the reader or the decoders skipped */
-	uint64_t replay_samples, unknown_id, bad_samples, undecoded, bad_wrec, out_of_order, forced;
+	struct osne_counts cnt;
 	int write_err;			/* errno of a stdout failure during the run */
 };
 
@@ -230,101 +211,30 @@ static const char *vm_name(char *buf, size_t len)
 	return buf;
 }
 
-static void fmt_ts(char *buf, size_t len, uint64_t ns)
-{
-	snprintf(buf, len, "%" PRIu64 ".%09" PRIu64, ns / NS_PER_S, ns % NS_PER_S);
-}
-
-static void add_line(struct ctx *c, const char *line)
-{
-	if (c->stop)	/* keep the events that led up to the stop */
-		return;
-	char *dst = c->lines[c->nr_lines++ % LINE_RING];
-	snprintf(dst, LINE_LEN, "%s", line);
-}
-
 static void print_lines(struct ctx *c, FILE *f)
 {
-	uint64_t first = c->nr_lines > LINE_RING ? c->nr_lines - LINE_RING : 0;
-	for (uint64_t i = first; i < c->nr_lines; i++)
-		fprintf(f, "%s\n", c->lines[i % LINE_RING]);
+	const char *lines[OSNE_LINE_RING];
+	size_t n = osne_recent_lines(c->e, lines, OSNE_LINE_RING);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\n", lines[i]);
 }
 
-static int idx_of(const struct ctx *c, unsigned cpu)
+/* The engine's stop: 0 running, OSNE_STOP_SINGLE or OSNE_STOP_TOTAL. */
+static int stop_why(const struct ctx *c)
 {
-	return cpu < PS_MAX_CPUS ? c->idx_of[cpu] : -1;
+	return c->e ? osne_stop(c->e)->why : 0;
 }
 
-/* Context prefix of trace lines: "osnoise/N-TID [NNN] ....." and time. */
-static void trace_prefix(const struct ctx *c, char *buf, size_t len, unsigned cpu, uint64_t t_ns)
+static const struct osne_cpu *ocpu(const struct ctx *c, size_t i)
 {
-	char task[32];
-	int i = idx_of(c, cpu);
-	int tid = i >= 0 && c->tids ? c->tids[i] : 0;
-	snprintf(task, sizeof(task), "osnoise/%u", cpu);
-	snprintf(buf, len, "%16s-%-7d [%03u] ..... %6" PRIu64 ".%06" PRIu64 ":", task, tid, cpu,
-		 t_ns / NS_PER_S, (t_ns % NS_PER_S) / 1000);
+	return osne_cpu(c->e, i);
 }
 
-/* ---- noise sink --------------------------------------------------------- */
+/* ---- engine sink ------------------------------------------------------------ */
 
-static void sink_win(void *arg, const struct noise_win *w)
+static void sink_line(void *arg, const char *line)
 {
 	struct ctx *c = arg;
-	char pre[96], ts[32], line[LINE_LEN];
-	/* In workload mode the kernel reports threads other than the workload
-	 * and every IRQ; the line ring keeps the last ones for a stop. */
-	trace_prefix(c, pre, sizeof(pre), w->cpu, w->end_ns);
-	fmt_ts(ts, sizeof(ts), w->start_ns);
-	switch (w->cls) {
-	case NOISE_NMI:
-		snprintf(line, sizeof(line), "%s nmi_noise: start %s duration %" PRIu64 " ns", pre, ts,
-			 w->net_ns);
-		break;
-	case NOISE_IRQ:
-		snprintf(line, sizeof(line), "%s irq_noise: %s:%d start %s duration %" PRIu64 " ns", pre,
-			 w->name, w->id, ts, w->net_ns);
-		break;
-	case NOISE_SOFTIRQ:
-		snprintf(line, sizeof(line), "%s softirq_noise: %8s:%d start %s duration %" PRIu64 " ns",
-			 pre, w->name, w->id, ts, w->net_ns);
-		break;
-	default:
-		snprintf(line, sizeof(line), "%s thread_noise: %8s:%d start %s duration %" PRIu64 " ns",
-			 pre, w->name, w->id, ts, w->net_ns);
-		break;
-	}
-	add_line(c, line);
-	if (c->mode == M_TRACE && c->events && !c->json)
-		printf("%s\n", line);
-}
-
-static void hist_add(struct ctx *c, unsigned cpu, uint64_t ns)
-{
-	int i = idx_of(c, cpu);
-	if (i < 0 || !c->h)
-		return;
-	struct chist *h = &c->h[i];
-	uint64_t b = ns / 1000 / c->bucket_us;
-	h->b[b < c->entries ? b : c->entries]++;
-	if (!h->count || ns < h->min_ns)
-		h->min_ns = ns;
-	if (ns > h->max_ns)
-		h->max_ns = ns;
-	h->count++;
-	h->sum_ns += ns;
-}
-
-static void sink_gap(void *arg, const struct noise_gap *g)
-{
-	struct ctx *c = arg;
-	char pre[96], ts[32], line[LINE_LEN];
-	hist_add(c, g->cpu, g->duration_ns);
-	trace_prefix(c, pre, sizeof(pre), g->cpu, g->start_ns + g->duration_ns);
-	fmt_ts(ts, sizeof(ts), g->start_ns);
-	snprintf(line, sizeof(line), "%s sample_threshold: start %s duration %" PRIu64
-		 " ns interference %" PRIu64, pre, ts, g->duration_ns, g->interference);
-	add_line(c, line);
 	if (c->mode == M_TRACE && c->events && !c->json)
 		printf("%s\n", line);
 }
@@ -337,7 +247,7 @@ static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct n
 	char pre[96];
 	uint64_t rt = p->runtime_ns / 1000, nz = p->noise_ns / 1000;
 	uint64_t av = noise_avail_e5(rt, nz);
-	trace_prefix(c, pre, sizeof(pre), cpu, end_ns);
+	osne_trace_prefix(c->e, pre, sizeof(pre), cpu, end_ns);
 	printf("%s %" PRIu64 " %10" PRIu64 " %3" PRIu64 ".%05" PRIu64 " %7" PRIu64 " %6" PRIu64
 	       " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n",
 	       pre, rt, nz, av / 100000, av % 100000, p->max_single_ns / 1000, p->hw_count,
@@ -346,175 +256,20 @@ static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct n
 	errno = 0;
 	if ((fflush(stdout) != 0 || ferror(stdout)) && !c->write_err) {
 		c->write_err = errno ? errno : EIO;
+		osne_halt(c->e);	/* a replay stops reading */
 		cio_stop();
 	}
 }
 
 /* ---- feeding ------------------------------------------------------------ */
 
-/* A stop threshold: like the kernel, tracing ends here.  The periods in
- * progress are closed at the stop time so the totals include the stop. */
-static void set_stop(struct ctx *c, int why, unsigned cpu, uint64_t v, uint64_t t_ns)
-{
-	if (c->stop)
-		return;
-	c->stop = why;
-	c->stop_cpu = cpu;
-	c->stop_value_ns = v;
-	if (c->w)
-		osw_request_stop(c->w);
-	for (size_t i = 0; i < c->nr; i++)
-		if (c->active[i]) {
-			c->active[i] = false;
-			noise_period_end(c->n, c->list[i], t_ns, t_ns > c->pstart[i] ? t_ns - c->pstart[i] : 0);
-		}
-}
-
-static void write_wrec(struct ctx *c, const struct osw_rec *r)
-{
-	if (!c->pw)
-		return;
-	uint8_t raw[OSW_REC_RAW_SIZE];
-	osw_rec_encode(r, raw);
-	struct pdr_sample s;
-	memset(&s, 0, sizeof(s));
-	s.id = WREC_ID;
-	int i = idx_of(c, r->cpu);
-	s.pid = s.tid = (uint32_t)(i >= 0 && c->tids ? c->tids[i] : 0);
-	s.time = r->t1_ns;
-	s.cpu = r->cpu;
-	s.raw = raw;
-	s.raw_size = sizeof(raw);
-	pdw_write_sample(c->pw, c->wrec_evsel, PDF_MISC_USER, &s);
-}
-
-static void feed_wrec(struct ctx *c, const struct osw_rec *r)
-{
-	write_wrec(c, r);
-	int i = idx_of(c, r->cpu);
-	if (i < 0)
-		return;
-	switch (r->type) {
-	case OSW_PERIOD_BEGIN:
-		if (r->t1_ns >= c->warm_end_ns && !c->stop) {
-			noise_period_begin(c->n, r->cpu, r->t1_ns);
-			c->active[i] = true;
-			c->pstart[i] = r->t1_ns;
-		}
-		break;
-	case OSW_GAP:
-		if (c->active[i] && noise_gap(c->n, r->cpu, r->t0_ns, r->t1_ns) == NOISE_STOP)
-			set_stop(c, 1, r->cpu, r->t1_ns - r->t0_ns, r->t1_ns);
-		break;
-	case OSW_PERIOD_END:
-		if (!c->active[i])
-			break;
-		c->active[i] = false;
-		noise_sub(c->n, r->cpu, r->v[1], r->v[2]);
-		if (!c->min_gap_ns[i] || r->v[4] < c->min_gap_ns[i])
-			c->min_gap_ns[i] = r->v[4];
-		c->iters[i] += r->v[3];
-		c->loop_ns[i] += r->v[0];
-		if (noise_period_end(c->n, r->cpu, r->t1_ns, r->v[0]) == NOISE_STOP) {
-			const struct noise_stats *p = noise_cpu_period(c->n, r->cpu);
-			set_stop(c, 2, r->cpu, p->noise_ns, r->t1_ns);
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-/* No-workload mode: period boundaries are generated by the collector. */
-static bool nw_peek(struct ctx *c, size_t i, struct osw_rec *r)
-{
-	(void)i;
-	if (!c->nw_next_ns)
-		return false;
-	memset(r, 0, sizeof(*r));
-	r->type = OSW_PERIOD_END;
-	r->t0_ns = r->t1_ns = c->nw_next_ns;
-	return true;
-}
-
-static bool wpeek(struct ctx *c, size_t i, struct osw_rec *r)
-{
-	if (c->w)
-		return osw_peek(c->w, i, r);
-	return false;
-}
-
-/* Feed the workload records of CPU index i with key < limit (or <= when incl). */
-static void feed_wrecs_until(struct ctx *c, size_t i, uint64_t limit, bool incl)
-{
-	struct osw_rec r;
-	while (wpeek(c, i, &r) && (r.t1_ns < limit || (incl && r.t1_ns == limit))) {
-		osw_pop(c->w, i);
-		feed_wrec(c, &r);
-	}
-}
-
-/* No-workload period boundaries due before limit. */
-static void nw_boundaries(struct ctx *c, uint64_t limit)
-{
-	struct osw_rec r;
-	if (c->end_ns && limit > c->end_ns)
-		limit = c->end_ns;	/* the run is over: no boundary after its end */
-	while (c->no_workload && nw_peek(c, 0, &r) && r.t1_ns <= limit) {
-		for (size_t i = 0; i < c->nr; i++) {
-			unsigned cpu = c->list[i];
-			if (c->active[i]) {
-				noise_period_end(c->n, cpu, r.t1_ns, c->period_us * 1000);
-				c->active[i] = false;
-			}
-			if (!c->stop && r.t1_ns >= c->warm_end_ns) {
-				noise_period_begin(c->n, cpu, r.t1_ns);
-				c->active[i] = true;
-				c->pstart[i] = r.t1_ns;
-			}
-		}
-		c->nw_next_ns += c->period_us * 1000;
-	}
-}
-
-/* No-workload: the last, partial period ends with the run. */
-static void close_partial(struct ctx *c)
-{
-	if (!c->no_workload || c->stop)
-		return;
-	for (size_t i = 0; i < c->nr; i++)
-		if (c->active[i]) {
-			c->active[i] = false;
-			noise_period_end(c->n, c->list[i], c->end_ns,
-					 c->end_ns > c->pstart[i] ? c->end_ns - c->pstart[i] : 0);
-		}
-}
-
-static int on_event(void *arg, const struct tpe *e)
-{
-	struct ctx *c = arg;
-	int i = idx_of(c, e->cpu);
-	if (i < 0 || c->stop)
-		return 0;
-	if (c->no_workload)
-		nw_boundaries(c, e->time_ns);
-	else
-		feed_wrecs_until(c, (size_t)i, e->time_ns, false);
-	noise_event(c->n, e);
-	return 0;
-}
-
+/* The events read up to until_ns, each after the workload records before it,
+ * then the rest of the records up to until_ns (lib/osneng.c). */
 static void process(struct ctx *c, uint64_t until_ns)
 {
 	if (c->s)
-		evs_read(c->s, until_ns, on_event, c);
-	if (c->no_workload)
-		nw_boundaries(c, until_ns);
-	else
-		for (size_t i = 0; i < c->nr; i++)
-			feed_wrecs_until(c, i, until_ns, true);
-	if (c->pw)
-		pdw_finished_round(c->pw);
+		evs_read(c->s, until_ns, osne_event, c->e);
+	osne_advance(c->e, until_ns);
 }
 
 /* ---- recording ------------------------------------------------------------ */
@@ -575,32 +330,15 @@ static int open_recording(struct ctx *c)
 		}
 		evs_set_raw_cb(c->s, on_raw, c);
 	}
-	struct pdf_attr a;
-	memset(&a, 0, sizeof(a));
-	a.type = PDF_TYPE_SOFTWARE;
-	a.config = 9;	/* PERF_COUNT_SW_DUMMY */
-	a.sample_period = 1;
-	a.sample_type = PDF_SAMPLE_IDENTIFIER | PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU |
-			PDF_SAMPLE_RAW;
-	a.flags = (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL) | (1ULL << PDF_ATTR_FLAG_USE_CLOCKID);
-	a.clockid = CLOCK_MONOTONIC;
-	uint64_t id = WREC_ID;
-	c->wrec_evsel = pdw_add_evsel(c->pw, &a, WREC_EVSEL_NAME, &id, 1);
-	if (c->wrec_evsel < 0)
-		return c->wrec_evsel;
+	/* the workload event and the run's parameters */
+	err = osne_record(c->e, c->pw);
+	if (err < 0)
+		return err;
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
 	pdw_set_string_feature(c->pw, PDF_FEAT_HOSTNAME, host);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	pdw_set_nrcpus(c->pw, (uint32_t)ncpu, (uint32_t)ncpu);
-	/* The run's parameters, so replay uses the same threshold and period. */
-	char cmd[1024], cl[512];
-	ps_cpulist_format(&c->cpus, cl, sizeof(cl));
-	snprintf(cmd, sizeof(cmd), "latscope-osnoise threshold_us=%" PRIu64 " period_us=%" PRIu64
-		 " runtime_us=%" PRIu64 " stop_us=%" PRIu64 " stop_total_us=%" PRIu64 " no_workload=%d"
-		 " cpus=%s", c->threshold_us, c->period_us, c->runtime_us, c->stop_us,
-		 c->stop_total_us, c->no_workload, cl);
-	pdw_set_string_feature(c->pw, PDF_FEAT_VERSION, cmd);
 	err = pdw_begin_data(c->pw);
 	if (err < 0)
 		fprintf(stderr, "latscope osnoise record: writing '%s': %s\n", c->output, strerror(-err));
@@ -619,8 +357,8 @@ static uint64_t wrec_lost(const struct ctx *c)
  * samples skipped as unreadable. */
 static uint64_t dropped(const struct ctx *c)
 {
-	return (c->s ? evs_stats(c->s)->lost : c->replay_lost) + wrec_lost(c) + c->unknown_id +
-	       c->bad_samples + c->undecoded + c->bad_wrec;
+	return (c->s ? evs_stats(c->s)->lost : c->cnt.lost) + wrec_lost(c) + c->cnt.unknown_id +
+	       c->cnt.bad_samples + c->cnt.undecoded + c->cnt.bad_wrec;
 }
 
 /* ---- output --------------------------------------------------------------- */
@@ -652,8 +390,9 @@ static size_t sorted_contribs(const struct ctx *c, unsigned cpu, struct noise_co
 
 static uint64_t run_ns(const struct ctx *c)
 {
-	uint64_t end = c->end_ns ? c->end_ns : osw_now_ns();
-	uint64_t begin = c->warm_end_ns > c->start_ns ? c->warm_end_ns : c->start_ns;
+	const struct osne_times *t = osne_times(c->e);
+	uint64_t end = t->end_ns ? t->end_ns : osw_now_ns();
+	uint64_t begin = t->warm_end_ns > t->start_ns ? t->warm_end_ns : t->start_ns;
 	return end > begin ? end - begin : 0;
 }
 
@@ -708,7 +447,7 @@ static void print_details(struct ctx *c, FILE *f)
 				c->list[i], s->noise_ns / 1000, s->hw_ns / 1000,
 				s->net_ns[NOISE_NMI] / 1000, s->net_ns[NOISE_IRQ] / 1000,
 				s->net_ns[NOISE_SOFTIRQ] / 1000, s->net_ns[NOISE_THREAD] / 1000,
-				s->sub_count, s->sub_ns / 1000, c->floor_of[i]);
+				s->sub_count, s->sub_ns / 1000, ocpu(c, i)->floor_ns);
 			pct(p[0], sizeof(p[0]), s->hw_ns, s->noise_ns);
 			pct(p[1], sizeof(p[1]), s->hw_count, s->gaps);
 			fprintf(f, "    HW share: %s of the noise time, %s of the %" PRIu64 " gaps\n", p[0],
@@ -720,7 +459,7 @@ static void print_details(struct ctx *c, FILE *f)
 			const struct noise_stats *s = noise_cpu_stats(c->n, c->list[i]);
 			fprintf(f, "\ncpu%u below the threshold: %" PRIu64 " gaps, %" PRIu64
 				" us (floor %" PRIu64 " ns)", c->list[i], s->sub_count, s->sub_ns / 1000,
-				c->floor_of[i]);
+				ocpu(c, i)->floor_ns);
 		}
 	if (hv) {
 		fprintf(f, "\nVirtual machine (%s): HW noise here is mostly the hypervisor taking the vCPU.\n",
@@ -753,16 +492,17 @@ static void print_details(struct ctx *c, FILE *f)
 	}
 	if (!c->no_workload) {
 		fprintf(f, "\nTime-read loop:");
-		for (size_t i = 0; i < c->nr; i++)
+		for (size_t i = 0; i < c->nr; i++) {
+			const struct osne_cpu *pc = ocpu(c, i);
 			fprintf(f, " cpu%u %.1f ns/iteration, smallest gap %" PRIu64 " ns;", c->list[i],
-				c->iters[i] ? (double)c->loop_ns[i] / (double)c->iters[i] : 0.0,
-				c->min_gap_ns[i]);
+				pc->iters ? (double)pc->loop_ns / (double)pc->iters : 0.0, pc->min_gap_ns);
+		}
 		fprintf(f, "\n");
 	}
 	if (c->attribution) {
 		const struct noise_anomalies *a = noise_anomalies(c->n);
-		uint64_t lost = c->s ? evs_stats(c->s)->lost : c->replay_lost;
-		uint64_t samples = c->s ? evs_stats(c->s)->samples : c->replay_samples;
+		uint64_t lost = c->s ? evs_stats(c->s)->lost : c->cnt.lost;
+		uint64_t samples = c->s ? evs_stats(c->s)->samples : c->cnt.samples;
 		if (lost)
 			fprintf(f, "%" PRIu64 " events lost (%.2f%%), attribution is incomplete; raise "
 				   "--ring-size\n", lost,
@@ -784,26 +524,27 @@ static void print_details(struct ctx *c, FILE *f)
 		if (osw_lost(c->w, i))
 			fprintf(f, "cpu%u: %" PRIu64 " workload records lost (collector too slow)\n",
 				c->list[i], osw_lost(c->w, i));
-	if (c->unknown_id + c->bad_samples + c->undecoded + c->bad_wrec)
+	if (c->cnt.unknown_id + c->cnt.bad_samples + c->cnt.undecoded + c->cnt.bad_wrec)
 		fprintf(f, "skipped: %" PRIu64 " samples with an id no event declares, %" PRIu64
 			" too short for their sample_type, %" PRIu64 " tracepoint payloads that do not "
-			"decode, %" PRIu64 " malformed workload records\n", c->unknown_id,
-			c->bad_samples, c->undecoded, c->bad_wrec);
-	if (c->out_of_order + c->forced)
+			"decode, %" PRIu64 " malformed workload records\n", c->cnt.unknown_id,
+			c->cnt.bad_samples, c->cnt.undecoded, c->cnt.bad_wrec);
+	if (c->cnt.out_of_order + c->cnt.forced)
 		fprintf(f, "ordering: %" PRIu64 " events delivered out of order, %" PRIu64
-			" queue flushes forced by a full queue\n", c->out_of_order, c->forced);
+			" queue flushes forced by a full queue\n", c->cnt.out_of_order, c->cnt.forced);
 }
 
 static void print_stop(struct ctx *c, FILE *f)
 {
-	if (!c->stop)
+	const struct osne_stop *st = c->e ? osne_stop(c->e) : NULL;
+	if (!st || !st->why)
 		return;
-	if (c->stop == 1)
+	if (st->why == OSNE_STOP_SINGLE)
 		fprintf(f, "latscope osnoise hit stop tracing: cpu %u single noise %" PRIu64 " us > %"
-			PRIu64 " us\n", c->stop_cpu, c->stop_value_ns / 1000, c->stop_us);
+			PRIu64 " us\n", st->cpu, st->value_ns / 1000, c->stop_us);
 	else
 		fprintf(f, "latscope osnoise hit stop tracing: cpu %u period noise %" PRIu64 " us > %"
-			PRIu64 " us\n", c->stop_cpu, c->stop_value_ns / 1000, c->stop_total_us);
+			PRIu64 " us\n", st->cpu, st->value_ns / 1000, c->stop_total_us);
 	if (!(c->mode == M_TRACE && c->events)) {
 		fprintf(f, "Events leading up to the stop:\n");
 		print_lines(c, f);
@@ -812,7 +553,7 @@ static void print_stop(struct ctx *c, FILE *f)
 
 /* Percentile from the histogram: lower bound of the bucket holding it, in us;
  * in the overflow bucket the maximum. */
-static uint64_t hist_pct_us(const struct ctx *c, const struct chist *h, double q)
+static uint64_t hist_pct_us(const struct ctx *c, const struct osne_hist *h, double q)
 {
 	if (!h->count)
 		return 0;
@@ -834,7 +575,7 @@ static void print_hist(struct ctx *c, FILE *f)
 	size_t show[PS_MAX_CPUS];
 	size_t ns = 0;
 	for (size_t i = 0; i < c->nr; i++)
-		if (c->h[i].count)
+		if (ocpu(c, i)->hist.count)
 			show[ns++] = i;
 	if (!c->no_header) {
 		fmt_duration(dur, sizeof(dur), run_ns(c));
@@ -848,19 +589,19 @@ static void print_hist(struct ctx *c, FILE *f)
 	for (uint64_t b = 0; b < c->entries; b++) {
 		uint64_t tot = 0;
 		for (size_t k = 0; k < ns; k++)
-			tot += c->h[show[k]].b[b];
+			tot += ocpu(c, show[k])->hist.b[b];
 		if (!tot && !c->with_zeros)
 			continue;
 		fprintf(f, "%-6" PRIu64, b * c->bucket_us);
 		for (size_t k = 0; k < ns; k++)
-			fprintf(f, "%9" PRIu64 " ", c->h[show[k]].b[b]);
+			fprintf(f, "%9" PRIu64 " ", ocpu(c, show[k])->hist.b[b]);
 		fprintf(f, "\n");
 	}
 	if (c->no_summary)
 		return;
 #define ROW(label, expr) do { \
 		fprintf(f, "%-6s", label); \
-		for (size_t k = 0; k < ns; k++) { const struct chist *h = &c->h[show[k]]; \
+		for (size_t k = 0; k < ns; k++) { const struct osne_hist *h = &ocpu(c, show[k])->hist; \
 			fprintf(f, "%9" PRIu64 " ", (uint64_t)(expr)); } \
 		fprintf(f, "\n"); } while (0)
 	ROW("over:", h->b[c->entries]);
@@ -868,7 +609,7 @@ static void print_hist(struct ctx *c, FILE *f)
 	ROW("min:", h->min_ns / 1000);
 	fprintf(f, "%-6s", "avg:");
 	for (size_t k = 0; k < ns; k++) {
-		const struct chist *h = &c->h[show[k]];
+		const struct osne_hist *h = &ocpu(c, show[k])->hist;
 		fprintf(f, "%9.2f ", h->count ? (double)h->sum_ns / (double)h->count / 1000.0 : 0.0);
 	}
 	fprintf(f, "\n");
@@ -915,24 +656,25 @@ static void print_json(struct ctx *c, FILE *f)
 				       ju((uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec +
 					  (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec));
 	json_object_object_add(root, "events_lost",
-			       ju(c->s ? evs_stats(c->s)->lost : c->replay_lost));
+			       ju(c->s ? evs_stats(c->s)->lost : c->cnt.lost));
 	json_object *sk = json_object_new_object();
-	json_object_object_add(sk, "unknown_id", ju(c->unknown_id));
-	json_object_object_add(sk, "bad_samples", ju(c->bad_samples));
-	json_object_object_add(sk, "undecoded", ju(c->undecoded));
-	json_object_object_add(sk, "bad_workload_records", ju(c->bad_wrec));
+	json_object_object_add(sk, "unknown_id", ju(c->cnt.unknown_id));
+	json_object_object_add(sk, "bad_samples", ju(c->cnt.bad_samples));
+	json_object_object_add(sk, "undecoded", ju(c->cnt.undecoded));
+	json_object_object_add(sk, "bad_workload_records", ju(c->cnt.bad_wrec));
 	json_object_object_add(sk, "workload_records_lost", ju(wrec_lost(c)));
-	json_object_object_add(sk, "out_of_order", ju(c->out_of_order));
-	json_object_object_add(sk, "forced_flushes", ju(c->forced));
+	json_object_object_add(sk, "out_of_order", ju(c->cnt.out_of_order));
+	json_object_object_add(sk, "forced_flushes", ju(c->cnt.forced));
 	json_object_object_add(root, "skipped", sk);
 	json_object_object_add(root, "dropped", ju(dropped(c)));
 	json_object *stop = NULL;
-	if (c->stop) {
+	const struct osne_stop *st = osne_stop(c->e);
+	if (st->why) {
 		stop = json_object_new_object();
-		json_object_object_add(stop, "reason", json_object_new_string(c->stop == 1 ? "single"
-											   : "total"));
-		json_object_object_add(stop, "cpu", ju(c->stop_cpu));
-		json_object_object_add(stop, "value_us", ju(c->stop_value_ns / 1000));
+		json_object_object_add(stop, "reason", json_object_new_string(
+					       st->why == OSNE_STOP_SINGLE ? "single" : "total"));
+		json_object_object_add(stop, "cpu", ju(st->cpu));
+		json_object_object_add(stop, "value_us", ju(st->value_ns / 1000));
 	}
 	json_object_object_add(root, "stop", stop);
 	json_object *cpus = json_object_new_array();
@@ -964,19 +706,20 @@ static void print_json(struct ctx *c, FILE *f)
 #undef JA
 		json_object_object_add(o, "below_threshold_count", ju(s->sub_count));
 		json_object_object_add(o, "below_threshold_us", ju(s->sub_ns / 1000));
-		json_object_object_add(o, "floor_ns", ju(c->floor_of[i]));
+		const struct osne_cpu *pc = ocpu(c, i);
+		json_object_object_add(o, "floor_ns", ju(pc->floor_ns));
 		if (!c->no_workload) {
 			json_object_object_add(o, "loop_ns_per_iteration",
-					       json_object_new_double(c->iters[i] ? (double)c->loop_ns[i] /
-								      (double)c->iters[i] : 0.0));
-			json_object_object_add(o, "smallest_gap_ns", ju(c->min_gap_ns[i]));
+					       json_object_new_double(pc->iters ? (double)pc->loop_ns /
+								      (double)pc->iters : 0.0));
+			json_object_object_add(o, "smallest_gap_ns", ju(pc->min_gap_ns));
 		}
 		if (hv && !c->replaying)
 			json_object_object_add(o, "steal_ms",
 					       ju((c->steal1[i] - c->steal0[i]) * 1000 /
 						  (uint64_t)(tck > 0 ? tck : 100)));
-		if (c->h) {
-			const struct chist *h = &c->h[i];
+		if (pc->hist.b) {
+			const struct osne_hist *h = &pc->hist;
 			json_object *hj = json_object_new_object();
 			json_object_object_add(hj, "bucket_us", ju(c->bucket_us));
 			json_object *bk = json_object_new_array();
@@ -1066,12 +809,12 @@ static void final_report(struct ctx *c)
 {
 	FILE *f = stdout;
 	if (c->s) {
-		c->out_of_order = evs_stats(c->s)->out_of_order;
-		c->forced = evs_stats(c->s)->forced;
+		c->cnt.out_of_order = evs_stats(c->s)->out_of_order;
+		c->cnt.forced = evs_stats(c->s)->forced;
 	}
 	if (c->json) {
 		print_json(c, f);
-		if (c->stop)
+		if (stop_why(c))
 			print_stop(c, stderr);
 		return;
 	}
@@ -1282,66 +1025,41 @@ static int parse_args(struct ctx *c, int argc, char **argv)
 
 /* ---- run modes -------------------------------------------------------------- */
 
+/* The engine for c->cpus with the options of c (the caller frees it with
+ * free_state, also after a failure), and the steal counters. */
 static int setup_state(struct ctx *c)
 {
-	c->nr = 0;
-	for (unsigned cpu = 0; cpu < PS_MAX_CPUS; cpu++) {
-		c->idx_of[cpu] = -1;
-		if (ps_cpuset_has(&c->cpus, cpu)) {
-			c->idx_of[cpu] = (int16_t)c->nr;
-			c->list[c->nr++] = cpu;
-		}
-	}
-	if (!c->nr)
-		return -EINVAL;
-	c->active = calloc(c->nr, sizeof(bool));
-	c->min_gap_ns = calloc(c->nr, sizeof(uint64_t));
-	c->iters = calloc(c->nr, sizeof(uint64_t));
-	c->loop_ns = calloc(c->nr, sizeof(uint64_t));
-	c->floor_of = calloc(c->nr, sizeof(uint64_t));
-	c->pstart = calloc(c->nr, sizeof(uint64_t));
+	struct osne_opts o = {
+		.cpus = c->cpus,
+		.threshold_us = c->threshold_us,
+		.period_us = c->period_us,
+		.runtime_us = c->runtime_us,
+		.stop_us = c->stop_us,
+		.stop_total_us = c->stop_total_us,
+		.warmup_ns = c->warmup_ns,
+		.no_workload = c->no_workload,
+		.hist = c->mode == M_HIST || c->json,
+		.bucket_us = c->bucket_us,
+		.entries = c->entries,
+	};
+	struct osne_sink sk = { .arg = c, .line = sink_line, .period = sink_period };
+	int err = osne_new(&c->e, &o, &sk);
+	if (err < 0)
+		return err;
+	c->list = osne_list(c->e);
+	c->nr = osne_nr(c->e);
+	c->n = osne_noise(c->e);
 	c->steal0 = calloc(c->nr, sizeof(uint64_t));
 	c->steal1 = calloc(c->nr, sizeof(uint64_t));
-	c->tids = calloc(c->nr, sizeof(int32_t));
-	if (!c->active || !c->min_gap_ns || !c->iters || !c->loop_ns || !c->floor_of || !c->pstart || !c->steal0 ||
-	    !c->steal1 || !c->tids)
-		return -ENOMEM;
-	if (c->mode == M_HIST || c->json) {
-		c->h = calloc(c->nr, sizeof(*c->h));
-		if (!c->h)
-			return -ENOMEM;
-		for (size_t i = 0; i < c->nr; i++) {
-			c->h[i].b = calloc(c->entries + 1, sizeof(uint64_t));
-			if (!c->h[i].b)
-				return -ENOMEM;
-		}
-	}
-	struct noise_opts no = {
-		.threshold_ns = c->threshold_us * 1000,
-		.stop_single_ns = c->stop_us * 1000,
-		.stop_total_ns = c->stop_total_us * 1000,
-		.no_workload = c->no_workload,
-	};
-	struct noise_sink sk = { .arg = c, .win = sink_win, .gap = sink_gap, .period = sink_period };
-	return noise_new(&c->n, c->list[c->nr - 1] + 1, &no, &sk);
+	return c->steal0 && c->steal1 ? 0 : -ENOMEM;
 }
 
 static void free_state(struct ctx *c)
 {
-	if (c->h)
-		for (size_t i = 0; i < c->nr; i++)
-			free(c->h[i].b);
-	free(c->h);
-	free(c->active);
-	free(c->min_gap_ns);
-	free(c->iters);
-	free(c->loop_ns);
-	free(c->floor_of);
-	free(c->pstart);
 	free(c->steal0);
 	free(c->steal1);
-	free(c->tids);
-	noise_free(c->n);
+	osne_free(c->e);
+	c->e = NULL;
 }
 
 static void refresh_top(struct ctx *c)
@@ -1373,7 +1091,7 @@ static int end_report(struct ctx *c)
 		cio_pipe_closed("latscope osnoise");
 	else
 		final_report(c);
-	return finish(c, c->stop ? EXIT_THRESHOLD : 0);
+	return finish(c, stop_why(c) ? EXIT_THRESHOLD : 0);
 }
 
 static int run_live(struct ctx *c)
@@ -1471,11 +1189,8 @@ static int run_live(struct ctx *c)
 		fprintf(stderr, "latscope osnoise: %s\n", evs_strerror(c->s));
 		goto out_err;
 	}
-	c->start_ns = osw_now_ns();
-	c->warm_end_ns = c->start_ns + c->warmup_ns;
-	if (c->no_workload) {
-		c->nw_next_ns = c->warm_end_ns;
-	} else {
+	osne_start(c->e, osw_now_ns());
+	if (!c->no_workload) {
 		struct osw_opts wo = {
 			.cpus = c->cpus,
 			.period_ns = c->period_us * 1000,
@@ -1502,18 +1217,9 @@ static int run_live(struct ctx *c)
 			c->w = NULL;
 			goto out_err;
 		}
-		for (size_t i = 0; i < c->nr; i++) {
-			c->tids[i] = osw_tid(c->w, i);
-			c->floor_of[i] = osw_floor_ns(c->w, i);
-			noise_set_workload(c->n, c->list[i], c->tids[i]);
-			if (c->pw) {
-				/* time 0: replay learns the workload threads first */
-				struct osw_rec t = { .type = OSW_TID, .cpu = c->list[i] };
-				t.v[0] = (uint64_t)c->tids[i];
-				t.v[1] = c->floor_of[i];
-				write_wrec(c, &t);
-			}
-		}
+		osne_use_workload(c->e, c->w);
+		for (size_t i = 0; i < c->nr; i++)
+			osne_set_tid(c->e, c->list[i], osw_tid(c->w, i), osw_floor_ns(c->w, i));
 	}
 	/* Lock memory once everything is allocated (threads, rings). */
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
@@ -1531,9 +1237,10 @@ static int run_live(struct ctx *c)
 	if (c->mode == M_TRACE && !c->json)
 		print_trace_header(stdout);
 
-	uint64_t deadline = c->duration_ns ? c->warm_end_ns + c->duration_ns : UINT64_MAX;
-	uint64_t next_refresh = c->warm_end_ns + c->period_us * 1000;
-	while (!cio_watch(STDOUT_FILENO) && !c->stop) {
+	uint64_t warm_end_ns = osne_times(c->e)->warm_end_ns;
+	uint64_t deadline = c->duration_ns ? warm_end_ns + c->duration_ns : UINT64_MAX;
+	uint64_t next_refresh = warm_end_ns + c->period_us * 1000;
+	while (!cio_watch(STDOUT_FILENO) && !stop_why(c)) {
 		if (c->s)
 			evs_poll(c->s, 100);
 		else {
@@ -1555,9 +1262,9 @@ static int run_live(struct ctx *c)
 	osw_stop(c->w);
 	if (c->s)
 		evs_disable(c->s);
-	c->end_ns = osw_now_ns();
+	osne_set_end(c->e, osw_now_ns());
 	process(c, UINT64_MAX);
-	close_partial(c);
+	osne_close(c->e);
 	int rc = end_report(c);
 	if (cio_broken_pipe())
 		rc = EXIT_ERR;
@@ -1594,44 +1301,6 @@ out_err:
 
 /* ---- replay ----------------------------------------------------------------- */
 
-static void parse_recorded_params(struct ctx *c, const char *ver, bool have_T)
-{
-	const char *p;
-	uint64_t v;
-	if (!ver || strncmp(ver, "latscope-osnoise ", 17))
-		return;
-	if ((p = strstr(ver, "threshold_us=")) && sscanf(p + 13, "%" SCNu64, &v) == 1 &&
-	    (!have_T || c->threshold_us < v))
-		c->threshold_us = v;
-	if ((p = strstr(ver, "period_us=")) && sscanf(p + 10, "%" SCNu64, &v) == 1)
-		c->period_us = v;
-	if ((p = strstr(ver, "runtime_us=")) && sscanf(p + 11, "%" SCNu64, &v) == 1)
-		c->runtime_us = v;
-	if ((p = strstr(ver, "no_workload=1")))
-		c->no_workload = true;
-	char cl[512];
-	struct ps_cpuset set;
-	if (!c->have_cpus && (p = strstr(ver, "cpus=")) && sscanf(p + 5, "%511s", cl) == 1 &&
-	    !ps_cpulist(cl, &set)) {
-		c->cpus = set;
-		c->have_cpus = true;
-	}
-}
-
-/* A file written by `osnoise record`: its workload event, or its parameters. */
-static bool has_osnoise_data(struct pdr *r)
-{
-	const char *ver = pdr_info(r)->version;
-	if (ver && !strncmp(ver, "latscope-osnoise ", 17))
-		return true;
-	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
-		const struct pdr_evsel *e = pdr_evsel(r, i);
-		if (e->name && !strcmp(e->name, WREC_EVSEL_NAME))
-			return true;
-	}
-	return false;
-}
-
 static int not_osnoise(struct ctx *c)
 {
 	fprintf(stderr, "latscope osnoise: '%s' has no osnoise data (no %s event, no "
@@ -1641,16 +1310,31 @@ static int not_osnoise(struct ctx *c)
 }
 
 /*
- * The replay's set-up, at the first sample: a pipe, or a recording whose
- * writer was killed (its header is a checkpoint), carries its features as
- * records at the start of the data, read by then.  0, or an exit status.
+ * The replay's set-up (an osne_setup_fn), at the first sample: a pipe, or a
+ * recording whose writer was killed (its header is a checkpoint), carries
+ * its features as records at the start of the data, read by then.
  */
-static int replay_setup(struct ctx *c, struct pdr *r, bool have_T, struct tpd **d)
+static int replay_setup(void *arg, struct pdr *r, bool have_formats, struct osne **ep)
 {
+	struct ctx *c = arg;
 	const struct pdr_info *info = pdr_info(r);
-	if (!has_osnoise_data(r))
-		return not_osnoise(c);
-	parse_recorded_params(c, info->version, have_T);
+	c->setup_failed = true;		/* each failure below says why */
+	if (!osne_is_recording(r)) {
+		not_osnoise(c);
+		return -EINVAL;
+	}
+	struct osne_opts o = {
+		.cpus = c->cpus, .threshold_us = c->threshold_us, .period_us = c->period_us,
+		.runtime_us = c->runtime_us, .no_workload = c->no_workload,
+	};
+	if (osne_params_apply(info->version, &o, c->have_T, c->have_cpus)) {
+		c->cpus = o.cpus;
+		c->have_cpus = true;
+	}
+	c->threshold_us = o.threshold_us;
+	c->period_us = o.period_us;
+	c->runtime_us = o.runtime_us;
+	c->no_workload = o.no_workload;
 	if (!c->have_cpus) {
 		uint32_t n = info->nr_cpus_online ? info->nr_cpus_online : 1;
 		memset(&c->cpus, 0, sizeof(c->cpus));
@@ -1659,20 +1343,21 @@ static int replay_setup(struct ctx *c, struct pdr *r, bool have_T, struct tpd **
 	}
 	c->replaying = true;
 	int err = setup_state(c);
+	*ep = c->e;
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise: %s\n", strerror(-err));
-		return EXIT_ERR;
+		return err;
 	}
-	*d = pdr_tep(r) ? tpd_new(pdr_tep(r)) : NULL;
-	c->attribution = *d != NULL;
-	if (!*d)
+	c->attribution = have_formats;
+	if (!have_formats)
 		snprintf(c->attr_why, sizeof(c->attr_why), "'%s' has no tracepoint formats", c->input);
 	if (c->mode == M_TRACE && !c->json)
 		print_trace_header(stdout);
+	c->setup_failed = false;
 	return 0;
 }
 
-static int run_replay(struct ctx *c, bool have_T)
+static int run_replay(struct ctx *c)
 {
 	struct pdr *r = NULL;
 	cio_sigpipe_as_error();
@@ -1684,208 +1369,29 @@ static int run_replay(struct ctx *c, bool have_T)
 		return EXIT_ERR;
 	}
 	const struct pdr_info *info = pdr_info(r);
-	if (!info->pipe && !info->unterminated && !has_osnoise_data(r)) {
+	if (!info->pipe && !info->unterminated && !osne_is_recording(r)) {
 		pdr_close(r);
 		return not_osnoise(c);
 	}
-	struct tpd *d = NULL;
-	struct pdr_event ev;
-	bool any_wrec = false, set_up = false;
-	while (!c->stop && !c->write_err && (err = pdr_next(r, &ev)) > 0) {
-		if (ev.type != PDF_RECORD_SAMPLE || !ev.evsel || !ev.has_sample)
-			continue;
-		if (!set_up) {
-			int rc = replay_setup(c, r, have_T, &d);
-			if (rc) {
-				pdr_close(r);
-				free_state(c);
-				return rc;
-			}
-			set_up = true;
-		}
-		c->replay_samples++;
-		const struct pdr_sample *s = &ev.sample;
-		if (!c->start_ns) {
-			c->start_ns = s->time;
-			c->warm_end_ns = s->time + c->warmup_ns;
-			c->nw_next_ns = c->warm_end_ns;
-		}
-		if (s->time > c->end_ns)
-			c->end_ns = s->time;
-		if (ev.evsel->name && !strcmp(ev.evsel->name, WREC_EVSEL_NAME)) {
-			struct osw_rec w;
-			if (osw_rec_decode(s->raw, s->raw_size, &w) < 0) {
-				c->bad_wrec++;
-				continue;
-			}
-			int i = idx_of(c, w.cpu);
-			if (i < 0)
-				continue;	/* a CPU not asked for with -c */
-			if (w.type == OSW_TID) {
-				c->tids[i] = (int32_t)w.v[0];
-				c->floor_of[i] = w.v[1];
-				noise_set_workload(c->n, w.cpu, (int32_t)w.v[0]);
-				continue;
-			}
-			if (!any_wrec && w.type == OSW_PERIOD_BEGIN) {
-				any_wrec = true;
-				if (c->warmup_ns)
-					c->warm_end_ns = w.t1_ns + c->warmup_ns;
-			}
-			if (!c->no_workload)
-				feed_wrec(c, &w);
-			continue;
-		}
-		if (!d || ev.evsel->attr.type != PDF_TYPE_TRACEPOINT || !s->raw)
-			continue;
-		struct tpe e;
-		memset(&e, 0, sizeof(e));
-		err = tpd_decode(d, (int)ev.evsel->attr.config, s->raw, s->raw_size, &e);
-		if (err == -ENOENT)
-			continue;	/* an event the noise accounting does not use */
-		if (err < 0) {
-			c->undecoded++;
-			continue;
-		}
-		e.time_ns = s->time;
-		e.cpu = s->cpu;
-		e.pid = (int32_t)s->pid;
-		e.tid = (int32_t)s->tid;
-		on_event(c, &e);
-	}
+	struct osne *e;
+	err = osne_replay(r, replay_setup, c, &e);
+	c->e = e;	/* the engine set-up made, if any */
 	if (err < 0) {
-		fprintf(stderr, "latscope osnoise: '%s': %s\n", c->input, pdr_strerror(r));
-		tpd_free(d);
+		if (!c->setup_failed)
+			fprintf(stderr, "latscope osnoise: '%s': %s\n", c->input, pdr_strerror(r));
 		pdr_close(r);
 		free_state(c);
 		return EXIT_ERR;
 	}
-	if (!set_up) {	/* no sample at all */
-		int rc = replay_setup(c, r, have_T, &d);
-		if (rc) {
-			pdr_close(r);
-			free_state(c);
-			return rc;
-		}
-	}
-	if (c->no_workload)
-		nw_boundaries(c, c->end_ns + 1);
-	const struct pdr_stats *st = pdr_stats(r);
-	c->replay_lost = st->lost_events + st->lost_samples;
-	c->unknown_id = st->unknown_id;
-	c->bad_samples = st->bad_samples;
-	c->out_of_order = st->out_of_order;
-	c->forced = st->forced_flushes;
-	close_partial(c);
+	c->cnt = *osne_counts(e);
 	final_report(c);
-	int rc = finish(c, c->stop ? EXIT_THRESHOLD : 0);
-	tpd_free(d);
+	int rc = finish(c, stop_why(c) ? EXIT_THRESHOLD : 0);
 	cio_pdr_close(r, "latscope osnoise", c->input);
 	free_state(c);
 	return rc;
 }
 
 /* ---- kernel tracer ------------------------------------------------------------ */
-
-static void feed_kernel_rec(struct ctx *c, const struct okt_rec *k)
-{
-	int i = idx_of(c, k->cpu);
-	if (i < 0 || c->stop)
-		return;
-	if (!c->start_ns || k->ts_ns < c->start_ns)
-		c->start_ns = k->ts_ns;
-	if (k->ts_ns > c->end_ns)
-		c->end_ns = k->ts_ns;
-	if (!c->tids[i] && !strncmp(k->comm, "osnoise/", 8))
-		c->tids[i] = k->pid;
-	switch (k->kind) {
-	case OKT_PERIOD: {
-		struct noise_stats p;
-		memset(&p, 0, sizeof(p));
-		p.periods = 1;
-		p.runtime_ns = k->runtime_us * 1000;
-		p.noise_ns = k->noise_us * 1000;
-		p.max_noise_ns = p.noise_ns;
-		p.max_single_ns = k->max_single_us * 1000;
-		p.hw_count = k->hw;
-		p.count[NOISE_NMI] = k->nmi;
-		p.count[NOISE_IRQ] = k->irq;
-		p.count[NOISE_SOFTIRQ] = k->softirq;
-		p.count[NOISE_THREAD] = k->thread;
-		noise_add_period(c->n, k->cpu, k->ts_ns, &p);
-		if (c->stop_total_us && k->noise_us > c->stop_total_us)
-			set_stop(c, 2, k->cpu, p.noise_ns, k->ts_ns);
-		break;
-	}
-	case OKT_SAMPLE: {
-		struct noise_gap g;
-		memset(&g, 0, sizeof(g));
-		g.cpu = k->cpu;
-		g.start_ns = k->start_ns;
-		g.duration_ns = k->duration_ns;
-		g.interference = k->interference;
-		g.hw = !k->interference;
-		sink_gap(c, &g);
-		if (c->stop_us && k->duration_ns > c->stop_us * 1000)
-			set_stop(c, 1, k->cpu, k->duration_ns, k->ts_ns);
-		break;
-	}
-	default: {
-		struct noise_win w;
-		memset(&w, 0, sizeof(w));
-		w.cls = k->kind == OKT_NMI ? NOISE_NMI : k->kind == OKT_IRQ ? NOISE_IRQ :
-			k->kind == OKT_SOFTIRQ ? NOISE_SOFTIRQ : NOISE_THREAD;
-		w.cpu = k->cpu;
-		w.start_ns = k->start_ns;
-		w.end_ns = k->start_ns + k->duration_ns;
-		w.net_ns = k->duration_ns;
-		w.id = k->id;
-		const char *d = k->desc;
-		while (*d == ' ')
-			d++;
-		snprintf(w.name, sizeof(w.name), "%s", k->kind == OKT_NMI ? "nmi" : d);
-		noise_add_window(c->n, &w);
-		break;
-	}
-	}
-}
-
-/* Split text into lines and feed the osnoise records; a partial last line
- * stays in c->kbuf. */
-struct kbuf {
-	char buf[65536];
-	size_t len;
-	uint64_t bad;
-};
-
-static void feed_kernel_text(struct ctx *c, struct kbuf *kb, const char *data, size_t n)
-{
-	while (n) {
-		size_t room = sizeof(kb->buf) - 1 - kb->len;
-		size_t take = n < room ? n : room;
-		memcpy(kb->buf + kb->len, data, take);
-		kb->len += take;
-		data += take;
-		n -= take;
-		kb->buf[kb->len] = 0;
-		char *start = kb->buf, *nl;
-		while ((nl = strchr(start, '\n'))) {
-			*nl = 0;
-			struct okt_rec r;
-			int err = okt_parse_line(start, &r);
-			if (!err)
-				feed_kernel_rec(c, &r);
-			else if (err == -EINVAL)
-				kb->bad++;
-			start = nl + 1;
-		}
-		size_t rest = kb->len - (size_t)(start - kb->buf);
-		if (rest == sizeof(kb->buf) - 1)
-			rest = 0;	/* an absurdly long line: drop it */
-		memmove(kb->buf, start, rest);
-		kb->len = rest;
-	}
-}
 
 static int kernel_setup(struct ctx *c)
 {
@@ -1936,20 +1442,20 @@ static int run_kernel_text(struct ctx *c, const char *path)
 		free_state(c);
 		return EXIT_ERR;
 	}
-	static struct kbuf kb;
+	static struct osne_kbuf kb;
 	kb.len = kb.bad = 0;
 	char buf[16384];
 	size_t n;
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		feed_kernel_text(c, &kb, buf, n);
-	feed_kernel_text(c, &kb, "\n", 1);
+		osne_kernel_text(c->e, &kb, buf, n);
+	osne_kernel_text(c->e, &kb, "\n", 1);
 	if (f != stdin)
 		fclose(f);
 	if (kb.bad)
 		fprintf(stderr, "latscope osnoise: %" PRIu64 " malformed osnoise lines skipped\n", kb.bad);
-	c->bad_wrec += kb.bad;
+	c->cnt.bad_wrec += kb.bad;
 	final_report(c);
-	int rc = finish(c, c->stop ? EXIT_THRESHOLD : 0);
+	int rc = finish(c, stop_why(c) ? EXIT_THRESHOLD : 0);
 	free_state(c);
 	return rc;
 }
@@ -1998,9 +1504,9 @@ static int run_kernel(struct ctx *c)
 	uint64_t deadline = c->duration_ns ? t0 + c->duration_ns : UINT64_MAX;
 	if (c->mode == M_TRACE && !c->json)
 		print_trace_header(stdout);
-	static struct kbuf kb;
+	static struct osne_kbuf kb;
 	char buf[16384];
-	while (!cio_watch(STDOUT_FILENO) && !c->stop && osw_now_ns() < deadline) {
+	while (!cio_watch(STDOUT_FILENO) && !stop_why(c) && osw_now_ns() < deadline) {
 		long n = okt_read(k, buf, sizeof(buf));
 		if (n < 0)
 			break;
@@ -2009,7 +1515,7 @@ static int run_kernel(struct ctx *c)
 			nanosleep(&ts, NULL);
 			continue;
 		}
-		feed_kernel_text(c, &kb, buf, (size_t)n);
+		osne_kernel_text(c->e, &kb, buf, (size_t)n);
 	}
 	okt_stop(k);	/* the tracer instance removed before anything is printed */
 	int rc = end_report(c);
@@ -2049,10 +1555,9 @@ int cmd_osnoise(int argc, char **argv)
 		}
 		shift = 1;
 	}
-	bool have_T = false;
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "-T") || !strncmp(argv[i], "--threshold", 11))
-			have_T = true;
+			c->have_T = true;
 	optind = 1;
 	int r = parse_args(c, argc - shift, argv + shift);
 	if (r)
@@ -2062,6 +1567,6 @@ int cmd_osnoise(int argc, char **argv)
 	if (c->kernel)
 		return run_kernel(c);
 	if (c->input)
-		return run_replay(c, have_T);
+		return run_replay(c);
 	return run_live(c);
 }

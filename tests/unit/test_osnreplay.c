@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Replay equals live: a generated stream of tracepoint events and workload
- * records (2 CPUs, nested NMI/IRQ/softirq/thread windows, gaps with and
- * without interference, sub-threshold gaps, periods) is fed to the noise
- * accounting directly ("live") and written to a perf.data file the way
- * `osnoise record` does (tracepoint samples with raw payloads built from the
- * formats in tests/data/formats, workload records as a software event), then
- * read back with pdread, decoded with tpdecode and fed again ("replay").
- * Every statistic and every contributor must be identical.
+ * Replay equals live, through the real osnoise engine (lib/osneng.c) on both
+ * paths.  A generated stream of tracepoint events and workload records (2
+ * CPUs, nested NMI/IRQ/softirq/thread windows, gaps with and without
+ * interference, a timer arriving exactly at a gap's end, sub-threshold gaps,
+ * periods) is run the way `osnoise record` runs: the events are delivered to
+ * osne_event() in rounds like the command's evs_read() callback, each written
+ * as a tracepoint sample with the attr the event source declares
+ * (evs_tp_attr) and a payload built from the formats in tests/data/formats;
+ * the workload records come from a queue per CPU through osne_use_source()
+ * like the workload's rings and are written by the engine itself
+ * (osne_record).  The file is then replayed with osne_replay(), its
+ * parameters taken from the file (osne_params_apply).  Every statistic,
+ * contributor, histogram bucket, trace line, period and the stop must be
+ * identical.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -22,7 +28,10 @@
 
 #include <event-parse.h>
 
+#include "bytes.h"
+#include "evsrc.h"
 #include "noise.h"
+#include "osneng.h"
 #include "oswork.h"
 #include "pdread.h"
 #include "pdwrite.h"
@@ -32,6 +41,7 @@
 #define FORMATS_DIR "tests/data/formats"
 #define WL0 500
 #define WL1 501
+#define ROUND_NS 250013		/* the live rounds: not aligned with anything */
 
 /* One item of the generated stream: an event or a workload record. */
 struct item {
@@ -158,8 +168,13 @@ static void generate(void)
 				unsigned kind = (seed >> 16) % 6;
 				uint64_t s = t, e;
 				switch (kind) {
-				case 0:	/* HW: nothing inside */
+				case 0:	/* HW: nothing inside, or a timer arriving
+					 * exactly at the gap's end (inside it) */
 					e = s + 3000 + (seed % 5000);
+					if ((seed >> 8) & 1) {
+						ev_vec(true, cpu, e);
+						ev_vec(false, cpu, e + 600);
+					}
 					break;
 				case 1:	/* local timer + TIMER softirq */
 					ev_vec(true, cpu, s + 100);
@@ -203,33 +218,6 @@ static void generate(void)
 		}
 	}
 	qsort(items, nr_items, sizeof(items[0]), cmp_item);
-}
-
-static void apply(struct noise *n, const struct item *it, bool *active)
-{
-	if (!it->is_rec) {
-		noise_event(n, &it->e);
-		return;
-	}
-	const struct osw_rec *r = &it->r;
-	switch (r->type) {
-	case OSW_TID:
-		noise_set_workload(n, r->cpu, (int32_t)r->v[0]);
-		break;
-	case OSW_PERIOD_BEGIN:
-		noise_period_begin(n, r->cpu, r->t1_ns);
-		active[r->cpu] = true;
-		break;
-	case OSW_GAP:
-		if (active[r->cpu])
-			noise_gap(n, r->cpu, r->t0_ns, r->t1_ns);
-		break;
-	case OSW_PERIOD_END:
-		noise_sub(n, r->cpu, r->v[1], r->v[2]);
-		noise_period_end(n, r->cpu, r->t1_ns, r->v[0]);
-		active[r->cpu] = false;
-		break;
-	}
 }
 
 /* ---- raw tracepoint payloads from the formats ---------------------------- */
@@ -337,27 +325,315 @@ static size_t encode(const struct tpe *t, uint8_t *buf, int *id)
 	return size;
 }
 
-static void compare(struct noise *a, struct noise *b)
+
+/* ---- the engine's output, logged ------------------------------------------- */
+
+struct log {
+	char (*l)[OSNE_LINE_LEN];
+	size_t n, cap;
+};
+
+static void log_add(struct log *g, const char *s)
 {
-	for (unsigned cpu = 0; cpu < 2; cpu++) {
-		const struct noise_stats *x = noise_cpu_stats(a, cpu), *y = noise_cpu_stats(b, cpu);
-		assert_memory_equal(x, y, sizeof(*x));
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 1024;
+		g->l = realloc(g->l, g->cap * sizeof(*g->l));
+		assert_non_null(g->l);
+	}
+	snprintf(g->l[g->n++], OSNE_LINE_LEN, "%s", s);
+}
+
+static void log_line(void *arg, const char *line)
+{
+	log_add(arg, line);
+}
+
+static void log_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct noise_stats *p)
+{
+	char s[OSNE_LINE_LEN];
+	snprintf(s, sizeof(s), "period cpu %u end %llu runtime %llu noise %llu max %llu hw %llu "
+		 "nmi %llu irq %llu softirq %llu thread %llu", cpu, (unsigned long long)end_ns,
+		 (unsigned long long)p->runtime_ns, (unsigned long long)p->noise_ns,
+		 (unsigned long long)p->max_single_ns, (unsigned long long)p->hw_count,
+		 (unsigned long long)p->count[NOISE_NMI], (unsigned long long)p->count[NOISE_IRQ],
+		 (unsigned long long)p->count[NOISE_SOFTIRQ], (unsigned long long)p->count[NOISE_THREAD]);
+	log_add(arg, s);
+}
+
+/* ---- the workload's rings: one queue of records per CPU --------------------- */
+
+static struct osw_rec wq[2][1024];
+static size_t wq_n[2], wq_pos[2];
+
+static bool wq_peek(void *arg, size_t idx, struct osw_rec *r)
+{
+	(void)arg;
+	if (wq_pos[idx] == wq_n[idx])
+		return false;
+	*r = wq[idx][wq_pos[idx]];
+	return true;
+}
+
+static void wq_pop(void *arg, size_t idx)
+{
+	(void)arg;
+	wq_pos[idx]++;
+}
+
+/* ---- live run, recorded --------------------------------------------------------- */
+
+static const char *const specs[] = {
+	"sched:sched_switch", "irq:irq_handler_entry", "irq:irq_handler_exit", "irq:softirq_entry",
+	"irq:softirq_exit", "irq_vectors:local_timer_entry", "irq_vectors:local_timer_exit",
+	"nmi:nmi_handler"
+};
+
+/* The tracepoint events of the recording, by tep id: evsel index, sample id. */
+struct tp_evsel {
+	int idx;
+	uint64_t id;
+};
+
+static void write_event(struct pdw *w, const struct tp_evsel *tev, const struct tpe *e)
+{
+	uint8_t raw[256];
+	int tid_id;
+	size_t n = encode(e, raw, &tid_id);
+	struct pdr_sample s;
+	memset(&s, 0, sizeof(s));
+	s.id = tev[tid_id].id;
+	s.time = e->time_ns;
+	s.cpu = e->cpu;
+	s.pid = (uint32_t)e->pid;
+	s.tid = (uint32_t)e->tid;
+	s.raw = raw;
+	s.raw_size = (uint32_t)n;
+	assert_int_equal(pdw_write_sample(w, tev[tid_id].idx, PDF_MISC_KERNEL, &s), 0);
+}
+
+/*
+ * The live run of `osnoise record` with options o on the generated stream:
+ * *ep gets the engine (the caller frees it), the recording goes to path.
+ */
+static void live_record(const struct osne_opts *o, const char *path, struct log *log,
+			struct osne **ep)
+{
+	struct tfs_formats *f;
+	assert_int_equal(tfs_collect(FORMATS_DIR, specs, sizeof(specs) / sizeof(specs[0]), &f), 0);
+	enc_tep = tep_alloc();
+	assert_non_null(enc_tep);
+	for (size_t i = 0; i < f->nr_events; i++)
+		assert_int_equal(tep_parse_event(enc_tep, f->events[i].format,
+						 strlen(f->events[i].format), f->events[i].system), 0);
+	struct pdw *w;
+	struct pdw_opts po = { .big_endian = BY_HOST_BIG_ENDIAN, .checkpoint = true };
+	assert_int_equal(pdw_open(&w, path, &po), 0);
+	static struct tp_evsel tev[4096];
+	for (size_t i = 0; i < f->nr_events; i++) {
+		struct pdf_attr a;
+		evs_tp_attr(f->events[i].id, &a);
+		char name[96];
+		snprintf(name, sizeof(name), "%s:%s", f->events[i].system, f->events[i].name);
+		assert_true(f->events[i].id < 4096);
+		struct tp_evsel *t = &tev[f->events[i].id];
+		t->id = i + 1;	/* the kernel's ids are small; the workload's is not */
+		t->idx = pdw_add_evsel(w, &a, name, &t->id, 1);
+		assert_true(t->idx >= 0);
+	}
+	void *blob;
+	size_t blen;
+	assert_int_equal(tfs_tracing_data(f, BY_HOST_BIG_ENDIAN, &blob, &blen), 0);
+	assert_int_equal(pdw_set_tracing_data(w, blob, blen), 0);
+	free(blob);
+
+	struct osne_sink sk = { .arg = log, .line = log_line, .period = log_period };
+	assert_int_equal(osne_new(ep, o, &sk), 0);
+	struct osne *e = *ep;
+	assert_int_equal(osne_record(e, w), 0);
+	assert_int_equal(pdw_begin_data(w), 0);
+
+	/* the workload's records wait in its rings; its threads are known first */
+	wq_n[0] = wq_n[1] = wq_pos[0] = wq_pos[1] = 0;
+	uint64_t first = UINT64_MAX, last = 0;
+	for (size_t i = 0; i < nr_items; i++) {
+		const struct item *it = &items[i];
+		if (!it->is_rec || (it->r.type != OSW_TID && !o->no_workload))
+			first = key(it) < first ? key(it) : first;	/* the run starts */
+		if (!it->is_rec) {
+			last = it->e.time_ns > last ? it->e.time_ns : last;
+		} else if (it->r.type != OSW_TID) {
+			wq[it->r.cpu][wq_n[it->r.cpu]++] = it->r;
+		} else if (!o->no_workload) {
+			assert_int_equal(osne_set_tid(e, it->r.cpu, (int32_t)it->r.v[0], it->r.v[1]), 0);
+		}
+	}
+	if (!o->no_workload) {
+		struct osne_wsrc src = { .peek = wq_peek, .pop = wq_pop };
+		osne_use_source(e, &src);
+	}
+	osne_start(e, first);
+
+	/* rounds: the events read up to the round's end, then the records */
+	size_t next = 0;
+	for (uint64_t until = first; next < nr_items && !osne_stopped(e); until += ROUND_NS) {
+		for (; next < nr_items && key(&items[next]) <= until; next++)
+			if (!items[next].is_rec) {
+				write_event(w, tev, &items[next].e);
+				osne_event(e, &items[next].e);
+			}
+		osne_advance(e, until);
+		assert_int_equal(pdw_checkpoint(w, false), 0);
+	}
+	/* the end: what is left, then the last partial period */
+	osne_set_end(e, last);
+	for (; next < nr_items; next++)
+		if (!items[next].is_rec) {
+			write_event(w, tev, &items[next].e);
+			osne_event(e, &items[next].e);
+		}
+	osne_advance(e, UINT64_MAX);
+	osne_close(e);
+	assert_int_equal(pdw_close(w), 0);
+	tep_free(enc_tep);
+	tfs_free(f);
+}
+
+/* ---- replay ---------------------------------------------------------------------- */
+
+struct rsetup {
+	struct osne_opts o;	/* what the command line says */
+	struct log *log;
+};
+
+static int replay_setup(void *arg, struct pdr *r, bool have_formats, struct osne **ep)
+{
+	struct rsetup *x = arg;
+	assert_true(have_formats);
+	struct osne_opts o = x->o;
+	assert_true(osne_params_apply(pdr_info(r)->version, &o, false, false));
+	struct osne_sink sk = { .arg = x->log, .line = log_line, .period = log_period };
+	return osne_new(ep, &o, &sk);
+}
+
+static void replay(const char *path, const struct osne_opts *cli, struct log *log, struct osne **ep)
+{
+	struct pdr *r;
+	assert_int_equal(pdr_open(&r, path, NULL), 0);
+	struct rsetup x = { .o = *cli, .log = log };
+	assert_int_equal(osne_replay(r, replay_setup, &x, ep), 0);
+	pdr_close(r);
+	const struct osne_counts *n = osne_counts(*ep);
+	assert_int_equal(n->lost + n->unknown_id + n->bad_samples + n->undecoded + n->bad_wrec, 0);
+}
+
+/* ---- comparison ------------------------------------------------------------------ */
+
+static void compare(const struct osne *a, const struct osne *b, const struct log *la,
+		    const struct log *lb)
+{
+	const struct osne_opts *oa = osne_opts(a), *ob = osne_opts(b);
+	assert_int_equal(oa->threshold_us, ob->threshold_us);
+	assert_int_equal(oa->period_us, ob->period_us);
+	assert_int_equal(oa->runtime_us, ob->runtime_us);
+	assert_int_equal(oa->no_workload, ob->no_workload);
+	assert_int_equal(osne_nr(a), osne_nr(b));
+	for (size_t i = 0; i < osne_nr(a); i++) {
+		const struct osne_cpu *x = osne_cpu(a, i), *y = osne_cpu(b, i);
+		assert_int_equal(x->cpu, y->cpu);
+		assert_int_equal(x->tid, y->tid);
+		assert_int_equal(x->floor_ns, y->floor_ns);
+		assert_int_equal(x->min_gap_ns, y->min_gap_ns);
+		assert_int_equal(x->iters, y->iters);
+		assert_int_equal(x->loop_ns, y->loop_ns);
+		assert_int_equal(x->hist.count, y->hist.count);
+		assert_int_equal(x->hist.min_ns, y->hist.min_ns);
+		assert_int_equal(x->hist.max_ns, y->hist.max_ns);
+		assert_int_equal(x->hist.sum_ns, y->hist.sum_ns);
+		assert_memory_equal(x->hist.b, y->hist.b, (oa->entries + 1) * sizeof(uint64_t));
+		unsigned cpu = x->cpu;
+		const struct noise_stats *sx = noise_cpu_stats(osne_noise(a), cpu);
+		const struct noise_stats *sy = noise_cpu_stats(osne_noise(b), cpu);
+		assert_memory_equal(sx, sy, sizeof(*sx));
 		const struct noise_contrib *cx, *cy;
-		size_t nx = noise_contribs(a, cpu, &cx), ny = noise_contribs(b, cpu, &cy);
+		size_t nx = noise_contribs(osne_noise(a), cpu, &cx);
+		size_t ny = noise_contribs(osne_noise(b), cpu, &cy);
 		assert_int_equal(nx, ny);
-		for (size_t i = 0; i < nx; i++) {
+		for (size_t k = 0; k < nx; k++) {
 			bool found = false;
 			for (size_t j = 0; j < ny; j++)
-				if (cx[i].cls == cy[j].cls && cx[i].id == cy[j].id &&
-				    !strcmp(cx[i].name, cy[j].name)) {
-					assert_int_equal(cx[i].count, cy[j].count);
-					assert_int_equal(cx[i].total_ns, cy[j].total_ns);
-					assert_int_equal(cx[i].max_ns, cy[j].max_ns);
+				if (cx[k].cls == cy[j].cls && cx[k].id == cy[j].id &&
+				    !strcmp(cx[k].name, cy[j].name)) {
+					assert_int_equal(cx[k].count, cy[j].count);
+					assert_int_equal(cx[k].total_ns, cy[j].total_ns);
+					assert_int_equal(cx[k].max_ns, cy[j].max_ns);
 					found = true;
 				}
 			assert_true(found);
 		}
 	}
+	assert_memory_equal(noise_anomalies(osne_noise(a)), noise_anomalies(osne_noise(b)),
+			    sizeof(struct noise_anomalies));
+	const struct osne_stop *ta = osne_stop(a), *tb = osne_stop(b);
+	assert_int_equal(ta->why, tb->why);
+	assert_int_equal(ta->cpu, tb->cpu);
+	assert_int_equal(ta->value_ns, tb->value_ns);
+	assert_int_equal(ta->t_ns, tb->t_ns);
+	/* every trace line and period, in order */
+	if (getenv("OSNREPLAY_DEBUG"))
+		for (size_t i = 0; i < la->n || i < lb->n; i++)
+			fprintf(stderr, "%s\n%s\n\n", i < la->n ? la->l[i] : "-", i < lb->n ? lb->l[i] : "-");
+	assert_int_equal(la->n, lb->n);
+	for (size_t i = 0; i < la->n; i++)
+		assert_string_equal(la->l[i], lb->l[i]);
+	const char *ra[OSNE_LINE_RING], *rb[OSNE_LINE_RING];
+	size_t na = osne_recent_lines(a, ra, OSNE_LINE_RING), nb = osne_recent_lines(b, rb, OSNE_LINE_RING);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++)
+		assert_string_equal(ra[i], rb[i]);
+}
+
+static struct osne_opts base_opts(void)
+{
+	struct osne_opts o;
+	memset(&o, 0, sizeof(o));
+	ps_cpuset_add(&o.cpus, 0);
+	ps_cpuset_add(&o.cpus, 1);
+	o.threshold_us = 1;
+	o.period_us = o.runtime_us = 1000;
+	o.hist = true;
+	o.bucket_us = 1;
+	o.entries = 64;
+	return o;
+}
+
+/* The live run with o, its recording replayed with the command line cli;
+ * both engines compared.  Returns the live engine (freed by the caller). */
+static struct osne *live_vs_replay(const struct osne_opts *o, const struct osne_opts *cli,
+				   bool expect_all)
+{
+	char dir[] = "/tmp/latscope-osnreplay.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[64];
+	snprintf(path, sizeof(path), "%s/osnoise.data", dir);
+	struct log ll = { 0 }, lr = { 0 };
+	struct osne *live, *rep;
+	live_record(o, path, &ll, &live);
+	replay(path, cli, &lr, &rep);
+	compare(live, rep, &ll, &lr);
+	if (expect_all) {	/* every sample was read: events, and records unless no-workload */
+		size_t want = 0;
+		for (size_t i = 0; i < nr_items; i++)
+			want += !items[i].is_rec || !o->no_workload;
+		assert_int_equal(osne_counts(rep)->samples, want);
+	}
+	if (osne_stopped(live))	/* replay stops reading where the live run stopped */
+		assert_int_equal(osne_times(rep)->end_ns, osne_stop(live)->t_ns);
+	osne_free(rep);
+	unlink(path);
+	rmdir(dir);
+	free(ll.l);
+	free(lr.l);
+	return live;
 }
 
 static void test_replay_equals_live(void **state)
@@ -365,141 +641,60 @@ static void test_replay_equals_live(void **state)
 	(void)state;
 	generate();
 	assert_true(nr_items > 200);
-
-	/* live */
-	struct noise *live;
-	bool active[2] = { false, false };
-	assert_int_equal(noise_new(&live, 2, NULL, NULL), 0);
-	for (size_t i = 0; i < nr_items; i++)
-		apply(live, &items[i], active);
-	const struct noise_stats *ls = noise_cpu_stats(live, 0);
+	struct osne_opts o = base_opts(), cli = base_opts();
+	cli.threshold_us = 5;		/* the file's parameters win */
+	cli.period_us = cli.runtime_us = 1000000;
+	memset(&cli.cpus, 0, sizeof(cli.cpus));
+	struct osne *live = live_vs_replay(&o, &cli, true);
+	const struct noise_stats *ls = noise_cpu_stats(osne_noise(live), 0);
 	assert_int_equal(ls->periods, 3);
 	assert_true(ls->gaps > 0 && ls->hw_count > 0 && ls->sub_count > 0);
-	assert_true(ls->count[NOISE_NMI] > 0 && ls->count[NOISE_SOFTIRQ] > 0 && ls->count[NOISE_THREAD] > 0);
+	assert_true(ls->count[NOISE_NMI] > 0 && ls->count[NOISE_SOFTIRQ] > 0 &&
+		    ls->count[NOISE_THREAD] > 0);
+	assert_false(osne_stopped(live));
+	osne_free(live);
+}
 
-	/* the recording */
-	const char *specs[] = { "sched:sched_switch", "irq:irq_handler_entry", "irq:irq_handler_exit",
-				"irq:softirq_entry", "irq:softirq_exit", "irq_vectors:local_timer_entry",
-				"irq_vectors:local_timer_exit", "nmi:nmi_handler" };
-	size_t nspec = sizeof(specs) / sizeof(specs[0]);
-	struct tfs_formats *f;
-	assert_int_equal(tfs_collect(FORMATS_DIR, specs, nspec, &f), 0);
-	enc_tep = tep_alloc();
-	assert_non_null(enc_tep);
-	for (size_t i = 0; i < f->nr_events; i++)
-		assert_int_equal(tep_parse_event(enc_tep, f->events[i].format, strlen(f->events[i].format),
-						 f->events[i].system), 0);
-	char path[] = "/tmp/latscope-osnreplay.XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	struct pdw *w;
-	struct pdw_opts o = { .big_endian = false };
-	assert_int_equal(pdw_open_fd(&w, fd, false, &o), 0);
-	int evsel_of_id[4096];
-	for (size_t i = 0; i < f->nr_events; i++) {
-		struct pdf_attr a;
-		memset(&a, 0, sizeof(a));
-		a.type = PDF_TYPE_TRACEPOINT;
-		a.config = f->events[i].id;
-		a.sample_period = 1;
-		a.sample_type = PDF_SAMPLE_IDENTIFIER | PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU |
-				PDF_SAMPLE_RAW;
-		a.flags = 1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL;
-		uint64_t id = 100 + i;
-		char name[96];
-		snprintf(name, sizeof(name), "%s:%s", f->events[i].system, f->events[i].name);
-		int idx = pdw_add_evsel(w, &a, name, &id, 1);
-		assert_true(idx >= 0);
-		assert_true(f->events[i].id < 4096);
-		evsel_of_id[f->events[i].id] = idx;
-	}
-	struct pdf_attr wa;
-	memset(&wa, 0, sizeof(wa));
-	wa.type = PDF_TYPE_SOFTWARE;
-	wa.config = 9;
-	wa.sample_period = 1;
-	wa.sample_type = PDF_SAMPLE_IDENTIFIER | PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU |
-			 PDF_SAMPLE_RAW;
-	wa.flags = 1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL;
-	uint64_t wid = 1ULL << 62;
-	int wev = pdw_add_evsel(w, &wa, OSW_EVSEL_NAME, &wid, 1);
-	assert_true(wev >= 0);
-	void *blob;
-	size_t blen;
-	assert_int_equal(tfs_tracing_data(f, false, &blob, &blen), 0);
-	assert_int_equal(pdw_set_tracing_data(w, blob, blen), 0);
-	free(blob);
-	assert_int_equal(pdw_begin_data(w), 0);
-	for (size_t i = 0; i < nr_items; i++) {
-		struct pdr_sample s;
-		memset(&s, 0, sizeof(s));
-		uint8_t raw[256];
-		if (items[i].is_rec) {
-			osw_rec_encode(&items[i].r, raw);
-			s.id = wid;
-			s.time = items[i].r.t1_ns;
-			s.cpu = items[i].r.cpu;
-			s.raw = raw;
-			s.raw_size = OSW_REC_RAW_SIZE;
-			assert_int_equal(pdw_write_sample(w, wev, PDF_MISC_USER, &s), 0);
-		} else {
-			int id;
-			size_t n = encode(&items[i].e, raw, &id);
-			int idx = evsel_of_id[id];
-			s.id = 100 + (uint64_t)idx;
-			s.time = items[i].e.time_ns;
-			s.cpu = items[i].e.cpu;
-			s.pid = s.tid = 1;
-			s.raw = raw;
-			s.raw_size = (uint32_t)n;
-			assert_int_equal(pdw_write_sample(w, idx, PDF_MISC_KERNEL, &s), 0);
-		}
-		if (i % 64 == 63)
-			pdw_finished_round(w);
-	}
-	assert_int_equal(pdw_close(w), 0);
-	close(fd);
-	tep_free(enc_tep);
-	tfs_free(f);
+static void test_replay_equals_live_stop_single(void **state)
+{
+	(void)state;
+	generate();
+	struct osne_opts o = base_opts();
+	o.stop_us = 40;		/* the first preemption (50 us) */
+	struct osne *live = live_vs_replay(&o, &o, false);
+	assert_int_equal(osne_stop(live)->why, OSNE_STOP_SINGLE);
+	osne_free(live);
+}
 
-	/* replay */
-	struct pdr *r;
-	assert_int_equal(pdr_open(&r, path, NULL), 0);
-	struct tpd *d = tpd_new(pdr_tep(r));
-	assert_non_null(d);
-	struct noise *rep;
-	assert_int_equal(noise_new(&rep, 2, NULL, NULL), 0);
-	active[0] = active[1] = false;
-	struct pdr_event pe;
-	size_t n = 0;
-	int err;
-	while ((err = pdr_next(r, &pe)) > 0) {
-		if (pe.type != PDF_RECORD_SAMPLE || !pe.evsel || !pe.has_sample)
-			continue;
-		struct item it;
-		memset(&it, 0, sizeof(it));
-		if (pe.evsel->name && !strcmp(pe.evsel->name, OSW_EVSEL_NAME)) {
-			it.is_rec = true;
-			assert_int_equal(osw_rec_decode(pe.sample.raw, pe.sample.raw_size, &it.r), 0);
-		} else {
-			assert_int_equal(tpd_decode(d, (int)pe.evsel->attr.config, pe.sample.raw,
-						    pe.sample.raw_size, &it.e), 0);
-			it.e.time_ns = pe.sample.time;
-			it.e.cpu = pe.sample.cpu;
-			it.e.pid = (int32_t)pe.sample.pid;
-			it.e.tid = (int32_t)pe.sample.tid;
-		}
-		apply(rep, &it, active);
-		n++;
+static void test_replay_equals_live_stop_total(void **state)
+{
+	(void)state;
+	generate();
+	struct osne_opts o = base_opts();
+	struct osne *live = live_vs_replay(&o, &o, true);
+	uint64_t max_ns = 0;
+	for (unsigned cpu = 0; cpu < 2; cpu++) {
+		const struct noise_stats *s = noise_cpu_stats(osne_noise(live), cpu);
+		max_ns = s->max_noise_ns > max_ns ? s->max_noise_ns : max_ns;
 	}
-	assert_int_equal(err, 0);
-	assert_int_equal(n, nr_items);
-	compare(live, rep);
-	tpd_free(d);
-	pdr_close(r);
-	unlink(path);
-	noise_free(rep);
-	noise_free(live);
+	osne_free(live);
+	o.stop_total_us = max_ns / 1000 - 1;	/* the noisiest period stops the run */
+	live = live_vs_replay(&o, &o, false);
+	assert_int_equal(osne_stop(live)->why, OSNE_STOP_TOTAL);
+	osne_free(live);
+}
+
+static void test_replay_equals_live_no_workload(void **state)
+{
+	(void)state;
+	generate();
+	struct osne_opts o = base_opts();
+	o.no_workload = true;
+	o.period_us = o.runtime_us = 700;
+	struct osne_opts cli = base_opts();
+	struct osne *live = live_vs_replay(&o, &cli, true);
+	assert_true(noise_cpu_stats(osne_noise(live), 1)->periods > 3);
+	osne_free(live);
 }
 
 static void test_rec_codec(void **state)
@@ -527,6 +722,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rec_codec),
 		cmocka_unit_test(test_replay_equals_live),
+		cmocka_unit_test(test_replay_equals_live_stop_single),
+		cmocka_unit_test(test_replay_equals_live_stop_total),
+		cmocka_unit_test(test_replay_equals_live_no_workload),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
