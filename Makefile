@@ -26,7 +26,7 @@ TEST_LIBS   = $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wno-format-nonliteral
 OPT     ?= -O2
 CFLAGS  := -std=gnu11 $(OPT) -g $(WARN) -D_GNU_SOURCE -DLATSCOPE_VERSION='"$(VERSION)"' \
-           -Ilib -fno-strict-aliasing $(EXTRA_CFLAGS)
+           -Ilib -Isrc -fno-strict-aliasing $(EXTRA_CFLAGS)
 LDLIBS  := -lpthread -lm
 
 ifeq ($(SAN),1)
@@ -35,7 +35,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 LIB_SRCS  := $(wildcard lib/*.c)
-SRC_SRCS  := $(wildcard src/*.c)
+SRC_SRCS  := $(wildcard src/*.c src/*/*.c)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
 TOOL_SRCS := $(wildcard tests/tools/*.c)
