@@ -73,7 +73,7 @@ holders() {	# "pid link" of every perf event and /dev/cpu_dma_latency descriptor
 }
 ours() {	# is process $1 ours: the binary under test, or naming $TMP
 	[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$BIN" ] ||
-		tr '\0' ' ' < "/proc/$1/cmdline" 2>/dev/null | grep -qF "$TMP"
+		{ tr '\0' ' ' < "/proc/$1/cmdline"; } 2>/dev/null | grep -qF "$TMP"
 }
 before=$(snap)	# before any run, the first one included
 hold0=
@@ -88,7 +88,11 @@ check_clean() {	# check_clean WHAT: nothing of the run left behind
 		ours "$hp" && echo "$hl held by $hp"
 	done > "$TMP/h1"
 	[ ! -s "$TMP/h1" ] || die "$1: $(cat "$TMP/h1")"
-	left=$(pgrep -af -- "$BIN|$TMP")
+	# processes of ours: the binary under test, or a workload naming $TMP
+	# (not a caller whose command line merely mentions the binary's path)
+	left=$(pgrep -f -- "$BIN|$TMP" | while read -r p; do
+		[ "$p" = $$ ] || ! ours "$p" || echo "$p $({ tr '\0' ' ' < "/proc/$p/cmdline"; } 2>/dev/null)"
+	done)
 	[ -z "$left" ] || die "$1: left running: $left"
 	t=$(find "$TMP" -name '.*.tmp')
 	[ -z "$t" ] || die "$1: temporary file left: $t"
