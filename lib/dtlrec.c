@@ -371,37 +371,6 @@ static int write_u32_str(uint8_t *p, size_t cap, size_t *n, const char *s)
 	return 0;
 }
 
-static void synth_comms(struct dtlr *r, int ev)
-{
-	char path[4096], comm[64];
-	DIR *d;
-	struct dirent *de;
-
-	snprintf(path, sizeof(path), "%s", root(r->o.procfs, "/proc"));
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char *end;
-		unsigned long pid = strtoul(de->d_name, &end, 10);
-		uint8_t body[40];
-		if (*end || !pid)
-			continue;
-		snprintf(path, sizeof(path), "%s/%lu/comm", root(r->o.procfs, "/proc"), pid);
-		if (read_small(path, comm, sizeof(comm)))
-			continue;
-		comm[strcspn(comm, "\n")] = '\0';
-		comm[15] = '\0';
-		memset(body, 0, sizeof(body));
-		by_st32(body, (uint32_t)pid, false);
-		by_st32(body + 4, (uint32_t)pid, false);
-		memcpy(body + 8, comm, strlen(comm) + 1);
-		struct pdr_sample s = { .pid = (uint32_t)pid, .tid = (uint32_t)pid };
-		pdw_write_with_trailer(r->w, ev, PDF_RECORD_COMM, 0, body, 8 + strlen(comm) + 1, &s);
-	}
-	closedir(d);
-}
-
 static int write_header(struct dtlr *r, const char *output)
 {
 	struct pdw_opts wo = { .big_endian = BY_HOST_BIG_ENDIAN, .force = r->o.force, .checkpoint = true };
@@ -486,7 +455,11 @@ static int write_header(struct dtlr *r, const char *output)
 		err = pdw_write_auxtrace_info(r->w, PDF_AUXTRACE_VPA_DTL, (const uint64_t[]){ 0 }, 1);
 	if (err)
 		return seterr(r, err, "writing %s: %s", output, strerror(-err));
-	synth_comms(r, r->o.nr_tracepoints ? ev_first + 1 : ev_first);
+	{
+		char procfs[4096];	/* every thread's name, as perf record starts */
+		snprintf(procfs, sizeof(procfs), "%s", root(r->o.procfs, "/proc"));
+		pdw_write_task_comms(r->w, r->o.nr_tracepoints ? ev_first + 1 : ev_first, procfs);
+	}
 	return 0;
 }
 

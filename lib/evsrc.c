@@ -419,6 +419,9 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 			 * entry/exit pairs, one IPI instead of one per event). */
 			if (c->ring_fd >= 0)
 				a.disabled = 0;
+			bool tracker = s->opts.track_tasks && c->ring_fd < 0;
+			if (tracker)
+				a.comm = a.task = a.comm_exec = 1;
 			int fd = perf_open_group(&a, (int)cpu, c->ring_fd);
 			if (fd < 0) {
 				char hint[384] = "";
@@ -438,6 +441,10 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 			s->ev[i].ids[s->ev[i].nr_ids++] = id;
 			/* Host-order copy of the attr for the sample parser/recorder. */
 			evs_tp_attr(s->ev[i].id, &s->ev[i].pattr);
+			if (tracker)	/* the same event leads every CPU's group */
+				s->ev[i].pattr.flags |= (1ULL << PDF_ATTR_FLAG_COMM) |
+							(1ULL << PDF_ATTR_FLAG_TASK) |
+							(1ULL << PDF_ATTR_FLAG_COMM_EXEC);
 			if (c->ring_fd < 0) {
 				c->ring_fd = fd;
 				c->data_len = pages * s->page;
@@ -563,6 +570,11 @@ static void handle_record(struct evs *s, struct evs_cpu *c, const uint8_t *rec, 
 		s->st.lost_records++;
 		if (s->raw_cb)
 			s->raw_cb(s->raw_arg, c->cpu, 0, rec, size);
+		return;
+	}
+	if (h.type == PERF_RECORD_COMM || h.type == PERF_RECORD_FORK || h.type == PERF_RECORD_EXIT) {
+		if (s->raw_cb)	/* opts.track_tasks: for the recording */
+			s->raw_cb(s->raw_arg, c->cpu, -1, rec, size);
 		return;
 	}
 	if (h.type != PERF_RECORD_SAMPLE)

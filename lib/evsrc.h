@@ -42,6 +42,9 @@ struct evs_opts {
 	size_t ring_bytes;		/* data area per CPU, rounded up to 2^n pages;
 					 * 0 = EVS_DEFAULT_RING_BYTES */
 	size_t queue_events;		/* reorder queue per CPU; 0 = 32768 */
+	bool track_tasks;		/* for recordings: the first event of each CPU
+					 * also reports task names and lives (COMM, FORK,
+					 * EXIT records, given to the raw callback only) */
 };
 
 struct evs_stats {
@@ -65,8 +68,9 @@ typedef int (*evs_cb)(void *arg, const struct tpe *ev);
 
 /*
  * Called for every record read from a ring, before decoding and in ring
- * order (for recording): attr is the record's event (NULL for records that
- * do not name one), rec the whole record, host order.
+ * order (for recording): event_idx is the sample's event (-1 for a COMM,
+ * FORK or EXIT record of opts.track_tasks, 0 for LOST), rec the whole
+ * record, host order.
  */
 typedef void (*evs_raw_cb)(void *arg, int cpu, int event_idx, const uint8_t *rec, size_t size);
 

@@ -33,8 +33,10 @@
  * output buffer; only the AUXTRACE index grows with the data (16 bytes per
  * AUXTRACE record, as perf's own index does).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -1040,6 +1042,68 @@ int pdw_write_with_trailer(struct pdw *w, int evsel, uint32_t type, uint16_t mis
 	if (c.overflow)
 		return -E2BIG;
 	return set_err(w, emit_rec(w, type, misc, c.len));
+}
+
+/* A task's name from path into comm (15 characters at most, as the kernel's). */
+static bool read_comm(int dirfd, const char *path, char comm[16])
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, comm, 15);
+	close(fd);
+	if (n <= 0)
+		return false;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	return true;
+}
+
+int pdw_write_task_comms(struct pdw *w, int evsel, const char *procfs)
+{
+	if (!w || evsel < 0 || (size_t)evsel >= w->nr_evsels)
+		return -EINVAL;
+	DIR *d = opendir(procfs ? procfs : "/proc");
+	if (!d)
+		return -errno;
+	const struct pdw_evsel *e = &w->evsels[evsel];
+	int err = 0;
+	struct dirent *de;
+	while (!err && (de = readdir(d))) {
+		char *end, path[64];
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+		if (*end || !pid || pid > INT32_MAX)
+			continue;
+		snprintf(path, sizeof(path), "%lu/task", pid);
+		int tfd = openat(dirfd(d), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		DIR *td = tfd >= 0 ? fdopendir(tfd) : NULL;
+		if (!td) {
+			if (tfd >= 0)
+				close(tfd);
+			continue;	/* gone */
+		}
+		struct dirent *te;
+		while (!err && (te = readdir(td))) {
+			unsigned long tid = strtoul(te->d_name, &end, 10);
+			char comm[16], cpath[48];
+			if (*end || !tid || tid > INT32_MAX)
+				continue;
+			snprintf(cpath, sizeof(cpath), "%lu/comm", tid);
+			if (!read_comm(dirfd(td), cpath, comm))
+				continue;
+			uint8_t body[8 + 16];
+			size_t len = 8 + strlen(comm) + 1;
+			by_st32(body, (uint32_t)pid, w->swap);
+			by_st32(body + 4, (uint32_t)tid, w->swap);
+			memcpy(body + 8, comm, strlen(comm) + 1);
+			struct pdr_sample s = { .pid = (uint32_t)pid, .tid = (uint32_t)tid,
+						.id = e->nr_ids ? e->ids[0] : 0 };
+			err = pdw_write_with_trailer(w, evsel, PDF_RECORD_COMM, 0, body, len, &s);
+		}
+		closedir(td);
+	}
+	closedir(d);
+	return err;
 }
 
 int pdw_write_auxtrace(struct pdw *w, const struct pdr_auxtrace *a, const void *payload, size_t len)

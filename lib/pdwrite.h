@@ -94,6 +94,16 @@ int pdw_write_sample(struct pdw *w, int evsel, uint16_t misc, const struct pdr_s
 int pdw_write_with_trailer(struct pdw *w, int evsel, uint32_t type, uint16_t misc,
 			   const void *body, size_t len, const struct pdr_sample *s);
 
+/*
+ * pdw_write_task_comms - a PERF_RECORD_COMM for every thread alive now
+ * (procfs/PID/task/TID/comm; procfs NULL = "/proc"), with evsel's sample_id
+ * trailer (its first id, time 0), as perf record synthesizes them at start,
+ * so readers name the tasks that existed before the recording.  Threads
+ * that vanish while it reads are skipped.  0 or negative errno (a write
+ * error; an unreadable procfs is -errno of opendir).
+ */
+int pdw_write_task_comms(struct pdw *w, int evsel, const char *procfs);
+
 /* PERF_RECORD_AUXTRACE + payload; in file mode the record is added to the
  * HEADER_AUXTRACE index. */
 int pdw_write_auxtrace(struct pdw *w, const struct pdr_auxtrace *a, const void *payload, size_t len);

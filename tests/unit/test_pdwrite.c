@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <sys/syscall.h>
 
 #include <traceevent/event-parse.h>
 
@@ -1565,6 +1566,52 @@ static void test_dup_tracing_data(void **state)
 	tfs_free(tf);
 }
 
+/* The COMM records of every live thread, as perf record starts: this
+ * process's own thread is among them under its name, with the evsel's id. */
+static void test_task_comms(void **state)
+{
+	(void)state;
+	int fd = new_fd();
+	struct pdw *w = wopen(fd, false, false, 0);
+	struct pdf_attr a = tp_attr(1, PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_IDENTIFIER);
+	uint64_t id = 77;
+	assert_int_equal(pdw_add_evsel(w, &a, "sched:sched_switch", &id, 1), 0);
+	assert_int_equal(pdw_begin_data(w), 0);
+	assert_int_equal(pdw_write_task_comms(w, 0, NULL), 0);
+	assert_int_equal(pdw_write_task_comms(w, 3, NULL), -EINVAL);
+	assert_true(pdw_write_task_comms(w, 0, "/nonexistent") < 0);
+	struct img im;
+	wfinish(w, fd, false, &im);
+	struct pdr *r = NULL;
+	assert_int_equal(pdr_open_mem(&r, im.p, im.len, NULL), 0);
+	struct pdr_event ev;
+	int n = 0, mine = 0, err;
+	char self[16] = "";
+	FILE *f = fopen("/proc/thread-self/comm", "r");
+	assert_non_null(f);
+	assert_non_null(fgets(self, sizeof(self), f));
+	fclose(f);
+	self[strcspn(self, "\n")] = '\0';
+	while ((err = pdr_next(r, &ev)) > 0) {
+		if (ev.type != PDF_RECORD_COMM)
+			continue;
+		n++;
+		assert_true(ev.has_sample);
+		assert_int_equal(ev.sample.id, 77);
+		uint32_t pid = by_ld32(ev.data + 8, false), tid = by_ld32(ev.data + 12, false);
+		if (tid == (uint32_t)syscall(SYS_gettid)) {
+			mine++;
+			assert_int_equal(pid, (uint32_t)getpid());
+			assert_string_equal((const char *)ev.data + 16, self);
+		}
+	}
+	assert_int_equal(err, 0);
+	assert_true(n > 1);	/* init and this process at least */
+	assert_int_equal(mine, 1);
+	pdr_close(r);
+	free(im.p);
+}
+
 static void test_roundtrip_file_le(void **state) { (void)state; roundtrip_case(false, false); }
 static void test_roundtrip_file_be(void **state) { (void)state; roundtrip_case(true, false); }
 static void test_roundtrip_pipe_le(void **state) { (void)state; roundtrip_case(false, true); }
@@ -1592,6 +1639,7 @@ int main(void)
 		cmocka_unit_test(test_tracing_blob_be),
 		cmocka_unit_test(test_tfs_collect_offline),
 		cmocka_unit_test(test_tfs_live),
+		cmocka_unit_test(test_task_comms),
 		cmocka_unit_test(test_checkpoint_le),
 		cmocka_unit_test(test_checkpoint_be),
 		cmocka_unit_test(test_dup_tracing_data),
