@@ -43,7 +43,10 @@ echo "injected $inj ns in $wakes wake-ups by tid $tid; measured $cls $id: $tot n
 # thread's run time (sum_exec_runtime: the spin plus its wake-up, system
 # calls and switch, which grow when the machine is loaded or the hypervisor
 # stops the vCPU while it runs), give or take 1 % for where the two clocks
-# start and stop.  Each bound is an independent measurement, not a tolerance.
+# start and stop.  noisegen starts and exits on another CPU, so the measured
+# CPU sees only the loop the kernel's account covers (its exec and exit cost
+# milliseconds under load).  Each bound is an independent measurement, not a
+# tolerance.
 run=$(sed -n 's/.*run_ns=\([0-9]*\).*/\1/p' "$TMP/ng")
 lo=$((inj * 90 / 100))
 if [ "${run:-0}" -gt 0 ]; then hi=$((run + run / 100)); else hi=$((inj * 110 / 100)); fi
