@@ -3,6 +3,7 @@
 #include "pdprint.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <traceevent/trace-seq.h>
 
 #include "bytes.h"
+#include "ksym.h"
 #include "thread.h"
 
 /*
@@ -56,6 +58,11 @@ struct pp {
 	size_t nr_tps, last_tp;
 	int name_width;		/* computed lazily: pipe mode adds evsels late */
 	size_t name_width_evsels;
+	/* kernel symbols: path decided at pp_new, table loaded on first use */
+	const char *ksym_path;	/* NULL = never resolve */
+	struct ksym *ksym;
+	bool ksym_tried;
+	pthread_mutex_t ksym_mu;
 };
 
 /* Does any recorded tracepoint print a kernel symbol (%ps, %pS, %pf...)? */
@@ -71,11 +78,52 @@ static bool formats_print_symbols(struct pdr *r)
 	return false;
 }
 
-static void load_symbols(struct pp *p)
+/*
+ * Kernel symbols for %ps-style fields, as perf script resolves them: perf
+ * hands libtraceevent a function resolver backed by its kernel map (no
+ * function list).  Here the resolver is lib/ksym (perf's kallsyms rules),
+ * loaded on the first address that needs it: a recording whose samples
+ * print no symbol never reads kallsyms.
+ */
+static void ksyms_ensure(struct pp *p)
+{
+	pthread_mutex_lock(&p->ksym_mu);
+	if (!p->ksym_tried) {
+		struct ksym *k = NULL;
+		if (ksym_load(&k, p->ksym_path) == 0)
+			__atomic_store_n(&p->ksym, k, __ATOMIC_RELEASE);
+		__atomic_store_n(&p->ksym_tried, true, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&p->ksym_mu);
+}
+
+/* The symbol covering addr (loading the table on first use); false if none. */
+static bool pp_ksym(struct pp *p, uint64_t addr, struct ksym_hit *hit)
+{
+	if (!p->ksym_path)
+		return false;
+	if (!__atomic_load_n(&p->ksym_tried, __ATOMIC_ACQUIRE))
+		ksyms_ensure(p);
+	return ksym_lookup(__atomic_load_n(&p->ksym, __ATOMIC_ACQUIRE), addr, hit);
+}
+
+/* libtraceevent's function resolver (tep_func_resolver_t). */
+static char *resolve_func(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct ksym_hit h;
+	if (!pp_ksym(priv, *addrp, &h))
+		return NULL;
+	*addrp = h.start;
+	*modp = (char *)h.module;
+	return (char *)h.name;
+}
+
+/* Decide where symbols come from (nothing is read yet). */
+static void setup_symbols(struct pp *p)
 {
 	struct tep_handle *tep = pdr_tep(p->r);
 	const char *path = p->o.kallsyms;
-	if (!tep || (path && !*path) || !formats_print_symbols(p->r))
+	if (!tep || (path && !*path))
 		return;
 	if (!path) {
 		struct utsname u;
@@ -84,33 +132,8 @@ static void load_symbols(struct pp *p)
 			return;
 		path = "/proc/kallsyms";
 	}
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	size_t cap = 1 << 20, len = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		size_t n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	if (!buf)
-		return;
-	buf[len] = '\0';
-	tep_parse_kallsyms(tep, buf);
-	free(buf);
+	p->ksym_path = path;
+	tep_set_function_resolver(tep, resolve_func, p);
 }
 
 struct pp *pp_new(struct pdr *r, const struct pp_opts *opts)
@@ -129,7 +152,8 @@ struct pp *pp_new(struct pdr *r, const struct pp_opts *opts)
 		return NULL;
 	}
 	trace_seq_init(&p->seq);
-	load_symbols(p);
+	pthread_mutex_init(&p->ksym_mu, NULL);
+	setup_symbols(p);
 	return p;
 }
 
@@ -140,6 +164,10 @@ void pp_free(struct pp *p)
 	free(p->memo.slots);
 	free(p->memo.arena);
 	free(p->tps);
+	if (p->ksym_path && pdr_tep(p->r))
+		tep_reset_function_resolver(pdr_tep(p->r));
+	ksym_free(p->ksym);
+	pthread_mutex_destroy(&p->ksym_mu);
 	thr_free(p->thr);
 	trace_seq_destroy(&p->seq);
 	free(p);
