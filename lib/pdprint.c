@@ -16,6 +16,7 @@
 
 #include "bytes.h"
 #include "ksym.h"
+#include "ppcomp.h"
 #include "thread.h"
 
 /*
@@ -46,6 +47,10 @@ struct memo {
 struct tp_info {
 	int id;
 	int key_start;		/* first raw byte that can affect the text; -1 = no memo */
+	struct ppc_prog *prog;	/* the compiled print format, or NULL */
+	char why[96];		/* why not compiled */
+	char name[64];		/* "sys:name" */
+	uint64_t compiled, fallback;	/* samples printed each way */
 };
 
 struct pp {
@@ -56,6 +61,9 @@ struct pp {
 	struct memo memo;
 	struct tp_info *tps;
 	size_t nr_tps, last_tp;
+	struct ppc_symcb symcb;
+	char *scratch;		/* a compiled text that did not fit the caller's buffer */
+	size_t scratch_cap;
 	int name_width;		/* computed lazily: pipe mode adds evsels late */
 	size_t name_width_evsels;
 	/* kernel symbols: path decided at pp_new, table loaded on first use */
@@ -118,6 +126,19 @@ static char *resolve_func(void *priv, unsigned long long *addrp, char **modp)
 	return (char *)h.name;
 }
 
+/* How a compiled format prints %ps / %pS: as libtraceevent's print_function. */
+static size_t sym_text(void *ctx, uint64_t addr, bool with_offset, char *out)
+{
+	struct ksym_hit h;
+	if (!pp_ksym(ctx, addr, &h))
+		return (size_t)sprintf(out, "0x%llx", (unsigned long long)addr);
+	size_t n = strlen(h.name);
+	memcpy(out, h.name, n);
+	if (with_offset)
+		n += (size_t)sprintf(out + n, "+0x%llx", (unsigned long long)(addr - h.start));
+	return n;
+}
+
 /* Decide where symbols come from (nothing is read yet). */
 static void setup_symbols(struct pp *p)
 {
@@ -152,6 +173,8 @@ struct pp *pp_new(struct pdr *r, const struct pp_opts *opts)
 		return NULL;
 	}
 	trace_seq_init(&p->seq);
+	p->symcb.fn = sym_text;
+	p->symcb.ctx = p;
 	pthread_mutex_init(&p->ksym_mu, NULL);
 	setup_symbols(p);
 	return p;
@@ -163,7 +186,10 @@ void pp_free(struct pp *p)
 		return;
 	free(p->memo.slots);
 	free(p->memo.arena);
+	for (size_t i = 0; i < p->nr_tps; i++)
+		ppc_free(p->tps[i].prog);
 	free(p->tps);
+	free(p->scratch);
 	if (p->ksym_path && pdr_tep(p->r))
 		tep_reset_function_resolver(pdr_tep(p->r));
 	ksym_free(p->ksym);
@@ -455,18 +481,17 @@ static bool args_need_common(struct tep_print_arg *a)
 	return false;
 }
 
-static int key_start(struct pp *p, struct tep_event *ev)
+/* The printer's record of a tracepoint format (made and compiled on first
+ * sight); NULL only on allocation failure. */
+static struct tp_info *tp_lookup(struct pp *p, struct tep_event *ev)
 {
 	if (p->nr_tps && p->tps[p->last_tp].id == ev->id)
-		return p->tps[p->last_tp].key_start;
+		return &p->tps[p->last_tp];
 	for (size_t i = 0; i < p->nr_tps; i++)
 		if (p->tps[i].id == ev->id) {
 			p->last_tp = i;
-			return p->tps[i].key_start;
+			return &p->tps[i];
 		}
-	for (size_t i = 0; i < p->nr_tps; i++)
-		if (p->tps[i].id == ev->id)
-			return p->tps[i].key_start;
 	int ks = 0;
 	if (ev->handler) {
 		ks = -1;
@@ -478,13 +503,24 @@ static int key_start(struct pp *p, struct tep_event *ev)
 		ks = first == INT32_MAX ? 0 : first;
 	}
 	struct tp_info *n = realloc(p->tps, (p->nr_tps + 1) * sizeof(*n));
-	if (n) {
-		p->tps = n;
-		p->tps[p->nr_tps].id = ev->id;
-		p->tps[p->nr_tps].key_start = ks;
-		p->nr_tps++;
-	}
-	return ks;
+	if (!n)
+		return NULL;
+	p->tps = n;
+	struct tp_info *t = &p->tps[p->nr_tps];
+	memset(t, 0, sizeof(*t));
+	t->id = ev->id;
+	t->key_start = ks;
+	snprintf(t->name, sizeof(t->name), "%s:%s", ev->system ? ev->system : "?", ev->name ? ev->name : "?");
+	if (ppc_compile(ev, &t->prog, t->why, sizeof(t->why)))
+		t->prog = NULL;
+	p->last_tp = p->nr_tps++;
+	return t;
+}
+
+static int key_start(struct pp *p, struct tep_event *ev)
+{
+	struct tp_info *t = tp_lookup(p, ev);
+	return t ? t->key_start : -1;
 }
 
 static inline uint64_t memo_hash(const uint8_t *k, size_t n, int32_t id)
@@ -723,11 +759,37 @@ void pp_prepare(struct pp *p)
 	}
 }
 
-/* Append the tracepoint text of s to o, through the memo. */
+/* Append the tracepoint text of s to o: compiled, else through the memo. */
 static void trace_text(struct pp *p, struct out *o, const struct pdr_evsel *e, const struct pdr_sample *s)
 {
 	const char *text;
 	size_t len;
+	struct tp_info *t = tp_lookup(p, e->tp);
+	if (t && t->prog) {
+		size_t need = ppc_max_len(t->prog, s->raw_size);
+		char *at = o->pos < o->len && o->len - o->pos >= need ? o->buf + o->pos : NULL;
+		if (!at && need > p->scratch_cap) {
+			char *nb = realloc(p->scratch, need);
+			if (nb) {
+				p->scratch = nb;
+				p->scratch_cap = need;
+			}
+		}
+		if (!at && need <= p->scratch_cap)
+			at = p->scratch;
+		int n = at ? ppc_run(t->prog, s->raw, s->raw_size, at, &p->symcb) : PPC_FALLBACK;
+		if (n >= 0) {
+			t->compiled++;
+			if (at == p->scratch)
+				out_write(o, at, (size_t)n);
+			else
+				o->pos += (size_t)n;
+			return;
+		}
+		t->fallback++;
+	} else if (t) {
+		t->fallback++;
+	}
 	if (pp_memo_get(p, e, s->raw, s->raw_size, &text, &len)) {
 		out_write(o, text, len);
 		return;
