@@ -891,10 +891,11 @@ size_t pp_format(struct pp *p, const struct pdr_event *ev, char *buf, size_t len
 
 size_t pp_format_with_comm(struct pp *p, const struct pdr_event *ev, const char *comm, char *buf, size_t len)
 {
-	struct out o = { buf, len, 0 };
 	const struct pdr_sample *s = &ev->sample;
 	const struct pdr_evsel *e = ev->evsel;
-	prefix(p, &o, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time, e ? e->name : NULL);
+	size_t n = pp_format_prefix(p, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time,
+				    e ? e->name : NULL, buf, len);
+	struct out o = { buf, len, n };
 	uint32_t f = p->o.fields;
 	if (f & PP_F_PERIOD) {
 		out_u64_w(&o, s->period, 10, false, false);

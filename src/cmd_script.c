@@ -182,6 +182,9 @@ int cmd_script(int argc, char **argv)
 		return EXIT_ERR;
 	}
 
+	/* read(2) into reused blocks, not a mapping: faulting a mapping in costs
+	 * several times the copy on VMs (docs/script.md) */
+	ro.no_map = true;
 	struct pdr *r;
 	cio_sigpipe_as_error();	/* a closed pipe is a write error: reported, exit 2 */
 	int err = pdr_open(&r, input, &ro);
@@ -198,9 +201,16 @@ int cmd_script(int argc, char **argv)
 		fprintf(stderr, "latscope script: out of memory\n");
 		return EXIT_ERR;
 	}
-	static char obuf[1 << 20];
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	char line[8192];
+	/* Lines are formatted straight into ob and written in large chunks;
+	 * stdout keeps no buffer of its own.  256 KiB: fresh memory is
+	 * expensive on VMs, and a chunk this size amortises the write calls. */
+	static char ob[256 << 10];
+	size_t ol = 0;
+	static char jbuf[64 << 10];
+	if (json)
+		setvbuf(stdout, jbuf, _IOFBF, sizeof(jbuf));
+	else
+		setvbuf(stdout, NULL, _IONBF, 0);
 	char *big = NULL;
 	size_t bigcap = 0;
 	uint64_t samples = 0, printed = 0;
@@ -248,10 +258,19 @@ int cmd_script(int argc, char **argv)
 					s->raw_size, (unsigned long long)ev.file_offset);
 			continue;
 		}
-		size_t n = pp_format(p, &ev, line, sizeof(line));
-		if (n < sizeof(line)) {
-			fwrite_unlocked(line, 1, n, stdout);
+		size_t n = pp_format(p, &ev, ob + ol, sizeof(ob) - ol);
+		if (n < sizeof(ob) - ol) {
+			ol += n;
 			continue;
+		}
+		if (ol) {
+			fwrite_unlocked(ob, 1, ol, stdout);
+			ol = 0;
+			n = pp_format(p, &ev, ob, sizeof(ob));
+			if (n < sizeof(ob)) {
+				ol = n;
+				continue;
+			}
 		}
 		if (n + 1 > bigcap) {
 			char *nb = realloc(big, n + 1);
@@ -263,6 +282,8 @@ int cmd_script(int argc, char **argv)
 		pp_format(p, &ev, big, bigcap);
 		fwrite_unlocked(big, 1, n, stdout);
 	}
+	if (ol)
+		fwrite_unlocked(ob, 1, ol, stdout);
 	free(big);
 	int rc = 0;
 	if (pl) {
