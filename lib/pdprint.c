@@ -71,6 +71,27 @@ struct pp {
 	struct ksym *ksym;
 	bool ksym_tried;
 	pthread_mutex_t ksym_mu;
+	/* deferred symbols (defer_symbols; the formatting thread only) */
+	struct sym_fix *fix;	/* where symbols go in the text not emitted yet */
+	size_t nfix, cfix;
+	struct sym_ent *sc;	/* known addresses (open addressing) */
+	size_t sc_cap, sc_used;
+	struct ksym_set *kset;	/* the one pass over kallsyms */
+	bool kset_done;
+	bool no_defer;		/* text going to scratch: resolve now */
+};
+
+struct sym_fix {
+	const char *at;
+	uint64_t addr;
+	bool with_offset;
+};
+
+struct sym_ent {
+	uint64_t addr;
+	uint64_t start;
+	const char *name;	/* owned by kset or ksym; NULL: no symbol */
+	bool used;
 };
 
 /* Does any recorded tracepoint print a kernel symbol (%ps, %pS, %pf...)? */
@@ -126,17 +147,164 @@ static char *resolve_func(void *priv, unsigned long long *addrp, char **modp)
 	return (char *)h.name;
 }
 
-/* How a compiled format prints %ps / %pS: as libtraceevent's print_function. */
-static size_t sym_text(void *ctx, uint64_t addr, bool with_offset, char *out)
+/* The symbol text as libtraceevent's print_function writes it (name, with
+ * "+0xOFF" for %pS/%pF; "0x..." when no symbol covers addr); its length. */
+static size_t sym_write(char *out, uint64_t addr, const char *name, uint64_t start, bool with_offset)
+{
+	if (!name)
+		return (size_t)sprintf(out, "0x%llx", (unsigned long long)addr);
+	size_t n = strlen(name);
+	memcpy(out, name, n);
+	if (with_offset)
+		n += (size_t)sprintf(out + n, "+0x%llx", (unsigned long long)(addr - start));
+	return n;
+}
+
+static struct sym_ent *sc_find(struct pp *p, uint64_t addr)
+{
+	if (!p->sc_cap)
+		return NULL;
+	for (size_t i = (size_t)(addr * 0x9e3779b97f4a7c15ULL >> 20) & (p->sc_cap - 1);; i = (i + 1) & (p->sc_cap - 1))
+		if (!p->sc[i].used || p->sc[i].addr == addr)
+			return &p->sc[i];
+}
+
+/* Remember what addr resolves to (name NULL: nothing). */
+static void sc_put(struct pp *p, uint64_t addr, const char *name, uint64_t start)
+{
+	if ((p->sc_used + 1) * 2 > p->sc_cap) {
+		size_t ncap = p->sc_cap ? p->sc_cap * 2 : 256;
+		struct sym_ent *old = p->sc, *n = calloc(ncap, sizeof(*n));
+		if (!n)
+			return;
+		size_t ocap = p->sc_cap;
+		p->sc = n;
+		p->sc_cap = ncap;
+		p->sc_used = 0;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].used)
+				sc_put(p, old[i].addr, old[i].name, old[i].start);
+		free(old);
+	}
+	struct sym_ent *e = sc_find(p, addr);
+	if (!e->used)
+		p->sc_used++;
+	e->used = true;
+	e->addr = addr;
+	e->name = name;
+	e->start = start;
+}
+
+/* Resolve addr now (the table is loaded if need be) and remember it. */
+static struct sym_ent *sc_resolve(struct pp *p, uint64_t addr)
 {
 	struct ksym_hit h;
-	if (!pp_ksym(ctx, addr, &h))
-		return (size_t)sprintf(out, "0x%llx", (unsigned long long)addr);
-	size_t n = strlen(h.name);
-	memcpy(out, h.name, n);
-	if (with_offset)
-		n += (size_t)sprintf(out + n, "+0x%llx", (unsigned long long)(addr - h.start));
-	return n;
+	bool found = pp_ksym(p, addr, &h);
+	sc_put(p, addr, found ? h.name : NULL, found ? h.start : 0);
+	struct sym_ent *e = sc_find(p, addr);
+	return e && e->used ? e : NULL;
+}
+
+/* How a compiled format prints %ps / %pS. */
+static size_t sym_text(void *ctx, uint64_t addr, bool with_offset, char *out)
+{
+	struct pp *p = ctx;
+	if (!p->ksym_path)
+		return sym_write(out, addr, NULL, 0, with_offset);
+	struct sym_ent *e = sc_find(p, addr);
+	if ((!e || !e->used) && (!p->o.defer_symbols || p->kset_done || p->no_defer)) {
+		e = sc_resolve(p, addr);
+		if (!e) {	/* no memory for the cache */
+			struct ksym_hit h;
+			bool found = pp_ksym(p, addr, &h);
+			return sym_write(out, addr, found ? h.name : NULL, found ? h.start : 0, with_offset);
+		}
+	}
+	if (e && e->used)
+		return sym_write(out, addr, e->name, e->start, with_offset);
+	/* not known yet: leave it out, note where it goes (pp_emit) */
+	if (p->nfix == p->cfix) {
+		size_t nc = p->cfix ? p->cfix * 2 : 256;
+		struct sym_fix *n = realloc(p->fix, nc * sizeof(*n));
+		if (!n) {
+			p->kset_done = true;	/* give up deferring */
+			return sym_text(ctx, addr, with_offset, out);
+		}
+		p->fix = n;
+		p->cfix = nc;
+	}
+	p->fix[p->nfix++] = (struct sym_fix){ out, addr, with_offset };
+	return 0;
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Resolve every address the fixups wait for. */
+static void resolve_pending(struct pp *p)
+{
+	if (!p->kset_done) {
+		uint64_t *a = malloc(p->nfix * sizeof(*a));
+		size_t n = 0;
+		for (size_t i = 0; a && i < p->nfix; i++)
+			a[n++] = p->fix[i].addr;
+		if (a)
+			qsort(a, n, sizeof(*a), addr_cmp);
+		if (a && ksym_resolve(&p->kset, p->ksym_path, a, n) == 0) {
+			struct ksym_hit h;
+			for (size_t i = 0; i < n; i++) {
+				if (i && a[i] == a[i - 1])
+					continue;
+				bool found = ksym_set_lookup(p->kset, a[i], &h);
+				sc_put(p, a[i], found ? h.name : NULL, found ? h.start : 0);
+			}
+		}
+		free(a);
+		p->kset_done = true;	/* new addresses from now on: the whole table */
+	}
+	for (size_t i = 0; i < p->nfix; i++) {
+		struct sym_ent *e = sc_find(p, p->fix[i].addr);
+		if (!e || !e->used)
+			sc_resolve(p, p->fix[i].addr);
+	}
+}
+
+bool pp_symbols_pending(const struct pp *p)
+{
+	return p->nfix > 0;
+}
+
+int pp_emit(struct pp *p, const char *buf, size_t len, pp_emit_fn emit, void *ctx)
+{
+	if (!p->nfix)
+		return len ? emit(ctx, buf, len) : 0;
+	resolve_pending(p);
+	const char *at = buf, *end = buf + len;
+	int err = 0;
+	for (size_t i = 0; i < p->nfix && !err; i++) {
+		const struct sym_fix *f = &p->fix[i];
+		if (f->at < at || f->at > end)
+			continue;	/* not in this text */
+		if (f->at > at)
+			err = emit(ctx, at, (size_t)(f->at - at));
+		at = f->at;
+		char tmp[PPC_SYM_MAX];
+		struct sym_ent *e = sc_find(p, f->addr);
+		struct ksym_hit h;
+		bool found = e && e->used ? e->name != NULL : pp_ksym(p, f->addr, &h);
+		size_t n = e && e->used ? sym_write(tmp, f->addr, e->name, e->start, f->with_offset)
+					: sym_write(tmp, f->addr, found ? h.name : NULL, found ? h.start : 0,
+						    f->with_offset);
+		if (!err)
+			err = emit(ctx, tmp, n);
+	}
+	if (!err && at < end)
+		err = emit(ctx, at, (size_t)(end - at));
+	p->nfix = 0;
+	return err;
 }
 
 /* Decide where symbols come from (nothing is read yet). */
@@ -190,6 +358,9 @@ void pp_free(struct pp *p)
 		ppc_free(p->tps[i].prog);
 	free(p->tps);
 	free(p->scratch);
+	free(p->fix);
+	free(p->sc);
+	ksym_set_free(p->kset);
 	if (p->ksym_path && pdr_tep(p->r))
 		tep_reset_function_resolver(pdr_tep(p->r));
 	ksym_free(p->ksym);
@@ -777,7 +948,12 @@ static void trace_text(struct pp *p, struct out *o, const struct pdr_evsel *e, c
 		}
 		if (!at && need <= p->scratch_cap)
 			at = p->scratch;
+		p->no_defer = at == p->scratch;
+		size_t nfix = p->nfix;
 		int n = at ? ppc_run(t->prog, s->raw, s->raw_size, at, &p->symcb) : PPC_FALLBACK;
+		p->no_defer = false;
+		if (n < 0)
+			p->nfix = nfix;	/* that text is not used */
 		if (n >= 0) {
 			t->compiled++;
 			if (at == p->scratch)
@@ -893,6 +1069,7 @@ size_t pp_format_with_comm(struct pp *p, const struct pdr_event *ev, const char 
 {
 	const struct pdr_sample *s = &ev->sample;
 	const struct pdr_evsel *e = ev->evsel;
+	size_t nfix = p->nfix;
 	size_t n = pp_format_prefix(p, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time,
 				    e ? e->name : NULL, buf, len);
 	struct out o = { buf, len, n };
@@ -908,6 +1085,8 @@ size_t pp_format_with_comm(struct pp *p, const struct pdr_event *ev, const char 
 	if (f & PP_F_IP)
 		out_printf(&o, "%s%16llx", (f & PP_F_TRACE) ? " " : "", (unsigned long long)s->ip);
 	out_write(&o, "\n", 1);
+	if (o.pos >= len)
+		p->nfix = nfix;	/* the caller formats this sample again elsewhere */
 	return out_done(&o);
 }
 

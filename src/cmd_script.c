@@ -81,6 +81,14 @@ static bool in_list(const struct idlist *l, int32_t v)
 	return false;
 }
 
+/* pp_emit's writer: stdout (errors are seen by ferror/cio_finish). */
+static int emit_stdout(void *ctx, const char *s, size_t n)
+{
+	(void)ctx;
+	fwrite_unlocked(s, 1, n, stdout);
+	return 0;
+}
+
 int cmd_script(int argc, char **argv)
 {
 	enum { O_NS = 256, O_PID, O_TID, O_TIME, O_JSON, O_UNORDERED, O_KALLSYMS, O_STRICT };
@@ -195,22 +203,31 @@ int cmd_script(int argc, char **argv)
 		pdr_close(r);
 		return EXIT_ERR;
 	}
+	po.defer_symbols = !json;
 	struct pp *p = pp_new(r, &po);
 	if (!p) {
 		pdr_close(r);
 		fprintf(stderr, "latscope script: out of memory\n");
 		return EXIT_ERR;
 	}
-	/* Lines are formatted straight into ob and written in large chunks;
-	 * stdout keeps no buffer of its own.  256 KiB: fresh memory is
-	 * expensive on VMs, and a chunk this size amortises the write calls. */
-	static char ob[256 << 10];
+	/* Lines are formatted straight into ob and written in 256 KiB chunks
+	 * (larger than stdout's buffer: written through): fresh memory is expensive on
+	 * VMs, and a chunk this size amortises the write calls.  While symbols
+	 * wait to be resolved the text is held, up to OB_HOLD, so that one pass
+	 * over kallsyms serves them all (only the pages used are touched). */
+	enum { OB_CHUNK = 256 << 10, OB_HOLD = 8 << 20 };
+	char *ob = malloc(OB_HOLD);
 	size_t ol = 0;
-	static char jbuf[64 << 10];
-	if (json)
-		setvbuf(stdout, jbuf, _IOFBF, sizeof(jbuf));
-	else
-		setvbuf(stdout, NULL, _IONBF, 0);
+	if (!ob) {
+		pp_free(p);
+		pdr_close(r);
+		fprintf(stderr, "latscope script: out of memory\n");
+		return EXIT_ERR;
+	}
+	/* small pieces (JSON, text around deferred symbols) are gathered here;
+	 * stdio writes the large chunks straight through */
+	static char sbuf[64 << 10];
+	setvbuf(stdout, sbuf, _IOFBF, sizeof(sbuf));
 	char *big = NULL;
 	size_t bigcap = 0;
 	uint64_t samples = 0, printed = 0;
@@ -258,16 +275,17 @@ int cmd_script(int argc, char **argv)
 					s->raw_size, (unsigned long long)ev.file_offset);
 			continue;
 		}
-		size_t n = pp_format(p, &ev, ob + ol, sizeof(ob) - ol);
-		if (n < sizeof(ob) - ol) {
+		size_t lim = pp_symbols_pending(p) ? OB_HOLD : OB_CHUNK;
+		size_t n = ol < lim ? pp_format(p, &ev, ob + ol, lim - ol) : SIZE_MAX;
+		if (n < lim - ol) {
 			ol += n;
 			continue;
 		}
 		if (ol) {
-			fwrite_unlocked(ob, 1, ol, stdout);
+			pp_emit(p, ob, ol, emit_stdout, NULL);
 			ol = 0;
-			n = pp_format(p, &ev, ob, sizeof(ob));
-			if (n < sizeof(ob)) {
+			n = pp_format(p, &ev, ob, OB_CHUNK);
+			if (n < OB_CHUNK) {
 				ol = n;
 				continue;
 			}
@@ -280,10 +298,10 @@ int cmd_script(int argc, char **argv)
 			bigcap = n + 1;
 		}
 		pp_format(p, &ev, big, bigcap);
-		fwrite_unlocked(big, 1, n, stdout);
+		pp_emit(p, big, n, emit_stdout, NULL);
 	}
-	if (ol)
-		fwrite_unlocked(ob, 1, ol, stdout);
+	pp_emit(p, ob, ol, emit_stdout, NULL);
+	free(ob);
 	free(big);
 	int rc = 0;
 	if (pl) {
