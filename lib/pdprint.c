@@ -272,6 +272,19 @@ static void resolve_pending(struct pp *p)
 	}
 }
 
+bool pp_format_stat(const struct pp *p, size_t i, struct pp_format_stat *st)
+{
+	if (i >= p->nr_tps)
+		return false;
+	const struct tp_info *t = &p->tps[i];
+	st->name = t->name;
+	st->compiled = t->prog != NULL;
+	st->why = t->why;
+	st->compiled_samples = t->compiled;
+	st->fallback_samples = t->fallback;
+	return true;
+}
+
 bool pp_symbols_pending(const struct pp *p)
 {
 	return p->nfix > 0;

@@ -146,6 +146,18 @@ int pp_emit(struct pp *p, const char *buf, size_t len, pp_emit_fn emit, void *ct
  * caller that can hold more text before emitting saves passes over kallsyms. */
 bool pp_symbols_pending(const struct pp *p);
 
+/* What happened to one tracepoint format (strings owned by the printer). */
+struct pp_format_stat {
+	const char *name;	/* "sys:event" */
+	bool compiled;		/* printed by a compiled program (lib/ppcomp) */
+	const char *why;	/* else why libtraceevent prints it */
+	uint64_t compiled_samples, fallback_samples;	/* samples printed each way */
+};
+
+/* pp_format_stat - the i-th tracepoint format the printer has met, in the
+ * order met; false past the last. */
+bool pp_format_stat(const struct pp *p, size_t i, struct pp_format_stat *st);
+
 /* pp_json - the sample as a JSON object with typed tracepoint fields.  The
  * caller releases it with json_object_put().  NULL on allocation failure. */
 struct json_object *pp_json(struct pp *p, const struct pdr_event *ev);

@@ -13,7 +13,7 @@
 #include "parse.h"
 #include "pdprint.h"
 #include "pdread.h"
-#include "pipeline.h"
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -36,8 +36,11 @@ static void usage(FILE *f)
 "      --unordered       print in file order (no time sorting)\n"
 "      --kallsyms FILE   resolve symbol fields (%%ps) with FILE ('' = never); by default\n"
 "                        /proc/kallsyms when the file was recorded on this kernel\n"
-"  -j, --jobs N          1 = one thread, 2 = read and format on two threads (default\n"
-"                        when the machine has two CPUs or more; file mode)\n"
+"  -j, --jobs N          1 = one thread; 2 = write the output on a second thread\n"
+"                        (default when standard output is a pipe or socket and\n"
+"                        the machine has two CPUs or more)\n"
+"  -v, --verbose         say on stderr which event formats were compiled and\n"
+"                        which libtraceevent printed (and why)\n"
 "  -q, --quiet           no summary on stderr\n"
 "      --strict          exit 1 when events were lost or records skipped (the summary\n"
 "                        says which)\n"
@@ -85,8 +88,44 @@ static bool in_list(const struct idlist *l, int32_t v)
 static int emit_stdout(void *ctx, const char *s, size_t n)
 {
 	(void)ctx;
-	fwrite_unlocked(s, 1, n, stdout);
+	if (fwrite_unlocked(s, 1, n, stdout) != n)
+		cio_note_error();
 	return 0;
+}
+
+/*
+ * Write out ob[0, len): on this thread through pp_emit (symbols to fill in,
+ * or no writer thread), else handed to the writer thread.  Returns the
+ * buffer to fill next: with a writer, the other half of obuf (each half is
+ * hold bytes).
+ */
+static char *flush(struct pp *p, struct cio_wr *wr, char *ob, size_t len, char *obuf, size_t hold)
+{
+	if (!wr || pp_symbols_pending(p)) {
+		if (wr)
+			cio_wr_sync(wr);	/* keep the order */
+		pp_emit(p, ob, len, emit_stdout, NULL);
+		return ob;
+	}
+	if (fflush(stdout))
+		cio_note_error();
+	cio_wr_put(wr, ob, len);
+	return ob == obuf ? obuf + hold : obuf;
+}
+
+/* -v: how each tracepoint format was printed. */
+static void report_formats(struct pp *p)
+{
+	struct pp_format_stat fs;
+	for (size_t i = 0; pp_format_stat(p, i, &fs); i++) {
+		if (fs.compiled)
+			fprintf(stderr, "latscope script: %s: compiled (%llu samples, %llu printed by libtraceevent)\n",
+				fs.name, (unsigned long long)fs.compiled_samples,
+				(unsigned long long)fs.fallback_samples);
+		else
+			fprintf(stderr, "latscope script: %s: libtraceevent, %s (%llu samples)\n", fs.name, fs.why,
+				(unsigned long long)fs.fallback_samples);
+	}
 }
 
 int cmd_script(int argc, char **argv)
@@ -106,6 +145,7 @@ int cmd_script(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
 		{ "strict", no_argument, NULL, O_STRICT },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -113,15 +153,14 @@ int cmd_script(int argc, char **argv)
 	struct pp_opts po = { 0 };
 	struct pdr_opts ro = { 0 };
 	struct ps_cpuset cpus;
-	bool cpu_filter = false, json = false, quiet = false, strict = false;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t jobs = ncpu > 1 ? 2 : 1;
+	bool cpu_filter = false, json = false, quiet = false, strict = false, verbose = false;
+	uint64_t jobs = 0;	/* 0: decided below */
 	struct idlist pids = { 0 }, tids = { 0 };
 	uint64_t t0 = 0, t1 = UINT64_MAX;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:F:C:qhj:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:F:C:qhj:v", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -165,6 +204,9 @@ int cmd_script(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'v':
+			verbose = true;
+			break;
 		case O_KALLSYMS:
 			po.kallsyms = optarg;
 			break;
@@ -173,7 +215,7 @@ int cmd_script(int argc, char **argv)
 			break;
 		case 'j':
 			if (ps_u64(optarg, 1, 2, &jobs)) {
-				fprintf(stderr, "latscope script: --jobs takes 1 (one thread) or 2 (read and format in parallel)\n");
+				fprintf(stderr, "latscope script: --jobs takes 1 (one thread) or 2 (a second thread writes the output)\n");
 				return EXIT_ERR;
 			}
 			break;
@@ -210,37 +252,40 @@ int cmd_script(int argc, char **argv)
 		fprintf(stderr, "latscope script: out of memory\n");
 		return EXIT_ERR;
 	}
-	/* Lines are formatted straight into ob and written in 256 KiB chunks
-	 * (larger than stdout's buffer: written through): fresh memory is expensive on
-	 * VMs, and a chunk this size amortises the write calls.  While symbols
-	 * wait to be resolved the text is held, up to OB_HOLD, so that one pass
-	 * over kallsyms serves them all (only the pages used are touched). */
-	enum { OB_CHUNK = 256 << 10, OB_HOLD = 8 << 20 };
-	char *ob = malloc(OB_HOLD);
+	/* Lines are formatted straight into an output buffer and written in
+	 * 256 KiB chunks (more than stdout's buffer: written through): fresh
+	 * memory is expensive on VMs, and a chunk this size amortises the write
+	 * calls.  While symbols wait to be resolved the text is held, up to
+	 * OB_HOLD, so that one pass over kallsyms serves them all (only the
+	 * pages used are touched).  With -j2 there are two such buffers: one is
+	 * filled while a second thread writes the other. */
+	enum { OB_CHUNK = 256 << 10, OB_HOLD = 4 << 20 };
+	if (!jobs) {
+		struct stat so;
+		jobs = sysconf(_SC_NPROCESSORS_ONLN) > 1 && !json && fstat(STDOUT_FILENO, &so) == 0 &&
+		       (S_ISFIFO(so.st_mode) || S_ISSOCK(so.st_mode)) ? 2 : 1;
+	}
+	struct cio_wr *wr = jobs > 1 && !json ? cio_wr_new(STDOUT_FILENO) : NULL;
+	char *obuf = malloc(wr ? 2 * OB_HOLD : OB_HOLD), *ob = obuf;
 	size_t ol = 0;
-	if (!ob) {
+	if (!obuf) {
+		cio_wr_end(wr);
 		pp_free(p);
 		pdr_close(r);
 		fprintf(stderr, "latscope script: out of memory\n");
 		return EXIT_ERR;
 	}
-	/* small pieces (JSON, text around deferred symbols) are gathered here;
-	 * stdio writes the large chunks straight through */
+	/* small pieces (JSON, text around deferred symbols) are gathered here */
 	static char sbuf[64 << 10];
 	setvbuf(stdout, sbuf, _IOFBF, sizeof(sbuf));
 	char *big = NULL;
 	size_t bigcap = 0;
 	uint64_t samples = 0, printed = 0;
 	struct pdr_event ev;
-	/* Format on a second thread when there is a second CPU (file mode only:
-	 * evsels and tracepoint formats are fixed once the header is read). */
-	struct pl *pl = NULL;
-	if (!json && jobs > 1 && !pdr_info(r)->pipe)
-		pl = pl_new(p, stdout);
 	int werr = 0;
 	while ((err = pdr_next(r, &ev)) > 0) {
-		if ((samples & 1023) == 0 && (ferror(stdout) || (pl && pl_failed(pl)))) {
-			werr = pl && pl_failed(pl) ? -pl_failed(pl) : 0;	/* else cio_finish() says */
+		if ((samples & 1023) == 0 && (ferror(stdout) || cio_wr_failed(wr))) {
+			werr = cio_wr_failed(wr);	/* else cio_finish() says */
 			break;	/* the output is gone: stop reading */
 		}
 		if (ev.type != PDF_RECORD_SAMPLE) {
@@ -269,12 +314,6 @@ int cmd_script(int argc, char **argv)
 			}
 			continue;
 		}
-		if (pl) {
-			if (pl_push(pl, &ev, pp_comm(p, (int32_t)s->pid, (int32_t)s->tid)))
-				fprintf(stderr, "latscope script: a %u-byte sample at offset %#llx is too large to print\n",
-					s->raw_size, (unsigned long long)ev.file_offset);
-			continue;
-		}
 		size_t lim = pp_symbols_pending(p) ? OB_HOLD : OB_CHUNK;
 		size_t n = ol < lim ? pp_format(p, &ev, ob + ol, lim - ol) : SIZE_MAX;
 		if (n < lim - ol) {
@@ -282,7 +321,7 @@ int cmd_script(int argc, char **argv)
 			continue;
 		}
 		if (ol) {
-			pp_emit(p, ob, ol, emit_stdout, NULL);
+			ob = flush(p, wr, ob, ol, obuf, OB_HOLD);
 			ol = 0;
 			n = pp_format(p, &ev, ob, OB_CHUNK);
 			if (n < OB_CHUNK) {
@@ -298,17 +337,21 @@ int cmd_script(int argc, char **argv)
 			bigcap = n + 1;
 		}
 		pp_format(p, &ev, big, bigcap);
+		if (wr)
+			cio_wr_sync(wr);
 		pp_emit(p, big, n, emit_stdout, NULL);
 	}
-	pp_emit(p, ob, ol, emit_stdout, NULL);
-	free(ob);
+	flush(p, wr, ob, ol, obuf, OB_HOLD);
+	int e = cio_wr_end(wr);
+	if (e && !werr)
+		werr = e;
+	if (werr)
+		werr = -werr;
+	free(obuf);
 	free(big);
+	if (verbose)
+		report_formats(p);
 	int rc = 0;
-	if (pl) {
-		int e = pl_finish(pl);
-		if (e && !werr)
-			werr = -e;
-	}
 	if (werr) {
 		fprintf(stderr, "latscope script: error writing standard output: %s\n", strerror(werr));
 		clearerr(stdout);

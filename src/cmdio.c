@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -171,4 +173,110 @@ void cio_pdr_close(struct pdr *r, const char *prog, const char *path)
 			(unsigned long long)in->unterminated_tail,
 			in->unterminated_tail ? " bytes (an incomplete record)" : "");
 	pdr_close(r);
+}
+
+/* ------------------------------------------------------------ writer thread */
+
+struct cio_wr {
+	int fd;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	const char *buf;	/* the chunk being written, NULL when idle */
+	size_t len;
+	bool stop;
+	int err;		/* first write error (atomic) */
+};
+
+static void *cio_wr_main(void *arg)
+{
+	struct cio_wr *w = arg;
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->buf && !w->stop)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (!w->buf)
+			break;
+		const char *b = w->buf;
+		size_t n = w->len;
+		pthread_mutex_unlock(&w->mu);
+		while (n && !__atomic_load_n(&w->err, __ATOMIC_RELAXED)) {
+			ssize_t k = write(w->fd, b, n);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0) {
+				__atomic_store_n(&w->err, k < 0 ? -errno : -EIO, __ATOMIC_RELAXED);
+				break;
+			}
+			b += k;
+			n -= (size_t)k;
+		}
+		pthread_mutex_lock(&w->mu);
+		w->buf = NULL;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+struct cio_wr *cio_wr_new(int fd)
+{
+	struct cio_wr *w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->fd = fd;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	if (pthread_create(&w->th, NULL, cio_wr_main, w)) {
+		pthread_mutex_destroy(&w->mu);
+		pthread_cond_destroy(&w->cv);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int cio_wr_sync(struct cio_wr *w)
+{
+	pthread_mutex_lock(&w->mu);
+	while (w->buf)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+	return __atomic_load_n(&w->err, __ATOMIC_RELAXED);
+}
+
+int cio_wr_put(struct cio_wr *w, const char *buf, size_t len)
+{
+	pthread_mutex_lock(&w->mu);
+	while (w->buf)
+		pthread_cond_wait(&w->cv, &w->mu);
+	if (len) {
+		w->buf = buf;
+		w->len = len;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return __atomic_load_n(&w->err, __ATOMIC_RELAXED);
+}
+
+int cio_wr_failed(struct cio_wr *w)
+{
+	return w ? __atomic_load_n(&w->err, __ATOMIC_RELAXED) : 0;
+}
+
+int cio_wr_end(struct cio_wr *w)
+{
+	if (!w)
+		return 0;
+	cio_wr_sync(w);
+	pthread_mutex_lock(&w->mu);
+	w->stop = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);
+	int err = w->err;
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	free(w);
+	return err;
 }
