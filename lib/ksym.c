@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -654,12 +655,136 @@ static int ksym_u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The text is read by a second thread into a ring of chunks while this one
+ * parses: /proc/kallsyms costs the kernel ~25 ms to generate on the
+ * development VM, about as much again as parsing it, so the two overlap.
+ */
+#define KSYM_RING	4
+#define KSYM_CHUNK	(64u << 10)
+
+struct ksym_reader {
+	int fd;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *chunk[KSYM_RING];
+	size_t len[KSYM_RING];	/* bytes in a filled chunk */
+	int err[KSYM_RING];	/* -errno from read, with the chunk it ends */
+	bool eof[KSYM_RING];
+	unsigned head, tail;	/* filled: [tail, head) */
+	bool quit;
+};
+
+static void *ksym_reader_main(void *arg)
+{
+	struct ksym_reader *rd = arg;
+
+	for (;;) {
+		pthread_mutex_lock(&rd->mu);
+		while (rd->head - rd->tail == KSYM_RING && !rd->quit)
+			pthread_cond_wait(&rd->cv, &rd->mu);
+		bool quit = rd->quit;
+		unsigned i = rd->head % KSYM_RING;
+		pthread_mutex_unlock(&rd->mu);
+		if (quit)
+			return NULL;
+		size_t n = 0;
+		int err = 0;
+		bool eof = false;
+		while (n < KSYM_CHUNK) {
+			ssize_t r = read(rd->fd, rd->chunk[i] + n, KSYM_CHUNK - n);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				err = r < 0 ? -errno : 0;
+				eof = true;
+				break;
+			}
+			n += (size_t)r;
+		}
+		pthread_mutex_lock(&rd->mu);
+		rd->len[i] = n;
+		rd->err[i] = err;
+		rd->eof[i] = eof;
+		rd->head++;
+		pthread_cond_broadcast(&rd->cv);
+		pthread_mutex_unlock(&rd->mu);
+		if (eof)
+			return NULL;
+	}
+}
+
+/* The next chunk of text into dst (room for KSYM_CHUNK bytes): its length,
+ * 0 at the end, or -errno. */
+static ssize_t ksym_reader_take(struct ksym_reader *rd, char *dst)
+{
+	pthread_mutex_lock(&rd->mu);
+	while (rd->head == rd->tail)
+		pthread_cond_wait(&rd->cv, &rd->mu);
+	unsigned i = rd->tail % KSYM_RING;
+	pthread_mutex_unlock(&rd->mu);
+	size_t n = rd->len[i];
+	int err = rd->err[i];
+	bool eof = rd->eof[i];
+	memcpy(dst, rd->chunk[i], n);
+	pthread_mutex_lock(&rd->mu);
+	if (!n && eof)
+		rd->len[i] = 0;		/* stays: every later take sees the end */
+	else
+		rd->tail++;
+	if (n && eof) {			/* the end comes as its own chunk next */
+		rd->tail--;
+		rd->len[i] = 0;
+	}
+	pthread_cond_broadcast(&rd->cv);
+	pthread_mutex_unlock(&rd->mu);
+	if (n)
+		return (ssize_t)n;
+	return err;
+}
+
+static void ksym_reader_stop(struct ksym_reader *rd)
+{
+	pthread_mutex_lock(&rd->mu);
+	rd->quit = true;
+	pthread_cond_broadcast(&rd->cv);
+	pthread_mutex_unlock(&rd->mu);
+	pthread_join(rd->th, NULL);
+	pthread_mutex_destroy(&rd->mu);
+	pthread_cond_destroy(&rd->cv);
+	free(rd->chunk[0]);
+}
+
+static int ksym_reader_start(struct ksym_reader *rd, int fd)
+{
+	memset(rd, 0, sizeof(*rd));
+	rd->fd = fd;
+	rd->chunk[0] = malloc((size_t)KSYM_RING * KSYM_CHUNK);
+	if (!rd->chunk[0])
+		return -ENOMEM;
+	for (unsigned i = 1; i < KSYM_RING; i++)
+		rd->chunk[i] = rd->chunk[0] + (size_t)i * KSYM_CHUNK;
+	pthread_mutex_init(&rd->mu, NULL);
+	pthread_cond_init(&rd->cv, NULL);
+	if (pthread_create(&rd->th, NULL, ksym_reader_main, rd)) {
+		pthread_mutex_destroy(&rd->mu);
+		pthread_cond_destroy(&rd->cv);
+		free(rd->chunk[0]);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
 /* Read path through in chunks, noting symbols; 0 or -errno. */
 static int ksym_set_read(struct ksym_set *s, const char *path)
 {
 	struct ksym_stats st;
 	size_t cap = 256u << 10, len = 0, total = 0, nonzero = 0;
 	char *buf = malloc(cap + 1);
+	struct ksym_reader rd;
+	bool threaded;
 	int fd, err = 0;
 
 	memset(&st, 0, sizeof(st));
@@ -670,11 +795,12 @@ static int ksym_set_read(struct ksym_set *s, const char *path)
 		free(buf);
 		return -errno;
 	}
+	threaded = ksym_reader_start(&rd, fd) == 0;
 	for (;;) {
 		ssize_t r;
 		char *rest;
 
-		if (len == cap) {	/* one line longer than the buffer */
+		if (cap - len < KSYM_CHUNK) {	/* a line longer than the buffer */
 			char *nb = realloc(buf, cap * 2 + 1);
 
 			if (!nb) {
@@ -684,8 +810,8 @@ static int ksym_set_read(struct ksym_set *s, const char *path)
 			buf = nb;
 			cap *= 2;
 		}
-		r = read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
+		r = threaded ? ksym_reader_take(&rd, buf + len) : read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR && !threaded)
 			continue;
 		if (r < 0) {
 			err = -errno;
@@ -705,6 +831,8 @@ static int ksym_set_read(struct ksym_set *s, const char *path)
 		len -= (size_t)(rest - buf);
 		memmove(buf, rest, len);
 	}
+	if (threaded)
+		ksym_reader_stop(&rd);
 	close(fd);
 	free(buf);
 	if (!err && st.parsed && !nonzero)
