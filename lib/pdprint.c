@@ -988,71 +988,81 @@ static void trace_text(struct pp *p, struct out *o, const struct pdr_evsel *e, c
 	pp_memo_put(p, e, s->raw, s->raw_size, text, len);
 }
 
-/* Right-aligned decimal of v in exactly width columns ending at end (v fits). */
-static inline char *put_dec(char *end, uint64_t v, int min_digits, char pad, int width)
-{
-	char *q = end;
-	int n = 0;
-	do {
-		*--q = (char)('0' + v % 10);
-		v /= 10;
-		n++;
-	} while (v || n < min_digits);
-	while (n < width) {
-		*--q = pad;
-		n++;
-	}
-	return q;
-}
-
 /*
  * The default layout ("%16s %5d [%03d] %12s: %*s: ") written with direct
  * stores; the caller checked the room and that every value fits its width.
  */
+/* Decimal digits of v. */
+static inline int dec_digits(uint64_t v)
+{
+	int n = 1;
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+/* The n low decimal digits of v at o; returns o + n. */
+static inline char *dec_at(char *o, uint64_t v, int n)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		o[i] = (char)('0' + v % 10);
+		v /= 10;
+	}
+	return o + n;
+}
+
 static size_t fast_prefix(struct pp *p, const char *comm, size_t cl, int32_t tid, int32_t cpu, uint64_t t,
 			  const char *evname, size_t el, int ew, char *buf)
 {
+	/* fixed-size stores of spaces cover the padding (the caller gave
+	 * 128 bytes of room beyond the name columns) */
 	char *o = buf;
-	memset(o, ' ', 16 - cl);
-	memcpy(o + 16 - cl, comm, cl);
-	o += 16;
-	*o++ = ' ';
-	char tmp[32];
-	char *e = tmp + sizeof(tmp);
-	char *b = put_dec(e, (uint64_t)tid, 1, ' ', 5);
-	memcpy(o, b, (size_t)(e - b));
-	o += e - b;
-	*o++ = ' ';
-	*o++ = '[';
-	b = put_dec(e, (uint64_t)cpu, 3, '0', 3);
-	memcpy(o, b, (size_t)(e - b));
-	o += e - b;
-	*o++ = ']';
-	*o++ = ' ';
+	memset(o, ' ', 16);
+	by_copy(o + 16 - cl, comm, cl);
+	o[16] = ' ';
+	o += 17;
+	int n = dec_digits((uint64_t)tid);
+	if (n < 5) {
+		memset(o, ' ', 8);
+		o += 5 - n;
+	}
+	o = dec_at(o, (uint64_t)tid, n);
+	memcpy(o, " [", 2);
+	o = dec_at(o + 2, (uint64_t)cpu, 3);
+	memcpy(o, "] ", 2);
+	o += 2;
 	uint64_t sec = t / 1000000000ULL, nsec = t % 1000000000ULL;
-	if (p->o.ns) {
-		b = put_dec(e, nsec, 9, '0', 9);
-		*--b = '.';
-		b = put_dec(b, sec, 1, ' ', 5);
-	} else {
-		b = put_dec(e, nsec / 1000ULL, 6, '0', 6);
-		*--b = '.';
-		b = put_dec(b, sec, 1, ' ', 5);
-		while (e - b < 12)
-			*--b = ' ';
+	n = dec_digits(sec);
+	if (p->o.ns) {	/* "%5lu.%09lu" */
+		if (n < 5) {
+			memset(o, ' ', 8);
+			o += 5 - n;
+		}
+		o = dec_at(o, sec, n);
+		*o++ = '.';
+		o = dec_at(o, nsec, 9);
+	} else {	/* "%12s" of "sec.usec" */
+		if (n + 7 < 12) {
+			memset(o, ' ', 16);
+			o += 12 - (n + 7);
+		}
+		o = dec_at(o, sec, n);
+		*o++ = '.';
+		o = dec_at(o, nsec / 1000ULL, 6);
 	}
-	memcpy(o, b, (size_t)(e - b));
-	o += e - b;
-	*o++ = ':';
-	*o++ = ' ';
+	memcpy(o, ": ", 2);
+	o += 2;
 	if ((int)el < ew) {
-		memset(o, ' ', (size_t)ew - el);
-		o += (size_t)ew - el;
+		size_t pad = (size_t)ew - el;
+		memset(o, ' ', pad <= 16 ? 16 : pad);
+		o += pad;
 	}
-	memcpy(o, evname, el);
+	by_copy(o, evname, el);
 	o += el;
-	*o++ = ':';
-	*o++ = ' ';
+	memcpy(o, ": ", 2);
+	o += 2;
 	return (size_t)(o - buf);
 }
 
@@ -1064,7 +1074,7 @@ size_t pp_format_prefix(struct pp *p, const char *comm, int32_t pid, int32_t tid
 	    cpu < 1000) {
 		size_t cl = strlen(comm), el = strlen(evname);
 		int ew = pp_name_width(p);
-		if (cl <= 16 && len > 96 + el + (size_t)ew)
+		if (cl <= 16 && len > 128 + el + (size_t)ew)
 			return fast_prefix(p, comm, cl, tid, cpu, time_ns, evname, el, ew, buf);
 	}
 	struct out o = { buf, len, 0 };

@@ -903,7 +903,7 @@ static uint64_t eval(const struct run *r, uint32_t i)
 
 static inline char *put(char *o, const char *s, size_t n)
 {
-	memcpy(o, s, n);
+	by_copy(o, s, n);
 	return o + n;
 }
 
@@ -1114,9 +1114,12 @@ int ppc_run(const struct ppc_prog *pg, const uint8_t *raw, uint32_t raw_size, ch
 		case P_LIT:
 			o = put(o, pg->pool + st->a, st->len);
 			break;
-		case P_INT:
-			o = put_int(o, eval(&r, st->a), st);
+		case P_INT: {
+			const struct pexpr *x = &pg->x[st->a];
+			uint64_t v = x->kind == X_FIELD ? ld(raw + x->off, x->size, pg->swap) : eval(&r, st->a);
+			o = put_int(o, v, st);
 			break;
+		}
 		case P_STR:
 			o = run_str(&r, o, st->a, st);
 			if (r.fallback)
