@@ -53,6 +53,13 @@ struct tp_info {
 	uint64_t compiled, fallback;	/* samples printed each way */
 };
 
+#define PP_COMM_CACHE 64
+struct comm_cache {
+	uint32_t pid, tid;
+	uint64_t gen;		/* thr_generation() when comm was taken */
+	const char *comm;	/* owned by the thread table */
+};
+
 struct pp {
 	struct pdr *r;
 	struct pp_opts o;
@@ -71,6 +78,7 @@ struct pp {
 	struct ksym *ksym;
 	bool ksym_tried;
 	pthread_mutex_t ksym_mu;
+	struct comm_cache cc[PP_COMM_CACHE];	/* per CPU (modulo) */
 	/* deferred symbols (defer_symbols; the formatting thread only) */
 	struct sym_fix *fix;	/* where symbols go in the text not emitted yet */
 	size_t nfix, cfix;
@@ -1085,7 +1093,16 @@ size_t pp_format_prefix(struct pp *p, const char *comm, int32_t pid, int32_t tid
 size_t pp_format(struct pp *p, const struct pdr_event *ev, char *buf, size_t len)
 {
 	const struct pdr_sample *s = &ev->sample;
-	return pp_format_with_comm(p, ev, thr_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid), buf, len);
+	/* the task last seen on this CPU: often the same one again */
+	struct comm_cache *c = &p->cc[s->cpu % PP_COMM_CACHE];
+	uint64_t gen = thr_generation(p->thr);
+	if (!c->comm || c->gen != gen || c->pid != s->pid || c->tid != s->tid) {
+		c->comm = thr_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid);
+		c->gen = thr_generation(p->thr);
+		c->pid = s->pid;
+		c->tid = s->tid;
+	}
+	return pp_format_with_comm(p, ev, c->comm, buf, len);
 }
 
 size_t pp_format_with_comm(struct pp *p, const struct pdr_event *ev, const char *comm, char *buf, size_t len)
