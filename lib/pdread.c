@@ -2216,6 +2216,9 @@ static int process_user(struct pdr *r, struct pdr_event *ev)
 static void deliver_queued(struct pdr *r, struct pdr_event *ev)
 {
 	struct qent *q = &r->q[r->ready_pos++];
+	/* the records were read a round or two ago: fetch a few ahead */
+	if (r->ready_pos + 3 < r->ready_len)
+		__builtin_prefetch(r->q[r->ready_pos + 3].rec);
 	r->live_bytes -= q->size + 2 * sizeof(struct qent);
 	ev->type = by_ld32(q->rec, r->swap);
 	ev->misc = by_ld16(q->rec + 4, r->swap);
