@@ -11,7 +11,8 @@
 #     another process (`| cat > /dev/null`, cat's time included on both sides);
 #   - recordings made here with perf record the way the end-to-end tests make
 #     them: sched+irq+irq_vectors+timer; the same with -z; the same in pipe
-#     mode (read from stdin); and a ~40 KB one.  These run too fast for
+#     mode (read from stdin); and a ~45 KB one (sched_switch + hrtimer_start,
+#     so that a symbol is printed).  These run too fast for
 #     /usr/bin/time's 10 ms resolution, so each measurement is a loop of
 #     REPS invocations (default 10) and the figures are per invocation.
 # It first prints what else is running (load average, top processes): the
@@ -92,17 +93,22 @@ if ! perf record -q -e "$ev" -a -o "$tmp/fresh.data" -- sh -c "$work" 2> "$tmp/r
 fi
 perf record -q -z -e "$ev" -a -o "$tmp/z.data" -- sleep 0.3 2>/dev/null
 perf record -q -e "$ev" -a -o - -- sleep 0.3 > "$tmp/p.data" 2>/dev/null
-perf record -q -e 'sched:sched_switch,timer:hrtimer_start' -a -o "$tmp/tiny.data" -- sleep 0.005 2>/dev/null
+perf record -q -e 'sched:sched_switch,timer:hrtimer_start' -a -o "$tmp/tiny.data" -- sleep 0.001 2>/dev/null
 for f in fresh z p tiny; do
 	[ -s "$tmp/$f.data" ] || continue
 	size=$(( $(wc -c < "$tmp/$f.data") / 1024 ))
-	lines=$(perf script -i - < "$tmp/$f.data" 2>/dev/null | wc -l)
+	if [ $f = p ]; then
+		lines=$(perf script -i - < "$tmp/$f.data" 2>/dev/null | wc -l)
+	else
+		lines=$(perf script -i "$tmp/$f.data" 2>/dev/null | wc -l)
+	fi
 	case $f in
-	fresh) name="e2e sched+irq+timer ${size}K" ;;
-	z) name="e2e -z ${size}K" ;;
-	p) name="e2e pipe mode ${size}K" ;;
-	tiny) name="small ${size}K, $lines lines" ;;
+	fresh) name="e2e sched+irq+timer" ;;
+	z) name="e2e -z" ;;
+	p) name="e2e pipe mode" ;;
+	tiny) name="small sched+hrtimer" ;;
 	esac
+	name="$name ${size}K ${lines}l"
 	if [ $f = p ]; then
 		compare "$name" "$reps" "perf script -i - < '$tmp/p.data'" "'$L' script -q -i - < '$tmp/p.data'"
 	else

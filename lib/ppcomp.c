@@ -965,12 +965,30 @@ static char *put_int(char *o, uint64_t v, const struct pstep *st)
 			v = -v;
 		}
 		/* fall through */
-	case 'u':
-		do {
-			*--b = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
+	case 'u': {
+		/* two digits per division */
+		static const char d2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+					 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+					 "8081828384858687888990919293949596979899";
+		while (v >= 100) {
+			unsigned k = (unsigned)(v % 100) * 2;
+			v /= 100;
+			*--b = d2[k + 1];
+			*--b = d2[k];
+		}
+		if (v >= 10) {
+			*--b = d2[v * 2 + 1];
+			*--b = d2[v * 2];
+		} else {
+			*--b = (char)('0' + v);
+		}
+		if (!st->width && !neg) {
+			size_t nd = (size_t)(e - b);
+			by_copy(o, b, nd);
+			return o + nd;
+		}
 		break;
+	}
 	case 'o':
 		do {
 			*--b = (char)('0' + (v & 7));
