@@ -16,6 +16,7 @@
 #define PPC_MAX_DEPTH	48	/* argument tree depth we follow */
 #define PPC_MAX_WIDTH	4096	/* larger printf widths/precisions: libtraceevent */
 #define PPC_MAX_ITEMS	(1u << 20)	/* steps, nodes, entries of one program */
+#define PPC_MAX_OUT	(1u << 20)	/* longest text a program may print (+ strings) */
 
 /* ------------------------------------------------------------ program */
 
@@ -825,6 +826,8 @@ int ppc_compile(struct tep_event *ev, struct ppc_prog **out, char *why, size_t w
 			}
 		}
 		pg->static_max = m;
+		if (m > PPC_MAX_OUT)
+			decline(pg, "a line of up to %zu bytes", m);
 	}
 	int err = pg->err;
 	pg->ev = NULL;
