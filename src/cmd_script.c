@@ -232,9 +232,13 @@ int cmd_script(int argc, char **argv)
 		return EXIT_ERR;
 	}
 
-	/* read(2) into reused blocks, not a mapping: faulting a mapping in costs
-	 * several times the copy on VMs (docs/script.md) */
-	ro.no_map = true;
+	/* Large files are read with read(2) into reused blocks: faulting a
+	 * mapping in costs several times the copy on VMs.  Small ones are
+	 * mapped: then no fresh memory is needed for them at all, which wins
+	 * below a few MB (docs/script.md). */
+	struct stat ist;
+	ro.no_map = strcmp(input, "-") && stat(input, &ist) == 0 && S_ISREG(ist.st_mode) &&
+		    ist.st_size > (8 << 20);
 	struct pdr *r;
 	cio_sigpipe_as_error();	/* a closed pipe is a write error: reported, exit 2 */
 	int err = pdr_open(&r, input, &ro);
