@@ -78,27 +78,6 @@ FILE *cio_fopen_safe(struct so_file **sf, int atfd, const char *path, const char
  */
 int cio_fclose_safe(FILE *f, struct so_file *sf, const char *path, bool discard, const char *prog);
 
-/*
- * A writer thread for large chunks of output (double buffering): the caller
- * fills one buffer while the thread writes the other with write(2).
- *	w = cio_wr_new(fd);           // NULL: write yourself
- *	cio_wr_put(w, a, n); ...fill b...; cio_wr_put(w, b, m); ...fill a...
- *	cio_wr_end(w);
- * A buffer handed over must not change until the next cio_wr_put() or
- * cio_wr_sync() returns.  The results are 0 or the negative errno of the
- * first failed write (later chunks are then dropped).  The caller must
- * not write to fd itself unless cio_wr_sync() returned (and must flush its
- * own stdio buffer before handing over the next chunk).
- */
-struct cio_wr;
-struct cio_wr *cio_wr_new(int fd);
-int cio_wr_put(struct cio_wr *w, const char *buf, size_t len);
-int cio_wr_sync(struct cio_wr *w);
-/* Wait for the last chunk, stop the thread, free w (NULL is fine). */
-int cio_wr_end(struct cio_wr *w);
-/* The first write error so far (0 if none), without waiting. */
-int cio_wr_failed(struct cio_wr *w);
-
 struct pdr;
 /*
  * cio_pdr_close - pdr_close(), after a warning on stderr when the recording
