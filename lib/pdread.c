@@ -49,15 +49,16 @@ struct arena_block {
 	uint8_t data[];
 };
 
+/* A queued record: 32 bytes (the index of two rounds is in the MBs and
+ * fresh memory is expensive).  Its size is read back from its header; ties
+ * in time keep file order because the merge sort is stable. */
 struct qent {
 	uint64_t time;
-	uint64_t seq;
-	uint64_t file_offset;
 	uint8_t *rec;
 	struct arena_block *blk;
-	uint16_t size;
-	bool compressed;
+	uint64_t off;		/* file offset | QENT_COMPRESSED */
 };
+#define QENT_COMPRESSED (1ULL << 63)
 
 struct idmap_slot {
 	uint64_t id;
@@ -112,7 +113,6 @@ struct pdr {
 	struct qent *q, *qtmp;		/* qtmp: merge scratch, same capacity */
 	size_t q_len, q_cap;
 	size_t ready_pos, ready_len;	/* q[ready_pos..ready_len) are sorted and deliverable */
-	uint64_t seq;
 	uint64_t max_time;		/* highest time queued */
 	uint64_t next_flush;		/* limit of the next round flush */
 	uint64_t last_flush;		/* highest time released */
@@ -1663,31 +1663,22 @@ static void arena_release(struct pdr *r, struct arena_block *b)
 	}
 }
 
-static int qent_cmp(const void *a, const void *b)
-{
-	const struct qent *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : (x->seq > y->seq);
-}
-
 static inline bool qent_le(const struct qent *x, const struct qent *y)
 {
-	return x->time < y->time || (x->time == y->time && x->seq <= y->seq);
+	return x->time <= y->time;
 }
 
 /*
  * Natural merge sort: a round is a few runs already in time order (one per
- * CPU ring), so merging runs pairwise is linear for the usual case.  Stable.
+ * CPU ring), so merging runs pairwise is linear for the usual case.  Stable,
+ * which keeps records of equal time in file order: the queue always holds
+ * the sorted rest of the previous rounds followed by the new records in
+ * file order.
  */
 static void queue_sort(struct pdr *r)
 {
 	size_t n = r->q_len;
 	struct qent *a = r->q, *b = r->qtmp;
-	if (!b) {
-		qsort(r->q, n, sizeof(*r->q), qent_cmp);
-		return;
-	}
 	for (;;) {
 		size_t runs = 0, i = 0, o = 0;
 		while (i < n) {
@@ -1750,7 +1741,9 @@ static int queue_push(struct pdr *r, uint64_t time, const uint8_t *rec, uint16_t
 			return -ENOMEM;
 		r->q = n;
 		free(r->qtmp);
-		r->qtmp = malloc(ncap * sizeof(*n));	/* NULL: queue_sort falls back to qsort */
+		r->qtmp = malloc(ncap * sizeof(*n));	/* merge scratch */
+		if (!r->qtmp)
+			return -ENOMEM;
 		/* the index counts against the memory cap too */
 		r->queue_bytes += 2 * (ncap - r->q_cap) * sizeof(*n);
 		if (r->queue_bytes > r->stats.queue_peak_bytes)
@@ -1780,12 +1773,9 @@ static int queue_push(struct pdr *r, uint64_t time, const uint8_t *rec, uint16_t
 	r->live_bytes += size + 2 * sizeof(struct qent);
 	struct qent *e = &r->q[r->q_len++];
 	e->time = time;
-	e->seq = r->seq++;
-	e->file_offset = off;
 	e->rec = p;
 	e->blk = blk;
-	e->size = size;
-	e->compressed = compressed;
+	e->off = off | (compressed ? QENT_COMPRESSED : 0);
 	if (time > r->max_time)
 		r->max_time = time;
 	return 0;
@@ -2219,13 +2209,13 @@ static void deliver_queued(struct pdr *r, struct pdr_event *ev)
 	/* the records were read a round or two ago: fetch a few ahead */
 	if (r->ready_pos + 3 < r->ready_len)
 		__builtin_prefetch(r->q[r->ready_pos + 3].rec);
-	r->live_bytes -= q->size + 2 * sizeof(struct qent);
 	ev->type = by_ld32(q->rec, r->swap);
 	ev->misc = by_ld16(q->rec + 4, r->swap);
-	ev->size = q->size;
+	ev->size = by_ld16(q->rec + 6, r->swap);
+	r->live_bytes -= ev->size + 2 * sizeof(struct qent);
 	ev->data = q->rec;
-	ev->file_offset = q->file_offset;
-	ev->compressed = q->compressed;
+	ev->file_offset = q->off & ~QENT_COMPRESSED;
+	ev->compressed = (q->off & QENT_COMPRESSED) != 0;
 	fill_kernel(r, ev);
 	/* The record stays valid until the next call: release the previous one. */
 	if (r->have_last && r->last_delivered.blk)
