@@ -15,6 +15,8 @@
 #     so that a symbol is printed).  These run too fast for
 #     /usr/bin/time's 10 ms resolution, so each measurement is a loop of
 #     REPS invocations (default 10) and the figures are per invocation.
+# Then the time cat takes to move the same bytes (the input, the output to
+# /dev/null and through a pipe): the limit for any formatter.
 # It first prints what else is running (load average, top processes): the
 # figures are only meaningful on an otherwise idle machine.
 #
@@ -82,6 +84,18 @@ L=$LATSCOPE
 # (latscope script runs on one thread: -j1 is the same as the default)
 compare "shared, > /dev/null" 1 "perf script -i '$rec'" "'$L' script -q -i '$rec'"
 compare "shared, | cat > /dev/null" 1 "perf script -i '$rec' | cat" "'$L' script -q -i '$rec' | cat"
+
+# The limit: moving the same bytes without formatting them.
+"$L" script -q -i "$rec" > "$tmp/out.txt"
+for c in "cat '$rec' > /dev/null" "cat '$tmp/out.txt' > /dev/null" "cat '$tmp/out.txt' | cat > /dev/null"; do
+	: > "$tmp/c"
+	i=0
+	while [ $i -lt "$runs" ]; do measure "$c" >> "$tmp/c"; i=$((i + 1)); done
+	printf '%-34s %8.3fs wall %8.3fs cpu  (reference: %s)\n' "$(echo "$c" | sed "s|$tmp/||; s|'||g; s|$rec|input|")" \
+		"$(cut -d' ' -f1 "$tmp/c" | median)" "$(cut -d' ' -f2 "$tmp/c" | median)" \
+		"$(( $(wc -c < "$tmp/out.txt") / 1048576 )) MB of output, $(( $(wc -c < "$rec") / 1048576 )) MB of input"
+done
+rm -f "$tmp/out.txt"
 
 # Small recordings, made as tests/e2e/script_perf_parity.sh makes them.
 ev='sched:sched_switch,sched:sched_wakeup,sched:sched_waking,irq:*,irq_vectors:local_timer*,irq_vectors:reschedule*,irq_vectors:call_function*,timer:*'

@@ -533,6 +533,10 @@ struct ksym_slot {
 
 struct ksym_set {
 	size_t n;
+	/* early end (the live kernel's text only): the kept symbols so far
+	 * come in address order and none is a module's */
+	bool live, in_order;
+	uint64_t top;		/* highest kept start so far */
 	struct ksym_slot **dirty;	/* slots to copy before the buffer moves */
 	size_t ndirty;
 	uint64_t *addr;		/* sorted, unique */
@@ -642,6 +646,9 @@ static char *ksym_set_lines(struct ksym_set *s, struct ksym_stats *st, size_t *n
 		if (ksym_count_line(st, kl, nz, nonzero)) {
 			st->symbols++;
 			ksym_set_note(s, &ls);
+			if (ls.start < s->top || ls.mod)
+				s->in_order = false;
+			s->top = ls.start;
 		}
 		p = nl ? nl + 1 : end;
 	}
@@ -653,6 +660,22 @@ static int ksym_u64_cmp(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/*
+ * Reading the live kernel's /proc/kallsyms may stop early.  The kernel
+ * lists its own symbols first, in address order (its lookup tables are
+ * sorted), then modules, BPF programs and trampolines, which all live
+ * outside the kernel image; the image is one range.  So while every kept
+ * line so far is in order and none is a module's, an address below the
+ * highest start seen has its symbol and the one after it among the lines
+ * read already: nothing later can fall between two symbols of the image.
+ * When that holds for every address of the set, the pass ends.  (A
+ * kallsyms file given by name is always read to its end.)
+ */
+static bool ksym_set_decided(const struct ksym_set *s)
+{
+	return s->live && s->in_order && s->n && s->addr[s->n - 1] < s->top;
 }
 
 /*
@@ -828,6 +851,8 @@ static int ksym_set_read(struct ksym_set *s, const char *path)
 		err = ksym_set_settle(s);
 		if (err || r == 0)
 			break;
+		if (ksym_set_decided(s))
+			break;	/* the rest of the text cannot change an answer */
 		len -= (size_t)(rest - buf);
 		memmove(buf, rest, len);
 	}
@@ -869,6 +894,8 @@ int ksym_resolve(struct ksym_set **sp, const char *path, const uint64_t *addrs, 
 	for (size_t i = 0; i < n; i++)
 		if (!s->n || s->addr[s->n - 1] != s->addr[i])
 			s->addr[s->n++] = s->addr[i];
+	s->live = !strcmp(path, "/proc/kallsyms");
+	s->in_order = true;
 	err = ksym_set_read(s, path);
 	if (err == -EPERM || err == -ENODATA) {
 		s->failed = true;	/* no table: every lookup misses */

@@ -125,9 +125,13 @@ bool ksym_find(const struct ksym *k, const char *name, const char *module, uint6
  * hundred addresses cost a few KB where ksym_load() costs ~10 MB).  Each
  * of addrs[0..n) resolves exactly as ksym_lookup() on ksym_load(path)
  * would resolve it, including when that load would fail with -EPERM or
- * -ENODATA (then nothing resolves).  On success *sp is a set the caller
- * frees with ksym_set_free(); else *sp is NULL and the result is -errno
- * from open/read, -ENOMEM or -EFBIG.
+ * -ENODATA (then nothing resolves).  For "/proc/kallsyms" (the running
+ * kernel) the pass ends once every address lies below a kernel-image
+ * symbol already read, the lines so far being the image's, in address
+ * order: modules and the like are listed after the image and lie outside
+ * it, so they cannot change those answers (see ksym.c).  On success *sp is
+ * a set the caller frees with ksym_set_free(); else *sp is NULL and the
+ * result is -errno from open/read, -ENOMEM or -EFBIG.
  */
 struct ksym_set;
 int ksym_resolve(struct ksym_set **sp, const char *path, const uint64_t *addrs, size_t n);
