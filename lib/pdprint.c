@@ -1004,22 +1004,13 @@ static void trace_text(struct pp *p, struct out *o, const struct pdr_evsel *e, c
 static inline int dec_digits(uint64_t v)
 {
 	int n = 1;
-	while (v >= 10) {
-		v /= 10;
-		n++;
+	while (v >= 100) {
+		v /= 100;
+		n += 2;
 	}
-	return n;
+	return n + (v >= 10);
 }
 
-/* The n low decimal digits of v at o; returns o + n. */
-static inline char *dec_at(char *o, uint64_t v, int n)
-{
-	for (int i = n - 1; i >= 0; i--) {
-		o[i] = (char)('0' + v % 10);
-		v /= 10;
-	}
-	return o + n;
-}
 
 static size_t fast_prefix(struct pp *p, const char *comm, size_t cl, int32_t tid, int32_t cpu, uint64_t t,
 			  const char *evname, size_t el, int ew, char *buf)
@@ -1036,9 +1027,9 @@ static size_t fast_prefix(struct pp *p, const char *comm, size_t cl, int32_t tid
 		memset(o, ' ', 8);
 		o += 5 - n;
 	}
-	o = dec_at(o, (uint64_t)tid, n);
+	o = ppc_put_dec(o, (uint64_t)tid, n);
 	memcpy(o, " [", 2);
-	o = dec_at(o + 2, (uint64_t)cpu, 3);
+	o = ppc_put_dec(o + 2, (uint64_t)cpu, 3);
 	memcpy(o, "] ", 2);
 	o += 2;
 	uint64_t sec = t / 1000000000ULL, nsec = t % 1000000000ULL;
@@ -1048,17 +1039,17 @@ static size_t fast_prefix(struct pp *p, const char *comm, size_t cl, int32_t tid
 			memset(o, ' ', 8);
 			o += 5 - n;
 		}
-		o = dec_at(o, sec, n);
+		o = ppc_put_dec(o, sec, n);
 		*o++ = '.';
-		o = dec_at(o, nsec, 9);
+		o = ppc_put_dec(o, nsec, 9);
 	} else {	/* "%12s" of "sec.usec" */
 		if (n + 7 < 12) {
 			memset(o, ' ', 16);
 			o += 12 - (n + 7);
 		}
-		o = dec_at(o, sec, n);
+		o = ppc_put_dec(o, sec, n);
 		*o++ = '.';
-		o = dec_at(o, nsec / 1000ULL, 6);
+		o = ppc_put_dec(o, nsec / 1000ULL, 6);
 	}
 	memcpy(o, ": ", 2);
 	o += 2;

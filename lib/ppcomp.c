@@ -970,9 +970,7 @@ static char *put_int(char *o, uint64_t v, const struct pstep *st)
 		/* fall through */
 	case 'u': {
 		/* two digits per division */
-		static const char d2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-					 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-					 "8081828384858687888990919293949596979899";
+		const char *d2 = ppc_digits2;
 		while (v >= 100) {
 			unsigned k = (unsigned)(v % 100) * 2;
 			v /= 100;

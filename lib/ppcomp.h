@@ -88,4 +88,26 @@ bool ppc_prints_symbols(const struct ppc_prog *pg);
 int ppc_run(const struct ppc_prog *pg, const uint8_t *raw, uint32_t raw_size, char *out,
 	    const struct ppc_symcb *syms);
 
+/* "00".."99": the decimal digits of 0..99, two by two. */
+static const char ppc_digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* The n (> 0) low decimal digits of v at o, two at a time; returns o + n. */
+static inline char *ppc_put_dec(char *o, uint64_t v, int n)
+{
+	char *end = o + n, *e = end;
+	while (e - o >= 2) {
+		unsigned k = (unsigned)(v % 100) * 2;
+		v /= 100;
+		e -= 2;
+		e[0] = ppc_digits2[k];
+		e[1] = ppc_digits2[k + 1];
+	}
+	if (e > o)
+		o[0] = (char)('0' + v % 10);
+	return end;
+}
+
 #endif
