@@ -53,7 +53,7 @@ struct tp_info {
 	uint64_t compiled, fallback;	/* samples printed each way */
 };
 
-#define PP_COMM_CACHE 64
+#define PP_COMM_CACHE 256
 struct comm_cache {
 	uint32_t pid, tid;
 	uint64_t gen;		/* thr_generation() when comm was taken */
@@ -78,7 +78,7 @@ struct pp {
 	struct ksym *ksym;
 	bool ksym_tried;
 	pthread_mutex_t ksym_mu;
-	struct comm_cache cc[PP_COMM_CACHE];	/* per CPU (modulo) */
+	struct comm_cache cc[PP_COMM_CACHE];	/* by tid */
 	/* deferred symbols (defer_symbols; the formatting thread only) */
 	struct sym_fix *fix;	/* where symbols go in the text not emitted yet */
 	size_t nfix, cfix;
@@ -1084,8 +1084,8 @@ size_t pp_format_prefix(struct pp *p, const char *comm, int32_t pid, int32_t tid
 size_t pp_format(struct pp *p, const struct pdr_event *ev, char *buf, size_t len)
 {
 	const struct pdr_sample *s = &ev->sample;
-	/* the task last seen on this CPU: often the same one again */
-	struct comm_cache *c = &p->cc[s->cpu % PP_COMM_CACHE];
+	/* tasks recently printed (direct-mapped by tid): few distinct ones */
+	struct comm_cache *c = &p->cc[(s->tid * 0x9e3779b1u) >> 24 & (PP_COMM_CACHE - 1)];
 	uint64_t gen = thr_generation(p->thr);
 	if (!c->comm || c->gen != gen || c->pid != s->pid || c->tid != s->tid) {
 		c->comm = thr_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid);
