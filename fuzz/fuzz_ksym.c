@@ -7,7 +7,9 @@
  * non-empty, non-overlapping symbols in strictly increasing order, each
  * resolving to itself at its first and last byte, with the byte before it
  * resolving to the previous symbol or to nothing.  Addresses taken from the
- * input's bytes are looked up too: a hit must cover the address.
+ * input's bytes are looked up too: a hit must cover the address.  The one-
+ * pass resolver (ksym_resolve) must give the table's answers for all of
+ * them (tests/ksymoracle.h).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "ksym.h"
+#include "../tests/ksymoracle.h"
 
 #define FZ_CHECK(c)	do { if (!(c)) { fprintf(stderr, "fuzz_ksym: %s:%d: %s\n", \
 				 __FILE__, __LINE__, #c); abort(); } } while (0)
@@ -49,7 +52,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ksym *k = (struct ksym *)&k;
 	int rc = ksym_load_mem(&k, (const char *)data, size);
+	uint64_t extra[512];
+	size_t nextra = 0;
 
+	for (size_t off = 0; off + 8 <= size && nextra < 512; off += 8)
+		memcpy(&extra[nextra++], data + off, 8);
+	FZ_CHECK(ksymo_check((const char *)data, size, extra, nextra) >= 0);
 	if (rc) {
 		FZ_CHECK(!k);
 		FZ_CHECK(rc == -ENODATA || rc == -EPERM || rc == -ENOMEM || rc == -EFBIG);

@@ -62,6 +62,35 @@ static inline void by_st64(void *p, uint64_t v, bool swap)
 	memcpy(p, &v, sizeof(v));
 }
 
+/*
+ * by_copy - memcpy for the short copies of text formatting: up to 16 bytes
+ * with two possibly overlapping loads and stores (no call, no read or
+ * write outside [s, s + n) and [d, d + n)), longer ones by memcpy.
+ */
+static inline void by_copy(void *d, const void *s, size_t n)
+{
+	unsigned char *dp = d;
+	const unsigned char *sp = s;
+	if (n >= 8 && n <= 16) {
+		uint64_t a, b;
+		memcpy(&a, sp, 8);
+		memcpy(&b, sp + n - 8, 8);
+		memcpy(dp, &a, 8);
+		memcpy(dp + n - 8, &b, 8);
+	} else if (n >= 4 && n < 8) {
+		uint32_t a, b;
+		memcpy(&a, sp, 4);
+		memcpy(&b, sp + n - 4, 4);
+		memcpy(dp, &a, 4);
+		memcpy(dp + n - 4, &b, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			dp[i] = sp[i];
+	} else {
+		memcpy(d, s, n);
+	}
+}
+
 /* Fixed big-endian loads (swap exactly when the host is little-endian). */
 static inline uint16_t by_ld16_be(const void *p) { return by_ld16(p, !BY_HOST_BIG_ENDIAN); }
 static inline uint32_t by_ld32_be(const void *p) { return by_ld32(p, !BY_HOST_BIG_ENDIAN); }

@@ -119,6 +119,31 @@ bool ksym_get(const struct ksym *k, size_t i, struct ksym_hit *hit);
  * "_text" (the KASLR offset against a recording's kernel map). */
 bool ksym_find(const struct ksym *k, const char *name, const char *module, uint64_t *addr);
 
+/*
+ * ksym_resolve - the symbols of a few known addresses from one pass over a
+ * kallsyms file, with memory for those addresses only (no table: a few
+ * hundred addresses cost a few KB where ksym_load() costs ~10 MB).  Each
+ * of addrs[0..n) resolves exactly as ksym_lookup() on ksym_load(path)
+ * would resolve it, including when that load would fail with -EPERM or
+ * -ENODATA (then nothing resolves).  For "/proc/kallsyms" (the running
+ * kernel) the pass ends once every address lies below a kernel-image
+ * symbol already read, the lines so far being the image's, in address
+ * order: modules and the like are listed after the image and lie outside
+ * it, so they cannot change those answers (see ksym.c).  On success *sp is
+ * a set the caller frees with ksym_set_free(); else *sp is NULL and the
+ * result is -errno from open/read, -ENOMEM or -EFBIG.
+ */
+struct ksym_set;
+int ksym_resolve(struct ksym_set **sp, const char *path, const uint64_t *addrs, size_t n);
+
+/* ksym_set_lookup - as ksym_lookup() for an address given to ksym_resolve()
+ * (false for any other); hit->index is the address's rank in the set.
+ * Strings are owned by the set. */
+bool ksym_set_lookup(const struct ksym_set *s, uint64_t addr, struct ksym_hit *hit);
+
+/* ksym_set_free - NULL is fine. */
+void ksym_set_free(struct ksym_set *s);
+
 /* Number of symbols in the table (0 for NULL). */
 size_t ksym_count(const struct ksym *k);
 

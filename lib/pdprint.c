@@ -3,6 +3,7 @@
 #include "pdprint.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #include <traceevent/trace-seq.h>
 
 #include "bytes.h"
+#include "ksym.h"
+#include "ppcomp.h"
 #include "thread.h"
 
 /*
@@ -44,6 +47,17 @@ struct memo {
 struct tp_info {
 	int id;
 	int key_start;		/* first raw byte that can affect the text; -1 = no memo */
+	struct ppc_prog *prog;	/* the compiled print format, or NULL */
+	char why[96];		/* why not compiled */
+	char name[64];		/* "sys:name" */
+	uint64_t compiled, fallback;	/* samples printed each way */
+};
+
+#define PP_COMM_CACHE 256
+struct comm_cache {
+	uint32_t pid, tid;
+	uint64_t gen;		/* thr_generation() when comm was taken */
+	const char *comm;	/* owned by the thread table */
 };
 
 struct pp {
@@ -54,8 +68,38 @@ struct pp {
 	struct memo memo;
 	struct tp_info *tps;
 	size_t nr_tps, last_tp;
+	struct ppc_symcb symcb;
+	char *scratch;		/* a compiled text that did not fit the caller's buffer */
+	size_t scratch_cap;
 	int name_width;		/* computed lazily: pipe mode adds evsels late */
 	size_t name_width_evsels;
+	/* kernel symbols: path decided at pp_new, table loaded on first use */
+	const char *ksym_path;	/* NULL = never resolve */
+	struct ksym *ksym;
+	bool ksym_tried;
+	pthread_mutex_t ksym_mu;
+	struct comm_cache cc[PP_COMM_CACHE];	/* by tid */
+	/* deferred symbols (defer_symbols; the formatting thread only) */
+	struct sym_fix *fix;	/* where symbols go in the text not emitted yet */
+	size_t nfix, cfix;
+	struct sym_ent *sc;	/* known addresses (open addressing) */
+	size_t sc_cap, sc_used;
+	struct ksym_set *kset;	/* the one pass over kallsyms */
+	bool kset_done;
+	bool no_defer;		/* text going to scratch: resolve now */
+};
+
+struct sym_fix {
+	const char *at;
+	uint64_t addr;
+	bool with_offset;
+};
+
+struct sym_ent {
+	uint64_t addr;
+	uint64_t start;
+	const char *name;	/* owned by kset or ksym; NULL: no symbol */
+	bool used;
 };
 
 /* Does any recorded tracepoint print a kernel symbol (%ps, %pS, %pf...)? */
@@ -71,11 +115,225 @@ static bool formats_print_symbols(struct pdr *r)
 	return false;
 }
 
-static void load_symbols(struct pp *p)
+/*
+ * Kernel symbols for %ps-style fields, as perf script resolves them: perf
+ * hands libtraceevent a function resolver backed by its kernel map (no
+ * function list).  Here the resolver is lib/ksym (perf's kallsyms rules),
+ * loaded on the first address that needs it: a recording whose samples
+ * print no symbol never reads kallsyms.
+ */
+static void ksyms_ensure(struct pp *p)
+{
+	pthread_mutex_lock(&p->ksym_mu);
+	if (!p->ksym_tried) {
+		struct ksym *k = NULL;
+		if (ksym_load(&k, p->ksym_path) == 0)
+			__atomic_store_n(&p->ksym, k, __ATOMIC_RELEASE);
+		__atomic_store_n(&p->ksym_tried, true, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&p->ksym_mu);
+}
+
+/* The symbol covering addr (loading the table on first use); false if none. */
+static bool pp_ksym(struct pp *p, uint64_t addr, struct ksym_hit *hit)
+{
+	if (!p->ksym_path)
+		return false;
+	if (!__atomic_load_n(&p->ksym_tried, __ATOMIC_ACQUIRE))
+		ksyms_ensure(p);
+	return ksym_lookup(__atomic_load_n(&p->ksym, __ATOMIC_ACQUIRE), addr, hit);
+}
+
+/* libtraceevent's function resolver (tep_func_resolver_t). */
+static char *resolve_func(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct ksym_hit h;
+	if (!pp_ksym(priv, *addrp, &h))
+		return NULL;
+	*addrp = h.start;
+	*modp = (char *)h.module;
+	return (char *)h.name;
+}
+
+/* The symbol text as libtraceevent's print_function writes it (name, with
+ * "+0xOFF" for %pS/%pF; "0x..." when no symbol covers addr); its length. */
+static size_t sym_write(char *out, uint64_t addr, const char *name, uint64_t start, bool with_offset)
+{
+	if (!name)
+		return (size_t)sprintf(out, "0x%llx", (unsigned long long)addr);
+	size_t n = strlen(name);
+	memcpy(out, name, n);
+	if (with_offset)
+		n += (size_t)sprintf(out + n, "+0x%llx", (unsigned long long)(addr - start));
+	return n;
+}
+
+static struct sym_ent *sc_find(struct pp *p, uint64_t addr)
+{
+	if (!p->sc_cap)
+		return NULL;
+	for (size_t i = (size_t)(addr * 0x9e3779b97f4a7c15ULL >> 20) & (p->sc_cap - 1);; i = (i + 1) & (p->sc_cap - 1))
+		if (!p->sc[i].used || p->sc[i].addr == addr)
+			return &p->sc[i];
+}
+
+/* Remember what addr resolves to (name NULL: nothing). */
+static void sc_put(struct pp *p, uint64_t addr, const char *name, uint64_t start)
+{
+	if ((p->sc_used + 1) * 2 > p->sc_cap) {
+		size_t ncap = p->sc_cap ? p->sc_cap * 2 : 256;
+		struct sym_ent *old = p->sc, *n = calloc(ncap, sizeof(*n));
+		if (!n)
+			return;
+		size_t ocap = p->sc_cap;
+		p->sc = n;
+		p->sc_cap = ncap;
+		p->sc_used = 0;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].used)
+				sc_put(p, old[i].addr, old[i].name, old[i].start);
+		free(old);
+	}
+	struct sym_ent *e = sc_find(p, addr);
+	if (!e->used)
+		p->sc_used++;
+	e->used = true;
+	e->addr = addr;
+	e->name = name;
+	e->start = start;
+}
+
+/* Resolve addr now (the table is loaded if need be) and remember it. */
+static struct sym_ent *sc_resolve(struct pp *p, uint64_t addr)
+{
+	struct ksym_hit h;
+	bool found = pp_ksym(p, addr, &h);
+	sc_put(p, addr, found ? h.name : NULL, found ? h.start : 0);
+	struct sym_ent *e = sc_find(p, addr);
+	return e && e->used ? e : NULL;
+}
+
+/* How a compiled format prints %ps / %pS. */
+static size_t sym_text(void *ctx, uint64_t addr, bool with_offset, char *out)
+{
+	struct pp *p = ctx;
+	if (!p->ksym_path)
+		return sym_write(out, addr, NULL, 0, with_offset);
+	struct sym_ent *e = sc_find(p, addr);
+	if ((!e || !e->used) && (!p->o.defer_symbols || p->kset_done || p->no_defer)) {
+		e = sc_resolve(p, addr);
+		if (!e) {	/* no memory for the cache */
+			struct ksym_hit h;
+			bool found = pp_ksym(p, addr, &h);
+			return sym_write(out, addr, found ? h.name : NULL, found ? h.start : 0, with_offset);
+		}
+	}
+	if (e && e->used)
+		return sym_write(out, addr, e->name, e->start, with_offset);
+	/* not known yet: leave it out, note where it goes (pp_emit) */
+	if (p->nfix == p->cfix) {
+		size_t nc = p->cfix ? p->cfix * 2 : 256;
+		struct sym_fix *n = realloc(p->fix, nc * sizeof(*n));
+		if (!n) {
+			p->kset_done = true;	/* give up deferring */
+			return sym_text(ctx, addr, with_offset, out);
+		}
+		p->fix = n;
+		p->cfix = nc;
+	}
+	p->fix[p->nfix++] = (struct sym_fix){ out, addr, with_offset };
+	return 0;
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Resolve every address the fixups wait for. */
+static void resolve_pending(struct pp *p)
+{
+	if (!p->kset_done) {
+		uint64_t *a = malloc(p->nfix * sizeof(*a));
+		size_t n = 0;
+		for (size_t i = 0; a && i < p->nfix; i++)
+			a[n++] = p->fix[i].addr;
+		if (a)
+			qsort(a, n, sizeof(*a), addr_cmp);
+		if (a && ksym_resolve(&p->kset, p->ksym_path, a, n) == 0) {
+			struct ksym_hit h;
+			for (size_t i = 0; i < n; i++) {
+				if (i && a[i] == a[i - 1])
+					continue;
+				bool found = ksym_set_lookup(p->kset, a[i], &h);
+				sc_put(p, a[i], found ? h.name : NULL, found ? h.start : 0);
+			}
+		}
+		free(a);
+		p->kset_done = true;	/* new addresses from now on: the whole table */
+	}
+	for (size_t i = 0; i < p->nfix; i++) {
+		struct sym_ent *e = sc_find(p, p->fix[i].addr);
+		if (!e || !e->used)
+			sc_resolve(p, p->fix[i].addr);
+	}
+}
+
+bool pp_format_stat(const struct pp *p, size_t i, struct pp_format_stat *st)
+{
+	if (i >= p->nr_tps)
+		return false;
+	const struct tp_info *t = &p->tps[i];
+	st->name = t->name;
+	st->compiled = t->prog != NULL;
+	st->why = t->why;
+	st->compiled_samples = t->compiled;
+	st->fallback_samples = t->fallback;
+	return true;
+}
+
+bool pp_symbols_pending(const struct pp *p)
+{
+	return p->nfix > 0;
+}
+
+int pp_emit(struct pp *p, const char *buf, size_t len, pp_emit_fn emit, void *ctx)
+{
+	if (!p->nfix)
+		return len ? emit(ctx, buf, len) : 0;
+	resolve_pending(p);
+	const char *at = buf, *end = buf + len;
+	int err = 0;
+	for (size_t i = 0; i < p->nfix && !err; i++) {
+		const struct sym_fix *f = &p->fix[i];
+		if (f->at < at || f->at > end)
+			continue;	/* not in this text */
+		if (f->at > at)
+			err = emit(ctx, at, (size_t)(f->at - at));
+		at = f->at;
+		char tmp[PPC_SYM_MAX];
+		struct sym_ent *e = sc_find(p, f->addr);
+		struct ksym_hit h;
+		bool found = e && e->used ? e->name != NULL : pp_ksym(p, f->addr, &h);
+		size_t n = e && e->used ? sym_write(tmp, f->addr, e->name, e->start, f->with_offset)
+					: sym_write(tmp, f->addr, found ? h.name : NULL, found ? h.start : 0,
+						    f->with_offset);
+		if (!err)
+			err = emit(ctx, tmp, n);
+	}
+	if (!err && at < end)
+		err = emit(ctx, at, (size_t)(end - at));
+	p->nfix = 0;
+	return err;
+}
+
+/* Decide where symbols come from (nothing is read yet). */
+static void setup_symbols(struct pp *p)
 {
 	struct tep_handle *tep = pdr_tep(p->r);
 	const char *path = p->o.kallsyms;
-	if (!tep || (path && !*path) || !formats_print_symbols(p->r))
+	if (!tep || (path && !*path))
 		return;
 	if (!path) {
 		struct utsname u;
@@ -84,33 +342,8 @@ static void load_symbols(struct pp *p)
 			return;
 		path = "/proc/kallsyms";
 	}
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	size_t cap = 1 << 20, len = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		size_t n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
-		if (cap - len < 4096) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	if (!buf)
-		return;
-	buf[len] = '\0';
-	tep_parse_kallsyms(tep, buf);
-	free(buf);
+	p->ksym_path = path;
+	tep_set_function_resolver(tep, resolve_func, p);
 }
 
 struct pp *pp_new(struct pdr *r, const struct pp_opts *opts)
@@ -129,7 +362,10 @@ struct pp *pp_new(struct pdr *r, const struct pp_opts *opts)
 		return NULL;
 	}
 	trace_seq_init(&p->seq);
-	load_symbols(p);
+	p->symcb.fn = sym_text;
+	p->symcb.ctx = p;
+	pthread_mutex_init(&p->ksym_mu, NULL);
+	setup_symbols(p);
 	return p;
 }
 
@@ -139,7 +375,17 @@ void pp_free(struct pp *p)
 		return;
 	free(p->memo.slots);
 	free(p->memo.arena);
+	for (size_t i = 0; i < p->nr_tps; i++)
+		ppc_free(p->tps[i].prog);
 	free(p->tps);
+	free(p->scratch);
+	free(p->fix);
+	free(p->sc);
+	ksym_set_free(p->kset);
+	if (p->ksym_path && pdr_tep(p->r))
+		tep_reset_function_resolver(pdr_tep(p->r));
+	ksym_free(p->ksym);
+	pthread_mutex_destroy(&p->ksym_mu);
 	thr_free(p->thr);
 	trace_seq_destroy(&p->seq);
 	free(p);
@@ -427,18 +673,17 @@ static bool args_need_common(struct tep_print_arg *a)
 	return false;
 }
 
-static int key_start(struct pp *p, struct tep_event *ev)
+/* The printer's record of a tracepoint format (made and compiled on first
+ * sight); NULL only on allocation failure. */
+static struct tp_info *tp_lookup(struct pp *p, struct tep_event *ev)
 {
 	if (p->nr_tps && p->tps[p->last_tp].id == ev->id)
-		return p->tps[p->last_tp].key_start;
+		return &p->tps[p->last_tp];
 	for (size_t i = 0; i < p->nr_tps; i++)
 		if (p->tps[i].id == ev->id) {
 			p->last_tp = i;
-			return p->tps[i].key_start;
+			return &p->tps[i];
 		}
-	for (size_t i = 0; i < p->nr_tps; i++)
-		if (p->tps[i].id == ev->id)
-			return p->tps[i].key_start;
 	int ks = 0;
 	if (ev->handler) {
 		ks = -1;
@@ -450,13 +695,24 @@ static int key_start(struct pp *p, struct tep_event *ev)
 		ks = first == INT32_MAX ? 0 : first;
 	}
 	struct tp_info *n = realloc(p->tps, (p->nr_tps + 1) * sizeof(*n));
-	if (n) {
-		p->tps = n;
-		p->tps[p->nr_tps].id = ev->id;
-		p->tps[p->nr_tps].key_start = ks;
-		p->nr_tps++;
-	}
-	return ks;
+	if (!n)
+		return NULL;
+	p->tps = n;
+	struct tp_info *t = &p->tps[p->nr_tps];
+	memset(t, 0, sizeof(*t));
+	t->id = ev->id;
+	t->key_start = ks;
+	snprintf(t->name, sizeof(t->name), "%s:%s", ev->system ? ev->system : "?", ev->name ? ev->name : "?");
+	if (ppc_compile(ev, &t->prog, t->why, sizeof(t->why)))
+		t->prog = NULL;
+	p->last_tp = p->nr_tps++;
+	return t;
+}
+
+static int key_start(struct pp *p, struct tep_event *ev)
+{
+	struct tp_info *t = tp_lookup(p, ev);
+	return t ? t->key_start : -1;
 }
 
 static inline uint64_t memo_hash(const uint8_t *k, size_t n, int32_t id)
@@ -695,11 +951,42 @@ void pp_prepare(struct pp *p)
 	}
 }
 
-/* Append the tracepoint text of s to o, through the memo. */
+/* Append the tracepoint text of s to o: compiled, else through the memo. */
 static void trace_text(struct pp *p, struct out *o, const struct pdr_evsel *e, const struct pdr_sample *s)
 {
 	const char *text;
 	size_t len;
+	struct tp_info *t = tp_lookup(p, e->tp);
+	if (t && t->prog) {
+		size_t need = ppc_max_len(t->prog, s->raw_size);
+		char *at = o->pos < o->len && o->len - o->pos >= need ? o->buf + o->pos : NULL;
+		if (!at && need > p->scratch_cap) {
+			char *nb = realloc(p->scratch, need);
+			if (nb) {
+				p->scratch = nb;
+				p->scratch_cap = need;
+			}
+		}
+		if (!at && need <= p->scratch_cap)
+			at = p->scratch;
+		p->no_defer = at == p->scratch;
+		size_t nfix = p->nfix;
+		int n = at ? ppc_run(t->prog, s->raw, s->raw_size, at, &p->symcb) : PPC_FALLBACK;
+		p->no_defer = false;
+		if (n < 0)
+			p->nfix = nfix;	/* that text is not used */
+		if (n >= 0) {
+			t->compiled++;
+			if (at == p->scratch)
+				out_write(o, at, (size_t)n);
+			else
+				o->pos += (size_t)n;
+			return;
+		}
+		t->fallback++;
+	} else if (t) {
+		t->fallback++;
+	}
 	if (pp_memo_get(p, e, s->raw, s->raw_size, &text, &len)) {
 		out_write(o, text, len);
 		return;
@@ -709,71 +996,72 @@ static void trace_text(struct pp *p, struct out *o, const struct pdr_evsel *e, c
 	pp_memo_put(p, e, s->raw, s->raw_size, text, len);
 }
 
-/* Right-aligned decimal of v in exactly width columns ending at end (v fits). */
-static inline char *put_dec(char *end, uint64_t v, int min_digits, char pad, int width)
-{
-	char *q = end;
-	int n = 0;
-	do {
-		*--q = (char)('0' + v % 10);
-		v /= 10;
-		n++;
-	} while (v || n < min_digits);
-	while (n < width) {
-		*--q = pad;
-		n++;
-	}
-	return q;
-}
-
 /*
  * The default layout ("%16s %5d [%03d] %12s: %*s: ") written with direct
  * stores; the caller checked the room and that every value fits its width.
  */
+/* Decimal digits of v. */
+static inline int dec_digits(uint64_t v)
+{
+	int n = 1;
+	while (v >= 100) {
+		v /= 100;
+		n += 2;
+	}
+	return n + (v >= 10);
+}
+
+
 static size_t fast_prefix(struct pp *p, const char *comm, size_t cl, int32_t tid, int32_t cpu, uint64_t t,
 			  const char *evname, size_t el, int ew, char *buf)
 {
+	/* fixed-size stores of spaces cover the padding (the caller gave
+	 * 128 bytes of room beyond the name columns) */
 	char *o = buf;
-	memset(o, ' ', 16 - cl);
-	memcpy(o + 16 - cl, comm, cl);
-	o += 16;
-	*o++ = ' ';
-	char tmp[32];
-	char *e = tmp + sizeof(tmp);
-	char *b = put_dec(e, (uint64_t)tid, 1, ' ', 5);
-	memcpy(o, b, (size_t)(e - b));
-	o += e - b;
-	*o++ = ' ';
-	*o++ = '[';
-	b = put_dec(e, (uint64_t)cpu, 3, '0', 3);
-	memcpy(o, b, (size_t)(e - b));
-	o += e - b;
-	*o++ = ']';
-	*o++ = ' ';
+	memset(o, ' ', 16);
+	by_copy(o + 16 - cl, comm, cl);
+	o[16] = ' ';
+	o += 17;
+	int n = dec_digits((uint64_t)tid);
+	if (n < 5) {
+		memset(o, ' ', 8);
+		o += 5 - n;
+	}
+	o = ppc_put_dec(o, (uint64_t)tid, n);
+	memcpy(o, " [", 2);
+	o = ppc_put_dec(o + 2, (uint64_t)cpu, 3);
+	memcpy(o, "] ", 2);
+	o += 2;
 	uint64_t sec = t / 1000000000ULL, nsec = t % 1000000000ULL;
-	if (p->o.ns) {
-		b = put_dec(e, nsec, 9, '0', 9);
-		*--b = '.';
-		b = put_dec(b, sec, 1, ' ', 5);
-	} else {
-		b = put_dec(e, nsec / 1000ULL, 6, '0', 6);
-		*--b = '.';
-		b = put_dec(b, sec, 1, ' ', 5);
-		while (e - b < 12)
-			*--b = ' ';
+	n = dec_digits(sec);
+	if (p->o.ns) {	/* "%5lu.%09lu" */
+		if (n < 5) {
+			memset(o, ' ', 8);
+			o += 5 - n;
+		}
+		o = ppc_put_dec(o, sec, n);
+		*o++ = '.';
+		o = ppc_put_dec(o, nsec, 9);
+	} else {	/* "%12s" of "sec.usec" */
+		if (n + 7 < 12) {
+			memset(o, ' ', 16);
+			o += 12 - (n + 7);
+		}
+		o = ppc_put_dec(o, sec, n);
+		*o++ = '.';
+		o = ppc_put_dec(o, nsec / 1000ULL, 6);
 	}
-	memcpy(o, b, (size_t)(e - b));
-	o += e - b;
-	*o++ = ':';
-	*o++ = ' ';
+	memcpy(o, ": ", 2);
+	o += 2;
 	if ((int)el < ew) {
-		memset(o, ' ', (size_t)ew - el);
-		o += (size_t)ew - el;
+		size_t pad = (size_t)ew - el;
+		memset(o, ' ', pad <= 16 ? 16 : pad);
+		o += pad;
 	}
-	memcpy(o, evname, el);
+	by_copy(o, evname, el);
 	o += el;
-	*o++ = ':';
-	*o++ = ' ';
+	memcpy(o, ": ", 2);
+	o += 2;
 	return (size_t)(o - buf);
 }
 
@@ -785,7 +1073,7 @@ size_t pp_format_prefix(struct pp *p, const char *comm, int32_t pid, int32_t tid
 	    cpu < 1000) {
 		size_t cl = strlen(comm), el = strlen(evname);
 		int ew = pp_name_width(p);
-		if (cl <= 16 && len > 96 + el + (size_t)ew)
+		if (cl <= 16 && len > 128 + el + (size_t)ew)
 			return fast_prefix(p, comm, cl, tid, cpu, time_ns, evname, el, ew, buf);
 	}
 	struct out o = { buf, len, 0 };
@@ -796,15 +1084,26 @@ size_t pp_format_prefix(struct pp *p, const char *comm, int32_t pid, int32_t tid
 size_t pp_format(struct pp *p, const struct pdr_event *ev, char *buf, size_t len)
 {
 	const struct pdr_sample *s = &ev->sample;
-	return pp_format_with_comm(p, ev, thr_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid), buf, len);
+	/* tasks recently printed (direct-mapped by tid): few distinct ones */
+	struct comm_cache *c = &p->cc[(s->tid * 0x9e3779b1u) >> 24 & (PP_COMM_CACHE - 1)];
+	uint64_t gen = thr_generation(p->thr);
+	if (!c->comm || c->gen != gen || c->pid != s->pid || c->tid != s->tid) {
+		c->comm = thr_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid);
+		c->gen = thr_generation(p->thr);
+		c->pid = s->pid;
+		c->tid = s->tid;
+	}
+	return pp_format_with_comm(p, ev, c->comm, buf, len);
 }
 
 size_t pp_format_with_comm(struct pp *p, const struct pdr_event *ev, const char *comm, char *buf, size_t len)
 {
-	struct out o = { buf, len, 0 };
 	const struct pdr_sample *s = &ev->sample;
 	const struct pdr_evsel *e = ev->evsel;
-	prefix(p, &o, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time, e ? e->name : NULL);
+	size_t nfix = p->nfix;
+	size_t n = pp_format_prefix(p, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time,
+				    e ? e->name : NULL, buf, len);
+	struct out o = { buf, len, n };
 	uint32_t f = p->o.fields;
 	if (f & PP_F_PERIOD) {
 		out_u64_w(&o, s->period, 10, false, false);
@@ -817,6 +1116,8 @@ size_t pp_format_with_comm(struct pp *p, const struct pdr_event *ev, const char 
 	if (f & PP_F_IP)
 		out_printf(&o, "%s%16llx", (f & PP_F_TRACE) ? " " : "", (unsigned long long)s->ip);
 	out_write(&o, "\n", 1);
+	if (o.pos >= len)
+		p->nfix = nfix;	/* the caller formats this sample again elsewhere */
 	return out_done(&o);
 }
 

@@ -38,6 +38,12 @@ struct pp_opts {
 	 * /proc/kallsyms when the recording's osrelease is the running kernel's
 	 * (what perf does through its kernel map). */
 	const char *kallsyms;
+	/* Symbols printed by compiled formats are left out of the text and
+	 * noted, to be resolved all together by one pass over kallsyms when
+	 * the text is handed to pp_emit() (which every buffer pp_format()
+	 * wrote must then go through, in order).  For callers that hold
+	 * their output in large buffers (script). */
+	bool defer_symbols;
 };
 
 struct pp;
@@ -124,6 +130,33 @@ void pp_seq_free(struct trace_seq *seq);
 void pp_memo_stats(const struct pp *p, uint64_t *hits, uint64_t *misses, uint64_t *resets);
 /* True when the fields are those the pipeline can split (trace, no ip/period/addr). */
 bool pp_pipeline_fields(const struct pp *p);
+
+/*
+ * pp_emit - hand buf[0, len) (text pp_format() wrote, in order) to emit,
+ * with the deferred symbols in their places: the addresses not known yet
+ * are resolved first (the first time by one pass over kallsyms for all of
+ * them, later by loading the whole table).  emit is called once per piece
+ * and returns 0 or a negative errno, which stops pp_emit and is returned.
+ * Without defer_symbols this is one emit call.
+ */
+typedef int (*pp_emit_fn)(void *ctx, const char *s, size_t n);
+int pp_emit(struct pp *p, const char *buf, size_t len, pp_emit_fn emit, void *ctx);
+
+/* True when text formatted since the last pp_emit() waits for symbols: a
+ * caller that can hold more text before emitting saves passes over kallsyms. */
+bool pp_symbols_pending(const struct pp *p);
+
+/* What happened to one tracepoint format (strings owned by the printer). */
+struct pp_format_stat {
+	const char *name;	/* "sys:event" */
+	bool compiled;		/* printed by a compiled program (lib/ppcomp) */
+	const char *why;	/* else why libtraceevent prints it */
+	uint64_t compiled_samples, fallback_samples;	/* samples printed each way */
+};
+
+/* pp_format_stat - the i-th tracepoint format the printer has met, in the
+ * order met; false past the last. */
+bool pp_format_stat(const struct pp *p, size_t i, struct pp_format_stat *st);
 
 /* pp_json - the sample as a JSON object with typed tracepoint fields.  The
  * caller releases it with json_object_put().  NULL on allocation failure. */

@@ -27,8 +27,11 @@
 #include "bytes.h"
 #include "pdread.h"
 
-#define IN_BUF_SIZE	(4u << 20)	/* sequential input window */
-#define ARENA_BLOCK	(4u << 20)	/* ordered-queue storage block */
+/* The input window and the ordered queue's storage are 1 MiB blocks: small
+ * enough that the few in use stay in cache, and fresh memory is expensive
+ * on VMs (a first touch of a page costs ~20 us on the development guest). */
+#define IN_BUF_SIZE	(1u << 20)	/* sequential input window */
+#define ARENA_BLOCK	(1u << 20)	/* ordered-queue storage block */
 #define MAX_AUX_INLINE	(64ull << 20)	/* file mode: larger AUX payloads via pdr_pread */
 #define MAX_AUX_PIPE	(1ull << 30)	/* pipe mode: refuse larger payloads */
 #define MAX_DECOMP	(256u << 20)	/* one COMPRESSED record's output */
@@ -42,22 +45,32 @@ struct arena_block {
 	struct arena_block *all_next;	/* every block, for pdr_close */
 	size_t used;
 	size_t live;			/* records not yet delivered */
+	size_t cap;			/* bytes of data */
 	uint8_t data[];
 };
 
+/* A queued record: 32 bytes (the index of two rounds is in the MBs and
+ * fresh memory is expensive).  Its size is read back from its header; ties
+ * in time keep file order because the merge sort is stable. */
 struct qent {
 	uint64_t time;
-	uint64_t seq;
-	uint64_t file_offset;
 	uint8_t *rec;
 	struct arena_block *blk;
-	uint16_t size;
-	bool compressed;
+	uint64_t off;		/* file offset | QENT_COMPRESSED */
 };
+#define QENT_COMPRESSED (1ULL << 63)
 
 struct idmap_slot {
 	uint64_t id;
 	int32_t evsel;		/* -1 = empty */
+};
+
+/* The last evsel found for ids of each residue: most records need no
+ * hash lookup (perf numbers ids consecutively). */
+#define PDR_IDCACHE 16
+struct idcache {
+	uint64_t id;
+	int32_t evsel;		/* -1 = nothing cached */
 };
 
 struct pdr {
@@ -72,8 +85,12 @@ struct pdr {
 	const uint8_t *mem;
 	size_t mem_len;
 	char *name;
-	uint8_t *buf;		/* window; mem mode: points into mem */
+	uint8_t *buf;		/* window; mem mode: points into mem, else in_blk's data */
 	size_t buf_cap, buf_len, buf_pos;
+	/* read mode: the block holding the window.  Queued records point into
+	 * it (no copy); while any does (live > 0) the window moves to another
+	 * block instead of sliding over them. */
+	struct arena_block *in_blk;
 	uint64_t buf_off;	/* stream offset of buf[0] */
 	uint64_t end;		/* end of the data section (UINT64_MAX in pipe mode) */
 	bool in_eof;
@@ -88,6 +105,7 @@ struct pdr {
 	size_t nr_evsels, cap_evsels;
 	struct idmap_slot *idmap;
 	size_t idmap_cap, idmap_used;
+	struct idcache idc[PDR_IDCACHE];
 
 	struct tep_handle *tep;
 
@@ -95,7 +113,6 @@ struct pdr {
 	struct qent *q, *qtmp;		/* qtmp: merge scratch, same capacity */
 	size_t q_len, q_cap;
 	size_t ready_pos, ready_len;	/* q[ready_pos..ready_len) are sorted and deliverable */
-	uint64_t seq;
 	uint64_t max_time;		/* highest time queued */
 	uint64_t next_flush;		/* limit of the next round flush */
 	uint64_t last_flush;		/* highest time released */
@@ -174,7 +191,9 @@ const struct pdr_evsel *pdr_evsel(const struct pdr *r, size_t idx)
 
 /* ---------------------------------------------------------------- input */
 
-/* Bytes available in the window from the current position. */
+static struct arena_block *block_get(struct pdr *r, size_t cap);
+static void block_retire(struct pdr *r, struct arena_block *b);
+
 static inline size_t in_avail(const struct pdr *r)
 {
 	return r->buf_len - r->buf_pos;
@@ -186,6 +205,35 @@ static inline uint64_t in_offset(const struct pdr *r)
 }
 
 /*
+ * Put the unread bytes of the window at the start of a block no queued
+ * record points into: this one when none does, else a fresh one (the old
+ * block is freed for reuse when its last record has been delivered).
+ * cap: the least capacity the block must have.
+ */
+static int in_rebase(struct pdr *r, size_t cap)
+{
+	size_t keep = in_avail(r);
+	struct arena_block *b = r->in_blk;
+	r->buf_off += r->buf_pos;
+	if (b->live || b->cap < cap) {
+		struct arena_block *nb = block_get(r, cap > IN_BUF_SIZE ? cap : IN_BUF_SIZE);
+		if (!nb)
+			return -ENOMEM;
+		memcpy(nb->data, r->buf + r->buf_pos, keep);
+		block_retire(r, b);
+		r->in_blk = nb;
+		r->buf = nb->data;
+		r->buf_cap = nb->cap;
+	} else if (r->buf_pos) {
+		memmove(r->buf, r->buf + r->buf_pos, keep);
+	}
+	r->buf_pos = 0;
+	r->buf_len = keep;
+	return 0;
+}
+
+/* Bytes available in the window from the current position. */
+/*
  * Make at least n bytes available at the current position (fewer at EOF).
  * Returns the number available (>= n on success), or a negative errno.
  */
@@ -193,25 +241,16 @@ static ssize_t in_need(struct pdr *r, size_t n)
 {
 	if (in_avail(r) >= n || r->mem)
 		return (ssize_t)in_avail(r);
-	if (n > r->buf_cap) {
+	if (r->buf_pos + n > r->buf_cap) {
+		/* move the unread tail to the front of a block with room */
 		size_t cap = r->buf_cap;
 		while (cap < n)
 			cap *= 2;
-		uint8_t *nb = realloc(r->buf, cap);
-		if (!nb)
-			return -ENOMEM;
-		r->buf = nb;
-		r->buf_cap = cap;
+		int err = in_rebase(r, cap);
+		if (err)
+			return err;
 	}
-	/* slide the unread tail to the front */
-	size_t keep = in_avail(r);
-	if (r->buf_pos) {
-		memmove(r->buf, r->buf + r->buf_pos, keep);
-		r->buf_off += r->buf_pos;
-		r->buf_pos = 0;
-		r->buf_len = keep;
-	}
-	while (r->buf_len < n && !r->in_eof) {
+	while (in_avail(r) < n && !r->in_eof) {
 		size_t want = r->buf_cap - r->buf_len;
 		uint64_t left = r->end - (r->buf_off + r->buf_len);
 		if (want > left)
@@ -247,8 +286,10 @@ static int in_skip(struct pdr *r, uint64_t n)
 					return -ENODATA;
 				if (lseek(r->fd, (off_t)to, SEEK_SET) < 0)
 					return -errno;
+				int err = in_rebase(r, 0);	/* empty window, nothing referenced */
+				if (err)
+					return err;
 				r->buf_off = to;
-				r->buf_pos = r->buf_len = 0;
 				return 0;
 			}
 			ssize_t a = in_need(r, 1);
@@ -332,6 +373,8 @@ static int idmap_put(struct pdr *r, uint64_t id, int evsel)
 		r->idmap = n;
 		r->idmap_cap = ncap;
 	}
+	for (size_t i = 0; i < PDR_IDCACHE; i++)
+		r->idc[i].evsel = -1;
 	size_t h = hash64(id) & (r->idmap_cap - 1);
 	while (r->idmap[h].evsel >= 0) {
 		if (r->idmap[h].id == id) {
@@ -463,7 +506,14 @@ static struct pdr_evsel *record_evsel(struct pdr *r, uint32_t type, const uint8_
 	}
 	if (id == 0)
 		return first;
+	struct idcache *c = &r->idc[id & (PDR_IDCACHE - 1)];
+	if (c->id == id && c->evsel >= 0)
+		return &r->evsels[c->evsel];
 	int i = idmap_get(r, id);
+	if (i >= 0) {
+		c->id = id;
+		c->evsel = i;
+	}
 	if (i < 0) {
 		if (count)
 			r->stats.unknown_id++;
@@ -1410,10 +1460,11 @@ static int open_common(struct pdr *r)
 				return open_common(r);
 			}
 		}
-		r->buf_cap = IN_BUF_SIZE;
-		r->buf = malloc(r->buf_cap);
-		if (!r->buf)
+		r->in_blk = block_get(r, IN_BUF_SIZE);
+		if (!r->in_blk)
 			return -ENOMEM;
+		r->buf = r->in_blk->data;
+		r->buf_cap = r->in_blk->cap;
 		r->end = UINT64_MAX;
 		if (r->info.pipe) {
 			ssize_t a = in_need(r, 16);
@@ -1459,6 +1510,8 @@ static struct pdr *pdr_alloc(const char *name, const struct pdr_opts *opts)
 	if (!r)
 		return NULL;
 	r->fd = -1;
+	for (size_t i = 0; i < PDR_IDCACHE; i++)
+		r->idc[i].evsel = -1;
 	r->name = strdup(name ? name : "perf.data");
 	if (opts)
 		r->opts = *opts;
@@ -1516,8 +1569,6 @@ void pdr_close(struct pdr *r)
 		close(r->fd);
 	if (r->mapped)
 		munmap((void *)r->mem, r->mem_len);
-	if (!r->mem)
-		free(r->buf);
 	for (size_t i = 0; i < r->nr_evsels; i++) {
 		free(r->evsels[i].ids);
 		free((char *)r->evsels[i].name);
@@ -1558,32 +1609,52 @@ void pdr_close(struct pdr *r)
  * queued sit on no list (they are found through their records); a block
  * whose live count drops to 0 goes to the free list.
  */
+/* A block with at least cap bytes: a free one, or a new one. */
+static struct arena_block *block_get(struct pdr *r, size_t cap)
+{
+	struct arena_block **pp = &r->free_blks, *b;
+	while ((b = *pp) && b->cap < cap)
+		pp = &b->next;
+	if (b) {
+		*pp = b->next;
+	} else {
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->cap = cap;
+		b->all_next = r->all_blks;
+		r->all_blks = b;
+		r->queue_bytes += cap;
+		if (r->queue_bytes > r->stats.queue_peak_bytes)
+			r->stats.queue_peak_bytes = r->queue_bytes;
+	}
+	b->used = 0;
+	b->live = 0;
+	b->next = NULL;
+	return b;
+}
+
+/* A block stops being current: free now if no record points into it, else
+ * when the last one is delivered (arena_release). */
+static void block_retire(struct pdr *r, struct arena_block *b)
+{
+	if (b && b->live == 0) {
+		b->next = r->free_blks;
+		r->free_blks = b;
+	}
+}
+
 static uint8_t *arena_alloc(struct pdr *r, size_t size, struct arena_block **blk)
 {
 	size = (size + 7) & ~(size_t)7;
 	struct arena_block *b = r->cur_blk;
-	if (!b || b->used + size > ARENA_BLOCK) {
+	if (!b || b->used + size > b->cap) {
 		if (b && b->live == 0) {
 			b->used = 0;	/* reuse in place */
 		} else {
-			if (b)
-				b->next = NULL;	/* retired: freed when its live count drops */
-			if (r->free_blks) {
-				b = r->free_blks;
-				r->free_blks = b->next;
-			} else {
-				b = malloc(sizeof(*b) + ARENA_BLOCK);
-				if (!b)
-					return NULL;
-				b->all_next = r->all_blks;
-				r->all_blks = b;
-				r->queue_bytes += ARENA_BLOCK;
-				if (r->queue_bytes > r->stats.queue_peak_bytes)
-					r->stats.queue_peak_bytes = r->queue_bytes;
-			}
-			b->used = 0;
-			b->live = 0;
-			b->next = NULL;
+			b = block_get(r, ARENA_BLOCK);
+			if (!b)
+				return NULL;
 			r->cur_blk = b;
 		}
 	}
@@ -1596,37 +1667,28 @@ static uint8_t *arena_alloc(struct pdr *r, size_t size, struct arena_block **blk
 
 static void arena_release(struct pdr *r, struct arena_block *b)
 {
-	if (--b->live == 0 && b != r->cur_blk) {
+	if (--b->live == 0 && b != r->cur_blk && b != r->in_blk) {
 		b->next = r->free_blks;
 		r->free_blks = b;
 	}
 }
 
-static int qent_cmp(const void *a, const void *b)
-{
-	const struct qent *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : (x->seq > y->seq);
-}
-
 static inline bool qent_le(const struct qent *x, const struct qent *y)
 {
-	return x->time < y->time || (x->time == y->time && x->seq <= y->seq);
+	return x->time <= y->time;
 }
 
 /*
  * Natural merge sort: a round is a few runs already in time order (one per
- * CPU ring), so merging runs pairwise is linear for the usual case.  Stable.
+ * CPU ring), so merging runs pairwise is linear for the usual case.  Stable,
+ * which keeps records of equal time in file order: the queue always holds
+ * the sorted rest of the previous rounds followed by the new records in
+ * file order.
  */
 static void queue_sort(struct pdr *r)
 {
 	size_t n = r->q_len;
 	struct qent *a = r->q, *b = r->qtmp;
-	if (!b) {
-		qsort(r->q, n, sizeof(*r->q), qent_cmp);
-		return;
-	}
 	for (;;) {
 		size_t runs = 0, i = 0, o = 0;
 		while (i < n) {
@@ -1689,7 +1751,9 @@ static int queue_push(struct pdr *r, uint64_t time, const uint8_t *rec, uint16_t
 			return -ENOMEM;
 		r->q = n;
 		free(r->qtmp);
-		r->qtmp = malloc(ncap * sizeof(*n));	/* NULL: queue_sort falls back to qsort */
+		r->qtmp = malloc(ncap * sizeof(*n));	/* merge scratch */
+		if (!r->qtmp)
+			return -ENOMEM;
 		/* the index counts against the memory cap too */
 		r->queue_bytes += 2 * (ncap - r->q_cap) * sizeof(*n);
 		if (r->queue_bytes > r->stats.queue_peak_bytes)
@@ -1702,6 +1766,12 @@ static int queue_push(struct pdr *r, uint64_t time, const uint8_t *rec, uint16_t
 		/* in memory or mapped: the record stays where it is (pages released
 		 * behind the cursor fault back in from the page cache if needed) */
 		p = (uint8_t *)rec;
+	} else if (!compressed && r->in_blk && rec >= r->buf && rec + size <= r->buf + r->buf_len) {
+		/* in the input window: keep it there (the window moves to
+		 * another block rather than overwrite it) */
+		p = (uint8_t *)rec;
+		blk = r->in_blk;
+		blk->live++;
 	} else {
 		p = arena_alloc(r, size, &blk);
 		if (!p)
@@ -1713,12 +1783,9 @@ static int queue_push(struct pdr *r, uint64_t time, const uint8_t *rec, uint16_t
 	r->live_bytes += size + 2 * sizeof(struct qent);
 	struct qent *e = &r->q[r->q_len++];
 	e->time = time;
-	e->seq = r->seq++;
-	e->file_offset = off;
 	e->rec = p;
 	e->blk = blk;
-	e->size = size;
-	e->compressed = compressed;
+	e->off = off | (compressed ? QENT_COMPRESSED : 0);
 	if (time > r->max_time)
 		r->max_time = time;
 	return 0;
@@ -1751,22 +1818,33 @@ static bool record_time(struct pdr *r, const struct pdr_evsel *e, uint32_t type,
 	return *t != 0 && *t != UINT64_MAX;
 }
 
-/* Fill ev for a kernel record (sample parse, evsel, stats). */
+/* The AUXTRACE fields of a record that is no AUXTRACE. */
+static inline void ev_no_aux(struct pdr_event *ev)
+{
+	memset(&ev->auxtrace, 0, sizeof(ev->auxtrace));
+	ev->aux_data = NULL;
+	ev->aux_size = 0;
+	ev->aux_file_offset = 0;
+}
+
+/* Fill the rest of ev for a kernel record whose header fields are set
+ * (evsel, sample, no AUXTRACE fields; stats). */
 static void fill_kernel(struct pdr *r, struct pdr_event *ev)
 {
 	struct pdr_evsel *e = record_evsel(r, ev->type, ev->data, ev->size, true);
+	ev_no_aux(ev);
 	ev->evsel = e;
 	ev->has_sample = false;
-	if (!e)
-		return;
-	if (ev->type == PDF_RECORD_SAMPLE) {
+	if (e && ev->type == PDF_RECORD_SAMPLE) {
 		if (pdr_parse_sample(&e->attr, r->swap, ev->data, ev->size, false, &ev->sample) == 0)
 			ev->has_sample = true;
 		else
 			r->stats.bad_samples++;
-	} else if (pdf_attr_flag(&e->attr, PDF_ATTR_FLAG_SAMPLE_ID_ALL) && ev->size >= 8 + e->trailer_size) {
+	} else if (e && pdf_attr_flag(&e->attr, PDF_ATTR_FLAG_SAMPLE_ID_ALL) && ev->size >= 8 + e->trailer_size) {
 		ev->has_sample = pdr_parse_sample(&e->attr, r->swap, ev->data, ev->size, true,
 						  &ev->sample) == 0;
+	} else {
+		memset(&ev->sample, 0, sizeof(ev->sample));
 	}
 }
 
@@ -2144,14 +2222,16 @@ static int process_user(struct pdr *r, struct pdr_event *ev)
 static void deliver_queued(struct pdr *r, struct pdr_event *ev)
 {
 	struct qent *q = &r->q[r->ready_pos++];
-	r->live_bytes -= q->size + 2 * sizeof(struct qent);
-	memset(ev, 0, sizeof(*ev));
+	/* the records were read a round or two ago: fetch a few ahead */
+	if (r->ready_pos + 3 < r->ready_len)
+		__builtin_prefetch(r->q[r->ready_pos + 3].rec);
 	ev->type = by_ld32(q->rec, r->swap);
 	ev->misc = by_ld16(q->rec + 4, r->swap);
-	ev->size = q->size;
+	ev->size = by_ld16(q->rec + 6, r->swap);
+	r->live_bytes -= ev->size + 2 * sizeof(struct qent);
 	ev->data = q->rec;
-	ev->file_offset = q->file_offset;
-	ev->compressed = q->compressed;
+	ev->file_offset = q->off & ~QENT_COMPRESSED;
+	ev->compressed = (q->off & QENT_COMPRESSED) != 0;
 	fill_kernel(r, ev);
 	/* The record stays valid until the next call: release the previous one. */
 	if (r->have_last && r->last_delivered.blk)
@@ -2175,8 +2255,7 @@ int pdr_next(struct pdr *r, struct pdr_event *ev)
 		if (r->at_end)
 			return 0;
 
-		struct pdr_event e;
-		memset(&e, 0, sizeof(e));
+		struct pdr_event e;	/* read_raw sets the header fields */
 		int rc = read_raw(r, &e);
 		if (rc < 0)
 			return rc;
@@ -2188,6 +2267,10 @@ int pdr_next(struct pdr *r, struct pdr_event *ev)
 		if (e.type < PDF_RECORD_USER_MAX)
 			r->stats.by_type[e.type]++;
 		if (e.type >= PDF_RECORD_USER_START) {
+			e.evsel = NULL;
+			e.has_sample = false;
+			memset(&e.sample, 0, sizeof(e.sample));
+			ev_no_aux(&e);
 			if (e.type >= PDF_RECORD_USER_MAX)
 				r->stats.unknown_records++;
 			int err = process_user(r, &e);
@@ -2231,7 +2314,12 @@ int pdr_next(struct pdr *r, struct pdr_event *ev)
 				continue;
 			}
 		}
-		*ev = e;
+		ev->type = e.type;
+		ev->misc = e.misc;
+		ev->size = e.size;
+		ev->data = e.data;
+		ev->file_offset = e.file_offset;
+		ev->compressed = e.compressed;
 		fill_kernel(r, ev);
 		return 1;
 	}

@@ -206,10 +206,22 @@ static int parse_trailer(const struct pdf_attr *attr, const uint8_t *start, cons
 	return 0;
 }
 
+/* Zero a sample with plain vector stores: a memset of this size becomes
+ * `rep stos`, whose start-up cost showed as 5 % of script's time. */
+static inline void zero_sample(struct pdr_sample *s)
+{
+	typedef uint64_t v4 __attribute__((vector_size(32), aligned(8), may_alias));
+	enum { N = sizeof(*s) / sizeof(v4) };
+	v4 *w = (v4 *)(void *)s;
+	for (size_t i = 0; i < N; i++)
+		w[i] = (v4){ 0, 0, 0, 0 };
+	memset((char *)s + N * sizeof(v4), 0, sizeof(*s) - N * sizeof(v4));
+}
+
 int pdr_parse_sample(const struct pdf_attr *attr, bool swap, const uint8_t *rec, size_t size,
 		     bool trailer, struct pdr_sample *s)
 {
-	memset(s, 0, sizeof(*s));
+	zero_sample(s);
 	s->type = attr->sample_type;
 	s->cpu = (uint32_t)-1;
 	s->pid = s->tid = (uint32_t)-1;

@@ -17,6 +17,7 @@ struct thr {
 struct thr_table {
 	struct thr *slots;
 	size_t cap, used;
+	uint64_t gen;		/* bumped when slots move */
 };
 
 static size_t hash32(uint32_t x)
@@ -80,7 +81,13 @@ static int grow(struct thr_table *t)
 	free(t->slots);
 	t->slots = n;
 	t->cap = ncap;
+	t->gen++;
 	return 0;
+}
+
+uint64_t thr_generation(const struct thr_table *t)
+{
+	return t->gen;
 }
 
 static struct thr *findnew(struct thr_table *t, int32_t pid, int32_t tid)

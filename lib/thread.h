@@ -27,6 +27,10 @@ int thr_fork(struct thr_table *t, int32_t ppid, int32_t ptid, int32_t pid, int32
 /* The comm of tid; the returned string is owned by the table and valid until
  * the next call that modifies it.  Unknown threads are created (":<tid>"). */
 const char *thr_comm(struct thr_table *t, int32_t pid, int32_t tid);
+/* A number that changes whenever strings returned by thr_comm() may have
+ * moved (the table grew): a caller may keep such a pointer while it is the
+ * same (the string's contents follow COMM and FORK records). */
+uint64_t thr_generation(const struct thr_table *t);
 /* Pid of tid if known, else -1. */
 int32_t thr_pid(struct thr_table *t, int32_t tid);
 

@@ -254,3 +254,4 @@ void cio_pdr_close(struct pdr *r, const char *prog, const char *path)
 			in->dup_tracing_data == 1 ? "" : "s");
 	pdr_close(r);
 }
+

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "ksym.h"
+#include "../ksymoracle.h"
 
 static struct ksym *load(const char *text)
 {
@@ -493,6 +494,95 @@ static void test_regressions(void **state)
 	closedir(d);
 }
 
+/* ksym_resolve (one pass, a set of addresses) answers as the table does:
+ * on the texts of the tests above, hostile ones, the fuzzer's corpus and
+ * /proc/kallsyms. */
+static void resolve_same(const char *text)
+{
+	uint64_t extra[] = { 0, 1, 0x1000, 0xffffffff81000000, 0xffffffffc0001000, UINT64_MAX };
+
+	assert_int_equal(ksymo_check(text, strlen(text), extra, sizeof(extra) / sizeof(extra[0])), 0);
+}
+
+static void test_resolve(void **state)
+{
+	(void)state;
+	resolve_same(basic);
+	resolve_same("ffffffffc0001800 t a\t[moda]\nffffffffc0001900 t b\t[modb]\n");
+	resolve_same("1000 T a\n2000 t b\n3000 W c\n4000 w d\nd000 r x1\nf600 T $x.9\nc000 1 l\n");
+	resolve_same("ffffffff81000000 T srso_alias_untrain_ret\nffffffff81000000 T _stext\n"
+		     "ffffffff81000000 T _text\nffffffff81000040 T next\nffffffff81000040 t next_alias\n"
+		     "ffffffff81000080 T end\n");
+	resolve_same("ffffffffc0001000 t m1\t[mod]\nffffffff81000200 T c\nffffffff81000100 T b_first\n"
+		     "ffffffff81000000 T a\nffffffff81000100 T b_second\nffffffffc0000800 t m0\t[mod]\n");
+	resolve_same("0000000000000000 T _text\n0000000000000000 t foo\n");	/* -EPERM */
+	resolve_same("garbage\n\n");						/* -ENODATA */
+	resolve_same("ffffffffffffffff T top\n1 T one\n2 T two\t[m]\n3 T three\t[m]\n3 t dup\n");
+	resolve_same("10 T a\r\n20 T b\t[x]\t\n30 T \n40 t c");
+
+	DIR *d = opendir("fuzz/corpus/fuzz_ksym");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char path[512];
+		size_t len;
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "fuzz/corpus/fuzz_ksym/%s", de->d_name);
+		char *t = slurp(path, &len);
+		if (!t)
+			continue;
+		assert_int_equal(ksymo_check(t, len, NULL, 0), 0);
+		free(t);
+	}
+	if (d)
+		closedir(d);
+	size_t len;
+	char *t = slurp("/proc/kallsyms", &len);
+	if (t) {
+		assert_int_equal(ksymo_check(t, len, NULL, 0), 0);
+		free(t);
+	}
+}
+
+/* The live pass may end early: same answers as the whole table, for
+ * addresses in the first tenth of the kernel (an early end) and across it. */
+static void live_case(size_t upto_div)
+{
+	struct ksym *k;
+	if (ksym_load(&k, "/proc/kallsyms"))
+		skip();
+	size_t n = ksym_count(k), na = 0, upto = n / upto_div;
+	uint64_t *a = malloc(4 * (upto / 37 + 2) * sizeof(*a));
+	assert_non_null(a);
+	for (size_t i = 0; i < upto; i += 37) {
+		struct ksym_hit h;
+		assert_true(ksym_get(k, i, &h));
+		if (h.module)
+			continue;
+		a[na++] = h.start;
+		a[na++] = h.start + h.size - 1;
+		a[na++] = h.start - 1;
+		a[na++] = h.start + h.size;
+	}
+	struct ksym_set *s;
+	assert_int_equal(ksym_resolve(&s, "/proc/kallsyms", a, na), 0);
+	for (size_t i = 0; i < na; i++) {
+		struct ksym_hit x, y;
+		bool fx = ksym_lookup(k, a[i], &x), fy = ksym_set_lookup(s, a[i], &y);
+		assert_int_equal(ksymo_same(fx, &x, fy, &y), 0);
+	}
+	ksym_set_free(s);
+	ksym_free(k);
+	free(a);
+}
+
+static void test_resolve_live(void **state)
+{
+	(void)state;
+	live_case(10);
+	live_case(1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -507,6 +597,8 @@ int main(void)
 		cmocka_unit_test(test_matches_running),
 		cmocka_unit_test(test_proc_kallsyms),
 		cmocka_unit_test(test_regressions),
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_resolve_live),
 	};
 	return cmocka_run_group_tests_name("ksym", tests, NULL, NULL);
 }

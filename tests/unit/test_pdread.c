@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -81,11 +82,10 @@ static void sample(struct pdw *w, uint64_t t, uint32_t cpu)
 	assert_int_equal(pdw_write_sample(w, 0, PDF_MISC_KERNEL, &s), 0);
 }
 
-/* Read all samples, returning their times in delivery order. */
-static size_t read_times(const struct img *im, uint64_t *out, size_t max, struct pdr_stats *st)
+/* Deliver every record; the samples' keys (time, or time * 4 + cpu with
+ * cpu4) in delivery order into out[max].  Returns how many samples. */
+static size_t drain_samples(struct pdr *r, uint64_t *out, size_t max, bool cpu4)
 {
-	struct pdr *r;
-	assert_int_equal(pdr_open_mem(&r, im->p, im->len, NULL), 0);
 	struct pdr_event ev;
 	size_t n = 0;
 	int rc;
@@ -95,9 +95,18 @@ static size_t read_times(const struct img *im, uint64_t *out, size_t max, struct
 		assert_true(ev.has_sample);
 		assert_int_equal(ev.sample.period, ev.sample.time);
 		if (n < max)
-			out[n++] = ev.sample.time;
+			out[n++] = cpu4 ? ev.sample.time * 4 + ev.sample.cpu : ev.sample.time;
 	}
 	assert_int_equal(rc, 0);
+	return n;
+}
+
+/* Read all samples, returning their times in delivery order. */
+static size_t read_times(const struct img *im, uint64_t *out, size_t max, struct pdr_stats *st)
+{
+	struct pdr *r;
+	assert_int_equal(pdr_open_mem(&r, im->p, im->len, NULL), 0);
+	size_t n = drain_samples(r, out, max, false);
 	if (st)
 		*st = *pdr_stats(r);
 	pdr_close(r);
@@ -496,6 +505,92 @@ static void test_offsets_beyond_4g(void **state)
 	free(im.p);
 }
 
+/*
+ * The same ordered stream whatever the input: in memory, a mapped file, a
+ * file read with read(2) (queued records stay in the 1 MiB input blocks,
+ * which must not be reused under them) and a pipe that delivers a few
+ * bytes at a time.  ~4.5 MB of samples on 4 CPUs in rounds of 600.
+ */
+static size_t read_mode(const struct img *im, int mode, uint64_t *out, size_t max)
+{
+	struct pdr *r;
+	struct pdr_opts o = { .no_map = mode == 2 };
+	int fds[2] = { -1, -1 };
+	pid_t pid = -1;
+	if (mode == 0) {
+		assert_int_equal(pdr_open_mem(&r, im->p, im->len, &o), 0);
+	} else if (mode == 3) {
+		assert_int_equal(pipe(fds), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			close(fds[0]);
+			for (size_t off = 0; off < im->len;) {
+				size_t step = 1 + (off * 7919) % 3001;
+				if (step > im->len - off)
+					step = im->len - off;
+				ssize_t w = write(fds[1], im->p + off, step);
+				if (w <= 0)
+					_exit(1);
+				off += (size_t)w;
+			}
+			_exit(0);
+		}
+		close(fds[1]);
+		assert_int_equal(pdr_open_fd(&r, fds[0], true, "pipe", &o), 0);
+	} else {
+		int fd = memfd_create("pdr-modes", MFD_CLOEXEC);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, im->p, im->len), (ssize_t)im->len);
+		assert_int_equal(pdr_open_fd(&r, fd, true, "file", &o), 0);
+	}
+	size_t n = drain_samples(r, out, max, true);
+	pdr_close(r);
+	if (pid > 0) {
+		int status;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	return n;
+}
+
+static void read_modes_case(bool pipe_format)
+{
+	int fd;
+	struct pdw *w = wopen(&fd, false, pipe_format);
+	const size_t total = 80000;
+	uint64_t t[4] = { 1000, 1000, 1000, 1000 };
+	for (size_t i = 0; i < total; i++) {
+		uint32_t cpu = (uint32_t)(i % 4);
+		t[cpu] += 1 + (i * 31) % 7;
+		sample(w, t[cpu], cpu);
+		if (i % 600 == 599)
+			pdw_finished_round(w);
+	}
+	struct img im;
+	wclose(w, fd, &im);
+	assert_true(im.len > (3u << 20));	/* several input blocks */
+	uint64_t *ref = malloc(total * sizeof(*ref)), *got = malloc(total * sizeof(*got));
+	assert_non_null(ref);
+	assert_non_null(got);
+	assert_int_equal(read_mode(&im, 0, ref, total), total);
+	for (size_t i = 1; i < total; i++)
+		assert_true(ref[i - 1] / 4 <= ref[i] / 4);
+	for (int mode = 1; mode <= 3; mode++) {
+		if (mode == 3 && !pipe_format)
+			continue;	/* a file-mode perf.data cannot come through a pipe */
+		memset(got, 0, total * sizeof(*got));
+		assert_int_equal(read_mode(&im, mode, got, total), total);
+		assert_memory_equal(ref, got, total * sizeof(*got));
+	}
+	free(ref);
+	free(got);
+	free(im.p);
+}
+
+static void test_read_modes(void **s) { (void)s; read_modes_case(false); }
+static void test_read_modes_pipe(void **s) { (void)s; read_modes_case(true); }
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +605,8 @@ int main(void)
 		cmocka_unit_test(test_auxtrace_payload),
 		cmocka_unit_test(test_queue_cap),
 		cmocka_unit_test(test_offsets_beyond_4g),
+		cmocka_unit_test(test_read_modes),
+		cmocka_unit_test(test_read_modes_pipe),
 	};
 	return cmocka_run_group_tests_name("pdread", tests, NULL, NULL);
 }
