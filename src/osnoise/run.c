@@ -124,20 +124,9 @@ static int open_recording(struct ctx *c)
 			if (err < 0)
 				break;
 		}
-		struct tfs_formats *f = NULL;
 		if (err >= 0)
-			err = tfs_collect(NULL, names, ne, &f);
+			err = tfs_describe(c->pw, NULL, names, ne, BY_HOST_BIG_ENDIAN);
 		free(names);
-		if (err >= 0) {
-			void *blob;
-			size_t len;
-			err = tfs_tracing_data(f, BY_HOST_BIG_ENDIAN, &blob, &len);
-			if (!err) {
-				err = pdw_set_tracing_data(c->pw, blob, len);
-				free(blob);
-			}
-		}
-		tfs_free(f);
 		if (err < 0) {
 			fprintf(stderr, "latscope osnoise record: cannot describe the tracepoints: %s\n",
 				strerror(-err));
