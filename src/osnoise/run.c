@@ -138,9 +138,7 @@ static int open_recording(struct ctx *c)
 	err = osne_record(c->e, c->pw);
 	if (err < 0)
 		return err;
-	char host[256] = "";
-	gethostname(host, sizeof(host) - 1);
-	pdw_set_string_feature(c->pw, PDF_FEAT_HOSTNAME, host);
+	/* HOSTNAME: pdw_begin_data() sets uname's node name */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	pdw_set_nrcpus(c->pw, (uint32_t)ncpu, (uint32_t)ncpu);
 	err = pdw_begin_data(c->pw);
