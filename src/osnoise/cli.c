@@ -36,7 +36,7 @@ static const struct cli_opt osnoise_opts[] = {
 	    "stop when a period's noise is above US", NULL),
 	CLI_PRIORITY(struct ctx, prio, have_prio, "o:nice | r:prio | f:prio (default o:0, SCHED_OTHER)"),
 	OPT("warm-up", 0, CLI_T_DUR, warmup_ns, 0, 0, NS_PER_S, "T",
-	    "run this long before collecting (a bare number is seconds)",
+	    "run this long before collecting (bare: seconds)",
 	    "a duration such as 10s, 500ms, 1m30s (a bare number is seconds)"),
 	FLAG("tsc", tsc, "read the TSC (constant_tsc) instead of CLOCK_MONOTONIC"),
 	OPT("floor", 0, CLI_T_DUR, floor_ns, 1, 1000000, 1, "NS",
@@ -85,8 +85,9 @@ const struct cli_cmd osnoise_cli = {
 "Times take suffixes (5us, 1ms, 1m30s); a bare number is in the unit shown.\n",
 	.opts = osnoise_opts,
 	.outro =
-"Exit status: 0 ok, 1 a stop threshold was hit (or data was lost under -s/-S/--strict),\n"
-"2 error (a write error on stdout included), 130 aborted by a second Ctrl-C.\n"
+"Exit status: 0 ok, 1 a stop threshold was hit (or data was lost under\n"
+"-s/-S/--strict), 2 error (a write error on stdout included), 130 aborted by a\n"
+"second Ctrl-C.\n"
 "See latscope-osnoise(1).\n",
 };
 
