@@ -369,6 +369,24 @@ int tfs_tracing_data(const struct tfs_formats *f, bool big_endian, void **blob, 
 	return err;
 }
 
+int tfs_describe(struct pdw *pw, const char *events_dir, const char *const *names, size_t n,
+		 bool big_endian)
+{
+	struct tfs_formats *f = NULL;
+	void *blob;
+	size_t len;
+	int err = tfs_collect(events_dir, names, n, &f);
+
+	if (!err)
+		err = tfs_tracing_data(f, big_endian, &blob, &len);
+	if (!err) {
+		err = pdw_set_tracing_data(pw, blob, len);
+		free(blob);
+	}
+	tfs_free(f);
+	return err < 0 ? err : 0;
+}
+
 void tfs_free(struct tfs_formats *f)
 {
 	if (!f)

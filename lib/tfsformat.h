@@ -59,6 +59,17 @@ int tfs_collect(const char *events_dir, const char *const *specs, size_t nr_spec
  * given byte order; *blob is malloc'd, the caller frees it. */
 int tfs_tracing_data(const struct tfs_formats *f, bool big_endian, void **blob, size_t *len);
 
+struct pdw;
+/*
+ * tfs_describe - the formats of the events names[0..n-1] ("system:event", as
+ * tfs_collect() takes them, from events_dir or the live tracefs) set as the
+ * tracing data of pw (pdw_set_tracing_data) in the given byte order: what a
+ * recording of tracepoints needs beside its evsels.  0 or a negative errno
+ * (tfs_collect()'s, -ENOMEM); nothing is left to free.
+ */
+int tfs_describe(struct pdw *pw, const char *events_dir, const char *const *names, size_t n,
+		 bool big_endian);
+
 /* tfs_find - the collected event system:name, or NULL. */
 const struct tfs_event *tfs_find(const struct tfs_formats *f, const char *system,
 				 const char *name);

@@ -7,7 +7,7 @@ L=$LATSCOPE
 J=$TOOLS/osnjson
 "$L" osnoise --help | grep -q "usage: latscope osnoise" || die "--help"
 "$L" osnoise -p 10 -d 1 2>"$TMP/e"; [ $? -eq 2 ] || die "bad period accepted"
-grep -q "bad period" "$TMP/e" || die "no message for a bad period"
+grep -q "^latscope osnoise: --period .10.: expected 100..10000000 us" "$TMP/e" || die "no message for a bad period: $(cat "$TMP/e")"
 "$L" osnoise -r 2000 -p 1000 -d 1 2>/dev/null; [ $? -eq 2 ] || die "runtime > period accepted"
 "$L" osnoise -P x:1 -d 1 2>/dev/null; [ $? -eq 2 ] || die "bad priority accepted"
 "$L" osnoise nosuchmode 2>/dev/null; [ $? -eq 2 ] || die "bad mode accepted"

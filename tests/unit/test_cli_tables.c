@@ -3,9 +3,12 @@
  * The option tables of the commands migrated to src/cli.c: no long name or
  * short key twice (cli_table_ok()), every documented option in the usage
  * text, and perf's letters where the dtl commands follow perf (-i input,
- * -C/--cpu with --cpus too, -c the period of dtl record, -m its ring, -q).
+ * -C/--cpu with --cpus too, -c the period of dtl record, -m its ring, -q),
+ * rtla's where osnoise follows rtla (-c/--cpus, -H, -d, -p, -r, -T, -s, -S,
+ * -P), and osnoise's values with their suffixes and bare units.
  * Linked with the command objects (not main.o).
  */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,9 +20,11 @@
 
 #include "../../src/cli.h"
 #include "../../src/dtl_cmd.h"
+#include "../../src/osnoise/osnoise.h"
 
 static const struct cli_cmd *const cmds[] = {
 	&dtl_dump_cli, &dtl_script_cli, &dtl_report_cli, &dtl_record_cli, &dtl_synth_cli,
+	&osnoise_cli,
 };
 
 static const struct cli_opt *find(const struct cli_cmd *c, const char *name)
@@ -100,12 +105,111 @@ static void test_perf_letters(void **state)
 	want_key(&dtl_synth_cli, "compression-level", 'z');
 }
 
+static void test_rtla_letters(void **state)
+{
+	(void)state;
+	const struct cli_cmd *o = &osnoise_cli;
+	want_key(o, "cpus", 'c');
+	want_key(o, "house-keeping", 'H');
+	want_key(o, "duration", 'd');
+	want_key(o, "period", 'p');
+	want_key(o, "runtime", 'r');
+	want_key(o, "threshold", 'T');
+	want_key(o, "stop", 's');
+	want_key(o, "stop-total", 'S');
+	want_key(o, "priority", 'P');
+	want_key(o, "quiet", 'q');
+	want_key(o, "input", 'i');
+	want_key(o, "output", 'o');
+	want_key(o, "bucket-size", 'b');
+	want_key(o, "entries", 'E');
+	assert_non_null(find(o, "json"));
+	assert_non_null(find(o, "replay"));	/* the older name of -i, kept */
+	assert_int_equal(find(o, "replay")->off, find(o, "input")->off);
+	assert_false(o->operands);
+}
+
+static struct ctx ctx;
+
+/* osn_parse() of "osnoise" + the words of line: -1 (go on) or the exit status */
+static int osn(const char *line)
+{
+	char buf[256], *argv[32];
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "osnoise %s", line);
+	for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && argc < 31; t = strtok_r(NULL, " ", &save))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	return osn_parse(&ctx, argc, argv);
+}
+
+static void test_osnoise_values(void **state)
+{
+	(void)state;
+	/* defaults */
+	assert_int_equal(osn(""), -1);
+	assert_int_equal(ctx.mode, M_TOP);
+	assert_int_equal(ctx.period_us, 1000000);
+	assert_int_equal(ctx.runtime_us, 1000000);
+	assert_int_equal(ctx.threshold_us, 1);
+	assert_false(ctx.have_T);
+	assert_int_equal(ctx.top_n, 5);
+	assert_int_equal(ctx.entries, 256);
+	assert_string_equal(ctx.output, "osnoise.data");
+	/* suffixes, and bare numbers in the option's own unit */
+	assert_int_equal(osn("hist -T 5us -p 1ms -r 500 -d 1m30s -s 2ms -S 3000 -b 2us"), -1);
+	assert_int_equal(ctx.mode, M_HIST);
+	assert_int_equal(ctx.threshold_us, 5);
+	assert_true(ctx.have_T);
+	assert_int_equal(ctx.period_us, 1000);
+	assert_int_equal(ctx.runtime_us, 500);
+	assert_int_equal(ctx.duration_ns, 90000000000ULL);
+	assert_int_equal(ctx.stop_us, 2000);
+	assert_int_equal(ctx.stop_total_us, 3000);
+	assert_int_equal(ctx.bucket_us, 2);
+	assert_int_equal(osn("trace -T5 -d 10 --warm-up 2 --floor 300 --ring-size 16"), -1);
+	assert_int_equal(ctx.mode, M_TRACE);
+	assert_true(ctx.have_T);
+	assert_int_equal(ctx.duration_ns, 10000000000ULL);
+	assert_int_equal(ctx.warmup_ns, 2000000000ULL);
+	assert_int_equal(ctx.floor_ns, 300);
+	assert_int_equal(ctx.ring_bytes, 16 << 10);
+	assert_int_equal(osn("--warm-up 500ms --floor 2us --ring-size 16M -P r:5 -c 1 -H 0"), -1);
+	assert_int_equal(ctx.warmup_ns, 500000000ULL);
+	assert_int_equal(ctx.floor_ns, 2000);
+	assert_int_equal(ctx.ring_bytes, 16 << 20);
+	assert_int_equal(ctx.prio.policy, SCHED_RR);
+	assert_int_equal(ctx.prio.prio, 5);
+	assert_true(ctx.have_cpus && ctx.have_hk);
+	assert_int_equal(osn("record -o x.data --force --strict -q --json --top 0"), -1);
+	assert_int_equal(ctx.mode, M_RECORD);
+	assert_string_equal(ctx.output, "x.data");
+	assert_true(ctx.force && ctx.strict && ctx.quiet && ctx.json);
+	assert_int_equal(ctx.top_n, 0);
+	assert_int_equal(osn("top --replay r.data"), -1);
+	assert_string_equal(ctx.input, "r.data");
+	/* refused: exit status 2 with one line on stderr */
+	assert_int_equal(osn("-p 5"), 2);
+	assert_int_equal(osn("-p 1500ns"), 2);
+	assert_int_equal(osn("-T 0"), 2);
+	assert_int_equal(osn("-d 0"), 2);
+	assert_int_equal(osn("--ring-size 2"), 2);
+	assert_int_equal(osn("-P x:1"), 2);
+	assert_int_equal(osn("-r 2000 -p 1000"), 2);
+	assert_int_equal(osn("record -i r.data"), 2);
+	assert_int_equal(osn("nosuchmode"), 2);
+	assert_int_equal(osn("top extra"), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tables_ok),
 		cmocka_unit_test(test_usage_lists_all),
 		cmocka_unit_test(test_perf_letters),
+		cmocka_unit_test(test_rtla_letters),
+		cmocka_unit_test(test_osnoise_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.c - `latscope osnoise top|hist|trace|record`: OS noise measured in
+ * userspace like the kernel osnoise tracer, every gap attributed from
+ * tracepoints (lib/noise.c), live or replayed from a perf.data file.  Here:
+ * the command line (one src/cli.h table, rtla's letters), its checks, and
+ * the entry that picks the run (src/osnoise/run.c).
+ */
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "osnoise.h"
+
+#define OPT(n, k, t, f, lo, hi, u, a, h, e) CLI_OPT(n, k, t, struct ctx, f, CLI_NONE, lo, hi, u, a, h, e)
+#define GOPT(n, k, t, f, g, lo, hi, a, h) \
+	CLI_OPT(n, k, t, struct ctx, f, CLI_GIVEN(struct ctx, g), lo, hi, 0, a, h, NULL)
+#define FLAG(n, f, h) OPT(n, 0, CLI_T_FLAG, f, 0, 0, 0, NULL, h, NULL)
+#define STR(n, k, f, a, h) OPT(n, k, CLI_T_STR, f, 0, 0, 0, a, h, NULL)
+
+static const struct cli_opt osnoise_opts[] = {
+	CLI_CPUS('c', struct ctx, cpus, have_cpus, "measured CPUs (default all online)"),
+	GOPT("house-keeping", 'H', CLI_T_CPUS, hk, have_hk, 0, 0, "L",
+	     "CPUs for latscope's collector (default: the others)"),
+	CLI_DURATION(struct ctx, duration_ns, "run time (10s, 2m, 1m30s; a bare number is\nseconds); default until Ctrl-C"),
+	OPT("period", 'p', CLI_T_DUR_US, period_us, 100, 10000000, 0, "US",
+	    "period (default 1000000; 1ms, 1s work too)", NULL),
+	GOPT("runtime", 'r', CLI_T_DUR_US, runtime_us, have_runtime, 100, 10000000, "US",
+	     "busy-loop part of the period (default = period)"),
+	GOPT("threshold", 'T', CLI_T_DUR_US, threshold_us, have_T, 1, 10000000, "US",
+	     "minimum gap counted as noise (default 1)"),
+	OPT("stop", 's', CLI_T_DUR_US, stop_us, 1, UINT32_MAX, 0, "US", "stop when a single gap is above US", NULL),
+	OPT("stop-total", 'S', CLI_T_DUR_US, stop_total_us, 1, UINT32_MAX, 0, "US",
+	    "stop when a period's noise is above US", NULL),
+	CLI_PRIORITY(struct ctx, prio, have_prio, "o:nice | r:prio | f:prio (default o:0, SCHED_OTHER)"),
+	OPT("warm-up", 0, CLI_T_DUR, warmup_ns, 0, 0, NS_PER_S, "T",
+	    "run this long before collecting (bare: seconds)",
+	    "a duration such as 10s, 500ms, 1m30s (a bare number is seconds)"),
+	FLAG("tsc", tsc, "read the TSC (constant_tsc) instead of CLOCK_MONOTONIC"),
+	OPT("floor", 0, CLI_T_DUR, floor_ns, 1, 1000000, 1, "NS",
+	    "sub-threshold gaps counted from NS (default 4x loop)",
+	    "1..1000000 ns (500ns, 2us, or a bare number of ns)"),
+	CLI_RING_SIZE(struct ctx, ring_bytes, 1024, 4096, 1 << 30,
+		      "perf ring per CPU (default 8M; a bare number is KiB)",
+		      "a size from 4K to 1G such as 512K, 16M (a bare number is KiB)"),
+	FLAG("no-attribution", no_attr, "do not open tracepoints"),
+	FLAG("no-workload", no_workload, "no busy loop: report every task's and IRQ's net time"),
+	FLAG("kernel", kernel, "drive the kernel osnoise tracer through tracefs"),
+	STR("parse-kernel", 0, kernel_text, "F", "show a saved kernel osnoise trace (text; - = stdin)"),
+	CLI_INPUT(struct ctx, input, "analyse a file written by `osnoise record`"),
+	STR("replay", 0, input, "FILE", NULL),	/* the older name of -i */
+	CLI_OUTPUT(struct ctx, output, "record: output perf.data (default osnoise.data)"),
+	CLI_FORCE(struct ctx, force),
+	CLI_OPT("strict", 0, CLI_T_FLAG, struct ctx, strict, CLI_NONE, 0, 0, 0, NULL,
+		"exit 1 when events or records were lost or skipped\n(so do -s/-S)", NULL),
+	OPT("top", 0, CLI_T_U64, top_n, 0, 256, 0, "N", "contributors shown per CPU (default 5)", NULL),
+	CLI_QUIET(struct ctx, quiet, "top: only the final summary"),
+	CLI_JSON(struct ctx, json),
+	OPT("bucket-size", 'b', CLI_T_DUR_US, bucket_us, 1, 999999, 0, "US", "hist: bucket width (default 1)", NULL),
+	OPT("entries", 'E', CLI_T_U64, entries, 10, 9999999, 0, "N", "hist: number of buckets (default 256)", NULL),
+	FLAG("with-zeros", with_zeros, "hist: also the buckets that are empty on every CPU"),
+	FLAG("no-header", no_header, "hist: no header lines"),
+	FLAG("no-summary", no_summary, "hist: no summary rows (over: ... p99.99:) nor details"),
+	FLAG("events", events, "trace: also print sample_threshold, nmi/irq/softirq/\nthread_noise"),
+	CLI_END
+};
+
+const struct cli_cmd osnoise_cli = {
+	.name = "latscope osnoise",
+	.usage = "usage: latscope osnoise [top|hist|trace|record] [options]",
+	.intro =
+"Measure OS noise per CPU like the kernel osnoise tracer, in userspace: one\n"
+"pinned thread per CPU reads the time in a loop; every gap at or above the\n"
+"threshold is noise, attributed to the NMIs, IRQs, softirqs and threads that\n"
+"ran inside it (tracepoints through perf_event_open; net durations).  A gap\n"
+"with no interference is HW noise (in a VM: the hypervisor).\n"
+"\n"
+"  top      per-CPU table refreshed each period (default)\n"
+"  hist     histogram of single gaps per CPU with percentiles\n"
+"  trace    one record per period per CPU in the kernel tracer's layout\n"
+"  record   measure and write tracepoints + gaps to a perf.data file (-o)\n"
+"\n"
+"Times take suffixes (5us, 1ms, 1m30s); a bare number is in the unit shown.\n",
+	.opts = osnoise_opts,
+	.outro =
+"Exit status: 0 ok, 1 a stop threshold was hit (or data was lost under\n"
+"-s/-S/--strict), 2 error (a write error on stdout included), 130 aborted by a\n"
+"second Ctrl-C.\n"
+"See latscope-osnoise(1).\n",
+};
+
+int osn_parse(struct ctx *c, int argc, char **argv)
+{
+	static const char *const modes[] = { "top", "hist", "trace", "record" };
+	static const char *const names[] = {
+		"latscope osnoise top", "latscope osnoise hist", "latscope osnoise trace",
+		"latscope osnoise record",
+	};
+	struct cli_cmd cmd = osnoise_cli;
+	char err[512];
+	int shift = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->mode = M_TOP;
+	c->period_us = 1000000;
+	c->threshold_us = 1;
+	c->bucket_us = 1;
+	c->entries = 256;
+	c->top_n = 5;
+	c->prio.policy = SCHED_OTHER;
+	c->output = "osnoise.data";
+	if (argc > 1 && argv[1][0] != '-') {
+		size_t m = 0;
+		while (m < 4 && strcmp(argv[1], modes[m]))
+			m++;
+		if (m == 4) {
+			fprintf(stderr, "latscope osnoise: no mode '%s' (top, hist, trace, record)\n",
+				argv[1]);
+			return EXIT_ERR;
+		}
+		c->mode = (enum mode)m;
+		cmd.name = names[m];	/* messages name the mode given */
+		shift = 1;
+	}
+	int rc = cli_parse(&cmd, argc - shift, argv + shift, c, NULL, err, sizeof(err));
+	if (rc == CLI_HELP) {
+		cli_usage(&cmd, stdout);
+		return 0;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", err[0] ? err : "latscope osnoise: bad command line");
+		return EXIT_ERR;
+	}
+	if (!c->have_runtime)
+		c->runtime_us = c->period_us;
+	if (c->runtime_us > c->period_us) {
+		fprintf(stderr, "latscope osnoise: runtime (%" PRIu64 " us) must not exceed the period (%"
+			PRIu64 " us)\n", c->runtime_us, c->period_us);
+		return EXIT_ERR;
+	}
+	if (c->mode == M_RECORD && c->input) {
+		fprintf(stderr, "latscope osnoise: record cannot replay (-i); use top/hist/trace -i\n");
+		return EXIT_ERR;
+	}
+	return -1;
+}
+
+int cmd_osnoise(int argc, char **argv)
+{
+	static struct ctx ctx;
+	struct ctx *c = &ctx;
+	int rc = osn_parse(c, argc, argv);
+
+	if (rc >= 0)
+		return rc;
+	if (c->kernel_text)
+		return osn_run_kernel_text(c, c->kernel_text);
+	if (c->kernel)
+		return osn_run_kernel(c);
+	if (c->input)
+		return osn_run_replay(c);
+	return osn_run_live(c);
+}

@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * output.c - the views of `latscope osnoise`: the top table, the details
+ * under it, the histogram, the stop, the trace header and the JSON summary;
+ * the verdict at the end of every mode.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cmdio.h"
+#include "commands.h"
+#include "evsrc.h"
+#include "jsonv.h"
+#include "noise.h"
+#include "osnoise.h"
+#include "oswork.h"
+#include "sysinfo.h"
+
+static void print_lines(struct ctx *c, FILE *f)
+{
+	const char *lines[OSNE_LINE_RING];
+	size_t n = osne_recent_lines(c->e, lines, OSNE_LINE_RING);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\n", lines[i]);
+}
+
+/* The engine's stop: 0 running, OSNE_STOP_SINGLE or OSNE_STOP_TOTAL. */
+int osn_stop_why(const struct ctx *c)
+{
+	return c->e ? osne_stop(c->e)->why : 0;
+}
+
+static const struct osne_cpu *ocpu(const struct ctx *c, size_t i)
+{
+	return osne_cpu(c->e, i);
+}
+
+static uint64_t wrec_lost(const struct ctx *c)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; c->w && i < c->nr; i++)
+		n += osw_lost(c->w, i);
+	return n;
+}
+
+/* What the results miss: events lost by the kernel, workload records lost,
+ * samples skipped as unreadable. */
+uint64_t osn_dropped(const struct ctx *c)
+{
+	return (c->s ? evs_stats(c->s)->lost : c->cnt.lost) + wrec_lost(c) + c->cnt.unknown_id +
+	       c->cnt.bad_samples + c->cnt.undecoded + c->cnt.bad_wrec;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+static void fmt_duration(char *buf, size_t len, uint64_t ns)
+{
+	uint64_t s = ns / NS_PER_S;
+	snprintf(buf, len, "%3" PRIu64 " %02" PRIu64 ":%02" PRIu64 ":%02" PRIu64, s / 86400,
+		 s / 3600 % 24, s / 60 % 60, s % 60);
+}
+
+static int cmp_contrib(const void *a, const void *b)
+{
+	const struct noise_contrib *x = a, *y = b;
+	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
+}
+
+static size_t sorted_contribs(const struct ctx *c, unsigned cpu, struct noise_contrib *out,
+			      size_t max)
+{
+	const struct noise_contrib *list;
+	size_t n = noise_contribs(c->n, cpu, &list);
+	if (n > 256)
+		n = 256;
+	memcpy(out, list, n * sizeof(*out));
+	qsort(out, n, sizeof(*out), cmp_contrib);
+	return n < max ? n : max;
+}
+
+static uint64_t run_ns(const struct ctx *c)
+{
+	const struct osne_times *t = osne_times(c->e);
+	uint64_t end = t->end_ns ? t->end_ns : osw_now_ns();
+	uint64_t begin = t->warm_end_ns > t->start_ns ? t->warm_end_ns : t->start_ns;
+	return end > begin ? end - begin : 0;
+}
+
+static void print_top_table(struct ctx *c, FILE *f, bool title)
+{
+	char dur[32];
+	fmt_duration(dur, sizeof(dur), run_ns(c));
+	if (title)
+		fprintf(f, "%*s%s\n", 44, "", c->no_workload ? "Task and IRQ execution time"
+							       : "Operating System Noise");
+	fprintf(f, "duration: %s | time is in us\n", dur);
+	fprintf(f, "CPU Period       Runtime        Noise  %% CPU Aval   Max Noise   Max Single"
+		   "          HW          NMI          IRQ      Softirq       Thread\n");
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct noise_stats *s = noise_cpu_stats(c->n, c->list[i]);
+		uint64_t rt = s->runtime_ns / 1000, nz = s->noise_ns / 1000;
+		uint64_t av = noise_avail_e5(rt, nz);
+		fprintf(f, "%3u #%-6" PRIu64 " %12" PRIu64 " %12" PRIu64 "  %3" PRIu64 ".%05" PRIu64
+			" %12" PRIu64 " %12" PRIu64, c->list[i], s->periods, rt, nz, av / 100000,
+			av % 100000, s->max_noise_ns / 1000, s->max_single_ns / 1000);
+		if (c->attribution)
+			fprintf(f, " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+				"\n", s->hw_count, s->count[NOISE_NMI], s->count[NOISE_IRQ],
+				s->count[NOISE_SOFTIRQ], s->count[NOISE_THREAD]);
+		else	/* without tracepoints nothing is known about the gaps */
+			fprintf(f, " %12s %12s %12s %12s %12s\n", "-", "-", "-", "-", "-");
+	}
+}
+
+static void pct(char *buf, size_t len, uint64_t part, uint64_t whole)
+{
+	if (!whole)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f%%", 100.0 * (double)part / (double)whole);
+}
+
+static void print_details(struct ctx *c, FILE *f)
+{
+	char vm[128], p[5][16];
+	const char *hv = si_vm_name(vm, sizeof(vm));
+	long tck = sysconf(_SC_CLK_TCK);
+	if (!c->no_workload && c->attribution && !c->kmode) {
+		fprintf(f, "\nNoise breakdown (net time inside noise gaps, us; threshold %" PRIu64
+			" us):\n", c->threshold_us);
+		fprintf(f, "CPU        Noise           HW          NMI          IRQ      Softirq"
+			   "       Thread   Below-threshold (count/us/floor ns)\n");
+		for (size_t i = 0; i < c->nr; i++) {
+			const struct noise_stats *s = noise_cpu_stats(c->n, c->list[i]);
+			fprintf(f, "%3u %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+				" %12" PRIu64 "   %" PRIu64 "/%" PRIu64 "/%" PRIu64 "\n",
+				c->list[i], s->noise_ns / 1000, s->hw_ns / 1000,
+				s->net_ns[NOISE_NMI] / 1000, s->net_ns[NOISE_IRQ] / 1000,
+				s->net_ns[NOISE_SOFTIRQ] / 1000, s->net_ns[NOISE_THREAD] / 1000,
+				s->sub_count, s->sub_ns / 1000, ocpu(c, i)->floor_ns);
+			pct(p[0], sizeof(p[0]), s->hw_ns, s->noise_ns);
+			pct(p[1], sizeof(p[1]), s->hw_count, s->gaps);
+			fprintf(f, "    HW share: %s of the noise time, %s of the %" PRIu64 " gaps\n", p[0],
+				p[1], s->gaps);
+		}
+	}
+	if (!c->no_workload && !c->attribution)
+		for (size_t i = 0; i < c->nr; i++) {
+			const struct noise_stats *s = noise_cpu_stats(c->n, c->list[i]);
+			fprintf(f, "\ncpu%u below the threshold: %" PRIu64 " gaps, %" PRIu64
+				" us (floor %" PRIu64 " ns)", c->list[i], s->sub_count, s->sub_ns / 1000,
+				ocpu(c, i)->floor_ns);
+		}
+	if (hv) {
+		fprintf(f, "\nVirtual machine (%s): HW noise here is mostly the hypervisor taking the vCPU.\n",
+			vm);
+		if (!c->replaying) {
+			fprintf(f, "/proc/stat steal over the run:");
+			for (size_t i = 0; i < c->nr; i++)
+				fprintf(f, " cpu%u %" PRIu64 " ms", c->list[i],
+					(c->steal1[i] - c->steal0[i]) * 1000 / (uint64_t)(tck > 0 ? tck : 100));
+			fprintf(f, "\n");
+		}
+	}
+	if (c->attribution && c->top_n) {
+		fprintf(f, "\nTop interference per CPU (net us%s):\n",
+			c->no_workload || c->kmode ? "" : ", inside noise gaps");
+		struct noise_contrib *k = calloc(256, sizeof(*k));
+		for (size_t i = 0; k && i < c->nr; i++) {
+			size_t n = sorted_contribs(c, c->list[i], k, c->top_n);
+			for (size_t j = 0; j < n; j++)
+				fprintf(f, "%3u %-8s %24s:%-7d count %-8" PRIu64 " total %-10" PRIu64
+					" max %" PRIu64 "\n", c->list[i], noise_class_name(k[j].cls),
+					k[j].name, k[j].id, k[j].count, k[j].total_ns / 1000,
+					k[j].max_ns / 1000);
+		}
+		free(k);
+	}
+	if (c->kmode) {
+		fprintf(f, "(from the kernel osnoise tracer)\n");
+		return;
+	}
+	if (!c->no_workload) {
+		fprintf(f, "\nTime-read loop:");
+		for (size_t i = 0; i < c->nr; i++) {
+			const struct osne_cpu *pc = ocpu(c, i);
+			fprintf(f, " cpu%u %.1f ns/iteration, smallest gap %" PRIu64 " ns;", c->list[i],
+				pc->iters ? (double)pc->loop_ns / (double)pc->iters : 0.0, pc->min_gap_ns);
+		}
+		fprintf(f, "\n");
+	}
+	if (c->attribution) {
+		const struct noise_anomalies *a = noise_anomalies(c->n);
+		uint64_t lost = c->s ? evs_stats(c->s)->lost : c->cnt.lost;
+		uint64_t samples = c->s ? evs_stats(c->s)->samples : c->cnt.samples;
+		if (lost)
+			fprintf(f, "%" PRIu64 " events lost (%.2f%%), attribution is incomplete; raise "
+				   "--ring-size\n", lost,
+				samples + lost ? 100.0 * (double)lost / (double)(samples + lost) : 0.0);
+		else
+			fprintf(f, "0 events lost\n");
+		if (c->s && evs_note(c->s)[0])
+			fprintf(f, "tracepoints left out: %s\n", evs_note(c->s));
+		if (a->unmatched_exit + a->dropped_open + a->switch_mismatch + a->negative +
+		    a->history_overflow)
+			fprintf(f, "event stream anomalies: %" PRIu64 " unmatched exits, %" PRIu64
+				" dropped entries, %" PRIu64 " switch mismatches, %" PRIu64
+				" negative, %" PRIu64 " history overflows\n", a->unmatched_exit,
+				a->dropped_open, a->switch_mismatch, a->negative, a->history_overflow);
+	} else {
+		fprintf(f, "attribution off: %s\n", c->attr_why);
+	}
+	for (size_t i = 0; c->w && i < c->nr; i++)
+		if (osw_lost(c->w, i))
+			fprintf(f, "cpu%u: %" PRIu64 " workload records lost (collector too slow)\n",
+				c->list[i], osw_lost(c->w, i));
+	if (c->cnt.unknown_id + c->cnt.bad_samples + c->cnt.undecoded + c->cnt.bad_wrec)
+		fprintf(f, "skipped: %" PRIu64 " samples with an id no event declares, %" PRIu64
+			" too short for their sample_type, %" PRIu64 " tracepoint payloads that do not "
+			"decode, %" PRIu64 " malformed workload records\n", c->cnt.unknown_id,
+			c->cnt.bad_samples, c->cnt.undecoded, c->cnt.bad_wrec);
+	if (c->cnt.out_of_order + c->cnt.forced)
+		fprintf(f, "ordering: %" PRIu64 " events delivered out of order, %" PRIu64
+			" queue flushes forced by a full queue\n", c->cnt.out_of_order, c->cnt.forced);
+}
+
+static void print_stop(struct ctx *c, FILE *f)
+{
+	const struct osne_stop *st = c->e ? osne_stop(c->e) : NULL;
+	if (!st || !st->why)
+		return;
+	if (st->why == OSNE_STOP_SINGLE)
+		fprintf(f, "latscope osnoise hit stop tracing: cpu %u single noise %" PRIu64 " us > %"
+			PRIu64 " us\n", st->cpu, st->value_ns / 1000, c->stop_us);
+	else
+		fprintf(f, "latscope osnoise hit stop tracing: cpu %u period noise %" PRIu64 " us > %"
+			PRIu64 " us\n", st->cpu, st->value_ns / 1000, c->stop_total_us);
+	if (!(c->mode == M_TRACE && c->events)) {
+		fprintf(f, "Events leading up to the stop:\n");
+		print_lines(c, f);
+	}
+}
+
+/* Percentile from the histogram: lower bound of the bucket holding it, in us;
+ * in the overflow bucket the maximum. */
+static uint64_t hist_pct_us(const struct ctx *c, const struct osne_hist *h, double q)
+{
+	if (!h->count)
+		return 0;
+	uint64_t want = (uint64_t)((double)h->count * q);
+	if (want >= h->count)
+		want = h->count - 1;
+	uint64_t acc = 0;
+	for (uint64_t b = 0; b < c->entries; b++) {
+		acc += h->b[b];
+		if (acc > want)
+			return b * c->bucket_us;
+	}
+	return h->max_ns / 1000;
+}
+
+static void print_hist(struct ctx *c, FILE *f)
+{
+	char dur[32];
+	size_t show[PS_MAX_CPUS];
+	size_t ns = 0;
+	for (size_t i = 0; i < c->nr; i++)
+		if (ocpu(c, i)->hist.count)
+			show[ns++] = i;
+	if (!c->no_header) {
+		fmt_duration(dur, sizeof(dur), run_ns(c));
+		fprintf(f, "# latscope osnoise histogram\n# Time unit is microseconds (us)\n"
+			   "# Duration: %s\n", dur);
+		fprintf(f, "Index");
+		for (size_t k = 0; k < ns; k++)
+			fprintf(f, "   CPU-%03u", c->list[show[k]]);
+		fprintf(f, "\n");
+	}
+	for (uint64_t b = 0; b < c->entries; b++) {
+		uint64_t tot = 0;
+		for (size_t k = 0; k < ns; k++)
+			tot += ocpu(c, show[k])->hist.b[b];
+		if (!tot && !c->with_zeros)
+			continue;
+		fprintf(f, "%-6" PRIu64, b * c->bucket_us);
+		for (size_t k = 0; k < ns; k++)
+			fprintf(f, "%9" PRIu64 " ", ocpu(c, show[k])->hist.b[b]);
+		fprintf(f, "\n");
+	}
+	if (c->no_summary)
+		return;
+#define ROW(label, expr) do { \
+		fprintf(f, "%-6s", label); \
+		for (size_t k = 0; k < ns; k++) { const struct osne_hist *h = &ocpu(c, show[k])->hist; \
+			fprintf(f, "%9" PRIu64 " ", (uint64_t)(expr)); } \
+		fprintf(f, "\n"); } while (0)
+	ROW("over:", h->b[c->entries]);
+	ROW("count:", h->count);
+	ROW("min:", h->min_ns / 1000);
+	fprintf(f, "%-6s", "avg:");
+	for (size_t k = 0; k < ns; k++) {
+		const struct osne_hist *h = &ocpu(c, show[k])->hist;
+		fprintf(f, "%9.2f ", h->count ? (double)h->sum_ns / (double)h->count / 1000.0 : 0.0);
+	}
+	fprintf(f, "\n");
+	ROW("max:", h->max_ns / 1000);
+	ROW("p99:", hist_pct_us(c, h, 0.99));
+	ROW("p99.9:", hist_pct_us(c, h, 0.999));
+	ROW("p99.99:", hist_pct_us(c, h, 0.9999));
+#undef ROW
+}
+
+static json_object *jdouble5(uint64_t e5)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%" PRIu64 ".%05" PRIu64, e5 / 100000, e5 % 100000);
+	return json_object_new_double_s((double)e5 / 100000.0, buf);
+}
+
+static json_object *ju(uint64_t v)
+{
+	return jsonv_u64(v);	/* one rule for 64-bit values in every command */
+}
+
+static void print_json(struct ctx *c, FILE *f)
+{
+	static const char *const mode_names[] = { "top", "hist", "trace", "record" };
+	char vm[128];
+	const char *hv = si_vm_name(vm, sizeof(vm));
+	long tck = sysconf(_SC_CLK_TCK);
+	json_object *root = json_object_new_object();
+	json_object_object_add(root, "tool", json_object_new_string("latscope osnoise"));
+	json_object_object_add(root, "mode", json_object_new_string(mode_names[c->mode]));
+	json_object_object_add(root, "workload", json_object_new_boolean(!c->no_workload));
+	json_object_object_add(root, "threshold_us", ju(c->threshold_us));
+	json_object_object_add(root, "period_us", ju(c->period_us));
+	json_object_object_add(root, "runtime_us", ju(c->runtime_us));
+	json_object_object_add(root, "duration_ns", ju(run_ns(c)));
+	json_object_object_add(root, "attribution", json_object_new_boolean(c->attribution));
+	if (!c->attribution)
+		json_object_object_add(root, "attribution_off", json_object_new_string(c->attr_why));
+	json_object_object_add(root, "vm", hv ? json_object_new_string(vm) : NULL);
+	struct rusage ru;
+	if (!getrusage(RUSAGE_THREAD, &ru))	/* the collector (main) thread */
+		json_object_object_add(root, "collector_cpu_us",
+				       ju((uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec +
+					  (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec));
+	json_object_object_add(root, "events_lost",
+			       ju(c->s ? evs_stats(c->s)->lost : c->cnt.lost));
+	json_object *sk = json_object_new_object();
+	json_object_object_add(sk, "unknown_id", ju(c->cnt.unknown_id));
+	json_object_object_add(sk, "bad_samples", ju(c->cnt.bad_samples));
+	json_object_object_add(sk, "undecoded", ju(c->cnt.undecoded));
+	json_object_object_add(sk, "bad_workload_records", ju(c->cnt.bad_wrec));
+	json_object_object_add(sk, "workload_records_lost", ju(wrec_lost(c)));
+	json_object_object_add(sk, "out_of_order", ju(c->cnt.out_of_order));
+	json_object_object_add(sk, "forced_flushes", ju(c->cnt.forced));
+	json_object_object_add(root, "skipped", sk);
+	json_object_object_add(root, "dropped", ju(osn_dropped(c)));
+	json_object *stop = NULL;
+	const struct osne_stop *st = osne_stop(c->e);
+	if (st->why) {
+		stop = json_object_new_object();
+		json_object_object_add(stop, "reason", json_object_new_string(
+					       st->why == OSNE_STOP_SINGLE ? "single" : "total"));
+		json_object_object_add(stop, "cpu", ju(st->cpu));
+		json_object_object_add(stop, "value_us", ju(st->value_ns / 1000));
+	}
+	json_object_object_add(root, "stop", stop);
+	json_object *cpus = json_object_new_array();
+	struct noise_contrib *k = calloc(256, sizeof(*k));
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct noise_stats *s = noise_cpu_stats(c->n, c->list[i]);
+		json_object *o = json_object_new_object();
+		uint64_t rt = s->runtime_ns / 1000, nz = s->noise_ns / 1000;
+		json_object_object_add(o, "cpu", ju(c->list[i]));
+		json_object_object_add(o, "periods", ju(s->periods));
+		json_object_object_add(o, "runtime_us", ju(rt));
+		json_object_object_add(o, "noise_us", ju(nz));
+		json_object_object_add(o, "cpu_available_pct", jdouble5(noise_avail_e5(rt, nz)));
+		json_object_object_add(o, "max_noise_us", ju(s->max_noise_ns / 1000));
+		json_object_object_add(o, "max_single_us", ju(s->max_single_ns / 1000));
+		bool at = c->attribution;
+#define JA(v) (at ? ju(v) : NULL)
+		json_object_object_add(o, "hw", JA(s->hw_count));
+		json_object_object_add(o, "nmi", JA(s->count[NOISE_NMI]));
+		json_object_object_add(o, "irq", JA(s->count[NOISE_IRQ]));
+		json_object_object_add(o, "softirq", JA(s->count[NOISE_SOFTIRQ]));
+		json_object_object_add(o, "thread", JA(s->count[NOISE_THREAD]));
+		json_object_object_add(o, "gaps", ju(s->gaps));
+		json_object_object_add(o, "hw_us", JA(s->hw_ns / 1000));
+		json_object_object_add(o, "nmi_us", JA(s->net_ns[NOISE_NMI] / 1000));
+		json_object_object_add(o, "irq_us", JA(s->net_ns[NOISE_IRQ] / 1000));
+		json_object_object_add(o, "softirq_us", JA(s->net_ns[NOISE_SOFTIRQ] / 1000));
+		json_object_object_add(o, "thread_us", JA(s->net_ns[NOISE_THREAD] / 1000));
+#undef JA
+		json_object_object_add(o, "below_threshold_count", ju(s->sub_count));
+		json_object_object_add(o, "below_threshold_us", ju(s->sub_ns / 1000));
+		const struct osne_cpu *pc = ocpu(c, i);
+		json_object_object_add(o, "floor_ns", ju(pc->floor_ns));
+		if (!c->no_workload) {
+			json_object_object_add(o, "loop_ns_per_iteration",
+					       json_object_new_double(pc->iters ? (double)pc->loop_ns /
+								      (double)pc->iters : 0.0));
+			json_object_object_add(o, "smallest_gap_ns", ju(pc->min_gap_ns));
+		}
+		if (hv && !c->replaying)
+			json_object_object_add(o, "steal_ms",
+					       ju((c->steal1[i] - c->steal0[i]) * 1000 /
+						  (uint64_t)(tck > 0 ? tck : 100)));
+		if (pc->hist.b) {
+			const struct osne_hist *h = &pc->hist;
+			json_object *hj = json_object_new_object();
+			json_object_object_add(hj, "bucket_us", ju(c->bucket_us));
+			json_object *bk = json_object_new_array();
+			for (uint64_t b = 0; b < c->entries; b++)
+				if (h->b[b] || c->with_zeros) {
+					json_object *e = json_object_new_array();
+					json_object_array_add(e, ju(b * c->bucket_us));
+					json_object_array_add(e, ju(h->b[b]));
+					json_object_array_add(bk, e);
+				}
+			json_object_object_add(hj, "buckets", bk);
+			json_object_object_add(hj, "over", ju(h->b[c->entries]));
+			json_object_object_add(hj, "count", ju(h->count));
+			json_object_object_add(hj, "min_us", ju(h->min_ns / 1000));
+			char avg[32];
+			double a = h->count ? (double)h->sum_ns / (double)h->count / 1000.0 : 0.0;
+			snprintf(avg, sizeof(avg), "%.2f", a);
+			json_object_object_add(hj, "avg_us", json_object_new_double_s(a, avg));
+			json_object_object_add(hj, "max_us", ju(h->max_ns / 1000));
+			json_object_object_add(hj, "p99_us", ju(hist_pct_us(c, h, 0.99)));
+			json_object_object_add(hj, "p999_us", ju(hist_pct_us(c, h, 0.999)));
+			json_object_object_add(hj, "p9999_us", ju(hist_pct_us(c, h, 0.9999)));
+			json_object_object_add(o, "hist", hj);
+		}
+		json_object *cj = json_object_new_array();
+		size_t n = k && c->attribution ? sorted_contribs(c, c->list[i], k, c->top_n) : 0;
+		for (size_t j = 0; j < n; j++) {
+			json_object *e = json_object_new_object();
+			json_object_object_add(e, "class",
+					       json_object_new_string(noise_class_name(k[j].cls)));
+			json_object_object_add(e, "name", json_object_new_string(k[j].name));
+			json_object_object_add(e, "id", json_object_new_int(k[j].id));
+			json_object_object_add(e, "count", ju(k[j].count));
+			json_object_object_add(e, "total_us", ju(k[j].total_ns / 1000));
+			json_object_object_add(e, "total_ns", ju(k[j].total_ns));
+			json_object_object_add(e, "max_us", ju(k[j].max_ns / 1000));
+			json_object_array_add(cj, e);
+		}
+		json_object_object_add(o, "top", cj);
+		json_object_array_add(cpus, o);
+	}
+	free(k);
+	json_object_object_add(root, "cpus", cpus);
+	if (fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								      JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+		cio_note_error();
+	json_object_put(root);
+}
+
+/*
+ * The end of every mode: the verdict on lost data (exit 1 when a stop
+ * threshold or --strict asks for one), then stdout checked (exit 2 on a
+ * write error).  rc is the status so far.
+ */
+int osn_finish(struct ctx *c, int rc)
+{
+	uint64_t d = osn_dropped(c);
+	if (d && (c->stop_us || c->stop_total_us || c->strict)) {
+		fprintf(stderr, "latscope osnoise: %" PRIu64 " events or records were lost or skipped, "
+				"so the run cannot pass %s: exit 1\n", d,
+			c->strict ? "--strict" : "its stop thresholds");
+		if (rc == 0)
+			rc = EXIT_THRESHOLD;
+	}
+	/* a reader that left (SIGPIPE) is cio_finish()'s one line */
+	if (c->write_err && !cio_broken_pipe()) {
+		fprintf(stderr, "latscope osnoise: error writing standard output: %s\n",
+			strerror(c->write_err));
+		clearerr(stdout);
+		return EXIT_ERR;
+	}
+	if (cio_finish(stdout, "latscope osnoise", "standard output"))
+		return EXIT_ERR;
+	return rc;
+}
+
+void osn_print_trace_header(FILE *f)
+{
+	fprintf(f, "# latscope osnoise trace: one record per period per CPU (time in us)\n");
+	fprintf(f, "#                                                RUNTIME      NOISE  %% OF CPU   MAX SINGLE  "
+		   "   Interference counters\n");
+	fprintf(f, "#           TASK-PID      CPU#       TIMESTAMP      IN US      IN US  AVAILABLE  NOISE IN US"
+		   "     HW    NMI    IRQ   SIRQ THREAD\n");
+}
+
+void osn_final_report(struct ctx *c)
+{
+	FILE *f = stdout;
+	if (c->s) {
+		c->cnt.out_of_order = evs_stats(c->s)->out_of_order;
+		c->cnt.forced = evs_stats(c->s)->forced;
+	}
+	if (c->json) {
+		print_json(c, f);
+		if (osn_stop_why(c))
+			print_stop(c, stderr);
+		return;
+	}
+	switch (c->mode) {
+	case M_HIST:
+		print_hist(c, f);
+		break;
+	case M_TOP:
+	case M_RECORD:
+		print_top_table(c, f, !c->quiet);
+		break;
+	case M_TRACE:
+		break;
+	}
+	if (c->mode != M_HIST || !c->no_summary)
+		print_details(c, c->mode == M_TRACE ? stderr : f);
+	print_stop(c, f);
+}
+
+void osn_refresh_top(struct ctx *c)
+{
+	if (c->json || c->quiet || c->mode != M_TOP)
+		return;
+	if (isatty(STDOUT_FILENO))
+		printf("\033[H\033[2J");
+	print_top_table(c, stdout, true);
+	fflush(stdout);
+}

@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.c - the runs of `latscope osnoise`: live (the userspace workload and
+ * the tracepoints, optionally recorded to a perf.data file), the replay of
+ * such a file, the kernel osnoise tracer, and a saved kernel trace.
+ * First Ctrl-C: finish cleanly with the summary; a second one aborts
+ * (src/cmdio.c).  A closed stdout stops the run too.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "bytes.h"
+#include "cmdio.h"
+#include "commands.h"
+#include "evsrc.h"
+#include "idlecheck.h"
+#include "noise.h"
+#include "osnkernel.h"
+#include "osnoise.h"
+#include "oswork.h"
+#include "pdread.h"
+#include "pdwrite.h"
+#include "privhint.h"
+#include "safeout.h"
+#include "sysinfo.h"
+#include "tfsformat.h"
+
+#define WREC_EVSEL_NAME OSW_EVSEL_NAME
+#define SLACK_NS	(5 * 1000 * 1000ULL)
+
+static const char *const attr_events[] = {
+	"sched:sched_switch",
+	"irq:irq_handler_entry", "irq:irq_handler_exit",
+	"irq:softirq_entry", "irq:softirq_exit",
+	"?irq_vectors:*_entry", "?irq_vectors:*_exit",
+	"?nmi:nmi_handler",
+};
+
+/* ---- engine sink ------------------------------------------------------------ */
+
+static void sink_line(void *arg, const char *line)
+{
+	struct ctx *c = arg;
+	if (c->mode == M_TRACE && c->events && !c->json)
+		printf("%s\n", line);
+}
+
+static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct noise_stats *p)
+{
+	struct ctx *c = arg;
+	if (c->mode != M_TRACE || c->json)
+		return;
+	char pre[96];
+	uint64_t rt = p->runtime_ns / 1000, nz = p->noise_ns / 1000;
+	uint64_t av = noise_avail_e5(rt, nz);
+	osne_trace_prefix(c->e, pre, sizeof(pre), cpu, end_ns);
+	printf("%s %" PRIu64 " %10" PRIu64 " %3" PRIu64 ".%05" PRIu64 " %7" PRIu64 " %6" PRIu64
+	       " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n",
+	       pre, rt, nz, av / 100000, av % 100000, p->max_single_ns / 1000, p->hw_count,
+	       p->count[NOISE_NMI], p->count[NOISE_IRQ], p->count[NOISE_SOFTIRQ],
+	       p->count[NOISE_THREAD]);
+	errno = 0;
+	if ((fflush(stdout) != 0 || ferror(stdout)) && !c->write_err) {
+		c->write_err = errno ? errno : EIO;
+		osne_halt(c->e);	/* a replay stops reading */
+		cio_stop();
+	}
+}
+
+/* ---- feeding ------------------------------------------------------------ */
+
+/* The events read up to until_ns, each after the workload records before it,
+ * then the rest of the records up to until_ns (lib/osneng.c). */
+static void process(struct ctx *c, uint64_t until_ns)
+{
+	if (c->s)
+		evs_read(c->s, until_ns, osne_event, c->e);
+	osne_advance(c->e, until_ns);
+}
+
+/* ---- recording ------------------------------------------------------------ */
+
+static void on_raw(void *arg, int cpu, int event_idx, const uint8_t *rec, size_t size)
+{
+	struct ctx *c = arg;
+	(void)cpu; (void)event_idx;
+	uint16_t misc;
+	uint32_t type;
+	memcpy(&type, rec, 4);
+	memcpy(&misc, rec + 4, 2);
+	pdw_write_record(c->pw, type, misc, rec + 8, size - 8);
+}
+
+static int open_recording(struct ctx *c)
+{
+	int err;
+	/* Records from the rings are host order: write the file in host order. */
+	struct pdw_opts o = { .big_endian = BY_HOST_BIG_ENDIAN, .force = c->force, .checkpoint = true };
+	err = pdw_open(&c->pw, c->output, &o);
+	if (err < 0) {
+		fprintf(stderr, "latscope osnoise record: cannot create '%s': %s\n", c->output,
+			so_strerror(err));
+		return err;
+	}
+	if (c->s) {
+		size_t ne = evs_nr_events(c->s);
+		const char **names = calloc(ne, sizeof(char *));
+		if (!names)
+			return -ENOMEM;
+		for (size_t i = 0; i < ne; i++) {
+			const uint64_t *ids;
+			size_t nid = evs_event_ids(c->s, i, &ids);
+			names[i] = evs_event_name(c->s, i);
+			err = pdw_add_evsel(c->pw, evs_event_attr(c->s, i), names[i], ids, nid);
+			if (err < 0)
+				break;
+		}
+		if (err >= 0)
+			err = tfs_describe(c->pw, NULL, names, ne, BY_HOST_BIG_ENDIAN);
+		free(names);
+		if (err < 0) {
+			fprintf(stderr, "latscope osnoise record: cannot describe the tracepoints: %s\n",
+				strerror(-err));
+			return err;
+		}
+		evs_set_raw_cb(c->s, on_raw, c);
+	}
+	/* the workload event and the run's parameters */
+	err = osne_record(c->e, c->pw);
+	if (err < 0)
+		return err;
+	/* HOSTNAME: pdw_begin_data() sets uname's node name */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	pdw_set_nrcpus(c->pw, (uint32_t)ncpu, (uint32_t)ncpu);
+	err = pdw_begin_data(c->pw);
+	if (err < 0)
+		fprintf(stderr, "latscope osnoise record: writing '%s': %s\n", c->output, strerror(-err));
+	return err;
+}
+
+/* ---- run modes -------------------------------------------------------------- */
+
+/* The engine for c->cpus with the options of c (the caller frees it with
+ * free_state, also after a failure), and the steal counters. */
+static int setup_state(struct ctx *c)
+{
+	struct osne_opts o = {
+		.cpus = c->cpus,
+		.threshold_us = c->threshold_us,
+		.period_us = c->period_us,
+		.runtime_us = c->runtime_us,
+		.stop_us = c->stop_us,
+		.stop_total_us = c->stop_total_us,
+		.warmup_ns = c->warmup_ns,
+		.no_workload = c->no_workload,
+		.hist = c->mode == M_HIST || c->json,
+		.bucket_us = c->bucket_us,
+		.entries = c->entries,
+	};
+	struct osne_sink sk = { .arg = c, .line = sink_line, .period = sink_period };
+	int err = osne_new(&c->e, &o, &sk);
+	if (err < 0)
+		return err;
+	c->list = osne_list(c->e);
+	c->nr = osne_nr(c->e);
+	c->n = osne_noise(c->e);
+	c->steal0 = calloc(c->nr, sizeof(uint64_t));
+	c->steal1 = calloc(c->nr, sizeof(uint64_t));
+	return c->steal0 && c->steal1 ? 0 : -ENOMEM;
+}
+
+static void free_state(struct ctx *c)
+{
+	free(c->steal0);
+	free(c->steal1);
+	osne_free(c->e);
+	c->e = NULL;
+}
+
+/* Ctrl-C (or a closed stdout) during setup: one line; the caller unwinds. */
+static bool setup_interrupted(void)
+{
+	if (!cio_stopped() && !cio_watch(STDOUT_FILENO))
+		return false;
+	fprintf(stderr, "latscope osnoise: %s before the measurement started; nothing to report\n",
+		cio_broken_pipe() ? "standard output was closed" : "interrupted");
+	return true;
+}
+
+/* The end of a run: steal read, the report (unless the reader left), the
+ * verdict.  Returns the exit status so far. */
+static int end_report(struct ctx *c)
+{
+	si_steal(c->steal1, c->list, c->nr);
+	if (cio_broken_pipe())
+		cio_pipe_closed("latscope osnoise");
+	else
+		osn_final_report(c);
+	return osn_finish(c, osn_stop_why(c) ? EXIT_THRESHOLD : 0);
+}
+
+int osn_run_live(struct ctx *c)
+{
+	int err;
+	struct ps_cpuset online;
+	cpu_set_t aff0;
+	bool aff_saved = sched_getaffinity(0, sizeof(aff0), &aff0) == 0, locked = false;
+
+	cio_signals_install();	/* first: a Ctrl-C during setup unwinds below */
+	si_online_cpus(&online);
+	if (!c->have_cpus)
+		c->cpus = online;
+	for (unsigned cpu = 0; cpu < PS_MAX_CPUS; cpu++)
+		if (ps_cpuset_has(&c->cpus, cpu) && !ps_cpuset_has(&online, cpu)) {
+			fprintf(stderr, "latscope osnoise: CPU %u is not online\n", cpu);
+			return EXIT_ERR;
+		}
+	err = setup_state(c);
+	if (err < 0) {
+		fprintf(stderr, "latscope osnoise: %s\n", strerror(-err));
+		free_state(c);
+		return EXIT_ERR;
+	}
+
+	/* The collector runs on the house-keeping CPUs, by default the others. */
+	struct ps_cpuset hk = c->hk;
+	if (!c->have_hk) {
+		memset(&hk, 0, sizeof(hk));
+		for (unsigned cpu = 0; cpu < PS_MAX_CPUS; cpu++)
+			if (ps_cpuset_has(&online, cpu) && !ps_cpuset_has(&c->cpus, cpu))
+				ps_cpuset_add(&hk, cpu);
+	}
+	if (ps_cpuset_count(&hk)) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		for (unsigned cpu = 0; cpu < CPU_SETSIZE && cpu < PS_MAX_CPUS; cpu++)
+			if (ps_cpuset_has(&hk, cpu))
+				CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0 && c->have_hk) {
+			fprintf(stderr, "latscope osnoise: cannot run on house-keeping CPUs: %s\n",
+				strerror(errno));
+			free_state(c);
+			return EXIT_ERR;
+		}
+	}
+	/* Attribution: tracepoints through perf_event_open. */
+	if (c->no_attr) {
+		snprintf(c->attr_why, sizeof(c->attr_why), "--no-attribution");
+	} else {
+		struct evs_opts eo = { .ring_bytes = c->ring_bytes };
+		err = evs_open(&c->s, attr_events, sizeof(attr_events) / sizeof(attr_events[0]),
+			       &c->cpus, &eo);
+		if (err < 0) {
+			snprintf(c->attr_why, sizeof(c->attr_why), "%s", evs_strerror(c->s));
+			evs_close(c->s);
+			c->s = NULL;
+			if (c->no_workload) {
+				fprintf(stderr, "latscope osnoise: --no-workload needs the tracepoints: %s\n",
+					c->attr_why);
+				free_state(c);
+				return EXIT_ERR;
+			}
+		} else {
+			c->attribution = true;
+		}
+	}
+	/* Without the busy loop the measured CPUs go idle, and some kernels
+	 * (KVM guests with haltpoll) drop perf samples of interrupts taken on an
+	 * idle CPU: say so, the IRQ/softirq time of idle CPUs is then too low. */
+	if (c->no_workload && c->attribution) {
+		struct idc_cpu_result idr[64];
+		size_t nidr = 0;
+		if (idc_check(&c->cpus, NULL, idr, sizeof(idr) / sizeof(idr[0]), &nidr) == 0 &&
+		    idc_any_drops(idr, nidr)) {
+			char list[256] = "";
+			for (size_t i = 0; i < nidr; i++)
+				if (idr[i].verdict == IDC_DROPS)
+					snprintf(list + strlen(list), sizeof(list) - strlen(list), " CPU%u %" PRIu64 "/%" PRIu64,
+						 idr[i].cpu, idr[i].samples, idr[i].irqs);
+			fprintf(stderr, "latscope osnoise: this kernel drops perf samples of interrupts taken on an "
+					"idle CPU (self-test, samples/timer interrupts:%s): with --no-workload the "
+					"IRQ and softirq time of idle CPUs is undercounted\n", list);
+		}
+	}
+	if (setup_interrupted())
+		goto out_err;
+	if (c->mode == M_RECORD && open_recording(c) < 0)
+		goto out_err;
+	if (setup_interrupted())
+		goto out_err;
+
+	si_steal(c->steal0, c->list, c->nr);
+	if (c->s && (err = evs_enable(c->s)) < 0) {
+		fprintf(stderr, "latscope osnoise: %s\n", evs_strerror(c->s));
+		goto out_err;
+	}
+	osne_start(c->e, osw_now_ns());
+	if (!c->no_workload) {
+		struct osw_opts wo = {
+			.cpus = c->cpus,
+			.period_ns = c->period_us * 1000,
+			.runtime_ns = c->runtime_us * 1000,
+			.threshold_ns = c->threshold_us * 1000,
+			.floor_ns = c->floor_ns,
+			.policy = c->prio.policy,
+			.prio = c->prio.prio,
+			.use_tsc = c->tsc,
+		};
+		err = osw_start(&c->w, &wo);
+		if (err < 0) {
+			fprintf(stderr, "latscope osnoise: cannot start the workload: %s%s\n",
+				strerror(-err),
+				err == -EPERM ? " (real-time priority needs root or CAP_SYS_NICE)" :
+				err == -ENOTSUP ? " (no constant TSC: drop --tsc)" : "");
+			osw_free(c->w);
+			c->w = NULL;
+			goto out_err;
+		}
+		if (setup_interrupted()) {
+			osw_stop(c->w);
+			osw_free(c->w);
+			c->w = NULL;
+			goto out_err;
+		}
+		osne_use_workload(c->e, c->w);
+		for (size_t i = 0; i < c->nr; i++)
+			osne_set_tid(c->e, c->list[i], osw_tid(c->w, i), osw_floor_ns(c->w, i));
+	}
+	/* Lock memory once everything is allocated (threads, rings). */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
+		int e = errno;
+		char why[256];
+		munlockall();	/* a failed mlockall may leave MCL_FUTURE behind */
+		ph_mlock(why, sizeof(why), -e);
+		if (!c->quiet && !c->json)
+			fprintf(stderr, "latscope osnoise: mlockall failed (%s%s%s); page faults may add "
+				"noise\n", strerror(e), why[0] ? ": " : "", why);
+	} else {
+		locked = true;
+	}
+
+	if (c->mode == M_TRACE && !c->json)
+		osn_print_trace_header(stdout);
+
+	uint64_t warm_end_ns = osne_times(c->e)->warm_end_ns;
+	uint64_t deadline = c->duration_ns ? warm_end_ns + c->duration_ns : UINT64_MAX;
+	uint64_t next_refresh = warm_end_ns + c->period_us * 1000;
+	while (!cio_watch(STDOUT_FILENO) && !osn_stop_why(c)) {
+		if (c->s)
+			evs_poll(c->s, 100);
+		else {
+			struct timespec ts = { 0, 100 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+		uint64_t now = osw_now_ns();
+		if (now >= deadline)
+			break;
+		process(c, now - SLACK_NS);
+		if (c->pw)	/* the recording survives a kill (errors stick: reported at close) */
+			pdw_checkpoint(c->pw, false);
+		if (now >= next_refresh) {
+			osn_refresh_top(c);
+			next_refresh = now + c->period_us * 1000;
+		}
+	}
+	/* Stop the workload (its last period ends here), then take everything. */
+	osw_stop(c->w);
+	if (c->s)
+		evs_disable(c->s);
+	osne_set_end(c->e, osw_now_ns());
+	process(c, UINT64_MAX);
+	osne_close(c->e);
+	int rc = end_report(c);
+	if (cio_broken_pipe())
+		rc = EXIT_ERR;
+	evs_close(c->s);
+	c->s = NULL;
+	if (c->pw) {
+		err = pdw_close(c->pw);
+		c->pw = NULL;
+		if (err < 0) {
+			fprintf(stderr, "latscope osnoise record: writing '%s': %s\n", c->output,
+				strerror(-err));
+			rc = EXIT_ERR;
+		} else if (!c->json) {
+			fprintf(stderr, "latscope osnoise record: wrote '%s'\n", c->output);
+		}
+	}
+	osw_free(c->w);
+	free_state(c);
+	if (locked)
+		munlockall();
+	if (aff_saved)
+		sched_setaffinity(0, sizeof(aff0), &aff0);
+	return rc;
+out_err:
+	evs_close(c->s);
+	c->s = NULL;
+	pdw_discard(c->pw);
+	c->pw = NULL;
+	free_state(c);
+	if (aff_saved)
+		sched_setaffinity(0, sizeof(aff0), &aff0);
+	return EXIT_ERR;
+}
+
+/* ---- replay ----------------------------------------------------------------- */
+
+static int not_osnoise(struct ctx *c)
+{
+	fprintf(stderr, "latscope osnoise: '%s' has no osnoise data (no %s event, no "
+			"latscope-osnoise parameters): replay reads files written by "
+			"`latscope osnoise record`\n", c->input, WREC_EVSEL_NAME);
+	return EXIT_ERR;
+}
+
+/*
+ * The replay's set-up (an osne_setup_fn), at the first sample: a pipe, or a
+ * recording whose writer was killed (its header is a checkpoint), carries
+ * its features as records at the start of the data, read by then.
+ */
+static int replay_setup(void *arg, struct pdr *r, bool have_formats, struct osne **ep)
+{
+	struct ctx *c = arg;
+	const struct pdr_info *info = pdr_info(r);
+	c->setup_failed = true;		/* each failure below says why */
+	if (!osne_is_recording(r)) {
+		not_osnoise(c);
+		return -EINVAL;
+	}
+	struct osne_opts o = {
+		.cpus = c->cpus, .threshold_us = c->threshold_us, .period_us = c->period_us,
+		.runtime_us = c->runtime_us, .no_workload = c->no_workload,
+	};
+	if (osne_params_apply(info->version, &o, c->have_T, c->have_cpus)) {
+		c->cpus = o.cpus;
+		c->have_cpus = true;
+	}
+	c->threshold_us = o.threshold_us;
+	c->period_us = o.period_us;
+	c->runtime_us = o.runtime_us;
+	c->no_workload = o.no_workload;
+	if (!c->have_cpus) {
+		uint32_t n = info->nr_cpus_online ? info->nr_cpus_online : 1;
+		memset(&c->cpus, 0, sizeof(c->cpus));
+		for (uint32_t i = 0; i < n && i < PS_MAX_CPUS; i++)
+			ps_cpuset_add(&c->cpus, i);
+	}
+	c->replaying = true;
+	int err = setup_state(c);
+	*ep = c->e;
+	if (err < 0) {
+		fprintf(stderr, "latscope osnoise: %s\n", strerror(-err));
+		return err;
+	}
+	c->attribution = have_formats;
+	if (!have_formats)
+		snprintf(c->attr_why, sizeof(c->attr_why), "'%s' has no tracepoint formats", c->input);
+	if (c->mode == M_TRACE && !c->json)
+		osn_print_trace_header(stdout);
+	c->setup_failed = false;
+	return 0;
+}
+
+int osn_run_replay(struct ctx *c)
+{
+	struct pdr *r = NULL;
+	cio_sigpipe_as_error();
+	int err = pdr_open(&r, c->input, NULL);
+	if (err < 0) {
+		fprintf(stderr, "latscope osnoise: cannot read '%s': %s\n", c->input,
+			r ? pdr_strerror(r) : strerror(-err));
+		pdr_close(r);
+		return EXIT_ERR;
+	}
+	const struct pdr_info *info = pdr_info(r);
+	if (!info->pipe && !info->unterminated && !osne_is_recording(r)) {
+		pdr_close(r);
+		return not_osnoise(c);
+	}
+	struct osne *e;
+	err = osne_replay(r, replay_setup, c, &e);
+	c->e = e;	/* the engine set-up made, if any */
+	if (err < 0) {
+		if (!c->setup_failed)
+			fprintf(stderr, "latscope osnoise: '%s': %s\n", c->input, pdr_strerror(r));
+		pdr_close(r);
+		free_state(c);
+		return EXIT_ERR;
+	}
+	c->cnt = *osne_counts(e);
+	osn_final_report(c);
+	int rc = osn_finish(c, osn_stop_why(c) ? EXIT_THRESHOLD : 0);
+	cio_pdr_close(r, "latscope osnoise", c->input);
+	free_state(c);
+	return rc;
+}
+
+/* ---- kernel tracer ------------------------------------------------------------ */
+
+static int kernel_setup(struct ctx *c)
+{
+	int err = setup_state(c);
+	if (err < 0) {
+		fprintf(stderr, "latscope osnoise: %s\n", strerror(-err));
+		return err;
+	}
+	c->attribution = true;
+	c->kmode = true;
+	return 0;
+}
+
+/* --parse-kernel FILE: a saved osnoise trace (text) shown in the same views. */
+int osn_run_kernel_text(struct ctx *c, const char *path)
+{
+	cio_sigpipe_as_error();
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!f) {
+		fprintf(stderr, "latscope osnoise: cannot open '%s': %s\n", path, strerror(errno));
+		return EXIT_ERR;
+	}
+	if (!c->have_cpus) {
+		/* the CPUs are those of the records */
+		char line[4096];
+		struct okt_rec r;
+		memset(&c->cpus, 0, sizeof(c->cpus));
+		while (fgets(line, sizeof(line), f))
+			if (!okt_parse_line(line, &r))
+				ps_cpuset_add(&c->cpus, r.cpu);
+		if (f == stdin || fseek(f, 0, SEEK_SET) < 0) {
+			fprintf(stderr, "latscope osnoise: '%s' cannot be read twice; give the CPUs with -c\n",
+				path);
+			if (f != stdin)
+				fclose(f);
+			return EXIT_ERR;
+		}
+		if (!ps_cpuset_count(&c->cpus)) {
+			fprintf(stderr, "latscope osnoise: no osnoise records in '%s'\n", path);
+			fclose(f);
+			return EXIT_ERR;
+		}
+	}
+	c->replaying = true;
+	if (kernel_setup(c) < 0) {
+		if (f != stdin)
+			fclose(f);
+		free_state(c);
+		return EXIT_ERR;
+	}
+	static struct osne_kbuf kb;
+	kb.len = kb.bad = 0;
+	char buf[16384];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		osne_kernel_text(c->e, &kb, buf, n);
+	osne_kernel_text(c->e, &kb, "\n", 1);
+	if (f != stdin)
+		fclose(f);
+	if (kb.bad)
+		fprintf(stderr, "latscope osnoise: %" PRIu64 " malformed osnoise lines skipped\n", kb.bad);
+	c->cnt.bad_wrec += kb.bad;
+	osn_final_report(c);
+	int rc = osn_finish(c, osn_stop_why(c) ? EXIT_THRESHOLD : 0);
+	free_state(c);
+	return rc;
+}
+
+int osn_run_kernel(struct ctx *c)
+{
+	cio_signals_install();	/* first: the tracer is always stopped below */
+	if (!okt_available()) {
+		fprintf(stderr, "latscope osnoise: --kernel needs the kernel osnoise tracer, which this "
+				"kernel does not have (no %s/osnoise; CONFIG_OSNOISE_TRACER); run without "
+				"--kernel to measure in userspace\n",
+			tracefs_tracing_dir() ? tracefs_tracing_dir() : "tracefs");
+		return EXIT_ERR;
+	}
+	struct ps_cpuset online;
+	si_online_cpus(&online);
+	if (!c->have_cpus)
+		c->cpus = online;
+	if (kernel_setup(c) < 0) {
+		free_state(c);
+		return EXIT_ERR;
+	}
+	char cl[1024];
+	ps_cpulist_format(&c->cpus, cl, sizeof(cl));
+	struct okt_config kc = {
+		.cpus = cl, .period_us = c->period_us, .runtime_us = c->runtime_us,
+		.stop_us = c->stop_us, .stop_total_us = c->stop_total_us,
+		.threshold_us = c->threshold_us, .no_workload = c->no_workload,
+		.events = c->events || c->mode == M_HIST || c->attribution,
+	};
+	struct okt *k;
+	int err = okt_start(&k, &kc);
+	if (err < 0) {
+		fprintf(stderr, "latscope osnoise: kernel tracer: %s\n", okt_strerror(k));
+		okt_stop(k);
+		free_state(c);
+		return EXIT_ERR;
+	}
+	if (setup_interrupted()) {
+		okt_stop(k);
+		free_state(c);
+		return EXIT_ERR;
+	}
+	si_steal(c->steal0, c->list, c->nr);
+	uint64_t t0 = osw_now_ns();
+	uint64_t deadline = c->duration_ns ? t0 + c->duration_ns : UINT64_MAX;
+	if (c->mode == M_TRACE && !c->json)
+		osn_print_trace_header(stdout);
+	static struct osne_kbuf kb;
+	char buf[16384];
+	while (!cio_watch(STDOUT_FILENO) && !osn_stop_why(c) && osw_now_ns() < deadline) {
+		long n = okt_read(k, buf, sizeof(buf));
+		if (n < 0)
+			break;
+		if (n == 0) {
+			struct timespec ts = { 0, 100 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		osne_kernel_text(c->e, &kb, buf, (size_t)n);
+	}
+	okt_stop(k);	/* the tracer instance removed before anything is printed */
+	int rc = end_report(c);
+	free_state(c);
+	return cio_broken_pipe() ? EXIT_ERR : rc;
+}
