@@ -92,7 +92,9 @@ struct hctx {
 /* The command lines of the three subcommands (cli.c; test_cli_tables). */
 extern const struct cli_cmd hist_report_cli, hist_record_cli, hist_top_cli;
 
-/* run.c: each returns the exit status (0, EXIT_THRESHOLD, EXIT_ERR). */
+/* run.c: each returns the exit status (0, EXIT_THRESHOLD, EXIT_ERR).  They
+ * make c->lat (the caller frees it with lat_free()) and free everything
+ * else they open or start, on every path. */
 int hist_report(struct hctx *c);
 int hist_live(struct hctx *c);
 
