@@ -8,7 +8,7 @@
 # Latency (all online CPUs, SCHED_FIFO 95, 1000 us absolute timers, mlocked,
 # /dev/cpu_dma_latency held at 0 by both):
 #   cyclictest -m -t -a -p95 -i1000 -D S -q -h 10000
-#   latscope hist record --timer-workload -p 95 --interval 1000us -d S
+#   latscope hist record --timer-workload -P 95 --interval 1000us -d S
 # each once as is and once with the CPUs kept out of idle (SCHED_IDLE
 # spinners: latscope's --keep-busy, which its self-test turns on by itself on
 # kernels that drop idle-entry samples; plain `chrt -i 0` spinners for
@@ -66,7 +66,7 @@ cyc() {	# name: cyclictest histogram -> "cpu p50 p99 max" lines
 }
 ours() {	# name, options
 	name=$1; shift
-	"$LATSCOPE" hist record --timer-workload -p 95 --interval 1000us -d "$D" --json "$@" \
+	"$LATSCOPE" hist record --timer-workload -P 95 --interval 1000us -d "$D" --json "$@" \
 		>"$T/$name.json" 2>"$T/$name.err" || { echo "latscope failed: $(cat "$T/$name.err")"; return 1; }
 	: >"$T/$name.rows"
 	i=0

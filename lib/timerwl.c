@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,17 +51,26 @@ static void *twl_run(void *arg)
 	CPU_SET(t->info.cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		err = errno;
-	bool fifo = false;
+	bool fifo = false, ok = true;
 	if (w->cfg.prio > 0) {
 		struct sched_param sp = { .sched_priority = w->cfg.prio };
-		if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0)
+		if (sched_setscheduler(0, w->cfg.rr ? SCHED_RR : SCHED_FIFO, &sp) == 0)
 			fifo = true;
 		else if (!err)
 			err = errno;
+		ok = fifo;
+	} else if (w->cfg.nice) {
+		/* Linux: the nice value of this thread alone */
+		if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), w->cfg.nice) < 0) {
+			ok = false;
+			if (!err)
+				err = errno;
+		}
 	}
 	pthread_mutex_lock(&t->lock);
 	t->info.tid = (pid_t)syscall(SYS_gettid);
 	t->info.fifo = fifo;
+	t->info.policy_ok = ok;
 	t->info.sched_err = err;
 	pthread_mutex_unlock(&t->lock);
 
@@ -96,7 +106,8 @@ int twl_start(struct twl **out, const struct twl_cfg *cfg)
 	unsigned n = ps_cpuset_count(&cfg->cpus);
 
 	*out = NULL;
-	if (!cfg->interval_ns || n == 0 || cfg->prio < 0 || cfg->prio > 99)
+	if (!cfg->interval_ns || n == 0 || cfg->prio < 0 || cfg->prio > 99 || cfg->nice < -20 ||
+	    cfg->nice > 19)
 		return -EINVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)

@@ -24,13 +24,16 @@ struct twl_cfg {
 	struct ps_cpuset cpus;		/* one thread per CPU */
 	uint64_t interval_ns;		/* period, > 0 */
 	int prio;			/* SCHED_FIFO priority 1..99; 0 = SCHED_OTHER */
+	bool rr;			/* prio > 0: SCHED_RR instead of SCHED_FIFO */
+	int nice;			/* prio 0: the threads' nice value (-20..19; 0 = as is) */
 	struct lhist_cfg hist;		/* geometry of each thread's histogram */
 };
 
 struct twl_thread_info {
 	unsigned cpu;
 	pid_t tid;			/* 0 until the thread started */
-	bool fifo;			/* SCHED_FIFO was granted */
+	bool fifo;			/* the real-time policy (SCHED_FIFO, or SCHED_RR) was granted */
+	bool policy_ok;			/* what cfg asked for (RT policy, nice) was applied */
 	int sched_err;			/* errno of a refused SCHED_FIFO / affinity, 0 = none */
 	uint64_t cycles;		/* wakeups measured */
 	uint64_t overruns;		/* periods skipped because a wakeup was more than one late */

@@ -8,7 +8,7 @@
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 [ -r /sys/kernel/tracing/events/sched/sched_switch/format ] ||
 	skip "no readable tracefs (sched events)"
-"$LATSCOPE" hist record -d 2 -t --interval 1ms -p 90 -O "$TMP/live" -o "$TMP/live.data" \
+"$LATSCOPE" hist record -d 2 -t --interval 1ms -P 90 -O "$TMP/live" -o "$TMP/live.data" \
 	>"$TMP/out" 2>"$TMP/err"
 rc=$?
 if [ $rc -ne 0 ]; then

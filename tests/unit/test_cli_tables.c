@@ -4,10 +4,13 @@
  * short key twice (cli_table_ok()), every documented option in the usage
  * text, and perf's letters where the dtl commands follow perf (-i input,
  * -C/--cpu with --cpus too, -c the period of dtl record, -m its ring, -q),
- * rtla's where osnoise follows rtla (-c/--cpus, -H, -d, -p, -r, -T, -s, -S,
- * -P), and osnoise's values with their suffixes and bare units.
+ * rtla's where osnoise and hist follow rtla (osnoise: -c/--cpus, -H, -d, -p, -r,
+ * -T, -s, -S, -P; hist: -c/--cpus, -d, -P, -T, -q), osnoise's values with
+ * their suffixes and bare units, and the values the hist tables store
+ * (sizes, priorities, durations, the old spellings).
  * Linked with the command objects (not main.o).
  */
+#include <errno.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,10 +24,12 @@
 #include "../../src/cli.h"
 #include "../../src/dtl_cmd.h"
 #include "../../src/osnoise/osnoise.h"
+#include "../../src/hist/hist.h"
 
 static const struct cli_cmd *const cmds[] = {
 	&dtl_dump_cli, &dtl_script_cli, &dtl_report_cli, &dtl_record_cli, &dtl_synth_cli,
 	&osnoise_cli,
+	&hist_report_cli, &hist_record_cli, &hist_top_cli,
 };
 
 static const struct cli_opt *find(const struct cli_cmd *c, const char *name)
@@ -202,6 +207,111 @@ static void test_osnoise_values(void **state)
 	assert_int_equal(osn("top extra"), 2);
 }
 
+/* hist follows rtla: -c/--cpus, -d, -P, -T, -q; -i/-o/-O, --json, --ring-size */
+static void test_hist_letters(void **state)
+{
+	(void)state;
+	const struct cli_cmd *all[] = { &hist_report_cli, &hist_record_cli, &hist_top_cli };
+	for (size_t i = 0; i < 3; i++) {
+		want_key(all[i], "threshold", 'T');
+		want_key(all[i], "quiet", 'q');
+		want_key(all[i], "output-dir", 'O');
+		assert_non_null(find(all[i], "json"));
+		assert_false(all[i]->operands);
+	}
+	want_key(&hist_report_cli, "input", 'i');
+	const struct cli_cmd *live[] = { &hist_record_cli, &hist_top_cli };
+	for (size_t i = 0; i < 2; i++) {
+		want_key(live[i], "cpus", 'c');
+		want_key(live[i], "duration", 'd');
+		want_key(live[i], "priority", 'P');
+		want_key(live[i], "output", 'o');
+		want_key(live[i], "timer-workload", 't');
+		assert_non_null(find(live[i], "ring-size"));
+		/* the old spellings: hidden aliases */
+		assert_null(find(live[i], "ring-bytes")->help);
+		assert_null(find(live[i], "prio")->help);
+		assert_null(find(live[i], "record")->help);
+		assert_null(find(live[i], "input"));
+	}
+	/* each subcommand lists only its own options */
+	assert_null(find(&hist_report_cli, "duration"));
+	assert_null(find(&hist_report_cli, "priority"));
+	assert_null(find(&hist_record_cli, "refresh"));
+	assert_non_null(find(&hist_top_cli, "refresh"));
+	assert_null(find(&hist_top_cli, "time"));
+}
+
+static int hist_parse(const struct cli_cmd *cmd, struct hctx *c, char *err, size_t len, ...)
+{
+	char *argv[16] = { (char *)cmd->name };
+	int argc = 1;
+	va_list ap;
+	va_start(ap, len);
+	for (char *a; argc < 15 && (a = va_arg(ap, char *)); )
+		argv[argc++] = a;
+	va_end(ap);
+	memset(c, 0, sizeof(*c));
+	c->prio.policy = SCHED_FIFO;
+	c->prio.prio = 95;
+	err[0] = 0;
+	return cli_parse(cmd, argc, argv, c, NULL, err, len);
+}
+
+static void test_hist_values(void **state)
+{
+	(void)state;
+	struct hctx c;
+	char err[256];
+
+	assert_int_equal(hist_parse(&hist_record_cli, &c, err, sizeof(err), "-P", "90", "-d", "1m30s",
+				    "--ring-size", "512", "-T", "5us", "-q", "-c", "0-1", NULL), 0);
+	assert_int_equal(c.prio.policy, SCHED_FIFO);
+	assert_int_equal(c.prio.prio, 90);
+	assert_int_equal(c.duration_ns, 90000000000ULL);
+	assert_int_equal(c.ring_bytes, 512 << 10);	/* a bare number is KiB */
+	assert_true(c.threshold_given);
+	assert_int_equal(c.threshold_ns, 5000);
+	assert_true(c.quiet && c.cpus_given);
+	assert_int_equal(hist_parse(&hist_top_cli, &c, err, sizeof(err), "-P", "o:5", "--ring-bytes",
+				    "65536", "--threshold", "250", NULL), 0);
+	assert_int_equal(c.prio.policy, SCHED_OTHER);
+	assert_int_equal(c.prio.prio, 5);
+	assert_int_equal(c.ring_bytes, 65536);	/* the old option keeps its bytes */
+	assert_int_equal(c.threshold_ns, 250000);	/* a bare number is us */
+	assert_int_equal(hist_parse(&hist_top_cli, &c, err, sizeof(err), "--priority=r:10", NULL), 0);
+	assert_int_equal(c.prio.policy, SCHED_RR);
+	assert_int_equal(hist_parse(&hist_record_cli, &c, err, sizeof(err), "--prio", "0", NULL), 0);
+	assert_int_equal(c.prio.policy, SCHED_OTHER);
+	assert_int_equal(c.prio.prio, 0);
+	assert_int_equal(hist_parse(&hist_record_cli, &c, err, sizeof(err), "--prio", "80", NULL), 0);
+	assert_int_equal(c.prio.policy, SCHED_FIFO);
+	assert_int_equal(c.prio.prio, 80);
+
+	assert_int_equal(hist_parse(&hist_record_cli, &c, err, sizeof(err), "-d", "x", NULL), -EINVAL);
+	assert_string_equal(err, "latscope hist record: --duration 'x': expected a duration such as 10s, "
+				 "1m30s, 500ms (a bare number is seconds)");
+	assert_int_equal(hist_parse(&hist_record_cli, &c, err, sizeof(err), "-P", "f:100", NULL), -EINVAL);
+	assert_string_equal(err, "latscope hist record: --priority 'f:100': expected o:NICE (-20..19), "
+				 "r:PRIO or f:PRIO (1..99), or PRIO for f:PRIO");
+	assert_int_equal(hist_parse(&hist_record_cli, &c, err, sizeof(err), "-p", "95", NULL), -EINVAL);
+	assert_string_equal(err, "latscope hist record: unknown option '-p'; see --help");
+	assert_int_equal(hist_parse(&hist_top_cli, &c, err, sizeof(err), "--ring-size", "1", NULL), -EINVAL);
+	assert_int_equal(hist_parse(&hist_top_cli, &c, err, sizeof(err), "--interval", "5us", NULL), -EINVAL);
+	assert_int_equal(hist_parse(&hist_report_cli, &c, err, sizeof(err), "-d", "1", NULL), -EINVAL);
+	assert_string_equal(err, "latscope hist report: unknown option '-d'; see --help");
+	assert_int_equal(hist_parse(&hist_report_cli, &c, err, sizeof(err), "--types", "wakeup,bogus", NULL),
+			 -EINVAL);
+	assert_false(c.types_given);
+	assert_int_equal(hist_parse(&hist_report_cli, &c, err, sizeof(err), "--types", "timer", "--offset",
+				    "-5us", "--time", "1.5,", NULL), 0);
+	assert_true(c.types[LAT_MISSED_TIMER] && !c.types[LAT_WAKEUP]);
+	assert_int_equal(c.lcfg.hist.lo_ns, -5000);
+	assert_true(c.time_given);
+	assert_int_equal(c.time_lo_ns, 1500000000ULL);
+	assert_int_equal(hist_parse(&hist_report_cli, &c, err, sizeof(err), "--time", "3,2", NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +320,8 @@ int main(void)
 		cmocka_unit_test(test_perf_letters),
 		cmocka_unit_test(test_rtla_letters),
 		cmocka_unit_test(test_osnoise_values),
+		cmocka_unit_test(test_hist_letters),
+		cmocka_unit_test(test_hist_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

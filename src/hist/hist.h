@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hist.h - private to `latscope hist` (src/hist/): the context the command
+ * line fills and the runs use, and the functions the three files share.
+ *
+ *   cli.c     cmd_hist(): the option tables of report/record/top, parsing
+ *             and validation
+ *   run.c     the runs: report (perf.data), live record/top (tracepoints,
+ *             -o recording, keep-busy, timer workload, system settings)
+ *   output.c  the text histograms and tables, the JSON, the -O tree, the
+ *             verdict (threshold, --strict) and the exit status
+ *
+ * Everything here prints to stdout/stderr (src/ only); nothing exits.
+ */
+#ifndef LATSCOPE_HIST_H
+#define LATSCOPE_HIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "idlecheck.h"
+#include "latency.h"
+#include "parse.h"
+#include "tpevent.h"
+
+enum hmode { H_REPORT, H_RECORD, H_TOP };
+
+/* 16 MiB per CPU: no loss at 500k events/s (machine-facts.md); the rings
+ * also absorb a collector starved for a while by a CPU-hungry load. */
+#define HIST_DEFAULT_RING_BYTES (16u << 20)
+
+struct twl;
+struct pdw;
+
+/* One run of `latscope hist`: options (the cli tables write them), then
+ * the run's state.  Owned by cmd_hist(); lat is freed there. */
+struct hctx {
+	enum hmode mode;
+	const char *prog;		/* "latscope hist report" */
+	/* options (pointers point into argv) */
+	const char *input;		/* report -i */
+	const char *outdir;		/* -O */
+	const char *record_out;		/* record/top -o */
+	bool json, json_buckets, nonzero, quiet;
+	bool types[LAT_NR_TYPES];
+	bool types_given;
+	struct lat_cfg lcfg;
+	uint64_t threshold_ns;		/* -T, when threshold_given */
+	bool threshold_given;
+	uint64_t duration_ns, refresh_ns;
+	struct ps_cpuset cpus;
+	bool cpus_given;
+	bool irqsoff_live;
+	uint64_t ring_bytes;
+	bool timer;
+	int keep_busy;			/* -1 auto (self-test), 0 off, 1 on */
+	uint64_t collector_prio;	/* SCHED_FIFO priority of the collecting thread, 0 = none */
+	int64_t dma_latency_us;		/* with the timer workload; -1 = leave alone */
+	uint64_t time_lo_ns, time_hi_ns;	/* report --time window */
+	bool time_given;
+	uint64_t interval_ns;
+	struct cli_prio prio;		/* -P: the timer workload's policy and priority */
+	bool prio_given;
+	uint64_t pid, nr_buckets, table_size;	/* --pid, --buckets, --table-size (into lcfg) */
+	bool force, strict;
+	/* state */
+	struct lat *lat;
+	bool has[TPE_NR_KINDS];
+	uint32_t max_cpu_seen;
+	bool any_cpu;
+	uint64_t decoded, undecoded, bad_raw, no_raw;
+	uint64_t lost_events, lost_samples;
+	uint64_t unknown_id, bad_samples;	/* report: samples the reader skipped */
+	uint64_t out_of_order, forced;		/* delivered late / flushes forced by a full queue */
+	struct twl *twl;
+	struct pdw *pw;
+	bool live_err;
+	uint64_t first_ns, last_ns;	/* time of the first/last event fed */
+	bool decoded_any;
+	uint64_t traced_from_ns, traced_until_ns;	/* live: all CPUs enabled */
+	uint64_t outside;		/* samples outside --time */
+	bool busy_on;			/* keep-busy spinners ran */
+	const char *busy_why;		/* "self-test", "option" */
+	struct idc_cpu_result idc[64];
+	size_t nidc;
+	int idc_err;			/* self-test error (0 = ran or not run) */
+	bool idc_ran;
+};
+
+/* The command lines of the three subcommands (cli.c; test_cli_tables). */
+extern const struct cli_cmd hist_report_cli, hist_record_cli, hist_top_cli;
+
+/* run.c: each returns the exit status (0, EXIT_THRESHOLD, EXIT_ERR).  They
+ * make c->lat (the caller frees it with lat_free()) and free everything
+ * else they open or start, on every path. */
+int hist_report(struct hctx *c);
+int hist_live(struct hctx *c);
+
+/* output.c */
+/* hist_term_view - the text histograms of the selected types, their max
+ * records and the timer workload's table, to f (top's screen, the report). */
+void hist_term_view(struct hctx *c, FILE *f, const bool unsup[LAT_NR_TYPES]);
+/* hist_emit - the end of a run: -O tree, JSON or text on stdout, the notes
+ * and warnings on stderr, the verdict; returns the exit status. */
+int hist_emit(struct hctx *c);
+
+#endif

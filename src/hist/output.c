@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * output.c - `latscope hist` output: the text histograms and tables, the
+ * JSON, the latency_hist tree under -O, and the verdict (threshold,
+ * --strict) that makes the exit status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cmdio.h"
+#include "commands.h"
+#include "hist.h"
+#include "jsonv.h"
+#include "lhist.h"
+#include "lhout.h"
+#include "safeout.h"
+#include "timerwl.h"
+
+static uint32_t nr_out_cpus(const struct hctx *c)
+{
+	uint32_t n = c->any_cpu ? c->max_cpu_seen + 1 : 1;
+	if (n > lat_nr_cpus(c->lat))
+		n = lat_nr_cpus(c->lat);
+	return n;
+}
+
+/* One file of the tree, inside directory fd dfd (lib/safeout: written under a
+ * temporary name, renamed over the old one; never through a link). */
+static int tree_file(struct hctx *c, int dfd, const char *shown, const char *name, int t,
+		     uint32_t cpu)
+{
+	struct so_file *sf;
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", shown, name);
+	FILE *f = cio_fopen_safe(&sf, dfd, name, path, 0644, c->force, c->prog);
+	if (!f)
+		return EXIT_ERR;
+	if (!strncmp(name, "max_latency", 11)) {
+		char line[256];
+		lhout_maxline(line, sizeof(line), lat_max(c->lat, t, cpu));
+		fputs(line, f);
+	} else {
+		lhout_hist_file(f, lat_hist(c->lat, t, cpu), &c->lcfg.hist, c->nonzero);
+	}
+	return cio_fclose_safe(f, sf, path, false, c->prog);
+}
+
+/* The latency_hist tree under -O: every directory opened O_NOFOLLOW relative
+ * to its parent, every file through tree_file(). */
+static int write_tree(struct hctx *c, const bool unsup[LAT_NR_TYPES])
+{
+	char path[PATH_MAX], name[64];
+	uint32_t ncpu = nr_out_cpus(c);
+	unsigned fl = c->force ? SO_FORCE : 0;
+	int top, err;
+
+	err = so_dir_open(&top, AT_FDCWD, c->outdir, fl);
+	if (err) {
+		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->outdir, so_strerror(err));
+		return EXIT_ERR;
+	}
+	for (int t = 0; t < LAT_NR_TYPES; t++) {
+		if (!c->types[t] || unsup[t])
+			continue;
+		/* "wakeup/sharedprio": one directory per component */
+		char tn[64];
+		snprintf(tn, sizeof(tn), "%s", lat_type_name(t));
+		int dfd = dup(top);
+		path[0] = 0;
+		snprintf(path, sizeof(path), "%s", c->outdir);
+		for (char *save = NULL, *comp = strtok_r(tn, "/", &save); dfd >= 0 && comp;
+		     comp = strtok_r(NULL, "/", &save)) {
+			int nfd;
+			size_t pl = strlen(path);
+			snprintf(path + pl, sizeof(path) - pl, "/%s", comp);
+			err = so_dir_open(&nfd, dfd, comp, fl);
+			close(dfd);
+			dfd = -1;
+			if (err) {
+				fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, path, so_strerror(err));
+				close(top);
+				return EXIT_ERR;
+			}
+			dfd = nfd;
+		}
+		if (dfd < 0) {
+			fprintf(stderr, "%s: %s: %s\n", c->prog, path, strerror(errno));
+			close(top);
+			return EXIT_ERR;
+		}
+		for (uint32_t cpu = 0; cpu < ncpu; cpu++) {
+			snprintf(name, sizeof(name), "CPU%u", cpu);
+			int rc = tree_file(c, dfd, path, name, t, cpu);
+			if (!rc && lat_type_has_maxfile(t)) {
+				snprintf(name, sizeof(name), "max_latency-CPU%u", cpu);
+				rc = tree_file(c, dfd, path, name, t, cpu);
+			}
+			if (rc) {
+				close(dfd);
+				close(top);
+				return rc;
+			}
+		}
+		close(dfd);
+	}
+	close(top);
+	return 0;
+}
+
+static const char *why_unsupported(enum lat_type t)
+{
+	switch (t) {
+	case LAT_WAKEUP:
+	case LAT_WAKEUP_SHAREDPRIO:
+		return "needs sched:sched_switch and sched:sched_wakeup or sched:sched_waking";
+	case LAT_MISSED_TIMER:
+		return "needs timer:hrtimer_start, hrtimer_expire_entry/exit and sched wakeups";
+	case LAT_TIMERANDWAKEUP:
+		return "needs the wakeup and the timer events";
+	default:
+		return "needs preemptirq:irq_disable/irq_enable or preempt_disable/enable "
+		       "(kernel with CONFIG_PREEMPTIRQ_TRACEPOINTS; not available on this machine "
+		       "if tracefs has no events/preemptirq)";
+	}
+}
+
+static struct json_object *keep_busy_json(const struct hctx *c)
+{
+	struct json_object *o = json_object_new_object();
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "enabled", json_object_new_boolean(c->busy_on));
+	if (c->busy_why)
+		json_object_object_add(o, "why", json_object_new_string(c->busy_why));
+	if (c->idc_ran) {
+		struct json_object *a = json_object_new_array();
+		if (c->idc_err)
+			json_object_object_add(o, "self_test_error",
+					       json_object_new_string(strerror(-c->idc_err)));
+		for (size_t i = 0; a && i < c->nidc; i++) {
+			struct json_object *e = json_object_new_object();
+			if (!e)
+				break;
+			json_object_object_add(e, "cpu", json_object_new_int((int)c->idc[i].cpu));
+			json_object_object_add(e, "timer_irqs",
+					       json_object_new_int64((int64_t)c->idc[i].irqs));
+			json_object_object_add(e, "samples",
+					       json_object_new_int64((int64_t)c->idc[i].samples));
+			json_object_object_add(e, "verdict",
+					       json_object_new_string(idc_verdict_name(c->idc[i].verdict)));
+			json_object_array_add(a, e);
+		}
+		json_object_object_add(o, "self_test", a);
+	}
+	return o;
+}
+
+static struct json_object *stat_json(const struct lhist *h)
+{
+	struct json_object *o = json_object_new_object();
+	int64_t p50 = 0, p99 = 0;
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "samples", json_object_new_int64((int64_t)(h ? h->total : 0)));
+	if (!h || !h->total)
+		return o;
+	lhist_percentile_ns(h, 50, &p50);
+	lhist_percentile_ns(h, 99, &p99);
+	json_object_object_add(o, "min_ns", json_object_new_int64(h->min_ns));
+	json_object_object_add(o, "avg_ns", json_object_new_int64(lhist_avg_ns(h)));
+	json_object_object_add(o, "p50_ns", json_object_new_int64(p50));
+	json_object_object_add(o, "p99_ns", json_object_new_int64(p99));
+	json_object_object_add(o, "max_ns", json_object_new_int64(h->max_ns));
+	return o;
+}
+
+static struct json_object *twl_json(struct hctx *c)
+{
+	struct json_object *a = json_object_new_array();
+	struct lhist h;
+	if (!a || lhist_init(&h, &c->lcfg.hist) < 0) {
+		json_object_put(a);
+		return NULL;
+	}
+	for (unsigned i = 0; i < twl_nr_threads(c->twl); i++) {
+		struct twl_thread_info info;
+		twl_snapshot(c->twl, i, &info, &h);
+		struct json_object *o = json_object_new_object();
+		if (!o)
+			break;
+		json_object_object_add(o, "cpu", json_object_new_int((int)info.cpu));
+		json_object_object_add(o, "tid", json_object_new_int(info.tid));
+		json_object_object_add(o, "sched_fifo", json_object_new_boolean(info.fifo));
+		json_object_object_add(o, "cycles", json_object_new_int64((int64_t)info.cycles));
+		json_object_object_add(o, "overruns", json_object_new_int64((int64_t)info.overruns));
+		if (h.total) {
+			int64_t p50 = 0, p99 = 0;
+			lhist_percentile_ns(&h, 50, &p50);
+			lhist_percentile_ns(&h, 99, &p99);
+			json_object_object_add(o, "min_ns", json_object_new_int64(h.min_ns));
+			json_object_object_add(o, "avg_ns", json_object_new_int64(lhist_avg_ns(&h)));
+			json_object_object_add(o, "max_ns", json_object_new_int64(h.max_ns));
+			json_object_object_add(o, "p50_ns", json_object_new_int64(p50));
+			json_object_object_add(o, "p99_ns", json_object_new_int64(p99));
+		}
+		if (c->lat && info.cpu < lat_nr_cpus(c->lat)) {
+			struct json_object *k = json_object_new_object();
+			if (k) {
+				json_object_object_add(k, "wakeup",
+						       stat_json(lat_hist(c->lat, LAT_WAKEUP, info.cpu)));
+				json_object_object_add(
+					k, "timerandwakeup",
+					stat_json(lat_hist(c->lat, LAT_TIMERANDWAKEUP, info.cpu)));
+				json_object_object_add(
+					k, "missed_timer_offsets",
+					stat_json(lat_hist(c->lat, LAT_MISSED_TIMER, info.cpu)));
+				json_object_object_add(o, "kernel", k);
+			}
+		}
+		json_object_array_add(a, o);
+	}
+	lhist_fini(&h);
+	return a;
+}
+
+static void stat_row(FILE *f, unsigned cpu, const char *what, const struct lhist *h)
+{
+	int64_t p50 = 0, p99 = 0;
+	if (!h || !h->total) {
+		fprintf(f, "%6u %-24s %10d\n", cpu, what, 0);
+		return;
+	}
+	lhist_percentile_ns(h, 50, &p50);
+	lhist_percentile_ns(h, 99, &p99);
+	fprintf(f, "%6u %-24s %10" PRIu64 " %8.1f %8.1f %8.1f %8.1f %8.1f\n", cpu, what, h->total,
+		(double)h->min_ns / 1e3, (double)lhist_avg_ns(h) / 1e3, (double)p50 / 1e3,
+		(double)p99 / 1e3, (double)h->max_ns / 1e3);
+}
+
+static void twl_table(struct hctx *c, FILE *f)
+{
+	struct lhist h;
+	if (lhist_init(&h, &c->lcfg.hist) < 0)
+		return;
+	/* -P: "SCHED_FIFO", "SCHED_RR", "SCHED_OTHER" or "SCHED_OTHER nice 5" */
+	const char *pol = c->prio.policy == SCHED_FIFO ? "SCHED_FIFO"
+			  : c->prio.policy == SCHED_RR ? "SCHED_RR" : "SCHED_OTHER";
+	char nice[24] = "", refused[64];
+	if (c->prio.policy == SCHED_OTHER && c->prio.prio)
+		snprintf(nice, sizeof(nice), "nice %d", c->prio.prio);
+	snprintf(refused, sizeof(refused), "  (%s refused)", nice[0] ? nice : pol);
+	fprintf(f, "timer workload (own measurement, us): interval %" PRIu64 " us, %s%s%s\n",
+		c->interval_ns / 1000, pol, nice[0] ? " " : "", nice);
+	fprintf(f, "%6s %8s %10s %8s %8s %8s %8s %9s\n", "CPU", "tid", "cycles", "min", "avg", "p99",
+		"max", "overruns");
+	for (unsigned i = 0; i < twl_nr_threads(c->twl); i++) {
+		struct twl_thread_info info;
+		twl_snapshot(c->twl, i, &info, &h);
+		int64_t p99 = 0;
+		lhist_percentile_ns(&h, 99, &p99);
+		fprintf(f, "%6u %8d %10" PRIu64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64
+			   " %9" PRIu64 "%s\n",
+			info.cpu, (int)info.tid, info.cycles, h.total ? h.min_ns / 1000 : 0,
+			h.total ? lhist_avg_ns(&h) / 1000 : 0, p99 / 1000,
+			h.total ? h.max_ns / 1000 : 0, info.overruns,
+			!info.policy_ok ? refused : "");
+	}
+	fprintf(f, "\nworkload's own latency beside the kernel-side histograms (us):\n");
+	fprintf(f, "%6s %-24s %10s %8s %8s %8s %8s %8s\n", "CPU", "source", "samples", "min", "avg",
+		"p50", "p99", "max");
+	for (unsigned i = 0; i < twl_nr_threads(c->twl); i++) {
+		struct twl_thread_info info;
+		twl_snapshot(c->twl, i, &info, &h);
+		stat_row(f, info.cpu, "workload (own)", &h);
+		if (!c->lat || info.cpu >= lat_nr_cpus(c->lat))
+			continue;
+		const struct lhist *tw = lat_hist(c->lat, LAT_TIMERANDWAKEUP, info.cpu);
+		stat_row(f, info.cpu, "kernel timerandwakeup", tw);
+		stat_row(f, info.cpu, "kernel wakeup", lat_hist(c->lat, LAT_WAKEUP, info.cpu));
+		stat_row(f, info.cpu, "kernel missed_timer", lat_hist(c->lat, LAT_MISSED_TIMER, info.cpu));
+		if (h.total && tw && tw->total) {
+			int64_t a50 = 0, a99 = 0, b50 = 0, b99 = 0;
+			lhist_percentile_ns(&h, 50, &a50);
+			lhist_percentile_ns(&h, 99, &a99);
+			lhist_percentile_ns(tw, 50, &b50);
+			lhist_percentile_ns(tw, 99, &b99);
+			fprintf(f, "%6u %-24s %10s %8.1f %8.1f %8.1f %8.1f %8.1f\n", info.cpu,
+				"own - timerandwakeup", "",
+				(double)(h.min_ns - tw->min_ns) / 1e3,
+				(double)(lhist_avg_ns(&h) - lhist_avg_ns(tw)) / 1e3,
+				(double)(a50 - b50) / 1e3, (double)(a99 - b99) / 1e3,
+				(double)(h.max_ns - tw->max_ns) / 1e3);
+		}
+	}
+	fprintf(f, "(own = clock_gettime after the wakeup - the programmed expiry, so it adds the "
+		   "return to user space to timer lateness + wakeup latency)\n");
+	lhist_fini(&h);
+}
+
+void hist_term_view(struct hctx *c, FILE *f, const bool unsup[LAT_NR_TYPES])
+{
+	for (int t = 0; t < LAT_NR_TYPES; t++) {
+		if (!c->types[t] || unsup[t])
+			continue;
+		lhout_term(f, c->lat, t, 0);
+		if (lat_type_has_maxfile(t)) {
+			for (uint32_t cpu = 0; cpu < nr_out_cpus(c); cpu++) {
+				const struct lat_max *m = lat_max(c->lat, t, cpu);
+				char line[256];
+				if (!m->valid)
+					continue;
+				lhout_maxline(line, sizeof(line), m);
+				fprintf(f, "  max_latency-CPU%u: %s", cpu, line);
+			}
+		}
+		fprintf(f, "\n");
+	}
+	for (int t = 0; t < LAT_NR_TYPES; t++)
+		if (c->types[t] && unsup[t] && c->types_given)
+			fprintf(f, "%s: not available: %s\n", lat_type_name(t), why_unsupported(t));
+	if (c->twl)
+		twl_table(c, f);
+}
+
+static int64_t worst(const struct hctx *c, const bool unsup[LAT_NR_TYPES])
+{
+	int64_t w = INT64_MIN;
+	for (int t = 0; t < LAT_NR_TYPES; t++) {
+		if (!c->types[t] || unsup[t])
+			continue;
+		for (uint32_t cpu = 0; cpu < lat_nr_cpus(c->lat); cpu++) {
+			const struct lhist *h = lat_hist(c->lat, t, cpu);
+			if (h && h->total && h->max_ns > w)
+				w = h->max_ns;
+		}
+	}
+	return w;
+}
+
+/* Events the histograms miss: lost by the kernel or dropped by us. */
+static uint64_t dropped(const struct hctx *c)
+{
+	const struct lat_stats *st = lat_stats(c->lat);
+	return c->lost_events + c->lost_samples + c->unknown_id + c->bad_samples + c->bad_raw +
+	       c->no_raw + st->bad_cpu + st->alloc_failures;
+}
+
+int hist_emit(struct hctx *c)
+{
+	bool unsup[LAT_NR_TYPES];
+	int rc = 0;
+
+	for (int t = 0; t < LAT_NR_TYPES; t++)
+		unsup[t] = !lat_type_supported(t, c->has);
+	const struct lat_stats *st = lat_stats(c->lat);
+
+	if (c->outdir) {
+		int err = write_tree(c, unsup);
+		if (err)
+			return EXIT_ERR;
+	}
+	if (c->json) {
+		struct json_object *j = lhout_json(c->lat, c->types, unsup, c->json_buckets);
+		if (!j) {
+			fprintf(stderr, "%s: out of memory building JSON\n", c->prog);
+			return EXIT_ERR;
+		}
+		struct json_object *in = json_object_new_object();
+		if (in) {
+			json_object_object_add(in, "decoded", json_object_new_int64((int64_t)c->decoded));
+			json_object_object_add(in, "undecoded",
+					       json_object_new_int64((int64_t)c->undecoded));
+			json_object_object_add(in, "bad_raw", json_object_new_int64((int64_t)c->bad_raw));
+			json_object_object_add(in, "lost_events",
+					       json_object_new_int64((int64_t)c->lost_events));
+			json_object_object_add(in, "lost_samples",
+					       json_object_new_int64((int64_t)c->lost_samples));
+			json_object_object_add(in, "no_raw", json_object_new_int64((int64_t)c->no_raw));
+			json_object_object_add(in, "unknown_id",
+					       json_object_new_int64((int64_t)c->unknown_id));
+			json_object_object_add(in, "bad_samples",
+					       json_object_new_int64((int64_t)c->bad_samples));
+			json_object_object_add(in, "out_of_order",
+					       json_object_new_int64((int64_t)c->out_of_order));
+			json_object_object_add(in, "forced_flushes",
+					       json_object_new_int64((int64_t)c->forced));
+			json_object_object_add(in, "dropped", json_object_new_int64((int64_t)dropped(c)));
+			json_object_object_add(in, "nr_cpus", json_object_new_int((int)nr_out_cpus(c)));
+			if (c->decoded_any) {
+				json_object_object_add(in, "first_event_ns",
+						       jsonv_u64(c->first_ns));
+				json_object_object_add(in, "last_event_ns",
+						       jsonv_u64(c->last_ns));
+			}
+			if (c->traced_from_ns) {
+				json_object_object_add(in, "traced_from_ns",
+						       jsonv_u64(c->traced_from_ns));
+				json_object_object_add(in, "traced_until_ns",
+						       jsonv_u64(c->traced_until_ns));
+			}
+			if (c->time_given)
+				json_object_object_add(in, "outside_time",
+						       json_object_new_int64((int64_t)c->outside));
+			if (c->mode != H_REPORT)
+				json_object_object_add(in, "keep_busy", keep_busy_json(c));
+			json_object_object_add(j, "input", in);
+		}
+		if (c->twl)
+			json_object_object_add(j, "timer_workload", twl_json(c));
+		if (fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_NOSLASHESCAPE), stdout) < 0 ||
+		    fputc('\n', stdout) < 0)
+			cio_note_error();
+		json_object_put(j);
+	} else {
+		hist_term_view(c, stdout, unsup);
+		uint64_t bad = c->bad_raw + c->no_raw + c->bad_samples + c->unknown_id;
+		printf("events: %" PRIu64 " decoded, %" PRIu64 " not used by the decoder, %" PRIu64
+		       " malformed", c->decoded, c->undecoded, bad);
+		if (bad)
+			printf(" (%" PRIu64 " bad payload, %" PRIu64 " without payload, %" PRIu64
+			       " too short for their sample_type, %" PRIu64 " with an unknown id)",
+			       c->bad_raw, c->no_raw, c->bad_samples, c->unknown_id);
+		printf("; lost %" PRIu64 " events, %" PRIu64 " samples\n", c->lost_events,
+		       c->lost_samples);
+		printf("tracking: %" PRIu64 " wakeups ignored by the priority rules, %" PRIu64
+		       " dropped (higher prio first), %" PRIu64 " dropped (already running), %" PRIu64
+		       " replaced, %" PRIu64 " migrated, %" PRIu64 " pid-table evictions, %" PRIu64
+		       " timer-table evictions, %" PRIu64 " expiries of unknown timers\n",
+		       st->wake_ignored, st->dropped_prio, st->dropped_running, st->replaced,
+		       st->migrated, st->pid_evictions, st->timer_evictions, st->timer_unknown);
+		if (c->mode != H_REPORT)
+			printf("keep-busy: %s\n",
+			       c->busy_on ? (strcmp(c->busy_why, "option") ? "on (the self-test saw "
+								"idle-entry samples dropped)"
+								: "on (--keep-busy)")
+			       : c->idc_ran && !c->idc_err ? "off (the self-test saw no drop)"
+			       : c->idc_ran ? "off (the self-test could not run)" : "off (--no-keep-busy)");
+		if (c->outdir)
+			printf("latency_hist tree written to %s\n", c->outdir);
+	}
+	/* say clearly what is missing, on stderr so JSON stays clean */
+	for (int t = 0; t < LAT_NR_TYPES; t++)
+		if (c->types[t] && unsup[t] && (c->json || !c->types_given) && !c->quiet)
+			fprintf(stderr, "%s: %s not reported: %s\n", c->prog, lat_type_name(t),
+				why_unsupported(t));
+	uint64_t drop = dropped(c);
+	if (drop || c->out_of_order || c->forced) {
+		char b[512];
+		size_t u = 0;
+#define DROPPED(v, what) \
+		if (v && u < sizeof(b)) \
+			u += (size_t)snprintf(b + u, sizeof(b) - u, "%s%" PRIu64 " " what, u ? ", " : "", v)
+		DROPPED(c->lost_events, "events lost by the kernel");
+		DROPPED(c->lost_samples, "samples lost by the kernel");
+		DROPPED(c->unknown_id, "samples with an id no event declares");
+		DROPPED(c->bad_samples, "samples too short for their sample_type");
+		DROPPED(c->bad_raw, "samples with a malformed payload");
+		DROPPED(c->no_raw, "samples without a payload");
+		DROPPED(st->bad_cpu, "events with a CPU out of range");
+		DROPPED(st->alloc_failures, "samples lost to memory");
+		DROPPED(c->out_of_order, "events delivered out of order");
+		DROPPED(c->forced, "queue flushes forced by a full queue");
+#undef DROPPED
+		fprintf(stderr, "%s: warning: %s: %s\n", c->prog, b,
+			drop ? "histograms are incomplete" : "ordering may be off");
+	}
+	if (drop && (c->threshold_given || c->strict)) {
+		fprintf(stderr, "%s: %" PRIu64 " events were lost or dropped, so the histograms cannot "
+				"pass %s: exit 1\n", c->prog, drop,
+			c->strict ? "--strict" : "the threshold");
+		rc = EXIT_THRESHOLD;
+	}
+	if (c->threshold_given) {
+		int64_t w = worst(c, unsup);
+		if (w != INT64_MIN && w >= 0 && (uint64_t)w > c->threshold_ns) {
+			fprintf(stderr, "%s: maximum latency %" PRId64 " us exceeds the threshold %" PRId64
+					" us\n",
+				c->prog, w / 1000, (int64_t)(c->threshold_ns / 1000));
+			rc = EXIT_THRESHOLD;
+		}
+	}
+	if (cio_finish(stdout, c->prog, "standard output"))
+		return EXIT_ERR;
+	return rc;
+}
+

@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.c - the runs of `latscope hist`: report (a perf.data file), and the
+ * live record/top (tracepoints through perf_event_open, the -o recording,
+ * keep-busy, the timer workload, the system settings they change and
+ * restore).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmdio.h"
+#include "commands.h"
+#include "evsrc.h"
+#include "hist.h"
+#include "pdread.h"
+#include "pdwrite.h"
+#include "privhint.h"
+#include "safeout.h"
+#include "tfsformat.h"
+#include "timerwl.h"
+
+static int online_cpus(struct ps_cpuset *s)
+{
+	char buf[1024];
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	memset(s, 0, sizeof(*s));
+	if (f) {
+		bool ok = fgets(buf, sizeof(buf), f) != NULL;
+		fclose(f);
+		if (ok) {
+			buf[strcspn(buf, "\n")] = 0;
+			if (!ps_cpulist(buf, s))
+				return 0;
+		}
+	}
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	for (long i = 0; i < n && i < PS_MAX_CPUS; i++)
+		ps_cpuset_add(s, (unsigned)i);
+	return n > 0 ? 0 : -ENODEV;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- shared setup ----------------------------------------------------- */
+
+static int make_lat(struct hctx *c, uint32_t nr_cpus)
+{
+	if (nr_cpus == 0)
+		nr_cpus = 1;
+	if (nr_cpus > LAT_MAX_CPUS)
+		nr_cpus = LAT_MAX_CPUS;
+	c->lcfg.nr_cpus = nr_cpus;
+	c->lcfg.start_on_waking = c->has[TPE_SCHED_WAKING] && !c->has[TPE_SCHED_WAKEUP] &&
+				  !c->has[TPE_SCHED_WAKEUP_NEW];
+	int err = lat_new(&c->lat, &c->lcfg);
+	if (err) {
+		fprintf(stderr, "%s: cannot set up the histograms: %s\n", c->prog,
+			err == -EINVAL ? "bad histogram geometry (check --resolution/--buckets/--offset)"
+				       : strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static void feed(struct hctx *c, const struct tpe *ev)
+{
+	if (!c->decoded_any || ev->time_ns < c->first_ns)
+		c->first_ns = ev->time_ns;
+	if (!c->decoded_any || ev->time_ns > c->last_ns)
+		c->last_ns = ev->time_ns;
+	c->decoded_any = true;
+	if (lat_feed(c->lat, ev) == 0) {
+		if (!c->any_cpu || ev->cpu > c->max_cpu_seen)
+			c->max_cpu_seen = ev->cpu;
+		c->any_cpu = true;
+	}
+}
+
+/* ---- report ----------------------------------------------------------- */
+
+int hist_report(struct hctx *c)
+{
+	struct pdr *r = NULL;
+	struct tpd *d = NULL;
+	struct pdr_event ev;
+	int rc, ret = EXIT_ERR;
+	const char *path = c->input ? c->input : "perf.data";
+
+	cio_sigpipe_as_error();
+
+	rc = pdr_open(&r, path, NULL);
+	if (rc < 0) {
+		fprintf(stderr, "%s: cannot read %s: %s\n", c->prog, path,
+			r && *pdr_strerror(r) ? pdr_strerror(r) : strerror(-rc));
+		if (rc == -ENOENT)
+			fprintf(stderr, "%s: record one with `latscope hist record -o %s` or perf record "
+					"-e 'sched:*,timer:hrtimer_*' -a\n", c->prog, path);
+		pdr_close(r);
+		return EXIT_ERR;
+	}
+	while ((rc = pdr_next(r, &ev)) > 0) {
+		if (ev.type != PDF_RECORD_SAMPLE || !ev.evsel || !ev.has_sample ||
+		    ev.evsel->attr.type != PDF_TYPE_TRACEPOINT)
+			continue;
+		if (!d) {
+			struct tep_handle *tep = pdr_tep(r);
+			if (!tep) {
+				fprintf(stderr, "%s: %s has tracepoint samples but no tracing data "
+						"(formats); record it again with perf record or latscope\n",
+					c->prog, path);
+				goto out;
+			}
+			d = tpd_new(tep);
+			if (!d) {
+				fprintf(stderr, "%s: out of memory\n", c->prog);
+				goto out;
+			}
+			for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
+				const struct pdr_evsel *e = pdr_evsel(r, i);
+				if (e->attr.type != PDF_TYPE_TRACEPOINT)
+					continue;
+				if (!(e->attr.sample_type & PDF_SAMPLE_CPU) ||
+				    !(e->attr.sample_type & PDF_SAMPLE_TIME) ||
+				    !(e->attr.sample_type & PDF_SAMPLE_RAW)) {
+					fprintf(stderr, "%s: event %s was recorded without CPU/TIME/RAW "
+							"in its samples; record system-wide (perf record -a)\n",
+						c->prog, e->name ? e->name : "?");
+					goto out;
+				}
+				enum tpe_kind k = tpd_kind(d, (int)e->attr.config);
+				if (k != TPE_UNKNOWN)
+					c->has[k] = true;
+			}
+			const struct pdr_info *in = pdr_info(r);
+			uint32_t n = in->nr_cpus_avail ? in->nr_cpus_avail : in->nr_cpus_online;
+			if (!n || in->pipe)
+				n = n > 1024 ? n : 1024;
+			if (make_lat(c, n) < 0)
+				goto out;
+		}
+		if (c->time_given &&
+		    (ev.sample.time < c->time_lo_ns || ev.sample.time > c->time_hi_ns)) {
+			c->outside++;
+			continue;
+		}
+		struct tpe t;
+		memset(&t, 0, sizeof(t));
+		t.time_ns = ev.sample.time;
+		t.cpu = ev.sample.cpu;
+		t.pid = (int32_t)ev.sample.pid;
+		t.tid = (int32_t)ev.sample.tid;
+		if (!ev.sample.raw) {
+			c->no_raw++;
+			continue;
+		}
+		int err = tpd_decode(d, (int)ev.evsel->attr.config, ev.sample.raw, ev.sample.raw_size, &t);
+		if (err == -ENOENT) {
+			c->undecoded++;
+			continue;
+		}
+		if (err) {
+			c->bad_raw++;
+			continue;
+		}
+		c->decoded++;
+		feed(c, &t);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s: %s\n", c->prog, path,
+			*pdr_strerror(r) ? pdr_strerror(r) : strerror(-rc));
+		goto out;
+	}
+	const struct pdr_stats *st = pdr_stats(r);
+	c->lost_events = st->lost_events;
+	c->lost_samples = st->lost_samples;
+	c->unknown_id = st->unknown_id;
+	c->bad_samples = st->bad_samples;
+	c->out_of_order = st->out_of_order;
+	c->forced = st->forced_flushes;
+	if (!c->lat) {
+		fprintf(stderr, "%s: %s has no tracepoint samples; record sched:sched_switch, "
+				"sched:sched_wakeup (and timer:hrtimer_*) with -a\n", c->prog, path);
+		goto out;
+	}
+	ret = hist_emit(c);
+out:
+	tpd_free(d);
+	cio_pdr_close(r, c->prog, path);
+	return ret;
+}
+
+/* ---- live ------------------------------------------------------------- */
+
+static const char *const live_events[] = {
+	"sched:sched_switch",
+	"sched:sched_wakeup",
+	"?sched:sched_waking",
+	"?sched:sched_wakeup_new",
+	"?sched:sched_migrate_task",
+	"?sched:sched_process_exit",
+	"?timer:hrtimer_start",
+	"?timer:hrtimer_cancel",
+	"?timer:hrtimer_expire_entry",
+	"?timer:hrtimer_expire_exit",
+};
+static const char *const live_irqsoff[] = {
+	"?preemptirq:irq_disable",
+	"?preemptirq:irq_enable",
+	"?preemptirq:preempt_disable",
+	"?preemptirq:preempt_enable",
+};
+
+static int on_event(void *arg, const struct tpe *ev)
+{
+	struct hctx *c = arg;
+	c->decoded++;
+	feed(c, ev);
+	return 0;
+}
+
+static void on_raw(void *arg, int cpu, int event_idx, const uint8_t *rec, size_t size)
+{
+	struct hctx *c = arg;
+	uint32_t type;
+	uint16_t misc;
+	(void)cpu;
+	(void)event_idx;
+	if (size < 8 || !c->pw)
+		return;
+	memcpy(&type, rec, 4);
+	memcpy(&misc, rec + 4, 2);
+	if (pdw_write_record(c->pw, type, misc, rec + 8, size - 8) < 0)
+		c->live_err = true;
+}
+
+static int open_record_file(struct hctx *c, struct evs *s)
+{
+	uint16_t probe = 1;
+	int err;
+	if (*(uint8_t *)&probe != 1) {
+		fprintf(stderr, "%s: -o is supported on little-endian hosts only\n", c->prog);
+		return -ENOTSUP;
+	}
+	struct pdw_opts o = { .big_endian = false, .force = c->force, .checkpoint = true };
+	err = pdw_open(&c->pw, c->record_out, &o);
+	if (err < 0) {
+		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->record_out, so_strerror(err));
+		return err;
+	}
+	size_t ne = evs_nr_events(s);
+	const char **names = calloc(ne ? ne : 1, sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < ne && err >= 0; i++) {
+		const uint64_t *ids;
+		size_t nid = evs_event_ids(s, i, &ids);
+		names[i] = evs_event_name(s, i);
+		err = pdw_add_evsel(c->pw, evs_event_attr(s, i), names[i], ids, nid);
+	}
+	struct tfs_formats *f = NULL;
+	if (err >= 0)
+		err = tfs_collect(NULL, names, ne, &f);
+	free(names);
+	if (err >= 0) {
+		void *blob;
+		size_t len;
+		err = tfs_tracing_data(f, false, &blob, &len);
+		if (!err) {
+			err = pdw_set_tracing_data(c->pw, blob, len);
+			free(blob);
+		}
+	}
+	tfs_free(f);
+	if (err < 0) {
+		fprintf(stderr, "%s: cannot describe the tracepoints in %s: %s\n", c->prog,
+			c->record_out, strerror(-err));
+		return err;
+	}
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	pdw_set_string_feature(c->pw, PDF_FEAT_HOSTNAME, host);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	pdw_set_nrcpus(c->pw, (uint32_t)ncpu, (uint32_t)ncpu);
+	err = pdw_begin_data(c->pw);
+	if (err < 0) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", c->prog, c->record_out, strerror(-err));
+		return err;
+	}
+	evs_set_raw_cb(s, on_raw, c);
+	return 0;
+}
+
+/*
+ * Keep-busy: explicit, or after the idle-drop self-test.  One line on stderr
+ * when the self-test turns it on.
+ */
+static int keep_busy_setup(struct hctx *c, struct idc_spin **spin)
+{
+	if (c->keep_busy < 0) {
+		c->idc_ran = true;
+		c->idc_err = idc_check(&c->cpus, NULL, c->idc, sizeof(c->idc) / sizeof(c->idc[0]),
+				       &c->nidc);
+		if (!c->idc_err && idc_any_drops(c->idc, c->nidc)) {
+			char list[256] = "";
+			size_t used = 0;
+			for (size_t i = 0; i < c->nidc && used < sizeof(list) - 64; i++)
+				if (c->idc[i].verdict == IDC_DROPS)
+					used += (size_t)snprintf(list + used, sizeof(list) - used,
+								 "%sCPU%u %" PRIu64 "/%" PRIu64,
+								 used ? ", " : "", c->idc[i].cpu,
+								 c->idc[i].samples, c->idc[i].irqs);
+			fprintf(stderr,
+				"%s: this kernel drops perf samples of interrupts taken on an idle CPU "
+				"(self-test, samples/timer interrupts: %s): keeping the traced CPUs busy "
+				"with SCHED_IDLE spinners (--no-keep-busy to turn off)\n",
+				c->prog, list);
+			c->busy_why = "self-test";
+		}
+	} else if (c->keep_busy > 0) {
+		c->busy_why = "option";
+	}
+	if (!c->busy_why)
+		return 0;
+	int err = idc_spin_start(spin, &c->cpus);
+	if (err < 0) {
+		fprintf(stderr, "%s: cannot start the keep-busy threads: %s (try --no-keep-busy)\n",
+			c->prog, strerror(-err));
+		return err;
+	}
+	c->busy_on = true;
+	return 0;
+}
+
+/* Ctrl-C (or a closed stdout) during setup: one line, then unwind. */
+static bool setup_interrupted(struct hctx *c)
+{
+	if (!cio_stopped() && !cio_watch(STDOUT_FILENO))
+		return false;
+	fprintf(stderr, "%s: %s before the measurement started; nothing to report\n", c->prog,
+		cio_broken_pipe() ? "standard output was closed" : "interrupted");
+	return true;
+}
+
+int hist_live(struct hctx *c)
+{
+	const char *ev[sizeof(live_events) / sizeof(live_events[0]) +
+		       sizeof(live_irqsoff) / sizeof(live_irqsoff[0])];
+	size_t n = 0;
+	struct evs *s = NULL;
+	struct tpd *d = NULL;
+	struct idc_spin *spin = NULL;
+	int ret = EXIT_ERR, err, qos_fd = -1;
+	bool locked = false, prio_set = false;
+	struct sched_param sp0;
+	int pol0;
+
+	/* From the first instruction: a Ctrl-C during setup unwinds through out: */
+	cio_signals_install();
+	pol0 = sched_getscheduler(0);
+	if (sched_getparam(0, &sp0) < 0)
+		memset(&sp0, 0, sizeof(sp0));
+	for (size_t i = 0; i < sizeof(live_events) / sizeof(live_events[0]); i++)
+		ev[n++] = live_events[i];
+	if (c->irqsoff_live)
+		for (size_t i = 0; i < sizeof(live_irqsoff) / sizeof(live_irqsoff[0]); i++)
+			ev[n++] = live_irqsoff[i];
+	if (!c->cpus_given && online_cpus(&c->cpus) < 0) {
+		fprintf(stderr, "%s: cannot find the online CPUs\n", c->prog);
+		return EXIT_ERR;
+	}
+	if (keep_busy_setup(c, &spin) < 0 || setup_interrupted(c))
+		goto out;
+	struct evs_opts eo = { .ring_bytes = (size_t)c->ring_bytes };
+	err = evs_open(&s, ev, n, &c->cpus, &eo);
+	if (err < 0) {
+		/* evs_strerror() names the cause and the fix (lib/privhint) */
+		fprintf(stderr, "%s: cannot open the tracepoints: %s\n", c->prog,
+			s ? evs_strerror(s) : strerror(-err));
+		goto out;
+	}
+	if (setup_interrupted(c))
+		goto out;
+	d = tpd_new(evs_tep(s));
+	if (!d)
+		goto out;
+	for (size_t i = 0; i < evs_nr_events(s); i++) {
+		enum tpe_kind k = tpd_kind(d, evs_event_id(s, i));
+		if (k != TPE_UNKNOWN)
+			c->has[k] = true;
+	}
+	uint32_t maxcpu = 0;
+	for (unsigned cpu = 0; cpu < PS_MAX_CPUS; cpu++)
+		if (ps_cpuset_has(&c->cpus, cpu))
+			maxcpu = cpu;
+	if (make_lat(c, maxcpu + 1) < 0)
+		goto out;
+	if (c->irqsoff_live && !c->has[TPE_IRQ_DISABLE] && !c->has[TPE_PREEMPT_DISABLE])
+		fprintf(stderr, "%s: this kernel has no preemptirq tracepoints: irqsoff, preemptoff and "
+				"preemptirqsoff are not measured\n", c->prog);
+	if (c->record_out && open_record_file(c, s) < 0)
+		goto out;
+	if (setup_interrupted(c))
+		goto out;
+	err = evs_enable(s);
+	if (err < 0) {
+		fprintf(stderr, "%s: %s\n", c->prog, evs_strerror(s));
+		goto out;
+	}
+	c->traced_from_ns = mono_ns();	/* every CPU traced from here */
+	/* like cyclictest -m: no page fault in the measured path */
+	if (c->timer && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
+		int e = errno;
+		char why[256];
+		munlockall();
+		ph_mlock(why, sizeof(why), -e);
+		fprintf(stderr, "%s: mlockall: %s%s%s (going on, page faults may show as latency)\n",
+			c->prog, strerror(e), why[0] ? "; " : "", why);
+	} else if (c->timer) {
+		locked = true;
+	}
+	if (c->timer && c->dma_latency_us >= 0) {
+		qos_fd = idc_pm_qos_hold((int32_t)c->dma_latency_us);
+		if (qos_fd < 0)
+			fprintf(stderr, "%s: cannot hold /dev/cpu_dma_latency at %" PRId64 " us: %s "
+					"(going on; --dma-latency -1 does not try)\n",
+				c->prog, c->dma_latency_us, strerror(-qos_fd));
+	}
+	if (c->timer) {
+		struct twl_cfg tc;
+		memset(&tc, 0, sizeof(tc));
+		tc.cpus = c->cpus;
+		tc.interval_ns = c->interval_ns;
+		if (c->prio.policy == SCHED_OTHER)
+			tc.nice = c->prio.prio;	/* -P o:NICE */
+		else
+			tc.prio = c->prio.prio;
+		tc.rr = c->prio.policy == SCHED_RR;
+		tc.hist = c->lcfg.hist;
+		err = twl_start(&c->twl, &tc);
+		if (err < 0) {
+			fprintf(stderr, "%s: cannot start the timer threads: %s\n", c->prog, strerror(-err));
+			goto out;
+		}
+	}
+	if (c->collector_prio > 0) {
+		/* after the workload threads exist, so they do not inherit it */
+		struct sched_param sp = { .sched_priority = (int)c->collector_prio };
+		if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
+			fprintf(stderr, "%s: cannot make the collector SCHED_FIFO %d: %s%s (going on)\n",
+				c->prog, (int)c->collector_prio, strerror(errno),
+				errno == EPERM ? "; real-time priorities need root or CAP_SYS_NICE" : "");
+		else
+			prio_set = true;
+	}
+	if (setup_interrupted(c))
+		goto out;
+	uint64_t start = mono_ns(), next_refresh = start + c->refresh_ns;
+	bool tty = isatty(STDOUT_FILENO);
+	if (c->mode == H_RECORD && !c->json && !c->quiet) {
+		/* the table's first line, now: a reader that only wants the start
+		 * (| head -1) can leave, and the run sees it and stops */
+		if (c->duration_ns)
+			printf("# latscope hist record: measuring for %.3f s (Ctrl-C stops early)\n",
+			       (double)c->duration_ns / 1e9);
+		else
+			printf("# latscope hist record: measuring until Ctrl-C\n");
+		fflush(stdout);
+	}
+	while (!cio_watch(STDOUT_FILENO)) {
+		uint64_t now = mono_ns();
+		if (c->duration_ns && now - start >= c->duration_ns)
+			break;
+		int pr = evs_poll(s, 100);
+		if (pr < 0 && pr != -EINTR) {
+			fprintf(stderr, "%s: poll: %s\n", c->prog, strerror(-pr));
+			break;
+		}
+		now = mono_ns();
+		err = evs_read(s, now > 2000000 ? now - 2000000 : 0, on_event, c);
+		if (err < 0) {
+			fprintf(stderr, "%s: reading the rings: %s\n", c->prog, evs_strerror(s));
+			break;
+		}
+		/* -o survives a kill: the file is valid up to the last checkpoint */
+		if (c->pw && !c->live_err && pdw_checkpoint(c->pw, false) < 0)
+			c->live_err = true;
+		if (c->mode == H_TOP && !c->quiet && now >= next_refresh) {
+			bool unsup[LAT_NR_TYPES];
+			for (int t = 0; t < LAT_NR_TYPES; t++)
+				unsup[t] = !lat_type_supported(t, c->has);
+			if (tty)
+				fputs("\033[H\033[2J", stdout);
+			printf("latscope hist top: %.1f s, %" PRIu64 " events, %" PRIu64 " lost\n\n",
+			       (double)(now - start) / 1e9, c->decoded, evs_stats(s)->lost);
+			hist_term_view(c, stdout, unsup);
+			if (fflush(stdout) != 0 || ferror(stdout))
+				cio_stop();	/* reported by cio_finish() below */
+			next_refresh = now + c->refresh_ns;
+		}
+	}
+	c->traced_until_ns = mono_ns();	/* ... to here */
+	evs_disable(s);
+	evs_read(s, UINT64_MAX, on_event, c);
+	c->lost_events = evs_stats(s)->lost;
+	c->undecoded = evs_stats(s)->undecoded;
+	c->forced = evs_stats(s)->forced;
+	c->out_of_order = evs_stats(s)->out_of_order;
+	if (c->pw) {
+		if (c->live_err) {
+			pdw_discard(c->pw);
+			err = -EIO;
+		} else {
+			err = pdw_close(c->pw);
+		}
+		c->pw = NULL;
+		if (err < 0) {
+			fprintf(stderr, "%s: error writing %s: %s\n", c->prog, c->record_out,
+				strerror(-err));
+			goto out;
+		}
+	}
+	if (cio_broken_pipe()) {
+		cio_pipe_closed(c->prog);
+		goto out;
+	}
+	if (c->mode == H_TOP && !c->quiet && isatty(STDOUT_FILENO))
+		fputs("\033[H\033[2J", stdout);
+	ret = hist_emit(c);
+out:
+	/* restore the system: workload and spinners stopped, events closed
+	 * (disabled), /dev/cpu_dma_latency released, priority and memory back */
+	twl_stop(c->twl);
+	c->twl = NULL;
+	pdw_discard(c->pw);	/* still open: setup failed or was interrupted */
+	c->pw = NULL;
+	tpd_free(d);
+	evs_close(s);
+	idc_spin_stop(spin);
+	if (qos_fd >= 0)
+		close(qos_fd);
+	if (prio_set && pol0 >= 0)
+		sched_setscheduler(0, pol0, &sp0);
+	if (locked)
+		munlockall();
+	return ret;
+}
+
