@@ -298,6 +298,12 @@ static int open_record_file(struct hctx *c, struct evs *s)
 		fprintf(stderr, "%s: cannot write %s: %s\n", c->prog, c->record_out, strerror(-err));
 		return err;
 	}
+	/* the names of the tasks alive now (the kernel names later ones:
+	 * evs_opts.track_tasks), so perf script shows names, not :PID */
+	err = pdw_write_task_comms(c->pw, 0, NULL);
+	if (err < 0)
+		fprintf(stderr, "%s: %s: the running tasks are not named: %s\n", c->prog,
+			c->record_out, strerror(-err));
 	evs_set_raw_cb(s, on_raw, c);
 	return 0;
 }
@@ -382,7 +388,7 @@ int hist_live(struct hctx *c)
 	}
 	if (keep_busy_setup(c, &spin) < 0 || setup_interrupted(c))
 		goto out;
-	struct evs_opts eo = { .ring_bytes = (size_t)c->ring_bytes };
+	struct evs_opts eo = { .ring_bytes = (size_t)c->ring_bytes, .track_tasks = c->record_out != NULL };
 	err = evs_open(&s, ev, n, &c->cpus, &eo);
 	if (err < 0) {
 		/* evs_strerror() names the cause and the fix (lib/privhint) */

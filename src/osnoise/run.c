@@ -142,9 +142,15 @@ static int open_recording(struct ctx *c)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	pdw_set_nrcpus(c->pw, (uint32_t)ncpu, (uint32_t)ncpu);
 	err = pdw_begin_data(c->pw);
-	if (err < 0)
+	if (err < 0) {
 		fprintf(stderr, "latscope osnoise record: writing '%s': %s\n", c->output, strerror(-err));
-	return err;
+		return err;
+	}
+	/* the names of the tasks alive now (the kernel names later ones:
+	 * evs_opts.track_tasks), so perf script shows names, not :PID */
+	if (pdw_write_task_comms(c->pw, 0, NULL) < 0)
+		fprintf(stderr, "latscope osnoise record: '%s': the running tasks are not named\n", c->output);
+	return 0;
 }
 
 /* ---- run modes -------------------------------------------------------------- */
@@ -256,7 +262,7 @@ int osn_run_live(struct ctx *c)
 	if (c->no_attr) {
 		snprintf(c->attr_why, sizeof(c->attr_why), "--no-attribution");
 	} else {
-		struct evs_opts eo = { .ring_bytes = c->ring_bytes };
+		struct evs_opts eo = { .ring_bytes = c->ring_bytes, .track_tasks = c->mode == M_RECORD };
 		err = evs_open(&c->s, attr_events, sizeof(attr_events) / sizeof(attr_events[0]),
 			       &c->cpus, &eo);
 		if (err < 0) {

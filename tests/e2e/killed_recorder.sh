@@ -40,12 +40,31 @@ grep -q 'not properly terminated' hr.err || die "hist report does not say the fi
 grep -q '^wakeup (us)' hr.txt || die "hist report: no wakeup histogram: $(head -5 hr.txt)"
 
 # the same recording ended normally: perf reads it, no warning from latscope
+last_h=$(cat /proc/sys/kernel/ns_last_pid)
 "$LATSCOPE" hist record -d 2 --timer-workload -c 1 -o f.data > /dev/null 2>&1 || die "hist record -d 2"
 "$LATSCOPE" script -i f.data > f.txt 2> f.err || die "script f.data: $(cat f.err)"
 grep -q 'not properly terminated\|came again' f.err && die "a finished recording read as cut short: $(cat f.err)"
 if command -v perf >/dev/null 2>&1; then
 	perf script -i f.data > p.txt 2> p.err || die "perf script on a finished hist recording: $(head -3 p.err)"
 	cmp -s p.txt f.txt || die "perf and latscope disagree on f.data: $(diff p.txt f.txt | head -5)"
+	# task names: the recorder writes a COMM per thread alive at its start
+	# and the kernel reports the later ones on the measured CPUs, so perf
+	# names every task that existed before the recording; only a task forked
+	# meanwhile on an unmeasured CPU may stay ":PID" (as with perf record -C)
+	unnamed_old() {	# FILE LAST_PID -> the unnamed tasks older than LAST_PID
+		perf script -i "$1" 2>/dev/null | awk -v last="$2" '$1 ~ /^:[0-9]+$/ { p = substr($1, 2) + 0; if (p <= last) print p }' | sort -u | tr '\n' ' '
+	}
+	old=$(unnamed_old f.data "$last_h")
+	[ -z "$old" ] || die "hist record -o: tasks older than the recording without a name: $old"
+	perf script -i f.data 2>/dev/null | grep -q '^ *latscope ' || die "hist record -o: latscope not named"
+	if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
+		last_o=$(cat /proc/sys/kernel/ns_last_pid)
+		"$LATSCOPE" osnoise record -c 1 -H 0 -d 2 -o on.data > /dev/null 2>&1 || die "osnoise record -d 2"
+		old=$(unnamed_old on.data "$last_o")
+		[ -z "$old" ] || die "osnoise record: tasks older than the recording without a name: $old"
+		perf script -i on.data 2>/dev/null | grep -q '^ *osnoise/1 ' || die "osnoise record: osnoise/1 not named"
+		echo "task names: every task older than the recording is named (hist record -o, osnoise record)"
+	fi
 fi
 
 # osnoise record -o: the settings and gaps survive (periods of 0.5 s)
