@@ -116,6 +116,7 @@ int cmd_script(int argc, char **argv)
 		{ "ns", no_argument, NULL, O_NS },
 		{ "fields", required_argument, NULL, 'F' },
 		{ "cpu", required_argument, NULL, 'C' },
+		{ "cpus", required_argument, NULL, 'C' },
 		{ "pid", required_argument, NULL, O_PID },
 		{ "tid", required_argument, NULL, O_TID },
 		{ "time", required_argument, NULL, O_TIME },
