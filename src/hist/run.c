@@ -459,6 +459,10 @@ int hist_live(struct hctx *c)
 			fprintf(stderr, "%s: cannot start the timer threads: %s\n", c->prog, strerror(-err));
 			goto out;
 		}
+		/* the timer threads were born on an unmeasured CPU maybe (no FORK
+		 * record then): name them in the recording too */
+		if (c->pw)
+			pdw_write_task_comms(c->pw, 0, NULL);
 	}
 	if (c->collector_prio > 0) {
 		/* after the workload threads exist, so they do not inherit it */

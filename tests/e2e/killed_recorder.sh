@@ -56,7 +56,13 @@ if command -v perf >/dev/null 2>&1; then
 	}
 	old=$(unnamed_old f.data "$last_h")
 	[ -z "$old" ] || die "hist record -o: tasks older than the recording without a name: $old"
-	perf script -i f.data 2>/dev/null | grep -q '^ *latscope ' || die "hist record -o: latscope not named"
+	# latscope's own threads (the timer workload) are named too: no ":PID"
+	# sample of a task that sched_switch calls latscope*
+	own=$(perf script -i f.data 2>/dev/null | awk '$1 ~ /^:[0-9]+$/ { u[substr($1, 2)] = 1 }
+		{ for (i = 1; i < NF; i++) if ($i ~ /^next_comm=latscope/ && $(i + 1) ~ /^next_pid=/) {
+			p = substr($(i + 1), 10); own[p] = 1 } }
+		END { for (p in u) if (p in own) printf "%s ", p }')
+	[ -z "$own" ] || die "hist record -o: latscope's own threads without a name: $own"
 	if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
 		last_o=$(cat /proc/sys/kernel/ns_last_pid)
 		"$LATSCOPE" osnoise record -c 1 -H 0 -d 2 -o on.data > /dev/null 2>&1 || die "osnoise record -d 2"
