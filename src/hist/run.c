@@ -298,12 +298,6 @@ static int open_record_file(struct hctx *c, struct evs *s)
 		fprintf(stderr, "%s: cannot write %s: %s\n", c->prog, c->record_out, strerror(-err));
 		return err;
 	}
-	/* the names of the tasks alive now (the kernel names later ones:
-	 * evs_opts.track_tasks), so perf script shows names, not :PID */
-	err = pdw_write_task_comms(c->pw, 0, NULL);
-	if (err < 0)
-		fprintf(stderr, "%s: %s: the running tasks are not named: %s\n", c->prog,
-			c->record_out, strerror(-err));
 	evs_set_raw_cb(s, on_raw, c);
 	return 0;
 }
@@ -459,11 +453,15 @@ int hist_live(struct hctx *c)
 			fprintf(stderr, "%s: cannot start the timer threads: %s\n", c->prog, strerror(-err));
 			goto out;
 		}
-		/* the timer threads were born on an unmeasured CPU maybe (no FORK
-		 * record then): name them in the recording too */
-		if (c->pw)
-			pdw_write_task_comms(c->pw, 0, NULL);
 	}
+	/* The names of the tasks alive now, ours included (the timer threads
+	 * may be born on an unmeasured CPU: no FORK record); the kernel names
+	 * later ones (evs_opts.track_tasks).  Once, before any sample is
+	 * written (the loop below writes them), so perf script shows names. */
+	int named = c->pw ? pdw_write_task_comms(c->pw, 0, NULL) : 0;
+	if (named < 0)
+		fprintf(stderr, "%s: %s: the running tasks are not named: %s\n", c->prog,
+			c->record_out, strerror(-named));
 	if (c->collector_prio > 0) {
 		/* after the workload threads exist, so they do not inherit it */
 		struct sched_param sp = { .sched_priority = (int)c->collector_prio };
