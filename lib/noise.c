@@ -17,6 +17,7 @@ struct open_win {
 	char name[TPE_NAME_LEN];
 	uint64_t arrival_ns;
 	uint64_t delta_start_ns;
+	bool unseen_start;
 };
 
 struct ncpu {
@@ -25,6 +26,8 @@ struct ncpu {
 	bool thread_open;
 	struct open_win thread;
 	int32_t workload_tid;
+	int32_t cur_pid;		/* the task the last sched_switch put on */
+	bool cur_known;
 	bool in_period;
 	struct noise_stats period;
 	struct noise_stats total;
@@ -166,6 +169,7 @@ static void contrib_add(struct noise *n, struct ncpu *c, const struct noise_win 
 		}
 		k->count++;
 		k->total_ns += w->net_ns;
+		k->unseen += w->unseen_start;
 		if (w->net_ns > k->max_ns)
 			k->max_ns = w->net_ns;
 		return;
@@ -211,6 +215,7 @@ static void close_window(struct noise *n, unsigned cpu, const struct open_win *o
 	w->end_ns = o->delta_start_ns + net_ns;
 	w->id = o->id;
 	memcpy(w->name, o->name, sizeof(w->name));
+	w->unseen_start = o->unseen_start;
 	if (n->opts.no_workload) {
 		if (c->in_period && !(o->cls == NOISE_THREAD && o->id == 0))	/* idle */
 			c->period.net_ns[o->cls] += net_ns;
@@ -283,15 +288,35 @@ static void on_switch(struct noise *n, unsigned cpu, const struct tpe *e)
 		n->anom.dropped_open += c->depth;
 		c->depth = 0;
 	}
+	/* prev is not the task the last switch put on: its switch-in (and
+	 * whatever ran before it) came with no event.  The kernel does that:
+	 * perf gets no tracepoint events while some tasks run. */
+	bool unseen = c->cur_known && c->cur_pid != e->sw.prev_pid;
 	if (c->thread_open) {
 		c->thread_open = false;
-		if (c->thread.id == e->sw.prev_pid) {
+		if (!unseen && c->thread.id == e->sw.prev_pid) {
 			struct open_win copy = c->thread;
 			close_window(n, cpu, &copy, net_of(n, e->time_ns, copy.delta_start_ns));
-		} else {
-			n->anom.switch_mismatch++;
 		}
 	}
+	if (unseen) {
+		n->anom.switch_mismatch++;
+		n->anom.unseen_switch_in++;
+		bool prev_is_workload = !n->opts.no_workload && c->workload_tid >= 0 &&
+					e->sw.prev_pid == c->workload_tid;
+		if (!prev_is_workload) {
+			/* The entry happened: count it; its start is unknown, so it
+			 * adds no time (a lower bound). */
+			struct open_win o = { .cls = NOISE_THREAD, .exit_kind = TPE_SCHED_SWITCH,
+					      .id = e->sw.prev_pid, .arrival_ns = e->time_ns,
+					      .delta_start_ns = e->time_ns, .unseen_start = true };
+			name_copy(o.name, sizeof(o.name), e->sw.prev_comm);
+			count_entry(c, NOISE_THREAD);
+			close_window(n, cpu, &o, 0);
+		}
+	}
+	c->cur_pid = e->sw.next_pid;
+	c->cur_known = true;
 	bool is_workload = !n->opts.no_workload && c->workload_tid >= 0 &&
 			   e->sw.next_pid == c->workload_tid;
 	if (!is_workload) {
@@ -302,6 +327,7 @@ static void on_switch(struct noise *n, unsigned cpu, const struct tpe *e)
 		name_copy(o->name, sizeof(o->name), e->sw.next_comm);
 		o->arrival_ns = e->time_ns;
 		o->delta_start_ns = e->time_ns;
+		o->unseen_start = false;
 		c->thread_open = true;
 		count_entry(c, NOISE_THREAD);
 	}

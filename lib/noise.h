@@ -69,6 +69,8 @@ struct noise_win {
 	uint64_t net_ns;
 	int32_t id;			/* irq, vector, softirq vec, or pid */
 	char name[TPE_NAME_LEN];	/* irq action, vector name, softirq name, comm */
+	bool unseen_start;		/* a thread whose switch-in no event reported:
+					 * start_ns = end_ns, net_ns = 0 */
 };
 
 /* One gap at or above the threshold, with what happened inside it. */
@@ -104,6 +106,8 @@ struct noise_contrib {
 	int32_t id;
 	char name[TPE_NAME_LEN];
 	uint64_t count, total_ns, max_ns;
+	uint64_t unseen;		/* entries whose start no event reported (in
+					 * count, their time not in total_ns) */
 };
 
 /* Anomalies met in the event stream (lost or truncated events). */
@@ -111,6 +115,9 @@ struct noise_anomalies {
 	uint64_t unmatched_exit;	/* exit without an open entry */
 	uint64_t dropped_open;		/* entries dropped (lost exits, depth overflow) */
 	uint64_t switch_mismatch;	/* sched_switch prev != tracked thread */
+	uint64_t unseen_switch_in;	/* of those: switch-ins no event reported (the
+					 * kernel gave no events while the task before
+					 * ran); counted as entries without duration */
 	uint64_t negative;		/* negative durations clamped to 0 */
 	uint64_t history_overflow;	/* gap with more windows than the history holds */
 	uint64_t contrib_overflow;	/* windows not kept in the contributor table */

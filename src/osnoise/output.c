@@ -208,12 +208,17 @@ static void print_details(struct ctx *c, FILE *f)
 			fprintf(f, "0 events lost\n");
 		if (c->s && evs_note(c->s)[0])
 			fprintf(f, "tracepoints left out: %s\n", evs_note(c->s));
-		if (a->unmatched_exit + a->dropped_open + a->switch_mismatch + a->negative +
-		    a->history_overflow)
+		if (a->unseen_switch_in)
+			fprintf(f, "%" PRIu64 " context switches came with no event (the kernel "
+				   "reported none while the task before ran): those tasks' entries "
+				   "are counted, without their time\n", a->unseen_switch_in);
+		if (a->unmatched_exit + a->dropped_open + a->switch_mismatch - a->unseen_switch_in +
+		    a->negative + a->history_overflow)
 			fprintf(f, "event stream anomalies: %" PRIu64 " unmatched exits, %" PRIu64
 				" dropped entries, %" PRIu64 " switch mismatches, %" PRIu64
 				" negative, %" PRIu64 " history overflows\n", a->unmatched_exit,
-				a->dropped_open, a->switch_mismatch, a->negative, a->history_overflow);
+				a->dropped_open, a->switch_mismatch - a->unseen_switch_in, a->negative,
+				a->history_overflow);
 	} else {
 		fprintf(f, "attribution off: %s\n", c->attr_why);
 	}
@@ -364,6 +369,16 @@ static void print_json(struct ctx *c, FILE *f)
 	json_object_object_add(sk, "forced_flushes", ju(c->cnt.forced));
 	json_object_object_add(root, "skipped", sk);
 	json_object_object_add(root, "dropped", ju(osn_dropped(c)));
+	const struct noise_anomalies *an = noise_anomalies(c->n);
+	json_object *aj = json_object_new_object();
+	json_object_object_add(aj, "unmatched_exit", ju(an->unmatched_exit));
+	json_object_object_add(aj, "dropped_open", ju(an->dropped_open));
+	json_object_object_add(aj, "switch_mismatch", ju(an->switch_mismatch));
+	json_object_object_add(aj, "unseen_switch_in", ju(an->unseen_switch_in));
+	json_object_object_add(aj, "negative", ju(an->negative));
+	json_object_object_add(aj, "history_overflow", ju(an->history_overflow));
+	json_object_object_add(aj, "contrib_overflow", ju(an->contrib_overflow));
+	json_object_object_add(root, "anomalies", aj);
 	json_object *stop = NULL;
 	const struct osne_stop *st = osne_stop(c->e);
 	if (st->why) {
@@ -453,6 +468,7 @@ static void print_json(struct ctx *c, FILE *f)
 			json_object_object_add(e, "total_us", ju(k[j].total_ns / 1000));
 			json_object_object_add(e, "total_ns", ju(k[j].total_ns));
 			json_object_object_add(e, "max_us", ju(k[j].max_ns / 1000));
+			json_object_object_add(e, "unseen_starts", ju(k[j].unseen));
 			json_object_array_add(cj, e);
 		}
 		json_object_object_add(o, "top", cj);

@@ -83,6 +83,11 @@ static int run_thread(int cpu, int prio, uint64_t interval_us, uint64_t spin_us,
 		return 2;
 	}
 	prctl(PR_SET_NAME, "noisegen", 0, 0, 0);
+	/* run time from here to after the move away: everything it ran on the
+	 * measured CPU (the start of its first switch-in there and the end of
+	 * its last one are inside), plus a little on the other side */
+	uint64_t runa = 0, cnta = 0;
+	schedstat(&runa, &cnta);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0) {
 		perror("noisegen: sched_setaffinity");
 		return 2;
@@ -107,13 +112,16 @@ static int run_thread(int cpu, int prio, uint64_t interval_us, uint64_t spin_us,
 		while (next < t)
 			next += interval_us * 1000;
 	}
-	uint64_t run1 = 0, cnt1 = 0;
+	uint64_t run1 = 0, cnt1 = 0, runb = 0, cntb = 0;
 	schedstat(&run1, &cnt1);
 	if (away)
 		sched_setaffinity(0, sizeof(others), &others);
-	printf("tid=%ld comm=noisegen wakes=%llu spin_total_ns=%llu run_ns=%llu switched_in=%llu\n",
+	schedstat(&runb, &cntb);
+	printf("tid=%ld comm=noisegen wakes=%llu spin_total_ns=%llu run_ns=%llu switched_in=%llu "
+	       "stay_run_ns=%llu\n",
 	       (long)syscall(SYS_gettid), (unsigned long long)wakes, (unsigned long long)total,
-	       (unsigned long long)(run1 - run0), (unsigned long long)(cnt1 - cnt0));
+	       (unsigned long long)(run1 - run0), (unsigned long long)(cnt1 - cnt0),
+	       (unsigned long long)(runb - runa));
 	return 0;
 }
 
