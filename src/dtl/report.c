@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_dtl_report.c - `latscope dtl report`: DTL statistics per CPU and in total. */
+/* report.c - `latscope dtl report`: DTL statistics per CPU and in total. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_dtl.c - `latscope dtl`: POWER Dispatch Trace Log from perf.data.
- * Subcommands: dump, script (here), report (cmd_dtl_report.c),
- * record (cmd_dtl_record.c), synth (cmd_dtl_synth.c).
+ * cli.c - `latscope dtl`: POWER Dispatch Trace Log from perf.data.
+ * Subcommands: dump, script (here), report (report.c),
+ * record (record.c), synth (synth.c).
  */
 #include <ctype.h>
 #include <errno.h>
