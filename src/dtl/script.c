@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: MIT */
+/* script.c - `latscope dtl script`: one timeline of DTL entries and the other samples. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cmdio.h"
+#include "commands.h"
+#include "pipeline.h"
+#include "dtl.h"
+#include "jsonv.h"
+#include "ksym.h"
+#include "dtl_cmd.h"
+#include "dtlmerge.h"
+#include "dtltl.h"
+#include "parse.h"
+#include "pdprint.h"
+#include "pdread.h"
+
+/* ---- script ---- */
+
+enum { OUT_PERF, OUT_WIDE, OUT_CSV, OUT_JSON };
+
+struct script {
+	struct dtl_cmd_in in;	/* first: DTL_CMD_INPUT, DTL_CMD_READ_OPTS */
+	struct pdr *r;
+	struct pp *pp;
+	struct dtlt *t;
+	int mode;
+	bool ns, dtl_only, samples_only;
+	bool have_cpus;
+	struct ps_cpuset cpus;
+	uint64_t t0_ns, t1_ns;
+	bool quiet;
+	char *line;
+	size_t line_cap;
+	uint64_t dtl_lines, sample_lines;
+	struct ksym *syms;	/* NULL: srr0 stays [unknown] */
+	struct pl *pl;		/* second formatting thread, or NULL */
+};
+
+static bool want(const struct script *s, uint32_t cpu, uint64_t t)
+{
+	if (s->have_cpus && !ps_cpuset_has(&s->cpus, cpu))
+		return false;
+	return t >= s->t0_ns && t <= s->t1_ns;
+}
+
+static void fmt_time(char *buf, size_t len, uint64_t t, bool ns)
+{
+	if (ns)
+		snprintf(buf, len, "%5" PRIu64 ".%09" PRIu64, t / 1000000000u, t % 1000000000u);
+	else
+		snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, t / 1000000000u, t % 1000000000u / 1000u);
+}
+
+static void us3(char *buf, size_t len, uint64_t ticks, uint64_t tb_freq)
+{
+	uint64_t ns = dtl_ticks_to_ns(ticks, tb_freq);
+	snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}
+
+static void print_dtl(struct script *s, const struct dtlm_item *it)
+{
+	const struct dtl_entry *e = &it->e;
+	char b1[DTL_REASON_BUFSZ], b2[DTL_REASON_BUFSZ], ts[48];
+	const char *dr = dtl_dispatch_reason_str(e->dispatch_reason, b1);
+	const char *pr = dtl_preempt_reason_str(e->preempt_reason, b2);
+
+	if (s->samples_only || !want(s, it->cpu, it->time_ns))
+		return;
+	s->dtl_lines++;
+	switch (s->mode) {
+	case OUT_PERF: {
+		char sym[KSYM_NAME_MAX + 64];
+		dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), true);
+		int w = pp_name_width(s->pp);
+		if (w < 7)
+			w = 7;
+		fmt_time(ts, sizeof(ts), it->time_ns, s->ns);
+		/* The DTL has no task: say so instead of perf's invented pid/tid. */
+		if (s->pl) {
+			char l[1024 + KSYM_NAME_MAX];
+			int n = snprintf(l, sizeof(l), "%16s %5s [%03u] %12s: %*s: timebase: %" PRIu64
+			       " dispatch_reason:%s, preempt_reason:%s,\n"
+			       "enqueue_to_dispatch_time:%d, ready_to_enqueue_time:%d,"
+			       "waiting_to_ready_time:%d, processor_id: %d %16" PRIx64 " %s\n",
+			       "[no task]", "-", it->cpu, ts, w, "vpa-dtl", e->timebase, dr, pr,
+			       (int32_t)e->enqueue_to_dispatch_tb, (int32_t)e->ready_to_enqueue_tb,
+			       (int32_t)e->waiting_to_ready_tb, e->processor_id, e->srr0, sym);
+			if (n > 0)
+				pl_push_text(s->pl, l, (size_t)n < sizeof(l) ? (size_t)n : sizeof(l) - 1);
+			break;
+		}
+		printf("%16s %5s [%03u] %12s: %*s: timebase: %" PRIu64
+		       " dispatch_reason:%s, preempt_reason:%s,\n"
+		       "enqueue_to_dispatch_time:%d, ready_to_enqueue_time:%d,"
+		       "waiting_to_ready_time:%d, processor_id: %d %16" PRIx64 " %s\n",
+		       "[no task]", "-", it->cpu, ts, w, "vpa-dtl", e->timebase, dr, pr,
+		       (int32_t)e->enqueue_to_dispatch_tb, (int32_t)e->ready_to_enqueue_tb,
+		       (int32_t)e->waiting_to_ready_tb, e->processor_id, e->srr0, sym);
+		break;
+	}
+	case OUT_WIDE: {
+		char a[32], b[32], c[32], sym[KSYM_NAME_MAX + 64];
+		bool have = dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), false);
+		fmt_time(ts, sizeof(ts), it->time_ns, true);
+		us3(a, sizeof(a), e->enqueue_to_dispatch_tb, it->tbi.tb_freq);
+		us3(b, sizeof(b), e->ready_to_enqueue_tb, it->tbi.tb_freq);
+		us3(c, sizeof(c), e->waiting_to_ready_tb, it->tbi.tb_freq);
+		printf("%s cpu %u proc %u dtl dispatch=%s preempt=%s enqueue_to_dispatch=%" PRIu32
+		       " (%s us) ready_to_enqueue=%" PRIu32 " (%s us) waiting_to_ready=%" PRIu32
+		       " (%s us) tb=%" PRIu64 " srr0=0x%" PRIx64 "%s%s%s\n",
+		       ts, it->cpu, e->processor_id, dr, pr, e->enqueue_to_dispatch_tb, a,
+		       e->ready_to_enqueue_tb, b, e->waiting_to_ready_tb, c, e->timebase, e->srr0,
+		       have ? " sym=" : "", have ? sym : "", it->late ? " late" : "");
+		break;
+	}
+	case OUT_CSV: {
+		char sym[KSYM_NAME_MAX + 64];
+		dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), false);
+		printf("%u,%" PRIu64 ",%" PRIu64 ",%s,%s,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%u,0x%" PRIx64
+		       ",0x%" PRIx64 ",0x%" PRIx64 ",%s\n", it->cpu, it->time_ns, e->timebase, dr, pr,
+		       e->enqueue_to_dispatch_tb, e->ready_to_enqueue_tb, e->waiting_to_ready_tb,
+		       e->processor_id, e->fault_addr, e->srr0, e->srr1, sym);
+		break;
+	}
+	case OUT_JSON: {
+		struct json_object *o = json_object_new_object();
+		if (!o)
+			return;
+		json_object_object_add(o, "cpu", json_object_new_int64(it->cpu));
+		json_object_object_add(o, "time_ns", jsonv_u64(it->time_ns));
+		json_object_object_add(o, "timebase", jsonv_u64(e->timebase));
+		json_object_object_add(o, "dispatch_reason", json_object_new_string(dr));
+		json_object_object_add(o, "preempt_reason", json_object_new_string(pr));
+		json_object_object_add(o, "enqueue_to_dispatch_time", json_object_new_int64(e->enqueue_to_dispatch_tb));
+		json_object_object_add(o, "ready_to_enqueue_time", json_object_new_int64(e->ready_to_enqueue_tb));
+		json_object_object_add(o, "waiting_to_ready_time", json_object_new_int64(e->waiting_to_ready_tb));
+		json_object_object_add(o, "processor_id", json_object_new_int64(e->processor_id));
+		json_object_object_add(o, "fault_addr", jsonv_addr(e->fault_addr));
+		json_object_object_add(o, "srr0", jsonv_addr(e->srr0));
+		json_object_object_add(o, "srr1", jsonv_addr(e->srr1));
+		char sym[KSYM_NAME_MAX + 64];
+		dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), false);
+		json_object_object_add(o, "symbol", json_object_new_string(sym));
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+		break;
+	}
+	}
+}
+
+static void print_sample(struct script *s, const struct pdr_event *ev)
+{
+	size_t n;
+
+	if (s->dtl_only || s->mode == OUT_CSV || s->mode == OUT_JSON)
+		return;
+	if (!want(s, ev->sample.cpu, ev->sample.time))
+		return;
+	if (s->pl) {
+		if (pl_push(s->pl, ev, pp_comm(s->pp, (int32_t)ev->sample.pid, (int32_t)ev->sample.tid)) == 0)
+			s->sample_lines++;
+		return;
+	}
+	n = pp_format(s->pp, ev, s->line, s->line_cap);
+	if (n >= s->line_cap) {
+		size_t cap = n + 1;
+		char *nl = realloc(s->line, cap);
+		if (!nl)
+			return;
+		s->line = nl;
+		s->line_cap = cap;
+		n = pp_format(s->pp, ev, s->line, s->line_cap);
+	}
+	if (s->mode == OUT_WIDE) {
+		/* same time format as the DTL lines: ns, first column */
+		char ts[48];
+		fmt_time(ts, sizeof(ts), ev->sample.time, true);
+		printf("%s cpu %u %s", ts, ev->sample.cpu, s->line);
+	} else {
+		fwrite(s->line, 1, n, stdout);
+	}
+	s->sample_lines++;
+}
+
+_Static_assert(offsetof(struct script, in) == 0, "struct dtl_cmd_in first");
+
+static int script_time(const char *arg, void *params)
+{
+	struct script *s = params;
+	return ps_time_range(arg, &s->t0_ns, &s->t1_ns) ? -EINVAL : 0;
+}
+
+#define SCRIPT_MODE(n, m, h) \
+	CLI_OPT(n, 0, CLI_T_SETINT, struct script, mode, CLI_NONE, m, 0, 0, NULL, h, NULL)
+#define SCRIPT_FLAG(n, f, h) CLI_OPT(n, 0, CLI_T_FLAG, struct script, f, CLI_NONE, 0, 0, 0, NULL, h, NULL)
+static const struct cli_opt script_opts[] = {
+	DTL_CMD_INPUT,
+	SCRIPT_MODE("wide", OUT_WIDE, "one readable line per entry: times in ticks and us,\n"
+		    "CPU, processor_id (other samples get the same time\ncolumn)"),
+	SCRIPT_MODE("csv", OUT_CSV, "DTL entries only, one CSV row each (header first)"),
+	SCRIPT_MODE("json", OUT_JSON, "DTL entries only, one JSON object per line"),
+	SCRIPT_FLAG("ns", ns, "nanosecond timestamps (perf script --ns)"),
+	SCRIPT_FLAG("exact-time", in.to.exact_time, "convert the timebase with exact 128-bit integer\n"
+		    "math instead of perf's double formula (may differ by\n1 ns)"),
+	SCRIPT_FLAG("dtl-only", dtl_only, "leave out the other samples"),
+	SCRIPT_FLAG("samples-only", samples_only, "leave out the DTL entries"),
+	CLI_CPU_PERF(struct script, cpus, have_cpus, "only these CPUs"),
+	CLI_CUSTOM("time", 0, script_time, "A,B", "only this perf-time window (seconds; either side may\nbe empty)",
+		   "START,END in seconds"),
+	CLI_OPT("boot-tb", 0, CLI_T_U64, struct script, in.to.fallback.boot_tb,
+		CLI_GIVEN(struct script, in.to.override_boot_tb), 0, 0, 0, "N",
+		"boot timebase for CPUs without a header record\n(debugfs)", "an integer"),
+	CLI_OPT("tb-freq", 0, CLI_T_U64, struct script, in.to.fallback.tb_freq,
+		CLI_GIVEN(struct script, in.to.override_tb_freq), 1, 0, 0, "HZ",
+		"timebase frequency for them (default 512000000)", "a positive integer"),
+	DTL_CMD_READ_OPTS("resolve srr0 with this kallsyms file (default:\n"
+			  "/proc/kallsyms when the recording's osrelease and\n"
+			  "arch are this machine's)"),
+	CLI_QUIET(struct script, quiet, "no summary on stderr"),
+	CLI_END
+};
+
+const struct cli_cmd dtl_script_cli = {
+	.name = "latscope dtl script",
+	.usage = "usage: latscope dtl script [options] FILE",
+	.intro =
+"One timeline of the DTL entries and every other sample of a perf.data file\n"
+"(file or pipe mode, either byte order).  Each DTL entry older than a record\n"
+"is printed before it (a tie prints the record first); entries after the last\n"
+"record are printed at the end.  The DTL has no task, so DTL lines show\n"
+"`[no task]` and `-` where perf prints an invented pid/tid.\n",
+	.opts = script_opts,
+	.outro =
+"Gaps (AUX TRUNCATED/PARTIAL/COLLISION, LOST records, a timebase going\n"
+"backwards, discontinuous buffers, odd payload sizes) are summarised on stderr.\n",
+	.operands = true,
+};
+
+static void report_gaps(const char *path, struct dtlt *t, const struct script *s, bool quiet)
+{
+	const struct dtlm *m = dtlt_merge(t);
+	const struct dtlm_stats *st = dtlm_stats(m);
+	const struct dtlt_stats *ts = dtlt_stats(t);
+	const struct dtlm_gap *g;
+	size_t ng = dtlm_gaps(m, &g);
+	uint64_t total = 0;
+
+	for (int k = 0; k < DTLM_GAP_NR_KINDS; k++)
+		total += st->gaps[k];
+	if (ts->source == DTLT_SRC_SCAN && ts->why_scan[0])
+		fprintf(stderr, "latscope dtl script: %s: %s; found %" PRIu64 " AUX buffers by scanning "
+			"the data section instead\n", path, ts->why_scan, ts->dtl_buffers);
+	if (ts->bad_cpu_buffers || st->dropped_buffers)
+		fprintf(stderr, "latscope dtl script: %s: %" PRIu64 " AUX buffers dropped (CPU number "
+			"out of range 0..%d)\n", path,
+			ts->bad_cpu_buffers > st->dropped_buffers ? ts->bad_cpu_buffers : st->dropped_buffers,
+			DTLM_MAX_CPUS - 1);
+	if (ts->unindexed_buffers)
+		fprintf(stderr, "latscope dtl script: %s: %" PRIu64 " AUX buffers were not in the index "
+			"(their entries may be late)\n", path, ts->unindexed_buffers);
+	if (quiet && !total && !st->late && !ts->forced_records)
+		return;
+	fprintf(stderr, "latscope dtl script: %s: %" PRIu64 " DTL entries (%" PRIu64
+		" printed) on %zu CPUs, %" PRIu64 " other samples printed, %" PRIu64 " late",
+		path, st->entries, s->dtl_lines, st->nr_queues, s->sample_lines, st->late);
+	if (ts->source == DTLT_SRC_STREAM) {
+		char w[48];
+		fmt_time(w, sizeof(w), ts->window_ns, true);
+		fprintf(stderr, "; pipe: reorder window %s s", w);
+		if (ts->forced_records)
+			fprintf(stderr, ", %" PRIu64 " records released early (budget)", ts->forced_records);
+	}
+	if (st->no_tbinfo)
+		fprintf(stderr, ", %" PRIu64 " entries without boot_tb/tb_freq (times assume 512 MHz from 0)",
+			st->no_tbinfo);
+	fputc('\n', stderr);
+	if (!total)
+		return;
+	fprintf(stderr, "latscope dtl script: gaps:");
+	for (int k = 0; k < DTLM_GAP_NR_KINDS; k++)
+		if (st->gaps[k])
+			fprintf(stderr, " %s %" PRIu64, dtlm_gap_name(k), st->gaps[k]);
+	fputc('\n', stderr);
+	for (size_t i = 0; i < ng && i < 20; i++) {
+		char ts2[48];
+		if (g[i].time_ns)
+			fmt_time(ts2, sizeof(ts2), g[i].time_ns, true);
+		else
+			snprintf(ts2, sizeof(ts2), "the start");
+		char what[256], where[24] = "";
+		switch (g[i].kind) {
+		case DTLM_GAP_LOST:
+			snprintf(what, sizeof(what), "%" PRIu64 " events lost", g[i].a);
+			break;
+		case DTLM_GAP_TB_BACKWARDS:
+			snprintf(what, sizeof(what), "timebase %" PRIu64 " after %" PRIu64, g[i].b, g[i].a);
+			break;
+		case DTLM_GAP_OFFSET:
+			snprintf(what, sizeof(what), "expected AUX offset %#" PRIx64 ", got %#" PRIx64, g[i].a, g[i].b);
+			break;
+		case DTLM_GAP_ODD_SIZE:
+			snprintf(what, sizeof(what), "payload of %" PRIu64 " bytes, %" PRIu64 " trailing bytes ignored",
+				 g[i].a, g[i].b);
+			break;
+		case DTLM_GAP_RING_FULL:
+			snprintf(what, sizeof(what), "a poll copied %" PRIu64 " entries, all the hypervisor's "
+				 "85-entry ring lets through: older ones were probably overwritten (poll more "
+				 "often: -c)", g[i].a);
+			break;
+		case DTLM_GAP_FORCED:
+			snprintf(what, sizeof(what), "%" PRIu64 " bytes queued: entries printed early", g[i].a);
+			break;
+		default:
+			snprintf(what, sizeof(what), "AUX offset %#" PRIx64 ", flags %#" PRIx64, g[i].a, g[i].b);
+			break;
+		}
+		if (g[i].cpu != UINT32_MAX)
+			snprintf(where, sizeof(where), " cpu %u", g[i].cpu);
+		fprintf(stderr, "  gap %s%s at %s: %s\n", dtlm_gap_name(g[i].kind), where, ts2, what);
+	}
+	if (ng > 20)
+		fprintf(stderr, "  ... (%zu more listed, %" PRIu64 " in all)\n", ng - 20, total);
+}
+
+int dtl_cmd_script(int argc, char **argv)
+{
+	struct script s = { .mode = OUT_PERF, .t1_ns = UINT64_MAX };
+	struct dtlt_opts *to = &s.in.to;
+	int first, rc, ret = 0;
+	struct dtlt_item it;
+
+	if ((rc = dtl_cmd_parse(&dtl_script_cli, argc, argv, &s, &first)) >= 0)
+		return rc;
+	if (dtl_cmd_file(&dtl_script_cli, &s.in, argc, argv, first))
+		return EXIT_ERR;
+	const char *path = s.in.path;
+	if ((to->override_boot_tb || to->override_tb_freq) && !to->fallback.tb_freq)
+		to->fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
+	if (dtl_cmd_open(&s.r, path, false, false))
+		return EXIT_ERR;
+	const struct pdr_info *info = pdr_info(s.r);
+	struct pp_opts po = { .ns = s.ns };
+	s.pp = pp_new(s.r, &po);
+	s.line_cap = 4096;
+	s.line = malloc(s.line_cap);
+	if (!s.pp || !s.line) {
+		fprintf(stderr, "latscope dtl script: out of memory\n");
+		ret = EXIT_ERR;
+		goto out;
+	}
+	rc = dtlt_new(&s.t, s.r, to);
+	if (rc) {
+		fprintf(stderr, "latscope dtl script: %s: %s\n", path,
+			*pdr_strerror(s.r) ? pdr_strerror(s.r) : strerror(-rc));
+		ret = EXIT_ERR;
+		goto out;
+	}
+	if (dtl_cmd_syms(&s.syms, s.r, s.in.kallsyms, s.in.no_symbols, "latscope dtl script")) {
+		ret = EXIT_ERR;
+		goto out;
+	}
+	/* the default layout formats samples on a second thread (file mode) */
+	if (s.mode == OUT_PERF && !info->pipe && !s.dtl_only && sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
+	    !getenv("LATSCOPE_NO_THREADS")) {
+		static char obuf[1 << 20];
+		setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+		s.pl = pl_new(s.pp, stdout);
+	}
+	if (s.mode == OUT_CSV)
+		printf("cpu,time_ns,timebase,dispatch_reason,preempt_reason,enqueue_to_dispatch_time,"
+		       "ready_to_enqueue_time,waiting_to_ready_time,processor_id,fault_addr,srr0,srr1,symbol\n");
+	uint64_t n_items = 0;
+	while ((rc = dtlt_next(s.t, &it)) > 0) {
+		if ((++n_items & 4095) == 0 && (ferror(stdout) || (s.pl && pl_failed(s.pl))))
+			break;	/* the output is gone (closed pipe, full disk): said below */
+		if (it.kind == DTLT_ENTRY) {
+			print_dtl(&s, &it.entry);
+			continue;
+		}
+		const struct pdr_event *ev = it.ev;
+		pp_track(s.pp, ev);
+		if (ev->type != PDF_RECORD_SAMPLE || dtlt_evsel_is_dtl(s.t, ev->evsel))
+			continue;
+		if (!ev->evsel || !ev->has_sample)
+			continue;	/* unknown id or too short: counted by the reader, said below */
+		print_sample(&s, ev);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "latscope dtl script: %s: %s\n", path,
+			*pdr_strerror(s.r) ? pdr_strerror(s.r) : strerror(-rc));
+		ret = EXIT_ERR;
+	}
+	if (rc == 0 && s.mode == OUT_JSON) {
+		/* the last line: what was counted, for readers of the stream */
+		const struct dtlm *m = dtlt_merge(s.t);
+		const struct dtlm_stats *ms = dtlm_stats(m);
+		const struct dtlt_stats *ts = dtlt_stats(s.t);
+		const struct pdr_stats *rs = pdr_stats(s.r);
+		struct json_object *o = json_object_new_object(), *sm = json_object_new_object(),
+				   *g = json_object_new_object();
+		json_object_object_add(sm, "entries", jsonv_u64(ms->entries));
+		json_object_object_add(sm, "printed", jsonv_u64(s.dtl_lines));
+		json_object_object_add(sm, "late", jsonv_u64(ms->late));
+		json_object_object_add(sm, "dropped_buffers", jsonv_u64(ts->bad_cpu_buffers));
+		json_object_object_add(sm, "unknown_id_samples", jsonv_u64(rs->unknown_id));
+		json_object_object_add(sm, "short_samples", jsonv_u64(rs->bad_samples));
+		json_object_object_add(sm, "forced_records", jsonv_u64(ts->forced_records));
+		json_object_object_add(sm, "far_entries", jsonv_u64(ts->far_entries));
+		for (int k = 0; k < DTLM_GAP_NR_KINDS; k++)
+			json_object_object_add(g, dtlm_gap_name(k), jsonv_u64(ms->gaps[k]));
+		json_object_object_add(sm, "gaps", g);
+		json_object_object_add(o, "summary", sm);
+		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+	}
+	int werr = s.pl ? -pl_finish(s.pl) : 0;	/* the formatter's first write error */
+	s.pl = NULL;
+	if (werr) {
+		fprintf(stderr, "latscope dtl script: error writing standard output: %s\n", strerror(werr));
+		clearerr(stdout);
+		fflush(stdout);
+		clearerr(stdout);
+		ret = EXIT_ERR;
+	} else if (cio_finish(stdout, "latscope dtl script", "standard output")) {
+		ret = EXIT_ERR;
+	}
+	report_gaps(path, s.t, &s, s.quiet);
+	dtl_cmd_tb_warnings("latscope dtl script", path, s.t);
+	const struct pdr_stats *rs = pdr_stats(s.r);
+	if (rs->unknown_id || rs->bad_samples)
+		fprintf(stderr, "latscope dtl script: %s: %" PRIu64 " samples with an unknown id and %" PRIu64
+			" too short for their sample_type were skipped\n", path, rs->unknown_id, rs->bad_samples);
+	if (s.in.strict && !ret)
+		ret = dtl_cmd_verdict("latscope dtl script", s.t, s.r);
+out:
+	if (s.pl)
+		pl_finish(s.pl);
+	ksym_free(s.syms);
+	dtlt_free(s.t);
+	pp_free(s.pp);
+	free(s.line);
+	cio_pdr_close(s.r, "latscope dtl script", path);
+	return ret;
+}
