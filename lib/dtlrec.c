@@ -149,22 +149,22 @@ static int pmu_error(struct dtlr *r, int e, unsigned cpu)
 	case ENODEV:
 	case ENOENT:
 		return dtlr_seterr(r, -ENODEV, "vpa_dtl on CPU %u: %s: the PMU refuses here - it works only on a "
-			      "shared-processor LPAR that is not a KVM guest (L1 host), and only on online CPUs",
-			      cpu, strerror(e));
+				   "shared-processor LPAR that is not a KVM guest (L1 host), and only on online CPUs",
+				   cpu, strerror(e));
 	case EBUSY:
 		return dtlr_seterr(r, -EBUSY, "vpa_dtl on CPU %u: the DTL is in use by another user "
-			      "(a debugfs powerpc/dtl/cpu-N reader, /proc/powerpc/vcpudispatch_stats, or "
-			      "another perf vpa_dtl session); stop it and retry", cpu);
+				   "(a debugfs powerpc/dtl/cpu-N reader, /proc/powerpc/vcpudispatch_stats, or "
+				   "another perf vpa_dtl session); stop it and retry", cpu);
 	case EACCES:
 	case EPERM:
 		return dtlr_seterr(r, -EACCES, "vpa_dtl on CPU %u: permission denied: run as root or with "
-			      "CAP_PERFMON (the PMU requires perfmon_capable())", cpu);
+				   "CAP_PERFMON (the PMU requires perfmon_capable())", cpu);
 	case EOPNOTSUPP:
 		return dtlr_seterr(r, -EOPNOTSUPP, "vpa_dtl on CPU %u: the PMU wants a sampling event "
-			      "(a period, -c NS)", cpu);
+				   "(a period, -c NS)", cpu);
 	case EINVAL:
 		return dtlr_seterr(r, -EINVAL, "vpa_dtl on CPU %u: invalid configuration (the event must be "
-			      "dtl_cede, dtl_preempt, dtl_fault or dtl_all)", cpu);
+				   "dtl_cede, dtl_preempt, dtl_fault or dtl_all)", cpu);
 	default:
 		return dtlr_seterr(r, -e, "vpa_dtl on CPU %u: %s", cpu, strerror(e));
 	}
@@ -192,9 +192,9 @@ static int open_tracepoints(struct dtlr *r, struct rcpu *c)
 		fd = sys_perf_event_open(&a, (int)c->cpu);
 		if (fd < 0)
 			return dtlr_seterr(r, -errno, "perf_event_open(%s, cpu %u): %s%s", r->o.tracepoints[i],
-				      c->cpu, strerror(errno),
-				      errno == EACCES || errno == EPERM ? " (run as root or lower "
-				      "/proc/sys/kernel/perf_event_paranoid)" : "");
+					   c->cpu, strerror(errno),
+					   errno == EACCES || errno == EPERM ? " (run as root or lower "
+					   "/proc/sys/kernel/perf_event_paranoid)" : "");
 		c->fd_tp[i] = (int)fd;
 		if (ioctl((int)fd, PERF_EVENT_IOC_ID, &c->id_tp[i]) < 0)
 			return dtlr_seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
@@ -228,7 +228,7 @@ static int map_ring(struct dtlr *r, struct rcpu *c)
 	if (c->base == MAP_FAILED) {
 		c->base = NULL;
 		return dtlr_seterr(r, -errno, "mmap of the %zu KiB ring of CPU %u: %s", pages * r->page / 1024,
-			      c->cpu, strerror(errno));
+				   c->cpu, strerror(errno));
 	}
 	if (c->fd_dtl >= 0) {
 		struct perf_event_mmap_page *pg = c->base;
@@ -240,7 +240,7 @@ static int map_ring(struct dtlr *r, struct rcpu *c)
 		if (c->aux == MAP_FAILED) {
 			c->aux = NULL;
 			return dtlr_seterr(r, -errno, "mmap of the %zu KiB AUX buffer of CPU %u: %s", c->aux_len / 1024,
-				      c->cpu, strerror(errno));
+					   c->cpu, strerror(errno));
 		}
 	}
 	return 0;
@@ -269,7 +269,7 @@ static int open_debugfs(struct dtlr *r)
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return dtlr_seterr(r, -errno, "%s: %s%s", path, strerror(errno),
-			      errno == EACCES || errno == EPERM ? " (run as root; debugfs may also be locked down)" : "");
+				   errno == EACCES || errno == EPERM ? " (run as root; debugfs may also be locked down)" : "");
 	snprintf(buf, sizeof(buf), "0x%02x\n", r->o.mask);
 	if (write(fd, buf, strlen(buf)) < 0) {
 		err = -errno;
@@ -284,7 +284,7 @@ static int open_debugfs(struct dtlr *r)
 	err = dtlr_read_tb_freq(r->o.procfs, &r->tb_freq);
 	if (err)
 		return dtlr_seterr(r, err, "no 'timebase' line in %s/cpuinfo: cannot convert the timebase",
-			      root(r->o.procfs, "/proc"));
+				   root(r->o.procfs, "/proc"));
 	for (unsigned i = 0; i < r->nc; i++) {
 		struct rcpu *c = &r->c[i];
 		snprintf(path, sizeof(path), "%s/powerpc/dtl/cpu-%u", dbg, c->cpu);
@@ -293,9 +293,9 @@ static int open_debugfs(struct dtlr *r)
 			int e = errno;
 			if (e == EBUSY)
 				return dtlr_seterr(r, -EBUSY, "%s: the DTL is in use (another reader of this file, "
-					      "vcpudispatch_stats, or a perf vpa_dtl session)", path);
+						   "vcpudispatch_stats, or a perf vpa_dtl session)", path);
 			return dtlr_seterr(r, -e, "%s: %s%s", path, strerror(e),
-				      e == EACCES || e == EPERM ? " (run as root)" : "");
+					   e == EACCES || e == EPERM ? " (run as root)" : "");
 		}
 	}
 	if (r->o.have_boot_tb) {
@@ -440,7 +440,7 @@ int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
 		err = cpus_online(o->sysfs, &cpus);
 		if (err)
 			return dtlr_seterr(r, err, "cannot read the online CPUs from %s/devices/system/cpu/online: %s",
-				      root(o->sysfs, "/sys"), strerror(-err));
+					   root(o->sysfs, "/sys"), strerror(-err));
 	}
 	r->c = calloc(ps_cpuset_count(&cpus), sizeof(*r->c));
 	if (!r->c)
@@ -462,16 +462,16 @@ int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
 		r->pmu = true;
 	} else if (o->source == DTLR_PMU) {
 		return dtlr_seterr(r, -ENODEV, "no vpa_dtl PMU (%s/bus/event_source/devices/vpa_dtl): the kernel "
-			      "lacks it (Linux 6.18+), or this is not a shared-processor LPAR, or it is a KVM guest",
-			      root(o->sysfs, "/sys"));
+				   "lacks it (Linux 6.18+), or this is not a shared-processor LPAR, or it is a KVM guest",
+				   root(o->sysfs, "/sys"));
 	} else {
 		char path[4096];
 		struct stat sb;
 		snprintf(path, sizeof(path), "%s/powerpc/dtl", root(o->debugfs, "/sys/kernel/debug"));
 		if (stat(path, &sb) < 0)
 			return dtlr_seterr(r, -ENODEV, "no DTL source: no vpa_dtl PMU in %s/bus/event_source/devices "
-				      "and no %s (debugfs not mounted, or not a shared-processor LPAR: the DTL "
-				      "exists only on POWER shared-processor partitions, not in KVM guests)",
+					   "and no %s (debugfs not mounted, or not a shared-processor LPAR: the DTL "
+					   "exists only on POWER shared-processor partitions, not in KVM guests)",
 				      root(o->sysfs, "/sys"), path);
 	}
 	r->st.pmu = r->pmu;
@@ -482,7 +482,7 @@ int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
 		err = tfs_collect(o->tracefs_events, o->tracepoints, o->nr_tracepoints, &r->tf);
 		if (err)
 			return dtlr_seterr(r, err, "cannot read the tracepoint formats (%s): is tracefs mounted?",
-				      strerror(-err));
+					   strerror(-err));
 		for (size_t i = 0; i < o->nr_tracepoints; i++) {
 			char sys[64], ev[128];
 			if (sscanf(o->tracepoints[i], "%63[^:]:%127s", sys, ev) != 2)
@@ -539,7 +539,7 @@ int dtlr_enable(struct dtlr *r)
 		for (size_t t = 0; t < r->o.nr_tracepoints; t++)
 			if (c->fd_tp[t] >= 0 && ioctl(c->fd_tp[t], PERF_EVENT_IOC_ENABLE, 0) < 0)
 				return dtlr_seterr(r, -errno, "enabling %s on CPU %u: %s", r->o.tracepoints[t],
-					      c->cpu, strerror(errno));
+						   c->cpu, strerror(errno));
 	}
 	r->enabled = true;
 	return 0;
@@ -590,7 +590,7 @@ int dtlr_close(struct dtlr *r, struct dtlr_stats *st)
 			close(fd);
 		if (werr && !err)
 			err = dtlr_seterr(r, werr, "%s: cannot restore the mask %s: %s", r->mask_path, r->mask_old,
-				     strerror(-werr));
+					  strerror(-werr));
 	}
 	if (st)
 		*st = r->st;

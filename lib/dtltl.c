@@ -180,7 +180,7 @@ static int rec_end(struct dtlt *t, struct scanblk *b, uint64_t pos, uint32_t typ
 /* A scan: positions are file offsets of records in the data section.  A
  * header that cannot be a record ends the walk (the reader reports it). */
 int dtlt_scan_next(struct dtlt *t, struct scanblk *b, uint64_t pos, struct dtlm_buf_info *bi,
-		     uint64_t *at, uint64_t *next)
+		   uint64_t *at, uint64_t *next)
 {
 	while (pos < t->data_end && t->data_end - pos >= 8) {
 		uint8_t h[8];

@@ -85,6 +85,6 @@ struct dtlt {
 /* dtltl.c */
 int dtlt_idx_get(struct dtlt *t, struct idxwin *w, uint64_t i, uint64_t *off, uint64_t *sz);
 int dtlt_scan_next(struct dtlt *t, struct scanblk *b, uint64_t pos, struct dtlm_buf_info *bi,
-		     uint64_t *at, uint64_t *next);
+		   uint64_t *at, uint64_t *next);
 
 #endif

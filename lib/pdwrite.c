@@ -310,7 +310,7 @@ static int emit_header_records(struct pdw *w)
 	}
 	if (!err && w->feat[PDF_FEAT_TRACING_DATA].set)
 		err = pdw_emit_tracing_data_record(w, w->feat[PDF_FEAT_TRACING_DATA].data,
-					       w->feat[PDF_FEAT_TRACING_DATA].len);
+						   w->feat[PDF_FEAT_TRACING_DATA].len);
 	return err;
 }
 

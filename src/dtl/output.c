@@ -78,7 +78,7 @@ static void text_hist(const struct dtls_hist *h, uint64_t f)
 }
 
 void dtl_rep_text_section(const struct dtls *s, const struct dtls_cpu *c, const char *title,
-			 const struct rep *o, uint64_t span_tb)
+			  const struct rep *o, uint64_t span_tb)
 {
 	uint64_t f = dtl_rep_freq_of(s, c, o);
 	double span_s = f ? (double)span_tb / (double)f : 0;
@@ -150,7 +150,7 @@ static struct json_object *j_hist(const struct dtls_hist *h, uint64_t f)
 }
 
 struct json_object *dtl_rep_j_section(const struct dtls *s, const struct dtls_cpu *c,
-				     const struct rep *o, uint64_t span_tb)
+				      const struct rep *o, uint64_t span_tb)
 {
 	struct json_object *j = json_object_new_object(), *d = json_object_new_object(),
 			   *p = json_object_new_object(), *t = json_object_new_object();

@@ -52,13 +52,13 @@ struct json_object;
 struct dtl_tbinfo dtl_rep_eff_tbi(const struct dtls *s, const struct dtls_cpu *c, const struct rep *o);
 uint64_t dtl_rep_freq_of(const struct dtls *s, const struct dtls_cpu *c, const struct rep *o);
 struct json_object *dtl_rep_j_section(const struct dtls *s, const struct dtls_cpu *c,
-				     const struct rep *o, uint64_t span_tb);
+				      const struct rep *o, uint64_t span_tb);
 struct json_object *dtl_rep_syms_json(const struct rep *o, uint64_t f);
 void dtl_rep_syms_text(const struct rep *o, uint64_t f);
 struct json_object *dtl_rep_tasks_json(struct rep *o);
 void dtl_rep_tasks_text(struct rep *o);
 void dtl_rep_text_section(const struct dtls *s, const struct dtls_cpu *c, const char *title,
-			 const struct rep *o, uint64_t span_tb);
+			  const struct rep *o, uint64_t span_tb);
 struct json_object *dtl_rep_timeline_json(const struct rep *o);
 struct json_object *dtl_rep_worst_json(const struct dtls *s, const struct rep *o);
 void dtl_rep_worst_text(const struct dtls *s, const struct rep *o);
