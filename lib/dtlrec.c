@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* dtlrec.c - record the DTL through the vpa_dtl PMU or debugfs (see dtlrec.h). */
+/* Draining the rings, AUX and debugfs: dtlrec_drain.c; the shared state: dtlrec_int.h. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

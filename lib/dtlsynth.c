@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* dtlsynth.c - synthetic shared-processor LPAR recording (see dtlsynth.h). */
+/* The per-vCPU model: dtlsynth_model.c; the shared state: dtlsynth_int.h. */
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* dtltl.c - the DTL timeline: records and DTL entries in one order (see dtltl.h). */
+/* Records, holding and dtlt_next(): dtltl_next.c; the shared state: dtltl_int.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

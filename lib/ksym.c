@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ksym.c - kernel symbol table from kallsyms text (see ksym.h). */
+/* ksym_resolve() is in ksym_resolve.c; the line parser both use is declared in ksym_int.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

@@ -32,6 +32,10 @@
  * buffer inside struct pdw (no per-record malloc) and go through a 64 KiB
  * output buffer; only the AUXTRACE index grows with the data (16 bytes per
  * AUXTRACE record, as perf's own index does).
+ *
+ * Files: pdwrite.c (output, open, evsels, header, close), pdwrite_rec.c
+ * (encoding, the record writers), pdwrite_feat.c (features, the tracing
+ * data blob), pdwrite_int.h (the state they share).
  */
 #include <dirent.h>
 #include <errno.h>

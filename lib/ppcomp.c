@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ppcomp.c - tracepoint print formats compiled to small programs (see ppcomp.h). */
+/* The format string: ppcomp_fmt.c; running a program: ppcomp_run.c; shared types: ppcomp_int.h. */
 #include "ppcomp_int.h"
 
 #include <ctype.h>
