@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* dtlrec.c - record the DTL through the vpa_dtl PMU or debugfs (see dtlrec.h). */
+/* Draining the rings, AUX and debugfs: dtlrec_drain.c; the shared state: dtlrec_int.h. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +21,7 @@
 
 #include "bytes.h"
 #include "dtl.h"
-#include "dtlrec.h"
+#include "dtlrec_int.h"
 #include "pdwrite.h"
 #include "safeout.h"
 #include "tfsformat.h"
@@ -28,50 +29,7 @@
 #ifndef LATSCOPE_VERSION
 #define LATSCOPE_VERSION "unknown"
 #endif
-
-#define MAX_TP		16
-#define DBG_READ	(DTL_RING_ENTRIES * DTL_ENTRY_SIZE)	/* 4080: a multiple of 48 */
-#define SYNTH_ID_BASE	0x7ff00000ULL
-
-struct rcpu {
-	unsigned cpu;
-	int fd_main;			/* owns the ring: vpa_dtl (PMU) or the first tracepoint */
-	int fd_dtl;			/* vpa_dtl event, -1 in debugfs mode */
-	int fd_tp[MAX_TP];
-	uint64_t id_dtl, id_tp[MAX_TP];
-	void *base;
-	size_t map_len;
-	void *aux;
-	size_t aux_len;
-	int dbg_fd;
-	uint8_t carry[DTL_ENTRY_SIZE];
-	size_t carry_len;
-	uint64_t aux_off;		/* debugfs: bytes of AUX stream written */
-	bool header_done;
-};
-
-struct dtlr {
-	struct dtlr_opts o;
-	char err[512];
-	struct pdw *w;
-	struct rcpu *c;
-	unsigned nc;
-	bool pmu;
-	uint32_t pmu_type;
-	uint64_t tb_freq, boot_tb;
-	size_t page;
-	struct tfs_formats *tf;
-	uint64_t tp_id[MAX_TP];
-	uint8_t *tmp;
-	size_t tmp_cap;
-	struct dtlr_stats st;
-	bool enabled;
-	char mask_path[4096];		/* debugfs dtl_event_mask, "" when not written */
-	char mask_old[16];		/* its text before the run, written back by dtlr_close */
-};
-
-static int seterr(struct dtlr *r, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int seterr(struct dtlr *r, int err, const char *fmt, ...)
+int dtlr_seterr(struct dtlr *r, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -191,25 +149,25 @@ static int pmu_error(struct dtlr *r, int e, unsigned cpu)
 	switch (e) {
 	case ENODEV:
 	case ENOENT:
-		return seterr(r, -ENODEV, "vpa_dtl on CPU %u: %s: the PMU refuses here - it works only on a "
-			      "shared-processor LPAR that is not a KVM guest (L1 host), and only on online CPUs",
-			      cpu, strerror(e));
+		return dtlr_seterr(r, -ENODEV, "vpa_dtl on CPU %u: %s: the PMU refuses here - it works only on a "
+				   "shared-processor LPAR that is not a KVM guest (L1 host), and only on online CPUs",
+				   cpu, strerror(e));
 	case EBUSY:
-		return seterr(r, -EBUSY, "vpa_dtl on CPU %u: the DTL is in use by another user "
-			      "(a debugfs powerpc/dtl/cpu-N reader, /proc/powerpc/vcpudispatch_stats, or "
-			      "another perf vpa_dtl session); stop it and retry", cpu);
+		return dtlr_seterr(r, -EBUSY, "vpa_dtl on CPU %u: the DTL is in use by another user "
+				   "(a debugfs powerpc/dtl/cpu-N reader, /proc/powerpc/vcpudispatch_stats, or "
+				   "another perf vpa_dtl session); stop it and retry", cpu);
 	case EACCES:
 	case EPERM:
-		return seterr(r, -EACCES, "vpa_dtl on CPU %u: permission denied: run as root or with "
-			      "CAP_PERFMON (the PMU requires perfmon_capable())", cpu);
+		return dtlr_seterr(r, -EACCES, "vpa_dtl on CPU %u: permission denied: run as root or with "
+				   "CAP_PERFMON (the PMU requires perfmon_capable())", cpu);
 	case EOPNOTSUPP:
-		return seterr(r, -EOPNOTSUPP, "vpa_dtl on CPU %u: the PMU wants a sampling event "
-			      "(a period, -c NS)", cpu);
+		return dtlr_seterr(r, -EOPNOTSUPP, "vpa_dtl on CPU %u: the PMU wants a sampling event "
+				   "(a period, -c NS)", cpu);
 	case EINVAL:
-		return seterr(r, -EINVAL, "vpa_dtl on CPU %u: invalid configuration (the event must be "
-			      "dtl_cede, dtl_preempt, dtl_fault or dtl_all)", cpu);
+		return dtlr_seterr(r, -EINVAL, "vpa_dtl on CPU %u: invalid configuration (the event must be "
+				   "dtl_cede, dtl_preempt, dtl_fault or dtl_all)", cpu);
 	default:
-		return seterr(r, -e, "vpa_dtl on CPU %u: %s", cpu, strerror(e));
+		return dtlr_seterr(r, -e, "vpa_dtl on CPU %u: %s", cpu, strerror(e));
 	}
 }
 
@@ -234,13 +192,13 @@ static int open_tracepoints(struct dtlr *r, struct rcpu *c)
 		a.comm = c->fd_main < 0;
 		fd = sys_perf_event_open(&a, (int)c->cpu);
 		if (fd < 0)
-			return seterr(r, -errno, "perf_event_open(%s, cpu %u): %s%s", r->o.tracepoints[i],
-				      c->cpu, strerror(errno),
-				      errno == EACCES || errno == EPERM ? " (run as root or lower "
-				      "/proc/sys/kernel/perf_event_paranoid)" : "");
+			return dtlr_seterr(r, -errno, "perf_event_open(%s, cpu %u): %s%s", r->o.tracepoints[i],
+					   c->cpu, strerror(errno),
+					   errno == EACCES || errno == EPERM ? " (run as root or lower "
+					   "/proc/sys/kernel/perf_event_paranoid)" : "");
 		c->fd_tp[i] = (int)fd;
 		if (ioctl((int)fd, PERF_EVENT_IOC_ID, &c->id_tp[i]) < 0)
-			return seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+			return dtlr_seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
 		if (c->fd_main < 0) {
 			int err;
 			c->fd_main = (int)fd;
@@ -248,7 +206,7 @@ static int open_tracepoints(struct dtlr *r, struct rcpu *c)
 			if (err)
 				return err;
 		} else if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd_main) < 0)
-			return seterr(r, -errno, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
+			return dtlr_seterr(r, -errno, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
 	}
 	return 0;
 }
@@ -270,8 +228,8 @@ static int map_ring(struct dtlr *r, struct rcpu *c)
 	c->base = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd_main, 0);
 	if (c->base == MAP_FAILED) {
 		c->base = NULL;
-		return seterr(r, -errno, "mmap of the %zu KiB ring of CPU %u: %s", pages * r->page / 1024,
-			      c->cpu, strerror(errno));
+		return dtlr_seterr(r, -errno, "mmap of the %zu KiB ring of CPU %u: %s", pages * r->page / 1024,
+				   c->cpu, strerror(errno));
 	}
 	if (c->fd_dtl >= 0) {
 		struct perf_event_mmap_page *pg = c->base;
@@ -282,8 +240,8 @@ static int map_ring(struct dtlr *r, struct rcpu *c)
 			      (off_t)pg->aux_offset);
 		if (c->aux == MAP_FAILED) {
 			c->aux = NULL;
-			return seterr(r, -errno, "mmap of the %zu KiB AUX buffer of CPU %u: %s", c->aux_len / 1024,
-				      c->cpu, strerror(errno));
+			return dtlr_seterr(r, -errno, "mmap of the %zu KiB AUX buffer of CPU %u: %s", c->aux_len / 1024,
+					   c->cpu, strerror(errno));
 		}
 	}
 	return 0;
@@ -311,13 +269,13 @@ static int open_debugfs(struct dtlr *r)
 		old[0] = '\0';
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
-		return seterr(r, -errno, "%s: %s%s", path, strerror(errno),
-			      errno == EACCES || errno == EPERM ? " (run as root; debugfs may also be locked down)" : "");
+		return dtlr_seterr(r, -errno, "%s: %s%s", path, strerror(errno),
+				   errno == EACCES || errno == EPERM ? " (run as root; debugfs may also be locked down)" : "");
 	snprintf(buf, sizeof(buf), "0x%02x\n", r->o.mask);
 	if (write(fd, buf, strlen(buf)) < 0) {
 		err = -errno;
 		close(fd);
-		return seterr(r, err, "%s: cannot set the mask: %s", path, strerror(-err));
+		return dtlr_seterr(r, err, "%s: cannot set the mask: %s", path, strerror(-err));
 	}
 	close(fd);
 	if (old[0]) {
@@ -326,8 +284,8 @@ static int open_debugfs(struct dtlr *r)
 	}
 	err = dtlr_read_tb_freq(r->o.procfs, &r->tb_freq);
 	if (err)
-		return seterr(r, err, "no 'timebase' line in %s/cpuinfo: cannot convert the timebase",
-			      root(r->o.procfs, "/proc"));
+		return dtlr_seterr(r, err, "no 'timebase' line in %s/cpuinfo: cannot convert the timebase",
+				   root(r->o.procfs, "/proc"));
 	for (unsigned i = 0; i < r->nc; i++) {
 		struct rcpu *c = &r->c[i];
 		snprintf(path, sizeof(path), "%s/powerpc/dtl/cpu-%u", dbg, c->cpu);
@@ -335,10 +293,10 @@ static int open_debugfs(struct dtlr *r)
 		if (c->dbg_fd < 0) {
 			int e = errno;
 			if (e == EBUSY)
-				return seterr(r, -EBUSY, "%s: the DTL is in use (another reader of this file, "
-					      "vcpudispatch_stats, or a perf vpa_dtl session)", path);
-			return seterr(r, -e, "%s: %s%s", path, strerror(e),
-				      e == EACCES || e == EPERM ? " (run as root)" : "");
+				return dtlr_seterr(r, -EBUSY, "%s: the DTL is in use (another reader of this file, "
+						   "vcpudispatch_stats, or a perf vpa_dtl session)", path);
+			return dtlr_seterr(r, -e, "%s: %s%s", path, strerror(e),
+					   e == EACCES || e == EPERM ? " (run as root)" : "");
 		}
 	}
 	if (r->o.have_boot_tb) {
@@ -384,7 +342,7 @@ static int write_header(struct dtlr *r, const char *output)
 	err = pdw_open(&r->w, output, &wo);
 	if (err) {
 		free(ids);
-		return seterr(r, err, "cannot create %s: %s", output, so_strerror(err));
+		return dtlr_seterr(r, err, "cannot create %s: %s", output, so_strerror(err));
 	}
 	struct pdf_attr a = { 0 };
 	a.type = r->pmu ? r->pmu_type : PDF_TYPE_RAW;
@@ -413,7 +371,7 @@ static int write_header(struct dtlr *r, const char *output)
 	}
 	free(ids);
 	if (err < 0)
-		return seterr(r, err, "cannot describe the events: %s", strerror(-err));
+		return dtlr_seterr(r, err, "cannot describe the events: %s", strerror(-err));
 	err = 0;
 	if (r->tf) {
 		void *blob;
@@ -454,7 +412,7 @@ static int write_header(struct dtlr *r, const char *output)
 	if (!err)
 		err = pdw_write_auxtrace_info(r->w, PDF_AUXTRACE_VPA_DTL, (const uint64_t[]){ 0 }, 1);
 	if (err)
-		return seterr(r, err, "writing %s: %s", output, strerror(-err));
+		return dtlr_seterr(r, err, "writing %s: %s", output, strerror(-err));
 	{
 		char procfs[4096];	/* every thread's name, as perf record starts */
 		snprintf(procfs, sizeof(procfs), "%s", root(r->o.procfs, "/proc"));
@@ -477,13 +435,13 @@ int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
 		r->o.mask = DTL_MASK_ALL;
 	r->page = (size_t)sysconf(_SC_PAGESIZE);
 	if (r->o.nr_tracepoints > MAX_TP)
-		return seterr(r, -E2BIG, "at most %d tracepoints", MAX_TP);
+		return dtlr_seterr(r, -E2BIG, "at most %d tracepoints", MAX_TP);
 	cpus = o->cpus;
 	if (!ps_cpuset_count(&cpus)) {
 		err = cpus_online(o->sysfs, &cpus);
 		if (err)
-			return seterr(r, err, "cannot read the online CPUs from %s/devices/system/cpu/online: %s",
-				      root(o->sysfs, "/sys"), strerror(-err));
+			return dtlr_seterr(r, err, "cannot read the online CPUs from %s/devices/system/cpu/online: %s",
+					   root(o->sysfs, "/sys"), strerror(-err));
 	}
 	r->c = calloc(ps_cpuset_count(&cpus), sizeof(*r->c));
 	if (!r->c)
@@ -504,17 +462,17 @@ int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
 	if (!err) {
 		r->pmu = true;
 	} else if (o->source == DTLR_PMU) {
-		return seterr(r, -ENODEV, "no vpa_dtl PMU (%s/bus/event_source/devices/vpa_dtl): the kernel "
-			      "lacks it (Linux 6.18+), or this is not a shared-processor LPAR, or it is a KVM guest",
-			      root(o->sysfs, "/sys"));
+		return dtlr_seterr(r, -ENODEV, "no vpa_dtl PMU (%s/bus/event_source/devices/vpa_dtl): the kernel "
+				   "lacks it (Linux 6.18+), or this is not a shared-processor LPAR, or it is a KVM guest",
+				   root(o->sysfs, "/sys"));
 	} else {
 		char path[4096];
 		struct stat sb;
 		snprintf(path, sizeof(path), "%s/powerpc/dtl", root(o->debugfs, "/sys/kernel/debug"));
 		if (stat(path, &sb) < 0)
-			return seterr(r, -ENODEV, "no DTL source: no vpa_dtl PMU in %s/bus/event_source/devices "
-				      "and no %s (debugfs not mounted, or not a shared-processor LPAR: the DTL "
-				      "exists only on POWER shared-processor partitions, not in KVM guests)",
+			return dtlr_seterr(r, -ENODEV, "no DTL source: no vpa_dtl PMU in %s/bus/event_source/devices "
+					   "and no %s (debugfs not mounted, or not a shared-processor LPAR: the DTL "
+					   "exists only on POWER shared-processor partitions, not in KVM guests)",
 				      root(o->sysfs, "/sys"), path);
 	}
 	r->st.pmu = r->pmu;
@@ -524,15 +482,15 @@ int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
 	if (r->o.nr_tracepoints) {
 		err = tfs_collect(o->tracefs_events, o->tracepoints, o->nr_tracepoints, &r->tf);
 		if (err)
-			return seterr(r, err, "cannot read the tracepoint formats (%s): is tracefs mounted?",
-				      strerror(-err));
+			return dtlr_seterr(r, err, "cannot read the tracepoint formats (%s): is tracefs mounted?",
+					   strerror(-err));
 		for (size_t i = 0; i < o->nr_tracepoints; i++) {
 			char sys[64], ev[128];
 			if (sscanf(o->tracepoints[i], "%63[^:]:%127s", sys, ev) != 2)
-				return seterr(r, -EINVAL, "%s: expected system:event", o->tracepoints[i]);
+				return dtlr_seterr(r, -EINVAL, "%s: expected system:event", o->tracepoints[i]);
 			const struct tfs_event *te = tfs_find(r->tf, sys, ev);
 			if (!te)
-				return seterr(r, -ENOENT, "no tracepoint %s", o->tracepoints[i]);
+				return dtlr_seterr(r, -ENOENT, "no tracepoint %s", o->tracepoints[i]);
 			r->tp_id[i] = te->id;
 		}
 	}
@@ -556,7 +514,7 @@ int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
 				return pmu_error(r, errno, c->cpu);
 			c->fd_dtl = c->fd_main = (int)fd;
 			if (ioctl((int)fd, PERF_EVENT_IOC_ID, &c->id_dtl) < 0)
-				return seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+				return dtlr_seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
 			err = map_ring(r, c);
 			if (err)
 				return err;
@@ -578,224 +536,14 @@ int dtlr_enable(struct dtlr *r)
 	for (unsigned i = 0; i < r->nc; i++) {
 		struct rcpu *c = &r->c[i];
 		if (c->fd_dtl >= 0 && ioctl(c->fd_dtl, PERF_EVENT_IOC_ENABLE, 0) < 0)
-			return seterr(r, -errno, "enabling vpa_dtl on CPU %u: %s", c->cpu, strerror(errno));
+			return dtlr_seterr(r, -errno, "enabling vpa_dtl on CPU %u: %s", c->cpu, strerror(errno));
 		for (size_t t = 0; t < r->o.nr_tracepoints; t++)
 			if (c->fd_tp[t] >= 0 && ioctl(c->fd_tp[t], PERF_EVENT_IOC_ENABLE, 0) < 0)
-				return seterr(r, -errno, "enabling %s on CPU %u: %s", r->o.tracepoints[t],
-					      c->cpu, strerror(errno));
+				return dtlr_seterr(r, -errno, "enabling %s on CPU %u: %s", r->o.tracepoints[t],
+						   c->cpu, strerror(errno));
 	}
 	r->enabled = true;
 	return 0;
-}
-
-static int tmp_reserve(struct dtlr *r, size_t n)
-{
-	if (r->tmp_cap >= n)
-		return 0;
-	uint8_t *p = realloc(r->tmp, n);
-	if (!p)
-		return -ENOMEM;
-	r->tmp = p;
-	r->tmp_cap = n;
-	return 0;
-}
-
-static int drain_ring(struct dtlr *r, struct rcpu *c)
-{
-	struct perf_event_mmap_page *pg = c->base;
-	const uint8_t *data;
-	uint64_t head, tail, size;
-	int err = 0;
-
-	if (!pg)
-		return 0;
-	data = (const uint8_t *)c->base + pg->data_offset;
-	size = pg->data_size;
-	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	tail = pg->data_tail;
-	while (tail < head && !err) {
-		struct perf_event_header h;
-		uint64_t off = tail % size;
-		const uint8_t *rec;
-
-		if (off + sizeof(h) <= size) {
-			memcpy(&h, data + off, sizeof(h));
-		} else {
-			uint8_t hb[sizeof(h)];
-			size_t k = (size_t)(size - off);
-			memcpy(hb, data + off, k);
-			memcpy(hb + k, data, sizeof(h) - k);
-			memcpy(&h, hb, sizeof(h));
-		}
-		if (h.size < sizeof(h) || tail + h.size > head)
-			break;
-		if (off + h.size <= size) {
-			rec = data + off;
-		} else {
-			size_t k = (size_t)(size - off);
-			err = tmp_reserve(r, h.size);
-			if (err)
-				break;
-			memcpy(r->tmp, data + off, k);
-			memcpy(r->tmp + k, data, h.size - k);
-			rec = r->tmp;
-		}
-		if (h.type == PERF_RECORD_AUX && h.size >= 32) {
-			uint64_t fl = by_ld64(rec + 24, false);
-			if (fl & (PDF_AUX_FLAG_TRUNCATED | PDF_AUX_FLAG_PARTIAL | PDF_AUX_FLAG_COLLISION))
-				r->st.aux_flags_lost++;
-		} else if (h.type == PERF_RECORD_LOST && h.size >= 24) {
-			r->st.lost += by_ld64(rec + 16, false);
-		}
-		err = pdw_write_record(r->w, h.type, h.misc, rec + sizeof(h), h.size - sizeof(h));
-		r->st.records++;
-		tail += h.size;
-	}
-	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
-	return err;
-}
-
-static int write_aux(struct dtlr *r, struct rcpu *c, const uint8_t *p, size_t len, uint64_t offset)
-{
-	size_t padded = (len + 7) & ~(size_t)7;
-	struct pdr_auxtrace a = { .size = padded, .offset = offset, .reference = 0,
-				  .idx = (uint32_t)(c - r->c), .tid = (uint32_t)-1, .cpu = c->cpu };
-	int err;
-
-	if (padded != len) {
-		err = tmp_reserve(r, padded);
-		if (err)
-			return err;
-		if (p != r->tmp)
-			memmove(r->tmp, p, len);
-		memset(r->tmp + len, 0, padded - len);
-		p = r->tmp;
-	}
-	r->st.aux_chunks++;
-	r->st.aux_bytes += len;
-	return pdw_write_auxtrace(r->w, &a, p, padded);
-}
-
-static int drain_aux(struct dtlr *r, struct rcpu *c)
-{
-	struct perf_event_mmap_page *pg = c->base;
-	uint64_t head, tail, n;
-	int err;
-
-	if (!pg || !c->aux)
-		return 0;
-	head = __atomic_load_n(&pg->aux_head, __ATOMIC_ACQUIRE);
-	tail = pg->aux_tail;
-	if (head <= tail)
-		return 0;
-	n = head - tail;
-	if (n > c->aux_len)
-		n = c->aux_len;
-	err = tmp_reserve(r, (size_t)n + 8);
-	if (err)
-		return err;
-	uint64_t off = tail % c->aux_len;
-	size_t k = (size_t)(c->aux_len - off < n ? c->aux_len - off : n);
-	memcpy(r->tmp, (uint8_t *)c->aux + off, k);
-	memcpy(r->tmp + k, c->aux, (size_t)n - k);
-	r->st.dtl_entries += n / DTL_ENTRY_SIZE;
-	if (tail == 0 && n >= DTL_ENTRY_SIZE && dtl_raw_is_header(r->tmp))
-		r->st.dtl_entries--;
-	err = write_aux(r, c, r->tmp, (size_t)n, head - n);
-	__atomic_store_n(&pg->aux_tail, head, __ATOMIC_RELEASE);
-	return err;
-}
-
-static int drain_debugfs(struct dtlr *r, struct rcpu *c)
-{
-	size_t len = 0;
-	int err;
-
-	if (c->dbg_fd < 0)
-		return 0;
-	err = tmp_reserve(r, 2 * DTL_ENTRY_SIZE + 64 * DBG_READ);
-	if (err)
-		return err;
-	if (!c->header_done) {
-		struct dtl_tbinfo tb = { r->boot_tb, r->tb_freq };
-		dtl_header_write(r->tmp, &tb, false);
-		len = DTL_ENTRY_SIZE;
-	}
-	size_t body = len;
-	memcpy(r->tmp + len, c->carry, c->carry_len);
-	len += c->carry_len;
-	c->carry_len = 0;
-	for (int rounds = 0; rounds < 64; rounds++) {
-		ssize_t n = read(c->dbg_fd, r->tmp + len, DBG_READ);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				break;
-			return seterr(r, -errno, "reading the DTL of CPU %u: %s", c->cpu, strerror(errno));
-		}
-		if (n == 0)
-			break;
-		if (n % DTL_ENTRY_SIZE)
-			r->st.odd_reads++;
-		len += (size_t)n;
-	}
-	/* keep a partial entry for the next read (only regular files do that) */
-	c->carry_len = (len - body) % DTL_ENTRY_SIZE;
-	len -= c->carry_len;
-	memcpy(c->carry, r->tmp + len, c->carry_len);
-	if (len == body)
-		return 0;
-	r->st.dtl_entries += (len - body) / DTL_ENTRY_SIZE;
-	err = write_aux(r, c, r->tmp, len, c->aux_off);
-	c->aux_off += len;
-	c->header_done = true;
-	return err;
-}
-
-int dtlr_poll_ms(const struct dtlr *r)
-{
-	uint64_t ms = r->o.period_ns / 1000000u;
-	if (ms < 1)
-		ms = 1;
-	if (ms > 1000)
-		ms = 1000;
-	return r->pmu ? 100 : (int)ms;
-}
-
-static int drain_all(struct dtlr *r)
-{
-	int err = 0;
-
-	for (unsigned i = 0; i < r->nc && !err; i++) {
-		struct rcpu *c = &r->c[i];
-		err = drain_aux(r, c);
-		if (!err)
-			err = drain_ring(r, c);
-		if (!err)
-			err = drain_debugfs(r, c);
-	}
-	if (!err && r->w)
-		err = pdw_finished_round(r->w);
-	return err;
-}
-
-int dtlr_poll(struct dtlr *r, int timeout_ms)
-{
-	struct pollfd *pf = calloc(r->nc ? r->nc : 1, sizeof(*pf));
-	nfds_t n = 0;
-
-	if (!pf)
-		return -ENOMEM;
-	for (unsigned i = 0; i < r->nc; i++)
-		if (r->c[i].fd_main >= 0 && r->pmu)
-			pf[n++] = (struct pollfd){ .fd = r->c[i].fd_main, .events = POLLIN };
-	if (n)
-		poll(pf, n, timeout_ms);
-	else if (timeout_ms > 0)
-		usleep((useconds_t)timeout_ms * 1000);
-	free(pf);
-	int err = drain_all(r);
-	/* a file recording survives a kill: valid up to its last checkpoint */
-	return err || !r->w ? err : pdw_checkpoint(r->w, false);
 }
 
 int dtlr_close(struct dtlr *r, struct dtlr_stats *st)
@@ -813,7 +561,7 @@ int dtlr_close(struct dtlr *r, struct dtlr_stats *st)
 				ioctl(c->fd_tp[t], PERF_EVENT_IOC_DISABLE, 0);
 	}
 	if (r->w && r->enabled)
-		err = drain_all(r);
+		err = dtlr_drain_all(r);
 	if (r->w) {
 		int cerr = pdw_close(r->w);
 		if (!err)
@@ -842,8 +590,8 @@ int dtlr_close(struct dtlr *r, struct dtlr_stats *st)
 		if (fd >= 0)
 			close(fd);
 		if (werr && !err)
-			err = seterr(r, werr, "%s: cannot restore the mask %s: %s", r->mask_path, r->mask_old,
-				     strerror(-werr));
+			err = dtlr_seterr(r, werr, "%s: cannot restore the mask %s: %s", r->mask_path, r->mask_old,
+					  strerror(-werr));
 	}
 	if (st)
 		*st = r->st;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* dtlsynth.c - synthetic shared-processor LPAR recording (see dtlsynth.h). */
+/* The per-vCPU model: dtlsynth_model.c; the shared state: dtlsynth_int.h. */
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -11,91 +12,9 @@
 
 #include "bytes.h"
 #include "dtl.h"
-#include "dtlsynth.h"
+#include "dtlsynth_int.h"
 #include "pdwrite.h"
 #include "tfsformat.h"
-
-#define TASKS_PER_CPU	3
-#define FIFO_MAX	8
-#define PROCS_PER_CPU	8	/* SMT8 physical threads per vCPU slot */
-#define VPA_PMU_TYPE	14	/* a dynamic PMU type, as sysfs would give */
-
-enum { EV_SWITCH, EV_WAKEUP, EV_DTL, EV_AUX, EV_LOST };
-
-struct sev {
-	uint64_t t;
-	uint32_t cpu;
-	uint8_t kind;
-	uint8_t prev_state;
-	int16_t prev, next;		/* task index, -1 = swapper */
-	int16_t waker;			/* common_pid task of a wakeup, -1 = swapper */
-	int16_t victim;			/* EV_DTL: the task running when the vCPU was taken */
-	struct dtl_entry e;
-	uint64_t aux_off, aux_size, aux_flags;	/* EV_AUX */
-};
-
-/* A run of AUX bytes copied by polls and not yet drained by perf record. */
-struct seg {
-	uint64_t aux_off;		/* position in the CPU's AUX stream */
-	size_t start, len;		/* bytes in vcpu.pend */
-};
-
-struct vcpu {
-	uint64_t t;
-	uint64_t rng;			/* the vCPU's own random stream */
-	int cur;			/* running task, -1 = idle */
-	uint16_t proc, home;
-	struct sev fifo[FIFO_MAX];
-	int fhead, fn;
-	/* the hypervisor's ring: entries logged since the last poll */
-	uint8_t *ring;
-	int16_t *ring_victim;
-	unsigned ring_used, ring_cap;
-	/* copied by polls, waiting for perf record's next drain */
-	uint8_t *pend;
-	size_t pend_len, pend_cap;
-	struct seg *segs;
-	size_t nsegs, cap_segs;
-	uint64_t aux_head;		/* AUX stream offset */
-	bool header_done;
-	uint64_t chunks;
-	uint64_t next_poll;
-	/* truth: the task on the CPU as the written sched_switches say */
-	int run_task;			/* -2 = none yet */
-	uint64_t run_since;
-};
-
-struct fld {
-	int off, size;
-};
-
-struct tpd {
-	uint64_t id;
-	int size;
-	struct fld type, flags, pc, pid;
-	struct fld f[7];
-};
-
-struct syn {
-	struct dtlsyn_cfg c;
-	struct dtlsyn_stats *st;
-	uint64_t rng;
-	struct pdw *w;
-	bool swap;
-	int ev_dtl, ev_sw, ev_wk;
-	struct tpd sw, wk;
-	struct vcpu *v;
-	struct sev *win;
-	size_t nwin, capwin;
-	uint64_t rng_layout;		/* rounds and poll phases */
-	uint64_t poll_ns;		/* effective: at least 1 ms */
-	uint64_t last_written_ns;
-	struct dtlsyn_truth *truth;
-	double mean_burst_ns, mean_idle_ns, pre_e2d_ns, cede_e2d_ns;
-	double hv_hz;
-	char *errm;
-	size_t errl;
-};
 
 static uint64_t rnd64(struct syn *s)
 {
@@ -105,19 +24,19 @@ static uint64_t rnd64(struct syn *s)
 	return s->rng * 2685821657736338717ULL;
 }
 
-static double rnd01(struct syn *s)
+double dtlsyn_rnd01(struct syn *s)
 {
 	return (double)(rnd64(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static uint32_t rndn(struct syn *s, uint32_t n)
+uint32_t dtlsyn_rndn(struct syn *s, uint32_t n)
 {
 	return n ? (uint32_t)((rnd64(s) >> 32) % n) : 0;
 }
 
-static uint64_t rexp(struct syn *s, double mean_ns)
+uint64_t dtlsyn_rexp(struct syn *s, double mean_ns)
 {
-	double u = rnd01(s);
+	double u = dtlsyn_rnd01(s);
 	double v = -mean_ns * log(1.0 - u);
 	if (v > 4e9)
 		v = 4e9;
@@ -171,13 +90,13 @@ static int fail(struct syn *s, int err, const char *msg)
 	return err;
 }
 
-static uint32_t ns_to_ticks(const struct syn *s, uint64_t ns)
+uint32_t dtlsyn_ns_to_ticks(const struct syn *s, uint64_t ns)
 {
 	unsigned __int128 v = (unsigned __int128)ns * s->c.tb_freq / 1000000000u;
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-static uint64_t ns_to_tb(const struct syn *s, uint64_t ns)
+uint64_t dtlsyn_ns_to_tb(const struct syn *s, uint64_t ns)
 {
 	return s->c.boot_tb + (uint64_t)((unsigned __int128)ns * s->c.tb_freq / 1000000000u);
 }
@@ -255,7 +174,7 @@ static void task_comm(int task, uint32_t cpu, char *buf, size_t len)
 		snprintf(buf, len, "worker-%d", task);
 }
 
-static int write_sched(struct syn *s, const struct sev *e)
+int dtlsyn_write_sched(struct syn *s, const struct sev *e)
 {
 	uint8_t raw[256];
 	char c1[32], c2[32];
@@ -305,334 +224,6 @@ static int write_sched(struct syn *s, const struct sev *e)
 		v->run_since = e->t;
 	}
 	return pdw_write_sample(s->w, e->kind == EV_SWITCH ? s->ev_sw : s->ev_wk, PDF_MISC_KERNEL, &smp);
-}
-
-/* ---- the per-vCPU model ---- */
-
-static void push(struct vcpu *v, const struct sev *e)
-{
-	if (v->fn < FIFO_MAX) {
-		v->fifo[(v->fhead + v->fn) % FIFO_MAX] = *e;
-		v->fn++;
-	}
-}
-
-static uint16_t dispatch_proc(struct syn *s, struct vcpu *v)
-{
-	if (rndn(s, 1000) < s->c.move_permille) {
-		uint32_t nproc = s->c.cpus * PROCS_PER_CPU;
-		uint16_t p = (uint16_t)rndn(s, nproc);
-		if (p == v->proc)
-			p = (uint16_t)((p + 1) % nproc);
-		v->proc = p;
-	} else {
-		v->proc = v->home;
-	}
-	return v->proc;
-}
-
-static void dtl_event(struct syn *s, struct vcpu *v, uint32_t cpu, uint64_t t_d, uint8_t dr,
-		      uint8_t pr, uint64_t w2r, uint64_t r2e, uint64_t e2d, uint64_t srr0,
-		      uint64_t fault, int victim)
-{
-	struct sev e = { .t = t_d, .cpu = cpu, .kind = EV_DTL, .victim = (int16_t)victim };
-
-	e.e.dispatch_reason = dr;
-	e.e.preempt_reason = pr;
-	e.e.processor_id = dispatch_proc(s, v);
-	e.e.enqueue_to_dispatch_tb = ns_to_ticks(s, e2d);
-	e.e.ready_to_enqueue_tb = ns_to_ticks(s, r2e);
-	e.e.waiting_to_ready_tb = ns_to_ticks(s, w2r);
-	e.e.timebase = ns_to_tb(s, t_d);
-	e.e.fault_addr = fault;
-	e.e.srr0 = srr0;
-	e.e.srr1 = 0x8000000000001033ULL;
-	push(v, &e);
-}
-
-/* Generate the next episode of a vCPU into its fifo (events in time order). */
-static void episode(struct syn *s, uint32_t cpu)
-{
-	struct vcpu *v = &s->v[cpu];
-	uint64_t burst = rexp(s, s->mean_burst_ns);
-	uint64_t d_hv = s->hv_hz > 0 ? rexp(s, 1e9 / s->hv_hz) : UINT64_MAX;
-
-	if (v->cur < 0) {
-		/* idle from the start: switch a task in */
-		int next = (int)(cpu + s->c.cpus * rndn(s, TASKS_PER_CPU));
-		struct sev w = { .t = v->t + 1000, .cpu = cpu, .kind = EV_WAKEUP, .next = (int16_t)next, .waker = -1 };
-		struct sev sw = { .t = v->t + 3000, .cpu = cpu, .kind = EV_SWITCH, .prev = -1,
-				  .next = (int16_t)next };
-		push(v, &w);
-		push(v, &sw);
-		v->cur = next;
-		v->t += 3000;
-		return;
-	}
-	if (d_hv < burst) {
-		/* the hypervisor takes the running vCPU: no sched event until dispatch */
-		uint64_t t_p = v->t + d_hv, w2r, r2e, e2d, fault = 0, srr0;
-		double k = rnd01(s) * s->hv_hz;
-		uint8_t dr, pr;
-
-		if (k < s->c.preempt_hz) {
-			pr = 4; dr = 7;			/* time_slice / time_slice */
-			w2r = 0;
-			r2e = rexp(s, 3000);
-			e2d = rexp(s, s->pre_e2d_ns);
-			s->st->preempts++;
-		} else if (k < s->c.preempt_hz + s->c.fault_hz) {
-			pr = 6; dr = 8;			/* virtual_memory_page_fault */
-			w2r = rexp(s, 50000);
-			r2e = rexp(s, 2000);
-			e2d = rexp(s, 20000);
-			fault = 0x7fff00000000ULL + ((uint64_t)rndn(s, 1u << 20) << 12);
-			s->st->faults++;
-		} else {
-			pr = 3; dr = 6;			/* H_CONFER / conferred_cycles */
-			w2r = rexp(s, 20000);
-			r2e = rexp(s, 2000);
-			e2d = rexp(s, 10000);
-			s->st->confers++;
-		}
-		srr0 = rndn(s, 2) ? 0xc000000000200000ULL + ((uint64_t)rndn(s, 1u << 16) << 2)
-				  : 0x10000000ULL + ((uint64_t)rndn(s, 1u << 16) << 2);
-		uint64_t t_d = t_p + w2r + r2e + e2d;
-		dtl_event(s, v, cpu, t_d, dr, pr, w2r, r2e, e2d, srr0, fault, v->cur);
-		v->t = t_d;
-		return;
-	}
-	uint64_t t_e = v->t + burst;
-	if (rnd01(s) < 0.5) {
-		/* the wakeup (2 us before the switch) must not come before the
-		 * vCPU is back from its last dispatch */
-		if (burst < 4000)
-			t_e = v->t + 4000;
-		/* another task on this CPU preempts the current one */
-		int next = (int)(cpu + s->c.cpus * rndn(s, TASKS_PER_CPU));
-		if (next == v->cur)
-			next = (int)(cpu + s->c.cpus * ((uint32_t)(next / (int)s->c.cpus + 1) % TASKS_PER_CPU));
-		struct sev w = { .t = t_e - 2000, .cpu = cpu, .kind = EV_WAKEUP, .next = (int16_t)next,
-				 .waker = (int16_t)v->cur };
-		struct sev sw = { .t = t_e, .cpu = cpu, .kind = EV_SWITCH, .prev = (int16_t)v->cur,
-				  .next = (int16_t)next, .prev_state = 0 };
-		push(v, &w);
-		push(v, &sw);
-		v->cur = next;
-		v->t = t_e;
-		return;
-	}
-	/* go idle, cede, and come back at the dispatch */
-	struct sev sw = { .t = t_e, .cpu = cpu, .kind = EV_SWITCH, .prev = (int16_t)v->cur, .next = -1,
-			  .prev_state = 1 };
-	push(v, &sw);
-	uint64_t t_c = t_e + 4000;
-	uint64_t w2r = rexp(s, s->mean_idle_ns), r2e = rexp(s, 3000), e2d = rexp(s, s->cede_e2d_ns);
-	uint64_t t_d = t_c + w2r + r2e + e2d;
-	uint32_t x = rndn(s, 10);
-	uint8_t dr = x < 6 ? 3 : x < 9 ? 0 : 2;	/* decrementer, external, H_PROD */
-	dtl_event(s, v, cpu, t_d, dr, 2, w2r, r2e, e2d, s->c.cede_srr0, 0, -1);
-	s->st->cedes++;
-	int next = (int)(cpu + s->c.cpus * rndn(s, TASKS_PER_CPU));
-	struct sev w = { .t = t_d + 2000, .cpu = cpu, .kind = EV_WAKEUP, .next = (int16_t)next, .waker = -1 };
-	struct sev sw2 = { .t = t_d + 6000, .cpu = cpu, .kind = EV_SWITCH, .prev = -1, .next = (int16_t)next };
-	push(v, &w);
-	push(v, &sw2);
-	v->cur = next;
-	v->t = t_d + 6000;
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 64;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(*p, n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
-/* The hypervisor logs an entry in the vCPU's 85-entry ring. */
-static int add_dtl(struct syn *s, struct vcpu *v, const struct sev *e)
-{
-	if (s->c.no_dtl)
-		return 0;
-	if (!s->c.ring_unlimited && v->ring_used + 1 >= s->c.ring) {
-		/* the ring wrapped before the poll: the oldest is overwritten.  The
-		 * driver then copies from cur_idx - 85 + 1, so at most 84 reach
-		 * the AUX area (even when exactly 85 came, one is dropped) */
-		memmove(v->ring, v->ring + DTL_ENTRY_SIZE, (size_t)(v->ring_used - 1) * DTL_ENTRY_SIZE);
-		memmove(v->ring_victim, v->ring_victim + 1, (size_t)(v->ring_used - 1) * sizeof(int16_t));
-		v->ring_used--;
-		s->st->ring_lost++;
-	}
-	if (v->ring_used == v->ring_cap) {
-		size_t cap = v->ring_cap, c2 = cap;
-		if (grow((void **)&v->ring, &cap, (size_t)v->ring_used + 1, DTL_ENTRY_SIZE) ||
-		    grow((void **)&v->ring_victim, &c2, (size_t)v->ring_used + 1, sizeof(int16_t)))
-			return -ENOMEM;
-		v->ring_cap = (unsigned)(cap < c2 ? cap : c2);
-	}
-	dtl_encode(&e->e, v->ring + (size_t)v->ring_used * DTL_ENTRY_SIZE);
-	v->ring_victim[v->ring_used] = e->victim;
-	v->ring_used++;
-	return 0;
-}
-
-static int win_push(struct syn *s, const struct sev *e)
-{
-	if (grow((void **)&s->win, &s->capwin, s->nwin + 1, sizeof(*s->win)))
-		return -ENOMEM;
-	s->win[s->nwin++] = *e;
-	return 0;
-}
-
-static bool involuntary(uint8_t preempt_reason)
-{
-	return preempt_reason != 2 && preempt_reason != 3 && preempt_reason != 7;
-}
-
-/*
- * The driver's timer on cpu at time t: copy the ring into the AUX area
- * (header first, once) and emit PERF_RECORD_AUX into the CPU's data ring.
- * Every gaps-th chunk of CPU 0 is lost instead (AUX TRUNCATED + LOST).
- */
-static int poll_cpu(struct syn *s, uint32_t cpu, uint64_t t)
-{
-	struct vcpu *v = &s->v[cpu];
-	size_t size = (size_t)v->ring_used * DTL_ENTRY_SIZE + (v->header_done ? 0 : DTL_ENTRY_SIZE);
-	struct sev aux = { .t = t, .cpu = cpu, .kind = EV_AUX };
-	bool drop;
-	int err;
-
-	if (!v->ring_used)
-		return 0;	/* the driver writes nothing (not even the header) without entries */
-	v->chunks++;
-	s->st->aux_chunks++;
-	drop = s->c.gaps && cpu == 0 && v->chunks % s->c.gaps == 0 && v->header_done;
-	aux.aux_off = v->aux_head;
-	aux.aux_size = size;
-	aux.aux_flags = drop ? 0x1 : 0;	/* TRUNCATED */
-	err = win_push(s, &aux);
-	if (!err && drop) {
-		struct sev lost = { .t = t, .cpu = cpu, .kind = EV_LOST };
-		err = win_push(s, &lost);
-		s->st->gap_lost += v->ring_used;
-	}
-	if (!err && !drop) {
-		if (!v->nsegs || v->segs[v->nsegs - 1].aux_off + v->segs[v->nsegs - 1].len != v->aux_head) {
-			if (grow((void **)&v->segs, &v->cap_segs, v->nsegs + 1, sizeof(*v->segs)))
-				return -ENOMEM;
-			v->segs[v->nsegs++] = (struct seg){ v->aux_head, v->pend_len, 0 };
-		}
-		if (grow((void **)&v->pend, &v->pend_cap, v->pend_len + size, 1))
-			return -ENOMEM;
-		uint8_t *p = v->pend + v->pend_len;
-		if (!v->header_done) {
-			struct dtl_tbinfo tb = { s->c.boot_tb, s->c.tb_freq };
-			dtl_header_write(p, &tb, s->swap);
-			memset(p + 24, 0xa5, 24);	/* the kernel leaves the padding uninitialised */
-			p += DTL_ENTRY_SIZE;
-		}
-		memcpy(p, v->ring, (size_t)v->ring_used * DTL_ENTRY_SIZE);
-		v->pend_len += size;
-		v->segs[v->nsegs - 1].len += size;
-		s->st->dtl_entries += v->ring_used;
-		for (unsigned i = 0; i < v->ring_used; i++) {
-			struct dtl_entry e;
-			dtl_decode(v->ring + (size_t)i * DTL_ENTRY_SIZE, &e);
-			uint64_t t_e = dtl_tb_to_ns(e.timebase, &(struct dtl_tbinfo){ s->c.boot_tb, s->c.tb_freq });
-			if (t_e > s->last_written_ns)
-				s->last_written_ns = t_e;
-			if (!s->truth || !involuntary(e.preempt_reason))
-				continue;
-			struct dtlsyn_task *k = &s->truth->tasks[v->ring_victim[i] + 1];
-			uint64_t hv = (uint64_t)e.enqueue_to_dispatch_tb + e.ready_to_enqueue_tb;
-			k->interruptions++;
-			k->hv_ticks += hv;
-			if (hv > k->worst_ticks)
-				k->worst_ticks = hv;
-		}
-	}
-	v->header_done = true;
-	v->aux_head += size;
-	v->ring_used = 0;
-	return err;
-}
-
-/* Write one sched sample, AUX or LOST record of the CPU's data ring. */
-static int write_ring_rec(struct syn *s, const struct sev *e)
-{
-	struct pdr_sample trailer = { .pid = (uint32_t)-1, .tid = (uint32_t)-1, .time = e->t,
-				      .id = 1000u + e->cpu, .cpu = e->cpu };
-	uint8_t body[24];
-
-	if (e->kind == EV_SWITCH || e->kind == EV_WAKEUP)
-		return s->c.no_sched ? 0 : write_sched(s, e);
-	if (e->t > s->last_written_ns)
-		s->last_written_ns = e->t;
-	if (e->kind == EV_AUX) {
-		by_st64(body, e->aux_off, s->swap);
-		by_st64(body + 8, e->aux_size, s->swap);
-		by_st64(body + 16, e->aux_flags, s->swap);
-		return pdw_write_with_trailer(s->w, s->ev_dtl, PDF_RECORD_AUX, 0, body, sizeof(body), &trailer);
-	}
-	trailer.id = 2000u + e->cpu;
-	by_st64(body, 2000u + e->cpu, s->swap);
-	by_st64(body + 8, 3, s->swap);
-	return pdw_write_with_trailer(s->w, s->ev_sw, PDF_RECORD_LOST, 0, body, 16, &trailer);
-}
-
-/* perf record drains the CPU's AUX area: one AUXTRACE per contiguous run. */
-static int drain_aux(struct syn *s, uint32_t cpu)
-{
-	struct vcpu *v = &s->v[cpu];
-	int err = 0;
-
-	for (size_t i = 0; !err && i < v->nsegs; i++) {
-		struct pdr_auxtrace a = { .size = v->segs[i].len, .offset = v->segs[i].aux_off,
-					  .reference = 0, .idx = cpu, .tid = (uint32_t)-1, .cpu = cpu };
-		err = pdw_write_auxtrace(s->w, &a, v->pend + v->segs[i].start, v->segs[i].len);
-	}
-	v->nsegs = 0;
-	v->pend_len = 0;
-	return err;
-}
-
-/* Run cpu's model up to round boundary r (polls included), queueing its ring records. */
-static int run_cpu(struct syn *s, uint32_t cpu, uint64_t r, uint64_t end)
-{
-	struct vcpu *v = &s->v[cpu];
-	int err = 0;
-
-	while (!err) {
-		if (!v->fn) {
-			s->rng = v->rng;
-			episode(s, cpu);
-			v->rng = s->rng;
-		}
-		struct sev *e = &v->fifo[v->fhead];
-		uint64_t t = e->t < end ? e->t : end;
-		if (!s->c.no_dtl && v->next_poll <= r && v->next_poll <= t) {
-			err = poll_cpu(s, cpu, v->next_poll);
-			v->next_poll += s->poll_ns;
-			continue;
-		}
-		if (e->t >= r || e->t >= end)
-			break;
-		if (e->kind == EV_DTL)
-			err = add_dtl(s, v, e);
-		else
-			err = win_push(s, e);
-		v->fhead = (v->fhead + 1) % FIFO_MAX;
-		v->fn--;
-	}
-	return err;
 }
 
 static int write_pmu_mappings(struct syn *s)
@@ -794,7 +385,7 @@ static uint64_t next_round(struct syn *s, uint64_t r)
 		return r + s->poll_ns;
 	/* perf record wakes up every few ms, never exactly periodic */
 	s->rng = s->rng_layout;
-	uint64_t d = s->c.round_ns * 3 / 4 + (uint64_t)(rnd01(s) * (double)(s->c.round_ns / 2));
+	uint64_t d = s->c.round_ns * 3 / 4 + (uint64_t)(dtlsyn_rnd01(s) * (double)(s->c.round_ns / 2));
 	s->rng_layout = s->rng;
 	return r + (d ? d : 1);
 }
@@ -864,7 +455,7 @@ int dtlsyn_write_truth(const struct dtlsyn_cfg *cfg, const char *path, struct dt
 		/* each CPU's driver timer has its own phase */
 		s.rng = s.rng_layout;
 		v->next_poll = s.c.start_ns + (s.c.poll_layout ? s.poll_ns
-					       : 1 + (uint64_t)(rnd01(&s) * (double)(s.poll_ns - 1)));
+					       : 1 + (uint64_t)(dtlsyn_rnd01(&s) * (double)(s.poll_ns - 1)));
 		s.rng_layout = s.rng;
 	}
 	uint64_t end = s.c.start_ns + s.c.duration_ns;
@@ -878,17 +469,17 @@ int dtlsyn_write_truth(const struct dtlsyn_cfg *cfg, const char *path, struct dt
 		}
 		for (unsigned cpu = 0; !err && cpu < s.c.cpus; cpu++) {
 			s.nwin = 0;
-			err = run_cpu(&s, cpu, rb, end);
+			err = dtlsyn_run_cpu(&s, cpu, rb, end);
 			if (!err && last && !s.c.no_dtl)
-				err = poll_cpu(&s, cpu, end);	/* the driver's stop */
+				err = dtlsyn_poll_cpu(&s, cpu, end);	/* the driver's stop */
 			if (!err && s.c.compress && s.nwin)
 				err = pdw_compress_begin(s.w, s.c.compress);
 			for (size_t i = 0; !err && i < s.nwin; i++)
-				err = write_ring_rec(&s, &s.win[i]);
+				err = dtlsyn_write_ring_rec(&s, &s.win[i]);
 			if (!err && s.c.compress && s.nwin)
 				err = pdw_compress_end(s.w);
 			if (!err && !s.c.no_dtl)
-				err = drain_aux(&s, cpu);
+				err = dtlsyn_drain_aux(&s, cpu);
 		}
 		if (!err)
 			err = pdw_finished_round(s.w);

@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "../../src/cli.h"
-#include "../../src/dtl_cmd.h"
+#include "../../src/dtl/dtl_cmd.h"
 #include "../../src/osnoise/osnoise.h"
 #include "../../src/hist/hist.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* dtl_cmd.h - private to the `latscope dtl` subcommands (src/cmd_dtl*.c). */
+/* dtl_cmd.h - private to the `latscope dtl` subcommands (src/dtl/). */
 #ifndef LATSCOPE_DTL_CMD_H
 #define LATSCOPE_DTL_CMD_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_dtl_synth.c - `latscope dtl synth`: write a synthetic shared-processor LPAR recording. */
+/* synth.c - `latscope dtl synth`: write a synthetic shared-processor LPAR recording. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_dtl_record.c - `latscope dtl record`: record the DTL and sched events of a Power LPAR. */
+/* record.c - `latscope dtl record`: record the DTL and sched events of a Power LPAR. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pdwrite_feat.c - pdwrite's features: the growable blob their payloads are
+ * built in, the feature setters, their pipe-mode records, and the tracing
+ * data blob builder.  See pdwrite.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "bytes.h"
+#include "pdwrite_int.h"
+
+/* ----------------------------------------------------------- growable blob */
+
+
+static void *gb_room(struct gbuf *b, size_t n)
+{
+	if (b->err)
+		return NULL;
+	if (n > SIZE_MAX / 2 - b->len) {
+		b->err = -ENOMEM;
+		return NULL;
+	}
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n)
+			cap *= 2;
+		uint8_t *np = realloc(b->p, cap);
+		if (!np) {
+			b->err = -ENOMEM;
+			return NULL;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	void *at = b->p + b->len;
+	b->len += n;
+	return at;
+}
+
+static void gb_put(struct gbuf *b, const void *p, size_t n)
+{
+	void *at = gb_room(b, n);
+	if (at && n)
+		memcpy(at, p, n);
+}
+
+static void gb_zero(struct gbuf *b, size_t n)
+{
+	void *at = gb_room(b, n);
+	if (at && n)
+		memset(at, 0, n);
+}
+
+static void gb_u32(struct gbuf *b, uint32_t v, bool swap)
+{
+	void *at = gb_room(b, 4);
+	if (at)
+		by_st32(at, v, swap);
+}
+
+static void gb_u64(struct gbuf *b, uint64_t v, bool swap)
+{
+	void *at = gb_room(b, 8);
+	if (at)
+		by_st64(at, v, swap);
+}
+
+/* perf's header string: u32 len (strlen+1 rounded up to 64), NUL-padded bytes. */
+static void gb_string(struct gbuf *b, const char *s, bool swap)
+{
+	size_t n = strlen(s) + 1;
+	size_t len = (n + PDW_NAME_ALIGN - 1) / PDW_NAME_ALIGN * PDW_NAME_ALIGN;
+	if (len > UINT32_MAX) {
+		b->err = -E2BIG;
+		return;
+	}
+	gb_u32(b, (uint32_t)len, swap);
+	gb_put(b, s, n);
+	gb_zero(b, len - n);
+}
+
+
+/* ---------------------------------------------------------------- features */
+
+static int feat_set(struct pdw *w, int feat, struct gbuf *b);
+
+void *pdw_memdup(const void *p, size_t n)
+{
+	void *q = malloc(n ? n : 1);
+	if (q && n)
+		memcpy(q, p, n);
+	return q;
+}
+
+void pdw_build_event_desc(const struct pdw *w, struct gbuf *b)
+{
+	gb_u32(b, (uint32_t)w->nr_evsels, w->swap);
+	gb_u32(b, w->attr_size, w->swap);
+	for (size_t i = 0; i < w->nr_evsels; i++) {
+		const struct pdw_evsel *e = &w->evsels[i];
+		uint8_t *at = gb_room(b, w->attr_size);
+		if (at)
+			pdw_encode_attr(w, &e->attr, at);
+		gb_u32(b, (uint32_t)e->nr_ids, w->swap);
+		gb_string(b, e->name ? e->name : "", w->swap);
+		for (size_t j = 0; j < e->nr_ids; j++)
+			gb_u64(b, e->ids[j], w->swap);
+	}
+}
+
+/* Payload of feature `feat` as it is to be written now, in *b (malloc'd by
+ * the gbuf; caller frees b->p).  Returns false when the feature is absent. */
+bool pdw_feat_payload(const struct pdw *w, int feat, struct gbuf *b)
+{
+	if (feat == PDF_FEAT_EVENT_DESC && !w->feat[feat].set) {
+		pdw_build_event_desc(w, b);
+		return true;
+	}
+	if (feat == PDF_FEAT_SAMPLE_TIME && !w->feat[feat].set && w->have_time) {
+		gb_u64(b, w->first_ns, w->swap);
+		gb_u64(b, w->last_ns, w->swap);
+		return true;
+	}
+	if (feat == PDF_FEAT_AUXTRACE && !w->feat[feat].set && w->nr_aux && !w->pipe) {
+		gb_u64(b, w->nr_aux, w->swap);
+		for (size_t i = 0; i < 2 * w->nr_aux; i++)
+			gb_u64(b, w->aux_index[i], w->swap);
+		return true;
+	}
+	if (!w->feat[feat].set)
+		return false;
+	gb_put(b, w->feat[feat].data, w->feat[feat].len);
+	return true;
+}
+
+/* Pipe mode: HEADER_FEATURE {u64 feat_id, payload}, padded to 8. */
+int pdw_emit_feature_record(struct pdw *w, int feat, const void *payload, size_t len)
+{
+	size_t size = pdw_pad8(16 + len);
+	if (size > PDW_REC_MAX)
+		return pdw_set_err(w, -E2BIG);
+	uint8_t hdr[16];
+	pdw_put_hdr(w, hdr, PDF_RECORD_HEADER_FEATURE, 0, (uint16_t)size);
+	by_st64(hdr + 8, (uint64_t)feat, w->swap);
+	int err = pdw_out(w, hdr, sizeof(hdr));
+	if (!err)
+		err = pdw_out(w, payload, len);
+	if (!err)
+		err = pdw_out_zeros(w, size - 16 - len);
+	return err;
+}
+
+/* Pipe mode: HEADER_TRACING_DATA {u32 size, u32 pad} + blob padded to 8. */
+int pdw_emit_tracing_data_record(struct pdw *w, const void *blob, size_t len)
+{
+	size_t padded = pdw_pad8(len);
+	if (padded > UINT32_MAX)
+		return pdw_set_err(w, -E2BIG);
+	uint8_t hdr[16];
+	pdw_put_hdr(w, hdr, PDF_RECORD_HEADER_TRACING_DATA, 0, sizeof(hdr));
+	by_st32(hdr + 8, (uint32_t)padded, w->swap);
+	by_st32(hdr + 12, 0, w->swap);
+	int err = pdw_out(w, hdr, sizeof(hdr));
+	if (!err)
+		err = pdw_out(w, blob, len);
+	if (!err)
+		err = pdw_out_zeros(w, padded - len);
+	return err;
+}
+
+
+static int feat_set(struct pdw *w, int feat, struct gbuf *b)
+{
+	if (b->err) {
+		free(b->p);
+		return b->err;
+	}
+	if (feat <= 0 || feat >= PDF_FEAT_BITS) {
+		free(b->p);
+		return -EINVAL;
+	}
+	struct pdw_blob *f = &w->feat[feat];
+	free(f->data);
+	f->data = b->p ? b->p : malloc(1);
+	f->len = b->len;
+	f->set = f->data != NULL;
+	if (!f->set)
+		return -ENOMEM;
+	if (w->pipe && w->begun) {
+		if (feat == PDF_FEAT_TRACING_DATA)
+			return pdw_emit_tracing_data_record(w, f->data, f->len);
+		return pdw_emit_feature_record(w, feat, f->data, f->len);
+	}
+	return 0;
+}
+
+
+/* --------------------------------------------------------------- features */
+
+int pdw_set_tracing_data(struct pdw *w, const void *blob, size_t len)
+{
+	if (!w || (len && !blob) || len > UINT32_MAX - 8)
+		return -EINVAL;		/* the pipe record stores a u32 size */
+	struct gbuf b = { 0 };
+	gb_put(&b, blob, len);
+	return feat_set(w, PDF_FEAT_TRACING_DATA, &b);
+}
+
+int pdw_set_string_feature(struct pdw *w, int feat, const char *s)
+{
+	if (!w || !s)
+		return -EINVAL;
+	switch (feat) {
+	case PDF_FEAT_HOSTNAME: case PDF_FEAT_OSRELEASE: case PDF_FEAT_VERSION:
+	case PDF_FEAT_ARCH: case PDF_FEAT_CPUDESC: case PDF_FEAT_CPUID:
+		break;
+	default:
+		return -EINVAL;
+	}
+	struct gbuf b = { 0 };
+	gb_string(&b, s, w->swap);
+	return feat_set(w, feat, &b);
+}
+
+int pdw_set_nrcpus(struct pdw *w, uint32_t avail, uint32_t online)
+{
+	if (!w)
+		return -EINVAL;
+	struct gbuf b = { 0 };
+	gb_u32(&b, avail, w->swap);
+	gb_u32(&b, online, w->swap);
+	return feat_set(w, PDF_FEAT_NRCPUS, &b);
+}
+
+int pdw_set_cmdline(struct pdw *w, int argc, const char *const *argv)
+{
+	if (!w || argc < 0 || (argc && !argv))
+		return -EINVAL;
+	struct gbuf b = { 0 };
+	gb_u32(&b, (uint32_t)argc, w->swap);
+	for (int i = 0; i < argc; i++)
+		gb_string(&b, argv[i] ? argv[i] : "", w->swap);
+	return feat_set(w, PDF_FEAT_CMDLINE, &b);
+}
+
+int pdw_set_sample_time(struct pdw *w, uint64_t first_ns, uint64_t last_ns)
+{
+	if (!w)
+		return -EINVAL;
+	struct gbuf b = { 0 };
+	gb_u64(&b, first_ns, w->swap);
+	gb_u64(&b, last_ns, w->swap);
+	return feat_set(w, PDF_FEAT_SAMPLE_TIME, &b);
+}
+
+int pdw_set_raw_feature(struct pdw *w, int feat, const void *payload, size_t len)
+{
+	if (!w || (len && !payload) || feat <= 0 || feat >= PDF_FEAT_BITS)
+		return -EINVAL;
+	struct gbuf b = { 0 };
+	gb_put(&b, payload, len);
+	return feat_set(w, feat, &b);
+}
+
+/* HOSTNAME must be present: a reader of a byte-swapped file checks that bit
+ * to guess how the feature bitmap was stored. */
+int pdw_default_hostname(struct pdw *w)
+{
+	if (w->feat[PDF_FEAT_HOSTNAME].set)
+		return 0;
+	struct utsname u;
+	if (uname(&u) < 0)
+		return pdw_set_string_feature(w, PDF_FEAT_HOSTNAME, "unknown");
+	return pdw_set_string_feature(w, PDF_FEAT_HOSTNAME, u.nodename);
+}
+
+
+/* ------------------------------------------------------- tracing data blob */
+
+/* The kernel's events/header_event text (ring-buffer ABI, never parsed by
+ * readers; written for fidelity with tracefs). */
+static const char header_event_text[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+static void td_text8(struct gbuf *b, const char *s, bool swap)
+{
+	size_t n = s ? strlen(s) : 0;
+	gb_u64(b, n, swap);
+	gb_put(b, s, n);
+}
+
+int pdw_tracing_data_build(bool big_endian, uint32_t page_size, const char *header_page,
+			   const struct pdw_tp_format *fmts, size_t nr, const char *printk_formats,
+			   const char *saved_cmdlines, void **blob, size_t *len)
+{
+	static const uint8_t magic[3] = { 0x17, 0x08, 0x44 };
+	bool sw = big_endian != (bool)BY_HOST_BIG_ENDIAN;
+	struct gbuf b = { 0 };
+
+	if (!blob || !len || (nr && !fmts))
+		return -EINVAL;
+	*blob = NULL;
+	*len = 0;
+	for (size_t i = 0; i < nr; i++)
+		if (!fmts[i].system || !fmts[i].format)
+			return -EINVAL;
+
+	gb_put(&b, magic, sizeof(magic));
+	gb_put(&b, "tracing", 7);
+	gb_put(&b, "0.6", 4);
+	uint8_t flags[2] = { big_endian ? 1 : 0, 8 };
+	gb_put(&b, flags, 2);
+	gb_u32(&b, page_size, sw);
+
+	gb_put(&b, "header_page", 12);
+	td_text8(&b, header_page, sw);
+	gb_put(&b, "header_event", 13);
+	td_text8(&b, header_event_text, sw);
+
+	/* ftrace formats */
+	uint32_t nftrace = 0;
+	for (size_t i = 0; i < nr; i++)
+		nftrace += !strcmp(fmts[i].system, "ftrace");
+	gb_u32(&b, nftrace, sw);
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(fmts[i].system, "ftrace"))
+			td_text8(&b, fmts[i].format, sw);
+
+	/* Event systems in order of first appearance. */
+	uint32_t nsys = 0;
+	for (size_t i = 0; i < nr; i++) {
+		if (!strcmp(fmts[i].system, "ftrace"))
+			continue;
+		size_t j;
+		for (j = 0; j < i; j++)
+			if (!strcmp(fmts[j].system, fmts[i].system))
+				break;
+		nsys += j == i;
+	}
+	gb_u32(&b, nsys, sw);
+	for (size_t i = 0; i < nr; i++) {
+		const char *sys = fmts[i].system;
+		if (!strcmp(sys, "ftrace"))
+			continue;
+		size_t j;
+		for (j = 0; j < i; j++)
+			if (!strcmp(fmts[j].system, sys))
+				break;
+		if (j < i)
+			continue;
+		gb_put(&b, sys, strlen(sys) + 1);
+		uint32_t nev = 0;
+		for (j = i; j < nr; j++)
+			nev += !strcmp(fmts[j].system, sys);
+		gb_u32(&b, nev, sw);
+		for (j = i; j < nr; j++)
+			if (!strcmp(fmts[j].system, sys))
+				td_text8(&b, fmts[j].format, sw);
+	}
+
+	gb_u32(&b, 0, sw);		/* kallsyms: none */
+	size_t np = printk_formats ? strlen(printk_formats) : 0;
+	if (np > UINT32_MAX)
+		b.err = -E2BIG;
+	gb_u32(&b, (uint32_t)np, sw);
+	gb_put(&b, printk_formats, np);
+	td_text8(&b, saved_cmdlines, sw);
+
+	if (b.err) {
+		free(b.p);
+		return b.err;
+	}
+	*blob = b.p;
+	*len = b.len;
+	return 0;
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.c - `latscope dtl`: POWER Dispatch Trace Log from perf.data.
+ * The entry (cmd_dtl) and the helpers its subcommands share: dump (dump.c),
+ * script (script.c), report (report.c, output.c),
+ * record (record.c), synth (synth.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmdio.h"
+#include "commands.h"
+#include "dtl_cmd.h"
+#include "ksym.h"
+#include "pdread.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: latscope dtl <subcommand> [options]\n"
+"\n"
+"POWER VPA Dispatch Trace Log: when the hypervisor took a vCPU away, why, and\n"
+"for how long.\n"
+"\n"
+"  dump FILE        the DTL records as `perf report -D` shows them\n"
+"  script FILE      one timeline of DTL entries and the other samples\n"
+"  report FILE      per-CPU reasons, latency histograms, hypervisor time\n"
+"  record -- CMD    record vpa_dtl + sched events on a shared-processor LPAR\n"
+"  synth -o FILE    write a realistic synthetic recording (tests, demos)\n"
+"\n"
+"`latscope dtl <subcommand> --help` for its options; see latscope-dtl(1).\n");
+}
+
+int cmd_dtl(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_ERR;
+	}
+	const char *sub = argv[1];
+	if (!strcmp(sub, "-h") || !strcmp(sub, "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(sub, "record"))
+		cio_sigpipe_as_error();	/* a closed output is an error to report, not a kill */
+	if (!strcmp(sub, "dump"))
+		return dtl_cmd_dump(argc - 1, argv + 1);
+	if (!strcmp(sub, "script"))
+		return dtl_cmd_script(argc - 1, argv + 1);
+	if (!strcmp(sub, "report"))
+		return dtl_cmd_report(argc - 1, argv + 1);
+	if (!strcmp(sub, "record"))
+		return dtl_cmd_record(argc - 1, argv + 1);
+	if (!strcmp(sub, "synth"))
+		return dtl_cmd_synth(argc - 1, argv + 1);
+	fprintf(stderr, "latscope dtl: no subcommand '%s'; try `latscope dtl --help`\n", sub);
+	return EXIT_ERR;
+}
+
+/* ---- shared helpers ---- */
+
+int dtl_cmd_window(const char *arg, void *params)
+{
+	struct dtlt_opts *to = &((struct dtl_cmd_in *)params)->to;
+
+	if (!strcmp(arg, "auto")) {
+		to->window_ns = 0;
+		to->no_window = false;
+		return 0;
+	}
+	if (ps_duration_ns(arg, 1000000000ULL, &to->window_ns))
+		return -EINVAL;
+	to->no_window = to->window_ns == 0;
+	return 0;
+}
+
+int dtl_cmd_parse(const struct cli_cmd *cmd, int argc, char **argv, void *params, int *first)
+{
+	char err[512];
+	int rc = cli_parse(cmd, argc, argv, params, first, err, sizeof(err));
+
+	if (rc == CLI_HELP) {
+		cli_usage(cmd, stdout);
+		return 0;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", err[0] ? err : "bad command line");
+		return EXIT_ERR;
+	}
+	return -1;
+}
+
+int dtl_cmd_file(const struct cli_cmd *cmd, struct dtl_cmd_in *in, int argc, char **argv, int first)
+{
+	if (!in->path && first < argc)
+		in->path = argv[first++];
+	if (!in->path) {
+		fprintf(stderr, "%s: no input: give FILE or -i FILE; see --help\n", cmd->name);
+		return EXIT_ERR;
+	}
+	if (first < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'; see --help\n", cmd->name, argv[first]);
+		return EXIT_ERR;
+	}
+	return 0;
+}
+
+int dtl_cmd_open(struct pdr **r, const char *path, bool unordered, bool no_map)
+{
+	struct pdr_opts o = { .unordered = unordered, .no_map = no_map };
+	int err = pdr_open(r, path, &o);
+
+	if (err < 0) {
+		fprintf(stderr, "latscope dtl: cannot read %s: %s\n", path,
+			*r && *pdr_strerror(*r) ? pdr_strerror(*r) : strerror(-err));
+		pdr_close(*r);
+		*r = NULL;
+		return EXIT_ERR;
+	}
+	return 0;
+}
+
+void dtl_cmd_tb_warnings(const char *who, const char *path, const struct dtlt *t)
+{
+	const struct dtlm_stats *st = dtlm_stats(dtlt_merge(t));
+	const struct dtlt_stats *ts = dtlt_stats(t);
+
+	if (st->bad_tb_freq)
+		fprintf(stderr, "%s: %s: CPU %u's DTL header says tb_freq %" PRIu64 " Hz, outside "
+			"1 MHz..10 GHz (%" PRIu64 " such headers): DTL times are probably wrong; "
+			"--tb-freq overrides it\n", who, path, st->bad_tb_freq_cpu, st->bad_tb_freq_value,
+			st->bad_tb_freq);
+	if (ts->far_entries)
+		fprintf(stderr, "%s: %s: %" PRIu64 " DTL entries lie more than a day from the records "
+			"around them (the first on CPU %u at %" PRIu64 ".%09" PRIu64 " s): boot_tb or tb_freq "
+			"is probably wrong; --boot-tb and --tb-freq override them\n", who, path,
+			ts->far_entries, ts->far_cpu, ts->far_time_ns / 1000000000u,
+			ts->far_time_ns % 1000000000u);
+}
+
+int dtl_cmd_verdict(const char *who, const struct dtlt *t, const struct pdr *r)
+{
+	const struct dtlm_stats *st = t ? dtlm_stats(dtlt_merge(t)) : NULL;
+	const struct dtlt_stats *ts = t ? dtlt_stats(t) : NULL;
+	const struct pdr_stats *rs = pdr_stats(r);
+	uint64_t lost = 0;
+	char what[256] = "";
+	size_t n = 0;
+
+	if (st)
+		for (int k = 0; k < DTLM_GAP_NR_KINDS; k++)
+			if (k != DTLM_GAP_TB_BACKWARDS && k != DTLM_GAP_ODD_SIZE && k != DTLM_GAP_RING_FULL)
+				lost += st->gaps[k];
+	lost += rs->lost_records + rs->aux_truncated + rs->aux_partial + rs->aux_collision;
+#define SAY(cond, ...) do { if ((cond) && n < sizeof(what)) \
+	n += (size_t)snprintf(what + n, sizeof(what) - n, __VA_ARGS__); } while (0)
+	SAY(lost, " %" PRIu64 " loss records/gaps;", lost);
+	SAY(ts && ts->bad_cpu_buffers, " %" PRIu64 " AUX buffers dropped;", ts ? ts->bad_cpu_buffers : 0);
+	SAY(st && st->late, " %" PRIu64 " entries late;", st ? st->late : 0);
+	SAY(ts && ts->forced_records, " %" PRIu64 " records released early;", ts ? ts->forced_records : 0);
+	SAY(rs->unknown_id || rs->bad_samples, " %" PRIu64 " samples skipped;", rs->unknown_id + rs->bad_samples);
+#undef SAY
+	if (!n)
+		return 0;
+	fprintf(stderr, "%s: --strict: the result is incomplete:%s exit 1\n", who, what);
+	return EXIT_THRESHOLD;
+}
+
+int dtl_cmd_syms(struct ksym **k, const struct pdr *r, const char *path, bool none, const char *who)
+{
+	const struct pdr_info *in = pdr_info(r);
+	int err;
+
+	*k = NULL;
+	if (none)
+		return 0;
+	if (path) {
+		err = ksym_load(k, path);
+		if (err) {
+			fprintf(stderr, "%s: --kallsyms %s: %s\n", who, path,
+				err == -EPERM ? "every address is 0 (kptr_restrict hides them: read it as root "
+						"or set kernel.kptr_restrict=0)"
+				: err == -ENODATA ? "no kernel text symbol in it" : strerror(-err));
+			return EXIT_ERR;
+		}
+		return 0;
+	}
+	/* the recording's own kernel: this machine's symbols are right */
+	if (ksym_matches_running(in->osrelease, in->arch) && ksym_load(k, "/proc/kallsyms"))
+		*k = NULL;	/* not readable or hidden: addresses stay [unknown] */
+	return 0;
+}
+
+bool dtl_cmd_sym(const struct ksym *k, uint64_t addr, char *buf, size_t len, bool with_dso)
+{
+	struct ksym_hit h;
+
+	if (!k || !ksym_lookup(k, addr, &h)) {
+		snprintf(buf, len, "%s", with_dso ? "[unknown] ([unknown])" : "");
+		return false;
+	}
+	if (with_dso)
+		ksym_format(buf, len, &h);
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, h.name, h.offset);
+	return true;
+}
+

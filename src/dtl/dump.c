@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/* dump.c - `latscope dtl dump`: the DTL records as `perf report -D` prints them. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmdio.h"
+#include "commands.h"
+#include "dtl.h"
+#include "dtl_cmd.h"
+#include "pdread.h"
+
+/* ---- dump ---- */
+
+struct dump_params {
+	struct dtl_cmd_in in;	/* first: DTL_CMD_INPUT */
+	bool no_raw;
+};
+_Static_assert(offsetof(struct dump_params, in) == 0, "struct dtl_cmd_in first");
+
+static const struct cli_opt dump_opts[] = {
+	DTL_CMD_INPUT,
+	CLI_OPT("no-raw", 0, CLI_T_FLAG, struct dump_params, no_raw, CLI_NONE, 0, 0, 0, NULL,
+		"leave out the raw hex dump of each record", NULL),
+	CLI_END
+};
+
+const struct cli_cmd dtl_dump_cli = {
+	.name = "latscope dtl dump",
+	.usage = "usage: latscope dtl dump [options] FILE",
+	.intro =
+"Print the DTL records of a perf.data file the way `perf report -D` prints\n"
+"them: AUXTRACE_INFO, each AUXTRACE header, then `. ... VPA DTL PMU data:`\n"
+"and one line per 48-byte slot with its offset.  The boot_tb/tb_freq header is\n"
+"read in the file's byte order (perf reads it natively).\n",
+	.opts = dump_opts,
+	.operands = true,
+};
+
+static void hexdump(const uint8_t *p, size_t n)
+{
+	printf(".\n. ... raw event: size %zu bytes\n", n);
+	for (size_t off = 0; off < n; off += 16) {
+		size_t k = n - off < 16 ? n - off : 16;
+		printf(".  %04zx: ", off);
+		for (size_t i = 0; i < 16; i++) {
+			if (i < k)
+				printf(" %02x", p[off + i]);
+			else
+				printf("   ");
+		}
+		printf("  ");
+		for (size_t i = 0; i < 16; i++)
+			putchar(i < k ? (isprint(p[off + i]) ? p[off + i] : '.') : ' ');
+		putchar('\n');
+	}
+}
+
+/* The "cpu time " prefix perf prints before a user record (zeroed sample). */
+static void tstamp_prefix(const struct pdr *r, char *buf, size_t len)
+{
+	uint64_t st = 0;
+	bool any_id_all = false;
+
+	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
+		const struct pdr_evsel *e = pdr_evsel(r, i);
+		st |= e->attr.sample_type;
+		if (pdf_attr_flag(&e->attr, PDF_ATTR_FLAG_SAMPLE_ID_ALL))
+			any_id_all = true;
+	}
+	if (!any_id_all) {
+		snprintf(buf, len, "-1 -1 ");
+		return;
+	}
+	snprintf(buf, len, "%s%s", (st & PDF_SAMPLE_CPU) ? "0 " : "", (st & PDF_SAMPLE_TIME) ? "0 " : "");
+}
+
+static void dump_payload(const uint8_t *p, uint64_t size, bool swap)
+{
+	printf(".\n. ... VPA DTL PMU data: size %" PRIu64 " bytes, entries is %" PRIu64 "\n",
+	       size, size / DTL_ENTRY_SIZE);
+	for (uint64_t off = 0; off + DTL_ENTRY_SIZE <= size; off += DTL_ENTRY_SIZE) {
+		const uint8_t *s = p + off;
+		printf(".  %08" PRIx64 ": ", off);
+		if (!dtl_raw_is_header(s)) {
+			struct dtl_entry e;
+			char b1[DTL_REASON_BUFSZ], b2[DTL_REASON_BUFSZ];
+
+			dtl_decode(s, &e);
+			printf("dispatch_reason:%s, preempt_reason:%s, enqueue_to_dispatch_time:%d, "
+			       "ready_to_enqueue_time:%d, waiting_to_ready_time:%d\n",
+			       dtl_dispatch_reason_str(e.dispatch_reason, b1),
+			       dtl_preempt_reason_str(e.preempt_reason, b2),
+			       (int32_t)e.enqueue_to_dispatch_tb, (int32_t)e.ready_to_enqueue_tb,
+			       (int32_t)e.waiting_to_ready_tb);
+		} else {
+			struct dtl_tbinfo h;
+			dtl_header_read(s, swap, &h);
+			printf("boot_tb: %" PRIu64 ", tb_freq: %" PRIu64 "\n", h.boot_tb, h.tb_freq);
+		}
+	}
+	if (size % DTL_ENTRY_SIZE)
+		printf(".  %08" PRIx64 ": (%" PRIu64 " trailing bytes, not a whole entry)\n",
+		       size - size % DTL_ENTRY_SIZE, size % DTL_ENTRY_SIZE);
+}
+
+int dtl_cmd_dump(int argc, char **argv)
+{
+	struct dump_params p = { 0 };
+	int first, rc;
+	struct pdr *r;
+	struct pdr_event ev;
+	uint8_t *pay = NULL;
+	size_t pay_cap = 0;
+	uint64_t nrec = 0;
+
+	if ((rc = dtl_cmd_parse(&dtl_dump_cli, argc, argv, &p, &first)) >= 0)
+		return rc;
+	if (dtl_cmd_file(&dtl_dump_cli, &p.in, argc, argv, first))
+		return EXIT_ERR;
+	const char *path = p.in.path;
+	if (dtl_cmd_open(&r, path, true, true))
+		return EXIT_ERR;
+	const char *shown = strcmp(path, "-") ? path : "stdin";
+	bool swap = pdr_needs_swap(r);
+	while ((rc = pdr_next(r, &ev)) > 0) {
+		char pfx[16];
+
+		if (ev.type != PDF_RECORD_AUXTRACE_INFO && ev.type != PDF_RECORD_AUXTRACE)
+			continue;
+		nrec++;
+		printf("\n%#" PRIx64 "@%s [%#x]: event: %u\n", ev.file_offset, shown, ev.size, ev.type);
+		if (!p.no_raw)
+			hexdump(ev.data, ev.size);
+		tstamp_prefix(r, pfx, sizeof(pfx));
+		printf("\n%s%#" PRIx64 " [%#x]: PERF_RECORD_%s", pfx, ev.file_offset, ev.size,
+		       ev.type == PDF_RECORD_AUXTRACE ? "AUXTRACE" : "AUXTRACE_INFO");
+		if (ev.type == PDF_RECORD_AUXTRACE_INFO) {
+			uint32_t type = ev.size >= 12 ? by_ld32(ev.data + 8, swap) : 0;
+			printf(" type: %u\n", type);
+			if (type == PDF_AUXTRACE_VPA_DTL)
+				printf("  %-19s%" PRId64 "\n", "PMU Type",
+				       ev.size >= 24 ? (int64_t)by_ld64(ev.data + 16, swap) : 0);
+			continue;
+		}
+		const struct pdr_auxtrace *a = &ev.auxtrace;
+		printf(" size: %#" PRIx64 "  offset: %#" PRIx64 "  ref: %#" PRIx64
+		       "  idx: %u  tid: %d  cpu: %d\n", a->size, a->offset, a->reference, a->idx,
+		       (int32_t)a->tid, (int32_t)a->cpu);
+		if (!dtlt_file_has_dtl(r))
+			continue;
+		const uint8_t *data = ev.aux_data;
+		if (!data && a->size) {
+			if (a->size > (256u << 20)) {
+				printf(". (payload of %" PRIu64 " bytes not shown)\n", a->size);
+				continue;
+			}
+			if (pay_cap < a->size) {
+				uint8_t *n = realloc(pay, (size_t)a->size);
+				if (!n) {
+					fprintf(stderr, "latscope dtl dump: out of memory\n");
+					break;
+				}
+				pay = n;
+				pay_cap = (size_t)a->size;
+			}
+			int err = pdr_pread(r, ev.aux_file_offset, pay, (size_t)a->size);
+			if (err) {
+				fprintf(stderr, "latscope dtl dump: cannot read the AUX payload at %#" PRIx64 ": %s\n",
+					ev.aux_file_offset, strerror(-err));
+				rc = err;
+				break;
+			}
+			data = pay;
+		}
+		dump_payload(data, a->size, swap);
+	}
+	free(pay);
+	if (rc < 0) {
+		fprintf(stderr, "latscope dtl dump: %s: %s\n", path, *pdr_strerror(r) ? pdr_strerror(r) : strerror(-rc));
+		pdr_close(r);
+		return EXIT_ERR;
+	}
+	cio_pdr_close(r, "latscope dtl dump", path);
+	if (cio_finish(stdout, "latscope dtl dump", "standard output"))
+		return EXIT_ERR;
+	if (!nrec) {
+		fprintf(stderr, "latscope dtl dump: %s has no AUXTRACE_INFO or AUXTRACE records "
+			"(was it recorded with -e vpa_dtl/dtl_all/?)\n", path);
+		return EXIT_ERR;
+	}
+	return 0;
+}

@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: MIT */
+/* report.c - `latscope dtl report`: DTL statistics per CPU and in total. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cmdio.h"
+#include "commands.h"
+#include "bytes.h"
+#include "dtl.h"
+#include "jsonv.h"
+#include "ksym.h"
+#include "report.h"
+#include "dtlmerge.h"
+#include "dtlstat.h"
+#include "dtltask.h"
+#include "dtltl.h"
+#include "tpevent.h"
+#include "parse.h"
+#include "pdread.h"
+
+#define REP_FLAG(n, f, h) CLI_OPT(n, 0, CLI_T_FLAG, struct rep, f, CLI_NONE, 0, 0, 0, NULL, h, NULL)
+static const struct cli_opt report_opts[] = {
+	DTL_CMD_INPUT,
+	REP_FLAG("json", json, "one JSON document instead of text"),
+	REP_FLAG("no-hist", no_hist, "text: leave out the histograms"),
+	REP_FLAG("total-only", total_only, "text: only the total, no per-CPU sections"),
+	CLI_CPU_PERF(struct rep, cpus, have_cpus, "only these CPUs"),
+	CLI_OPT("tb-freq", 0, CLI_T_U64, struct rep, tb_freq_opt, CLI_NONE, 1, 0, 0, "HZ",
+		"timebase frequency of the entries (overrides the\nheader records)", "a positive integer"),
+	CLI_OPT("boot-tb", 0, CLI_T_U64, struct rep, boot_tb_opt, CLI_GIVEN(struct rep, have_boot_tb), 0, 0, 0,
+		"N", "boot timebase of the entries (overrides the header\nrecords)", "an integer"),
+	CLI_OPT("top", 0, CLI_T_U64, struct rep, top, CLI_NONE, 0, 1000000, 0, "N",
+		"rows of the per-task table (default 20; 0 = all)", NULL),
+	DTL_CMD_READ_OPTS("symbols for srr0 from this kallsyms file (the top\n"
+			  "symbols where the vCPUs were taken, by count and by\n"
+			  "hypervisor time; default: /proc/kallsyms when the\n"
+			  "recording's osrelease and arch are this machine's)"),
+	CLI_END
+};
+
+const struct cli_cmd dtl_report_cli = {
+	.name = "latscope dtl report",
+	.usage = "usage: latscope dtl report [options] FILE",
+	.intro =
+"Statistics of the DTL entries of a perf.data file, per CPU and in total:\n"
+"dispatch and preempt reason counts; the three DTL times (enqueue_to_dispatch,\n"
+"ready_to_enqueue, waiting_to_ready) as latency histograms in microseconds with\n"
+"min/avg/max and p50/p90/p99/p99.9; the hypervisor time taken from the\n"
+"partition (enqueue_to_dispatch + ready_to_enqueue, as the kernel's stolen-time\n"
+"accounting counts it) as a share of the recorded time (each CPU's first to\n"
+"last DTL entry); dispatches per second; how often a vCPU came back on another\n"
+"physical processor; the worst dispatch delays with time and CPU.\n",
+	.opts = report_opts,
+	.outro =
+"When the file also has sched:sched_switch samples (or comes through a pipe),\n"
+"the entries are merged with them into one timeline and every involuntary\n"
+"interruption (any preempt reason but H_CEDE, H_CONFER, H_CONFER_ADJUNCT, which\n"
+"are the partition's own choice) is charged to the task that was running on\n"
+"that vCPU when the hypervisor took it: per task the interruptions, their\n"
+"hypervisor time (enqueue_to_dispatch + ready_to_enqueue), the worst one, and\n"
+"that time as a share of the task's run time.  Idle time is shown as [idle];\n"
+"entries before a CPU's first sched_switch as [unknown].\n",
+	.operands = true,
+};
+
+static int syms_init(struct rep *o)
+{
+	if (!o->syms)
+		return 0;
+	o->nsyms = ksym_count(o->syms);
+	o->sym_count = calloc(o->nsyms + 1, sizeof(uint64_t));
+	o->sym_hv = calloc(o->nsyms + 1, sizeof(uint64_t));
+	o->last_idx = SIZE_MAX;
+	return o->sym_count && o->sym_hv ? 0 : -ENOMEM;
+}
+
+/* One entry's srr0 and hypervisor ticks into the per-symbol counters. */
+static void sym_account(struct rep *o, const uint8_t *raw)
+{
+	uint64_t a = by_ld64_be(raw + 32);
+	size_t i;
+
+	if (a == o->last_addr && o->last_idx != SIZE_MAX) {
+		i = o->last_idx;
+	} else {
+		struct ksym_hit h;
+		i = ksym_lookup(o->syms, a, &h) ? h.index : o->nsyms;
+		o->last_addr = a;
+		o->last_idx = i;
+	}
+	o->sym_count[i]++;
+	o->sym_hv[i] += (uint64_t)by_ld32_be(raw + 4) + by_ld32_be(raw + 8);
+}
+
+static void sym_payload(struct rep *o, const uint8_t *p, uint64_t len)
+{
+	for (uint64_t off = 0; off + DTL_ENTRY_SIZE <= len; off += DTL_ENTRY_SIZE)
+		if (!dtl_raw_is_skipped(p + off))
+			sym_account(o, p + off);
+}
+
+static void note_ring(struct rep *o, const struct pdr_event *ev, const struct pdr *r)
+{
+	if (ev->size < 32 || !dtlt_is_dtl_evsel(r, ev->evsel))
+		return;
+	uint64_t size = pdr_u64(r, ev->data + 16);
+	uint32_t cpu = ev->has_sample ? ev->sample.cpu : UINT32_MAX;
+	bool first = cpu < DTLS_MAX_CPUS && !o->aux_seen[cpu];
+	if (cpu < DTLS_MAX_CPUS)
+		o->aux_seen[cpu] = 1;
+	if (dtl_poll_filled_ring(size, first))
+		o->ring_full++;
+}
+
+static bool has_sched_switch(const struct pdr *r)
+{
+	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
+		const struct pdr_evsel *e = pdr_evsel(r, i);
+		if (e->name && !strcmp(e->name, "sched:sched_switch"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The merged timeline: every entry into the statistics (in time order) and
+ * every involuntary interruption charged to the task on its CPU.
+ */
+static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char *path)
+{
+	struct dtlt_item it;
+	struct tpd *d = NULL;
+	uint64_t end_ns = 0;
+	int rc;
+
+	(void)path;
+	if (o->tb_freq_opt) {
+		o->in.to.fallback.tb_freq = o->tb_freq_opt;
+		o->in.to.override_tb_freq = true;
+	}
+	if (o->have_boot_tb) {
+		o->in.to.fallback.boot_tb = o->boot_tb_opt;
+		o->in.to.override_boot_tb = true;
+		if (!o->in.to.fallback.tb_freq)
+			o->in.to.fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
+	}
+	rc = dtltask_new(&o->tasks);
+	if (rc)
+		return rc;
+	rc = dtlt_new(&o->dt, r, &o->in.to);
+	if (rc)
+		return rc;
+	o->tl = dtlt_stats(o->dt);
+	while ((rc = dtlt_next(o->dt, &it)) > 0) {
+		if (it.kind == DTLT_ENTRY) {
+			const struct dtlm_item *e = &it.entry;
+			if (e->time_ns > end_ns)
+				end_ns = e->time_ns;
+			if (o->have_cpus && !ps_cpuset_has(&o->cpus, e->cpu))
+				continue;
+			if (o->syms)
+				sym_account(o, e->raw);
+			rc = dtls_add_raw(s, e->cpu, e->raw, &e->tbi);
+			if (!rc)
+				rc = dtltask_entry(o->tasks, e->cpu, e->time_ns, &e->e, e->tbi.tb_freq);
+			if (rc == -ERANGE)
+				rc = 0;
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		const struct pdr_event *ev = it.ev;
+		if (ev->has_sample && (ev->sample.type & PDF_SAMPLE_TIME) && ev->sample.time > end_ns)
+			end_ns = ev->sample.time;
+		switch (ev->type) {
+		case PDF_RECORD_AUX:
+			o->aux_records++;
+			note_ring(o, ev, r);
+			if (ev->size >= 32) {
+				uint64_t fl = pdr_u64(r, ev->data + 24);
+				o->aux_flags[0] += !!(fl & PDF_AUX_FLAG_TRUNCATED);
+				o->aux_flags[1] += !!(fl & PDF_AUX_FLAG_PARTIAL);
+				o->aux_flags[2] += !!(fl & PDF_AUX_FLAG_COLLISION);
+			}
+			continue;
+		case PDF_RECORD_LOST:
+			o->lost_records++;
+			if (ev->size >= 24)
+				o->lost_events += pdr_u64(r, ev->data + 16);
+			continue;
+		case PDF_RECORD_SAMPLE:
+			break;
+		default:
+			continue;
+		}
+		const struct pdr_evsel *es = ev->evsel;
+		if (!es || !es->tp || !ev->sample.raw || !(ev->sample.type & PDF_SAMPLE_CPU))
+			continue;
+		if (!d) {
+			d = tpd_new(pdr_tep(r));
+			if (!d)
+				return -ENOMEM;
+		}
+		struct tpe e;
+		if (tpd_kind(d, (int)es->attr.config) != TPE_SCHED_SWITCH ||
+		    tpd_decode(d, (int)es->attr.config, ev->sample.raw, ev->sample.raw_size, &e))
+			continue;
+		rc = dtltask_switch(o->tasks, ev->sample.cpu, ev->sample.time, e.sw.prev_pid,
+				    e.sw.prev_comm, e.sw.next_pid, e.sw.next_comm);
+		if (rc == -ERANGE)
+			rc = 0;
+		if (rc < 0)
+			break;
+	}
+	tpd_free(d);
+	if (rc < 0)
+		return rc;
+	dtltask_end(o->tasks, end_ns);
+	const struct dtlm_stats *ms = dtlm_stats(dtlt_merge(o->dt));
+	struct dtl_scan_stats sc = {
+		.payloads = ms->buffers, .slots = ms->entries + ms->headers + ms->skipped,
+		.headers = ms->headers, .skipped = ms->skipped, .odd_payloads = ms->odd_buffers,
+		.tail_bytes = ms->tail_bytes,
+	};
+	dtls_set_scan(s, &sc);
+	o->late = ms->late;
+	o->dropped = o->tl->bad_cpu_buffers;
+	return 0;
+}
+
+int dtl_cmd_report(int argc, char **argv)
+{
+	struct rep o = { .top = 20 };
+	struct pdr *r;
+	struct dtls *s;
+	struct pdr_event ev;
+	uint8_t *pay = NULL;
+	size_t pay_cap = 0;
+	int first, rc, ret = 0;
+
+	if ((rc = dtl_cmd_parse(&dtl_report_cli, argc, argv, &o, &first)) >= 0)
+		return rc;
+	if (dtl_cmd_file(&dtl_report_cli, &o.in, argc, argv, first))
+		return EXIT_ERR;
+	const char *path = o.in.path;
+	if (dtls_new(&s)) {
+		fprintf(stderr, "latscope dtl report: out of memory\n");
+		return EXIT_ERR;
+	}
+	if (dtl_cmd_open(&r, path, false, true)) {
+		dtls_free(s);
+		return EXIT_ERR;
+	}
+	bool swap = pdr_needs_swap(r);
+	if (dtl_cmd_syms(&o.syms, r, o.in.kallsyms, o.in.no_symbols, "latscope dtl report") ||
+	    syms_init(&o)) {
+		ret = EXIT_ERR;
+		goto out;
+	}
+	o.timeline = pdr_info(r)->pipe || has_sched_switch(r) || o.have_boot_tb;
+	if (o.timeline) {
+		rc = run_timeline(r, s, &o, path);
+		if (rc < 0)
+			goto read_err;
+		goto results;
+	}
+	/* no sched_switch to charge: read the AUX data in file order, no merge */
+	pdr_close(r);
+	if (dtl_cmd_open(&r, path, true, true)) {
+		dtls_free(s);
+		return EXIT_ERR;
+	}
+	while ((rc = pdr_next(r, &ev)) > 0) {
+		if (ev.type < PDF_RECORD_USER_START && ev.has_sample && ev.sample.time &&
+		    (ev.sample.type & PDF_SAMPLE_TIME)) {
+			if (!o.min_rec_ns || ev.sample.time < o.min_rec_ns)
+				o.min_rec_ns = ev.sample.time;
+			if (ev.sample.time > o.max_rec_ns)
+				o.max_rec_ns = ev.sample.time;
+		}
+		switch (ev.type) {
+		case PDF_RECORD_AUXTRACE: {
+			const struct pdr_auxtrace *a = &ev.auxtrace;
+			if (!dtlt_file_has_dtl(r))
+				break;
+			if (o.have_cpus && !ps_cpuset_has(&o.cpus, a->cpu))
+				break;
+			if (ev.aux_data) {
+				rc = dtls_add_payload(s, a->cpu, ev.aux_data, a->size, swap);
+				if (!rc && o.syms)
+					sym_payload(&o, ev.aux_data, a->size);
+			} else {
+				/* large payload left in the file: read it in whole-slot chunks */
+				uint64_t done = 0;
+				const uint64_t chunk = DTL_ENTRY_SIZE * 21845ULL;
+				if (!pay) {
+					pay = malloc(chunk);
+					pay_cap = chunk;
+				}
+				rc = pay ? 0 : -ENOMEM;
+				while (!rc && done < a->size) {
+					uint64_t n = a->size - done < pay_cap ? a->size - done : pay_cap;
+					rc = pdr_pread(r, ev.aux_file_offset + done, pay, (size_t)n);
+					if (!rc)
+						rc = dtls_add_payload(s, a->cpu, pay, n, swap);
+					if (!rc && o.syms)
+						sym_payload(&o, pay, n);
+					done += n;
+				}
+			}
+			if (rc == -ERANGE) {
+				o.dropped++;
+				rc = 0;
+			}
+			if (rc < 0)
+				goto read_err;
+			break;
+		}
+		case PDF_RECORD_AUX:
+			o.aux_records++;
+			note_ring(&o, &ev, r);
+			if (ev.size >= 32) {
+				uint64_t fl = pdr_u64(r, ev.data + 24);
+				o.aux_flags[0] += !!(fl & PDF_AUX_FLAG_TRUNCATED);
+				o.aux_flags[1] += !!(fl & PDF_AUX_FLAG_PARTIAL);
+				o.aux_flags[2] += !!(fl & PDF_AUX_FLAG_COLLISION);
+			}
+			break;
+		case PDF_RECORD_LOST:
+			o.lost_records++;
+			if (ev.size >= 24)
+				o.lost_events += pdr_u64(r, ev.data + 16);
+			break;
+		default:
+			break;
+		}
+	}
+	if (rc < 0) {
+read_err:
+		fprintf(stderr, "latscope dtl report: %s: %s\n", path,
+			*pdr_strerror(r) ? pdr_strerror(r) : strerror(-rc));
+		ret = EXIT_ERR;
+		goto out;
+	}
+
+results:;
+	struct dtls_cpu *tot = malloc(sizeof(*tot));
+	if (!tot) {
+		ret = EXIT_ERR;
+		goto out;
+	}
+	dtls_total(s, tot);
+	uint64_t tot_span = 0;
+	for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
+		const struct dtls_cpu *cc = dtls_cpu(s, i);
+		if (cc)
+			tot_span += dtls_span_tb(cc);
+	}
+	const struct dtl_scan_stats *sc = dtls_scan_stats(s);
+	struct dtl_tbinfo tbi = dtls_tbinfo(s);
+	if (o.json) {
+		struct json_object *j = json_object_new_object(), *cpus = json_object_new_array(),
+				   *data = json_object_new_object();
+		json_object_object_add(j, "file", json_object_new_string(path));
+		json_object_object_add(j, "boot_tb", jsonv_u64(tbi.boot_tb));
+		json_object_object_add(j, "tb_freq", jsonv_u64(dtl_rep_freq_of(s, NULL, &o)));
+		json_object_object_add(j, "has_header", json_object_new_boolean(dtl_tbinfo_valid(&tbi)));
+		json_object_object_add(data, "payloads", jsonv_u64(sc->payloads));
+		json_object_object_add(data, "slots", jsonv_u64(sc->slots));
+		json_object_object_add(data, "entries", jsonv_u64(sc->entries));
+		json_object_object_add(data, "headers", jsonv_u64(sc->headers));
+		json_object_object_add(data, "skipped_slots", jsonv_u64(sc->skipped));
+		json_object_object_add(data, "odd_payloads", jsonv_u64(sc->odd_payloads));
+		json_object_object_add(data, "tail_bytes", jsonv_u64(sc->tail_bytes));
+		json_object_object_add(data, "unknown_reasons", jsonv_u64(sc->bad_reasons));
+		json_object_object_add(data, "aux_truncated", jsonv_u64(o.aux_flags[0]));
+		json_object_object_add(data, "aux_partial", jsonv_u64(o.aux_flags[1]));
+		json_object_object_add(data, "aux_collision", jsonv_u64(o.aux_flags[2]));
+		json_object_object_add(data, "lost_records", jsonv_u64(o.lost_records));
+		json_object_object_add(data, "lost_events", jsonv_u64(o.lost_events));
+		json_object_object_add(data, "dropped_buffers", jsonv_u64(o.dropped));
+		json_object_object_add(data, "ring_full_polls", jsonv_u64(o.ring_full));
+		json_object_object_add(data, "polls", jsonv_u64(o.aux_records));
+		json_object_object_add(data, "unknown_id_samples", jsonv_u64(pdr_stats(r)->unknown_id));
+		json_object_object_add(data, "short_samples", jsonv_u64(pdr_stats(r)->bad_samples));
+		json_object_object_add(data, "late_entries", jsonv_u64(o.late));
+		json_object_object_add(j, "data", data);
+		for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
+			const struct dtls_cpu *cc = dtls_cpu(s, i);
+			if (cc && cc->entries)
+				json_object_array_add(cpus, dtl_rep_j_section(s, cc, &o, dtls_span_tb(cc)));
+		}
+		json_object_object_add(j, "cpus", cpus);
+		json_object_object_add(j, "total", dtl_rep_j_section(s, tot, &o, tot_span));
+		json_object_object_add(j, "worst", dtl_rep_worst_json(s, &o));
+		json_object_object_add(j, "symbols", dtl_rep_syms_json(&o, dtl_rep_freq_of(s, NULL, &o)));
+		if (o.timeline) {
+			json_object_object_add(j, "timeline", dtl_rep_timeline_json(&o));
+			json_object_object_add(j, "tasks", dtl_rep_tasks_json(&o));
+		}
+		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+		json_object_put(j);
+	} else {
+		printf("DTL report: %s\n", path);
+		printf("  %" PRIu64 " entries in %" PRIu64 " AUX payloads", sc->entries, sc->payloads);
+		if (dtl_tbinfo_valid(&tbi))
+			printf(", boot_tb %" PRIu64 ", tb_freq %" PRIu64 " Hz\n", tbi.boot_tb, tbi.tb_freq);
+		else
+			printf(", no header record: tb_freq %" PRIu64 " Hz assumed\n", dtl_rep_freq_of(s, NULL, &o));
+		printf("  slots %" PRIu64 ": headers %" PRIu64 ", skipped %" PRIu64
+		       "; payloads not a multiple of 48: %" PRIu64 " (%" PRIu64 " bytes ignored)"
+		       "; entries with unknown reasons: %" PRIu64 "\n", sc->slots, sc->headers,
+		       sc->skipped, sc->odd_payloads, sc->tail_bytes, sc->bad_reasons);
+		if (o.aux_flags[0] || o.aux_flags[1] || o.aux_flags[2] || o.lost_records)
+			printf("  DATA LOST: AUX truncated %" PRIu64 ", partial %" PRIu64 ", collision %" PRIu64
+			       ", LOST records %" PRIu64 " (%" PRIu64 " events)\n", o.aux_flags[0],
+			       o.aux_flags[1], o.aux_flags[2], o.lost_records, o.lost_events);
+		if (o.ring_full)
+			printf("  PROBABLY LOST: %" PRIu64 " of %" PRIu64 " polls copied 84 entries, all the hypervisor's "
+			       "85-entry ring lets through: older entries were overwritten before them "
+			       "(poll more often: -c)\n", o.ring_full, o.aux_records);
+		if (!o.total_only) {
+			for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
+				const struct dtls_cpu *cc = dtls_cpu(s, i);
+				char title[32];
+				if (!cc || !cc->entries)
+					continue;
+				snprintf(title, sizeof(title), "CPU %u", i);
+				dtl_rep_text_section(s, cc, title, &o, dtls_span_tb(cc));
+			}
+		}
+		if (tot->entries)
+			dtl_rep_text_section(s, tot, "Total", &o, tot_span);
+		dtl_rep_worst_text(s, &o);
+		if (sc->entries)
+			dtl_rep_syms_text(&o, dtl_rep_freq_of(s, NULL, &o));
+		if (o.timeline)
+			dtl_rep_tasks_text(&o);
+	}
+	free(tot);
+	if (cio_finish(stdout, "latscope dtl report", "standard output")) {
+		ret = EXIT_ERR;
+		goto out;
+	}
+	if (!sc->entries) {
+		fprintf(stderr, "latscope dtl report: %s has no DTL entries: no vpa_dtl AUX data (record with "
+			"-e vpa_dtl/dtl_all/, or `latscope dtl record`)\n", path);
+		ret = EXIT_ERR;
+		goto out;
+	}
+	if (o.timeline) {
+		dtl_cmd_tb_warnings("latscope dtl report", path, o.dt);
+	} else {
+		/* the fast path: headers and each CPU's entry span against the records */
+		for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
+			const struct dtls_cpu *cc = dtls_cpu(s, i);
+			if (!cc || !cc->entries)
+				continue;
+			struct dtl_tbinfo tb = dtl_rep_eff_tbi(s, cc, &o);
+			if (tb.tb_freq < DTLM_TB_FREQ_MIN || tb.tb_freq > DTLM_TB_FREQ_MAX) {
+				fprintf(stderr, "latscope dtl report: %s: CPU %u's tb_freq is %" PRIu64 " Hz, outside "
+					"1 MHz..10 GHz: DTL times are probably wrong; --tb-freq overrides it\n",
+					path, i, tb.tb_freq);
+				break;
+			}
+			uint64_t a = dtl_tb_to_ns(cc->first_tb, &tb), b = dtl_tb_to_ns(cc->last_tb, &tb);
+			if (o.max_rec_ns && (a + DTLT_FAR_NS < o.min_rec_ns || b > o.max_rec_ns + DTLT_FAR_NS)) {
+				fprintf(stderr, "latscope dtl report: %s: CPU %u's DTL entries (%" PRIu64 ".%09" PRIu64
+					" s to %" PRIu64 ".%09" PRIu64 " s) lie more than a day from the records: boot_tb "
+					"or tb_freq is probably wrong; --boot-tb and --tb-freq override them\n", path, i,
+					a / 1000000000u, a % 1000000000u, b / 1000000000u, b % 1000000000u);
+				break;
+			}
+		}
+	}
+	if (o.dropped)
+		fprintf(stderr, "latscope dtl report: %s: %" PRIu64 " AUX buffers dropped (CPU number out of "
+			"range 0..%d)\n", path, o.dropped, DTLS_MAX_CPUS - 1);
+	if (o.in.strict) {
+		ret = dtl_cmd_verdict("latscope dtl report", o.dt, r);
+		if (!ret && o.dropped) {
+			fprintf(stderr, "latscope dtl report: --strict: the result is incomplete: %" PRIu64
+				" AUX buffers dropped; exit 1\n", o.dropped);
+			ret = EXIT_THRESHOLD;
+		}
+	}
+	if (o.timeline && o.tl && o.tl->source == DTLT_SRC_SCAN && o.tl->why_scan[0])
+		fprintf(stderr, "latscope dtl report: %s: %s; found %" PRIu64 " AUX buffers by scanning the "
+			"data section instead\n", path, o.tl->why_scan, o.tl->dtl_buffers);
+	if (o.late)
+		fprintf(stderr, "latscope dtl report: %s: %" PRIu64 " DTL entries came after a newer record "
+			"(beyond the reorder window): their tasks may be wrong\n", path, o.late);
+out:
+	dtltask_free(o.tasks);
+	ksym_free(o.syms);
+	free(o.sym_count);
+	free(o.sym_hv);
+	dtlt_free(o.dt);
+	free(pay);
+	cio_pdr_close(r, "latscope dtl report", path);
+	dtls_free(s);
+	return ret;
+}
