@@ -1,350 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-#include "jsonv.h"
-#include "pdprint.h"
-
+/*
+ * pdprint.c - perf script's lines from perf.data samples.  See pdprint.h;
+ * its parts share pdprint_int.h:
+ *   pdprint.c       create/free, -F fields, task names, the tracepoint
+ *                   formats (compiled on first sight), the text lines
+ *   pdprint_sym.c   kernel symbols for %ps fields, deferred and resolved in one pass
+ *   pdprint_memo.c  the memo of libtraceevent's output
+ *   pdprint_json.c  a sample as a JSON object
+ */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <sys/utsname.h>
-
-#include <json-c/json.h>
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
 #include "bytes.h"
-#include "ksym.h"
-#include "ppcomp.h"
-#include "thread.h"
-
-/*
- * Memo of libtraceevent's output.  The INFO text of a tracepoint depends only
- * on its raw bytes (no handler plugins are loaded), so a payload seen before
- * is printed from the memo: exact, and a large win because sched payloads
- * repeat.  The key skips the common_* header unless the print format reads it.
- * Bounded: the memo is cleared when its arena or table fills.
- */
-#define MEMO_SLOTS	(1u << 17)
-#define MEMO_ARENA	(48u << 20)
-#define MEMO_MAX_KEY	512
-
-struct memo_slot {		/* 16 bytes: the table stays in cache */
-	uint64_t hash;		/* 0 = empty */
-	uint32_t off;		/* arena offset: u32 event id, key bytes, output bytes */
-	uint16_t key_len;
-	uint16_t out_len;
-};
-
-struct memo {
-	struct memo_slot *slots;
-	uint8_t *arena;
-	size_t arena_used, used;
-	uint64_t hits, misses, resets;
-};
-
-struct tp_info {
-	int id;
-	int key_start;		/* first raw byte that can affect the text; -1 = no memo */
-	struct ppc_prog *prog;	/* the compiled print format, or NULL */
-	char why[96];		/* why not compiled */
-	char name[64];		/* "sys:name" */
-	uint64_t compiled, fallback;	/* samples printed each way */
-};
-
-#define PP_COMM_CACHE 256
-struct comm_cache {
-	uint32_t pid, tid;
-	uint64_t gen;		/* thr_generation() when comm was taken */
-	const char *comm;	/* owned by the thread table */
-};
-
-struct pp {
-	struct pdr *r;
-	struct pp_opts o;
-	struct thr_table *thr;
-	struct trace_seq seq;
-	struct memo memo;
-	struct tp_info *tps;
-	size_t nr_tps, last_tp;
-	struct ppc_symcb symcb;
-	char *scratch;		/* a compiled text that did not fit the caller's buffer */
-	size_t scratch_cap;
-	int name_width;		/* computed lazily: pipe mode adds evsels late */
-	size_t name_width_evsels;
-	/* kernel symbols: path decided at pp_new, table loaded on first use */
-	const char *ksym_path;	/* NULL = never resolve */
-	struct ksym *ksym;
-	bool ksym_tried;
-	pthread_mutex_t ksym_mu;
-	struct comm_cache cc[PP_COMM_CACHE];	/* by tid */
-	/* deferred symbols (defer_symbols; the formatting thread only) */
-	struct sym_fix *fix;	/* where symbols go in the text not emitted yet */
-	size_t nfix, cfix;
-	struct sym_ent *sc;	/* known addresses (open addressing) */
-	size_t sc_cap, sc_used;
-	struct ksym_set *kset;	/* the one pass over kallsyms */
-	bool kset_done;
-	bool no_defer;		/* text going to scratch: resolve now */
-};
-
-struct sym_fix {
-	const char *at;
-	uint64_t addr;
-	bool with_offset;
-};
-
-struct sym_ent {
-	uint64_t addr;
-	uint64_t start;
-	const char *name;	/* owned by kset or ksym; NULL: no symbol */
-	bool used;
-};
-
-/* Does any recorded tracepoint print a kernel symbol (%ps, %pS, %pf...)? */
-static bool formats_print_symbols(struct pdr *r)
-{
-	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
-		const struct pdr_evsel *e = pdr_evsel(r, i);
-		const char *f = e->tp ? e->tp->print_fmt.format : NULL;
-		for (; f && (f = strstr(f, "%p")); f += 2)
-			if (strchr("sSfFB", f[2]) && f[2])
-				return true;
-	}
-	return false;
-}
-
-/*
- * Kernel symbols for %ps-style fields, as perf script resolves them: perf
- * hands libtraceevent a function resolver backed by its kernel map (no
- * function list).  Here the resolver is lib/ksym (perf's kallsyms rules),
- * loaded on the first address that needs it: a recording whose samples
- * print no symbol never reads kallsyms.
- */
-static void ksyms_ensure(struct pp *p)
-{
-	pthread_mutex_lock(&p->ksym_mu);
-	if (!p->ksym_tried) {
-		struct ksym *k = NULL;
-		if (ksym_load(&k, p->ksym_path) == 0)
-			__atomic_store_n(&p->ksym, k, __ATOMIC_RELEASE);
-		__atomic_store_n(&p->ksym_tried, true, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&p->ksym_mu);
-}
-
-/* The symbol covering addr (loading the table on first use); false if none. */
-static bool pp_ksym(struct pp *p, uint64_t addr, struct ksym_hit *hit)
-{
-	if (!p->ksym_path)
-		return false;
-	if (!__atomic_load_n(&p->ksym_tried, __ATOMIC_ACQUIRE))
-		ksyms_ensure(p);
-	return ksym_lookup(__atomic_load_n(&p->ksym, __ATOMIC_ACQUIRE), addr, hit);
-}
-
-/* libtraceevent's function resolver (tep_func_resolver_t). */
-static char *resolve_func(void *priv, unsigned long long *addrp, char **modp)
-{
-	struct ksym_hit h;
-	if (!pp_ksym(priv, *addrp, &h))
-		return NULL;
-	*addrp = h.start;
-	*modp = (char *)h.module;
-	return (char *)h.name;
-}
-
-/* The symbol text as libtraceevent's print_function writes it (name, with
- * "+0xOFF" for %pS/%pF; "0x..." when no symbol covers addr); its length. */
-static size_t sym_write(char *out, uint64_t addr, const char *name, uint64_t start, bool with_offset)
-{
-	if (!name)
-		return (size_t)sprintf(out, "0x%llx", (unsigned long long)addr);
-	size_t n = strlen(name);
-	memcpy(out, name, n);
-	if (with_offset)
-		n += (size_t)sprintf(out + n, "+0x%llx", (unsigned long long)(addr - start));
-	return n;
-}
-
-static struct sym_ent *sc_find(struct pp *p, uint64_t addr)
-{
-	if (!p->sc_cap)
-		return NULL;
-	for (size_t i = (size_t)(addr * 0x9e3779b97f4a7c15ULL >> 20) & (p->sc_cap - 1);; i = (i + 1) & (p->sc_cap - 1))
-		if (!p->sc[i].used || p->sc[i].addr == addr)
-			return &p->sc[i];
-}
-
-/* Remember what addr resolves to (name NULL: nothing). */
-static void sc_put(struct pp *p, uint64_t addr, const char *name, uint64_t start)
-{
-	if ((p->sc_used + 1) * 2 > p->sc_cap) {
-		size_t ncap = p->sc_cap ? p->sc_cap * 2 : 256;
-		struct sym_ent *old = p->sc, *n = calloc(ncap, sizeof(*n));
-		if (!n)
-			return;
-		size_t ocap = p->sc_cap;
-		p->sc = n;
-		p->sc_cap = ncap;
-		p->sc_used = 0;
-		for (size_t i = 0; i < ocap; i++)
-			if (old[i].used)
-				sc_put(p, old[i].addr, old[i].name, old[i].start);
-		free(old);
-	}
-	struct sym_ent *e = sc_find(p, addr);
-	if (!e->used)
-		p->sc_used++;
-	e->used = true;
-	e->addr = addr;
-	e->name = name;
-	e->start = start;
-}
-
-/* Resolve addr now (the table is loaded if need be) and remember it. */
-static struct sym_ent *sc_resolve(struct pp *p, uint64_t addr)
-{
-	struct ksym_hit h;
-	bool found = pp_ksym(p, addr, &h);
-	sc_put(p, addr, found ? h.name : NULL, found ? h.start : 0);
-	struct sym_ent *e = sc_find(p, addr);
-	return e && e->used ? e : NULL;
-}
-
-/* How a compiled format prints %ps / %pS. */
-static size_t sym_text(void *ctx, uint64_t addr, bool with_offset, char *out)
-{
-	struct pp *p = ctx;
-	if (!p->ksym_path)
-		return sym_write(out, addr, NULL, 0, with_offset);
-	struct sym_ent *e = sc_find(p, addr);
-	if ((!e || !e->used) && (!p->o.defer_symbols || p->kset_done || p->no_defer)) {
-		e = sc_resolve(p, addr);
-		if (!e) {	/* no memory for the cache */
-			struct ksym_hit h;
-			bool found = pp_ksym(p, addr, &h);
-			return sym_write(out, addr, found ? h.name : NULL, found ? h.start : 0, with_offset);
-		}
-	}
-	if (e && e->used)
-		return sym_write(out, addr, e->name, e->start, with_offset);
-	/* not known yet: leave it out, note where it goes (pp_emit) */
-	if (p->nfix == p->cfix) {
-		size_t nc = p->cfix ? p->cfix * 2 : 256;
-		struct sym_fix *n = realloc(p->fix, nc * sizeof(*n));
-		if (!n) {
-			p->kset_done = true;	/* give up deferring */
-			return sym_text(ctx, addr, with_offset, out);
-		}
-		p->fix = n;
-		p->cfix = nc;
-	}
-	p->fix[p->nfix++] = (struct sym_fix){ out, addr, with_offset };
-	return 0;
-}
-
-static int addr_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Resolve every address the fixups wait for. */
-static void resolve_pending(struct pp *p)
-{
-	if (!p->kset_done) {
-		uint64_t *a = malloc(p->nfix * sizeof(*a));
-		size_t n = 0;
-		for (size_t i = 0; a && i < p->nfix; i++)
-			a[n++] = p->fix[i].addr;
-		if (a)
-			qsort(a, n, sizeof(*a), addr_cmp);
-		if (a && ksym_resolve(&p->kset, p->ksym_path, a, n) == 0) {
-			struct ksym_hit h;
-			for (size_t i = 0; i < n; i++) {
-				if (i && a[i] == a[i - 1])
-					continue;
-				bool found = ksym_set_lookup(p->kset, a[i], &h);
-				sc_put(p, a[i], found ? h.name : NULL, found ? h.start : 0);
-			}
-		}
-		free(a);
-		p->kset_done = true;	/* new addresses from now on: the whole table */
-	}
-	for (size_t i = 0; i < p->nfix; i++) {
-		struct sym_ent *e = sc_find(p, p->fix[i].addr);
-		if (!e || !e->used)
-			sc_resolve(p, p->fix[i].addr);
-	}
-}
-
-bool pp_format_stat(const struct pp *p, size_t i, struct pp_format_stat *st)
-{
-	if (i >= p->nr_tps)
-		return false;
-	const struct tp_info *t = &p->tps[i];
-	st->name = t->name;
-	st->compiled = t->prog != NULL;
-	st->why = t->why;
-	st->compiled_samples = t->compiled;
-	st->fallback_samples = t->fallback;
-	return true;
-}
-
-bool pp_symbols_pending(const struct pp *p)
-{
-	return p->nfix > 0;
-}
-
-int pp_emit(struct pp *p, const char *buf, size_t len, pp_emit_fn emit, void *ctx)
-{
-	if (!p->nfix)
-		return len ? emit(ctx, buf, len) : 0;
-	resolve_pending(p);
-	const char *at = buf, *end = buf + len;
-	int err = 0;
-	for (size_t i = 0; i < p->nfix && !err; i++) {
-		const struct sym_fix *f = &p->fix[i];
-		if (f->at < at || f->at > end)
-			continue;	/* not in this text */
-		if (f->at > at)
-			err = emit(ctx, at, (size_t)(f->at - at));
-		at = f->at;
-		char tmp[PPC_SYM_MAX];
-		struct sym_ent *e = sc_find(p, f->addr);
-		struct ksym_hit h;
-		bool found = e && e->used ? e->name != NULL : pp_ksym(p, f->addr, &h);
-		size_t n = e && e->used ? sym_write(tmp, f->addr, e->name, e->start, f->with_offset)
-					: sym_write(tmp, f->addr, found ? h.name : NULL, found ? h.start : 0,
-						    f->with_offset);
-		if (!err)
-			err = emit(ctx, tmp, n);
-	}
-	if (!err && at < end)
-		err = emit(ctx, at, (size_t)(end - at));
-	p->nfix = 0;
-	return err;
-}
-
-/* Decide where symbols come from (nothing is read yet). */
-static void setup_symbols(struct pp *p)
-{
-	struct tep_handle *tep = pdr_tep(p->r);
-	const char *path = p->o.kallsyms;
-	if (!tep || (path && !*path))
-		return;
-	if (!path) {
-		struct utsname u;
-		const char *rel = pdr_info(p->r)->osrelease;
-		if (uname(&u) || !rel || strcmp(rel, u.release))
-			return;
-		path = "/proc/kallsyms";
-	}
-	p->ksym_path = path;
-	tep_set_function_resolver(tep, resolve_func, p);
-}
+#include "pdprint_int.h"
 
 struct pp *pp_new(struct pdr *r, const struct pp_opts *opts)
 {
@@ -362,10 +35,10 @@ struct pp *pp_new(struct pdr *r, const struct pp_opts *opts)
 		return NULL;
 	}
 	trace_seq_init(&p->seq);
-	p->symcb.fn = sym_text;
+	p->symcb.fn = ppi_sym_text;
 	p->symcb.ctx = p;
 	pthread_mutex_init(&p->ksym_mu, NULL);
-	setup_symbols(p);
+	ppi_setup_symbols(p);
 	return p;
 }
 
@@ -709,168 +382,23 @@ static struct tp_info *tp_lookup(struct pp *p, struct tep_event *ev)
 	return t;
 }
 
-static int key_start(struct pp *p, struct tep_event *ev)
+int ppi_key_start(struct pp *p, struct tep_event *ev)
 {
 	struct tp_info *t = tp_lookup(p, ev);
 	return t ? t->key_start : -1;
 }
 
-static inline uint64_t memo_hash(const uint8_t *k, size_t n, int32_t id)
+bool pp_format_stat(const struct pp *p, size_t i, struct pp_format_stat *st)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)(uint32_t)id << 32) ^ n;
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t v;
-		memcpy(&v, k + i, 8);
-		h = (h ^ v) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 29;
-	}
-	uint64_t v = 0;
-	memcpy(&v, k + i, n - i);
-	h = (h ^ v) * 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 32;
-	return h | 1;	/* never 0 */
-}
-
-static void memo_reset(struct memo *m)
-{
-	memset(m->slots, 0, MEMO_SLOTS * sizeof(*m->slots));
-	m->arena_used = 0;
-	m->used = 0;
-	m->resets++;
-}
-
-/* Append the tracepoint text of s to o, through the memo. */
-/* The memo key of a sample: raw bytes from the first that can matter. */
-static bool memo_key(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
-		     const uint8_t **key, size_t *klen)
-{
-	int ks = key_start(p, e->tp);
-	if (ks < 0)
+	if (i >= p->nr_tps)
 		return false;
-	*key = raw + ((uint32_t)ks <= raw_size ? (uint32_t)ks : 0);
-	*klen = raw_size - (size_t)(*key - raw);
-	if (*klen > MEMO_MAX_KEY)
-		return false;
-	struct memo *m = &p->memo;
-	if (!m->slots) {
-		m->slots = calloc(MEMO_SLOTS, sizeof(*m->slots));
-		m->arena = malloc(MEMO_ARENA);
-		if (!m->slots || !m->arena) {
-			free(m->slots);
-			free(m->arena);
-			m->slots = NULL;
-			m->arena = NULL;
-			return false;
-		}
-	}
+	const struct tp_info *t = &p->tps[i];
+	st->name = t->name;
+	st->compiled = t->prog != NULL;
+	st->why = t->why;
+	st->compiled_samples = t->compiled;
+	st->fallback_samples = t->fallback;
 	return true;
-}
-
-/* Find the key; returns its slot, or the empty slot where it would go. */
-static struct memo_slot *memo_find(struct memo *m, uint64_t h, int32_t id, const uint8_t *key, size_t klen)
-{
-	for (uint32_t i = (uint32_t)h & (MEMO_SLOTS - 1);; i = (i + 1) & (MEMO_SLOTS - 1)) {
-		struct memo_slot *sl = &m->slots[i];
-		if (!sl->hash)
-			return sl;
-		if (sl->hash == h && sl->key_len == klen) {
-			int32_t sid;
-			memcpy(&sid, m->arena + sl->off, 4);
-			if (sid == id && !memcmp(m->arena + sl->off + 4, key, klen))
-				return sl;
-		}
-	}
-}
-
-#define MEMO_PENDING 0xffff	/* out_len of an entry whose text is being made */
-
-int pp_memo_lookup(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
-		   const char **text, size_t *len, uint32_t *ref)
-{
-	const uint8_t *key;
-	size_t klen;
-	if (!e->tp || !memo_key(p, e, raw, raw_size, &key, &klen))
-		return PP_MEMO_NONE;
-	struct memo *m = &p->memo;
-	struct memo_slot *sl = memo_find(m, memo_hash(key, klen, e->tp->id), e->tp->id, key, klen);
-	if (!sl->hash) {
-		m->misses++;
-		return PP_MEMO_MISS;
-	}
-	if (sl->out_len == MEMO_PENDING) {
-		m->hits++;
-		memcpy(ref, m->arena + sl->off + 4 + klen, 4);
-		return PP_MEMO_PENDING;
-	}
-	m->hits++;
-	*text = (const char *)m->arena + sl->off + 4 + klen;
-	*len = sl->out_len;
-	return PP_MEMO_HIT;
-}
-
-bool pp_memo_get(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
-		 const char **text, size_t *len)
-{
-	uint32_t ref;
-	return pp_memo_lookup(p, e, raw, raw_size, text, len, &ref) == PP_MEMO_HIT;
-}
-
-/* Store id, key and payload (text, or a pending reference) under slot. */
-static void memo_store(struct memo *m, struct memo_slot *slot, uint64_t h, int32_t id, const uint8_t *key,
-		       size_t klen, const void *payload, size_t plen, uint16_t out_len)
-{
-	memcpy(m->arena + m->arena_used, &id, 4);
-	memcpy(m->arena + m->arena_used + 4, key, klen);
-	memcpy(m->arena + m->arena_used + 4 + klen, payload, plen);
-	if (!slot->hash)
-		m->used++;
-	slot->hash = h;
-	slot->off = (uint32_t)m->arena_used;
-	slot->key_len = (uint16_t)klen;
-	slot->out_len = out_len;
-	m->arena_used += 4 + klen + plen;
-}
-
-void pp_memo_pending(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
-		     uint32_t ref)
-{
-	const uint8_t *key;
-	size_t klen;
-	if (!e->tp || !memo_key(p, e, raw, raw_size, &key, &klen))
-		return;
-	struct memo *m = &p->memo;
-	uint64_t h = memo_hash(key, klen, e->tp->id);
-	struct memo_slot *slot = memo_find(m, h, e->tp->id, key, klen);
-	if (slot->hash)
-		return;
-	if (m->arena_used + 8 + klen > MEMO_ARENA || (m->used + 1) * 4 > MEMO_SLOTS * 3) {
-		memo_reset(m);
-		slot = memo_find(m, h, e->tp->id, key, klen);
-	}
-	memo_store(m, slot, h, e->tp->id, key, klen, &ref, 4, MEMO_PENDING);
-}
-
-void pp_memo_put(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
-		 const char *text, size_t len)
-{
-	const uint8_t *key;
-	size_t klen;
-	if (!e->tp || len > 0xffff || !memo_key(p, e, raw, raw_size, &key, &klen))
-		return;
-	struct memo *m = &p->memo;
-	uint64_t h = memo_hash(key, klen, e->tp->id);
-	if (len >= MEMO_PENDING)
-		return;
-	struct memo_slot *slot = memo_find(m, h, e->tp->id, key, klen);
-	if (slot->hash && slot->out_len != MEMO_PENDING)
-		return;		/* already there */
-	if (m->arena_used + 4 + klen + len > MEMO_ARENA || (m->used + 1) * 4 > MEMO_SLOTS * 3) {
-		memo_reset(m);
-		slot = memo_find(m, h, e->tp->id, key, klen);
-	}
-	/* a pending entry is replaced by a new record with the text */
-	memo_store(m, slot, h, e->tp->id, key, klen, text, len, (uint16_t)len);
 }
 
 struct trace_seq *pp_seq_new(void)
@@ -909,11 +437,6 @@ struct pdr *pp_reader(const struct pp *p)
 	return p->r;
 }
 
-bool pp_prints_symbols(const struct pp *p)
-{
-	return formats_print_symbols(p->r);
-}
-
 const char *pp_trace_text_uncached(struct pp *p, const struct pdr_evsel *e, const struct pdr_sample *s,
 				   struct trace_seq *seq, size_t *len)
 {
@@ -947,7 +470,7 @@ void pp_prepare(struct pp *p)
 	for (size_t i = 0; i < pdr_nr_evsels(p->r); i++) {
 		const struct pdr_evsel *e = pdr_evsel(p->r, i);
 		if (e->tp)
-			key_start(p, e->tp);
+			ppi_key_start(p, e->tp);
 	}
 }
 
@@ -1010,7 +533,6 @@ static inline int dec_digits(uint64_t v)
 	}
 	return n + (v >= 10);
 }
-
 
 static size_t fast_prefix(struct pp *p, const char *comm, size_t cl, int32_t tid, int32_t cpu, uint64_t t,
 			  const char *evname, size_t el, int ew, char *buf)
@@ -1119,80 +641,4 @@ size_t pp_format_with_comm(struct pp *p, const struct pdr_event *ev, const char 
 	if (o.pos >= len)
 		p->nfix = nfix;	/* the caller formats this sample again elsewhere */
 	return out_done(&o);
-}
-
-static struct json_object *field_json(struct tep_format_field *fl, const struct pdr_sample *s,
-				      struct tep_handle *tep)
-{
-	const uint8_t *data = s->raw;
-	uint32_t size = s->raw_size;
-	unsigned off = (unsigned)fl->offset, len = (unsigned)fl->size;
-	if (fl->flags & TEP_FIELD_IS_DYNAMIC) {
-		if (off + (unsigned)fl->size > size || fl->size < 4)
-			return NULL;
-		unsigned long long v = tep_read_number(tep, data + off, 4);
-		if (fl->flags & TEP_FIELD_IS_RELATIVE)
-			off = off + 4 + (unsigned)(v & 0xffff);
-		else
-			off = (unsigned)(v & 0xffff);
-		len = (unsigned)(v >> 16);
-	}
-	if ((uint64_t)off + len > size)
-		return NULL;
-	if (fl->flags & TEP_FIELD_IS_STRING) {
-		size_t l = strnlen((const char *)data + off, len);
-		return json_object_new_string_len((const char *)data + off, (int)l);
-	}
-	if (fl->flags & TEP_FIELD_IS_ARRAY) {
-		struct json_object *a = json_object_new_array();
-		unsigned esz = fl->elementsize ? (unsigned)fl->elementsize : 1;
-		if (esz > 8)
-			esz = 1;
-		for (unsigned i = 0; i + esz <= len; i += esz)
-			json_object_array_add(a, jsonv_u64(tep_read_number(tep, data + off + i, (int)esz)));
-		return a;
-	}
-	if (len == 0 || len > 8)
-		return NULL;
-	unsigned long long v = tep_read_number(tep, data + off, (int)len);
-	if (fl->flags & TEP_FIELD_IS_POINTER)
-		return jsonv_addr(v);
-	if (fl->flags & TEP_FIELD_IS_SIGNED) {
-		int64_t sv;
-		switch (len) {
-		case 1: sv = (int8_t)v; break;
-		case 2: sv = (int16_t)v; break;
-		case 4: sv = (int32_t)v; break;
-		default: sv = (int64_t)v; break;
-		}
-		return jsonv_i64(sv);
-	}
-	return jsonv_u64(v);
-}
-
-struct json_object *pp_json(struct pp *p, const struct pdr_event *ev)
-{
-	const struct pdr_sample *s = &ev->sample;
-	const struct pdr_evsel *e = ev->evsel;
-	struct json_object *o = json_object_new_object();
-	if (!o)
-		return NULL;
-	json_object_object_add(o, "comm", json_object_new_string(thr_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid)));
-	json_object_object_add(o, "pid", json_object_new_int((int32_t)s->pid));
-	json_object_object_add(o, "tid", json_object_new_int((int32_t)s->tid));
-	json_object_object_add(o, "cpu", json_object_new_int((int32_t)s->cpu));
-	json_object_object_add(o, "time_ns", jsonv_u64(s->time));
-	json_object_object_add(o, "event", e && e->name ? json_object_new_string(e->name) : NULL);
-	if (s->type & PDF_SAMPLE_PERIOD)
-		json_object_object_add(o, "period", jsonv_u64(s->period));
-	if (s->type & PDF_SAMPLE_IP)
-		json_object_object_add(o, "ip", jsonv_addr(s->ip));
-	if (e && e->tp && s->raw) {
-		struct json_object *fo = json_object_new_object();
-		struct tep_format_field *fl;
-		for (fl = e->tp->format.fields; fl; fl = fl->next)
-			json_object_object_add(fo, fl->name, field_json(fl, s, pdr_tep(p->r)));
-		json_object_object_add(o, "fields", fo);
-	}
-	return o;
 }

@@ -2,7 +2,6 @@
 /* cmd_script.c - `latscope script`: print perf.data samples like perf script. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,54 +10,11 @@
 
 #include "cmdio.h"
 #include "commands.h"
-#include "parse.h"
-#include "pdprint.h"
-#include "pdread.h"
+#include "script_cmd.h"
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: latscope script [-i FILE] [options]\n"
-"\n"
-"Print every sample of a perf.data file (default ./perf.data, '-' for a pipe)\n"
-"in perf script's layout: comm tid [cpu] sec.usec: event: fields.\n"
-"\n"
-"  -i, --input FILE      perf.data file, or - for stdin (pipe mode)\n"
-"      --ns              nanosecond timestamps\n"
-"  -F, --fields LIST     comm,tid,pid,cpu,time,event,trace,ip,period,addr\n"
-"                        (+LIST adds to the default comm,tid,cpu,time,event,trace)\n"
-"  -C, --cpu LIST        only these CPUs (0-3,7)\n"
-"      --pid LIST        only these process ids (comma separated)\n"
-"      --tid LIST        only these thread ids\n"
-"      --time START,END  only samples in this perf-time window (seconds, either may be empty)\n"
-"      --json            one JSON object per line per sample, fields typed\n"
-"      --unordered       print in file order (no time sorting)\n"
-"      --kallsyms FILE   resolve symbol fields (%%ps) with FILE ('' = never); by default\n"
-"                        /proc/kallsyms when the file was recorded on this kernel\n"
-"  -j, --jobs N          accepted for compatibility (1 or 2): script runs on one\n"
-"                        thread, which measured faster than any split\n"
-"  -v, --verbose         say on stderr which event formats were compiled and\n"
-"                        which libtraceevent printed (and why)\n"
-"  -q, --quiet           no summary on stderr\n"
-"      --strict          exit 1 when events were lost or records skipped (the summary\n"
-"                        says which)\n"
-"  -h, --help            this help\n"
-"\n"
-"Exit status: 0 ok, 1 data lost or skipped under --strict, 2 unreadable or\n"
-"malformed input (the message names the file offset) or a write error on the\n"
-"output.  See latscope-script(1).\n");
-}
-
-#define MAX_IDS 64
-
-struct idlist {
-	int n;
-	int32_t v[MAX_IDS];
-};
-
-static int parse_idlist(const char *s, struct idlist *l)
+static int parse_idlist(const char *s, struct script_idlist *l)
 {
 	char *dup = strdup(s), *save = NULL;
 	if (!dup)
@@ -66,7 +22,7 @@ static int parse_idlist(const char *s, struct idlist *l)
 	l->n = 0;
 	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		int64_t v;
-		if (l->n == MAX_IDS || ps_i64(t, -1, INT32_MAX, &v)) {
+		if (l->n == SCRIPT_MAX_IDS || ps_i64(t, -1, INT32_MAX, &v)) {
 			free(dup);
 			return -EINVAL;
 		}
@@ -76,12 +32,104 @@ static int parse_idlist(const char *s, struct idlist *l)
 	return l->n ? 0 : -EINVAL;
 }
 
-static bool in_list(const struct idlist *l, int32_t v)
+static bool in_list(const struct script_idlist *l, int32_t v)
 {
 	for (int i = 0; i < l->n; i++)
 		if (l->v[i] == v)
 			return true;
 	return false;
+}
+
+static int parse_fields(const char *arg, void *params)
+{
+	return pp_parse_fields(arg, &((struct script_params *)params)->po.fields) ? -EINVAL : 0;
+}
+
+static int parse_pids(const char *arg, void *params)
+{
+	return parse_idlist(arg, &((struct script_params *)params)->pids);
+}
+
+static int parse_tids(const char *arg, void *params)
+{
+	return parse_idlist(arg, &((struct script_params *)params)->tids);
+}
+
+static int parse_time(const char *arg, void *params)
+{
+	struct script_params *p = params;
+	return ps_time_range(arg, &p->t0, &p->t1) ? -EINVAL : 0;
+}
+
+#define SCR_OPT(n, k, t, f, lo, hi, a, h, e) CLI_OPT(n, k, t, struct script_params, f, CLI_NONE, lo, hi, 0, a, h, e)
+#define SCR_FLAG(n, k, f, h) SCR_OPT(n, k, CLI_T_FLAG, f, 0, 0, NULL, h, NULL)
+static const struct cli_opt script_opts[] = {
+	SCR_OPT("input", 'i', CLI_T_STR, input, 0, 0, "FILE", "perf.data file, or - for stdin (pipe mode)",
+		"a perf.data file, or - for stdin"),
+	SCR_FLAG("ns", 0, po.ns, "nanosecond timestamps"),
+	CLI_CUSTOM("fields", 'F', parse_fields, "LIST", "comm,tid,pid,cpu,time,event,trace,ip,period,addr\n"
+		   "(+LIST adds to the default comm,tid,cpu,time,event,trace)",
+		   "fields among comm,tid,pid,cpu,time,event,trace,ip,period,addr"),
+	CLI_CPU_PERF(struct script_params, cpus, cpu_filter, "only these CPUs (0-3,7)"),
+	CLI_CUSTOM("pid", 0, parse_pids, "LIST", "only these process ids (comma separated)",
+		   "a comma-separated list of ids"),
+	CLI_CUSTOM("tid", 0, parse_tids, "LIST", "only these thread ids", "a comma-separated list of ids"),
+	CLI_CUSTOM("time", 0, parse_time, "START,END",
+		   "only samples in this perf-time window (seconds, either\nmay be empty)",
+		   "START,END in seconds (e.g. 485.5,486)"),
+	SCR_FLAG("json", 0, json, "one JSON object per line per sample, fields typed"),
+	SCR_FLAG("unordered", 0, ro.unordered, "print in file order (no time sorting)"),
+	SCR_OPT("kallsyms", 0, CLI_T_STR, po.kallsyms, 0, 0, "FILE",
+		"resolve symbol fields (%ps) with FILE ('' = never); by\n"
+		"default /proc/kallsyms when the file was recorded on\nthis kernel", "a kallsyms file, or '' for none"),
+	SCR_OPT("jobs", 'j', CLI_T_U64, jobs, 1, 2, "N",
+		"accepted for compatibility (1 or 2): script runs on\n"
+		"one thread, which measured faster than any split", "1 or 2 (both run on one thread)"),
+	SCR_FLAG("verbose", 'v', verbose, "say on stderr which event formats were compiled and\n"
+		 "which libtraceevent printed (and why)"),
+	CLI_QUIET(struct script_params, quiet, "no summary on stderr"),
+	CLI_STRICT(struct script_params, strict),
+	CLI_END
+};
+
+const struct cli_cmd script_cli = {
+	.name = "latscope script",
+	.usage = "usage: latscope script [-i FILE] [options]",
+	.intro =
+"Print every sample of a perf.data file (default ./perf.data, '-' for a pipe)\n"
+"in perf script's layout: comm tid [cpu] sec.usec: event: fields.\n",
+	.opts = script_opts,
+	.outro =
+"Exit status: 0 ok, 1 data lost or skipped under --strict, 2 unreadable or\n"
+"malformed input (the message names the file offset) or a write error on the\n"
+"output.  See latscope-script(1).\n",
+	.operands = true,	/* refused below, with a hint at -i */
+};
+
+int script_parse(struct script_params *p, int argc, char **argv)
+{
+	char err[512];
+	int first;
+
+	memset(p, 0, sizeof(*p));
+	p->input = "perf.data";
+	p->jobs = 1;
+	p->t1 = UINT64_MAX;
+	int rc = cli_parse(&script_cli, argc, argv, p, &first, err, sizeof(err));
+	if (rc == CLI_HELP) {
+		cli_usage(&script_cli, stdout);
+		return 0;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", err[0] ? err : "latscope script: bad command line");
+		return EXIT_ERR;
+	}
+	if (first < argc) {
+		fprintf(stderr, "latscope script: unexpected argument '%s' (the input is given with -i)\n",
+			argv[first]);
+		return EXIT_ERR;
+	}
+	return -1;
 }
 
 /* pp_emit's writer: stdout (errors are seen by ferror/cio_finish). */
@@ -110,108 +158,18 @@ static void report_formats(struct pp *p)
 
 int cmd_script(int argc, char **argv)
 {
-	enum { O_NS = 256, O_PID, O_TID, O_TIME, O_JSON, O_UNORDERED, O_KALLSYMS, O_STRICT };
-	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "ns", no_argument, NULL, O_NS },
-		{ "fields", required_argument, NULL, 'F' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "cpus", required_argument, NULL, 'C' },
-		{ "pid", required_argument, NULL, O_PID },
-		{ "tid", required_argument, NULL, O_TID },
-		{ "time", required_argument, NULL, O_TIME },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "unordered", no_argument, NULL, O_UNORDERED },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
-		{ "strict", no_argument, NULL, O_STRICT },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *input = "perf.data";
-	struct pp_opts po = { 0 };
-	struct pdr_opts ro = { 0 };
-	struct ps_cpuset cpus;
-	bool cpu_filter = false, json = false, quiet = false, strict = false, verbose = false;
-	uint64_t jobs = 1;	/* accepted, not used: one thread */
-	struct idlist pids = { 0 }, tids = { 0 };
-	uint64_t t0 = 0, t1 = UINT64_MAX;
-	int c;
+	struct script_params sp;
+	int rc = script_parse(&sp, argc, argv);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:F:C:qhj:v", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			input = optarg;
-			break;
-		case O_NS:
-			po.ns = true;
-			break;
-		case 'F':
-			if (pp_parse_fields(optarg, &po.fields)) {
-				fprintf(stderr, "latscope script: -F '%s': fields are comm,tid,pid,cpu,time,event,trace,ip,period,addr\n", optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case 'C':
-			if (ps_cpulist(optarg, &cpus)) {
-				fprintf(stderr, "latscope script: --cpu '%s' is not a CPU list like 0-3,7\n", optarg);
-				return EXIT_ERR;
-			}
-			cpu_filter = true;
-			break;
-		case O_PID:
-		case O_TID:
-			if (parse_idlist(optarg, c == O_PID ? &pids : &tids)) {
-				fprintf(stderr, "latscope script: --%s '%s' is not a comma-separated list of ids\n",
-					c == O_PID ? "pid" : "tid", optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case O_TIME:
-			if (ps_time_range(optarg, &t0, &t1)) {
-				fprintf(stderr, "latscope script: --time '%s' is not START,END in seconds (e.g. 485.5,486)\n", optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case O_JSON:
-			json = true;
-			break;
-		case O_UNORDERED:
-			ro.unordered = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case O_KALLSYMS:
-			po.kallsyms = optarg;
-			break;
-		case O_STRICT:
-			strict = true;
-			break;
-		case 'j':
-			if (ps_u64(optarg, 1, 2, &jobs)) {
-				fprintf(stderr, "latscope script: --jobs takes 1 or 2 (both run on one thread)\n");
-				return EXIT_ERR;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_ERR;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "latscope script: unexpected argument '%s' (the input is given with -i)\n", argv[optind]);
-		return EXIT_ERR;
-	}
+	if (rc >= 0)
+		return rc;
+	const char *input = sp.input;
+	struct pp_opts po = sp.po;
+	struct pdr_opts ro = sp.ro;
+	const struct ps_cpuset *cpus = &sp.cpus;
+	const struct script_idlist *pids = &sp.pids, *tids = &sp.tids;
+	bool cpu_filter = sp.cpu_filter, json = sp.json, quiet = sp.quiet, strict = sp.strict;
+	uint64_t t0 = sp.t0, t1 = sp.t1;
 
 	/* Large files are read with read(2) into reused blocks: faulting a
 	 * mapping in costs several times the copy on VMs.  Small ones are
@@ -246,7 +204,6 @@ int cmd_script(int argc, char **argv)
 	 * system allows it) saves most of the switches between writer and
 	 * reader: 0.15 -> 0.12 s through `| cat` on the shared recording. */
 	enum { OB_CHUNK = 256 << 10, OB_HOLD = 4 << 20 };
-	(void)jobs;
 	struct stat so;
 	if (!json && fstat(STDOUT_FILENO, &so) == 0 && S_ISFIFO(so.st_mode))
 		(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, 4 * OB_CHUNK);
@@ -276,11 +233,11 @@ int cmd_script(int argc, char **argv)
 		if (!ev.has_sample)
 			continue;
 		const struct pdr_sample *s = &ev.sample;
-		if (cpu_filter && !ps_cpuset_has(&cpus, s->cpu))
+		if (cpu_filter && !ps_cpuset_has(cpus, s->cpu))
 			continue;
-		if (pids.n && !in_list(&pids, (int32_t)s->pid))
+		if (pids->n && !in_list(pids, (int32_t)s->pid))
 			continue;
-		if (tids.n && !in_list(&tids, (int32_t)s->tid))
+		if (tids->n && !in_list(tids, (int32_t)s->tid))
 			continue;
 		if (s->time < t0 || s->time > t1)
 			continue;
@@ -322,9 +279,9 @@ int cmd_script(int argc, char **argv)
 	pp_emit(p, ob, ol, emit_stdout, NULL);
 	free(ob);
 	free(big);
-	if (verbose)
+	if (sp.verbose)
 		report_formats(p);
-	int rc = 0;
+	rc = 0;
 	if (cio_finish(stdout, "latscope script", "standard output"))
 		rc = EXIT_ERR;
 	if (!rc && err < 0) {	/* a read error; after a write error it does not matter */

@@ -7,7 +7,8 @@
  * rtla's where osnoise and hist follow rtla (osnoise: -c/--cpus, -H, -d, -p, -r,
  * -T, -s, -S, -P; hist: -c/--cpus, -d, -P, -T, -q), osnoise's values with
  * their suffixes and bare units, and the values the hist tables store
- * (sizes, priorities, durations, the old spellings).
+ * (sizes, priorities, durations, the old spellings), and script's perf
+ * letters and values (script_parse()).
  * Linked with the command objects (not main.o).
  */
 #include <errno.h>
@@ -25,11 +26,13 @@
 #include "../../src/dtl/dtl_cmd.h"
 #include "../../src/osnoise/osnoise.h"
 #include "../../src/hist/hist.h"
+#include "../../src/script_cmd.h"
 
 static const struct cli_cmd *const cmds[] = {
 	&dtl_dump_cli, &dtl_script_cli, &dtl_report_cli, &dtl_record_cli, &dtl_synth_cli,
 	&osnoise_cli,
 	&hist_report_cli, &hist_record_cli, &hist_top_cli,
+	&script_cli,
 };
 
 static const struct cli_opt *find(const struct cli_cmd *c, const char *name)
@@ -136,16 +139,24 @@ static void test_rtla_letters(void **state)
 
 static struct ctx ctx;
 
+/* argv of cmd + the words of line, in buf; returns argc */
+static int words(char *buf, size_t len, char **argv, const char *cmd, const char *line)
+{
+	int argc = 0;
+
+	snprintf(buf, len, "%s %s", cmd, line);
+	for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && argc < 31; t = strtok_r(NULL, " ", &save))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	return argc;
+}
+
 /* osn_parse() of "osnoise" + the words of line: -1 (go on) or the exit status */
 static int osn(const char *line)
 {
 	char buf[256], *argv[32];
-	int argc = 0;
+	int argc = words(buf, sizeof(buf), argv, "osnoise", line);
 
-	snprintf(buf, sizeof(buf), "osnoise %s", line);
-	for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && argc < 31; t = strtok_r(NULL, " ", &save))
-		argv[argc++] = t;
-	argv[argc] = NULL;
 	return osn_parse(&ctx, argc, argv);
 }
 
@@ -312,6 +323,114 @@ static void test_hist_values(void **state)
 	assert_int_equal(hist_parse(&hist_report_cli, &c, err, sizeof(err), "--time", "3,2", NULL), -EINVAL);
 }
 
+/* script follows perf script: -i, -F, -C/--cpu (and --cpus), -j, -v, -q */
+static void test_script_letters(void **state)
+{
+	(void)state;
+	const struct cli_cmd *c = &script_cli;
+	want_key(c, "input", 'i');
+	want_key(c, "fields", 'F');
+	want_key(c, "cpu", 'C');
+	want_key(c, "jobs", 'j');
+	want_key(c, "verbose", 'v');
+	want_key(c, "quiet", 'q');
+	assert_int_equal(find(c, "cpus")->type, CLI_T_CPUS);
+	assert_null(find(c, "cpus")->help);	/* accepted, not listed (as before) */
+	const char *long_only[] = { "ns", "pid", "tid", "time", "json", "unordered", "kallsyms", "strict" };
+	for (size_t i = 0; i < sizeof(long_only) / sizeof(long_only[0]); i++) {
+		assert_non_null(find(c, long_only[i]));
+		assert_int_equal(find(c, long_only[i])->key, 0);
+	}
+	assert_false(c->stop_at_operand);
+}
+
+static struct script_params sp;
+
+/* script_parse() of "script" + the words of line: -1 (go on) or the exit status */
+static int scr(const char *line)
+{
+	char buf[256], *argv[32];
+	int argc = words(buf, sizeof(buf), argv, "script", line);
+
+	return script_parse(&sp, argc, argv);
+}
+
+static void test_script_values(void **state)
+{
+	(void)state;
+	char *argv[] = { "script", "-i", "in.data", "--kallsyms", "", NULL };
+
+	/* defaults */
+	assert_int_equal(scr(""), -1);
+	assert_string_equal(sp.input, "perf.data");
+	assert_int_equal(sp.po.fields, 0);	/* pp's default set */
+	assert_false(sp.po.ns || sp.ro.unordered || sp.cpu_filter || sp.json || sp.quiet || sp.strict ||
+		     sp.verbose);
+	assert_null(sp.po.kallsyms);
+	assert_int_equal(sp.jobs, 1);
+	assert_int_equal(sp.pids.n + sp.tids.n, 0);
+	assert_int_equal(sp.t0, 0);
+	assert_true(sp.t1 == UINT64_MAX);
+	/* every option */
+	assert_int_equal(scr("-i - --ns -F comm,tid,event -C 1,3 --pid 5,-1 --tid 7 --time 1.5,2 --json "
+			     "--unordered -j2 -v -q --strict"), -1);
+	assert_string_equal(sp.input, "-");
+	assert_true(sp.po.ns && sp.ro.unordered && sp.json && sp.verbose && sp.quiet && sp.strict);
+	assert_int_equal(sp.po.fields, PP_F_COMM | PP_F_TID | PP_F_EVNAME);
+	assert_true(sp.cpu_filter);
+	assert_true(ps_cpuset_has(&sp.cpus, 1) && ps_cpuset_has(&sp.cpus, 3) && !ps_cpuset_has(&sp.cpus, 2));
+	assert_int_equal(sp.pids.n, 2);
+	assert_int_equal(sp.pids.v[0], 5);
+	assert_int_equal(sp.pids.v[1], -1);
+	assert_int_equal(sp.tids.n, 1);
+	assert_int_equal(sp.tids.v[0], 7);
+	assert_int_equal(sp.t0, 1500000000ULL);
+	assert_int_equal(sp.t1, 2000000000ULL);
+	assert_int_equal(sp.jobs, 2);
+	assert_int_equal(scr("--cpus 0-2 -F +ip --time ,3"), -1);
+	assert_true(sp.cpu_filter && ps_cpuset_has(&sp.cpus, 2));
+	assert_true(sp.po.fields & PP_F_IP);
+	assert_true(sp.po.fields & PP_F_COMM);	/* + adds to the default */
+	assert_int_equal(sp.t0, 0);
+	assert_int_equal(sp.t1, 3000000000ULL);
+	assert_int_equal(script_parse(&sp, 5, argv), -1);	/* '' = never resolve */
+	assert_string_equal(sp.input, "in.data");
+	assert_string_equal(sp.po.kallsyms, "");
+	/* refused: exit status 2 with one line on stderr */
+	assert_int_equal(scr("-F bogus"), 2);
+	assert_int_equal(scr("-C x"), 2);
+	assert_int_equal(scr("--pid a"), 2);
+	assert_int_equal(scr("--tid 1,,x"), 2);
+	assert_int_equal(scr("--time x"), 2);
+	assert_int_equal(scr("--time 3,2"), 2);
+	assert_int_equal(scr("-j 0"), 2);
+	assert_int_equal(scr("-j 3"), 2);
+	assert_int_equal(scr("--bogus"), 2);
+	assert_int_equal(scr("-i"), 2);
+	assert_int_equal(scr("perf.data"), 2);	/* the input is given with -i */
+}
+
+/* the messages of a bad value: the shared form, naming option and value */
+static void test_script_messages(void **state)
+{
+	(void)state;
+	struct script_params p = { 0 };
+	char err[256];
+	char *argv[] = { "latscope script", "-F", "x", NULL };
+
+	assert_int_equal(cli_parse(&script_cli, 3, argv, &p, NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "latscope script: --fields 'x': expected fields among "
+				 "comm,tid,pid,cpu,time,event,trace,ip,period,addr");
+	argv[1] = "--jobs";
+	argv[2] = "3";
+	assert_int_equal(cli_parse(&script_cli, 3, argv, &p, NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "latscope script: --jobs '3': expected 1 or 2 (both run on one thread)");
+	argv[1] = "--time";
+	argv[2] = "1,x";
+	assert_int_equal(cli_parse(&script_cli, 3, argv, &p, NULL, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "latscope script: --time '1,x': expected START,END in seconds (e.g. 485.5,486)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +441,9 @@ int main(void)
 		cmocka_unit_test(test_osnoise_values),
 		cmocka_unit_test(test_hist_letters),
 		cmocka_unit_test(test_hist_values),
+		cmocka_unit_test(test_script_letters),
+		cmocka_unit_test(test_script_values),
+		cmocka_unit_test(test_script_messages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
