@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dtlstat.h"
+#include "lhist.h"
 
 struct dtls {
 	struct dtls_cpu *cpu[DTLS_MAX_CPUS];
@@ -33,24 +34,12 @@ void dtls_free(struct dtls *s)
 
 unsigned dtls_bucket(uint64_t v)
 {
-	unsigned e;
-
-	if (v < (1u << DTLS_SUB_BITS))
-		return (unsigned)v;
-	if (v > UINT32_MAX)
-		v = UINT32_MAX;
-	e = 63u - (unsigned)__builtin_clzll(v);
-	return ((e - DTLS_SUB_BITS + 1) << DTLS_SUB_BITS) |
-	       (unsigned)((v >> (e - DTLS_SUB_BITS)) & ((1u << DTLS_SUB_BITS) - 1));
+	return lhist_loglin_index(v > UINT32_MAX ? UINT32_MAX : v, DTLS_SUB_BITS);
 }
 
 uint64_t dtls_bucket_low(unsigned idx)
 {
-	unsigned grp = idx >> DTLS_SUB_BITS, sub = idx & ((1u << DTLS_SUB_BITS) - 1);
-
-	if (grp == 0)
-		return sub;
-	return (uint64_t)((1u << DTLS_SUB_BITS) | sub) << (grp - 1);
+	return lhist_loglin_lo(idx, DTLS_SUB_BITS);
 }
 
 static struct dtls_cpu *get_cpu(struct dtls *s, uint32_t cpu)
@@ -302,31 +291,19 @@ void dtls_total(const struct dtls *s, struct dtls_cpu *out)
 
 uint64_t dtls_hist_percentile(const struct dtls_hist *h, double p)
 {
-	uint64_t rank, acc = 0, v;
+	static const struct lhist_layout l = {
+		.kind = LHIST_LOGLIN, .nr_buckets = DTLS_NBUCKETS, .sub_bits = DTLS_SUB_BITS,
+	};
+	struct lhist_counts c = {
+		.counts = h->b, .total = h->count, .min = (int64_t)h->min, .max = (int64_t)h->max,
+	};
+	int64_t v;
 
-	if (!h->count)
-		return 0;
-	if (p <= 0)
-		return h->min;
-	if (p >= 100)
-		return h->max;
-	rank = (uint64_t)((double)h->count * p / 100.0);
-	if ((double)rank < (double)h->count * p / 100.0)
-		rank++;
-	if (rank == 0)
-		rank = 1;
-	for (unsigned i = 0; i < DTLS_NBUCKETS; i++) {
-		acc += h->b[i];
-		if (acc >= rank) {
-			v = i + 1 < DTLS_NBUCKETS ? dtls_bucket_low(i + 1) - 1 : h->max;
-			if (v > h->max)
-				v = h->max;
-			if (v < h->min)
-				v = h->min;
-			return v;
-		}
-	}
-	return h->max;
+	if (p < 0)
+		p = 0;
+	if (p > 100)
+		p = 100;
+	return lhist_pct_buckets(&l, &c, p, &v) ? 0 : (uint64_t)v;
 }
 
 void dtls_hist_log2_us(const struct dtls_hist *h, uint64_t tb_freq, uint64_t *out, size_t nout)

@@ -104,8 +104,9 @@ size_t dtls_worst(const struct dtls *s, const struct dtls_worst **w);
 /* Recorded span of a CPU in ticks (last - first timebase; 0 if < 2 entries). */
 uint64_t dtls_span_tb(const struct dtls_cpu *c);
 
-/* Percentile p (0..100) of a histogram in ticks: the upper edge of the bucket
- * holding that rank, clamped to [min, max].  0 for an empty histogram. */
+/* Percentile p (0..100) of a histogram in ticks, by lhist_pct_buckets()'s
+ * nearest-rank rule (the last value of the bucket holding the rank,
+ * clamped to [min, max]).  0 for an empty histogram. */
 uint64_t dtls_hist_percentile(const struct dtls_hist *h, double p);
 
 /* Bucket index of a value in ticks, and the lowest value of a bucket. */

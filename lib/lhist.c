@@ -106,34 +106,88 @@ int64_t lhist_avg_ns(const struct lhist *h)
 	return h->sum_ns / (int64_t)h->total;
 }
 
-int lhist_percentile_ns(const struct lhist *h, double pct, int64_t *out_ns)
+/* ceil(pct/100 * total) with pct read to 6 decimals, in integers (99.9 % of
+ * 1000 is 999, not 1000 as a double product can make it); 1..total. */
+static uint64_t lhist_rank(double pct, uint64_t total)
 {
-	if (!(pct >= 0.0 && pct <= 100.0))
+	unsigned __int128 ppm = (unsigned __int128)llround(pct * 1e6);	/* 100 % = 1e8 */
+	unsigned __int128 r = (ppm * total + 99999999u) / 100000000u;
+
+	if (r < 1)
+		r = 1;
+	return r > total ? total : (uint64_t)r;
+}
+
+/* Upper bound of bucket i: the largest value it holds (the next bucket's
+ * lower edge - 1), saturated to INT64_MAX. */
+static int64_t lhist_bucket_top(const struct lhist_layout *l, uint32_t i)
+{
+	if (l->kind == LHIST_LOGLIN) {
+		uint64_t e = lhist_loglin_lo(i + 1, l->sub_bits) - 1;
+		return e > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)e;
+	}
+	__int128 e = (__int128)l->lo + (__int128)((unsigned __int128)(i + 1ull) * l->width) - 1;
+	return e > INT64_MAX ? INT64_MAX : (int64_t)e;
+}
+
+static bool lhist_layout_ok(const struct lhist_layout *l)
+{
+	if (l->kind == LHIST_LINEAR)
+		return l->width >= 1;
+	if (l->kind != LHIST_LOGLIN || l->sub_bits < 1 || l->sub_bits > 16)
+		return false;
+	/* the end of the last bucket must fit in 63 bits */
+	return (l->nr_buckets >> l->sub_bits) <= 63 - l->sub_bits;
+}
+
+int lhist_pct_buckets(const struct lhist_layout *l, const struct lhist_counts *c, double pct,
+		      int64_t *out)
+{
+	if (!(pct >= 0.0 && pct <= 100.0) || !lhist_layout_ok(l))
 		return -EINVAL;
-	if (h->total == 0)
+	if (c->total == 0)
 		return -ENODATA;
-	double want_d = ceil(pct / 100.0 * (double)h->total);
-	uint64_t want = want_d < 1.0 ? 1 : (uint64_t)want_d;
-	if (want > h->total)
-		want = h->total;
-	uint64_t seen = h->below;
-	int64_t v;
-	if (seen >= want) {
-		v = h->min_ns;
+	uint64_t rank = lhist_rank(pct, c->total);
+	int64_t v = c->max;		/* in the overflow: the maximum */
+	uint64_t seen = c->below;
+
+	if (rank == 1) {
+		*out = c->min;
+		return 0;
+	}
+	if (rank == c->total) {
+		*out = c->max;
+		return 0;
+	}
+	if (seen >= rank) {		/* below the first bucket: under its lower edge */
+		v = l->kind == LHIST_LOGLIN ? -1 : l->lo - 1;
 	} else {
-		v = h->max_ns;
-		for (uint32_t i = 0; i < h->cfg.nr_buckets; i++) {
-			seen += h->counts[i];
-			if (seen >= want) {
-				v = lhist_bucket_lo_ns(h, i);
+		for (uint32_t i = 0; i < l->nr_buckets; i++) {
+			seen += c->counts[i];
+			if (seen >= rank) {
+				v = lhist_bucket_top(l, i);
 				break;
 			}
 		}
 	}
-	if (v < h->min_ns)
-		v = h->min_ns;
-	if (v > h->max_ns)
-		v = h->max_ns;
-	*out_ns = v;
+	if (v > c->max)
+		v = c->max;
+	if (v < c->min)
+		v = c->min;
+	*out = v;
 	return 0;
+}
+
+int lhist_percentile_ns(const struct lhist *h, double pct, int64_t *out_ns)
+{
+	struct lhist_layout l = {
+		.kind = LHIST_LINEAR, .nr_buckets = h->cfg.nr_buckets,
+		.lo = h->cfg.lo_ns, .width = h->cfg.bucket_ns,
+	};
+	struct lhist_counts c = {
+		.counts = h->counts, .below = h->below, .above = h->above, .total = h->total,
+		.min = h->min_ns, .max = h->max_ns,
+	};
+
+	return lhist_pct_buckets(&l, &c, pct, out_ns);
 }

@@ -61,13 +61,80 @@ int lhist_merge(struct lhist *dst, const struct lhist *src);
 int64_t lhist_avg_ns(const struct lhist *h);
 
 /*
- * lhist_percentile_ns - value below or at which pct percent of the samples
- * lie, from the buckets: the lower edge of the bucket holding the
- * ceil(pct/100 * total)-th sample, clamped to [min, max] (so samples below
- * or above the range give min or max).  Returns 0, or -ENODATA with no
- * samples, -EINVAL for pct outside 0..100.
+ * The one percentile rule of latscope (hist, osnoise hist, dtl report):
+ * nearest rank on the buckets.  The p-th percentile of count values is the
+ * smallest bucket upper bound (the largest value a bucket holds: the next
+ * bucket's lower edge - 1, values being integers) such that at least
+ * rank = ceil(p/100 * count) values (1 at least) lie at or below it, clamped
+ * to the exact [min, max]; where the rank-th value is known exactly (rank 1 is
+ * the minimum, rank count the maximum) it is that value.  With 1-wide
+ * buckets it is the exact nearest-rank value.  Values below the first bucket
+ * count as one bucket ending under its lower edge; values past the last
+ * bucket (overflow) give the maximum.  p is read to 6 decimals.
+ */
+
+/* Bucket layouts: linear, or log-linear (HDR-style) over values >= 0. */
+enum lhist_kind {
+	LHIST_LINEAR = 0,	/* bucket i = [lo + i*width, lo + (i+1)*width) */
+	LHIST_LOGLIN = 1,	/* bucket i = [lhist_loglin_lo(i), lhist_loglin_lo(i+1)) */
+};
+
+struct lhist_layout {
+	int kind;			/* enum lhist_kind */
+	uint32_t nr_buckets;
+	int64_t lo;			/* linear: the first bucket's lower edge */
+	uint64_t width;			/* linear: bucket width, >= 1 */
+	unsigned sub_bits;		/* log-linear: 2^sub_bits buckets per power of two */
+};
+
+/* The counts lhist_pct_buckets() reads (all borrowed). */
+struct lhist_counts {
+	const uint64_t *counts;		/* layout.nr_buckets */
+	uint64_t below, above;		/* values under the first / past the last bucket */
+	uint64_t total;			/* below + above + the buckets' sum */
+	int64_t min, max;		/* exact; read when total > 0 */
+};
+
+/*
+ * lhist_pct_buckets - the percentile pct (0..100) of the histogram c laid out
+ * as l, by the rule above, in *out (the unit of the layout: ns, or ticks for
+ * a timebase histogram).  Returns 0, -ENODATA with no values, -EINVAL for pct
+ * outside 0..100 or a bad layout.
+ */
+int lhist_pct_buckets(const struct lhist_layout *l, const struct lhist_counts *c, double pct,
+		      int64_t *out);
+
+/*
+ * lhist_percentile_ns - lhist_pct_buckets() on h (below and above included).
+ * Returns 0, or -ENODATA with no samples, -EINVAL for pct outside 0..100.
  */
 int lhist_percentile_ns(const struct lhist *h, double pct, int64_t *out_ns);
+
+/*
+ * Log-linear buckets: values below 2^sub_bits have a bucket each, then every
+ * power of two [2^e, 2^(e+1)) is cut into 2^sub_bits equal buckets (relative
+ * width <= 2^-sub_bits).  sub_bits 1..16.
+ */
+static inline unsigned lhist_loglin_index(uint64_t v, unsigned sub_bits)
+{
+	unsigned e;
+
+	if (v < (1ull << sub_bits))
+		return (unsigned)v;
+	e = 63u - (unsigned)__builtin_clzll(v);
+	return ((e - sub_bits + 1) << sub_bits) |
+	       (unsigned)((v >> (e - sub_bits)) & ((1u << sub_bits) - 1));
+}
+
+/* Lowest value of log-linear bucket idx. */
+static inline uint64_t lhist_loglin_lo(unsigned idx, unsigned sub_bits)
+{
+	unsigned grp = idx >> sub_bits, sub = idx & ((1u << sub_bits) - 1);
+
+	if (grp == 0)
+		return sub;
+	return (uint64_t)((1u << sub_bits) | sub) << (grp - 1);
+}
 
 /* Lower edge of bucket i. */
 static inline int64_t lhist_bucket_lo_ns(const struct lhist *h, uint32_t i)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lhist.h"
 #include "osneng.h"
 #include "osnkernel.h"
 #include "pdread.h"
@@ -44,6 +45,26 @@ struct osne {
 /* ---- set-up and accessors -------------------------------------------------- */
 
 static void sink_win(void *arg, const struct noise_win *w);
+int osne_hist_percentile_ns(const struct osne_hist *h, uint64_t bucket_us, uint64_t entries,
+			    double pct, uint64_t *out_ns)
+{
+	if (!h->b || !bucket_us || !entries || entries > UINT32_MAX ||
+	    bucket_us > (uint64_t)INT64_MAX / 1000 / entries)
+		return -EINVAL;
+	struct lhist_layout l = {
+		.kind = LHIST_LINEAR, .nr_buckets = (uint32_t)entries, .width = bucket_us * 1000,
+	};
+	struct lhist_counts c = {
+		.counts = h->b, .above = h->b[entries], .total = h->count,
+		.min = (int64_t)h->min_ns, .max = (int64_t)h->max_ns,
+	};
+	int64_t v;
+	int rc = lhist_pct_buckets(&l, &c, pct, &v);
+	if (rc == 0)
+		*out_ns = (uint64_t)v;
+	return rc;
+}
+
 static void sink_gap(void *arg, const struct noise_gap *g);
 static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct noise_stats *p);
 

@@ -81,6 +81,15 @@ struct osne_hist {
 	uint64_t count, min_ns, max_ns, sum_ns;
 };
 
+/*
+ * osne_hist_percentile_ns - percentile pct (0..100) of a gap histogram whose
+ * buckets are bucket_us wide (entries of them, then the over bucket), by
+ * lhist_pct_buckets()'s nearest-rank rule (lib/lhist.h), in *out_ns.
+ * Returns 0, -ENODATA with no gap, -EINVAL for a bad pct or geometry.
+ */
+int osne_hist_percentile_ns(const struct osne_hist *h, uint64_t bucket_us, uint64_t entries,
+			    double pct, uint64_t *out_ns);
+
 /* What the engine knows of one measured CPU (read-only for callers). */
 struct osne_cpu {
 	unsigned cpu;

@@ -253,22 +253,14 @@ static void print_stop(struct ctx *c, FILE *f)
 	}
 }
 
-/* Percentile from the histogram: lower bound of the bucket holding it, in us;
- * in the overflow bucket the maximum. */
-static uint64_t hist_pct_us(const struct ctx *c, const struct osne_hist *h, double q)
+/* Percentile pct (0..100) of a CPU's gap histogram in us (truncated), by the
+ * nearest-rank rule of lib/lhist.h; 0 with no gap. */
+static uint64_t hist_pct_us(const struct ctx *c, const struct osne_hist *h, double pct)
 {
-	if (!h->count)
+	uint64_t v = 0;
+	if (osne_hist_percentile_ns(h, c->bucket_us, c->entries, pct, &v))
 		return 0;
-	uint64_t want = (uint64_t)((double)h->count * q);
-	if (want >= h->count)
-		want = h->count - 1;
-	uint64_t acc = 0;
-	for (uint64_t b = 0; b < c->entries; b++) {
-		acc += h->b[b];
-		if (acc > want)
-			return b * c->bucket_us;
-	}
-	return h->max_ns / 1000;
+	return v / 1000;
 }
 
 static void print_hist(struct ctx *c, FILE *f)
@@ -316,9 +308,9 @@ static void print_hist(struct ctx *c, FILE *f)
 	}
 	fprintf(f, "\n");
 	ROW("max:", h->max_ns / 1000);
-	ROW("p99:", hist_pct_us(c, h, 0.99));
-	ROW("p99.9:", hist_pct_us(c, h, 0.999));
-	ROW("p99.99:", hist_pct_us(c, h, 0.9999));
+	ROW("p99:", hist_pct_us(c, h, 99));
+	ROW("p99.9:", hist_pct_us(c, h, 99.9));
+	ROW("p99.99:", hist_pct_us(c, h, 99.99));
 #undef ROW
 }
 
@@ -451,9 +443,9 @@ static void print_json(struct ctx *c, FILE *f)
 			snprintf(avg, sizeof(avg), "%.2f", a);
 			json_object_object_add(hj, "avg_us", json_object_new_double_s(a, avg));
 			json_object_object_add(hj, "max_us", ju(h->max_ns / 1000));
-			json_object_object_add(hj, "p99_us", ju(hist_pct_us(c, h, 0.99)));
-			json_object_object_add(hj, "p999_us", ju(hist_pct_us(c, h, 0.999)));
-			json_object_object_add(hj, "p9999_us", ju(hist_pct_us(c, h, 0.9999)));
+			json_object_object_add(hj, "p99_us", ju(hist_pct_us(c, h, 99)));
+			json_object_object_add(hj, "p999_us", ju(hist_pct_us(c, h, 99.9)));
+			json_object_object_add(hj, "p9999_us", ju(hist_pct_us(c, h, 99.99)));
 			json_object_object_add(o, "hist", hj);
 		}
 		json_object *cj = json_object_new_array();

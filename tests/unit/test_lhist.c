@@ -87,21 +87,22 @@ static void test_percentiles_merge(void **state)
 	int64_t v;
 	assert_int_equal(lhist_init(&a, NULL), 0);
 	assert_int_equal(lhist_init(&b, NULL), 0);
-	/* 1..100 us, one sample each */
+	/* 1.3..100.3 us, one sample each: the k-th smallest is k us + 300 ns */
 	for (int i = 1; i <= 100; i++)
 		lhist_record(&a, i * 1000 + 300);
+	/* nearest rank: the last value of the bucket holding the ceil(p% * 100)-th */
 	assert_int_equal(lhist_percentile_ns(&a, 50, &v), 0);
-	assert_int_equal(v, 50000);
+	assert_int_equal(v, 50999);	/* 50.3 us is in [50, 51) us */
 	assert_int_equal(lhist_percentile_ns(&a, 90, &v), 0);
-	assert_int_equal(v, 90000);
+	assert_int_equal(v, 90999);
 	assert_int_equal(lhist_percentile_ns(&a, 99, &v), 0);
-	assert_int_equal(v, 99000);
+	assert_int_equal(v, 99999);
 	assert_int_equal(lhist_percentile_ns(&a, 99.99, &v), 0);
-	assert_int_equal(v, 100000);
+	assert_int_equal(v, 100300);	/* rank 100: the maximum, exact */
 	assert_int_equal(lhist_percentile_ns(&a, 0, &v), 0);
-	assert_int_equal(v, 1300);	/* clamped to min */
+	assert_int_equal(v, 1300);	/* rank 1: the minimum, exact */
 	assert_int_equal(lhist_percentile_ns(&a, 100, &v), 0);
-	assert_int_equal(v, 100000);
+	assert_int_equal(v, 100300);
 	assert_int_equal(lhist_percentile_ns(&a, 101, &v), -EINVAL);
 	assert_int_equal(lhist_percentile_ns(&a, -1, &v), -EINVAL);
 
@@ -111,7 +112,7 @@ static void test_percentiles_merge(void **state)
 	assert_int_equal(lhist_percentile_ns(&b, 99, &v), 0);
 	assert_int_equal(v, 30000000);
 	assert_int_equal(lhist_percentile_ns(&b, 50, &v), 0);
-	assert_int_equal(v, 30000000);	/* no bucket holds them: clamped to max */
+	assert_int_equal(v, 20000000);	/* rank 1 of 2: the minimum */
 
 	assert_int_equal(lhist_merge(&a, &b), 0);
 	assert_int_equal(a.total, 102);
@@ -135,6 +136,53 @@ static void test_percentiles_merge(void **state)
 	lhist_fini(&b);
 	lhist_fini(&c);
 	lhist_fini(&d);
+}
+
+/* lhist_pct_buckets on its own: the rank in integers, the region below the
+ * first bucket, the overflow, a log-linear layout. */
+static void test_pct_buckets(void **state)
+{
+	(void)state;
+	int64_t v;
+	/* 1000 values: 1..999, one per bucket of width 1 starting at 1, and 5000
+	 * above the range */
+	static uint64_t ones[999];
+	for (int i = 0; i < 999; i++)
+		ones[i] = 1;
+	struct lhist_layout lin = { .kind = LHIST_LINEAR, .nr_buckets = 999, .lo = 1, .width = 1 };
+	struct lhist_counts c = { .counts = ones, .above = 1, .total = 1000, .min = 1, .max = 5000 };
+	/* rank 999 (a double product 99.9 / 100 * 1000 is above 999) */
+	assert_int_equal(lhist_pct_buckets(&lin, &c, 99.9, &v), 0);
+	assert_int_equal(v, 999);	/* [999, 1000) holds 999 only: exact, not the maximum */
+	assert_int_equal(lhist_pct_buckets(&lin, &c, 50, &v), 0);
+	assert_int_equal(v, 500);	/* 1-wide buckets: the exact value */
+
+	/* 3 below the range (min -40), 1 in bucket [0, 10), 1 above (max 500) */
+	uint64_t two[2] = { 1, 0 };
+	struct lhist_layout l2 = { .kind = LHIST_LINEAR, .nr_buckets = 2, .lo = 0, .width = 10 };
+	struct lhist_counts c2 = { .counts = two, .below = 3, .above = 1, .total = 5, .min = -40, .max = 500 };
+	assert_int_equal(lhist_pct_buckets(&l2, &c2, 40, &v), 0);
+	assert_int_equal(v, -1);	/* rank 2, below: under the first lower edge */
+	assert_int_equal(lhist_pct_buckets(&l2, &c2, 80, &v), 0);
+	assert_int_equal(v, 9);		/* rank 4: the top of [0, 10) */
+	assert_int_equal(lhist_pct_buckets(&l2, &c2, 100, &v), 0);
+	assert_int_equal(v, 500);
+
+	/* log-linear, 2 sub-bits: [0][1][2][3] [4,5)[5,6)[6,7)[7,8) [8,10)... */
+	uint64_t lg[24] = { 0 };
+	lg[lhist_loglin_index(9, 2)]++;		/* bucket [8, 10) */
+	lg[lhist_loglin_index(13, 2)]++;	/* bucket [12, 14) */
+	lg[lhist_loglin_index(40, 2)]++;	/* bucket [40, 48) */
+	assert_int_equal(lhist_loglin_lo(lhist_loglin_index(13, 2), 2), 12);
+	struct lhist_layout ll = { .kind = LHIST_LOGLIN, .nr_buckets = 24, .sub_bits = 2 };
+	struct lhist_counts c3 = { .counts = lg, .total = 3, .min = 9, .max = 40 };
+	assert_int_equal(lhist_pct_buckets(&ll, &c3, 50, &v), 0);
+	assert_int_equal(v, 13);	/* the top of [12, 14) */
+	ll.sub_bits = 0;
+	assert_int_equal(lhist_pct_buckets(&ll, &c3, 50, &v), -EINVAL);
+	c3.total = 0;
+	ll.sub_bits = 2;
+	assert_int_equal(lhist_pct_buckets(&ll, &c3, 50, &v), -ENODATA);
 }
 
 static char *capture_hist(const struct lhist *h, const struct lhist_cfg *cfg, bool nz)
@@ -297,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_default_record),
 		cmocka_unit_test(test_geometry),
 		cmocka_unit_test(test_percentiles_merge),
+		cmocka_unit_test(test_pct_buckets),
 		cmocka_unit_test(test_file_format),
 		cmocka_unit_test(test_maxline),
 		cmocka_unit_test(test_json_term),
