@@ -24,9 +24,13 @@ kill_after() {
 	done
 	[ -e "$f" ] || { kill -KILL $p; wait $p 2>/dev/null; die "$1: no $f after $((n / 10)) s: $(cat run.err)"; }
 	sleep "$d"
+	kill_s=$(cut -d' ' -f1 /proc/uptime)	# CLOCK_BOOTTIME: the recorders' MONOTONIC, no suspend here
 	kill -KILL $p
 	wait $p 2>/dev/null
 	return 0
+}
+last_s() {	# the last sample time of `latscope script` output
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0; break } } END { printf "%.3f\n", t }' "$1"
 }
 span_s() {	# first and last sample time of `latscope script` output -> seconds
 	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0; if (!n++) a = t; b = t; break } }
@@ -43,6 +47,11 @@ grep -q "the header is a checkpoint.*not properly terminated" h.err || die "no c
 span=$(span_s h.txt)
 echo "hist record killed at 3 s: $(wc -l < h.txt) events over $span s"
 [ "$(echo "$span >= 2.2" | bc)" = 1 ] || die "hist record killed at 3 s: only $span s of events"
+# and what was lost is at most the last second before the kill (+ the 10 ms
+# of /proc/uptime)
+lag=$(echo "$kill_s - $(last_s h.txt)" | bc)
+echo "hist record: the last event kept is $lag s before the SIGKILL"
+[ "$(echo "$lag <= 1.01" | bc)" = 1 ] || die "hist record: the last event kept is $lag s before the SIGKILL"
 grep -q 'sched:sched_switch: prev_comm=' h.txt || die "events not decoded (formats lost?)"
 "$LATSCOPE" hist report -i h.data > hr.txt 2> hr.err || die "hist report: $(cat hr.err)"
 grep -q 'not properly terminated' hr.err || die "hist report does not say the file was cut short"
