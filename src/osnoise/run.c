@@ -231,7 +231,7 @@ static int end_report(struct ctx *c)
 		cio_pipe_closed("latscope osnoise");
 	else
 		osn_final_report(c);
-	return osn_finish(c, osn_stop_why(c) ? EXIT_THRESHOLD : 0);
+	return osn_finish(c, tool_status(false, osn_stop_why(c) != 0));
 }
 
 int osn_run_live(struct ctx *c)
@@ -510,7 +510,7 @@ int osn_run_replay(struct ctx *c)
 	}
 	c->cnt = *osne_counts(e);
 	osn_final_report(c);
-	int rc = osn_finish(c, osn_stop_why(c) ? EXIT_THRESHOLD : 0);
+	int rc = osn_finish(c, tool_status(false, osn_stop_why(c) != 0));
 	cio_pdr_close(r, "latscope osnoise", c->input);
 	free_state(c);
 	return rc;
@@ -580,7 +580,7 @@ int osn_run_kernel_text(struct ctx *c, const char *path)
 		fprintf(stderr, "latscope osnoise: %" PRIu64 " malformed osnoise lines skipped\n", kb.bad);
 	c->cnt.bad_wrec += kb.bad;
 	osn_final_report(c);
-	int rc = osn_finish(c, osn_stop_why(c) ? EXIT_THRESHOLD : 0);
+	int rc = osn_finish(c, tool_status(false, osn_stop_why(c) != 0));
 	free_state(c);
 	return rc;
 }
