@@ -11,6 +11,7 @@
  *	while (!cio_stopped()) { ...; cio_watch(STDOUT_FILENO); }
  *	... restore the system ...
  *	return cio_finish(stdout, prog, "standard output") ?: rc;
+ * The live commands run that loop through src/tool.h (tool_run()).
  */
 #ifndef LATSCOPE_CMDIO_H
 #define LATSCOPE_CMDIO_H

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmdio.h"
@@ -18,6 +17,7 @@
 #include "dtl_cmd.h"
 #include "dtlrec.h"
 #include "parse.h"
+#include "tool.h"
 
 struct record_params {
 	struct dtlr_opts o;
@@ -141,11 +141,29 @@ const struct cli_cmd dtl_record_cli = {
 	.stop_at_operand = true,
 };
 
-static uint64_t now_ns(void)
+/* The live loop (src/tool.h): poll the DTL, end with COMMAND. */
+struct rec_loop {
+	struct dtlr *r;
+	pid_t child;		/* -1 once reaped (or none) */
+	int status;		/* its wait status */
+	int err;		/* dtlr_poll()'s failure, which ends the run */
+};
+
+static int rec_wait(void *arg, int timeout_ms)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	struct rec_loop *rl = arg;
+	rl->err = dtlr_poll(rl->r, timeout_ms);
+	return rl->err ? -1 : 0;
+}
+
+static bool rec_done(void *arg)
+{
+	struct rec_loop *rl = arg;
+	if (rl->child > 0 && waitpid(rl->child, &rl->status, WNOHANG) == rl->child) {
+		rl->child = -1;
+		return true;
+	}
+	return false;
 }
 
 int dtl_cmd_record(int argc, char **argv)
@@ -234,18 +252,20 @@ int dtl_cmd_record(int argc, char **argv)
 			err = err ? err : -EPIPE;
 		close(go[1]);
 	}
-	uint64_t t0 = now_ns();
-	int status = 0;
 	/* the workload may write to our stdout: a reader that leaves ends the run */
-	while (!err && !cio_watch(STDOUT_FILENO)) {
-		err = dtlr_poll(r, dtlr_poll_ms(r));
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-			child = -1;
-			break;
-		}
-		if (duration_ns && now_ns() - t0 >= duration_ns)
-			break;
-	}
+	struct rec_loop rl = { .r = r, .child = child };
+	struct tool_loop l = {
+		.arg = &rl,
+		.duration_ns = duration_ns,
+		.wait_ms = dtlr_poll_ms(r),
+		.watch_fd = STDOUT_FILENO,
+		.wait = rec_wait,
+		.done = rec_done,
+	};
+	if (!err && tool_run(&l) < 0)
+		err = rl.err;
+	child = rl.child;
+	int status = rl.status;
 	if (child > 0) {
 		kill(child, SIGTERM);
 		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
@@ -273,9 +293,6 @@ int dtl_cmd_record(int argc, char **argv)
 			st.boot_tb_unknown ? "; boot_tb unknown (not Power; pass --boot-tb): DTL times are "
 					     "timebase/tb_freq and will not line up with the samples" : "",
 			st.boot_tb_estimated ? "; boot_tb estimated from the timebase and CLOCK_MONOTONIC" : "");
-	if (err)
-		return EXIT_ERR;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return EXIT_ERR;
-	return 0;
+	/* COMMAND not run (127) is a failure too */
+	return tool_status(err || (WIFEXITED(status) && WEXITSTATUS(status) == 127), false);
 }

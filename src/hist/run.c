@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmdio.h"
@@ -21,10 +19,10 @@
 #include "hist.h"
 #include "pdread.h"
 #include "pdwrite.h"
-#include "privhint.h"
 #include "safeout.h"
 #include "tfsformat.h"
 #include "timerwl.h"
+#include "tool.h"
 
 static int online_cpus(struct ps_cpuset *s)
 {
@@ -44,13 +42,6 @@ static int online_cpus(struct ps_cpuset *s)
 	for (long i = 0; i < n && i < PS_MAX_CPUS; i++)
 		ps_cpuset_add(s, (unsigned)i);
 	return n > 0 ? 0 : -ENODEV;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- shared setup ----------------------------------------------------- */
@@ -343,14 +334,56 @@ static int keep_busy_setup(struct hctx *c, struct idc_spin **spin)
 	return 0;
 }
 
-/* Ctrl-C (or a closed stdout) during setup: one line, then unwind. */
-static bool setup_interrupted(struct hctx *c)
+/* The live loop's callbacks (src/tool.h): poll, read, checkpoint, the top view. */
+struct live_loop {
+	struct hctx *c;
+	struct evs *s;
+	uint64_t start_ns;
+	bool tty;
+};
+
+static int live_wait(void *arg, int timeout_ms)
 {
-	if (!cio_stopped() && !cio_watch(STDOUT_FILENO))
-		return false;
-	fprintf(stderr, "%s: %s before the measurement started; nothing to report\n", c->prog,
-		cio_broken_pipe() ? "standard output was closed" : "interrupted");
-	return true;
+	struct live_loop *lv = arg;
+	int pr = evs_poll(lv->s, timeout_ms);
+	if (pr < 0 && pr != -EINTR) {
+		fprintf(stderr, "%s: poll: %s\n", lv->c->prog, strerror(-pr));
+		return pr;
+	}
+	return 0;
+}
+
+static int live_process(void *arg, uint64_t until_ns)
+{
+	struct live_loop *lv = arg;
+	int err = evs_read(lv->s, until_ns, on_event, lv->c);
+	if (err < 0)
+		fprintf(stderr, "%s: reading the rings: %s\n", lv->c->prog, evs_strerror(lv->s));
+	return err;
+}
+
+/* -o survives a kill: the file is valid up to the last checkpoint */
+static void live_checkpoint(void *arg)
+{
+	struct hctx *c = ((struct live_loop *)arg)->c;
+	if (!c->live_err && pdw_checkpoint(c->pw, false) < 0)
+		c->live_err = true;
+}
+
+static void live_refresh(void *arg, uint64_t now_ns)
+{
+	struct live_loop *lv = arg;
+	struct hctx *c = lv->c;
+	bool unsup[LAT_NR_TYPES];
+	for (int t = 0; t < LAT_NR_TYPES; t++)
+		unsup[t] = !lat_type_supported(t, c->has);
+	if (lv->tty)
+		fputs("\033[H\033[2J", stdout);
+	printf("latscope hist top: %.1f s, %" PRIu64 " events, %" PRIu64 " lost\n\n",
+	       (double)(now_ns - lv->start_ns) / 1e9, c->decoded, evs_stats(lv->s)->lost);
+	hist_term_view(c, stdout, unsup);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		cio_stop();	/* reported by cio_finish() */
 }
 
 int hist_live(struct hctx *c)
@@ -380,7 +413,7 @@ int hist_live(struct hctx *c)
 		fprintf(stderr, "%s: cannot find the online CPUs\n", c->prog);
 		return EXIT_ERR;
 	}
-	if (keep_busy_setup(c, &spin) < 0 || setup_interrupted(c))
+	if (keep_busy_setup(c, &spin) < 0 || tool_setup_interrupted(c->prog))
 		goto out;
 	struct evs_opts eo = { .ring_bytes = (size_t)c->ring_bytes, .track_tasks = c->record_out != NULL };
 	err = evs_open(&s, ev, n, &c->cpus, &eo);
@@ -390,7 +423,7 @@ int hist_live(struct hctx *c)
 			s ? evs_strerror(s) : strerror(-err));
 		goto out;
 	}
-	if (setup_interrupted(c))
+	if (tool_setup_interrupted(c->prog))
 		goto out;
 	d = tpd_new(evs_tep(s));
 	if (!d)
@@ -411,24 +444,22 @@ int hist_live(struct hctx *c)
 				"preemptirqsoff are not measured\n", c->prog);
 	if (c->record_out && open_record_file(c, s) < 0)
 		goto out;
-	if (setup_interrupted(c))
+	if (tool_setup_interrupted(c->prog))
 		goto out;
 	err = evs_enable(s);
 	if (err < 0) {
 		fprintf(stderr, "%s: %s\n", c->prog, evs_strerror(s));
 		goto out;
 	}
-	c->traced_from_ns = mono_ns();	/* every CPU traced from here */
+	c->traced_from_ns = tool_now_ns();	/* every CPU traced from here */
 	/* like cyclictest -m: no page fault in the measured path */
-	if (c->timer && mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
-		int e = errno;
+	if (c->timer) {
 		char why[256];
-		munlockall();
-		ph_mlock(why, sizeof(why), -e);
-		fprintf(stderr, "%s: mlockall: %s%s%s (going on, page faults may show as latency)\n",
-			c->prog, strerror(e), why[0] ? "; " : "", why);
-	} else if (c->timer) {
-		locked = true;
+		int lerr = tool_mlockall(why, sizeof(why));
+		locked = lerr == 0;
+		if (!locked)
+			fprintf(stderr, "%s: mlockall: %s%s%s (going on, page faults may show as latency)\n",
+				c->prog, strerror(-lerr), why[0] ? "; " : "", why);
 	}
 	if (c->timer && c->dma_latency_us >= 0) {
 		qos_fd = idc_pm_qos_hold((int32_t)c->dma_latency_us);
@@ -472,10 +503,9 @@ int hist_live(struct hctx *c)
 		else
 			prio_set = true;
 	}
-	if (setup_interrupted(c))
+	if (tool_setup_interrupted(c->prog))
 		goto out;
-	uint64_t start = mono_ns(), next_refresh = start + c->refresh_ns;
-	bool tty = isatty(STDOUT_FILENO);
+	uint64_t start = tool_now_ns();
 	if (c->mode == H_RECORD && !c->json && !c->quiet) {
 		/* the table's first line, now: a reader that only wants the start
 		 * (| head -1) can leave, and the run sees it and stops */
@@ -486,39 +516,21 @@ int hist_live(struct hctx *c)
 			printf("# latscope hist record: measuring until Ctrl-C\n");
 		fflush(stdout);
 	}
-	while (!cio_watch(STDOUT_FILENO)) {
-		uint64_t now = mono_ns();
-		if (c->duration_ns && now - start >= c->duration_ns)
-			break;
-		int pr = evs_poll(s, 100);
-		if (pr < 0 && pr != -EINTR) {
-			fprintf(stderr, "%s: poll: %s\n", c->prog, strerror(-pr));
-			break;
-		}
-		now = mono_ns();
-		err = evs_read(s, now > 2000000 ? now - 2000000 : 0, on_event, c);
-		if (err < 0) {
-			fprintf(stderr, "%s: reading the rings: %s\n", c->prog, evs_strerror(s));
-			break;
-		}
-		/* -o survives a kill: the file is valid up to the last checkpoint */
-		if (c->pw && !c->live_err && pdw_checkpoint(c->pw, false) < 0)
-			c->live_err = true;
-		if (c->mode == H_TOP && !c->quiet && now >= next_refresh) {
-			bool unsup[LAT_NR_TYPES];
-			for (int t = 0; t < LAT_NR_TYPES; t++)
-				unsup[t] = !lat_type_supported(t, c->has);
-			if (tty)
-				fputs("\033[H\033[2J", stdout);
-			printf("latscope hist top: %.1f s, %" PRIu64 " events, %" PRIu64 " lost\n\n",
-			       (double)(now - start) / 1e9, c->decoded, evs_stats(s)->lost);
-			hist_term_view(c, stdout, unsup);
-			if (fflush(stdout) != 0 || ferror(stdout))
-				cio_stop();	/* reported by cio_finish() below */
-			next_refresh = now + c->refresh_ns;
-		}
-	}
-	c->traced_until_ns = mono_ns();	/* ... to here */
+	struct live_loop lv = { .c = c, .s = s, .start_ns = start, .tty = isatty(STDOUT_FILENO) };
+	struct tool_loop l = {
+		.arg = &lv,
+		.start_ns = start,
+		.duration_ns = c->duration_ns,
+		.refresh_ns = c->refresh_ns,
+		.slack_ns = 2000000,	/* the rings are complete up to 2 ms ago */
+		.watch_fd = STDOUT_FILENO,
+		.wait = live_wait,
+		.process = live_process,
+		.checkpoint = c->pw ? live_checkpoint : NULL,
+		.refresh = c->mode == H_TOP && !c->quiet ? live_refresh : NULL,
+	};
+	tool_run(&l);
+	c->traced_until_ns = tool_now_ns();	/* ... to here */
 	evs_disable(s);
 	evs_read(s, UINT64_MAX, on_event, c);
 	c->lost_events = evs_stats(s)->lost;
@@ -560,8 +572,7 @@ out:
 		close(qos_fd);
 	if (prio_set && pol0 >= 0)
 		sched_setscheduler(0, pol0, &sp0);
-	if (locked)
-		munlockall();
+	tool_munlockall(locked);
 	return ret;
 }
 

@@ -12,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -29,10 +27,10 @@
 #include "oswork.h"
 #include "pdread.h"
 #include "pdwrite.h"
-#include "privhint.h"
 #include "safeout.h"
 #include "sysinfo.h"
 #include "tfsformat.h"
+#include "tool.h"
 
 #define WREC_EVSEL_NAME OSW_EVSEL_NAME
 #define SLACK_NS	(5 * 1000 * 1000ULL)
@@ -85,6 +83,38 @@ static void process(struct ctx *c, uint64_t until_ns)
 	if (c->s)
 		evs_read(c->s, until_ns, osne_event, c->e);
 	osne_advance(c->e, until_ns);
+}
+
+/* ---- the live loop's callbacks (src/tool.h) ------------------------------------- */
+
+static int live_wait(void *arg, int timeout_ms)
+{
+	struct ctx *c = arg;
+	evs_poll(c->s, timeout_ms);	/* a failed poll: the loop goes on, as a timeout */
+	return 0;
+}
+
+static int live_process(void *arg, uint64_t until_ns)
+{
+	process(arg, until_ns);
+	return 0;
+}
+
+/* the recording survives a kill (errors stick: reported at close) */
+static void live_checkpoint(void *arg)
+{
+	pdw_checkpoint(((struct ctx *)arg)->pw, false);
+}
+
+static void live_refresh(void *arg, uint64_t now_ns)
+{
+	(void)now_ns;
+	osn_refresh_top(arg);
+}
+
+static bool live_done(void *arg)
+{
+	return osn_stop_why(arg) != 0;
 }
 
 /* ---- recording ------------------------------------------------------------ */
@@ -192,16 +222,6 @@ static void free_state(struct ctx *c)
 	c->e = NULL;
 }
 
-/* Ctrl-C (or a closed stdout) during setup: one line; the caller unwinds. */
-static bool setup_interrupted(void)
-{
-	if (!cio_stopped() && !cio_watch(STDOUT_FILENO))
-		return false;
-	fprintf(stderr, "latscope osnoise: %s before the measurement started; nothing to report\n",
-		cio_broken_pipe() ? "standard output was closed" : "interrupted");
-	return true;
-}
-
 /* The end of a run: steal read, the report (unless the reader left), the
  * verdict.  Returns the exit status so far. */
 static int end_report(struct ctx *c)
@@ -211,7 +231,7 @@ static int end_report(struct ctx *c)
 		cio_pipe_closed("latscope osnoise");
 	else
 		osn_final_report(c);
-	return osn_finish(c, osn_stop_why(c) ? EXIT_THRESHOLD : 0);
+	return osn_finish(c, tool_status(false, osn_stop_why(c) != 0));
 }
 
 int osn_run_live(struct ctx *c)
@@ -297,11 +317,11 @@ int osn_run_live(struct ctx *c)
 					"IRQ and softirq time of idle CPUs is undercounted\n", list);
 		}
 	}
-	if (setup_interrupted())
+	if (tool_setup_interrupted("latscope osnoise"))
 		goto out_err;
 	if (c->mode == M_RECORD && open_recording(c) < 0)
 		goto out_err;
-	if (setup_interrupted())
+	if (tool_setup_interrupted("latscope osnoise"))
 		goto out_err;
 
 	si_steal(c->steal0, c->list, c->nr);
@@ -331,7 +351,7 @@ int osn_run_live(struct ctx *c)
 			c->w = NULL;
 			goto out_err;
 		}
-		if (setup_interrupted()) {
+		if (tool_setup_interrupted("latscope osnoise")) {
 			osw_stop(c->w);
 			osw_free(c->w);
 			c->w = NULL;
@@ -342,42 +362,30 @@ int osn_run_live(struct ctx *c)
 			osne_set_tid(c->e, c->list[i], osw_tid(c->w, i), osw_floor_ns(c->w, i));
 	}
 	/* Lock memory once everything is allocated (threads, rings). */
-	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0) {
-		int e = errno;
-		char why[256];
-		munlockall();	/* a failed mlockall may leave MCL_FUTURE behind */
-		ph_mlock(why, sizeof(why), -e);
-		if (!c->quiet && !c->json)
-			fprintf(stderr, "latscope osnoise: mlockall failed (%s%s%s); page faults may add "
-				"noise\n", strerror(e), why[0] ? ": " : "", why);
-	} else {
-		locked = true;
-	}
+	char why[256];
+	int lerr = tool_mlockall(why, sizeof(why));
+	locked = lerr == 0;
+	if (!locked && !c->quiet && !c->json)
+		fprintf(stderr, "latscope osnoise: mlockall failed (%s%s%s); page faults may add "
+			"noise\n", strerror(-lerr), why[0] ? ": " : "", why);
 
 	if (c->mode == M_TRACE && !c->json)
 		osn_print_trace_header(stdout);
 
-	uint64_t warm_end_ns = osne_times(c->e)->warm_end_ns;
-	uint64_t deadline = c->duration_ns ? warm_end_ns + c->duration_ns : UINT64_MAX;
-	uint64_t next_refresh = warm_end_ns + c->period_us * 1000;
-	while (!cio_watch(STDOUT_FILENO) && !osn_stop_why(c)) {
-		if (c->s)
-			evs_poll(c->s, 100);
-		else {
-			struct timespec ts = { 0, 100 * 1000 * 1000 };
-			nanosleep(&ts, NULL);
-		}
-		uint64_t now = osw_now_ns();
-		if (now >= deadline)
-			break;
-		process(c, now - SLACK_NS);
-		if (c->pw)	/* the recording survives a kill (errors stick: reported at close) */
-			pdw_checkpoint(c->pw, false);
-		if (now >= next_refresh) {
-			osn_refresh_top(c);
-			next_refresh = now + c->period_us * 1000;
-		}
-	}
+	struct tool_loop l = {
+		.arg = c,
+		.start_ns = osne_times(c->e)->warm_end_ns,	/* -d counts from the warm-up's end */
+		.duration_ns = c->duration_ns,
+		.refresh_ns = c->period_us * 1000,
+		.slack_ns = SLACK_NS,
+		.watch_fd = STDOUT_FILENO,
+		.wait = c->s ? live_wait : NULL,
+		.process = live_process,
+		.checkpoint = c->pw ? live_checkpoint : NULL,
+		.refresh = live_refresh,
+		.done = live_done,
+	};
+	tool_run(&l);
 	/* Stop the workload (its last period ends here), then take everything. */
 	osw_stop(c->w);
 	if (c->s)
@@ -385,9 +393,7 @@ int osn_run_live(struct ctx *c)
 	osne_set_end(c->e, osw_now_ns());
 	process(c, UINT64_MAX);
 	osne_close(c->e);
-	int rc = end_report(c);
-	if (cio_broken_pipe())
-		rc = EXIT_ERR;
+	int rc = tool_end_status(end_report(c));
 	evs_close(c->s);
 	c->s = NULL;
 	if (c->pw) {
@@ -403,8 +409,7 @@ int osn_run_live(struct ctx *c)
 	}
 	osw_free(c->w);
 	free_state(c);
-	if (locked)
-		munlockall();
+	tool_munlockall(locked);
 	if (aff_saved)
 		sched_setaffinity(0, sizeof(aff0), &aff0);
 	return rc;
@@ -505,7 +510,7 @@ int osn_run_replay(struct ctx *c)
 	}
 	c->cnt = *osne_counts(e);
 	osn_final_report(c);
-	int rc = osn_finish(c, osn_stop_why(c) ? EXIT_THRESHOLD : 0);
+	int rc = osn_finish(c, tool_status(false, osn_stop_why(c) != 0));
 	cio_pdr_close(r, "latscope osnoise", c->input);
 	free_state(c);
 	return rc;
@@ -575,9 +580,36 @@ int osn_run_kernel_text(struct ctx *c, const char *path)
 		fprintf(stderr, "latscope osnoise: %" PRIu64 " malformed osnoise lines skipped\n", kb.bad);
 	c->cnt.bad_wrec += kb.bad;
 	osn_final_report(c);
-	int rc = osn_finish(c, osn_stop_why(c) ? EXIT_THRESHOLD : 0);
+	int rc = osn_finish(c, tool_status(false, osn_stop_why(c) != 0));
 	free_state(c);
 	return rc;
+}
+
+/* The kernel tracer's loop (src/tool.h): its text read as it comes, a pause
+ * when there is none; a failed read ends the run. */
+struct kernel_feed {
+	struct ctx *c;
+	struct okt *k;
+	struct osne_kbuf kb;
+	char buf[16384];
+};
+
+static int kernel_wait(void *arg, int timeout_ms)
+{
+	struct kernel_feed *kf = arg;
+	long n = okt_read(kf->k, kf->buf, sizeof(kf->buf));
+	if (n < 0)
+		return -EIO;
+	if (n == 0)
+		tool_sleep_ms(timeout_ms);
+	else
+		osne_kernel_text(kf->c->e, &kf->kb, kf->buf, (size_t)n);
+	return 0;
+}
+
+static bool live_done_kernel(void *arg)
+{
+	return osn_stop_why(((struct kernel_feed *)arg)->c) != 0;
 }
 
 int osn_run_kernel(struct ctx *c)
@@ -614,31 +646,28 @@ int osn_run_kernel(struct ctx *c)
 		free_state(c);
 		return EXIT_ERR;
 	}
-	if (setup_interrupted()) {
+	if (tool_setup_interrupted("latscope osnoise")) {
 		okt_stop(k);
 		free_state(c);
 		return EXIT_ERR;
 	}
 	si_steal(c->steal0, c->list, c->nr);
-	uint64_t t0 = osw_now_ns();
-	uint64_t deadline = c->duration_ns ? t0 + c->duration_ns : UINT64_MAX;
+	static struct kernel_feed kf;	/* 80 KiB: not on the stack */
+	kf.c = c;
+	kf.k = k;
+	kf.kb.len = kf.kb.bad = 0;
+	struct tool_loop l = {
+		.arg = &kf,
+		.duration_ns = c->duration_ns,
+		.watch_fd = STDOUT_FILENO,
+		.wait = kernel_wait,
+		.done = live_done_kernel,
+	};
 	if (c->mode == M_TRACE && !c->json)
 		osn_print_trace_header(stdout);
-	static struct osne_kbuf kb;
-	char buf[16384];
-	while (!cio_watch(STDOUT_FILENO) && !osn_stop_why(c) && osw_now_ns() < deadline) {
-		long n = okt_read(k, buf, sizeof(buf));
-		if (n < 0)
-			break;
-		if (n == 0) {
-			struct timespec ts = { 0, 100 * 1000 * 1000 };
-			nanosleep(&ts, NULL);
-			continue;
-		}
-		osne_kernel_text(c->e, &kb, buf, (size_t)n);
-	}
+	tool_run(&l);
 	okt_stop(k);	/* the tracer instance removed before anything is printed */
 	int rc = end_report(c);
 	free_state(c);
-	return cio_broken_pipe() ? EXIT_ERR : rc;
+	return tool_end_status(rc);
 }

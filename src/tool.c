@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/* tool.c - the live loop, its clock arithmetic, mlockall, the exit status (see tool.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmdio.h"
+#include "commands.h"
+#include "privhint.h"
+#include "tool.h"
+
+#define TOOL_WAIT_MS 100
+
+void tool_sched_init(struct tool_sched *s, uint64_t start_ns, uint64_t duration_ns,
+		     uint64_t refresh_ns)
+{
+	s->deadline_ns = duration_ns && duration_ns <= UINT64_MAX - start_ns ? start_ns + duration_ns
+									     : UINT64_MAX;
+	s->refresh_ns = refresh_ns;
+	s->next_refresh_ns = !refresh_ns ? UINT64_MAX :
+			     refresh_ns <= UINT64_MAX - start_ns ? start_ns + refresh_ns : UINT64_MAX;
+}
+
+bool tool_sched_expired(const struct tool_sched *s, uint64_t now_ns)
+{
+	return s->deadline_ns != UINT64_MAX && now_ns >= s->deadline_ns;
+}
+
+int tool_sched_wait_ms(const struct tool_sched *s, uint64_t now_ns, int max_ms)
+{
+	if (max_ms <= 0 || s->deadline_ns == UINT64_MAX)
+		return max_ms < 0 ? 0 : max_ms;
+	if (now_ns >= s->deadline_ns)
+		return 0;
+	uint64_t left = s->deadline_ns - now_ns, ms = (left + 999999) / 1000000;
+	return ms < (uint64_t)max_ms ? (int)ms : max_ms;
+}
+
+bool tool_sched_refresh_due(struct tool_sched *s, uint64_t now_ns)
+{
+	if (!s->refresh_ns || now_ns < s->next_refresh_ns)
+		return false;
+	s->next_refresh_ns = s->refresh_ns <= UINT64_MAX - now_ns ? now_ns + s->refresh_ns : UINT64_MAX;
+	return true;
+}
+
+uint64_t tool_until(uint64_t now_ns, uint64_t slack_ns)
+{
+	return now_ns > slack_ns ? now_ns - slack_ns : 0;
+}
+
+uint64_t tool_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void tool_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);	/* a signal ends it early: the loop then sees the stop */
+}
+
+int tool_run(const struct tool_loop *l)
+{
+	struct tool_sched s;
+	uint64_t now = tool_now_ns();
+	int max_ms = l->wait_ms > 0 ? l->wait_ms : TOOL_WAIT_MS, err;
+
+	tool_sched_init(&s, l->start_ns ? l->start_ns : now, l->duration_ns, l->refresh_ns);
+	for (;;) {
+		if (cio_watch(l->watch_fd))
+			return TOOL_END_STOP;
+		if (l->done && l->done(l->arg))
+			return TOOL_END_DONE;
+		now = tool_now_ns();
+		if (tool_sched_expired(&s, now))
+			return TOOL_END_DEADLINE;
+		int ms = tool_sched_wait_ms(&s, now, max_ms);
+		if (l->wait) {
+			err = l->wait(l->arg, ms);
+			if (err < 0)
+				return err;
+		} else {
+			tool_sleep_ms(ms);
+		}
+		now = tool_now_ns();
+		if (tool_sched_expired(&s, now))
+			return TOOL_END_DEADLINE;
+		if (l->process && (err = l->process(l->arg, tool_until(now, l->slack_ns))) < 0)
+			return err;
+		if (l->checkpoint)
+			l->checkpoint(l->arg);
+		if (l->refresh && tool_sched_refresh_due(&s, now))
+			l->refresh(l->arg, now);
+	}
+}
+
+bool tool_setup_interrupted(const char *prog)
+{
+	if (!cio_stopped() && !cio_watch(STDOUT_FILENO))
+		return false;
+	fprintf(stderr, "%s: %s before the measurement started; nothing to report\n", prog,
+		cio_broken_pipe() ? "standard output was closed" : "interrupted");
+	return true;
+}
+
+int tool_mlockall(char *why, size_t len)
+{
+	if (len)
+		why[0] = '\0';
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
+		return 0;
+	int err = -errno;
+	munlockall();	/* a failed mlockall may leave MCL_FUTURE behind */
+	if (len)
+		ph_mlock(why, len, err);
+	return err;
+}
+
+void tool_munlockall(bool locked)
+{
+	if (locked)
+		munlockall();
+}
+
+int tool_status(bool failed, bool threshold)
+{
+	return failed ? EXIT_ERR : threshold ? EXIT_THRESHOLD : 0;
+}
+
+int tool_status_worst(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+int tool_end_status(int rc)
+{
+	return cio_broken_pipe() ? EXIT_ERR : rc;
+}
