@@ -18,6 +18,10 @@
 #include "pdwrite.h"
 #include "tpevent.h"
 
+#ifndef LATSCOPE_VERSION
+#define LATSCOPE_VERSION "unknown"
+#endif
+
 #define NS_PER_S	((uint64_t)1000000000)
 
 struct osne {
@@ -453,6 +457,20 @@ void osne_params_format(const struct osne_opts *o, char *buf, size_t len)
 		 o->stop_total_us, o->no_workload, cl);
 }
 
+void osne_params_to_osnp(const struct osne_opts *o, struct pdf_osnp *p)
+{
+	_Static_assert(sizeof(p->cpus) == sizeof(o->cpus.bits), "CPU bitmaps differ");
+	memset(p, 0, sizeof(*p));
+	p->version = PDF_OSNP_VERSION;
+	p->threshold_us = o->threshold_us;
+	p->period_us = o->period_us;
+	p->runtime_us = o->runtime_us;
+	p->stop_us = o->stop_us;
+	p->stop_total_us = o->stop_total_us;
+	p->flags = o->no_workload ? PDF_OSNP_NO_WORKLOAD : 0;
+	memcpy(p->cpus, o->cpus.bits, sizeof(p->cpus));
+}
+
 int osne_record(struct osne *e, struct pdw *pw)
 {
 	struct pdf_attr a;
@@ -470,10 +488,14 @@ int osne_record(struct osne *e, struct pdw *pw)
 		return idx;
 	e->pw = pw;
 	e->wrec_evsel = idx;
-	/* The run's parameters, so replay uses the same threshold and period. */
-	char cmd[1024];
-	osne_params_format(&e->o, cmd, sizeof(cmd));
-	return pdw_set_string_feature(pw, PDF_FEAT_VERSION, cmd);
+	/* The run's parameters, so replay uses the same threshold and period:
+	 * latscope's own feature section; VERSION says only who wrote it. */
+	struct pdf_osnp p;
+	osne_params_to_osnp(&e->o, &p);
+	int err = pdw_set_osnoise_params(pw, &p);
+	if (!err)
+		err = pdw_set_string_feature(pw, PDF_FEAT_VERSION, "latscope " LATSCOPE_VERSION);
+	return err;
 }
 
 bool osne_params_apply(const char *ver, struct osne_opts *o, bool have_T, bool have_cpus)
@@ -501,10 +523,30 @@ bool osne_params_apply(const char *ver, struct osne_opts *o, bool have_T, bool h
 	return false;
 }
 
+bool osne_params_take(const struct pdr *r, struct osne_opts *o, bool have_T, bool have_cpus)
+{
+	const struct pdr_info *in = pdr_info(r);
+	if (!in->has_osnoise_params)	/* written before the feature: VERSION text */
+		return osne_params_apply(in->version, o, have_T, have_cpus);
+	const struct pdf_osnp *p = &in->osnoise_params;
+	if (!have_T || o->threshold_us < p->threshold_us)
+		o->threshold_us = p->threshold_us;
+	o->period_us = p->period_us;
+	o->runtime_us = p->runtime_us;
+	if (p->flags & PDF_OSNP_NO_WORKLOAD)
+		o->no_workload = true;
+	struct ps_cpuset set;
+	memcpy(set.bits, p->cpus, sizeof(set.bits));
+	if (have_cpus || !ps_cpuset_count(&set))
+		return false;
+	o->cpus = set;
+	return true;
+}
+
 bool osne_is_recording(struct pdr *r)
 {
-	const char *ver = pdr_info(r)->version;
-	if (ver && !strncmp(ver, "latscope-osnoise ", 17))
+	const struct pdr_info *in = pdr_info(r);
+	if (in->has_osnoise_params || (in->version && !strncmp(in->version, "latscope-osnoise ", 17)))
 		return true;
 	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
 		const struct pdr_evsel *e = pdr_evsel(r, i);

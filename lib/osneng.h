@@ -34,6 +34,7 @@
 #include "noise.h"
 #include "oswork.h"
 #include "parse.h"
+#include "pdformat.h"
 
 struct pdr;
 struct pdw;
@@ -155,19 +156,27 @@ void osne_use_workload(struct osne *e, struct osw *w);
 /*
  * osne_record - also write every workload record fed from now on to pw
  * (borrowed; the caller closes it): adds the workload event (after the
- * caller's tracepoint events) and the run's parameters (the VERSION feature,
- * read back by osne_params_apply).  Call before pdw_begin_data().  Returns 0
- * or a negative errno from the writer.
+ * caller's tracepoint events), the run's parameters (the LATSCOPE_OSNOISE
+ * feature, lib/pdformat.h, read back by osne_params_take) and a VERSION
+ * string.  Call before pdw_begin_data().  Returns 0 or a negative errno from
+ * the writer.
  */
 int osne_record(struct osne *e, struct pdw *pw);
-/* The parameters string of osne_record ("latscope-osnoise threshold_us=..."). */
-void osne_params_format(const struct osne_opts *o, char *buf, size_t len);
+/* The parameters as the LATSCOPE_OSNOISE feature holds them. */
+void osne_params_to_osnp(const struct osne_opts *o, struct pdf_osnp *p);
 /*
- * osne_params_apply - take a recording's parameters from ver (the VERSION
- * feature): period, runtime, no_workload; the threshold unless have_T and
- * o->threshold_us is already above it; the CPUs unless have_cpus.  Returns
- * true when the CPUs were taken.
+ * osne_params_take - take a recording's parameters from r: its
+ * LATSCOPE_OSNOISE feature, or else (a file written before that feature) the
+ * VERSION text through osne_params_apply.  Period, runtime, no_workload; the
+ * threshold unless have_T and o->threshold_us is already above it; the CPUs
+ * unless have_cpus.  Returns true when the CPUs were taken.
  */
+bool osne_params_take(const struct pdr *r, struct osne_opts *o, bool have_T, bool have_cpus);
+/* The parameters string recordings before the LATSCOPE_OSNOISE feature put in
+ * VERSION ("latscope-osnoise threshold_us=..."); kept for tests. */
+void osne_params_format(const struct osne_opts *o, char *buf, size_t len);
+/* The old recordings' parser (the fallback of osne_params_take): the same
+ * parameters from ver, the VERSION text; false when ver is not such text. */
 bool osne_params_apply(const char *ver, struct osne_opts *o, bool have_T, bool have_cpus);
 /* True when r holds osnoise data: the workload event, or the parameters. */
 bool osne_is_recording(struct pdr *r);

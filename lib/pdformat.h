@@ -9,8 +9,9 @@
 #ifndef LATSCOPE_PDFORMAT_H
 #define LATSCOPE_PDFORMAT_H
 
-#include <stdint.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* File magic as a u64: "PERFILE2" read little-endian. */
 #define PDF_MAGIC2		0x32454c4946524550ULL
@@ -189,6 +190,49 @@ enum {
 	PDF_FEAT_HYBRID_TOPOLOGY = 30,
 	PDF_FEAT_PMU_CAPS = 31,
 	PDF_FEAT_LAST_KNOWN = 32,
+	/* latscope's own features take the highest bits, counting down from
+	 * 255: perf reads only the bits it knows (below its own last one) and
+	 * skips the others' table slots, so a bit above every perf bit is
+	 * never parsed by perf, now or when it adds features (docs/osnoise.md,
+	 * "The parameters section"). */
+	PDF_FEAT_LATSCOPE_OSNOISE = 255,
+};
+
+/*
+ * The LATSCOPE_OSNOISE feature: the parameters of a `latscope osnoise
+ * record` run.  Every integer is in the byte order named by byte 4 ('l'
+ * little-endian, 'B' big-endian; the writer uses the file's order):
+ *
+ *	off size
+ *	  0   4  magic "LSOP"
+ *	  4   1  byte order tag: 'l' or 'B'
+ *	  5   1  0
+ *	  6   2  u16 version (PDF_OSNP_VERSION)
+ *	  8   4  u32 size of the whole section (PDF_OSNP_FIXED + 8 * words)
+ *	 12   4  u32 words: u64 words of the CPU bitmap (1..PDF_OSNP_MAX_WORDS)
+ *	 16   8  u64 threshold_us
+ *	 24   8  u64 period_us
+ *	 32   8  u64 runtime_us
+ *	 40   8  u64 stop_us (0 = off)
+ *	 48   8  u64 stop_total_us (0 = off)
+ *	 56   8  u64 flags (PDF_OSNP_NO_WORKLOAD; other bits 0)
+ *	 64 8*w  u64 cpu bitmap words: CPU n is bit n % 64 of word n / 64
+ *
+ * The reader refuses another version, another size, an unknown tag or flag.
+ */
+#define PDF_OSNP_MAGIC		"LSOP"
+#define PDF_OSNP_VERSION	1
+#define PDF_OSNP_FIXED		64
+#define PDF_OSNP_MAX_WORDS	64		/* 4096 CPUs, as lib/parse.h */
+#define PDF_OSNP_NO_WORKLOAD	0x1ull
+
+/* Its host-order contents. */
+struct pdf_osnp {
+	uint16_t version;
+	bool big_endian;		/* the tag read (or to write: ignored) */
+	uint64_t threshold_us, period_us, runtime_us, stop_us, stop_total_us;
+	uint64_t flags;
+	uint64_t cpus[PDF_OSNP_MAX_WORDS];
 };
 
 /* PERF_RECORD_AUX flags. */

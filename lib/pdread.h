@@ -171,6 +171,9 @@ struct pdr_info {
 	bool has_compressed;
 	uint32_t comp_version, comp_type, comp_level, comp_ratio, comp_mmap_len;
 	uint64_t feat_bits[PDF_FEAT_BITS / 64];	/* features present */
+	/* LATSCOPE_OSNOISE (latscope osnoise record's parameters; pdformat.h) */
+	bool has_osnoise_params;
+	struct pdf_osnp osnoise_params;
 	/* CPU_TOPOLOGY */
 	size_t nr_core_ids;
 	const uint32_t *core_id, *socket_id;		/* nr_core_ids entries */

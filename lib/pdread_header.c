@@ -276,6 +276,8 @@ int pdri_parse_feature(struct pdr *r, int feat, const uint8_t *p, uint64_t len, 
 		in->comp_mmap_len = f_u32(&c);
 		in->has_compressed = !c.bad;
 		break;
+	case PDF_FEAT_LATSCOPE_OSNOISE:
+		return pdri_parse_osnp(r, p, len, off);
 	default:
 		return 0;	/* known but not needed, or unknown: skipped */
 	}

@@ -154,6 +154,9 @@ static inline uint64_t in_offset(const struct pdr *r)
 	return r->buf_off + r->buf_pos;
 }
 
+/* pdread_osnp.c: the LATSCOPE_OSNOISE section at off, len bytes at p. */
+int pdri_parse_osnp(struct pdr *r, const uint8_t *p, uint64_t len, uint64_t off);
+
 /* pdread.c */
 int pdri_fail(struct pdr *r, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

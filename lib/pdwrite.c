@@ -23,7 +23,9 @@
  *    from the AUXTRACE records (file mode; pipe mode has no index);
  *  - pipe mode writes no HEADER_LAST_FEATURE end marker (a newer perf may
  *    give that number to a real feature) and no TRACING_DATA/AUXTRACE
- *    feature records (perf sends neither in a pipe);
+ *    feature records (perf sends neither in a pipe), and no record of a
+ *    feature perf does not know (latscope's own, PDF_FEAT_LATSCOPE_*: perf
+ *    6.1 stops at one); a checkpointed file's opening records carry them;
  *  - HEADER_FEATURE records are padded to 8 bytes; HEADER_TRACING_DATA is
  *    {u32 size, u32 pad} (16 bytes) with size = blob length rounded up to 8.
  *
@@ -305,7 +307,7 @@ static int emit_header_records(struct pdw *w)
 {
 	int err = 0;
 	for (int f = 1; !err && f < PDF_FEAT_BITS; f++) {
-		if (f == PDF_FEAT_TRACING_DATA || f == PDF_FEAT_AUXTRACE)
+		if (f == PDF_FEAT_TRACING_DATA || f == PDF_FEAT_AUXTRACE || !pdw_feat_in_stream(w, f))
 			continue;	/* no pipe-mode feature record in perf */
 		struct gbuf b = { 0 };
 		if (pdw_feat_payload(w, f, &b))

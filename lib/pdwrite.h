@@ -77,6 +77,11 @@ int pdw_set_sample_time(struct pdw *w, uint64_t first_ns, uint64_t last_ns);
 /* Any other feature: payload already in target byte order; copied. */
 int pdw_set_raw_feature(struct pdw *w, int feat, const void *payload, size_t len);
 
+/* The LATSCOPE_OSNOISE feature (pdformat.h) from p (host order; version and
+ * big_endian are ignored: the writer's own, tagged in the section).  Not sent
+ * in pipe mode (perf would stop there). */
+int pdw_set_osnoise_params(struct pdw *w, const struct pdf_osnp *p);
+
 /* Start the data section: writes the file header area (file mode) or the pipe
  * header and HEADER_ATTR / HEADER_FEATURE / TRACING_DATA records (pipe mode). */
 int pdw_begin_data(struct pdw *w);

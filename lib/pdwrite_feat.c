@@ -190,6 +190,8 @@ static int feat_set(struct pdw *w, int feat, struct gbuf *b)
 	f->set = f->data != NULL;
 	if (!f->set)
 		return -ENOMEM;
+	if (w->pipe && w->begun && !pdw_feat_in_stream(w, feat))
+		return 0;
 	if (w->pipe && w->begun) {
 		if (feat == PDF_FEAT_TRACING_DATA)
 			return pdw_emit_tracing_data_record(w, f->data, f->len);
@@ -264,6 +266,46 @@ int pdw_set_raw_feature(struct pdw *w, int feat, const void *payload, size_t len
 	struct gbuf b = { 0 };
 	gb_put(&b, payload, len);
 	return feat_set(w, feat, &b);
+}
+
+int pdw_set_osnoise_params(struct pdw *w, const struct pdf_osnp *p)
+{
+	if (!w || !p)
+		return -EINVAL;
+	uint32_t words = 1;
+	for (uint32_t i = 0; i < PDF_OSNP_MAX_WORDS; i++)
+		if (p->cpus[i])
+			words = i + 1;
+	uint32_t size = PDF_OSNP_FIXED + 8 * words;
+	struct gbuf b = { 0 };
+	uint8_t *h = gb_room(&b, 8);
+	if (h) {
+		memcpy(h, PDF_OSNP_MAGIC, 4);
+		h[4] = w->big_endian ? 'B' : 'l';	/* the order of every field below */
+		h[5] = 0;
+		by_st16(h + 6, PDF_OSNP_VERSION, w->swap);
+	}
+	gb_u32(&b, size, w->swap);
+	gb_u32(&b, words, w->swap);
+	gb_u64(&b, p->threshold_us, w->swap);
+	gb_u64(&b, p->period_us, w->swap);
+	gb_u64(&b, p->runtime_us, w->swap);
+	gb_u64(&b, p->stop_us, w->swap);
+	gb_u64(&b, p->stop_total_us, w->swap);
+	gb_u64(&b, p->flags & PDF_OSNP_NO_WORKLOAD, w->swap);
+	for (uint32_t i = 0; i < words; i++)
+		gb_u64(&b, p->cpus[i], w->swap);
+	return feat_set(w, PDF_FEAT_LATSCOPE_OSNOISE, &b);
+}
+
+/* A pipe carries only the features perf knows: perf 6.1 stops reading a
+ * stream at a HEADER_FEATURE record whose number is at or above its last
+ * feature (perf_event__process_feature returns -1).  A checkpointed file's
+ * records are for latscope alone (the finished file's data starts after
+ * them), so they carry every feature. */
+bool pdw_feat_in_stream(const struct pdw *w, int feat)
+{
+	return !w->pipe || feat < PDF_FEAT_LAST_KNOWN;
 }
 
 /* HOSTNAME must be present: a reader of a byte-swapped file checks that bit

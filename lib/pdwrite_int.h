@@ -104,5 +104,6 @@ bool pdw_feat_payload(const struct pdw *w, int feat, struct gbuf *b);
 int pdw_emit_feature_record(struct pdw *w, int feat, const void *payload, size_t len);
 int pdw_emit_tracing_data_record(struct pdw *w, const void *blob, size_t len);
 int pdw_default_hostname(struct pdw *w);
+bool pdw_feat_in_stream(const struct pdw *w, int feat);
 
 #endif

@@ -452,7 +452,7 @@ static int replay_setup(void *arg, struct pdr *r, bool have_formats, struct osne
 		.cpus = c->cpus, .threshold_us = c->threshold_us, .period_us = c->period_us,
 		.runtime_us = c->runtime_us, .no_workload = c->no_workload,
 	};
-	if (osne_params_apply(info->version, &o, c->have_T, c->have_cpus)) {
+	if (osne_params_take(r, &o, c->have_T, c->have_cpus)) {
 		c->cpus = o.cpus;
 		c->have_cpus = true;
 	}

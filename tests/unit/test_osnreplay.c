@@ -11,7 +11,7 @@
  * the workload records come from a queue per CPU through osne_use_source()
  * like the workload's rings and are written by the engine itself
  * (osne_record).  The file is then replayed with osne_replay(), its
- * parameters taken from the file (osne_params_apply).  Every statistic,
+ * parameters taken from the file (osne_params_take).  Every statistic,
  * contributor, histogram bucket, trace line, period and the stop must be
  * identical.
  */
@@ -510,7 +510,7 @@ static int replay_setup(void *arg, struct pdr *r, bool have_formats, struct osne
 	struct rsetup *x = arg;
 	assert_true(have_formats);
 	struct osne_opts o = x->o;
-	assert_true(osne_params_apply(pdr_info(r)->version, &o, false, false));
+	assert_true(osne_params_take(r, &o, false, false));
 	struct osne_sink sk = { .arg = x->log, .line = log_line, .period = log_period };
 	return osne_new(ep, &o, &sk);
 }
