@@ -15,6 +15,7 @@
 #include "dtlsynth_int.h"
 #include "pdwrite.h"
 #include "tfsformat.h"
+#include "tpencode.h"
 
 static uint64_t rnd64(struct syn *s)
 {
@@ -103,61 +104,10 @@ uint64_t dtlsyn_ns_to_tb(const struct syn *s, uint64_t ns)
 
 /* ---- tracepoint payloads ---- */
 
-static int field(struct tep_event *e, const char *name, struct fld *f)
+static int parse(struct tep_handle *tep, const struct tfs_event *te)
 {
-	struct tep_format_field *tf = tep_find_any_field(e, name);
-	if (!tf)
-		return -1;
-	f->off = tf->offset;
-	f->size = tf->size;
-	return 0;
-}
-
-static int ev_size(struct tep_event *e)
-{
-	int end = 0;
-	for (struct tep_format_field *f = e->format.fields; f; f = f->next)
-		if (f->offset + f->size > end)
-			end = f->offset + f->size;
-	return end;
-}
-
-static void put_num(uint8_t *raw, const struct fld *f, uint64_t v, bool swap)
-{
-	switch (f->size) {
-	case 1: raw[f->off] = (uint8_t)v; break;
-	case 2: by_st16(raw + f->off, (uint16_t)v, swap); break;
-	case 4: by_st32(raw + f->off, (uint32_t)v, swap); break;
-	case 8: by_st64(raw + f->off, v, swap); break;
-	default: break;
-	}
-}
-
-static void put_str(uint8_t *raw, const struct fld *f, const char *str)
-{
-	size_t n = strlen(str);
-	memset(raw + f->off, 0, (size_t)f->size);
-	memcpy(raw + f->off, str, n < (size_t)f->size ? n : (size_t)f->size - 1);
-}
-
-static int resolve(struct tep_handle *tep, const struct tfs_event *te, struct tpd *d,
-		   const char *const *names, int n)
-{
-	struct tep_event *e;
-
 	if (tep_parse_event(tep, te->format, strlen(te->format), te->system))
 		return -EINVAL;
-	e = tep_find_event_by_name(tep, te->system, te->name);
-	if (!e)
-		return -EINVAL;
-	d->id = te->id;
-	d->size = ev_size(e);
-	if (d->size > 256 || field(e, "common_type", &d->type) || field(e, "common_flags", &d->flags) ||
-	    field(e, "common_preempt_count", &d->pc) || field(e, "common_pid", &d->pid))
-		return -EINVAL;
-	for (int i = 0; i < n; i++)
-		if (field(e, names[i], &d->f[i]))
-			return -EINVAL;
 	return 0;
 }
 
@@ -177,32 +127,27 @@ static void task_comm(int task, uint32_t cpu, char *buf, size_t len)
 int dtlsyn_write_sched(struct syn *s, const struct sev *e)
 {
 	uint8_t raw[256];
-	char c1[32], c2[32];
-	const struct tpd *d = e->kind == EV_SWITCH ? &s->sw : &s->wk;
 	int cur = e->kind == EV_SWITCH ? e->prev : e->waker;
+	struct tpe t = { .kind = e->kind == EV_SWITCH ? TPE_SCHED_SWITCH : TPE_SCHED_WAKEUP,
+			 .common_flags = 1, .pid = (int32_t)task_pid(cur) };
 
-	memset(raw, 0, sizeof(raw));
-	put_num(raw, &d->type, d->id, s->swap);
-	put_num(raw, &d->flags, 1, s->swap);
-	put_num(raw, &d->pc, 0, s->swap);
-	put_num(raw, &d->pid, task_pid(cur), s->swap);
 	if (e->kind == EV_SWITCH) {
-		task_comm(e->prev, e->cpu, c1, sizeof(c1));
-		task_comm(e->next, e->cpu, c2, sizeof(c2));
-		put_str(raw, &d->f[0], c1);
-		put_num(raw, &d->f[1], task_pid(e->prev), s->swap);
-		put_num(raw, &d->f[2], 120, s->swap);
-		put_num(raw, &d->f[3], e->prev_state, s->swap);
-		put_str(raw, &d->f[4], c2);
-		put_num(raw, &d->f[5], task_pid(e->next), s->swap);
-		put_num(raw, &d->f[6], 120, s->swap);
+		task_comm(e->prev, e->cpu, t.sw.prev_comm, sizeof(t.sw.prev_comm));
+		t.sw.prev_pid = (int32_t)task_pid(e->prev);
+		t.sw.prev_prio = 120;
+		t.sw.prev_state = e->prev_state;
+		task_comm(e->next, e->cpu, t.sw.next_comm, sizeof(t.sw.next_comm));
+		t.sw.next_pid = (int32_t)task_pid(e->next);
+		t.sw.next_prio = 120;
 	} else {
-		task_comm(e->next, e->cpu, c1, sizeof(c1));
-		put_str(raw, &d->f[0], c1);
-		put_num(raw, &d->f[1], task_pid(e->next), s->swap);
-		put_num(raw, &d->f[2], 120, s->swap);
-		put_num(raw, &d->f[3], e->cpu, s->swap);
+		task_comm(e->next, e->cpu, t.wake.comm, sizeof(t.wake.comm));
+		t.wake.pid = (int32_t)task_pid(e->next);
+		t.wake.prio = 120;
+		t.wake.target_cpu = (int32_t)e->cpu;
 	}
+	ssize_t size = tpe_enc(s->enc, &t, raw, sizeof(raw));
+	if (size < 0)
+		return (int)size;
 	struct pdr_sample smp = {
 		.ip = 0xc000000000100000ULL + (e->kind == EV_SWITCH ? 0x1234 : 0x5678),
 		.pid = task_pid(cur), .tid = task_pid(cur),
@@ -211,7 +156,7 @@ int dtlsyn_write_sched(struct syn *s, const struct sev *e)
 		.cpu = e->cpu,
 		.period = 1,
 		.raw = raw,
-		.raw_size = (uint32_t)d->size,
+		.raw_size = (uint32_t)size,
 	};
 	s->st->samples++;
 	if (e->t > s->last_written_ns)
@@ -250,9 +195,6 @@ static int write_pmu_mappings(struct syn *s)
 static int setup(struct syn *s, const char *path, struct tfs_formats **tfp, struct tep_handle **tepp)
 {
 	static const char *const specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
-	static const char *const sw_f[] = { "prev_comm", "prev_pid", "prev_prio", "prev_state",
-					     "next_comm", "next_pid", "next_prio" };
-	static const char *const wk_f[] = { "comm", "pid", "prio", "target_cpu" };
 	struct tfs_formats *tf = NULL;
 	struct pdw_opts o = { .big_endian = s->c.big_endian, .pipe = s->c.pipe };
 	int err;
@@ -271,7 +213,17 @@ static int setup(struct syn *s, const char *path, struct tfs_formats **tfp, stru
 		return -ENOMEM;
 	const struct tfs_event *tsw = tfs_find(tf, "sched", "sched_switch");
 	const struct tfs_event *twk = tfs_find(tf, "sched", "sched_wakeup");
-	if (!tsw || !twk || resolve(tep, tsw, &s->sw, sw_f, 7) || resolve(tep, twk, &s->wk, wk_f, 4))
+	struct tpe probe_sw = { .kind = TPE_SCHED_SWITCH }, probe_wk = { .kind = TPE_SCHED_WAKEUP };
+	tep_set_file_bigendian(tep, s->c.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	if (!tsw || !twk || parse(tep, tsw) || parse(tep, twk))
+		return fail(s, -EINVAL, "the sched formats lack the expected fields");
+	s->enc = tpd_new(tep);
+	if (!s->enc)
+		return -ENOMEM;
+	s->sw_id = tsw->id;
+	s->wk_id = twk->id;
+	if (tpe_enc_id(s->enc, &probe_sw) != (int)tsw->id || tpe_enc_id(s->enc, &probe_wk) != (int)twk->id ||
+	    tpe_enc_size(s->enc, (int)tsw->id) > 256 || tpe_enc_size(s->enc, (int)twk->id) > 256)
 		return fail(s, -EINVAL, "the sched formats lack the expected fields");
 
 	err = pdw_open(&s->w, path, &o);
@@ -297,7 +249,7 @@ static int setup(struct syn *s, const char *path, struct tfs_formats **tfp, stru
 	for (int k = 0; k < 2 && !s->c.no_sched; k++) {
 		struct pdf_attr a = { 0 };
 		a.type = PDF_TYPE_TRACEPOINT;
-		a.config = k ? s->wk.id : s->sw.id;
+		a.config = k ? s->wk_id : s->sw_id;
 		a.sample_period = 1;
 		a.sample_type = PDF_SAMPLE_IDENTIFIER | PDF_SAMPLE_IP | PDF_SAMPLE_TID | PDF_SAMPLE_TIME |
 				PDF_SAMPLE_CPU | PDF_SAMPLE_PERIOD | PDF_SAMPLE_RAW;
@@ -503,6 +455,7 @@ int dtlsyn_write_truth(const struct dtlsyn_cfg *cfg, const char *path, struct dt
 	}
 	free(s.v);
 	free(s.win);
+	tpd_free(s.enc);
 	if (tep)
 		tep_free(tep);
 	tfs_free(tf);

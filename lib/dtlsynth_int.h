@@ -68,17 +68,6 @@ struct vcpu {
 	uint64_t run_since;
 };
 
-struct fld {
-	int off, size;
-};
-
-struct tpd {
-	uint64_t id;
-	int size;
-	struct fld type, flags, pc, pid;
-	struct fld f[7];
-};
-
 struct syn {
 	struct dtlsyn_cfg c;
 	struct dtlsyn_stats *st;
@@ -86,7 +75,8 @@ struct syn {
 	struct pdw *w;
 	bool swap;
 	int ev_dtl, ev_sw, ev_wk;
-	struct tpd sw, wk;
+	struct tpd *enc;		/* the sched formats (lib/tpencode.h) */
+	uint64_t sw_id, wk_id;		/* their event ids */
 	struct vcpu *v;
 	struct sev *win;
 	size_t nwin, capwin;

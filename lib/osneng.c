@@ -594,22 +594,13 @@ static void replay_wrec(struct osne *e, const struct pdr_sample *s, bool *any_wr
 /* One tracepoint sample of the file. */
 static void replay_tp(struct osne *e, const struct tpd *d, const struct pdr_event *ev)
 {
-	const struct pdr_sample *s = &ev->sample;
-	if (!d || ev->evsel->attr.type != PDF_TYPE_TRACEPOINT || !s->raw)
-		return;
+	struct tpd_losses l = { 0 };
 	struct tpe t;
-	memset(&t, 0, sizeof(t));
-	int err = tpd_decode(d, (int)ev->evsel->attr.config, s->raw, s->raw_size, &t);
-	if (err == -ENOENT)
-		return;		/* an event the noise accounting does not use */
-	if (err < 0) {
-		e->counts.undecoded++;
+	if (tpd_decode_sample(d, ev, &t, &l) < 0) {
+		/* other events and tracepoints the accounting does not use are no loss */
+		e->counts.undecoded += l.no_raw + l.bad_raw;
 		return;
 	}
-	t.time_ns = s->time;
-	t.cpu = s->cpu;
-	t.pid = (int32_t)s->pid;
-	t.tid = (int32_t)s->tid;
 	osne_event(e, &t);
 }
 

@@ -118,7 +118,8 @@ struct osne_counts {
 	uint64_t samples;		/* samples read */
 	uint64_t lost;			/* events the recorder lost (LOST, LOST_SAMPLES) */
 	uint64_t unknown_id, bad_samples, out_of_order, forced;	/* from the reader */
-	uint64_t undecoded;		/* tracepoint payloads that do not decode */
+	uint64_t undecoded;		/* tracepoint samples without a payload or whose
+					 * payload does not decode */
 	uint64_t bad_wrec;		/* malformed workload records (kernel text: lines) */
 };
 

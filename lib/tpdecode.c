@@ -19,9 +19,9 @@
 #include <traceevent/event-parse.h>
 
 #include "bytes.h"
+#include "pdread.h"
+#include "tpdecode_int.h"
 #include "tpevent.h"
-
-#define TPD_MAX_FIELDS 8
 
 /* How a field is read. */
 enum tpd_ftype {
@@ -104,29 +104,6 @@ static const struct tpd_kspec tpd_vec_exit = {
 	TPE_VECTOR_EXIT, "irq_vectors", NULL, { { "vector", TPD_F_NUM, false } }
 };
 
-struct tpd_field {
-	bool present;
-	bool is_signed;
-	bool dynamic;		/* __data_loc (offset|len<<16) */
-	bool relative;		/* __rel_loc: offset from the end of the field */
-	uint32_t offset, size;
-};
-
-struct tpd_ev {
-	int id;
-	enum tpe_kind kind;
-	uint32_t min_size;		/* bytes every present fixed field needs */
-	struct tpd_field common_flags, common_pc;
-	struct tpd_field f[TPD_MAX_FIELDS];
-	char vec_name[TPE_NAME_LEN];
-};
-
-struct tpd {
-	struct tpd_ev *ev;		/* sorted by id */
-	size_t nr, cap;
-	bool swap;
-};
-
 static const char *const tpe_names[TPE_NR_KINDS] = {
 	[TPE_UNKNOWN] = "unknown",
 	[TPE_SCHED_SWITCH] = "sched:sched_switch",
@@ -205,6 +182,16 @@ static bool tpd_build(struct tep_event *e, const struct tpd_kspec *ks, struct tp
 		ev->common_flags.present = false;
 	if (ev->common_pc.present && ev->common_pc.size != 1)
 		ev->common_pc.present = false;
+	tpd_resolve(tep_find_common_field(e, "common_type"), TPD_F_NUM, &ev->common_type);
+	tpd_resolve(tep_find_common_field(e, "common_pid"), TPD_F_NUM, &ev->common_pid);
+	for (int pass = 0; pass < 2; pass++) {
+		struct tep_format_field *tf = pass ? e->format.fields : e->format.common_fields;
+		for (; tf; tf = tf->next) {
+			uint64_t end = (uint64_t)(int64_t)tf->offset + (uint64_t)(int64_t)tf->size;
+			if (tf->offset >= 0 && tf->size > 0 && end <= UINT32_MAX && end > ev->rec_size)
+				ev->rec_size = (uint32_t)end;
+		}
+	}
 
 	for (size_t i = 0; i < TPD_MAX_FIELDS && ks->f[i].name; i++) {
 		const struct tpd_fspec *fs = &ks->f[i];
@@ -318,7 +305,7 @@ void tpd_free(struct tpd *d)
 	free(d);
 }
 
-static const struct tpd_ev *tpd_find(const struct tpd *d, int id)
+const struct tpd_ev *tpd_find_ev(const struct tpd *d, int id)
 {
 	size_t lo = 0, hi = d ? d->nr : 0;
 	while (lo < hi) {
@@ -335,7 +322,7 @@ static const struct tpd_ev *tpd_find(const struct tpd *d, int id)
 
 enum tpe_kind tpd_kind(const struct tpd *d, int event_id)
 {
-	const struct tpd_ev *e = tpd_find(d, event_id);
+	const struct tpd_ev *e = tpd_find_ev(d, event_id);
 	return e ? e->kind : TPE_UNKNOWN;
 }
 
@@ -403,7 +390,7 @@ static int tpd_str(const struct tpd *d, const struct tpd_field *f, const uint8_t
 int tpd_decode(const struct tpd *d, int event_id, const void *raw, size_t raw_size,
 	       struct tpe *out)
 {
-	const struct tpd_ev *e = tpd_find(d, event_id);
+	const struct tpd_ev *e = tpd_find_ev(d, event_id);
 	const uint8_t *r = raw;
 
 	if (!e)
@@ -518,4 +505,35 @@ int tpd_decode(const struct tpd *d, int event_id, const void *raw, size_t raw_si
 		return -ENOENT;
 	}
 	return 0;
+}
+
+int tpd_decode_sample(const struct tpd *d, const struct pdr_event *ev, struct tpe *out,
+		      struct tpd_losses *losses)
+{
+	memset(out, 0, sizeof(*out));
+	if (ev->type != PDF_RECORD_SAMPLE || !ev->has_sample)
+		return -EINVAL;
+	if (!ev->evsel) {
+		losses->unknown_evsel++;
+		return -ENOENT;
+	}
+	if (ev->evsel->attr.type != PDF_TYPE_TRACEPOINT) {
+		losses->not_tracepoint++;
+		return -ENOENT;
+	}
+	const struct pdr_sample *s = &ev->sample;
+	if (!s->raw) {
+		losses->no_raw++;
+		return -ENODATA;
+	}
+	out->time_ns = s->time;
+	out->cpu = s->cpu;
+	out->pid = (int32_t)s->pid;
+	out->tid = (int32_t)s->tid;
+	int err = tpd_decode(d, (int)ev->evsel->attr.config, s->raw, s->raw_size, out);
+	if (err == -ENOENT)
+		losses->unknown++;
+	else if (err)
+		losses->bad_raw++;
+	return err;
 }

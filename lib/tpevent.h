@@ -145,6 +145,33 @@ enum tpe_kind tpd_kind(const struct tpd *d, int event_id);
 int tpd_decode(const struct tpd *d, int event_id, const void *raw, size_t raw_size,
 	       struct tpe *out);
 
+/*
+ * Why samples did not become events: what tpd_decode_sample() counts.  The
+ * caller owns the struct, zeroes it once, and reports the counters it cares
+ * about (a command that reads only some events may not call `unknown` a loss).
+ */
+struct tpd_losses {
+	uint64_t unknown_evsel;		/* sample id names no event of the file */
+	uint64_t not_tracepoint;	/* sample of a non-tracepoint event */
+	uint64_t no_raw;		/* tracepoint sample without a RAW payload */
+	uint64_t unknown;		/* tracepoint the decoder does not know */
+	uint64_t bad_raw;		/* payload too short for its format */
+};
+
+struct pdr_event;
+
+/*
+ * tpd_decode_sample - the one perf.data sample -> struct tpe adapter: ev is a
+ * PERF_RECORD_SAMPLE from pdr_next() (has_sample set).  Fills *out (time_ns,
+ * cpu, pid, tid from the sample, the rest from the payload) and returns 0;
+ * otherwise counts the reason in *losses and returns -ENOENT (unknown evsel,
+ * not a tracepoint, or an event the decoder does not know), -ENODATA (no
+ * payload) or -EINVAL (bad payload).  A record that is not a parsed sample
+ * returns -EINVAL and counts nothing.  Nothing is allocated.
+ */
+int tpd_decode_sample(const struct tpd *d, const struct pdr_event *ev, struct tpe *out,
+		      struct tpd_losses *losses);
+
 /* Name of a kind ("sched:sched_switch"). */
 const char *tpe_kind_name(enum tpe_kind k);
 

@@ -135,6 +135,7 @@ static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char
 {
 	struct dtlt_item it;
 	struct tpd *d = NULL;
+	struct tpd_losses loss = { 0 };	/* of the sched_switch samples only */
 	uint64_t end_ns = 0;
 	int rc;
 
@@ -199,7 +200,7 @@ static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char
 			continue;
 		}
 		const struct pdr_evsel *es = ev->evsel;
-		if (!es || !es->tp || !ev->sample.raw || !(ev->sample.type & PDF_SAMPLE_CPU))
+		if (!es || !es->tp || !(ev->sample.type & PDF_SAMPLE_CPU))
 			continue;
 		if (!d) {
 			d = tpd_new(pdr_tep(r));
@@ -207,9 +208,12 @@ static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char
 				return -ENOMEM;
 		}
 		struct tpe e;
-		if (tpd_kind(d, (int)es->attr.config) != TPE_SCHED_SWITCH ||
-		    tpd_decode(d, (int)es->attr.config, ev->sample.raw, ev->sample.raw_size, &e))
+		if (tpd_kind(d, (int)es->attr.config) != TPE_SCHED_SWITCH)
 			continue;
+		if (tpd_decode_sample(d, ev, &e, &loss) < 0) {
+			o->bad_switches = loss.no_raw + loss.bad_raw;
+			continue;
+		}
 		rc = dtltask_switch(o->tasks, ev->sample.cpu, ev->sample.time, e.sw.prev_pid,
 				    e.sw.prev_comm, e.sw.next_pid, e.sw.next_comm);
 		if (rc == -ERANGE)
@@ -389,6 +393,8 @@ results:;
 		json_object_object_add(data, "unknown_id_samples", jsonv_u64(pdr_stats(r)->unknown_id));
 		json_object_object_add(data, "short_samples", jsonv_u64(pdr_stats(r)->bad_samples));
 		json_object_object_add(data, "late_entries", jsonv_u64(o.late));
+		if (o.bad_switches)	/* only then: the key is new */
+			json_object_object_add(data, "bad_switch_samples", jsonv_u64(o.bad_switches));
 		json_object_object_add(j, "data", data);
 		for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
 			const struct dtls_cpu *cc = dtls_cpu(s, i);
@@ -495,6 +501,10 @@ results:;
 	if (o.late)
 		fprintf(stderr, "latscope dtl report: %s: %" PRIu64 " DTL entries came after a newer record "
 			"(beyond the reorder window): their tasks may be wrong\n", path, o.late);
+	if (o.bad_switches)
+		fprintf(stderr, "latscope dtl report: %s: %" PRIu64 " sched_switch samples dropped (no "
+			"payload or one too short for its format): their tasks may be wrong\n", path,
+			o.bad_switches);
 out:
 	dtltask_free(o.tasks);
 	ksym_free(o.syms);

@@ -34,6 +34,7 @@ struct rep {
 	size_t last_idx;
 	const struct dtlt_stats *tl;
 	uint64_t late;
+	uint64_t bad_switches;		/* sched_switch samples without a (whole) payload */
 	uint64_t dropped;		/* AUX buffers with a CPU out of range */
 	uint64_t ring_full;		/* polls that copied all the hypervisor ring lets through */
 	uint8_t aux_seen[DTLS_MAX_CPUS];

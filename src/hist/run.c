@@ -85,6 +85,7 @@ int hist_report(struct hctx *c)
 {
 	struct pdr *r = NULL;
 	struct tpd *d = NULL;
+	struct tpd_losses loss = { 0 };	/* the loop skips non-tracepoint samples itself */
 	struct pdr_event ev;
 	int rc, ret = EXIT_ERR;
 	const char *path = c->input ? c->input : "perf.data";
@@ -147,27 +148,14 @@ int hist_report(struct hctx *c)
 			continue;
 		}
 		struct tpe t;
-		memset(&t, 0, sizeof(t));
-		t.time_ns = ev.sample.time;
-		t.cpu = ev.sample.cpu;
-		t.pid = (int32_t)ev.sample.pid;
-		t.tid = (int32_t)ev.sample.tid;
-		if (!ev.sample.raw) {
-			c->no_raw++;
+		if (tpd_decode_sample(d, &ev, &t, &loss) < 0)
 			continue;
-		}
-		int err = tpd_decode(d, (int)ev.evsel->attr.config, ev.sample.raw, ev.sample.raw_size, &t);
-		if (err == -ENOENT) {
-			c->undecoded++;
-			continue;
-		}
-		if (err) {
-			c->bad_raw++;
-			continue;
-		}
 		c->decoded++;
 		feed(c, &t);
 	}
+	c->no_raw = loss.no_raw;
+	c->undecoded = loss.unknown;
+	c->bad_raw = loss.bad_raw;
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s: %s\n", c->prog, path,
 			*pdr_strerror(r) ? pdr_strerror(r) : strerror(-rc));

@@ -20,9 +20,9 @@
 
 #include <traceevent/event-parse.h>
 
-#include "bytes.h"
 #include "pdwrite.h"
 #include "tfsformat.h"
+#include "tpencode.h"
 
 #define MAX_EVENTS 64
 #define NR_CPUS 2
@@ -44,16 +44,6 @@ static int event_size(struct tep_event *e)
 		if (f->offset + f->size > end)
 			end = f->offset + f->size;
 	return end;
-}
-
-static void put_num(uint8_t *raw, const struct tep_format_field *f, uint64_t v, bool swap)
-{
-	switch (f->size) {
-	case 1: raw[f->offset] = (uint8_t)v; break;
-	case 2: by_st16(raw + f->offset, (uint16_t)v, swap); break;
-	case 4: by_st32(raw + f->offset, (uint32_t)v, swap); break;
-	case 8: by_st64(raw + f->offset, v, swap); break;
-	}
 }
 
 int main(int argc, char **argv)
@@ -181,9 +171,12 @@ int main(int argc, char **argv)
 		if (k == ne || cpu >= NR_CPUS)
 			return 2;
 		memset(raw, 0, sizeof(raw));
-		int size = ev[k].size;
-		put_num(raw, tep_find_common_field(ev[k].ev, "common_type"),
-			(uint64_t)ev[k].ev->id, swap);
+		size_t size = (size_t)ev[k].size;
+		char id[24];
+		snprintf(id, sizeof(id), "%d", ev[k].ev->id);
+		if (tpe_enc_field(raw, sizeof(raw), &size,
+				  tep_find_common_field(ev[k].ev, "common_type"), id, swap))
+			return 2;
 		int32_t pid = 0;
 		for (char *kv = strtok_r(NULL, " \t", &save); kv; kv = strtok_r(NULL, " \t", &save)) {
 			char *eq = strchr(kv, '=');
@@ -195,22 +188,12 @@ int main(int argc, char **argv)
 				fprintf(stderr, "histfix: %s has no field %s\n", name, kv);
 				return 2;
 			}
-			const char *val = eq + 1;
-			if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-				size_t len = strlen(val) + 1;
-				if (size + len > sizeof(raw))
-					return 2;
-				memcpy(raw + size, val, len);
-				put_num(raw, f, (uint64_t)size | ((uint64_t)len << 16), swap);
-				size += (int)len;
-			} else if (f->flags & TEP_FIELD_IS_ARRAY) {
-				size_t n = strlen(val);
-				memcpy(raw + f->offset, val, n < (size_t)f->size ? n : (size_t)f->size - 1);
-			} else {
-				put_num(raw, f, strtoull(val, NULL, 0), swap);
-				if (!strcmp(kv, "common_pid"))
-					pid = (int32_t)strtol(val, NULL, 0);
+			if (tpe_enc_field(raw, sizeof(raw), &size, f, eq + 1, swap)) {
+				fprintf(stderr, "histfix: %s: cannot write %s=%s\n", name, kv, eq + 1);
+				return 2;
 			}
+			if (!strcmp(kv, "common_pid"))
+				pid = (int32_t)strtol(eq + 1, NULL, 0);
 		}
 		struct pdr_sample s = {
 			.pid = (uint32_t)pid, .tid = (uint32_t)pid, .time = t,

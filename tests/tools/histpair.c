@@ -64,6 +64,7 @@ struct file {
 	size_t n, cap;
 	bool has[TPE_NR_KINDS];
 	uint64_t lost_events, lost_samples;
+	struct tpd_losses loss;		/* samples that did not decode */
 	uint32_t nr_cpus;
 };
 
@@ -80,7 +81,7 @@ static int load(struct file *f)
 	}
 	while ((rc = pdr_next(r, &ev)) > 0) {
 		if (ev.type != PDF_RECORD_SAMPLE || !ev.evsel || !ev.has_sample ||
-		    ev.evsel->attr.type != PDF_TYPE_TRACEPOINT || !ev.sample.raw)
+		    ev.evsel->attr.type != PDF_TYPE_TRACEPOINT)
 			continue;
 		if (!d) {
 			if (!pdr_tep(r) || !(d = tpd_new(pdr_tep(r)))) {
@@ -105,13 +106,8 @@ static int load(struct file *f)
 		}
 		struct hit *h = &f->h[f->n];
 		memset(h, 0, sizeof(*h));
-		if (tpd_decode(d, (int)ev.evsel->attr.config, ev.sample.raw, ev.sample.raw_size,
-			       &h->t) != 0)
+		if (tpd_decode_sample(d, &ev, &h->t, &f->loss) != 0)
 			continue;
-		h->t.time_ns = ev.sample.time;
-		h->t.cpu = ev.sample.cpu;
-		h->t.pid = (int32_t)ev.sample.pid;
-		h->t.tid = (int32_t)ev.sample.tid;
 		h->seq = f->n;
 		if (h->t.cpu >= MAX_CPUS)
 			continue;
@@ -265,6 +261,12 @@ int main(int argc, char **argv)
 	if (fa.lost_events || fa.lost_samples || fb.lost_events || fb.lost_samples) {
 		printf("lost events: A %" PRIu64 "/%" PRIu64 ", B %" PRIu64 "/%" PRIu64 "\n",
 		       fa.lost_events, fa.lost_samples, fb.lost_events, fb.lost_samples);
+		return 1;
+	}
+	if (fa.loss.no_raw || fa.loss.bad_raw || fb.loss.no_raw || fb.loss.bad_raw) {
+		printf("undecodable samples (no payload/bad payload): A %" PRIu64 "/%" PRIu64
+		       ", B %" PRIu64 "/%" PRIu64 "\n", fa.loss.no_raw, fa.loss.bad_raw, fb.loss.no_raw,
+		       fb.loss.bad_raw);
 		return 1;
 	}
 	uint32_t nr_cpus = fa.nr_cpus > fb.nr_cpus ? fa.nr_cpus : fb.nr_cpus;

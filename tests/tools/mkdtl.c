@@ -33,6 +33,7 @@
 #include "dtl.h"
 #include "pdwrite.h"
 #include "tfsformat.h"
+#include "tpencode.h"
 
 #define BOOT_TB 21349649546353231ULL
 #define FREQ 512000000ULL
@@ -42,8 +43,7 @@ static struct pdw *w;
 static bool swap;
 static int ev_dtl, ev_sw;
 static uint64_t sw_id;
-static struct tep_event *sw_ev;
-static int sw_size;
+static struct tpd *enc;		/* the sched_switch format, in the file's byte order */
 static uint64_t aux_head[32];
 
 static uint64_t tb_at_us(uint64_t us)
@@ -52,45 +52,25 @@ static uint64_t tb_at_us(uint64_t us)
 	return BOOT_TB + (T0_NS + us * 1000) * 512 / 1000;
 }
 
-static void put_field(uint8_t *raw, const char *name, uint64_t v, const char *str)
-{
-	struct tep_format_field *f = tep_find_any_field(sw_ev, name);
-	if (!f)
-		return;
-	if (str) {
-		memset(raw + f->offset, 0, (size_t)f->size);
-		memcpy(raw + f->offset, str, strlen(str) < (size_t)f->size ? strlen(str) : (size_t)f->size - 1);
-		return;
-	}
-	switch (f->size) {
-	case 1: raw[f->offset] = (uint8_t)v; break;
-	case 2: by_st16(raw + f->offset, (uint16_t)v, swap); break;
-	case 4: by_st32(raw + f->offset, (uint32_t)v, swap); break;
-	case 8: by_st64(raw + f->offset, v, swap); break;
-	}
-}
-
 static int sample(uint32_t cpu, uint64_t t_ns, int prev, int next)
 {
 	uint8_t raw[256];
-	char a[16], b[16];
+	struct tpe e = { .kind = TPE_SCHED_SWITCH, .pid = 100 + prev };
 
-	memset(raw, 0, sizeof(raw));
-	snprintf(a, sizeof(a), "task-%d", prev);
-	snprintf(b, sizeof(b), "task-%d", next);
-	put_field(raw, "common_type", sw_id, NULL);
-	put_field(raw, "common_pid", 100u + (uint32_t)prev, NULL);
-	put_field(raw, "prev_comm", 0, a);
-	put_field(raw, "prev_pid", 100u + (uint32_t)prev, NULL);
-	put_field(raw, "prev_prio", 120, NULL);
-	put_field(raw, "prev_state", 1, NULL);
-	put_field(raw, "next_comm", 0, b);
-	put_field(raw, "next_pid", 100u + (uint32_t)next, NULL);
-	put_field(raw, "next_prio", 120, NULL);
+	snprintf(e.sw.prev_comm, sizeof(e.sw.prev_comm), "task-%d", prev);
+	e.sw.prev_pid = 100 + prev;
+	e.sw.prev_prio = 120;
+	e.sw.prev_state = 1;
+	snprintf(e.sw.next_comm, sizeof(e.sw.next_comm), "task-%d", next);
+	e.sw.next_pid = 100 + next;
+	e.sw.next_prio = 120;
+	ssize_t size = tpe_enc(enc, &e, raw, sizeof(raw));
+	if (size < 0)
+		return (int)size;
 	struct pdr_sample s = {
 		.ip = 0xc000000000001000ULL, .pid = 100u + (uint32_t)prev, .tid = 100u + (uint32_t)prev,
 		.time = t_ns, .id = 200u + cpu, .cpu = cpu, .period = 1,
-		.raw = raw, .raw_size = (uint32_t)sw_size,
+		.raw = raw, .raw_size = (uint32_t)size,
 	};
 	return pdw_write_sample(w, ev_sw, 1, &s);
 }
@@ -287,13 +267,12 @@ int main(int argc, char **argv)
 	}
 	struct tep_handle *tep = tep_alloc();
 	const struct tfs_event *te = tfs_find(tf, "sched", "sched_switch");
-	if (!tep || !te || tep_parse_event(tep, te->format, strlen(te->format), "sched"))
+	if (!tep || !te)
 		return 2;
-	sw_ev = tep_find_event_by_name(tep, "sched", "sched_switch");
+	tep_set_file_bigendian(tep, be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	if (tep_parse_event(tep, te->format, strlen(te->format), "sched") || !(enc = tpd_new(tep)))
+		return 2;
 	sw_id = te->id;
-	for (struct tep_format_field *f = sw_ev->format.fields; f; f = f->next)
-		if (f->offset + f->size > sw_size)
-			sw_size = f->offset + f->size;
 
 	struct pdw_opts o = { .big_endian = be, .pipe = pipe };
 	if (pdw_open(&w, out, &o))
@@ -329,6 +308,7 @@ int main(int argc, char **argv)
 	err = err ? err : pdw_write_auxtrace_info(w, 7, (const uint64_t[]){ 0 }, 1);
 	err = err ? err : (docmode ? doc() : edge());
 	int cerr = pdw_close(w);
+	tpd_free(enc);
 	tep_free(tep);
 	tfs_free(tf);
 	if (err || cerr) {

@@ -22,6 +22,7 @@
 #include "bytes.h"
 #include "pdwrite.h"
 #include "tfsformat.h"
+#include "tpencode.h"
 
 #define NR_TASKS 6
 #define NR_CPUS 2
@@ -36,56 +37,6 @@ static uint32_t rnd(uint32_t n)
 	rng_state ^= rng_state >> 27;
 	uint64_t v = rng_state * 2685821657736338717ULL;
 	return n ? (uint32_t)((v >> 32) % n) : 0;
-}
-
-struct fld {
-	int off, size;
-};
-
-static int field(struct tep_event *e, const char *name, struct fld *f)
-{
-	struct tep_format_field *tf = tep_find_any_field(e, name);
-	if (!tf) {
-		fprintf(stderr, "mkfixture: %s:%s has no field %s\n", e->system, e->name, name);
-		return -1;
-	}
-	f->off = tf->offset;
-	f->size = tf->size;
-	return 0;
-}
-
-static void put_num(uint8_t *raw, const struct fld *f, uint64_t v, bool swap)
-{
-	switch (f->size) {
-	case 1: raw[f->off] = (uint8_t)v; break;
-	case 2: by_st16(raw + f->off, (uint16_t)v, swap); break;
-	case 4: by_st32(raw + f->off, (uint32_t)v, swap); break;
-	case 8: by_st64(raw + f->off, v, swap); break;
-	}
-}
-
-static void put_str(uint8_t *raw, const struct fld *f, const char *s)
-{
-	memset(raw + f->off, 0, (size_t)f->size);
-	size_t n = strlen(s);
-	memcpy(raw + f->off, s, n < (size_t)f->size ? n : (size_t)f->size - 1);
-}
-
-struct evdesc {
-	struct tep_event *ev;
-	uint64_t id;
-	int size;		/* raw payload bytes (last field end) */
-	struct fld type, flags, pc, pid;
-	struct fld f[8];
-};
-
-static int event_size(struct tep_event *e)
-{
-	int end = 0;
-	for (struct tep_format_field *f = e->format.fields; f; f = f->next)
-		if (f->offset + f->size > end)
-			end = f->offset + f->size;
-	return end;
 }
 
 static void usage(FILE *f)
@@ -148,34 +99,25 @@ int main(int argc, char **argv)
 	}
 
 	struct tep_handle *tep = tep_alloc();
-	struct evdesc ed[2];
-	memset(ed, 0, sizeof(ed));
+	uint64_t tp_ids[2];
+	if (!tep)
+		return 2;
+	tep_set_file_bigendian(tep, be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	for (int i = 0; i < 2; i++) {
 		const struct tfs_event *te = tfs_find(tf, "sched", i ? "sched_wakeup" : "sched_switch");
-		if (!tep || !te || tep_parse_event(tep, te->format, strlen(te->format), "sched")) {
+		if (!te || tep_parse_event(tep, te->format, strlen(te->format), "sched")) {
 			fprintf(stderr, "mkfixture: cannot parse the %s format\n", specs[i]);
 			return 2;
 		}
-		ed[i].ev = tep_find_event_by_name(tep, "sched", te->name);
-		ed[i].id = te->id;
-		if (!ed[i].ev)
-			return 2;
-		ed[i].size = event_size(ed[i].ev);
-		if (field(ed[i].ev, "common_type", &ed[i].type) ||
-		    field(ed[i].ev, "common_flags", &ed[i].flags) ||
-		    field(ed[i].ev, "common_preempt_count", &ed[i].pc) ||
-		    field(ed[i].ev, "common_pid", &ed[i].pid))
-			return 2;
+		tp_ids[i] = te->id;
 	}
-	static const char *const sw_f[] = { "prev_comm", "prev_pid", "prev_prio", "prev_state",
-					     "next_comm", "next_pid", "next_prio" };
-	static const char *const wk_f[] = { "comm", "pid", "prio", "target_cpu" };
-	for (int i = 0; i < 7; i++)
-		if (field(ed[0].ev, sw_f[i], &ed[0].f[i]))
-			return 2;
-	for (int i = 0; i < 4; i++)
-		if (field(ed[1].ev, wk_f[i], &ed[1].f[i]))
-			return 2;
+	struct tpd *enc = tpd_new(tep);
+	struct tpe probe = { .kind = TPE_SCHED_SWITCH };
+	if (!enc || tpe_enc_id(enc, &probe) < 0 ||
+	    (probe.kind = TPE_SCHED_WAKEUP, tpe_enc_id(enc, &probe) < 0)) {
+		fprintf(stderr, "mkfixture: the sched formats lack the expected fields\n");
+		return 2;
+	}
 
 	struct pdw *w;
 	struct pdw_opts o = { .big_endian = be, .pipe = pipe, .attr_size = (uint32_t)attr_size };
@@ -190,7 +132,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++) {
 		struct pdf_attr a = { 0 };
 		a.type = PDF_TYPE_TRACEPOINT;
-		a.config = ed[i].id;
+		a.config = tp_ids[i];
 		a.sample_period = 1;
 		a.sample_type = PDF_SAMPLE_IP | PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU |
 				PDF_SAMPLE_PERIOD | PDF_SAMPLE_RAW | PDF_SAMPLE_IDENTIFIER;
@@ -274,33 +216,32 @@ int main(int argc, char **argv)
 		t += 1 + rnd(50000);
 		uint32_t cpu = rnd(NR_CPUS);
 		int k = (int)rnd(2);
-		const struct evdesc *d = &ed[k];
 		int task = cur[cpu];
-		if (d->size > (int)sizeof(raw))
-			return 2;
-		memset(raw, 0, sizeof(raw));
-		put_num(raw, &d->type, d->id, swap);
-		put_num(raw, &d->flags, rnd(2), swap);
-		put_num(raw, &d->pc, rnd(3), swap);
-		put_num(raw, &d->pid, pids[task], swap);
+		struct tpe e = { .kind = k ? TPE_SCHED_WAKEUP : TPE_SCHED_SWITCH,
+				 .pid = (int32_t)pids[task] };
+		e.common_flags = (uint8_t)rnd(2);
+		e.common_preempt_count = (uint8_t)rnd(3);
 		if (k == 0) {
 			int next = (int)rnd(NR_TASKS);
 			static const uint64_t states[] = { 0, 1, 2, 0x80 };
-			put_str(raw, &d->f[0], comms[task]);
-			put_num(raw, &d->f[1], pids[task], swap);
-			put_num(raw, &d->f[2], 120, swap);
-			put_num(raw, &d->f[3], states[rnd(4)], swap);
-			put_str(raw, &d->f[4], comms[next]);
-			put_num(raw, &d->f[5], pids[next], swap);
-			put_num(raw, &d->f[6], 100 + rnd(40), swap);
+			snprintf(e.sw.prev_comm, sizeof(e.sw.prev_comm), "%s", comms[task]);
+			e.sw.prev_pid = (int32_t)pids[task];
+			e.sw.prev_prio = 120;
+			e.sw.prev_state = (int64_t)states[rnd(4)];
+			snprintf(e.sw.next_comm, sizeof(e.sw.next_comm), "%s", comms[next]);
+			e.sw.next_pid = (int32_t)pids[next];
+			e.sw.next_prio = 100 + (int32_t)rnd(40);
 			cur[cpu] = next;
 		} else {
 			int wk = (int)rnd(NR_TASKS);
-			put_str(raw, &d->f[0], comms[wk]);
-			put_num(raw, &d->f[1], pids[wk], swap);
-			put_num(raw, &d->f[2], 120, swap);
-			put_num(raw, &d->f[3], rnd(NR_CPUS), swap);
+			snprintf(e.wake.comm, sizeof(e.wake.comm), "%s", comms[wk]);
+			e.wake.pid = (int32_t)pids[wk];
+			e.wake.prio = 120;
+			e.wake.target_cpu = (int32_t)rnd(NR_CPUS);
 		}
+		ssize_t size = tpe_enc(enc, &e, raw, sizeof(raw));
+		if (size < 0)
+			return 2;
 		struct pdr_sample s = {
 			.ip = 0xffffffff81000000ULL + rnd(0x100000),
 			.pid = pids[task], .tid = pids[task],
@@ -309,7 +250,7 @@ int main(int argc, char **argv)
 			.cpu = cpu,
 			.period = 1,
 			.raw = raw,
-			.raw_size = (uint32_t)d->size,
+			.raw_size = (uint32_t)size,
 		};
 		err = pdw_write_sample(w, evi[k], PDF_MISC_KERNEL, &s);
 		if (!err && n % 64 == 63)
@@ -318,6 +259,7 @@ int main(int argc, char **argv)
 	int cerr = pdw_close(w);
 	if (!err)
 		err = cerr;
+	tpd_free(enc);
 	tep_free(tep);
 	tfs_free(tf);
 	if (err) {

@@ -36,6 +36,7 @@
 #include "pdread.h"
 #include "pdwrite.h"
 #include "tfsformat.h"
+#include "tpencode.h"
 #include "tpevent.h"
 
 #define FORMATS_DIR "tests/data/formats"
@@ -223,108 +224,7 @@ static void generate(void)
 /* ---- raw tracepoint payloads from the formats ---------------------------- */
 
 static struct tep_handle *enc_tep;
-
-static struct tep_event *find_ev(const char *sys, const char *name)
-{
-	struct tep_event *e = tep_find_event_by_name(enc_tep, sys, name);
-	assert_non_null(e);
-	return e;
-}
-
-static void put_num(struct tep_event *e, uint8_t *buf, const char *field, uint64_t v)
-{
-	struct tep_format_field *f = tep_find_any_field(e, field);
-	assert_non_null(f);
-	switch (f->size) {
-	case 1: buf[f->offset] = (uint8_t)v; break;
-	case 2: { uint16_t x = (uint16_t)v; memcpy(buf + f->offset, &x, 2); break; }
-	case 4: { uint32_t x = (uint32_t)v; memcpy(buf + f->offset, &x, 4); break; }
-	case 8: memcpy(buf + f->offset, &v, 8); break;
-	default: fail();
-	}
-}
-
-static void put_str(struct tep_event *e, uint8_t *buf, const char *field, const char *s)
-{
-	struct tep_format_field *f = tep_find_any_field(e, field);
-	assert_non_null(f);
-	size_t n = strlen(s);
-	assert_true(n < (size_t)f->size);
-	memcpy(buf + f->offset, s, n);
-}
-
-/* Builds the payload of e; returns its size. */
-static size_t encode(const struct tpe *t, uint8_t *buf, int *id)
-{
-	struct tep_event *e = NULL;
-	size_t size = 0;
-	memset(buf, 0, 256);
-	switch (t->kind) {
-	case TPE_SCHED_SWITCH:
-		e = find_ev("sched", "sched_switch");
-		put_str(e, buf, "prev_comm", t->sw.prev_comm);
-		put_num(e, buf, "prev_pid", (uint64_t)t->sw.prev_pid);
-		put_num(e, buf, "prev_prio", (uint64_t)t->sw.prev_prio);
-		put_num(e, buf, "prev_state", 0);
-		put_str(e, buf, "next_comm", t->sw.next_comm);
-		put_num(e, buf, "next_pid", (uint64_t)t->sw.next_pid);
-		put_num(e, buf, "next_prio", (uint64_t)t->sw.next_prio);
-		break;
-	case TPE_IRQ_ENTRY: {
-		e = find_ev("irq", "irq_handler_entry");
-		put_num(e, buf, "irq", (uint64_t)t->irq.irq);
-		struct tep_format_field *f = tep_find_field(e, "name");
-		assert_non_null(f);
-		size_t end = 0;
-		for (struct tep_format_field *g = e->format.common_fields; g; g = g->next)
-			if ((size_t)(g->offset + g->size) > end)
-				end = (size_t)(g->offset + g->size);
-		for (struct tep_format_field *g = e->format.fields; g; g = g->next)
-			if ((size_t)(g->offset + g->size) > end)
-				end = (size_t)(g->offset + g->size);
-		size_t n = strlen(t->irq.name) + 1;
-		uint32_t loc = (uint32_t)end | (uint32_t)n << 16;
-		memcpy(buf + f->offset, &loc, 4);
-		memcpy(buf + end, t->irq.name, n);
-		size = end + n;
-		break;
-	}
-	case TPE_IRQ_EXIT:
-		e = find_ev("irq", "irq_handler_exit");
-		put_num(e, buf, "irq", (uint64_t)t->irq.irq);
-		put_num(e, buf, "ret", 1);
-		break;
-	case TPE_SOFTIRQ_ENTRY:
-	case TPE_SOFTIRQ_EXIT:
-		e = find_ev("irq", t->kind == TPE_SOFTIRQ_ENTRY ? "softirq_entry" : "softirq_exit");
-		put_num(e, buf, "vec", t->softirq.vec);
-		break;
-	case TPE_VECTOR_ENTRY:
-	case TPE_VECTOR_EXIT:
-		e = find_ev("irq_vectors", t->kind == TPE_VECTOR_ENTRY ? "local_timer_entry"
-								   : "local_timer_exit");
-		put_num(e, buf, "vector", (uint64_t)t->vector.vector);
-		break;
-	case TPE_NMI:
-		e = find_ev("nmi", "nmi_handler");
-		put_num(e, buf, "handler", 0xffffffff81000000ULL);
-		put_num(e, buf, "delta_ns", (uint64_t)t->nmi.delta_ns);
-		put_num(e, buf, "handled", 1);
-		break;
-	default:
-		fail();
-	}
-	put_num(e, buf, "common_type", (uint64_t)e->id);
-	put_num(e, buf, "common_pid", (uint64_t)t->pid);
-	if (!size) {
-		for (struct tep_format_field *g = e->format.fields; g; g = g->next)
-			if ((size_t)(g->offset + g->size) > size)
-				size = (size_t)(g->offset + g->size);
-	}
-	*id = e->id;
-	return size;
-}
-
+static struct tpd *enc;		/* lib/tpencode over enc_tep */
 
 /* ---- the engine's output, logged ------------------------------------------- */
 
@@ -397,8 +297,9 @@ struct tp_evsel {
 static void write_event(struct pdw *w, const struct tp_evsel *tev, const struct tpe *e)
 {
 	uint8_t raw[256];
-	int tid_id;
-	size_t n = encode(e, raw, &tid_id);
+	int tid_id = tpe_enc_id(enc, e);
+	ssize_t n = tpe_enc(enc, e, raw, sizeof(raw));
+	assert_true(tid_id >= 0 && n > 0);
 	struct pdr_sample s;
 	memset(&s, 0, sizeof(s));
 	s.id = tev[tid_id].id;
@@ -425,6 +326,9 @@ static void live_record(const struct osne_opts *o, const char *path, struct log 
 	for (size_t i = 0; i < f->nr_events; i++)
 		assert_int_equal(tep_parse_event(enc_tep, f->events[i].format,
 						 strlen(f->events[i].format), f->events[i].system), 0);
+	tep_set_file_bigendian(enc_tep, BY_HOST_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	enc = tpd_new(enc_tep);
+	assert_non_null(enc);
 	struct pdw *w;
 	struct pdw_opts po = { .big_endian = BY_HOST_BIG_ENDIAN, .checkpoint = true };
 	assert_int_equal(pdw_open(&w, path, &po), 0);
@@ -494,6 +398,7 @@ static void live_record(const struct osne_opts *o, const char *path, struct log 
 	osne_advance(e, UINT64_MAX);
 	osne_close(e);
 	assert_int_equal(pdw_close(w), 0);
+	tpd_free(enc);
 	tep_free(enc_tep);
 	tfs_free(f);
 }
