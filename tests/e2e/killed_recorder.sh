@@ -59,7 +59,9 @@ grep -q '^wakeup (us)' hr.txt || die "hist report: no wakeup histogram: $(head -
 
 # the same recording ended normally: perf reads it, no warning from latscope
 last_h=$(cat /proc/sys/kernel/ns_last_pid)
-"$LATSCOPE" hist record -d 2 --timer-workload -c 1 -o f.data > /dev/null 2>&1 || die "hist record -d 2"
+"$LATSCOPE" hist record -d 2 --timer-workload -c 1 -o f.data > /dev/null 2>&1 &
+rec_pid=$!
+wait $rec_pid || die "hist record -d 2"
 "$LATSCOPE" script -i f.data > f.txt 2> f.err || die "script f.data: $(cat f.err)"
 grep -q 'not properly terminated\|came again' f.err && die "a finished recording read as cut short: $(cat f.err)"
 if command -v perf >/dev/null 2>&1; then
@@ -74,12 +76,12 @@ if command -v perf >/dev/null 2>&1; then
 	}
 	old=$(unnamed_old f.data "$last_h")
 	[ -z "$old" ] || die "hist record -o: tasks older than the recording without a name: $old"
-	# latscope's own threads (the timer workload) are named too: no ":PID"
-	# sample of a task that sched_switch calls latscope*
-	own=$(perf script -i f.data 2>/dev/null | awk '$1 ~ /^:[0-9]+$/ { u[substr($1, 2)] = 1 }
-		{ for (i = 1; i < NF; i++) if ($i ~ /^next_comm=latscope/ && $(i + 1) ~ /^next_pid=/) {
-			p = substr($(i + 1), 10); own[p] = 1 } }
-		END { for (p in u) if (p in own) printf "%s ", p }')
+	# latscope's own threads (the timer workload) are named too: no ":TID"
+	# sample whose process is the recorder (other latscope processes on the
+	# machine are not its business)
+	own=$(perf script -F comm,pid,tid -i f.data 2>/dev/null |
+		awk -v rp="$rec_pid" '$1 ~ /^:[0-9]+$/ { split($2, a, "/"); if (a[1] == rp) print substr($1, 2) }' |
+		sort -u | tr '\n' ' ')
 	[ -z "$own" ] || die "hist record -o: latscope's own threads without a name: $own"
 	if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
 		last_o=$(cat /proc/sys/kernel/ns_last_pid)
