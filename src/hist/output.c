@@ -155,6 +155,9 @@ static struct json_object *keep_busy_json(const struct hctx *c)
 					       json_object_new_int64((int64_t)c->idc[i].irqs));
 			json_object_object_add(e, "samples",
 					       json_object_new_int64((int64_t)c->idc[i].samples));
+			json_object_object_add(e, "lost", json_object_new_int64((int64_t)c->idc[i].lost));
+			json_object_object_add(e, "corrupt_ring_bytes",
+					       json_object_new_int64((int64_t)c->idc[i].corrupt_bytes));
 			json_object_object_add(e, "verdict",
 					       json_object_new_string(idc_verdict_name(c->idc[i].verdict)));
 			json_object_array_add(a, e);
