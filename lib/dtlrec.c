@@ -231,6 +231,8 @@ static int map_ring(struct dtlr *r, struct rcpu *c)
 		return dtlr_seterr(r, -errno, "mmap of the %zu KiB ring of CPU %u: %s", pages * r->page / 1024,
 				   c->cpu, strerror(errno));
 	}
+	if (pring_init(&c->ring, c->base, r->page, pages * r->page, NULL) < 0)
+		return dtlr_seterr(r, -ENOMEM, "out of memory");
 	if (c->fd_dtl >= 0) {
 		struct perf_event_mmap_page *pg = c->base;
 		c->aux_len = r->o.aux_bytes ? r->o.aux_bytes : 128 * 1024;
@@ -571,6 +573,7 @@ int dtlr_close(struct dtlr *r, struct dtlr_stats *st)
 		struct rcpu *c = &r->c[i];
 		if (c->aux)
 			munmap(c->aux, c->aux_len);
+		pring_fini(&c->ring);
 		if (c->base)
 			munmap(c->base, c->map_len);
 		if (c->fd_dtl >= 0)

@@ -54,7 +54,9 @@ struct dtlr_stats {
 	uint64_t aux_chunks;		/* AUXTRACE records */
 	uint64_t aux_bytes;
 	uint64_t records;		/* other records copied from the rings */
-	uint64_t lost;			/* PERF_RECORD_LOST events */
+	uint64_t lost;			/* events PERF_RECORD_LOST reported */
+	uint64_t corrupt;		/* corrupt data-ring headers, each a skip to the head */
+	uint64_t corrupt_bytes;		/* data-ring bytes those skips left unread */
 	uint64_t aux_flags_lost;	/* AUX records with TRUNCATED/PARTIAL/COLLISION */
 	uint64_t odd_reads;		/* debugfs reads that were not a multiple of 48 */
 	unsigned cpus;

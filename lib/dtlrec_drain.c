@@ -24,59 +24,29 @@ static int tmp_reserve(struct dtlr *r, size_t n)
 	return 0;
 }
 
+/* One data-ring record into the file (pring_cb); the walker counts
+ * PERF_RECORD_LOST and corrupt data. */
+static int copy_record(void *arg, const struct perf_event_header *h, const uint8_t *rec)
+{
+	struct dtlr *r = arg;
+
+	if (h->type == PERF_RECORD_AUX && h->size >= 32) {
+		uint64_t fl = by_ld64(rec + 24, false);
+		if (fl & (PDF_AUX_FLAG_TRUNCATED | PDF_AUX_FLAG_PARTIAL | PDF_AUX_FLAG_COLLISION))
+			r->st.aux_flags_lost++;
+	}
+	int err = pdw_write_record(r->w, h->type, h->misc, rec + sizeof(*h), h->size - sizeof(*h));
+	if (!err)
+		r->st.records++;
+	return err;
+}
+
 static int drain_ring(struct dtlr *r, struct rcpu *c)
 {
-	struct perf_event_mmap_page *pg = c->base;
-	const uint8_t *data;
-	uint64_t head, tail, size;
-	int err = 0;
-
-	if (!pg)
+	if (!c->base)
 		return 0;
-	data = (const uint8_t *)c->base + pg->data_offset;
-	size = pg->data_size;
-	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	tail = pg->data_tail;
-	while (tail < head && !err) {
-		struct perf_event_header h;
-		uint64_t off = tail % size;
-		const uint8_t *rec;
-
-		if (off + sizeof(h) <= size) {
-			memcpy(&h, data + off, sizeof(h));
-		} else {
-			uint8_t hb[sizeof(h)];
-			size_t k = (size_t)(size - off);
-			memcpy(hb, data + off, k);
-			memcpy(hb + k, data, sizeof(h) - k);
-			memcpy(&h, hb, sizeof(h));
-		}
-		if (h.size < sizeof(h) || tail + h.size > head)
-			break;
-		if (off + h.size <= size) {
-			rec = data + off;
-		} else {
-			size_t k = (size_t)(size - off);
-			err = tmp_reserve(r, h.size);
-			if (err)
-				break;
-			memcpy(r->tmp, data + off, k);
-			memcpy(r->tmp + k, data, h.size - k);
-			rec = r->tmp;
-		}
-		if (h.type == PERF_RECORD_AUX && h.size >= 32) {
-			uint64_t fl = by_ld64(rec + 24, false);
-			if (fl & (PDF_AUX_FLAG_TRUNCATED | PDF_AUX_FLAG_PARTIAL | PDF_AUX_FLAG_COLLISION))
-				r->st.aux_flags_lost++;
-		} else if (h.type == PERF_RECORD_LOST && h.size >= 24) {
-			r->st.lost += by_ld64(rec + 16, false);
-		}
-		err = pdw_write_record(r->w, h.type, h.misc, rec + sizeof(h), h.size - sizeof(h));
-		r->st.records++;
-		tail += h.size;
-	}
-	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
-	return err;
+	int err = pring_walk(&c->ring, copy_record, r);
+	return err < 0 ? err : 0;
 }
 
 static int write_aux(struct dtlr *r, struct rcpu *c, const uint8_t *p, size_t len, uint64_t offset)
@@ -189,6 +159,8 @@ int dtlr_drain_all(struct dtlr *r)
 {
 	int err = 0;
 
+	struct pring_stats tot = { 0 };
+
 	for (unsigned i = 0; i < r->nc && !err; i++) {
 		struct rcpu *c = &r->c[i];
 		err = drain_aux(r, c);
@@ -197,6 +169,11 @@ int dtlr_drain_all(struct dtlr *r)
 		if (!err)
 			err = drain_debugfs(r, c);
 	}
+	for (unsigned i = 0; i < r->nc; i++)
+		pring_stats_add(&tot, &r->c[i].ring.st);
+	r->st.lost = tot.lost;
+	r->st.corrupt = tot.corrupt;
+	r->st.corrupt_bytes = tot.corrupt_bytes;
 	if (!err && r->w)
 		err = pdw_finished_round(r->w);
 	return err;

@@ -14,6 +14,7 @@
 #include "dtl.h"
 #include "dtlrec.h"
 #include "pdwrite.h"
+#include "pring.h"
 
 
 #define MAX_TP		16
@@ -28,6 +29,7 @@ struct rcpu {
 	uint64_t id_dtl, id_tp[MAX_TP];
 	void *base;
 	size_t map_len;
+	struct pring ring;		/* walks base's data area (owns its bounce buffer) */
 	void *aux;
 	size_t aux_len;
 	int dbg_fd;

@@ -20,10 +20,10 @@
 #include "evsrc.h"
 #include "privhint.h"
 #include "pdread.h"
+#include "pring.h"
 
 #define EVS_MAX_EVENTS	128
 #define EVS_MAX_SYSTEMS	16
-#define EVS_MAX_RECORD	65536
 
 struct evs_event {
 	char name[128];			/* "system:event" */
@@ -41,10 +41,10 @@ struct evs_cpu {
 	void *base;
 	size_t map_len;
 	size_t data_len;
+	struct pring ring;		/* walks base's data area */
 	struct tpe *q;			/* reorder queue, sorted by time */
 	size_t q_head, q_len;
-	uint64_t lost;
-	bool pending;			/* ring had data left when the queue was full */
+	struct evs *owner;
 };
 
 struct evs {
@@ -63,7 +63,7 @@ struct evs {
 	uint64_t last_delivered_ns;
 	evs_raw_cb raw_cb;
 	void *raw_arg;
-	uint8_t *tmp;			/* a wrapped record is copied here */
+	uint8_t *tmp;			/* bounce buffer of every ring (pring) */
 	char note[1024];		/* events left out */
 	size_t page;
 	char err[512];
@@ -91,7 +91,7 @@ uint64_t evs_lost_cpu(const struct evs *s, unsigned cpu)
 {
 	for (size_t i = 0; i < s->nr_cpus; i++)
 		if (s->cpus[i].cpu == (int)cpu)
-			return s->cpus[i].lost;
+			return s->cpus[i].ring.st.lost;
 	return 0;
 }
 
@@ -160,6 +160,7 @@ void evs_close(struct evs *s)
 				close(s->fds[i]);
 	if (s->cpus)
 		for (size_t c = 0; c < s->nr_cpus; c++) {
+			pring_fini(&s->cpus[c].ring);
 			if (s->cpus[c].base && s->cpus[c].base != MAP_FAILED)
 				munmap(s->cpus[c].base, s->cpus[c].map_len);
 			free(s->cpus[c].q);
@@ -268,7 +269,7 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 	if (!s->opts.queue_events)
 		s->opts.queue_events = 32768;
 	s->page = (size_t)sysconf(_SC_PAGESIZE);
-	s->tmp = malloc(EVS_MAX_RECORD);
+	s->tmp = malloc(PRING_MAX_RECORD);
 	if (!s->tmp)
 		return -ENOMEM;
 
@@ -393,6 +394,7 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 			continue;
 		struct evs_cpu *c = &s->cpus[ci];
 		c->cpu = (int)cpu;
+		c->owner = s;
 		c->ring_fd = -1;
 		c->q = malloc(s->opts.queue_events * sizeof(struct tpe));
 		if (!c->q)
@@ -458,6 +460,9 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 					       c->data_len >> 10, cpu, strerror(errno));
 					return err;
 				}
+				err = pring_init(&c->ring, c->base, s->page, c->data_len, s->tmp);
+				if (err < 0)
+					return err;
 				s->pfd[ci].fd = fd;
 				s->pfd[ci].events = POLLIN;
 			} else {
@@ -557,33 +562,32 @@ static void q_insert(struct evs *s, struct evs_cpu *c, const struct tpe *e)
 	c->q_len++;
 }
 
-static void handle_record(struct evs *s, struct evs_cpu *c, const uint8_t *rec, size_t size)
+/* One ring record (pring_cb): PERF_RECORD_LOST is counted by the walker. */
+static int handle_record(void *arg, const struct perf_event_header *h, const uint8_t *rec)
 {
-	struct perf_event_header h;
-	memcpy(&h, rec, sizeof(h));
-	if (h.type == PERF_RECORD_LOST) {
-		uint64_t lost = 0;
-		if (size >= 24)
-			memcpy(&lost, rec + 16, 8);
-		c->lost += lost;
-		s->st.lost += lost;
-		s->st.lost_records++;
+	struct evs_cpu *c = arg;
+	struct evs *s = c->owner;
+	size_t size = h->size;
+
+	if (q_full(s, c))
+		return PRING_STOPPED;	/* resumed by the next drain */
+	if (h->type == PERF_RECORD_LOST) {
 		if (s->raw_cb)
 			s->raw_cb(s->raw_arg, c->cpu, 0, rec, size);
-		return;
+		return 0;
 	}
-	if (h.type == PERF_RECORD_COMM || h.type == PERF_RECORD_FORK || h.type == PERF_RECORD_EXIT) {
+	if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) {
 		if (s->raw_cb)	/* opts.track_tasks: for the recording */
 			s->raw_cb(s->raw_arg, c->cpu, -1, rec, size);
-		return;
+		return 0;
 	}
-	if (h.type != PERF_RECORD_SAMPLE)
-		return;
+	if (h->type != PERF_RECORD_SAMPLE)
+		return 0;
 	s->st.samples++;
 	struct pdr_sample smp;
 	if (pdr_parse_sample(&s->ev[s->first_ok].pattr, false, rec, size, false, &smp) < 0 || smp.raw_size < 2) {
 		s->st.undecoded++;
-		return;
+		return 0;
 	}
 	uint16_t type;
 	memcpy(&type, smp.raw, 2);
@@ -594,54 +598,34 @@ static void handle_record(struct evs *s, struct evs_cpu *c, const uint8_t *rec, 
 	memset(&e, 0, sizeof(e));
 	if (idx < 0 || tpd_decode(s->tpd, type, smp.raw, smp.raw_size, &e) < 0) {
 		s->st.undecoded++;
-		return;
+		return 0;
 	}
 	e.time_ns = smp.time;
 	e.cpu = smp.cpu;
 	e.pid = (int32_t)smp.pid;
 	e.tid = (int32_t)smp.tid;
 	q_insert(s, c, &e);
+	return 0;
 }
 
-/* Drain one ring until empty or the queue is full. */
-static void drain(struct evs *s, struct evs_cpu *c)
+/* Drain every ring until empty or its queue is full, then total the rings'
+ * counters (lost events, corrupt data) into s->st.  Returns whether a ring
+ * has records left. */
+static bool drain_all(struct evs *s)
 {
-	struct perf_event_mmap_page *pg = c->base;
-	const uint8_t *data = (const uint8_t *)c->base + s->page;
-	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = pg->data_tail;
-	c->pending = false;
-	while (tail < head) {
-		if (q_full(s, c)) {
-			c->pending = true;
-			break;
-		}
-		size_t off = tail % c->data_len;
-		struct perf_event_header h;
-		if (off + sizeof(h) <= c->data_len) {
-			memcpy(&h, data + off, sizeof(h));
-		} else {
-			size_t first = c->data_len - off;
-			memcpy(&h, data + off, first);
-			memcpy((uint8_t *)&h + first, data, sizeof(h) - first);
-		}
-		if (h.size < sizeof(h) || h.size > head - tail) {
-			/* Corrupt ring: skip everything. */
-			s->st.undecoded++;
-			tail = head;
-			break;
-		}
-		const uint8_t *rec = data + off;
-		if (off + h.size > c->data_len) {
-			size_t first = c->data_len - off;
-			memcpy(s->tmp, data + off, first);
-			memcpy(s->tmp + first, data, h.size - first);
-			rec = s->tmp;
-		}
-		handle_record(s, c, rec, h.size);
-		tail += h.size;
+	struct pring_stats tot = { 0 };
+	bool pending = false;
+
+	for (size_t i = 0; i < s->nr_cpus; i++) {
+		struct evs_cpu *c = &s->cpus[i];
+		pending |= pring_walk(&c->ring, handle_record, c) == PRING_STOPPED;
+		pring_stats_add(&tot, &c->ring.st);
 	}
-	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	s->st.lost = tot.lost;
+	s->st.lost_records = tot.lost_records;
+	s->st.corrupt = tot.corrupt;
+	s->st.corrupt_bytes = tot.corrupt_bytes;
+	return pending;
 }
 
 /* Deliver in time order everything <= until; force: also the oldest of full queues. */
@@ -696,11 +680,7 @@ static int deliver(struct evs *s, uint64_t until_ns, evs_cb cb, void *arg, bool 
 int evs_read(struct evs *s, uint64_t until_ns, evs_cb cb, void *arg)
 {
 	for (int round = 0; round < 1000; round++) {
-		bool pending = false;
-		for (size_t i = 0; i < s->nr_cpus; i++) {
-			drain(s, &s->cpus[i]);
-			pending |= s->cpus[i].pending;
-		}
+		bool pending = drain_all(s);
 		int r = deliver(s, until_ns, cb, arg, pending);
 		if (r)
 			return r;

@@ -21,7 +21,8 @@
  * A leading '?' marks an optional event (ignored when the kernel lacks it).
  * Formats and ids come from tracefs through libtracefs (only the systems
  * named are parsed).  Timestamps are CLOCK_MONOTONIC (use_clockid).
- * Every PERF_RECORD_LOST is counted (evs_stats).  Memory is bounded: the
+ * The rings are read by pring (pring.h): every PERF_RECORD_LOST is counted,
+ * and corrupt ring data is counted and skipped (evs_stats).  Memory is bounded: the
  * rings (ring_bytes per CPU) and a fixed per-CPU reorder queue; nothing is
  * allocated per sample.
  */
@@ -52,6 +53,8 @@ struct evs_stats {
 	uint64_t delivered;		/* events passed to the callback */
 	uint64_t lost;			/* events the kernel dropped (PERF_RECORD_LOST) */
 	uint64_t lost_records;
+	uint64_t corrupt;		/* corrupt ring headers, each a skip to the head */
+	uint64_t corrupt_bytes;		/* ring bytes those skips left unread */
 	uint64_t undecoded;		/* samples the decoder does not know or could not parse */
 	uint64_t forced;		/* events delivered early because a queue was full */
 	uint64_t out_of_order;		/* events older than one already delivered */

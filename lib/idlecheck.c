@@ -22,6 +22,7 @@
 #include <tracefs.h>
 
 #include "idlecheck.h"
+#include "pring.h"
 
 #define IDC_RING_PAGES 16u		/* 64 KiB with 4 KiB pages: > 2000 samples */
 #define IDC_MIN_IRQS 10u
@@ -170,33 +171,25 @@ struct probe {
 	size_t map_len;
 };
 
-static void count_ring(const struct probe *p, size_t page, struct idc_cpu_result *r)
+static int count_sample(void *arg, const struct perf_event_header *h, const uint8_t *rec)
 {
-	struct perf_event_mmap_page *pg = p->base;
-	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = pg->data_tail;
-	uint64_t size = pg->data_size ? pg->data_size : IDC_RING_PAGES * page;
-	uint64_t off = pg->data_offset ? pg->data_offset : page;
-	const uint8_t *data = (const uint8_t *)p->base + off;
+	struct idc_cpu_result *r = arg;
+	if (h->type == PERF_RECORD_SAMPLE)
+		r->samples++;
+	return 0;
+}
 
-	if (head - tail > size)
-		tail = head - size;
-	while (head - tail >= sizeof(struct perf_event_header)) {
-		struct perf_event_header h;
-		for (size_t i = 0; i < sizeof(h); i++)
-			((uint8_t *)&h)[i] = data[(tail + i) % size];
-		if (h.size < sizeof(h) || h.size > head - tail)
-			break;
-		if (h.type == PERF_RECORD_SAMPLE) {
-			r->samples++;
-		} else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16) {
-			uint64_t lost = 0;
-			for (size_t i = 0; i < 8; i++)
-				((uint8_t *)&lost)[i] = data[(tail + sizeof(h) + 8 + i) % size];
-			r->lost += lost;
-		}
-		tail += h.size;
-	}
+/* Count the ring's samples, lost events and corrupt bytes into r. */
+static int count_ring(const struct probe *p, size_t page, struct idc_cpu_result *r)
+{
+	struct pring ring;
+	int err = pring_init(&ring, p->base, page, IDC_RING_PAGES * page, NULL);
+	if (!err)
+		pring_walk(&ring, count_sample, r);
+	r->lost += ring.st.lost;
+	r->corrupt_bytes += ring.st.corrupt_bytes;
+	pring_fini(&ring);
+	return err;
 }
 
 int idc_check(const struct ps_cpuset *cpus, const struct idc_opts *opts,
@@ -297,7 +290,9 @@ int idc_check(const struct ps_cpuset *cpus, const struct idc_opts *opts,
 		uint64_t v = 0;
 		if (read(pr[i].fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
 			r->counted = v;
-		count_ring(&pr[i], page, r);
+		err = count_ring(&pr[i], page, r);
+		if (err)
+			goto join;
 		r->irqs = after[r->cpu] >= before[r->cpu] ? after[r->cpu] - before[r->cpu] : 0;
 		if (r->irqs < IDC_MIN_IRQS)
 			r->verdict = r->samples + r->lost >= IDC_MIN_IRQS ? IDC_OK : IDC_UNKNOWN;

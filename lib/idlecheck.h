@@ -49,6 +49,7 @@ struct idc_cpu_result {
 	uint64_t samples;		/* perf samples of the tracepoint in the window */
 	uint64_t counted;		/* the event's counter value */
 	uint64_t lost;			/* samples the ring lost (PERF_RECORD_LOST) */
+	uint64_t corrupt_bytes;		/* ring bytes skipped as corrupt (pring.h) */
 	enum idc_verdict verdict;
 };
 

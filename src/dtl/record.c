@@ -285,11 +285,15 @@ int dtl_cmd_record(int argc, char **argv)
 		cio_pipe_closed("latscope dtl record");
 		return EXIT_ERR;
 	}
+	char corrupt[96] = "";
+	if (st.corrupt_bytes)	/* the rings' corruption policy: counted, skipped to the head */
+		snprintf(corrupt, sizeof(corrupt), "; corrupt ring data: %" PRIu64 " bytes skipped",
+			 st.corrupt_bytes);
 	if (!quiet)
 		fprintf(stderr, "latscope dtl record: %s: %u CPUs via %s, %" PRIu64 " DTL entries in %" PRIu64
 			" AUX chunks, %" PRIu64 " other records; lost: %" PRIu64 " events, %" PRIu64
-			" AUX flags%s%s\n", out, st.cpus, st.pmu ? "the vpa_dtl PMU" : "debugfs",
-			st.dtl_entries, st.aux_chunks, st.records, st.lost, st.aux_flags_lost,
+			" AUX flags%s%s%s\n", out, st.cpus, st.pmu ? "the vpa_dtl PMU" : "debugfs",
+			st.dtl_entries, st.aux_chunks, st.records, st.lost, st.aux_flags_lost, corrupt,
 			st.boot_tb_unknown ? "; boot_tb unknown (not Power; pass --boot-tb): DTL times are "
 					     "timebase/tb_freq and will not line up with the samples" : "",
 			st.boot_tb_estimated ? "; boot_tb estimated from the timebase and CLOCK_MONOTONIC" : "");

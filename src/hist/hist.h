@@ -74,6 +74,7 @@ struct hctx {
 	uint64_t lost_events, lost_samples;
 	uint64_t unknown_id, bad_samples;	/* report: samples the reader skipped */
 	uint64_t out_of_order, forced;		/* delivered late / flushes forced by a full queue */
+	uint64_t ring_corrupt_bytes;		/* live: ring bytes skipped as corrupt (pring.h) */
 	struct twl *twl;
 	struct pdw *pw;
 	bool live_err;

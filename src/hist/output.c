@@ -155,6 +155,9 @@ static struct json_object *keep_busy_json(const struct hctx *c)
 					       json_object_new_int64((int64_t)c->idc[i].irqs));
 			json_object_object_add(e, "samples",
 					       json_object_new_int64((int64_t)c->idc[i].samples));
+			json_object_object_add(e, "lost", json_object_new_int64((int64_t)c->idc[i].lost));
+			json_object_object_add(e, "corrupt_ring_bytes",
+					       json_object_new_int64((int64_t)c->idc[i].corrupt_bytes));
 			json_object_object_add(e, "verdict",
 					       json_object_new_string(idc_verdict_name(c->idc[i].verdict)));
 			json_object_array_add(a, e);
@@ -410,8 +413,11 @@ int hist_emit(struct hctx *c)
 			if (c->time_given)
 				json_object_object_add(in, "outside_time",
 						       json_object_new_int64((int64_t)c->outside));
-			if (c->mode != H_REPORT)
+			if (c->mode != H_REPORT) {
+				json_object_object_add(in, "corrupt_ring_bytes",
+						       jsonv_u64(c->ring_corrupt_bytes));
 				json_object_object_add(in, "keep_busy", keep_busy_json(c));
+			}
 			json_object_object_add(j, "input", in);
 		}
 		if (c->twl)
@@ -430,8 +436,11 @@ int hist_emit(struct hctx *c)
 			printf(" (%" PRIu64 " bad payload, %" PRIu64 " without payload, %" PRIu64
 			       " too short for their sample_type, %" PRIu64 " with an unknown id)",
 			       c->bad_raw, c->no_raw, c->bad_samples, c->unknown_id);
-		printf("; lost %" PRIu64 " events, %" PRIu64 " samples\n", c->lost_events,
+		printf("; lost %" PRIu64 " events, %" PRIu64 " samples", c->lost_events,
 		       c->lost_samples);
+		if (c->ring_corrupt_bytes)
+			printf("; corrupt ring data: %" PRIu64 " bytes skipped", c->ring_corrupt_bytes);
+		printf("\n");
 		printf("tracking: %" PRIu64 " wakeups ignored by the priority rules, %" PRIu64
 		       " dropped (higher prio first), %" PRIu64 " dropped (already running), %" PRIu64
 		       " replaced, %" PRIu64 " migrated, %" PRIu64 " pid-table evictions, %" PRIu64
@@ -454,7 +463,7 @@ int hist_emit(struct hctx *c)
 			fprintf(stderr, "%s: %s not reported: %s\n", c->prog, lat_type_name(t),
 				why_unsupported(t));
 	uint64_t drop = dropped(c);
-	if (drop || c->out_of_order || c->forced) {
+	if (drop || c->out_of_order || c->forced || c->ring_corrupt_bytes) {
 		char b[512];
 		size_t u = 0;
 #define DROPPED(v, what) \
@@ -470,9 +479,10 @@ int hist_emit(struct hctx *c)
 		DROPPED(st->alloc_failures, "samples lost to memory");
 		DROPPED(c->out_of_order, "events delivered out of order");
 		DROPPED(c->forced, "queue flushes forced by a full queue");
+		DROPPED(c->ring_corrupt_bytes, "bytes of corrupt ring data skipped");
 #undef DROPPED
 		fprintf(stderr, "%s: warning: %s: %s\n", c->prog, b,
-			drop ? "histograms are incomplete" : "ordering may be off");
+			drop || c->ring_corrupt_bytes ? "histograms are incomplete" : "ordering may be off");
 	}
 	if (drop && (c->threshold_given || c->strict)) {
 		fprintf(stderr, "%s: %" PRIu64 " events were lost or dropped, so the histograms cannot "

@@ -525,6 +525,7 @@ int hist_live(struct hctx *c)
 	c->undecoded = evs_stats(s)->undecoded;
 	c->forced = evs_stats(s)->forced;
 	c->out_of_order = evs_stats(s)->out_of_order;
+	c->ring_corrupt_bytes = evs_stats(s)->corrupt_bytes;
 	if (c->pw) {
 		if (c->live_err) {
 			pdw_discard(c->pw);

@@ -231,6 +231,9 @@ static void print_details(struct ctx *c, FILE *f)
 			" too short for their sample_type, %" PRIu64 " tracepoint payloads that do not "
 			"decode, %" PRIu64 " malformed workload records\n", c->cnt.unknown_id,
 			c->cnt.bad_samples, c->cnt.undecoded, c->cnt.bad_wrec);
+	if (c->s && evs_stats(c->s)->corrupt_bytes)
+		fprintf(f, "corrupt ring data: %" PRIu64 " bytes skipped\n",
+			evs_stats(c->s)->corrupt_bytes);
 	if (c->cnt.out_of_order + c->cnt.forced)
 		fprintf(f, "ordering: %" PRIu64 " events delivered out of order, %" PRIu64
 			" queue flushes forced by a full queue\n", c->cnt.out_of_order, c->cnt.forced);
@@ -359,6 +362,7 @@ static void print_json(struct ctx *c, FILE *f)
 	json_object_object_add(sk, "workload_records_lost", ju(wrec_lost(c)));
 	json_object_object_add(sk, "out_of_order", ju(c->cnt.out_of_order));
 	json_object_object_add(sk, "forced_flushes", ju(c->cnt.forced));
+	json_object_object_add(sk, "corrupt_ring_bytes", ju(c->s ? evs_stats(c->s)->corrupt_bytes : 0));
 	json_object_object_add(root, "skipped", sk);
 	json_object_object_add(root, "dropped", ju(osn_dropped(c)));
 	const struct noise_anomalies *an = noise_anomalies(c->n);
