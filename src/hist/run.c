@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "cmdio.h"
 #include "commands.h"
 #include "evsrc.h"
@@ -226,13 +227,10 @@ static void on_raw(void *arg, int cpu, int event_idx, const uint8_t *rec, size_t
 
 static int open_record_file(struct hctx *c, struct evs *s)
 {
-	uint16_t probe = 1;
 	int err;
-	if (*(uint8_t *)&probe != 1) {
-		fprintf(stderr, "%s: -o is supported on little-endian hosts only\n", c->prog);
-		return -ENOTSUP;
-	}
-	struct pdw_opts o = { .big_endian = false, .force = c->force, .checkpoint = true };
+	/* one rule for every recorder: the host's byte order (the kernel's
+	 * records are copied as they come), as perf writes */
+	struct pdw_opts o = { .big_endian = BY_HOST_BIG_ENDIAN, .force = c->force, .checkpoint = true };
 	err = pdw_open(&c->pw, c->record_out, &o);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->record_out, so_strerror(err));
