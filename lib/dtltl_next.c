@@ -283,6 +283,21 @@ static int end_entry(struct dtlt *t, struct dtlt_item *it)
 	return rc;
 }
 
+/* Before a record at time_ns: the entry due first (1), or none (0, the time
+ * noted), or a negative errno. */
+static int entry_before(struct dtlt *t, uint64_t time_ns, struct dtlt_item *it)
+{
+	t->next_rec_ns = time_ns;
+	int rc = dtlm_next_before(t->m, time_ns, &it->entry);
+	if (rc > 0) {
+		it->kind = DTLT_ENTRY;
+		return 1;
+	}
+	if (rc == 0)
+		dtlm_note_time(t->m, time_ns);
+	return rc;
+}
+
 static int next_file(struct dtlt *t, struct dtlt_item *it)
 {
 	int rc;
@@ -290,15 +305,9 @@ static int next_file(struct dtlt *t, struct dtlt_item *it)
 	for (;;) {
 		if (t->pending) {
 			if (timed(&t->ev)) {
-				t->next_rec_ns = t->ev.sample.time;
-				rc = dtlm_next_before(t->m, t->ev.sample.time, &it->entry);
-				if (rc > 0) {
-					it->kind = DTLT_ENTRY;
-					return 1;
-				}
-				if (rc < 0)
+				rc = entry_before(t, t->ev.sample.time, it);
+				if (rc)
 					return rc;
-				dtlm_note_time(t->m, t->ev.sample.time);
 			}
 			t->pending = false;
 			t->st.records++;
@@ -329,15 +338,9 @@ static int next_pipe(struct dtlt *t, struct dtlt_item *it)
 
 		if (h && (t->eof || over_budget(t) || h->time_ns + t->window_ns <= t->max_time)) {
 			if (h->timed) {
-				t->next_rec_ns = h->time_ns;
-				rc = dtlm_next_before(t->m, h->time_ns, &it->entry);
-				if (rc > 0) {
-					it->kind = DTLT_ENTRY;
-					return 1;
-				}
-				if (rc < 0)
+				rc = entry_before(t, h->time_ns, it);
+				if (rc)
 					return rc;
-				dtlm_note_time(t->m, h->time_ns);
 			}
 			if (!t->eof && over_budget(t) && h->time_ns + t->window_ns > t->max_time)
 				t->st.forced_records++;
@@ -348,14 +351,9 @@ static int next_pipe(struct dtlt *t, struct dtlt_item *it)
 		}
 		if (!h && !t->eof && dtlm_over_budget(t->m)) {
 			/* AUX copies alone exceed the budget: their oldest go early */
-			t->next_rec_ns = 0;
 			dtlm_note_forced(t->m);
-			rc = dtlm_next(t->m, &it->entry);
-			if (rc > 0) {
-				it->kind = DTLT_ENTRY;
-				return 1;
-			}
-			if (rc < 0)
+			rc = end_entry(t, it);
+			if (rc)
 				return rc;
 		}
 		if (t->eof)

@@ -628,6 +628,21 @@ static bool drain_all(struct evs *s)
 	return pending;
 }
 
+/* Pop the head of c's queue, count it and hand it to cb. */
+static int deliver_head(struct evs *s, struct evs_cpu *c, evs_cb cb, void *arg)
+{
+	struct tpe *e = q_at(s, c, 0);
+
+	if (e->time_ns < s->last_delivered_ns)
+		s->st.out_of_order++;
+	else
+		s->last_delivered_ns = e->time_ns;
+	c->q_head = (c->q_head + 1) % s->opts.queue_events;
+	c->q_len--;
+	s->st.delivered++;
+	return cb ? cb(arg, e) : 0;
+}
+
 /* Deliver in time order everything <= until; force: also the oldest of full queues. */
 static int deliver(struct evs *s, uint64_t until_ns, evs_cb cb, void *arg, bool force)
 {
@@ -649,29 +664,14 @@ static int deliver(struct evs *s, uint64_t until_ns, evs_cb cb, void *arg, bool 
 			/* A full queue: release its older half out of order. */
 			size_t n = best->q_len / 2;
 			while (n--) {
-				e = q_at(s, best, 0);
 				s->st.forced++;
-				if (e->time_ns < s->last_delivered_ns)
-					s->st.out_of_order++;
-				else
-					s->last_delivered_ns = e->time_ns;
-				best->q_head = (best->q_head + 1) % s->opts.queue_events;
-				best->q_len--;
-				s->st.delivered++;
-				int r = cb ? cb(arg, e) : 0;
+				int r = deliver_head(s, best, cb, arg);
 				if (r)
 					return r;
 			}
 			continue;
 		}
-		if (e->time_ns < s->last_delivered_ns)
-			s->st.out_of_order++;
-		else
-			s->last_delivered_ns = e->time_ns;
-		best->q_head = (best->q_head + 1) % s->opts.queue_events;
-		best->q_len--;
-		s->st.delivered++;
-		int r = cb ? cb(arg, e) : 0;
+		int r = deliver_head(s, best, cb, arg);
 		if (r)
 			return r;
 	}

@@ -299,36 +299,35 @@ static void prefix(struct pp *p, struct out *o, const char *comm, int32_t pid, i
 static bool args_need_common(struct tep_print_arg *a)
 {
 	for (; a; a = a->next) {
+		struct tep_print_arg *kid[3] = { NULL, NULL, NULL };
+
 		switch (a->type) {
 		case TEP_PRINT_FIELD:
 			if (!a->field.name || !strncmp(a->field.name, "common_", 7))
 				return true;
 			break;
 		case TEP_PRINT_OP:
-			if (args_need_common(a->op.left) || args_need_common(a->op.right))
-				return true;
+			kid[0] = a->op.left;
+			kid[1] = a->op.right;
 			break;
 		case TEP_PRINT_FLAGS:
-			if (args_need_common(a->flags.field))
-				return true;
+			kid[0] = a->flags.field;
 			break;
 		case TEP_PRINT_SYMBOL:
-			if (args_need_common(a->symbol.field))
-				return true;
+			kid[0] = a->symbol.field;
 			break;
 		case TEP_PRINT_TYPE:
-			if (args_need_common(a->typecast.item))
-				return true;
+			kid[0] = a->typecast.item;
 			break;
 		case TEP_PRINT_HEX:
 		case TEP_PRINT_HEX_STR:
-			if (args_need_common(a->hex.field) || args_need_common(a->hex.size))
-				return true;
+			kid[0] = a->hex.field;
+			kid[1] = a->hex.size;
 			break;
 		case TEP_PRINT_INT_ARRAY:
-			if (args_need_common(a->int_array.field) || args_need_common(a->int_array.count) ||
-			    args_need_common(a->int_array.el_size))
-				return true;
+			kid[0] = a->int_array.field;
+			kid[1] = a->int_array.count;
+			kid[2] = a->int_array.el_size;
 			break;
 		case TEP_PRINT_ATOM:
 		case TEP_PRINT_NULL:
@@ -342,6 +341,9 @@ static bool args_need_common(struct tep_print_arg *a)
 		default:	/* functions and anything new: key on every byte */
 			return true;
 		}
+		for (size_t k = 0; k < 3; k++)
+			if (args_need_common(kid[k]))
+				return true;
 	}
 	return false;
 }

@@ -2,6 +2,7 @@
 /* script.c - `latscope dtl script`: one timeline of DTL entries and the other samples. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,24 @@ static void us3(char *buf, size_t len, uint64_t ticks, uint64_t tb_freq)
 	snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
 }
 
+/* printf, or through the second formatting thread when there is one. */
+static void emit(struct script *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit(struct script *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (s->pl) {
+		char l[1024 + KSYM_NAME_MAX];
+		int n = vsnprintf(l, sizeof(l), fmt, ap);
+		if (n > 0)
+			pl_push_text(s->pl, l, (size_t)n < sizeof(l) ? (size_t)n : sizeof(l) - 1);
+	} else {
+		vprintf(fmt, ap);
+	}
+	va_end(ap);
+}
+
 static void print_dtl(struct script *s, const struct dtlm_item *it)
 {
 	const struct dtl_entry *e = &it->e;
@@ -84,26 +103,13 @@ static void print_dtl(struct script *s, const struct dtlm_item *it)
 			w = 7;
 		fmt_time(ts, sizeof(ts), it->time_ns, s->ns);
 		/* The DTL has no task: say so instead of perf's invented pid/tid. */
-		if (s->pl) {
-			char l[1024 + KSYM_NAME_MAX];
-			int n = snprintf(l, sizeof(l), "%16s %5s [%03u] %12s: %*s: timebase: %" PRIu64
-			       " dispatch_reason:%s, preempt_reason:%s,\n"
-			       "enqueue_to_dispatch_time:%d, ready_to_enqueue_time:%d,"
-			       "waiting_to_ready_time:%d, processor_id: %d %16" PRIx64 " %s\n",
-			       "[no task]", "-", it->cpu, ts, w, "vpa-dtl", e->timebase, dr, pr,
-			       (int32_t)e->enqueue_to_dispatch_tb, (int32_t)e->ready_to_enqueue_tb,
-			       (int32_t)e->waiting_to_ready_tb, e->processor_id, e->srr0, sym);
-			if (n > 0)
-				pl_push_text(s->pl, l, (size_t)n < sizeof(l) ? (size_t)n : sizeof(l) - 1);
-			break;
-		}
-		printf("%16s %5s [%03u] %12s: %*s: timebase: %" PRIu64
-		       " dispatch_reason:%s, preempt_reason:%s,\n"
-		       "enqueue_to_dispatch_time:%d, ready_to_enqueue_time:%d,"
-		       "waiting_to_ready_time:%d, processor_id: %d %16" PRIx64 " %s\n",
-		       "[no task]", "-", it->cpu, ts, w, "vpa-dtl", e->timebase, dr, pr,
-		       (int32_t)e->enqueue_to_dispatch_tb, (int32_t)e->ready_to_enqueue_tb,
-		       (int32_t)e->waiting_to_ready_tb, e->processor_id, e->srr0, sym);
+		emit(s, "%16s %5s [%03u] %12s: %*s: timebase: %" PRIu64
+		     " dispatch_reason:%s, preempt_reason:%s,\n"
+		     "enqueue_to_dispatch_time:%d, ready_to_enqueue_time:%d,"
+		     "waiting_to_ready_time:%d, processor_id: %d %16" PRIx64 " %s\n",
+		     "[no task]", "-", it->cpu, ts, w, "vpa-dtl", e->timebase, dr, pr,
+		     (int32_t)e->enqueue_to_dispatch_tb, (int32_t)e->ready_to_enqueue_tb,
+		     (int32_t)e->waiting_to_ready_tb, e->processor_id, e->srr0, sym);
 		break;
 	}
 	case OUT_WIDE: {

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "latency.h"
+#include "test_tpe.h"
 
 static struct lat *L;
 
@@ -32,16 +33,7 @@ static void feed(const struct tpe *e)
 static void sw(uint64_t t, uint32_t cpu, int prev, int pprio, int next, int nprio)
 {
 	struct tpe e;
-	memset(&e, 0, sizeof(e));
-	e.kind = TPE_SCHED_SWITCH;
-	e.time_ns = t;
-	e.cpu = cpu;
-	e.sw.prev_pid = prev;
-	e.sw.prev_prio = pprio;
-	snprintf(e.sw.prev_comm, sizeof(e.sw.prev_comm), "task%d", prev);
-	e.sw.next_pid = next;
-	e.sw.next_prio = nprio;
-	snprintf(e.sw.next_comm, sizeof(e.sw.next_comm), "task%d", next);
+	tt_switch(&e, t, cpu, prev, pprio, NULL, next, nprio, NULL);
 	feed(&e);
 }
 

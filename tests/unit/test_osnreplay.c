@@ -38,6 +38,7 @@
 #include "tfsformat.h"
 #include "tpencode.h"
 #include "tpevent.h"
+#include "test_tpe.h"
 
 #define FORMATS_DIR "tests/data/formats"
 #define WL0 500
@@ -140,15 +141,7 @@ static void ev_nmi(uint32_t cpu, uint64_t t, int64_t d)
 static void ev_sw(uint32_t cpu, uint64_t t, int prev, const char *pc, int next, const char *nc)
 {
 	struct tpe e;
-	memset(&e, 0, sizeof(e));
-	e.kind = TPE_SCHED_SWITCH;
-	e.cpu = cpu;
-	e.time_ns = t;
-	e.sw.prev_pid = prev;
-	e.sw.next_pid = next;
-	snprintf(e.sw.prev_comm, sizeof(e.sw.prev_comm), "%s", pc);
-	snprintf(e.sw.next_comm, sizeof(e.sw.next_comm), "%s", nc);
-	e.sw.prev_prio = e.sw.next_prio = 120;
+	tt_switch(&e, t, cpu, prev, 120, pc, next, 120, nc);
 	add_ev(&e);
 }
 

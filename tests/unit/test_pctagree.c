@@ -40,6 +40,7 @@
 #include "osneng.h"
 #include "oswork.h"
 #include "tpevent.h"
+#include "test_tpe.h"
 
 #define N 200
 #define TB_FREQ 512000000ull	/* POWER timebase: 1 tick = 1.953125 ns */
@@ -90,15 +91,7 @@ static void feed(struct lat *l, const struct tpe *e)
 static void sw(struct lat *l, uint64_t t, int prev, int pprio, int next, int nprio)
 {
 	struct tpe e;
-	memset(&e, 0, sizeof(e));
-	e.kind = TPE_SCHED_SWITCH;
-	e.time_ns = t;
-	e.sw.prev_pid = prev;
-	e.sw.prev_prio = pprio;
-	snprintf(e.sw.prev_comm, sizeof(e.sw.prev_comm), "task%d", prev);
-	e.sw.next_pid = next;
-	e.sw.next_prio = nprio;
-	snprintf(e.sw.next_comm, sizeof(e.sw.next_comm), "task%d", next);
+	tt_switch(&e, t, 0, prev, pprio, NULL, next, nprio, NULL);
 	feed(l, &e);
 }
 

@@ -58,16 +58,22 @@ static __attribute__((unused)) struct pdw *wopen(int fd, bool be, bool pipe, uin
 	return w;
 }
 
-/* Close w and slurp what it wrote. */
-static __attribute__((unused)) void wfinish(struct pdw *w, int fd, bool be, struct img *im)
+/* What is on disk now, as a reader of a killed writer's file would see it. */
+static __attribute__((unused)) void snap(int fd, struct img *im)
 {
-	assert_int_equal(pdw_close(w), 0);
 	struct stat st;
 	assert_int_equal(fstat(fd, &st), 0);
 	im->len = (size_t)st.st_size;
 	im->p = malloc(im->len ? im->len : 1);
 	assert_non_null(im->p);
 	assert_int_equal(pread(fd, im->p, im->len, 0), (ssize_t)im->len);
+}
+
+/* Close w and slurp what it wrote. */
+static __attribute__((unused)) void wfinish(struct pdw *w, int fd, bool be, struct img *im)
+{
+	assert_int_equal(pdw_close(w), 0);
+	snap(fd, im);
 	close(fd);
 	im->swap = be != (bool)BY_HOST_BIG_ENDIAN;
 }

@@ -100,15 +100,22 @@ static void sched_formats(const char **specs, size_t n, bool be, struct tfs_form
 	assert_int_equal(tfs_tracing_data(*tf, be, blob, blen), 0);
 }
 
-static void roundtrip_case(bool be, bool pipe)
+static const char *sw_specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
+
+/* sched_switch and sched_wakeup formats in be order (skipped without tracefs formats). */
+static void switch_wakeup_formats(bool be, struct tfs_formats **tf, void **blob, size_t *blen)
 {
 	if (!have_formats())
 		skip();
+	sched_formats(sw_specs, 2, be, tf, blob, blen);
+}
+
+static void roundtrip_case(bool be, bool pipe)
+{
 	struct tfs_formats *tf;
-	const char *specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
 	void *blob;
 	size_t blen;
-	sched_formats(specs, 2, be, &tf, &blob, &blen);
+	switch_wakeup_formats(be, &tf, &blob, &blen);
 
 	int fd = new_fd();
 	struct pdw *w = wopen(fd, be, pipe, 0);
@@ -118,7 +125,7 @@ static void roundtrip_case(bool be, bool pipe)
 	uint64_t ids[2][2] = { { 101, 102 }, { 103, 104 } };
 	for (int i = 0; i < 2; i++) {
 		struct pdf_attr a = tp_attr(tf->events[i].id, st);
-		assert_int_equal(pdw_add_evsel(w, &a, specs[i], ids[i], 2), i);
+		assert_int_equal(pdw_add_evsel(w, &a, sw_specs[i], ids[i], 2), i);
 	}
 	assert_int_equal(pdw_set_tracing_data(w, blob, blen), 0);
 	free(blob);
@@ -251,7 +258,7 @@ static void roundtrip_case(bool be, bool pipe)
 		const struct pdr_evsel *e = pdr_evsel(r, (size_t)i);
 		assert_non_null(e);
 		assert_non_null(e->name);
-		assert_string_equal(e->name, specs[i]);
+		assert_string_equal(e->name, sw_specs[i]);
 		assert_int_equal(e->nr_ids, 2);
 		assert_int_equal(e->ids[1], ids[i][1]);
 		assert_int_equal(e->attr.config, tf->events[i].id);
@@ -277,16 +284,6 @@ static void roundtrip_case(bool be, bool pipe)
 
 /* ------------------------------------------------ checkpoints (kill-safe) */
 
-/* What is on disk now, as a reader of a killed writer's file would see it. */
-static void snap(int fd, struct img *im)
-{
-	struct stat st;
-	assert_int_equal(fstat(fd, &st), 0);
-	im->len = (size_t)st.st_size;
-	im->p = malloc(im->len ? im->len : 1);
-	assert_non_null(im->p);
-	assert_int_equal(pread(fd, im->p, im->len, 0), (ssize_t)im->len);
-}
 
 struct ck_read {
 	int samples;
@@ -328,13 +325,10 @@ static void ck_read(const struct img *im, struct ck_read *o)
 
 static void checkpoint_case(bool be)
 {
-	if (!have_formats())
-		skip();
 	struct tfs_formats *tf;
-	const char *specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
 	void *blob;
 	size_t blen;
-	sched_formats(specs, 2, be, &tf, &blob, &blen);
+	switch_wakeup_formats(be, &tf, &blob, &blen);
 
 	int fd = new_fd();
 	struct pdw *w = NULL;
@@ -348,7 +342,7 @@ static void checkpoint_case(bool be)
 	uint64_t ids[2] = { 11, 12 };
 	for (int i = 0; i < 2; i++) {
 		struct pdf_attr a = tp_attr(tf->events[i].id, st);
-		assert_int_equal(pdw_add_evsel(w, &a, specs[i], &ids[i], 1), i);
+		assert_int_equal(pdw_add_evsel(w, &a, sw_specs[i], &ids[i], 1), i);
 	}
 	assert_int_equal(pdw_set_tracing_data(w, blob, blen), 0);
 	free(blob);
