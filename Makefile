@@ -26,7 +26,8 @@ TEST_LIBS   = $(shell $(PKG_CONFIG) --libs $(TEST_PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wno-format-nonliteral
 OPT     ?= -O2
 CFLAGS  := -std=gnu11 $(OPT) -g $(WARN) -D_GNU_SOURCE -DLATSCOPE_VERSION='"$(VERSION)"' \
-           -Ilib -Isrc -fno-strict-aliasing $(EXTRA_CFLAGS)
+           -Ilib -Isrc -fno-strict-aliasing -DLATSCOPE_FORMATS_DIR='"$(CURDIR)/tests/data/formats"' \
+           $(EXTRA_CFLAGS)
 LDLIBS  := -lpthread -lm
 
 ifeq ($(SAN),1)
@@ -151,6 +152,7 @@ check-repeat: $(BIN) $(TOOL_BINS)
 # libFuzzer targets: clang, sanitizers, the library sources compiled in.
 FUZZ_SECONDS ?= 600
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -fsanitize=fuzzer,address,undefined \
+                -DLATSCOPE_FORMATS_DIR='"$(CURDIR)/tests/data/formats"' \
                 -fno-sanitize-recover=undefined
 fuzz-build: deps
 	$(Q)mkdir -p $(BUILD)/fuzz

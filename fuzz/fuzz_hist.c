@@ -11,6 +11,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -18,269 +19,23 @@
 
 #include "latency.h"
 #include "lhout.h"
+#include "tfsformat.h"
 #include "tpevent.h"
 
-/* tests/data/formats texts (print fmt shortened) */
-static const struct {
-	const char *sys, *text;
-} fz_fmts[] = {
-	{ "sched",
-	  "name: sched_switch\n"
-	  "ID: 372\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:char prev_comm[16];	offset:8;	size:16;	signed:0;\n"
-	  "	field:pid_t prev_pid;	offset:24;	size:4;	signed:1;\n"
-	  "	field:int prev_prio;	offset:28;	size:4;	signed:1;\n"
-	  "	field:long prev_state;	offset:32;	size:8;	signed:1;\n"
-	  "	field:char next_comm[16];	offset:40;	size:16;	signed:0;\n"
-	  "	field:pid_t next_pid;	offset:56;	size:4;	signed:1;\n"
-	  "	field:int next_prio;	offset:60;	size:4;	signed:1;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "sched",
-	  "name: sched_waking\n"
-	  "ID: 375\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:char comm[16];	offset:8;	size:16;	signed:0;\n"
-	  "	field:pid_t pid;	offset:24;	size:4;	signed:1;\n"
-	  "	field:int prio;	offset:28;	size:4;	signed:1;\n"
-	  "	field:int target_cpu;	offset:32;	size:4;	signed:1;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "sched",
-	  "name: sched_wakeup\n"
-	  "ID: 374\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:char comm[16];	offset:8;	size:16;	signed:0;\n"
-	  "	field:pid_t pid;	offset:24;	size:4;	signed:1;\n"
-	  "	field:int prio;	offset:28;	size:4;	signed:1;\n"
-	  "	field:int target_cpu;	offset:32;	size:4;	signed:1;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "sched",
-	  "name: sched_migrate_task\n"
-	  "ID: 371\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:__data_loc char[] comm;	offset:8;	size:4;	signed:0;\n"
-	  "	field:pid_t pid;	offset:12;	size:4;	signed:1;\n"
-	  "	field:int prio;	offset:16;	size:4;	signed:1;\n"
-	  "	field:int orig_cpu;	offset:20;	size:4;	signed:1;\n"
-	  "	field:int dest_cpu;	offset:24;	size:4;	signed:1;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "sched",
-	  "name: sched_process_exit\n"
-	  "ID: 369\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:char comm[16];	offset:8;	size:16;	signed:0;\n"
-	  "	field:pid_t pid;	offset:24;	size:4;	signed:1;\n"
-	  "	field:int prio;	offset:28;	size:4;	signed:1;\n"
-	  "	field:bool group_dead;	offset:32;	size:1;	signed:0;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "irq",
-	  "name: irq_handler_entry\n"
-	  "ID: 225\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:int irq;	offset:8;	size:4;	signed:1;\n"
-	  "	field:__data_loc char[] name;	offset:12;	size:4;	signed:0;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "timer",
-	  "name: hrtimer_start\n"
-	  "ID: 460\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:void * hrtimer;	offset:8;	size:8;	signed:0;\n"
-	  "	field:void * function;	offset:16;	size:8;	signed:0;\n"
-	  "	field:s64 expires;	offset:24;	size:8;	signed:1;\n"
-	  "	field:s64 softexpires;	offset:32;	size:8;	signed:1;\n"
-	  "	field:enum hrtimer_mode mode;	offset:40;	size:4;	signed:0;\n"
-	  "	field:bool was_armed;	offset:44;	size:1;	signed:0;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "timer",
-	  "name: hrtimer_cancel\n"
-	  "ID: 457\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:void * hrtimer;	offset:8;	size:8;	signed:0;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "timer",
-	  "name: hrtimer_expire_entry\n"
-	  "ID: 459\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:void * hrtimer;	offset:8;	size:8;	signed:0;\n"
-	  "	field:s64 now;	offset:16;	size:8;	signed:1;\n"
-	  "	field:void * function;	offset:24;	size:8;	signed:0;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "timer",
-	  "name: hrtimer_expire_exit\n"
-	  "ID: 458\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:void * hrtimer;	offset:8;	size:8;	signed:0;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "irq_vectors",
-	  "name: local_timer_entry\n"
-	  "ID: 165\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:int vector;	offset:8;	size:4;	signed:1;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "nmi",
-	  "name: nmi_handler\n"
-	  "ID: 170\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:void * handler;	offset:8;	size:8;	signed:0;\n"
-	  "	field:s64 delta_ns;	offset:16;	size:8;	signed:1;\n"
-	  "	field:int handled;	offset:24;	size:4;	signed:1;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "preemptirq",
-	  "name: irq_disable\n"
-	  "ID: 1111\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:s32 caller_offs;	offset:8;	size:4;	signed:1;\n"
-	  "	field:s32 parent_offs;	offset:12;	size:4;	signed:1;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "preemptirq",
-	  "name: irq_enable\n"
-	  "ID: 1112\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:s32 caller_offs;	offset:8;	size:4;	signed:1;\n"
-	  "	field:s32 parent_offs;	offset:12;	size:4;	signed:1;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "preemptirq",
-	  "name: preempt_disable\n"
-	  "ID: 1113\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:s32 caller_offs;	offset:8;	size:4;	signed:1;\n"
-	  "	field:s32 parent_offs;	offset:12;	size:4;	signed:1;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "preemptirq",
-	  "name: preempt_enable\n"
-	  "ID: 1114\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:s32 caller_offs;	offset:8;	size:4;	signed:1;\n"
-	  "	field:s32 parent_offs;	offset:12;	size:4;	signed:1;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "osnoise",
-	  "name: irq_noise\n"
-	  "ID: 1103\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:__data_loc char[] desc;	offset:8;	size:4;	signed:0;\n"
-	  "	field:u64 start;	offset:16;	size:8;	signed:0;\n"
-	  "	field:u64 duration;	offset:24;	size:8;	signed:0;\n"
-	  "	field:int vector;	offset:32;	size:4;	signed:1;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
-	{ "osnoise",
-	  "name: thread_noise\n"
-	  "ID: 1105\n"
-	  "format:\n"
-	  "	field:unsigned short common_type;	offset:0;	size:2;	signed:0;\n"
-	  "	field:unsigned char common_flags;	offset:2;	size:1;	signed:0;\n"
-	  "	field:unsigned char common_preempt_count;	offset:3;	size:1;	signed:0;\n"
-	  "	field:int common_pid;	offset:4;	size:4;	signed:1;\n"
-	  "\n"
-	  "	field:char comm[16];	offset:8;	size:16;	signed:0;\n"
-	  "	field:u64 start;	offset:24;	size:8;	signed:0;\n"
-	  "	field:u64 duration;	offset:32;	size:8;	signed:0;\n"
-	  "	field:pid_t pid;	offset:40;	size:4;	signed:1;\n"
-	  "\n"
-	  "print fmt: \"x\"\n" },
+/* The events, read from tests/data/formats (the tracefs layout of a real
+ * kernel); an input's event index picks one in this order. */
+#ifndef LATSCOPE_FORMATS_DIR
+#define LATSCOPE_FORMATS_DIR "tests/data/formats"
+#endif
+static const char *const fz_specs[] = {
+	"sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup",
+	"sched:sched_migrate_task", "sched:sched_process_exit", "irq:irq_handler_entry",
+	"timer:hrtimer_start", "timer:hrtimer_cancel", "timer:hrtimer_expire_entry",
+	"timer:hrtimer_expire_exit", "irq_vectors:local_timer_entry", "nmi:nmi_handler",
+	"preemptirq:irq_disable", "preemptirq:irq_enable", "preemptirq:preempt_disable",
+	"preemptirq:preempt_enable", "osnoise:irq_noise", "osnoise:thread_noise",
 };
-#define FZ_NR (sizeof(fz_fmts) / sizeof(fz_fmts[0]))
+#define FZ_NR (sizeof(fz_specs) / sizeof(fz_specs[0]))
 
 struct fz_state {
 	struct tep_handle *tep;
@@ -293,15 +48,20 @@ static FILE *devnull;
 static void fz_init(int be)
 {
 	struct fz_state *s = &fz[be];
+	struct tfs_formats *f = NULL;
+	if (tfs_collect(LATSCOPE_FORMATS_DIR, fz_specs, FZ_NR, &f) < 0 || f->nr_events != FZ_NR) {
+		fprintf(stderr, "fuzz_hist: cannot read the formats in %s\n", LATSCOPE_FORMATS_DIR);
+		abort();
+	}
 	s->tep = tep_alloc();
 	tep_set_long_size(s->tep, 8);
 	tep_set_file_bigendian(s->tep, be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	for (size_t i = 0; i < FZ_NR; i++) {
-		tep_parse_event(s->tep, fz_fmts[i].text, strlen(fz_fmts[i].text), fz_fmts[i].sys);
-		int id = 0;
-		sscanf(strstr(fz_fmts[i].text, "ID: "), "ID: %d", &id);
-		s->ids[i] = id;
+		const struct tfs_event *e = &f->events[i];
+		tep_parse_event(s->tep, e->format, strlen(e->format), e->system);
+		s->ids[i] = (int)e->id;
 	}
+	tfs_free(f);
 	s->d = tpd_new(s->tep);
 }
 
