@@ -57,35 +57,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (st.slots * DTL_ENTRY_SIZE + (size - 1) % DTL_ENTRY_SIZE != size - 1)
 		__builtin_trap();
 
-	struct dtls *ds;
-	if (!dtls_new(&ds)) {
-		dtls_add_payload(ds, data[0] & 3, data + 1, size - 1, swap);
-		struct dtls_cpu tot;
-		dtls_total(ds, &tot);
+	struct dtlstat *ds;
+	if (!dtlstat_new(&ds)) {
+		dtlstat_add_payload(ds, data[0] & 3, data + 1, size - 1, swap);
+		struct dtlstat_cpu tot;
+		dtlstat_total(ds, &tot);
 		if (tot.entries != st.entries)
 			__builtin_trap();
-		for (int i = 0; i < DTLS_NTIMES; i++)
-			f.sink += dtls_hist_percentile(&tot.h[i], 99.9);
-		dtls_free(ds);
+		for (int i = 0; i < DTLSTAT_NTIMES; i++)
+			f.sink += dtlstat_hist_percentile(&tot.h[i], 99.9);
+		dtlstat_free(ds);
 	}
 
-	struct dtlm *m;
-	struct dtlm_opts o = { .swap = swap, .max_copy_bytes = 512 };
-	if (dtlm_new(&m, &o))
+	struct dtlmerge *m;
+	struct dtlmerge_opts o = { .swap = swap, .max_copy_bytes = 512 };
+	if (dtlmerge_new(&m, &o))
 		return 0;
 	size_t len = size - 1, cut = len ? (data[0] * 97u) % (len + 1) : 0;
 	const uint8_t *p = data + 1;
-	struct dtlm_buf_info b1 = { .size = cut, .offset = 0, .cpu = 0 };
-	struct dtlm_buf_info b2 = { .size = len - cut, .offset = cut, .cpu = data[0] & 4 ? 1 : 0 };
-	struct dtlm_item it;
+	struct dtlmerge_buf_info b1 = { .size = cut, .offset = 0, .cpu = 0 };
+	struct dtlmerge_buf_info b2 = { .size = len - cut, .offset = cut, .cpu = data[0] & 4 ? 1 : 0 };
+	struct dtlmerge_item it;
 	uint64_t n = 0;
-	dtlm_add_buffer(m, &b1, p);
-	while (dtlm_over_budget(m) && dtlm_next(m, &it) > 0)
+	dtlmerge_add_buffer(m, &b1, p);
+	while (dtlmerge_over_budget(m) && dtlmerge_next(m, &it) > 0)
 		n++;
-	dtlm_add_buffer(m, &b2, p + cut);
-	while (dtlm_next_before(m, (uint64_t)data[0] << 20, &it) > 0)
+	dtlmerge_add_buffer(m, &b2, p + cut);
+	while (dtlmerge_next_before(m, (uint64_t)data[0] << 20, &it) > 0)
 		n++;
-	while (dtlm_next(m, &it) > 0)
+	while (dtlmerge_next(m, &it) > 0)
 		n++;
 	/* a split realigns the slots of the second buffer: bound by whole slots */
 	if (n > cut / DTL_ENTRY_SIZE + (len - cut) / DTL_ENTRY_SIZE)
@@ -93,6 +93,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* split on a slot boundary, the merge sees exactly the scan's entries */
 	if (cut % DTL_ENTRY_SIZE == 0 && n != st.entries)
 		__builtin_trap();
-	dtlm_free(m);
+	dtlmerge_free(m);
 	return (int)(f.sink & 0);
 }

@@ -21,11 +21,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pdr_opts po = { .max_queue_bytes = 8u << 20, .no_tracing_data = true };
-	struct dtlt_opts to = { 0 };
-	struct pdr *r = NULL;
-	struct dtlt *t = NULL;
-	struct dtlt_item it;
+	struct pdread_opts po = { .max_queue_bytes = 8u << 20, .no_tracing_data = true };
+	struct dtltl_opts to = { 0 };
+	struct pdread *r = NULL;
+	struct dtltl *t = NULL;
+	struct dtltl_item it;
 	uint64_t entries = 0, records = 0;
 	int rc;
 
@@ -40,13 +40,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		to.window_ns = 1000 + (k >> 4) * 100000ULL;
 	if (k & 8)
 		to.budget_bytes = 4096 + (k >> 4) * 1024;
-	if (pdr_open_mem(&r, data, size, &po) < 0) {
-		pdr_close(r);
+	if (pdread_open_mem(&r, data, size, &po) < 0) {
+		pdread_close(r);
 		return 0;
 	}
-	if (dtlt_new(&t, r, &to) == 0) {
-		while ((rc = dtlt_next(t, &it)) > 0) {
-			if (it.kind == DTLT_ENTRY) {
+	if (dtltl_new(&t, r, &to) == 0) {
+		while ((rc = dtltl_next(t, &it)) > 0) {
+			if (it.kind == DTLTL_ENTRY) {
 				entries++;
 				if (it.entry.raw[16] & 0x80)
 					__builtin_trap();	/* a slot with timebase <= 0 delivered */
@@ -56,13 +56,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					__builtin_trap();
 			}
 		}
-		const struct dtlm_stats *st = dtlm_stats(dtlt_merge(t));
+		const struct dtlmerge_stats *st = dtlmerge_stats(dtltl_merge(t));
 		if (entries != st->entries || st->late > st->entries)
 			__builtin_trap();
-		if (records != dtlt_stats(t)->records)
+		if (records != dtltl_stats(t)->records)
 			__builtin_trap();
 	}
-	dtlt_free(t);
-	pdr_close(r);
+	dtltl_free(t);
+	pdread_close(r);
 	return 0;
 }

@@ -39,7 +39,7 @@ static const char *const fz_specs[] = {
 
 struct fz_state {
 	struct tep_handle *tep;
-	struct tpd *d;
+	struct tpdecode *d;
 	int ids[FZ_NR];
 };
 static struct fz_state fz[2];
@@ -48,8 +48,8 @@ static FILE *devnull;
 static void fz_init(int be)
 {
 	struct fz_state *s = &fz[be];
-	struct tfs_formats *f = NULL;
-	if (tfs_collect(LATSCOPE_FORMATS_DIR, fz_specs, FZ_NR, &f) < 0 || f->nr_events != FZ_NR) {
+	struct tfsformat_formats *f = NULL;
+	if (tfsformat_collect(LATSCOPE_FORMATS_DIR, fz_specs, FZ_NR, &f) < 0 || f->nr_events != FZ_NR) {
 		fprintf(stderr, "fuzz_hist: cannot read the formats in %s\n", LATSCOPE_FORMATS_DIR);
 		abort();
 	}
@@ -57,12 +57,12 @@ static void fz_init(int be)
 	tep_set_long_size(s->tep, 8);
 	tep_set_file_bigendian(s->tep, be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	for (size_t i = 0; i < FZ_NR; i++) {
-		const struct tfs_event *e = &f->events[i];
+		const struct tfsformat_event *e = &f->events[i];
 		tep_parse_event(s->tep, e->format, strlen(e->format), e->system);
 		s->ids[i] = (int)e->id;
 	}
-	tfs_free(f);
-	s->d = tpd_new(s->tep);
+	tfsformat_free(f);
+	s->d = tpdecode_new(s->tep);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -75,9 +75,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!devnull)
 		devnull = fopen("/dev/null", "w");
 	struct fz_state *s = &fz[be];
-	struct lat_cfg cfg;
-	struct lat *l;
-	lat_cfg_default(&cfg, 3);
+	struct latency_cfg cfg;
+	struct latency *l;
+	latency_cfg_default(&cfg, 3);
 	cfg.pid_table = 8;
 	cfg.timer_table = 8;
 	cfg.all_tasks = data[0] & 2;
@@ -90,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cfg.hist.bucket_ns = 100;
 		cfg.hist.nr_buckets = 300;
 	}
-	if (lat_new(&l, &cfg))
+	if (latency_new(&l, &cfg))
 		return 0;
 	uint64_t t = 1000;
 	size_t p = 1;
@@ -105,28 +105,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		t += (uint64_t)dt * 64;
 		if (dt == 0xffff)
 			t -= 100000;	/* time going backwards */
-		struct tpe e;
+		struct tpevent e;
 		memset(&e, 0, sizeof(e));
 		e.time_ns = t;
 		e.cpu = cpu;
 		int id = ev < FZ_NR ? s->ids[ev] : 424242;
-		if (tpd_decode(s->d, id, data + p, len, &e) == 0)
-			lat_feed(l, &e);
-		tpd_kind(s->d, id);
+		if (tpdecode_decode(s->d, id, data + p, len, &e) == 0)
+			latency_feed(l, &e);
+		tpdecode_kind(s->d, id);
 		p += len;
 	}
-	bool types[LAT_NR_TYPES], uns[LAT_NR_TYPES] = { 0 };
-	for (int i = 0; i < LAT_NR_TYPES; i++) {
+	bool types[LATENCY_NR_TYPES], uns[LATENCY_NR_TYPES] = { 0 };
+	for (int i = 0; i < LATENCY_NR_TYPES; i++) {
 		types[i] = true;
 		char line[256];
 		for (uint32_t c = 0; c < 3; c++) {
-			lhout_hist_file(devnull, lat_hist(l, i, c), &cfg.hist, true);
-			lhout_maxline(line, sizeof(line), lat_max(l, i, c));
+			lhout_hist_file(devnull, latency_hist(l, i, c), &cfg.hist, true);
+			lhout_maxline(line, sizeof(line), latency_max(l, i, c));
 		}
 		lhout_term(devnull, l, i, 5);
 	}
 	struct json_object *j = lhout_json(l, types, uns, true);
 	json_object_put(j);
-	lat_free(l);
+	latency_free(l);
 	return 0;
 }

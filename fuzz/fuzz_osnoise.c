@@ -29,9 +29,9 @@ static void parse_text(const uint8_t *d, size_t n)
 		nl = strchr(line, '\n');
 		if (nl)
 			*nl++ = 0;
-		struct okt_rec r;
-		int err = okt_parse_line(line, &r);
-		if (!err && r.kind == OKT_PERIOD && r.avail_e5 > 10000000)
+		struct osnkernel_rec r;
+		int err = osnkernel_parse_line(line, &r);
+		if (!err && r.kind == OSNKERNEL_PERIOD && r.avail_e5 > 10000000)
 			abort();
 	}
 	free(buf);
@@ -53,20 +53,20 @@ static void drive(const uint8_t *d, size_t n)
 		int32_t v = (int32_t)((uint32_t)p[2] | (uint32_t)p[3] << 8);
 		uint32_t dt = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16;
 		t = (p[7] & 0x80) ? t - (t > dt / 16 ? dt / 16 : 0) : t + dt;
-		struct tpe e;
+		struct tpevent e;
 		memset(&e, 0, sizeof(e));
 		e.cpu = cpu;
 		e.time_ns = t;
 		switch (op) {
-		case 0: e.kind = TPE_IRQ_ENTRY; e.irq.irq = v; memcpy(e.irq.name, p + 8, 4); break;
-		case 1: e.kind = TPE_IRQ_EXIT; e.irq.irq = v; break;
-		case 2: e.kind = TPE_VECTOR_ENTRY; e.vector.vector = v; break;
-		case 3: e.kind = TPE_VECTOR_EXIT; e.vector.vector = v; break;
-		case 4: e.kind = TPE_SOFTIRQ_ENTRY; e.softirq.vec = (uint32_t)v; break;
-		case 5: e.kind = TPE_SOFTIRQ_EXIT; e.softirq.vec = (uint32_t)v; break;
-		case 6: e.kind = TPE_NMI; e.nmi.delta_ns = (int64_t)(int32_t)(dt << 8); break;
+		case 0: e.kind = TPEVENT_IRQ_ENTRY; e.irq.irq = v; memcpy(e.irq.name, p + 8, 4); break;
+		case 1: e.kind = TPEVENT_IRQ_EXIT; e.irq.irq = v; break;
+		case 2: e.kind = TPEVENT_VECTOR_ENTRY; e.vector.vector = v; break;
+		case 3: e.kind = TPEVENT_VECTOR_EXIT; e.vector.vector = v; break;
+		case 4: e.kind = TPEVENT_SOFTIRQ_ENTRY; e.softirq.vec = (uint32_t)v; break;
+		case 5: e.kind = TPEVENT_SOFTIRQ_EXIT; e.softirq.vec = (uint32_t)v; break;
+		case 6: e.kind = TPEVENT_NMI; e.nmi.delta_ns = (int64_t)(int32_t)(dt << 8); break;
 		case 7:
-			e.kind = TPE_SCHED_SWITCH;
+			e.kind = TPEVENT_SCHED_SWITCH;
 			e.sw.prev_pid = v & 0x7f;
 			e.sw.next_pid = (v >> 7) & 0x7f;
 			if (p[8] & 1)

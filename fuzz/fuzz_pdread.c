@@ -11,22 +11,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pdr *r;
-	struct pdr_opts o = { .max_queue_bytes = 16u << 20 };
-	struct pp_opts po = { .kallsyms = "" };
-	if (pdr_open_mem(&r, data, size, &o) == 0) {
-		struct pp *p = pp_new(r, &po);
-		struct pdr_event ev;
+	struct pdread *r;
+	struct pdread_opts o = { .max_queue_bytes = 16u << 20 };
+	struct pdprint_opts po = { .kallsyms = "" };
+	if (pdread_open_mem(&r, data, size, &o) == 0) {
+		struct pdprint *p = pdprint_new(r, &po);
+		struct pdread_event ev;
 		char line[4096];
 		int n = 0;
-		while (pdr_next(r, &ev) > 0 && n++ < 100000) {
-			if (ev.type == PDF_RECORD_SAMPLE && ev.has_sample && p)
-				pp_format(p, &ev, line, sizeof(line));
+		while (pdread_next(r, &ev) > 0 && n++ < 100000) {
+			if (ev.type == PDFORMAT_RECORD_SAMPLE && ev.has_sample && p)
+				pdprint_format(p, &ev, line, sizeof(line));
 			else if (p)
-				pp_track(p, &ev);
+				pdprint_track(p, &ev);
 		}
-		pp_free(p);
+		pdprint_free(p);
 	}
-	pdr_close(r);
+	pdread_close(r);
 	return 0;
 }

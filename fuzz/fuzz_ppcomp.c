@@ -13,7 +13,7 @@
  * it parses without crashing: no division by a value that can be 0); the
  * compiler must then either refuse the event or print every payload (the
  * rest of the input, in both byte orders) exactly as libtraceevent does, or
- * decline it, and never write past ppc_max_len() (tests/ppcoracle.h).
+ * decline it, and never write past ppcomp_max_len() (tests/ppcoracle.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -347,12 +347,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tep_set_long_size(tep, 8);
 	tep_set_page_size(tep, 4096);
 	tep_set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, BY_HOST_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, BYTES_HOST_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	if (tep_parse_event(tep, g.t, g.len, "fz") == 0) {
 		struct tep_event *ev = tep_find_event(tep, 700);
-		struct ppc_prog *pg = NULL;
+		struct ppcomp_prog *pg = NULL;
 		char why[128];
-		if (ev && ppc_compile(ev, &pg, why, sizeof(why)) == 0) {
+		if (ev && ppcomp_compile(ev, &pg, why, sizeof(why)) == 0) {
 			struct ppco o;
 			ppco_init(&o, tep);
 			uint8_t raw[512];
@@ -368,7 +368,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						n = (size_t)(f->offset + f->size);
 				if (n < 2)
 					n = 2;
-				by_st16(raw, 700, big != (bool)BY_HOST_BIG_ENDIAN);
+				bytes_st16(raw, 700, big != (bool)BYTES_HOST_BIG_ENDIAN);
 				if (pass) {
 					for (struct tep_format_field *f = ev->format.fields; f; f = f->next) {
 						if (!(f->flags & TEP_FIELD_IS_DYNAMIC) || f->offset + 4 > (int)sizeof(raw))
@@ -376,7 +376,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						uint32_t at = (uint32_t)n, len = 1 + (f->offset % 5);
 						memset(raw + at, 'q', len - 1);
 						raw[at + len - 1] = 0;
-						by_st32(raw + f->offset, len << 16 | at, big != (bool)BY_HOST_BIG_ENDIAN);
+						bytes_st32(raw + f->offset, len << 16 | at, big != (bool)BYTES_HOST_BIG_ENDIAN);
 						n += len;
 					}
 				}
@@ -384,7 +384,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			ppco_done(&o, tep);
 		}
-		ppc_free(pg);
+		ppcomp_free(pg);
 	}
 	tep_free(tep);
 	free(g.t);

@@ -41,14 +41,14 @@ void dtl_encode(const struct dtl_entry *e, void *p)
 
 	b[0] = e->dispatch_reason;
 	b[1] = e->preempt_reason;
-	by_st16_be(b + 2, e->processor_id);
-	by_st32_be(b + 4, e->enqueue_to_dispatch_tb);
-	by_st32_be(b + 8, e->ready_to_enqueue_tb);
-	by_st32_be(b + 12, e->waiting_to_ready_tb);
-	by_st64_be(b + 16, e->timebase);
-	by_st64_be(b + 24, e->fault_addr);
-	by_st64_be(b + 32, e->srr0);
-	by_st64_be(b + 40, e->srr1);
+	bytes_st16_be(b + 2, e->processor_id);
+	bytes_st32_be(b + 4, e->enqueue_to_dispatch_tb);
+	bytes_st32_be(b + 8, e->ready_to_enqueue_tb);
+	bytes_st32_be(b + 12, e->waiting_to_ready_tb);
+	bytes_st64_be(b + 16, e->timebase);
+	bytes_st64_be(b + 24, e->fault_addr);
+	bytes_st64_be(b + 32, e->srr0);
+	bytes_st64_be(b + 40, e->srr1);
 }
 
 void dtl_header_write(void *p, const struct dtl_tbinfo *tb, bool swap)
@@ -56,8 +56,8 @@ void dtl_header_write(void *p, const struct dtl_tbinfo *tb, bool swap)
 	uint8_t *b = p;
 
 	memset(b, 0, DTL_ENTRY_SIZE);
-	by_st64(b, tb->boot_tb, swap);
-	by_st64(b + 8, tb->tb_freq, swap);
+	bytes_st64(b, tb->boot_tb, swap);
+	bytes_st64(b + 8, tb->tb_freq, swap);
 }
 
 const char *dtl_dispatch_reason_name(unsigned code)

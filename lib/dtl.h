@@ -66,14 +66,14 @@ static inline void dtl_decode(const void *p, struct dtl_entry *e)
 
 	e->dispatch_reason = b[0];
 	e->preempt_reason = b[1];
-	e->processor_id = by_ld16_be(b + 2);
-	e->enqueue_to_dispatch_tb = by_ld32_be(b + 4);
-	e->ready_to_enqueue_tb = by_ld32_be(b + 8);
-	e->waiting_to_ready_tb = by_ld32_be(b + 12);
-	e->timebase = by_ld64_be(b + 16);
-	e->fault_addr = by_ld64_be(b + 24);
-	e->srr0 = by_ld64_be(b + 32);
-	e->srr1 = by_ld64_be(b + 40);
+	e->processor_id = bytes_ld16_be(b + 2);
+	e->enqueue_to_dispatch_tb = bytes_ld32_be(b + 4);
+	e->ready_to_enqueue_tb = bytes_ld32_be(b + 8);
+	e->waiting_to_ready_tb = bytes_ld32_be(b + 12);
+	e->timebase = bytes_ld64_be(b + 16);
+	e->fault_addr = bytes_ld64_be(b + 24);
+	e->srr0 = bytes_ld64_be(b + 32);
+	e->srr1 = bytes_ld64_be(b + 40);
 }
 
 /* dtl_encode - inverse of dtl_decode (synthetic data, tests). */
@@ -83,14 +83,14 @@ void dtl_encode(const struct dtl_entry *e, void *p);
  * the vpa_dtl header record (or an empty slot). */
 static inline bool dtl_raw_is_header(const void *p)
 {
-	return by_ld64((const uint8_t *)p + 16, false) == 0;
+	return bytes_ld64((const uint8_t *)p + 16, false) == 0;
 }
 
 /* True when perf would skip the slot: its timebase, read as a signed
  * big-endian 64-bit value, is <= 0 (header, zero fill, garbage). */
 static inline bool dtl_raw_is_skipped(const void *p)
 {
-	return (int64_t)by_ld64_be((const uint8_t *)p + 16) <= 0;
+	return (int64_t)bytes_ld64_be((const uint8_t *)p + 16) <= 0;
 }
 
 /*
@@ -100,8 +100,8 @@ static inline bool dtl_raw_is_skipped(const void *p)
  */
 static inline void dtl_header_read(const void *p, bool swap, struct dtl_tbinfo *out)
 {
-	out->boot_tb = by_ld64(p, swap);
-	out->tb_freq = by_ld64((const uint8_t *)p + 8, swap);
+	out->boot_tb = bytes_ld64(p, swap);
+	out->tb_freq = bytes_ld64((const uint8_t *)p + 8, swap);
 }
 
 /*

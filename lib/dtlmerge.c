@@ -35,7 +35,7 @@ struct queue {
 	size_t fcap;
 	/* the pre-decoded next entry */
 	bool have_next;
-	struct dtlm_item next;
+	struct dtlmerge_item next;
 	uint8_t next_raw[DTL_ENTRY_SIZE];
 	struct dtl_tbinfo tbi;
 	bool have_last;
@@ -43,7 +43,7 @@ struct queue {
 	bool have_expect;
 	uint64_t expect_offset;
 	int heap_pos;			/* -1 when not in the heap */
-	/* source mode: buffers queued (at most DTLM_SOURCE_LOOKAHEAD); a
+	/* source mode: buffers queued (at most DTLMERGE_SOURCE_LOOKAHEAD); a
 	 * detached queue missed buffers before the shared cursor and finds
 	 * them itself from resume */
 	unsigned nbufs;
@@ -51,9 +51,9 @@ struct queue {
 	uint64_t resume;
 };
 
-struct dtlm {
-	struct dtlm_opts o;
-	struct queue *q[DTLM_MAX_CPUS];
+struct dtlmerge {
+	struct dtlmerge_opts o;
+	struct queue *q[DTLMERGE_MAX_CPUS];
 	struct queue **heap;
 	size_t nr_heap;
 	struct qbuf *free;
@@ -61,45 +61,45 @@ struct dtlm {
 	uint64_t copied_bytes;
 	uint64_t last_time_ns;
 	int err;			/* sticky pread/alloc error */
-	dtlm_source_fn src;		/* file mode with a source, else NULL */
+	dtlmerge_source_fn src;		/* file mode with a source, else NULL */
 	void *src_ctx;
 	uint64_t src_pos;		/* the shared cursor */
 	bool src_end;
 	uint8_t out_raw[DTL_ENTRY_SIZE];
-	uint8_t aux_seen[DTLM_MAX_CPUS];	/* a PERF_RECORD_AUX came (the first has the header) */
-	struct dtlm_stats st;
-	struct dtlm_gap gaps[DTLM_MAX_GAPS];
+	uint8_t aux_seen[DTLMERGE_MAX_CPUS];	/* a PERF_RECORD_AUX came (the first has the header) */
+	struct dtlmerge_stats st;
+	struct dtlmerge_gap gaps[DTLMERGE_MAX_GAPS];
 	size_t nr_gaps;
 };
 
-static const char *const gap_names[DTLM_GAP_NR_KINDS] = {
-	[DTLM_GAP_AUX_TRUNCATED] = "aux_truncated",
-	[DTLM_GAP_AUX_PARTIAL] = "aux_partial",
-	[DTLM_GAP_AUX_COLLISION] = "aux_collision",
-	[DTLM_GAP_LOST] = "lost",
-	[DTLM_GAP_TB_BACKWARDS] = "timebase_backwards",
-	[DTLM_GAP_OFFSET] = "buffer_discontinuity",
-	[DTLM_GAP_ODD_SIZE] = "odd_payload_size",
-	[DTLM_GAP_FORCED] = "forced_flush",
-	[DTLM_GAP_RING_FULL] = "ring_full",
+static const char *const gap_names[DTLMERGE_GAP_NR_KINDS] = {
+	[DTLMERGE_GAP_AUX_TRUNCATED] = "aux_truncated",
+	[DTLMERGE_GAP_AUX_PARTIAL] = "aux_partial",
+	[DTLMERGE_GAP_AUX_COLLISION] = "aux_collision",
+	[DTLMERGE_GAP_LOST] = "lost",
+	[DTLMERGE_GAP_TB_BACKWARDS] = "timebase_backwards",
+	[DTLMERGE_GAP_OFFSET] = "buffer_discontinuity",
+	[DTLMERGE_GAP_ODD_SIZE] = "odd_payload_size",
+	[DTLMERGE_GAP_FORCED] = "forced_flush",
+	[DTLMERGE_GAP_RING_FULL] = "ring_full",
 };
 
-const char *dtlm_gap_name(enum dtlm_gap_kind k)
+const char *dtlmerge_gap_name(enum dtlmerge_gap_kind k)
 {
-	return (unsigned)k < DTLM_GAP_NR_KINDS ? gap_names[k] : "unknown";
+	return (unsigned)k < DTLMERGE_GAP_NR_KINDS ? gap_names[k] : "unknown";
 }
 
-static void add_gap(struct dtlm *m, enum dtlm_gap_kind k, uint32_t cpu, uint64_t t,
+static void add_gap(struct dtlmerge *m, enum dtlmerge_gap_kind k, uint32_t cpu, uint64_t t,
 		    uint64_t a, uint64_t b)
 {
 	m->st.gaps[k]++;
-	if (m->nr_gaps < DTLM_MAX_GAPS)
-		m->gaps[m->nr_gaps++] = (struct dtlm_gap){ k, cpu, t, a, b };
+	if (m->nr_gaps < DTLMERGE_MAX_GAPS)
+		m->gaps[m->nr_gaps++] = (struct dtlmerge_gap){ k, cpu, t, a, b };
 }
 
-int dtlm_new(struct dtlm **mp, const struct dtlm_opts *opts)
+int dtlmerge_new(struct dtlmerge **mp, const struct dtlmerge_opts *opts)
 {
-	struct dtlm *m = calloc(1, sizeof(*m));
+	struct dtlmerge *m = calloc(1, sizeof(*m));
 
 	*mp = NULL;
 	if (!m)
@@ -107,8 +107,8 @@ int dtlm_new(struct dtlm **mp, const struct dtlm_opts *opts)
 	if (opts)
 		m->o = *opts;
 	if (!m->o.max_copy_bytes)
-		m->o.max_copy_bytes = DTLM_DEFAULT_COPY_BYTES;
-	m->heap = calloc(DTLM_MAX_CPUS, sizeof(*m->heap));
+		m->o.max_copy_bytes = DTLMERGE_DEFAULT_COPY_BYTES;
+	m->heap = calloc(DTLMERGE_MAX_CPUS, sizeof(*m->heap));
 	if (!m->heap) {
 		free(m);
 		return -ENOMEM;
@@ -127,11 +127,11 @@ static void free_list(struct qbuf *b)
 	}
 }
 
-void dtlm_free(struct dtlm *m)
+void dtlmerge_free(struct dtlmerge *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < DTLM_MAX_CPUS; i++) {
+	for (size_t i = 0; i < DTLMERGE_MAX_CPUS; i++) {
 		struct queue *q = m->q[i];
 		if (!q)
 			continue;
@@ -153,13 +153,13 @@ static bool q_less(const struct queue *a, const struct queue *b)
 	return a->cpu < b->cpu;
 }
 
-static void heap_set(struct dtlm *m, size_t i, struct queue *q)
+static void heap_set(struct dtlmerge *m, size_t i, struct queue *q)
 {
 	m->heap[i] = q;
 	q->heap_pos = (int)i;
 }
 
-static void heap_up(struct dtlm *m, size_t i)
+static void heap_up(struct dtlmerge *m, size_t i)
 {
 	struct queue *q = m->heap[i];
 
@@ -173,7 +173,7 @@ static void heap_up(struct dtlm *m, size_t i)
 	heap_set(m, i, q);
 }
 
-static void heap_down(struct dtlm *m, size_t i)
+static void heap_down(struct dtlmerge *m, size_t i)
 {
 	struct queue *q = m->heap[i];
 
@@ -191,7 +191,7 @@ static void heap_down(struct dtlm *m, size_t i)
 	heap_set(m, i, q);
 }
 
-static void heap_push(struct dtlm *m, struct queue *q)
+static void heap_push(struct dtlmerge *m, struct queue *q)
 {
 	m->heap[m->nr_heap] = q;
 	q->heap_pos = (int)m->nr_heap;
@@ -199,7 +199,7 @@ static void heap_push(struct dtlm *m, struct queue *q)
 	heap_up(m, m->nr_heap - 1);
 }
 
-static void heap_remove_top(struct dtlm *m)
+static void heap_remove_top(struct dtlmerge *m)
 {
 	m->heap[0]->heap_pos = -1;
 	m->nr_heap--;
@@ -211,18 +211,18 @@ static void heap_remove_top(struct dtlm *m)
 
 /* ---- buffers ---- */
 
-static void flush_buf_gaps(struct dtlm *m, struct queue *q, struct qbuf *b, uint64_t t)
+static void flush_buf_gaps(struct dtlmerge *m, struct queue *q, struct qbuf *b, uint64_t t)
 {
 	if (!b->gaps_pending)
 		return;
 	b->gaps_pending = false;
 	if (b->gap_offset)
-		add_gap(m, DTLM_GAP_OFFSET, q->cpu, t, b->expect, b->aux_offset);
+		add_gap(m, DTLMERGE_GAP_OFFSET, q->cpu, t, b->expect, b->aux_offset);
 	if (b->gap_odd)
-		add_gap(m, DTLM_GAP_ODD_SIZE, q->cpu, t, b->size, b->odd_tail);
+		add_gap(m, DTLMERGE_GAP_ODD_SIZE, q->cpu, t, b->size, b->odd_tail);
 }
 
-static void release_head(struct dtlm *m, struct queue *q)
+static void release_head(struct dtlmerge *m, struct queue *q)
 {
 	struct qbuf *b = q->head;
 
@@ -242,7 +242,7 @@ static void release_head(struct dtlm *m, struct queue *q)
 }
 
 /* Load the next chunk of the head buffer: 1 loaded, 0 buffer done, -errno. */
-static int load_chunk(struct dtlm *m, struct queue *q)
+static int load_chunk(struct dtlmerge *m, struct queue *q)
 {
 	struct qbuf *b = q->head;
 	uint64_t start = q->loaded ? q->chunk_base + q->cur_len : 0;
@@ -259,8 +259,8 @@ static int load_chunk(struct dtlm *m, struct queue *q)
 		int rc;
 
 		n = whole - start;
-		if (n > DTLM_CHUNK_BYTES)
-			n = DTLM_CHUNK_BYTES;
+		if (n > DTLMERGE_CHUNK_BYTES)
+			n = DTLMERGE_CHUNK_BYTES;
 		if (q->fcap < n) {
 			uint8_t *nb = realloc(q->fbuf, (size_t)n);
 			if (!nb)
@@ -284,7 +284,7 @@ static int load_chunk(struct dtlm *m, struct queue *q)
 
 static const struct dtl_tbinfo default_tbi = { 0, DTL_DEFAULT_TB_FREQ };
 
-static int q_append(struct dtlm *m, struct queue *q, const struct dtlm_buf_info *bi,
+static int q_append(struct dtlmerge *m, struct queue *q, const struct dtlmerge_buf_info *bi,
 		    const void *data);
 
 /*
@@ -293,11 +293,11 @@ static int q_append(struct dtlm *m, struct queue *q, const struct dtlm_buf_info 
  * that is full when its buffer passes is detached and later walks the source
  * itself from where it missed one, up to the shared cursor.  Files whose CPUs
  * are interleaved (every real recording) are read once; memory stays at most
- * DTLM_SOURCE_LOOKAHEAD buffers per CPU whatever the layout.
+ * DTLMERGE_SOURCE_LOOKAHEAD buffers per CPU whatever the layout.
  */
-static int src_fill(struct dtlm *m, struct queue *q)
+static int src_fill(struct dtlmerge *m, struct queue *q)
 {
-	struct dtlm_buf_info bi;
+	struct dtlmerge_buf_info bi;
 	uint64_t at, next;
 	int rc;
 
@@ -310,7 +310,7 @@ static int src_fill(struct dtlm *m, struct queue *q)
 			break;
 		}
 		if (bi.cpu == q->cpu) {
-			if (q->nbufs >= DTLM_SOURCE_LOOKAHEAD) {
+			if (q->nbufs >= DTLMERGE_SOURCE_LOOKAHEAD) {
 				q->resume = at;
 				return 0;
 			}
@@ -329,14 +329,14 @@ static int src_fill(struct dtlm *m, struct queue *q)
 			break;
 		}
 		m->src_pos = next;
-		struct queue *d = bi.cpu < DTLM_MAX_CPUS ? m->q[bi.cpu] : NULL;
+		struct queue *d = bi.cpu < DTLMERGE_MAX_CPUS ? m->q[bi.cpu] : NULL;
 		if (!d) {
 			m->st.dropped_buffers++;	/* not announced by the pre-pass */
 			continue;
 		}
 		if (d->detached)
 			continue;
-		if (d->nbufs >= DTLM_SOURCE_LOOKAHEAD) {
+		if (d->nbufs >= DTLMERGE_SOURCE_LOOKAHEAD) {
 			d->detached = true;
 			d->resume = at;
 			continue;
@@ -349,7 +349,7 @@ static int src_fill(struct dtlm *m, struct queue *q)
 }
 
 /* Decode the queue's next real entry into q->next: 1, 0 (queue empty), -errno. */
-static int q_advance(struct dtlm *m, struct queue *q)
+static int q_advance(struct dtlmerge *m, struct queue *q)
 {
 	q->have_next = false;
 	for (;;) {
@@ -375,7 +375,7 @@ static int q_advance(struct dtlm *m, struct queue *q)
 			const uint8_t *p = q->cur + q->cur_pos;
 			uint64_t slot_off = q->chunk_base + q->cur_pos;
 			const struct dtl_tbinfo *tbi;
-			struct dtlm_item *it = &q->next;
+			struct dtlmerge_item *it = &q->next;
 
 			q->cur_pos += DTL_ENTRY_SIZE;
 			if (dtl_raw_is_skipped(p)) {
@@ -384,7 +384,7 @@ static int q_advance(struct dtlm *m, struct queue *q)
 				dtl_header_read(p, m->o.swap, &h);
 				if (dtl_raw_is_header(p) && dtl_tbinfo_valid(&h)) {
 					m->st.headers++;
-					if ((h.tb_freq < DTLM_TB_FREQ_MIN || h.tb_freq > DTLM_TB_FREQ_MAX) &&
+					if ((h.tb_freq < DTLMERGE_TB_FREQ_MIN || h.tb_freq > DTLMERGE_TB_FREQ_MAX) &&
 					    !m->st.bad_tb_freq++) {
 						m->st.bad_tb_freq_cpu = q->cpu;
 						m->st.bad_tb_freq_value = h.tb_freq;
@@ -424,7 +424,7 @@ static int q_advance(struct dtlm *m, struct queue *q)
 			it->late = false;
 			flush_buf_gaps(m, q, q->head, it->time_ns);
 			if (q->have_last && it->e.timebase < q->last_tb)
-				add_gap(m, DTLM_GAP_TB_BACKWARDS, q->cpu, it->time_ns,
+				add_gap(m, DTLMERGE_GAP_TB_BACKWARDS, q->cpu, it->time_ns,
 					q->last_tb, it->e.timebase);
 			q->have_last = true;
 			q->last_tb = it->e.timebase;
@@ -435,7 +435,7 @@ static int q_advance(struct dtlm *m, struct queue *q)
 	return 0;
 }
 
-static struct qbuf *get_node(struct dtlm *m)
+static struct qbuf *get_node(struct dtlmerge *m)
 {
 	struct qbuf *b = m->free;
 
@@ -447,7 +447,7 @@ static struct qbuf *get_node(struct dtlm *m)
 	return calloc(1, sizeof(*b));
 }
 
-static struct queue *get_queue(struct dtlm *m, uint32_t cpu)
+static struct queue *get_queue(struct dtlmerge *m, uint32_t cpu)
 {
 	struct queue *q = m->q[cpu];
 
@@ -463,13 +463,13 @@ static struct queue *get_queue(struct dtlm *m, uint32_t cpu)
 	return q;
 }
 
-int dtlm_add_buffer(struct dtlm *m, const struct dtlm_buf_info *bi, const void *data)
+int dtlmerge_add_buffer(struct dtlmerge *m, const struct dtlmerge_buf_info *bi, const void *data)
 {
 	struct queue *q;
 	bool pipe = !m->o.pread;
 	int rc;
 
-	if (bi->cpu >= DTLM_MAX_CPUS || (pipe && !data && bi->size)) {
+	if (bi->cpu >= DTLMERGE_MAX_CPUS || (pipe && !data && bi->size)) {
 		m->st.dropped_buffers++;
 		return -ERANGE;
 	}
@@ -491,7 +491,7 @@ int dtlm_add_buffer(struct dtlm *m, const struct dtlm_buf_info *bi, const void *
 	return 0;
 }
 
-int dtlm_set_source(struct dtlm *m, dtlm_source_fn src, void *ctx, uint64_t start,
+int dtlmerge_set_source(struct dtlmerge *m, dtlmerge_source_fn src, void *ctx, uint64_t start,
 		    const uint32_t *cpus, size_t nr_cpus)
 {
 	if (!m->o.pread || !src)
@@ -500,12 +500,12 @@ int dtlm_set_source(struct dtlm *m, dtlm_source_fn src, void *ctx, uint64_t star
 	m->src_ctx = ctx;
 	m->src_pos = start;
 	for (size_t i = 0; i < nr_cpus; i++) {
-		if (cpus[i] >= DTLM_MAX_CPUS)
+		if (cpus[i] >= DTLMERGE_MAX_CPUS)
 			continue;
 		if (!get_queue(m, cpus[i]))
 			return -ENOMEM;
 	}
-	for (size_t i = 0; i < DTLM_MAX_CPUS; i++) {
+	for (size_t i = 0; i < DTLMERGE_MAX_CPUS; i++) {
 		struct queue *q = m->q[i];
 		if (!q || q->have_next)
 			continue;
@@ -519,7 +519,7 @@ int dtlm_set_source(struct dtlm *m, dtlm_source_fn src, void *ctx, uint64_t star
 }
 
 /* Put a buffer at the tail of q (pipe mode: copy the payload). */
-static int q_append(struct dtlm *m, struct queue *q, const struct dtlm_buf_info *bi,
+static int q_append(struct dtlmerge *m, struct queue *q, const struct dtlmerge_buf_info *bi,
 		    const void *data)
 {
 	bool pipe = !m->o.pread;
@@ -582,41 +582,41 @@ static int q_append(struct dtlm *m, struct queue *q, const struct dtlm_buf_info 
 	return 0;
 }
 
-void dtlm_note_aux(struct dtlm *m, uint32_t cpu, uint64_t time_ns, uint64_t aux_offset,
+void dtlmerge_note_aux(struct dtlmerge *m, uint32_t cpu, uint64_t time_ns, uint64_t aux_offset,
 		   uint64_t aux_size, uint64_t flags)
 {
 	/* the driver copies at most 84 entries per poll (85-entry ring, the
 	 * oldest dropped on overflow); 85 slots = the header and 84 */
-	if (dtl_poll_filled_ring(aux_size, cpu < DTLM_MAX_CPUS && !m->aux_seen[cpu]))
-		add_gap(m, DTLM_GAP_RING_FULL, cpu, time_ns, DTL_RING_ENTRIES - 1, 0);
-	if (cpu < DTLM_MAX_CPUS)
+	if (dtl_poll_filled_ring(aux_size, cpu < DTLMERGE_MAX_CPUS && !m->aux_seen[cpu]))
+		add_gap(m, DTLMERGE_GAP_RING_FULL, cpu, time_ns, DTL_RING_ENTRIES - 1, 0);
+	if (cpu < DTLMERGE_MAX_CPUS)
 		m->aux_seen[cpu] = 1;
-	if (flags & PDF_AUX_FLAG_TRUNCATED)
-		add_gap(m, DTLM_GAP_AUX_TRUNCATED, cpu, time_ns, aux_offset, flags);
-	if (flags & PDF_AUX_FLAG_PARTIAL)
-		add_gap(m, DTLM_GAP_AUX_PARTIAL, cpu, time_ns, aux_offset, flags);
-	if (flags & PDF_AUX_FLAG_COLLISION)
-		add_gap(m, DTLM_GAP_AUX_COLLISION, cpu, time_ns, aux_offset, flags);
+	if (flags & PDFORMAT_AUX_FLAG_TRUNCATED)
+		add_gap(m, DTLMERGE_GAP_AUX_TRUNCATED, cpu, time_ns, aux_offset, flags);
+	if (flags & PDFORMAT_AUX_FLAG_PARTIAL)
+		add_gap(m, DTLMERGE_GAP_AUX_PARTIAL, cpu, time_ns, aux_offset, flags);
+	if (flags & PDFORMAT_AUX_FLAG_COLLISION)
+		add_gap(m, DTLMERGE_GAP_AUX_COLLISION, cpu, time_ns, aux_offset, flags);
 }
 
-void dtlm_note_lost(struct dtlm *m, uint32_t cpu, uint64_t time_ns, uint64_t lost)
+void dtlmerge_note_lost(struct dtlmerge *m, uint32_t cpu, uint64_t time_ns, uint64_t lost)
 {
 	m->st.lost_events += lost;
-	add_gap(m, DTLM_GAP_LOST, cpu, time_ns, lost, 0);
+	add_gap(m, DTLMERGE_GAP_LOST, cpu, time_ns, lost, 0);
 }
 
-void dtlm_note_time(struct dtlm *m, uint64_t time_ns)
+void dtlmerge_note_time(struct dtlmerge *m, uint64_t time_ns)
 {
 	if (time_ns > m->last_time_ns)
 		m->last_time_ns = time_ns;
 }
 
-void dtlm_note_forced(struct dtlm *m)
+void dtlmerge_note_forced(struct dtlmerge *m)
 {
-	add_gap(m, DTLM_GAP_FORCED, UINT32_MAX, m->last_time_ns, m->copied_bytes, 0);
+	add_gap(m, DTLMERGE_GAP_FORCED, UINT32_MAX, m->last_time_ns, m->copied_bytes, 0);
 }
 
-static int pop_top(struct dtlm *m, struct dtlm_item *it)
+static int pop_top(struct dtlmerge *m, struct dtlmerge_item *it)
 {
 	struct queue *q = m->heap[0];
 	int rc;
@@ -638,7 +638,7 @@ static int pop_top(struct dtlm *m, struct dtlm_item *it)
 	return 1;
 }
 
-int dtlm_next_before(struct dtlm *m, uint64_t time_ns, struct dtlm_item *it)
+int dtlmerge_next_before(struct dtlmerge *m, uint64_t time_ns, struct dtlmerge_item *it)
 {
 	if (m->err)
 		return m->err;
@@ -647,7 +647,7 @@ int dtlm_next_before(struct dtlm *m, uint64_t time_ns, struct dtlm_item *it)
 	return pop_top(m, it);
 }
 
-int dtlm_next(struct dtlm *m, struct dtlm_item *it)
+int dtlmerge_next(struct dtlmerge *m, struct dtlmerge_item *it)
 {
 	if (m->err)
 		return m->err;
@@ -656,10 +656,10 @@ int dtlm_next(struct dtlm *m, struct dtlm_item *it)
 	return pop_top(m, it);
 }
 
-bool dtlm_first_time(const struct dtlm *m, uint32_t cpu, const void *data, uint64_t size,
+bool dtlmerge_first_time(const struct dtlmerge *m, uint32_t cpu, const void *data, uint64_t size,
 		     uint64_t *time_ns)
 {
-	const struct queue *q = cpu < DTLM_MAX_CPUS ? m->q[cpu] : NULL;
+	const struct queue *q = cpu < DTLMERGE_MAX_CPUS ? m->q[cpu] : NULL;
 	const uint8_t *p = data;
 	struct dtl_tbinfo tbi = { 0, 0 };
 
@@ -685,22 +685,22 @@ bool dtlm_first_time(const struct dtlm *m, uint32_t cpu, const void *data, uint6
 	return false;
 }
 
-uint64_t dtlm_copied_bytes(const struct dtlm *m)
+uint64_t dtlmerge_copied_bytes(const struct dtlmerge *m)
 {
 	return m->copied_bytes;
 }
 
-bool dtlm_over_budget(const struct dtlm *m)
+bool dtlmerge_over_budget(const struct dtlmerge *m)
 {
 	return !m->o.pread && m->copied_bytes > m->o.max_copy_bytes;
 }
 
-const struct dtlm_stats *dtlm_stats(const struct dtlm *m)
+const struct dtlmerge_stats *dtlmerge_stats(const struct dtlmerge *m)
 {
 	return &m->st;
 }
 
-size_t dtlm_gaps(const struct dtlm *m, const struct dtlm_gap **gaps)
+size_t dtlmerge_gaps(const struct dtlmerge *m, const struct dtlmerge_gap **gaps)
 {
 	*gaps = m->gaps;
 	return m->nr_gaps;

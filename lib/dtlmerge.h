@@ -3,25 +3,25 @@
  * dtlmerge.h - merge DTL entries from per-CPU AUX buffers into the time
  * order of the other perf records, and detect gaps.
  *
- * Prefix: dtlm_.
+ * Prefix: dtlmerge_.
  *
  * One queue per CPU, each a list of AUX buffers (PERF_RECORD_AUXTRACE
  * payloads).  In file mode a buffer is kept as (file offset, size) and read
  * back in bounded chunks through the caller's pread callback; in pipe mode
  * (no pread callback) the payload is copied, and the total copied is bounded
- * (dtlm_over_budget() tells the caller to drain).  All queues sit in a
+ * (dtlmerge_over_budget() tells the caller to drain).  All queues sit in a
  * min-heap keyed by the time of their next entry.
  *
- * Driving it (the caller reads records in time order, e.g. with pdr_next):
- *	for each AUXTRACE record:    dtlm_add_buffer()
- *	for each AUX / LOST record:  dtlm_note_aux() / dtlm_note_lost()
- *	for each timed record at t:  while (dtlm_next_before(m, t, &it) > 0) emit(it);
- *	                             dtlm_note_time(m, t); deliver the record
- *	at the end:                  while (dtlm_next(m, &it) > 0) emit(it);
+ * Driving it (the caller reads records in time order, e.g. with pdread_next):
+ *	for each AUXTRACE record:    dtlmerge_add_buffer()
+ *	for each AUX / LOST record:  dtlmerge_note_aux() / dtlmerge_note_lost()
+ *	for each timed record at t:  while (dtlmerge_next_before(m, t, &it) > 0) emit(it);
+ *	                             dtlmerge_note_time(m, t); deliver the record
+ *	at the end:                  while (dtlmerge_next(m, &it) > 0) emit(it);
  * Entries strictly older than a record come before it; on a tie the record
  * goes first (perf's rule).  A partly consumed buffer keeps its position.
  *
- * The library never prints; gaps are counted and the first DTLM_MAX_GAPS are
+ * The library never prints; gaps are counted and the first DTLMERGE_MAX_GAPS are
  * kept with their CPU and time for the caller to report.
  */
 #ifndef LATSCOPE_DTLMERGE_H
@@ -33,31 +33,31 @@
 
 #include "dtl.h"
 
-#define DTLM_MAX_CPUS		4096
-#define DTLM_MAX_GAPS		256
-#define DTLM_DEFAULT_COPY_BYTES	(64ULL << 20)
-#define DTLM_CHUNK_BYTES	(DTL_ENTRY_SIZE * 1365)	/* 64 KiB, whole slots, per CPU */
+#define DTLMERGE_MAX_CPUS		4096
+#define DTLMERGE_MAX_GAPS		256
+#define DTLMERGE_DEFAULT_COPY_BYTES	(64ULL << 20)
+#define DTLMERGE_CHUNK_BYTES	(DTL_ENTRY_SIZE * 1365)	/* 64 KiB, whole slots, per CPU */
 
 /* Read len bytes at absolute offset off; 0 or a negative errno. */
-typedef int (*dtlm_pread_fn)(void *ctx, uint64_t off, void *buf, size_t len);
+typedef int (*dtlmerge_pread_fn)(void *ctx, uint64_t off, void *buf, size_t len);
 
-struct dtlm_opts {
+struct dtlmerge_opts {
 	bool swap;			/* the file's byte order differs from the host's */
 	bool exact_time;		/* 128-bit integer conversion instead of perf's double */
-	dtlm_pread_fn pread;		/* file mode; NULL = pipe mode (payloads copied) */
+	dtlmerge_pread_fn pread;		/* file mode; NULL = pipe mode (payloads copied) */
 	void *pread_ctx;
-	uint64_t max_copy_bytes;	/* pipe mode budget; 0 = DTLM_DEFAULT_COPY_BYTES */
+	uint64_t max_copy_bytes;	/* pipe mode budget; 0 = DTLMERGE_DEFAULT_COPY_BYTES */
 	struct dtl_tbinfo fallback;	/* for CPUs without a header record; tb_freq 0 = none */
 	bool override_boot_tb;		/* fallback.boot_tb wins over header records too */
 	bool override_tb_freq;		/* fallback.tb_freq wins over header records too */
 };
 
 /* tb_freq of a header outside this range is implausible (warned, still used) */
-#define DTLM_TB_FREQ_MIN	1000000ULL
-#define DTLM_TB_FREQ_MAX	10000000000ULL
+#define DTLMERGE_TB_FREQ_MIN	1000000ULL
+#define DTLMERGE_TB_FREQ_MAX	10000000000ULL
 
 /* One AUX buffer as announced by PERF_RECORD_AUXTRACE (host order). */
-struct dtlm_buf_info {
+struct dtlmerge_buf_info {
 	uint64_t size;			/* payload bytes */
 	uint64_t offset;		/* position in the CPU's AUX stream */
 	uint32_t idx;
@@ -72,11 +72,11 @@ struct dtlm_buf_info {
  * first buffer at a position >= pos: fill *bi, *at (its position) and *next
  * (the position after it) and return 1; 0 when there is none; -errno.
  */
-typedef int (*dtlm_source_fn)(void *ctx, uint64_t pos, struct dtlm_buf_info *bi,
+typedef int (*dtlmerge_source_fn)(void *ctx, uint64_t pos, struct dtlmerge_buf_info *bi,
 			      uint64_t *at, uint64_t *next);
 
 /* One emitted entry; raw points at 48 bytes valid until the next call. */
-struct dtlm_item {
+struct dtlmerge_item {
 	uint32_t cpu;
 	uint64_t time_ns;		/* perf time (double formula unless exact_time) */
 	struct dtl_entry e;
@@ -87,29 +87,29 @@ struct dtlm_item {
 	bool late;			/* older than a record already delivered */
 };
 
-enum dtlm_gap_kind {
-	DTLM_GAP_AUX_TRUNCATED,		/* PERF_RECORD_AUX flag TRUNCATED */
-	DTLM_GAP_AUX_PARTIAL,		/* flag PARTIAL */
-	DTLM_GAP_AUX_COLLISION,		/* flag COLLISION */
-	DTLM_GAP_LOST,			/* PERF_RECORD_LOST / LOST_SAMPLES (a = count) */
-	DTLM_GAP_TB_BACKWARDS,		/* a CPU's timebase went backwards (a = prev tb, b = tb) */
-	DTLM_GAP_OFFSET,		/* buffer does not continue the previous (a = expected, b = got) */
-	DTLM_GAP_ODD_SIZE,		/* payload not a multiple of 48 (a = size, b = tail bytes) */
-	DTLM_GAP_FORCED,		/* pipe budget exceeded: entries emitted early (a = bytes) */
-	DTLM_GAP_RING_FULL,		/* a poll copied 84 entries, all the 85-entry hypervisor
+enum dtlmerge_gap_kind {
+	DTLMERGE_GAP_AUX_TRUNCATED,		/* PERF_RECORD_AUX flag TRUNCATED */
+	DTLMERGE_GAP_AUX_PARTIAL,		/* flag PARTIAL */
+	DTLMERGE_GAP_AUX_COLLISION,		/* flag COLLISION */
+	DTLMERGE_GAP_LOST,			/* PERF_RECORD_LOST / LOST_SAMPLES (a = count) */
+	DTLMERGE_GAP_TB_BACKWARDS,		/* a CPU's timebase went backwards (a = prev tb, b = tb) */
+	DTLMERGE_GAP_OFFSET,		/* buffer does not continue the previous (a = expected, b = got) */
+	DTLMERGE_GAP_ODD_SIZE,		/* payload not a multiple of 48 (a = size, b = tail bytes) */
+	DTLMERGE_GAP_FORCED,		/* pipe budget exceeded: entries emitted early (a = bytes) */
+	DTLMERGE_GAP_RING_FULL,		/* a poll copied 84 entries, all the 85-entry hypervisor
 					 * ring lets through: older ones were probably lost
 					 * before it (a = entries copied) */
-	DTLM_GAP_NR_KINDS
+	DTLMERGE_GAP_NR_KINDS
 };
 
-struct dtlm_gap {
-	enum dtlm_gap_kind kind;
+struct dtlmerge_gap {
+	enum dtlmerge_gap_kind kind;
 	uint32_t cpu;			/* UINT32_MAX when unknown */
 	uint64_t time_ns;		/* 0 when unknown */
 	uint64_t a, b;
 };
 
-struct dtlm_stats {
+struct dtlmerge_stats {
 	uint64_t buffers;		/* AUXTRACE buffers queued */
 	uint64_t buffer_bytes;
 	uint64_t dropped_buffers;	/* CPU out of range, or allocation failure */
@@ -120,7 +120,7 @@ struct dtlm_stats {
 	uint64_t tail_bytes;		/* bytes ignored at their ends */
 	uint64_t late;			/* entries emitted after a newer record */
 	uint64_t no_tbinfo;		/* entries converted without any boot_tb/tb_freq */
-	uint64_t gaps[DTLM_GAP_NR_KINDS];
+	uint64_t gaps[DTLMERGE_GAP_NR_KINDS];
 	uint64_t lost_events;		/* sum of LOST counts */
 	uint64_t copied_peak_bytes;	/* pipe mode */
 	uint64_t bad_tb_freq;		/* header records with an implausible tb_freq */
@@ -129,68 +129,68 @@ struct dtlm_stats {
 	size_t nr_queues;
 };
 
-struct dtlm;
+struct dtlmerge;
 
-/* dtlm_new - caller frees with dtlm_free().  0 or -ENOMEM. */
-int dtlm_new(struct dtlm **mp, const struct dtlm_opts *opts);
-void dtlm_free(struct dtlm *m);
+/* dtlmerge_new - caller frees with dtlmerge_free().  0 or -ENOMEM. */
+int dtlmerge_new(struct dtlmerge **mp, const struct dtlmerge_opts *opts);
+void dtlmerge_free(struct dtlmerge *m);
 
 /*
- * dtlm_set_source - file mode: every buffer comes from src, which the merge
- * reads on demand (queues hold at most DTLM_SOURCE_LOOKAHEAD buffers each, so
+ * dtlmerge_set_source - file mode: every buffer comes from src, which the merge
+ * reads on demand (queues hold at most DTLMERGE_SOURCE_LOOKAHEAD buffers each, so
  * memory does not grow with the file).  cpus lists every CPU that has
  * buffers (a caller's pre-pass over the source finds them); their queues are
  * created and primed, so a CPU whose first buffer comes late in the file
  * still takes part from the first record on.  start is the first position.
  * Call before anything else; returns 0 or a negative errno.
  */
-#define DTLM_SOURCE_LOOKAHEAD 64
-int dtlm_set_source(struct dtlm *m, dtlm_source_fn src, void *ctx, uint64_t start,
+#define DTLMERGE_SOURCE_LOOKAHEAD 64
+int dtlmerge_set_source(struct dtlmerge *m, dtlmerge_source_fn src, void *ctx, uint64_t start,
 		    const uint32_t *cpus, size_t nr_cpus);
 
 /*
- * dtlm_add_buffer - queue a buffer.  data is the payload (required in pipe
+ * dtlmerge_add_buffer - queue a buffer.  data is the payload (required in pipe
  * mode, copied; ignored in file mode, where it is read back later).
  * Returns 0, -ENOMEM, -ERANGE (CPU out of range: dropped and counted), or an
  * error from the pread callback.
  */
-int dtlm_add_buffer(struct dtlm *m, const struct dtlm_buf_info *bi, const void *data);
+int dtlmerge_add_buffer(struct dtlmerge *m, const struct dtlmerge_buf_info *bi, const void *data);
 
 /* Record facts that mean lost DTL data (counted and kept as gaps). */
-void dtlm_note_aux(struct dtlm *m, uint32_t cpu, uint64_t time_ns, uint64_t aux_offset,
+void dtlmerge_note_aux(struct dtlmerge *m, uint32_t cpu, uint64_t time_ns, uint64_t aux_offset,
 		   uint64_t aux_size, uint64_t flags);
-void dtlm_note_lost(struct dtlm *m, uint32_t cpu, uint64_t time_ns, uint64_t lost);
+void dtlmerge_note_lost(struct dtlmerge *m, uint32_t cpu, uint64_t time_ns, uint64_t lost);
 
 /* The time of the last record delivered (entries older than it are "late"). */
-void dtlm_note_time(struct dtlm *m, uint64_t time_ns);
+void dtlmerge_note_time(struct dtlmerge *m, uint64_t time_ns);
 
-/* dtlm_next_before - the oldest entry with time < time_ns into *it: 1, or 0
+/* dtlmerge_next_before - the oldest entry with time < time_ns into *it: 1, or 0
  * when none is older, or a negative errno (pread failure). */
-int dtlm_next_before(struct dtlm *m, uint64_t time_ns, struct dtlm_item *it);
+int dtlmerge_next_before(struct dtlmerge *m, uint64_t time_ns, struct dtlmerge_item *it);
 
-/* dtlm_next - the oldest remaining entry (flush at the end): 1, 0 or -errno. */
-int dtlm_next(struct dtlm *m, struct dtlm_item *it);
+/* dtlmerge_next - the oldest remaining entry (flush at the end): 1, 0 or -errno. */
+int dtlmerge_next(struct dtlmerge *m, struct dtlmerge_item *it);
 
 /*
- * dtlm_first_time - the time of the first real entry of an AUX payload of
+ * dtlmerge_first_time - the time of the first real entry of an AUX payload of
  * cpu (with the timebase parameters that CPU's entries would get; a header
  * slot in the payload counts).  True when there is one.
  */
-bool dtlm_first_time(const struct dtlm *m, uint32_t cpu, const void *data, uint64_t size,
+bool dtlmerge_first_time(const struct dtlmerge *m, uint32_t cpu, const void *data, uint64_t size,
 		     uint64_t *time_ns);
 
 /* Bytes of AUX payload copied and queued (pipe mode). */
-uint64_t dtlm_copied_bytes(const struct dtlm *m);
+uint64_t dtlmerge_copied_bytes(const struct dtlmerge *m);
 
-/* True when pipe-mode copies exceed the budget: drain with dtlm_next(). */
-bool dtlm_over_budget(const struct dtlm *m);
+/* True when pipe-mode copies exceed the budget: drain with dtlmerge_next(). */
+bool dtlmerge_over_budget(const struct dtlmerge *m);
 
 /* Note that entries are being emitted early to stay in budget. */
-void dtlm_note_forced(struct dtlm *m);
+void dtlmerge_note_forced(struct dtlmerge *m);
 
-const struct dtlm_stats *dtlm_stats(const struct dtlm *m);
-/* The first gaps (at most DTLM_MAX_GAPS); the array is owned by m. */
-size_t dtlm_gaps(const struct dtlm *m, const struct dtlm_gap **gaps);
-const char *dtlm_gap_name(enum dtlm_gap_kind k);
+const struct dtlmerge_stats *dtlmerge_stats(const struct dtlmerge *m);
+/* The first gaps (at most DTLMERGE_MAX_GAPS); the array is owned by m. */
+size_t dtlmerge_gaps(const struct dtlmerge *m, const struct dtlmerge_gap **gaps);
+const char *dtlmerge_gap_name(enum dtlmerge_gap_kind k);
 
 #endif

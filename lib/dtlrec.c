@@ -29,7 +29,7 @@
 #ifndef LATSCOPE_VERSION
 #define LATSCOPE_VERSION "unknown"
 #endif
-int dtlr_seterr(struct dtlr *r, int err, const char *fmt, ...)
+int dtlrec_seterr(struct dtlrec *r, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -39,7 +39,7 @@ int dtlr_seterr(struct dtlr *r, int err, const char *fmt, ...)
 	return err;
 }
 
-bool dtlr_changed_setting(const struct dtlr *r, const char **path, const char **restore)
+bool dtlrec_changed_setting(const struct dtlrec *r, const char **path, const char **restore)
 {
 	if (!r || !r->mask_path[0])
 		return false;
@@ -48,7 +48,7 @@ bool dtlr_changed_setting(const struct dtlr *r, const char **path, const char **
 	return true;
 }
 
-const char *dtlr_strerror(const struct dtlr *r)
+const char *dtlrec_strerror(const struct dtlrec *r)
 {
 	return r ? r->err : "";
 }
@@ -73,7 +73,7 @@ static int read_small(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-int dtlr_read_pmu_type(const char *sysfs, uint32_t *type)
+int dtlrec_read_pmu_type(const char *sysfs, uint32_t *type)
 {
 	char path[4096], buf[64];
 	unsigned long v;
@@ -91,7 +91,7 @@ int dtlr_read_pmu_type(const char *sysfs, uint32_t *type)
 	return 0;
 }
 
-int dtlr_read_tb_freq(const char *procfs, uint64_t *hz)
+int dtlrec_read_tb_freq(const char *procfs, uint64_t *hz)
 {
 	char path[4096], line[512];
 	FILE *f;
@@ -112,7 +112,7 @@ int dtlr_read_tb_freq(const char *procfs, uint64_t *hz)
 	return -ENOENT;
 }
 
-int dtlr_event_mask(const char *name, uint8_t *mask)
+int dtlrec_event_mask(const char *name, uint8_t *mask)
 {
 	static const struct { const char *n; uint8_t m; } t[] = {
 		{ "dtl_cede", DTL_MASK_CEDE }, { "dtl_preempt", DTL_MASK_PREEMPT },
@@ -126,7 +126,7 @@ int dtlr_event_mask(const char *name, uint8_t *mask)
 	return -EINVAL;
 }
 
-static int cpus_online(const char *sysfs, struct ps_cpuset *out)
+static int cpus_online(const char *sysfs, struct parse_cpuset *out)
 {
 	char path[4096], buf[4096];
 	int err;
@@ -136,7 +136,7 @@ static int cpus_online(const char *sysfs, struct ps_cpuset *out)
 	if (err)
 		return err;
 	buf[strcspn(buf, "\n")] = '\0';
-	return ps_cpulist(buf, out);
+	return parse_cpulist(buf, out);
 }
 
 static long sys_perf_event_open(struct perf_event_attr *a, int cpu)
@@ -144,36 +144,36 @@ static long sys_perf_event_open(struct perf_event_attr *a, int cpu)
 	return syscall(SYS_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static int pmu_error(struct dtlr *r, int e, unsigned cpu)
+static int pmu_error(struct dtlrec *r, int e, unsigned cpu)
 {
 	switch (e) {
 	case ENODEV:
 	case ENOENT:
-		return dtlr_seterr(r, -ENODEV, "vpa_dtl on CPU %u: %s: the PMU refuses here - it works only on a "
+		return dtlrec_seterr(r, -ENODEV, "vpa_dtl on CPU %u: %s: the PMU refuses here - it works only on a "
 				   "shared-processor LPAR that is not a KVM guest (L1 host), and only on online CPUs",
 				   cpu, strerror(e));
 	case EBUSY:
-		return dtlr_seterr(r, -EBUSY, "vpa_dtl on CPU %u: the DTL is in use by another user "
+		return dtlrec_seterr(r, -EBUSY, "vpa_dtl on CPU %u: the DTL is in use by another user "
 				   "(a debugfs powerpc/dtl/cpu-N reader, /proc/powerpc/vcpudispatch_stats, or "
 				   "another perf vpa_dtl session); stop it and retry", cpu);
 	case EACCES:
 	case EPERM:
-		return dtlr_seterr(r, -EACCES, "vpa_dtl on CPU %u: permission denied: run as root or with "
+		return dtlrec_seterr(r, -EACCES, "vpa_dtl on CPU %u: permission denied: run as root or with "
 				   "CAP_PERFMON (the PMU requires perfmon_capable())", cpu);
 	case EOPNOTSUPP:
-		return dtlr_seterr(r, -EOPNOTSUPP, "vpa_dtl on CPU %u: the PMU wants a sampling event "
+		return dtlrec_seterr(r, -EOPNOTSUPP, "vpa_dtl on CPU %u: the PMU wants a sampling event "
 				   "(a period, -c NS)", cpu);
 	case EINVAL:
-		return dtlr_seterr(r, -EINVAL, "vpa_dtl on CPU %u: invalid configuration (the event must be "
+		return dtlrec_seterr(r, -EINVAL, "vpa_dtl on CPU %u: invalid configuration (the event must be "
 				   "dtl_cede, dtl_preempt, dtl_fault or dtl_all)", cpu);
 	default:
-		return dtlr_seterr(r, -e, "vpa_dtl on CPU %u: %s", cpu, strerror(e));
+		return dtlrec_seterr(r, -e, "vpa_dtl on CPU %u: %s", cpu, strerror(e));
 	}
 }
 
-static int map_ring(struct dtlr *r, struct rcpu *c);
+static int map_ring(struct dtlrec *r, struct rcpu *c);
 
-static int open_tracepoints(struct dtlr *r, struct rcpu *c)
+static int open_tracepoints(struct dtlrec *r, struct rcpu *c)
 {
 	for (size_t i = 0; i < r->o.nr_tracepoints; i++) {
 		struct perf_event_attr a;
@@ -192,13 +192,13 @@ static int open_tracepoints(struct dtlr *r, struct rcpu *c)
 		a.comm = c->fd_main < 0;
 		fd = sys_perf_event_open(&a, (int)c->cpu);
 		if (fd < 0)
-			return dtlr_seterr(r, -errno, "perf_event_open(%s, cpu %u): %s%s", r->o.tracepoints[i],
+			return dtlrec_seterr(r, -errno, "perf_event_open(%s, cpu %u): %s%s", r->o.tracepoints[i],
 					   c->cpu, strerror(errno),
 					   errno == EACCES || errno == EPERM ? " (run as root or lower "
 					   "/proc/sys/kernel/perf_event_paranoid)" : "");
 		c->fd_tp[i] = (int)fd;
 		if (ioctl((int)fd, PERF_EVENT_IOC_ID, &c->id_tp[i]) < 0)
-			return dtlr_seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+			return dtlrec_seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
 		if (c->fd_main < 0) {
 			int err;
 			c->fd_main = (int)fd;
@@ -206,12 +206,12 @@ static int open_tracepoints(struct dtlr *r, struct rcpu *c)
 			if (err)
 				return err;
 		} else if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd_main) < 0)
-			return dtlr_seterr(r, -errno, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
+			return dtlrec_seterr(r, -errno, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
 	}
 	return 0;
 }
 
-static int map_ring(struct dtlr *r, struct rcpu *c)
+static int map_ring(struct dtlrec *r, struct rcpu *c)
 {
 	size_t pages = r->o.ring_pages;
 
@@ -228,11 +228,11 @@ static int map_ring(struct dtlr *r, struct rcpu *c)
 	c->base = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd_main, 0);
 	if (c->base == MAP_FAILED) {
 		c->base = NULL;
-		return dtlr_seterr(r, -errno, "mmap of the %zu KiB ring of CPU %u: %s", pages * r->page / 1024,
+		return dtlrec_seterr(r, -errno, "mmap of the %zu KiB ring of CPU %u: %s", pages * r->page / 1024,
 				   c->cpu, strerror(errno));
 	}
 	if (pring_init(&c->ring, c->base, r->page, pages * r->page, NULL) < 0)
-		return dtlr_seterr(r, -ENOMEM, "out of memory");
+		return dtlrec_seterr(r, -ENOMEM, "out of memory");
 	if (c->fd_dtl >= 0) {
 		struct perf_event_mmap_page *pg = c->base;
 		c->aux_len = r->o.aux_bytes ? r->o.aux_bytes : 128 * 1024;
@@ -242,7 +242,7 @@ static int map_ring(struct dtlr *r, struct rcpu *c)
 			      (off_t)pg->aux_offset);
 		if (c->aux == MAP_FAILED) {
 			c->aux = NULL;
-			return dtlr_seterr(r, -errno, "mmap of the %zu KiB AUX buffer of CPU %u: %s", c->aux_len / 1024,
+			return dtlrec_seterr(r, -errno, "mmap of the %zu KiB AUX buffer of CPU %u: %s", c->aux_len / 1024,
 					   c->cpu, strerror(errno));
 		}
 	}
@@ -258,35 +258,35 @@ static uint64_t mftb(void)
 }
 #endif
 
-static int open_debugfs(struct dtlr *r)
+static int open_debugfs(struct dtlrec *r)
 {
 	char path[4096], buf[16];
 	const char *dbg = root(r->o.debugfs, "/sys/kernel/debug");
 	int fd, err;
 
 	snprintf(path, sizeof(path), "%s/powerpc/dtl/dtl_event_mask", dbg);
-	/* a setting of the system: read now, written back by dtlr_close */
+	/* a setting of the system: read now, written back by dtlrec_close */
 	char old[sizeof(r->mask_old)];
 	if (read_small(path, old, sizeof(old)) < 0 || !old[0])
 		old[0] = '\0';
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
-		return dtlr_seterr(r, -errno, "%s: %s%s", path, strerror(errno),
+		return dtlrec_seterr(r, -errno, "%s: %s%s", path, strerror(errno),
 				   errno == EACCES || errno == EPERM ? " (run as root; debugfs may also be locked down)" : "");
 	snprintf(buf, sizeof(buf), "0x%02x\n", r->o.mask);
 	if (write(fd, buf, strlen(buf)) < 0) {
 		err = -errno;
 		close(fd);
-		return dtlr_seterr(r, err, "%s: cannot set the mask: %s", path, strerror(-err));
+		return dtlrec_seterr(r, err, "%s: cannot set the mask: %s", path, strerror(-err));
 	}
 	close(fd);
 	if (old[0]) {
 		snprintf(r->mask_path, sizeof(r->mask_path), "%s", path);
 		memcpy(r->mask_old, old, sizeof(old));
 	}
-	err = dtlr_read_tb_freq(r->o.procfs, &r->tb_freq);
+	err = dtlrec_read_tb_freq(r->o.procfs, &r->tb_freq);
 	if (err)
-		return dtlr_seterr(r, err, "no 'timebase' line in %s/cpuinfo: cannot convert the timebase",
+		return dtlrec_seterr(r, err, "no 'timebase' line in %s/cpuinfo: cannot convert the timebase",
 				   root(r->o.procfs, "/proc"));
 	for (unsigned i = 0; i < r->nc; i++) {
 		struct rcpu *c = &r->c[i];
@@ -295,9 +295,9 @@ static int open_debugfs(struct dtlr *r)
 		if (c->dbg_fd < 0) {
 			int e = errno;
 			if (e == EBUSY)
-				return dtlr_seterr(r, -EBUSY, "%s: the DTL is in use (another reader of this file, "
+				return dtlrec_seterr(r, -EBUSY, "%s: the DTL is in use (another reader of this file, "
 						   "vcpudispatch_stats, or a perf vpa_dtl session)", path);
-			return dtlr_seterr(r, -e, "%s: %s%s", path, strerror(e),
+			return dtlrec_seterr(r, -e, "%s: %s%s", path, strerror(e),
 					   e == EACCES || e == EPERM ? " (run as root)" : "");
 		}
 	}
@@ -324,16 +324,16 @@ static int write_u32_str(uint8_t *p, size_t cap, size_t *n, const char *s)
 
 	if (*n + 4 + pl > cap)
 		return -E2BIG;
-	by_st32(p + *n, (uint32_t)pl, false);
+	bytes_st32(p + *n, (uint32_t)pl, false);
 	memset(p + *n + 4, 0, pl);
 	memcpy(p + *n + 4, s, l);
 	*n += 4 + pl;
 	return 0;
 }
 
-static int write_header(struct dtlr *r, const char *output)
+static int write_header(struct dtlrec *r, const char *output)
 {
-	struct pdw_opts wo = { .big_endian = BY_HOST_BIG_ENDIAN, .force = r->o.force, .checkpoint = true };
+	struct pdwrite_opts wo = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = r->o.force, .checkpoint = true };
 	uint64_t *ids = calloc(r->nc, sizeof(*ids));
 	char name[128];
 	struct utsname u;
@@ -341,92 +341,92 @@ static int write_header(struct dtlr *r, const char *output)
 
 	if (!ids)
 		return -ENOMEM;
-	err = pdw_open(&r->w, output, &wo);
+	err = pdwrite_open(&r->w, output, &wo);
 	if (err) {
 		free(ids);
-		return dtlr_seterr(r, err, "cannot create %s: %s", output, so_strerror(err));
+		return dtlrec_seterr(r, err, "cannot create %s: %s", output, safeout_strerror(err));
 	}
-	struct pdf_attr a = { 0 };
-	a.type = r->pmu ? r->pmu_type : PDF_TYPE_RAW;
+	struct pdformat_attr a = { 0 };
+	a.type = r->pmu ? r->pmu_type : PDFORMAT_TYPE_RAW;
 	a.config = r->o.mask;
 	a.sample_period = r->o.period_ns;
-	a.sample_type = PDF_SAMPLE_IDENTIFIER | PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU;
-	a.flags = (1ULL << PDF_ATTR_FLAG_DISABLED) | (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL);
+	a.sample_type = PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_CPU;
+	a.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL);
 	for (unsigned i = 0; i < r->nc; i++)
 		ids[i] = r->pmu ? r->c[i].id_dtl : SYNTH_ID_BASE + r->c[i].cpu;
 	snprintf(name, sizeof(name), "vpa_dtl/%s/", r->o.event ? r->o.event : "dtl_all");
-	err = pdw_add_evsel(r->w, &a, name, ids, r->nc);
+	err = pdwrite_add_evsel(r->w, &a, name, ids, r->nc);
 	if (err >= 0)
 		ev_first = err;
 	for (size_t t = 0; err >= 0 && t < r->o.nr_tracepoints; t++) {
-		struct pdf_attr ta = { 0 };
-		ta.type = PDF_TYPE_TRACEPOINT;
+		struct pdformat_attr ta = { 0 };
+		ta.type = PDFORMAT_TYPE_TRACEPOINT;
 		ta.config = r->tp_id[t];
 		ta.sample_period = 1;
-		ta.sample_type = PDF_SAMPLE_IDENTIFIER | PDF_SAMPLE_IP | PDF_SAMPLE_TID | PDF_SAMPLE_TIME |
-				 PDF_SAMPLE_CPU | PDF_SAMPLE_PERIOD | PDF_SAMPLE_RAW;
-		ta.flags = (1ULL << PDF_ATTR_FLAG_DISABLED) | (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL) |
-			   (1ULL << PDF_ATTR_FLAG_EXCLUDE_GUEST);
+		ta.sample_type = PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_IP | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME |
+				 PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_PERIOD | PDFORMAT_SAMPLE_RAW;
+		ta.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL) |
+			   (1ULL << PDFORMAT_ATTR_FLAG_EXCLUDE_GUEST);
 		for (unsigned i = 0; i < r->nc; i++)
 			ids[i] = r->c[i].id_tp[t];
-		err = pdw_add_evsel(r->w, &ta, r->o.tracepoints[t], ids, r->nc);
+		err = pdwrite_add_evsel(r->w, &ta, r->o.tracepoints[t], ids, r->nc);
 	}
 	free(ids);
 	if (err < 0)
-		return dtlr_seterr(r, err, "cannot describe the events: %s", strerror(-err));
+		return dtlrec_seterr(r, err, "cannot describe the events: %s", strerror(-err));
 	err = 0;
 	if (r->tf) {
 		void *blob;
 		size_t blen;
-		err = tfs_tracing_data(r->tf, BY_HOST_BIG_ENDIAN, &blob, &blen);
+		err = tfsformat_tracing_data(r->tf, BYTES_HOST_BIG_ENDIAN, &blob, &blen);
 		if (!err) {
-			err = pdw_set_tracing_data(r->w, blob, blen);
+			err = pdwrite_set_tracing_data(r->w, blob, blen);
 			free(blob);
 		}
 	}
 	if (!err && !uname(&u)) {
-		pdw_set_string_feature(r->w, PDF_FEAT_HOSTNAME, u.nodename);
-		pdw_set_string_feature(r->w, PDF_FEAT_OSRELEASE, u.release);
-		pdw_set_string_feature(r->w, PDF_FEAT_ARCH, u.machine);
+		pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_HOSTNAME, u.nodename);
+		pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_OSRELEASE, u.release);
+		pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_ARCH, u.machine);
 	}
 	if (!err)
-		err = pdw_set_string_feature(r->w, PDF_FEAT_VERSION, "latscope " LATSCOPE_VERSION);
+		err = pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_VERSION, "latscope " LATSCOPE_VERSION);
 	if (!err) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN), m = sysconf(_SC_NPROCESSORS_CONF);
-		err = pdw_set_nrcpus(r->w, (uint32_t)(m > 0 ? m : 1), (uint32_t)(n > 0 ? n : 1));
+		err = pdwrite_set_nrcpus(r->w, (uint32_t)(m > 0 ? m : 1), (uint32_t)(n > 0 ? n : 1));
 	}
 	if (!err && r->o.argc > 0)
-		err = pdw_set_cmdline(r->w, r->o.argc, r->o.argv);
+		err = pdwrite_set_cmdline(r->w, r->o.argc, r->o.argv);
 	if (!err) {
 		uint8_t pm[512];
 		size_t n = 4;
-		by_st32(pm, 2, false);
-		by_st32(pm + n, PDF_TYPE_TRACEPOINT, false);
+		bytes_st32(pm, 2, false);
+		bytes_st32(pm + n, PDFORMAT_TYPE_TRACEPOINT, false);
 		n += 4;
 		write_u32_str(pm, sizeof(pm), &n, "tracepoint");
-		by_st32(pm + n, r->pmu ? r->pmu_type : PDF_TYPE_RAW, false);
+		bytes_st32(pm + n, r->pmu ? r->pmu_type : PDFORMAT_TYPE_RAW, false);
 		n += 4;
 		write_u32_str(pm, sizeof(pm), &n, r->pmu ? "vpa_dtl" : "raw");
-		err = pdw_set_raw_feature(r->w, PDF_FEAT_PMU_MAPPINGS, pm, n);
+		err = pdwrite_set_raw_feature(r->w, PDFORMAT_FEAT_PMU_MAPPINGS, pm, n);
 	}
 	if (!err)
-		err = pdw_begin_data(r->w);
+		err = pdwrite_begin_data(r->w);
 	if (!err)
-		err = pdw_write_auxtrace_info(r->w, PDF_AUXTRACE_VPA_DTL, (const uint64_t[]){ 0 }, 1);
+		err = pdwrite_write_auxtrace_info(r->w, PDFORMAT_AUXTRACE_VPA_DTL, (const uint64_t[]){ 0 }, 1);
 	if (err)
-		return dtlr_seterr(r, err, "writing %s: %s", output, strerror(-err));
+		return dtlrec_seterr(r, err, "writing %s: %s", output, strerror(-err));
 	{
 		char procfs[4096];	/* every thread's name, as perf record starts */
 		snprintf(procfs, sizeof(procfs), "%s", root(r->o.procfs, "/proc"));
-		pdw_write_task_comms(r->w, r->o.nr_tracepoints ? ev_first + 1 : ev_first, procfs);
+		pdwrite_write_task_comms(r->w, r->o.nr_tracepoints ? ev_first + 1 : ev_first, procfs);
 	}
 	return 0;
 }
 
-int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
+int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *output)
 {
-	struct dtlr *r = calloc(1, sizeof(*r));
-	struct ps_cpuset cpus;
+	struct dtlrec *r = calloc(1, sizeof(*r));
+	struct parse_cpuset cpus;
 	int err;
 
 	*rp = r;
@@ -437,19 +437,19 @@ int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
 		r->o.mask = DTL_MASK_ALL;
 	r->page = (size_t)sysconf(_SC_PAGESIZE);
 	if (r->o.nr_tracepoints > MAX_TP)
-		return dtlr_seterr(r, -E2BIG, "at most %d tracepoints", MAX_TP);
+		return dtlrec_seterr(r, -E2BIG, "at most %d tracepoints", MAX_TP);
 	cpus = o->cpus;
-	if (!ps_cpuset_count(&cpus)) {
+	if (!parse_cpuset_count(&cpus)) {
 		err = cpus_online(o->sysfs, &cpus);
 		if (err)
-			return dtlr_seterr(r, err, "cannot read the online CPUs from %s/devices/system/cpu/online: %s",
+			return dtlrec_seterr(r, err, "cannot read the online CPUs from %s/devices/system/cpu/online: %s",
 					   root(o->sysfs, "/sys"), strerror(-err));
 	}
-	r->c = calloc(ps_cpuset_count(&cpus), sizeof(*r->c));
+	r->c = calloc(parse_cpuset_count(&cpus), sizeof(*r->c));
 	if (!r->c)
 		return -ENOMEM;
-	for (unsigned cpu = 0; cpu < PS_MAX_CPUS; cpu++) {
-		if (!ps_cpuset_has(&cpus, cpu))
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++) {
+		if (!parse_cpuset_has(&cpus, cpu))
 			continue;
 		struct rcpu *c = &r->c[r->nc++];
 		c->cpu = cpu;
@@ -460,11 +460,11 @@ int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
 	r->st.cpus = r->nc;
 
 	/* which source */
-	err = o->source == DTLR_DEBUGFS ? -ENOENT : dtlr_read_pmu_type(o->sysfs, &r->pmu_type);
+	err = o->source == DTLREC_DEBUGFS ? -ENOENT : dtlrec_read_pmu_type(o->sysfs, &r->pmu_type);
 	if (!err) {
 		r->pmu = true;
-	} else if (o->source == DTLR_PMU) {
-		return dtlr_seterr(r, -ENODEV, "no vpa_dtl PMU (%s/bus/event_source/devices/vpa_dtl): the kernel "
+	} else if (o->source == DTLREC_PMU) {
+		return dtlrec_seterr(r, -ENODEV, "no vpa_dtl PMU (%s/bus/event_source/devices/vpa_dtl): the kernel "
 				   "lacks it (Linux 6.18+), or this is not a shared-processor LPAR, or it is a KVM guest",
 				   root(o->sysfs, "/sys"));
 	} else {
@@ -472,7 +472,7 @@ int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
 		struct stat sb;
 		snprintf(path, sizeof(path), "%s/powerpc/dtl", root(o->debugfs, "/sys/kernel/debug"));
 		if (stat(path, &sb) < 0)
-			return dtlr_seterr(r, -ENODEV, "no DTL source: no vpa_dtl PMU in %s/bus/event_source/devices "
+			return dtlrec_seterr(r, -ENODEV, "no DTL source: no vpa_dtl PMU in %s/bus/event_source/devices "
 					   "and no %s (debugfs not mounted, or not a shared-processor LPAR: the DTL "
 					   "exists only on POWER shared-processor partitions, not in KVM guests)",
 				      root(o->sysfs, "/sys"), path);
@@ -482,17 +482,17 @@ int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
 		r->o.period_ns = r->pmu ? 1000000ULL : 10000000ULL;
 
 	if (r->o.nr_tracepoints) {
-		err = tfs_collect(o->tracefs_events, o->tracepoints, o->nr_tracepoints, &r->tf);
+		err = tfsformat_collect(o->tracefs_events, o->tracepoints, o->nr_tracepoints, &r->tf);
 		if (err)
-			return dtlr_seterr(r, err, "cannot read the tracepoint formats (%s): is tracefs mounted?",
+			return dtlrec_seterr(r, err, "cannot read the tracepoint formats (%s): is tracefs mounted?",
 					   strerror(-err));
 		for (size_t i = 0; i < o->nr_tracepoints; i++) {
 			char sys[64], ev[128];
 			if (sscanf(o->tracepoints[i], "%63[^:]:%127s", sys, ev) != 2)
-				return dtlr_seterr(r, -EINVAL, "%s: expected system:event", o->tracepoints[i]);
-			const struct tfs_event *te = tfs_find(r->tf, sys, ev);
+				return dtlrec_seterr(r, -EINVAL, "%s: expected system:event", o->tracepoints[i]);
+			const struct tfsformat_event *te = tfsformat_find(r->tf, sys, ev);
 			if (!te)
-				return dtlr_seterr(r, -ENOENT, "no tracepoint %s", o->tracepoints[i]);
+				return dtlrec_seterr(r, -ENOENT, "no tracepoint %s", o->tracepoints[i]);
 			r->tp_id[i] = te->id;
 		}
 	}
@@ -516,7 +516,7 @@ int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
 				return pmu_error(r, errno, c->cpu);
 			c->fd_dtl = c->fd_main = (int)fd;
 			if (ioctl((int)fd, PERF_EVENT_IOC_ID, &c->id_dtl) < 0)
-				return dtlr_seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+				return dtlrec_seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
 			err = map_ring(r, c);
 			if (err)
 				return err;
@@ -533,22 +533,22 @@ int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output)
 	return write_header(r, output);
 }
 
-int dtlr_enable(struct dtlr *r)
+int dtlrec_enable(struct dtlrec *r)
 {
 	for (unsigned i = 0; i < r->nc; i++) {
 		struct rcpu *c = &r->c[i];
 		if (c->fd_dtl >= 0 && ioctl(c->fd_dtl, PERF_EVENT_IOC_ENABLE, 0) < 0)
-			return dtlr_seterr(r, -errno, "enabling vpa_dtl on CPU %u: %s", c->cpu, strerror(errno));
+			return dtlrec_seterr(r, -errno, "enabling vpa_dtl on CPU %u: %s", c->cpu, strerror(errno));
 		for (size_t t = 0; t < r->o.nr_tracepoints; t++)
 			if (c->fd_tp[t] >= 0 && ioctl(c->fd_tp[t], PERF_EVENT_IOC_ENABLE, 0) < 0)
-				return dtlr_seterr(r, -errno, "enabling %s on CPU %u: %s", r->o.tracepoints[t],
+				return dtlrec_seterr(r, -errno, "enabling %s on CPU %u: %s", r->o.tracepoints[t],
 						   c->cpu, strerror(errno));
 	}
 	r->enabled = true;
 	return 0;
 }
 
-int dtlr_close(struct dtlr *r, struct dtlr_stats *st)
+int dtlrec_close(struct dtlrec *r, struct dtlrec_stats *st)
 {
 	int err = 0;
 
@@ -563,9 +563,9 @@ int dtlr_close(struct dtlr *r, struct dtlr_stats *st)
 				ioctl(c->fd_tp[t], PERF_EVENT_IOC_DISABLE, 0);
 	}
 	if (r->w && r->enabled)
-		err = dtlr_drain_all(r);
+		err = dtlrec_drain_all(r);
 	if (r->w) {
-		int cerr = pdw_close(r->w);
+		int cerr = pdwrite_close(r->w);
 		if (!err)
 			err = cerr;
 	}
@@ -593,12 +593,12 @@ int dtlr_close(struct dtlr *r, struct dtlr_stats *st)
 		if (fd >= 0)
 			close(fd);
 		if (werr && !err)
-			err = dtlr_seterr(r, werr, "%s: cannot restore the mask %s: %s", r->mask_path, r->mask_old,
+			err = dtlrec_seterr(r, werr, "%s: cannot restore the mask %s: %s", r->mask_path, r->mask_old,
 					  strerror(-werr));
 	}
 	if (st)
 		*st = r->st;
-	tfs_free(r->tf);
+	tfsformat_free(r->tf);
 	free(r->c);
 	free(r->tmp);
 	free(r);

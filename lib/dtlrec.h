@@ -2,7 +2,7 @@
 /*
  * dtlrec.h - record the POWER Dispatch Trace Log into a perf.data file.
  *
- * Prefix: dtlr_.
+ * Prefix: dtlrec_.
  *
  * Two sources:
  *  - the vpa_dtl PMU (kernel 6.18+ on a shared-processor LPAR, not a KVM
@@ -17,7 +17,7 @@
  * the chosen tracepoints (perf clock, sample_id_all), so perf 6.18+ and
  * `latscope dtl` read it.  The sysfs, debugfs and procfs roots can point at
  * a directory for tests.  Never prints: errors come back as negative errno
- * with a message in dtlr_strerror().
+ * with a message in dtlrec_strerror().
  */
 #ifndef LATSCOPE_DTLREC_H
 #define LATSCOPE_DTLREC_H
@@ -28,10 +28,10 @@
 
 #include "parse.h"
 
-enum dtlr_source { DTLR_AUTO, DTLR_PMU, DTLR_DEBUGFS };
+enum dtlrec_source { DTLREC_AUTO, DTLREC_PMU, DTLREC_DEBUGFS };
 
-struct dtlr_opts {
-	struct ps_cpuset cpus;		/* empty = every online CPU */
+struct dtlrec_opts {
+	struct parse_cpuset cpus;		/* empty = every online CPU */
 	uint8_t mask;			/* DTL_MASK_* (default DTL_MASK_ALL) */
 	const char *event;		/* "dtl_all", ... (for the event name) */
 	uint64_t period_ns;		/* PMU sample_period / debugfs poll (default 1 ms / 10 ms) */
@@ -39,7 +39,7 @@ struct dtlr_opts {
 	size_t nr_tracepoints;
 	const char *sysfs, *debugfs, *procfs;	/* roots; NULL = /sys, /sys/kernel/debug, /proc */
 	const char *tracefs_events;	/* events dir for formats; NULL = live tracefs */
-	enum dtlr_source source;
+	enum dtlrec_source source;
 	bool have_boot_tb;
 	uint64_t boot_tb;		/* debugfs: the boot timebase, when known */
 	size_t ring_pages;		/* data ring pages per CPU (power of 2, default 512 KiB worth) */
@@ -49,7 +49,7 @@ struct dtlr_opts {
 	const char *const *argv;
 };
 
-struct dtlr_stats {
+struct dtlrec_stats {
 	uint64_t dtl_entries;		/* 48-byte entries written */
 	uint64_t aux_chunks;		/* AUXTRACE records */
 	uint64_t aux_bytes;
@@ -65,44 +65,44 @@ struct dtlr_stats {
 	bool boot_tb_unknown;		/* debugfs: no boot_tb: times are tb / tb_freq */
 };
 
-struct dtlr;
+struct dtlrec;
 
 /*
- * dtlr_open - find a DTL source, open every event and file, and write the
- * output's header.  Returns 0 and *rp (freed by dtlr_close) or a negative
- * errno; in both cases *rp may be set and dtlr_strerror(*rp) explains
+ * dtlrec_open - find a DTL source, open every event and file, and write the
+ * output's header.  Returns 0 and *rp (freed by dtlrec_close) or a negative
+ * errno; in both cases *rp may be set and dtlrec_strerror(*rp) explains
  * (e.g. -ENODEV "not a shared-processor LPAR", -EBUSY "in use", -EACCES).
  */
-int dtlr_open(struct dtlr **rp, const struct dtlr_opts *o, const char *output);
+int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *output);
 
 /* Enable the events (call right before the workload starts). */
-int dtlr_enable(struct dtlr *r);
+int dtlrec_enable(struct dtlrec *r);
 
 /* Wait up to timeout_ms for data, then copy everything available to the file. */
-int dtlr_poll(struct dtlr *r, int timeout_ms);
+int dtlrec_poll(struct dtlrec *r, int timeout_ms);
 
 /* The poll interval the caller should use (ms). */
-int dtlr_poll_ms(const struct dtlr *r);
+int dtlrec_poll_ms(const struct dtlrec *r);
 
 /* Disable, drain, finish the file, write back the setting the recording
- * changed (dtlr_changed_setting) and free; NULL is fine.  Returns 0 or the
+ * changed (dtlrec_changed_setting) and free; NULL is fine.  Returns 0 or the
  * first error; *st (may be NULL) receives the counters. */
-int dtlr_close(struct dtlr *r, struct dtlr_stats *st);
+int dtlrec_close(struct dtlrec *r, struct dtlrec_stats *st);
 
 /*
- * dtlr_changed_setting - the system setting dtlr_open() changed: debugfs
+ * dtlrec_changed_setting - the system setting dtlrec_open() changed: debugfs
  * powerpc/dtl/dtl_event_mask (a default for every later reader of the
  * cpu-N files), and the text that restores it.  False when none (the PMU
- * source).  *path and *restore point into r (valid until dtlr_close); for a
+ * source).  *path and *restore point into r (valid until dtlrec_close); for a
  * caller that must also restore it when the process is killed (an abort).
  */
-bool dtlr_changed_setting(const struct dtlr *r, const char **path, const char **restore);
+bool dtlrec_changed_setting(const struct dtlrec *r, const char **path, const char **restore);
 
-const char *dtlr_strerror(const struct dtlr *r);
+const char *dtlrec_strerror(const struct dtlrec *r);
 
 /* Helpers (exposed for tests). */
-int dtlr_read_pmu_type(const char *sysfs, uint32_t *type);
-int dtlr_read_tb_freq(const char *procfs, uint64_t *hz);
-int dtlr_event_mask(const char *name, uint8_t *mask);
+int dtlrec_read_pmu_type(const char *sysfs, uint32_t *type);
+int dtlrec_read_tb_freq(const char *procfs, uint64_t *hz);
+int dtlrec_event_mask(const char *name, uint8_t *mask);
 
 #endif

@@ -12,7 +12,7 @@
 #include "bytes.h"
 #include "dtlrec_int.h"
 
-static int tmp_reserve(struct dtlr *r, size_t n)
+static int tmp_reserve(struct dtlrec *r, size_t n)
 {
 	if (r->tmp_cap >= n)
 		return 0;
@@ -28,20 +28,20 @@ static int tmp_reserve(struct dtlr *r, size_t n)
  * PERF_RECORD_LOST and corrupt data. */
 static int copy_record(void *arg, const struct perf_event_header *h, const uint8_t *rec)
 {
-	struct dtlr *r = arg;
+	struct dtlrec *r = arg;
 
 	if (h->type == PERF_RECORD_AUX && h->size >= 32) {
-		uint64_t fl = by_ld64(rec + 24, false);
-		if (fl & (PDF_AUX_FLAG_TRUNCATED | PDF_AUX_FLAG_PARTIAL | PDF_AUX_FLAG_COLLISION))
+		uint64_t fl = bytes_ld64(rec + 24, false);
+		if (fl & (PDFORMAT_AUX_FLAG_TRUNCATED | PDFORMAT_AUX_FLAG_PARTIAL | PDFORMAT_AUX_FLAG_COLLISION))
 			r->st.aux_flags_lost++;
 	}
-	int err = pdw_write_record(r->w, h->type, h->misc, rec + sizeof(*h), h->size - sizeof(*h));
+	int err = pdwrite_write_record(r->w, h->type, h->misc, rec + sizeof(*h), h->size - sizeof(*h));
 	if (!err)
 		r->st.records++;
 	return err;
 }
 
-static int drain_ring(struct dtlr *r, struct rcpu *c)
+static int drain_ring(struct dtlrec *r, struct rcpu *c)
 {
 	if (!c->base)
 		return 0;
@@ -49,10 +49,10 @@ static int drain_ring(struct dtlr *r, struct rcpu *c)
 	return err < 0 ? err : 0;
 }
 
-static int write_aux(struct dtlr *r, struct rcpu *c, const uint8_t *p, size_t len, uint64_t offset)
+static int write_aux(struct dtlrec *r, struct rcpu *c, const uint8_t *p, size_t len, uint64_t offset)
 {
 	size_t padded = (len + 7) & ~(size_t)7;
-	struct pdr_auxtrace a = { .size = padded, .offset = offset, .reference = 0,
+	struct pdread_auxtrace a = { .size = padded, .offset = offset, .reference = 0,
 				  .idx = (uint32_t)(c - r->c), .tid = (uint32_t)-1, .cpu = c->cpu };
 	int err;
 
@@ -67,10 +67,10 @@ static int write_aux(struct dtlr *r, struct rcpu *c, const uint8_t *p, size_t le
 	}
 	r->st.aux_chunks++;
 	r->st.aux_bytes += len;
-	return pdw_write_auxtrace(r->w, &a, p, padded);
+	return pdwrite_write_auxtrace(r->w, &a, p, padded);
 }
 
-static int drain_aux(struct dtlr *r, struct rcpu *c)
+static int drain_aux(struct dtlrec *r, struct rcpu *c)
 {
 	struct perf_event_mmap_page *pg = c->base;
 	uint64_t head, tail, n;
@@ -100,7 +100,7 @@ static int drain_aux(struct dtlr *r, struct rcpu *c)
 	return err;
 }
 
-static int drain_debugfs(struct dtlr *r, struct rcpu *c)
+static int drain_debugfs(struct dtlrec *r, struct rcpu *c)
 {
 	size_t len = 0;
 	int err;
@@ -124,7 +124,7 @@ static int drain_debugfs(struct dtlr *r, struct rcpu *c)
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				break;
-			return dtlr_seterr(r, -errno, "reading the DTL of CPU %u: %s", c->cpu, strerror(errno));
+			return dtlrec_seterr(r, -errno, "reading the DTL of CPU %u: %s", c->cpu, strerror(errno));
 		}
 		if (n == 0)
 			break;
@@ -145,7 +145,7 @@ static int drain_debugfs(struct dtlr *r, struct rcpu *c)
 	return err;
 }
 
-int dtlr_poll_ms(const struct dtlr *r)
+int dtlrec_poll_ms(const struct dtlrec *r)
 {
 	uint64_t ms = r->o.period_ns / 1000000u;
 	if (ms < 1)
@@ -155,7 +155,7 @@ int dtlr_poll_ms(const struct dtlr *r)
 	return r->pmu ? 100 : (int)ms;
 }
 
-int dtlr_drain_all(struct dtlr *r)
+int dtlrec_drain_all(struct dtlrec *r)
 {
 	int err = 0;
 
@@ -175,11 +175,11 @@ int dtlr_drain_all(struct dtlr *r)
 	r->st.corrupt = tot.corrupt;
 	r->st.corrupt_bytes = tot.corrupt_bytes;
 	if (!err && r->w)
-		err = pdw_finished_round(r->w);
+		err = pdwrite_finished_round(r->w);
 	return err;
 }
 
-int dtlr_poll(struct dtlr *r, int timeout_ms)
+int dtlrec_poll(struct dtlrec *r, int timeout_ms)
 {
 	struct pollfd *pf = calloc(r->nc ? r->nc : 1, sizeof(*pf));
 	nfds_t n = 0;
@@ -194,7 +194,7 @@ int dtlr_poll(struct dtlr *r, int timeout_ms)
 	else if (timeout_ms > 0)
 		usleep((useconds_t)timeout_ms * 1000);
 	free(pf);
-	int err = dtlr_drain_all(r);
+	int err = dtlrec_drain_all(r);
 	/* a file recording survives a kill: valid up to its last checkpoint */
-	return err || !r->w ? err : pdw_checkpoint(r->w, false);
+	return err || !r->w ? err : pdwrite_checkpoint(r->w, false);
 }

@@ -39,30 +39,30 @@ struct rcpu {
 	bool header_done;
 };
 
-struct dtlr {
-	struct dtlr_opts o;
+struct dtlrec {
+	struct dtlrec_opts o;
 	char err[512];
-	struct pdw *w;
+	struct pdwrite *w;
 	struct rcpu *c;
 	unsigned nc;
 	bool pmu;
 	uint32_t pmu_type;
 	uint64_t tb_freq, boot_tb;
 	size_t page;
-	struct tfs_formats *tf;
+	struct tfsformat_formats *tf;
 	uint64_t tp_id[MAX_TP];
 	uint8_t *tmp;
 	size_t tmp_cap;
-	struct dtlr_stats st;
+	struct dtlrec_stats st;
 	bool enabled;
 	char mask_path[4096];		/* debugfs dtl_event_mask, "" when not written */
-	char mask_old[16];		/* its text before the run, written back by dtlr_close */
+	char mask_old[16];		/* its text before the run, written back by dtlrec_close */
 };
 
 /* dtlrec_drain.c */
-int dtlr_drain_all(struct dtlr *r);
+int dtlrec_drain_all(struct dtlrec *r);
 
 /* dtlrec.c */
-int dtlr_seterr(struct dtlr *r, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int dtlrec_seterr(struct dtlrec *r, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

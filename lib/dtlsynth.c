@@ -25,26 +25,26 @@ static uint64_t rnd64(struct syn *s)
 	return s->rng * 2685821657736338717ULL;
 }
 
-double dtlsyn_rnd01(struct syn *s)
+double dtlsynth_rnd01(struct syn *s)
 {
 	return (double)(rnd64(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-uint32_t dtlsyn_rndn(struct syn *s, uint32_t n)
+uint32_t dtlsynth_rndn(struct syn *s, uint32_t n)
 {
 	return n ? (uint32_t)((rnd64(s) >> 32) % n) : 0;
 }
 
-uint64_t dtlsyn_rexp(struct syn *s, double mean_ns)
+uint64_t dtlsynth_rexp(struct syn *s, double mean_ns)
 {
-	double u = dtlsyn_rnd01(s);
+	double u = dtlsynth_rnd01(s);
 	double v = -mean_ns * log(1.0 - u);
 	if (v > 4e9)
 		v = 4e9;
 	return (uint64_t)v + 1;
 }
 
-void dtlsyn_defaults(struct dtlsyn_cfg *c)
+void dtlsynth_defaults(struct dtlsynth_cfg *c)
 {
 	if (!c->cpus)
 		c->cpus = 4;
@@ -91,20 +91,20 @@ static int fail(struct syn *s, int err, const char *msg)
 	return err;
 }
 
-uint32_t dtlsyn_ns_to_ticks(const struct syn *s, uint64_t ns)
+uint32_t dtlsynth_ns_to_ticks(const struct syn *s, uint64_t ns)
 {
 	unsigned __int128 v = (unsigned __int128)ns * s->c.tb_freq / 1000000000u;
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-uint64_t dtlsyn_ns_to_tb(const struct syn *s, uint64_t ns)
+uint64_t dtlsynth_ns_to_tb(const struct syn *s, uint64_t ns)
 {
 	return s->c.boot_tb + (uint64_t)((unsigned __int128)ns * s->c.tb_freq / 1000000000u);
 }
 
 /* ---- tracepoint payloads ---- */
 
-static int parse(struct tep_handle *tep, const struct tfs_event *te)
+static int parse(struct tep_handle *tep, const struct tfsformat_event *te)
 {
 	if (tep_parse_event(tep, te->format, strlen(te->format), te->system))
 		return -EINVAL;
@@ -124,11 +124,11 @@ static void task_comm(int task, uint32_t cpu, char *buf, size_t len)
 		snprintf(buf, len, "worker-%d", task);
 }
 
-int dtlsyn_write_sched(struct syn *s, const struct sev *e)
+int dtlsynth_write_sched(struct syn *s, const struct sev *e)
 {
 	uint8_t raw[256];
 	int cur = e->kind == EV_SWITCH ? e->prev : e->waker;
-	struct tpe t = { .kind = e->kind == EV_SWITCH ? TPE_SCHED_SWITCH : TPE_SCHED_WAKEUP,
+	struct tpevent t = { .kind = e->kind == EV_SWITCH ? TPEVENT_SCHED_SWITCH : TPEVENT_SCHED_WAKEUP,
 			 .common_flags = 1, .pid = (int32_t)task_pid(cur) };
 
 	if (e->kind == EV_SWITCH) {
@@ -145,10 +145,10 @@ int dtlsyn_write_sched(struct syn *s, const struct sev *e)
 		t.wake.prio = 120;
 		t.wake.target_cpu = (int32_t)e->cpu;
 	}
-	ssize_t size = tpe_enc(s->enc, &t, raw, sizeof(raw));
+	ssize_t size = tpencode(s->enc, &t, raw, sizeof(raw));
 	if (size < 0)
 		return (int)size;
-	struct pdr_sample smp = {
+	struct pdread_sample smp = {
 		.ip = 0xc000000000100000ULL + (e->kind == EV_SWITCH ? 0x1234 : 0x5678),
 		.pid = task_pid(cur), .tid = task_pid(cur),
 		.time = e->t,
@@ -168,7 +168,7 @@ int dtlsyn_write_sched(struct syn *s, const struct sev *e)
 		v->run_task = e->next;
 		v->run_since = e->t;
 	}
-	return pdw_write_sample(s->w, e->kind == EV_SWITCH ? s->ev_sw : s->ev_wk, PDF_MISC_KERNEL, &smp);
+	return pdwrite_write_sample(s->w, e->kind == EV_SWITCH ? s->ev_sw : s->ev_wk, PDFORMAT_MISC_KERNEL, &smp);
 }
 
 static int write_pmu_mappings(struct syn *s)
@@ -179,27 +179,27 @@ static int write_pmu_mappings(struct syn *s)
 	uint8_t buf[512];
 	size_t n = 0, cnt = s->c.no_dtl ? 3 : 4;
 
-	by_st32(buf, (uint32_t)cnt, s->swap);
+	bytes_st32(buf, (uint32_t)cnt, s->swap);
 	n = 4;
 	for (size_t i = 0; i < cnt; i++) {
 		size_t l = strlen(m[i].name) + 1, pl = (l + 63) / 64 * 64;
-		by_st32(buf + n, m[i].type, s->swap);
-		by_st32(buf + n + 4, (uint32_t)pl, s->swap);
+		bytes_st32(buf + n, m[i].type, s->swap);
+		bytes_st32(buf + n + 4, (uint32_t)pl, s->swap);
 		memset(buf + n + 8, 0, pl);
 		memcpy(buf + n + 8, m[i].name, l);
 		n += 8 + pl;
 	}
-	return pdw_set_raw_feature(s->w, PDF_FEAT_PMU_MAPPINGS, buf, n);
+	return pdwrite_set_raw_feature(s->w, PDFORMAT_FEAT_PMU_MAPPINGS, buf, n);
 }
 
-static int setup(struct syn *s, const char *path, struct tfs_formats **tfp, struct tep_handle **tepp)
+static int setup(struct syn *s, const char *path, struct tfsformat_formats **tfp, struct tep_handle **tepp)
 {
 	static const char *const specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
-	struct tfs_formats *tf = NULL;
-	struct pdw_opts o = { .big_endian = s->c.big_endian, .pipe = s->c.pipe };
+	struct tfsformat_formats *tf = NULL;
+	struct pdwrite_opts o = { .big_endian = s->c.big_endian, .pipe = s->c.pipe };
 	int err;
 
-	err = tfs_collect(s->c.formats_dir, specs, 2, &tf);
+	err = tfsformat_collect(s->c.formats_dir, specs, 2, &tf);
 	*tfp = tf;
 	if (err == -EACCES || err == -EPERM)
 		return fail(s, err, "tracefs is not readable by this user, so the sched formats "
@@ -211,53 +211,53 @@ static int setup(struct syn *s, const char *path, struct tfs_formats **tfp, stru
 	*tepp = tep;
 	if (!tep)
 		return -ENOMEM;
-	const struct tfs_event *tsw = tfs_find(tf, "sched", "sched_switch");
-	const struct tfs_event *twk = tfs_find(tf, "sched", "sched_wakeup");
-	struct tpe probe_sw = { .kind = TPE_SCHED_SWITCH }, probe_wk = { .kind = TPE_SCHED_WAKEUP };
+	const struct tfsformat_event *tsw = tfsformat_find(tf, "sched", "sched_switch");
+	const struct tfsformat_event *twk = tfsformat_find(tf, "sched", "sched_wakeup");
+	struct tpevent probe_sw = { .kind = TPEVENT_SCHED_SWITCH }, probe_wk = { .kind = TPEVENT_SCHED_WAKEUP };
 	tep_set_file_bigendian(tep, s->c.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	if (!tsw || !twk || parse(tep, tsw) || parse(tep, twk))
 		return fail(s, -EINVAL, "the sched formats lack the expected fields");
-	s->enc = tpd_new(tep);
+	s->enc = tpdecode_new(tep);
 	if (!s->enc)
 		return -ENOMEM;
 	s->sw_id = tsw->id;
 	s->wk_id = twk->id;
-	if (tpe_enc_id(s->enc, &probe_sw) != (int)tsw->id || tpe_enc_id(s->enc, &probe_wk) != (int)twk->id ||
-	    tpe_enc_size(s->enc, (int)tsw->id) > 256 || tpe_enc_size(s->enc, (int)twk->id) > 256)
+	if (tpencode_id(s->enc, &probe_sw) != (int)tsw->id || tpencode_id(s->enc, &probe_wk) != (int)twk->id ||
+	    tpencode_size(s->enc, (int)tsw->id) > 256 || tpencode_size(s->enc, (int)twk->id) > 256)
 		return fail(s, -EINVAL, "the sched formats lack the expected fields");
 
-	err = pdw_open(&s->w, path, &o);
+	err = pdwrite_open(&s->w, path, &o);
 	if (err)
 		return fail(s, err, "cannot create the output file");
-	s->swap = pdw_needs_swap(s->w);
+	s->swap = pdwrite_needs_swap(s->w);
 
 	uint64_t *idv = calloc(s->c.cpus, sizeof(*idv));
 	if (!idv)
 		return -ENOMEM;
 	s->ev_dtl = -1;
 	if (!s->c.no_dtl) {
-		struct pdf_attr a = { 0 };
+		struct pdformat_attr a = { 0 };
 		a.type = VPA_PMU_TYPE;
 		a.config = 7;
 		a.sample_period = s->c.poll_ns;
-		a.sample_type = PDF_SAMPLE_IDENTIFIER | PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU;
-		a.flags = (1ULL << PDF_ATTR_FLAG_DISABLED) | (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL);
+		a.sample_type = PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_CPU;
+		a.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL);
 		for (unsigned i = 0; i < s->c.cpus; i++)
 			idv[i] = 1000u + i;
-		s->ev_dtl = pdw_add_evsel(s->w, &a, "vpa_dtl/dtl_all/", idv, s->c.cpus);
+		s->ev_dtl = pdwrite_add_evsel(s->w, &a, "vpa_dtl/dtl_all/", idv, s->c.cpus);
 	}
 	for (int k = 0; k < 2 && !s->c.no_sched; k++) {
-		struct pdf_attr a = { 0 };
-		a.type = PDF_TYPE_TRACEPOINT;
+		struct pdformat_attr a = { 0 };
+		a.type = PDFORMAT_TYPE_TRACEPOINT;
 		a.config = k ? s->wk_id : s->sw_id;
 		a.sample_period = 1;
-		a.sample_type = PDF_SAMPLE_IDENTIFIER | PDF_SAMPLE_IP | PDF_SAMPLE_TID | PDF_SAMPLE_TIME |
-				PDF_SAMPLE_CPU | PDF_SAMPLE_PERIOD | PDF_SAMPLE_RAW;
-		a.flags = (1ULL << PDF_ATTR_FLAG_DISABLED) | (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL) |
-			  (1ULL << PDF_ATTR_FLAG_EXCLUDE_GUEST);
+		a.sample_type = PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_IP | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME |
+				PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_PERIOD | PDFORMAT_SAMPLE_RAW;
+		a.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL) |
+			  (1ULL << PDFORMAT_ATTR_FLAG_EXCLUDE_GUEST);
 		for (unsigned i = 0; i < s->c.cpus; i++)
 			idv[i] = (k ? 3000u : 2000u) + i;
-		int ev = pdw_add_evsel(s->w, &a, specs[k], idv, s->c.cpus);
+		int ev = pdwrite_add_evsel(s->w, &a, specs[k], idv, s->c.cpus);
 		if (k)
 			s->ev_wk = ev;
 		else
@@ -271,28 +271,28 @@ static int setup(struct syn *s, const char *path, struct tfs_formats **tfp, stru
 
 	void *blob = NULL;
 	size_t blen = 0;
-	err = tfs_tracing_data(tf, s->c.big_endian, &blob, &blen);
+	err = tfsformat_tracing_data(tf, s->c.big_endian, &blob, &blen);
 	if (!err)
-		err = pdw_set_tracing_data(s->w, blob, blen);
+		err = pdwrite_set_tracing_data(s->w, blob, blen);
 	free(blob);
 	if (!err)
-		err = pdw_set_string_feature(s->w, PDF_FEAT_HOSTNAME, "lpar-synth");
+		err = pdwrite_set_string_feature(s->w, PDFORMAT_FEAT_HOSTNAME, "lpar-synth");
 	if (!err)
-		err = pdw_set_string_feature(s->w, PDF_FEAT_OSRELEASE, s->c.osrelease ? s->c.osrelease : "6.18.0-synth");
+		err = pdwrite_set_string_feature(s->w, PDFORMAT_FEAT_OSRELEASE, s->c.osrelease ? s->c.osrelease : "6.18.0-synth");
 	if (!err)
-		err = pdw_set_string_feature(s->w, PDF_FEAT_VERSION, "latscope-dtl-synth");
+		err = pdwrite_set_string_feature(s->w, PDFORMAT_FEAT_VERSION, "latscope-dtl-synth");
 	if (!err)
-		err = pdw_set_string_feature(s->w, PDF_FEAT_ARCH, s->c.arch ? s->c.arch : s->c.big_endian ? "ppc64" : "ppc64le");
+		err = pdwrite_set_string_feature(s->w, PDFORMAT_FEAT_ARCH, s->c.arch ? s->c.arch : s->c.big_endian ? "ppc64" : "ppc64le");
 	if (!err)
-		err = pdw_set_string_feature(s->w, PDF_FEAT_CPUDESC, "POWER10 (architected), altivec supported");
+		err = pdwrite_set_string_feature(s->w, PDFORMAT_FEAT_CPUDESC, "POWER10 (architected), altivec supported");
 	if (!err)
-		err = pdw_set_nrcpus(s->w, s->c.cpus, s->c.cpus);
+		err = pdwrite_set_nrcpus(s->w, s->c.cpus, s->c.cpus);
 	if (!err)
 		err = write_pmu_mappings(s);
 	if (!err)
-		err = pdw_begin_data(s->w);
+		err = pdwrite_begin_data(s->w);
 	if (!err && !s->c.no_dtl)
-		err = pdw_write_auxtrace_info(s->w, PDF_AUXTRACE_VPA_DTL, (const uint64_t[]){ 0 }, 1);
+		err = pdwrite_write_auxtrace_info(s->w, PDFORMAT_AUXTRACE_VPA_DTL, (const uint64_t[]){ 0 }, 1);
 	if (err)
 		return fail(s, err, "writing the header failed");
 
@@ -300,29 +300,29 @@ static int setup(struct syn *s, const char *path, struct tfs_formats **tfp, stru
 	static const char kname[] = "[kernel.kallsyms]_text";
 	uint8_t body[64];
 	memset(body, 0, sizeof(body));
-	by_st32(body, (uint32_t)-1, s->swap);
-	by_st64(body + 8, 0xc000000000000000ULL, s->swap);
-	by_st64(body + 16, 0x2000000ULL, s->swap);
-	by_st64(body + 24, 0xc000000000000000ULL, s->swap);
+	bytes_st32(body, (uint32_t)-1, s->swap);
+	bytes_st64(body + 8, 0xc000000000000000ULL, s->swap);
+	bytes_st64(body + 16, 0x2000000ULL, s->swap);
+	bytes_st64(body + 24, 0xc000000000000000ULL, s->swap);
 	memcpy(body + 32, kname, sizeof(kname));
-	struct pdr_sample tr = { .pid = (uint32_t)-1, .tid = 0 };
-	err = pdw_write_with_trailer(s->w, s->ev_sw, PDF_RECORD_MMAP, PDF_MISC_KERNEL, body,
+	struct pdread_sample tr = { .pid = (uint32_t)-1, .tid = 0 };
+	err = pdwrite_write_with_trailer(s->w, s->ev_sw, PDFORMAT_RECORD_MMAP, PDFORMAT_MISC_KERNEL, body,
 				     32 + sizeof(kname), &tr);
 	for (unsigned t = 0; !err && t < s->c.cpus * TASKS_PER_CPU; t++) {
 		char comm[32];
 		memset(body, 0, sizeof(body));
 		task_comm((int)t, 0, comm, sizeof(comm));
 		comm[15] = '\0';
-		by_st32(body, task_pid((int)t), s->swap);
-		by_st32(body + 4, task_pid((int)t), s->swap);
+		bytes_st32(body, task_pid((int)t), s->swap);
+		bytes_st32(body + 4, task_pid((int)t), s->swap);
 		memcpy(body + 8, comm, strlen(comm) + 1);
-		struct pdr_sample ct = { .pid = task_pid((int)t), .tid = task_pid((int)t) };
-		err = pdw_write_with_trailer(s->w, s->ev_sw, PDF_RECORD_COMM, 0, body, 8 + strlen(comm) + 1, &ct);
+		struct pdread_sample ct = { .pid = task_pid((int)t), .tid = task_pid((int)t) };
+		err = pdwrite_write_with_trailer(s->w, s->ev_sw, PDFORMAT_RECORD_COMM, 0, body, 8 + strlen(comm) + 1, &ct);
 	}
 	return err ? fail(s, err, "writing the task records failed") : 0;
 }
 
-void dtlsyn_truth_free(struct dtlsyn_truth *t)
+void dtlsynth_truth_free(struct dtlsynth_truth *t)
 {
 	if (!t)
 		return;
@@ -337,23 +337,23 @@ static uint64_t next_round(struct syn *s, uint64_t r)
 		return r + s->poll_ns;
 	/* perf record wakes up every few ms, never exactly periodic */
 	s->rng = s->rng_layout;
-	uint64_t d = s->c.round_ns * 3 / 4 + (uint64_t)(dtlsyn_rnd01(s) * (double)(s->c.round_ns / 2));
+	uint64_t d = s->c.round_ns * 3 / 4 + (uint64_t)(dtlsynth_rnd01(s) * (double)(s->c.round_ns / 2));
 	s->rng_layout = s->rng;
 	return r + (d ? d : 1);
 }
 
-int dtlsyn_write_truth(const struct dtlsyn_cfg *cfg, const char *path, struct dtlsyn_stats *st,
-		       struct dtlsyn_truth *truth, char *err_msg, size_t err_len)
+int dtlsynth_write_truth(const struct dtlsynth_cfg *cfg, const char *path, struct dtlsynth_stats *st,
+		       struct dtlsynth_truth *truth, char *err_msg, size_t err_len)
 {
 	struct syn s;
-	struct dtlsyn_stats dummy;
-	struct tfs_formats *tf = NULL;
+	struct dtlsynth_stats dummy;
+	struct tfsformat_formats *tf = NULL;
 	struct tep_handle *tep = NULL;
 	int err;
 
 	memset(&s, 0, sizeof(s));
 	s.c = *cfg;
-	dtlsyn_defaults(&s.c);
+	dtlsynth_defaults(&s.c);
 	s.st = st ? st : &dummy;
 	memset(s.st, 0, sizeof(*s.st));
 	s.errm = err_msg;
@@ -407,7 +407,7 @@ int dtlsyn_write_truth(const struct dtlsyn_cfg *cfg, const char *path, struct dt
 		/* each CPU's driver timer has its own phase */
 		s.rng = s.rng_layout;
 		v->next_poll = s.c.start_ns + (s.c.poll_layout ? s.poll_ns
-					       : 1 + (uint64_t)(dtlsyn_rnd01(&s) * (double)(s.poll_ns - 1)));
+					       : 1 + (uint64_t)(dtlsynth_rnd01(&s) * (double)(s.poll_ns - 1)));
 		s.rng_layout = s.rng;
 	}
 	uint64_t end = s.c.start_ns + s.c.duration_ns;
@@ -421,20 +421,20 @@ int dtlsyn_write_truth(const struct dtlsyn_cfg *cfg, const char *path, struct dt
 		}
 		for (unsigned cpu = 0; !err && cpu < s.c.cpus; cpu++) {
 			s.nwin = 0;
-			err = dtlsyn_run_cpu(&s, cpu, rb, end);
+			err = dtlsynth_run_cpu(&s, cpu, rb, end);
 			if (!err && last && !s.c.no_dtl)
-				err = dtlsyn_poll_cpu(&s, cpu, end);	/* the driver's stop */
+				err = dtlsynth_poll_cpu(&s, cpu, end);	/* the driver's stop */
 			if (!err && s.c.compress && s.nwin)
-				err = pdw_compress_begin(s.w, s.c.compress);
+				err = pdwrite_compress_begin(s.w, s.c.compress);
 			for (size_t i = 0; !err && i < s.nwin; i++)
-				err = dtlsyn_write_ring_rec(&s, &s.win[i]);
+				err = dtlsynth_write_ring_rec(&s, &s.win[i]);
 			if (!err && s.c.compress && s.nwin)
-				err = pdw_compress_end(s.w);
+				err = pdwrite_compress_end(s.w);
 			if (!err && !s.c.no_dtl)
-				err = dtlsyn_drain_aux(&s, cpu);
+				err = dtlsynth_drain_aux(&s, cpu);
 		}
 		if (!err)
-			err = pdw_finished_round(s.w);
+			err = pdwrite_finished_round(s.w);
 	}
 	if (truth && !err) {
 		truth->end_ns = s.last_written_ns;
@@ -444,7 +444,7 @@ int dtlsyn_write_truth(const struct dtlsyn_cfg *cfg, const char *path, struct dt
 	}
 	if (err && err_msg && !err_msg[0])
 		snprintf(err_msg, err_len, "writing failed");
-	int cerr = pdw_close(s.w);
+	int cerr = pdwrite_close(s.w);
 	if (!err)
 		err = cerr;
 	for (unsigned i = 0; i < s.c.cpus; i++) {
@@ -455,15 +455,15 @@ int dtlsyn_write_truth(const struct dtlsyn_cfg *cfg, const char *path, struct dt
 	}
 	free(s.v);
 	free(s.win);
-	tpd_free(s.enc);
+	tpdecode_free(s.enc);
 	if (tep)
 		tep_free(tep);
-	tfs_free(tf);
+	tfsformat_free(tf);
 	return err;
 }
 
-int dtlsyn_write(const struct dtlsyn_cfg *cfg, const char *path, struct dtlsyn_stats *st,
+int dtlsynth_write(const struct dtlsynth_cfg *cfg, const char *path, struct dtlsynth_stats *st,
 		 char *err_msg, size_t err_len)
 {
-	return dtlsyn_write_truth(cfg, path, st, NULL, err_msg, err_len);
+	return dtlsynth_write_truth(cfg, path, st, NULL, err_msg, err_len);
 }

@@ -4,7 +4,7 @@
  * LPAR: a vpa_dtl AUXTRACE stream per CPU plus sched_switch/sched_wakeup
  * samples that agree with it.
  *
- * Prefix: dtlsyn_.
+ * Prefix: dtlsynth_.
  *
  * Model (per vCPU, all times perf-clock ns, timebase = boot_tb + ns * tb_freq):
  *  - a vCPU runs tasks in bursts; at the end of a burst it switches to another
@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct dtlsyn_cfg {
+struct dtlsynth_cfg {
 	unsigned cpus;			/* vCPUs (default 4) */
 	uint64_t duration_ns;		/* default 1 s */
 	uint64_t seed;
@@ -75,7 +75,7 @@ struct dtlsyn_cfg {
 					 * hcall of the idle loop) */
 };
 
-struct dtlsyn_stats {
+struct dtlsynth_stats {
 	uint64_t dtl_entries;		/* written */
 	uint64_t ring_lost;		/* dropped by the modelled 85-entry ring */
 	uint64_t gap_lost;		/* dropped by injected gaps */
@@ -93,7 +93,7 @@ struct dtlsyn_stats {
  * sched_switch in to the next out, the last one closed at end_ns, the
  * largest timestamp written (records and entries).
  */
-struct dtlsyn_task {
+struct dtlsynth_task {
 	char comm[16];
 	uint32_t pid;			/* 0 = idle (swapper) */
 	uint64_t interruptions;
@@ -101,29 +101,29 @@ struct dtlsyn_task {
 	uint64_t run_ns;
 };
 
-struct dtlsyn_truth {
+struct dtlsynth_truth {
 	uint64_t tb_freq;
 	uint64_t end_ns;
 	size_t nr_tasks;
-	struct dtlsyn_task *tasks;	/* [0] = idle; owned, dtlsyn_truth_free() */
+	struct dtlsynth_task *tasks;	/* [0] = idle; owned, dtlsynth_truth_free() */
 };
 
-void dtlsyn_truth_free(struct dtlsyn_truth *t);
+void dtlsynth_truth_free(struct dtlsynth_truth *t);
 
 /* Fill defaults for every zero field. */
-void dtlsyn_defaults(struct dtlsyn_cfg *c);
+void dtlsynth_defaults(struct dtlsynth_cfg *c);
 
 /*
- * dtlsyn_write - generate and write path ("-" = stdout).  Returns 0 or a
+ * dtlsynth_write - generate and write path ("-" = stdout).  Returns 0 or a
  * negative errno (-ENOENT: sched formats not found; see formats_dir).
  * err_msg (may be NULL) receives a short description on failure.
  */
-int dtlsyn_write(const struct dtlsyn_cfg *c, const char *path, struct dtlsyn_stats *st,
+int dtlsynth_write(const struct dtlsynth_cfg *c, const char *path, struct dtlsynth_stats *st,
 		 char *err_msg, size_t err_len);
 
-/* dtlsyn_write_truth - the same, and fill *truth (may be NULL; the caller
- * frees it with dtlsyn_truth_free() whatever the result). */
-int dtlsyn_write_truth(const struct dtlsyn_cfg *c, const char *path, struct dtlsyn_stats *st,
-		       struct dtlsyn_truth *truth, char *err_msg, size_t err_len);
+/* dtlsynth_write_truth - the same, and fill *truth (may be NULL; the caller
+ * frees it with dtlsynth_truth_free() whatever the result). */
+int dtlsynth_write_truth(const struct dtlsynth_cfg *c, const char *path, struct dtlsynth_stats *st,
+		       struct dtlsynth_truth *truth, char *err_msg, size_t err_len);
 
 #endif

@@ -69,13 +69,13 @@ struct vcpu {
 };
 
 struct syn {
-	struct dtlsyn_cfg c;
-	struct dtlsyn_stats *st;
+	struct dtlsynth_cfg c;
+	struct dtlsynth_stats *st;
 	uint64_t rng;
-	struct pdw *w;
+	struct pdwrite *w;
 	bool swap;
 	int ev_dtl, ev_sw, ev_wk;
-	struct tpd *enc;		/* the sched formats (lib/tpencode.h) */
+	struct tpdecode *enc;		/* the sched formats (lib/tpencode.h) */
 	uint64_t sw_id, wk_id;		/* their event ids */
 	struct vcpu *v;
 	struct sev *win;
@@ -83,7 +83,7 @@ struct syn {
 	uint64_t rng_layout;		/* rounds and poll phases */
 	uint64_t poll_ns;		/* effective: at least 1 ms */
 	uint64_t last_written_ns;
-	struct dtlsyn_truth *truth;
+	struct dtlsynth_truth *truth;
 	double mean_burst_ns, mean_idle_ns, pre_e2d_ns, cede_e2d_ns;
 	double hv_hz;
 	char *errm;
@@ -91,17 +91,17 @@ struct syn {
 };
 
 /* dtlsynth_model.c */
-int dtlsyn_drain_aux(struct syn *s, uint32_t cpu);
-int dtlsyn_poll_cpu(struct syn *s, uint32_t cpu, uint64_t t);
-int dtlsyn_run_cpu(struct syn *s, uint32_t cpu, uint64_t r, uint64_t end);
-int dtlsyn_write_ring_rec(struct syn *s, const struct sev *e);
+int dtlsynth_drain_aux(struct syn *s, uint32_t cpu);
+int dtlsynth_poll_cpu(struct syn *s, uint32_t cpu, uint64_t t);
+int dtlsynth_run_cpu(struct syn *s, uint32_t cpu, uint64_t r, uint64_t end);
+int dtlsynth_write_ring_rec(struct syn *s, const struct sev *e);
 
 /* dtlsynth.c */
-uint64_t dtlsyn_ns_to_tb(const struct syn *s, uint64_t ns);
-uint32_t dtlsyn_ns_to_ticks(const struct syn *s, uint64_t ns);
-uint64_t dtlsyn_rexp(struct syn *s, double mean_ns);
-double dtlsyn_rnd01(struct syn *s);
-uint32_t dtlsyn_rndn(struct syn *s, uint32_t n);
-int dtlsyn_write_sched(struct syn *s, const struct sev *e);
+uint64_t dtlsynth_ns_to_tb(const struct syn *s, uint64_t ns);
+uint32_t dtlsynth_ns_to_ticks(const struct syn *s, uint64_t ns);
+uint64_t dtlsynth_rexp(struct syn *s, double mean_ns);
+double dtlsynth_rnd01(struct syn *s);
+uint32_t dtlsynth_rndn(struct syn *s, uint32_t n);
+int dtlsynth_write_sched(struct syn *s, const struct sev *e);
 
 #endif

@@ -21,9 +21,9 @@ static void push(struct vcpu *v, const struct sev *e)
 
 static uint16_t dispatch_proc(struct syn *s, struct vcpu *v)
 {
-	if (dtlsyn_rndn(s, 1000) < s->c.move_permille) {
+	if (dtlsynth_rndn(s, 1000) < s->c.move_permille) {
 		uint32_t nproc = s->c.cpus * PROCS_PER_CPU;
-		uint16_t p = (uint16_t)dtlsyn_rndn(s, nproc);
+		uint16_t p = (uint16_t)dtlsynth_rndn(s, nproc);
 		if (p == v->proc)
 			p = (uint16_t)((p + 1) % nproc);
 		v->proc = p;
@@ -42,10 +42,10 @@ static void dtl_event(struct syn *s, struct vcpu *v, uint32_t cpu, uint64_t t_d,
 	e.e.dispatch_reason = dr;
 	e.e.preempt_reason = pr;
 	e.e.processor_id = dispatch_proc(s, v);
-	e.e.enqueue_to_dispatch_tb = dtlsyn_ns_to_ticks(s, e2d);
-	e.e.ready_to_enqueue_tb = dtlsyn_ns_to_ticks(s, r2e);
-	e.e.waiting_to_ready_tb = dtlsyn_ns_to_ticks(s, w2r);
-	e.e.timebase = dtlsyn_ns_to_tb(s, t_d);
+	e.e.enqueue_to_dispatch_tb = dtlsynth_ns_to_ticks(s, e2d);
+	e.e.ready_to_enqueue_tb = dtlsynth_ns_to_ticks(s, r2e);
+	e.e.waiting_to_ready_tb = dtlsynth_ns_to_ticks(s, w2r);
+	e.e.timebase = dtlsynth_ns_to_tb(s, t_d);
 	e.e.fault_addr = fault;
 	e.e.srr0 = srr0;
 	e.e.srr1 = 0x8000000000001033ULL;
@@ -56,12 +56,12 @@ static void dtl_event(struct syn *s, struct vcpu *v, uint32_t cpu, uint64_t t_d,
 static void episode(struct syn *s, uint32_t cpu)
 {
 	struct vcpu *v = &s->v[cpu];
-	uint64_t burst = dtlsyn_rexp(s, s->mean_burst_ns);
-	uint64_t d_hv = s->hv_hz > 0 ? dtlsyn_rexp(s, 1e9 / s->hv_hz) : UINT64_MAX;
+	uint64_t burst = dtlsynth_rexp(s, s->mean_burst_ns);
+	uint64_t d_hv = s->hv_hz > 0 ? dtlsynth_rexp(s, 1e9 / s->hv_hz) : UINT64_MAX;
 
 	if (v->cur < 0) {
 		/* idle from the start: switch a task in */
-		int next = (int)(cpu + s->c.cpus * dtlsyn_rndn(s, TASKS_PER_CPU));
+		int next = (int)(cpu + s->c.cpus * dtlsynth_rndn(s, TASKS_PER_CPU));
 		struct sev w = { .t = v->t + 1000, .cpu = cpu, .kind = EV_WAKEUP, .next = (int16_t)next, .waker = -1 };
 		struct sev sw = { .t = v->t + 3000, .cpu = cpu, .kind = EV_SWITCH, .prev = -1,
 				  .next = (int16_t)next };
@@ -74,44 +74,44 @@ static void episode(struct syn *s, uint32_t cpu)
 	if (d_hv < burst) {
 		/* the hypervisor takes the running vCPU: no sched event until dispatch */
 		uint64_t t_p = v->t + d_hv, w2r, r2e, e2d, fault = 0, srr0;
-		double k = dtlsyn_rnd01(s) * s->hv_hz;
+		double k = dtlsynth_rnd01(s) * s->hv_hz;
 		uint8_t dr, pr;
 
 		if (k < s->c.preempt_hz) {
 			pr = 4; dr = 7;			/* time_slice / time_slice */
 			w2r = 0;
-			r2e = dtlsyn_rexp(s, 3000);
-			e2d = dtlsyn_rexp(s, s->pre_e2d_ns);
+			r2e = dtlsynth_rexp(s, 3000);
+			e2d = dtlsynth_rexp(s, s->pre_e2d_ns);
 			s->st->preempts++;
 		} else if (k < s->c.preempt_hz + s->c.fault_hz) {
 			pr = 6; dr = 8;			/* virtual_memory_page_fault */
-			w2r = dtlsyn_rexp(s, 50000);
-			r2e = dtlsyn_rexp(s, 2000);
-			e2d = dtlsyn_rexp(s, 20000);
-			fault = 0x7fff00000000ULL + ((uint64_t)dtlsyn_rndn(s, 1u << 20) << 12);
+			w2r = dtlsynth_rexp(s, 50000);
+			r2e = dtlsynth_rexp(s, 2000);
+			e2d = dtlsynth_rexp(s, 20000);
+			fault = 0x7fff00000000ULL + ((uint64_t)dtlsynth_rndn(s, 1u << 20) << 12);
 			s->st->faults++;
 		} else {
 			pr = 3; dr = 6;			/* H_CONFER / conferred_cycles */
-			w2r = dtlsyn_rexp(s, 20000);
-			r2e = dtlsyn_rexp(s, 2000);
-			e2d = dtlsyn_rexp(s, 10000);
+			w2r = dtlsynth_rexp(s, 20000);
+			r2e = dtlsynth_rexp(s, 2000);
+			e2d = dtlsynth_rexp(s, 10000);
 			s->st->confers++;
 		}
-		srr0 = dtlsyn_rndn(s, 2) ? 0xc000000000200000ULL + ((uint64_t)dtlsyn_rndn(s, 1u << 16) << 2)
-				  : 0x10000000ULL + ((uint64_t)dtlsyn_rndn(s, 1u << 16) << 2);
+		srr0 = dtlsynth_rndn(s, 2) ? 0xc000000000200000ULL + ((uint64_t)dtlsynth_rndn(s, 1u << 16) << 2)
+				  : 0x10000000ULL + ((uint64_t)dtlsynth_rndn(s, 1u << 16) << 2);
 		uint64_t t_d = t_p + w2r + r2e + e2d;
 		dtl_event(s, v, cpu, t_d, dr, pr, w2r, r2e, e2d, srr0, fault, v->cur);
 		v->t = t_d;
 		return;
 	}
 	uint64_t t_e = v->t + burst;
-	if (dtlsyn_rnd01(s) < 0.5) {
+	if (dtlsynth_rnd01(s) < 0.5) {
 		/* the wakeup (2 us before the switch) must not come before the
 		 * vCPU is back from its last dispatch */
 		if (burst < 4000)
 			t_e = v->t + 4000;
 		/* another task on this CPU preempts the current one */
-		int next = (int)(cpu + s->c.cpus * dtlsyn_rndn(s, TASKS_PER_CPU));
+		int next = (int)(cpu + s->c.cpus * dtlsynth_rndn(s, TASKS_PER_CPU));
 		if (next == v->cur)
 			next = (int)(cpu + s->c.cpus * ((uint32_t)(next / (int)s->c.cpus + 1) % TASKS_PER_CPU));
 		struct sev w = { .t = t_e - 2000, .cpu = cpu, .kind = EV_WAKEUP, .next = (int16_t)next,
@@ -129,13 +129,13 @@ static void episode(struct syn *s, uint32_t cpu)
 			  .prev_state = 1 };
 	push(v, &sw);
 	uint64_t t_c = t_e + 4000;
-	uint64_t w2r = dtlsyn_rexp(s, s->mean_idle_ns), r2e = dtlsyn_rexp(s, 3000), e2d = dtlsyn_rexp(s, s->cede_e2d_ns);
+	uint64_t w2r = dtlsynth_rexp(s, s->mean_idle_ns), r2e = dtlsynth_rexp(s, 3000), e2d = dtlsynth_rexp(s, s->cede_e2d_ns);
 	uint64_t t_d = t_c + w2r + r2e + e2d;
-	uint32_t x = dtlsyn_rndn(s, 10);
+	uint32_t x = dtlsynth_rndn(s, 10);
 	uint8_t dr = x < 6 ? 3 : x < 9 ? 0 : 2;	/* decrementer, external, H_PROD */
 	dtl_event(s, v, cpu, t_d, dr, 2, w2r, r2e, e2d, s->c.cede_srr0, 0, -1);
 	s->st->cedes++;
-	int next = (int)(cpu + s->c.cpus * dtlsyn_rndn(s, TASKS_PER_CPU));
+	int next = (int)(cpu + s->c.cpus * dtlsynth_rndn(s, TASKS_PER_CPU));
 	struct sev w = { .t = t_d + 2000, .cpu = cpu, .kind = EV_WAKEUP, .next = (int16_t)next, .waker = -1 };
 	struct sev sw2 = { .t = t_d + 6000, .cpu = cpu, .kind = EV_SWITCH, .prev = -1, .next = (int16_t)next };
 	push(v, &w);
@@ -204,7 +204,7 @@ static bool involuntary(uint8_t preempt_reason)
  * (header first, once) and emit PERF_RECORD_AUX into the CPU's data ring.
  * Every gaps-th chunk of CPU 0 is lost instead (AUX TRUNCATED + LOST).
  */
-int dtlsyn_poll_cpu(struct syn *s, uint32_t cpu, uint64_t t)
+int dtlsynth_poll_cpu(struct syn *s, uint32_t cpu, uint64_t t)
 {
 	struct vcpu *v = &s->v[cpu];
 	size_t size = (size_t)v->ring_used * DTL_ENTRY_SIZE + (v->header_done ? 0 : DTL_ENTRY_SIZE);
@@ -253,7 +253,7 @@ int dtlsyn_poll_cpu(struct syn *s, uint32_t cpu, uint64_t t)
 				s->last_written_ns = t_e;
 			if (!s->truth || !involuntary(e.preempt_reason))
 				continue;
-			struct dtlsyn_task *k = &s->truth->tasks[v->ring_victim[i] + 1];
+			struct dtlsynth_task *k = &s->truth->tasks[v->ring_victim[i] + 1];
 			uint64_t hv = (uint64_t)e.enqueue_to_dispatch_tb + e.ready_to_enqueue_tb;
 			k->interruptions++;
 			k->hv_ticks += hv;
@@ -268,38 +268,38 @@ int dtlsyn_poll_cpu(struct syn *s, uint32_t cpu, uint64_t t)
 }
 
 /* Write one sched sample, AUX or LOST record of the CPU's data ring. */
-int dtlsyn_write_ring_rec(struct syn *s, const struct sev *e)
+int dtlsynth_write_ring_rec(struct syn *s, const struct sev *e)
 {
-	struct pdr_sample trailer = { .pid = (uint32_t)-1, .tid = (uint32_t)-1, .time = e->t,
+	struct pdread_sample trailer = { .pid = (uint32_t)-1, .tid = (uint32_t)-1, .time = e->t,
 				      .id = 1000u + e->cpu, .cpu = e->cpu };
 	uint8_t body[24];
 
 	if (e->kind == EV_SWITCH || e->kind == EV_WAKEUP)
-		return s->c.no_sched ? 0 : dtlsyn_write_sched(s, e);
+		return s->c.no_sched ? 0 : dtlsynth_write_sched(s, e);
 	if (e->t > s->last_written_ns)
 		s->last_written_ns = e->t;
 	if (e->kind == EV_AUX) {
-		by_st64(body, e->aux_off, s->swap);
-		by_st64(body + 8, e->aux_size, s->swap);
-		by_st64(body + 16, e->aux_flags, s->swap);
-		return pdw_write_with_trailer(s->w, s->ev_dtl, PDF_RECORD_AUX, 0, body, sizeof(body), &trailer);
+		bytes_st64(body, e->aux_off, s->swap);
+		bytes_st64(body + 8, e->aux_size, s->swap);
+		bytes_st64(body + 16, e->aux_flags, s->swap);
+		return pdwrite_write_with_trailer(s->w, s->ev_dtl, PDFORMAT_RECORD_AUX, 0, body, sizeof(body), &trailer);
 	}
 	trailer.id = 2000u + e->cpu;
-	by_st64(body, 2000u + e->cpu, s->swap);
-	by_st64(body + 8, 3, s->swap);
-	return pdw_write_with_trailer(s->w, s->ev_sw, PDF_RECORD_LOST, 0, body, 16, &trailer);
+	bytes_st64(body, 2000u + e->cpu, s->swap);
+	bytes_st64(body + 8, 3, s->swap);
+	return pdwrite_write_with_trailer(s->w, s->ev_sw, PDFORMAT_RECORD_LOST, 0, body, 16, &trailer);
 }
 
 /* perf record drains the CPU's AUX area: one AUXTRACE per contiguous run. */
-int dtlsyn_drain_aux(struct syn *s, uint32_t cpu)
+int dtlsynth_drain_aux(struct syn *s, uint32_t cpu)
 {
 	struct vcpu *v = &s->v[cpu];
 	int err = 0;
 
 	for (size_t i = 0; !err && i < v->nsegs; i++) {
-		struct pdr_auxtrace a = { .size = v->segs[i].len, .offset = v->segs[i].aux_off,
+		struct pdread_auxtrace a = { .size = v->segs[i].len, .offset = v->segs[i].aux_off,
 					  .reference = 0, .idx = cpu, .tid = (uint32_t)-1, .cpu = cpu };
-		err = pdw_write_auxtrace(s->w, &a, v->pend + v->segs[i].start, v->segs[i].len);
+		err = pdwrite_write_auxtrace(s->w, &a, v->pend + v->segs[i].start, v->segs[i].len);
 	}
 	v->nsegs = 0;
 	v->pend_len = 0;
@@ -307,7 +307,7 @@ int dtlsyn_drain_aux(struct syn *s, uint32_t cpu)
 }
 
 /* Run cpu's model up to round boundary r (polls included), queueing its ring records. */
-int dtlsyn_run_cpu(struct syn *s, uint32_t cpu, uint64_t r, uint64_t end)
+int dtlsynth_run_cpu(struct syn *s, uint32_t cpu, uint64_t r, uint64_t end)
 {
 	struct vcpu *v = &s->v[cpu];
 	int err = 0;
@@ -321,7 +321,7 @@ int dtlsyn_run_cpu(struct syn *s, uint32_t cpu, uint64_t r, uint64_t end)
 		struct sev *e = &v->fifo[v->fhead];
 		uint64_t t = e->t < end ? e->t : end;
 		if (!s->c.no_dtl && v->next_poll <= r && v->next_poll <= t) {
-			err = dtlsyn_poll_cpu(s, cpu, v->next_poll);
+			err = dtlsynth_poll_cpu(s, cpu, v->next_poll);
 			v->next_poll += s->poll_ns;
 			continue;
 		}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* dtltl.c - the DTL timeline: records and DTL entries in one order (see dtltl.h). */
-/* Records, holding and dtlt_next(): dtltl_next.c; the shared state: dtltl_int.h. */
+/* Records, holding and dtltl_next(): dtltl_next.c; the shared state: dtltl_int.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +13,9 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static uint32_t pmu_type_of(const struct pdr *r, const char *name)
+static uint32_t pmu_type_of(const struct pdread *r, const char *name)
 {
-	const struct pdr_info *in = pdr_info(r);
+	const struct pdread_info *in = pdread_info(r);
 
 	for (size_t i = 0; i < in->nr_pmus; i++)
 		if (in->pmu_name[i] && !strcmp(in->pmu_name[i], name))
@@ -23,7 +23,7 @@ static uint32_t pmu_type_of(const struct pdr *r, const char *name)
 	return UINT32_MAX;
 }
 
-bool dtlt_is_dtl_evsel(const struct pdr *r, const struct pdr_evsel *e)
+bool dtltl_is_dtl_evsel(const struct pdread *r, const struct pdread_evsel *e)
 {
 	if (!e)
 		return false;
@@ -32,28 +32,28 @@ bool dtlt_is_dtl_evsel(const struct pdr *r, const struct pdr_evsel *e)
 	return e->attr.type >= 6 && e->attr.type == pmu_type_of(r, "vpa_dtl");
 }
 
-bool dtlt_file_has_dtl(const struct pdr *r)
+bool dtltl_file_has_dtl(const struct pdread *r)
 {
-	const struct pdr_info *in = pdr_info(r);
+	const struct pdread_info *in = pdread_info(r);
 
 	if (in->has_auxtrace_info)
-		return in->auxtrace_info_type == PDF_AUXTRACE_VPA_DTL;
-	for (size_t i = 0; i < pdr_nr_evsels(r); i++)
-		if (dtlt_is_dtl_evsel(r, pdr_evsel(r, i)))
+		return in->auxtrace_info_type == PDFORMAT_AUXTRACE_VPA_DTL;
+	for (size_t i = 0; i < pdread_nr_evsels(r); i++)
+		if (dtltl_is_dtl_evsel(r, pdread_evsel(r, i)))
 			return true;
 	/* no AUXTRACE_INFO and no named event: assume DTL (the only AUX we read) */
 	return true;
 }
 
-uint64_t dtlt_poll_ns(const struct pdr *r)
+uint64_t dtltl_poll_ns(const struct pdread *r)
 {
-	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
-		const struct pdr_evsel *e = pdr_evsel(r, i);
+	for (size_t i = 0; i < pdread_nr_evsels(r); i++) {
+		const struct pdread_evsel *e = pdread_evsel(r, i);
 		uint64_t p;
 
-		if (!dtlt_is_dtl_evsel(r, e))
+		if (!dtltl_is_dtl_evsel(r, e))
 			continue;
-		if (pdf_attr_flag(&e->attr, PDF_ATTR_FLAG_FREQ))
+		if (pdformat_attr_flag(&e->attr, PDFORMAT_ATTR_FLAG_FREQ))
 			p = e->attr.sample_period ? 1000000000ULL / e->attr.sample_period : 0;
 		else
 			p = e->attr.sample_period;
@@ -66,11 +66,11 @@ uint64_t dtlt_poll_ns(const struct pdr *r)
 
 static int pread_cb(void *ctx, uint64_t off, void *buf, size_t len)
 {
-	return pdr_pread(ctx, off, buf, len);
+	return pdread_pread(ctx, off, buf, len);
 }
 
 /* len bytes at off through the block b (refilled when they are not in it). */
-static int blk_read(struct dtlt *t, struct scanblk *b, uint64_t off, void *dst, size_t len)
+static int blk_read(struct dtltl *t, struct scanblk *b, uint64_t off, void *dst, size_t len)
 {
 	if (off < b->off || off + len > b->off + b->len) {
 		uint64_t n = t->data_end > off ? t->data_end - off : 0;
@@ -78,7 +78,7 @@ static int blk_read(struct dtlt *t, struct scanblk *b, uint64_t off, void *dst, 
 			n = SCAN_BLOCK;
 		if (n < len)
 			return -ENODATA;
-		int err = pdr_pread(t->r, off, b->buf, (size_t)n);
+		int err = pdread_pread(t->r, off, b->buf, (size_t)n);
 		if (err) {
 			b->len = 0;
 			return err;
@@ -92,23 +92,23 @@ static int blk_read(struct dtlt *t, struct scanblk *b, uint64_t off, void *dst, 
 
 /* Read the AUXTRACE record at off (through b when given): 0 with *bi, or
  * -EINVAL if it is not one whose payload lies inside the data section. */
-static int read_auxtrace(struct dtlt *t, struct scanblk *b, uint64_t off, struct dtlm_buf_info *bi,
+static int read_auxtrace(struct dtltl *t, struct scanblk *b, uint64_t off, struct dtlmerge_buf_info *bi,
 			 uint64_t *end)
 {
-	uint8_t h[PDF_AUXTRACE_RECORD_SIZE];
+	uint8_t h[PDFORMAT_AUXTRACE_RECORD_SIZE];
 
 	if (off < t->data_begin || off > t->data_end || t->data_end - off < sizeof(h))
 		return -EINVAL;
-	int err = b ? blk_read(t, b, off, h, sizeof(h)) : pdr_pread(t->r, off, h, sizeof(h));
+	int err = b ? blk_read(t, b, off, h, sizeof(h)) : pdread_pread(t->r, off, h, sizeof(h));
 	if (err)
 		return err == -ENODATA ? -EINVAL : err;
-	if (by_ld32(h, t->swap) != PDF_RECORD_AUXTRACE ||
-	    by_ld16(h + 6, t->swap) != PDF_AUXTRACE_RECORD_SIZE)
+	if (bytes_ld32(h, t->swap) != PDFORMAT_RECORD_AUXTRACE ||
+	    bytes_ld16(h + 6, t->swap) != PDFORMAT_AUXTRACE_RECORD_SIZE)
 		return -EINVAL;
-	bi->size = by_ld64(h + 8, t->swap);
-	bi->offset = by_ld64(h + 16, t->swap);
-	bi->idx = by_ld32(h + 32, t->swap);
-	bi->cpu = by_ld32(h + 40, t->swap);
+	bi->size = bytes_ld64(h + 8, t->swap);
+	bi->offset = bytes_ld64(h + 16, t->swap);
+	bi->idx = bytes_ld32(h + 32, t->swap);
+	bi->cpu = bytes_ld32(h + 40, t->swap);
 	bi->payload_file_offset = off + sizeof(h);
 	if (bi->size > t->data_end - bi->payload_file_offset)
 		return -EINVAL;
@@ -118,14 +118,14 @@ static int read_auxtrace(struct dtlt *t, struct scanblk *b, uint64_t off, struct
 
 /* ---------------------------------------------------------------- sources */
 
-int dtlt_idx_get(struct dtlt *t, struct idxwin *w, uint64_t i, uint64_t *off, uint64_t *sz)
+int dtltl_idx_get(struct dtltl *t, struct idxwin *w, uint64_t i, uint64_t *off, uint64_t *sz)
 {
 	if (i < w->base || i >= w->base + w->n) {
-		size_t total = pdr_info(t->r)->nr_auxtrace_index;
+		size_t total = pdread_info(t->r)->nr_auxtrace_index;
 		if (i >= total)
 			return -ERANGE;
 		size_t n = total - i < IDX_BLOCK ? total - (size_t)i : IDX_BLOCK;
-		int err = pdr_auxtrace_index_read(t->r, (size_t)i, n, w->pairs);
+		int err = pdread_auxtrace_index_read(t->r, (size_t)i, n, w->pairs);
 		if (err) {
 			w->n = 0;
 			return err;
@@ -140,20 +140,20 @@ int dtlt_idx_get(struct dtlt *t, struct idxwin *w, uint64_t i, uint64_t *off, ui
 }
 
 /* The index: positions are entry numbers (validated by the pre-pass). */
-static int index_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t *at,
+static int index_src(void *ctx, uint64_t pos, struct dtlmerge_buf_info *bi, uint64_t *at,
 		     uint64_t *next)
 {
-	struct dtlt *t = ctx;
+	struct dtltl *t = ctx;
 	uint64_t off, end;
 
 	for (; pos < t->st.index_entries; pos++) {
-		int err = dtlt_idx_get(t, t->iw_src, pos, &off, NULL);
+		int err = dtltl_idx_get(t, t->iw_src, pos, &off, NULL);
 		if (err)
 			return err;
 		err = read_auxtrace(t, NULL, off, bi, &end);
 		if (err)
 			return err;
-		if (bi->cpu >= DTLM_MAX_CPUS)
+		if (bi->cpu >= DTLMERGE_MAX_CPUS)
 			continue;	/* counted by the pre-pass */
 		*at = pos;
 		*next = pos + 1;
@@ -164,23 +164,23 @@ static int index_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t
 
 /* Where the record at pos ends: its size, and for HEADER_TRACING_DATA the
  * blob after it (a checkpointed recording opens its data with one). */
-static int rec_end(struct dtlt *t, struct scanblk *b, uint64_t pos, uint32_t type, uint16_t size,
+static int rec_end(struct dtltl *t, struct scanblk *b, uint64_t pos, uint32_t type, uint16_t size,
 		   uint64_t *end)
 {
 	uint8_t sz[4];
 
 	*end = pos + size;
-	if (type != PDF_RECORD_HEADER_TRACING_DATA)
+	if (type != PDFORMAT_RECORD_HEADER_TRACING_DATA)
 		return 0;
 	if (size < 12 || blk_read(t, b, pos + 8, sz, sizeof(sz)))
 		return -EINVAL;
-	*end += by_ld32(sz, t->swap);
+	*end += bytes_ld32(sz, t->swap);
 	return 0;
 }
 
 /* A scan: positions are file offsets of records in the data section.  A
  * header that cannot be a record ends the walk (the reader reports it). */
-int dtlt_scan_next(struct dtlt *t, struct scanblk *b, uint64_t pos, struct dtlm_buf_info *bi,
+int dtltl_scan_next(struct dtltl *t, struct scanblk *b, uint64_t pos, struct dtlmerge_buf_info *bi,
 		   uint64_t *at, uint64_t *next)
 {
 	while (pos < t->data_end && t->data_end - pos >= 8) {
@@ -188,16 +188,16 @@ int dtlt_scan_next(struct dtlt *t, struct scanblk *b, uint64_t pos, struct dtlm_
 		int err = blk_read(t, b, pos, h, sizeof(h));
 		if (err)
 			return err == -ENODATA ? 0 : err;
-		uint32_t type = by_ld32(h, t->swap);
-		uint16_t size = by_ld16(h + 6, t->swap);
+		uint32_t type = bytes_ld32(h, t->swap);
+		uint16_t size = bytes_ld16(h + 6, t->swap);
 		uint64_t end;
 
 		if (size < 8)
 			return 0;
-		if (type == PDF_RECORD_AUXTRACE) {
+		if (type == PDFORMAT_RECORD_AUXTRACE) {
 			if (read_auxtrace(t, b, pos, bi, &end))
 				return 0;
-			if (bi->cpu < DTLM_MAX_CPUS) {
+			if (bi->cpu < DTLMERGE_MAX_CPUS) {
 				*at = pos;
 				*next = end;
 				return 1;
@@ -211,14 +211,14 @@ int dtlt_scan_next(struct dtlt *t, struct scanblk *b, uint64_t pos, struct dtlm_
 	return 0;
 }
 
-static int scan_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t *at, uint64_t *next)
+static int scan_src(void *ctx, uint64_t pos, struct dtlmerge_buf_info *bi, uint64_t *at, uint64_t *next)
 {
-	struct dtlt *t = ctx;
+	struct dtltl *t = ctx;
 
-	return dtlt_scan_next(t, t->sb_src, pos, bi, at, next);
+	return dtltl_scan_next(t, t->sb_src, pos, bi, at, next);
 }
 
-#define CPU_WORDS (DTLM_MAX_CPUS / 64)
+#define CPU_WORDS (DTLMERGE_MAX_CPUS / 64)
 
 static void cpu_mark(uint64_t *set, uint32_t cpu)
 {
@@ -226,9 +226,9 @@ static void cpu_mark(uint64_t *set, uint32_t cpu)
 }
 
 /* Validate the index; 0 when it is usable, else why_scan says why. */
-static int validate_index(struct dtlt *t, uint64_t *cpus)
+static int validate_index(struct dtltl *t, uint64_t *cpus)
 {
-	const struct pdr_info *in = pdr_info(t->r);
+	const struct pdread_info *in = pdread_info(t->r);
 	uint64_t prev_end = t->data_begin;
 	size_t n = in->nr_auxtrace_index;
 
@@ -242,15 +242,15 @@ static int validate_index(struct dtlt *t, uint64_t *cpus)
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t off, sz, end;
-		struct dtlm_buf_info bi;
-		int err = dtlt_idx_get(t, t->iw_src, i, &off, &sz);
+		struct dtlmerge_buf_info bi;
+		int err = dtltl_idx_get(t, t->iw_src, i, &off, &sz);
 
 		if (err) {
 			snprintf(t->st.why_scan, sizeof(t->st.why_scan),
 				 "AUXTRACE index entry %zu cannot be read (%s)", i, strerror(-err));
 			return -EINVAL;
 		}
-		if (sz != PDF_AUXTRACE_RECORD_SIZE || read_auxtrace(t, NULL, off, &bi, &end)) {
+		if (sz != PDFORMAT_AUXTRACE_RECORD_SIZE || read_auxtrace(t, NULL, off, &bi, &end)) {
 			snprintf(t->st.why_scan, sizeof(t->st.why_scan),
 				 "AUXTRACE index entry %zu (offset %#llx, size %llu) does not point at "
 				 "an AUXTRACE record with its payload in the data section",
@@ -264,7 +264,7 @@ static int validate_index(struct dtlt *t, uint64_t *cpus)
 			return -EINVAL;
 		}
 		prev_end = end;
-		if (bi.cpu >= DTLM_MAX_CPUS) {
+		if (bi.cpu >= DTLMERGE_MAX_CPUS) {
 			t->st.bad_cpu_buffers++;
 			continue;
 		}
@@ -276,7 +276,7 @@ static int validate_index(struct dtlt *t, uint64_t *cpus)
 }
 
 /* The pre-pass scan: count the buffers and find the CPUs. */
-static void prescan(struct dtlt *t, uint64_t *cpus)
+static void prescan(struct dtltl *t, uint64_t *cpus)
 {
 	uint64_t pos = t->data_begin;
 
@@ -284,9 +284,9 @@ static void prescan(struct dtlt *t, uint64_t *cpus)
 		uint8_t h[8];
 		if (blk_read(t, t->sb_src, pos, h, sizeof(h)))
 			break;
-		uint32_t type = by_ld32(h, t->swap);
-		uint16_t size = by_ld16(h + 6, t->swap);
-		struct dtlm_buf_info bi;
+		uint32_t type = bytes_ld32(h, t->swap);
+		uint16_t size = bytes_ld16(h + 6, t->swap);
+		struct dtlmerge_buf_info bi;
 		uint64_t end;
 
 		if (size < 8) {
@@ -294,12 +294,12 @@ static void prescan(struct dtlt *t, uint64_t *cpus)
 			break;
 		}
 		t->st.scanned_records++;
-		if (type == PDF_RECORD_AUXTRACE) {
+		if (type == PDFORMAT_RECORD_AUXTRACE) {
 			if (read_auxtrace(t, t->sb_src, pos, &bi, &end)) {
 				t->st.scan_stopped_at = pos;
 				break;
 			}
-			if (bi.cpu >= DTLM_MAX_CPUS) {
+			if (bi.cpu >= DTLMERGE_MAX_CPUS) {
 				t->st.bad_cpu_buffers++;
 			} else {
 				cpu_mark(cpus, bi.cpu);
@@ -315,12 +315,12 @@ static void prescan(struct dtlt *t, uint64_t *cpus)
 	}
 }
 
-static int setup_file(struct dtlt *t)
+static int setup_file(struct dtltl *t)
 {
 	uint64_t *cpus = calloc(CPU_WORDS, sizeof(uint64_t));
 	uint32_t *list = NULL;
 	size_t n = 0;
-	dtlm_source_fn fn = index_src;
+	dtlmerge_source_fn fn = index_src;
 	uint64_t start = 0;
 	int err;
 
@@ -340,32 +340,32 @@ static int setup_file(struct dtlt *t)
 		prescan(t, cpus);
 		fn = scan_src;
 		start = t->data_begin;
-		t->st.source = DTLT_SRC_SCAN;
+		t->st.source = DTLTL_SRC_SCAN;
 	} else {
-		t->st.source = DTLT_SRC_INDEX;
+		t->st.source = DTLTL_SRC_INDEX;
 	}
-	list = malloc(DTLM_MAX_CPUS * sizeof(*list));
+	list = malloc(DTLMERGE_MAX_CPUS * sizeof(*list));
 	if (!list) {
 		free(cpus);
 		return -ENOMEM;
 	}
-	for (uint32_t c = 0; c < DTLM_MAX_CPUS; c++)
+	for (uint32_t c = 0; c < DTLMERGE_MAX_CPUS; c++)
 		if (cpus[c / 64] & (1ULL << (c % 64)))
 			list[n++] = c;
 	free(cpus);
 	t->cov_pos = start;
-	err = dtlm_set_source(t->m, fn, t, start, list, n);
+	err = dtlmerge_set_source(t->m, fn, t, start, list, n);
 	free(list);
-	if (!t->st.dtl_buffers && t->st.source == DTLT_SRC_SCAN)
+	if (!t->st.dtl_buffers && t->st.source == DTLTL_SRC_SCAN)
 		t->st.why_scan[0] = '\0';	/* no AUX data at all: nothing to explain */
 	return err;
 }
 
-int dtlt_new(struct dtlt **tp, struct pdr *r, const struct dtlt_opts *o)
+int dtltl_new(struct dtltl **tp, struct pdread *r, const struct dtltl_opts *o)
 {
-	struct dtlt *t = calloc(1, sizeof(*t));
-	const struct pdr_info *in = pdr_info(r);
-	struct dtlm_opts mo = { 0 };
+	struct dtltl *t = calloc(1, sizeof(*t));
+	const struct pdread_info *in = pdread_info(r);
+	struct dtlmerge_opts mo = { 0 };
 	int err;
 
 	*tp = NULL;
@@ -388,9 +388,9 @@ int dtlt_new(struct dtlt **tp, struct pdr *r, const struct dtlt_opts *o)
 	if (o)
 		t->o = *o;
 	if (!t->o.budget_bytes)
-		t->o.budget_bytes = DTLT_DEFAULT_BUDGET;
+		t->o.budget_bytes = DTLTL_DEFAULT_BUDGET;
 	t->pipe = in->pipe;
-	t->swap = pdr_needs_swap(r);
+	t->swap = pdread_needs_swap(r);
 	t->data_begin = in->data_offset;
 	t->data_end = in->data_offset + in->data_size;
 	if (in->file_size && t->data_end > in->file_size)
@@ -407,7 +407,7 @@ int dtlt_new(struct dtlt **tp, struct pdr *r, const struct dtlt_opts *o)
 		mo.pread = pread_cb;
 		mo.pread_ctx = r;
 	}
-	err = dtlm_new(&t->m, &mo);
+	err = dtlmerge_new(&t->m, &mo);
 	if (err) {
 		free(t->iw_src);
 		free(t->iw_cov);
@@ -416,9 +416,9 @@ int dtlt_new(struct dtlt **tp, struct pdr *r, const struct dtlt_opts *o)
 		free(t);
 		return err;
 	}
-	t->st.poll_ns = dtlt_poll_ns(r);
+	t->st.poll_ns = dtltl_poll_ns(r);
 	if (t->pipe) {
-		t->st.source = DTLT_SRC_STREAM;
+		t->st.source = DTLTL_SRC_STREAM;
 		t->auto_window = !t->o.window_ns && !t->o.no_window;
 		if (t->o.no_window)
 			t->window_ns = 0;
@@ -428,22 +428,22 @@ int dtlt_new(struct dtlt **tp, struct pdr *r, const struct dtlt_opts *o)
 			t->window_ns = 2 * (t->st.poll_ns ? t->st.poll_ns : MIN_POLL_NS);
 		t->st.window_ns = t->window_ns;
 	} else {
-		t->has_dtl = dtlt_file_has_dtl(r);
+		t->has_dtl = dtltl_file_has_dtl(r);
 		if (t->has_dtl) {
 			err = setup_file(t);
 			if (err) {
-				dtlt_free(t);
+				dtltl_free(t);
 				return err;
 			}
 		}
 		if (!t->st.dtl_buffers)
-			t->st.source = DTLT_SRC_NONE;
+			t->st.source = DTLTL_SRC_NONE;
 	}
 	*tp = t;
 	return 0;
 }
 
-void dtlt_free(struct dtlt *t)
+void dtltl_free(struct dtltl *t)
 {
 	if (!t)
 		return;
@@ -455,7 +455,7 @@ void dtlt_free(struct dtlt *t)
 		n = b->next;
 		free(b);
 	}
-	dtlm_free(t->m);
+	dtlmerge_free(t->m);
 	free(t->iw_src);
 	free(t->iw_cov);
 	free(t->sb_src);
@@ -464,12 +464,12 @@ void dtlt_free(struct dtlt *t)
 	free(t);
 }
 
-const struct dtlt_stats *dtlt_stats(const struct dtlt *t)
+const struct dtltl_stats *dtltl_stats(const struct dtltl *t)
 {
 	return &t->st;
 }
 
-const struct dtlm *dtlt_merge(const struct dtlt *t)
+const struct dtlmerge *dtltl_merge(const struct dtltl *t)
 {
 	return t->m;
 }

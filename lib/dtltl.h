@@ -3,7 +3,7 @@
  * dtltl.h - the DTL timeline: every record of a perf.data file and every DTL
  * entry of its AUX data, merged into one time order.
  *
- * Prefix: dtlt_.
+ * Prefix: dtltl_.
  *
  * Why this is not just "queue each AUXTRACE record as it is read": the
  * vpa_dtl driver copies DTL entries into the AUX area only at each poll (the
@@ -17,8 +17,8 @@
  *    point at an AUXTRACE record of header size 48 whose payload lies in the
  *    data section, in increasing order); if it is missing or damaged, one
  *    scan of the data section's record headers finds the buffers instead
- *    (dtlt_stats()->why_scan says why).  The merge then reads the buffers on
- *    demand from that source (dtlm_set_source), so memory does not grow with
+ *    (dtltl_stats()->why_scan says why).  The merge then reads the buffers on
+ *    demand from that source (dtlmerge_set_source), so memory does not grow with
  *    the file.  perf queues from the index too but gives up without one.
  *  - Pipe mode (no index, no seeking): the other records are held back in a
  *    reorder window so that entries of buffers that arrive late still come
@@ -32,7 +32,7 @@
  *
  * Entries strictly older than a record come before it; on a tie the record
  * comes first (perf's rule).  Entries older than a record already delivered
- * are "late" (counted in dtlm_stats()->late).  Entries after the last record
+ * are "late" (counted in dtlmerge_stats()->late).  Entries after the last record
  * come at the end.  Never prints.
  */
 #ifndef LATSCOPE_DTLTL_H
@@ -45,9 +45,9 @@
 #include "dtlmerge.h"
 #include "pdread.h"
 
-#define DTLT_DEFAULT_BUDGET	(64ULL << 20)
+#define DTLTL_DEFAULT_BUDGET	(64ULL << 20)
 
-struct dtlt_opts {
+struct dtltl_opts {
 	bool exact_time;		/* 128-bit integer timebase conversion */
 	struct dtl_tbinfo fallback;	/* CPUs without a header record; tb_freq 0 = none */
 	uint64_t budget_bytes;		/* pipe mode: held records + AUX copies (0 = default) */
@@ -58,21 +58,21 @@ struct dtlt_opts {
 	bool override_tb_freq;		/* fallback.tb_freq wins over the header records */
 };
 
-enum dtlt_source {
-	DTLT_SRC_NONE,			/* no DTL in the file */
-	DTLT_SRC_INDEX,			/* file mode, HEADER_AUXTRACE index */
-	DTLT_SRC_SCAN,			/* file mode, scan of the data section */
-	DTLT_SRC_STREAM,		/* pipe mode: buffers as they arrive */
+enum dtltl_source {
+	DTLTL_SRC_NONE,			/* no DTL in the file */
+	DTLTL_SRC_INDEX,			/* file mode, HEADER_AUXTRACE index */
+	DTLTL_SRC_SCAN,			/* file mode, scan of the data section */
+	DTLTL_SRC_STREAM,		/* pipe mode: buffers as they arrive */
 };
 
-struct dtlt_stats {
-	enum dtlt_source source;
+struct dtltl_stats {
+	enum dtltl_source source;
 	char why_scan[192];		/* SCAN: what was wrong with the index ("" = none) */
 	uint64_t index_entries;		/* INDEX: entries validated */
 	uint64_t scanned_records;	/* SCAN: record headers walked in the pre-pass */
 	uint64_t scan_stopped_at;	/* SCAN: offset of a bad header that ended the walk (0 = none) */
 	uint64_t dtl_buffers;		/* AUX buffers with DTL data found */
-	uint64_t bad_cpu_buffers;	/* AUXTRACE records with a CPU >= DTLM_MAX_CPUS (dropped) */
+	uint64_t bad_cpu_buffers;	/* AUXTRACE records with a CPU >= DTLMERGE_MAX_CPUS (dropped) */
 	uint64_t unindexed_buffers;	/* file mode: AUXTRACE records the source did not list */
 	uint64_t window_ns;		/* pipe mode: the window at the end */
 	uint64_t window_max_need_ns;	/* pipe mode: largest arrival delay seen */
@@ -89,53 +89,53 @@ struct dtlt_stats {
 	uint64_t first_record_ns, last_record_ns;	/* timed records, 0 = none */
 };
 
-#define DTLT_FAR_NS (86400ULL * 1000000000ULL)
+#define DTLTL_FAR_NS (86400ULL * 1000000000ULL)
 
-enum dtlt_kind { DTLT_ENTRY = 1, DTLT_RECORD };
+enum dtltl_kind { DTLTL_ENTRY = 1, DTLTL_RECORD };
 
-struct dtlt_item {
-	enum dtlt_kind kind;
-	struct dtlm_item entry;		/* DTLT_ENTRY */
-	const struct pdr_event *ev;	/* DTLT_RECORD: valid until the next dtlt_next() */
+struct dtltl_item {
+	enum dtltl_kind kind;
+	struct dtlmerge_item entry;		/* DTLTL_ENTRY */
+	const struct pdread_event *ev;	/* DTLTL_RECORD: valid until the next dtltl_next() */
 };
 
-struct dtlt;
+struct dtltl;
 
 /*
- * dtlt_new - a timeline over r, which must be opened ordered (not
- * pdr_opts.unordered) and nothing read from it yet.  r stays owned by the
+ * dtltl_new - a timeline over r, which must be opened ordered (not
+ * pdread_opts.unordered) and nothing read from it yet.  r stays owned by the
  * caller and must outlive the timeline.  In file mode this runs the pre-pass
- * (index validation or scan).  The caller frees with dtlt_free().  Returns 0
- * or a negative errno (pdr_strerror(r) may say more when it is the reader's).
+ * (index validation or scan).  The caller frees with dtltl_free().  Returns 0
+ * or a negative errno (pdread_strerror(r) may say more when it is the reader's).
  */
-int dtlt_new(struct dtlt **tp, struct pdr *r, const struct dtlt_opts *o);
-void dtlt_free(struct dtlt *t);
+int dtltl_new(struct dtltl **tp, struct pdread *r, const struct dtltl_opts *o);
+void dtltl_free(struct dtltl *t);
 
 /*
- * dtlt_next - the next item in time order: 1 with *it, 0 at the end, or a
- * negative errno (a reader error: pdr_strerror(); or a failed pread of AUX
+ * dtltl_next - the next item in time order: 1 with *it, 0 at the end, or a
+ * negative errno (a reader error: pdread_strerror(); or a failed pread of AUX
  * data).  AUXTRACE records are consumed, not delivered; every other record
  * is.  AUX, LOST and LOST_SAMPLES records are also noted in the merge's gap
- * list (dtlt_merge()).
+ * list (dtltl_merge()).
  */
-int dtlt_next(struct dtlt *t, struct dtlt_item *it);
+int dtltl_next(struct dtltl *t, struct dtltl_item *it);
 
-const struct dtlt_stats *dtlt_stats(const struct dtlt *t);
+const struct dtltl_stats *dtltl_stats(const struct dtltl *t);
 /* The merge (entries, late, gaps); owned by t. */
-const struct dtlm *dtlt_merge(const struct dtlt *t);
+const struct dtlmerge *dtltl_merge(const struct dtltl *t);
 
-/* dtlt_is_dtl_evsel with the answer kept per evsel (cheap per sample). */
-bool dtlt_evsel_is_dtl(struct dtlt *t, const struct pdr_evsel *e);
+/* dtltl_is_dtl_evsel with the answer kept per evsel (cheap per sample). */
+bool dtltl_evsel_is_dtl(struct dtltl *t, const struct pdread_evsel *e);
 
 /* True when evsel is the vpa_dtl event (name "vpa_dtl..." or its PMU type). */
-bool dtlt_is_dtl_evsel(const struct pdr *r, const struct pdr_evsel *e);
+bool dtltl_is_dtl_evsel(const struct pdread *r, const struct pdread_evsel *e);
 
 /* True when the file's AUX data may be DTL: AUXTRACE_INFO type 7, or no
  * AUXTRACE_INFO (yet) and no evidence of another AUX PMU. */
-bool dtlt_file_has_dtl(const struct pdr *r);
+bool dtltl_file_has_dtl(const struct pdread *r);
 
 /* The vpa_dtl poll period of the file's DTL event in ns (sample_period, or
  * 1e9/sample_freq, at least 1 ms as the driver clamps it); 0 when unknown. */
-uint64_t dtlt_poll_ns(const struct pdr *r);
+uint64_t dtltl_poll_ns(const struct pdread *r);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dtltl_int.h - the DTL timeline's state, shared by dtltl.c (sources, set-up)
- * and dtltl_next.c (records, holding, dtlt_next()).  Not for other modules.
+ * and dtltl_next.c (records, holding, dtltl_next()).  Not for other modules.
  */
 #ifndef LATSCOPE_DTLTL_INT_H
 #define LATSCOPE_DTLTL_INT_H
@@ -18,7 +18,7 @@
 
 /* A held record: the event (pointers rebased at release) and its bytes. */
 struct held {
-	struct pdr_event ev;
+	struct pdread_event ev;
 	int evsel_idx;			/* -1: none (pointers into r->evsels may move) */
 	uint64_t time_ns;		/* its time, or the stream time when it had none */
 	bool timed;
@@ -49,11 +49,11 @@ struct scanblk {
 	uint8_t buf[SCAN_BLOCK];
 };
 
-struct dtlt {
-	struct pdr *r;
-	struct dtlt_opts o;
-	struct dtlm *m;
-	struct dtlt_stats st;
+struct dtltl {
+	struct pdread *r;
+	struct dtltl_opts o;
+	struct dtlmerge *m;
+	struct dtltl_stats st;
 	struct idxwin *iw_src, *iw_cov;	/* the source walker's and the coverage check's */
 	struct scanblk *sb_src, *sb_cov;	/* the same for scans */
 	bool pipe, has_dtl, eof;
@@ -63,11 +63,11 @@ struct dtlt {
 	 * met in the stream against it */
 	uint64_t cov_pos;
 	bool cov_have;
-	struct dtlm_buf_info cov_bi;
+	struct dtlmerge_buf_info cov_bi;
 	uint64_t cov_next;
 	/* file mode: a record waiting for the entries before it */
 	bool pending;
-	struct pdr_event ev;
+	struct pdread_event ev;
 	/* pipe mode: held records, FIFO over a chain of blocks */
 	struct block *bhead, *btail, *bfree;
 	size_t held_n;
@@ -79,12 +79,12 @@ struct dtlt {
 	uint64_t next_rec_ns;		/* the record the next entries precede, 0 = none */
 	int8_t *is_dtl;			/* per evsel index: -1 unknown, 0/1 (evsels only grow) */
 	size_t nr_is_dtl;
-	struct pdr_event out_ev;
+	struct pdread_event out_ev;
 };
 
 /* dtltl.c */
-int dtlt_idx_get(struct dtlt *t, struct idxwin *w, uint64_t i, uint64_t *off, uint64_t *sz);
-int dtlt_scan_next(struct dtlt *t, struct scanblk *b, uint64_t pos, struct dtlm_buf_info *bi,
+int dtltl_idx_get(struct dtltl *t, struct idxwin *w, uint64_t i, uint64_t *off, uint64_t *sz);
+int dtltl_scan_next(struct dtltl *t, struct scanblk *b, uint64_t pos, struct dtlmerge_buf_info *bi,
 		   uint64_t *at, uint64_t *next);
 
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* dtltl_next.c - the DTL timeline: records, holding, and dtlt_next() (see dtltl.c, dtltl.h). */
+/* dtltl_next.c - the DTL timeline: records, holding, and dtltl_next() (see dtltl.c, dtltl.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,13 +11,13 @@
 
 /* ---------------------------------------------------------------- records */
 
-static bool timed(const struct pdr_event *ev)
+static bool timed(const struct pdread_event *ev)
 {
-	return ev->type < PDF_RECORD_USER_START && ev->has_sample && ev->sample.time &&
-	       (ev->sample.type & PDF_SAMPLE_TIME);
+	return ev->type < PDFORMAT_RECORD_USER_START && ev->has_sample && ev->sample.time &&
+	       (ev->sample.type & PDFORMAT_SAMPLE_TIME);
 }
 
-bool dtlt_evsel_is_dtl(struct dtlt *t, const struct pdr_evsel *e)
+bool dtltl_evsel_is_dtl(struct dtltl *t, const struct pdread_evsel *e)
 {
 	if (!e)
 		return false;
@@ -26,35 +26,35 @@ bool dtlt_evsel_is_dtl(struct dtlt *t, const struct pdr_evsel *e)
 		size_t n = i + 16;
 		int8_t *v = realloc(t->is_dtl, n);
 		if (!v)
-			return dtlt_is_dtl_evsel(t->r, e);
+			return dtltl_is_dtl_evsel(t->r, e);
 		memset(v + t->nr_is_dtl, -1, n - t->nr_is_dtl);
 		t->is_dtl = v;
 		t->nr_is_dtl = n;
 	}
 	if (t->is_dtl[i] < 0)
-		t->is_dtl[i] = dtlt_is_dtl_evsel(t->r, e);
+		t->is_dtl[i] = dtltl_is_dtl_evsel(t->r, e);
 	return t->is_dtl[i];
 }
 
 /* Facts about lost DTL data, noted when a record is read. */
-static void note_record(struct dtlt *t, const struct pdr_event *ev)
+static void note_record(struct dtltl *t, const struct pdread_event *ev)
 {
 	uint32_t cpu = ev->has_sample ? ev->sample.cpu : UINT32_MAX;
 	uint64_t tm = ev->has_sample ? ev->sample.time : 0;
 
 	switch (ev->type) {
-	case PDF_RECORD_AUX:
-		if (dtlt_evsel_is_dtl(t, ev->evsel) && ev->size >= 32)
-			dtlm_note_aux(t->m, cpu, tm, pdr_u64(t->r, ev->data + 8),
-				      pdr_u64(t->r, ev->data + 16), pdr_u64(t->r, ev->data + 24));
+	case PDFORMAT_RECORD_AUX:
+		if (dtltl_evsel_is_dtl(t, ev->evsel) && ev->size >= 32)
+			dtlmerge_note_aux(t->m, cpu, tm, pdread_u64(t->r, ev->data + 8),
+				      pdread_u64(t->r, ev->data + 16), pdread_u64(t->r, ev->data + 24));
 		break;
-	case PDF_RECORD_LOST:
+	case PDFORMAT_RECORD_LOST:
 		if (ev->size >= 24)
-			dtlm_note_lost(t->m, cpu, tm, pdr_u64(t->r, ev->data + 16));
+			dtlmerge_note_lost(t->m, cpu, tm, pdread_u64(t->r, ev->data + 16));
 		break;
-	case PDF_RECORD_LOST_SAMPLES:
+	case PDFORMAT_RECORD_LOST_SAMPLES:
 		if (ev->size >= 16)
-			dtlm_note_lost(t->m, cpu, tm, pdr_u64(t->r, ev->data + 8));
+			dtlmerge_note_lost(t->m, cpu, tm, pdread_u64(t->r, ev->data + 8));
 		break;
 	default:
 		break;
@@ -62,34 +62,34 @@ static void note_record(struct dtlt *t, const struct pdr_event *ev)
 }
 
 /* File mode: is the AUXTRACE payload at off one the source listed? */
-static int covered(struct dtlt *t, uint64_t payload_off, bool *yes)
+static int covered(struct dtltl *t, uint64_t payload_off, bool *yes)
 {
 	uint64_t at;
 
 	*yes = false;
-	if (t->st.source == DTLT_SRC_INDEX) {
+	if (t->st.source == DTLTL_SRC_INDEX) {
 		/* the index lists record offsets in file order: no need to
 		 * read the records again */
 		while (t->cov_pos < t->st.index_entries) {
 			uint64_t off;
-			int err = dtlt_idx_get(t, t->iw_cov, t->cov_pos, &off, NULL);
+			int err = dtltl_idx_get(t, t->iw_cov, t->cov_pos, &off, NULL);
 			if (err)
 				return err;
-			if (off + PDF_AUXTRACE_RECORD_SIZE > payload_off)
+			if (off + PDFORMAT_AUXTRACE_RECORD_SIZE > payload_off)
 				return 0;
 			t->cov_pos++;
-			if (off + PDF_AUXTRACE_RECORD_SIZE == payload_off) {
+			if (off + PDFORMAT_AUXTRACE_RECORD_SIZE == payload_off) {
 				*yes = true;
 				return 0;
 			}
 		}
 		return 0;
 	}
-	if (t->st.source != DTLT_SRC_SCAN)
+	if (t->st.source != DTLTL_SRC_SCAN)
 		return 0;
 	for (;;) {
 		if (!t->cov_have) {
-			int rc = dtlt_scan_next(t, t->sb_cov, t->cov_pos, &t->cov_bi, &at, &t->cov_next);
+			int rc = dtltl_scan_next(t, t->sb_cov, t->cov_pos, &t->cov_bi, &at, &t->cov_next);
 			if (rc < 0)
 				return rc;
 			if (rc == 0)
@@ -107,9 +107,9 @@ static int covered(struct dtlt *t, uint64_t payload_off, bool *yes)
 	}
 }
 
-static int take_auxtrace(struct dtlt *t, const struct pdr_event *ev)
+static int take_auxtrace(struct dtltl *t, const struct pdread_event *ev)
 {
-	struct dtlm_buf_info bi = {
+	struct dtlmerge_buf_info bi = {
 		.size = ev->auxtrace.size, .offset = ev->auxtrace.offset,
 		.idx = ev->auxtrace.idx, .cpu = ev->auxtrace.cpu,
 		.payload_file_offset = ev->aux_file_offset,
@@ -123,28 +123,28 @@ static int take_auxtrace(struct dtlt *t, const struct pdr_event *ev)
 		err = covered(t, ev->aux_file_offset, &yes);
 		if (err || yes)
 			return err;
-		if (bi.cpu >= DTLM_MAX_CPUS)
+		if (bi.cpu >= DTLMERGE_MAX_CPUS)
 			return 0;	/* counted by the pre-pass */
 		t->st.unindexed_buffers++;
-		err = dtlm_add_buffer(t->m, &bi, NULL);
+		err = dtlmerge_add_buffer(t->m, &bi, NULL);
 		return err == -ERANGE ? 0 : err;
 	}
-	if (!dtlt_file_has_dtl(t->r))
+	if (!dtltl_file_has_dtl(t->r))
 		return 0;
-	if (bi.cpu >= DTLM_MAX_CPUS) {
+	if (bi.cpu >= DTLMERGE_MAX_CPUS) {
 		t->st.bad_cpu_buffers++;
-		(void)dtlm_add_buffer(t->m, &bi, ev->aux_data);	/* counts the drop */
+		(void)dtlmerge_add_buffer(t->m, &bi, ev->aux_data);	/* counts the drop */
 		return 0;
 	}
 	t->st.dtl_buffers++;
-	err = dtlm_add_buffer(t->m, &bi, ev->aux_data);
+	err = dtlmerge_add_buffer(t->m, &bi, ev->aux_data);
 	if (err == -ERANGE)
 		return 0;
 	if (err)
 		return err;
 	/* how late did this buffer come?  The window follows. */
 	uint64_t first;
-	if (dtlm_first_time(t->m, bi.cpu, ev->aux_data, bi.size, &first) && t->max_time > first) {
+	if (dtlmerge_first_time(t->m, bi.cpu, ev->aux_data, bi.size, &first) && t->max_time > first) {
 		uint64_t need = t->max_time - first;
 		if (need > t->st.window_max_need_ns)
 			t->st.window_max_need_ns = need;
@@ -158,7 +158,7 @@ static int take_auxtrace(struct dtlt *t, const struct pdr_event *ev)
 
 /* ---------------------------------------------------------------- holding */
 
-static int hold(struct dtlt *t, const struct pdr_event *ev)
+static int hold(struct dtltl *t, const struct pdread_event *ev)
 {
 	size_t need = (sizeof(struct held) + ev->size + 7) & ~(size_t)7;
 	struct block *b = t->btail;
@@ -196,7 +196,7 @@ static int hold(struct dtlt *t, const struct pdr_event *ev)
 	return 0;
 }
 
-static struct held *held_head(struct dtlt *t)
+static struct held *held_head(struct dtltl *t)
 {
 	struct block *b = t->bhead;
 
@@ -220,17 +220,17 @@ static void rebase(const uint8_t *old, size_t len, const uint8_t *copy, const ui
 		*p = copy + (*p - old);
 }
 
-/* Pop the head into t->out_ev (valid until the next dtlt_next()). */
-static const struct pdr_event *release_head(struct dtlt *t)
+/* Pop the head into t->out_ev (valid until the next dtltl_next()). */
+static const struct pdread_event *release_head(struct dtltl *t)
 {
 	struct held *h = held_head(t);
 	size_t need = (sizeof(struct held) + h->len + 7) & ~(size_t)7;
 	const uint8_t *old = h->ev.data;
-	struct pdr_sample *s = &t->out_ev.sample;
+	struct pdread_sample *s = &t->out_ev.sample;
 
 	t->out_ev = h->ev;
 	t->out_ev.data = h->data;
-	t->out_ev.evsel = h->evsel_idx >= 0 ? pdr_evsel(t->r, (size_t)h->evsel_idx) : NULL;
+	t->out_ev.evsel = h->evsel_idx >= 0 ? pdread_evsel(t->r, (size_t)h->evsel_idx) : NULL;
 	rebase(old, h->len, h->data, &s->read);
 	rebase(old, h->len, h->data, &s->callchain);
 	rebase(old, h->len, h->data, &s->raw);
@@ -248,24 +248,24 @@ static const struct pdr_event *release_head(struct dtlt *t)
 	return &t->out_ev;
 }
 
-static bool over_budget(const struct dtlt *t)
+static bool over_budget(const struct dtltl *t)
 {
-	return t->held_bytes + dtlm_copied_bytes(t->m) > t->o.budget_bytes;
+	return t->held_bytes + dtlmerge_copied_bytes(t->m) > t->o.budget_bytes;
 }
 
 /* ---------------------------------------------------------------- next */
 
 /* The next record other than AUXTRACE (those are queued) into t->ev: 1, or
  * 0 at the end (t->eof set), or a negative errno. */
-static int read_record(struct dtlt *t)
+static int read_record(struct dtltl *t)
 {
 	for (;;) {
-		int rc = pdr_next(t->r, &t->ev);
+		int rc = pdread_next(t->r, &t->ev);
 		if (rc <= 0) {
 			t->eof = rc == 0;
 			return rc;
 		}
-		if (t->ev.type != PDF_RECORD_AUXTRACE)
+		if (t->ev.type != PDFORMAT_RECORD_AUXTRACE)
 			return 1;
 		rc = take_auxtrace(t, &t->ev);
 		if (rc < 0)
@@ -274,31 +274,31 @@ static int read_record(struct dtlt *t)
 }
 
 /* After the last record: the entries still queued, oldest first. */
-static int end_entry(struct dtlt *t, struct dtlt_item *it)
+static int end_entry(struct dtltl *t, struct dtltl_item *it)
 {
 	t->next_rec_ns = 0;
-	int rc = dtlm_next(t->m, &it->entry);
+	int rc = dtlmerge_next(t->m, &it->entry);
 	if (rc > 0)
-		it->kind = DTLT_ENTRY;
+		it->kind = DTLTL_ENTRY;
 	return rc;
 }
 
 /* Before a record at time_ns: the entry due first (1), or none (0, the time
  * noted), or a negative errno. */
-static int entry_before(struct dtlt *t, uint64_t time_ns, struct dtlt_item *it)
+static int entry_before(struct dtltl *t, uint64_t time_ns, struct dtltl_item *it)
 {
 	t->next_rec_ns = time_ns;
-	int rc = dtlm_next_before(t->m, time_ns, &it->entry);
+	int rc = dtlmerge_next_before(t->m, time_ns, &it->entry);
 	if (rc > 0) {
-		it->kind = DTLT_ENTRY;
+		it->kind = DTLTL_ENTRY;
 		return 1;
 	}
 	if (rc == 0)
-		dtlm_note_time(t->m, time_ns);
+		dtlmerge_note_time(t->m, time_ns);
 	return rc;
 }
 
-static int next_file(struct dtlt *t, struct dtlt_item *it)
+static int next_file(struct dtltl *t, struct dtltl_item *it)
 {
 	int rc;
 
@@ -311,7 +311,7 @@ static int next_file(struct dtlt *t, struct dtlt_item *it)
 			}
 			t->pending = false;
 			t->st.records++;
-			it->kind = DTLT_RECORD;
+			it->kind = DTLTL_RECORD;
 			it->ev = &t->ev;
 			return 1;
 		}
@@ -322,14 +322,14 @@ static int next_file(struct dtlt *t, struct dtlt_item *it)
 			return rc;
 		if (rc == 0)
 			continue;	/* the end: the queued entries follow */
-		if (t->ev.type == PDF_RECORD_AUX || t->ev.type == PDF_RECORD_LOST ||
-		    t->ev.type == PDF_RECORD_LOST_SAMPLES)
+		if (t->ev.type == PDFORMAT_RECORD_AUX || t->ev.type == PDFORMAT_RECORD_LOST ||
+		    t->ev.type == PDFORMAT_RECORD_LOST_SAMPLES)
 			note_record(t, &t->ev);
 		t->pending = true;
 	}
 }
 
-static int next_pipe(struct dtlt *t, struct dtlt_item *it)
+static int next_pipe(struct dtltl *t, struct dtltl_item *it)
 {
 	int rc;
 
@@ -344,14 +344,14 @@ static int next_pipe(struct dtlt *t, struct dtlt_item *it)
 			}
 			if (!t->eof && over_budget(t) && h->time_ns + t->window_ns > t->max_time)
 				t->st.forced_records++;
-			it->kind = DTLT_RECORD;
+			it->kind = DTLTL_RECORD;
 			it->ev = release_head(t);
 			t->st.records++;
 			return 1;
 		}
-		if (!h && !t->eof && dtlm_over_budget(t->m)) {
+		if (!h && !t->eof && dtlmerge_over_budget(t->m)) {
 			/* AUX copies alone exceed the budget: their oldest go early */
-			dtlm_note_forced(t->m);
+			dtlmerge_note_forced(t->m);
 			rc = end_entry(t, it);
 			if (rc)
 				return rc;
@@ -364,10 +364,10 @@ static int next_pipe(struct dtlt *t, struct dtlt_item *it)
 		if (rc == 0)
 			continue;	/* the end: the queued entries follow */
 		note_record(t, &t->ev);
-		if (!t->st.poll_ns && t->ev.type >= PDF_RECORD_USER_START) {
+		if (!t->st.poll_ns && t->ev.type >= PDFORMAT_RECORD_USER_START) {
 			/* the attrs arrive as records: the poll is known once the
 			 * vpa_dtl one has come */
-			t->st.poll_ns = dtlt_poll_ns(t->r);
+			t->st.poll_ns = dtltl_poll_ns(t->r);
 			if (t->auto_window && 2 * t->st.poll_ns > t->window_ns)
 				t->st.window_ns = t->window_ns = 2 * t->st.poll_ns;
 		}
@@ -383,11 +383,11 @@ static int next_pipe(struct dtlt *t, struct dtlt_item *it)
 /* Entries more than a day from the records around them (a wrong boot_tb or
  * tb_freq): judged against the record they are delivered before (known in
  * both modes) and the last record before them. */
-static void judge(struct dtlt *t, const struct dtlt_item *it)
+static void judge(struct dtltl *t, const struct dtltl_item *it)
 {
-	struct dtlt_stats *st = &t->st;
+	struct dtltl_stats *st = &t->st;
 
-	if (it->kind == DTLT_RECORD) {
+	if (it->kind == DTLTL_RECORD) {
 		if (!timed(it->ev))
 			return;
 		uint64_t tm = it->ev->sample.time;
@@ -398,15 +398,15 @@ static void judge(struct dtlt *t, const struct dtlt_item *it)
 		return;
 	}
 	uint64_t e = it->entry.time_ns;
-	bool far = (t->next_rec_ns && e + DTLT_FAR_NS < t->next_rec_ns) ||
-		   (st->last_record_ns && e > st->last_record_ns + DTLT_FAR_NS);
+	bool far = (t->next_rec_ns && e + DTLTL_FAR_NS < t->next_rec_ns) ||
+		   (st->last_record_ns && e > st->last_record_ns + DTLTL_FAR_NS);
 	if (far && !st->far_entries++) {
 		st->far_cpu = it->entry.cpu;
 		st->far_time_ns = e;
 	}
 }
 
-int dtlt_next(struct dtlt *t, struct dtlt_item *it)
+int dtltl_next(struct dtltl *t, struct dtltl_item *it)
 {
 	int rc = t->pipe ? next_pipe(t, it) : next_file(t, it);
 

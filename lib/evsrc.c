@@ -22,46 +22,46 @@
 #include "pdread.h"
 #include "pring.h"
 
-#define EVS_MAX_EVENTS	128
-#define EVS_MAX_SYSTEMS	16
+#define EVSRC_MAX_EVENTS	128
+#define EVSRC_MAX_SYSTEMS	16
 
-struct evs_event {
+struct evsrc_event {
 	char name[128];			/* "system:event" */
 	int id;				/* tracepoint id */
-	struct pdf_attr pattr;
+	struct pdformat_attr pattr;
 	bool may_skip;			/* from a glob or an optional spec */
 	bool skipped;			/* the kernel refused it: left out */
 	uint64_t *ids;			/* one per CPU */
 	size_t nr_ids;
 };
 
-struct evs_cpu {
+struct evsrc_cpu {
 	int cpu;
 	int ring_fd;			/* fd the ring is mapped on */
 	void *base;
 	size_t map_len;
 	size_t data_len;
 	struct pring ring;		/* walks base's data area */
-	struct tpe *q;			/* reorder queue, sorted by time */
+	struct tpevent *q;			/* reorder queue, sorted by time */
 	size_t q_head, q_len;
-	struct evs *owner;
+	struct evsrc *owner;
 };
 
-struct evs {
-	struct evs_opts opts;
+struct evsrc {
+	struct evsrc_opts opts;
 	struct tep_handle *tep;
-	struct tpd *tpd;
-	struct evs_event ev[EVS_MAX_EVENTS];
+	struct tpdecode *tpd;
+	struct evsrc_event ev[EVSRC_MAX_EVENTS];
 	size_t nr_ev;
 	size_t first_ok;		/* first event not skipped */
-	struct evs_cpu *cpus;
+	struct evsrc_cpu *cpus;
 	size_t nr_cpus;
 	int *fds;			/* nr_fds, -1 when not open */
 	size_t nr_fds;
 	struct pollfd *pfd;
-	struct evs_stats st;
+	struct evsrc_stats st;
 	uint64_t last_delivered_ns;
-	evs_raw_cb raw_cb;
+	evsrc_raw_cb raw_cb;
 	void *raw_arg;
 	uint8_t *tmp;			/* bounce buffer of every ring (pring) */
 	char note[1024];		/* events left out */
@@ -69,7 +69,7 @@ struct evs {
 	char err[512];
 };
 
-static void seterr(struct evs *s, const char *fmt, ...)
+static void seterr(struct evsrc *s, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -77,17 +77,17 @@ static void seterr(struct evs *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-const char *evs_strerror(const struct evs *s)
+const char *evsrc_strerror(const struct evsrc *s)
 {
 	return s ? s->err : "out of memory";
 }
 
-const struct evs_stats *evs_stats(const struct evs *s)
+const struct evsrc_stats *evsrc_stats(const struct evsrc *s)
 {
 	return &s->st;
 }
 
-uint64_t evs_lost_cpu(const struct evs *s, unsigned cpu)
+uint64_t evsrc_lost_cpu(const struct evsrc *s, unsigned cpu)
 {
 	for (size_t i = 0; i < s->nr_cpus; i++)
 		if (s->cpus[i].cpu == (int)cpu)
@@ -95,22 +95,22 @@ uint64_t evs_lost_cpu(const struct evs *s, unsigned cpu)
 	return 0;
 }
 
-size_t evs_nr_events(const struct evs *s)
+size_t evsrc_nr_events(const struct evsrc *s)
 {
 	return s->nr_ev;
 }
 
-const char *evs_event_name(const struct evs *s, size_t idx)
+const char *evsrc_event_name(const struct evsrc *s, size_t idx)
 {
 	return idx < s->nr_ev ? s->ev[idx].name : NULL;
 }
 
-int evs_event_id(const struct evs *s, size_t idx)
+int evsrc_event_id(const struct evsrc *s, size_t idx)
 {
 	return idx < s->nr_ev ? s->ev[idx].id : -1;
 }
 
-void evs_tp_attr(int id, struct pdf_attr *p)
+void evsrc_tp_attr(int id, struct pdformat_attr *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->type = PERF_TYPE_TRACEPOINT;
@@ -119,17 +119,17 @@ void evs_tp_attr(int id, struct pdf_attr *p)
 	p->sample_period = 1;
 	p->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
-	p->flags = (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL) |
-		   (1ULL << PDF_ATTR_FLAG_USE_CLOCKID) | (1ULL << PDF_ATTR_FLAG_DISABLED);
+	p->flags = (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL) |
+		   (1ULL << PDFORMAT_ATTR_FLAG_USE_CLOCKID) | (1ULL << PDFORMAT_ATTR_FLAG_DISABLED);
 	p->clockid = CLOCK_MONOTONIC;
 }
 
-const struct pdf_attr *evs_event_attr(const struct evs *s, size_t idx)
+const struct pdformat_attr *evsrc_event_attr(const struct evsrc *s, size_t idx)
 {
 	return idx < s->nr_ev ? &s->ev[idx].pattr : NULL;
 }
 
-size_t evs_event_ids(const struct evs *s, size_t idx, const uint64_t **ids)
+size_t evsrc_event_ids(const struct evsrc *s, size_t idx, const uint64_t **ids)
 {
 	if (idx >= s->nr_ev) {
 		*ids = NULL;
@@ -139,18 +139,18 @@ size_t evs_event_ids(const struct evs *s, size_t idx, const uint64_t **ids)
 	return s->ev[idx].nr_ids;
 }
 
-struct tep_handle *evs_tep(const struct evs *s)
+struct tep_handle *evsrc_tep(const struct evsrc *s)
 {
 	return s->tep;
 }
 
-void evs_set_raw_cb(struct evs *s, evs_raw_cb cb, void *arg)
+void evsrc_set_raw_cb(struct evsrc *s, evsrc_raw_cb cb, void *arg)
 {
 	s->raw_cb = cb;
 	s->raw_arg = arg;
 }
 
-void evs_close(struct evs *s)
+void evsrc_close(struct evsrc *s)
 {
 	if (!s)
 		return;
@@ -171,7 +171,7 @@ void evs_close(struct evs *s)
 	free(s->fds);
 	free(s->pfd);
 	free(s->tmp);
-	tpd_free(s->tpd);
+	tpdecode_free(s->tpd);
 	if (s->tep)
 		tep_free(s->tep);
 	free(s);
@@ -202,7 +202,7 @@ static int perf_open(struct perf_event_attr *a, int cpu)
 }
 
 /* Expand the specs against the tep into s->ev. */
-static int expand_events(struct evs *s, const char *const *events, size_t nr)
+static int expand_events(struct evsrc *s, const char *const *events, size_t nr)
 {
 	int nr_tep = tep_get_events_count(s->tep);
 	struct tep_event **all = tep_list_events(s->tep, TEP_EVENT_SORT_ID);
@@ -232,11 +232,11 @@ static int expand_events(struct evs *s, const char *const *events, size_t nr)
 			found++;
 			if (dup)
 				continue;
-			if (s->nr_ev == EVS_MAX_EVENTS) {
-				seterr(s, "too many events (at most %d)", EVS_MAX_EVENTS);
+			if (s->nr_ev == EVSRC_MAX_EVENTS) {
+				seterr(s, "too many events (at most %d)", EVSRC_MAX_EVENTS);
 				return -E2BIG;
 			}
-			struct evs_event *d = &s->ev[s->nr_ev++];
+			struct evsrc_event *d = &s->ev[s->nr_ev++];
 			snprintf(d->name, sizeof(d->name), "%s:%s", e->system, e->name);
 			d->id = e->id;
 			d->may_skip = optional || strpbrk(name, "*?[") != NULL;
@@ -254,18 +254,18 @@ static int expand_events(struct evs *s, const char *const *events, size_t nr)
 	return 0;
 }
 
-int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct ps_cpuset *cpus,
-	     const struct evs_opts *opts)
+int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const struct parse_cpuset *cpus,
+	     const struct evsrc_opts *opts)
 {
 	int err;
-	struct evs *s = calloc(1, sizeof(*s));
+	struct evsrc *s = calloc(1, sizeof(*s));
 	*sp = s;
 	if (!s)
 		return -ENOMEM;
 	if (opts)
 		s->opts = *opts;
 	if (!s->opts.ring_bytes)
-		s->opts.ring_bytes = EVS_DEFAULT_RING_BYTES;
+		s->opts.ring_bytes = EVSRC_DEFAULT_RING_BYTES;
 	if (!s->opts.queue_events)
 		s->opts.queue_events = 32768;
 	s->page = (size_t)sysconf(_SC_PAGESIZE);
@@ -274,8 +274,8 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 		return -ENOMEM;
 
 	/* Systems named by the specs: only those formats are parsed. */
-	const char *systems[EVS_MAX_SYSTEMS + 1];
-	char sysbuf[EVS_MAX_SYSTEMS][64];
+	const char *systems[EVSRC_MAX_SYSTEMS + 1];
+	char sysbuf[EVSRC_MAX_SYSTEMS][64];
 	size_t nsys = 0;
 	for (size_t i = 0; i < nr; i++) {
 		char sys[64], name[96];
@@ -289,7 +289,7 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 			have |= !strcmp(sysbuf[k], sys);
 		if (have)
 			continue;
-		if (nsys == EVS_MAX_SYSTEMS) {
+		if (nsys == EVSRC_MAX_SYSTEMS) {
 			seterr(s, "too many tracepoint systems");
 			return -E2BIG;
 		}
@@ -303,7 +303,7 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 	if (!s->tep) {
 		err = errno ? -errno : -ENOENT;
 		char hint[384];
-		ph_tracepoints(hint, sizeof(hint), tracefs_tracing_dir());
+		privhint_tracepoints(hint, sizeof(hint), tracefs_tracing_dir());
 		seterr(s, "cannot read the tracepoint formats from tracefs (%s): %s%s%s",
 		       tracefs_tracing_dir() ?: "not mounted", strerror(-err), hint[0] ? "; " : "",
 		       hint[0] ? hint : !tracefs_tracing_dir() ?
@@ -313,13 +313,13 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 	err = expand_events(s, events, nr);
 	if (err < 0)
 		return err;
-	s->tpd = tpd_new(s->tep);
+	s->tpd = tpdecode_new(s->tep);
 	if (!s->tpd) {
 		seterr(s, "out of memory");
 		return -ENOMEM;
 	}
 
-	s->nr_cpus = ps_cpuset_count(cpus);
+	s->nr_cpus = parse_cpuset_count(cpus);
 	if (!s->nr_cpus) {
 		seterr(s, "empty CPU set");
 		return -EINVAL;
@@ -342,7 +342,7 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 	 * _entry/_exit pair is kept or left out together (half a pair would
 	 * leave windows open). */
 	unsigned first_cpu = 0;
-	while (first_cpu < PS_MAX_CPUS && !ps_cpuset_has(cpus, first_cpu))
+	while (first_cpu < PARSE_MAX_CPUS && !parse_cpuset_has(cpus, first_cpu))
 		first_cpu++;
 	for (size_t i = 0; i < s->nr_ev; i++) {
 		if (!s->ev[i].may_skip)
@@ -389,14 +389,14 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 	while (pages * s->page < s->opts.ring_bytes && pages < (1u << 20))
 		pages <<= 1;
 	size_t ci = 0;
-	for (unsigned cpu = 0; cpu < PS_MAX_CPUS && ci < s->nr_cpus; cpu++) {
-		if (!ps_cpuset_has(cpus, cpu))
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS && ci < s->nr_cpus; cpu++) {
+		if (!parse_cpuset_has(cpus, cpu))
 			continue;
-		struct evs_cpu *c = &s->cpus[ci];
+		struct evsrc_cpu *c = &s->cpus[ci];
 		c->cpu = (int)cpu;
 		c->owner = s;
 		c->ring_fd = -1;
-		c->q = malloc(s->opts.queue_events * sizeof(struct tpe));
+		c->q = malloc(s->opts.queue_events * sizeof(struct tpevent));
 		if (!c->q)
 			return -ENOMEM;
 		for (size_t i = 0; i < s->nr_ev; i++) {
@@ -428,7 +428,7 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 			if (fd < 0) {
 				char hint[384] = "";
 				if (fd == -EACCES || fd == -EPERM)
-					ph_tracepoints(hint, sizeof(hint), tracefs_tracing_dir());
+					privhint_tracepoints(hint, sizeof(hint), tracefs_tracing_dir());
 				seterr(s, "perf_event_open(%s, cpu %u): %s%s%s", s->ev[i].name, cpu,
 				       strerror(-fd), hint[0] ? "; " : "", hint);
 				return fd;
@@ -442,11 +442,11 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 			}
 			s->ev[i].ids[s->ev[i].nr_ids++] = id;
 			/* Host-order copy of the attr for the sample parser/recorder. */
-			evs_tp_attr(s->ev[i].id, &s->ev[i].pattr);
+			evsrc_tp_attr(s->ev[i].id, &s->ev[i].pattr);
 			if (tracker)	/* the same event leads every CPU's group */
-				s->ev[i].pattr.flags |= (1ULL << PDF_ATTR_FLAG_COMM) |
-							(1ULL << PDF_ATTR_FLAG_TASK) |
-							(1ULL << PDF_ATTR_FLAG_COMM_EXEC);
+				s->ev[i].pattr.flags |= (1ULL << PDFORMAT_ATTR_FLAG_COMM) |
+							(1ULL << PDFORMAT_ATTR_FLAG_TASK) |
+							(1ULL << PDFORMAT_ATTR_FLAG_COMM_EXEC);
 			if (c->ring_fd < 0) {
 				c->ring_fd = fd;
 				c->data_len = pages * s->page;
@@ -493,12 +493,12 @@ int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct
 	return 0;
 }
 
-const char *evs_note(const struct evs *s)
+const char *evsrc_note(const struct evsrc *s)
 {
 	return s->note;
 }
 
-static int ioctl_all(struct evs *s, unsigned long req)
+static int ioctl_all(struct evsrc *s, unsigned long req)
 {
 	for (size_t i = 0; i < s->nr_cpus; i++)
 		if (s->cpus[i].ring_fd >= 0 && ioctl(s->cpus[i].ring_fd, req, PERF_IOC_FLAG_GROUP) < 0) {
@@ -509,23 +509,23 @@ static int ioctl_all(struct evs *s, unsigned long req)
 	return 0;
 }
 
-int evs_enable(struct evs *s)
+int evsrc_enable(struct evsrc *s)
 {
 	return ioctl_all(s, PERF_EVENT_IOC_ENABLE);
 }
 
-int evs_disable(struct evs *s)
+int evsrc_disable(struct evsrc *s)
 {
 	return ioctl_all(s, PERF_EVENT_IOC_DISABLE);
 }
 
-int evs_poll(struct evs *s, int timeout_ms)
+int evsrc_poll(struct evsrc *s, int timeout_ms)
 {
 	int r = poll(s->pfd, s->nr_cpus, timeout_ms);
 	return r < 0 ? -errno : r;
 }
 
-static int event_idx(const struct evs *s, int id)
+static int event_idx(const struct evsrc *s, int id)
 {
 	for (size_t i = 0; i < s->nr_ev; i++)
 		if (s->ev[i].id == id)
@@ -533,18 +533,18 @@ static int event_idx(const struct evs *s, int id)
 	return -1;
 }
 
-static bool q_full(const struct evs *s, const struct evs_cpu *c)
+static bool q_full(const struct evsrc *s, const struct evsrc_cpu *c)
 {
 	return c->q_len == s->opts.queue_events;
 }
 
-static struct tpe *q_at(const struct evs *s, struct evs_cpu *c, size_t i)
+static struct tpevent *q_at(const struct evsrc *s, struct evsrc_cpu *c, size_t i)
 {
 	return &c->q[(c->q_head + i) % s->opts.queue_events];
 }
 
 /* Insert keeping the queue sorted (records are nearly sorted already). */
-static void q_insert(struct evs *s, struct evs_cpu *c, const struct tpe *e)
+static void q_insert(struct evsrc *s, struct evsrc_cpu *c, const struct tpevent *e)
 {
 	size_t pos = c->q_len;
 	size_t steps = 0;
@@ -565,8 +565,8 @@ static void q_insert(struct evs *s, struct evs_cpu *c, const struct tpe *e)
 /* One ring record (pring_cb): PERF_RECORD_LOST is counted by the walker. */
 static int handle_record(void *arg, const struct perf_event_header *h, const uint8_t *rec)
 {
-	struct evs_cpu *c = arg;
-	struct evs *s = c->owner;
+	struct evsrc_cpu *c = arg;
+	struct evsrc *s = c->owner;
 	size_t size = h->size;
 
 	if (q_full(s, c))
@@ -584,8 +584,8 @@ static int handle_record(void *arg, const struct perf_event_header *h, const uin
 	if (h->type != PERF_RECORD_SAMPLE)
 		return 0;
 	s->st.samples++;
-	struct pdr_sample smp;
-	if (pdr_parse_sample(&s->ev[s->first_ok].pattr, false, rec, size, false, &smp) < 0 || smp.raw_size < 2) {
+	struct pdread_sample smp;
+	if (pdread_parse_sample(&s->ev[s->first_ok].pattr, false, rec, size, false, &smp) < 0 || smp.raw_size < 2) {
 		s->st.undecoded++;
 		return 0;
 	}
@@ -594,9 +594,9 @@ static int handle_record(void *arg, const struct perf_event_header *h, const uin
 	int idx = event_idx(s, type);
 	if (s->raw_cb)
 		s->raw_cb(s->raw_arg, c->cpu, idx, rec, size);
-	struct tpe e;
+	struct tpevent e;
 	memset(&e, 0, sizeof(e));
-	if (idx < 0 || tpd_decode(s->tpd, type, smp.raw, smp.raw_size, &e) < 0) {
+	if (idx < 0 || tpdecode_decode(s->tpd, type, smp.raw, smp.raw_size, &e) < 0) {
 		s->st.undecoded++;
 		return 0;
 	}
@@ -611,13 +611,13 @@ static int handle_record(void *arg, const struct perf_event_header *h, const uin
 /* Drain every ring until empty or its queue is full, then total the rings'
  * counters (lost events, corrupt data) into s->st.  Returns whether a ring
  * has records left. */
-static bool drain_all(struct evs *s)
+static bool drain_all(struct evsrc *s)
 {
 	struct pring_stats tot = { 0 };
 	bool pending = false;
 
 	for (size_t i = 0; i < s->nr_cpus; i++) {
-		struct evs_cpu *c = &s->cpus[i];
+		struct evsrc_cpu *c = &s->cpus[i];
 		pending |= pring_walk(&c->ring, handle_record, c) == PRING_STOPPED;
 		pring_stats_add(&tot, &c->ring.st);
 	}
@@ -629,9 +629,9 @@ static bool drain_all(struct evs *s)
 }
 
 /* Pop the head of c's queue, count it and hand it to cb. */
-static int deliver_head(struct evs *s, struct evs_cpu *c, evs_cb cb, void *arg)
+static int deliver_head(struct evsrc *s, struct evsrc_cpu *c, evsrc_cb cb, void *arg)
 {
-	struct tpe *e = q_at(s, c, 0);
+	struct tpevent *e = q_at(s, c, 0);
 
 	if (e->time_ns < s->last_delivered_ns)
 		s->st.out_of_order++;
@@ -644,12 +644,12 @@ static int deliver_head(struct evs *s, struct evs_cpu *c, evs_cb cb, void *arg)
 }
 
 /* Deliver in time order everything <= until; force: also the oldest of full queues. */
-static int deliver(struct evs *s, uint64_t until_ns, evs_cb cb, void *arg, bool force)
+static int deliver(struct evsrc *s, uint64_t until_ns, evsrc_cb cb, void *arg, bool force)
 {
 	for (;;) {
-		struct evs_cpu *best = NULL;
+		struct evsrc_cpu *best = NULL;
 		for (size_t i = 0; i < s->nr_cpus; i++) {
-			struct evs_cpu *c = &s->cpus[i];
+			struct evsrc_cpu *c = &s->cpus[i];
 			if (!c->q_len)
 				continue;
 			if (!best || q_at(s, c, 0)->time_ns < q_at(s, best, 0)->time_ns)
@@ -657,7 +657,7 @@ static int deliver(struct evs *s, uint64_t until_ns, evs_cb cb, void *arg, bool 
 		}
 		if (!best)
 			return 0;
-		struct tpe *e = q_at(s, best, 0);
+		struct tpevent *e = q_at(s, best, 0);
 		if (e->time_ns > until_ns) {
 			if (!force || !q_full(s, best))
 				return 0;
@@ -677,7 +677,7 @@ static int deliver(struct evs *s, uint64_t until_ns, evs_cb cb, void *arg, bool 
 	}
 }
 
-int evs_read(struct evs *s, uint64_t until_ns, evs_cb cb, void *arg)
+int evsrc_read(struct evsrc *s, uint64_t until_ns, evsrc_cb cb, void *arg)
 {
 	for (int round = 0; round < 1000; round++) {
 		bool pending = drain_all(s);

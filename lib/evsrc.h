@@ -1,28 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * evsrc.h - live tracepoint source: perf_event_open on tracepoints, one ring
- * per CPU, samples decoded into struct tpe and delivered in time order
+ * per CPU, samples decoded into struct tpevent and delivered in time order
  * across CPUs.
  *
- * Prefix: evs_.
+ * Prefix: evsrc_.
  *
  *	const char *ev[] = { "sched:sched_switch", "irq_vectors:*_entry", "?nmi:nmi_handler" };
- *	struct evs *s;
- *	if (evs_open(&s, ev, 3, &cpus, NULL) < 0) { puts(evs_strerror(s)); evs_close(s); }
- *	evs_enable(s);
+ *	struct evsrc *s;
+ *	if (evsrc_open(&s, ev, 3, &cpus, NULL) < 0) { puts(evsrc_strerror(s)); evsrc_close(s); }
+ *	evsrc_enable(s);
  *	while (running) {
- *		evs_poll(s, 100);
- *		evs_read(s, now_ns - 2000000, on_event, arg);	// older than 2 ms
+ *		evsrc_poll(s, 100);
+ *		evsrc_read(s, now_ns - 2000000, on_event, arg);	// older than 2 ms
  *	}
- *	evs_read(s, UINT64_MAX, on_event, arg);			// the rest
- *	evs_close(s);
+ *	evsrc_read(s, UINT64_MAX, on_event, arg);			// the rest
+ *	evsrc_close(s);
  *
  * Event names are "system:event"; the event part may be a glob ("*_entry").
  * A leading '?' marks an optional event (ignored when the kernel lacks it).
  * Formats and ids come from tracefs through libtracefs (only the systems
  * named are parsed).  Timestamps are CLOCK_MONOTONIC (use_clockid).
  * The rings are read by pring (pring.h): every PERF_RECORD_LOST is counted,
- * and corrupt ring data is counted and skipped (evs_stats).  Memory is bounded: the
+ * and corrupt ring data is counted and skipped (evsrc_stats).  Memory is bounded: the
  * rings (ring_bytes per CPU) and a fixed per-CPU reorder queue; nothing is
  * allocated per sample.
  */
@@ -37,18 +37,18 @@
 #include "pdformat.h"
 #include "tpevent.h"
 
-#define EVS_DEFAULT_RING_BYTES (8u << 20)
+#define EVSRC_DEFAULT_RING_BYTES (8u << 20)
 
-struct evs_opts {
+struct evsrc_opts {
 	size_t ring_bytes;		/* data area per CPU, rounded up to 2^n pages;
-					 * 0 = EVS_DEFAULT_RING_BYTES */
+					 * 0 = EVSRC_DEFAULT_RING_BYTES */
 	size_t queue_events;		/* reorder queue per CPU; 0 = 32768 */
 	bool track_tasks;		/* for recordings: the first event of each CPU
 					 * also reports task names and lives (COMM, FORK,
 					 * EXIT records, given to the raw callback only) */
 };
 
-struct evs_stats {
+struct evsrc_stats {
 	uint64_t samples;		/* samples read from the rings */
 	uint64_t delivered;		/* events passed to the callback */
 	uint64_t lost;			/* events the kernel dropped (PERF_RECORD_LOST) */
@@ -60,14 +60,14 @@ struct evs_stats {
 	uint64_t out_of_order;		/* events older than one already delivered */
 };
 
-struct evs;
+struct evsrc;
 struct tep_handle;
 
 /*
  * Called for each event in time order.  Return 0 to go on, non-zero to stop
- * evs_read() (which then returns that value).
+ * evsrc_read() (which then returns that value).
  */
-typedef int (*evs_cb)(void *arg, const struct tpe *ev);
+typedef int (*evsrc_cb)(void *arg, const struct tpevent *ev);
 
 /*
  * Called for every record read from a ring, before decoding and in ring
@@ -75,56 +75,56 @@ typedef int (*evs_cb)(void *arg, const struct tpe *ev);
  * FORK or EXIT record of opts.track_tasks, 0 for LOST), rec the whole
  * record, host order.
  */
-typedef void (*evs_raw_cb)(void *arg, int cpu, int event_idx, const uint8_t *rec, size_t size);
+typedef void (*evsrc_raw_cb)(void *arg, int cpu, int event_idx, const uint8_t *rec, size_t size);
 
 /*
- * evs_open - open events on every CPU of cpus.  On success *sp is a source
- * with the events disabled; the caller frees it with evs_close().  On failure
+ * evsrc_open - open events on every CPU of cpus.  On success *sp is a source
+ * with the events disabled; the caller frees it with evsrc_close().  On failure
  * returns a negative errno (-ENOENT unknown event, -EACCES/-EPERM no
- * permission, -EMFILE...) and, when *sp is not NULL, evs_strerror(*sp) says
- * what failed; free it with evs_close() as well.
+ * permission, -EMFILE...) and, when *sp is not NULL, evsrc_strerror(*sp) says
+ * what failed; free it with evsrc_close() as well.
  */
-int evs_open(struct evs **sp, const char *const *events, size_t nr, const struct ps_cpuset *cpus,
-	     const struct evs_opts *opts);
-void evs_close(struct evs *s);
-const char *evs_strerror(const struct evs *s);
+int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const struct parse_cpuset *cpus,
+	     const struct evsrc_opts *opts);
+void evsrc_close(struct evsrc *s);
+const char *evsrc_strerror(const struct evsrc *s);
 
-int evs_enable(struct evs *s);
-int evs_disable(struct evs *s);
+int evsrc_enable(struct evsrc *s);
+int evsrc_disable(struct evsrc *s);
 
 /* Wait up to timeout_ms for a ring to pass its wake-up mark.  Returns the
  * number of ready rings, 0 on timeout, or a negative errno (-EINTR). */
-int evs_poll(struct evs *s, int timeout_ms);
+int evsrc_poll(struct evsrc *s, int timeout_ms);
 
 /*
- * evs_read - drain every ring, then deliver, in time order, the queued
+ * evsrc_read - drain every ring, then deliver, in time order, the queued
  * events with time_ns <= until_ns (UINT64_MAX: all).  Returns 0, the
  * callback's non-zero value, or a negative errno.
  */
-int evs_read(struct evs *s, uint64_t until_ns, evs_cb cb, void *arg);
+int evsrc_read(struct evsrc *s, uint64_t until_ns, evsrc_cb cb, void *arg);
 
 /* Install a raw-record callback (NULL to remove). */
-void evs_set_raw_cb(struct evs *s, evs_raw_cb cb, void *arg);
+void evsrc_set_raw_cb(struct evsrc *s, evsrc_raw_cb cb, void *arg);
 
-const struct evs_stats *evs_stats(const struct evs *s);
+const struct evsrc_stats *evsrc_stats(const struct evsrc *s);
 /* Events of a glob or optional spec that the kernel refused and that were
  * left out ("irq_vectors:irq_work_entry (Operation not permitted), ..."),
  * "" if none.  Owned by the source. */
-const char *evs_note(const struct evs *s);
+const char *evsrc_note(const struct evsrc *s);
 /* Events lost on one CPU. */
-uint64_t evs_lost_cpu(const struct evs *s, unsigned cpu);
+uint64_t evsrc_lost_cpu(const struct evsrc *s, unsigned cpu);
 
 /* The opened events (after glob expansion): count, name "sys:event", tep id,
  * perf attr (host order), and the sample ids of each (one per CPU). */
-size_t evs_nr_events(const struct evs *s);
-const char *evs_event_name(const struct evs *s, size_t idx);
-int evs_event_id(const struct evs *s, size_t idx);
-const struct pdf_attr *evs_event_attr(const struct evs *s, size_t idx);
-size_t evs_event_ids(const struct evs *s, size_t idx, const uint64_t **ids);
+size_t evsrc_nr_events(const struct evsrc *s);
+const char *evsrc_event_name(const struct evsrc *s, size_t idx);
+int evsrc_event_id(const struct evsrc *s, size_t idx);
+const struct pdformat_attr *evsrc_event_attr(const struct evsrc *s, size_t idx);
+size_t evsrc_event_ids(const struct evsrc *s, size_t idx, const uint64_t **ids);
 /* The perf attr (host order) of tracepoint id as the source opens it and a
  * recording declares it: fills *p. */
-void evs_tp_attr(int id, struct pdf_attr *p);
+void evsrc_tp_attr(int id, struct pdformat_attr *p);
 /* The tracepoint formats (owned by the source). */
-struct tep_handle *evs_tep(const struct evs *s);
+struct tep_handle *evsrc_tep(const struct evsrc *s);
 
 #endif

@@ -24,25 +24,25 @@
 #include "idlecheck.h"
 #include "pring.h"
 
-#define IDC_RING_PAGES 16u		/* 64 KiB with 4 KiB pages: > 2000 samples */
-#define IDC_MIN_IRQS 10u
+#define IDLECHECK_RING_PAGES 16u		/* 64 KiB with 4 KiB pages: > 2000 samples */
+#define IDLECHECK_MIN_IRQS 10u
 
-const char *idc_verdict_name(enum idc_verdict v)
+const char *idlecheck_verdict_name(enum idlecheck_verdict v)
 {
 	switch (v) {
-	case IDC_OK:
+	case IDLECHECK_OK:
 		return "ok";
-	case IDC_DROPS:
+	case IDLECHECK_DROPS:
 		return "drops";
 	default:
 		return "unknown";
 	}
 }
 
-bool idc_any_drops(const struct idc_cpu_result *r, size_t n)
+bool idlecheck_any_drops(const struct idlecheck_cpu_result *r, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (r[i].verdict == IDC_DROPS)
+		if (r[i].verdict == IDLECHECK_DROPS)
 			return true;
 	return false;
 }
@@ -173,17 +173,17 @@ struct probe {
 
 static int count_sample(void *arg, const struct perf_event_header *h, const uint8_t *rec)
 {
-	struct idc_cpu_result *r = arg;
+	struct idlecheck_cpu_result *r = arg;
 	if (h->type == PERF_RECORD_SAMPLE)
 		r->samples++;
 	return 0;
 }
 
 /* Count the ring's samples, lost events and corrupt bytes into r. */
-static int count_ring(const struct probe *p, size_t page, struct idc_cpu_result *r)
+static int count_ring(const struct probe *p, size_t page, struct idlecheck_cpu_result *r)
 {
 	struct pring ring;
-	int err = pring_init(&ring, p->base, page, IDC_RING_PAGES * page, NULL);
+	int err = pring_init(&ring, p->base, page, IDLECHECK_RING_PAGES * page, NULL);
 	if (!err)
 		pring_walk(&ring, count_sample, r);
 	r->lost += ring.st.lost;
@@ -192,8 +192,8 @@ static int count_ring(const struct probe *p, size_t page, struct idc_cpu_result 
 	return err;
 }
 
-int idc_check(const struct ps_cpuset *cpus, const struct idc_opts *opts,
-	      struct idc_cpu_result *out, size_t out_len, size_t *nr_out)
+int idlecheck_check(const struct parse_cpuset *cpus, const struct idlecheck_opts *opts,
+	      struct idlecheck_cpu_result *out, size_t out_len, size_t *nr_out)
 {
 	const char *tpname = opts && opts->tracepoint ? opts->tracepoint
 						      : "irq_vectors:local_timer_entry";
@@ -215,19 +215,19 @@ int idc_check(const struct ps_cpuset *cpus, const struct idc_opts *opts,
 	err = tp_id(tpname, &id);
 	if (err)
 		return err;
-	before = calloc(PS_MAX_CPUS, sizeof(*before));
-	after = calloc(PS_MAX_CPUS, sizeof(*after));
+	before = calloc(PARSE_MAX_CPUS, sizeof(*before));
+	after = calloc(PARSE_MAX_CPUS, sizeof(*after));
 	pr = calloc(out_len ? out_len : 1, sizeof(*pr));
 	sl = calloc(out_len ? out_len : 1, sizeof(*sl));
 	if (!before || !after || !pr || !sl) {
 		err = -ENOMEM;
 		goto out;
 	}
-	err = read_irq_line(label, before, PS_MAX_CPUS);
+	err = read_irq_line(label, before, PARSE_MAX_CPUS);
 	if (err)
 		goto out;
-	for (unsigned cpu = 0; cpu < PS_MAX_CPUS && n < out_len; cpu++) {
-		if (!ps_cpuset_has(cpus, cpu))
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS && n < out_len; cpu++) {
+		if (!parse_cpuset_has(cpus, cpu))
 			continue;
 		struct perf_event_attr a;
 		memset(&a, 0, sizeof(a));
@@ -247,7 +247,7 @@ int idc_check(const struct ps_cpuset *cpus, const struct idc_opts *opts,
 			goto out;
 		}
 		pr[n].fd = (int)fd;
-		pr[n].map_len = (IDC_RING_PAGES + 1) * page;
+		pr[n].map_len = (IDLECHECK_RING_PAGES + 1) * page;
 		pr[n++].base = NULL;
 		void *m = mmap(NULL, pr[n - 1].map_len, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
 		if (m == MAP_FAILED) {
@@ -272,7 +272,7 @@ int idc_check(const struct ps_cpuset *cpus, const struct idc_opts *opts,
 		struct timespec settle = { 0, 5000000 };
 		nanosleep(&settle, NULL);
 	}
-	read_irq_line(label, before, PS_MAX_CPUS);
+	read_irq_line(label, before, PARSE_MAX_CPUS);
 	for (size_t i = 0; i < n; i++)
 		ioctl(pr[i].fd, PERF_EVENT_IOC_ENABLE, 0);
 	{
@@ -283,10 +283,10 @@ int idc_check(const struct ps_cpuset *cpus, const struct idc_opts *opts,
 	}
 	for (size_t i = 0; i < n; i++)
 		ioctl(pr[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-	read_irq_line(label, after, PS_MAX_CPUS);
+	read_irq_line(label, after, PARSE_MAX_CPUS);
 	atomic_store(&stop, true);
 	for (size_t i = 0; i < n; i++) {
-		struct idc_cpu_result *r = &out[i];
+		struct idlecheck_cpu_result *r = &out[i];
 		uint64_t v = 0;
 		if (read(pr[i].fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
 			r->counted = v;
@@ -294,12 +294,12 @@ int idc_check(const struct ps_cpuset *cpus, const struct idc_opts *opts,
 		if (err)
 			goto join;
 		r->irqs = after[r->cpu] >= before[r->cpu] ? after[r->cpu] - before[r->cpu] : 0;
-		if (r->irqs < IDC_MIN_IRQS)
-			r->verdict = r->samples + r->lost >= IDC_MIN_IRQS ? IDC_OK : IDC_UNKNOWN;
+		if (r->irqs < IDLECHECK_MIN_IRQS)
+			r->verdict = r->samples + r->lost >= IDLECHECK_MIN_IRQS ? IDLECHECK_OK : IDLECHECK_UNKNOWN;
 		else if ((r->samples + r->lost) * 2 < r->irqs)
-			r->verdict = IDC_DROPS;
+			r->verdict = IDLECHECK_DROPS;
 		else
-			r->verdict = IDC_OK;
+			r->verdict = IDLECHECK_OK;
 	}
 	*nr_out = n;
 	err = 0;
@@ -323,23 +323,23 @@ out:
 
 /* ---- keep-busy spinners ------------------------------------------------ */
 
-struct idc_spinner {
+struct idlecheck_spinner {
 	pthread_t th;
 	unsigned cpu;
-	struct idc_spin *owner;
+	struct idlecheck_spin *owner;
 	bool started;
 	atomic_bool running;
 };
 
-struct idc_spin {
+struct idlecheck_spin {
 	atomic_bool stop;
 	unsigned nr;
-	struct idc_spinner t[];
+	struct idlecheck_spinner t[];
 };
 
 static void *spin_main(void *arg)
 {
-	struct idc_spinner *t = arg;
+	struct idlecheck_spinner *t = arg;
 	cpu_set_t set;
 	struct sched_param sp = { .sched_priority = 0 };
 	CPU_ZERO(&set);
@@ -355,35 +355,35 @@ static void *spin_main(void *arg)
 	return NULL;
 }
 
-int idc_spin_start(struct idc_spin **out, const struct ps_cpuset *cpus)
+int idlecheck_spin_start(struct idlecheck_spin **out, const struct parse_cpuset *cpus)
 {
-	unsigned n = ps_cpuset_count(cpus);
+	unsigned n = parse_cpuset_count(cpus);
 	*out = NULL;
 	if (!n)
 		return -EINVAL;
-	struct idc_spin *s = calloc(1, sizeof(*s) + n * sizeof(s->t[0]));
+	struct idlecheck_spin *s = calloc(1, sizeof(*s) + n * sizeof(s->t[0]));
 	if (!s)
 		return -ENOMEM;
 	atomic_init(&s->stop, false);
 	unsigned k = 0;
-	for (unsigned cpu = 0; cpu < PS_MAX_CPUS && k < n; cpu++) {
-		if (!ps_cpuset_has(cpus, cpu))
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS && k < n; cpu++) {
+		if (!parse_cpuset_has(cpus, cpu))
 			continue;
-		struct idc_spinner *t = &s->t[k++];
+		struct idlecheck_spinner *t = &s->t[k++];
 		t->cpu = cpu;
 		t->owner = s;
 		atomic_init(&t->running, false);
 		int e = pthread_create(&t->th, NULL, spin_main, t);
 		if (e) {
 			s->nr = k;
-			idc_spin_stop(s);
+			idlecheck_spin_stop(s);
 			return -e;
 		}
 		t->started = true;
 	}
 	s->nr = k;
 	/* wait (bounded) until the threads run, so the caller measures with them */
-	for (int i = 0; i < 200 && idc_spin_nr_running(s) < k; i++) {
+	for (int i = 0; i < 200 && idlecheck_spin_nr_running(s) < k; i++) {
 		struct timespec ts = { 0, 1000000 };
 		nanosleep(&ts, NULL);
 	}
@@ -391,7 +391,7 @@ int idc_spin_start(struct idc_spin **out, const struct ps_cpuset *cpus)
 	return 0;
 }
 
-unsigned idc_spin_nr_running(const struct idc_spin *s)
+unsigned idlecheck_spin_nr_running(const struct idlecheck_spin *s)
 {
 	unsigned n = 0;
 	for (unsigned i = 0; s && i < s->nr; i++)
@@ -399,7 +399,7 @@ unsigned idc_spin_nr_running(const struct idc_spin *s)
 	return n;
 }
 
-void idc_spin_stop(struct idc_spin *s)
+void idlecheck_spin_stop(struct idlecheck_spin *s)
 {
 	if (!s)
 		return;
@@ -410,7 +410,7 @@ void idc_spin_stop(struct idc_spin *s)
 	free(s);
 }
 
-int idc_pm_qos_hold(int32_t latency_us)
+int idlecheck_pm_qos_hold(int32_t latency_us)
 {
 	int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -3,18 +3,18 @@
  * idlecheck.h - detect kernels that drop perf tracepoint samples of
  * interrupts arriving on an idle CPU, and keep CPUs out of idle.
  *
- * Prefix: idc_.
+ * Prefix: idlecheck_.
  *
  * Some guests (seen on KVM with the haltpoll cpuidle driver) deliver no
  * perf_event sample for a tracepoint that fires in an interrupt taken while
  * the CPU was idle, although ftrace and /proc/interrupts see the interrupt.
  * A live collector then misses most wakeups and timer expiries on idle CPUs.
  *
- * idc_check() measures it: per CPU it samples a per-interrupt tracepoint
+ * idlecheck_check() measures it: per CPU it samples a per-interrupt tracepoint
  * (irq_vectors:local_timer_entry by default) for a short window while a
  * pinned thread sleeps in 1 ms steps on that CPU (so the CPU idles between
  * timer interrupts), and compares the samples with the CPU's column of the
- * matching /proc/interrupts line (LOC).  idc_spin_start() is the cure: one
+ * matching /proc/interrupts line (LOC).  idlecheck_spin_start() is the cure: one
  * SCHED_IDLE thread per CPU that spins, so the CPU never enters idle; a
  * SCHED_IDLE thread runs only when nothing else wants the CPU, so it never
  * delays SCHED_OTHER or real-time work (beyond a context switch).
@@ -30,67 +30,67 @@
 
 #include "parse.h"
 
-enum idc_verdict {
-	IDC_UNKNOWN,			/* too few interrupts to tell (CPU busy or tickless) */
-	IDC_OK,				/* perf saw (nearly) every interrupt */
-	IDC_DROPS,			/* perf saw less than half of them */
+enum idlecheck_verdict {
+	IDLECHECK_UNKNOWN,			/* too few interrupts to tell (CPU busy or tickless) */
+	IDLECHECK_OK,				/* perf saw (nearly) every interrupt */
+	IDLECHECK_DROPS,			/* perf saw less than half of them */
 };
 
-struct idc_opts {
+struct idlecheck_opts {
 	const char *tracepoint;		/* "system:event"; NULL = irq_vectors:local_timer_entry */
 	const char *irq_line;		/* /proc/interrupts label; NULL = "LOC" */
 	uint64_t window_ns;		/* 0 = 150 ms */
 	uint64_t sleep_ns;		/* period of the sleeping thread; 0 = 1 ms */
 };
 
-struct idc_cpu_result {
+struct idlecheck_cpu_result {
 	unsigned cpu;
 	uint64_t irqs;			/* /proc/interrupts delta over the window */
 	uint64_t samples;		/* perf samples of the tracepoint in the window */
 	uint64_t counted;		/* the event's counter value */
 	uint64_t lost;			/* samples the ring lost (PERF_RECORD_LOST) */
 	uint64_t corrupt_bytes;		/* ring bytes skipped as corrupt (pring.h) */
-	enum idc_verdict verdict;
+	enum idlecheck_verdict verdict;
 };
 
 /*
- * idc_check - run the self-test on every CPU of cpus at once.  Fills
+ * idlecheck_check - run the self-test on every CPU of cpus at once.  Fills
  * out[0..*nr_out) (in CPU order; at most out_len entries).  Returns 0,
  * -ENOENT when the tracepoint or the /proc/interrupts line does not exist,
  * -EACCES/-EPERM without permission for perf_event_open, or another negative
  * errno.  Takes about window_ns.
  */
-int idc_check(const struct ps_cpuset *cpus, const struct idc_opts *opts,
-	      struct idc_cpu_result *out, size_t out_len, size_t *nr_out);
+int idlecheck_check(const struct parse_cpuset *cpus, const struct idlecheck_opts *opts,
+	      struct idlecheck_cpu_result *out, size_t out_len, size_t *nr_out);
 
 /* Whether any CPU of the results shows the drop. */
-bool idc_any_drops(const struct idc_cpu_result *r, size_t n);
+bool idlecheck_any_drops(const struct idlecheck_cpu_result *r, size_t n);
 
 /* Verdict name: "ok", "drops", "unknown". */
-const char *idc_verdict_name(enum idc_verdict v);
+const char *idlecheck_verdict_name(enum idlecheck_verdict v);
 
-struct idc_spin;
+struct idlecheck_spin;
 
 /*
- * idc_spin_start - start one SCHED_IDLE spinning thread pinned on each CPU
+ * idlecheck_spin_start - start one SCHED_IDLE spinning thread pinned on each CPU
  * of cpus (named "latscope-busy").  Returns 0 and *out (stop and free with
- * idc_spin_stop()), -EINVAL for an empty set, or a negative errno (nothing is
+ * idlecheck_spin_stop()), -EINVAL for an empty set, or a negative errno (nothing is
  * left running then).
  */
-int idc_spin_start(struct idc_spin **out, const struct ps_cpuset *cpus);
+int idlecheck_spin_start(struct idlecheck_spin **out, const struct parse_cpuset *cpus);
 
 /* Number of spinner threads that run as SCHED_IDLE on their CPU. */
-unsigned idc_spin_nr_running(const struct idc_spin *s);
+unsigned idlecheck_spin_nr_running(const struct idlecheck_spin *s);
 
 /* Stop and join the threads and free s (NULL is fine). */
-void idc_spin_stop(struct idc_spin *s);
+void idlecheck_spin_stop(struct idlecheck_spin *s);
 
 /*
- * idc_pm_qos_hold - ask for at most latency_us of C-state exit latency on
+ * idlecheck_pm_qos_hold - ask for at most latency_us of C-state exit latency on
  * every CPU (/dev/cpu_dma_latency, as cyclictest does by default) for as long
  * as the returned fd stays open; the caller closes it.  Returns the fd or a
  * negative errno.
  */
-int idc_pm_qos_hold(int32_t latency_us);
+int idlecheck_pm_qos_hold(int32_t latency_us);
 
 #endif

@@ -6,45 +6,45 @@
 
 #include "latency.h"
 
-#define LAT_RT_PRIO 100		/* kernel prio < 100: RT task */
-#define LAT_WINDOW 8		/* probe window of the tables */
+#define LATENCY_RT_PRIO 100		/* kernel prio < 100: RT task */
+#define LATENCY_WINDOW 8		/* probe window of the tables */
 
 /* Per-pid state. */
-struct lat_pidv {
+struct latency_pidv {
 	uint64_t waking_ns;		/* pending sched_waking stamp, 0 = none */
 	uint64_t nrt_wake_ns;		/* all_tasks: pending non-RT wakeup, 0 = none */
 	int64_t timer_offset_ns;
 	bool timer_valid;		/* woken by a late timer, offset pending */
 };
 
-struct lat_slot {
+struct latency_slot {
 	bool used;
 	uint64_t key;
 	uint64_t last_ns;		/* last use, for eviction */
 	union {
-		struct lat_pidv p;
+		struct latency_pidv p;
 		int64_t expires_ns;
 	};
 };
 
-struct lat_tab {
-	struct lat_slot *s;
+struct latency_tab {
+	struct latency_slot *s;
 	uint32_t mask;
 	int bits;
 	uint64_t *evictions;
 };
 
-struct lat_task {
+struct latency_task {
 	int32_t pid, prio;
-	char comm[TPE_COMM_LEN];
+	char comm[TPEVENT_COMM_LEN];
 };
 
-struct lat_cpu {
+struct latency_cpu {
 	bool cur_known;
-	struct lat_task cur;
+	struct latency_task cur;
 	/* wakeup tracking */
 	bool trk;
-	struct lat_task trk_task;
+	struct latency_task trk_task;
 	uint64_t trk_ns;
 	bool sharedprio;
 	/* timer expire window */
@@ -55,82 +55,82 @@ struct lat_cpu {
 	/* preemptirq */
 	bool irqs_off, preempt_off, comb_off;
 	uint64_t irqs_ns, preempt_ns, comb_ns;
-	struct lhist *h[LAT_NR_TYPES];
-	struct lat_max max[LAT_NR_TYPES];
+	struct lhist *h[LATENCY_NR_TYPES];
+	struct latency_max max[LATENCY_NR_TYPES];
 };
 
-struct lat {
-	struct lat_cfg cfg;
-	struct lat_cpu *cpu;
-	struct lat_tab pids, timers;
-	struct lat_stats st;
-	lat_sample_fn obs;
+struct latency {
+	struct latency_cfg cfg;
+	struct latency_cpu *cpu;
+	struct latency_tab pids, timers;
+	struct latency_stats st;
+	latency_sample_fn obs;
 	void *obs_arg;
 };
 
-static const char *const lat_names[LAT_NR_TYPES] = {
-	[LAT_WAKEUP] = "wakeup",
-	[LAT_WAKEUP_SHAREDPRIO] = "wakeup/sharedprio",
-	[LAT_MISSED_TIMER] = "missed_timer_offsets",
-	[LAT_TIMERANDWAKEUP] = "timerandwakeup",
-	[LAT_IRQSOFF] = "irqsoff",
-	[LAT_PREEMPTOFF] = "preemptoff",
-	[LAT_PREEMPTIRQSOFF] = "preemptirqsoff",
+static const char *const latency_names[LATENCY_NR_TYPES] = {
+	[LATENCY_WAKEUP] = "wakeup",
+	[LATENCY_WAKEUP_SHAREDPRIO] = "wakeup/sharedprio",
+	[LATENCY_MISSED_TIMER] = "missed_timer_offsets",
+	[LATENCY_TIMERANDWAKEUP] = "timerandwakeup",
+	[LATENCY_IRQSOFF] = "irqsoff",
+	[LATENCY_PREEMPTOFF] = "preemptoff",
+	[LATENCY_PREEMPTIRQSOFF] = "preemptirqsoff",
 };
 
-const char *lat_type_name(enum lat_type t)
+const char *latency_type_name(enum latency_type t)
 {
-	return (unsigned)t < LAT_NR_TYPES ? lat_names[t] : NULL;
+	return (unsigned)t < LATENCY_NR_TYPES ? latency_names[t] : NULL;
 }
 
-bool lat_type_has_maxfile(enum lat_type t)
+bool latency_type_has_maxfile(enum latency_type t)
 {
-	return t == LAT_WAKEUP || t == LAT_WAKEUP_SHAREDPRIO || t == LAT_MISSED_TIMER ||
-	       t == LAT_TIMERANDWAKEUP;
+	return t == LATENCY_WAKEUP || t == LATENCY_WAKEUP_SHAREDPRIO || t == LATENCY_MISSED_TIMER ||
+	       t == LATENCY_TIMERANDWAKEUP;
 }
 
-bool lat_type_supported(enum lat_type t, const bool has[TPE_NR_KINDS])
+bool latency_type_supported(enum latency_type t, const bool has[TPEVENT_NR_KINDS])
 {
-	bool wake = has[TPE_SCHED_WAKEUP] || has[TPE_SCHED_WAKING] || has[TPE_SCHED_WAKEUP_NEW];
-	bool wk = wake && has[TPE_SCHED_SWITCH];
-	bool tm = wake && has[TPE_HRTIMER_START] && has[TPE_HRTIMER_EXPIRE_ENTRY] &&
-		  has[TPE_HRTIMER_EXPIRE_EXIT];
-	bool irq = has[TPE_IRQ_DISABLE] && has[TPE_IRQ_ENABLE];
-	bool pre = has[TPE_PREEMPT_DISABLE] && has[TPE_PREEMPT_ENABLE];
+	bool wake = has[TPEVENT_SCHED_WAKEUP] || has[TPEVENT_SCHED_WAKING] || has[TPEVENT_SCHED_WAKEUP_NEW];
+	bool wk = wake && has[TPEVENT_SCHED_SWITCH];
+	bool tm = wake && has[TPEVENT_HRTIMER_START] && has[TPEVENT_HRTIMER_EXPIRE_ENTRY] &&
+		  has[TPEVENT_HRTIMER_EXPIRE_EXIT];
+	bool irq = has[TPEVENT_IRQ_DISABLE] && has[TPEVENT_IRQ_ENABLE];
+	bool pre = has[TPEVENT_PREEMPT_DISABLE] && has[TPEVENT_PREEMPT_ENABLE];
 
 	switch (t) {
-	case LAT_WAKEUP:
-	case LAT_WAKEUP_SHAREDPRIO:
+	case LATENCY_WAKEUP:
+	case LATENCY_WAKEUP_SHAREDPRIO:
 		return wk;
-	case LAT_MISSED_TIMER:
+	case LATENCY_MISSED_TIMER:
 		return tm;
-	case LAT_TIMERANDWAKEUP:
+	case LATENCY_TIMERANDWAKEUP:
 		return tm && wk;
-	case LAT_IRQSOFF:
+	case LATENCY_IRQSOFF:
 		return irq;
-	case LAT_PREEMPTOFF:
+	case LATENCY_PREEMPTOFF:
 		return pre;
-	case LAT_PREEMPTIRQSOFF:
+	case LATENCY_PREEMPTIRQSOFF:
 		return irq || pre;
 	default:
 		return false;
 	}
 }
 
-void lat_cfg_default(struct lat_cfg *cfg, uint32_t nr_cpus)
+void latency_cfg_default(struct latency_cfg *cfg, uint32_t nr_cpus)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->nr_cpus = nr_cpus;
 	lhist_cfg_default(&cfg->hist);
-	cfg->pid_table = LAT_DEFAULT_TABLE;
-	cfg->timer_table = LAT_DEFAULT_TABLE;
+	cfg->pid_table = LATENCY_DEFAULT_TABLE;
+	cfg->timer_table = LATENCY_DEFAULT_TABLE;
 }
 
 /* ---- bounded open-addressing table ---- */
 
-static int tab_init(struct lat_tab *t, uint32_t want, uint64_t *evictions)
+static int tab_init(struct latency_tab *t, uint32_t want, uint64_t *evictions)
 {
-	uint32_t n = LAT_WINDOW;
+	uint32_t n = LATENCY_WINDOW;
 	int bits = 3;
 	while (n < want && n < (1u << 24)) {
 		n <<= 1;
@@ -145,16 +145,16 @@ static int tab_init(struct lat_tab *t, uint32_t want, uint64_t *evictions)
 	return 0;
 }
 
-static uint32_t tab_home(const struct lat_tab *t, uint64_t key)
+static uint32_t tab_home(const struct latency_tab *t, uint64_t key)
 {
 	return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - t->bits)) & t->mask;
 }
 
-static struct lat_slot *tab_find(struct lat_tab *t, uint64_t key)
+static struct latency_slot *tab_find(struct latency_tab *t, uint64_t key)
 {
 	uint32_t h = tab_home(t, key);
-	for (uint32_t i = 0; i < LAT_WINDOW; i++) {
-		struct lat_slot *s = &t->s[(h + i) & t->mask];
+	for (uint32_t i = 0; i < LATENCY_WINDOW; i++) {
+		struct latency_slot *s = &t->s[(h + i) & t->mask];
 		if (s->used && s->key == key)
 			return s;
 	}
@@ -163,12 +163,12 @@ static struct lat_slot *tab_find(struct lat_tab *t, uint64_t key)
 
 /* Find or insert key; a new slot is zeroed.  Never fails: evicts the least
  * recently used entry of the window when it is full. */
-static struct lat_slot *tab_get(struct lat_tab *t, uint64_t key, uint64_t now_ns)
+static struct latency_slot *tab_get(struct latency_tab *t, uint64_t key, uint64_t now_ns)
 {
 	uint32_t h = tab_home(t, key);
-	struct lat_slot *free_s = NULL, *old = NULL;
-	for (uint32_t i = 0; i < LAT_WINDOW; i++) {
-		struct lat_slot *s = &t->s[(h + i) & t->mask];
+	struct latency_slot *free_s = NULL, *old = NULL;
+	for (uint32_t i = 0; i < LATENCY_WINDOW; i++) {
+		struct latency_slot *s = &t->s[(h + i) & t->mask];
 		if (s->used && s->key == key) {
 			s->last_ns = now_ns;
 			return s;
@@ -189,7 +189,7 @@ static struct lat_slot *tab_get(struct lat_tab *t, uint64_t key, uint64_t now_ns
 	return free_s;
 }
 
-static void tab_del(struct lat_slot *s)
+static void tab_del(struct latency_slot *s)
 {
 	if (s)
 		s->used = false;
@@ -201,7 +201,7 @@ static uint64_t pid_key(int32_t pid)
 }
 
 /* Drop a pid slot that holds nothing pending. */
-static void pid_gc(struct lat_slot *s)
+static void pid_gc(struct latency_slot *s)
 {
 	if (s && !s->p.waking_ns && !s->p.nrt_wake_ns && !s->p.timer_valid)
 		tab_del(s);
@@ -209,14 +209,14 @@ static void pid_gc(struct lat_slot *s)
 
 /* ---- lifecycle ---- */
 
-int lat_new(struct lat **out, const struct lat_cfg *cfg)
+int latency_new(struct latency **out, const struct latency_cfg *cfg)
 {
-	struct lat *l;
+	struct latency *l;
 	struct lhist probe;
 	int err;
 
 	*out = NULL;
-	if (!cfg || cfg->nr_cpus == 0 || cfg->nr_cpus > LAT_MAX_CPUS)
+	if (!cfg || cfg->nr_cpus == 0 || cfg->nr_cpus > LATENCY_MAX_CPUS)
 		return -EINVAL;
 	err = lhist_init(&probe, &cfg->hist);	/* validate the geometry */
 	if (err)
@@ -228,24 +228,24 @@ int lat_new(struct lat **out, const struct lat_cfg *cfg)
 	l->cfg = *cfg;
 	l->cpu = calloc(cfg->nr_cpus, sizeof(*l->cpu));
 	if (!l->cpu ||
-	    tab_init(&l->pids, cfg->pid_table ? cfg->pid_table : LAT_DEFAULT_TABLE,
+	    tab_init(&l->pids, cfg->pid_table ? cfg->pid_table : LATENCY_DEFAULT_TABLE,
 		     &l->st.pid_evictions) < 0 ||
-	    tab_init(&l->timers, cfg->timer_table ? cfg->timer_table : LAT_DEFAULT_TABLE,
+	    tab_init(&l->timers, cfg->timer_table ? cfg->timer_table : LATENCY_DEFAULT_TABLE,
 		     &l->st.timer_evictions) < 0) {
-		lat_free(l);
+		latency_free(l);
 		return -ENOMEM;
 	}
 	*out = l;
 	return 0;
 }
 
-void lat_free(struct lat *l)
+void latency_free(struct latency *l)
 {
 	if (!l)
 		return;
 	if (l->cpu) {
 		for (uint32_t c = 0; c < l->cfg.nr_cpus; c++)
-			for (int t = 0; t < LAT_NR_TYPES; t++) {
+			for (int t = 0; t < LATENCY_NR_TYPES; t++) {
 				lhist_fini(l->cpu[c].h[t]);
 				free(l->cpu[c].h[t]);
 			}
@@ -256,48 +256,48 @@ void lat_free(struct lat *l)
 	free(l);
 }
 
-void lat_set_observer(struct lat *l, lat_sample_fn fn, void *arg)
+void latency_set_observer(struct latency *l, latency_sample_fn fn, void *arg)
 {
 	l->obs = fn;
 	l->obs_arg = arg;
 }
 
-void lat_reset(struct lat *l)
+void latency_reset(struct latency *l)
 {
 	for (uint32_t c = 0; c < l->cfg.nr_cpus; c++)
-		for (int t = 0; t < LAT_NR_TYPES; t++) {
+		for (int t = 0; t < LATENCY_NR_TYPES; t++) {
 			if (l->cpu[c].h[t])
 				lhist_reset(l->cpu[c].h[t]);
 			memset(&l->cpu[c].max[t], 0, sizeof(l->cpu[c].max[t]));
 		}
 }
 
-uint32_t lat_nr_cpus(const struct lat *l)
+uint32_t latency_nr_cpus(const struct latency *l)
 {
 	return l->cfg.nr_cpus;
 }
 
-const struct lat_cfg *lat_config(const struct lat *l)
+const struct latency_cfg *latency_config(const struct latency *l)
 {
 	return &l->cfg;
 }
 
-const struct lhist *lat_hist(const struct lat *l, enum lat_type t, uint32_t cpu)
+const struct lhist *latency_hist(const struct latency *l, enum latency_type t, uint32_t cpu)
 {
-	if ((unsigned)t >= LAT_NR_TYPES || cpu >= l->cfg.nr_cpus)
+	if ((unsigned)t >= LATENCY_NR_TYPES || cpu >= l->cfg.nr_cpus)
 		return NULL;
 	return l->cpu[cpu].h[t];
 }
 
-const struct lat_max *lat_max(const struct lat *l, enum lat_type t, uint32_t cpu)
+const struct latency_max *latency_max(const struct latency *l, enum latency_type t, uint32_t cpu)
 {
-	static const struct lat_max none;
-	if ((unsigned)t >= LAT_NR_TYPES || cpu >= l->cfg.nr_cpus)
+	static const struct latency_max none;
+	if ((unsigned)t >= LATENCY_NR_TYPES || cpu >= l->cfg.nr_cpus)
 		return &none;
 	return &l->cpu[cpu].max[t];
 }
 
-const struct lat_stats *lat_stats(const struct lat *l)
+const struct latency_stats *latency_stats(const struct latency *l)
 {
 	return &l->st;
 }
@@ -306,24 +306,24 @@ const struct lat_stats *lat_stats(const struct lat *l)
 
 static void copy_comm(char *dst, const char *src)
 {
-	memcpy(dst, src, TPE_COMM_LEN);
-	dst[TPE_COMM_LEN - 1] = '\0';
+	memcpy(dst, src, TPEVENT_COMM_LEN);
+	dst[TPEVENT_COMM_LEN - 1] = '\0';
 }
 
-static void task_set(struct lat_task *t, int32_t pid, int32_t prio, const char *comm)
+static void task_set(struct latency_task *t, int32_t pid, int32_t prio, const char *comm)
 {
 	t->pid = pid;
 	t->prio = prio;
 	copy_comm(t->comm, comm);
 }
 
-static void lat_record(struct lat *l, uint32_t cpu, enum lat_type t, int64_t lat_ns,
-		       int64_t timer_offset_ns, const struct lat_task *victim,
-		       const struct lat_task *culprit, uint64_t now_ns)
+static void latency_record(struct latency *l, uint32_t cpu, enum latency_type t, int64_t lat_ns,
+		       int64_t timer_offset_ns, const struct latency_task *victim,
+		       const struct latency_task *culprit, uint64_t now_ns)
 {
-	struct lat_cpu *c = &l->cpu[cpu];
+	struct latency_cpu *c = &l->cpu[cpu];
 	if (l->obs) {
-		struct lat_sample s = {
+		struct latency_sample s = {
 			.type = t, .cpu = cpu, .latency_ns = lat_ns, .time_ns = now_ns,
 			.timer_offset_ns = timer_offset_ns,
 			.pid = victim ? victim->pid : -1, .prio = victim ? victim->prio : -1,
@@ -342,7 +342,7 @@ static void lat_record(struct lat *l, uint32_t cpu, enum lat_type t, int64_t lat
 		c->h[t] = h;
 	}
 	lhist_record(c->h[t], lat_ns);
-	struct lat_max *m = &c->max[t];
+	struct latency_max *m = &c->max[t];
 	if (m->valid && lat_ns <= m->latency_ns)
 		return;
 	memset(m, 0, sizeof(*m));
@@ -383,10 +383,10 @@ static int64_t sat_sub(int64_t a, int64_t b)
 
 static bool is_rt(int32_t prio)
 {
-	return prio >= 0 && prio < LAT_RT_PRIO;
+	return prio >= 0 && prio < LATENCY_RT_PRIO;
 }
 
-static struct lat_cpu *cpu_of(struct lat *l, int32_t cpu, uint32_t fallback)
+static struct latency_cpu *cpu_of(struct latency *l, int32_t cpu, uint32_t fallback)
 {
 	if (cpu < 0 || (uint32_t)cpu >= l->cfg.nr_cpus)
 		cpu = (int32_t)fallback;
@@ -394,11 +394,11 @@ static struct lat_cpu *cpu_of(struct lat *l, int32_t cpu, uint32_t fallback)
 }
 
 /* A wakeup of task (pid, prio, comm) onto target at stamp_ns. */
-static void wake_start(struct lat *l, const struct tpe *ev, int32_t pid, int32_t prio,
+static void wake_start(struct latency *l, const struct tpevent *ev, int32_t pid, int32_t prio,
 		       const char *comm, int32_t target, uint64_t stamp_ns)
 {
 	bool pidf = l->cfg.pid > 0;
-	struct lat_cpu *c;
+	struct latency_cpu *c;
 
 	if (pid <= 0 || (pidf && pid != l->cfg.pid))
 		return;
@@ -411,7 +411,7 @@ static void wake_start(struct lat *l, const struct tpe *ev, int32_t pid, int32_t
 			return;
 		}
 		/* non-RT, all_tasks: independent per-pid measurement */
-		struct lat_slot *s = tab_get(&l->pids, pid_key(pid), ev->time_ns);
+		struct latency_slot *s = tab_get(&l->pids, pid_key(pid), ev->time_ns);
 		if (!s->p.nrt_wake_ns)
 			s->p.nrt_wake_ns = stamp_ns ? stamp_ns : 1;
 		return;
@@ -434,7 +434,7 @@ static void wake_start(struct lat *l, const struct tpe *ev, int32_t pid, int32_t
 		l->st.replaced++;
 	/* a task tracked on another CPU (missed migration) moves here */
 	for (uint32_t i = 0; i < l->cfg.nr_cpus && !pidf; i++) {
-		struct lat_cpu *o = &l->cpu[i];
+		struct latency_cpu *o = &l->cpu[i];
 		if (o != c && o->trk && o->trk_task.pid == pid) {
 			o->trk = false;
 			o->sharedprio = false;
@@ -448,10 +448,10 @@ static void wake_start(struct lat *l, const struct tpe *ev, int32_t pid, int32_t
 }
 
 /* A wakeup seen on ev->cpu: does it come from a running hrtimer callback? */
-static void timer_wake(struct lat *l, const struct tpe *ev, int32_t pid, int32_t prio,
+static void timer_wake(struct latency *l, const struct tpevent *ev, int32_t pid, int32_t prio,
 		       const char *comm, int32_t target)
 {
-	struct lat_cpu *c = &l->cpu[ev->cpu];
+	struct latency_cpu *c = &l->cpu[ev->cpu];
 	bool pidf = l->cfg.pid > 0;
 
 	if (!c->in_expire || !c->exp_valid || c->exp_woke || pid <= 0)
@@ -469,16 +469,16 @@ static void timer_wake(struct lat *l, const struct tpe *ev, int32_t pid, int32_t
 		l->st.timer_early++;
 		return;
 	}
-	struct lat_task victim;
+	struct latency_task victim;
 	task_set(&victim, pid, prio, comm);
-	lat_record(l, ev->cpu, LAT_MISSED_TIMER, c->exp_offset_ns, c->exp_offset_ns, &victim,
+	latency_record(l, ev->cpu, LATENCY_MISSED_TIMER, c->exp_offset_ns, c->exp_offset_ns, &victim,
 		   c->cur_known ? &c->cur : NULL, ev->time_ns);
-	struct lat_slot *s = tab_get(&l->pids, pid_key(pid), ev->time_ns);
+	struct latency_slot *s = tab_get(&l->pids, pid_key(pid), ev->time_ns);
 	s->p.timer_offset_ns = c->exp_offset_ns;
 	s->p.timer_valid = true;
 }
 
-static void on_waking(struct lat *l, const struct tpe *ev)
+static void on_waking(struct latency *l, const struct tpevent *ev)
 {
 	timer_wake(l, ev, ev->wake.pid, ev->wake.prio, ev->wake.comm, ev->wake.target_cpu);
 	if (l->cfg.start_on_waking) {
@@ -491,15 +491,15 @@ static void on_waking(struct lat *l, const struct tpe *ev)
 		return;
 	if (l->cfg.pid > 0 ? pid != l->cfg.pid : (!is_rt(ev->wake.prio) && !l->cfg.all_tasks))
 		return;
-	struct lat_slot *s = tab_get(&l->pids, pid_key(pid), ev->time_ns);
+	struct latency_slot *s = tab_get(&l->pids, pid_key(pid), ev->time_ns);
 	if (!s->p.waking_ns)
 		s->p.waking_ns = ev->time_ns ? ev->time_ns : 1;
 }
 
-static void on_wakeup(struct lat *l, const struct tpe *ev)
+static void on_wakeup(struct latency *l, const struct tpevent *ev)
 {
 	uint64_t stamp = ev->time_ns;
-	struct lat_slot *s;
+	struct latency_slot *s;
 
 	timer_wake(l, ev, ev->wake.pid, ev->wake.prio, ev->wake.comm, ev->wake.target_cpu);
 	s = tab_find(&l->pids, pid_key(ev->wake.pid));
@@ -512,17 +512,17 @@ static void on_wakeup(struct lat *l, const struct tpe *ev)
 	wake_start(l, ev, ev->wake.pid, ev->wake.prio, ev->wake.comm, ev->wake.target_cpu, stamp);
 }
 
-static void on_switch(struct lat *l, const struct tpe *ev)
+static void on_switch(struct latency *l, const struct tpevent *ev)
 {
-	struct lat_cpu *c = &l->cpu[ev->cpu];
-	struct lat_task prev, next;
+	struct latency_cpu *c = &l->cpu[ev->cpu];
+	struct latency_task prev, next;
 	uint64_t now = ev->time_ns;
 
 	task_set(&prev, ev->sw.prev_pid, ev->sw.prev_prio, ev->sw.prev_comm);
 	task_set(&next, ev->sw.next_pid, ev->sw.next_prio, ev->sw.next_comm);
 
 	/* prev was running: whatever wakeup it had pending is stale */
-	struct lat_slot *ps = prev.pid > 0 && prev.pid != next.pid ?
+	struct latency_slot *ps = prev.pid > 0 && prev.pid != next.pid ?
 				      tab_find(&l->pids, pid_key(prev.pid)) : NULL;
 	if (ps) {
 		ps->p.nrt_wake_ns = 0;
@@ -531,16 +531,16 @@ static void on_switch(struct lat *l, const struct tpe *ev)
 		pid_gc(ps);
 	}
 
-	struct lat_slot *s = next.pid > 0 ? tab_find(&l->pids, pid_key(next.pid)) : NULL;
+	struct latency_slot *s = next.pid > 0 ? tab_find(&l->pids, pid_key(next.pid)) : NULL;
 	int64_t toff = 0;
 	bool tvalid = false;
 	if (s) {
 		/* the task runs: its pending stamps are consumed */
 		if (s->p.nrt_wake_ns && now >= s->p.nrt_wake_ns) {
 			int64_t lat_ns = (int64_t)(now - s->p.nrt_wake_ns);
-			lat_record(l, ev->cpu, LAT_WAKEUP, lat_ns, 0, &next, &prev, now);
+			latency_record(l, ev->cpu, LATENCY_WAKEUP, lat_ns, 0, &next, &prev, now);
 			if (s->p.timer_valid)
-				lat_record(l, ev->cpu, LAT_TIMERANDWAKEUP,
+				latency_record(l, ev->cpu, LATENCY_TIMERANDWAKEUP,
 					   sat_add(lat_ns, s->p.timer_offset_ns),
 					   s->p.timer_offset_ns,
 					   &next, &prev, now);
@@ -570,12 +570,12 @@ static void on_switch(struct lat *l, const struct tpe *ev)
 				c->sharedprio = true;
 			int64_t lat_ns = now >= c->trk_ns ? (int64_t)(now - c->trk_ns) : 0;
 			if (c->sharedprio) {
-				lat_record(l, ev->cpu, LAT_WAKEUP_SHAREDPRIO, lat_ns, 0, &next,
+				latency_record(l, ev->cpu, LATENCY_WAKEUP_SHAREDPRIO, lat_ns, 0, &next,
 					   &prev, now);
 			} else {
-				lat_record(l, ev->cpu, LAT_WAKEUP, lat_ns, 0, &next, &prev, now);
+				latency_record(l, ev->cpu, LATENCY_WAKEUP, lat_ns, 0, &next, &prev, now);
 				if (tvalid)
-					lat_record(l, ev->cpu, LAT_TIMERANDWAKEUP, sat_add(lat_ns, toff),
+					latency_record(l, ev->cpu, LATENCY_TIMERANDWAKEUP, sat_add(lat_ns, toff),
 						   toff, &next, &prev, now);
 			}
 			c->trk = false;
@@ -587,12 +587,12 @@ static void on_switch(struct lat *l, const struct tpe *ev)
 	c->cur = next;
 }
 
-static void on_migrate(struct lat *l, const struct tpe *ev)
+static void on_migrate(struct latency *l, const struct tpevent *ev)
 {
 	int32_t oc = ev->migrate.orig_cpu, dc = ev->migrate.dest_cpu;
 	if (dc < 0 || (uint32_t)dc >= l->cfg.nr_cpus || oc == dc)
 		return;
-	struct lat_cpu *o = NULL;
+	struct latency_cpu *o = NULL;
 	if (oc >= 0 && (uint32_t)oc < l->cfg.nr_cpus) {
 		o = &l->cpu[oc];
 		if (!(o->trk && o->trk_task.pid == ev->migrate.pid))
@@ -606,7 +606,7 @@ static void on_migrate(struct lat *l, const struct tpe *ev)
 	}
 	if (!o)
 		return;
-	struct lat_cpu *d = &l->cpu[dc];
+	struct latency_cpu *d = &l->cpu[dc];
 	if (d->trk)
 		l->st.replaced++;
 	d->trk = true;
@@ -618,7 +618,7 @@ static void on_migrate(struct lat *l, const struct tpe *ev)
 	l->st.migrated++;
 }
 
-static void on_task_exit(struct lat *l, const struct tpe *ev)
+static void on_task_exit(struct latency *l, const struct tpevent *ev)
 {
 	tab_del(tab_find(&l->pids, pid_key(ev->exit.pid)));
 	for (uint32_t i = 0; i < l->cfg.nr_cpus; i++)
@@ -628,10 +628,10 @@ static void on_task_exit(struct lat *l, const struct tpe *ev)
 		}
 }
 
-static void on_expire_entry(struct lat *l, const struct tpe *ev)
+static void on_expire_entry(struct latency *l, const struct tpevent *ev)
 {
-	struct lat_cpu *c = &l->cpu[ev->cpu];
-	struct lat_slot *s = tab_find(&l->timers, ev->hrtimer.hrtimer);
+	struct latency_cpu *c = &l->cpu[ev->cpu];
+	struct latency_slot *s = tab_find(&l->timers, ev->hrtimer.hrtimer);
 	c->in_expire = true;
 	c->exp_woke = false;
 	c->exp_valid = s != NULL;
@@ -643,7 +643,7 @@ static void on_expire_entry(struct lat *l, const struct tpe *ev)
 	}
 }
 
-static void comb_update(struct lat *l, struct lat_cpu *c, const struct tpe *ev)
+static void comb_update(struct latency *l, struct latency_cpu *c, const struct tpevent *ev)
 {
 	bool off = l->cfg.both_off ? (c->irqs_off && c->preempt_off)
 				   : (c->irqs_off || c->preempt_off);
@@ -652,16 +652,16 @@ static void comb_update(struct lat *l, struct lat_cpu *c, const struct tpe *ev)
 		c->comb_ns = ev->time_ns;
 	} else if (!off && c->comb_off) {
 		c->comb_off = false;
-		lat_record(l, ev->cpu, LAT_PREEMPTIRQSOFF, (int64_t)(ev->time_ns - c->comb_ns), 0,
+		latency_record(l, ev->cpu, LATENCY_PREEMPTIRQSOFF, (int64_t)(ev->time_ns - c->comb_ns), 0,
 			   c->cur_known ? &c->cur : NULL, NULL, ev->time_ns);
 	}
 }
 
-static void on_preemptirq(struct lat *l, const struct tpe *ev)
+static void on_preemptirq(struct latency *l, const struct tpevent *ev)
 {
-	struct lat_cpu *c = &l->cpu[ev->cpu];
-	bool disable = ev->kind == TPE_IRQ_DISABLE || ev->kind == TPE_PREEMPT_DISABLE;
-	bool irq = ev->kind == TPE_IRQ_DISABLE || ev->kind == TPE_IRQ_ENABLE;
+	struct latency_cpu *c = &l->cpu[ev->cpu];
+	bool disable = ev->kind == TPEVENT_IRQ_DISABLE || ev->kind == TPEVENT_PREEMPT_DISABLE;
+	bool irq = ev->kind == TPEVENT_IRQ_DISABLE || ev->kind == TPEVENT_IRQ_ENABLE;
 	bool *off = irq ? &c->irqs_off : &c->preempt_off;
 	uint64_t *since = irq ? &c->irqs_ns : &c->preempt_ns;
 
@@ -673,7 +673,7 @@ static void on_preemptirq(struct lat *l, const struct tpe *ev)
 	} else if (*off) {
 		*off = false;
 		int64_t d = ev->time_ns >= *since ? (int64_t)(ev->time_ns - *since) : 0;
-		lat_record(l, ev->cpu, irq ? LAT_IRQSOFF : LAT_PREEMPTOFF, d, 0,
+		latency_record(l, ev->cpu, irq ? LATENCY_IRQSOFF : LATENCY_PREEMPTOFF, d, 0,
 			   c->cur_known ? &c->cur : NULL, NULL, ev->time_ns);
 	} else {
 		l->st.unmatched_enable++;
@@ -683,51 +683,51 @@ static void on_preemptirq(struct lat *l, const struct tpe *ev)
 	comb_update(l, c, ev);
 }
 
-int lat_feed(struct lat *l, const struct tpe *ev)
+int latency_feed(struct latency *l, const struct tpevent *ev)
 {
 	l->st.events++;
 	if (ev->cpu >= l->cfg.nr_cpus) {
 		l->st.bad_cpu++;
 		return -ERANGE;
 	}
-	if ((unsigned)ev->kind < TPE_NR_KINDS)
+	if ((unsigned)ev->kind < TPEVENT_NR_KINDS)
 		l->st.kinds[ev->kind]++;
 
 	switch (ev->kind) {
-	case TPE_SCHED_WAKING:
+	case TPEVENT_SCHED_WAKING:
 		on_waking(l, ev);
 		break;
-	case TPE_SCHED_WAKEUP:
-	case TPE_SCHED_WAKEUP_NEW:
+	case TPEVENT_SCHED_WAKEUP:
+	case TPEVENT_SCHED_WAKEUP_NEW:
 		on_wakeup(l, ev);
 		break;
-	case TPE_SCHED_SWITCH:
+	case TPEVENT_SCHED_SWITCH:
 		on_switch(l, ev);
 		break;
-	case TPE_SCHED_MIGRATE:
+	case TPEVENT_SCHED_MIGRATE:
 		on_migrate(l, ev);
 		break;
-	case TPE_SCHED_PROCESS_EXIT:
+	case TPEVENT_SCHED_PROCESS_EXIT:
 		on_task_exit(l, ev);
 		break;
-	case TPE_HRTIMER_START: {
-		struct lat_slot *s = tab_get(&l->timers, ev->hrtimer_start.hrtimer, ev->time_ns);
+	case TPEVENT_HRTIMER_START: {
+		struct latency_slot *s = tab_get(&l->timers, ev->hrtimer_start.hrtimer, ev->time_ns);
 		s->expires_ns = ev->hrtimer_start.expires_ns;
 		break;
 	}
-	case TPE_HRTIMER_CANCEL:
+	case TPEVENT_HRTIMER_CANCEL:
 		tab_del(tab_find(&l->timers, ev->hrtimer.hrtimer));
 		break;
-	case TPE_HRTIMER_EXPIRE_ENTRY:
+	case TPEVENT_HRTIMER_EXPIRE_ENTRY:
 		on_expire_entry(l, ev);
 		break;
-	case TPE_HRTIMER_EXPIRE_EXIT:
+	case TPEVENT_HRTIMER_EXPIRE_EXIT:
 		l->cpu[ev->cpu].in_expire = false;
 		break;
-	case TPE_IRQ_DISABLE:
-	case TPE_IRQ_ENABLE:
-	case TPE_PREEMPT_DISABLE:
-	case TPE_PREEMPT_ENABLE:
+	case TPEVENT_IRQ_DISABLE:
+	case TPEVENT_IRQ_ENABLE:
+	case TPEVENT_PREEMPT_DISABLE:
+	case TPEVENT_PREEMPT_ENABLE:
 		on_preemptirq(l, ev);
 		break;
 	default:

@@ -2,9 +2,9 @@
 /*
  * latency.h - latency_hist-style trackers driven by typed tracepoint events.
  *
- * Prefix: lat_.
+ * Prefix: latency_.
  *
- * Feed struct tpe events in time order (lat_feed); the module keeps one
+ * Feed struct tpevent events in time order (latency_feed); the module keeps one
  * histogram (lhist) and one max-latency record per CPU and type:
  *
  *  wakeup             sched_wakeup[_new] (stamped at an earlier sched_waking
@@ -58,21 +58,21 @@
 #include "lhist.h"
 #include "tpevent.h"
 
-enum lat_type {
-	LAT_WAKEUP,
-	LAT_WAKEUP_SHAREDPRIO,
-	LAT_MISSED_TIMER,
-	LAT_TIMERANDWAKEUP,
-	LAT_IRQSOFF,
-	LAT_PREEMPTOFF,
-	LAT_PREEMPTIRQSOFF,
-	LAT_NR_TYPES
+enum latency_type {
+	LATENCY_WAKEUP,
+	LATENCY_WAKEUP_SHAREDPRIO,
+	LATENCY_MISSED_TIMER,
+	LATENCY_TIMERANDWAKEUP,
+	LATENCY_IRQSOFF,
+	LATENCY_PREEMPTOFF,
+	LATENCY_PREEMPTIRQSOFF,
+	LATENCY_NR_TYPES
 };
 
-#define LAT_MAX_CPUS 4096
-#define LAT_DEFAULT_TABLE 4096
+#define LATENCY_MAX_CPUS 4096
+#define LATENCY_DEFAULT_TABLE 4096
 
-struct lat_cfg {
+struct latency_cfg {
 	uint32_t nr_cpus;		/* events of CPUs >= nr_cpus are counted and skipped */
 	struct lhist_cfg hist;		/* geometry of every histogram */
 	bool all_tasks;			/* measure non-RT tasks too */
@@ -84,20 +84,20 @@ struct lat_cfg {
 };
 
 /* Max-latency record (latency_hist's max_latency-CPUn). */
-struct lat_max {
+struct latency_max {
 	bool valid;
 	int32_t pid, prio;		/* victim; prio in kernel numbering */
-	char comm[TPE_COMM_LEN];
+	char comm[TPEVENT_COMM_LEN];
 	int64_t latency_ns, timer_offset_ns;
 	bool has_culprit;
 	int32_t culprit_pid, culprit_prio;
-	char culprit_comm[TPE_COMM_LEN];
+	char culprit_comm[TPEVENT_COMM_LEN];
 	uint64_t time_ns;		/* when the sample completed */
 };
 
-/* One filed sample, as handed to an observer (lat_set_observer). */
-struct lat_sample {
-	enum lat_type type;
+/* One filed sample, as handed to an observer (latency_set_observer). */
+struct latency_sample {
+	enum latency_type type;
 	uint32_t cpu;
 	int64_t latency_ns;		/* the value filed */
 	int64_t timer_offset_ns;	/* its timer part (timer types), else 0 */
@@ -106,12 +106,12 @@ struct lat_sample {
 	int32_t culprit_pid, culprit_prio;	/* -1 when none */
 };
 
-typedef void (*lat_sample_fn)(void *arg, const struct lat_sample *s);
+typedef void (*latency_sample_fn)(void *arg, const struct latency_sample *s);
 
-struct lat_stats {
+struct latency_stats {
 	uint64_t events;		/* fed */
 	uint64_t bad_cpu;		/* cpu >= nr_cpus */
-	uint64_t kinds[TPE_NR_KINDS];	/* events fed per kind */
+	uint64_t kinds[TPEVENT_NR_KINDS];	/* events fed per kind */
 	uint64_t pid_evictions, timer_evictions;
 	uint64_t alloc_failures;	/* samples lost to a failed histogram allocation */
 	uint64_t wake_ignored;		/* wakeups not tracked (prio rules, already running) */
@@ -124,48 +124,48 @@ struct lat_stats {
 	uint64_t unmatched_enable;	/* irq/preempt enable without a seen disable */
 };
 
-struct lat;
+struct latency;
 
 /* Default configuration for nr_cpus CPUs (latency_hist geometry, RT tasks). */
-void lat_cfg_default(struct lat_cfg *cfg, uint32_t nr_cpus);
+void latency_cfg_default(struct latency_cfg *cfg, uint32_t nr_cpus);
 
 /*
- * lat_new - create the trackers.  Returns 0 and *out (freed by the caller
- * with lat_free), -EINVAL for a bad configuration, -ENOMEM.
+ * latency_new - create the trackers.  Returns 0 and *out (freed by the caller
+ * with latency_free), -EINVAL for a bad configuration, -ENOMEM.
  */
-int lat_new(struct lat **out, const struct lat_cfg *cfg);
-void lat_free(struct lat *l);
+int latency_new(struct latency **out, const struct latency_cfg *cfg);
+void latency_free(struct latency *l);
 
 /* Feed one event (time order).  Returns 0, or -ERANGE for a CPU >= nr_cpus
  * (counted in bad_cpu; the event is skipped). */
-int lat_feed(struct lat *l, const struct tpe *ev);
+int latency_feed(struct latency *l, const struct tpevent *ev);
 
 /* Clear histograms and max records (latency_hist's `reset`); tracking state stays. */
-void lat_reset(struct lat *l);
+void latency_reset(struct latency *l);
 
-uint32_t lat_nr_cpus(const struct lat *l);
-const struct lat_cfg *lat_config(const struct lat *l);
+uint32_t latency_nr_cpus(const struct latency *l);
+const struct latency_cfg *latency_config(const struct latency *l);
 
 /* Histogram of type t on cpu, NULL when it never got a sample.  Owned by l. */
-const struct lhist *lat_hist(const struct lat *l, enum lat_type t, uint32_t cpu);
+const struct lhist *latency_hist(const struct latency *l, enum latency_type t, uint32_t cpu);
 
 /* Max record of type t on cpu (valid=false when none).  Owned by l. */
-const struct lat_max *lat_max(const struct lat *l, enum lat_type t, uint32_t cpu);
+const struct latency_max *latency_max(const struct latency *l, enum latency_type t, uint32_t cpu);
 
-const struct lat_stats *lat_stats(const struct lat *l);
+const struct latency_stats *latency_stats(const struct latency *l);
 
 /* Call fn(arg, sample) for every sample filed from now on (including early
  * timer expiries, which are counted but not filed: not reported).  NULL fn
  * turns it off.  Tests use it to compare two event streams sample by sample. */
-void lat_set_observer(struct lat *l, lat_sample_fn fn, void *arg);
+void latency_set_observer(struct latency *l, latency_sample_fn fn, void *arg);
 
 /* Directory name of a type ("wakeup/sharedprio"); NULL when out of range. */
-const char *lat_type_name(enum lat_type t);
+const char *latency_type_name(enum latency_type t);
 
 /* Whether latency_hist writes max_latency-CPUn files for the type. */
-bool lat_type_has_maxfile(enum lat_type t);
+bool latency_type_has_maxfile(enum latency_type t);
 
-/* Whether a stream with the event kinds has[] (TPE_NR_KINDS flags) can feed t. */
-bool lat_type_supported(enum lat_type t, const bool has[TPE_NR_KINDS]);
+/* Whether a stream with the event kinds has[] (TPEVENT_NR_KINDS flags) can feed t. */
+bool latency_type_supported(enum latency_type t, const bool has[TPEVENT_NR_KINDS]);
 
 #endif

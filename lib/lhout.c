@@ -74,7 +74,7 @@ int lhout_hist_file(FILE *f, const struct lhist *h, const struct lhist_cfg *cfg,
 	return ferror(f) ? -EIO : 0;
 }
 
-int lhout_maxline(char *buf, size_t len, const struct lat_max *m)
+int lhout_maxline(char *buf, size_t len, const struct latency_max *m)
 {
 	int n;
 	if (!m || !m->valid) {
@@ -166,7 +166,7 @@ static struct json_object *lh_json_hist(const struct lhist *h, bool buckets)
 	return o;
 }
 
-static struct json_object *lh_json_max(const struct lat_max *m)
+static struct json_object *lh_json_max(const struct latency_max *m)
 {
 	struct json_object *o = json_object_new_object();
 	int err = 0;
@@ -190,10 +190,10 @@ static struct json_object *lh_json_max(const struct lat_max *m)
 	return o;
 }
 
-struct json_object *lhout_json(const struct lat *l, const bool types[LAT_NR_TYPES],
-			       const bool unsupported[LAT_NR_TYPES], bool buckets)
+struct json_object *lhout_json(const struct latency *l, const bool types[LATENCY_NR_TYPES],
+			       const bool unsupported[LATENCY_NR_TYPES], bool buckets)
 {
-	const struct lat_cfg *cfg = lat_config(l);
+	const struct latency_cfg *cfg = latency_config(l);
 	struct json_object *root = json_object_new_object();
 	struct json_object *hs, *un;
 	int err = 0;
@@ -205,16 +205,16 @@ struct json_object *lhout_json(const struct lat *l, const bool types[LAT_NR_TYPE
 	err |= jadd(root, "nr_buckets", json_object_new_int64(cfg->hist.nr_buckets));
 	err |= jadd(root, "histograms", hs = json_object_new_object());
 	err |= jadd(root, "unavailable", un = json_object_new_array());
-	for (int t = 0; !err && t < LAT_NR_TYPES; t++) {
+	for (int t = 0; !err && t < LATENCY_NR_TYPES; t++) {
 		if (!types[t])
 			continue;
 		if (unsupported && unsupported[t]) {
-			err |= jadd_arr(un, json_object_new_string(lat_type_name(t)));
+			err |= jadd_arr(un, json_object_new_string(latency_type_name(t)));
 			continue;
 		}
 		struct json_object *to = json_object_new_object(), *cpus;
 		struct lhist all;
-		err |= jadd(hs, lat_type_name(t), to);
+		err |= jadd(hs, latency_type_name(t), to);
 		if (err)
 			break;
 		err |= jadd(to, "cpus", cpus = json_object_new_array());
@@ -222,8 +222,8 @@ struct json_object *lhout_json(const struct lat *l, const bool types[LAT_NR_TYPE
 			err = 1;
 			break;
 		}
-		for (uint32_t c = 0; !err && c < lat_nr_cpus(l); c++) {
-			const struct lhist *h = lat_hist(l, t, c);
+		for (uint32_t c = 0; !err && c < latency_nr_cpus(l); c++) {
+			const struct lhist *h = latency_hist(l, t, c);
 			if (!h)
 				continue;
 			lhist_merge(&all, h);
@@ -232,7 +232,7 @@ struct json_object *lhout_json(const struct lat *l, const bool types[LAT_NR_TYPE
 			if (!co)
 				break;
 			err |= jadd(co, "cpu", json_object_new_int((int)c));
-			const struct lat_max *m = lat_max(l, t, c);
+			const struct latency_max *m = latency_max(l, t, c);
 			if (m->valid)
 				err |= jadd(co, "max_latency", lh_json_max(m));
 		}
@@ -241,7 +241,7 @@ struct json_object *lhout_json(const struct lat *l, const bool types[LAT_NR_TYPE
 		lhist_fini(&all);
 	}
 	if (!err) {
-		const struct lat_stats *st = lat_stats(l);
+		const struct latency_stats *st = latency_stats(l);
 		struct json_object *so = json_object_new_object();
 		err |= jadd(root, "stats", so);
 		if (so) {
@@ -272,12 +272,12 @@ struct json_object *lhout_json(const struct lat *l, const bool types[LAT_NR_TYPE
 }
 
 /* The below/above-range row of the terminal table. */
-static void term_edge(FILE *f, const struct lat *l, enum lat_type t, const struct lhist *all,
+static void term_edge(FILE *f, const struct latency *l, enum latency_type t, const struct lhist *all,
 		      uint32_t ncols, bool above)
 {
 	fprintf(f, "%15s", above ? "above" : "below");
-	for (uint32_t c = 0; c < lat_nr_cpus(l); c++) {
-		const struct lhist *h = lat_hist(l, t, c);
+	for (uint32_t c = 0; c < latency_nr_cpus(l); c++) {
+		const struct lhist *h = latency_hist(l, t, c);
 		if (h && h->total)
 			fprintf(f, " %9" PRIu64, above ? h->above : h->below);
 	}
@@ -286,10 +286,10 @@ static void term_edge(FILE *f, const struct lat *l, enum lat_type t, const struc
 	fprintf(f, "\n");
 }
 
-int lhout_term(FILE *f, const struct lat *l, enum lat_type t, unsigned max_rows)
+int lhout_term(FILE *f, const struct latency *l, enum latency_type t, unsigned max_rows)
 {
-	const struct lat_cfg *cfg = lat_config(l);
-	uint32_t ncpu = lat_nr_cpus(l);
+	const struct latency_cfg *cfg = latency_config(l);
+	uint32_t ncpu = latency_nr_cpus(l);
 	struct lhist all;
 	bool us = whole_us(&cfg->hist);
 	const char *unit = us ? "us" : "ns";
@@ -301,13 +301,13 @@ int lhout_term(FILE *f, const struct lat *l, enum lat_type t, unsigned max_rows)
 		return -ENOMEM;
 	uint32_t ncols = 0;
 	for (uint32_t c = 0; c < ncpu; c++) {
-		const struct lhist *h = lat_hist(l, t, c);
+		const struct lhist *h = latency_hist(l, t, c);
 		if (h && h->total) {
 			lhist_merge(&all, h);
 			ncols++;
 		}
 	}
-	fprintf(f, "%s (%s)\n", lat_type_name(t), unit);
+	fprintf(f, "%s (%s)\n", latency_type_name(t), unit);
 	if (!all.total) {
 		fprintf(f, "  no samples\n");
 		lhist_fini(&all);
@@ -316,7 +316,7 @@ int lhout_term(FILE *f, const struct lat *l, enum lat_type t, unsigned max_rows)
 	/* header */
 	fprintf(f, "%15s", "latency");
 	for (uint32_t c = 0; c < ncpu; c++) {
-		const struct lhist *h = lat_hist(l, t, c);
+		const struct lhist *h = latency_hist(l, t, c);
 		if (h && h->total) {
 			char col[16];
 			snprintf(col, sizeof(col), "CPU%u", c);
@@ -357,7 +357,7 @@ int lhout_term(FILE *f, const struct lat *l, enum lat_type t, unsigned max_rows)
 				 (lhist_bucket_lo_ns(&all, end) - 1) / div);
 		fprintf(f, "%15s", lab);
 		for (uint32_t c = 0; c < ncpu; c++) {
-			const struct lhist *h = lat_hist(l, t, c);
+			const struct lhist *h = latency_hist(l, t, c);
 			if (!h || !h->total)
 				continue;
 			uint64_t s = 0;
@@ -377,7 +377,7 @@ int lhout_term(FILE *f, const struct lat *l, enum lat_type t, unsigned max_rows)
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		fprintf(f, "%15s", rows[r]);
 		for (uint32_t c = 0; c <= ncpu; c++) {
-			const struct lhist *h = c < ncpu ? lat_hist(l, t, c) : &all;
+			const struct lhist *h = c < ncpu ? latency_hist(l, t, c) : &all;
 			if (!h || !h->total || (c == ncpu && ncols <= 1))
 				continue;
 			int64_t v = 0;

@@ -40,7 +40,7 @@ int lhout_hist_file(FILE *f, const struct lhist *h, const struct lhist_cfg *cfg,
  * time in the recording clock.  An empty record gives "(none)".  Returns the
  * length, or -ENOSPC when buf is too small (buf then holds a truncated line).
  */
-int lhout_maxline(char *buf, size_t len, const struct lat_max *m);
+int lhout_maxline(char *buf, size_t len, const struct latency_max *m);
 
 /*
  * lhout_json - the histograms of l as a new json-c object the caller frees
@@ -49,15 +49,15 @@ int lhout_maxline(char *buf, size_t len, const struct lat_max *m);
  * "unavailable").  Values in ns; with buckets, the non-zero buckets as
  * [lower_edge_ns, count] pairs.
  */
-struct json_object *lhout_json(const struct lat *l, const bool types[LAT_NR_TYPES],
-			       const bool unsupported[LAT_NR_TYPES], bool buckets);
+struct json_object *lhout_json(const struct latency *l, const bool types[LATENCY_NR_TYPES],
+			       const bool unsupported[LATENCY_NR_TYPES], bool buckets);
 
 /*
  * lhout_term - compact table of type t: non-zero rows only (grouped so there
  * are at most max_rows, 0 = 40), one column per CPU that has samples plus a
  * total, then min/avg/max/percentile/total rows.  Returns 0 or -EIO.
  */
-int lhout_term(FILE *f, const struct lat *l, enum lat_type t, unsigned max_rows);
+int lhout_term(FILE *f, const struct latency *l, enum latency_type t, unsigned max_rows);
 
 /* User RT priority of a kernel prio (latency_hist: MAX_RT_PRIO-1 - prio). */
 static inline int lhout_user_prio(int kprio)

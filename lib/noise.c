@@ -12,9 +12,9 @@
 
 struct open_win {
 	enum noise_class cls;
-	enum tpe_kind exit_kind;	/* the event that closes it */
+	enum tpevent_kind exit_kind;	/* the event that closes it */
 	int32_t id;
-	char name[TPE_NAME_LEN];
+	char name[TPEVENT_NAME_LEN];
 	uint64_t arrival_ns;
 	uint64_t delta_start_ns;
 	bool unseen_start;
@@ -234,7 +234,7 @@ static uint64_t net_of(struct noise *n, uint64_t now_ns, uint64_t delta_start_ns
 	return now_ns - delta_start_ns;
 }
 
-static void open_nested(struct noise *n, unsigned cpu, enum noise_class cls, enum tpe_kind exit_kind,
+static void open_nested(struct noise *n, unsigned cpu, enum noise_class cls, enum tpevent_kind exit_kind,
 			int32_t id, const char *name, uint64_t t_ns)
 {
 	struct ncpu *c = &n->cpus[cpu];
@@ -256,7 +256,7 @@ static void open_nested(struct noise *n, unsigned cpu, enum noise_class cls, enu
 	count_entry(c, cls);
 }
 
-static void exit_nested(struct noise *n, unsigned cpu, enum tpe_kind exit_kind, int32_t id,
+static void exit_nested(struct noise *n, unsigned cpu, enum tpevent_kind exit_kind, int32_t id,
 			bool match_id, uint64_t t_ns)
 {
 	struct ncpu *c = &n->cpus[cpu];
@@ -280,7 +280,7 @@ static void name_copy(char *dst, size_t len, const char *src)
 	strncpy(dst, src, len - 1);
 }
 
-static void on_switch(struct noise *n, unsigned cpu, const struct tpe *e)
+static void on_switch(struct noise *n, unsigned cpu, const struct tpevent *e)
 {
 	struct ncpu *c = &n->cpus[cpu];
 	if (c->depth) {
@@ -307,7 +307,7 @@ static void on_switch(struct noise *n, unsigned cpu, const struct tpe *e)
 		if (!prev_is_workload) {
 			/* The entry happened: count it; its start is unknown, so it
 			 * adds no time (a lower bound). */
-			struct open_win o = { .cls = NOISE_THREAD, .exit_kind = TPE_SCHED_SWITCH,
+			struct open_win o = { .cls = NOISE_THREAD, .exit_kind = TPEVENT_SCHED_SWITCH,
 					      .id = e->sw.prev_pid, .arrival_ns = e->time_ns,
 					      .delta_start_ns = e->time_ns, .unseen_start = true };
 			name_copy(o.name, sizeof(o.name), e->sw.prev_comm);
@@ -322,7 +322,7 @@ static void on_switch(struct noise *n, unsigned cpu, const struct tpe *e)
 	if (!is_workload) {
 		struct open_win *o = &c->thread;
 		o->cls = NOISE_THREAD;
-		o->exit_kind = TPE_SCHED_SWITCH;
+		o->exit_kind = TPEVENT_SCHED_SWITCH;
 		o->id = e->sw.next_pid;
 		name_copy(o->name, sizeof(o->name), e->sw.next_comm);
 		o->arrival_ns = e->time_ns;
@@ -333,41 +333,41 @@ static void on_switch(struct noise *n, unsigned cpu, const struct tpe *e)
 	}
 }
 
-int noise_event(struct noise *n, const struct tpe *e)
+int noise_event(struct noise *n, const struct tpevent *e)
 {
 	if (e->cpu >= n->nr_cpus) {
 		n->anom.bad_cpu++;
 		return -EINVAL;
 	}
 	unsigned cpu = e->cpu;
-	char name[TPE_NAME_LEN];
+	char name[TPEVENT_NAME_LEN];
 
 	switch (e->kind) {
-	case TPE_IRQ_ENTRY:
-		open_nested(n, cpu, NOISE_IRQ, TPE_IRQ_EXIT, e->irq.irq, e->irq.name, e->time_ns);
+	case TPEVENT_IRQ_ENTRY:
+		open_nested(n, cpu, NOISE_IRQ, TPEVENT_IRQ_EXIT, e->irq.irq, e->irq.name, e->time_ns);
 		break;
-	case TPE_IRQ_EXIT:
-		exit_nested(n, cpu, TPE_IRQ_EXIT, e->irq.irq, true, e->time_ns);
+	case TPEVENT_IRQ_EXIT:
+		exit_nested(n, cpu, TPEVENT_IRQ_EXIT, e->irq.irq, true, e->time_ns);
 		break;
-	case TPE_VECTOR_ENTRY:
-		open_nested(n, cpu, NOISE_IRQ, TPE_VECTOR_EXIT, e->vector.vector, e->vector.name,
+	case TPEVENT_VECTOR_ENTRY:
+		open_nested(n, cpu, NOISE_IRQ, TPEVENT_VECTOR_EXIT, e->vector.vector, e->vector.name,
 			    e->time_ns);
 		break;
-	case TPE_VECTOR_EXIT:
-		exit_nested(n, cpu, TPE_VECTOR_EXIT, e->vector.vector, true, e->time_ns);
+	case TPEVENT_VECTOR_EXIT:
+		exit_nested(n, cpu, TPEVENT_VECTOR_EXIT, e->vector.vector, true, e->time_ns);
 		break;
-	case TPE_SOFTIRQ_ENTRY:
+	case TPEVENT_SOFTIRQ_ENTRY:
 		name_copy(name, sizeof(name), noise_softirq_name(e->softirq.vec));
-		open_nested(n, cpu, NOISE_SOFTIRQ, TPE_SOFTIRQ_EXIT, (int32_t)e->softirq.vec, name,
+		open_nested(n, cpu, NOISE_SOFTIRQ, TPEVENT_SOFTIRQ_EXIT, (int32_t)e->softirq.vec, name,
 			    e->time_ns);
 		break;
-	case TPE_SOFTIRQ_EXIT:
-		exit_nested(n, cpu, TPE_SOFTIRQ_EXIT, (int32_t)e->softirq.vec, true, e->time_ns);
+	case TPEVENT_SOFTIRQ_EXIT:
+		exit_nested(n, cpu, TPEVENT_SOFTIRQ_EXIT, (int32_t)e->softirq.vec, true, e->time_ns);
 		break;
-	case TPE_NMI: {
+	case TPEVENT_NMI: {
 		/* One event at the end of the handler, carrying its duration. */
 		uint64_t d = e->nmi.delta_ns > 0 ? (uint64_t)e->nmi.delta_ns : 0;
-		struct open_win o = { .cls = NOISE_NMI, .exit_kind = TPE_NMI, .id = 0 };
+		struct open_win o = { .cls = NOISE_NMI, .exit_kind = TPEVENT_NMI, .id = 0 };
 		name_copy(o.name, sizeof(o.name), "nmi");
 		o.arrival_ns = e->time_ns >= d ? e->time_ns - d : 0;
 		o.delta_start_ns = o.arrival_ns;
@@ -375,7 +375,7 @@ int noise_event(struct noise *n, const struct tpe *e)
 		close_window(n, cpu, &o, d);
 		break;
 	}
-	case TPE_SCHED_SWITCH:
+	case TPEVENT_SCHED_SWITCH:
 		on_switch(n, cpu, e);
 		break;
 	default:

@@ -6,7 +6,7 @@
  * Prefix: noise_.
  *
  * Inputs, per CPU and in time order:
- *   - typed tracepoint events (struct tpe): irq/irq_vectors/softirq entry and
+ *   - typed tracepoint events (struct tpevent): irq/irq_vectors/softirq entry and
  *     exit, nmi:nmi_handler, sched:sched_switch -> interference windows;
  *   - gaps measured by the workload (start, end): noise_gap();
  *   - period boundaries: noise_period_begin()/noise_period_end();
@@ -68,7 +68,7 @@ struct noise_win {
 	uint64_t end_ns;		/* exit time */
 	uint64_t net_ns;
 	int32_t id;			/* irq, vector, softirq vec, or pid */
-	char name[TPE_NAME_LEN];	/* irq action, vector name, softirq name, comm */
+	char name[TPEVENT_NAME_LEN];	/* irq action, vector name, softirq name, comm */
 	bool unseen_start;		/* a thread whose switch-in no event reported:
 					 * start_ns = end_ns, net_ns = 0 */
 };
@@ -104,7 +104,7 @@ struct noise_stats {
 struct noise_contrib {
 	enum noise_class cls;
 	int32_t id;
-	char name[TPE_NAME_LEN];
+	char name[TPEVENT_NAME_LEN];
 	uint64_t count, total_ns, max_ns;
 	uint64_t unseen;		/* entries whose start no event reported (in
 					 * count, their time not in total_ns) */
@@ -147,7 +147,7 @@ void noise_free(struct noise *n);
 int noise_set_workload(struct noise *n, unsigned cpu, int32_t tid);
 
 /* Feed one event (events of other kinds are ignored).  Returns 0 or -EINVAL. */
-int noise_event(struct noise *n, const struct tpe *e);
+int noise_event(struct noise *n, const struct tpevent *e);
 
 /* Period boundaries.  noise_period_end() reports the period through the sink
  * and returns NOISE_STOP when the period's noise is above stop_total_ns. */

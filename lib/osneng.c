@@ -24,32 +24,32 @@
 
 #define NS_PER_S	((uint64_t)1000000000)
 
-struct osne {
-	struct osne_opts o;
-	struct osne_sink sink;
-	unsigned list[PS_MAX_CPUS];
+struct osneng {
+	struct osneng_opts o;
+	struct osneng_sink sink;
+	unsigned list[PARSE_MAX_CPUS];
 	size_t nr;
-	int16_t idx_of[PS_MAX_CPUS];
+	int16_t idx_of[PARSE_MAX_CPUS];
 	struct noise *n;
-	struct osne_cpu *cpu;
+	struct osneng_cpu *cpu;
 	bool *active;			/* a period in progress, by index */
 	uint64_t *pstart;		/* its start */
-	struct osne_wsrc src;
-	struct pdw *pw;
+	struct osneng_wsrc src;
+	struct pdwrite *pw;
 	int wrec_evsel;
-	struct osne_times t;
+	struct osneng_times t;
 	uint64_t nw_next_ns;		/* no-workload: next period boundary */
-	struct osne_stop stop;
+	struct osneng_stop stop;
 	bool halted;
-	struct osne_counts counts;
-	char lines[OSNE_LINE_RING][OSNE_LINE_LEN];
+	struct osneng_counts counts;
+	char lines[OSNENG_LINE_RING][OSNENG_LINE_LEN];
 	uint64_t nr_lines;
 };
 
 /* ---- set-up and accessors -------------------------------------------------- */
 
 static void sink_win(void *arg, const struct noise_win *w);
-int osne_hist_percentile_ns(const struct osne_hist *h, uint64_t bucket_us, uint64_t entries,
+int osneng_hist_percentile_ns(const struct osneng_hist *h, uint64_t bucket_us, uint64_t entries,
 			    double pct, uint64_t *out_ns)
 {
 	if (!h->b || !bucket_us || !entries || entries > UINT32_MAX ||
@@ -72,18 +72,18 @@ int osne_hist_percentile_ns(const struct osne_hist *h, uint64_t bucket_us, uint6
 static void sink_gap(void *arg, const struct noise_gap *g);
 static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct noise_stats *p);
 
-int osne_new(struct osne **ep, const struct osne_opts *o, const struct osne_sink *sink)
+int osneng_new(struct osneng **ep, const struct osneng_opts *o, const struct osneng_sink *sink)
 {
-	struct osne *e = calloc(1, sizeof(*e));
+	struct osneng *e = calloc(1, sizeof(*e));
 	*ep = e;
 	if (!e)
 		return -ENOMEM;
 	e->o = *o;
 	if (sink)
 		e->sink = *sink;
-	for (unsigned cpu = 0; cpu < PS_MAX_CPUS; cpu++) {
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++) {
 		e->idx_of[cpu] = -1;
-		if (ps_cpuset_has(&o->cpus, cpu)) {
+		if (parse_cpuset_has(&o->cpus, cpu)) {
 			e->idx_of[cpu] = (int16_t)e->nr;
 			e->list[e->nr++] = cpu;
 		}
@@ -110,7 +110,7 @@ int osne_new(struct osne **ep, const struct osne_opts *o, const struct osne_sink
 	return noise_new(&e->n, e->list[e->nr - 1] + 1, &no, &sk);
 }
 
-void osne_free(struct osne *e)
+void osneng_free(struct osneng *e)
 {
 	if (!e)
 		return;
@@ -123,45 +123,45 @@ void osne_free(struct osne *e)
 	free(e);
 }
 
-const struct osne_opts *osne_opts(const struct osne *e) { return &e->o; }
-size_t osne_nr(const struct osne *e) { return e->nr; }
-const unsigned *osne_list(const struct osne *e) { return e->list; }
-const struct osne_cpu *osne_cpu(const struct osne *e, size_t idx) { return &e->cpu[idx]; }
-struct noise *osne_noise(const struct osne *e) { return e->n; }
-const struct osne_stop *osne_stop(const struct osne *e) { return &e->stop; }
-bool osne_stopped(const struct osne *e) { return e->stop.why != OSNE_RUNNING; }
-const struct osne_times *osne_times(const struct osne *e) { return &e->t; }
-const struct osne_counts *osne_counts(const struct osne *e) { return &e->counts; }
-void osne_halt(struct osne *e) { e->halted = true; }
+const struct osneng_opts *osneng_opts(const struct osneng *e) { return &e->o; }
+size_t osneng_nr(const struct osneng *e) { return e->nr; }
+const unsigned *osneng_list(const struct osneng *e) { return e->list; }
+const struct osneng_cpu *osneng_cpu(const struct osneng *e, size_t idx) { return &e->cpu[idx]; }
+struct noise *osneng_noise(const struct osneng *e) { return e->n; }
+const struct osneng_stop *osneng_stop(const struct osneng *e) { return &e->stop; }
+bool osneng_stopped(const struct osneng *e) { return e->stop.why != OSNENG_RUNNING; }
+const struct osneng_times *osneng_times(const struct osneng *e) { return &e->t; }
+const struct osneng_counts *osneng_counts(const struct osneng *e) { return &e->counts; }
+void osneng_halt(struct osneng *e) { e->halted = true; }
 
-int osne_index(const struct osne *e, unsigned cpu)
+int osneng_index(const struct osneng *e, unsigned cpu)
 {
-	return cpu < PS_MAX_CPUS ? e->idx_of[cpu] : -1;
+	return cpu < PARSE_MAX_CPUS ? e->idx_of[cpu] : -1;
 }
 
-void osne_use_source(struct osne *e, const struct osne_wsrc *src)
+void osneng_use_source(struct osneng *e, const struct osneng_wsrc *src)
 {
 	e->src = *src;
 }
 
-static bool w_peek(void *arg, size_t idx, struct osw_rec *r) { return osw_peek(arg, idx, r); }
-static void w_pop(void *arg, size_t idx) { osw_pop(arg, idx); }
-static void w_stop(void *arg) { osw_request_stop(arg); }
+static bool w_peek(void *arg, size_t idx, struct oswork_rec *r) { return oswork_peek(arg, idx, r); }
+static void w_pop(void *arg, size_t idx) { oswork_pop(arg, idx); }
+static void w_stop(void *arg) { oswork_request_stop(arg); }
 
-void osne_use_workload(struct osne *e, struct osw *w)
+void osneng_use_workload(struct osneng *e, struct oswork *w)
 {
-	struct osne_wsrc s = { .arg = w, .peek = w_peek, .pop = w_pop, .stop = w_stop };
-	osne_use_source(e, &s);
+	struct osneng_wsrc s = { .arg = w, .peek = w_peek, .pop = w_pop, .stop = w_stop };
+	osneng_use_source(e, &s);
 }
 
-void osne_start(struct osne *e, uint64_t t_ns)
+void osneng_start(struct osneng *e, uint64_t t_ns)
 {
 	e->t.start_ns = t_ns;
 	e->t.warm_end_ns = t_ns + e->o.warmup_ns;
 	e->nw_next_ns = e->t.warm_end_ns;
 }
 
-void osne_set_end(struct osne *e, uint64_t t_ns)
+void osneng_set_end(struct osneng *e, uint64_t t_ns)
 {
 	e->t.end_ns = t_ns;
 }
@@ -173,30 +173,30 @@ static void fmt_ts(char *buf, size_t len, uint64_t ns)
 	snprintf(buf, len, "%" PRIu64 ".%09" PRIu64, ns / NS_PER_S, ns % NS_PER_S);
 }
 
-static void add_line(struct osne *e, const char *line)
+static void add_line(struct osneng *e, const char *line)
 {
 	if (!e->stop.why) {	/* keep the events that led up to the stop */
-		char *dst = e->lines[e->nr_lines++ % OSNE_LINE_RING];
-		snprintf(dst, OSNE_LINE_LEN, "%s", line);
+		char *dst = e->lines[e->nr_lines++ % OSNENG_LINE_RING];
+		snprintf(dst, OSNENG_LINE_LEN, "%s", line);
 	}
 	if (e->sink.line)
 		e->sink.line(e->sink.arg, line);
 }
 
-size_t osne_recent_lines(const struct osne *e, const char **out, size_t max)
+size_t osneng_recent_lines(const struct osneng *e, const char **out, size_t max)
 {
-	uint64_t first = e->nr_lines > OSNE_LINE_RING ? e->nr_lines - OSNE_LINE_RING : 0;
+	uint64_t first = e->nr_lines > OSNENG_LINE_RING ? e->nr_lines - OSNENG_LINE_RING : 0;
 	size_t n = 0;
 	for (uint64_t i = first; i < e->nr_lines && n < max; i++)
-		out[n++] = e->lines[i % OSNE_LINE_RING];
+		out[n++] = e->lines[i % OSNENG_LINE_RING];
 	return n;
 }
 
 /* Context prefix of trace lines: "osnoise/N-TID [NNN] ....." and time. */
-void osne_trace_prefix(const struct osne *e, char *buf, size_t len, unsigned cpu, uint64_t t_ns)
+void osneng_trace_prefix(const struct osneng *e, char *buf, size_t len, unsigned cpu, uint64_t t_ns)
 {
 	char task[32];
-	int i = osne_index(e, cpu);
+	int i = osneng_index(e, cpu);
 	int tid = i >= 0 ? e->cpu[i].tid : 0;
 	snprintf(task, sizeof(task), "osnoise/%u", cpu);
 	snprintf(buf, len, "%16s-%-7d [%03u] ..... %6" PRIu64 ".%06" PRIu64 ":", task, tid, cpu,
@@ -207,11 +207,11 @@ void osne_trace_prefix(const struct osne *e, char *buf, size_t len, unsigned cpu
 
 static void sink_win(void *arg, const struct noise_win *w)
 {
-	struct osne *e = arg;
-	char pre[96], ts[32], line[OSNE_LINE_LEN];
+	struct osneng *e = arg;
+	char pre[96], ts[32], line[OSNENG_LINE_LEN];
 	/* In workload mode the kernel reports threads other than the workload
 	 * and every IRQ; the line ring keeps the last ones for a stop. */
-	osne_trace_prefix(e, pre, sizeof(pre), w->cpu, w->end_ns);
+	osneng_trace_prefix(e, pre, sizeof(pre), w->cpu, w->end_ns);
 	fmt_ts(ts, sizeof(ts), w->start_ns);
 	switch (w->cls) {
 	case NOISE_NMI:
@@ -234,12 +234,12 @@ static void sink_win(void *arg, const struct noise_win *w)
 	add_line(e, line);
 }
 
-static void hist_add(struct osne *e, unsigned cpu, uint64_t ns)
+static void hist_add(struct osneng *e, unsigned cpu, uint64_t ns)
 {
-	int i = osne_index(e, cpu);
+	int i = osneng_index(e, cpu);
 	if (i < 0 || !e->o.hist)
 		return;
-	struct osne_hist *h = &e->cpu[i].hist;
+	struct osneng_hist *h = &e->cpu[i].hist;
 	uint64_t b = ns / 1000 / e->o.bucket_us;
 	h->b[b < e->o.entries ? b : e->o.entries]++;
 	if (!h->count || ns < h->min_ns)
@@ -252,10 +252,10 @@ static void hist_add(struct osne *e, unsigned cpu, uint64_t ns)
 
 static void sink_gap(void *arg, const struct noise_gap *g)
 {
-	struct osne *e = arg;
-	char pre[96], ts[32], line[OSNE_LINE_LEN];
+	struct osneng *e = arg;
+	char pre[96], ts[32], line[OSNENG_LINE_LEN];
 	hist_add(e, g->cpu, g->duration_ns);
-	osne_trace_prefix(e, pre, sizeof(pre), g->cpu, g->start_ns + g->duration_ns);
+	osneng_trace_prefix(e, pre, sizeof(pre), g->cpu, g->start_ns + g->duration_ns);
 	fmt_ts(ts, sizeof(ts), g->start_ns);
 	snprintf(line, sizeof(line), "%s sample_threshold: start %s duration %" PRIu64
 		 " ns interference %" PRIu64, pre, ts, g->duration_ns, g->interference);
@@ -264,7 +264,7 @@ static void sink_gap(void *arg, const struct noise_gap *g)
 
 static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct noise_stats *p)
 {
-	struct osne *e = arg;
+	struct osneng *e = arg;
 	if (e->sink.period)
 		e->sink.period(e->sink.arg, cpu, end_ns, p);
 }
@@ -273,7 +273,7 @@ static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct n
 
 /* A stop threshold: like the kernel, tracing ends here.  The periods in
  * progress are closed at the stop time so the totals include the stop. */
-void osne_set_stop(struct osne *e, int why, unsigned cpu, uint64_t value_ns, uint64_t t_ns)
+void osneng_set_stop(struct osneng *e, int why, unsigned cpu, uint64_t value_ns, uint64_t t_ns)
 {
 	if (e->stop.why)
 		return;
@@ -291,44 +291,44 @@ void osne_set_stop(struct osne *e, int why, unsigned cpu, uint64_t value_ns, uin
 		}
 }
 
-static void write_wrec(struct osne *e, const struct osw_rec *r)
+static void write_wrec(struct osneng *e, const struct oswork_rec *r)
 {
 	if (!e->pw)
 		return;
-	uint8_t raw[OSW_REC_RAW_SIZE];
-	osw_rec_encode(r, raw);
-	struct pdr_sample s;
+	uint8_t raw[OSWORK_REC_RAW_SIZE];
+	oswork_rec_encode(r, raw);
+	struct pdread_sample s;
 	memset(&s, 0, sizeof(s));
-	s.id = OSNE_WREC_ID;
-	int i = osne_index(e, r->cpu);
+	s.id = OSNENG_WREC_ID;
+	int i = osneng_index(e, r->cpu);
 	s.pid = s.tid = (uint32_t)(i >= 0 ? e->cpu[i].tid : 0);
 	s.time = r->t1_ns;
 	s.cpu = r->cpu;
 	s.raw = raw;
 	s.raw_size = sizeof(raw);
-	pdw_write_sample(e->pw, e->wrec_evsel, PDF_MISC_USER, &s);
+	pdwrite_write_sample(e->pw, e->wrec_evsel, PDFORMAT_MISC_USER, &s);
 }
 
-static void feed_wrec(struct osne *e, const struct osw_rec *r)
+static void feed_wrec(struct osneng *e, const struct oswork_rec *r)
 {
 	write_wrec(e, r);
-	int i = osne_index(e, r->cpu);
+	int i = osneng_index(e, r->cpu);
 	if (i < 0)
 		return;
-	struct osne_cpu *pc = &e->cpu[i];
+	struct osneng_cpu *pc = &e->cpu[i];
 	switch (r->type) {
-	case OSW_PERIOD_BEGIN:
+	case OSWORK_PERIOD_BEGIN:
 		if (r->t1_ns >= e->t.warm_end_ns && !e->stop.why) {
 			noise_period_begin(e->n, r->cpu, r->t1_ns);
 			e->active[i] = true;
 			e->pstart[i] = r->t1_ns;
 		}
 		break;
-	case OSW_GAP:
+	case OSWORK_GAP:
 		if (e->active[i] && noise_gap(e->n, r->cpu, r->t0_ns, r->t1_ns) == NOISE_STOP)
-			osne_set_stop(e, OSNE_STOP_SINGLE, r->cpu, r->t1_ns - r->t0_ns, r->t1_ns);
+			osneng_set_stop(e, OSNENG_STOP_SINGLE, r->cpu, r->t1_ns - r->t0_ns, r->t1_ns);
 		break;
-	case OSW_PERIOD_END:
+	case OSWORK_PERIOD_END:
 		if (!e->active[i])
 			break;
 		e->active[i] = false;
@@ -339,7 +339,7 @@ static void feed_wrec(struct osne *e, const struct osw_rec *r)
 		pc->loop_ns += r->v[0];
 		if (noise_period_end(e->n, r->cpu, r->t1_ns, r->v[0]) == NOISE_STOP) {
 			const struct noise_stats *p = noise_cpu_period(e->n, r->cpu);
-			osne_set_stop(e, OSNE_STOP_TOTAL, r->cpu, p->noise_ns, r->t1_ns);
+			osneng_set_stop(e, OSNENG_STOP_TOTAL, r->cpu, p->noise_ns, r->t1_ns);
 		}
 		break;
 	default:
@@ -347,16 +347,16 @@ static void feed_wrec(struct osne *e, const struct osw_rec *r)
 	}
 }
 
-int osne_set_tid(struct osne *e, unsigned cpu, int32_t tid, uint64_t floor_ns)
+int osneng_set_tid(struct osneng *e, unsigned cpu, int32_t tid, uint64_t floor_ns)
 {
-	int i = osne_index(e, cpu);
+	int i = osneng_index(e, cpu);
 	if (i < 0)
 		return -EINVAL;
 	e->cpu[i].tid = tid;
 	e->cpu[i].floor_ns = floor_ns;
 	noise_set_workload(e->n, cpu, tid);
 	/* time 0: replay learns the workload threads first */
-	struct osw_rec t = { .type = OSW_TID, .cpu = cpu };
+	struct oswork_rec t = { .type = OSWORK_TID, .cpu = cpu };
 	t.v[0] = (uint64_t)tid;
 	t.v[1] = floor_ns;
 	write_wrec(e, &t);
@@ -366,9 +366,9 @@ int osne_set_tid(struct osne *e, unsigned cpu, int32_t tid, uint64_t floor_ns)
 /* Feed the workload records of every CPU with key < limit (or <= when
  * incl), oldest first across the CPUs: a stop on one CPU ends the run for
  * all at that time, as replay (which reads them in time order) sees it. */
-static void feed_wrecs_until(struct osne *e, uint64_t limit, bool incl)
+static void feed_wrecs_until(struct osneng *e, uint64_t limit, bool incl)
 {
-	struct osw_rec r, best;
+	struct oswork_rec r, best;
 	while (e->src.peek) {
 		size_t bi = e->nr;
 		for (size_t i = 0; i < e->nr; i++)
@@ -386,7 +386,7 @@ static void feed_wrecs_until(struct osne *e, uint64_t limit, bool incl)
 }
 
 /* No-workload period boundaries due before limit (generated here). */
-static void nw_boundaries(struct osne *e, uint64_t limit)
+static void nw_boundaries(struct osneng *e, uint64_t limit)
 {
 	if (e->t.end_ns && limit > e->t.end_ns)
 		limit = e->t.end_ns;	/* the run is over: no boundary after its end */
@@ -408,7 +408,7 @@ static void nw_boundaries(struct osne *e, uint64_t limit)
 	}
 }
 
-void osne_close(struct osne *e)
+void osneng_close(struct osneng *e)
 {
 	if (!e->o.no_workload || e->stop.why)
 		return;
@@ -420,10 +420,10 @@ void osne_close(struct osne *e)
 		}
 }
 
-int osne_event(void *engine, const struct tpe *ev)
+int osneng_event(void *engine, const struct tpevent *ev)
 {
-	struct osne *e = engine;
-	int i = osne_index(e, ev->cpu);
+	struct osneng *e = engine;
+	int i = osneng_index(e, ev->cpu);
 	if (i < 0 || e->stop.why)
 		return 0;
 	if (e->o.no_workload)
@@ -435,70 +435,70 @@ int osne_event(void *engine, const struct tpe *ev)
 	return 0;
 }
 
-void osne_advance(struct osne *e, uint64_t until_ns)
+void osneng_advance(struct osneng *e, uint64_t until_ns)
 {
 	if (e->o.no_workload)
 		nw_boundaries(e, until_ns);
 	else
 		feed_wrecs_until(e, until_ns, true);
 	if (e->pw)
-		pdw_finished_round(e->pw);
+		pdwrite_finished_round(e->pw);
 }
 
 /* ---- recording ------------------------------------------------------------------------ */
 
-void osne_params_format(const struct osne_opts *o, char *buf, size_t len)
+void osneng_params_format(const struct osneng_opts *o, char *buf, size_t len)
 {
 	char cl[512];
-	ps_cpulist_format(&o->cpus, cl, sizeof(cl));
+	parse_cpulist_format(&o->cpus, cl, sizeof(cl));
 	snprintf(buf, len, "latscope-osnoise threshold_us=%" PRIu64 " period_us=%" PRIu64
 		 " runtime_us=%" PRIu64 " stop_us=%" PRIu64 " stop_total_us=%" PRIu64 " no_workload=%d"
 		 " cpus=%s", o->threshold_us, o->period_us, o->runtime_us, o->stop_us,
 		 o->stop_total_us, o->no_workload, cl);
 }
 
-void osne_params_to_osnp(const struct osne_opts *o, struct pdf_osnp *p)
+void osneng_params_to_osnp(const struct osneng_opts *o, struct pdformat_osnp *p)
 {
 	_Static_assert(sizeof(p->cpus) == sizeof(o->cpus.bits), "CPU bitmaps differ");
 	memset(p, 0, sizeof(*p));
-	p->version = PDF_OSNP_VERSION;
+	p->version = PDFORMAT_OSNP_VERSION;
 	p->threshold_us = o->threshold_us;
 	p->period_us = o->period_us;
 	p->runtime_us = o->runtime_us;
 	p->stop_us = o->stop_us;
 	p->stop_total_us = o->stop_total_us;
-	p->flags = o->no_workload ? PDF_OSNP_NO_WORKLOAD : 0;
+	p->flags = o->no_workload ? PDFORMAT_OSNP_NO_WORKLOAD : 0;
 	memcpy(p->cpus, o->cpus.bits, sizeof(p->cpus));
 }
 
-int osne_record(struct osne *e, struct pdw *pw)
+int osneng_record(struct osneng *e, struct pdwrite *pw)
 {
-	struct pdf_attr a;
+	struct pdformat_attr a;
 	memset(&a, 0, sizeof(a));
-	a.type = PDF_TYPE_SOFTWARE;
+	a.type = PDFORMAT_TYPE_SOFTWARE;
 	a.config = 9;	/* PERF_COUNT_SW_DUMMY */
 	a.sample_period = 1;
-	a.sample_type = PDF_SAMPLE_IDENTIFIER | PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU |
-			PDF_SAMPLE_RAW;
-	a.flags = (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL) | (1ULL << PDF_ATTR_FLAG_USE_CLOCKID);
+	a.sample_type = PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_CPU |
+			PDFORMAT_SAMPLE_RAW;
+	a.flags = (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL) | (1ULL << PDFORMAT_ATTR_FLAG_USE_CLOCKID);
 	a.clockid = CLOCK_MONOTONIC;
-	uint64_t id = OSNE_WREC_ID;
-	int idx = pdw_add_evsel(pw, &a, OSW_EVSEL_NAME, &id, 1);
+	uint64_t id = OSNENG_WREC_ID;
+	int idx = pdwrite_add_evsel(pw, &a, OSWORK_EVSEL_NAME, &id, 1);
 	if (idx < 0)
 		return idx;
 	e->pw = pw;
 	e->wrec_evsel = idx;
 	/* The run's parameters, so replay uses the same threshold and period:
 	 * latscope's own feature section; VERSION says only who wrote it. */
-	struct pdf_osnp p;
-	osne_params_to_osnp(&e->o, &p);
-	int err = pdw_set_osnoise_params(pw, &p);
+	struct pdformat_osnp p;
+	osneng_params_to_osnp(&e->o, &p);
+	int err = pdwrite_set_osnoise_params(pw, &p);
 	if (!err)
-		err = pdw_set_string_feature(pw, PDF_FEAT_VERSION, "latscope " LATSCOPE_VERSION);
+		err = pdwrite_set_string_feature(pw, PDFORMAT_FEAT_VERSION, "latscope " LATSCOPE_VERSION);
 	return err;
 }
 
-bool osne_params_apply(const char *ver, struct osne_opts *o, bool have_T, bool have_cpus)
+bool osneng_params_apply(const char *ver, struct osneng_opts *o, bool have_T, bool have_cpus)
 {
 	const char *p;
 	uint64_t v;
@@ -514,43 +514,43 @@ bool osne_params_apply(const char *ver, struct osne_opts *o, bool have_T, bool h
 	if ((p = strstr(ver, "no_workload=1")))
 		o->no_workload = true;
 	char cl[512];
-	struct ps_cpuset set;
+	struct parse_cpuset set;
 	if (!have_cpus && (p = strstr(ver, "cpus=")) && sscanf(p + 5, "%511s", cl) == 1 &&
-	    !ps_cpulist(cl, &set)) {
+	    !parse_cpulist(cl, &set)) {
 		o->cpus = set;
 		return true;
 	}
 	return false;
 }
 
-bool osne_params_take(const struct pdr *r, struct osne_opts *o, bool have_T, bool have_cpus)
+bool osneng_params_take(const struct pdread *r, struct osneng_opts *o, bool have_T, bool have_cpus)
 {
-	const struct pdr_info *in = pdr_info(r);
+	const struct pdread_info *in = pdread_info(r);
 	if (!in->has_osnoise_params)	/* written before the feature: VERSION text */
-		return osne_params_apply(in->version, o, have_T, have_cpus);
-	const struct pdf_osnp *p = &in->osnoise_params;
+		return osneng_params_apply(in->version, o, have_T, have_cpus);
+	const struct pdformat_osnp *p = &in->osnoise_params;
 	if (!have_T || o->threshold_us < p->threshold_us)
 		o->threshold_us = p->threshold_us;
 	o->period_us = p->period_us;
 	o->runtime_us = p->runtime_us;
-	if (p->flags & PDF_OSNP_NO_WORKLOAD)
+	if (p->flags & PDFORMAT_OSNP_NO_WORKLOAD)
 		o->no_workload = true;
-	struct ps_cpuset set;
+	struct parse_cpuset set;
 	memcpy(set.bits, p->cpus, sizeof(set.bits));
-	if (have_cpus || !ps_cpuset_count(&set))
+	if (have_cpus || !parse_cpuset_count(&set))
 		return false;
 	o->cpus = set;
 	return true;
 }
 
-bool osne_is_recording(struct pdr *r)
+bool osneng_is_recording(struct pdread *r)
 {
-	const struct pdr_info *in = pdr_info(r);
+	const struct pdread_info *in = pdread_info(r);
 	if (in->has_osnoise_params || (in->version && !strncmp(in->version, "latscope-osnoise ", 17)))
 		return true;
-	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
-		const struct pdr_evsel *e = pdr_evsel(r, i);
-		if (e->name && !strcmp(e->name, OSW_EVSEL_NAME))
+	for (size_t i = 0; i < pdread_nr_evsels(r); i++) {
+		const struct pdread_evsel *e = pdread_evsel(r, i);
+		if (e->name && !strcmp(e->name, OSWORK_EVSEL_NAME))
 			return true;
 	}
 	return false;
@@ -558,10 +558,10 @@ bool osne_is_recording(struct pdr *r)
 
 /* ---- replay --------------------------------------------------------------------------- */
 
-static int replay_setup(struct pdr *r, osne_setup_fn setup, void *arg, struct osne **ep,
-			struct tpd **d)
+static int replay_setup(struct pdread *r, osneng_setup_fn setup, void *arg, struct osneng **ep,
+			struct tpdecode **d)
 {
-	*d = pdr_tep(r) ? tpd_new(pdr_tep(r)) : NULL;
+	*d = pdread_tep(r) ? tpdecode_new(pdread_tep(r)) : NULL;
 	int err = setup(arg, r, *d != NULL, ep);
 	if (!err && !*ep)
 		err = -EINVAL;
@@ -569,20 +569,20 @@ static int replay_setup(struct pdr *r, osne_setup_fn setup, void *arg, struct os
 }
 
 /* One workload record of the file. */
-static void replay_wrec(struct osne *e, const struct pdr_sample *s, bool *any_wrec)
+static void replay_wrec(struct osneng *e, const struct pdread_sample *s, bool *any_wrec)
 {
-	struct osw_rec w;
-	if (osw_rec_decode(s->raw, s->raw_size, &w) < 0) {
+	struct oswork_rec w;
+	if (oswork_rec_decode(s->raw, s->raw_size, &w) < 0) {
 		e->counts.bad_wrec++;
 		return;
 	}
-	if (osne_index(e, w.cpu) < 0)
+	if (osneng_index(e, w.cpu) < 0)
 		return;		/* a CPU not asked for */
-	if (w.type == OSW_TID) {
-		osne_set_tid(e, w.cpu, (int32_t)w.v[0], w.v[1]);
+	if (w.type == OSWORK_TID) {
+		osneng_set_tid(e, w.cpu, (int32_t)w.v[0], w.v[1]);
 		return;
 	}
-	if (!*any_wrec && w.type == OSW_PERIOD_BEGIN) {
+	if (!*any_wrec && w.type == OSWORK_PERIOD_BEGIN) {
 		*any_wrec = true;
 		if (e->o.warmup_ns)
 			e->t.warm_end_ns = w.t1_ns + e->o.warmup_ns;
@@ -592,28 +592,28 @@ static void replay_wrec(struct osne *e, const struct pdr_sample *s, bool *any_wr
 }
 
 /* One tracepoint sample of the file. */
-static void replay_tp(struct osne *e, const struct tpd *d, const struct pdr_event *ev)
+static void replay_tp(struct osneng *e, const struct tpdecode *d, const struct pdread_event *ev)
 {
-	struct tpd_losses l = { 0 };
-	struct tpe t;
-	if (tpd_decode_sample(d, ev, &t, &l) < 0) {
+	struct tpdecode_losses l = { 0 };
+	struct tpevent t;
+	if (tpdecode_decode_sample(d, ev, &t, &l) < 0) {
 		/* other events and tracepoints the accounting does not use are no loss */
 		e->counts.undecoded += l.no_raw + l.bad_raw;
 		return;
 	}
-	osne_event(e, &t);
+	osneng_event(e, &t);
 }
 
-int osne_replay(struct pdr *r, osne_setup_fn setup, void *arg, struct osne **ep)
+int osneng_replay(struct pdread *r, osneng_setup_fn setup, void *arg, struct osneng **ep)
 {
-	struct osne *e = NULL;
-	struct tpd *d = NULL;
-	struct pdr_event ev;
+	struct osneng *e = NULL;
+	struct tpdecode *d = NULL;
+	struct pdread_event ev;
 	bool any_wrec = false;
 	int err;
 	*ep = NULL;
-	while (!(e && (e->stop.why || e->halted)) && (err = pdr_next(r, &ev)) > 0) {
-		if (ev.type != PDF_RECORD_SAMPLE || !ev.evsel || !ev.has_sample)
+	while (!(e && (e->stop.why || e->halted)) && (err = pdread_next(r, &ev)) > 0) {
+		if (ev.type != PDFORMAT_RECORD_SAMPLE || !ev.evsel || !ev.has_sample)
 			continue;
 		if (!e) {
 			err = replay_setup(r, setup, arg, ep, &d);
@@ -622,12 +622,12 @@ int osne_replay(struct pdr *r, osne_setup_fn setup, void *arg, struct osne **ep)
 				goto out;
 		}
 		e->counts.samples++;
-		const struct pdr_sample *s = &ev.sample;
+		const struct pdread_sample *s = &ev.sample;
 		if (!e->t.start_ns)
-			osne_start(e, s->time);
+			osneng_start(e, s->time);
 		if (s->time > e->t.end_ns)
 			e->t.end_ns = s->time;
-		if (ev.evsel->name && !strcmp(ev.evsel->name, OSW_EVSEL_NAME))
+		if (ev.evsel->name && !strcmp(ev.evsel->name, OSWORK_EVSEL_NAME))
 			replay_wrec(e, s, &any_wrec);
 		else
 			replay_tp(e, d, &ev);
@@ -642,24 +642,24 @@ int osne_replay(struct pdr *r, osne_setup_fn setup, void *arg, struct osne **ep)
 	}
 	if (e->o.no_workload)
 		nw_boundaries(e, e->t.end_ns + 1);
-	const struct pdr_stats *st = pdr_stats(r);
+	const struct pdread_stats *st = pdread_stats(r);
 	e->counts.lost = st->lost_events + st->lost_samples;
 	e->counts.unknown_id = st->unknown_id;
 	e->counts.bad_samples = st->bad_samples;
 	e->counts.out_of_order = st->out_of_order;
 	e->counts.forced = st->forced_flushes;
-	osne_close(e);
+	osneng_close(e);
 	err = 0;
 out:
-	tpd_free(d);
+	tpdecode_free(d);
 	return err;
 }
 
 /* ---- kernel tracer -------------------------------------------------------------------- */
 
-void osne_kernel_rec(struct osne *e, const struct okt_rec *k)
+void osneng_kernel_rec(struct osneng *e, const struct osnkernel_rec *k)
 {
-	int i = osne_index(e, k->cpu);
+	int i = osneng_index(e, k->cpu);
 	if (i < 0 || e->stop.why)
 		return;
 	if (!e->t.start_ns || k->ts_ns < e->t.start_ns)
@@ -669,7 +669,7 @@ void osne_kernel_rec(struct osne *e, const struct okt_rec *k)
 	if (!e->cpu[i].tid && !strncmp(k->comm, "osnoise/", 8))
 		e->cpu[i].tid = k->pid;
 	switch (k->kind) {
-	case OKT_PERIOD: {
+	case OSNKERNEL_PERIOD: {
 		struct noise_stats p;
 		memset(&p, 0, sizeof(p));
 		p.periods = 1;
@@ -684,10 +684,10 @@ void osne_kernel_rec(struct osne *e, const struct okt_rec *k)
 		p.count[NOISE_THREAD] = k->thread;
 		noise_add_period(e->n, k->cpu, k->ts_ns, &p);
 		if (e->o.stop_total_us && k->noise_us > e->o.stop_total_us)
-			osne_set_stop(e, OSNE_STOP_TOTAL, k->cpu, p.noise_ns, k->ts_ns);
+			osneng_set_stop(e, OSNENG_STOP_TOTAL, k->cpu, p.noise_ns, k->ts_ns);
 		break;
 	}
-	case OKT_SAMPLE: {
+	case OSNKERNEL_SAMPLE: {
 		struct noise_gap g;
 		memset(&g, 0, sizeof(g));
 		g.cpu = k->cpu;
@@ -697,14 +697,14 @@ void osne_kernel_rec(struct osne *e, const struct okt_rec *k)
 		g.hw = !k->interference;
 		sink_gap(e, &g);
 		if (e->o.stop_us && k->duration_ns > e->o.stop_us * 1000)
-			osne_set_stop(e, OSNE_STOP_SINGLE, k->cpu, k->duration_ns, k->ts_ns);
+			osneng_set_stop(e, OSNENG_STOP_SINGLE, k->cpu, k->duration_ns, k->ts_ns);
 		break;
 	}
 	default: {
 		struct noise_win w;
 		memset(&w, 0, sizeof(w));
-		w.cls = k->kind == OKT_NMI ? NOISE_NMI : k->kind == OKT_IRQ ? NOISE_IRQ :
-			k->kind == OKT_SOFTIRQ ? NOISE_SOFTIRQ : NOISE_THREAD;
+		w.cls = k->kind == OSNKERNEL_NMI ? NOISE_NMI : k->kind == OSNKERNEL_IRQ ? NOISE_IRQ :
+			k->kind == OSNKERNEL_SOFTIRQ ? NOISE_SOFTIRQ : NOISE_THREAD;
 		w.cpu = k->cpu;
 		w.start_ns = k->start_ns;
 		w.end_ns = k->start_ns + k->duration_ns;
@@ -713,14 +713,14 @@ void osne_kernel_rec(struct osne *e, const struct okt_rec *k)
 		const char *d = k->desc;
 		while (*d == ' ')
 			d++;
-		snprintf(w.name, sizeof(w.name), "%s", k->kind == OKT_NMI ? "nmi" : d);
+		snprintf(w.name, sizeof(w.name), "%s", k->kind == OSNKERNEL_NMI ? "nmi" : d);
 		noise_add_window(e->n, &w);
 		break;
 	}
 	}
 }
 
-void osne_kernel_text(struct osne *e, struct osne_kbuf *kb, const char *data, size_t n)
+void osneng_kernel_text(struct osneng *e, struct osneng_kbuf *kb, const char *data, size_t n)
 {
 	while (n) {
 		size_t room = sizeof(kb->buf) - 1 - kb->len;
@@ -733,10 +733,10 @@ void osne_kernel_text(struct osne *e, struct osne_kbuf *kb, const char *data, si
 		char *start = kb->buf, *nl;
 		while ((nl = strchr(start, '\n'))) {
 			*nl = 0;
-			struct okt_rec r;
-			int err = okt_parse_line(start, &r);
+			struct osnkernel_rec r;
+			int err = osnkernel_parse_line(start, &r);
 			if (!err)
-				osne_kernel_rec(e, &r);
+				osneng_kernel_rec(e, &r);
 			else if (err == -EINVAL)
 				kb->bad++;
 			start = nl + 1;

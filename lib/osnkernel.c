@@ -53,7 +53,7 @@ static int parse_ts(const char **pp, uint64_t *ns)
 	return 0;
 }
 
-static int parse_u64(const char **pp, uint64_t *v)
+static int osnkernel_parse_u64(const char **pp, uint64_t *v)
 {
 	const char *p = skip_ws(*pp);
 	char *end;
@@ -79,18 +79,18 @@ static int expect(const char **pp, const char *word)
 }
 
 /* "start <ts> duration <ns> ns" */
-static int parse_start_duration(const char **pp, struct okt_rec *o)
+static int parse_start_duration(const char **pp, struct osnkernel_rec *o)
 {
 	const char *p = *pp;
 	if (expect(&p, "start") || (p = skip_ws(p), parse_ts(&p, &o->start_ns)) ||
-	    expect(&p, "duration") || parse_u64(&p, &o->duration_ns) || expect(&p, "ns"))
+	    expect(&p, "duration") || osnkernel_parse_u64(&p, &o->duration_ns) || expect(&p, "ns"))
 		return -EINVAL;
 	*pp = p;
 	return 0;
 }
 
 /* "<desc>:<id> start ..." where desc may hold spaces (comm) and is right-aligned. */
-static int parse_desc_id(const char **pp, struct okt_rec *o)
+static int parse_desc_id(const char **pp, struct osnkernel_rec *o)
 {
 	const char *p = skip_ws(*pp);
 	const char *st = strstr(p, " start ");
@@ -115,7 +115,7 @@ static int parse_desc_id(const char **pp, struct okt_rec *o)
 	return 0;
 }
 
-int okt_parse_line(const char *line, struct okt_rec *o)
+int osnkernel_parse_line(const char *line, struct osnkernel_rec *o)
 {
 	memset(o, 0, sizeof(*o));
 	const char *p = skip_ws(line);
@@ -154,7 +154,7 @@ int okt_parse_line(const char *line, struct okt_rec *o)
 	p = skip_ws(p + 1);
 
 	if (!strncmp(p, "sample_threshold:", 17)) {
-		o->kind = OKT_SAMPLE;
+		o->kind = OSNKERNEL_SAMPLE;
 		p += 17;
 		if (parse_start_duration(&p, o))
 			return -EINVAL;
@@ -166,15 +166,15 @@ int okt_parse_line(const char *line, struct okt_rec *o)
 			p += 12;
 		else
 			return -EINVAL;
-		return parse_u64(&p, &o->interference) ? -EINVAL : 0;
+		return osnkernel_parse_u64(&p, &o->interference) ? -EINVAL : 0;
 	}
 	if (!strncmp(p, "nmi_noise:", 10)) {
-		o->kind = OKT_NMI;
+		o->kind = OSNKERNEL_NMI;
 		p += 10;
 		return parse_start_duration(&p, o) ? -EINVAL : 0;
 	}
-	static const struct { const char *name; enum okt_kind kind; } named[] = {
-		{ "irq_noise:", OKT_IRQ }, { "softirq_noise:", OKT_SOFTIRQ }, { "thread_noise:", OKT_THREAD },
+	static const struct { const char *name; enum osnkernel_kind kind; } named[] = {
+		{ "irq_noise:", OSNKERNEL_IRQ }, { "softirq_noise:", OSNKERNEL_SOFTIRQ }, { "thread_noise:", OSNKERNEL_THREAD },
 	};
 	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
 		size_t n = strlen(named[i].name);
@@ -190,29 +190,29 @@ int okt_parse_line(const char *line, struct okt_rec *o)
 	if (!isdigit((unsigned char)*p))
 		return -ENOENT;
 	uint64_t ip, fp;
-	if (parse_u64(&p, &o->runtime_us) || parse_u64(&p, &o->noise_us) || parse_u64(&p, &ip) ||
+	if (osnkernel_parse_u64(&p, &o->runtime_us) || osnkernel_parse_u64(&p, &o->noise_us) || osnkernel_parse_u64(&p, &ip) ||
 	    *p != '.')
 		return -EINVAL;
 	p++;
 	const char *f0 = p;
-	if (parse_u64(&p, &fp) || p - f0 != 5 || ip > 100)
+	if (osnkernel_parse_u64(&p, &fp) || p - f0 != 5 || ip > 100)
 		return -EINVAL;
 	o->avail_e5 = ip * 100000 + fp;
-	if (parse_u64(&p, &o->max_single_us) || parse_u64(&p, &o->hw) || parse_u64(&p, &o->nmi) ||
-	    parse_u64(&p, &o->irq) || parse_u64(&p, &o->softirq) || parse_u64(&p, &o->thread))
+	if (osnkernel_parse_u64(&p, &o->max_single_us) || osnkernel_parse_u64(&p, &o->hw) || osnkernel_parse_u64(&p, &o->nmi) ||
+	    osnkernel_parse_u64(&p, &o->irq) || osnkernel_parse_u64(&p, &o->softirq) || osnkernel_parse_u64(&p, &o->thread))
 		return -EINVAL;
 	p = skip_ws(p);
 	if (*p && *p != '\n')
 		return -EINVAL;
-	o->kind = OKT_PERIOD;
+	o->kind = OSNKERNEL_PERIOD;
 	return 0;
 }
 
 /* ---- driving the tracer ------------------------------------------------- */
 
-#define OKT_INSTANCE "latscope_osnoise"
+#define OSNKERNEL_INSTANCE "latscope_osnoise"
 
-struct okt {
+struct osnkernel {
 	struct tracefs_instance *inst;
 	int fd;
 	char saved_thresh[64];
@@ -220,7 +220,7 @@ struct okt {
 	char err[1024];
 };
 
-bool okt_available(void)
+bool osnkernel_available(void)
 {
 	if (!tracefs_tracing_dir() || !tracefs_dir_exists(NULL, "osnoise"))
 		return false;
@@ -232,15 +232,15 @@ bool okt_available(void)
 	return ok;
 }
 
-const char *okt_strerror(const struct okt *k)
+const char *osnkernel_strerror(const struct osnkernel *k)
 {
 	return k ? k->err : "out of memory";
 }
 
-static int wr(struct okt *k, struct tracefs_instance *inst, const char *file, const char *fmt, ...)
+static int wr(struct osnkernel *k, struct tracefs_instance *inst, const char *file, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static int wr(struct okt *k, struct tracefs_instance *inst, const char *file, const char *fmt, ...)
+static int wr(struct osnkernel *k, struct tracefs_instance *inst, const char *file, const char *fmt, ...)
 {
 	char buf[128];
 	va_list ap;
@@ -256,14 +256,14 @@ static int wr(struct okt *k, struct tracefs_instance *inst, const char *file, co
 	return 0;
 }
 
-int okt_start(struct okt **kp, const struct okt_config *cfg)
+int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg)
 {
-	struct okt *k = calloc(1, sizeof(*k));
+	struct osnkernel *k = calloc(1, sizeof(*k));
 	*kp = k;
 	if (!k)
 		return -ENOMEM;
 	k->fd = -1;
-	if (!okt_available()) {
+	if (!osnkernel_available()) {
 		snprintf(k->err, sizeof(k->err), "the kernel has no osnoise tracer (no %s/osnoise; needs "
 			 "CONFIG_OSNOISE_TRACER)", tracefs_tracing_dir() ?: "tracefs");
 		return -ENODEV;
@@ -289,10 +289,10 @@ int okt_start(struct okt **kp, const struct okt_config *cfg)
 			return err;
 		k->thresh_changed = true;
 	}
-	k->inst = tracefs_instance_create(OKT_INSTANCE);
+	k->inst = tracefs_instance_create(OSNKERNEL_INSTANCE);
 	if (!k->inst) {
 		err = errno ? -errno : -EIO;
-		snprintf(k->err, sizeof(k->err), "cannot create tracefs instance %s: %s", OKT_INSTANCE,
+		snprintf(k->err, sizeof(k->err), "cannot create tracefs instance %s: %s", OSNKERNEL_INSTANCE,
 			 strerror(-err));
 		return err;
 	}
@@ -316,7 +316,7 @@ int okt_start(struct okt **kp, const struct okt_config *cfg)
 	return 0;
 }
 
-long okt_read(struct okt *k, char *buf, size_t len)
+long osnkernel_read(struct osnkernel *k, char *buf, size_t len)
 {
 	ssize_t n = read(k->fd, buf, len);
 	if (n < 0)
@@ -324,7 +324,7 @@ long okt_read(struct okt *k, char *buf, size_t len)
 	return (long)n;
 }
 
-void okt_stop(struct okt *k)
+void osnkernel_stop(struct osnkernel *k)
 {
 	if (!k)
 		return;

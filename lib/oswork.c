@@ -14,15 +14,15 @@
 #include "bytes.h"
 #include "oswork.h"
 
-struct osw_thread {
-	struct osw *w;
+struct oswork_thread {
+	struct oswork *w;
 	pthread_t th;
 	bool started;
 	unsigned cpu;
 	int tid;
 	int err;
 	uint64_t floor_ns;
-	struct osw_rec *ring;
+	struct oswork_rec *ring;
 	size_t cap;			/* power of two */
 	uint64_t head;			/* written by the thread */
 	uint64_t tail;			/* written by the consumer */
@@ -31,16 +31,16 @@ struct osw_thread {
 	int done;
 };
 
-struct osw {
-	struct osw_opts o;
-	struct osw_thread *t;
+struct oswork {
+	struct oswork_opts o;
+	struct oswork_thread *t;
 	size_t nr;
 	int stop;
 	/* TSC -> ns: ns = (tsc - base) * mult >> 32 */
 	uint64_t tsc_mult;
 };
 
-uint64_t osw_now_ns(void)
+uint64_t oswork_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -55,7 +55,7 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-bool osw_tsc_usable(void)
+bool oswork_tsc_usable(void)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[4096];
@@ -76,20 +76,20 @@ static inline uint64_t rdtsc(void)
 	return 0;
 }
 
-bool osw_tsc_usable(void)
+bool oswork_tsc_usable(void)
 {
 	return false;
 }
 #endif
 
-static void push(struct osw_thread *t, uint32_t type, uint64_t t0, uint64_t t1, const uint64_t *v)
+static void push(struct oswork_thread *t, uint32_t type, uint64_t t0, uint64_t t1, const uint64_t *v)
 {
 	uint64_t tail = __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE);
 	if (t->head - tail >= t->cap) {
 		t->lost++;
 		return;
 	}
-	struct osw_rec *r = &t->ring[t->head & (t->cap - 1)];
+	struct oswork_rec *r = &t->ring[t->head & (t->cap - 1)];
 	r->type = type;
 	r->cpu = t->cpu;
 	r->t0_ns = t0;
@@ -109,7 +109,7 @@ struct clk {
 static inline uint64_t clk_read(const struct clk *c)
 {
 	if (!c->tsc)
-		return osw_now_ns();
+		return oswork_now_ns();
 	uint64_t d = rdtsc() - c->base_tsc;
 	return c->base_ns + (uint64_t)(((unsigned __int128)d * c->mult) >> 32);
 }
@@ -121,7 +121,7 @@ static void clk_anchor(struct clk *c)
 {
 	if (!c->tsc)
 		return;
-	uint64_t ns = osw_now_ns(), tsc = rdtsc();
+	uint64_t ns = oswork_now_ns(), tsc = rdtsc();
 	if (c->base_ns && ns - c->base_ns >= 100000000ULL && tsc > c->base_tsc)
 		c->mult = (uint64_t)(((unsigned __int128)(ns - c->base_ns) << 32) / (tsc - c->base_tsc));
 	c->base_ns = ns;
@@ -130,9 +130,9 @@ static void clk_anchor(struct clk *c)
 
 static void *thread_main(void *arg)
 {
-	struct osw_thread *t = arg;
-	struct osw *w = t->w;
-	const struct osw_opts *o = &w->o;
+	struct oswork_thread *t = arg;
+	struct oswork *w = t->w;
+	const struct oswork_opts *o = &w->o;
 	cpu_set_t set;
 
 	t->tid = (int)syscall(SYS_gettid);
@@ -176,18 +176,18 @@ static void *thread_main(void *arg)
 	__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
 
 	uint64_t thr = o->threshold_ns, floor_ns = t->floor_ns;
-	uint64_t first = osw_now_ns();
+	uint64_t first = oswork_now_ns();
 	for (uint64_t k = 0; !__atomic_load_n(&w->stop, __ATOMIC_RELAXED); k++) {
 		clk_anchor(&clk);
 		uint64_t pstart = clk_read(&clk);
-		push(t, OSW_PERIOD_BEGIN, pstart, pstart, NULL);
+		push(t, OSWORK_PERIOD_BEGIN, pstart, pstart, NULL);
 		uint64_t prev = pstart, now;
 		uint64_t sub_c = 0, sub_ns = 0, iters = 0, minv = UINT64_MAX;
 		do {
 			now = clk_read(&clk);
 			uint64_t d = now - prev;
 			if (d >= thr)
-				push(t, OSW_GAP, prev, now, NULL);
+				push(t, OSWORK_GAP, prev, now, NULL);
 			else if (d >= floor_ns) {
 				sub_c++;
 				sub_ns += d;
@@ -198,7 +198,7 @@ static void *thread_main(void *arg)
 			iters++;
 		} while (now - pstart < o->runtime_ns && !__atomic_load_n(&w->stop, __ATOMIC_RELAXED));
 		uint64_t v[5] = { now - pstart, sub_c, sub_ns, iters, minv };
-		push(t, OSW_PERIOD_END, now, now, v);
+		push(t, OSWORK_PERIOD_END, now, now, v);
 		if (o->period_ns > o->runtime_ns) {
 			uint64_t next = first + (k + 1) * o->period_ns;
 			struct timespec ts = { .tv_sec = (time_t)(next / 1000000000ULL),
@@ -216,21 +216,21 @@ fail:
 	return NULL;
 }
 
-static int calibrate_tsc(struct osw *w)
+static int calibrate_tsc(struct oswork *w)
 {
-	uint64_t n0 = osw_now_ns(), c0 = rdtsc();
+	uint64_t n0 = oswork_now_ns(), c0 = rdtsc();
 	struct timespec ts = { 0, 50 * 1000 * 1000 };
 	nanosleep(&ts, NULL);
-	uint64_t n1 = osw_now_ns(), c1 = rdtsc();
+	uint64_t n1 = oswork_now_ns(), c1 = rdtsc();
 	if (c1 <= c0 || n1 <= n0)
 		return -ENOTSUP;
 	w->tsc_mult = (uint64_t)(((unsigned __int128)(n1 - n0) << 32) / (c1 - c0));
 	return 0;
 }
 
-int osw_start(struct osw **wp, const struct osw_opts *opts)
+int oswork_start(struct oswork **wp, const struct oswork_opts *opts)
 {
-	struct osw *w = calloc(1, sizeof(*w));
+	struct oswork *w = calloc(1, sizeof(*w));
 	*wp = w;
 	if (!w)
 		return -ENOMEM;
@@ -242,7 +242,7 @@ int osw_start(struct osw **wp, const struct osw_opts *opts)
 	if (!w->o.runtime_ns || w->o.runtime_ns > w->o.period_ns)
 		return -EINVAL;
 	if (w->o.use_tsc) {
-		if (!osw_tsc_usable())
+		if (!oswork_tsc_usable())
 			return -ENOTSUP;
 		int err = calibrate_tsc(w);
 		if (err < 0)
@@ -251,17 +251,17 @@ int osw_start(struct osw **wp, const struct osw_opts *opts)
 	size_t cap = 1;
 	while (cap < w->o.ring_recs)
 		cap <<= 1;
-	w->nr = ps_cpuset_count(&w->o.cpus);
+	w->nr = parse_cpuset_count(&w->o.cpus);
 	if (!w->nr)
 		return -EINVAL;
 	w->t = calloc(w->nr, sizeof(*w->t));
 	if (!w->t)
 		return -ENOMEM;
 	size_t i = 0;
-	for (unsigned cpu = 0; cpu < PS_MAX_CPUS && i < w->nr; cpu++) {
-		if (!ps_cpuset_has(&w->o.cpus, cpu))
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS && i < w->nr; cpu++) {
+		if (!parse_cpuset_has(&w->o.cpus, cpu))
 			continue;
-		struct osw_thread *t = &w->t[i++];
+		struct oswork_thread *t = &w->t[i++];
 		t->w = w;
 		t->cpu = cpu;
 		t->cap = cap;
@@ -296,13 +296,13 @@ int osw_start(struct osw **wp, const struct osw_opts *opts)
 	return 0;
 }
 
-void osw_request_stop(struct osw *w)
+void oswork_request_stop(struct oswork *w)
 {
 	if (w)
 		__atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
 }
 
-void osw_stop(struct osw *w)
+void oswork_stop(struct oswork *w)
 {
 	if (!w)
 		return;
@@ -314,18 +314,18 @@ void osw_stop(struct osw *w)
 		}
 }
 
-void osw_free(struct osw *w)
+void oswork_free(struct oswork *w)
 {
 	if (!w)
 		return;
-	osw_stop(w);
+	oswork_stop(w);
 	for (size_t i = 0; w->t && i < w->nr; i++)
 		free(w->t[i].ring);
 	free(w->t);
 	free(w);
 }
 
-bool osw_done(const struct osw *w)
+bool oswork_done(const struct oswork *w)
 {
 	for (size_t i = 0; i < w->nr; i++)
 		if (!__atomic_load_n(&w->t[i].done, __ATOMIC_ACQUIRE))
@@ -333,36 +333,36 @@ bool osw_done(const struct osw *w)
 	return true;
 }
 
-size_t osw_nr(const struct osw *w)
+size_t oswork_nr(const struct oswork *w)
 {
 	return w->nr;
 }
 
-unsigned osw_cpu(const struct osw *w, size_t idx)
+unsigned oswork_cpu(const struct oswork *w, size_t idx)
 {
 	return idx < w->nr ? w->t[idx].cpu : 0;
 }
 
-int osw_tid(const struct osw *w, size_t idx)
+int oswork_tid(const struct oswork *w, size_t idx)
 {
 	return idx < w->nr ? w->t[idx].tid : -1;
 }
 
-uint64_t osw_floor_ns(const struct osw *w, size_t idx)
+uint64_t oswork_floor_ns(const struct oswork *w, size_t idx)
 {
 	return idx < w->nr ? w->t[idx].floor_ns : 0;
 }
 
-uint64_t osw_lost(const struct osw *w, size_t idx)
+uint64_t oswork_lost(const struct oswork *w, size_t idx)
 {
 	return idx < w->nr ? __atomic_load_n(&w->t[idx].lost, __ATOMIC_RELAXED) : 0;
 }
 
-bool osw_peek(struct osw *w, size_t idx, struct osw_rec *out)
+bool oswork_peek(struct oswork *w, size_t idx, struct oswork_rec *out)
 {
 	if (idx >= w->nr)
 		return false;
-	struct osw_thread *t = &w->t[idx];
+	struct oswork_thread *t = &w->t[idx];
 	uint64_t head = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE);
 	if (t->tail == head)
 		return false;
@@ -370,40 +370,40 @@ bool osw_peek(struct osw *w, size_t idx, struct osw_rec *out)
 	return true;
 }
 
-void osw_pop(struct osw *w, size_t idx)
+void oswork_pop(struct oswork *w, size_t idx)
 {
 	if (idx >= w->nr)
 		return;
-	struct osw_thread *t = &w->t[idx];
+	struct oswork_thread *t = &w->t[idx];
 	__atomic_store_n(&t->tail, t->tail + 1, __ATOMIC_RELEASE);
 }
 
-void osw_rec_encode(const struct osw_rec *r, uint8_t out[OSW_REC_RAW_SIZE])
+void oswork_rec_encode(const struct oswork_rec *r, uint8_t out[OSWORK_REC_RAW_SIZE])
 {
-	bool swap = BY_HOST_BIG_ENDIAN;		/* the payload is little-endian */
-	by_st32(out, OSW_REC_VERSION, swap);
-	by_st32(out + 4, r->type, swap);
-	by_st64(out + 8, r->cpu, swap);
-	by_st64(out + 16, r->t0_ns, swap);
-	by_st64(out + 24, r->t1_ns, swap);
+	bool swap = BYTES_HOST_BIG_ENDIAN;		/* the payload is little-endian */
+	bytes_st32(out, OSWORK_REC_VERSION, swap);
+	bytes_st32(out + 4, r->type, swap);
+	bytes_st64(out + 8, r->cpu, swap);
+	bytes_st64(out + 16, r->t0_ns, swap);
+	bytes_st64(out + 24, r->t1_ns, swap);
 	for (int i = 0; i < 5; i++)
-		by_st64(out + 32 + 8 * i, r->v[i], swap);
+		bytes_st64(out + 32 + 8 * i, r->v[i], swap);
 }
 
-int osw_rec_decode(const uint8_t *raw, size_t len, struct osw_rec *r)
+int oswork_rec_decode(const uint8_t *raw, size_t len, struct oswork_rec *r)
 {
-	bool swap = BY_HOST_BIG_ENDIAN;
-	if (!raw || len < OSW_REC_RAW_SIZE || by_ld32(raw, swap) != OSW_REC_VERSION)
+	bool swap = BYTES_HOST_BIG_ENDIAN;
+	if (!raw || len < OSWORK_REC_RAW_SIZE || bytes_ld32(raw, swap) != OSWORK_REC_VERSION)
 		return -EINVAL;
-	uint64_t cpu = by_ld64(raw + 8, swap);
-	if (cpu >= PS_MAX_CPUS)
+	uint64_t cpu = bytes_ld64(raw + 8, swap);
+	if (cpu >= PARSE_MAX_CPUS)
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
-	r->type = by_ld32(raw + 4, swap);
+	r->type = bytes_ld32(raw + 4, swap);
 	r->cpu = (uint32_t)cpu;
-	r->t0_ns = by_ld64(raw + 16, swap);
-	r->t1_ns = by_ld64(raw + 24, swap);
+	r->t0_ns = bytes_ld64(raw + 16, swap);
+	r->t1_ns = bytes_ld64(raw + 24, swap);
 	for (int i = 0; i < 5; i++)
-		r->v[i] = by_ld64(raw + 32 + 8 * i, swap);
+		r->v[i] = bytes_ld64(raw + 32 + 8 * i, swap);
 	return 0;
 }

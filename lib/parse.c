@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-unsigned ps_cpuset_count(const struct ps_cpuset *s)
+unsigned parse_cpuset_count(const struct parse_cpuset *s)
 {
 	unsigned n = 0;
-	for (size_t i = 0; i < PS_MAX_CPUS / 64; i++)
+	for (size_t i = 0; i < PARSE_MAX_CPUS / 64; i++)
 		n += (unsigned)__builtin_popcountll(s->bits[i]);
 	return n;
 }
@@ -31,7 +31,7 @@ static int parse_uint(const char **p, uint64_t *out)
 	return 0;
 }
 
-int ps_cpulist(const char *str, struct ps_cpuset *out)
+int parse_cpulist(const char *str, struct parse_cpuset *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!str || !*str)
@@ -48,10 +48,10 @@ int ps_cpulist(const char *str, struct ps_cpuset *out)
 			if ((err = parse_uint(&p, &b)))
 				return err;
 		}
-		if (a > b || b >= PS_MAX_CPUS)
+		if (a > b || b >= PARSE_MAX_CPUS)
 			return -ERANGE;
 		for (uint64_t c = a; c <= b; c++)
-			ps_cpuset_add(out, (unsigned)c);
+			parse_cpuset_add(out, (unsigned)c);
 		if (*p == '\0')
 			return 0;
 		if (*p != ',')
@@ -60,17 +60,17 @@ int ps_cpulist(const char *str, struct ps_cpuset *out)
 	}
 }
 
-void ps_cpulist_format(const struct ps_cpuset *s, char *buf, size_t len)
+void parse_cpulist_format(const struct parse_cpuset *s, char *buf, size_t len)
 {
 	size_t used = 0;
 	if (!len)
 		return;
 	buf[0] = '\0';
-	for (unsigned c = 0; c < PS_MAX_CPUS; c++) {
-		if (!ps_cpuset_has(s, c))
+	for (unsigned c = 0; c < PARSE_MAX_CPUS; c++) {
+		if (!parse_cpuset_has(s, c))
 			continue;
 		unsigned e = c;
-		while (e + 1 < PS_MAX_CPUS && ps_cpuset_has(s, e + 1))
+		while (e + 1 < PARSE_MAX_CPUS && parse_cpuset_has(s, e + 1))
 			e++;
 		int n = e == c ? snprintf(buf + used, len - used, "%s%u", used ? "," : "", c)
 			       : snprintf(buf + used, len - used, "%s%u-%u", used ? "," : "", c, e);
@@ -99,7 +99,7 @@ static uint64_t dur_unit(const char **p)
 	return 0;
 }
 
-int ps_duration_ns(const char *str, uint64_t default_unit_ns, uint64_t *out_ns)
+int parse_duration_ns(const char *str, uint64_t default_unit_ns, uint64_t *out_ns)
 {
 	if (!str || !*str)
 		return -EINVAL;
@@ -139,7 +139,7 @@ int ps_duration_ns(const char *str, uint64_t default_unit_ns, uint64_t *out_ns)
 	return 0;
 }
 
-int ps_u64(const char *str, uint64_t min, uint64_t max, uint64_t *out)
+int parse_u64(const char *str, uint64_t min, uint64_t max, uint64_t *out)
 {
 	if (!str)
 		return -EINVAL;
@@ -156,13 +156,13 @@ int ps_u64(const char *str, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-int ps_i64(const char *str, int64_t min, int64_t max, int64_t *out)
+int parse_i64(const char *str, int64_t min, int64_t max, int64_t *out)
 {
 	if (!str)
 		return -EINVAL;
 	bool neg = *str == '-';
 	uint64_t v;
-	int err = ps_u64(str + neg, 0, (uint64_t)INT64_MAX, &v);
+	int err = parse_u64(str + neg, 0, (uint64_t)INT64_MAX, &v);
 	if (err)
 		return err;
 	int64_t s = neg ? -(int64_t)v : (int64_t)v;
@@ -172,7 +172,7 @@ int ps_i64(const char *str, int64_t min, int64_t max, int64_t *out)
 	return 0;
 }
 
-int ps_time_ns(const char *str, uint64_t *out_ns)
+int parse_time_ns(const char *str, uint64_t *out_ns)
 {
 	const char *p = str;
 	uint64_t sec, frac = 0;
@@ -200,7 +200,7 @@ int ps_time_ns(const char *str, uint64_t *out_ns)
 	return 0;
 }
 
-int ps_time_range(const char *str, uint64_t *start_ns, uint64_t *end_ns)
+int parse_time_range(const char *str, uint64_t *start_ns, uint64_t *end_ns)
 {
 	const char *comma = strchr(str, ',');
 	char a[64], b[64];
@@ -213,16 +213,16 @@ int ps_time_range(const char *str, uint64_t *start_ns, uint64_t *end_ns)
 	*start_ns = 0;
 	*end_ns = UINT64_MAX;
 	int err;
-	if (*a && (err = ps_time_ns(a, start_ns)))
+	if (*a && (err = parse_time_ns(a, start_ns)))
 		return err;
-	if (*b && (err = ps_time_ns(b, end_ns)))
+	if (*b && (err = parse_time_ns(b, end_ns)))
 		return err;
 	if (*start_ns > *end_ns)
 		return -ERANGE;
 	return 0;
 }
 
-int ps_size_bytes(const char *str, uint64_t *out)
+int parse_size_bytes(const char *str, uint64_t *out)
 {
 	char num[32];
 	size_t n;
@@ -243,7 +243,7 @@ int ps_size_bytes(const char *str, uint64_t *out)
 		return -EINVAL;
 	memcpy(num, str, n);
 	num[n] = '\0';
-	int err = ps_u64(num, 0, UINT64_MAX / mul, &v);
+	int err = parse_u64(num, 0, UINT64_MAX / mul, &v);
 	if (!err)
 		*out = v * mul;
 	return err;

@@ -19,47 +19,47 @@
 #include "bytes.h"
 #include "pdprint_int.h"
 
-struct pp *pp_new(struct pdr *r, const struct pp_opts *opts)
+struct pdprint *pdprint_new(struct pdread *r, const struct pdprint_opts *opts)
 {
-	struct pp *p = calloc(1, sizeof(*p));
+	struct pdprint *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->r = r;
 	if (opts)
 		p->o = *opts;
 	if (!p->o.fields)
-		p->o.fields = PP_F_DEFAULT;
-	p->thr = thr_new();
+		p->o.fields = PDPRINT_F_DEFAULT;
+	p->thr = thread_new();
 	if (!p->thr) {
 		free(p);
 		return NULL;
 	}
 	trace_seq_init(&p->seq);
-	p->symcb.fn = ppi_sym_text;
+	p->symcb.fn = pdprint_sym_text;
 	p->symcb.ctx = p;
 	pthread_mutex_init(&p->ksym_mu, NULL);
-	ppi_setup_symbols(p);
+	pdprint_setup_symbols(p);
 	return p;
 }
 
-void pp_free(struct pp *p)
+void pdprint_free(struct pdprint *p)
 {
 	if (!p)
 		return;
 	free(p->memo.slots);
 	free(p->memo.arena);
 	for (size_t i = 0; i < p->nr_tps; i++)
-		ppc_free(p->tps[i].prog);
+		ppcomp_free(p->tps[i].prog);
 	free(p->tps);
 	free(p->scratch);
 	free(p->fix);
 	free(p->sc);
 	ksym_set_free(p->kset);
-	if (p->ksym_path && pdr_tep(p->r))
-		tep_reset_function_resolver(pdr_tep(p->r));
+	if (p->ksym_path && pdread_tep(p->r))
+		tep_reset_function_resolver(pdread_tep(p->r));
 	ksym_free(p->ksym);
 	pthread_mutex_destroy(&p->ksym_mu);
-	thr_free(p->thr);
+	thread_free(p->thr);
 	trace_seq_destroy(&p->seq);
 	free(p);
 }
@@ -68,19 +68,19 @@ static const struct {
 	const char *name;
 	uint32_t bit;
 } field_names[] = {
-	{ "comm", PP_F_COMM }, { "tid", PP_F_TID }, { "pid", PP_F_PID }, { "cpu", PP_F_CPU },
-	{ "time", PP_F_TIME }, { "event", PP_F_EVNAME }, { "trace", PP_F_TRACE }, { "ip", PP_F_IP },
-	{ "period", PP_F_PERIOD }, { "addr", PP_F_ADDR },
+	{ "comm", PDPRINT_F_COMM }, { "tid", PDPRINT_F_TID }, { "pid", PDPRINT_F_PID }, { "cpu", PDPRINT_F_CPU },
+	{ "time", PDPRINT_F_TIME }, { "event", PDPRINT_F_EVNAME }, { "trace", PDPRINT_F_TRACE }, { "ip", PDPRINT_F_IP },
+	{ "period", PDPRINT_F_PERIOD }, { "addr", PDPRINT_F_ADDR },
 };
 
-int pp_parse_fields(const char *list, uint32_t *fields)
+int pdprint_parse_fields(const char *list, uint32_t *fields)
 {
 	uint32_t f = 0;
 	const char *s = list;
 	bool add = false;
 	if (*s == '+') {	/* "+field" adds to the default set */
 		add = true;
-		f = PP_F_DEFAULT;
+		f = PDPRINT_F_DEFAULT;
 		s++;
 	}
 	while (*s) {
@@ -106,39 +106,39 @@ int pp_parse_fields(const char *list, uint32_t *fields)
 	return 0;
 }
 
-void pp_track(struct pp *p, const struct pdr_event *ev)
+void pdprint_track(struct pdprint *p, const struct pdread_event *ev)
 {
-	bool swap = pdr_needs_swap(p->r);
-	if (ev->type == PDF_RECORD_COMM && ev->size >= 16) {
-		int32_t pid = (int32_t)by_ld32(ev->data + 8, swap);
-		int32_t tid = (int32_t)by_ld32(ev->data + 12, swap);
-		char comm[THR_COMM_LEN];
+	bool swap = pdread_needs_swap(p->r);
+	if (ev->type == PDFORMAT_RECORD_COMM && ev->size >= 16) {
+		int32_t pid = (int32_t)bytes_ld32(ev->data + 8, swap);
+		int32_t tid = (int32_t)bytes_ld32(ev->data + 12, swap);
+		char comm[THREAD_COMM_LEN];
 		size_t maxl = ev->size - 16u;
 		size_t l = strnlen((const char *)ev->data + 16, maxl < sizeof(comm) - 1 ? maxl : sizeof(comm) - 1);
 		memcpy(comm, ev->data + 16, l);
 		comm[l] = '\0';
-		thr_set_comm(p->thr, pid, tid, comm);
-	} else if (ev->type == PDF_RECORD_FORK && ev->size >= 24) {
-		int32_t pid = (int32_t)by_ld32(ev->data + 8, swap);
-		int32_t ppid = (int32_t)by_ld32(ev->data + 12, swap);
-		int32_t tid = (int32_t)by_ld32(ev->data + 16, swap);
-		int32_t ptid = (int32_t)by_ld32(ev->data + 20, swap);
-		thr_fork(p->thr, ppid, ptid, pid, tid);
+		thread_set_comm(p->thr, pid, tid, comm);
+	} else if (ev->type == PDFORMAT_RECORD_FORK && ev->size >= 24) {
+		int32_t pid = (int32_t)bytes_ld32(ev->data + 8, swap);
+		int32_t ppid = (int32_t)bytes_ld32(ev->data + 12, swap);
+		int32_t tid = (int32_t)bytes_ld32(ev->data + 16, swap);
+		int32_t ptid = (int32_t)bytes_ld32(ev->data + 20, swap);
+		thread_fork(p->thr, ppid, ptid, pid, tid);
 	}
 }
 
-const char *pp_comm(struct pp *p, int32_t pid, int32_t tid)
+const char *pdprint_comm(struct pdprint *p, int32_t pid, int32_t tid)
 {
-	return thr_comm(p->thr, pid, tid);
+	return thread_comm(p->thr, pid, tid);
 }
 
-int pp_name_width(struct pp *p)
+int pdprint_name_width(struct pdprint *p)
 {
-	size_t n = pdr_nr_evsels(p->r);
+	size_t n = pdread_nr_evsels(p->r);
 	if (n != p->name_width_evsels) {
 		int w = 0;
 		for (size_t i = 0; i < n; i++) {
-			const struct pdr_evsel *e = pdr_evsel(p->r, i);
+			const struct pdread_evsel *e = pdread_evsel(p->r, i);
 			int l = e->name ? (int)strlen(e->name) : 9;
 			if (l > w)
 				w = l;
@@ -241,25 +241,25 @@ static inline void out_i32_w(struct out *o, int32_t v, int width)
 		out_u64_w(o, (uint64_t)v, width, false, false);
 }
 
-static void prefix(struct pp *p, struct out *o, const char *comm, int32_t pid, int32_t tid, int32_t cpu,
+static void prefix(struct pdprint *p, struct out *o, const char *comm, int32_t pid, int32_t tid, int32_t cpu,
 		   uint64_t t, const char *evname)
 {
 	uint32_t f = p->o.fields;
-	if (f & PP_F_COMM) {
+	if (f & PDPRINT_F_COMM) {
 		out_str_w(o, comm, 16);
 		out_write(o, " ", 1);
 	}
-	if ((f & PP_F_PID) && (f & PP_F_TID)) {
+	if ((f & PDPRINT_F_PID) && (f & PDPRINT_F_TID)) {
 		out_i32_w(o, pid, 5);
 		out_write(o, "/", 1);
 		char tmp[16];
 		int n = snprintf(tmp, sizeof(tmp), "%-5d ", tid);
 		out_write(o, tmp, (size_t)n);
-	} else if (f & (PP_F_PID | PP_F_TID)) {
-		out_i32_w(o, (f & PP_F_PID) ? pid : tid, 5);
+	} else if (f & (PDPRINT_F_PID | PDPRINT_F_TID)) {
+		out_i32_w(o, (f & PDPRINT_F_PID) ? pid : tid, 5);
 		out_write(o, " ", 1);
 	}
-	if (f & PP_F_CPU) {
+	if (f & PDPRINT_F_CPU) {
 		out_write(o, "[", 1);
 		if (cpu < 0) {
 			out_i32_w(o, cpu, 3);
@@ -268,7 +268,7 @@ static void prefix(struct pp *p, struct out *o, const char *comm, int32_t pid, i
 		}
 		out_write(o, "] ", 2);
 	}
-	if (f & PP_F_TIME) {
+	if (f & PDPRINT_F_TIME) {
 		uint64_t sec = t / 1000000000ULL, nsec = t % 1000000000ULL;
 		if (p->o.ns) {
 			out_u64_w(o, sec, 5, false, false);
@@ -289,8 +289,8 @@ static void prefix(struct pp *p, struct out *o, const char *comm, int32_t pid, i
 		}
 		out_write(o, ": ", 2);
 	}
-	if (f & PP_F_EVNAME) {
-		out_str_w(o, evname ? evname : "[unknown]", pp_name_width(p));
+	if (f & PDPRINT_F_EVNAME) {
+		out_str_w(o, evname ? evname : "[unknown]", pdprint_name_width(p));
 		out_write(o, ": ", 2);
 	}
 }
@@ -350,7 +350,7 @@ static bool args_need_common(struct tep_print_arg *a)
 
 /* The printer's record of a tracepoint format (made and compiled on first
  * sight); NULL only on allocation failure. */
-static struct tp_info *tp_lookup(struct pp *p, struct tep_event *ev)
+static struct tp_info *tp_lookup(struct pdprint *p, struct tep_event *ev)
 {
 	if (p->nr_tps && p->tps[p->last_tp].id == ev->id)
 		return &p->tps[p->last_tp];
@@ -378,19 +378,19 @@ static struct tp_info *tp_lookup(struct pp *p, struct tep_event *ev)
 	t->id = ev->id;
 	t->key_start = ks;
 	snprintf(t->name, sizeof(t->name), "%s:%s", ev->system ? ev->system : "?", ev->name ? ev->name : "?");
-	if (ppc_compile(ev, &t->prog, t->why, sizeof(t->why)))
+	if (ppcomp_compile(ev, &t->prog, t->why, sizeof(t->why)))
 		t->prog = NULL;
 	p->last_tp = p->nr_tps++;
 	return t;
 }
 
-int ppi_key_start(struct pp *p, struct tep_event *ev)
+int pdprint_key_start(struct pdprint *p, struct tep_event *ev)
 {
 	struct tp_info *t = tp_lookup(p, ev);
 	return t ? t->key_start : -1;
 }
 
-bool pp_format_stat(const struct pp *p, size_t i, struct pp_format_stat *st)
+bool pdprint_format_stat(const struct pdprint *p, size_t i, struct pdprint_format_stat *st)
 {
 	if (i >= p->nr_tps)
 		return false;
@@ -403,7 +403,7 @@ bool pp_format_stat(const struct pp *p, size_t i, struct pp_format_stat *st)
 	return true;
 }
 
-struct trace_seq *pp_seq_new(void)
+struct trace_seq *pdprint_seq_new(void)
 {
 	struct trace_seq *seq = malloc(sizeof(*seq));
 	if (seq)
@@ -411,7 +411,7 @@ struct trace_seq *pp_seq_new(void)
 	return seq;
 }
 
-void pp_seq_free(struct trace_seq *seq)
+void pdprint_seq_free(struct trace_seq *seq)
 {
 	if (!seq)
 		return;
@@ -419,7 +419,7 @@ void pp_seq_free(struct trace_seq *seq)
 	free(seq);
 }
 
-const char *pp_trace_text_tep(struct tep_handle *tep, const struct pdr_sample *s, struct trace_seq *seq,
+const char *pdprint_trace_text_tep(struct tep_handle *tep, const struct pdread_sample *s, struct trace_seq *seq,
 			      size_t *len)
 {
 	struct tep_record rec;
@@ -434,12 +434,12 @@ const char *pp_trace_text_tep(struct tep_handle *tep, const struct pdr_sample *s
 	return seq->buffer;
 }
 
-struct pdr *pp_reader(const struct pp *p)
+struct pdread *pdprint_reader(const struct pdprint *p)
 {
 	return p->r;
 }
 
-const char *pp_trace_text_uncached(struct pp *p, const struct pdr_evsel *e, const struct pdr_sample *s,
+const char *pdprint_trace_text_uncached(struct pdprint *p, const struct pdread_evsel *e, const struct pdread_sample *s,
 				   struct trace_seq *seq, size_t *len)
 {
 	struct tep_record rec;
@@ -449,41 +449,41 @@ const char *pp_trace_text_uncached(struct pp *p, const struct pdr_evsel *e, cons
 	rec.size = (int)s->raw_size;
 	rec.data = (void *)s->raw;
 	trace_seq_reset(seq);
-	tep_print_event(pdr_tep(p->r), seq, &rec, "%s", TEP_PRINT_INFO);
+	tep_print_event(pdread_tep(p->r), seq, &rec, "%s", TEP_PRINT_INFO);
 	*len = seq->len;
 	return seq->buffer;
 }
 
-void pp_memo_stats(const struct pp *p, uint64_t *hits, uint64_t *misses, uint64_t *resets)
+void pdprint_memo_stats(const struct pdprint *p, uint64_t *hits, uint64_t *misses, uint64_t *resets)
 {
 	*hits = p->memo.hits;
 	*misses = p->memo.misses;
 	*resets = p->memo.resets;
 }
 
-bool pp_pipeline_fields(const struct pp *p)
+bool pdprint_pipeline_fields(const struct pdprint *p)
 {
-	return !(p->o.fields & (PP_F_IP | PP_F_PERIOD | PP_F_ADDR)) && (p->o.fields & PP_F_TRACE);
+	return !(p->o.fields & (PDPRINT_F_IP | PDPRINT_F_PERIOD | PDPRINT_F_ADDR)) && (p->o.fields & PDPRINT_F_TRACE);
 }
 
-void pp_prepare(struct pp *p)
+void pdprint_prepare(struct pdprint *p)
 {
-	pp_name_width(p);
-	for (size_t i = 0; i < pdr_nr_evsels(p->r); i++) {
-		const struct pdr_evsel *e = pdr_evsel(p->r, i);
+	pdprint_name_width(p);
+	for (size_t i = 0; i < pdread_nr_evsels(p->r); i++) {
+		const struct pdread_evsel *e = pdread_evsel(p->r, i);
 		if (e->tp)
-			ppi_key_start(p, e->tp);
+			pdprint_key_start(p, e->tp);
 	}
 }
 
 /* Append the tracepoint text of s to o: compiled, else through the memo. */
-static void trace_text(struct pp *p, struct out *o, const struct pdr_evsel *e, const struct pdr_sample *s)
+static void trace_text(struct pdprint *p, struct out *o, const struct pdread_evsel *e, const struct pdread_sample *s)
 {
 	const char *text;
 	size_t len;
 	struct tp_info *t = tp_lookup(p, e->tp);
 	if (t && t->prog) {
-		size_t need = ppc_max_len(t->prog, s->raw_size);
+		size_t need = ppcomp_max_len(t->prog, s->raw_size);
 		char *at = o->pos < o->len && o->len - o->pos >= need ? o->buf + o->pos : NULL;
 		if (!at && need > p->scratch_cap) {
 			char *nb = realloc(p->scratch, need);
@@ -496,7 +496,7 @@ static void trace_text(struct pp *p, struct out *o, const struct pdr_evsel *e, c
 			at = p->scratch;
 		p->no_defer = at == p->scratch;
 		size_t nfix = p->nfix;
-		int n = at ? ppc_run(t->prog, s->raw, s->raw_size, at, &p->symcb) : PPC_FALLBACK;
+		int n = at ? ppcomp_run(t->prog, s->raw, s->raw_size, at, &p->symcb) : PPCOMP_FALLBACK;
 		p->no_defer = false;
 		if (n < 0)
 			p->nfix = nfix;	/* that text is not used */
@@ -512,13 +512,13 @@ static void trace_text(struct pp *p, struct out *o, const struct pdr_evsel *e, c
 	} else if (t) {
 		t->fallback++;
 	}
-	if (pp_memo_get(p, e, s->raw, s->raw_size, &text, &len)) {
+	if (pdprint_memo_get(p, e, s->raw, s->raw_size, &text, &len)) {
 		out_write(o, text, len);
 		return;
 	}
-	text = pp_trace_text_uncached(p, e, s, &p->seq, &len);
+	text = pdprint_trace_text_uncached(p, e, s, &p->seq, &len);
 	out_write(o, text, len);
-	pp_memo_put(p, e, s->raw, s->raw_size, text, len);
+	pdprint_memo_put(p, e, s->raw, s->raw_size, text, len);
 }
 
 /*
@@ -536,14 +536,14 @@ static inline int dec_digits(uint64_t v)
 	return n + (v >= 10);
 }
 
-static size_t fast_prefix(struct pp *p, const char *comm, size_t cl, int32_t tid, int32_t cpu, uint64_t t,
+static size_t fast_prefix(struct pdprint *p, const char *comm, size_t cl, int32_t tid, int32_t cpu, uint64_t t,
 			  const char *evname, size_t el, int ew, char *buf)
 {
 	/* fixed-size stores of spaces cover the padding (the caller gave
 	 * 128 bytes of room beyond the name columns) */
 	char *o = buf;
 	memset(o, ' ', 16);
-	by_copy(o + 16 - cl, comm, cl);
+	bytes_copy(o + 16 - cl, comm, cl);
 	o[16] = ' ';
 	o += 17;
 	int n = dec_digits((uint64_t)tid);
@@ -551,9 +551,9 @@ static size_t fast_prefix(struct pp *p, const char *comm, size_t cl, int32_t tid
 		memset(o, ' ', 8);
 		o += 5 - n;
 	}
-	o = ppc_put_dec(o, (uint64_t)tid, n);
+	o = ppcomp_put_dec(o, (uint64_t)tid, n);
 	memcpy(o, " [", 2);
-	o = ppc_put_dec(o + 2, (uint64_t)cpu, 3);
+	o = ppcomp_put_dec(o + 2, (uint64_t)cpu, 3);
 	memcpy(o, "] ", 2);
 	o += 2;
 	uint64_t sec = t / 1000000000ULL, nsec = t % 1000000000ULL;
@@ -563,17 +563,17 @@ static size_t fast_prefix(struct pp *p, const char *comm, size_t cl, int32_t tid
 			memset(o, ' ', 8);
 			o += 5 - n;
 		}
-		o = ppc_put_dec(o, sec, n);
+		o = ppcomp_put_dec(o, sec, n);
 		*o++ = '.';
-		o = ppc_put_dec(o, nsec, 9);
+		o = ppcomp_put_dec(o, nsec, 9);
 	} else {	/* "%12s" of "sec.usec" */
 		if (n + 7 < 12) {
 			memset(o, ' ', 16);
 			o += 12 - (n + 7);
 		}
-		o = ppc_put_dec(o, sec, n);
+		o = ppcomp_put_dec(o, sec, n);
 		*o++ = '.';
-		o = ppc_put_dec(o, nsec / 1000ULL, 6);
+		o = ppcomp_put_dec(o, nsec / 1000ULL, 6);
 	}
 	memcpy(o, ": ", 2);
 	o += 2;
@@ -582,21 +582,21 @@ static size_t fast_prefix(struct pp *p, const char *comm, size_t cl, int32_t tid
 		memset(o, ' ', pad <= 16 ? 16 : pad);
 		o += pad;
 	}
-	by_copy(o, evname, el);
+	bytes_copy(o, evname, el);
 	o += el;
 	memcpy(o, ": ", 2);
 	o += 2;
 	return (size_t)(o - buf);
 }
 
-size_t pp_format_prefix(struct pp *p, const char *comm, int32_t pid, int32_t tid, int32_t cpu,
+size_t pdprint_format_prefix(struct pdprint *p, const char *comm, int32_t pid, int32_t tid, int32_t cpu,
 			uint64_t time_ns, const char *evname, char *buf, size_t len)
 {
-	uint32_t f = p->o.fields & ~(uint32_t)PP_F_TRACE;
-	if (f == (PP_F_COMM | PP_F_TID | PP_F_CPU | PP_F_TIME | PP_F_EVNAME) && evname && tid >= 0 && cpu >= 0 &&
+	uint32_t f = p->o.fields & ~(uint32_t)PDPRINT_F_TRACE;
+	if (f == (PDPRINT_F_COMM | PDPRINT_F_TID | PDPRINT_F_CPU | PDPRINT_F_TIME | PDPRINT_F_EVNAME) && evname && tid >= 0 && cpu >= 0 &&
 	    cpu < 1000) {
 		size_t cl = strlen(comm), el = strlen(evname);
-		int ew = pp_name_width(p);
+		int ew = pdprint_name_width(p);
 		if (cl <= 16 && len > 128 + el + (size_t)ew)
 			return fast_prefix(p, comm, cl, tid, cpu, time_ns, evname, el, ew, buf);
 	}
@@ -605,40 +605,40 @@ size_t pp_format_prefix(struct pp *p, const char *comm, int32_t pid, int32_t tid
 	return out_done(&o);
 }
 
-size_t pp_format(struct pp *p, const struct pdr_event *ev, char *buf, size_t len)
+size_t pdprint_format(struct pdprint *p, const struct pdread_event *ev, char *buf, size_t len)
 {
-	const struct pdr_sample *s = &ev->sample;
+	const struct pdread_sample *s = &ev->sample;
 	/* tasks recently printed (direct-mapped by tid): few distinct ones */
-	struct comm_cache *c = &p->cc[(s->tid * 0x9e3779b1u) >> 24 & (PP_COMM_CACHE - 1)];
-	uint64_t gen = thr_generation(p->thr);
+	struct comm_cache *c = &p->cc[(s->tid * 0x9e3779b1u) >> 24 & (PDPRINT_COMM_CACHE - 1)];
+	uint64_t gen = thread_generation(p->thr);
 	if (!c->comm || c->gen != gen || c->pid != s->pid || c->tid != s->tid) {
-		c->comm = thr_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid);
-		c->gen = thr_generation(p->thr);
+		c->comm = thread_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid);
+		c->gen = thread_generation(p->thr);
 		c->pid = s->pid;
 		c->tid = s->tid;
 	}
-	return pp_format_with_comm(p, ev, c->comm, buf, len);
+	return pdprint_format_with_comm(p, ev, c->comm, buf, len);
 }
 
-size_t pp_format_with_comm(struct pp *p, const struct pdr_event *ev, const char *comm, char *buf, size_t len)
+size_t pdprint_format_with_comm(struct pdprint *p, const struct pdread_event *ev, const char *comm, char *buf, size_t len)
 {
-	const struct pdr_sample *s = &ev->sample;
-	const struct pdr_evsel *e = ev->evsel;
+	const struct pdread_sample *s = &ev->sample;
+	const struct pdread_evsel *e = ev->evsel;
 	size_t nfix = p->nfix;
-	size_t n = pp_format_prefix(p, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time,
+	size_t n = pdprint_format_prefix(p, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time,
 				    e ? e->name : NULL, buf, len);
 	struct out o = { buf, len, n };
 	uint32_t f = p->o.fields;
-	if (f & PP_F_PERIOD) {
+	if (f & PDPRINT_F_PERIOD) {
 		out_u64_w(&o, s->period, 10, false, false);
 		out_write(&o, " ", 1);
 	}
-	if (f & PP_F_ADDR)
+	if (f & PDPRINT_F_ADDR)
 		out_printf(&o, "%16llx ", (unsigned long long)s->addr);
-	if ((f & PP_F_TRACE) && e && e->tp && s->raw)
+	if ((f & PDPRINT_F_TRACE) && e && e->tp && s->raw)
 		trace_text(p, &o, e, s);
-	if (f & PP_F_IP)
-		out_printf(&o, "%s%16llx", (f & PP_F_TRACE) ? " " : "", (unsigned long long)s->ip);
+	if (f & PDPRINT_F_IP)
+		out_printf(&o, "%s%16llx", (f & PDPRINT_F_TRACE) ? " " : "", (unsigned long long)s->ip);
 	out_write(&o, "\n", 1);
 	if (o.pos >= len)
 		p->nfix = nfix;	/* the caller formats this sample again elsewhere */

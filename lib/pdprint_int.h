@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pdprint_int.h - private to the sample printer (lib/pdprint*.c): its state
- * and the functions its files share (prefix ppi_).  The API is pdprint.h.
+ * and the functions its files share (prefix pdprint_).  The API is pdprint.h.
  */
 #ifndef LATSCOPE_PDPRINT_INT_H
 #define LATSCOPE_PDPRINT_INT_H
@@ -47,38 +47,38 @@ struct memo {
 struct tp_info {
 	int id;
 	int key_start;		/* first raw byte that can affect the text; -1 = no memo */
-	struct ppc_prog *prog;	/* the compiled print format, or NULL */
+	struct ppcomp_prog *prog;	/* the compiled print format, or NULL */
 	char why[96];		/* why not compiled */
 	char name[64];		/* "sys:name" */
 	uint64_t compiled, fallback;	/* samples printed each way */
 };
 
-#define PP_COMM_CACHE 256
+#define PDPRINT_COMM_CACHE 256
 struct comm_cache {
 	uint32_t pid, tid;
-	uint64_t gen;		/* thr_generation() when comm was taken */
+	uint64_t gen;		/* thread_generation() when comm was taken */
 	const char *comm;	/* owned by the thread table */
 };
 
-struct pp {
-	struct pdr *r;
-	struct pp_opts o;
-	struct thr_table *thr;
+struct pdprint {
+	struct pdread *r;
+	struct pdprint_opts o;
+	struct thread_table *thr;
 	struct trace_seq seq;
 	struct memo memo;
 	struct tp_info *tps;
 	size_t nr_tps, last_tp;
-	struct ppc_symcb symcb;
+	struct ppcomp_symcb symcb;
 	char *scratch;		/* a compiled text that did not fit the caller's buffer */
 	size_t scratch_cap;
 	int name_width;		/* computed lazily: pipe mode adds evsels late */
 	size_t name_width_evsels;
-	/* kernel symbols: path decided at pp_new, table loaded on first use */
+	/* kernel symbols: path decided at pdprint_new, table loaded on first use */
 	const char *ksym_path;	/* NULL = never resolve */
 	struct ksym *ksym;
 	bool ksym_tried;
 	pthread_mutex_t ksym_mu;
-	struct comm_cache cc[PP_COMM_CACHE];	/* by tid */
+	struct comm_cache cc[PDPRINT_COMM_CACHE];	/* by tid */
 	/* deferred symbols (defer_symbols; the formatting thread only) */
 	struct sym_fix *fix;	/* where symbols go in the text not emitted yet */
 	size_t nfix, cfix;
@@ -104,10 +104,10 @@ struct sym_ent {
 
 /* pdprint.c: the first raw byte of ev's samples that can affect their
  * text, -1 = no memo */
-int ppi_key_start(struct pp *p, struct tep_event *ev);
+int pdprint_key_start(struct pdprint *p, struct tep_event *ev);
 
 /* pdprint_sym.c */
-void ppi_setup_symbols(struct pp *p);
-size_t ppi_sym_text(void *ctx, uint64_t addr, bool with_offset, char *out);
+void pdprint_setup_symbols(struct pdprint *p);
+size_t pdprint_sym_text(void *ctx, uint64_t addr, bool with_offset, char *out);
 
 #endif

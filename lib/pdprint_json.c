@@ -10,7 +10,7 @@
 #include "jsonv.h"
 #include "pdprint_int.h"
 
-static struct json_object *field_json(struct tep_format_field *fl, const struct pdr_sample *s,
+static struct json_object *field_json(struct tep_format_field *fl, const struct pdread_sample *s,
 				      struct tep_handle *tep)
 {
 	const uint8_t *data = s->raw;
@@ -59,28 +59,28 @@ static struct json_object *field_json(struct tep_format_field *fl, const struct 
 	return jsonv_u64(v);
 }
 
-struct json_object *pp_json(struct pp *p, const struct pdr_event *ev)
+struct json_object *pdprint_json(struct pdprint *p, const struct pdread_event *ev)
 {
-	const struct pdr_sample *s = &ev->sample;
-	const struct pdr_evsel *e = ev->evsel;
+	const struct pdread_sample *s = &ev->sample;
+	const struct pdread_evsel *e = ev->evsel;
 	struct json_object *o = json_object_new_object();
 	if (!o)
 		return NULL;
-	json_object_object_add(o, "comm", json_object_new_string(thr_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid)));
+	json_object_object_add(o, "comm", json_object_new_string(thread_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid)));
 	json_object_object_add(o, "pid", json_object_new_int((int32_t)s->pid));
 	json_object_object_add(o, "tid", json_object_new_int((int32_t)s->tid));
 	json_object_object_add(o, "cpu", json_object_new_int((int32_t)s->cpu));
 	json_object_object_add(o, "time_ns", jsonv_u64(s->time));
 	json_object_object_add(o, "event", e && e->name ? json_object_new_string(e->name) : NULL);
-	if (s->type & PDF_SAMPLE_PERIOD)
+	if (s->type & PDFORMAT_SAMPLE_PERIOD)
 		json_object_object_add(o, "period", jsonv_u64(s->period));
-	if (s->type & PDF_SAMPLE_IP)
+	if (s->type & PDFORMAT_SAMPLE_IP)
 		json_object_object_add(o, "ip", jsonv_addr(s->ip));
 	if (e && e->tp && s->raw) {
 		struct json_object *fo = json_object_new_object();
 		struct tep_format_field *fl;
 		for (fl = e->tp->format.fields; fl; fl = fl->next)
-			json_object_object_add(fo, fl->name, field_json(fl, s, pdr_tep(p->r)));
+			json_object_object_add(fo, fl->name, field_json(fl, s, pdread_tep(p->r)));
 		json_object_object_add(o, "fields", fo);
 	}
 	return o;

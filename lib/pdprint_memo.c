@@ -33,10 +33,10 @@ static void memo_reset(struct memo *m)
 }
 
 /* The memo key of a sample: raw bytes from the first that can matter. */
-static bool memo_key(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+static bool memo_key(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
 		     const uint8_t **key, size_t *klen)
 {
-	int ks = ppi_key_start(p, e->tp);
+	int ks = pdprint_key_start(p, e->tp);
 	if (ks < 0)
 		return false;
 	*key = raw + ((uint32_t)ks <= raw_size ? (uint32_t)ks : 0);
@@ -76,35 +76,35 @@ static struct memo_slot *memo_find(struct memo *m, uint64_t h, int32_t id, const
 
 #define MEMO_PENDING 0xffff	/* out_len of an entry whose text is being made */
 
-int pp_memo_lookup(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+int pdprint_memo_lookup(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
 		   const char **text, size_t *len, uint32_t *ref)
 {
 	const uint8_t *key;
 	size_t klen;
 	if (!e->tp || !memo_key(p, e, raw, raw_size, &key, &klen))
-		return PP_MEMO_NONE;
+		return PDPRINT_MEMO_NONE;
 	struct memo *m = &p->memo;
 	struct memo_slot *sl = memo_find(m, memo_hash(key, klen, e->tp->id), e->tp->id, key, klen);
 	if (!sl->hash) {
 		m->misses++;
-		return PP_MEMO_MISS;
+		return PDPRINT_MEMO_MISS;
 	}
 	if (sl->out_len == MEMO_PENDING) {
 		m->hits++;
 		memcpy(ref, m->arena + sl->off + 4 + klen, 4);
-		return PP_MEMO_PENDING;
+		return PDPRINT_MEMO_PENDING;
 	}
 	m->hits++;
 	*text = (const char *)m->arena + sl->off + 4 + klen;
 	*len = sl->out_len;
-	return PP_MEMO_HIT;
+	return PDPRINT_MEMO_HIT;
 }
 
-bool pp_memo_get(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+bool pdprint_memo_get(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
 		 const char **text, size_t *len)
 {
 	uint32_t ref;
-	return pp_memo_lookup(p, e, raw, raw_size, text, len, &ref) == PP_MEMO_HIT;
+	return pdprint_memo_lookup(p, e, raw, raw_size, text, len, &ref) == PDPRINT_MEMO_HIT;
 }
 
 /* Store id, key and payload (text, or a pending reference) under slot. */
@@ -123,7 +123,7 @@ static void memo_store(struct memo *m, struct memo_slot *slot, uint64_t h, int32
 	m->arena_used += 4 + klen + plen;
 }
 
-void pp_memo_pending(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+void pdprint_memo_pending(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
 		     uint32_t ref)
 {
 	const uint8_t *key;
@@ -142,7 +142,7 @@ void pp_memo_pending(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw
 	memo_store(m, slot, h, e->tp->id, key, klen, &ref, 4, MEMO_PENDING);
 }
 
-void pp_memo_put(struct pp *p, const struct pdr_evsel *e, const uint8_t *raw, uint32_t raw_size,
+void pdprint_memo_put(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
 		 const char *text, size_t len)
 {
 	const uint8_t *key;

@@ -12,10 +12,10 @@
 #include "pdprint_int.h"
 
 /* Does any recorded tracepoint print a kernel symbol (%ps, %pS, %pf...)? */
-static bool formats_print_symbols(struct pdr *r)
+static bool formats_print_symbols(struct pdread *r)
 {
-	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
-		const struct pdr_evsel *e = pdr_evsel(r, i);
+	for (size_t i = 0; i < pdread_nr_evsels(r); i++) {
+		const struct pdread_evsel *e = pdread_evsel(r, i);
 		const char *f = e->tp ? e->tp->print_fmt.format : NULL;
 		for (; f && (f = strstr(f, "%p")); f += 2)
 			if (strchr("sSfFB", f[2]) && f[2])
@@ -31,7 +31,7 @@ static bool formats_print_symbols(struct pdr *r)
  * loaded on the first address that needs it: a recording whose samples
  * print no symbol never reads kallsyms.
  */
-static void ksyms_ensure(struct pp *p)
+static void ksyms_ensure(struct pdprint *p)
 {
 	pthread_mutex_lock(&p->ksym_mu);
 	if (!p->ksym_tried) {
@@ -44,7 +44,7 @@ static void ksyms_ensure(struct pp *p)
 }
 
 /* The symbol covering addr (loading the table on first use); false if none. */
-static bool pp_ksym(struct pp *p, uint64_t addr, struct ksym_hit *hit)
+static bool pdprint_ksym(struct pdprint *p, uint64_t addr, struct ksym_hit *hit)
 {
 	if (!p->ksym_path)
 		return false;
@@ -57,7 +57,7 @@ static bool pp_ksym(struct pp *p, uint64_t addr, struct ksym_hit *hit)
 static char *resolve_func(void *priv, unsigned long long *addrp, char **modp)
 {
 	struct ksym_hit h;
-	if (!pp_ksym(priv, *addrp, &h))
+	if (!pdprint_ksym(priv, *addrp, &h))
 		return NULL;
 	*addrp = h.start;
 	*modp = (char *)h.module;
@@ -77,7 +77,7 @@ static size_t sym_write(char *out, uint64_t addr, const char *name, uint64_t sta
 	return n;
 }
 
-static struct sym_ent *sc_find(struct pp *p, uint64_t addr)
+static struct sym_ent *sc_find(struct pdprint *p, uint64_t addr)
 {
 	if (!p->sc_cap)
 		return NULL;
@@ -87,7 +87,7 @@ static struct sym_ent *sc_find(struct pp *p, uint64_t addr)
 }
 
 /* Remember what addr resolves to (name NULL: nothing). */
-static void sc_put(struct pp *p, uint64_t addr, const char *name, uint64_t start)
+static void sc_put(struct pdprint *p, uint64_t addr, const char *name, uint64_t start)
 {
 	if ((p->sc_used + 1) * 2 > p->sc_cap) {
 		size_t ncap = p->sc_cap ? p->sc_cap * 2 : 256;
@@ -113,19 +113,19 @@ static void sc_put(struct pp *p, uint64_t addr, const char *name, uint64_t start
 }
 
 /* Resolve addr now (the table is loaded if need be) and remember it. */
-static struct sym_ent *sc_resolve(struct pp *p, uint64_t addr)
+static struct sym_ent *sc_resolve(struct pdprint *p, uint64_t addr)
 {
 	struct ksym_hit h;
-	bool found = pp_ksym(p, addr, &h);
+	bool found = pdprint_ksym(p, addr, &h);
 	sc_put(p, addr, found ? h.name : NULL, found ? h.start : 0);
 	struct sym_ent *e = sc_find(p, addr);
 	return e && e->used ? e : NULL;
 }
 
 /* How a compiled format prints %ps / %pS. */
-size_t ppi_sym_text(void *ctx, uint64_t addr, bool with_offset, char *out)
+size_t pdprint_sym_text(void *ctx, uint64_t addr, bool with_offset, char *out)
 {
-	struct pp *p = ctx;
+	struct pdprint *p = ctx;
 	if (!p->ksym_path)
 		return sym_write(out, addr, NULL, 0, with_offset);
 	struct sym_ent *e = sc_find(p, addr);
@@ -133,19 +133,19 @@ size_t ppi_sym_text(void *ctx, uint64_t addr, bool with_offset, char *out)
 		e = sc_resolve(p, addr);
 		if (!e) {	/* no memory for the cache */
 			struct ksym_hit h;
-			bool found = pp_ksym(p, addr, &h);
+			bool found = pdprint_ksym(p, addr, &h);
 			return sym_write(out, addr, found ? h.name : NULL, found ? h.start : 0, with_offset);
 		}
 	}
 	if (e && e->used)
 		return sym_write(out, addr, e->name, e->start, with_offset);
-	/* not known yet: leave it out, note where it goes (pp_emit) */
+	/* not known yet: leave it out, note where it goes (pdprint_emit) */
 	if (p->nfix == p->cfix) {
 		size_t nc = p->cfix ? p->cfix * 2 : 256;
 		struct sym_fix *n = realloc(p->fix, nc * sizeof(*n));
 		if (!n) {
 			p->kset_done = true;	/* give up deferring */
-			return ppi_sym_text(ctx, addr, with_offset, out);
+			return pdprint_sym_text(ctx, addr, with_offset, out);
 		}
 		p->fix = n;
 		p->cfix = nc;
@@ -161,7 +161,7 @@ static int addr_cmp(const void *a, const void *b)
 }
 
 /* Resolve every address the fixups wait for. */
-static void resolve_pending(struct pp *p)
+static void resolve_pending(struct pdprint *p)
 {
 	if (!p->kset_done) {
 		uint64_t *a = malloc(p->nfix * sizeof(*a));
@@ -189,12 +189,12 @@ static void resolve_pending(struct pp *p)
 	}
 }
 
-bool pp_symbols_pending(const struct pp *p)
+bool pdprint_symbols_pending(const struct pdprint *p)
 {
 	return p->nfix > 0;
 }
 
-int pp_emit(struct pp *p, const char *buf, size_t len, pp_emit_fn emit, void *ctx)
+int pdprint_emit(struct pdprint *p, const char *buf, size_t len, pdprint_emit_fn emit, void *ctx)
 {
 	if (!p->nfix)
 		return len ? emit(ctx, buf, len) : 0;
@@ -208,10 +208,10 @@ int pp_emit(struct pp *p, const char *buf, size_t len, pp_emit_fn emit, void *ct
 		if (f->at > at)
 			err = emit(ctx, at, (size_t)(f->at - at));
 		at = f->at;
-		char tmp[PPC_SYM_MAX];
+		char tmp[PPCOMP_SYM_MAX];
 		struct sym_ent *e = sc_find(p, f->addr);
 		struct ksym_hit h;
-		bool found = e && e->used ? e->name != NULL : pp_ksym(p, f->addr, &h);
+		bool found = e && e->used ? e->name != NULL : pdprint_ksym(p, f->addr, &h);
 		size_t n = e && e->used ? sym_write(tmp, f->addr, e->name, e->start, f->with_offset)
 					: sym_write(tmp, f->addr, found ? h.name : NULL, found ? h.start : 0,
 						    f->with_offset);
@@ -225,15 +225,15 @@ int pp_emit(struct pp *p, const char *buf, size_t len, pp_emit_fn emit, void *ct
 }
 
 /* Decide where symbols come from (nothing is read yet). */
-void ppi_setup_symbols(struct pp *p)
+void pdprint_setup_symbols(struct pdprint *p)
 {
-	struct tep_handle *tep = pdr_tep(p->r);
+	struct tep_handle *tep = pdread_tep(p->r);
 	const char *path = p->o.kallsyms;
 	if (!tep || (path && !*path))
 		return;
 	if (!path) {
 		struct utsname u;
-		const char *rel = pdr_info(p->r)->osrelease;
+		const char *rel = pdread_info(p->r)->osrelease;
 		if (uname(&u) || !rel || strcmp(rel, u.release))
 			return;
 		path = "/proc/kallsyms";
@@ -242,7 +242,7 @@ void ppi_setup_symbols(struct pp *p)
 	tep_set_function_resolver(tep, resolve_func, p);
 }
 
-bool pp_prints_symbols(const struct pp *p)
+bool pdprint_prints_symbols(const struct pdprint *p)
 {
 	return formats_print_symbols(p->r);
 }

@@ -2,7 +2,7 @@
 /*
  * pdread.c - streaming perf.data reader.  See pdread.h; its parts share
  * pdread_int.h:
- *   pdread.c         errors, accessors, open/close, the records and pdr_next()
+ *   pdread.c         errors, accessors, open/close, the records and pdread_next()
  *   pdread_input.c   the input window, decompression, raw records, AUX payloads
  *   pdread_evsel.c   evsels, the id map, tracepoint binding
  *   pdread_tdata.c   tracing data, parsed after a checking child (sandbox)
@@ -28,7 +28,7 @@
 #include "bytes.h"
 #include "pdread_int.h"
 
-int pdri_fail(struct pdr *r, int err, uint64_t off, const char *fmt, ...)
+int pdread_fail(struct pdread *r, int err, uint64_t off, const char *fmt, ...)
 {
 	char msg[240];
 	va_list ap;
@@ -42,32 +42,32 @@ int pdri_fail(struct pdr *r, int err, uint64_t off, const char *fmt, ...)
 	return err;
 }
 
-const char *pdr_strerror(const struct pdr *r)
+const char *pdread_strerror(const struct pdread *r)
 {
 	return r ? r->err : "out of memory";
 }
 
-const struct pdr_info *pdr_info(const struct pdr *r) { return &r->info; }
-const struct pdr_stats *pdr_stats(const struct pdr *r) { return &r->stats; }
-size_t pdr_nr_evsels(const struct pdr *r) { return r->nr_evsels; }
-struct tep_handle *pdr_tep(const struct pdr *r) { return r->tep; }
-bool pdr_needs_swap(const struct pdr *r) { return r->swap; }
-uint64_t pdr_u64(const struct pdr *r, const void *p) { return by_ld64(p, r->swap); }
+const struct pdread_info *pdread_info(const struct pdread *r) { return &r->info; }
+const struct pdread_stats *pdread_stats(const struct pdread *r) { return &r->stats; }
+size_t pdread_nr_evsels(const struct pdread *r) { return r->nr_evsels; }
+struct tep_handle *pdread_tep(const struct pdread *r) { return r->tep; }
+bool pdread_needs_swap(const struct pdread *r) { return r->swap; }
+uint64_t pdread_u64(const struct pdread *r, const void *p) { return bytes_ld64(p, r->swap); }
 
-const struct pdr_evsel *pdr_evsel(const struct pdr *r, size_t idx)
+const struct pdread_evsel *pdread_evsel(const struct pdread *r, size_t idx)
 {
 	return idx < r->nr_evsels ? &r->evsels[idx] : NULL;
 }
 
 /* ------------------------------------------------------- open and close */
 
-static struct pdr *pdr_alloc(const char *name, const struct pdr_opts *opts)
+static struct pdread *pdread_alloc(const char *name, const struct pdread_opts *opts)
 {
-	struct pdr *r = calloc(1, sizeof(*r));
+	struct pdread *r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
 	r->fd = -1;
-	for (size_t i = 0; i < PDR_IDCACHE; i++)
+	for (size_t i = 0; i < PDREAD_IDCACHE; i++)
 		r->idc[i].evsel = -1;
 	r->name = strdup(name ? name : "perf.data");
 	if (opts)
@@ -77,9 +77,9 @@ static struct pdr *pdr_alloc(const char *name, const struct pdr_opts *opts)
 	return r;
 }
 
-int pdr_open_fd(struct pdr **rp, int fd, bool owns_fd, const char *name, const struct pdr_opts *opts)
+int pdread_open_fd(struct pdread **rp, int fd, bool owns_fd, const char *name, const struct pdread_opts *opts)
 {
-	struct pdr *r = pdr_alloc(name, opts);
+	struct pdread *r = pdread_alloc(name, opts);
 	*rp = r;
 	if (!r) {
 		if (owns_fd)
@@ -88,37 +88,37 @@ int pdr_open_fd(struct pdr **rp, int fd, bool owns_fd, const char *name, const s
 	}
 	r->fd = fd;
 	r->owns_fd = owns_fd;
-	return pdri_open_common(r);
+	return pdread_open_common(r);
 }
 
-int pdr_open(struct pdr **rp, const char *path, const struct pdr_opts *opts)
+int pdread_open(struct pdread **rp, const char *path, const struct pdread_opts *opts)
 {
 	if (!strcmp(path, "-"))
-		return pdr_open_fd(rp, 0, false, "stdin", opts);
+		return pdread_open_fd(rp, 0, false, "stdin", opts);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int e = -errno;
-		struct pdr *r = pdr_alloc(path, opts);
+		struct pdread *r = pdread_alloc(path, opts);
 		*rp = r;
 		if (r)
 			snprintf(r->err, sizeof(r->err), "%s: %s", path, strerror(-e));
 		return e;
 	}
-	return pdr_open_fd(rp, fd, true, path, opts);
+	return pdread_open_fd(rp, fd, true, path, opts);
 }
 
-int pdr_open_mem(struct pdr **rp, const void *buf, size_t len, const struct pdr_opts *opts)
+int pdread_open_mem(struct pdread **rp, const void *buf, size_t len, const struct pdread_opts *opts)
 {
-	struct pdr *r = pdr_alloc("input", opts);
+	struct pdread *r = pdread_alloc("input", opts);
 	*rp = r;
 	if (!r)
 		return -ENOMEM;
 	r->mem = buf;
 	r->mem_len = len;
-	return pdri_open_common(r);
+	return pdread_open_common(r);
 }
 
-void pdr_close(struct pdr *r)
+void pdread_close(struct pdread *r)
 {
 	if (!r)
 		return;
@@ -162,32 +162,32 @@ void pdr_close(struct pdr *r)
 /* ---------------------------------------------------------------- records */
 
 /* Time of a kernel record for ordering; false when it has none. */
-static bool record_time(struct pdr *r, const struct pdr_evsel *e, uint32_t type, const uint8_t *rec,
+static bool record_time(struct pdread *r, const struct pdread_evsel *e, uint32_t type, const uint8_t *rec,
 			size_t size, uint64_t *t)
 {
-	if (!e || !(e->attr.sample_type & PDF_SAMPLE_TIME))
+	if (!e || !(e->attr.sample_type & PDFORMAT_SAMPLE_TIME))
 		return false;
 	uint64_t st = e->attr.sample_type;
-	if (type == PDF_RECORD_SAMPLE) {
-		size_t pos = 8 + 8 * (size_t)(!!(st & PDF_SAMPLE_IDENTIFIER) + !!(st & PDF_SAMPLE_IP) +
-					      !!(st & PDF_SAMPLE_TID));
+	if (type == PDFORMAT_RECORD_SAMPLE) {
+		size_t pos = 8 + 8 * (size_t)(!!(st & PDFORMAT_SAMPLE_IDENTIFIER) + !!(st & PDFORMAT_SAMPLE_IP) +
+					      !!(st & PDFORMAT_SAMPLE_TID));
 		if (pos + 8 > size)
 			return false;
-		*t = by_ld64(rec + pos, r->swap);
+		*t = bytes_ld64(rec + pos, r->swap);
 	} else {
-		if (!pdf_attr_flag(&e->attr, PDF_ATTR_FLAG_SAMPLE_ID_ALL))
+		if (!pdformat_attr_flag(&e->attr, PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL))
 			return false;
-		size_t back = 8 * (size_t)(1 + !!(st & PDF_SAMPLE_ID) + !!(st & PDF_SAMPLE_STREAM_ID) +
-					   !!(st & PDF_SAMPLE_CPU) + !!(st & PDF_SAMPLE_IDENTIFIER));
+		size_t back = 8 * (size_t)(1 + !!(st & PDFORMAT_SAMPLE_ID) + !!(st & PDFORMAT_SAMPLE_STREAM_ID) +
+					   !!(st & PDFORMAT_SAMPLE_CPU) + !!(st & PDFORMAT_SAMPLE_IDENTIFIER));
 		if (back + 8 > size)
 			return false;
-		*t = by_ld64(rec + size - back, r->swap);
+		*t = bytes_ld64(rec + size - back, r->swap);
 	}
 	return *t != 0 && *t != UINT64_MAX;
 }
 
 /* The AUXTRACE fields of a record that is no AUXTRACE. */
-static inline void ev_no_aux(struct pdr_event *ev)
+static inline void ev_no_aux(struct pdread_event *ev)
 {
 	memset(&ev->auxtrace, 0, sizeof(ev->auxtrace));
 	ev->aux_data = NULL;
@@ -197,44 +197,44 @@ static inline void ev_no_aux(struct pdr_event *ev)
 
 /* Fill the rest of ev for a kernel record whose header fields are set
  * (evsel, sample, no AUXTRACE fields; stats). */
-static void fill_kernel(struct pdr *r, struct pdr_event *ev)
+static void fill_kernel(struct pdread *r, struct pdread_event *ev)
 {
-	struct pdr_evsel *e = pdri_record_evsel(r, ev->type, ev->data, ev->size, true);
+	struct pdread_evsel *e = pdread_record_evsel(r, ev->type, ev->data, ev->size, true);
 	ev_no_aux(ev);
 	ev->evsel = e;
 	ev->has_sample = false;
-	if (e && ev->type == PDF_RECORD_SAMPLE) {
-		if (pdr_parse_sample(&e->attr, r->swap, ev->data, ev->size, false, &ev->sample) == 0)
+	if (e && ev->type == PDFORMAT_RECORD_SAMPLE) {
+		if (pdread_parse_sample(&e->attr, r->swap, ev->data, ev->size, false, &ev->sample) == 0)
 			ev->has_sample = true;
 		else
 			r->stats.bad_samples++;
-	} else if (e && pdf_attr_flag(&e->attr, PDF_ATTR_FLAG_SAMPLE_ID_ALL) && ev->size >= 8 + e->trailer_size) {
-		ev->has_sample = pdr_parse_sample(&e->attr, r->swap, ev->data, ev->size, true,
+	} else if (e && pdformat_attr_flag(&e->attr, PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL) && ev->size >= 8 + e->trailer_size) {
+		ev->has_sample = pdread_parse_sample(&e->attr, r->swap, ev->data, ev->size, true,
 						  &ev->sample) == 0;
 	} else {
 		memset(&ev->sample, 0, sizeof(ev->sample));
 	}
 }
 
-static void count_kernel(struct pdr *r, uint32_t type, const uint8_t *rec, size_t size)
+static void count_kernel(struct pdread *r, uint32_t type, const uint8_t *rec, size_t size)
 {
 	switch (type) {
-	case PDF_RECORD_LOST:
+	case PDFORMAT_RECORD_LOST:
 		r->stats.lost_records++;
 		if (size >= 24)
-			r->stats.lost_events += by_ld64(rec + 16, r->swap);
+			r->stats.lost_events += bytes_ld64(rec + 16, r->swap);
 		break;
-	case PDF_RECORD_LOST_SAMPLES:
+	case PDFORMAT_RECORD_LOST_SAMPLES:
 		r->stats.lost_samples_records++;
 		if (size >= 16)
-			r->stats.lost_samples += by_ld64(rec + 8, r->swap);
+			r->stats.lost_samples += bytes_ld64(rec + 8, r->swap);
 		break;
-	case PDF_RECORD_AUX:
+	case PDFORMAT_RECORD_AUX:
 		if (size >= 32) {
-			uint64_t fl = by_ld64(rec + 24, r->swap);
-			r->stats.aux_truncated += !!(fl & PDF_AUX_FLAG_TRUNCATED);
-			r->stats.aux_partial += !!(fl & PDF_AUX_FLAG_PARTIAL);
-			r->stats.aux_collision += !!(fl & PDF_AUX_FLAG_COLLISION);
+			uint64_t fl = bytes_ld64(rec + 24, r->swap);
+			r->stats.aux_truncated += !!(fl & PDFORMAT_AUX_FLAG_TRUNCATED);
+			r->stats.aux_partial += !!(fl & PDFORMAT_AUX_FLAG_PARTIAL);
+			r->stats.aux_collision += !!(fl & PDFORMAT_AUX_FLAG_COLLISION);
 		}
 		break;
 	default:
@@ -243,29 +243,29 @@ static void count_kernel(struct pdr *r, uint32_t type, const uint8_t *rec, size_
 }
 
 /* User records that change the reader's state. */
-static int process_user(struct pdr *r, struct pdr_event *ev)
+static int process_user(struct pdread *r, struct pdread_event *ev)
 {
 	const uint8_t *p = ev->data;
 	size_t size = ev->size;
 	switch (ev->type) {
-	case PDF_RECORD_HEADER_ATTR: {
-		struct pdf_attr a;
+	case PDFORMAT_RECORD_HEADER_ATTR: {
+		struct pdformat_attr a;
 		size_t used;
-		if (pdr_decode_attr(p + 8, size - 8, r->swap, &a, &used))
-			return pdri_fail(r, -EINVAL, ev->file_offset, "HEADER_ATTR record is malformed");
+		if (pdread_decode_attr(p + 8, size - 8, r->swap, &a, &used))
+			return pdread_fail(r, -EINVAL, ev->file_offset, "HEADER_ATTR record is malformed");
 		size_t nids = (size - 8 - used) / 8;
-		int err = pdri_add_evsel(r, &a, p + 8 + used, nids, ev->file_offset);
+		int err = pdread_add_evsel(r, &a, p + 8 + used, nids, ev->file_offset);
 		if (err)
 			return err;
-		pdri_bind_tracepoints(r);
+		pdread_bind_tracepoints(r);
 		return 0;
 	}
-	case PDF_RECORD_HEADER_TRACING_DATA: {
+	case PDFORMAT_RECORD_HEADER_TRACING_DATA: {
 		if (size < 12)
-			return pdri_fail(r, -EINVAL, ev->file_offset, "TRACING_DATA record too short");
-		uint32_t tsz = by_ld32(p + 8, r->swap);
+			return pdread_fail(r, -EINVAL, ev->file_offset, "TRACING_DATA record too short");
+		uint32_t tsz = bytes_ld32(p + 8, r->swap);
 		if (tsz > MAX_FEATURE)
-			return pdri_fail(r, -EINVAL, ev->file_offset, "TRACING_DATA of %u bytes", tsz);
+			return pdread_fail(r, -EINVAL, ev->file_offset, "TRACING_DATA of %u bytes", tsz);
 		size_t keep = size < sizeof(r->recbuf) ? size : sizeof(r->recbuf);
 		memcpy(r->recbuf, p, keep);
 		ev->data = r->recbuf;
@@ -275,10 +275,10 @@ static int process_user(struct pdr *r, struct pdr_event *ev)
 		if (!blob)
 			return -ENOMEM;
 		uint64_t boff = in_offset(r);
-		ssize_t a = pdri_in_need(r, tsz);
+		ssize_t a = pdread_in_need(r, tsz);
 		if (a < 0 || (size_t)a < tsz) {
 			free(blob);
-			return pdri_fail(r, -EINVAL, boff, "TRACING_DATA blob is truncated");
+			return pdread_fail(r, -EINVAL, boff, "TRACING_DATA blob is truncated");
 		}
 		memcpy(blob, r->buf + r->buf_pos, tsz);
 		r->buf_pos += tsz;
@@ -288,56 +288,56 @@ static int process_user(struct pdr *r, struct pdr_event *ev)
 		bool dup = r->tep != NULL;
 		if (dup)
 			r->info.dup_tracing_data++;
-		int err = r->opts.no_tracing_data || dup ? 0 : pdri_parse_tracing_data(r, blob, tsz, boff);
+		int err = r->opts.no_tracing_data || dup ? 0 : pdread_parse_tracing_data(r, blob, tsz, boff);
 		free(blob);
 		if (err)
 			return err;
-		pdri_bind_tracepoints(r);
-		r->info.feat_bits[0] |= 1ULL << PDF_FEAT_TRACING_DATA;
+		pdread_bind_tracepoints(r);
+		r->info.feat_bits[0] |= 1ULL << PDFORMAT_FEAT_TRACING_DATA;
 		return 0;
 	}
-	case PDF_RECORD_HEADER_FEATURE: {
+	case PDFORMAT_RECORD_HEADER_FEATURE: {
 		if (size < 16)
-			return pdri_fail(r, -EINVAL, ev->file_offset, "FEATURE record too short");
-		uint64_t feat = by_ld64(p + 8, r->swap);
-		if (feat < PDF_FEAT_BITS) {
-			int err = pdri_parse_feature(r, (int)feat, p + 16, size - 16, ev->file_offset);
+			return pdread_fail(r, -EINVAL, ev->file_offset, "FEATURE record too short");
+		uint64_t feat = bytes_ld64(p + 8, r->swap);
+		if (feat < PDFORMAT_FEAT_BITS) {
+			int err = pdread_parse_feature(r, (int)feat, p + 16, size - 16, ev->file_offset);
 			if (err)
 				return err;
-			if (feat == PDF_FEAT_EVENT_DESC)
-				pdri_bind_tracepoints(r);
+			if (feat == PDFORMAT_FEAT_EVENT_DESC)
+				pdread_bind_tracepoints(r);
 		}
 		return 0;
 	}
-	case PDF_RECORD_AUXTRACE_INFO:
+	case PDFORMAT_RECORD_AUXTRACE_INFO:
 		if (size >= 16 && !r->info.has_auxtrace_info) {
 			r->info.has_auxtrace_info = true;
-			r->info.auxtrace_info_type = by_ld32(p + 8, r->swap);
+			r->info.auxtrace_info_type = bytes_ld32(p + 8, r->swap);
 			size_t n = (size - 16) / 8;
 			if (n > 8)
 				n = 8;
 			for (size_t i = 0; i < n; i++)
-				r->info.auxtrace_info_priv[i] = by_ld64(p + 16 + 8 * i, r->swap);
+				r->info.auxtrace_info_priv[i] = bytes_ld64(p + 16 + 8 * i, r->swap);
 			r->info.auxtrace_info_nr_priv = n;
 		}
 		return 0;
-	case PDF_RECORD_AUXTRACE:
-		return pdri_read_aux_payload(r, ev);
+	case PDFORMAT_RECORD_AUXTRACE:
+		return pdread_read_aux_payload(r, ev);
 	default:
 		return 0;
 	}
 }
 
 /* Deliver the next ready queued record into ev. */
-static void deliver_queued(struct pdr *r, struct pdr_event *ev)
+static void deliver_queued(struct pdread *r, struct pdread_event *ev)
 {
 	struct qent *q = &r->q[r->ready_pos++];
 	/* the records were read a round or two ago: fetch a few ahead */
 	if (r->ready_pos + 3 < r->ready_len)
 		__builtin_prefetch(r->q[r->ready_pos + 3].rec);
-	ev->type = by_ld32(q->rec, r->swap);
-	ev->misc = by_ld16(q->rec + 4, r->swap);
-	ev->size = by_ld16(q->rec + 6, r->swap);
+	ev->type = bytes_ld32(q->rec, r->swap);
+	ev->misc = bytes_ld16(q->rec + 4, r->swap);
+	ev->size = bytes_ld16(q->rec + 6, r->swap);
 	r->live_bytes -= ev->size + 2 * sizeof(struct qent);
 	ev->data = q->rec;
 	ev->file_offset = q->off & ~QENT_COMPRESSED;
@@ -345,12 +345,12 @@ static void deliver_queued(struct pdr *r, struct pdr_event *ev)
 	fill_kernel(r, ev);
 	/* The record stays valid until the next call: release the previous one. */
 	if (r->have_last && r->last_delivered.blk)
-		pdri_arena_release(r, r->last_delivered.blk);
+		pdread_arena_release(r, r->last_delivered.blk);
 	r->last_delivered = *q;
 	r->have_last = true;
 }
 
-int pdr_next(struct pdr *r, struct pdr_event *ev)
+int pdread_next(struct pdread *r, struct pdread_event *ev)
 {
 	for (;;) {
 		if (r->ready_pos < r->ready_len) {
@@ -365,23 +365,23 @@ int pdr_next(struct pdr *r, struct pdr_event *ev)
 		if (r->at_end)
 			return 0;
 
-		struct pdr_event e;	/* read_raw sets the header fields */
-		int rc = pdri_read_raw(r, &e);
+		struct pdread_event e;	/* read_raw sets the header fields */
+		int rc = pdread_read_raw(r, &e);
 		if (rc < 0)
 			return rc;
 		if (rc == 0) {
 			r->at_end = true;
-			pdri_queue_flush(r, UINT64_MAX);
+			pdread_queue_flush(r, UINT64_MAX);
 			continue;
 		}
-		if (e.type < PDF_RECORD_USER_MAX)
+		if (e.type < PDFORMAT_RECORD_USER_MAX)
 			r->stats.by_type[e.type]++;
-		if (e.type >= PDF_RECORD_USER_START) {
+		if (e.type >= PDFORMAT_RECORD_USER_START) {
 			e.evsel = NULL;
 			e.has_sample = false;
 			memset(&e.sample, 0, sizeof(e.sample));
 			ev_no_aux(&e);
-			if (e.type >= PDF_RECORD_USER_MAX)
+			if (e.type >= PDFORMAT_RECORD_USER_MAX)
 				r->stats.unknown_records++;
 			int err = process_user(r, &e);
 			if (err)
@@ -390,9 +390,9 @@ int pdr_next(struct pdr *r, struct pdr_event *ev)
 				r->drop_record = false;
 				continue;
 			}
-			if (e.type == PDF_RECORD_FINISHED_ROUND && !r->opts.unordered) {
+			if (e.type == PDFORMAT_RECORD_FINISHED_ROUND && !r->opts.unordered) {
 				/* release everything up to the previous round's max */
-				pdri_queue_flush(r, r->next_flush);
+				pdread_queue_flush(r, r->next_flush);
 				r->next_flush = r->max_time;
 				if (r->ready_pos < r->ready_len) {
 					r->pending = true;
@@ -403,20 +403,20 @@ int pdr_next(struct pdr *r, struct pdr_event *ev)
 			*ev = e;
 			return 1;
 		}
-		if (e.type >= PDF_RECORD_KERNEL_MAX || e.type == 0)
+		if (e.type >= PDFORMAT_RECORD_KERNEL_MAX || e.type == 0)
 			r->stats.unknown_records++;
 		count_kernel(r, e.type, e.data, e.size);
 		uint64_t t;
 		if (!r->opts.unordered) {
-			struct pdr_evsel *es = pdri_record_evsel(r, e.type, e.data, e.size, false);
+			struct pdread_evsel *es = pdread_record_evsel(r, e.type, e.data, e.size, false);
 			if (record_time(r, es, e.type, e.data, e.size, &t)) {
-				int err = pdri_queue_push(r, t, e.data, e.size, e.file_offset, e.compressed);
+				int err = pdread_queue_push(r, t, e.data, e.size, e.file_offset, e.compressed);
 				if (err)
 					return err;
 				if (r->live_bytes > r->opts.max_queue_bytes && r->q_len - r->ready_pos > 1) {
 					/* memory cap: release the older half, like perf */
 					r->stats.forced_flushes++;
-					pdri_queue_flush(r, UINT64_MAX);
+					pdread_queue_flush(r, UINT64_MAX);
 					r->ready_len = r->q_len / 2;
 					if (r->ready_len)
 						r->last_flush = r->q[r->ready_len - 1].time;

@@ -23,7 +23,7 @@ static uint64_t hash64(uint64_t x)
 	return x;
 }
 
-static int idmap_put(struct pdr *r, uint64_t id, int evsel)
+static int idmap_put(struct pdread *r, uint64_t id, int evsel)
 {
 	if ((r->idmap_used + 1) * 2 > r->idmap_cap) {
 		size_t ncap = r->idmap_cap ? r->idmap_cap * 2 : 64;
@@ -44,7 +44,7 @@ static int idmap_put(struct pdr *r, uint64_t id, int evsel)
 		r->idmap = n;
 		r->idmap_cap = ncap;
 	}
-	for (size_t i = 0; i < PDR_IDCACHE; i++)
+	for (size_t i = 0; i < PDREAD_IDCACHE; i++)
 		r->idc[i].evsel = -1;
 	size_t h = hash64(id) & (r->idmap_cap - 1);
 	while (r->idmap[h].evsel >= 0) {
@@ -60,7 +60,7 @@ static int idmap_put(struct pdr *r, uint64_t id, int evsel)
 	return 0;
 }
 
-int pdri_idmap_get(const struct pdr *r, uint64_t id)
+int pdread_idmap_get(const struct pdread *r, uint64_t id)
 {
 	if (!r->idmap_cap)
 		return -1;
@@ -73,58 +73,58 @@ int pdri_idmap_get(const struct pdr *r, uint64_t id)
 	return -1;
 }
 
-const struct pdr_evsel *pdr_evsel_by_id(const struct pdr *r, uint64_t id)
+const struct pdread_evsel *pdread_evsel_by_id(const struct pdread *r, uint64_t id)
 {
-	int i = pdri_idmap_get(r, id);
+	int i = pdread_idmap_get(r, id);
 	return i >= 0 ? &r->evsels[i] : NULL;
 }
 
-static void evsel_layout(struct pdr_evsel *e)
+static void evsel_layout(struct pdread_evsel *e)
 {
 	uint64_t t = e->attr.sample_type;
-	if (t & PDF_SAMPLE_IDENTIFIER) {
+	if (t & PDFORMAT_SAMPLE_IDENTIFIER) {
 		e->id_pos = 0;
-	} else if (t & PDF_SAMPLE_ID) {
+	} else if (t & PDFORMAT_SAMPLE_ID) {
 		int pos = 0;
-		pos += !!(t & PDF_SAMPLE_IP);
-		pos += !!(t & PDF_SAMPLE_TID);
-		pos += !!(t & PDF_SAMPLE_TIME);
-		pos += !!(t & PDF_SAMPLE_ADDR);
+		pos += !!(t & PDFORMAT_SAMPLE_IP);
+		pos += !!(t & PDFORMAT_SAMPLE_TID);
+		pos += !!(t & PDFORMAT_SAMPLE_TIME);
+		pos += !!(t & PDFORMAT_SAMPLE_ADDR);
 		e->id_pos = pos;
 	} else {
 		e->id_pos = -1;
 	}
-	if (t & PDF_SAMPLE_IDENTIFIER)
+	if (t & PDFORMAT_SAMPLE_IDENTIFIER)
 		e->is_pos = 1;
-	else if (t & PDF_SAMPLE_ID)
-		e->is_pos = 1 + !!(t & PDF_SAMPLE_CPU) + !!(t & PDF_SAMPLE_STREAM_ID);
+	else if (t & PDFORMAT_SAMPLE_ID)
+		e->is_pos = 1 + !!(t & PDFORMAT_SAMPLE_CPU) + !!(t & PDFORMAT_SAMPLE_STREAM_ID);
 	else
 		e->is_pos = -1;
 	size_t tr = 0;
-	if (pdf_attr_flag(&e->attr, PDF_ATTR_FLAG_SAMPLE_ID_ALL)) {
-		uint64_t m = PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_ID | PDF_SAMPLE_STREAM_ID |
-			     PDF_SAMPLE_CPU | PDF_SAMPLE_IDENTIFIER;
+	if (pdformat_attr_flag(&e->attr, PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL)) {
+		uint64_t m = PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_ID | PDFORMAT_SAMPLE_STREAM_ID |
+			     PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_IDENTIFIER;
 		tr = 8 * (size_t)__builtin_popcountll(t & m);
 	}
 	e->trailer_size = tr;
 }
 
-int pdri_add_evsel(struct pdr *r, const struct pdf_attr *attr, const uint8_t *ids_file,
+int pdread_add_evsel(struct pdread *r, const struct pdformat_attr *attr, const uint8_t *ids_file,
 		   size_t nr_ids, uint64_t off)
 {
 	if (r->nr_evsels >= MAX_EVSELS)
-		return pdri_fail(r, -E2BIG, off, "more than %d events", MAX_EVSELS);
+		return pdread_fail(r, -E2BIG, off, "more than %d events", MAX_EVSELS);
 	if (nr_ids > MAX_IDS)
-		return pdri_fail(r, -E2BIG, off, "event with %zu ids", nr_ids);
+		return pdread_fail(r, -E2BIG, off, "event with %zu ids", nr_ids);
 	if (r->nr_evsels == r->cap_evsels) {
 		size_t ncap = r->cap_evsels ? r->cap_evsels * 2 : 8;
-		struct pdr_evsel *n = realloc(r->evsels, ncap * sizeof(*n));
+		struct pdread_evsel *n = realloc(r->evsels, ncap * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		r->evsels = n;
 		r->cap_evsels = ncap;
 	}
-	struct pdr_evsel *e = &r->evsels[r->nr_evsels];
+	struct pdread_evsel *e = &r->evsels[r->nr_evsels];
 	memset(e, 0, sizeof(*e));
 	e->attr = *attr;
 	e->idx = (int)r->nr_evsels;
@@ -133,7 +133,7 @@ int pdri_add_evsel(struct pdr *r, const struct pdf_attr *attr, const uint8_t *id
 		if (!e->ids)
 			return -ENOMEM;
 		for (size_t i = 0; i < nr_ids; i++)
-			e->ids[i] = by_ld64(ids_file + 8 * i, r->swap);
+			e->ids[i] = bytes_ld64(ids_file + 8 * i, r->swap);
 		e->nr_ids = nr_ids;
 	}
 	evsel_layout(e);
@@ -149,38 +149,38 @@ int pdri_add_evsel(struct pdr *r, const struct pdf_attr *attr, const uint8_t *id
 /* Evsel of a record, perf's rules (evlist__event2evsel).  count: add an
  * unknown id to the stats (once per record: not when only peeking at the
  * time for the queue). */
-struct pdr_evsel *pdri_record_evsel(struct pdr *r, uint32_t type, const uint8_t *rec, size_t size,
+struct pdread_evsel *pdread_record_evsel(struct pdread *r, uint32_t type, const uint8_t *rec, size_t size,
 				    bool count)
 {
 	if (r->nr_evsels == 0)
 		return NULL;
 	if (r->nr_evsels == 1)
 		return &r->evsels[0];
-	struct pdr_evsel *first = &r->evsels[0];
-	if (type != PDF_RECORD_SAMPLE && !pdf_attr_flag(&first->attr, PDF_ATTR_FLAG_SAMPLE_ID_ALL))
+	struct pdread_evsel *first = &r->evsels[0];
+	if (type != PDFORMAT_RECORD_SAMPLE && !pdformat_attr_flag(&first->attr, PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL))
 		return first;
 	uint64_t id;
-	if (type == PDF_RECORD_SAMPLE) {
+	if (type == PDFORMAT_RECORD_SAMPLE) {
 		if (first->id_pos < 0)
 			return first;
 		size_t at = 8 + 8 * (size_t)first->id_pos;
 		if (at + 8 > size)
 			return NULL;
-		id = by_ld64(rec + at, r->swap);
+		id = bytes_ld64(rec + at, r->swap);
 	} else {
 		if (first->is_pos < 0)
 			return first;
 		size_t back = 8 * (size_t)first->is_pos;
 		if (back + 8 > size)
 			return NULL;
-		id = by_ld64(rec + size - back, r->swap);
+		id = bytes_ld64(rec + size - back, r->swap);
 	}
 	if (id == 0)
 		return first;
-	struct idcache *c = &r->idc[id & (PDR_IDCACHE - 1)];
+	struct idcache *c = &r->idc[id & (PDREAD_IDCACHE - 1)];
 	if (c->id == id && c->evsel >= 0)
 		return &r->evsels[c->evsel];
-	int i = pdri_idmap_get(r, id);
+	int i = pdread_idmap_get(r, id);
 	if (i >= 0) {
 		c->id = id;
 		c->evsel = i;
@@ -194,13 +194,13 @@ struct pdr_evsel *pdri_record_evsel(struct pdr *r, uint32_t type, const uint8_t 
 }
 
 /* Attach tracepoint formats and names to evsels (after tracing data). */
-void pdri_bind_tracepoints(struct pdr *r)
+void pdread_bind_tracepoints(struct pdread *r)
 {
 	if (!r->tep)
 		return;
 	for (size_t i = 0; i < r->nr_evsels; i++) {
-		struct pdr_evsel *e = &r->evsels[i];
-		if (e->attr.type != PDF_TYPE_TRACEPOINT || e->tp)
+		struct pdread_evsel *e = &r->evsels[i];
+		if (e->attr.type != PDFORMAT_TYPE_TRACEPOINT || e->tp)
 			continue;
 		e->tp = tep_find_event(r->tep, (int)e->attr.config);
 		if (e->tp && !e->name) {

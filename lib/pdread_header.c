@@ -29,7 +29,7 @@ static uint32_t f_u32(struct fcur *c)
 		c->bad = true;
 		return 0;
 	}
-	uint32_t v = by_ld32(c->p, c->swap);
+	uint32_t v = bytes_ld32(c->p, c->swap);
 	c->p += 4;
 	return v;
 }
@@ -40,7 +40,7 @@ static uint64_t f_u64(struct fcur *c)
 		c->bad = true;
 		return 0;
 	}
-	uint64_t v = by_ld64(c->p, c->swap);
+	uint64_t v = bytes_ld64(c->p, c->swap);
 	c->p += 8;
 	return v;
 }
@@ -64,7 +64,7 @@ static char *f_str(struct fcur *c)
 	return s;
 }
 
-static const char *keep_str(struct pdr *r, char *s)
+static const char *keep_str(struct pdread *r, char *s)
 {
 	if (!s)
 		return NULL;
@@ -76,11 +76,11 @@ static const char *keep_str(struct pdr *r, char *s)
 	return s;
 }
 
-static int parse_event_desc(struct pdr *r, struct fcur *c)
+static int parse_event_desc(struct pdread *r, struct fcur *c)
 {
 	uint32_t nr = f_u32(c);
 	uint32_t asz = f_u32(c);
-	if (c->bad || asz < PDF_ATTR_VER0 || asz > 4096)
+	if (c->bad || asz < PDFORMAT_ATTR_VER0 || asz > 4096)
 		return -EINVAL;
 	for (uint32_t i = 0; i < nr; i++) {
 		if ((size_t)(c->end - c->p) < asz)
@@ -96,9 +96,9 @@ static int parse_event_desc(struct pdr *r, struct fcur *c)
 			free(name);
 			return -EINVAL;
 		}
-		struct pdr_evsel *target = NULL;
+		struct pdread_evsel *target = NULL;
 		if (nr_ids) {
-			int idx = pdri_idmap_get(r, by_ld64(c->p, c->swap));
+			int idx = pdread_idmap_get(r, bytes_ld64(c->p, c->swap));
 			if (idx >= 0)
 				target = &r->evsels[idx];
 		} else if (i < r->nr_evsels && !r->evsels[i].nr_ids) {
@@ -113,48 +113,48 @@ static int parse_event_desc(struct pdr *r, struct fcur *c)
 	return 0;
 }
 
-int pdri_parse_feature(struct pdr *r, int feat, const uint8_t *p, uint64_t len, uint64_t off)
+int pdread_parse_feature(struct pdread *r, int feat, const uint8_t *p, uint64_t len, uint64_t off)
 {
 	struct fcur c = { .p = p, .end = p + len, .swap = r->swap };
-	struct pdr_info *in = &r->info;
+	struct pdread_info *in = &r->info;
 	int err = 0;
 
-	if (feat >= 0 && feat < PDF_FEAT_BITS)
+	if (feat >= 0 && feat < PDFORMAT_FEAT_BITS)
 		in->feat_bits[feat / 64] |= 1ULL << (feat % 64);
 	switch (feat) {
-	case PDF_FEAT_TRACING_DATA:
+	case PDFORMAT_FEAT_TRACING_DATA:
 		if (r->opts.no_tracing_data)
 			return 0;
-		err = pdri_parse_tracing_data(r, p, len, off);
+		err = pdread_parse_tracing_data(r, p, len, off);
 		if (!err)
-			pdri_bind_tracepoints(r);
+			pdread_bind_tracepoints(r);
 		return err;
-	case PDF_FEAT_HOSTNAME:
+	case PDFORMAT_FEAT_HOSTNAME:
 		in->hostname = keep_str(r, f_str(&c));
 		break;
-	case PDF_FEAT_OSRELEASE:
+	case PDFORMAT_FEAT_OSRELEASE:
 		in->osrelease = keep_str(r, f_str(&c));
 		break;
-	case PDF_FEAT_VERSION:
+	case PDFORMAT_FEAT_VERSION:
 		in->version = keep_str(r, f_str(&c));
 		break;
-	case PDF_FEAT_ARCH:
+	case PDFORMAT_FEAT_ARCH:
 		in->arch = keep_str(r, f_str(&c));
 		break;
-	case PDF_FEAT_CPUDESC:
+	case PDFORMAT_FEAT_CPUDESC:
 		in->cpudesc = keep_str(r, f_str(&c));
 		break;
-	case PDF_FEAT_CPUID:
+	case PDFORMAT_FEAT_CPUID:
 		in->cpuid = keep_str(r, f_str(&c));
 		break;
-	case PDF_FEAT_NRCPUS:
+	case PDFORMAT_FEAT_NRCPUS:
 		in->nr_cpus_avail = f_u32(&c);
 		in->nr_cpus_online = f_u32(&c);
 		break;
-	case PDF_FEAT_TOTAL_MEM:
+	case PDFORMAT_FEAT_TOTAL_MEM:
 		in->total_mem_kb = f_u64(&c);
 		break;
-	case PDF_FEAT_CMDLINE: {
+	case PDFORMAT_FEAT_CMDLINE: {
 		uint32_t n = f_u32(&c);
 		size_t cap = 1, used = 0;
 		char *all = calloc(1, 1);
@@ -180,11 +180,11 @@ int pdri_parse_feature(struct pdr *r, int feat, const uint8_t *p, uint64_t len, 
 		in->cmdline = keep_str(r, all);
 		break;
 	}
-	case PDF_FEAT_EVENT_DESC:
+	case PDFORMAT_FEAT_EVENT_DESC:
 		if (parse_event_desc(r, &c))
 			c.bad = true;
 		break;
-	case PDF_FEAT_CPU_TOPOLOGY: {
+	case PDFORMAT_FEAT_CPU_TOPOLOGY: {
 		/* string lists (sockets, cores/threads), then per-cpu core and socket ids */
 		for (int list = 0; list < 2 && !c.bad; list++) {
 			uint32_t n = f_u32(&c);
@@ -210,7 +210,7 @@ int pdri_parse_feature(struct pdr *r, int feat, const uint8_t *p, uint64_t len, 
 		c.bad = false;	/* later parts are optional and vary by version */
 		break;
 	}
-	case PDF_FEAT_PMU_MAPPINGS: {
+	case PDFORMAT_FEAT_PMU_MAPPINGS: {
 		uint32_t n = f_u32(&c);
 		if (c.bad || n > 4096)
 			break;
@@ -239,7 +239,7 @@ int pdri_parse_feature(struct pdr *r, int feat, const uint8_t *p, uint64_t len, 
 		in->pmu_name = (const char *const *)r->pmu_name;
 		break;
 	}
-	case PDF_FEAT_AUXTRACE: {
+	case PDFORMAT_FEAT_AUXTRACE: {
 		uint64_t n = f_u64(&c);
 		if (c.bad || n > (uint64_t)(c.end - c.p) / 16) {
 			/* not fatal: the AUX data can still be found in the data
@@ -251,24 +251,24 @@ int pdri_parse_feature(struct pdr *r, int feat, const uint8_t *p, uint64_t len, 
 			in->nr_auxtrace_index = 0;
 			break;
 		}
-		/* entries are read on demand (pdr_auxtrace_index): memory does not
+		/* entries are read on demand (pdread_auxtrace_index): memory does not
 		 * grow with the number of AUX chunks */
 		in->nr_auxtrace_index = (size_t)n;
 		r->aux_index_off = off + 8;
 		break;
 	}
-	case PDF_FEAT_SAMPLE_TIME:
+	case PDFORMAT_FEAT_SAMPLE_TIME:
 		in->first_sample_time = f_u64(&c);
 		in->last_sample_time = f_u64(&c);
 		break;
-	case PDF_FEAT_CLOCK_DATA:
+	case PDFORMAT_FEAT_CLOCK_DATA:
 		in->clock_data_version = f_u32(&c);
 		in->clockid = f_u32(&c);
 		in->wall_clock_ns = f_u64(&c);
 		in->clockid_time_ns = f_u64(&c);
 		in->has_clock_data = !c.bad;
 		break;
-	case PDF_FEAT_COMPRESSED:
+	case PDFORMAT_FEAT_COMPRESSED:
 		in->comp_version = f_u32(&c);
 		in->comp_type = f_u32(&c);
 		in->comp_level = f_u32(&c);
@@ -276,45 +276,45 @@ int pdri_parse_feature(struct pdr *r, int feat, const uint8_t *p, uint64_t len, 
 		in->comp_mmap_len = f_u32(&c);
 		in->has_compressed = !c.bad;
 		break;
-	case PDF_FEAT_LATSCOPE_OSNOISE:
-		return pdri_parse_osnp(r, p, len, off);
+	case PDFORMAT_FEAT_LATSCOPE_OSNOISE:
+		return pdread_parse_osnp(r, p, len, off);
 	default:
 		return 0;	/* known but not needed, or unknown: skipped */
 	}
 	if (c.bad)
-		return pdri_fail(r, -EINVAL, off, "feature %d section is malformed", feat);
+		return pdread_fail(r, -EINVAL, off, "feature %d section is malformed", feat);
 	return 0;
 }
 
-static int read_features(struct pdr *r, const uint64_t bits[4])
+static int read_features(struct pdread *r, const uint64_t bits[4])
 {
 	uint64_t table = r->info.data_offset + r->info.data_size;
 	int nr = 0;
-	for (int b = 0; b < PDF_FEAT_BITS; b++)
+	for (int b = 0; b < PDFORMAT_FEAT_BITS; b++)
 		nr += (int)((bits[b / 64] >> (b % 64)) & 1);
 	int slot = 0;
 	uint8_t *buf = NULL;
 	int err = 0;
 	/* TRACING_DATA must be bound after EVENT_DESC names (names win). */
-	for (int b = 1; b < PDF_FEAT_BITS && slot < nr; b++) {
+	for (int b = 1; b < PDFORMAT_FEAT_BITS && slot < nr; b++) {
 		if (!((bits[b / 64] >> (b % 64)) & 1))
 			continue;
 		uint8_t ent[16];
 		uint64_t toff = table + 16ULL * (uint64_t)slot++;
-		if (pdri_read_at(r, toff, ent, 16)) {
-			err = pdri_fail(r, -EINVAL, toff, "feature table is truncated");
+		if (pdread_read_at(r, toff, ent, 16)) {
+			err = pdread_fail(r, -EINVAL, toff, "feature table is truncated");
 			break;
 		}
-		uint64_t foff = by_ld64(ent, r->swap), fsz = by_ld64(ent + 8, r->swap);
+		uint64_t foff = bytes_ld64(ent, r->swap), fsz = bytes_ld64(ent + 8, r->swap);
 		if (fsz > MAX_FEATURE || (r->info.file_size && (foff > r->info.file_size ||
 								fsz > r->info.file_size - foff))) {
-			err = pdri_fail(r, -EINVAL, toff, "feature %d section (offset %#llx, size %llu) is outside the file",
+			err = pdread_fail(r, -EINVAL, toff, "feature %d section (offset %#llx, size %llu) is outside the file",
 					b, (unsigned long long)foff, (unsigned long long)fsz);
 			break;
 		}
 		if (r->mem) {
 			/* in memory or mapped: parse in place */
-			err = pdri_parse_feature(r, b, r->mem + foff, fsz, foff);
+			err = pdread_parse_feature(r, b, r->mem + foff, fsz, foff);
 			if (err)
 				break;
 			continue;
@@ -325,11 +325,11 @@ static int read_features(struct pdr *r, const uint64_t bits[4])
 			break;
 		}
 		buf = nb;
-		if (pdri_read_at(r, foff, buf, (size_t)fsz)) {
-			err = pdri_fail(r, -EINVAL, foff, "feature %d section is truncated", b);
+		if (pdread_read_at(r, foff, buf, (size_t)fsz)) {
+			err = pdread_fail(r, -EINVAL, foff, "feature %d section is truncated", b);
 			break;
 		}
-		err = pdri_parse_feature(r, b, buf, fsz, foff);
+		err = pdread_parse_feature(r, b, buf, fsz, foff);
 		if (err)
 			break;
 	}
@@ -339,53 +339,53 @@ static int read_features(struct pdr *r, const uint64_t bits[4])
 
 /* ----------------------------------------------------------------- header */
 
-static int read_file_header(struct pdr *r)
+static int read_file_header(struct pdread *r)
 {
-	uint8_t h[PDF_FILE_HEADER_SIZE];
+	uint8_t h[PDFORMAT_FILE_HEADER_SIZE];
 	memset(h, 0, sizeof(h));
-	if (pdri_read_at(r, 0, h, 16))
-		return pdri_fail(r, -EINVAL, 0, "file is too short for a perf.data header");
-	uint64_t size = by_ld64(h + 8, r->swap);
-	if (size != PDF_FILE_HEADER_SIZE && size != PDF_FILE_HEADER_SIZE_OLD)
-		return pdri_fail(r, -EINVAL, 8, "header size %llu is neither 104 nor 72", (unsigned long long)size);
-	if (pdri_read_at(r, 0, h, (size_t)size))
-		return pdri_fail(r, -EINVAL, 0, "file is too short for its %llu-byte header", (unsigned long long)size);
-	uint64_t attr_size = by_ld64(h + 16, r->swap);
-	uint64_t attrs_off = by_ld64(h + 24, r->swap), attrs_size = by_ld64(h + 32, r->swap);
-	uint64_t data_off = by_ld64(h + 40, r->swap), data_size = by_ld64(h + 48, r->swap);
+	if (pdread_read_at(r, 0, h, 16))
+		return pdread_fail(r, -EINVAL, 0, "file is too short for a perf.data header");
+	uint64_t size = bytes_ld64(h + 8, r->swap);
+	if (size != PDFORMAT_FILE_HEADER_SIZE && size != PDFORMAT_FILE_HEADER_SIZE_OLD)
+		return pdread_fail(r, -EINVAL, 8, "header size %llu is neither 104 nor 72", (unsigned long long)size);
+	if (pdread_read_at(r, 0, h, (size_t)size))
+		return pdread_fail(r, -EINVAL, 0, "file is too short for its %llu-byte header", (unsigned long long)size);
+	uint64_t attr_size = bytes_ld64(h + 16, r->swap);
+	uint64_t attrs_off = bytes_ld64(h + 24, r->swap), attrs_size = bytes_ld64(h + 32, r->swap);
+	uint64_t data_off = bytes_ld64(h + 40, r->swap), data_size = bytes_ld64(h + 48, r->swap);
 	uint64_t fs = r->info.file_size;
-	if (attr_size < PDF_ATTR_VER0 + 16 || attr_size > 4096)
-		return pdri_fail(r, -EINVAL, 16, "attr_size %llu is not a perf_event_attr size", (unsigned long long)attr_size);
+	if (attr_size < PDFORMAT_ATTR_VER0 + 16 || attr_size > 4096)
+		return pdread_fail(r, -EINVAL, 16, "attr_size %llu is not a perf_event_attr size", (unsigned long long)attr_size);
 	if (attrs_off < size || data_off < size)
-		return pdri_fail(r, -EINVAL, 24, "sections overlap the header");
+		return pdread_fail(r, -EINVAL, 24, "sections overlap the header");
 	if (attrs_off > fs || attrs_size > fs - attrs_off)
-		return pdri_fail(r, -EINVAL, 24, "attrs section (offset %#llx, size %llu) is outside the file",
+		return pdread_fail(r, -EINVAL, 24, "attrs section (offset %#llx, size %llu) is outside the file",
 				 (unsigned long long)attrs_off, (unsigned long long)attrs_size);
 	if (data_off > fs || data_size > fs - data_off)
-		return pdri_fail(r, -EINVAL, 40, "data section (offset %#llx, size %llu) is outside the %llu-byte file; the file is truncated",
+		return pdread_fail(r, -EINVAL, 40, "data section (offset %#llx, size %llu) is outside the %llu-byte file; the file is truncated",
 				 (unsigned long long)data_off, (unsigned long long)data_size, (unsigned long long)fs);
 	if (attrs_size && data_size && attrs_off < data_off + data_size && data_off < attrs_off + attrs_size)
-		return pdri_fail(r, -EINVAL, 24, "attrs and data sections overlap");
+		return pdread_fail(r, -EINVAL, 24, "attrs and data sections overlap");
 	uint64_t bits[4] = { 0 };
-	if (size == PDF_FILE_HEADER_SIZE && data_size) {
+	if (size == PDFORMAT_FILE_HEADER_SIZE && data_size) {
 		for (int i = 0; i < 4; i++)
-			bits[i] = by_ld64(h + 72 + 8 * i, r->swap);
-		if (r->swap && !(bits[0] & (1ULL << PDF_FEAT_HOSTNAME))) {
+			bits[i] = bytes_ld64(h + 72 + 8 * i, r->swap);
+		if (r->swap && !(bits[0] & (1ULL << PDFORMAT_FEAT_HOSTNAME))) {
 			/* a 32-bit big-endian writer: unsigned long words are u32 */
 			for (int i = 0; i < 4; i++) {
-				uint32_t lo = by_ld32(h + 72 + 8 * i, true), hi = by_ld32(h + 76 + 8 * i, true);
+				uint32_t lo = bytes_ld32(h + 72 + 8 * i, true), hi = bytes_ld32(h + 76 + 8 * i, true);
 				bits[i] = (uint64_t)lo | ((uint64_t)hi << 32);
 			}
-			if (!(bits[0] & (1ULL << PDF_FEAT_HOSTNAME)))
+			if (!(bits[0] & (1ULL << PDFORMAT_FEAT_HOSTNAME)))
 				memset(bits, 0, sizeof(bits));
 		}
 	}
 	/* No feature at all: every finished perf.data has features (perf
 	 * writes several, latscope at least HOSTNAME), so this is a checkpoint
-	 * header (pdw_checkpoint) of a writer that was killed; what it wrote
+	 * header (pdwrite_checkpoint) of a writer that was killed; what it wrote
 	 * after the checkpoint is read too. */
 	bool no_feats = !(bits[0] | bits[1] | bits[2] | bits[3]);
-	if (data_size && no_feats && size == PDF_FILE_HEADER_SIZE) {
+	if (data_size && no_feats && size == PDFORMAT_FILE_HEADER_SIZE) {
 		r->info.checkpoint_size = data_size;
 		data_size = 0;
 	}
@@ -395,7 +395,7 @@ static int read_file_header(struct pdr *r)
 		 * 'perf record' command properly terminated?"): like perf, read
 		 * up to the end of the file; no feature section was written */
 		if (data_off >= fs)
-			return pdri_fail(r, -EINVAL, 48, "data size is 0 and nothing follows the header: the "
+			return pdread_fail(r, -EINVAL, 48, "data size is 0 and nothing follows the header: the "
 					 "recording was not properly terminated and holds no data");
 		data_size = fs - data_off;
 		r->info.unterminated = true;
@@ -412,20 +412,20 @@ static int read_file_header(struct pdr *r)
 	int err = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t off = attrs_off + i * attr_size;
-		if (pdri_read_at(r, off, ab, (size_t)attr_size)) {
-			err = pdri_fail(r, -EINVAL, off, "attr %llu is truncated", (unsigned long long)i);
+		if (pdread_read_at(r, off, ab, (size_t)attr_size)) {
+			err = pdread_fail(r, -EINVAL, off, "attr %llu is truncated", (unsigned long long)i);
 			break;
 		}
-		struct pdf_attr a;
-		if (pdr_decode_attr(ab, (size_t)attr_size - 16, r->swap, &a, NULL)) {
-			err = pdri_fail(r, -EINVAL, off, "attr %llu has size %u, larger than its %llu-byte slot",
+		struct pdformat_attr a;
+		if (pdread_decode_attr(ab, (size_t)attr_size - 16, r->swap, &a, NULL)) {
+			err = pdread_fail(r, -EINVAL, off, "attr %llu has size %u, larger than its %llu-byte slot",
 					(unsigned long long)i, a.size, (unsigned long long)attr_size - 16);
 			break;
 		}
-		uint64_t ids_off = by_ld64(ab + attr_size - 16, r->swap);
-		uint64_t ids_size = by_ld64(ab + attr_size - 8, r->swap);
+		uint64_t ids_off = bytes_ld64(ab + attr_size - 16, r->swap);
+		uint64_t ids_size = bytes_ld64(ab + attr_size - 8, r->swap);
 		if (ids_size > 8ULL * MAX_IDS || ids_off > fs || ids_size > fs - ids_off) {
-			err = pdri_fail(r, -EINVAL, off + attr_size - 16, "ids of attr %llu are outside the file",
+			err = pdread_fail(r, -EINVAL, off + attr_size - 16, "ids of attr %llu are outside the file",
 					(unsigned long long)i);
 			break;
 		}
@@ -435,11 +435,11 @@ static int read_file_header(struct pdr *r)
 			break;
 		}
 		ids = nids;
-		if (ids_size && pdri_read_at(r, ids_off, ids, (size_t)ids_size)) {
-			err = pdri_fail(r, -EINVAL, ids_off, "ids of attr %llu are truncated", (unsigned long long)i);
+		if (ids_size && pdread_read_at(r, ids_off, ids, (size_t)ids_size)) {
+			err = pdread_fail(r, -EINVAL, ids_off, "ids of attr %llu are truncated", (unsigned long long)i);
 			break;
 		}
-		err = pdri_add_evsel(r, &a, ids, (size_t)(ids_size / 8), off);
+		err = pdread_add_evsel(r, &a, ids, (size_t)(ids_size / 8), off);
 		if (err)
 			break;
 	}
@@ -450,10 +450,10 @@ static int read_file_header(struct pdr *r)
 	err = read_features(r, bits);
 	if (err)
 		return err;
-	pdri_bind_tracepoints(r);
+	pdread_bind_tracepoints(r);
 	r->end = data_off + data_size;
 	if (!r->mem && lseek(r->fd, (off_t)data_off, SEEK_SET) < 0)
-		return pdri_fail(r, -errno, data_off, "cannot seek to the data section");
+		return pdread_fail(r, -errno, data_off, "cannot seek to the data section");
 	r->buf_off = data_off;
 	r->buf_pos = r->buf_len = 0;
 	if (r->mem) {
@@ -463,36 +463,36 @@ static int read_file_header(struct pdr *r)
 	return 0;
 }
 
-static int detect_magic(struct pdr *r, const uint8_t m[8])
+static int detect_magic(struct pdread *r, const uint8_t m[8])
 {
-	uint64_t v = by_ld64(m, false);
-	if (v == PDF_MAGIC2) {
+	uint64_t v = bytes_ld64(m, false);
+	if (v == PDFORMAT_MAGIC2) {
 		r->swap = false;
-	} else if (v == __builtin_bswap64(PDF_MAGIC2)) {
+	} else if (v == __builtin_bswap64(PDFORMAT_MAGIC2)) {
 		r->swap = true;
-	} else if (v == PDF_MAGIC1 || v == __builtin_bswap64(PDF_MAGIC1)) {
-		return pdri_fail(r, -ENOTSUP, 0, "version-1 perf.data (PERFFILE magic) is not supported; "
+	} else if (v == PDFORMAT_MAGIC1 || v == __builtin_bswap64(PDFORMAT_MAGIC1)) {
+		return pdread_fail(r, -ENOTSUP, 0, "version-1 perf.data (PERFFILE magic) is not supported; "
 				 "convert it with a newer perf");
 	} else {
-		return pdri_fail(r, -EINVAL, 0, "not a perf.data file (bad magic)");
+		return pdread_fail(r, -EINVAL, 0, "not a perf.data file (bad magic)");
 	}
 	r->info.needs_swap = r->swap;
-	r->info.big_endian = r->swap != (bool)BY_HOST_BIG_ENDIAN;
+	r->info.big_endian = r->swap != (bool)BYTES_HOST_BIG_ENDIAN;
 	return 0;
 }
 
-int pdri_open_common(struct pdr *r)
+int pdread_open_common(struct pdread *r)
 {
 	uint8_t h[16];
 	if (r->mem) {
 		if (r->mem_len < 16)
-			return pdri_fail(r, -EINVAL, 0, "input is too short for a perf.data header");
+			return pdread_fail(r, -EINVAL, 0, "input is too short for a perf.data header");
 		memcpy(h, r->mem, 16);
 		r->info.file_size = r->mem_len;
 	} else {
 		struct stat st;
 		if (fstat(r->fd, &st) < 0)
-			return pdri_fail(r, -errno, 0, "cannot stat");
+			return pdread_fail(r, -errno, 0, "cannot stat");
 		r->info.pipe = !S_ISREG(st.st_mode) || lseek(r->fd, 0, SEEK_CUR) < 0;
 		if (!r->info.pipe)
 			r->info.file_size = (uint64_t)st.st_size;
@@ -509,31 +509,31 @@ int pdri_open_common(struct pdr *r)
 				r->mapped = true;
 				r->mem = m;
 				r->mem_len = (size_t)st.st_size;
-				return pdri_open_common(r);
+				return pdread_open_common(r);
 			}
 		}
-		r->in_blk = pdri_block_get(r, IN_BUF_SIZE);
+		r->in_blk = pdread_block_get(r, IN_BUF_SIZE);
 		if (!r->in_blk)
 			return -ENOMEM;
 		r->buf = r->in_blk->data;
 		r->buf_cap = r->in_blk->cap;
 		r->end = UINT64_MAX;
 		if (r->info.pipe) {
-			ssize_t a = pdri_in_need(r, 16);
+			ssize_t a = pdread_in_need(r, 16);
 			if (a < 0)
-				return pdri_fail(r, (int)a, 0, "cannot read");
+				return pdread_fail(r, (int)a, 0, "cannot read");
 			if (a < 16)
-				return pdri_fail(r, -EINVAL, 0, "input is too short for a perf.data header");
+				return pdread_fail(r, -EINVAL, 0, "input is too short for a perf.data header");
 			memcpy(h, r->buf, 16);
-		} else if (pdri_read_at(r, 0, h, 16)) {
-			return pdri_fail(r, -EINVAL, 0, "file is too short for a perf.data header");
+		} else if (pdread_read_at(r, 0, h, 16)) {
+			return pdread_fail(r, -EINVAL, 0, "file is too short for a perf.data header");
 		}
 	}
 	int err = detect_magic(r, h);
 	if (err)
 		return err;
-	uint64_t hsize = by_ld64(h + 8, r->swap);
-	if (hsize == PDF_PIPE_HEADER_SIZE) {
+	uint64_t hsize = bytes_ld64(h + 8, r->swap);
+	if (hsize == PDFORMAT_PIPE_HEADER_SIZE) {
 		/* pipe-mode stream (also valid in a regular file) */
 		r->info.pipe = true;
 		r->info.data_offset = 16;
@@ -546,12 +546,12 @@ int pdri_open_common(struct pdr *r)
 			r->buf_pos = 16;
 		} else {
 			if (lseek(r->fd, 16, SEEK_SET) < 0)
-				return pdri_fail(r, -errno, 0, "cannot seek");
+				return pdread_fail(r, -errno, 0, "cannot seek");
 			r->buf_off = 16;
 		}
 		return 0;
 	}
 	if (r->info.pipe)
-		return pdri_fail(r, -EINVAL, 8, "a file-mode perf.data cannot be read from a pipe; give its path");
+		return pdread_fail(r, -EINVAL, 8, "a file-mode perf.data cannot be read from a pipe; give its path");
 	return read_file_header(r);
 }

@@ -22,17 +22,17 @@
  * block is freed for reuse when its last record has been delivered).
  * cap: the least capacity the block must have.
  */
-static int in_rebase(struct pdr *r, size_t cap)
+static int in_rebase(struct pdread *r, size_t cap)
 {
 	size_t keep = in_avail(r);
 	struct arena_block *b = r->in_blk;
 	r->buf_off += r->buf_pos;
 	if (b->live || b->cap < cap) {
-		struct arena_block *nb = pdri_block_get(r, cap > IN_BUF_SIZE ? cap : IN_BUF_SIZE);
+		struct arena_block *nb = pdread_block_get(r, cap > IN_BUF_SIZE ? cap : IN_BUF_SIZE);
 		if (!nb)
 			return -ENOMEM;
 		memcpy(nb->data, r->buf + r->buf_pos, keep);
-		pdri_block_retire(r, b);
+		pdread_block_retire(r, b);
 		r->in_blk = nb;
 		r->buf = nb->data;
 		r->buf_cap = nb->cap;
@@ -49,7 +49,7 @@ static int in_rebase(struct pdr *r, size_t cap)
  * Make at least n bytes available at the current position (fewer at EOF).
  * Returns the number available (>= n on success), or a negative errno.
  */
-ssize_t pdri_in_need(struct pdr *r, size_t n)
+ssize_t pdread_in_need(struct pdread *r, size_t n)
 {
 	if (in_avail(r) >= n || r->mem)
 		return (ssize_t)in_avail(r);
@@ -87,7 +87,7 @@ ssize_t pdri_in_need(struct pdr *r, size_t n)
 }
 
 /* Skip n bytes of input (payloads we do not keep). */
-int pdri_in_skip(struct pdr *r, uint64_t n)
+int pdread_in_skip(struct pdread *r, uint64_t n)
 {
 	while (n) {
 		if (in_avail(r) == 0) {
@@ -104,7 +104,7 @@ int pdri_in_skip(struct pdr *r, uint64_t n)
 				r->buf_off = to;
 				return 0;
 			}
-			ssize_t a = pdri_in_need(r, 1);
+			ssize_t a = pdread_in_need(r, 1);
 			if (a < 0)
 				return (int)a;
 			if (a == 0)
@@ -117,7 +117,7 @@ int pdri_in_skip(struct pdr *r, uint64_t n)
 	return 0;
 }
 
-int pdr_pread(struct pdr *r, uint64_t off, void *buf, size_t len)
+int pdread_pread(struct pdread *r, uint64_t off, void *buf, size_t len)
 {
 	/* A mapped file is read with pread(2), not through the mapping: reads
 	 * far from the sequential position (AUX payloads and index entries
@@ -147,32 +147,32 @@ int pdr_pread(struct pdr *r, uint64_t off, void *buf, size_t len)
 }
 
 /* Read exactly len bytes at an absolute offset (header/feature parsing). */
-int pdri_read_at(struct pdr *r, uint64_t off, void *buf, size_t len)
+int pdread_read_at(struct pdread *r, uint64_t off, void *buf, size_t len)
 {
 	if (!r->info.pipe && r->info.file_size && (off > r->info.file_size || len > r->info.file_size - off))
 		return -ENODATA;
-	return pdr_pread(r, off, buf, len);
+	return pdread_pread(r, off, buf, len);
 }
 
-int pdr_auxtrace_index(struct pdr *r, size_t i, uint64_t *record_offset, uint64_t *record_size)
+int pdread_auxtrace_index(struct pdread *r, size_t i, uint64_t *record_offset, uint64_t *record_size)
 {
 	if (i >= r->info.nr_auxtrace_index)
 		return -ERANGE;
 	uint8_t b[16];
-	int err = pdr_pread(r, r->aux_index_off + 16 * (uint64_t)i, b, 16);
+	int err = pdread_pread(r, r->aux_index_off + 16 * (uint64_t)i, b, 16);
 	if (err)
 		return err;
-	*record_offset = by_ld64(b, r->swap);
+	*record_offset = bytes_ld64(b, r->swap);
 	if (record_size)
-		*record_size = by_ld64(b + 8, r->swap);
+		*record_size = bytes_ld64(b + 8, r->swap);
 	return 0;
 }
 
-int pdr_auxtrace_index_read(struct pdr *r, size_t first, size_t n, uint64_t *pairs)
+int pdread_auxtrace_index_read(struct pdread *r, size_t first, size_t n, uint64_t *pairs)
 {
 	if (first > r->info.nr_auxtrace_index || n > r->info.nr_auxtrace_index - first)
 		return -ERANGE;
-	int err = pdr_pread(r, r->aux_index_off + 16 * (uint64_t)first, pairs, 16 * n);
+	int err = pdread_pread(r, r->aux_index_off + 16 * (uint64_t)first, pairs, 16 * n);
 	if (err)
 		return err;
 	if (r->swap)
@@ -181,7 +181,7 @@ int pdr_auxtrace_index_read(struct pdr *r, size_t first, size_t n, uint64_t *pai
 	return 0;
 }
 
-static int decompress(struct pdr *r, const uint8_t *src, size_t len, uint64_t off)
+static int decompress(struct pdread *r, const uint8_t *src, size_t len, uint64_t off)
 {
 	if (!r->zstd) {
 		r->zstd = ZSTD_createDStream();
@@ -200,7 +200,7 @@ static int decompress(struct pdr *r, const uint8_t *src, size_t len, uint64_t of
 		if (r->dbuf_cap - r->dbuf_len < (1u << 16)) {
 			size_t ncap = r->dbuf_cap ? r->dbuf_cap * 2 : (1u << 20);
 			if (ncap > MAX_DECOMP)
-				return pdri_fail(r, -E2BIG, off, "compressed record expands beyond %u MiB", MAX_DECOMP >> 20);
+				return pdread_fail(r, -E2BIG, off, "compressed record expands beyond %u MiB", MAX_DECOMP >> 20);
 			uint8_t *n = realloc(r->dbuf, ncap);
 			if (!n)
 				return -ENOMEM;
@@ -210,7 +210,7 @@ static int decompress(struct pdr *r, const uint8_t *src, size_t len, uint64_t of
 		ZSTD_outBuffer out = { r->dbuf + r->dbuf_len, r->dbuf_cap - r->dbuf_len, 0 };
 		size_t ret = ZSTD_decompressStream(r->zstd, &out, &in);
 		if (ZSTD_isError(ret))
-			return pdri_fail(r, -EINVAL, off, "zstd: %s", ZSTD_getErrorName(ret));
+			return pdread_fail(r, -EINVAL, off, "zstd: %s", ZSTD_getErrorName(ret));
 		r->dbuf_len += out.pos;
 		r->stats.decompressed_bytes += out.pos;
 		if (out.pos == 0 && ret != 0 && in.pos == in.size)
@@ -226,7 +226,7 @@ static int decompress(struct pdr *r, const uint8_t *src, size_t len, uint64_t of
 
 /* Map the next pages in ahead of the read position with one call: faulting
  * them in one by one costs far more, on VMs several times more. */
-static void populate_ahead(struct pdr *r, uint64_t off)
+static void populate_ahead(struct pdread *r, uint64_t off)
 {
 	const uint64_t window = 16u << 20;
 	long pg = sysconf(_SC_PAGESIZE);
@@ -241,7 +241,7 @@ static void populate_ahead(struct pdr *r, uint64_t off)
 }
 
 /* Drop the mapping's pages well behind the read position (RSS stays flat). */
-static void release_behind(struct pdr *r, uint64_t off)
+static void release_behind(struct pdread *r, uint64_t off)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	uint64_t upto = (off - (4u << 20)) & ~(uint64_t)(pg - 1);
@@ -256,25 +256,25 @@ static void release_behind(struct pdr *r, uint64_t off)
  * On success *ev has type/misc/size/data/file_offset/compressed.  Returns 1,
  * 0 at the end, or a negative errno.
  */
-int pdri_read_raw(struct pdr *r, struct pdr_event *ev)
+int pdread_read_raw(struct pdread *r, struct pdread_event *ev)
 {
 	for (;;) {
 		if (r->dbuf_len - r->dbuf_pos >= 8) {
 			const uint8_t *p = r->dbuf + r->dbuf_pos;
-			uint16_t size = by_ld16(p + 6, r->swap);
+			uint16_t size = bytes_ld16(p + 6, r->swap);
 			if (size < 8)
-				return pdri_fail(r, -EINVAL, r->dbuf_file_offset,
+				return pdread_fail(r, -EINVAL, r->dbuf_file_offset,
 						 "record of size %u inside a compressed record", size);
 			if (r->dbuf_len - r->dbuf_pos >= size) {
-				ev->type = by_ld32(p, r->swap);
-				ev->misc = by_ld16(p + 4, r->swap);
+				ev->type = bytes_ld32(p, r->swap);
+				ev->misc = bytes_ld16(p + 4, r->swap);
 				ev->size = size;
 				ev->data = p;
 				ev->file_offset = r->dbuf_file_offset;
 				ev->compressed = true;
 				r->dbuf_pos += size;
-				if (ev->type == PDF_RECORD_AUXTRACE)
-					return pdri_fail(r, -EINVAL, r->dbuf_file_offset,
+				if (ev->type == PDFORMAT_RECORD_AUXTRACE)
+					return pdread_fail(r, -EINVAL, r->dbuf_file_offset,
 							 "AUXTRACE record inside a compressed record");
 				return 1;
 			}
@@ -288,9 +288,9 @@ int pdri_read_raw(struct pdr *r, struct pdr_event *ev)
 		}
 		if (off >= r->end)
 			goto eof;
-		ssize_t a = pdri_in_need(r, 8);
+		ssize_t a = pdread_in_need(r, 8);
 		if (a < 0)
-			return pdri_fail(r, (int)a, off, "read error: %s", strerror((int)-a));
+			return pdread_fail(r, (int)a, off, "read error: %s", strerror((int)-a));
 		if (a == 0)
 			goto eof;
 		if (a < 8) {
@@ -298,38 +298,38 @@ int pdri_read_raw(struct pdr *r, struct pdr_event *ev)
 				r->info.unterminated_tail = (uint64_t)a;
 				goto eof;
 			}
-			return pdri_fail(r, -EINVAL, off, "truncated record header (%zd of 8 bytes)", a);
+			return pdread_fail(r, -EINVAL, off, "truncated record header (%zd of 8 bytes)", a);
 		}
 		const uint8_t *p = r->buf + r->buf_pos;
-		uint32_t type = by_ld32(p, r->swap);
-		uint16_t size = by_ld16(p + 6, r->swap);
+		uint32_t type = bytes_ld32(p, r->swap);
+		uint16_t size = bytes_ld16(p + 6, r->swap);
 		if (size < 8)
-			return pdri_fail(r, -EINVAL, off, "record of type %u has size %u (< 8)", type, size);
+			return pdread_fail(r, -EINVAL, off, "record of type %u has size %u (< 8)", type, size);
 		if (off + size > r->end) {
 			if (r->info.unterminated) {	/* the writer died in this record */
 				r->info.unterminated_tail = r->end - off;
 				goto eof;
 			}
-			return pdri_fail(r, -EINVAL, off, "record of type %u and size %u runs past the end of the data section", type, size);
+			return pdread_fail(r, -EINVAL, off, "record of type %u and size %u runs past the end of the data section", type, size);
 		}
-		a = pdri_in_need(r, size);
+		a = pdread_in_need(r, size);
 		if (a < 0)
-			return pdri_fail(r, (int)a, off, "read error: %s", strerror((int)-a));
+			return pdread_fail(r, (int)a, off, "read error: %s", strerror((int)-a));
 		if (a < size)
-			return pdri_fail(r, -EINVAL, off, "truncated record of type %u (%zd of %u bytes)", type, a, size);
+			return pdread_fail(r, -EINVAL, off, "truncated record of type %u (%zd of %u bytes)", type, a, size);
 		p = r->buf + r->buf_pos;
 		r->buf_pos += size;
 		r->stats.records++;
-		if (type == PDF_RECORD_COMPRESSED || type == PDF_RECORD_COMPRESSED2) {
+		if (type == PDFORMAT_RECORD_COMPRESSED || type == PDFORMAT_RECORD_COMPRESSED2) {
 			r->stats.compressed_records++;
 			const uint8_t *src = p + 8;
 			size_t len = size - 8u;
-			if (type == PDF_RECORD_COMPRESSED2) {
+			if (type == PDFORMAT_RECORD_COMPRESSED2) {
 				if (size < 16)
-					return pdri_fail(r, -EINVAL, off, "COMPRESSED2 record too short");
-				uint64_t dsz = by_ld64(p + 8, r->swap);
+					return pdread_fail(r, -EINVAL, off, "COMPRESSED2 record too short");
+				uint64_t dsz = bytes_ld64(p + 8, r->swap);
 				if (dsz > size - 16u)
-					return pdri_fail(r, -EINVAL, off, "COMPRESSED2 data size %llu exceeds the record",
+					return pdread_fail(r, -EINVAL, off, "COMPRESSED2 data size %llu exceeds the record",
 							 (unsigned long long)dsz);
 				src = p + 16;
 				len = (size_t)dsz;
@@ -341,7 +341,7 @@ int pdri_read_raw(struct pdr *r, struct pdr_event *ev)
 			continue;
 		}
 		ev->type = type;
-		ev->misc = by_ld16(p + 4, r->swap);
+		ev->misc = bytes_ld16(p + 4, r->swap);
 		ev->size = size;
 		ev->data = p;
 		ev->file_offset = off;
@@ -350,27 +350,27 @@ int pdri_read_raw(struct pdr *r, struct pdr_event *ev)
 	}
 eof:
 	if (r->dbuf_len - r->dbuf_pos)
-		return pdri_fail(r, -EINVAL, r->dbuf_file_offset, "%zu bytes of an incomplete record at the end of the compressed data",
+		return pdread_fail(r, -EINVAL, r->dbuf_file_offset, "%zu bytes of an incomplete record at the end of the compressed data",
 				 r->dbuf_len - r->dbuf_pos);
 	return 0;
 }
 
 /* The AUXTRACE payload that follows its record. */
-int pdri_read_aux_payload(struct pdr *r, struct pdr_event *ev)
+int pdread_read_aux_payload(struct pdread *r, struct pdread_event *ev)
 {
-	if (ev->size < PDF_AUXTRACE_RECORD_SIZE)
-		return pdri_fail(r, -EINVAL, ev->file_offset, "AUXTRACE record of size %u is too short", ev->size);
-	memcpy(r->recbuf, ev->data, PDF_AUXTRACE_RECORD_SIZE);
+	if (ev->size < PDFORMAT_AUXTRACE_RECORD_SIZE)
+		return pdread_fail(r, -EINVAL, ev->file_offset, "AUXTRACE record of size %u is too short", ev->size);
+	memcpy(r->recbuf, ev->data, PDFORMAT_AUXTRACE_RECORD_SIZE);
 	ev->data = r->recbuf;
-	ev->size = PDF_AUXTRACE_RECORD_SIZE;
+	ev->size = PDFORMAT_AUXTRACE_RECORD_SIZE;
 	const uint8_t *p = ev->data;
-	struct pdr_auxtrace *a = &ev->auxtrace;
-	a->size = by_ld64(p + 8, r->swap);
-	a->offset = by_ld64(p + 16, r->swap);
-	a->reference = by_ld64(p + 24, r->swap);
-	a->idx = by_ld32(p + 32, r->swap);
-	a->tid = by_ld32(p + 36, r->swap);
-	a->cpu = by_ld32(p + 40, r->swap);
+	struct pdread_auxtrace *a = &ev->auxtrace;
+	a->size = bytes_ld64(p + 8, r->swap);
+	a->offset = bytes_ld64(p + 16, r->swap);
+	a->reference = bytes_ld64(p + 24, r->swap);
+	a->idx = bytes_ld32(p + 32, r->swap);
+	a->tid = bytes_ld32(p + 36, r->swap);
+	a->cpu = bytes_ld32(p + 40, r->swap);
 	uint64_t pay_off = in_offset(r);
 	if (a->size > r->end - pay_off) {
 		if (r->info.unterminated) {	/* cut in its payload: drop it, stop here */
@@ -380,7 +380,7 @@ int pdri_read_aux_payload(struct pdr *r, struct pdr_event *ev)
 			r->drop_record = true;	/* not delivered; the end comes next */
 			return 0;
 		}
-		return pdri_fail(r, -EINVAL, ev->file_offset, "AUXTRACE payload of %llu bytes runs past the end of the data",
+		return pdread_fail(r, -EINVAL, ev->file_offset, "AUXTRACE payload of %llu bytes runs past the end of the data",
 				 (unsigned long long)a->size);
 	}
 	ev->aux_size = a->size;
@@ -389,28 +389,28 @@ int pdri_read_aux_payload(struct pdr *r, struct pdr_event *ev)
 	if (r->mem) {
 		/* in memory (or mapped): point at the payload, no copy */
 		if (in_avail(r) < a->size)
-			return pdri_fail(r, -EINVAL, pay_off, "AUXTRACE payload is truncated (%zu of %llu bytes)",
+			return pdread_fail(r, -EINVAL, pay_off, "AUXTRACE payload is truncated (%zu of %llu bytes)",
 					 in_avail(r), (unsigned long long)a->size);
 		ev->aux_data = r->buf + r->buf_pos;
 		r->buf_pos += (size_t)a->size;
 		return 0;
 	}
 	if (!r->info.pipe && a->size > MAX_AUX_INLINE)
-		return pdri_in_skip(r, a->size) ? pdri_fail(r, -EINVAL, pay_off, "AUXTRACE payload is truncated") : 0;
+		return pdread_in_skip(r, a->size) ? pdread_fail(r, -EINVAL, pay_off, "AUXTRACE payload is truncated") : 0;
 	if (a->size <= IN_BUF_SIZE / 2) {
 		/* in the window: point at it (valid until the next read) */
-		ssize_t av = pdri_in_need(r, (size_t)a->size);
+		ssize_t av = pdread_in_need(r, (size_t)a->size);
 		if (av < 0)
-			return pdri_fail(r, (int)av, pay_off, "read error");
+			return pdread_fail(r, (int)av, pay_off, "read error");
 		if ((uint64_t)av < a->size)
-			return pdri_fail(r, -EINVAL, pay_off, "AUXTRACE payload is truncated (%zd of %llu bytes)",
+			return pdread_fail(r, -EINVAL, pay_off, "AUXTRACE payload is truncated (%zd of %llu bytes)",
 					 av, (unsigned long long)a->size);
 		ev->aux_data = r->buf + r->buf_pos;
 		r->buf_pos += (size_t)a->size;
 		return 0;
 	}
 	if (a->size > MAX_AUX_PIPE)
-		return pdri_fail(r, -E2BIG, ev->file_offset, "AUXTRACE payload of %llu bytes is too large for a pipe",
+		return pdread_fail(r, -E2BIG, ev->file_offset, "AUXTRACE payload of %llu bytes is too large for a pipe",
 				 (unsigned long long)a->size);
 	if (r->auxbuf_cap < a->size) {
 		size_t ncap = (size_t)a->size;
@@ -423,11 +423,11 @@ int pdri_read_aux_payload(struct pdr *r, struct pdr_event *ev)
 	uint8_t *dst = r->auxbuf;
 	uint64_t left = a->size;
 	while (left) {
-		ssize_t av = pdri_in_need(r, 1);
+		ssize_t av = pdread_in_need(r, 1);
 		if (av < 0)
-			return pdri_fail(r, (int)av, in_offset(r), "read error");
+			return pdread_fail(r, (int)av, in_offset(r), "read error");
 		if (av == 0)
-			return pdri_fail(r, -EINVAL, pay_off, "AUXTRACE payload is truncated (%llu of %llu bytes)",
+			return pdread_fail(r, -EINVAL, pay_off, "AUXTRACE payload is truncated (%llu of %llu bytes)",
 					 (unsigned long long)(a->size - left), (unsigned long long)a->size);
 		size_t step = (size_t)av < left ? (size_t)av : (size_t)left;
 		memcpy(dst, r->buf + r->buf_pos, step);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pdread_int.h - private to the perf.data reader (lib/pdread*.c): the
- * reader's state and the functions its files share (prefix pdri_).
+ * reader's state and the functions its files share (prefix pdread_).
  * The API is pdread.h.
  */
 #ifndef LATSCOPE_PDREAD_INT_H
@@ -21,7 +21,7 @@
  * on VMs (a first touch of a page costs ~20 us on the development guest). */
 #define IN_BUF_SIZE	(1u << 20)	/* sequential input window */
 #define ARENA_BLOCK	(1u << 20)	/* ordered-queue storage block */
-#define MAX_AUX_INLINE	(64ull << 20)	/* file mode: larger AUX payloads via pdr_pread */
+#define MAX_AUX_INLINE	(64ull << 20)	/* file mode: larger AUX payloads via pdread_pread */
 #define MAX_AUX_PIPE	(1ull << 30)	/* pipe mode: refuse larger payloads */
 #define MAX_DECOMP	(256u << 20)	/* one COMPRESSED record's output */
 #define MAX_FEATURE	(512u << 20)	/* one feature section */
@@ -31,7 +31,7 @@
 
 struct arena_block {
 	struct arena_block *next;	/* free list */
-	struct arena_block *all_next;	/* every block, for pdr_close */
+	struct arena_block *all_next;	/* every block, for pdread_close */
 	size_t used;
 	size_t live;			/* records not yet delivered */
 	size_t cap;			/* bytes of data */
@@ -56,13 +56,13 @@ struct idmap_slot {
 
 /* The last evsel found for ids of each residue: most records need no
  * hash lookup (perf numbers ids consecutively). */
-#define PDR_IDCACHE 16
+#define PDREAD_IDCACHE 16
 struct idcache {
 	uint64_t id;
 	int32_t evsel;		/* -1 = nothing cached */
 };
 
-struct pdr {
+struct pdread {
 	/* input */
 	int fd;
 	bool owns_fd;
@@ -84,17 +84,17 @@ struct pdr {
 	uint64_t end;		/* end of the data section (UINT64_MAX in pipe mode) */
 	bool in_eof;
 	bool swap;
-	struct pdr_opts opts;
-	struct pdr_info info;
-	struct pdr_stats stats;
+	struct pdread_opts opts;
+	struct pdread_info info;
+	struct pdread_stats stats;
 	char err[420];
 
 	/* evsels and ids */
-	struct pdr_evsel *evsels;
+	struct pdread_evsel *evsels;
 	size_t nr_evsels, cap_evsels;
 	struct idmap_slot *idmap;
 	size_t idmap_cap, idmap_used;
-	struct idcache idc[PDR_IDCACHE];
+	struct idcache idc[PDREAD_IDCACHE];
 
 	struct tep_handle *tep;
 
@@ -114,7 +114,7 @@ struct pdr {
 
 	/* A record read while draining a flush that must follow it. */
 	bool pending;
-	struct pdr_event pending_ev;
+	struct pdread_event pending_ev;
 
 	/* decompression */
 	ZSTD_DStream *zstd;
@@ -122,7 +122,7 @@ struct pdr {
 	size_t dbuf_cap, dbuf_len, dbuf_pos;
 	uint64_t dbuf_file_offset;
 
-	/* the tracing data and the library's verdicts, for pdr_tep_new() */
+	/* the tracing data and the library's verdicts, for pdread_tep_new() */
 	uint8_t *td_blob;
 	size_t td_len;
 	uint8_t *td_v;
@@ -135,7 +135,7 @@ struct pdr {
 	uint8_t *auxbuf;
 	size_t auxbuf_cap;
 
-	/* strings and arrays kept for pdr_info */
+	/* strings and arrays kept for pdread_info */
 	char *strs[16];
 	size_t nr_strs;
 	uint32_t *core_id, *socket_id;
@@ -144,51 +144,51 @@ struct pdr {
 	uint64_t aux_index_off;		/* file offset of the AUXTRACE index entries */
 };
 
-static inline size_t in_avail(const struct pdr *r)
+static inline size_t in_avail(const struct pdread *r)
 {
 	return r->buf_len - r->buf_pos;
 }
 
-static inline uint64_t in_offset(const struct pdr *r)
+static inline uint64_t in_offset(const struct pdread *r)
 {
 	return r->buf_off + r->buf_pos;
 }
 
 /* pdread_osnp.c: the LATSCOPE_OSNOISE section at off, len bytes at p. */
-int pdri_parse_osnp(struct pdr *r, const uint8_t *p, uint64_t len, uint64_t off);
+int pdread_parse_osnp(struct pdread *r, const uint8_t *p, uint64_t len, uint64_t off);
 
 /* pdread.c */
-int pdri_fail(struct pdr *r, int err, uint64_t off, const char *fmt, ...)
+int pdread_fail(struct pdread *r, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* pdread_input.c */
-ssize_t pdri_in_need(struct pdr *r, size_t n);
-int pdri_in_skip(struct pdr *r, uint64_t n);
-int pdri_read_at(struct pdr *r, uint64_t off, void *buf, size_t len);
-int pdri_read_raw(struct pdr *r, struct pdr_event *ev);
-int pdri_read_aux_payload(struct pdr *r, struct pdr_event *ev);
+ssize_t pdread_in_need(struct pdread *r, size_t n);
+int pdread_in_skip(struct pdread *r, uint64_t n);
+int pdread_read_at(struct pdread *r, uint64_t off, void *buf, size_t len);
+int pdread_read_raw(struct pdread *r, struct pdread_event *ev);
+int pdread_read_aux_payload(struct pdread *r, struct pdread_event *ev);
 
 /* pdread_evsel.c */
-int pdri_add_evsel(struct pdr *r, const struct pdf_attr *attr, const uint8_t *ids_file,
+int pdread_add_evsel(struct pdread *r, const struct pdformat_attr *attr, const uint8_t *ids_file,
 		   size_t nr_ids, uint64_t off);
-struct pdr_evsel *pdri_record_evsel(struct pdr *r, uint32_t type, const uint8_t *rec, size_t size,
+struct pdread_evsel *pdread_record_evsel(struct pdread *r, uint32_t type, const uint8_t *rec, size_t size,
 				    bool count);
-void pdri_bind_tracepoints(struct pdr *r);
-int pdri_idmap_get(const struct pdr *r, uint64_t id);
+void pdread_bind_tracepoints(struct pdread *r);
+int pdread_idmap_get(const struct pdread *r, uint64_t id);
 
 /* pdread_tdata.c */
-int pdri_parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, uint64_t off);
+int pdread_parse_tracing_data(struct pdread *r, const uint8_t *data, uint64_t len, uint64_t off);
 
 /* pdread_header.c */
-int pdri_parse_feature(struct pdr *r, int feat, const uint8_t *p, uint64_t len, uint64_t off);
-int pdri_open_common(struct pdr *r);
+int pdread_parse_feature(struct pdread *r, int feat, const uint8_t *p, uint64_t len, uint64_t off);
+int pdread_open_common(struct pdread *r);
 
 /* pdread_queue.c */
-struct arena_block *pdri_block_get(struct pdr *r, size_t cap);
-void pdri_block_retire(struct pdr *r, struct arena_block *b);
-void pdri_arena_release(struct pdr *r, struct arena_block *b);
-void pdri_queue_flush(struct pdr *r, uint64_t limit);
-int pdri_queue_push(struct pdr *r, uint64_t time, const uint8_t *rec, uint16_t size,
+struct arena_block *pdread_block_get(struct pdread *r, size_t cap);
+void pdread_block_retire(struct pdread *r, struct arena_block *b);
+void pdread_arena_release(struct pdread *r, struct arena_block *b);
+void pdread_queue_flush(struct pdread *r, uint64_t limit);
+int pdread_queue_push(struct pdread *r, uint64_t time, const uint8_t *rec, uint16_t size,
 		    uint64_t off, bool compressed);
 
 #endif

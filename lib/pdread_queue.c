@@ -19,7 +19,7 @@
  * whose live count drops to 0 goes to the free list.
  */
 /* A block with at least cap bytes: a free one, or a new one. */
-struct arena_block *pdri_block_get(struct pdr *r, size_t cap)
+struct arena_block *pdread_block_get(struct pdread *r, size_t cap)
 {
 	struct arena_block **pp = &r->free_blks, *b;
 	while ((b = *pp) && b->cap < cap)
@@ -45,7 +45,7 @@ struct arena_block *pdri_block_get(struct pdr *r, size_t cap)
 
 /* A block stops being current: free now if no record points into it, else
  * when the last one is delivered (arena_release). */
-void pdri_block_retire(struct pdr *r, struct arena_block *b)
+void pdread_block_retire(struct pdread *r, struct arena_block *b)
 {
 	if (b && b->live == 0) {
 		b->next = r->free_blks;
@@ -53,7 +53,7 @@ void pdri_block_retire(struct pdr *r, struct arena_block *b)
 	}
 }
 
-static uint8_t *arena_alloc(struct pdr *r, size_t size, struct arena_block **blk)
+static uint8_t *arena_alloc(struct pdread *r, size_t size, struct arena_block **blk)
 {
 	size = (size + 7) & ~(size_t)7;
 	struct arena_block *b = r->cur_blk;
@@ -61,7 +61,7 @@ static uint8_t *arena_alloc(struct pdr *r, size_t size, struct arena_block **blk
 		if (b && b->live == 0) {
 			b->used = 0;	/* reuse in place */
 		} else {
-			b = pdri_block_get(r, ARENA_BLOCK);
+			b = pdread_block_get(r, ARENA_BLOCK);
 			if (!b)
 				return NULL;
 			r->cur_blk = b;
@@ -74,7 +74,7 @@ static uint8_t *arena_alloc(struct pdr *r, size_t size, struct arena_block **blk
 	return p;
 }
 
-void pdri_arena_release(struct pdr *r, struct arena_block *b)
+void pdread_arena_release(struct pdread *r, struct arena_block *b)
 {
 	if (--b->live == 0 && b != r->cur_blk && b != r->in_blk) {
 		b->next = r->free_blks;
@@ -94,7 +94,7 @@ static inline bool qent_le(const struct qent *x, const struct qent *y)
  * the sorted rest of the previous rounds followed by the new records in
  * file order.
  */
-static void queue_sort(struct pdr *r)
+static void queue_sort(struct pdread *r)
 {
 	size_t n = r->q_len;
 	struct qent *a = r->q, *b = r->qtmp;
@@ -132,7 +132,7 @@ static void queue_sort(struct pdr *r)
 }
 
 /* Sort the queue and mark every record with time <= limit deliverable. */
-void pdri_queue_flush(struct pdr *r, uint64_t limit)
+void pdread_queue_flush(struct pdread *r, uint64_t limit)
 {
 	/* compact delivered entries away */
 	if (r->ready_pos) {
@@ -150,7 +150,7 @@ void pdri_queue_flush(struct pdr *r, uint64_t limit)
 		r->last_flush = r->q[n - 1].time;
 }
 
-int pdri_queue_push(struct pdr *r, uint64_t time, const uint8_t *rec, uint16_t size,
+int pdread_queue_push(struct pdread *r, uint64_t time, const uint8_t *rec, uint16_t size,
 		    uint64_t off, bool compressed)
 {
 	if (r->q_len == r->q_cap) {

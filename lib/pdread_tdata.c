@@ -40,13 +40,13 @@ static const uint8_t *blob_take(struct blob *b, uint64_t n)
 static uint32_t blob_u32(struct blob *b)
 {
 	const uint8_t *p = blob_take(b, 4);
-	return p ? by_ld32(p, b->swap) : 0;
+	return p ? bytes_ld32(p, b->swap) : 0;
 }
 
 static uint64_t blob_u64(struct blob *b)
 {
 	const uint8_t *p = blob_take(b, 8);
-	return p ? by_ld64(p, b->swap) : 0;
+	return p ? bytes_ld64(p, b->swap) : 0;
 }
 
 static const char *blob_str(struct blob *b)
@@ -179,7 +179,7 @@ static void td_note(struct td_verdicts *tv, size_t i, int rc)
 		tv->n = i + 1;
 }
 
-static int parse_tracing_data_unchecked(struct pdr *r, const uint8_t *data, uint64_t len, uint64_t off,
+static int parse_tracing_data_unchecked(struct pdread *r, const uint8_t *data, uint64_t len, uint64_t off,
 					struct td_verdicts *tv, struct tep_handle **out)
 {
 	size_t call = 0;
@@ -188,24 +188,24 @@ static int parse_tracing_data_unchecked(struct pdr *r, const uint8_t *data, uint
 	const uint8_t *m = blob_take(&b, 3);
 	const uint8_t *tag = blob_take(&b, 7);
 	if (!m || memcmp(m, magic, 3) || !tag || memcmp(tag, "tracing", 7))
-		return pdri_fail(r, -EINVAL, off, "tracing data has a bad magic");
+		return pdread_fail(r, -EINVAL, off, "tracing data has a bad magic");
 	const char *version = blob_str(&b);
 	const uint8_t *flags = blob_take(&b, 2);
 	if (!version || !flags)
-		return pdri_fail(r, -EINVAL, off, "tracing data is truncated");
+		return pdread_fail(r, -EINVAL, off, "tracing data is truncated");
 	bool be = flags[0] != 0;
 	int long_size = flags[1];
-	b.swap = be != (bool)BY_HOST_BIG_ENDIAN;
+	b.swap = be != (bool)BYTES_HOST_BIG_ENDIAN;
 	uint32_t page_size = blob_u32(&b);
 	if (b.bad || (long_size != 4 && long_size != 8))
-		return pdri_fail(r, -EINVAL, off, "tracing data has a bad long size %d", long_size);
+		return pdread_fail(r, -EINVAL, off, "tracing data has a bad long size %d", long_size);
 
 	struct tep_handle *tep = tep_alloc();
 	if (!tep)
 		return -ENOMEM;
 	tep_set_flag(tep, TEP_NSEC_OUTPUT);
 	tep_set_file_bigendian(tep, be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, BY_HOST_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, BYTES_HOST_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_long_size(tep, long_size);
 	tep_set_page_size(tep, (int)page_size);
 
@@ -286,7 +286,7 @@ static int parse_tracing_data_unchecked(struct pdr *r, const uint8_t *data, uint
 	*out = tep;
 	return 0;
 bad:
-	err = pdri_fail(r, -EINVAL, off, "tracing data is truncated in its %s", what);
+	err = pdread_fail(r, -EINVAL, off, "tracing data is truncated in its %s", what);
 out:
 	tep_free(tep);
 	return err;
@@ -299,7 +299,7 @@ out:
  * child dies or hangs, the file is rejected with a clear error.
  */
 /* Parse and install the handle as the reader's formats. */
-static int parse_and_install(struct pdr *r, const uint8_t *data, uint64_t len, uint64_t off,
+static int parse_and_install(struct pdread *r, const uint8_t *data, uint64_t len, uint64_t off,
 			     struct td_verdicts *tv)
 {
 	struct tep_handle *tep;
@@ -312,7 +312,7 @@ static int parse_and_install(struct pdr *r, const uint8_t *data, uint64_t len, u
 	return 0;
 }
 
-int pdri_parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, uint64_t off)
+int pdread_parse_tracing_data(struct pdread *r, const uint8_t *data, uint64_t len, uint64_t off)
 {
 	int fds[2];
 	if (pipe(fds) < 0)
@@ -353,7 +353,7 @@ int pdri_parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, ui
 			waitpid(pid, NULL, 0);
 			close(fds[0]);
 			free(tv.v);
-			return pdri_fail(r, -EINVAL, off, "tracing data makes libtraceevent hang (malformed event formats)");
+			return pdread_fail(r, -EINVAL, off, "tracing data makes libtraceevent hang (malformed event formats)");
 		}
 		if (pr < 0 && errno == EINTR)
 			continue;
@@ -377,10 +377,10 @@ int pdri_parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, ui
 		;
 	int err;
 	if (WIFSIGNALED(status))
-		err = pdri_fail(r, -EINVAL, off, "tracing data makes libtraceevent crash (malformed event formats, signal %d)",
+		err = pdread_fail(r, -EINVAL, off, "tracing data makes libtraceevent crash (malformed event formats, signal %d)",
 				WTERMSIG(status));
 	else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 3)
-		err = pdri_fail(r, -EINVAL, off, "tracing data makes libtraceevent fail (malformed event formats)");
+		err = pdread_fail(r, -EINVAL, off, "tracing data makes libtraceevent fail (malformed event formats)");
 	else
 		err = parse_and_install(r, data, len, off, &tv);
 	if (!err) {
@@ -399,7 +399,7 @@ int pdri_parse_tracing_data(struct pdr *r, const uint8_t *data, uint64_t len, ui
 	return err;
 }
 
-struct tep_handle *pdr_tep_new(struct pdr *r)
+struct tep_handle *pdread_tep_new(struct pdread *r)
 {
 	if (!r->tep || !r->td_blob)
 		return NULL;

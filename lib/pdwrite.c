@@ -5,12 +5,12 @@
  * File mode layout:
  *	[file header, 104 bytes][ids of every evsel][attrs section][data ...]
  *	[feature table: {u64 offset, u64 size} per set bit][feature payloads]
- * The header is written with a zero data size by pdw_begin_data() and
- * rewritten in place by pdw_close().
+ * The header is written with a zero data size by pdwrite_begin_data() and
+ * rewritten in place by pdwrite_close().
  *
  * Pipe mode: {magic, 16}, then HEADER_ATTR records, HEADER_FEATURE records
  * and HEADER_TRACING_DATA (+ blob), then the data records.  Features or
- * evsels set after pdw_begin_data() are emitted as records at once.
+ * evsels set after pdwrite_begin_data() are emitted as records at once.
  *
  * Behaviour beyond the header's one-liners:
  *  - attr.size is always written as the writer's attr_size (default VER7,
@@ -24,14 +24,14 @@
  *  - pipe mode writes no HEADER_LAST_FEATURE end marker (a newer perf may
  *    give that number to a real feature) and no TRACING_DATA/AUXTRACE
  *    feature records (perf sends neither in a pipe), and no record of a
- *    feature perf does not know (latscope's own, PDF_FEAT_LATSCOPE_*: perf
+ *    feature perf does not know (latscope's own, PDFORMAT_FEAT_LATSCOPE_*: perf
  *    6.1 stops at one); a checkpointed file's opening records carry them;
  *  - HEADER_FEATURE records are padded to 8 bytes; HEADER_TRACING_DATA is
  *    {u32 size, u32 pad} (16 bytes) with size = blob length rounded up to 8.
  *
- * Every multi-byte field is stored through by_st*() with w->swap, so the
+ * Every multi-byte field is stored through bytes_st*() with w->swap, so the
  * host order never leaks into the output.  Records are built in a scratch
- * buffer inside struct pdw (no per-record malloc) and go through a 64 KiB
+ * buffer inside struct pdwrite (no per-record malloc) and go through a 64 KiB
  * output buffer; only the AUXTRACE index grows with the data (16 bytes per
  * AUXTRACE record, as perf's own index does).
  *
@@ -75,14 +75,14 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-int pdw_set_err(struct pdw *w, int err)
+int pdwrite_set_err(struct pdwrite *w, int err)
 {
 	if (err && !w->err)
 		w->err = err;
 	return w->err ? w->err : err;
 }
 
-static int flush(struct pdw *w)
+static int flush(struct pdwrite *w)
 {
 	if (w->err)
 		return w->err;
@@ -90,10 +90,10 @@ static int flush(struct pdw *w)
 		return 0;
 	int err = write_all(w->fd, w->buf, w->buf_len);
 	w->buf_len = 0;
-	return pdw_set_err(w, err);
+	return pdwrite_set_err(w, err);
 }
 
-int pdw_out(struct pdw *w, const void *p, size_t n)
+int pdwrite_out(struct pdwrite *w, const void *p, size_t n)
 {
 	if (w->err)
 		return w->err;
@@ -104,7 +104,7 @@ int pdw_out(struct pdw *w, const void *p, size_t n)
 				cap *= 2;
 			uint8_t *b = realloc(w->zbuf, cap);
 			if (!b)
-				return pdw_set_err(w, -ENOMEM);
+				return pdwrite_set_err(w, -ENOMEM);
 			w->zbuf = b;
 			w->zcap = cap;
 		}
@@ -119,7 +119,7 @@ int pdw_out(struct pdw *w, const void *p, size_t n)
 		if (n >= sizeof(w->buf)) {
 			err = write_all(w->fd, p, n);
 			if (err)
-				return pdw_set_err(w, err);
+				return pdwrite_set_err(w, err);
 			w->pos += n;
 			return 0;
 		}
@@ -132,12 +132,12 @@ int pdw_out(struct pdw *w, const void *p, size_t n)
 	return 0;
 }
 
-int pdw_out_zeros(struct pdw *w, size_t n)
+int pdwrite_out_zeros(struct pdwrite *w, size_t n)
 {
 	static const uint8_t zeros[64];
 	while (n) {
 		size_t k = n < sizeof(zeros) ? n : sizeof(zeros);
-		int err = pdw_out(w, zeros, k);
+		int err = pdwrite_out(w, zeros, k);
 		if (err)
 			return err;
 		n -= k;
@@ -145,7 +145,7 @@ int pdw_out_zeros(struct pdw *w, size_t n)
 	return 0;
 }
 
-size_t pdw_pad8(size_t n)
+size_t pdwrite_pad8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
 }
@@ -155,17 +155,17 @@ size_t pdw_pad8(size_t n)
 static bool valid_attr_size(uint32_t s)
 {
 	switch (s) {
-	case PDF_ATTR_VER0: case PDF_ATTR_VER1: case PDF_ATTR_VER2: case PDF_ATTR_VER3:
-	case PDF_ATTR_VER4: case PDF_ATTR_VER5: case PDF_ATTR_VER6: case PDF_ATTR_VER7:
-	case PDF_ATTR_VER8:
+	case PDFORMAT_ATTR_VER0: case PDFORMAT_ATTR_VER1: case PDFORMAT_ATTR_VER2: case PDFORMAT_ATTR_VER3:
+	case PDFORMAT_ATTR_VER4: case PDFORMAT_ATTR_VER5: case PDFORMAT_ATTR_VER6: case PDFORMAT_ATTR_VER7:
+	case PDFORMAT_ATTR_VER8:
 		return true;
 	}
 	return false;
 }
 
-int pdw_open_fd(struct pdw **wp, int fd, bool owns_fd, const struct pdw_opts *opts)
+int pdwrite_open_fd(struct pdwrite **wp, int fd, bool owns_fd, const struct pdwrite_opts *opts)
 {
-	static const struct pdw_opts defaults;
+	static const struct pdwrite_opts defaults;
 	if (!wp)
 		return -EINVAL;
 	*wp = NULL;
@@ -173,7 +173,7 @@ int pdw_open_fd(struct pdw **wp, int fd, bool owns_fd, const struct pdw_opts *op
 		opts = &defaults;
 	/* Default VER7 (128): perf before 6.3 rejects a larger attr ("more
 	 * recent and unsupported ABI"); VER8 only when an evsel needs config3. */
-	uint32_t asz = opts->attr_size ? opts->attr_size : PDF_ATTR_VER7;
+	uint32_t asz = opts->attr_size ? opts->attr_size : PDFORMAT_ATTR_VER7;
 	if (fd < 0 || !valid_attr_size(asz))
 		return -EINVAL;
 	if (!opts->pipe) {
@@ -183,50 +183,50 @@ int pdw_open_fd(struct pdw **wp, int fd, bool owns_fd, const struct pdw_opts *op
 		if (cur != 0)
 			return -EINVAL;	/* offsets in the file are absolute */
 	}
-	struct pdw *w = calloc(1, sizeof(*w));
+	struct pdwrite *w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->fd = fd;
 	w->owns_fd = owns_fd;
 	w->pipe = opts->pipe;
 	w->big_endian = opts->big_endian;
-	w->swap = opts->big_endian != (bool)BY_HOST_BIG_ENDIAN;
+	w->swap = opts->big_endian != (bool)BYTES_HOST_BIG_ENDIAN;
 	w->attr_size = asz;
 	w->attr_size_auto = !opts->attr_size;
 	w->ckpt = opts->checkpoint && !opts->pipe;
-	w->ckpt_every_ns = opts->checkpoint_ns ? opts->checkpoint_ns : PDW_CHECKPOINT_NS;
+	w->ckpt_every_ns = opts->checkpoint_ns ? opts->checkpoint_ns : PDWRITE_CHECKPOINT_NS;
 	*wp = w;
 	return 0;
 }
 
-int pdw_open(struct pdw **wp, const char *path, const struct pdw_opts *opts)
+int pdwrite_open(struct pdwrite **wp, const char *path, const struct pdwrite_opts *opts)
 {
 	if (!wp || !path)
 		return -EINVAL;
 	*wp = NULL;
 	if (!strcmp(path, "-"))
-		return pdw_open_fd(wp, STDOUT_FILENO, false, opts);
-	struct so_file *sf = NULL;
-	int err = so_open(&sf, AT_FDCWD, path, 0600, opts && opts->force ? SO_FORCE : 0);
+		return pdwrite_open_fd(wp, STDOUT_FILENO, false, opts);
+	struct safeout_file *sf = NULL;
+	int err = safeout_open(&sf, AT_FDCWD, path, 0600, opts && opts->force ? SAFEOUT_FORCE : 0);
 	if (err)
 		return err;
-	err = pdw_open_fd(wp, so_fd(sf), false, opts);
+	err = pdwrite_open_fd(wp, safeout_fd(sf), false, opts);
 	if (err) {
-		so_abort(sf);
+		safeout_abort(sf);
 		return err;
 	}
 	(*wp)->sf = sf;
 	return 0;
 }
 
-bool pdw_needs_swap(const struct pdw *w)
+bool pdwrite_needs_swap(const struct pdwrite *w)
 {
 	return w && w->swap;
 }
 
 /* ----------------------------------------------------------------- evsels */
 
-int pdw_add_evsel(struct pdw *w, const struct pdf_attr *attr, const char *name,
+int pdwrite_add_evsel(struct pdwrite *w, const struct pdformat_attr *attr, const char *name,
 		  const uint64_t *ids, size_t nr_ids)
 {
 	if (!w || !attr || (nr_ids && !ids))
@@ -235,29 +235,29 @@ int pdw_add_evsel(struct pdw *w, const struct pdf_attr *attr, const char *name,
 		return w->err;
 	if (w->begun && !w->pipe)
 		return -EBUSY;		/* the attrs section is already written */
-	if (attr->config3 && w->attr_size < PDF_ATTR_VER8) {
+	if (attr->config3 && w->attr_size < PDFORMAT_ATTR_VER8) {
 		if (!w->attr_size_auto || w->begun)
 			return -EINVAL;	/* config3 would be lost */
-		w->attr_size = PDF_ATTR_VER8;
+		w->attr_size = PDFORMAT_ATTR_VER8;
 		for (size_t i = 0; i < w->nr_evsels; i++)
 			w->evsels[i].attr.size = w->attr_size;
 	}
-	if (w->nr_evsels >= INT32_MAX || nr_ids > (PDW_REC_MAX - 8 - PDF_ATTR_MAX) / 8)
+	if (w->nr_evsels >= INT32_MAX || nr_ids > (PDWRITE_REC_MAX - 8 - PDFORMAT_ATTR_MAX) / 8)
 		return -E2BIG;
 	if (w->nr_evsels == w->cap_evsels) {
 		size_t cap = w->cap_evsels ? 2 * w->cap_evsels : 8;
-		struct pdw_evsel *n = realloc(w->evsels, cap * sizeof(*n));
+		struct pdwrite_evsel *n = realloc(w->evsels, cap * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		w->evsels = n;
 		w->cap_evsels = cap;
 	}
-	struct pdw_evsel *e = &w->evsels[w->nr_evsels];
+	struct pdwrite_evsel *e = &w->evsels[w->nr_evsels];
 	memset(e, 0, sizeof(*e));
 	e->attr = *attr;
 	e->attr.size = w->attr_size;
 	e->name = name ? strdup(name) : NULL;
-	e->ids = pdw_memdup(ids, nr_ids * sizeof(*ids));
+	e->ids = pdwrite_memdup(ids, nr_ids * sizeof(*ids));
 	e->nr_ids = nr_ids;
 	if ((name && !e->name) || !e->ids) {
 		free(e->name);
@@ -268,59 +268,59 @@ int pdw_add_evsel(struct pdw *w, const struct pdf_attr *attr, const char *name,
 	if (w->pipe && w->begun) {
 		/* Late evsel in a stream: its HEADER_ATTR, then a fresh
 		 * EVENT_DESC so readers learn its name. */
-		int err = pdw_emit_attr_record(w, e);
-		if (!err && !w->feat[PDF_FEAT_EVENT_DESC].set) {
+		int err = pdwrite_emit_attr_record(w, e);
+		if (!err && !w->feat[PDFORMAT_FEAT_EVENT_DESC].set) {
 			struct gbuf b = { 0 };
-			pdw_build_event_desc(w, &b);
-			err = b.err ? b.err : pdw_emit_feature_record(w, PDF_FEAT_EVENT_DESC, b.p, b.len);
+			pdwrite_build_event_desc(w, &b);
+			err = b.err ? b.err : pdwrite_emit_feature_record(w, PDFORMAT_FEAT_EVENT_DESC, b.p, b.len);
 			free(b.p);
 		}
 		if (err)
-			return pdw_set_err(w, err);
+			return pdwrite_set_err(w, err);
 	}
 	return idx;
 }
 
 /* ---------------------------------------------------------------- header */
 
-static void encode_file_header(const struct pdw *w, uint8_t *h, uint64_t attrs_off, uint64_t data_off,
-			       uint64_t data_size, const uint64_t feat_bits[PDF_FEAT_BITS / 64])
+static void encode_file_header(const struct pdwrite *w, uint8_t *h, uint64_t attrs_off, uint64_t data_off,
+			       uint64_t data_size, const uint64_t feat_bits[PDFORMAT_FEAT_BITS / 64])
 {
 	bool s = w->swap;
-	memset(h, 0, PDF_FILE_HEADER_SIZE);
-	by_st64(h + 0, PDF_MAGIC2, s);
-	by_st64(h + 8, PDF_FILE_HEADER_SIZE, s);
-	by_st64(h + 16, (uint64_t)w->attr_size + 16, s);
-	by_st64(h + 24, attrs_off, s);
-	by_st64(h + 32, (uint64_t)w->nr_evsels * (w->attr_size + 16), s);
-	by_st64(h + 40, data_off, s);
-	by_st64(h + 48, data_size, s);
+	memset(h, 0, PDFORMAT_FILE_HEADER_SIZE);
+	bytes_st64(h + 0, PDFORMAT_MAGIC2, s);
+	bytes_st64(h + 8, PDFORMAT_FILE_HEADER_SIZE, s);
+	bytes_st64(h + 16, (uint64_t)w->attr_size + 16, s);
+	bytes_st64(h + 24, attrs_off, s);
+	bytes_st64(h + 32, (uint64_t)w->nr_evsels * (w->attr_size + 16), s);
+	bytes_st64(h + 40, data_off, s);
+	bytes_st64(h + 48, data_size, s);
 	/* event_types {0, 0} at 56 */
-	for (int i = 0; i < PDF_FEAT_BITS / 64; i++)
-		by_st64(h + 72 + 8 * i, feat_bits[i], s);
+	for (int i = 0; i < PDFORMAT_FEAT_BITS / 64; i++)
+		bytes_st64(h + 72 + 8 * i, feat_bits[i], s);
 }
 
 /* The features set so far as HEADER_FEATURE records, then the tracing data
  * as a HEADER_TRACING_DATA record: a pipe's header, and the prefix of a
  * checkpointed file's data. */
-static int emit_header_records(struct pdw *w)
+static int emit_header_records(struct pdwrite *w)
 {
 	int err = 0;
-	for (int f = 1; !err && f < PDF_FEAT_BITS; f++) {
-		if (f == PDF_FEAT_TRACING_DATA || f == PDF_FEAT_AUXTRACE || !pdw_feat_in_stream(w, f))
+	for (int f = 1; !err && f < PDFORMAT_FEAT_BITS; f++) {
+		if (f == PDFORMAT_FEAT_TRACING_DATA || f == PDFORMAT_FEAT_AUXTRACE || !pdwrite_feat_in_stream(w, f))
 			continue;	/* no pipe-mode feature record in perf */
 		struct gbuf b = { 0 };
-		if (pdw_feat_payload(w, f, &b))
-			err = b.err ? b.err : pdw_emit_feature_record(w, f, b.p ? b.p : (void *)"", b.len);
+		if (pdwrite_feat_payload(w, f, &b))
+			err = b.err ? b.err : pdwrite_emit_feature_record(w, f, b.p ? b.p : (void *)"", b.len);
 		free(b.p);
 	}
-	if (!err && w->feat[PDF_FEAT_TRACING_DATA].set)
-		err = pdw_emit_tracing_data_record(w, w->feat[PDF_FEAT_TRACING_DATA].data,
-						   w->feat[PDF_FEAT_TRACING_DATA].len);
+	if (!err && w->feat[PDFORMAT_FEAT_TRACING_DATA].set)
+		err = pdwrite_emit_tracing_data_record(w, w->feat[PDFORMAT_FEAT_TRACING_DATA].data,
+						   w->feat[PDFORMAT_FEAT_TRACING_DATA].len);
 	return err;
 }
 
-int pdw_begin_data(struct pdw *w)
+int pdwrite_begin_data(struct pdwrite *w)
 {
 	if (!w)
 		return -EINVAL;
@@ -328,52 +328,52 @@ int pdw_begin_data(struct pdw *w)
 		return w->err;
 	if (w->begun)
 		return 0;
-	int err = pdw_default_hostname(w);
+	int err = pdwrite_default_hostname(w);
 	if (err)
-		return pdw_set_err(w, err);
+		return pdwrite_set_err(w, err);
 	w->begun = true;
 
 	if (w->pipe) {
-		uint8_t h[PDF_PIPE_HEADER_SIZE];
-		by_st64(h, PDF_MAGIC2, w->swap);
-		by_st64(h + 8, PDF_PIPE_HEADER_SIZE, w->swap);
-		err = pdw_out(w, h, sizeof(h));
+		uint8_t h[PDFORMAT_PIPE_HEADER_SIZE];
+		bytes_st64(h, PDFORMAT_MAGIC2, w->swap);
+		bytes_st64(h + 8, PDFORMAT_PIPE_HEADER_SIZE, w->swap);
+		err = pdwrite_out(w, h, sizeof(h));
 		for (size_t i = 0; !err && i < w->nr_evsels; i++)
-			err = pdw_emit_attr_record(w, &w->evsels[i]);
+			err = pdwrite_emit_attr_record(w, &w->evsels[i]);
 		if (!err)
 			err = emit_header_records(w);
 		w->data_offset = w->pos;
-		return pdw_set_err(w, err);
+		return pdwrite_set_err(w, err);
 	}
 
 	/* File mode: header placeholder, ids, attrs. */
 	size_t nr_ids = 0;
 	for (size_t i = 0; i < w->nr_evsels; i++)
 		nr_ids += w->evsels[i].nr_ids;
-	uint64_t ids_off = PDF_FILE_HEADER_SIZE;
+	uint64_t ids_off = PDFORMAT_FILE_HEADER_SIZE;
 	uint64_t attrs_off = ids_off + 8 * (uint64_t)nr_ids;
 	w->data_offset = attrs_off + (uint64_t)w->nr_evsels * (w->attr_size + 16);
 
-	uint64_t nofeat[PDF_FEAT_BITS / 64] = { 0 };
-	uint8_t h[PDF_FILE_HEADER_SIZE];
+	uint64_t nofeat[PDFORMAT_FEAT_BITS / 64] = { 0 };
+	uint8_t h[PDFORMAT_FILE_HEADER_SIZE];
 	encode_file_header(w, h, attrs_off, w->data_offset, 0, nofeat);
-	err = pdw_out(w, h, sizeof(h));
+	err = pdwrite_out(w, h, sizeof(h));
 	for (size_t i = 0; !err && i < w->nr_evsels; i++) {
-		const struct pdw_evsel *e = &w->evsels[i];
+		const struct pdwrite_evsel *e = &w->evsels[i];
 		for (size_t j = 0; !err && j < e->nr_ids; j++) {
 			uint8_t v[8];
-			by_st64(v, e->ids[j], w->swap);
-			err = pdw_out(w, v, 8);
+			bytes_st64(v, e->ids[j], w->swap);
+			err = pdwrite_out(w, v, 8);
 		}
 	}
 	uint64_t off = ids_off;
 	for (size_t i = 0; !err && i < w->nr_evsels; i++) {
-		const struct pdw_evsel *e = &w->evsels[i];
-		pdw_encode_attr(w, &e->attr, w->rec);
-		by_st64(w->rec + w->attr_size, off, w->swap);
-		by_st64(w->rec + w->attr_size + 8, 8 * (uint64_t)e->nr_ids, w->swap);
+		const struct pdwrite_evsel *e = &w->evsels[i];
+		pdwrite_encode_attr(w, &e->attr, w->rec);
+		bytes_st64(w->rec + w->attr_size, off, w->swap);
+		bytes_st64(w->rec + w->attr_size + 8, 8 * (uint64_t)e->nr_ids, w->swap);
 		off += 8 * (uint64_t)e->nr_ids;
-		err = pdw_out(w, w->rec, w->attr_size + 16);
+		err = pdwrite_out(w, w->rec, w->attr_size + 16);
 	}
 	w->header_area_done = true;
 	if (!err && w->ckpt) {
@@ -383,29 +383,29 @@ int pdw_begin_data(struct pdw *w)
 		w->td_in_data = true;
 		w->td_end = w->pos;
 	}
-	return pdw_set_err(w, err);
+	return pdwrite_set_err(w, err);
 }
 
-int pdw_ensure_begun(struct pdw *w)
+int pdwrite_ensure_begun(struct pdwrite *w)
 {
 	if (!w)
 		return -EINVAL;
 	if (w->err)
 		return w->err;
-	return w->begun ? 0 : pdw_begin_data(w);
+	return w->begun ? 0 : pdwrite_begin_data(w);
 }
 
 /* ------------------------------------------------------------------ close */
 
 /* The file header, in place at offset 0 (file mode, data already flushed). */
-static int rewrite_header(struct pdw *w, uint64_t data_off, uint64_t data_size,
-			  const uint64_t bits[PDF_FEAT_BITS / 64])
+static int rewrite_header(struct pdwrite *w, uint64_t data_off, uint64_t data_size,
+			  const uint64_t bits[PDFORMAT_FEAT_BITS / 64])
 {
-	uint8_t h[PDF_FILE_HEADER_SIZE];
+	uint8_t h[PDFORMAT_FILE_HEADER_SIZE];
 	size_t nr_ids = 0;
 	for (size_t i = 0; i < w->nr_evsels; i++)
 		nr_ids += w->evsels[i].nr_ids;
-	encode_file_header(w, h, PDF_FILE_HEADER_SIZE + 8 * (uint64_t)nr_ids, data_off, data_size, bits);
+	encode_file_header(w, h, PDFORMAT_FILE_HEADER_SIZE + 8 * (uint64_t)nr_ids, data_off, data_size, bits);
 	ssize_t r;
 	do
 		r = pwrite(w->fd, h, sizeof(h), 0);
@@ -418,18 +418,18 @@ static int rewrite_header(struct pdw *w, uint64_t data_off, uint64_t data_size,
 /* The feature section after the data, then the final header.  The data
  * section starts after the header records written for checkpoints: perf
  * reads the formats from the feature and fails on a second copy. */
-static int write_features(struct pdw *w)
+static int write_features(struct pdwrite *w)
 {
 	uint64_t data_off = w->td_in_data ? w->td_end : w->data_offset;
 	uint64_t data_size = w->pos - data_off;
-	uint64_t bits[PDF_FEAT_BITS / 64] = { 0 };
-	struct gbuf pay[PDF_FEAT_BITS];
+	uint64_t bits[PDFORMAT_FEAT_BITS / 64] = { 0 };
+	struct gbuf pay[PDFORMAT_FEAT_BITS];
 	size_t nr = 0;
 	int err = 0;
 
 	memset(pay, 0, sizeof(pay));
-	for (int f = 1; f < PDF_FEAT_BITS; f++) {
-		if (pdw_feat_payload(w, f, &pay[f])) {
+	for (int f = 1; f < PDFORMAT_FEAT_BITS; f++) {
+		if (pdwrite_feat_payload(w, f, &pay[f])) {
 			if (pay[f].err && !err)
 				err = pay[f].err;
 			bits[f / 64] |= 1ULL << (f % 64);
@@ -439,35 +439,35 @@ static int write_features(struct pdw *w)
 	/* Table at data end, payloads after it, each 8-aligned. */
 	uint64_t table_off = w->pos;
 	uint64_t off = table_off + 16 * (uint64_t)nr;
-	for (int f = 1; !err && f < PDF_FEAT_BITS; f++) {
+	for (int f = 1; !err && f < PDFORMAT_FEAT_BITS; f++) {
 		if (!((bits[f / 64] >> (f % 64)) & 1))
 			continue;
 		uint8_t e[16];
-		by_st64(e, off, w->swap);
-		by_st64(e + 8, pay[f].len, w->swap);
-		err = pdw_out(w, e, sizeof(e));
-		off += pdw_pad8(pay[f].len);
+		bytes_st64(e, off, w->swap);
+		bytes_st64(e + 8, pay[f].len, w->swap);
+		err = pdwrite_out(w, e, sizeof(e));
+		off += pdwrite_pad8(pay[f].len);
 	}
-	for (int f = 1; !err && f < PDF_FEAT_BITS; f++) {
+	for (int f = 1; !err && f < PDFORMAT_FEAT_BITS; f++) {
 		if (!((bits[f / 64] >> (f % 64)) & 1))
 			continue;
-		err = pdw_out(w, pay[f].p, pay[f].len);
+		err = pdwrite_out(w, pay[f].p, pay[f].len);
 		if (!err)
-			err = pdw_out_zeros(w, pdw_pad8(pay[f].len) - pay[f].len);
+			err = pdwrite_out_zeros(w, pdwrite_pad8(pay[f].len) - pay[f].len);
 	}
-	for (int f = 0; f < PDF_FEAT_BITS; f++)
+	for (int f = 0; f < PDFORMAT_FEAT_BITS; f++)
 		free(pay[f].p);
 	if (!err)
 		err = flush(w);
 	if (err)
-		return pdw_set_err(w, err);
+		return pdwrite_set_err(w, err);
 
-	return pdw_set_err(w, rewrite_header(w, data_off, data_size, bits));
+	return pdwrite_set_err(w, rewrite_header(w, data_off, data_size, bits));
 }
 
-int pdw_checkpoint(struct pdw *w, bool force)
+int pdwrite_checkpoint(struct pdwrite *w, bool force)
 {
-	int err = pdw_ensure_begun(w);
+	int err = pdwrite_ensure_begun(w);
 	if (err)
 		return err;
 	if (!w->ckpt)
@@ -482,32 +482,32 @@ int pdw_checkpoint(struct pdw *w, bool force)
 	w->ckpt_next_ns = now + w->ckpt_every_ns;
 	/* data first, then the header that covers it: a kill between the two
 	 * leaves the previous checkpoint's header, still true */
-	uint64_t nofeat[PDF_FEAT_BITS / 64] = { 0 };
+	uint64_t nofeat[PDFORMAT_FEAT_BITS / 64] = { 0 };
 	err = flush(w);
 	if (!err)
-		err = pdw_set_err(w, rewrite_header(w, w->data_offset, w->pos - w->data_offset, nofeat));
+		err = pdwrite_set_err(w, rewrite_header(w, w->data_offset, w->pos - w->data_offset, nofeat));
 	if (!err && w->sf)
-		err = pdw_set_err(w, so_publish(w->sf));
+		err = pdwrite_set_err(w, safeout_publish(w->sf));
 	return err;
 }
 
-void pdw_discard(struct pdw *w)
+void pdwrite_discard(struct pdwrite *w)
 {
 	if (!w)
 		return;
 	w->discard = true;
 	if (!w->err)
 		w->err = -ECANCELED;
-	pdw_close(w);
+	pdwrite_close(w);
 }
 
-int pdw_close(struct pdw *w)
+int pdwrite_close(struct pdwrite *w)
 {
 	if (!w)
 		return 0;
 	int err = w->err;
 	if (!err && !w->begun)
-		err = pdw_begin_data(w);
+		err = pdwrite_begin_data(w);
 	if (!err && !w->pipe)
 		err = write_features(w);
 	if (!err)
@@ -518,9 +518,9 @@ int pdw_close(struct pdw *w)
 		err = -errno;
 	if (w->sf) {
 		if (err || w->discard) {
-			so_abort(w->sf);
+			safeout_abort(w->sf);
 		} else {
-			int e = so_commit(w->sf);
+			int e = safeout_commit(w->sf);
 			if (e)
 				err = e;
 		}
@@ -530,7 +530,7 @@ int pdw_close(struct pdw *w)
 		free(w->evsels[i].ids);
 	}
 	free(w->evsels);
-	for (int f = 0; f < PDF_FEAT_BITS; f++)
+	for (int f = 0; f < PDFORMAT_FEAT_BITS; f++)
 		free(w->feat[f].data);
 	free(w->aux_index);
 	free(w->zbuf);

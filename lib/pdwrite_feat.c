@@ -59,21 +59,21 @@ static void gb_u32(struct gbuf *b, uint32_t v, bool swap)
 {
 	void *at = gb_room(b, 4);
 	if (at)
-		by_st32(at, v, swap);
+		bytes_st32(at, v, swap);
 }
 
 static void gb_u64(struct gbuf *b, uint64_t v, bool swap)
 {
 	void *at = gb_room(b, 8);
 	if (at)
-		by_st64(at, v, swap);
+		bytes_st64(at, v, swap);
 }
 
 /* perf's header string: u32 len (strlen+1 rounded up to 64), NUL-padded bytes. */
 static void gb_string(struct gbuf *b, const char *s, bool swap)
 {
 	size_t n = strlen(s) + 1;
-	size_t len = (n + PDW_NAME_ALIGN - 1) / PDW_NAME_ALIGN * PDW_NAME_ALIGN;
+	size_t len = (n + PDWRITE_NAME_ALIGN - 1) / PDWRITE_NAME_ALIGN * PDWRITE_NAME_ALIGN;
 	if (len > UINT32_MAX) {
 		b->err = -E2BIG;
 		return;
@@ -86,9 +86,9 @@ static void gb_string(struct gbuf *b, const char *s, bool swap)
 
 /* ---------------------------------------------------------------- features */
 
-static int feat_set(struct pdw *w, int feat, struct gbuf *b);
+static int feat_set(struct pdwrite *w, int feat, struct gbuf *b);
 
-void *pdw_memdup(const void *p, size_t n)
+void *pdwrite_memdup(const void *p, size_t n)
 {
 	void *q = malloc(n ? n : 1);
 	if (q && n)
@@ -96,15 +96,15 @@ void *pdw_memdup(const void *p, size_t n)
 	return q;
 }
 
-void pdw_build_event_desc(const struct pdw *w, struct gbuf *b)
+void pdwrite_build_event_desc(const struct pdwrite *w, struct gbuf *b)
 {
 	gb_u32(b, (uint32_t)w->nr_evsels, w->swap);
 	gb_u32(b, w->attr_size, w->swap);
 	for (size_t i = 0; i < w->nr_evsels; i++) {
-		const struct pdw_evsel *e = &w->evsels[i];
+		const struct pdwrite_evsel *e = &w->evsels[i];
 		uint8_t *at = gb_room(b, w->attr_size);
 		if (at)
-			pdw_encode_attr(w, &e->attr, at);
+			pdwrite_encode_attr(w, &e->attr, at);
 		gb_u32(b, (uint32_t)e->nr_ids, w->swap);
 		gb_string(b, e->name ? e->name : "", w->swap);
 		for (size_t j = 0; j < e->nr_ids; j++)
@@ -114,18 +114,18 @@ void pdw_build_event_desc(const struct pdw *w, struct gbuf *b)
 
 /* Payload of feature `feat` as it is to be written now, in *b (malloc'd by
  * the gbuf; caller frees b->p).  Returns false when the feature is absent. */
-bool pdw_feat_payload(const struct pdw *w, int feat, struct gbuf *b)
+bool pdwrite_feat_payload(const struct pdwrite *w, int feat, struct gbuf *b)
 {
-	if (feat == PDF_FEAT_EVENT_DESC && !w->feat[feat].set) {
-		pdw_build_event_desc(w, b);
+	if (feat == PDFORMAT_FEAT_EVENT_DESC && !w->feat[feat].set) {
+		pdwrite_build_event_desc(w, b);
 		return true;
 	}
-	if (feat == PDF_FEAT_SAMPLE_TIME && !w->feat[feat].set && w->have_time) {
+	if (feat == PDFORMAT_FEAT_SAMPLE_TIME && !w->feat[feat].set && w->have_time) {
 		gb_u64(b, w->first_ns, w->swap);
 		gb_u64(b, w->last_ns, w->swap);
 		return true;
 	}
-	if (feat == PDF_FEAT_AUXTRACE && !w->feat[feat].set && w->nr_aux && !w->pipe) {
+	if (feat == PDFORMAT_FEAT_AUXTRACE && !w->feat[feat].set && w->nr_aux && !w->pipe) {
 		gb_u64(b, w->nr_aux, w->swap);
 		for (size_t i = 0; i < 2 * w->nr_aux; i++)
 			gb_u64(b, w->aux_index[i], w->swap);
@@ -138,64 +138,64 @@ bool pdw_feat_payload(const struct pdw *w, int feat, struct gbuf *b)
 }
 
 /* Pipe mode: HEADER_FEATURE {u64 feat_id, payload}, padded to 8. */
-int pdw_emit_feature_record(struct pdw *w, int feat, const void *payload, size_t len)
+int pdwrite_emit_feature_record(struct pdwrite *w, int feat, const void *payload, size_t len)
 {
-	size_t size = pdw_pad8(16 + len);
-	if (size > PDW_REC_MAX)
-		return pdw_set_err(w, -E2BIG);
+	size_t size = pdwrite_pad8(16 + len);
+	if (size > PDWRITE_REC_MAX)
+		return pdwrite_set_err(w, -E2BIG);
 	uint8_t hdr[16];
-	pdw_put_hdr(w, hdr, PDF_RECORD_HEADER_FEATURE, 0, (uint16_t)size);
-	by_st64(hdr + 8, (uint64_t)feat, w->swap);
-	int err = pdw_out(w, hdr, sizeof(hdr));
+	pdwrite_put_hdr(w, hdr, PDFORMAT_RECORD_HEADER_FEATURE, 0, (uint16_t)size);
+	bytes_st64(hdr + 8, (uint64_t)feat, w->swap);
+	int err = pdwrite_out(w, hdr, sizeof(hdr));
 	if (!err)
-		err = pdw_out(w, payload, len);
+		err = pdwrite_out(w, payload, len);
 	if (!err)
-		err = pdw_out_zeros(w, size - 16 - len);
+		err = pdwrite_out_zeros(w, size - 16 - len);
 	return err;
 }
 
 /* Pipe mode: HEADER_TRACING_DATA {u32 size, u32 pad} + blob padded to 8. */
-int pdw_emit_tracing_data_record(struct pdw *w, const void *blob, size_t len)
+int pdwrite_emit_tracing_data_record(struct pdwrite *w, const void *blob, size_t len)
 {
-	size_t padded = pdw_pad8(len);
+	size_t padded = pdwrite_pad8(len);
 	if (padded > UINT32_MAX)
-		return pdw_set_err(w, -E2BIG);
+		return pdwrite_set_err(w, -E2BIG);
 	uint8_t hdr[16];
-	pdw_put_hdr(w, hdr, PDF_RECORD_HEADER_TRACING_DATA, 0, sizeof(hdr));
-	by_st32(hdr + 8, (uint32_t)padded, w->swap);
-	by_st32(hdr + 12, 0, w->swap);
-	int err = pdw_out(w, hdr, sizeof(hdr));
+	pdwrite_put_hdr(w, hdr, PDFORMAT_RECORD_HEADER_TRACING_DATA, 0, sizeof(hdr));
+	bytes_st32(hdr + 8, (uint32_t)padded, w->swap);
+	bytes_st32(hdr + 12, 0, w->swap);
+	int err = pdwrite_out(w, hdr, sizeof(hdr));
 	if (!err)
-		err = pdw_out(w, blob, len);
+		err = pdwrite_out(w, blob, len);
 	if (!err)
-		err = pdw_out_zeros(w, padded - len);
+		err = pdwrite_out_zeros(w, padded - len);
 	return err;
 }
 
 
-static int feat_set(struct pdw *w, int feat, struct gbuf *b)
+static int feat_set(struct pdwrite *w, int feat, struct gbuf *b)
 {
 	if (b->err) {
 		free(b->p);
 		return b->err;
 	}
-	if (feat <= 0 || feat >= PDF_FEAT_BITS) {
+	if (feat <= 0 || feat >= PDFORMAT_FEAT_BITS) {
 		free(b->p);
 		return -EINVAL;
 	}
-	struct pdw_blob *f = &w->feat[feat];
+	struct pdwrite_blob *f = &w->feat[feat];
 	free(f->data);
 	f->data = b->p ? b->p : malloc(1);
 	f->len = b->len;
 	f->set = f->data != NULL;
 	if (!f->set)
 		return -ENOMEM;
-	if (w->pipe && w->begun && !pdw_feat_in_stream(w, feat))
+	if (w->pipe && w->begun && !pdwrite_feat_in_stream(w, feat))
 		return 0;
 	if (w->pipe && w->begun) {
-		if (feat == PDF_FEAT_TRACING_DATA)
-			return pdw_emit_tracing_data_record(w, f->data, f->len);
-		return pdw_emit_feature_record(w, feat, f->data, f->len);
+		if (feat == PDFORMAT_FEAT_TRACING_DATA)
+			return pdwrite_emit_tracing_data_record(w, f->data, f->len);
+		return pdwrite_emit_feature_record(w, feat, f->data, f->len);
 	}
 	return 0;
 }
@@ -203,22 +203,22 @@ static int feat_set(struct pdw *w, int feat, struct gbuf *b)
 
 /* --------------------------------------------------------------- features */
 
-int pdw_set_tracing_data(struct pdw *w, const void *blob, size_t len)
+int pdwrite_set_tracing_data(struct pdwrite *w, const void *blob, size_t len)
 {
 	if (!w || (len && !blob) || len > UINT32_MAX - 8)
 		return -EINVAL;		/* the pipe record stores a u32 size */
 	struct gbuf b = { 0 };
 	gb_put(&b, blob, len);
-	return feat_set(w, PDF_FEAT_TRACING_DATA, &b);
+	return feat_set(w, PDFORMAT_FEAT_TRACING_DATA, &b);
 }
 
-int pdw_set_string_feature(struct pdw *w, int feat, const char *s)
+int pdwrite_set_string_feature(struct pdwrite *w, int feat, const char *s)
 {
 	if (!w || !s)
 		return -EINVAL;
 	switch (feat) {
-	case PDF_FEAT_HOSTNAME: case PDF_FEAT_OSRELEASE: case PDF_FEAT_VERSION:
-	case PDF_FEAT_ARCH: case PDF_FEAT_CPUDESC: case PDF_FEAT_CPUID:
+	case PDFORMAT_FEAT_HOSTNAME: case PDFORMAT_FEAT_OSRELEASE: case PDFORMAT_FEAT_VERSION:
+	case PDFORMAT_FEAT_ARCH: case PDFORMAT_FEAT_CPUDESC: case PDFORMAT_FEAT_CPUID:
 		break;
 	default:
 		return -EINVAL;
@@ -228,17 +228,17 @@ int pdw_set_string_feature(struct pdw *w, int feat, const char *s)
 	return feat_set(w, feat, &b);
 }
 
-int pdw_set_nrcpus(struct pdw *w, uint32_t avail, uint32_t online)
+int pdwrite_set_nrcpus(struct pdwrite *w, uint32_t avail, uint32_t online)
 {
 	if (!w)
 		return -EINVAL;
 	struct gbuf b = { 0 };
 	gb_u32(&b, avail, w->swap);
 	gb_u32(&b, online, w->swap);
-	return feat_set(w, PDF_FEAT_NRCPUS, &b);
+	return feat_set(w, PDFORMAT_FEAT_NRCPUS, &b);
 }
 
-int pdw_set_cmdline(struct pdw *w, int argc, const char *const *argv)
+int pdwrite_set_cmdline(struct pdwrite *w, int argc, const char *const *argv)
 {
 	if (!w || argc < 0 || (argc && !argv))
 		return -EINVAL;
@@ -246,44 +246,44 @@ int pdw_set_cmdline(struct pdw *w, int argc, const char *const *argv)
 	gb_u32(&b, (uint32_t)argc, w->swap);
 	for (int i = 0; i < argc; i++)
 		gb_string(&b, argv[i] ? argv[i] : "", w->swap);
-	return feat_set(w, PDF_FEAT_CMDLINE, &b);
+	return feat_set(w, PDFORMAT_FEAT_CMDLINE, &b);
 }
 
-int pdw_set_sample_time(struct pdw *w, uint64_t first_ns, uint64_t last_ns)
+int pdwrite_set_sample_time(struct pdwrite *w, uint64_t first_ns, uint64_t last_ns)
 {
 	if (!w)
 		return -EINVAL;
 	struct gbuf b = { 0 };
 	gb_u64(&b, first_ns, w->swap);
 	gb_u64(&b, last_ns, w->swap);
-	return feat_set(w, PDF_FEAT_SAMPLE_TIME, &b);
+	return feat_set(w, PDFORMAT_FEAT_SAMPLE_TIME, &b);
 }
 
-int pdw_set_raw_feature(struct pdw *w, int feat, const void *payload, size_t len)
+int pdwrite_set_raw_feature(struct pdwrite *w, int feat, const void *payload, size_t len)
 {
-	if (!w || (len && !payload) || feat <= 0 || feat >= PDF_FEAT_BITS)
+	if (!w || (len && !payload) || feat <= 0 || feat >= PDFORMAT_FEAT_BITS)
 		return -EINVAL;
 	struct gbuf b = { 0 };
 	gb_put(&b, payload, len);
 	return feat_set(w, feat, &b);
 }
 
-int pdw_set_osnoise_params(struct pdw *w, const struct pdf_osnp *p)
+int pdwrite_set_osnoise_params(struct pdwrite *w, const struct pdformat_osnp *p)
 {
 	if (!w || !p)
 		return -EINVAL;
 	uint32_t words = 1;
-	for (uint32_t i = 0; i < PDF_OSNP_MAX_WORDS; i++)
+	for (uint32_t i = 0; i < PDFORMAT_OSNP_MAX_WORDS; i++)
 		if (p->cpus[i])
 			words = i + 1;
-	uint32_t size = PDF_OSNP_FIXED + 8 * words;
+	uint32_t size = PDFORMAT_OSNP_FIXED + 8 * words;
 	struct gbuf b = { 0 };
 	uint8_t *h = gb_room(&b, 8);
 	if (h) {
-		memcpy(h, PDF_OSNP_MAGIC, 4);
+		memcpy(h, PDFORMAT_OSNP_MAGIC, 4);
 		h[4] = w->big_endian ? 'B' : 'l';	/* the order of every field below */
 		h[5] = 0;
-		by_st16(h + 6, PDF_OSNP_VERSION, w->swap);
+		bytes_st16(h + 6, PDFORMAT_OSNP_VERSION, w->swap);
 	}
 	gb_u32(&b, size, w->swap);
 	gb_u32(&b, words, w->swap);
@@ -292,10 +292,10 @@ int pdw_set_osnoise_params(struct pdw *w, const struct pdf_osnp *p)
 	gb_u64(&b, p->runtime_us, w->swap);
 	gb_u64(&b, p->stop_us, w->swap);
 	gb_u64(&b, p->stop_total_us, w->swap);
-	gb_u64(&b, p->flags & PDF_OSNP_NO_WORKLOAD, w->swap);
+	gb_u64(&b, p->flags & PDFORMAT_OSNP_NO_WORKLOAD, w->swap);
 	for (uint32_t i = 0; i < words; i++)
 		gb_u64(&b, p->cpus[i], w->swap);
-	return feat_set(w, PDF_FEAT_LATSCOPE_OSNOISE, &b);
+	return feat_set(w, PDFORMAT_FEAT_LATSCOPE_OSNOISE, &b);
 }
 
 /* A pipe carries only the features perf knows: perf 6.1 stops reading a
@@ -303,21 +303,21 @@ int pdw_set_osnoise_params(struct pdw *w, const struct pdf_osnp *p)
  * feature (perf_event__process_feature returns -1).  A checkpointed file's
  * records are for latscope alone (the finished file's data starts after
  * them), so they carry every feature. */
-bool pdw_feat_in_stream(const struct pdw *w, int feat)
+bool pdwrite_feat_in_stream(const struct pdwrite *w, int feat)
 {
-	return !w->pipe || feat < PDF_FEAT_LAST_KNOWN;
+	return !w->pipe || feat < PDFORMAT_FEAT_LAST_KNOWN;
 }
 
 /* HOSTNAME must be present: a reader of a byte-swapped file checks that bit
  * to guess how the feature bitmap was stored. */
-int pdw_default_hostname(struct pdw *w)
+int pdwrite_default_hostname(struct pdwrite *w)
 {
-	if (w->feat[PDF_FEAT_HOSTNAME].set)
+	if (w->feat[PDFORMAT_FEAT_HOSTNAME].set)
 		return 0;
 	struct utsname u;
 	if (uname(&u) < 0)
-		return pdw_set_string_feature(w, PDF_FEAT_HOSTNAME, "unknown");
-	return pdw_set_string_feature(w, PDF_FEAT_HOSTNAME, u.nodename);
+		return pdwrite_set_string_feature(w, PDFORMAT_FEAT_HOSTNAME, "unknown");
+	return pdwrite_set_string_feature(w, PDFORMAT_FEAT_HOSTNAME, u.nodename);
 }
 
 
@@ -343,12 +343,12 @@ static void td_text8(struct gbuf *b, const char *s, bool swap)
 	gb_put(b, s, n);
 }
 
-int pdw_tracing_data_build(bool big_endian, uint32_t page_size, const char *header_page,
-			   const struct pdw_tp_format *fmts, size_t nr, const char *printk_formats,
+int pdwrite_tracing_data_build(bool big_endian, uint32_t page_size, const char *header_page,
+			   const struct pdwrite_tp_format *fmts, size_t nr, const char *printk_formats,
 			   const char *saved_cmdlines, void **blob, size_t *len)
 {
 	static const uint8_t magic[3] = { 0x17, 0x08, 0x44 };
-	bool sw = big_endian != (bool)BY_HOST_BIG_ENDIAN;
+	bool sw = big_endian != (bool)BYTES_HOST_BIG_ENDIAN;
 	struct gbuf b = { 0 };
 
 	if (!blob || !len || (nr && !fmts))

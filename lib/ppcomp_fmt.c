@@ -12,7 +12,7 @@
 
 /* ------------------------------------------------------------ the format */
 
-static long step_new(struct ppc_prog *pg, uint8_t kind)
+static long step_new(struct ppcomp_prog *pg, uint8_t kind)
 {
 	long i = NEW(pg, st, nst, cst);
 	if (i >= 0) {
@@ -23,19 +23,19 @@ static long step_new(struct ppc_prog *pg, uint8_t kind)
 	return i;
 }
 
-static int lit_step(struct ppc_prog *pg, const char *t, size_t len)
+static int lit_step(struct ppcomp_prog *pg, const char *t, size_t len)
 {
 	if (!len)
 		return 0;
 	/* extend the previous literal when it ends the pool */
 	if (pg->nst && pg->st[pg->nst - 1].kind == P_LIT &&
 	    pg->st[pg->nst - 1].a + pg->st[pg->nst - 1].len == pg->npool) {
-		if (ppc_pool_add(pg, t, len) < 0)
+		if (ppcomp_pool_add(pg, t, len) < 0)
 			return -1;
 		pg->st[pg->nst - 1].len += (uint32_t)len;
 		return 0;
 	}
-	long off = ppc_pool_add(pg, t, len);
+	long off = ppcomp_pool_add(pg, t, len);
 	long i = off < 0 ? -1 : step_new(pg, P_LIT);
 	if (i < 0)
 		return -1;
@@ -50,7 +50,7 @@ static int32_t digits(const char **p)
 	int64_t v = 0;
 	while (isdigit((unsigned char)**p)) {
 		v = v * 10 + (**p - '0');
-		if (v > PPC_MAX_WIDTH)
+		if (v > PPCOMP_MAX_WIDTH)
 			return -1;
 		(*p)++;
 	}
@@ -61,7 +61,7 @@ static int32_t digits(const char **p)
  * A conversion's text from '%' to its letter, as the library hands it to
  * printf: accept the forms whose printf output we reproduce.
  */
-static int spec_int(struct ppc_prog *pg, struct pstep *s, const char *spec, size_t len)
+static int spec_int(struct ppcomp_prog *pg, struct pstep *s, const char *spec, size_t len)
 {
 	const char *p = spec + 1, *end = spec + len - 1;
 	for (; p < end && strchr("-0#", *p); p++) {
@@ -73,7 +73,7 @@ static int spec_int(struct ppc_prog *pg, struct pstep *s, const char *spec, size
 			s->alt = true;
 	}
 	if ((s->width = digits(&p)) < 0)
-		return ppc_decline(pg, "width in %.*s", (int)len, spec);
+		return ppcomp_decline(pg, "width in %.*s", (int)len, spec);
 	int ls = 0;
 	if (p < end && *p == 'h') {
 		ls = (p + 1 < end && p[1] == 'h') ? -2 : -1;
@@ -86,9 +86,9 @@ static int spec_int(struct ppc_prog *pg, struct pstep *s, const char *spec, size
 		p++;
 	}
 	if (p != end)
-		return ppc_decline(pg, "conversion %.*s", (int)len, spec);
+		return ppcomp_decline(pg, "conversion %.*s", (int)len, spec);
 	if (ls == 1 && sizeof(long) != 8)
-		return ppc_decline(pg, "%%l on a host whose long is not 64-bit");
+		return ppcomp_decline(pg, "%%l on a host whose long is not 64-bit");
 	s->bits = ls == -2 ? 8 : ls == -1 ? 16 : ls == 0 ? 32 : 64;
 	s->conv = (uint8_t)(*end == 'i' ? 'd' : *end);
 	if (s->left)
@@ -96,26 +96,26 @@ static int spec_int(struct ppc_prog *pg, struct pstep *s, const char *spec, size
 	return 0;
 }
 
-static int spec_str(struct ppc_prog *pg, struct pstep *s, const char *spec, size_t len)
+static int spec_str(struct ppcomp_prog *pg, struct pstep *s, const char *spec, size_t len)
 {
 	const char *p = spec + 1, *end = spec + len - 1;
 	for (; p < end && *p == '-'; p++)
 		s->left = true;
 	if ((s->width = digits(&p)) < 0)
-		return ppc_decline(pg, "width in %.*s", (int)len, spec);
+		return ppcomp_decline(pg, "width in %.*s", (int)len, spec);
 	if (p < end && *p == '.') {
 		p++;
 		if ((s->prec = digits(&p)) < 0)
-			return ppc_decline(pg, "precision in %.*s", (int)len, spec);
+			return ppcomp_decline(pg, "precision in %.*s", (int)len, spec);
 	}
 	if (p != end)
-		return ppc_decline(pg, "conversion %.*s", (int)len, spec);
+		return ppcomp_decline(pg, "conversion %.*s", (int)len, spec);
 	return 0;
 }
 
 /* Worst-case bytes of a string argument printed with step s's width:
  * the static part, and how many dynamic strings (each up to the payload). */
-size_t ppc_str_bound(const struct ppc_prog *pg, uint32_t i, const struct pstep *s, uint32_t *dyn, int depth)
+size_t ppcomp_str_bound(const struct ppcomp_prog *pg, uint32_t i, const struct pstep *s, uint32_t *dyn, int depth)
 {
 	const struct pstr *a = &pg->s[i];
 	size_t w = s->width > 0 ? (size_t)s->width : 0, b = 0;
@@ -140,10 +140,10 @@ size_t ppc_str_bound(const struct ppc_prog *pg, uint32_t i, const struct pstep *
 		b = b > w ? b : w;
 		return b > 18 ? b : 18;
 	case S_COND: {
-		if (depth > PPC_MAX_DEPTH + 2)
+		if (depth > PPCOMP_MAX_DEPTH + 2)
 			return 0;
 		uint32_t d1 = 0, d2 = 0;
-		size_t x = ppc_str_bound(pg, a->b, s, &d1, depth + 1), y = ppc_str_bound(pg, a->c, s, &d2, depth + 1);
+		size_t x = ppcomp_str_bound(pg, a->b, s, &d1, depth + 1), y = ppcomp_str_bound(pg, a->c, s, &d2, depth + 1);
 		*dyn += d1 > d2 ? d1 : d2;
 		return x > y ? x : y;
 	}
@@ -152,7 +152,7 @@ size_t ppc_str_bound(const struct ppc_prog *pg, uint32_t i, const struct pstep *
 }
 
 /* Segment the format as libtraceevent's parse_args does, compiling each part. */
-int ppc_c_format(struct ppc_prog *pg, const char *f)
+int ppcomp_c_format(struct ppcomp_prog *pg, const char *f)
 {
 	struct tep_print_arg *arg = pg->ev->print_fmt.args;
 	char lit[64];
@@ -168,7 +168,7 @@ int ppc_c_format(struct ppc_prog *pg, const char *f)
 				if (strchr("#hlLzZ.0123456789-", *f))
 					continue;
 				if (*f == '*')
-					return ppc_decline(pg, "'*' width");
+					return ppcomp_decline(pg, "'*' width");
 				break;
 			}
 			if (!*f)
@@ -178,18 +178,18 @@ int ppc_c_format(struct ppc_prog *pg, const char *f)
 			long i;
 			if (c == 'p' || c == 'd' || c == 'u' || c == 'i' || c == 'x' || c == 'X' || c == 'o' || c == 's') {
 				if (!arg)
-					return ppc_decline(pg, "more conversions than arguments");
+					return ppcomp_decline(pg, "more conversions than arguments");
 			}
 			switch (c) {
 			case 'p': {
 				char ext = f[1];
 				if (ext && strchr("MmIiUh", ext))
-					return ppc_decline(pg, "%%p%c", ext);
+					return ppcomp_decline(pg, "%%p%c", ext);
 				if (arg->type == TEP_PRINT_BSTRING)
-					return ppc_decline(pg, "%%p of a string");
+					return ppcomp_decline(pg, "%%p of a string");
 				bool fn = ext && strchr("FfSs", ext);
 				i = step_new(pg, fn ? P_SYM : P_PTR);
-				long x = i < 0 ? -1 : ppc_c_num(pg, arg, 0);
+				long x = i < 0 ? -1 : ppcomp_c_num(pg, arg, 0);
 				if (x < 0)
 					return -1;
 				pg->st[i].a = (uint32_t)x;
@@ -205,7 +205,7 @@ int ppc_c_format(struct ppc_prog *pg, const char *f)
 				i = step_new(pg, P_INT);
 				if (i < 0 || spec_int(pg, &pg->st[i], start, slen) < 0)
 					return -1;
-				long x = ppc_c_num(pg, arg, 0);
+				long x = ppcomp_c_num(pg, arg, 0);
 				if (x < 0)
 					return -1;
 				pg->st[i].a = (uint32_t)x;
@@ -216,7 +216,7 @@ int ppc_c_format(struct ppc_prog *pg, const char *f)
 				i = step_new(pg, P_STR);
 				if (i < 0 || spec_str(pg, &pg->st[i], start, slen) < 0)
 					return -1;
-				long x = ppc_c_str(pg, arg, 0);
+				long x = ppcomp_c_str(pg, arg, 0);
 				if (x < 0)
 					return -1;
 				pg->st[i].a = (uint32_t)x;
@@ -240,7 +240,7 @@ int ppc_c_format(struct ppc_prog *pg, const char *f)
 				char ch = *f;
 				if (ch == '\\') {
 					if (!f[1])
-						return ppc_decline(pg, "format ends in a backslash");
+						return ppcomp_decline(pg, "format ends in a backslash");
 					f++;
 					ret++;
 					ch = *f == 'n' ? '\n' : *f == 't' ? '\t' : *f == 'r' ? '\r' : *f;

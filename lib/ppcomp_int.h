@@ -15,10 +15,10 @@
 
 struct tep_print_arg;
 
-#define PPC_MAX_DEPTH	48	/* argument tree depth we follow */
-#define PPC_MAX_WIDTH	4096	/* larger printf widths/precisions: libtraceevent */
-#define PPC_MAX_ITEMS	(1u << 20)	/* steps, nodes, entries of one program */
-#define PPC_MAX_OUT	(1u << 20)	/* longest text a program may print (+ strings) */
+#define PPCOMP_MAX_DEPTH	48	/* argument tree depth we follow */
+#define PPCOMP_MAX_WIDTH	4096	/* larger printf widths/precisions: libtraceevent */
+#define PPCOMP_MAX_ITEMS	(1u << 20)	/* steps, nodes, entries of one program */
+#define PPCOMP_MAX_OUT	(1u << 20)	/* longest text a program may print (+ strings) */
 
 /* ------------------------------------------------------------ program */
 
@@ -70,7 +70,7 @@ struct pstep {
 	uint32_t len;		/* P_LIT */
 };
 
-struct ppc_prog {
+struct ppcomp_prog {
 	struct pstep *st;
 	struct pexpr *x;
 	struct pstr *s;
@@ -92,16 +92,16 @@ struct ppc_prog {
 };
 
 /* ppcomp_fmt.c */
-int ppc_c_format(struct ppc_prog *pg, const char *f);
-size_t ppc_str_bound(const struct ppc_prog *pg, uint32_t i, const struct pstep *s, uint32_t *dyn, int depth);
+int ppcomp_c_format(struct ppcomp_prog *pg, const char *f);
+size_t ppcomp_str_bound(const struct ppcomp_prog *pg, uint32_t i, const struct pstep *s, uint32_t *dyn, int depth);
 
 /* ppcomp.c */
-long ppc_c_num(struct ppc_prog *pg, struct tep_print_arg *a, int depth);
-long ppc_c_str(struct ppc_prog *pg, struct tep_print_arg *a, int depth);
-int ppc_decline(struct ppc_prog *pg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-long ppc_grow(struct ppc_prog *pg, void **arr, size_t *n, size_t *cap, size_t sz);
-#define NEW(pg, arr, n, cap) ppc_grow(pg, (void **)&(pg)->arr, &(pg)->n, &(pg)->cap, sizeof(*(pg)->arr))
-long ppc_pool_add(struct ppc_prog *pg, const char *t, size_t len);
-uint64_t ppc_x_binop(uint8_t op, uint64_t l, uint64_t r);
+long ppcomp_c_num(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth);
+long ppcomp_c_str(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth);
+int ppcomp_decline(struct ppcomp_prog *pg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+long ppcomp_grow(struct ppcomp_prog *pg, void **arr, size_t *n, size_t *cap, size_t sz);
+#define NEW(pg, arr, n, cap) ppcomp_grow(pg, (void **)&(pg)->arr, &(pg)->n, &(pg)->cap, sizeof(*(pg)->arr))
+long ppcomp_pool_add(struct ppcomp_prog *pg, const char *t, size_t len);
+uint64_t ppcomp_x_binop(uint8_t op, uint64_t l, uint64_t r);
 
 #endif

@@ -11,7 +11,7 @@
 /* ------------------------------------------------------------ running */
 
 struct run {
-	const struct ppc_prog *pg;
+	const struct ppcomp_prog *pg;
 	const uint8_t *raw;
 	uint32_t size;
 	bool fallback;
@@ -21,9 +21,9 @@ static uint64_t ld(const uint8_t *p, unsigned size, bool swap)
 {
 	switch (size) {
 	case 1: return p[0];
-	case 2: return by_ld16(p, swap);
-	case 4: return by_ld32(p, swap);
-	case 8: return by_ld64(p, swap);
+	case 2: return bytes_ld16(p, swap);
+	case 4: return bytes_ld32(p, swap);
+	case 8: return bytes_ld64(p, swap);
 	default: return 0;
 	}
 }
@@ -40,7 +40,7 @@ static uint64_t eval(const struct run *r, uint32_t i)
 		case X_CAST:
 			return eval(r, x->a) & x->k;
 		case X_BIN:
-			return ppc_x_binop(x->op, eval(r, x->a), eval(r, x->b));
+			return ppcomp_x_binop(x->op, eval(r, x->a), eval(r, x->b));
 		case X_COND:
 			x = &r->pg->x[eval(r, x->a) ? x->b : x->c];
 			continue;
@@ -52,7 +52,7 @@ static uint64_t eval(const struct run *r, uint32_t i)
 
 static inline char *put(char *o, const char *s, size_t n)
 {
-	by_copy(o, s, n);
+	bytes_copy(o, s, n);
 	return o + n;
 }
 
@@ -116,7 +116,7 @@ static char *put_int(char *o, uint64_t v, const struct pstep *st)
 		/* fall through */
 	case 'u': {
 		/* two digits per division */
-		const char *d2 = ppc_digits2;
+		const char *d2 = ppcomp_digits2;
 		while (v >= 100) {
 			unsigned k = (unsigned)(v % 100) * 2;
 			v /= 100;
@@ -131,7 +131,7 @@ static char *put_int(char *o, uint64_t v, const struct pstep *st)
 		}
 		if (!st->width && !neg) {
 			size_t nd = (size_t)(e - b);
-			by_copy(o, b, nd);
+			bytes_copy(o, b, nd);
 			return o + nd;
 		}
 		break;
@@ -181,7 +181,7 @@ static char *put_int(char *o, uint64_t v, const struct pstep *st)
 /* The __get_str text: where it is and how long, or false (fallback). */
 static bool dyn_str(struct run *r, const struct pstr *a, const char **s, size_t *n)
 {
-	uint32_t v = by_ld32(r->raw + a->off, r->pg->swap);
+	uint32_t v = bytes_ld32(r->raw + a->off, r->pg->swap);
 	uint32_t o = v & 0xffff, l = v >> 16;
 	uint32_t off = o > r->size ? 0 : o;
 	uint32_t len = o + l > r->size ? 0 : l;
@@ -203,7 +203,7 @@ static bool dyn_str(struct run *r, const struct pstr *a, const char **s, size_t 
 
 static char *run_str(struct run *r, char *o, uint32_t i, const struct pstep *st)
 {
-	const struct ppc_prog *pg = r->pg;
+	const struct ppcomp_prog *pg = r->pg;
 	const struct pstr *a = &pg->s[i];
 	for (;;) {
 		switch (a->kind) {
@@ -266,12 +266,12 @@ static char *run_str(struct run *r, char *o, uint32_t i, const struct pstep *st)
 	}
 }
 
-int ppc_run(const struct ppc_prog *pg, const uint8_t *raw, uint32_t raw_size, char *out,
-	    const struct ppc_symcb *syms)
+int ppcomp_run(const struct ppcomp_prog *pg, const uint8_t *raw, uint32_t raw_size, char *out,
+	    const struct ppcomp_symcb *syms)
 {
 	struct run r = { pg, raw, raw_size, false };
 	if (raw_size < pg->min_size || ld(raw + pg->type_off, pg->type_size, pg->swap) != pg->id)
-		return PPC_FALLBACK;
+		return PPCOMP_FALLBACK;
 	char *o = out;
 	for (size_t i = 0; i < pg->nst; i++) {
 		const struct pstep *st = &pg->st[i];
@@ -288,7 +288,7 @@ int ppc_run(const struct ppc_prog *pg, const uint8_t *raw, uint32_t raw_size, ch
 		case P_STR:
 			o = run_str(&r, o, st->a, st);
 			if (r.fallback)
-				return PPC_FALLBACK;
+				return PPCOMP_FALLBACK;
 			break;
 		case P_PTR: {
 			uint64_t v = eval(&r, st->a);

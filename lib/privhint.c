@@ -9,11 +9,11 @@
 
 #include "privhint.h"
 
-#define PH_CAP_IPC_LOCK 14
-#define PH_CAP_SYS_ADMIN 21
-#define PH_CAP_PERFMON 38
+#define PRIVHINT_CAP_IPC_LOCK 14
+#define PRIVHINT_CAP_SYS_ADMIN 21
+#define PRIVHINT_CAP_PERFMON 38
 
-int ph_has_cap(int cap)
+int privhint_has_cap(int cap)
 {
 	char line[256];
 	unsigned long long eff = 0;
@@ -42,7 +42,7 @@ static int paranoid(void)
 	return v;
 }
 
-char *ph_tracepoints(char *buf, size_t len, const char *tracefs)
+char *privhint_tracepoints(char *buf, size_t len, const char *tracefs)
 {
 	struct stat st;
 	if (!len)
@@ -65,14 +65,14 @@ char *ph_tracepoints(char *buf, size_t len, const char *tracefs)
 		return buf;
 	}
 	int p = paranoid();
-	if (p > -1 && !ph_has_cap(PH_CAP_PERFMON) && !ph_has_cap(PH_CAP_SYS_ADMIN))
+	if (p > -1 && !privhint_has_cap(PRIVHINT_CAP_PERFMON) && !privhint_has_cap(PRIVHINT_CAP_SYS_ADMIN))
 		snprintf(buf, len, "kernel.perf_event_paranoid is %d and the process has neither "
 			 "CAP_PERFMON nor CAP_SYS_ADMIN; system-wide tracepoints need -1: "
 			 "sysctl kernel.perf_event_paranoid=-1 (or run as root)", p);
 	return buf;
 }
 
-char *ph_mlock(char *buf, size_t len, int err)
+char *privhint_mlock(char *buf, size_t len, int err)
 {
 	struct rlimit rl;
 	if (!len)
@@ -80,7 +80,7 @@ char *ph_mlock(char *buf, size_t len, int err)
 	buf[0] = 0;
 	if (err != -ENOMEM && err != -EPERM)
 		return buf;
-	if (ph_has_cap(PH_CAP_IPC_LOCK) || getrlimit(RLIMIT_MEMLOCK, &rl) < 0 ||
+	if (privhint_has_cap(PRIVHINT_CAP_IPC_LOCK) || getrlimit(RLIMIT_MEMLOCK, &rl) < 0 ||
 	    rl.rlim_cur == RLIM_INFINITY)
 		return buf;
 	snprintf(buf, len, "RLIMIT_MEMLOCK is %llu KiB and the process lacks CAP_IPC_LOCK: "

@@ -13,9 +13,9 @@
 
 #include "safeout.h"
 
-#define SO_MAX_LINKS 8
+#define SAFEOUT_MAX_LINKS 8
 
-struct so_file {
+struct safeout_file {
 	int dirfd;		/* the target's directory (-1 when in place) */
 	int fd;
 	bool in_place;
@@ -24,49 +24,49 @@ struct so_file {
 };
 
 /*
- * The temporary files not yet committed or aborted, for so_unlink_temps()
+ * The temporary files not yet committed or aborted, for safeout_unlink_temps()
  * in a signal handler: a slot is filled, then published (state 2); the
  * handler only reads published slots.  A file that finds no free slot is
  * just not removed by an abort.
  */
-#define SO_LIVE_MAX 16
+#define SAFEOUT_LIVE_MAX 16
 static struct {
 	int state;		/* 0 free, 1 being filled, 2 published */
 	int dirfd;
 	char name[NAME_MAX + 1];
-} so_live[SO_LIVE_MAX];
+} safeout_live[SAFEOUT_LIVE_MAX];
 
-static void live_add(const struct so_file *f)
+static void live_add(const struct safeout_file *f)
 {
-	for (int i = 0; i < SO_LIVE_MAX; i++) {
+	for (int i = 0; i < SAFEOUT_LIVE_MAX; i++) {
 		int free_ = 0;
-		if (!__atomic_compare_exchange_n(&so_live[i].state, &free_, 1, false, __ATOMIC_ACQUIRE,
+		if (!__atomic_compare_exchange_n(&safeout_live[i].state, &free_, 1, false, __ATOMIC_ACQUIRE,
 						 __ATOMIC_RELAXED))
 			continue;
-		so_live[i].dirfd = f->dirfd;
-		snprintf(so_live[i].name, sizeof(so_live[i].name), "%s", f->tmp);
-		__atomic_store_n(&so_live[i].state, 2, __ATOMIC_RELEASE);
+		safeout_live[i].dirfd = f->dirfd;
+		snprintf(safeout_live[i].name, sizeof(safeout_live[i].name), "%s", f->tmp);
+		__atomic_store_n(&safeout_live[i].state, 2, __ATOMIC_RELEASE);
 		return;
 	}
 }
 
 /* After f's temporary name was renamed or removed (an unlink by the handler
  * in between finds nothing), before its dirfd is closed. */
-static void live_drop(const struct so_file *f)
+static void live_drop(const struct safeout_file *f)
 {
-	for (int i = 0; i < SO_LIVE_MAX; i++)
-		if (__atomic_load_n(&so_live[i].state, __ATOMIC_ACQUIRE) == 2 &&
-		    so_live[i].dirfd == f->dirfd && !strcmp(so_live[i].name, f->tmp)) {
-			__atomic_store_n(&so_live[i].state, 0, __ATOMIC_RELEASE);
+	for (int i = 0; i < SAFEOUT_LIVE_MAX; i++)
+		if (__atomic_load_n(&safeout_live[i].state, __ATOMIC_ACQUIRE) == 2 &&
+		    safeout_live[i].dirfd == f->dirfd && !strcmp(safeout_live[i].name, f->tmp)) {
+			__atomic_store_n(&safeout_live[i].state, 0, __ATOMIC_RELEASE);
 			return;
 		}
 }
 
-void so_unlink_temps(void)
+void safeout_unlink_temps(void)
 {
-	for (int i = 0; i < SO_LIVE_MAX; i++)
-		if (__atomic_load_n(&so_live[i].state, __ATOMIC_ACQUIRE) == 2)
-			unlinkat(so_live[i].dirfd, so_live[i].name, 0);
+	for (int i = 0; i < SAFEOUT_LIVE_MAX; i++)
+		if (__atomic_load_n(&safeout_live[i].state, __ATOMIC_ACQUIRE) == 2)
+			unlinkat(safeout_live[i].dirfd, safeout_live[i].name, 0);
 }
 
 static bool trusted_uid(uid_t u)
@@ -114,7 +114,7 @@ static int open_parent(int atfd, const char *path, int *dirfd, char **base)
 	return 0;
 }
 
-static void so_free(struct so_file *f)
+static void safeout_free(struct safeout_file *f)
 {
 	if (!f)
 		return;
@@ -127,7 +127,7 @@ static void so_free(struct so_file *f)
 	free(f);
 }
 
-static int make_temp(struct so_file *f, mode_t mode)
+static int make_temp(struct safeout_file *f, mode_t mode)
 {
 	static unsigned seq;
 	size_t bl = strlen(f->base);
@@ -156,7 +156,7 @@ static int make_temp(struct so_file *f, mode_t mode)
 }
 
 /* Write the existing target itself (a device, a pipe): no temporary file. */
-static int open_in_place(struct so_file *f, int oflags)
+static int open_in_place(struct safeout_file *f, int oflags)
 {
 	f->fd = openat(f->dirfd, f->base, oflags);
 	if (f->fd < 0)
@@ -167,10 +167,10 @@ static int open_in_place(struct so_file *f, int oflags)
 	return 0;
 }
 
-static int so_open_depth(struct so_file **fp, int atfd, const char *path, mode_t mode,
+static int safeout_open_depth(struct safeout_file **fp, int atfd, const char *path, mode_t mode,
 			 unsigned flags, int depth)
 {
-	struct so_file *f = calloc(1, sizeof(*f));
+	struct safeout_file *f = calloc(1, sizeof(*f));
 	struct stat st;
 	int err;
 
@@ -205,29 +205,29 @@ static int so_open_depth(struct so_file **fp, int atfd, const char *path, mode_t
 				goto fail;
 			}
 			link[n] = 0;
-			if (depth >= SO_MAX_LINKS) {
+			if (depth >= SAFEOUT_MAX_LINKS) {
 				err = -ELOOP;
 				goto fail;
 			}
 			int dfd = f->dirfd;
 			f->dirfd = -1;
-			so_free(f);
-			err = so_open_depth(fp, dfd, link, mode, flags, depth + 1);
+			safeout_free(f);
+			err = safeout_open_depth(fp, dfd, link, mode, flags, depth + 1);
 			close(dfd);
 			return err;
 		}
-		if (!(flags & SO_FORCE)) {
+		if (!(flags & SAFEOUT_FORCE)) {
 			err = -ELOOP;
 			goto fail;
 		}
-		/* SO_FORCE: the rename below replaces the link itself */
+		/* SAFEOUT_FORCE: the rename below replaces the link itself */
 	} else if (S_ISDIR(st.st_mode)) {
 		err = -EISDIR;
 		goto fail;
 	} else if (!S_ISREG(st.st_mode)) {
 		/* a device (/dev/null), or a FIFO/socket: write in place */
 		if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode) && st.st_uid != geteuid() &&
-		    !(flags & SO_FORCE)) {
+		    !(flags & SAFEOUT_FORCE)) {
 			err = -EEXIST;
 			goto fail;
 		}
@@ -236,7 +236,7 @@ static int so_open_depth(struct so_file **fp, int atfd, const char *path, mode_t
 			goto fail;
 		*fp = f;
 		return 0;
-	} else if (st.st_uid != geteuid() && !(flags & SO_FORCE)) {
+	} else if (st.st_uid != geteuid() && !(flags & SAFEOUT_FORCE)) {
 		err = -EEXIST;
 		goto fail;
 	}
@@ -250,31 +250,31 @@ fail:
 		unlinkat(f->dirfd, f->tmp, 0);
 		live_drop(f);
 	}
-	so_free(f);
+	safeout_free(f);
 	return err;
 }
 
-int so_open(struct so_file **fp, int atfd, const char *path, mode_t mode, unsigned flags)
+int safeout_open(struct safeout_file **fp, int atfd, const char *path, mode_t mode, unsigned flags)
 {
 	if (!fp)
 		return -EINVAL;
 	*fp = NULL;
 	if (!path)
 		return -EINVAL;
-	return so_open_depth(fp, atfd, path, mode, flags, 0);
+	return safeout_open_depth(fp, atfd, path, mode, flags, 0);
 }
 
-int so_fd(const struct so_file *f)
+int safeout_fd(const struct safeout_file *f)
 {
 	return f ? f->fd : -1;
 }
 
-bool so_in_place(const struct so_file *f)
+bool safeout_in_place(const struct safeout_file *f)
 {
 	return f && f->in_place;
 }
 
-int so_commit(struct so_file *f)
+int safeout_commit(struct safeout_file *f)
 {
 	int err = 0;
 	if (!f)
@@ -289,11 +289,11 @@ int so_commit(struct so_file *f)
 		if (err)
 			unlinkat(f->dirfd, f->tmp, 0);
 	}
-	so_free(f);
+	safeout_free(f);
 	return err;
 }
 
-int so_publish(struct so_file *f)
+int safeout_publish(struct safeout_file *f)
 {
 	if (!f || f->fd < 0)
 		return -EINVAL;
@@ -306,7 +306,7 @@ int so_publish(struct so_file *f)
 	return 0;
 }
 
-void so_abort(struct so_file *f)
+void safeout_abort(struct safeout_file *f)
 {
 	if (!f)
 		return;
@@ -317,7 +317,7 @@ void so_abort(struct so_file *f)
 		unlinkat(f->dirfd, f->tmp, 0);
 		live_drop(f);
 	}
-	so_free(f);
+	safeout_free(f);
 }
 
 /* Open an existing or new directory `name` inside pfd. */
@@ -332,7 +332,7 @@ static int dir_at(int pfd, const char *name, unsigned flags, int depth)
 		if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
 			return -e;
 		if (trusted_uid(st.st_uid)) {
-			if (depth >= SO_MAX_LINKS)
+			if (depth >= SAFEOUT_MAX_LINKS)
 				return -ELOOP;
 			char link[PATH_MAX];
 			ssize_t n = readlinkat(pfd, name, link, sizeof(link) - 1);
@@ -340,10 +340,10 @@ static int dir_at(int pfd, const char *name, unsigned flags, int depth)
 				return -errno;
 			link[n] = 0;
 			int r;
-			int err = so_dir_open(&r, pfd, link, flags | (unsigned)(depth + 1) << 8);
+			int err = safeout_dir_open(&r, pfd, link, flags | (unsigned)(depth + 1) << 8);
 			return err ? err : r;
 		}
-		if (!(flags & SO_FORCE))
+		if (!(flags & SAFEOUT_FORCE))
 			return -ELOOP;
 		if (unlinkat(pfd, name, 0) < 0 || (mkdirat(pfd, name, 0755) < 0 && errno != EEXIST))
 			return -errno;
@@ -356,14 +356,14 @@ static int dir_at(int pfd, const char *name, unsigned flags, int depth)
 		close(fd);
 		return -e;
 	}
-	if (st.st_uid != geteuid() && !(flags & SO_FORCE)) {
+	if (st.st_uid != geteuid() && !(flags & SAFEOUT_FORCE)) {
 		close(fd);
 		return -EEXIST;
 	}
 	return fd;
 }
 
-int so_dir_open(int *dirfd, int atfd, const char *path, unsigned flags)
+int safeout_dir_open(int *dirfd, int atfd, const char *path, unsigned flags)
 {
 	char buf[PATH_MAX];
 	int depth = (int)(flags >> 8);
@@ -418,7 +418,7 @@ int so_dir_open(int *dirfd, int atfd, const char *path, unsigned flags)
 	return 0;
 }
 
-const char *so_strerror(int err)
+const char *safeout_strerror(int err)
 {
 	if (err < 0)
 		err = -err;

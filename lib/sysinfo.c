@@ -8,7 +8,7 @@
 
 #include "sysinfo.h"
 
-int si_online_cpus(struct ps_cpuset *s)
+int sysinfo_online_cpus(struct parse_cpuset *s)
 {
 	char buf[1024];
 	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
@@ -16,7 +16,7 @@ int si_online_cpus(struct ps_cpuset *s)
 		if (fgets(buf, sizeof(buf), f)) {
 			buf[strcspn(buf, "\n")] = 0;
 			fclose(f);
-			if (!ps_cpulist(buf, s))
+			if (!parse_cpulist(buf, s))
 				return 0;
 		} else {
 			fclose(f);
@@ -24,12 +24,12 @@ int si_online_cpus(struct ps_cpuset *s)
 	}
 	memset(s, 0, sizeof(*s));
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	for (long i = 0; i < n && i < PS_MAX_CPUS; i++)
-		ps_cpuset_add(s, (unsigned)i);
+	for (long i = 0; i < n && i < PARSE_MAX_CPUS; i++)
+		parse_cpuset_add(s, (unsigned)i);
 	return n > 0 ? 0 : -ENODEV;
 }
 
-void si_steal(uint64_t *out, const unsigned *list, size_t nr)
+void sysinfo_steal(uint64_t *out, const unsigned *list, size_t nr)
 {
 	FILE *f = fopen("/proc/stat", "r");
 	char line[512];
@@ -50,7 +50,7 @@ void si_steal(uint64_t *out, const unsigned *list, size_t nr)
 	fclose(f);
 }
 
-const char *si_vm_name(char *buf, size_t len)
+const char *sysinfo_vm_name(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[4096];

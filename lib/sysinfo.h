@@ -3,7 +3,7 @@
  * sysinfo.h - small probes of the running system: the online CPUs, the
  * per-CPU steal time, whether this is a virtual machine.
  *
- * Prefix: si_.  Nothing here prints or allocates; the caller owns every
+ * Prefix: sysinfo_.  Nothing here prints or allocates; the caller owns every
  * buffer it passes.
  */
 #ifndef LATSCOPE_SYSINFO_H
@@ -16,15 +16,15 @@
 
 /* The online CPUs into *s (/sys/devices/system/cpu/online, else the first
  * sysconf(_SC_NPROCESSORS_ONLN) CPUs): 0 or -ENODEV. */
-int si_online_cpus(struct ps_cpuset *s);
+int sysinfo_online_cpus(struct parse_cpuset *s);
 
 /* The steal time (clock ticks, /proc/stat) of the nr CPUs in list into
  * out[0..nr-1]; 0 for a CPU not found or when /proc/stat cannot be read. */
-void si_steal(uint64_t *out, const unsigned *list, size_t nr);
+void sysinfo_steal(uint64_t *out, const unsigned *list, size_t nr);
 
 /* On a virtual machine (the "hypervisor" CPU flag): the DMI system vendor
  * ("QEMU", ...) or "hypervisor" written into buf (len bytes), and buf
  * returned; NULL on bare metal. */
-const char *si_vm_name(char *buf, size_t len);
+const char *sysinfo_vm_name(char *buf, size_t len);
 
 #endif

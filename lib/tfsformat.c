@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tfsformat.c - tracepoint format collection (libtracefs) and the
- * tracing-data blob (through pdw_tracing_data_build()).
+ * tracing-data blob (through pdwrite_tracing_data_build()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include "pdwrite.h"
 #include "tfsformat.h"
 
-#define TFS_MAX_FILE	(16u << 20)	/* bound on one text file we read */
+#define TFSFORMAT_MAX_FILE	(16u << 20)	/* bound on one text file we read */
 
 /* Read a whole (possibly size-less, like tracefs) file; NUL-terminated. */
 static int read_text(const char *path, char **out)
@@ -31,7 +31,7 @@ static int read_text(const char *path, char **out)
 	int err = 0;
 	while (buf) {
 		if (len + 1 >= cap) {
-			if (cap >= TFS_MAX_FILE) {
+			if (cap >= TFSFORMAT_MAX_FILE) {
 				err = -EFBIG;
 				break;
 			}
@@ -232,20 +232,20 @@ static int parse_id(const char *fmt, uint64_t *id)
 	return 0;
 }
 
-static int add_event(struct tfs_formats *f, size_t *cap, const struct src *s, const char *sys,
+static int add_event(struct tfsformat_formats *f, size_t *cap, const struct src *s, const char *sys,
 		     const char *ev)
 {
-	if (tfs_find(f, sys, ev))
+	if (tfsformat_find(f, sys, ev))
 		return 0;
 	if (f->nr_events == *cap) {
 		size_t nc = *cap ? 2 * *cap : 16;
-		struct tfs_event *n = realloc(f->events, nc * sizeof(*n));
+		struct tfsformat_event *n = realloc(f->events, nc * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		f->events = n;
 		*cap = nc;
 	}
-	struct tfs_event *e = &f->events[f->nr_events];
+	struct tfsformat_event *e = &f->events[f->nr_events];
 	memset(e, 0, sizeof(*e));
 	int err = src_format(s, sys, ev, &e->format);
 	if (err)
@@ -264,7 +264,7 @@ static int add_event(struct tfs_formats *f, size_t *cap, const struct src *s, co
 	return 0;
 }
 
-static int collect_spec(struct tfs_formats *f, size_t *cap, const struct src *s, const char *spec)
+static int collect_spec(struct tfsformat_formats *f, size_t *cap, const struct src *s, const char *spec)
 {
 	char sysp[256], evp[256];
 	const char *colon = strchr(spec, ':');
@@ -301,8 +301,8 @@ static int collect_spec(struct tfs_formats *f, size_t *cap, const struct src *s,
 	return err;
 }
 
-int tfs_collect(const char *events_dir, const char *const *specs, size_t nr_specs,
-		struct tfs_formats **out)
+int tfsformat_collect(const char *events_dir, const char *const *specs, size_t nr_specs,
+		struct tfsformat_formats **out)
 {
 	if (!out || (nr_specs && !specs))
 		return -EINVAL;
@@ -319,7 +319,7 @@ int tfs_collect(const char *events_dir, const char *const *specs, size_t nr_spec
 		if (k > 0 && (size_t)k < sizeof(ev) && access(ev, R_OK | X_OK) < 0)
 			return -errno;
 	}
-	struct tfs_formats *f = calloc(1, sizeof(*f));
+	struct tfsformat_formats *f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
 	long ps = sysconf(_SC_PAGESIZE);
@@ -336,14 +336,14 @@ int tfs_collect(const char *events_dir, const char *const *specs, size_t nr_spec
 	for (size_t i = 0; !err && i < nr_specs; i++)
 		err = specs[i] ? collect_spec(f, &cap, &s, specs[i]) : -EINVAL;
 	if (err) {
-		tfs_free(f);
+		tfsformat_free(f);
 		return err;
 	}
 	*out = f;
 	return 0;
 }
 
-const struct tfs_event *tfs_find(const struct tfs_formats *f, const char *system, const char *name)
+const struct tfsformat_event *tfsformat_find(const struct tfsformat_formats *f, const char *system, const char *name)
 {
 	for (size_t i = 0; f && system && name && i < f->nr_events; i++)
 		if (!strcmp(f->events[i].system, system) && !strcmp(f->events[i].name, name))
@@ -351,43 +351,43 @@ const struct tfs_event *tfs_find(const struct tfs_formats *f, const char *system
 	return NULL;
 }
 
-int tfs_tracing_data(const struct tfs_formats *f, bool big_endian, void **blob, size_t *len)
+int tfsformat_tracing_data(const struct tfsformat_formats *f, bool big_endian, void **blob, size_t *len)
 {
 	if (!f || !blob || !len)
 		return -EINVAL;
-	struct pdw_tp_format *fmts = calloc(f->nr_events ? f->nr_events : 1, sizeof(*fmts));
+	struct pdwrite_tp_format *fmts = calloc(f->nr_events ? f->nr_events : 1, sizeof(*fmts));
 	if (!fmts)
 		return -ENOMEM;
 	for (size_t i = 0; i < f->nr_events; i++) {
 		fmts[i].system = f->events[i].system;
 		fmts[i].format = f->events[i].format;
 	}
-	int err = pdw_tracing_data_build(big_endian, f->page_size, f->header_page, fmts,
+	int err = pdwrite_tracing_data_build(big_endian, f->page_size, f->header_page, fmts,
 					 f->nr_events, f->printk_formats, f->saved_cmdlines,
 					 blob, len);
 	free(fmts);
 	return err;
 }
 
-int tfs_describe(struct pdw *pw, const char *events_dir, const char *const *names, size_t n,
+int tfsformat_describe(struct pdwrite *pw, const char *events_dir, const char *const *names, size_t n,
 		 bool big_endian)
 {
-	struct tfs_formats *f = NULL;
+	struct tfsformat_formats *f = NULL;
 	void *blob;
 	size_t len;
-	int err = tfs_collect(events_dir, names, n, &f);
+	int err = tfsformat_collect(events_dir, names, n, &f);
 
 	if (!err)
-		err = tfs_tracing_data(f, big_endian, &blob, &len);
+		err = tfsformat_tracing_data(f, big_endian, &blob, &len);
 	if (!err) {
-		err = pdw_set_tracing_data(pw, blob, len);
+		err = pdwrite_set_tracing_data(pw, blob, len);
 		free(blob);
 	}
-	tfs_free(f);
+	tfsformat_free(f);
 	return err < 0 ? err : 0;
 }
 
-void tfs_free(struct tfs_formats *f)
+void tfsformat_free(struct tfsformat_formats *f)
 {
 	if (!f)
 		return;

@@ -3,17 +3,17 @@
  * tfsformat.h - collect tracepoint format texts and build perf's
  * tracing-data blob for a list of events.
  *
- * Prefix: tfs_.
+ * Prefix: tfsformat_.
  *
- *	struct tfs_formats *f;
+ *	struct tfsformat_formats *f;
  *	const char *ev[] = { "sched:sched_switch", "irq:*" };
- *	int err = tfs_collect(NULL, ev, 2, &f);		// live tracefs
+ *	int err = tfsformat_collect(NULL, ev, 2, &f);		// live tracefs
  *	for (size_t i = 0; i < f->nr_events; i++)
  *		attr.config = f->events[i].id, ...;
  *	void *blob; size_t len;
- *	err = tfs_tracing_data(f, false, &blob, &len);	// for pdw_set_tracing_data
+ *	err = tfsformat_tracing_data(f, false, &blob, &len);	// for pdwrite_set_tracing_data
  *	free(blob);
- *	tfs_free(f);
+ *	tfsformat_free(f);
  *
  * With events_dir == NULL the live tracefs is used through libtracefs (the
  * events/ directory, header_page, printk_formats and saved_cmdlines).  A
@@ -28,53 +28,53 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct tfs_event {
+struct tfsformat_event {
 	char *system;			/* "sched" */
 	char *name;			/* "sched_switch" */
 	uint64_t id;			/* the format's "ID:" = perf attr.config */
 	char *format;			/* format text, NUL-terminated */
 };
 
-struct tfs_formats {
+struct tfsformat_formats {
 	char *header_page;		/* events/header_page text ("" if unreadable) */
 	char *printk_formats;		/* NULL when not available */
 	char *saved_cmdlines;		/* NULL when not available */
 	uint32_t page_size;
-	struct tfs_event *events;	/* in spec order, globs expanded sorted by name */
+	struct tfsformat_event *events;	/* in spec order, globs expanded sorted by name */
 	size_t nr_events;
 };
 
 /*
- * tfs_collect - expand specs "system:event" (fnmatch globs allowed in both
+ * tfsformat_collect - expand specs "system:event" (fnmatch globs allowed in both
  * parts, e.g. "sched:*", "irq:softirq_*"; a bare "system" means "system:*")
  * and read every matching format.  An event matched twice is kept once.
- * Returns 0 and *out (freed by the caller with tfs_free()), -ENOENT when a
+ * Returns 0 and *out (freed by the caller with tfsformat_free()), -ENOENT when a
  * spec matches no event, -EINVAL on a malformed spec, -ENODEV when no tracefs
  * is mounted, or another negative errno from reading.
  */
-int tfs_collect(const char *events_dir, const char *const *specs, size_t nr_specs,
-		struct tfs_formats **out);
+int tfsformat_collect(const char *events_dir, const char *const *specs, size_t nr_specs,
+		struct tfsformat_formats **out);
 
-/* tfs_tracing_data - perf's tracing-data blob (version 0.6) for f, in the
+/* tfsformat_tracing_data - perf's tracing-data blob (version 0.6) for f, in the
  * given byte order; *blob is malloc'd, the caller frees it. */
-int tfs_tracing_data(const struct tfs_formats *f, bool big_endian, void **blob, size_t *len);
+int tfsformat_tracing_data(const struct tfsformat_formats *f, bool big_endian, void **blob, size_t *len);
 
-struct pdw;
+struct pdwrite;
 /*
- * tfs_describe - the formats of the events names[0..n-1] ("system:event", as
- * tfs_collect() takes them, from events_dir or the live tracefs) set as the
- * tracing data of pw (pdw_set_tracing_data) in the given byte order: what a
+ * tfsformat_describe - the formats of the events names[0..n-1] ("system:event", as
+ * tfsformat_collect() takes them, from events_dir or the live tracefs) set as the
+ * tracing data of pw (pdwrite_set_tracing_data) in the given byte order: what a
  * recording of tracepoints needs beside its evsels.  0 or a negative errno
- * (tfs_collect()'s, -ENOMEM); nothing is left to free.
+ * (tfsformat_collect()'s, -ENOMEM); nothing is left to free.
  */
-int tfs_describe(struct pdw *pw, const char *events_dir, const char *const *names, size_t n,
+int tfsformat_describe(struct pdwrite *pw, const char *events_dir, const char *const *names, size_t n,
 		 bool big_endian);
 
-/* tfs_find - the collected event system:name, or NULL. */
-const struct tfs_event *tfs_find(const struct tfs_formats *f, const char *system,
+/* tfsformat_find - the collected event system:name, or NULL. */
+const struct tfsformat_event *tfsformat_find(const struct tfsformat_formats *f, const char *system,
 				 const char *name);
 
-/* tfs_free - free f and everything it owns; NULL is fine. */
-void tfs_free(struct tfs_formats *f);
+/* tfsformat_free - free f and everything it owns; NULL is fine. */
+void tfsformat_free(struct tfsformat_formats *f);
 
 #endif

@@ -6,16 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct thr {
+struct thread {
 	int32_t tid;
 	int32_t pid;
 	bool used;
 	bool comm_set;
-	char comm[THR_COMM_LEN];
+	char comm[THREAD_COMM_LEN];
 };
 
-struct thr_table {
-	struct thr *slots;
+struct thread_table {
+	struct thread *slots;
 	size_t cap, used;
 	uint64_t gen;		/* bumped when slots move */
 };
@@ -30,9 +30,9 @@ static size_t hash32(uint32_t x)
 	return x;
 }
 
-struct thr_table *thr_new(void)
+struct thread_table *thread_new(void)
 {
-	struct thr_table *t = calloc(1, sizeof(*t));
+	struct thread_table *t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
 	t->cap = 1024;
@@ -44,7 +44,7 @@ struct thr_table *thr_new(void)
 	return t;
 }
 
-void thr_free(struct thr_table *t)
+void thread_free(struct thread_table *t)
 {
 	if (!t)
 		return;
@@ -52,11 +52,11 @@ void thr_free(struct thr_table *t)
 	free(t);
 }
 
-static struct thr *lookup(struct thr_table *t, int32_t tid)
+static struct thread *lookup(struct thread_table *t, int32_t tid)
 {
 	size_t m = t->cap - 1;
 	for (size_t h = hash32((uint32_t)tid) & m;; h = (h + 1) & m) {
-		struct thr *s = &t->slots[h];
+		struct thread *s = &t->slots[h];
 		if (!s->used)
 			return NULL;
 		if (s->tid == tid)
@@ -64,10 +64,10 @@ static struct thr *lookup(struct thr_table *t, int32_t tid)
 	}
 }
 
-static int grow(struct thr_table *t)
+static int grow(struct thread_table *t)
 {
 	size_t ncap = t->cap * 2;
-	struct thr *n = calloc(ncap, sizeof(*n));
+	struct thread *n = calloc(ncap, sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->cap; i++) {
@@ -85,14 +85,14 @@ static int grow(struct thr_table *t)
 	return 0;
 }
 
-uint64_t thr_generation(const struct thr_table *t)
+uint64_t thread_generation(const struct thread_table *t)
 {
 	return t->gen;
 }
 
-static struct thr *findnew(struct thr_table *t, int32_t pid, int32_t tid)
+static struct thread *findnew(struct thread_table *t, int32_t pid, int32_t tid)
 {
-	struct thr *s = lookup(t, tid);
+	struct thread *s = lookup(t, tid);
 	if (s) {
 		if (s->pid == -1 && pid != -1)
 			s->pid = pid;
@@ -119,9 +119,9 @@ static struct thr *findnew(struct thr_table *t, int32_t pid, int32_t tid)
 	return s;
 }
 
-int thr_set_comm(struct thr_table *t, int32_t pid, int32_t tid, const char *comm)
+int thread_set_comm(struct thread_table *t, int32_t pid, int32_t tid, const char *comm)
 {
-	struct thr *s = findnew(t, pid, tid);
+	struct thread *s = findnew(t, pid, tid);
 	if (!s)
 		return -ENOMEM;
 	snprintf(s->comm, sizeof(s->comm), "%s", comm);
@@ -129,15 +129,15 @@ int thr_set_comm(struct thr_table *t, int32_t pid, int32_t tid, const char *comm
 	return 0;
 }
 
-int thr_fork(struct thr_table *t, int32_t ppid, int32_t ptid, int32_t pid, int32_t tid)
+int thread_fork(struct thread_table *t, int32_t ppid, int32_t ptid, int32_t pid, int32_t tid)
 {
-	struct thr *parent = findnew(t, ppid, ptid);
+	struct thread *parent = findnew(t, ppid, ptid);
 	if (!parent)
 		return -ENOMEM;
 	bool set = parent->comm_set;
-	char comm[THR_COMM_LEN];
+	char comm[THREAD_COMM_LEN];
 	memcpy(comm, parent->comm, sizeof(comm));
-	struct thr *c = lookup(t, tid);
+	struct thread *c = lookup(t, tid);
 	if (c) {
 		/* tid reused: the old thread is gone */
 		c->pid = pid;
@@ -155,14 +155,14 @@ int thr_fork(struct thr_table *t, int32_t ppid, int32_t ptid, int32_t pid, int32
 	return 0;
 }
 
-const char *thr_comm(struct thr_table *t, int32_t pid, int32_t tid)
+const char *thread_comm(struct thread_table *t, int32_t pid, int32_t tid)
 {
-	struct thr *s = findnew(t, pid, tid);
+	struct thread *s = findnew(t, pid, tid);
 	return s ? s->comm : ":?";
 }
 
-int32_t thr_pid(struct thr_table *t, int32_t tid)
+int32_t thread_pid(struct thread_table *t, int32_t tid)
 {
-	struct thr *s = lookup(t, tid);
+	struct thread *s = lookup(t, tid);
 	return s ? s->pid : -1;
 }

@@ -4,7 +4,7 @@
  * them: COMM records set a thread's comm, FORK copies the parent's, a thread
  * never seen is named ":<tid>", tid 0 is "swapper".
  *
- * Prefix: thr_.  Storage grows by doubling (no allocation per record).
+ * Prefix: thread_.  Storage grows by doubling (no allocation per record).
  */
 #ifndef LATSCOPE_THREAD_H
 #define LATSCOPE_THREAD_H
@@ -12,26 +12,26 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define THR_COMM_LEN 32
+#define THREAD_COMM_LEN 32
 
-struct thr_table;
+struct thread_table;
 
-/* Returns NULL on allocation failure; free with thr_free(). */
-struct thr_table *thr_new(void);
-void thr_free(struct thr_table *t);
+/* Returns NULL on allocation failure; free with thread_free(). */
+struct thread_table *thread_new(void);
+void thread_free(struct thread_table *t);
 
 /* COMM record. */
-int thr_set_comm(struct thr_table *t, int32_t pid, int32_t tid, const char *comm);
+int thread_set_comm(struct thread_table *t, int32_t pid, int32_t tid, const char *comm);
 /* FORK record: the child inherits the parent's comm (if it had one set). */
-int thr_fork(struct thr_table *t, int32_t ppid, int32_t ptid, int32_t pid, int32_t tid);
+int thread_fork(struct thread_table *t, int32_t ppid, int32_t ptid, int32_t pid, int32_t tid);
 /* The comm of tid; the returned string is owned by the table and valid until
  * the next call that modifies it.  Unknown threads are created (":<tid>"). */
-const char *thr_comm(struct thr_table *t, int32_t pid, int32_t tid);
-/* A number that changes whenever strings returned by thr_comm() may have
+const char *thread_comm(struct thread_table *t, int32_t pid, int32_t tid);
+/* A number that changes whenever strings returned by thread_comm() may have
  * moved (the table grew): a caller may keep such a pointer while it is the
  * same (the string's contents follow COMM and FORK records). */
-uint64_t thr_generation(const struct thr_table *t);
+uint64_t thread_generation(const struct thread_table *t);
 /* Pid of tid if known, else -1. */
-int32_t thr_pid(struct thr_table *t, int32_t tid);
+int32_t thread_pid(struct thread_table *t, int32_t tid);
 
 #endif

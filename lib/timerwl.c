@@ -13,20 +13,20 @@
 
 #include "timerwl.h"
 
-struct twl_thr {
-	struct twl *w;
+struct timerwl_thr {
+	struct timerwl *w;
 	pthread_t th;
 	bool started;
 	pthread_mutex_t lock;		/* protects hist and info */
 	struct lhist hist;
-	struct twl_thread_info info;
+	struct timerwl_thread_info info;
 };
 
-struct twl {
-	struct twl_cfg cfg;
+struct timerwl {
+	struct timerwl_cfg cfg;
 	atomic_bool stop;
 	unsigned nr;
-	struct twl_thr *t;
+	struct timerwl_thr *t;
 };
 
 static uint64_t ts_ns(const struct timespec *ts)
@@ -40,10 +40,10 @@ static void ns_ts(uint64_t ns, struct timespec *ts)
 	ts->tv_nsec = (long)(ns % 1000000000u);
 }
 
-static void *twl_run(void *arg)
+static void *timerwl_run(void *arg)
 {
-	struct twl_thr *t = arg;
-	struct twl *w = t->w;
+	struct timerwl_thr *t = arg;
+	struct timerwl *w = t->w;
 	cpu_set_t set;
 	int err = 0;
 
@@ -100,10 +100,10 @@ static void *twl_run(void *arg)
 	return NULL;
 }
 
-int twl_start(struct twl **out, const struct twl_cfg *cfg)
+int timerwl_start(struct timerwl **out, const struct timerwl_cfg *cfg)
 {
-	struct twl *w;
-	unsigned n = ps_cpuset_count(&cfg->cpus);
+	struct timerwl *w;
+	unsigned n = parse_cpuset_count(&cfg->cpus);
 
 	*out = NULL;
 	if (!cfg->interval_ns || n == 0 || cfg->prio < 0 || cfg->prio > 99 || cfg->nice < -20 ||
@@ -121,10 +121,10 @@ int twl_start(struct twl **out, const struct twl_cfg *cfg)
 	}
 	unsigned i = 0;
 	int err = 0;
-	for (unsigned cpu = 0; i < n && cpu < PS_MAX_CPUS; cpu++) {
-		if (!ps_cpuset_has(&cfg->cpus, cpu))
+	for (unsigned cpu = 0; i < n && cpu < PARSE_MAX_CPUS; cpu++) {
+		if (!parse_cpuset_has(&cfg->cpus, cpu))
 			continue;
-		struct twl_thr *t = &w->t[i];
+		struct timerwl_thr *t = &w->t[i];
 		t->w = w;
 		t->info.cpu = cpu;
 		pthread_mutex_init(&t->lock, NULL);
@@ -132,26 +132,26 @@ int twl_start(struct twl **out, const struct twl_cfg *cfg)
 		w->nr = ++i;
 		if (err)
 			break;
-		err = -pthread_create(&t->th, NULL, twl_run, t);
+		err = -pthread_create(&t->th, NULL, timerwl_run, t);
 		if (err)
 			break;
 		t->started = true;
 	}
 	if (err) {
-		twl_stop(w);
+		timerwl_stop(w);
 		return err;
 	}
 	*out = w;
 	return 0;
 }
 
-void twl_stop(struct twl *w)
+void timerwl_stop(struct timerwl *w)
 {
 	if (!w)
 		return;
 	atomic_store(&w->stop, true);
 	for (unsigned i = 0; i < w->nr; i++) {
-		struct twl_thr *t = &w->t[i];
+		struct timerwl_thr *t = &w->t[i];
 		if (t->started)
 			pthread_join(t->th, NULL);
 		lhist_fini(&t->hist);
@@ -161,16 +161,16 @@ void twl_stop(struct twl *w)
 	free(w);
 }
 
-unsigned twl_nr_threads(const struct twl *w)
+unsigned timerwl_nr_threads(const struct timerwl *w)
 {
 	return w ? w->nr : 0;
 }
 
-int twl_snapshot(struct twl *w, unsigned i, struct twl_thread_info *info, struct lhist *dst)
+int timerwl_snapshot(struct timerwl *w, unsigned i, struct timerwl_thread_info *info, struct lhist *dst)
 {
 	if (!w || i >= w->nr)
 		return -EINVAL;
-	struct twl_thr *t = &w->t[i];
+	struct timerwl_thr *t = &w->t[i];
 	int err = 0;
 	pthread_mutex_lock(&t->lock);
 	if (info)

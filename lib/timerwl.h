@@ -4,7 +4,7 @@
  * sleeping on absolute CLOCK_MONOTONIC times (start + k * interval) with
  * clock_nanosleep(TIMER_ABSTIME), measuring how late each wakeup is.
  *
- * Prefix: twl_.
+ * Prefix: timerwl_.
  *
  * The threads are the victims the kernel-side histograms measure (their
  * hrtimers and wakeups); their own measurement goes into one lhist per
@@ -20,8 +20,8 @@
 #include "lhist.h"
 #include "parse.h"
 
-struct twl_cfg {
-	struct ps_cpuset cpus;		/* one thread per CPU */
+struct timerwl_cfg {
+	struct parse_cpuset cpus;		/* one thread per CPU */
 	uint64_t interval_ns;		/* period, > 0 */
 	int prio;			/* SCHED_FIFO priority 1..99; 0 = SCHED_OTHER */
 	bool rr;			/* prio > 0: SCHED_RR instead of SCHED_FIFO */
@@ -29,7 +29,7 @@ struct twl_cfg {
 	struct lhist_cfg hist;		/* geometry of each thread's histogram */
 };
 
-struct twl_thread_info {
+struct timerwl_thread_info {
 	unsigned cpu;
 	pid_t tid;			/* 0 until the thread started */
 	bool fifo;			/* the real-time policy (SCHED_FIFO, or SCHED_RR) was granted */
@@ -39,22 +39,22 @@ struct twl_thread_info {
 	uint64_t overruns;		/* periods skipped because a wakeup was more than one late */
 };
 
-struct twl;
+struct timerwl;
 
 /*
- * twl_start - start the threads; returns 0 and *out (stop and free with
- * twl_stop()), -EINVAL for a bad configuration, or a negative errno from
+ * timerwl_start - start the threads; returns 0 and *out (stop and free with
+ * timerwl_stop()), -EINVAL for a bad configuration, or a negative errno from
  * thread creation (then nothing is left running).
  */
-int twl_start(struct twl **out, const struct twl_cfg *cfg);
+int timerwl_start(struct timerwl **out, const struct timerwl_cfg *cfg);
 
-/* twl_stop - stop and join every thread and free w (NULL is fine). */
-void twl_stop(struct twl *w);
+/* timerwl_stop - stop and join every thread and free w (NULL is fine). */
+void timerwl_stop(struct timerwl *w);
 
 /* Number of threads and their CPUs, in cpu order. */
-unsigned twl_nr_threads(const struct twl *w);
+unsigned timerwl_nr_threads(const struct timerwl *w);
 /* Snapshot of thread i: info and a copy of its histogram into *dst (which
  * must be lhist_init()ed with the same geometry).  Returns 0 or -EINVAL. */
-int twl_snapshot(struct twl *w, unsigned i, struct twl_thread_info *info, struct lhist *dst);
+int timerwl_snapshot(struct timerwl *w, unsigned i, struct timerwl_thread_info *info, struct lhist *dst);
 
 #endif

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpdecode.c - turn raw tracepoint data into struct tpe.
+ * tpdecode.c - turn raw tracepoint data into struct tpevent.
  *
- * Prefix: tpd_ / tpe_.
+ * Prefix: tpdecode_ / tpevent_.
  *
- * tpd_new() looks up every event the toolkit knows in the tep handle,
+ * tpdecode_new() looks up every event the toolkit knows in the tep handle,
  * resolves the offset, size and kind of each field once, and keeps one small
- * descriptor per event in an array sorted by event id.  tpd_decode() then
+ * descriptor per event in an array sorted by event id.  tpdecode_decode() then
  * reads the fields straight from the raw bytes with the file's byte order;
  * every read is checked against raw_size.  Fields that some kernels lack
  * (e.g. hrtimer_start.mode, sched_switch.prev_state) are optional: they
@@ -24,70 +24,70 @@
 #include "tpevent.h"
 
 /* How a field is read. */
-enum tpd_ftype {
-	TPD_F_NUM,		/* integer of 1, 2, 4 or 8 bytes */
-	TPD_F_STR,		/* fixed char array or __data_loc/__rel_loc string */
+enum tpdecode_ftype {
+	TPDECODE_F_NUM,		/* integer of 1, 2, 4 or 8 bytes */
+	TPDECODE_F_STR,		/* fixed char array or __data_loc/__rel_loc string */
 };
 
-struct tpd_fspec {
+struct tpdecode_fspec {
 	const char *name;
-	enum tpd_ftype type;
+	enum tpdecode_ftype type;
 	bool optional;
 };
 
 /* Field lists per kind: slot i of an event descriptor is spec field i. */
-struct tpd_kspec {
-	enum tpe_kind kind;
+struct tpdecode_kspec {
+	enum tpevent_kind kind;
 	const char *system;
 	const char *event;		/* NULL: matched by suffix (irq_vectors) */
-	struct tpd_fspec f[TPD_MAX_FIELDS];
+	struct tpdecode_fspec f[TPDECODE_MAX_FIELDS];
 };
 
-#define N(n) { n, TPD_F_NUM, false }
-#define NO(n) { n, TPD_F_NUM, true }
-#define S(n) { n, TPD_F_STR, false }
-#define SO(n) { n, TPD_F_STR, true }
+#define N(n) { n, TPDECODE_F_NUM, false }
+#define NO(n) { n, TPDECODE_F_NUM, true }
+#define S(n) { n, TPDECODE_F_STR, false }
+#define SO(n) { n, TPDECODE_F_STR, true }
 
-static const struct tpd_kspec tpd_specs[] = {
-	{ TPE_SCHED_SWITCH, "sched", "sched_switch",
+static const struct tpdecode_kspec tpdecode_specs[] = {
+	{ TPEVENT_SCHED_SWITCH, "sched", "sched_switch",
 	  { SO("prev_comm"), N("prev_pid"), N("prev_prio"), NO("prev_state"),
 	    SO("next_comm"), N("next_pid"), N("next_prio") } },
-	{ TPE_SCHED_WAKING, "sched", "sched_waking",
+	{ TPEVENT_SCHED_WAKING, "sched", "sched_waking",
 	  { SO("comm"), N("pid"), N("prio"), NO("target_cpu") } },
-	{ TPE_SCHED_WAKEUP, "sched", "sched_wakeup",
+	{ TPEVENT_SCHED_WAKEUP, "sched", "sched_wakeup",
 	  { SO("comm"), N("pid"), N("prio"), NO("target_cpu") } },
-	{ TPE_SCHED_WAKEUP_NEW, "sched", "sched_wakeup_new",
+	{ TPEVENT_SCHED_WAKEUP_NEW, "sched", "sched_wakeup_new",
 	  { SO("comm"), N("pid"), N("prio"), NO("target_cpu") } },
-	{ TPE_SCHED_MIGRATE, "sched", "sched_migrate_task",
+	{ TPEVENT_SCHED_MIGRATE, "sched", "sched_migrate_task",
 	  { SO("comm"), N("pid"), NO("prio"), NO("orig_cpu"), N("dest_cpu") } },
-	{ TPE_SCHED_PROCESS_EXIT, "sched", "sched_process_exit",
+	{ TPEVENT_SCHED_PROCESS_EXIT, "sched", "sched_process_exit",
 	  { SO("comm"), N("pid"), NO("prio") } },
-	{ TPE_IRQ_ENTRY, "irq", "irq_handler_entry", { N("irq"), SO("name") } },
-	{ TPE_IRQ_EXIT, "irq", "irq_handler_exit", { N("irq"), NO("ret") } },
-	{ TPE_SOFTIRQ_ENTRY, "irq", "softirq_entry", { N("vec") } },
-	{ TPE_SOFTIRQ_EXIT, "irq", "softirq_exit", { N("vec") } },
-	{ TPE_SOFTIRQ_RAISE, "irq", "softirq_raise", { N("vec") } },
-	{ TPE_NMI, "nmi", "nmi_handler", { NO("handler"), N("delta_ns"), NO("handled") } },
-	{ TPE_HRTIMER_START, "timer", "hrtimer_start",
+	{ TPEVENT_IRQ_ENTRY, "irq", "irq_handler_entry", { N("irq"), SO("name") } },
+	{ TPEVENT_IRQ_EXIT, "irq", "irq_handler_exit", { N("irq"), NO("ret") } },
+	{ TPEVENT_SOFTIRQ_ENTRY, "irq", "softirq_entry", { N("vec") } },
+	{ TPEVENT_SOFTIRQ_EXIT, "irq", "softirq_exit", { N("vec") } },
+	{ TPEVENT_SOFTIRQ_RAISE, "irq", "softirq_raise", { N("vec") } },
+	{ TPEVENT_NMI, "nmi", "nmi_handler", { NO("handler"), N("delta_ns"), NO("handled") } },
+	{ TPEVENT_HRTIMER_START, "timer", "hrtimer_start",
 	  { N("hrtimer"), NO("function"), N("expires"), NO("softexpires"), NO("mode") } },
-	{ TPE_HRTIMER_CANCEL, "timer", "hrtimer_cancel", { N("hrtimer") } },
-	{ TPE_HRTIMER_EXPIRE_ENTRY, "timer", "hrtimer_expire_entry",
+	{ TPEVENT_HRTIMER_CANCEL, "timer", "hrtimer_cancel", { N("hrtimer") } },
+	{ TPEVENT_HRTIMER_EXPIRE_ENTRY, "timer", "hrtimer_expire_entry",
 	  { N("hrtimer"), N("now"), NO("function") } },
-	{ TPE_HRTIMER_EXPIRE_EXIT, "timer", "hrtimer_expire_exit", { N("hrtimer") } },
-	{ TPE_IRQ_DISABLE, "preemptirq", "irq_disable", { NO("caller_offs"), NO("parent_offs") } },
-	{ TPE_IRQ_ENABLE, "preemptirq", "irq_enable", { NO("caller_offs"), NO("parent_offs") } },
-	{ TPE_PREEMPT_DISABLE, "preemptirq", "preempt_disable",
+	{ TPEVENT_HRTIMER_EXPIRE_EXIT, "timer", "hrtimer_expire_exit", { N("hrtimer") } },
+	{ TPEVENT_IRQ_DISABLE, "preemptirq", "irq_disable", { NO("caller_offs"), NO("parent_offs") } },
+	{ TPEVENT_IRQ_ENABLE, "preemptirq", "irq_enable", { NO("caller_offs"), NO("parent_offs") } },
+	{ TPEVENT_PREEMPT_DISABLE, "preemptirq", "preempt_disable",
 	  { NO("caller_offs"), NO("parent_offs") } },
-	{ TPE_PREEMPT_ENABLE, "preemptirq", "preempt_enable",
+	{ TPEVENT_PREEMPT_ENABLE, "preemptirq", "preempt_enable",
 	  { NO("caller_offs"), NO("parent_offs") } },
-	{ TPE_OSNOISE_SAMPLE_THRESHOLD, "osnoise", "sample_threshold",
+	{ TPEVENT_OSNOISE_SAMPLE_THRESHOLD, "osnoise", "sample_threshold",
 	  { N("start"), N("duration"), NO("interference") } },
-	{ TPE_OSNOISE_NMI, "osnoise", "nmi_noise", { N("start"), N("duration") } },
-	{ TPE_OSNOISE_IRQ, "osnoise", "irq_noise",
+	{ TPEVENT_OSNOISE_NMI, "osnoise", "nmi_noise", { N("start"), N("duration") } },
+	{ TPEVENT_OSNOISE_IRQ, "osnoise", "irq_noise",
 	  { N("start"), N("duration"), NO("vector"), SO("desc") } },
-	{ TPE_OSNOISE_SOFTIRQ, "osnoise", "softirq_noise",
+	{ TPEVENT_OSNOISE_SOFTIRQ, "osnoise", "softirq_noise",
 	  { N("start"), N("duration"), NO("vector") } },
-	{ TPE_OSNOISE_THREAD, "osnoise", "thread_noise",
+	{ TPEVENT_OSNOISE_THREAD, "osnoise", "thread_noise",
 	  { N("start"), N("duration"), NO("pid"), SO("comm") } },
 };
 
@@ -97,53 +97,53 @@ static const struct tpd_kspec tpd_specs[] = {
 #undef SO
 
 /* A vector entry/exit spec (matched by suffix in system irq_vectors). */
-static const struct tpd_kspec tpd_vec_entry = {
-	TPE_VECTOR_ENTRY, "irq_vectors", NULL, { { "vector", TPD_F_NUM, false } }
+static const struct tpdecode_kspec tpdecode_vec_entry = {
+	TPEVENT_VECTOR_ENTRY, "irq_vectors", NULL, { { "vector", TPDECODE_F_NUM, false } }
 };
-static const struct tpd_kspec tpd_vec_exit = {
-	TPE_VECTOR_EXIT, "irq_vectors", NULL, { { "vector", TPD_F_NUM, false } }
-};
-
-static const char *const tpe_names[TPE_NR_KINDS] = {
-	[TPE_UNKNOWN] = "unknown",
-	[TPE_SCHED_SWITCH] = "sched:sched_switch",
-	[TPE_SCHED_WAKING] = "sched:sched_waking",
-	[TPE_SCHED_WAKEUP] = "sched:sched_wakeup",
-	[TPE_SCHED_WAKEUP_NEW] = "sched:sched_wakeup_new",
-	[TPE_SCHED_MIGRATE] = "sched:sched_migrate_task",
-	[TPE_SCHED_PROCESS_EXIT] = "sched:sched_process_exit",
-	[TPE_IRQ_ENTRY] = "irq:irq_handler_entry",
-	[TPE_IRQ_EXIT] = "irq:irq_handler_exit",
-	[TPE_SOFTIRQ_ENTRY] = "irq:softirq_entry",
-	[TPE_SOFTIRQ_EXIT] = "irq:softirq_exit",
-	[TPE_SOFTIRQ_RAISE] = "irq:softirq_raise",
-	[TPE_VECTOR_ENTRY] = "irq_vectors:*_entry",
-	[TPE_VECTOR_EXIT] = "irq_vectors:*_exit",
-	[TPE_NMI] = "nmi:nmi_handler",
-	[TPE_HRTIMER_START] = "timer:hrtimer_start",
-	[TPE_HRTIMER_CANCEL] = "timer:hrtimer_cancel",
-	[TPE_HRTIMER_EXPIRE_ENTRY] = "timer:hrtimer_expire_entry",
-	[TPE_HRTIMER_EXPIRE_EXIT] = "timer:hrtimer_expire_exit",
-	[TPE_IRQ_DISABLE] = "preemptirq:irq_disable",
-	[TPE_IRQ_ENABLE] = "preemptirq:irq_enable",
-	[TPE_PREEMPT_DISABLE] = "preemptirq:preempt_disable",
-	[TPE_PREEMPT_ENABLE] = "preemptirq:preempt_enable",
-	[TPE_OSNOISE_SAMPLE_THRESHOLD] = "osnoise:sample_threshold",
-	[TPE_OSNOISE_NMI] = "osnoise:nmi_noise",
-	[TPE_OSNOISE_IRQ] = "osnoise:irq_noise",
-	[TPE_OSNOISE_SOFTIRQ] = "osnoise:softirq_noise",
-	[TPE_OSNOISE_THREAD] = "osnoise:thread_noise",
+static const struct tpdecode_kspec tpdecode_vec_exit = {
+	TPEVENT_VECTOR_EXIT, "irq_vectors", NULL, { { "vector", TPDECODE_F_NUM, false } }
 };
 
-const char *tpe_kind_name(enum tpe_kind k)
+static const char *const tpevent_names[TPEVENT_NR_KINDS] = {
+	[TPEVENT_UNKNOWN] = "unknown",
+	[TPEVENT_SCHED_SWITCH] = "sched:sched_switch",
+	[TPEVENT_SCHED_WAKING] = "sched:sched_waking",
+	[TPEVENT_SCHED_WAKEUP] = "sched:sched_wakeup",
+	[TPEVENT_SCHED_WAKEUP_NEW] = "sched:sched_wakeup_new",
+	[TPEVENT_SCHED_MIGRATE] = "sched:sched_migrate_task",
+	[TPEVENT_SCHED_PROCESS_EXIT] = "sched:sched_process_exit",
+	[TPEVENT_IRQ_ENTRY] = "irq:irq_handler_entry",
+	[TPEVENT_IRQ_EXIT] = "irq:irq_handler_exit",
+	[TPEVENT_SOFTIRQ_ENTRY] = "irq:softirq_entry",
+	[TPEVENT_SOFTIRQ_EXIT] = "irq:softirq_exit",
+	[TPEVENT_SOFTIRQ_RAISE] = "irq:softirq_raise",
+	[TPEVENT_VECTOR_ENTRY] = "irq_vectors:*_entry",
+	[TPEVENT_VECTOR_EXIT] = "irq_vectors:*_exit",
+	[TPEVENT_NMI] = "nmi:nmi_handler",
+	[TPEVENT_HRTIMER_START] = "timer:hrtimer_start",
+	[TPEVENT_HRTIMER_CANCEL] = "timer:hrtimer_cancel",
+	[TPEVENT_HRTIMER_EXPIRE_ENTRY] = "timer:hrtimer_expire_entry",
+	[TPEVENT_HRTIMER_EXPIRE_EXIT] = "timer:hrtimer_expire_exit",
+	[TPEVENT_IRQ_DISABLE] = "preemptirq:irq_disable",
+	[TPEVENT_IRQ_ENABLE] = "preemptirq:irq_enable",
+	[TPEVENT_PREEMPT_DISABLE] = "preemptirq:preempt_disable",
+	[TPEVENT_PREEMPT_ENABLE] = "preemptirq:preempt_enable",
+	[TPEVENT_OSNOISE_SAMPLE_THRESHOLD] = "osnoise:sample_threshold",
+	[TPEVENT_OSNOISE_NMI] = "osnoise:nmi_noise",
+	[TPEVENT_OSNOISE_IRQ] = "osnoise:irq_noise",
+	[TPEVENT_OSNOISE_SOFTIRQ] = "osnoise:softirq_noise",
+	[TPEVENT_OSNOISE_THREAD] = "osnoise:thread_noise",
+};
+
+const char *tpevent_kind_name(enum tpevent_kind k)
 {
-	if ((unsigned int)k >= TPE_NR_KINDS || !tpe_names[k])
+	if ((unsigned int)k >= TPEVENT_NR_KINDS || !tpevent_names[k])
 		return "unknown";
-	return tpe_names[k];
+	return tpevent_names[k];
 }
 
 /* Resolve one field; false when it is absent or has a layout we cannot read. */
-static bool tpd_resolve(struct tep_format_field *tf, enum tpd_ftype type, struct tpd_field *out)
+static bool tpdecode_resolve(struct tep_format_field *tf, enum tpdecode_ftype type, struct tpdecode_field *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!tf || tf->offset < 0 || tf->size <= 0)
@@ -151,7 +151,7 @@ static bool tpd_resolve(struct tep_format_field *tf, enum tpd_ftype type, struct
 	out->offset = (uint32_t)tf->offset;
 	out->size = (uint32_t)tf->size;
 	out->is_signed = tf->flags & TEP_FIELD_IS_SIGNED;
-	if (type == TPD_F_NUM) {
+	if (type == TPDECODE_F_NUM) {
 		if (tf->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
 			return false;
 		if (tf->size != 1 && tf->size != 2 && tf->size != 4 && tf->size != 8)
@@ -171,19 +171,19 @@ static bool tpd_resolve(struct tep_format_field *tf, enum tpd_ftype type, struct
 }
 
 /* Fill ev from spec; false when a required field is missing. */
-static bool tpd_build(struct tep_event *e, const struct tpd_kspec *ks, struct tpd_ev *ev)
+static bool tpdecode_build(struct tep_event *e, const struct tpdecode_kspec *ks, struct tpdecode_ev *ev)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->id = e->id;
 	ev->kind = ks->kind;
-	tpd_resolve(tep_find_common_field(e, "common_flags"), TPD_F_NUM, &ev->common_flags);
-	tpd_resolve(tep_find_common_field(e, "common_preempt_count"), TPD_F_NUM, &ev->common_pc);
+	tpdecode_resolve(tep_find_common_field(e, "common_flags"), TPDECODE_F_NUM, &ev->common_flags);
+	tpdecode_resolve(tep_find_common_field(e, "common_preempt_count"), TPDECODE_F_NUM, &ev->common_pc);
 	if (ev->common_flags.present && ev->common_flags.size != 1)
 		ev->common_flags.present = false;
 	if (ev->common_pc.present && ev->common_pc.size != 1)
 		ev->common_pc.present = false;
-	tpd_resolve(tep_find_common_field(e, "common_type"), TPD_F_NUM, &ev->common_type);
-	tpd_resolve(tep_find_common_field(e, "common_pid"), TPD_F_NUM, &ev->common_pid);
+	tpdecode_resolve(tep_find_common_field(e, "common_type"), TPDECODE_F_NUM, &ev->common_type);
+	tpdecode_resolve(tep_find_common_field(e, "common_pid"), TPDECODE_F_NUM, &ev->common_pid);
 	for (int pass = 0; pass < 2; pass++) {
 		struct tep_format_field *tf = pass ? e->format.fields : e->format.common_fields;
 		for (; tf; tf = tf->next) {
@@ -193,16 +193,16 @@ static bool tpd_build(struct tep_event *e, const struct tpd_kspec *ks, struct tp
 		}
 	}
 
-	for (size_t i = 0; i < TPD_MAX_FIELDS && ks->f[i].name; i++) {
-		const struct tpd_fspec *fs = &ks->f[i];
-		if (!tpd_resolve(tep_find_field(e, fs->name), fs->type, &ev->f[i]) && !fs->optional)
+	for (size_t i = 0; i < TPDECODE_MAX_FIELDS && ks->f[i].name; i++) {
+		const struct tpdecode_fspec *fs = &ks->f[i];
+		if (!tpdecode_resolve(tep_find_field(e, fs->name), fs->type, &ev->f[i]) && !fs->optional)
 			return false;
 	}
-	struct tpd_field *all[TPD_MAX_FIELDS + 2];
+	struct tpdecode_field *all[TPDECODE_MAX_FIELDS + 2];
 	size_t n = 0;
 	all[n++] = &ev->common_flags;
 	all[n++] = &ev->common_pc;
-	for (size_t i = 0; i < TPD_MAX_FIELDS; i++)
+	for (size_t i = 0; i < TPDECODE_MAX_FIELDS; i++)
 		all[n++] = &ev->f[i];
 	for (size_t i = 0; i < n; i++) {
 		if (!all[i]->present)
@@ -216,20 +216,20 @@ static bool tpd_build(struct tep_event *e, const struct tpd_kspec *ks, struct tp
 	return true;
 }
 
-static int tpd_cmp(const void *a, const void *b)
+static int tpdecode_cmp(const void *a, const void *b)
 {
-	const struct tpd_ev *x = a, *y = b;
+	const struct tpdecode_ev *x = a, *y = b;
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-static int tpd_add(struct tpd *d, const struct tpd_ev *ev)
+static int tpdecode_add(struct tpdecode *d, const struct tpdecode_ev *ev)
 {
 	for (size_t i = 0; i < d->nr; i++)
 		if (d->ev[i].id == ev->id)
 			return 0;	/* same id twice: keep the first */
 	if (d->nr == d->cap) {
 		size_t ncap = d->cap ? d->cap * 2 : 32;
-		struct tpd_ev *n = realloc(d->ev, ncap * sizeof(*n));
+		struct tpdecode_ev *n = realloc(d->ev, ncap * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		d->ev = n;
@@ -239,7 +239,7 @@ static int tpd_add(struct tpd *d, const struct tpd_ev *ev)
 	return 0;
 }
 
-static bool tpd_suffix(const char *s, const char *suf, size_t *stem)
+static bool tpdecode_suffix(const char *s, const char *suf, size_t *stem)
 {
 	size_t ls = strlen(s), lf = strlen(suf);
 	if (ls <= lf || strcmp(s + ls - lf, suf) != 0)
@@ -248,56 +248,56 @@ static bool tpd_suffix(const char *s, const char *suf, size_t *stem)
 	return true;
 }
 
-struct tpd *tpd_new(struct tep_handle *tep)
+struct tpdecode *tpdecode_new(struct tep_handle *tep)
 {
-	struct tpd *d = calloc(1, sizeof(*d));
-	struct tpd_ev ev;
+	struct tpdecode *d = calloc(1, sizeof(*d));
+	struct tpdecode_ev ev;
 
 	if (!d)
 		return NULL;
 	if (!tep)
 		return d;	/* decodes nothing */
-	d->swap = tep_is_file_bigendian(tep) != (bool)BY_HOST_BIG_ENDIAN;
+	d->swap = tep_is_file_bigendian(tep) != (bool)BYTES_HOST_BIG_ENDIAN;
 
-	for (size_t i = 0; i < sizeof(tpd_specs) / sizeof(tpd_specs[0]); i++) {
-		const struct tpd_kspec *ks = &tpd_specs[i];
+	for (size_t i = 0; i < sizeof(tpdecode_specs) / sizeof(tpdecode_specs[0]); i++) {
+		const struct tpdecode_kspec *ks = &tpdecode_specs[i];
 		struct tep_event *e = tep_find_event_by_name(tep, ks->system, ks->event);
-		if (e && tpd_build(e, ks, &ev) && tpd_add(d, &ev) < 0)
+		if (e && tpdecode_build(e, ks, &ev) && tpdecode_add(d, &ev) < 0)
 			goto fail;
 	}
 
 	int nr = tep_get_events_count(tep);
 	for (int i = 0; i < nr; i++) {
 		struct tep_event *e = tep_get_event(tep, i);
-		const struct tpd_kspec *ks;
+		const struct tpdecode_kspec *ks;
 		size_t stem;
 
 		if (!e || !e->system || !e->name || strcmp(e->system, "irq_vectors") != 0)
 			continue;
-		if (tpd_suffix(e->name, "_entry", &stem))
-			ks = &tpd_vec_entry;
-		else if (tpd_suffix(e->name, "_exit", &stem))
-			ks = &tpd_vec_exit;
+		if (tpdecode_suffix(e->name, "_entry", &stem))
+			ks = &tpdecode_vec_entry;
+		else if (tpdecode_suffix(e->name, "_exit", &stem))
+			ks = &tpdecode_vec_exit;
 		else
 			continue;
-		if (!tpd_build(e, ks, &ev))
+		if (!tpdecode_build(e, ks, &ev))
 			continue;
 		if (stem >= sizeof(ev.vec_name))
 			stem = sizeof(ev.vec_name) - 1;
 		memcpy(ev.vec_name, e->name, stem);
 		ev.vec_name[stem] = '\0';
-		if (tpd_add(d, &ev) < 0)
+		if (tpdecode_add(d, &ev) < 0)
 			goto fail;
 	}
 	if (d->nr)
-		qsort(d->ev, d->nr, sizeof(*d->ev), tpd_cmp);
+		qsort(d->ev, d->nr, sizeof(*d->ev), tpdecode_cmp);
 	return d;
 fail:
-	tpd_free(d);
+	tpdecode_free(d);
 	return NULL;
 }
 
-void tpd_free(struct tpd *d)
+void tpdecode_free(struct tpdecode *d)
 {
 	if (!d)
 		return;
@@ -305,7 +305,7 @@ void tpd_free(struct tpd *d)
 	free(d);
 }
 
-const struct tpd_ev *tpd_find_ev(const struct tpd *d, int id)
+const struct tpdecode_ev *tpdecode_find_ev(const struct tpdecode *d, int id)
 {
 	size_t lo = 0, hi = d ? d->nr : 0;
 	while (lo < hi) {
@@ -320,14 +320,14 @@ const struct tpd_ev *tpd_find_ev(const struct tpd *d, int id)
 	return NULL;
 }
 
-enum tpe_kind tpd_kind(const struct tpd *d, int event_id)
+enum tpevent_kind tpdecode_kind(const struct tpdecode *d, int event_id)
 {
-	const struct tpd_ev *e = tpd_find_ev(d, event_id);
-	return e ? e->kind : TPE_UNKNOWN;
+	const struct tpdecode_ev *e = tpdecode_find_ev(d, event_id);
+	return e ? e->kind : TPEVENT_UNKNOWN;
 }
 
 /* Integer field (bounds already checked through min_size); 0 when absent. */
-static uint64_t tpd_num(const struct tpd *d, const struct tpd_field *f, const uint8_t *raw)
+static uint64_t tpdecode_num(const struct tpdecode *d, const struct tpdecode_field *f, const uint8_t *raw)
 {
 	const uint8_t *p = raw + f->offset;
 	if (!f->present)
@@ -336,20 +336,20 @@ static uint64_t tpd_num(const struct tpd *d, const struct tpd_field *f, const ui
 	case 1:
 		return f->is_signed ? (uint64_t)(int64_t)(int8_t)p[0] : p[0];
 	case 2: {
-		uint16_t v = by_ld16(p, d->swap);
+		uint16_t v = bytes_ld16(p, d->swap);
 		return f->is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
 	}
 	case 4: {
-		uint32_t v = by_ld32(p, d->swap);
+		uint32_t v = bytes_ld32(p, d->swap);
 		return f->is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
 	}
 	default:
-		return by_ld64(p, d->swap);
+		return bytes_ld64(p, d->swap);
 	}
 }
 
 /* String field into dst[cap]; -EINVAL when a __data_loc points outside raw. */
-static int tpd_str(const struct tpd *d, const struct tpd_field *f, const uint8_t *raw,
+static int tpdecode_str(const struct tpdecode *d, const struct tpdecode_field *f, const uint8_t *raw,
 		   size_t raw_size, char *dst, size_t cap)
 {
 	const uint8_t *src;
@@ -359,7 +359,7 @@ static int tpd_str(const struct tpd *d, const struct tpd_field *f, const uint8_t
 	if (!f->present)
 		return 0;
 	if (f->dynamic) {
-		uint32_t loc = by_ld32(raw + f->offset, d->swap);
+		uint32_t loc = bytes_ld32(raw + f->offset, d->swap);
 		uint64_t off = loc & 0xffff;
 		len = loc >> 16;
 		if (f->relative)
@@ -379,18 +379,18 @@ static int tpd_str(const struct tpd *d, const struct tpd_field *f, const uint8_t
 	return 0;
 }
 
-#define TPD_NUM(i) tpd_num(d, &e->f[i], r)
-#define TPD_STR(i, dst) \
+#define TPDECODE_NUM(i) tpdecode_num(d, &e->f[i], r)
+#define TPDECODE_STR(i, dst) \
 	do { \
-		int e_ = tpd_str(d, &e->f[i], r, raw_size, dst, sizeof(dst)); \
+		int e_ = tpdecode_str(d, &e->f[i], r, raw_size, dst, sizeof(dst)); \
 		if (e_ < 0) \
 			return e_; \
 	} while (0)
 
-int tpd_decode(const struct tpd *d, int event_id, const void *raw, size_t raw_size,
-	       struct tpe *out)
+int tpdecode_decode(const struct tpdecode *d, int event_id, const void *raw, size_t raw_size,
+	       struct tpevent *out)
 {
-	const struct tpd_ev *e = tpd_find_ev(d, event_id);
+	const struct tpdecode_ev *e = tpdecode_find_ev(d, event_id);
 	const uint8_t *r = raw;
 
 	if (!e)
@@ -408,98 +408,98 @@ int tpd_decode(const struct tpd *d, int event_id, const void *raw, size_t raw_si
 	out->pid = pid;
 	out->tid = tid;
 	out->kind = e->kind;
-	out->common_flags = (uint8_t)tpd_num(d, &e->common_flags, r);
-	out->common_preempt_count = (uint8_t)tpd_num(d, &e->common_pc, r);
+	out->common_flags = (uint8_t)tpdecode_num(d, &e->common_flags, r);
+	out->common_preempt_count = (uint8_t)tpdecode_num(d, &e->common_pc, r);
 
 	switch (e->kind) {
-	case TPE_SCHED_SWITCH:
-		TPD_STR(0, out->sw.prev_comm);
-		out->sw.prev_pid = (int32_t)TPD_NUM(1);
-		out->sw.prev_prio = (int32_t)TPD_NUM(2);
-		out->sw.prev_state = (int64_t)TPD_NUM(3);
-		TPD_STR(4, out->sw.next_comm);
-		out->sw.next_pid = (int32_t)TPD_NUM(5);
-		out->sw.next_prio = (int32_t)TPD_NUM(6);
+	case TPEVENT_SCHED_SWITCH:
+		TPDECODE_STR(0, out->sw.prev_comm);
+		out->sw.prev_pid = (int32_t)TPDECODE_NUM(1);
+		out->sw.prev_prio = (int32_t)TPDECODE_NUM(2);
+		out->sw.prev_state = (int64_t)TPDECODE_NUM(3);
+		TPDECODE_STR(4, out->sw.next_comm);
+		out->sw.next_pid = (int32_t)TPDECODE_NUM(5);
+		out->sw.next_prio = (int32_t)TPDECODE_NUM(6);
 		break;
-	case TPE_SCHED_WAKING:
-	case TPE_SCHED_WAKEUP:
-	case TPE_SCHED_WAKEUP_NEW:
-		TPD_STR(0, out->wake.comm);
-		out->wake.pid = (int32_t)TPD_NUM(1);
-		out->wake.prio = (int32_t)TPD_NUM(2);
-		out->wake.target_cpu = e->f[3].present ? (int32_t)TPD_NUM(3) : -1;
+	case TPEVENT_SCHED_WAKING:
+	case TPEVENT_SCHED_WAKEUP:
+	case TPEVENT_SCHED_WAKEUP_NEW:
+		TPDECODE_STR(0, out->wake.comm);
+		out->wake.pid = (int32_t)TPDECODE_NUM(1);
+		out->wake.prio = (int32_t)TPDECODE_NUM(2);
+		out->wake.target_cpu = e->f[3].present ? (int32_t)TPDECODE_NUM(3) : -1;
 		break;
-	case TPE_SCHED_MIGRATE:
-		TPD_STR(0, out->migrate.comm);
-		out->migrate.pid = (int32_t)TPD_NUM(1);
-		out->migrate.prio = (int32_t)TPD_NUM(2);
-		out->migrate.orig_cpu = e->f[3].present ? (int32_t)TPD_NUM(3) : -1;
-		out->migrate.dest_cpu = (int32_t)TPD_NUM(4);
+	case TPEVENT_SCHED_MIGRATE:
+		TPDECODE_STR(0, out->migrate.comm);
+		out->migrate.pid = (int32_t)TPDECODE_NUM(1);
+		out->migrate.prio = (int32_t)TPDECODE_NUM(2);
+		out->migrate.orig_cpu = e->f[3].present ? (int32_t)TPDECODE_NUM(3) : -1;
+		out->migrate.dest_cpu = (int32_t)TPDECODE_NUM(4);
 		break;
-	case TPE_SCHED_PROCESS_EXIT:
-		TPD_STR(0, out->exit.comm);
-		out->exit.pid = (int32_t)TPD_NUM(1);
-		out->exit.prio = (int32_t)TPD_NUM(2);
+	case TPEVENT_SCHED_PROCESS_EXIT:
+		TPDECODE_STR(0, out->exit.comm);
+		out->exit.pid = (int32_t)TPDECODE_NUM(1);
+		out->exit.prio = (int32_t)TPDECODE_NUM(2);
 		break;
-	case TPE_IRQ_ENTRY:
-		out->irq.irq = (int32_t)TPD_NUM(0);
-		TPD_STR(1, out->irq.name);
+	case TPEVENT_IRQ_ENTRY:
+		out->irq.irq = (int32_t)TPDECODE_NUM(0);
+		TPDECODE_STR(1, out->irq.name);
 		break;
-	case TPE_IRQ_EXIT:
-		out->irq.irq = (int32_t)TPD_NUM(0);
-		out->irq.ret = (int32_t)TPD_NUM(1);
+	case TPEVENT_IRQ_EXIT:
+		out->irq.irq = (int32_t)TPDECODE_NUM(0);
+		out->irq.ret = (int32_t)TPDECODE_NUM(1);
 		break;
-	case TPE_SOFTIRQ_ENTRY:
-	case TPE_SOFTIRQ_EXIT:
-	case TPE_SOFTIRQ_RAISE:
-		out->softirq.vec = (uint32_t)TPD_NUM(0);
+	case TPEVENT_SOFTIRQ_ENTRY:
+	case TPEVENT_SOFTIRQ_EXIT:
+	case TPEVENT_SOFTIRQ_RAISE:
+		out->softirq.vec = (uint32_t)TPDECODE_NUM(0);
 		break;
-	case TPE_VECTOR_ENTRY:
-	case TPE_VECTOR_EXIT:
-		out->vector.vector = (int32_t)TPD_NUM(0);
+	case TPEVENT_VECTOR_ENTRY:
+	case TPEVENT_VECTOR_EXIT:
+		out->vector.vector = (int32_t)TPDECODE_NUM(0);
 		memcpy(out->vector.name, e->vec_name, sizeof(out->vector.name));
 		break;
-	case TPE_NMI:
-		out->nmi.handler = TPD_NUM(0);
-		out->nmi.delta_ns = (int64_t)TPD_NUM(1);
-		out->nmi.handled = (int32_t)TPD_NUM(2);
+	case TPEVENT_NMI:
+		out->nmi.handler = TPDECODE_NUM(0);
+		out->nmi.delta_ns = (int64_t)TPDECODE_NUM(1);
+		out->nmi.handled = (int32_t)TPDECODE_NUM(2);
 		break;
-	case TPE_HRTIMER_START:
-		out->hrtimer_start.hrtimer = TPD_NUM(0);
-		out->hrtimer_start.function = TPD_NUM(1);
-		out->hrtimer_start.expires_ns = (int64_t)TPD_NUM(2);
+	case TPEVENT_HRTIMER_START:
+		out->hrtimer_start.hrtimer = TPDECODE_NUM(0);
+		out->hrtimer_start.function = TPDECODE_NUM(1);
+		out->hrtimer_start.expires_ns = (int64_t)TPDECODE_NUM(2);
 		out->hrtimer_start.softexpires_ns =
-			e->f[3].present ? (int64_t)TPD_NUM(3) : out->hrtimer_start.expires_ns;
-		out->hrtimer_start.mode = (uint32_t)TPD_NUM(4);
+			e->f[3].present ? (int64_t)TPDECODE_NUM(3) : out->hrtimer_start.expires_ns;
+		out->hrtimer_start.mode = (uint32_t)TPDECODE_NUM(4);
 		break;
-	case TPE_HRTIMER_CANCEL:
-	case TPE_HRTIMER_EXPIRE_EXIT:
-		out->hrtimer.hrtimer = TPD_NUM(0);
+	case TPEVENT_HRTIMER_CANCEL:
+	case TPEVENT_HRTIMER_EXPIRE_EXIT:
+		out->hrtimer.hrtimer = TPDECODE_NUM(0);
 		break;
-	case TPE_HRTIMER_EXPIRE_ENTRY:
-		out->hrtimer.hrtimer = TPD_NUM(0);
-		out->hrtimer.now_ns = (int64_t)TPD_NUM(1);
-		out->hrtimer.function = TPD_NUM(2);
+	case TPEVENT_HRTIMER_EXPIRE_ENTRY:
+		out->hrtimer.hrtimer = TPDECODE_NUM(0);
+		out->hrtimer.now_ns = (int64_t)TPDECODE_NUM(1);
+		out->hrtimer.function = TPDECODE_NUM(2);
 		break;
-	case TPE_IRQ_DISABLE:
-	case TPE_IRQ_ENABLE:
-	case TPE_PREEMPT_DISABLE:
-	case TPE_PREEMPT_ENABLE:
-		out->preemptirq.caller_offs = TPD_NUM(0);
-		out->preemptirq.parent_offs = TPD_NUM(1);
+	case TPEVENT_IRQ_DISABLE:
+	case TPEVENT_IRQ_ENABLE:
+	case TPEVENT_PREEMPT_DISABLE:
+	case TPEVENT_PREEMPT_ENABLE:
+		out->preemptirq.caller_offs = TPDECODE_NUM(0);
+		out->preemptirq.parent_offs = TPDECODE_NUM(1);
 		break;
-	case TPE_OSNOISE_SAMPLE_THRESHOLD:
-	case TPE_OSNOISE_NMI:
-	case TPE_OSNOISE_IRQ:
-	case TPE_OSNOISE_SOFTIRQ:
-	case TPE_OSNOISE_THREAD:
-		out->osnoise.start_ns = TPD_NUM(0);
-		out->osnoise.duration_ns = TPD_NUM(1);
-		if (e->kind == TPE_OSNOISE_SAMPLE_THRESHOLD)
-			out->osnoise.interference = TPD_NUM(2);
+	case TPEVENT_OSNOISE_SAMPLE_THRESHOLD:
+	case TPEVENT_OSNOISE_NMI:
+	case TPEVENT_OSNOISE_IRQ:
+	case TPEVENT_OSNOISE_SOFTIRQ:
+	case TPEVENT_OSNOISE_THREAD:
+		out->osnoise.start_ns = TPDECODE_NUM(0);
+		out->osnoise.duration_ns = TPDECODE_NUM(1);
+		if (e->kind == TPEVENT_OSNOISE_SAMPLE_THRESHOLD)
+			out->osnoise.interference = TPDECODE_NUM(2);
 		else
-			out->osnoise.vector_or_pid = (int32_t)TPD_NUM(2);
-		TPD_STR(3, out->osnoise.desc);
+			out->osnoise.vector_or_pid = (int32_t)TPDECODE_NUM(2);
+		TPDECODE_STR(3, out->osnoise.desc);
 		break;
 	default:
 		return -ENOENT;
@@ -507,21 +507,21 @@ int tpd_decode(const struct tpd *d, int event_id, const void *raw, size_t raw_si
 	return 0;
 }
 
-int tpd_decode_sample(const struct tpd *d, const struct pdr_event *ev, struct tpe *out,
-		      struct tpd_losses *losses)
+int tpdecode_decode_sample(const struct tpdecode *d, const struct pdread_event *ev, struct tpevent *out,
+		      struct tpdecode_losses *losses)
 {
 	memset(out, 0, sizeof(*out));
-	if (ev->type != PDF_RECORD_SAMPLE || !ev->has_sample)
+	if (ev->type != PDFORMAT_RECORD_SAMPLE || !ev->has_sample)
 		return -EINVAL;
 	if (!ev->evsel) {
 		losses->unknown_evsel++;
 		return -ENOENT;
 	}
-	if (ev->evsel->attr.type != PDF_TYPE_TRACEPOINT) {
+	if (ev->evsel->attr.type != PDFORMAT_TYPE_TRACEPOINT) {
 		losses->not_tracepoint++;
 		return -ENOENT;
 	}
-	const struct pdr_sample *s = &ev->sample;
+	const struct pdread_sample *s = &ev->sample;
 	if (!s->raw) {
 		losses->no_raw++;
 		return -ENODATA;
@@ -530,7 +530,7 @@ int tpd_decode_sample(const struct tpd *d, const struct pdr_event *ev, struct tp
 	out->cpu = s->cpu;
 	out->pid = (int32_t)s->pid;
 	out->tid = (int32_t)s->tid;
-	int err = tpd_decode(d, (int)ev->evsel->attr.config, s->raw, s->raw_size, out);
+	int err = tpdecode_decode(d, (int)ev->evsel->attr.config, s->raw, s->raw_size, out);
 	if (err == -ENOENT)
 		losses->unknown++;
 	else if (err)

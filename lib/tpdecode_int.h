@@ -14,10 +14,10 @@
 
 #include "tpevent.h"
 
-#define TPD_MAX_FIELDS 8
+#define TPDECODE_MAX_FIELDS 8
 
 /* One field of a format, resolved once (offset and size from the format). */
-struct tpd_field {
+struct tpdecode_field {
 	bool present;
 	bool is_signed;
 	bool dynamic;		/* __data_loc (offset|len<<16) */
@@ -27,25 +27,25 @@ struct tpd_field {
 
 /*
  * One event the toolkit knows: slot i of f is field i of the kind's spec
- * (see tpd_specs in tpdecode.c and the switch of tpd_decode()).
+ * (see tpdecode_specs in tpdecode.c and the switch of tpdecode_decode()).
  */
-struct tpd_ev {
+struct tpdecode_ev {
 	int id;
-	enum tpe_kind kind;
+	enum tpevent_kind kind;
 	uint32_t min_size;		/* bytes every present fixed field needs */
 	uint32_t rec_size;		/* end of the format's last field (common ones too) */
-	struct tpd_field common_type, common_flags, common_pc, common_pid;
-	struct tpd_field f[TPD_MAX_FIELDS];
-	char vec_name[TPE_NAME_LEN];
+	struct tpdecode_field common_type, common_flags, common_pc, common_pid;
+	struct tpdecode_field f[TPDECODE_MAX_FIELDS];
+	char vec_name[TPEVENT_NAME_LEN];
 };
 
-struct tpd {
-	struct tpd_ev *ev;		/* sorted by id */
+struct tpdecode {
+	struct tpdecode_ev *ev;		/* sorted by id */
 	size_t nr, cap;
 	bool swap;			/* the tep's byte order is not the host's */
 };
 
 /* The descriptor of event id, or NULL. */
-const struct tpd_ev *tpd_find_ev(const struct tpd *d, int id);
+const struct tpdecode_ev *tpdecode_find_ev(const struct tpdecode *d, int id);
 
 #endif

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpencode.c - struct tpe -> raw tracepoint payload over the decoder's
+ * tpencode.c - struct tpevent -> raw tracepoint payload over the decoder's
  * resolved formats (lib/tpdecode_int.h).
  *
- * Prefix: tpe_enc_.
+ * Prefix: tpencode_.
  *
- * tpe_enc() mirrors the switch of tpd_decode(): field slot i of a kind is
- * written from the same struct tpe member the decoder reads it into, so a
+ * tpencode() mirrors the switch of tpdecode_decode(): field slot i of a kind is
+ * written from the same struct tpevent member the decoder reads it into, so a
  * payload encoded here decodes back to the same event (values that fit the
  * format's fields, strings shorter than their arrays).
  */
@@ -25,9 +25,9 @@ static int enc_num(uint8_t *raw, uint32_t off, uint32_t size, uint64_t v, bool s
 {
 	switch (size) {
 	case 1: raw[off] = (uint8_t)v; return 0;
-	case 2: by_st16(raw + off, (uint16_t)v, swap); return 0;
-	case 4: by_st32(raw + off, (uint32_t)v, swap); return 0;
-	case 8: by_st64(raw + off, v, swap); return 0;
+	case 2: bytes_st16(raw + off, (uint16_t)v, swap); return 0;
+	case 4: bytes_st32(raw + off, (uint32_t)v, swap); return 0;
+	case 8: bytes_st64(raw + off, v, swap); return 0;
 	default: return -EINVAL;
 	}
 }
@@ -54,18 +54,18 @@ static int enc_dyn(uint8_t *raw, size_t cap, size_t *end, uint32_t off, uint32_t
 		return -ENOSPC;
 	memcpy(raw + at, s, n - 1);
 	raw[at + n - 1] = 0;
-	by_st32(raw + off, (uint32_t)rel | (uint32_t)n << 16, swap);
+	bytes_st32(raw + off, (uint32_t)rel | (uint32_t)n << 16, swap);
 	*end = at + n;
 	return 0;
 }
 
-static void put_num(const struct tpd *d, const struct tpd_field *f, uint8_t *raw, uint64_t v)
+static void put_num(const struct tpdecode *d, const struct tpdecode_field *f, uint8_t *raw, uint64_t v)
 {
 	if (f->present)
-		enc_num(raw, f->offset, f->size, v, d->swap);	/* sizes checked by tpd_new */
+		enc_num(raw, f->offset, f->size, v, d->swap);	/* sizes checked by tpdecode_new */
 }
 
-static int put_str(const struct tpd *d, const struct tpd_field *f, uint8_t *raw, size_t cap,
+static int put_str(const struct tpdecode *d, const struct tpdecode_field *f, uint8_t *raw, size_t cap,
 		   size_t *end, const char *s, size_t max)
 {
 	if (!f->present)
@@ -76,11 +76,11 @@ static int put_str(const struct tpd *d, const struct tpd_field *f, uint8_t *raw,
 	return 0;
 }
 
-int tpe_enc_id(const struct tpd *d, const struct tpe *e)
+int tpencode_id(const struct tpdecode *d, const struct tpevent *e)
 {
-	bool vec = e->kind == TPE_VECTOR_ENTRY || e->kind == TPE_VECTOR_EXIT;
+	bool vec = e->kind == TPEVENT_VECTOR_ENTRY || e->kind == TPEVENT_VECTOR_EXIT;
 	for (size_t i = 0; d && i < d->nr; i++) {
-		const struct tpd_ev *ev = &d->ev[i];
+		const struct tpdecode_ev *ev = &d->ev[i];
 		if (ev->kind != e->kind)
 			continue;
 		if (vec && strncmp(ev->vec_name, e->vector.name, sizeof(ev->vec_name)) != 0)
@@ -90,9 +90,9 @@ int tpe_enc_id(const struct tpd *d, const struct tpe *e)
 	return -ENOENT;
 }
 
-ssize_t tpe_enc_size(const struct tpd *d, int event_id)
+ssize_t tpencode_size(const struct tpdecode *d, int event_id)
 {
-	const struct tpd_ev *ev = tpd_find_ev(d, event_id);
+	const struct tpdecode_ev *ev = tpdecode_find_ev(d, event_id);
 	return ev ? (ssize_t)ev->rec_size : -ENOENT;
 }
 
@@ -104,12 +104,12 @@ ssize_t tpe_enc_size(const struct tpd *d, int event_id)
 			return e_; \
 	} while (0)
 
-ssize_t tpe_enc(const struct tpd *d, const struct tpe *e, void *buf, size_t cap)
+ssize_t tpencode(const struct tpdecode *d, const struct tpevent *e, void *buf, size_t cap)
 {
-	int id = tpe_enc_id(d, e);
+	int id = tpencode_id(d, e);
 	if (id < 0)
 		return id;
-	const struct tpd_ev *ev = tpd_find_ev(d, id);
+	const struct tpdecode_ev *ev = tpdecode_find_ev(d, id);
 	uint8_t *raw = buf;
 	size_t end = ev->rec_size;
 
@@ -122,7 +122,7 @@ ssize_t tpe_enc(const struct tpd *d, const struct tpe *e, void *buf, size_t cap)
 	put_num(d, &ev->common_pid, raw, (uint64_t)(int64_t)e->pid);
 
 	switch (e->kind) {
-	case TPE_SCHED_SWITCH:
+	case TPEVENT_SCHED_SWITCH:
 		STR(0, e->sw.prev_comm);
 		NUM(1, e->sw.prev_pid);
 		NUM(2, e->sw.prev_prio);
@@ -131,79 +131,79 @@ ssize_t tpe_enc(const struct tpd *d, const struct tpe *e, void *buf, size_t cap)
 		NUM(5, e->sw.next_pid);
 		NUM(6, e->sw.next_prio);
 		break;
-	case TPE_SCHED_WAKING:
-	case TPE_SCHED_WAKEUP:
-	case TPE_SCHED_WAKEUP_NEW:
+	case TPEVENT_SCHED_WAKING:
+	case TPEVENT_SCHED_WAKEUP:
+	case TPEVENT_SCHED_WAKEUP_NEW:
 		STR(0, e->wake.comm);
 		NUM(1, e->wake.pid);
 		NUM(2, e->wake.prio);
 		NUM(3, e->wake.target_cpu);
 		break;
-	case TPE_SCHED_MIGRATE:
+	case TPEVENT_SCHED_MIGRATE:
 		STR(0, e->migrate.comm);
 		NUM(1, e->migrate.pid);
 		NUM(2, e->migrate.prio);
 		NUM(3, e->migrate.orig_cpu);
 		NUM(4, e->migrate.dest_cpu);
 		break;
-	case TPE_SCHED_PROCESS_EXIT:
+	case TPEVENT_SCHED_PROCESS_EXIT:
 		STR(0, e->exit.comm);
 		NUM(1, e->exit.pid);
 		NUM(2, e->exit.prio);
 		break;
-	case TPE_IRQ_ENTRY:
+	case TPEVENT_IRQ_ENTRY:
 		NUM(0, e->irq.irq);
 		STR(1, e->irq.name);
 		break;
-	case TPE_IRQ_EXIT:
+	case TPEVENT_IRQ_EXIT:
 		NUM(0, e->irq.irq);
 		NUM(1, e->irq.ret);
 		break;
-	case TPE_SOFTIRQ_ENTRY:
-	case TPE_SOFTIRQ_EXIT:
-	case TPE_SOFTIRQ_RAISE:
+	case TPEVENT_SOFTIRQ_ENTRY:
+	case TPEVENT_SOFTIRQ_EXIT:
+	case TPEVENT_SOFTIRQ_RAISE:
 		NUM(0, e->softirq.vec);
 		break;
-	case TPE_VECTOR_ENTRY:
-	case TPE_VECTOR_EXIT:
+	case TPEVENT_VECTOR_ENTRY:
+	case TPEVENT_VECTOR_EXIT:
 		NUM(0, e->vector.vector);	/* the name is the event's */
 		break;
-	case TPE_NMI:
+	case TPEVENT_NMI:
 		NUM(0, e->nmi.handler);
 		NUM(1, e->nmi.delta_ns);
 		NUM(2, e->nmi.handled);
 		break;
-	case TPE_HRTIMER_START:
+	case TPEVENT_HRTIMER_START:
 		NUM(0, e->hrtimer_start.hrtimer);
 		NUM(1, e->hrtimer_start.function);
 		NUM(2, e->hrtimer_start.expires_ns);
 		NUM(3, e->hrtimer_start.softexpires_ns);
 		NUM(4, e->hrtimer_start.mode);
 		break;
-	case TPE_HRTIMER_CANCEL:
-	case TPE_HRTIMER_EXPIRE_EXIT:
+	case TPEVENT_HRTIMER_CANCEL:
+	case TPEVENT_HRTIMER_EXPIRE_EXIT:
 		NUM(0, e->hrtimer.hrtimer);
 		break;
-	case TPE_HRTIMER_EXPIRE_ENTRY:
+	case TPEVENT_HRTIMER_EXPIRE_ENTRY:
 		NUM(0, e->hrtimer.hrtimer);
 		NUM(1, e->hrtimer.now_ns);
 		NUM(2, e->hrtimer.function);
 		break;
-	case TPE_IRQ_DISABLE:
-	case TPE_IRQ_ENABLE:
-	case TPE_PREEMPT_DISABLE:
-	case TPE_PREEMPT_ENABLE:
+	case TPEVENT_IRQ_DISABLE:
+	case TPEVENT_IRQ_ENABLE:
+	case TPEVENT_PREEMPT_DISABLE:
+	case TPEVENT_PREEMPT_ENABLE:
 		NUM(0, e->preemptirq.caller_offs);
 		NUM(1, e->preemptirq.parent_offs);
 		break;
-	case TPE_OSNOISE_SAMPLE_THRESHOLD:
-	case TPE_OSNOISE_NMI:
-	case TPE_OSNOISE_IRQ:
-	case TPE_OSNOISE_SOFTIRQ:
-	case TPE_OSNOISE_THREAD:
+	case TPEVENT_OSNOISE_SAMPLE_THRESHOLD:
+	case TPEVENT_OSNOISE_NMI:
+	case TPEVENT_OSNOISE_IRQ:
+	case TPEVENT_OSNOISE_SOFTIRQ:
+	case TPEVENT_OSNOISE_THREAD:
 		NUM(0, e->osnoise.start_ns);
 		NUM(1, e->osnoise.duration_ns);
-		if (e->kind == TPE_OSNOISE_SAMPLE_THRESHOLD)
+		if (e->kind == TPEVENT_OSNOISE_SAMPLE_THRESHOLD)
 			NUM(2, e->osnoise.interference);
 		else
 			NUM(2, e->osnoise.vector_or_pid);
@@ -218,7 +218,7 @@ ssize_t tpe_enc(const struct tpd *d, const struct tpe *e, void *buf, size_t cap)
 #undef NUM
 #undef STR
 
-int tpe_enc_field(void *buf, size_t cap, size_t *size, const struct tep_format_field *f,
+int tpencode_field(void *buf, size_t cap, size_t *size, const struct tep_format_field *f,
 		  const char *value, bool swap)
 {
 	uint8_t *raw = buf;

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tpencode.h - struct tpe -> raw tracepoint payload, the inverse of
- * tpd_decode() (lib/tpevent.h) over the same resolved formats: every offset,
- * size and signedness comes from the tep formats the struct tpd was built
+ * tpencode.h - struct tpevent -> raw tracepoint payload, the inverse of
+ * tpdecode_decode() (lib/tpevent.h) over the same resolved formats: every offset,
+ * size and signedness comes from the tep formats the struct tpdecode was built
  * from, and the payload is written in the tep's byte order
- * (tep_set_file_bigendian() before tpd_new()).  Used by the synthesizer
+ * (tep_set_file_bigendian() before tpdecode_new()).  Used by the synthesizer
  * (lib/dtlsynth.c), the test tools and the unit tests.
  *
- * Prefix: tpe_enc_.
+ * Prefix: tpencode_.
  */
 #ifndef LATSCOPE_TPENCODE_H
 #define LATSCOPE_TPENCODE_H
@@ -21,15 +21,15 @@
 struct tep_format_field;
 
 /*
- * tpe_enc_id - the event id e encodes to: the first event of d of kind
- * e->kind (for TPE_VECTOR_ENTRY/EXIT, the irq_vectors event whose name stem
+ * tpencode_id - the event id e encodes to: the first event of d of kind
+ * e->kind (for TPEVENT_VECTOR_ENTRY/EXIT, the irq_vectors event whose name stem
  * is e->vector.name, e.g. "local_timer").  Returns the id or -ENOENT.
  */
-int tpe_enc_id(const struct tpd *d, const struct tpe *e);
+int tpencode_id(const struct tpdecode *d, const struct tpevent *e);
 
 /*
- * tpe_enc - write the raw payload of e into buf[cap]: common_type (the id of
- * tpe_enc_id()), common_flags, common_preempt_count, common_pid (e->pid) and
+ * tpencode - write the raw payload of e into buf[cap]: common_type (the id of
+ * tpencode_id()), common_flags, common_preempt_count, common_pid (e->pid) and
  * every field the decoder reads that the format has; other bytes are 0.
  * Fixed char arrays are truncated to size - 1 and NUL padded; __data_loc and
  * __rel_loc strings go after the format's last field, NUL included.  time_ns,
@@ -38,16 +38,16 @@ int tpe_enc_id(const struct tpd *d, const struct tpe *e);
  * -ENOSPC when cap is too small (buf may then be partly written).  Nothing
  * is allocated.
  */
-ssize_t tpe_enc(const struct tpd *d, const struct tpe *e, void *buf, size_t cap);
+ssize_t tpencode(const struct tpdecode *d, const struct tpevent *e, void *buf, size_t cap);
 
 /*
- * tpe_enc_size - bytes of the fixed part of event_id's payload (the end of
+ * tpencode_size - bytes of the fixed part of event_id's payload (the end of
  * its format's last field), or -ENOENT.
  */
-ssize_t tpe_enc_size(const struct tpd *d, int event_id);
+ssize_t tpencode_size(const struct tpdecode *d, int event_id);
 
 /*
- * tpe_enc_field - write one field given as text into a payload of *size
+ * tpencode_field - write one field given as text into a payload of *size
  * bytes in buf[cap] (for tools that build events field by field from a
  * script, whatever the event): a __data_loc string is appended at *size
  * (which grows), a char array is copied (truncated to size - 1), any other
@@ -55,7 +55,7 @@ ssize_t tpe_enc_size(const struct tpd *d, int event_id);
  * swap.  Returns 0, -ENOSPC when the field or the string does not fit, or
  * -EINVAL for a layout it cannot write.
  */
-int tpe_enc_field(void *buf, size_t cap, size_t *size, const struct tep_format_field *f,
+int tpencode_field(void *buf, size_t cap, size_t *size, const struct tep_format_field *f,
 		  const char *value, bool swap);
 
 #endif

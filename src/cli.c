@@ -51,9 +51,9 @@ static int parse_prio(const char *s, struct cli_prio *out)
 		s += 2;
 	}
 	if (policy == SCHED_OTHER) {
-		if (ps_i64(s, -20, 19, &v))
+		if (parse_i64(s, -20, 19, &v))
 			return -EINVAL;
-	} else if (ps_i64(s, 1, 99, &v)) {
+	} else if (parse_i64(s, 1, 99, &v)) {
 		return -EINVAL;
 	}
 	out->policy = policy;
@@ -119,34 +119,34 @@ static int apply(const struct cli_opt *o, const char *arg, void *params)
 		*(const char **)field = arg;
 		return 0;
 	case CLI_T_U64:
-		if (ps_u64(arg, o->min, o->max ? o->max : UINT64_MAX, &v))
+		if (parse_u64(arg, o->min, o->max ? o->max : UINT64_MAX, &v))
 			return -EINVAL;
 		*(uint64_t *)field = v;
 		return 0;
 	case CLI_T_I64:
-		if (ps_i64(arg, (int64_t)o->min, (int64_t)o->max, &sv))
+		if (parse_i64(arg, (int64_t)o->min, (int64_t)o->max, &sv))
 			return -EINVAL;
 		*(int64_t *)field = sv;
 		return 0;
 	case CLI_T_DUR:
-		if (ps_duration_ns(arg, o->unit ? o->unit : 1, &v) || !in_range(o, v))
+		if (parse_duration_ns(arg, o->unit ? o->unit : 1, &v) || !in_range(o, v))
 			return -EINVAL;
 		*(uint64_t *)field = v;
 		return 0;
 	case CLI_T_DUR_US:
-		if (ps_duration_ns(arg, 1000, &v) || v % 1000 || !in_range(o, v / 1000))
+		if (parse_duration_ns(arg, 1000, &v) || v % 1000 || !in_range(o, v / 1000))
 			return -EINVAL;
 		*(uint64_t *)field = v / 1000;
 		return 0;
 	case CLI_T_SIZE:
 		if (all_digits(arg)) {
-			if (ps_u64(arg, 0, UINT64_MAX, &v))
+			if (parse_u64(arg, 0, UINT64_MAX, &v))
 				return -EINVAL;
 			uint64_t u = o->unit ? o->unit : 1;
 			if (v > UINT64_MAX / u)
 				return -EINVAL;
 			v *= u;
-		} else if (ps_size_bytes(arg, &v)) {
+		} else if (parse_size_bytes(arg, &v)) {
 			return -EINVAL;
 		}
 		if (!in_range(o, v))
@@ -154,7 +154,7 @@ static int apply(const struct cli_opt *o, const char *arg, void *params)
 		*(uint64_t *)field = v;
 		return 0;
 	case CLI_T_CPUS:
-		return ps_cpulist(arg, (struct ps_cpuset *)field) ? -EINVAL : 0;
+		return parse_cpulist(arg, (struct parse_cpuset *)field) ? -EINVAL : 0;
 	case CLI_T_PRIO:
 		return parse_prio(arg, (struct cli_prio *)field);
 	case CLI_T_CUSTOM:

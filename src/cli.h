@@ -6,7 +6,7 @@
  *
  * Prefix: cli_.  The only module in src/ that calls getopt_long().
  *
- *	struct params { struct ps_cpuset cpus; bool have_cpus; uint64_t dur_ns; bool json; };
+ *	struct params { struct parse_cpuset cpus; bool have_cpus; uint64_t dur_ns; bool json; };
  *	static const struct cli_opt opts[] = {
  *		CLI_CPUS('c', struct params, cpus, have_cpus, "measured CPUs (default all online)"),
  *		CLI_DURATION('d', struct params, dur_ns, "run time (default until Ctrl-C)"),
@@ -51,7 +51,7 @@ enum cli_type {
 	CLI_T_DUR,	/* uint64_t duration in ns, bare numbers in unit ns, [min, max] ns */
 	CLI_T_DUR_US,	/* uint64_t duration in us (suffixes accepted), bare = us, [min, max] us */
 	CLI_T_SIZE,	/* uint64_t size in bytes, bare numbers in unit bytes, [min, max] bytes */
-	CLI_T_CPUS,	/* struct ps_cpuset */
+	CLI_T_CPUS,	/* struct parse_cpuset */
 	CLI_T_PRIO,	/* struct cli_prio */
 	CLI_T_CUSTOM,	/* parse(arg, params): 0 or negative errno */
 };

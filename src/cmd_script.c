@@ -22,7 +22,7 @@ static int parse_idlist(const char *s, struct script_idlist *l)
 	l->n = 0;
 	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		int64_t v;
-		if (l->n == SCRIPT_MAX_IDS || ps_i64(t, -1, INT32_MAX, &v)) {
+		if (l->n == SCRIPT_MAX_IDS || parse_i64(t, -1, INT32_MAX, &v)) {
 			free(dup);
 			return -EINVAL;
 		}
@@ -42,7 +42,7 @@ static bool in_list(const struct script_idlist *l, int32_t v)
 
 static int parse_fields(const char *arg, void *params)
 {
-	return pp_parse_fields(arg, &((struct script_params *)params)->po.fields) ? -EINVAL : 0;
+	return pdprint_parse_fields(arg, &((struct script_params *)params)->po.fields) ? -EINVAL : 0;
 }
 
 static int parse_pids(const char *arg, void *params)
@@ -58,7 +58,7 @@ static int parse_tids(const char *arg, void *params)
 static int parse_time(const char *arg, void *params)
 {
 	struct script_params *p = params;
-	return ps_time_range(arg, &p->t0, &p->t1) ? -EINVAL : 0;
+	return parse_time_range(arg, &p->t0, &p->t1) ? -EINVAL : 0;
 }
 
 #define SCR_OPT(n, k, t, f, lo, hi, a, h, e) CLI_OPT(n, k, t, struct script_params, f, CLI_NONE, lo, hi, 0, a, h, e)
@@ -132,20 +132,20 @@ int script_parse(struct script_params *p, int argc, char **argv)
 	return -1;
 }
 
-/* pp_emit's writer: stdout (errors are seen by ferror/cio_finish). */
+/* pdprint_emit's writer: stdout (errors are seen by ferror/cmdio_finish). */
 static int emit_stdout(void *ctx, const char *s, size_t n)
 {
 	(void)ctx;
 	if (fwrite_unlocked(s, 1, n, stdout) != n)
-		cio_note_error();
+		cmdio_note_error();
 	return 0;
 }
 
 /* -v: how each tracepoint format was printed. */
-static void report_formats(struct pp *p)
+static void report_formats(struct pdprint *p)
 {
-	struct pp_format_stat fs;
-	for (size_t i = 0; pp_format_stat(p, i, &fs); i++) {
+	struct pdprint_format_stat fs;
+	for (size_t i = 0; pdprint_format_stat(p, i, &fs); i++) {
 		if (fs.compiled)
 			fprintf(stderr, "latscope script: %s: compiled (%llu samples, %llu printed by libtraceevent)\n",
 				fs.name, (unsigned long long)fs.compiled_samples,
@@ -164,9 +164,9 @@ int cmd_script(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	const char *input = sp.input;
-	struct pp_opts po = sp.po;
-	struct pdr_opts ro = sp.ro;
-	const struct ps_cpuset *cpus = &sp.cpus;
+	struct pdprint_opts po = sp.po;
+	struct pdread_opts ro = sp.ro;
+	const struct parse_cpuset *cpus = &sp.cpus;
 	const struct script_idlist *pids = &sp.pids, *tids = &sp.tids;
 	bool cpu_filter = sp.cpu_filter, json = sp.json, quiet = sp.quiet, strict = sp.strict;
 	uint64_t t0 = sp.t0, t1 = sp.t1;
@@ -178,20 +178,20 @@ int cmd_script(int argc, char **argv)
 	struct stat ist;
 	ro.no_map = strcmp(input, "-") && stat(input, &ist) == 0 && S_ISREG(ist.st_mode) &&
 		    ist.st_size > (8 << 20);
-	struct pdr *r;
-	cio_sigpipe_as_error();	/* a closed pipe is a write error: reported, exit 2 */
-	int err = pdr_open(&r, input, &ro);
+	struct pdread *r;
+	cmdio_sigpipe_as_error();	/* a closed pipe is a write error: reported, exit 2 */
+	int err = pdread_open(&r, input, &ro);
 	if (err) {
-		fprintf(stderr, "latscope script: %s\n", pdr_strerror(r));
+		fprintf(stderr, "latscope script: %s\n", pdread_strerror(r));
 		if (err == -ENOENT)
 			fprintf(stderr, "latscope script: record one with `perf record -e 'sched:*' -a -- sleep 1`, or name it with -i\n");
-		pdr_close(r);
+		pdread_close(r);
 		return EXIT_ERR;
 	}
 	po.defer_symbols = !json;
-	struct pp *p = pp_new(r, &po);
+	struct pdprint *p = pdprint_new(r, &po);
 	if (!p) {
-		pdr_close(r);
+		pdread_close(r);
 		fprintf(stderr, "latscope script: out of memory\n");
 		return EXIT_ERR;
 	}
@@ -210,8 +210,8 @@ int cmd_script(int argc, char **argv)
 	char *ob = malloc(OB_HOLD);
 	size_t ol = 0;
 	if (!ob) {
-		pp_free(p);
-		pdr_close(r);
+		pdprint_free(p);
+		pdread_close(r);
 		fprintf(stderr, "latscope script: out of memory\n");
 		return EXIT_ERR;
 	}
@@ -221,19 +221,19 @@ int cmd_script(int argc, char **argv)
 	char *big = NULL;
 	size_t bigcap = 0;
 	uint64_t samples = 0, printed = 0;
-	struct pdr_event ev;
-	while ((err = pdr_next(r, &ev)) > 0) {
+	struct pdread_event ev;
+	while ((err = pdread_next(r, &ev)) > 0) {
 		if ((samples & 1023) == 0 && ferror(stdout))
-			break;	/* the output is gone: stop reading (cio_finish() says why) */
-		if (ev.type != PDF_RECORD_SAMPLE) {
-			pp_track(p, &ev);
+			break;	/* the output is gone: stop reading (cmdio_finish() says why) */
+		if (ev.type != PDFORMAT_RECORD_SAMPLE) {
+			pdprint_track(p, &ev);
 			continue;
 		}
 		samples++;
 		if (!ev.has_sample)
 			continue;
-		const struct pdr_sample *s = &ev.sample;
-		if (cpu_filter && !ps_cpuset_has(cpus, s->cpu))
+		const struct pdread_sample *s = &ev.sample;
+		if (cpu_filter && !parse_cpuset_has(cpus, s->cpu))
 			continue;
 		if (pids->n && !in_list(pids, (int32_t)s->pid))
 			continue;
@@ -243,7 +243,7 @@ int cmd_script(int argc, char **argv)
 			continue;
 		printed++;
 		if (json) {
-			struct json_object *o = pp_json(p, &ev);
+			struct json_object *o = pdprint_json(p, &ev);
 			if (o) {
 				fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
 				fputc('\n', stdout);
@@ -251,16 +251,16 @@ int cmd_script(int argc, char **argv)
 			}
 			continue;
 		}
-		size_t lim = pp_symbols_pending(p) ? OB_HOLD : OB_CHUNK;
-		size_t n = ol < lim ? pp_format(p, &ev, ob + ol, lim - ol) : SIZE_MAX;
+		size_t lim = pdprint_symbols_pending(p) ? OB_HOLD : OB_CHUNK;
+		size_t n = ol < lim ? pdprint_format(p, &ev, ob + ol, lim - ol) : SIZE_MAX;
 		if (n < lim - ol) {
 			ol += n;
 			continue;
 		}
 		if (ol) {
-			pp_emit(p, ob, ol, emit_stdout, NULL);
+			pdprint_emit(p, ob, ol, emit_stdout, NULL);
 			ol = 0;
-			n = pp_format(p, &ev, ob, OB_CHUNK);
+			n = pdprint_format(p, &ev, ob, OB_CHUNK);
 			if (n < OB_CHUNK) {
 				ol = n;
 				continue;
@@ -273,22 +273,22 @@ int cmd_script(int argc, char **argv)
 			big = nb;
 			bigcap = n + 1;
 		}
-		pp_format(p, &ev, big, bigcap);
-		pp_emit(p, big, n, emit_stdout, NULL);
+		pdprint_format(p, &ev, big, bigcap);
+		pdprint_emit(p, big, n, emit_stdout, NULL);
 	}
-	pp_emit(p, ob, ol, emit_stdout, NULL);
+	pdprint_emit(p, ob, ol, emit_stdout, NULL);
 	free(ob);
 	free(big);
 	if (sp.verbose)
 		report_formats(p);
 	rc = 0;
-	if (cio_finish(stdout, "latscope script", "standard output"))
+	if (cmdio_finish(stdout, "latscope script", "standard output"))
 		rc = EXIT_ERR;
 	if (!rc && err < 0) {	/* a read error; after a write error it does not matter */
-		fprintf(stderr, "latscope script: %s\n", pdr_strerror(r));
+		fprintf(stderr, "latscope script: %s\n", pdread_strerror(r));
 		rc = EXIT_ERR;
 	}
-	const struct pdr_stats *st = pdr_stats(r);
+	const struct pdread_stats *st = pdread_stats(r);
 	uint64_t dropped = st->lost_events + st->lost_samples + st->unknown_records + st->bad_samples +
 			   st->unknown_id;
 	if (strict && dropped && rc == 0) {
@@ -320,11 +320,11 @@ int cmd_script(int argc, char **argv)
 	}
 	if (getenv("LATSCOPE_MEMO_STATS")) {
 		uint64_t h, m, z;
-		pp_memo_stats(p, &h, &m, &z);
+		pdprint_memo_stats(p, &h, &m, &z);
 		fprintf(stderr, "memo: %llu hits %llu misses %llu resets\n", (unsigned long long)h,
 			(unsigned long long)m, (unsigned long long)z);
 	}
-	pp_free(p);
-	cio_pdr_close(r, "latscope script", input);
+	pdprint_free(p);
+	cmdio_pdr_close(r, "latscope script", input);
 	return rc;
 }

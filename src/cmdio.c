@@ -17,20 +17,20 @@
 static volatile sig_atomic_t stop_flag, pipe_flag, stop_sig, closed_said;
 static int user_sigs;	/* SIGINT/SIGTERM taken; atomic: any thread may take one */
 
-/* What an abort restores before the process ends (cio_on_abort_write). */
-#define CIO_ABORT_WRITES 4
+/* What an abort restores before the process ends (cmdio_on_abort_write). */
+#define CMDIO_ABORT_WRITES 4
 static struct {
 	int used;		/* atomic: the handler may run in any thread */
 	char path[PATH_MAX];
 	char text[64];
 	size_t len;
-} abort_w[CIO_ABORT_WRITES];
+} abort_w[CMDIO_ABORT_WRITES];
 
 /* The second stop: async-signal-safe calls only, then die by sig. */
 static void abort_now(int sig)
 {
-	so_unlink_temps();
-	for (int i = 0; i < CIO_ABORT_WRITES; i++) {
+	safeout_unlink_temps();
+	for (int i = 0; i < CMDIO_ABORT_WRITES; i++) {
 		if (!__atomic_load_n(&abort_w[i].used, __ATOMIC_ACQUIRE))
 			continue;
 		int fd = open(abort_w[i].path, O_WRONLY | O_TRUNC | O_CLOEXEC);
@@ -59,7 +59,7 @@ static void on_stop(int sig)
 	stop_flag = 1;
 }
 
-void cio_signals_install(void)
+void cmdio_signals_install(void)
 {
 	struct sigaction sa;
 	stop_flag = pipe_flag = stop_sig = closed_said = 0;
@@ -76,11 +76,11 @@ void cio_signals_install(void)
 	sigaction(SIGPIPE, &sa, NULL);
 }
 
-int cio_on_abort_write(const char *path, const char *text)
+int cmdio_on_abort_write(const char *path, const char *text)
 {
 	if (strlen(path) >= sizeof(abort_w[0].path) || strlen(text) >= sizeof(abort_w[0].text))
 		return -ENAMETOOLONG;
-	for (int i = 0; i < CIO_ABORT_WRITES; i++) {
+	for (int i = 0; i < CMDIO_ABORT_WRITES; i++) {
 		if (__atomic_load_n(&abort_w[i].used, __ATOMIC_ACQUIRE))
 			continue;
 		strcpy(abort_w[i].path, path);
@@ -92,13 +92,13 @@ int cio_on_abort_write(const char *path, const char *text)
 	return -ENOSPC;
 }
 
-void cio_on_abort_forget(void)
+void cmdio_on_abort_forget(void)
 {
-	for (int i = 0; i < CIO_ABORT_WRITES; i++)
+	for (int i = 0; i < CMDIO_ABORT_WRITES; i++)
 		__atomic_store_n(&abort_w[i].used, 0, __ATOMIC_RELEASE);
 }
 
-void cio_pipe_closed(const char *prog)
+void cmdio_pipe_closed(const char *prog)
 {
 	if (closed_said)
 		return;
@@ -106,32 +106,32 @@ void cio_pipe_closed(const char *prog)
 	fprintf(stderr, "%s: standard output was closed (%s): stopped\n", prog, strerror(EPIPE));
 }
 
-void cio_sigpipe_as_error(void)
+void cmdio_sigpipe_as_error(void)
 {
 	signal(SIGPIPE, SIG_IGN);
 }
 
-bool cio_stopped(void)
+bool cmdio_stopped(void)
 {
 	return stop_flag != 0;
 }
 
-bool cio_broken_pipe(void)
+bool cmdio_broken_pipe(void)
 {
 	return pipe_flag != 0;
 }
 
-void cio_stop(void)
+void cmdio_stop(void)
 {
 	stop_flag = 1;
 }
 
-int cio_stop_signal(void)
+int cmdio_stop_signal(void)
 {
 	return stop_sig;
 }
 
-bool cio_watch(int fd)
+bool cmdio_watch(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = 0 };
 	if (!stop_flag && poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP))) {
@@ -148,13 +148,13 @@ bool cio_watch(int fd)
 
 static int noted_errno;
 
-void cio_note_error(void)
+void cmdio_note_error(void)
 {
 	if (!noted_errno)
 		noted_errno = errno ? errno : EIO;
 }
 
-int cio_finish(FILE *f, const char *prog, const char *what)
+int cmdio_finish(FILE *f, const char *prog, const char *what)
 {
 	errno = 0;
 	int r = fflush(f);
@@ -163,7 +163,7 @@ int cio_finish(FILE *f, const char *prog, const char *what)
 		return 0;
 	if (pipe_flag && f == stdout) {
 		/* a live run whose reader left: the one line, not a write error */
-		cio_pipe_closed(prog);
+		cmdio_pipe_closed(prog);
 		clearerr(f);
 		return EXIT_ERR;
 	}
@@ -183,30 +183,30 @@ int cio_finish(FILE *f, const char *prog, const char *what)
 	return EXIT_ERR;
 }
 
-FILE *cio_fopen_safe(struct so_file **sf, int atfd, const char *path, const char *shown,
+FILE *cmdio_fopen_safe(struct safeout_file **sf, int atfd, const char *path, const char *shown,
 		     int mode, bool force, const char *prog)
 {
 	if (!shown)
 		shown = path;
 	*sf = NULL;
-	int err = so_open(sf, atfd, path, (mode_t)mode, force ? SO_FORCE : 0);
+	int err = safeout_open(sf, atfd, path, (mode_t)mode, force ? SAFEOUT_FORCE : 0);
 	if (err) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", prog, shown, so_strerror(err));
+		fprintf(stderr, "%s: cannot create %s: %s\n", prog, shown, safeout_strerror(err));
 		return NULL;
 	}
-	int fd = dup(so_fd(*sf));
+	int fd = dup(safeout_fd(*sf));
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		fprintf(stderr, "%s: cannot create %s: %s\n", prog, shown, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		so_abort(*sf);
+		safeout_abort(*sf);
 		*sf = NULL;
 	}
 	return f;
 }
 
-int cio_fclose_safe(FILE *f, struct so_file *sf, const char *path, bool discard, const char *prog)
+int cmdio_fclose_safe(FILE *f, struct safeout_file *sf, const char *path, bool discard, const char *prog)
 {
 	errno = 0;
 	int bad = fflush(f) != 0 || ferror(f);
@@ -217,12 +217,12 @@ int cio_fclose_safe(FILE *f, struct so_file *sf, const char *path, bool discard,
 		e = errno ? errno : EIO;
 	}
 	if (bad || discard) {
-		so_abort(sf);
+		safeout_abort(sf);
 		if (bad)
 			fprintf(stderr, "%s: error writing %s: %s\n", prog, path, strerror(e));
 		return bad ? EXIT_ERR : 0;
 	}
-	int err = so_commit(sf);
+	int err = safeout_commit(sf);
 	if (err) {
 		fprintf(stderr, "%s: error writing %s: %s\n", prog, path, strerror(-err));
 		return EXIT_ERR;
@@ -230,9 +230,9 @@ int cio_fclose_safe(FILE *f, struct so_file *sf, const char *path, bool discard,
 	return 0;
 }
 
-void cio_pdr_close(struct pdr *r, const char *prog, const char *path)
+void cmdio_pdr_close(struct pdread *r, const char *prog, const char *path)
 {
-	const struct pdr_info *in = r ? pdr_info(r) : NULL;
+	const struct pdread_info *in = r ? pdread_info(r) : NULL;
 
 	char why[96] = "data size is 0";
 
@@ -252,6 +252,6 @@ void cio_pdr_close(struct pdr *r, const char *prog, const char *path)
 		fprintf(stderr, "%s: %s: the tracing data (formats) came again %llu time%s: skipped, "
 			"the first copy is used\n", prog, path, (unsigned long long)in->dup_tracing_data,
 			in->dup_tracing_data == 1 ? "" : "s");
-	pdr_close(r);
+	pdread_close(r);
 }
 

@@ -39,22 +39,22 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		usage(stdout);
-		return cio_finish(stdout, "latscope", "standard output");
+		return cmdio_finish(stdout, "latscope", "standard output");
 	}
 	if (!strcmp(cmd, "-v") || !strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
 		printf("latscope %s\n", LATSCOPE_VERSION);
-		return cio_finish(stdout, "latscope", "standard output");
+		return cmdio_finish(stdout, "latscope", "standard output");
 	}
 	if (!strcmp(cmd, "help")) {
 		if (argc < 3) {
 			usage(stdout);
-			return cio_finish(stdout, "latscope", "standard output");
+			return cmdio_finish(stdout, "latscope", "standard output");
 		}
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 			if (!strcmp(argv[2], commands[i].name)) {
 				char *hargv[] = { argv[2], (char *)"--help", NULL };
 				int rc = commands[i].fn(2, hargv);
-				return rc ? rc : cio_finish(stdout, "latscope", "standard output");
+				return rc ? rc : cmdio_finish(stdout, "latscope", "standard output");
 			}
 		}
 		fprintf(stderr, "latscope: no command '%s'; `latscope help` lists them\n", argv[2]);
@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 			/* the last word on stdout for every command (help texts, and
 			 * commands that do not check their own output yet): a write
 			 * error is exit 2, never a silent 0 */
-			if (rc != EXIT_ERR && cio_finish(stdout, "latscope", "standard output"))
+			if (rc != EXIT_ERR && cmdio_finish(stdout, "latscope", "standard output"))
 				return EXIT_ERR;
 			return rc;
 		}

@@ -22,9 +22,9 @@ struct script_idlist {
 /* What the command line asks for; the strings point into argv. */
 struct script_params {
 	const char *input;		/* -i, default "perf.data"; "-" = stdin */
-	struct pp_opts po;		/* --ns, -F, --kallsyms */
-	struct pdr_opts ro;		/* --unordered */
-	struct ps_cpuset cpus;		/* -C/--cpu/--cpus, when cpu_filter */
+	struct pdprint_opts po;		/* --ns, -F, --kallsyms */
+	struct pdread_opts ro;		/* --unordered */
+	struct parse_cpuset cpus;		/* -C/--cpu/--cpus, when cpu_filter */
 	bool cpu_filter, json, quiet, strict, verbose;
 	uint64_t jobs;			/* -j: accepted (1 or 2), not used: one thread */
 	struct script_idlist pids, tids;	/* --pid, --tid (n 0: all) */

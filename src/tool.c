@@ -72,7 +72,7 @@ int tool_run(const struct tool_loop *l)
 
 	tool_sched_init(&s, l->start_ns ? l->start_ns : now, l->duration_ns, l->refresh_ns);
 	for (;;) {
-		if (cio_watch(l->watch_fd))
+		if (cmdio_watch(l->watch_fd))
 			return TOOL_END_STOP;
 		if (l->done && l->done(l->arg))
 			return TOOL_END_DONE;
@@ -101,10 +101,10 @@ int tool_run(const struct tool_loop *l)
 
 bool tool_setup_interrupted(const char *prog)
 {
-	if (!cio_stopped() && !cio_watch(STDOUT_FILENO))
+	if (!cmdio_stopped() && !cmdio_watch(STDOUT_FILENO))
 		return false;
 	fprintf(stderr, "%s: %s before the measurement started; nothing to report\n", prog,
-		cio_broken_pipe() ? "standard output was closed" : "interrupted");
+		cmdio_broken_pipe() ? "standard output was closed" : "interrupted");
 	return true;
 }
 
@@ -117,7 +117,7 @@ int tool_mlockall(char *why, size_t len)
 	int err = -errno;
 	munlockall();	/* a failed mlockall may leave MCL_FUTURE behind */
 	if (len)
-		ph_mlock(why, len, err);
+		privhint_mlock(why, len, err);
 	return err;
 }
 
@@ -139,5 +139,5 @@ int tool_status_worst(int a, int b)
 
 int tool_end_status(int rc)
 {
-	return cio_broken_pipe() ? EXIT_ERR : rc;
+	return cmdio_broken_pipe() ? EXIT_ERR : rc;
 }

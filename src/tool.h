@@ -9,7 +9,7 @@
  * this module uses them and does not repeat them.
  *
  * The run of a live command:
- *	cio_signals_install();                 // first: Ctrl-C during setup is seen
+ *	cmdio_signals_install();                 // first: Ctrl-C during setup is seen
  *	... setup; if (tool_setup_interrupted(prog)) unwind ...
  *	locked = tool_mlockall(why, sizeof(why)) == 0;   // the caller words the warning
  *	struct tool_loop l = { .arg = c, .duration_ns = ..., .wait = ..., .process = ... };
@@ -62,14 +62,14 @@ uint64_t tool_until(uint64_t now_ns, uint64_t slack_ns);
 
 /* Why tool_run() returned. */
 enum tool_end {
-	TOOL_END_STOP,		/* a signal, cio_stop(), or the reader of stdout left */
+	TOOL_END_STOP,		/* a signal, cmdio_stop(), or the reader of stdout left */
 	TOOL_END_DEADLINE,	/* the duration is over */
 	TOOL_END_DONE,		/* done() said so (a stop threshold, the workload ended) */
 	TOOL_END_ERROR,		/* wait() or process() failed (tool_run returns their error) */
 };
 
 /*
- * struct tool_loop - one live loop.  Each round: stop checks (cio_watch of
+ * struct tool_loop - one live loop.  Each round: stop checks (cmdio_watch of
  * watch_fd, done()), the deadline, wait() for data at most wait_ms (less
  * near the deadline), the deadline again, process() up to now - slack_ns,
  * checkpoint(), refresh() when due.  Every callback may be NULL.
@@ -86,7 +86,7 @@ struct tool_loop {
 	int (*wait)(void *arg, int timeout_ms);
 	/* Take the data complete up to until_ns.  < 0 ends the run. */
 	int (*process)(void *arg, uint64_t until_ns);
-	/* Make the recording valid up to here (pdw_checkpoint()). */
+	/* Make the recording valid up to here (pdwrite_checkpoint()). */
 	void (*checkpoint)(void *arg);
 	/* Draw the live view again; now_ns is the clock at this round. */
 	void (*refresh)(void *arg, uint64_t now_ns);
@@ -99,8 +99,8 @@ uint64_t tool_now_ns(void);
 /* tool_sleep_ms - sleep ms (a signal ends it early). */
 void tool_sleep_ms(int ms);
 /*
- * tool_run - run l until the deadline, a stop (cio_stopped(), or the reader of
- * watch_fd left: cio_watch()), done(), or a failing callback.  Returns an
+ * tool_run - run l until the deadline, a stop (cmdio_stopped(), or the reader of
+ * watch_fd left: cmdio_watch()), done(), or a failing callback.  Returns an
  * enum tool_end, or the callback's negative error.  Prints nothing.
  */
 int tool_run(const struct tool_loop *l);
@@ -133,7 +133,7 @@ int tool_status(bool failed, bool threshold);
 /* tool_status_worst - the worse of two statuses: 2 over 1 over 0. */
 int tool_status_worst(int a, int b);
 /* tool_end_status - rc, or 2 when the reader of stdout left during the run
- * (cio_broken_pipe()). */
+ * (cmdio_broken_pipe()). */
 int tool_end_status(int rc);
 
 #endif

@@ -64,44 +64,44 @@ static int torture_file(const uint8_t *buf, size_t len)
 static void torture_one(const uint8_t *buf, size_t len, bool print, struct torture_result *res)
 {
 	static unsigned nth;
-	struct pdr *r;
-	struct pdr_opts o = { .max_queue_bytes = 64u << 20 };
+	struct pdread *r;
+	struct pdread_opts o = { .max_queue_bytes = 64u << 20 };
 	int rc, fd = -1;
 
 	if (++nth % 4 == 0 && (fd = torture_file(buf, len)) >= 0) {
 		o.no_map = true;
 		o.unordered = nth % 8 == 0;
-		rc = pdr_open_fd(&r, fd, true, "torture", &o);
+		rc = pdread_open_fd(&r, fd, true, "torture", &o);
 	} else {
-		rc = pdr_open_mem(&r, buf, len, &o);
+		rc = pdread_open_mem(&r, buf, len, &o);
 	}
 	if (rc == 0) {
-		struct pp_opts po = { .kallsyms = "" };
-		struct pp *p = print ? pp_new(r, &po) : NULL;
-		struct pdr_event ev;
+		struct pdprint_opts po = { .kallsyms = "" };
+		struct pdprint *p = print ? pdprint_new(r, &po) : NULL;
+		struct pdread_event ev;
 		char line[2048];
-		while ((rc = pdr_next(r, &ev)) > 0) {
+		while ((rc = pdread_next(r, &ev)) > 0) {
 			if (!p)
 				continue;
-			if (ev.type == PDF_RECORD_SAMPLE && ev.has_sample)
-				pp_format(p, &ev, line, sizeof(line));
+			if (ev.type == PDFORMAT_RECORD_SAMPLE && ev.has_sample)
+				pdprint_format(p, &ev, line, sizeof(line));
 			else
-				pp_track(p, &ev);
+				pdprint_track(p, &ev);
 		}
-		pp_free(p);
-		if (pdr_stats(r)->queue_peak_bytes > res->max_queue_peak)
-			res->max_queue_peak = pdr_stats(r)->queue_peak_bytes;
+		pdprint_free(p);
+		if (pdread_stats(r)->queue_peak_bytes > res->max_queue_peak)
+			res->max_queue_peak = pdread_stats(r)->queue_peak_bytes;
 	}
 	res->runs++;
 	if (rc == 0) {
 		res->clean++;
 	} else {
 		res->errors++;
-		const char *m = pdr_strerror(r);
+		const char *m = pdread_strerror(r);
 		if (!strstr(m, "offset") || strchr(m, '\n'))
 			res->bad_messages++;
 	}
-	pdr_close(r);
+	pdread_close(r);
 }
 
 /* Returns 0; results in *res.  work must be a writable copy of img. */
@@ -110,10 +110,10 @@ static void torture_run(const uint8_t *img, uint8_t *work, size_t len, unsigned 
 {
 	memset(res, 0, sizeof(*res));
 	memcpy(work, img, len);
-	bool swap = len >= 8 && by_ld64(img, false) != PDF_MAGIC2;
-	bool file_mode = len >= 104 && by_ld64(img + 8, swap) == 104;
-	uint64_t doff = file_mode ? by_ld64(img + 40, swap) : 0;
-	uint64_t dsz = file_mode ? by_ld64(img + 48, swap) : 0;
+	bool swap = len >= 8 && bytes_ld64(img, false) != PDFORMAT_MAGIC2;
+	bool file_mode = len >= 104 && bytes_ld64(img + 8, swap) == 104;
+	uint64_t doff = file_mode ? bytes_ld64(img + 40, swap) : 0;
+	uint64_t dsz = file_mode ? bytes_ld64(img + 48, swap) : 0;
 	for (unsigned i = 0; i < ntrunc; i++) {
 		size_t cut = (size_t)((len * (uint64_t)(i + 1)) / (ntrunc + 1));
 		cut += (size_t)(torture_rand(&seed) % 977);
@@ -123,7 +123,7 @@ static void torture_run(const uint8_t *img, uint8_t *work, size_t len, unsigned 
 		torture_one(work, cut, print, res);
 		if (file_mode && cut > doff && cut < doff + dsz) {
 			/* the data section ends at the cut: records are cut mid-way */
-			by_st64(work + 48, cut - doff, swap);
+			bytes_st64(work + 48, cut - doff, swap);
 			torture_one(work, len, print, res);
 			memcpy(work + 48, img + 48, 8);
 		}

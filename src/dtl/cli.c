@@ -45,7 +45,7 @@ int cmd_dtl(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(sub, "record"))
-		cio_sigpipe_as_error();	/* a closed output is an error to report, not a kill */
+		cmdio_sigpipe_as_error();	/* a closed output is an error to report, not a kill */
 	if (!strcmp(sub, "dump"))
 		return dtl_cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(sub, "script"))
@@ -64,14 +64,14 @@ int cmd_dtl(int argc, char **argv)
 
 int dtl_cmd_window(const char *arg, void *params)
 {
-	struct dtlt_opts *to = &((struct dtl_cmd_in *)params)->to;
+	struct dtltl_opts *to = &((struct dtl_cmd_in *)params)->to;
 
 	if (!strcmp(arg, "auto")) {
 		to->window_ns = 0;
 		to->no_window = false;
 		return 0;
 	}
-	if (ps_duration_ns(arg, 1000000000ULL, &to->window_ns))
+	if (parse_duration_ns(arg, 1000000000ULL, &to->window_ns))
 		return -EINVAL;
 	to->no_window = to->window_ns == 0;
 	return 0;
@@ -108,25 +108,25 @@ int dtl_cmd_file(const struct cli_cmd *cmd, struct dtl_cmd_in *in, int argc, cha
 	return 0;
 }
 
-int dtl_cmd_open(struct pdr **r, const char *path, bool unordered, bool no_map)
+int dtl_cmd_open(struct pdread **r, const char *path, bool unordered, bool no_map)
 {
-	struct pdr_opts o = { .unordered = unordered, .no_map = no_map };
-	int err = pdr_open(r, path, &o);
+	struct pdread_opts o = { .unordered = unordered, .no_map = no_map };
+	int err = pdread_open(r, path, &o);
 
 	if (err < 0) {
 		fprintf(stderr, "latscope dtl: cannot read %s: %s\n", path,
-			*r && *pdr_strerror(*r) ? pdr_strerror(*r) : strerror(-err));
-		pdr_close(*r);
+			*r && *pdread_strerror(*r) ? pdread_strerror(*r) : strerror(-err));
+		pdread_close(*r);
 		*r = NULL;
 		return EXIT_ERR;
 	}
 	return 0;
 }
 
-void dtl_cmd_tb_warnings(const char *who, const char *path, const struct dtlt *t)
+void dtl_cmd_tb_warnings(const char *who, const char *path, const struct dtltl *t)
 {
-	const struct dtlm_stats *st = dtlm_stats(dtlt_merge(t));
-	const struct dtlt_stats *ts = dtlt_stats(t);
+	const struct dtlmerge_stats *st = dtlmerge_stats(dtltl_merge(t));
+	const struct dtltl_stats *ts = dtltl_stats(t);
 
 	if (st->bad_tb_freq)
 		fprintf(stderr, "%s: %s: CPU %u's DTL header says tb_freq %" PRIu64 " Hz, outside "
@@ -141,18 +141,18 @@ void dtl_cmd_tb_warnings(const char *who, const char *path, const struct dtlt *t
 			ts->far_time_ns % 1000000000u);
 }
 
-int dtl_cmd_verdict(const char *who, const struct dtlt *t, const struct pdr *r)
+int dtl_cmd_verdict(const char *who, const struct dtltl *t, const struct pdread *r)
 {
-	const struct dtlm_stats *st = t ? dtlm_stats(dtlt_merge(t)) : NULL;
-	const struct dtlt_stats *ts = t ? dtlt_stats(t) : NULL;
-	const struct pdr_stats *rs = pdr_stats(r);
+	const struct dtlmerge_stats *st = t ? dtlmerge_stats(dtltl_merge(t)) : NULL;
+	const struct dtltl_stats *ts = t ? dtltl_stats(t) : NULL;
+	const struct pdread_stats *rs = pdread_stats(r);
 	uint64_t lost = 0;
 	char what[256] = "";
 	size_t n = 0;
 
 	if (st)
-		for (int k = 0; k < DTLM_GAP_NR_KINDS; k++)
-			if (k != DTLM_GAP_TB_BACKWARDS && k != DTLM_GAP_ODD_SIZE && k != DTLM_GAP_RING_FULL)
+		for (int k = 0; k < DTLMERGE_GAP_NR_KINDS; k++)
+			if (k != DTLMERGE_GAP_TB_BACKWARDS && k != DTLMERGE_GAP_ODD_SIZE && k != DTLMERGE_GAP_RING_FULL)
 				lost += st->gaps[k];
 	lost += rs->lost_records + rs->aux_truncated + rs->aux_partial + rs->aux_collision;
 #define SAY(cond, ...) do { if ((cond) && n < sizeof(what)) \
@@ -169,9 +169,9 @@ int dtl_cmd_verdict(const char *who, const struct dtlt *t, const struct pdr *r)
 	return EXIT_THRESHOLD;
 }
 
-int dtl_cmd_syms(struct ksym **k, const struct pdr *r, const char *path, bool none, const char *who)
+int dtl_cmd_syms(struct ksym **k, const struct pdread *r, const char *path, bool none, const char *who)
 {
-	const struct pdr_info *in = pdr_info(r);
+	const struct pdread_info *in = pdread_info(r);
 	int err;
 
 	*k = NULL;

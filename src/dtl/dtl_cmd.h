@@ -30,7 +30,7 @@ extern const struct cli_cmd dtl_dump_cli, dtl_script_cli, dtl_report_cli, dtl_re
  */
 struct dtl_cmd_in {
 	const char *path;	/* -i FILE or the FILE operand */
-	struct dtlt_opts to;	/* --reorder-window, --pipe-budget, --scan (script: more) */
+	struct dtltl_opts to;	/* --reorder-window, --pipe-budget, --scan (script: more) */
 	const char *kallsyms;	/* --kallsyms FILE or NULL */
 	bool no_symbols;	/* --no-symbols */
 	bool strict;		/* --strict */
@@ -75,24 +75,24 @@ struct ksym;
 /* Load the symbols for srr0: from path (--kallsyms), else /proc/kallsyms
  * when the recording was made on this kernel, else none (*k = NULL); none
  * skips it all.  0, or EXIT_ERR after a message naming who. */
-int dtl_cmd_syms(struct ksym **k, const struct pdr *r, const char *path, bool none, const char *who);
+int dtl_cmd_syms(struct ksym **k, const struct pdread *r, const char *path, bool none, const char *who);
 
 /* "name+0xoff ([kernel.kallsyms])" (with_dso) or "name+0xoff" for addr into
  * buf; "[unknown] ([unknown])" or "" when no symbol covers it (false). */
 bool dtl_cmd_sym(const struct ksym *k, uint64_t addr, char *buf, size_t len, bool with_dso);
 
-struct dtlt;
+struct dtltl;
 /* Warn about implausible timebase parameters (tb_freq out of range, entries
  * a day away from the records). */
-void dtl_cmd_tb_warnings(const char *who, const char *path, const struct dtlt *t);
+void dtl_cmd_tb_warnings(const char *who, const char *path, const struct dtltl *t);
 
 /* --strict: EXIT_THRESHOLD after a line saying what was lost, dropped, late
  * or skipped (t may be NULL), else 0. */
-int dtl_cmd_verdict(const char *who, const struct dtlt *t, const struct pdr *r);
+int dtl_cmd_verdict(const char *who, const struct dtltl *t, const struct pdread *r);
 
 /* Open a perf.data for reading, printing a helpful error; 0 or EXIT_ERR. */
 /* no_map: read(2) into a window instead of a mapping (a single pass that
  * touches every byte: faster on VMs, and RSS does not follow the file). */
-int dtl_cmd_open(struct pdr **r, const char *path, bool unordered, bool no_map);
+int dtl_cmd_open(struct pdread **r, const char *path, bool unordered, bool no_map);
 
 #endif

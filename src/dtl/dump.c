@@ -61,22 +61,22 @@ static void hexdump(const uint8_t *p, size_t n)
 }
 
 /* The "cpu time " prefix perf prints before a user record (zeroed sample). */
-static void tstamp_prefix(const struct pdr *r, char *buf, size_t len)
+static void tstamp_prefix(const struct pdread *r, char *buf, size_t len)
 {
 	uint64_t st = 0;
 	bool any_id_all = false;
 
-	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
-		const struct pdr_evsel *e = pdr_evsel(r, i);
+	for (size_t i = 0; i < pdread_nr_evsels(r); i++) {
+		const struct pdread_evsel *e = pdread_evsel(r, i);
 		st |= e->attr.sample_type;
-		if (pdf_attr_flag(&e->attr, PDF_ATTR_FLAG_SAMPLE_ID_ALL))
+		if (pdformat_attr_flag(&e->attr, PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL))
 			any_id_all = true;
 	}
 	if (!any_id_all) {
 		snprintf(buf, len, "-1 -1 ");
 		return;
 	}
-	snprintf(buf, len, "%s%s", (st & PDF_SAMPLE_CPU) ? "0 " : "", (st & PDF_SAMPLE_TIME) ? "0 " : "");
+	snprintf(buf, len, "%s%s", (st & PDFORMAT_SAMPLE_CPU) ? "0 " : "", (st & PDFORMAT_SAMPLE_TIME) ? "0 " : "");
 }
 
 static void dump_payload(const uint8_t *p, uint64_t size, bool swap)
@@ -112,8 +112,8 @@ int dtl_cmd_dump(int argc, char **argv)
 {
 	struct dump_params p = { 0 };
 	int first, rc;
-	struct pdr *r;
-	struct pdr_event ev;
+	struct pdread *r;
+	struct pdread_event ev;
 	uint8_t *pay = NULL;
 	size_t pay_cap = 0;
 	uint64_t nrec = 0;
@@ -126,11 +126,11 @@ int dtl_cmd_dump(int argc, char **argv)
 	if (dtl_cmd_open(&r, path, true, true))
 		return EXIT_ERR;
 	const char *shown = strcmp(path, "-") ? path : "stdin";
-	bool swap = pdr_needs_swap(r);
-	while ((rc = pdr_next(r, &ev)) > 0) {
+	bool swap = pdread_needs_swap(r);
+	while ((rc = pdread_next(r, &ev)) > 0) {
 		char pfx[16];
 
-		if (ev.type != PDF_RECORD_AUXTRACE_INFO && ev.type != PDF_RECORD_AUXTRACE)
+		if (ev.type != PDFORMAT_RECORD_AUXTRACE_INFO && ev.type != PDFORMAT_RECORD_AUXTRACE)
 			continue;
 		nrec++;
 		printf("\n%#" PRIx64 "@%s [%#x]: event: %u\n", ev.file_offset, shown, ev.size, ev.type);
@@ -138,20 +138,20 @@ int dtl_cmd_dump(int argc, char **argv)
 			hexdump(ev.data, ev.size);
 		tstamp_prefix(r, pfx, sizeof(pfx));
 		printf("\n%s%#" PRIx64 " [%#x]: PERF_RECORD_%s", pfx, ev.file_offset, ev.size,
-		       ev.type == PDF_RECORD_AUXTRACE ? "AUXTRACE" : "AUXTRACE_INFO");
-		if (ev.type == PDF_RECORD_AUXTRACE_INFO) {
-			uint32_t type = ev.size >= 12 ? by_ld32(ev.data + 8, swap) : 0;
+		       ev.type == PDFORMAT_RECORD_AUXTRACE ? "AUXTRACE" : "AUXTRACE_INFO");
+		if (ev.type == PDFORMAT_RECORD_AUXTRACE_INFO) {
+			uint32_t type = ev.size >= 12 ? bytes_ld32(ev.data + 8, swap) : 0;
 			printf(" type: %u\n", type);
-			if (type == PDF_AUXTRACE_VPA_DTL)
+			if (type == PDFORMAT_AUXTRACE_VPA_DTL)
 				printf("  %-19s%" PRId64 "\n", "PMU Type",
-				       ev.size >= 24 ? (int64_t)by_ld64(ev.data + 16, swap) : 0);
+				       ev.size >= 24 ? (int64_t)bytes_ld64(ev.data + 16, swap) : 0);
 			continue;
 		}
-		const struct pdr_auxtrace *a = &ev.auxtrace;
+		const struct pdread_auxtrace *a = &ev.auxtrace;
 		printf(" size: %#" PRIx64 "  offset: %#" PRIx64 "  ref: %#" PRIx64
 		       "  idx: %u  tid: %d  cpu: %d\n", a->size, a->offset, a->reference, a->idx,
 		       (int32_t)a->tid, (int32_t)a->cpu);
-		if (!dtlt_file_has_dtl(r))
+		if (!dtltl_file_has_dtl(r))
 			continue;
 		const uint8_t *data = ev.aux_data;
 		if (!data && a->size) {
@@ -168,7 +168,7 @@ int dtl_cmd_dump(int argc, char **argv)
 				pay = n;
 				pay_cap = (size_t)a->size;
 			}
-			int err = pdr_pread(r, ev.aux_file_offset, pay, (size_t)a->size);
+			int err = pdread_pread(r, ev.aux_file_offset, pay, (size_t)a->size);
 			if (err) {
 				fprintf(stderr, "latscope dtl dump: cannot read the AUX payload at %#" PRIx64 ": %s\n",
 					ev.aux_file_offset, strerror(-err));
@@ -181,12 +181,12 @@ int dtl_cmd_dump(int argc, char **argv)
 	}
 	free(pay);
 	if (rc < 0) {
-		fprintf(stderr, "latscope dtl dump: %s: %s\n", path, *pdr_strerror(r) ? pdr_strerror(r) : strerror(-rc));
-		pdr_close(r);
+		fprintf(stderr, "latscope dtl dump: %s: %s\n", path, *pdread_strerror(r) ? pdread_strerror(r) : strerror(-rc));
+		pdread_close(r);
 		return EXIT_ERR;
 	}
-	cio_pdr_close(r, "latscope dtl dump", path);
-	if (cio_finish(stdout, "latscope dtl dump", "standard output"))
+	cmdio_pdr_close(r, "latscope dtl dump", path);
+	if (cmdio_finish(stdout, "latscope dtl dump", "standard output"))
 		return EXIT_ERR;
 	if (!nrec) {
 		fprintf(stderr, "latscope dtl dump: %s has no AUXTRACE_INFO or AUXTRACE records "

@@ -15,7 +15,7 @@
 #include "ksym.h"
 #include "report.h"
 
-static const char *const time_names[DTLS_NTIMES] = {
+static const char *const time_names[DTLSTAT_NTIMES] = {
 	"enqueue_to_dispatch", "ready_to_enqueue", "waiting_to_ready",
 };
 
@@ -25,21 +25,21 @@ static double ticks_us(uint64_t ticks, uint64_t f)
 	return f ? (double)ticks * 1e6 / (double)f : 0;
 }
 
-uint64_t dtl_rep_freq_of(const struct dtls *s, const struct dtls_cpu *c, const struct rep *o)
+uint64_t dtl_rep_freq_of(const struct dtlstat *s, const struct dtlstat_cpu *c, const struct rep *o)
 {
 	if (o->tb_freq_opt)
 		return o->tb_freq_opt;	/* --tb-freq overrides the headers */
 	if (c && dtl_tbinfo_valid(&c->tbi))
 		return c->tbi.tb_freq;
-	if (dtls_tbinfo(s).tb_freq)
-		return dtls_tbinfo(s).tb_freq;
+	if (dtlstat_tbinfo(s).tb_freq)
+		return dtlstat_tbinfo(s).tb_freq;
 	return o->tb_freq_opt ? o->tb_freq_opt : DTL_DEFAULT_TB_FREQ;
 }
 
 /* The timebase parameters of a CPU's entries, --boot-tb/--tb-freq applied. */
-struct dtl_tbinfo dtl_rep_eff_tbi(const struct dtls *s, const struct dtls_cpu *c, const struct rep *o)
+struct dtl_tbinfo dtl_rep_eff_tbi(const struct dtlstat *s, const struct dtlstat_cpu *c, const struct rep *o)
 {
-	struct dtl_tbinfo tbi = c && dtl_tbinfo_valid(&c->tbi) ? c->tbi : dtls_tbinfo(s);
+	struct dtl_tbinfo tbi = c && dtl_tbinfo_valid(&c->tbi) ? c->tbi : dtlstat_tbinfo(s);
 
 	if (o->have_boot_tb)
 		tbi.boot_tb = o->boot_tb_opt;
@@ -48,12 +48,12 @@ struct dtl_tbinfo dtl_rep_eff_tbi(const struct dtls *s, const struct dtls_cpu *c
 	return tbi;
 }
 
-static void text_hist(const struct dtls_hist *h, uint64_t f)
+static void text_hist(const struct dtlstat_hist *h, uint64_t f)
 {
 	uint64_t bins[NBINS], maxc = 0;
 	int lo = -1, hi = -1;
 
-	dtls_hist_log2_us(h, f, bins, NBINS);
+	dtlstat_hist_log2_us(h, f, bins, NBINS);
 	for (int i = 0; i < NBINS; i++) {
 		if (bins[i]) {
 			if (lo < 0)
@@ -77,7 +77,7 @@ static void text_hist(const struct dtls_hist *h, uint64_t f)
 	}
 }
 
-void dtl_rep_text_section(const struct dtls *s, const struct dtls_cpu *c, const char *title,
+void dtl_rep_text_section(const struct dtlstat *s, const struct dtlstat_cpu *c, const char *title,
 			  const struct rep *o, uint64_t span_tb)
 {
 	uint64_t f = dtl_rep_freq_of(s, c, o);
@@ -106,21 +106,21 @@ void dtl_rep_text_section(const struct dtls *s, const struct dtls_cpu *c, const 
 		if (c->preempt[i])
 			printf("    %-34s %12" PRIu64 "  %6.2f %%\n", dtl_preempt_reason_str((unsigned)i, buf),
 			       c->preempt[i], 100.0 * (double)c->preempt[i] / (double)c->entries);
-	for (int t = 0; t < DTLS_NTIMES; t++) {
-		const struct dtls_hist *h = &c->h[t];
+	for (int t = 0; t < DTLSTAT_NTIMES; t++) {
+		const struct dtlstat_hist *h = &c->h[t];
 		if (!h->count)
 			continue;
 		printf("  %s (us): min %.3f avg %.3f max %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f\n",
 		       time_names[t], ticks_us(h->min, f), ticks_us(h->sum, f) / (double)h->count,
-		       ticks_us(h->max, f), ticks_us(dtls_hist_percentile(h, 50), f),
-		       ticks_us(dtls_hist_percentile(h, 90), f), ticks_us(dtls_hist_percentile(h, 99), f),
-		       ticks_us(dtls_hist_percentile(h, 99.9), f));
+		       ticks_us(h->max, f), ticks_us(dtlstat_hist_percentile(h, 50), f),
+		       ticks_us(dtlstat_hist_percentile(h, 90), f), ticks_us(dtlstat_hist_percentile(h, 99), f),
+		       ticks_us(dtlstat_hist_percentile(h, 99.9), f));
 		if (!o->no_hist)
 			text_hist(h, f);
 	}
 }
 
-static struct json_object *j_hist(const struct dtls_hist *h, uint64_t f)
+static struct json_object *j_hist(const struct dtlstat_hist *h, uint64_t f)
 {
 	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
 	uint64_t bins[NBINS];
@@ -130,11 +130,11 @@ static struct json_object *j_hist(const struct dtls_hist *h, uint64_t f)
 	json_object_object_add(o, "min_us", json_object_new_double(h->count ? ticks_us(h->min, f) : 0));
 	json_object_object_add(o, "avg_us", json_object_new_double(h->count ? ticks_us(h->sum, f) / (double)h->count : 0));
 	json_object_object_add(o, "max_us", json_object_new_double(ticks_us(h->max, f)));
-	json_object_object_add(o, "p50_us", json_object_new_double(ticks_us(dtls_hist_percentile(h, 50), f)));
-	json_object_object_add(o, "p90_us", json_object_new_double(ticks_us(dtls_hist_percentile(h, 90), f)));
-	json_object_object_add(o, "p99_us", json_object_new_double(ticks_us(dtls_hist_percentile(h, 99), f)));
-	json_object_object_add(o, "p99_9_us", json_object_new_double(ticks_us(dtls_hist_percentile(h, 99.9), f)));
-	dtls_hist_log2_us(h, f, bins, NBINS);
+	json_object_object_add(o, "p50_us", json_object_new_double(ticks_us(dtlstat_hist_percentile(h, 50), f)));
+	json_object_object_add(o, "p90_us", json_object_new_double(ticks_us(dtlstat_hist_percentile(h, 90), f)));
+	json_object_object_add(o, "p99_us", json_object_new_double(ticks_us(dtlstat_hist_percentile(h, 99), f)));
+	json_object_object_add(o, "p99_9_us", json_object_new_double(ticks_us(dtlstat_hist_percentile(h, 99.9), f)));
+	dtlstat_hist_log2_us(h, f, bins, NBINS);
 	for (int i = 0; i < NBINS; i++) {
 		if (!bins[i])
 			continue;
@@ -149,7 +149,7 @@ static struct json_object *j_hist(const struct dtls_hist *h, uint64_t f)
 	return o;
 }
 
-struct json_object *dtl_rep_j_section(const struct dtls *s, const struct dtls_cpu *c,
+struct json_object *dtl_rep_j_section(const struct dtlstat *s, const struct dtlstat_cpu *c,
 				      const struct rep *o, uint64_t span_tb)
 {
 	struct json_object *j = json_object_new_object(), *d = json_object_new_object(),
@@ -183,23 +183,23 @@ struct json_object *dtl_rep_j_section(const struct dtls *s, const struct dtls_cp
 	}
 	json_object_object_add(j, "dispatch_reasons", d);
 	json_object_object_add(j, "preempt_reasons", p);
-	for (int i = 0; i < DTLS_NTIMES; i++)
+	for (int i = 0; i < DTLSTAT_NTIMES; i++)
 		json_object_object_add(t, time_names[i], j_hist(&c->h[i], f));
 	json_object_object_add(j, "times", t);
 	return j;
 }
 
-void dtl_rep_worst_text(const struct dtls *s, const struct rep *o)
+void dtl_rep_worst_text(const struct dtlstat *s, const struct rep *o)
 {
-	const struct dtls_worst *w;
-	size_t n = dtls_worst(s, &w);
+	const struct dtlstat_worst *w;
+	size_t n = dtlstat_worst(s, &w);
 	char b1[DTL_REASON_BUFSZ], b2[DTL_REASON_BUFSZ];
 
 	if (!n)
 		return;
 	printf("\nWorst dispatch delays (enqueue_to_dispatch + ready_to_enqueue):\n");
 	for (size_t i = 0; i < n; i++) {
-		const struct dtls_cpu *c = dtls_cpu(s, w[i].cpu);
+		const struct dtlstat_cpu *c = dtlstat_cpu(s, w[i].cpu);
 		struct dtl_tbinfo tbi = dtl_rep_eff_tbi(s, c, o);
 		uint64_t f = dtl_rep_freq_of(s, c, o);
 		uint64_t t = dtl_tbinfo_valid(&tbi) ? dtl_tb_to_ns(w[i].timebase, &tbi) : 0;
@@ -210,15 +210,15 @@ void dtl_rep_worst_text(const struct dtls *s, const struct rep *o)
 	}
 }
 
-struct json_object *dtl_rep_worst_json(const struct dtls *s, const struct rep *o)
+struct json_object *dtl_rep_worst_json(const struct dtlstat *s, const struct rep *o)
 {
-	const struct dtls_worst *w;
-	size_t n = dtls_worst(s, &w);
+	const struct dtlstat_worst *w;
+	size_t n = dtlstat_worst(s, &w);
 	struct json_object *a = json_object_new_array();
 	char b1[DTL_REASON_BUFSZ];
 
 	for (size_t i = 0; i < n; i++) {
-		const struct dtls_cpu *c = dtls_cpu(s, w[i].cpu);
+		const struct dtlstat_cpu *c = dtlstat_cpu(s, w[i].cpu);
 		struct dtl_tbinfo tbi = dtl_rep_eff_tbi(s, c, o);
 		struct json_object *j = json_object_new_object();
 		json_object_object_add(j, "cpu", json_object_new_int64(w[i].cpu));
@@ -399,7 +399,7 @@ struct json_object *dtl_rep_timeline_json(const struct rep *o)
 {
 	static const char *const src[] = { "none", "index", "scan", "stream" };
 	struct json_object *j = json_object_new_object();
-	const struct dtlt_stats *t = o->tl;
+	const struct dtltl_stats *t = o->tl;
 
 	json_object_object_add(j, "source", json_object_new_string(src[t->source]));
 	if (t->why_scan[0])
@@ -407,7 +407,7 @@ struct json_object *dtl_rep_timeline_json(const struct rep *o)
 	json_object_object_add(j, "late_entries", jsonv_u64(o->late));
 	json_object_object_add(j, "unindexed_buffers", jsonv_u64(t->unindexed_buffers));
 	json_object_object_add(j, "dropped_buffers", jsonv_u64(t->bad_cpu_buffers));
-	if (t->source == DTLT_SRC_STREAM) {
+	if (t->source == DTLTL_SRC_STREAM) {
 		json_object_object_add(j, "reorder_window_ns", jsonv_u64(t->window_ns));
 		json_object_object_add(j, "forced_records", jsonv_u64(t->forced_records));
 	}

@@ -20,9 +20,9 @@
 #include "tool.h"
 
 struct record_params {
-	struct dtlr_opts o;
+	struct dtlrec_opts o;
 	bool have_cpus;		/* -C given (o.cpus empty = all online) */
-	int source;		/* --pmu, --debugfs-only: enum dtlr_source */
+	int source;		/* --pmu, --debugfs-only: enum dtlrec_source */
 	const char *out;	/* -o */
 	const char *tplist;	/* -T */
 	uint64_t duration_ns;	/* -d; 0 = until COMMAND ends or Ctrl-C */
@@ -41,7 +41,7 @@ static int parse_event(const char *arg, void *params)
 	} else {
 		p->o.event = arg;
 	}
-	return dtlr_event_mask(p->o.event, &p->o.mask) ? -EINVAL : 0;
+	return dtlrec_event_mask(p->o.event, &p->o.mask) ? -EINVAL : 0;
 }
 
 /* A ring of bytes into o.ring_pages: a power of two of whole pages. */
@@ -66,8 +66,8 @@ static int parse_mmap_pages(const char *arg, void *params)
 	uint64_t v;
 
 	if (!bare_number(arg))
-		return ps_size_bytes(arg, &v) ? -EINVAL : ring_bytes(v, params);
-	if (ps_u64(arg, 1, 1u << 20, &v) || (v & (v - 1)))
+		return parse_size_bytes(arg, &v) ? -EINVAL : ring_bytes(v, params);
+	if (parse_u64(arg, 1, 1u << 20, &v) || (v & (v - 1)))
 		return -EINVAL;
 	((struct record_params *)params)->o.ring_pages = (size_t)v;
 	return 0;
@@ -79,8 +79,8 @@ static int parse_ring_size(const char *arg, void *params)
 	uint64_t v;
 
 	if (bare_number(arg))
-		return ps_u64(arg, 1, UINT64_MAX >> 10, &v) ? -EINVAL : ring_bytes(v << 10, params);
-	return ps_size_bytes(arg, &v) ? -EINVAL : ring_bytes(v, params);
+		return parse_u64(arg, 1, UINT64_MAX >> 10, &v) ? -EINVAL : ring_bytes(v << 10, params);
+	return parse_size_bytes(arg, &v) ? -EINVAL : ring_bytes(v, params);
 }
 
 #define REC_OPT(n, k, t, f, a, h) CLI_OPT(n, k, t, struct record_params, f, CLI_NONE, 0, 0, 0, a, h, NULL)
@@ -96,9 +96,9 @@ static const struct cli_opt record_opts[] = {
 	REC_OPT("tracepoints", 'T', CLI_T_STR, tplist, "LIST", "tracepoints to record beside the DTL (default\n"
 		"sched:sched_switch,sched:sched_wakeup; 'none' for none)"),
 	CLI_DURATION(struct record_params, duration_ns, "stop after this long (1s, 500ms, 2m)"),
-	CLI_OPT("pmu", 0, CLI_T_SETINT, struct record_params, source, CLI_NONE, DTLR_PMU, 0, 0, NULL,
+	CLI_OPT("pmu", 0, CLI_T_SETINT, struct record_params, source, CLI_NONE, DTLREC_PMU, 0, 0, NULL,
 		"use the vpa_dtl PMU only (no debugfs fallback)", NULL),
-	CLI_OPT("debugfs-only", 0, CLI_T_SETINT, struct record_params, source, CLI_NONE, DTLR_DEBUGFS, 0, 0, NULL,
+	CLI_OPT("debugfs-only", 0, CLI_T_SETINT, struct record_params, source, CLI_NONE, DTLREC_DEBUGFS, 0, 0, NULL,
 		"use the debugfs files even when the PMU exists", NULL),
 	CLI_OPT("boot-tb", 0, CLI_T_U64, struct record_params, o.boot_tb,
 		CLI_GIVEN(struct record_params, o.have_boot_tb), 0, 0, 0, "N",
@@ -143,16 +143,16 @@ const struct cli_cmd dtl_record_cli = {
 
 /* The live loop (src/tool.h): poll the DTL, end with COMMAND. */
 struct rec_loop {
-	struct dtlr *r;
+	struct dtlrec *r;
 	pid_t child;		/* -1 once reaped (or none) */
 	int status;		/* its wait status */
-	int err;		/* dtlr_poll()'s failure, which ends the run */
+	int err;		/* dtlrec_poll()'s failure, which ends the run */
 };
 
 static int rec_wait(void *arg, int timeout_ms)
 {
 	struct rec_loop *rl = arg;
-	rl->err = dtlr_poll(rl->r, timeout_ms);
+	rl->err = dtlrec_poll(rl->r, timeout_ms);
 	return rl->err ? -1 : 0;
 }
 
@@ -168,9 +168,9 @@ static bool rec_done(void *arg)
 
 int dtl_cmd_record(int argc, char **argv)
 {
-	cio_signals_install();	/* first: a Ctrl-C during setup is seen */
+	cmdio_signals_install();	/* first: a Ctrl-C during setup is seen */
 	struct record_params p = { .o = { .event = "dtl_all", .mask = DTL_MASK_ALL }, .out = "perf.data" };
-	struct dtlr_opts o;
+	struct dtlrec_opts o;
 	const char *tps[16];
 	int first, rc;
 
@@ -180,7 +180,7 @@ int dtl_cmd_record(int argc, char **argv)
 	if ((rc = dtl_cmd_parse(&dtl_record_cli, argc, argv, &p, &first)) >= 0)
 		return rc;
 	o = p.o;
-	o.source = (enum dtlr_source)p.source;
+	o.source = (enum dtlrec_source)p.source;
 	const char *out = p.out;
 	char *tplist = (char *)p.tplist;
 	uint64_t duration_ns = p.duration_ns;
@@ -205,23 +205,23 @@ int dtl_cmd_record(int argc, char **argv)
 	o.argc = argc;
 	o.argv = (const char *const *)argv;
 
-	struct dtlr *r;
-	int err = dtlr_open(&r, &o, out);
+	struct dtlrec *r;
+	int err = dtlrec_open(&r, &o, out);
 	if (err) {
-		fprintf(stderr, "latscope dtl record: %s\n", *dtlr_strerror(r) ? dtlr_strerror(r) : strerror(-err));
-		dtlr_close(r, NULL);
+		fprintf(stderr, "latscope dtl record: %s\n", *dtlrec_strerror(r) ? dtlrec_strerror(r) : strerror(-err));
+		dtlrec_close(r, NULL);
 		free(dup);
 		return EXIT_ERR;
 	}
 	const char *knob, *knob_old;
-	if (dtlr_changed_setting(r, &knob, &knob_old))
-		cio_on_abort_write(knob, knob_old);	/* a second Ctrl-C restores it too */
+	if (dtlrec_changed_setting(r, &knob, &knob_old))
+		cmdio_on_abort_write(knob, knob_old);	/* a second Ctrl-C restores it too */
 	pid_t child = -1, parent = getpid();
 	int go[2] = { -1, -1 };
 	if (cmd) {
 		if (pipe2(go, O_CLOEXEC) < 0) {
 			perror("latscope dtl record: pipe");
-			dtlr_close(r, NULL);
+			dtlrec_close(r, NULL);
 			free(dup);
 			return EXIT_ERR;
 		}
@@ -241,12 +241,12 @@ int dtl_cmd_record(int argc, char **argv)
 		close(go[0]);
 		if (child < 0) {
 			perror("latscope dtl record: fork");
-			dtlr_close(r, NULL);
+			dtlrec_close(r, NULL);
 			free(dup);
 			return EXIT_ERR;
 		}
 	}
-	err = dtlr_enable(r);
+	err = dtlrec_enable(r);
 	if (child > 0) {
 		if (write(go[1], "g", 1) != 1)
 			err = err ? err : -EPIPE;
@@ -257,7 +257,7 @@ int dtl_cmd_record(int argc, char **argv)
 	struct tool_loop l = {
 		.arg = &rl,
 		.duration_ns = duration_ns,
-		.wait_ms = dtlr_poll_ms(r),
+		.wait_ms = dtlrec_poll_ms(r),
 		.watch_fd = STDOUT_FILENO,
 		.wait = rec_wait,
 		.done = rec_done,
@@ -272,17 +272,17 @@ int dtl_cmd_record(int argc, char **argv)
 			;	/* a second Ctrl-C aborts (and the child dies with us) */
 	}
 	if (err)
-		fprintf(stderr, "latscope dtl record: %s\n", *dtlr_strerror(r) ? dtlr_strerror(r) : strerror(-err));
-	struct dtlr_stats st;
-	int cerr = dtlr_close(r, &st);
+		fprintf(stderr, "latscope dtl record: %s\n", *dtlrec_strerror(r) ? dtlrec_strerror(r) : strerror(-err));
+	struct dtlrec_stats st;
+	int cerr = dtlrec_close(r, &st);
 	free(dup);
 	if (cerr && !err) {
 		fprintf(stderr, "latscope dtl record: finishing %s: %s\n", out, strerror(-cerr));
 		err = cerr;
 	}
-	cio_on_abort_forget();
-	if (cio_broken_pipe()) {
-		cio_pipe_closed("latscope dtl record");
+	cmdio_on_abort_forget();
+	if (cmdio_broken_pipe()) {
+		cmdio_pipe_closed("latscope dtl record");
 		return EXIT_ERR;
 	}
 	char corrupt[96] = "";

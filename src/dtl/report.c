@@ -82,7 +82,7 @@ static int syms_init(struct rep *o)
 /* One entry's srr0 and hypervisor ticks into the per-symbol counters. */
 static void sym_account(struct rep *o, const uint8_t *raw)
 {
-	uint64_t a = by_ld64_be(raw + 32);
+	uint64_t a = bytes_ld64_be(raw + 32);
 	size_t i;
 
 	if (a == o->last_addr && o->last_idx != SIZE_MAX) {
@@ -94,7 +94,7 @@ static void sym_account(struct rep *o, const uint8_t *raw)
 		o->last_idx = i;
 	}
 	o->sym_count[i]++;
-	o->sym_hv[i] += (uint64_t)by_ld32_be(raw + 4) + by_ld32_be(raw + 8);
+	o->sym_hv[i] += (uint64_t)bytes_ld32_be(raw + 4) + bytes_ld32_be(raw + 8);
 }
 
 static void sym_payload(struct rep *o, const uint8_t *p, uint64_t len)
@@ -104,23 +104,23 @@ static void sym_payload(struct rep *o, const uint8_t *p, uint64_t len)
 			sym_account(o, p + off);
 }
 
-static void note_ring(struct rep *o, const struct pdr_event *ev, const struct pdr *r)
+static void note_ring(struct rep *o, const struct pdread_event *ev, const struct pdread *r)
 {
-	if (ev->size < 32 || !dtlt_is_dtl_evsel(r, ev->evsel))
+	if (ev->size < 32 || !dtltl_is_dtl_evsel(r, ev->evsel))
 		return;
-	uint64_t size = pdr_u64(r, ev->data + 16);
+	uint64_t size = pdread_u64(r, ev->data + 16);
 	uint32_t cpu = ev->has_sample ? ev->sample.cpu : UINT32_MAX;
-	bool first = cpu < DTLS_MAX_CPUS && !o->aux_seen[cpu];
-	if (cpu < DTLS_MAX_CPUS)
+	bool first = cpu < DTLSTAT_MAX_CPUS && !o->aux_seen[cpu];
+	if (cpu < DTLSTAT_MAX_CPUS)
 		o->aux_seen[cpu] = 1;
 	if (dtl_poll_filled_ring(size, first))
 		o->ring_full++;
 }
 
-static bool has_sched_switch(const struct pdr *r)
+static bool has_sched_switch(const struct pdread *r)
 {
-	for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
-		const struct pdr_evsel *e = pdr_evsel(r, i);
+	for (size_t i = 0; i < pdread_nr_evsels(r); i++) {
+		const struct pdread_evsel *e = pdread_evsel(r, i);
 		if (e->name && !strcmp(e->name, "sched:sched_switch"))
 			return true;
 	}
@@ -131,11 +131,11 @@ static bool has_sched_switch(const struct pdr *r)
  * The merged timeline: every entry into the statistics (in time order) and
  * every involuntary interruption charged to the task on its CPU.
  */
-static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char *path)
+static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, const char *path)
 {
-	struct dtlt_item it;
-	struct tpd *d = NULL;
-	struct tpd_losses loss = { 0 };	/* of the sched_switch samples only */
+	struct dtltl_item it;
+	struct tpdecode *d = NULL;
+	struct tpdecode_losses loss = { 0 };	/* of the sched_switch samples only */
 	uint64_t end_ns = 0;
 	int rc;
 
@@ -153,20 +153,20 @@ static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char
 	rc = dtltask_new(&o->tasks);
 	if (rc)
 		return rc;
-	rc = dtlt_new(&o->dt, r, &o->in.to);
+	rc = dtltl_new(&o->dt, r, &o->in.to);
 	if (rc)
 		return rc;
-	o->tl = dtlt_stats(o->dt);
-	while ((rc = dtlt_next(o->dt, &it)) > 0) {
-		if (it.kind == DTLT_ENTRY) {
-			const struct dtlm_item *e = &it.entry;
+	o->tl = dtltl_stats(o->dt);
+	while ((rc = dtltl_next(o->dt, &it)) > 0) {
+		if (it.kind == DTLTL_ENTRY) {
+			const struct dtlmerge_item *e = &it.entry;
 			if (e->time_ns > end_ns)
 				end_ns = e->time_ns;
-			if (o->have_cpus && !ps_cpuset_has(&o->cpus, e->cpu))
+			if (o->have_cpus && !parse_cpuset_has(&o->cpus, e->cpu))
 				continue;
 			if (o->syms)
 				sym_account(o, e->raw);
-			rc = dtls_add_raw(s, e->cpu, e->raw, &e->tbi);
+			rc = dtlstat_add_raw(s, e->cpu, e->raw, &e->tbi);
 			if (!rc)
 				rc = dtltask_entry(o->tasks, e->cpu, e->time_ns, &e->e, e->tbi.tb_freq);
 			if (rc == -ERANGE)
@@ -175,42 +175,42 @@ static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char
 				return rc;
 			continue;
 		}
-		const struct pdr_event *ev = it.ev;
-		if (ev->has_sample && (ev->sample.type & PDF_SAMPLE_TIME) && ev->sample.time > end_ns)
+		const struct pdread_event *ev = it.ev;
+		if (ev->has_sample && (ev->sample.type & PDFORMAT_SAMPLE_TIME) && ev->sample.time > end_ns)
 			end_ns = ev->sample.time;
 		switch (ev->type) {
-		case PDF_RECORD_AUX:
+		case PDFORMAT_RECORD_AUX:
 			o->aux_records++;
 			note_ring(o, ev, r);
 			if (ev->size >= 32) {
-				uint64_t fl = pdr_u64(r, ev->data + 24);
-				o->aux_flags[0] += !!(fl & PDF_AUX_FLAG_TRUNCATED);
-				o->aux_flags[1] += !!(fl & PDF_AUX_FLAG_PARTIAL);
-				o->aux_flags[2] += !!(fl & PDF_AUX_FLAG_COLLISION);
+				uint64_t fl = pdread_u64(r, ev->data + 24);
+				o->aux_flags[0] += !!(fl & PDFORMAT_AUX_FLAG_TRUNCATED);
+				o->aux_flags[1] += !!(fl & PDFORMAT_AUX_FLAG_PARTIAL);
+				o->aux_flags[2] += !!(fl & PDFORMAT_AUX_FLAG_COLLISION);
 			}
 			continue;
-		case PDF_RECORD_LOST:
+		case PDFORMAT_RECORD_LOST:
 			o->lost_records++;
 			if (ev->size >= 24)
-				o->lost_events += pdr_u64(r, ev->data + 16);
+				o->lost_events += pdread_u64(r, ev->data + 16);
 			continue;
-		case PDF_RECORD_SAMPLE:
+		case PDFORMAT_RECORD_SAMPLE:
 			break;
 		default:
 			continue;
 		}
-		const struct pdr_evsel *es = ev->evsel;
-		if (!es || !es->tp || !(ev->sample.type & PDF_SAMPLE_CPU))
+		const struct pdread_evsel *es = ev->evsel;
+		if (!es || !es->tp || !(ev->sample.type & PDFORMAT_SAMPLE_CPU))
 			continue;
 		if (!d) {
-			d = tpd_new(pdr_tep(r));
+			d = tpdecode_new(pdread_tep(r));
 			if (!d)
 				return -ENOMEM;
 		}
-		struct tpe e;
-		if (tpd_kind(d, (int)es->attr.config) != TPE_SCHED_SWITCH)
+		struct tpevent e;
+		if (tpdecode_kind(d, (int)es->attr.config) != TPEVENT_SCHED_SWITCH)
 			continue;
-		if (tpd_decode_sample(d, ev, &e, &loss) < 0) {
+		if (tpdecode_decode_sample(d, ev, &e, &loss) < 0) {
 			o->bad_switches = loss.no_raw + loss.bad_raw;
 			continue;
 		}
@@ -221,17 +221,17 @@ static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char
 		if (rc < 0)
 			break;
 	}
-	tpd_free(d);
+	tpdecode_free(d);
 	if (rc < 0)
 		return rc;
 	dtltask_end(o->tasks, end_ns);
-	const struct dtlm_stats *ms = dtlm_stats(dtlt_merge(o->dt));
+	const struct dtlmerge_stats *ms = dtlmerge_stats(dtltl_merge(o->dt));
 	struct dtl_scan_stats sc = {
 		.payloads = ms->buffers, .slots = ms->entries + ms->headers + ms->skipped,
 		.headers = ms->headers, .skipped = ms->skipped, .odd_payloads = ms->odd_buffers,
 		.tail_bytes = ms->tail_bytes,
 	};
-	dtls_set_scan(s, &sc);
+	dtlstat_set_scan(s, &sc);
 	o->late = ms->late;
 	o->dropped = o->tl->bad_cpu_buffers;
 	return 0;
@@ -240,9 +240,9 @@ static int run_timeline(struct pdr *r, struct dtls *s, struct rep *o, const char
 int dtl_cmd_report(int argc, char **argv)
 {
 	struct rep o = { .top = 20 };
-	struct pdr *r;
-	struct dtls *s;
-	struct pdr_event ev;
+	struct pdread *r;
+	struct dtlstat *s;
+	struct pdread_event ev;
 	uint8_t *pay = NULL;
 	size_t pay_cap = 0;
 	int first, rc, ret = 0;
@@ -252,21 +252,21 @@ int dtl_cmd_report(int argc, char **argv)
 	if (dtl_cmd_file(&dtl_report_cli, &o.in, argc, argv, first))
 		return EXIT_ERR;
 	const char *path = o.in.path;
-	if (dtls_new(&s)) {
+	if (dtlstat_new(&s)) {
 		fprintf(stderr, "latscope dtl report: out of memory\n");
 		return EXIT_ERR;
 	}
 	if (dtl_cmd_open(&r, path, false, true)) {
-		dtls_free(s);
+		dtlstat_free(s);
 		return EXIT_ERR;
 	}
-	bool swap = pdr_needs_swap(r);
+	bool swap = pdread_needs_swap(r);
 	if (dtl_cmd_syms(&o.syms, r, o.in.kallsyms, o.in.no_symbols, "latscope dtl report") ||
 	    syms_init(&o)) {
 		ret = EXIT_ERR;
 		goto out;
 	}
-	o.timeline = pdr_info(r)->pipe || has_sched_switch(r) || o.have_boot_tb;
+	o.timeline = pdread_info(r)->pipe || has_sched_switch(r) || o.have_boot_tb;
 	if (o.timeline) {
 		rc = run_timeline(r, s, &o, path);
 		if (rc < 0)
@@ -274,28 +274,28 @@ int dtl_cmd_report(int argc, char **argv)
 		goto results;
 	}
 	/* no sched_switch to charge: read the AUX data in file order, no merge */
-	pdr_close(r);
+	pdread_close(r);
 	if (dtl_cmd_open(&r, path, true, true)) {
-		dtls_free(s);
+		dtlstat_free(s);
 		return EXIT_ERR;
 	}
-	while ((rc = pdr_next(r, &ev)) > 0) {
-		if (ev.type < PDF_RECORD_USER_START && ev.has_sample && ev.sample.time &&
-		    (ev.sample.type & PDF_SAMPLE_TIME)) {
+	while ((rc = pdread_next(r, &ev)) > 0) {
+		if (ev.type < PDFORMAT_RECORD_USER_START && ev.has_sample && ev.sample.time &&
+		    (ev.sample.type & PDFORMAT_SAMPLE_TIME)) {
 			if (!o.min_rec_ns || ev.sample.time < o.min_rec_ns)
 				o.min_rec_ns = ev.sample.time;
 			if (ev.sample.time > o.max_rec_ns)
 				o.max_rec_ns = ev.sample.time;
 		}
 		switch (ev.type) {
-		case PDF_RECORD_AUXTRACE: {
-			const struct pdr_auxtrace *a = &ev.auxtrace;
-			if (!dtlt_file_has_dtl(r))
+		case PDFORMAT_RECORD_AUXTRACE: {
+			const struct pdread_auxtrace *a = &ev.auxtrace;
+			if (!dtltl_file_has_dtl(r))
 				break;
-			if (o.have_cpus && !ps_cpuset_has(&o.cpus, a->cpu))
+			if (o.have_cpus && !parse_cpuset_has(&o.cpus, a->cpu))
 				break;
 			if (ev.aux_data) {
-				rc = dtls_add_payload(s, a->cpu, ev.aux_data, a->size, swap);
+				rc = dtlstat_add_payload(s, a->cpu, ev.aux_data, a->size, swap);
 				if (!rc && o.syms)
 					sym_payload(&o, ev.aux_data, a->size);
 			} else {
@@ -309,9 +309,9 @@ int dtl_cmd_report(int argc, char **argv)
 				rc = pay ? 0 : -ENOMEM;
 				while (!rc && done < a->size) {
 					uint64_t n = a->size - done < pay_cap ? a->size - done : pay_cap;
-					rc = pdr_pread(r, ev.aux_file_offset + done, pay, (size_t)n);
+					rc = pdread_pread(r, ev.aux_file_offset + done, pay, (size_t)n);
 					if (!rc)
-						rc = dtls_add_payload(s, a->cpu, pay, n, swap);
+						rc = dtlstat_add_payload(s, a->cpu, pay, n, swap);
 					if (!rc && o.syms)
 						sym_payload(&o, pay, n);
 					done += n;
@@ -325,20 +325,20 @@ int dtl_cmd_report(int argc, char **argv)
 				goto read_err;
 			break;
 		}
-		case PDF_RECORD_AUX:
+		case PDFORMAT_RECORD_AUX:
 			o.aux_records++;
 			note_ring(&o, &ev, r);
 			if (ev.size >= 32) {
-				uint64_t fl = pdr_u64(r, ev.data + 24);
-				o.aux_flags[0] += !!(fl & PDF_AUX_FLAG_TRUNCATED);
-				o.aux_flags[1] += !!(fl & PDF_AUX_FLAG_PARTIAL);
-				o.aux_flags[2] += !!(fl & PDF_AUX_FLAG_COLLISION);
+				uint64_t fl = pdread_u64(r, ev.data + 24);
+				o.aux_flags[0] += !!(fl & PDFORMAT_AUX_FLAG_TRUNCATED);
+				o.aux_flags[1] += !!(fl & PDFORMAT_AUX_FLAG_PARTIAL);
+				o.aux_flags[2] += !!(fl & PDFORMAT_AUX_FLAG_COLLISION);
 			}
 			break;
-		case PDF_RECORD_LOST:
+		case PDFORMAT_RECORD_LOST:
 			o.lost_records++;
 			if (ev.size >= 24)
-				o.lost_events += pdr_u64(r, ev.data + 16);
+				o.lost_events += pdread_u64(r, ev.data + 16);
 			break;
 		default:
 			break;
@@ -347,26 +347,26 @@ int dtl_cmd_report(int argc, char **argv)
 	if (rc < 0) {
 read_err:
 		fprintf(stderr, "latscope dtl report: %s: %s\n", path,
-			*pdr_strerror(r) ? pdr_strerror(r) : strerror(-rc));
+			*pdread_strerror(r) ? pdread_strerror(r) : strerror(-rc));
 		ret = EXIT_ERR;
 		goto out;
 	}
 
 results:;
-	struct dtls_cpu *tot = malloc(sizeof(*tot));
+	struct dtlstat_cpu *tot = malloc(sizeof(*tot));
 	if (!tot) {
 		ret = EXIT_ERR;
 		goto out;
 	}
-	dtls_total(s, tot);
+	dtlstat_total(s, tot);
 	uint64_t tot_span = 0;
-	for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
-		const struct dtls_cpu *cc = dtls_cpu(s, i);
+	for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
+		const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
 		if (cc)
-			tot_span += dtls_span_tb(cc);
+			tot_span += dtlstat_span_tb(cc);
 	}
-	const struct dtl_scan_stats *sc = dtls_scan_stats(s);
-	struct dtl_tbinfo tbi = dtls_tbinfo(s);
+	const struct dtl_scan_stats *sc = dtlstat_scan_stats(s);
+	struct dtl_tbinfo tbi = dtlstat_tbinfo(s);
 	if (o.json) {
 		struct json_object *j = json_object_new_object(), *cpus = json_object_new_array(),
 				   *data = json_object_new_object();
@@ -390,16 +390,16 @@ results:;
 		json_object_object_add(data, "dropped_buffers", jsonv_u64(o.dropped));
 		json_object_object_add(data, "ring_full_polls", jsonv_u64(o.ring_full));
 		json_object_object_add(data, "polls", jsonv_u64(o.aux_records));
-		json_object_object_add(data, "unknown_id_samples", jsonv_u64(pdr_stats(r)->unknown_id));
-		json_object_object_add(data, "short_samples", jsonv_u64(pdr_stats(r)->bad_samples));
+		json_object_object_add(data, "unknown_id_samples", jsonv_u64(pdread_stats(r)->unknown_id));
+		json_object_object_add(data, "short_samples", jsonv_u64(pdread_stats(r)->bad_samples));
 		json_object_object_add(data, "late_entries", jsonv_u64(o.late));
 		if (o.bad_switches)	/* only then: the key is new */
 			json_object_object_add(data, "bad_switch_samples", jsonv_u64(o.bad_switches));
 		json_object_object_add(j, "data", data);
-		for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
-			const struct dtls_cpu *cc = dtls_cpu(s, i);
+		for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
+			const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
 			if (cc && cc->entries)
-				json_object_array_add(cpus, dtl_rep_j_section(s, cc, &o, dtls_span_tb(cc)));
+				json_object_array_add(cpus, dtl_rep_j_section(s, cc, &o, dtlstat_span_tb(cc)));
 		}
 		json_object_object_add(j, "cpus", cpus);
 		json_object_object_add(j, "total", dtl_rep_j_section(s, tot, &o, tot_span));
@@ -431,13 +431,13 @@ results:;
 			       "85-entry ring lets through: older entries were overwritten before them "
 			       "(poll more often: -c)\n", o.ring_full, o.aux_records);
 		if (!o.total_only) {
-			for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
-				const struct dtls_cpu *cc = dtls_cpu(s, i);
+			for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
+				const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
 				char title[32];
 				if (!cc || !cc->entries)
 					continue;
 				snprintf(title, sizeof(title), "CPU %u", i);
-				dtl_rep_text_section(s, cc, title, &o, dtls_span_tb(cc));
+				dtl_rep_text_section(s, cc, title, &o, dtlstat_span_tb(cc));
 			}
 		}
 		if (tot->entries)
@@ -449,7 +449,7 @@ results:;
 			dtl_rep_tasks_text(&o);
 	}
 	free(tot);
-	if (cio_finish(stdout, "latscope dtl report", "standard output")) {
+	if (cmdio_finish(stdout, "latscope dtl report", "standard output")) {
 		ret = EXIT_ERR;
 		goto out;
 	}
@@ -463,19 +463,19 @@ results:;
 		dtl_cmd_tb_warnings("latscope dtl report", path, o.dt);
 	} else {
 		/* the fast path: headers and each CPU's entry span against the records */
-		for (uint32_t i = 0; i < dtls_nr_cpus(s); i++) {
-			const struct dtls_cpu *cc = dtls_cpu(s, i);
+		for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
+			const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
 			if (!cc || !cc->entries)
 				continue;
 			struct dtl_tbinfo tb = dtl_rep_eff_tbi(s, cc, &o);
-			if (tb.tb_freq < DTLM_TB_FREQ_MIN || tb.tb_freq > DTLM_TB_FREQ_MAX) {
+			if (tb.tb_freq < DTLMERGE_TB_FREQ_MIN || tb.tb_freq > DTLMERGE_TB_FREQ_MAX) {
 				fprintf(stderr, "latscope dtl report: %s: CPU %u's tb_freq is %" PRIu64 " Hz, outside "
 					"1 MHz..10 GHz: DTL times are probably wrong; --tb-freq overrides it\n",
 					path, i, tb.tb_freq);
 				break;
 			}
 			uint64_t a = dtl_tb_to_ns(cc->first_tb, &tb), b = dtl_tb_to_ns(cc->last_tb, &tb);
-			if (o.max_rec_ns && (a + DTLT_FAR_NS < o.min_rec_ns || b > o.max_rec_ns + DTLT_FAR_NS)) {
+			if (o.max_rec_ns && (a + DTLTL_FAR_NS < o.min_rec_ns || b > o.max_rec_ns + DTLTL_FAR_NS)) {
 				fprintf(stderr, "latscope dtl report: %s: CPU %u's DTL entries (%" PRIu64 ".%09" PRIu64
 					" s to %" PRIu64 ".%09" PRIu64 " s) lie more than a day from the records: boot_tb "
 					"or tb_freq is probably wrong; --boot-tb and --tb-freq override them\n", path, i,
@@ -486,7 +486,7 @@ results:;
 	}
 	if (o.dropped)
 		fprintf(stderr, "latscope dtl report: %s: %" PRIu64 " AUX buffers dropped (CPU number out of "
-			"range 0..%d)\n", path, o.dropped, DTLS_MAX_CPUS - 1);
+			"range 0..%d)\n", path, o.dropped, DTLSTAT_MAX_CPUS - 1);
 	if (o.in.strict) {
 		ret = dtl_cmd_verdict("latscope dtl report", o.dt, r);
 		if (!ret && o.dropped) {
@@ -495,7 +495,7 @@ results:;
 			ret = EXIT_THRESHOLD;
 		}
 	}
-	if (o.timeline && o.tl && o.tl->source == DTLT_SRC_SCAN && o.tl->why_scan[0])
+	if (o.timeline && o.tl && o.tl->source == DTLTL_SRC_SCAN && o.tl->why_scan[0])
 		fprintf(stderr, "latscope dtl report: %s: %s; found %" PRIu64 " AUX buffers by scanning the "
 			"data section instead\n", path, o.tl->why_scan, o.tl->dtl_buffers);
 	if (o.late)
@@ -510,9 +510,9 @@ out:
 	ksym_free(o.syms);
 	free(o.sym_count);
 	free(o.sym_hv);
-	dtlt_free(o.dt);
+	dtltl_free(o.dt);
 	free(pay);
-	cio_pdr_close(r, "latscope dtl report", path);
-	dtls_free(s);
+	cmdio_pdr_close(r, "latscope dtl report", path);
+	dtlstat_free(s);
 	return ret;
 }

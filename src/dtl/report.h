@@ -25,20 +25,20 @@ struct rep {
 	bool json, no_hist, total_only, have_cpus, timeline;
 	uint64_t top;
 	struct dtltask *tasks;
-	struct dtlt *dt;
+	struct dtltl *dt;
 	/* where the vCPUs were (srr0), per symbol of syms, [nsyms] = unresolved */
 	struct ksym *syms;
 	uint64_t *sym_count, *sym_hv;
 	size_t nsyms;
 	uint64_t last_addr;
 	size_t last_idx;
-	const struct dtlt_stats *tl;
+	const struct dtltl_stats *tl;
 	uint64_t late;
 	uint64_t bad_switches;		/* sched_switch samples without a (whole) payload */
 	uint64_t dropped;		/* AUX buffers with a CPU out of range */
 	uint64_t ring_full;		/* polls that copied all the hypervisor ring lets through */
-	uint8_t aux_seen[DTLS_MAX_CPUS];
-	struct ps_cpuset cpus;
+	uint8_t aux_seen[DTLSTAT_MAX_CPUS];
+	struct parse_cpuset cpus;
 	uint64_t tb_freq_opt, boot_tb_opt;
 	bool have_boot_tb;
 	uint64_t min_rec_ns, max_rec_ns;	/* fast path: timed records seen */
@@ -50,18 +50,18 @@ _Static_assert(offsetof(struct rep, in) == 0, "struct dtl_cmd_in first");
 struct json_object;
 
 /* output.c */
-struct dtl_tbinfo dtl_rep_eff_tbi(const struct dtls *s, const struct dtls_cpu *c, const struct rep *o);
-uint64_t dtl_rep_freq_of(const struct dtls *s, const struct dtls_cpu *c, const struct rep *o);
-struct json_object *dtl_rep_j_section(const struct dtls *s, const struct dtls_cpu *c,
+struct dtl_tbinfo dtl_rep_eff_tbi(const struct dtlstat *s, const struct dtlstat_cpu *c, const struct rep *o);
+uint64_t dtl_rep_freq_of(const struct dtlstat *s, const struct dtlstat_cpu *c, const struct rep *o);
+struct json_object *dtl_rep_j_section(const struct dtlstat *s, const struct dtlstat_cpu *c,
 				      const struct rep *o, uint64_t span_tb);
 struct json_object *dtl_rep_syms_json(const struct rep *o, uint64_t f);
 void dtl_rep_syms_text(const struct rep *o, uint64_t f);
 struct json_object *dtl_rep_tasks_json(struct rep *o);
 void dtl_rep_tasks_text(struct rep *o);
-void dtl_rep_text_section(const struct dtls *s, const struct dtls_cpu *c, const char *title,
+void dtl_rep_text_section(const struct dtlstat *s, const struct dtlstat_cpu *c, const char *title,
 			  const struct rep *o, uint64_t span_tb);
 struct json_object *dtl_rep_timeline_json(const struct rep *o);
-struct json_object *dtl_rep_worst_json(const struct dtls *s, const struct rep *o);
-void dtl_rep_worst_text(const struct dtls *s, const struct rep *o);
+struct json_object *dtl_rep_worst_json(const struct dtlstat *s, const struct rep *o);
+void dtl_rep_worst_text(const struct dtlstat *s, const struct rep *o);
 
 #endif

@@ -29,25 +29,25 @@ enum { OUT_PERF, OUT_WIDE, OUT_CSV, OUT_JSON };
 
 struct script {
 	struct dtl_cmd_in in;	/* first: DTL_CMD_INPUT, DTL_CMD_READ_OPTS */
-	struct pdr *r;
-	struct pp *pp;
-	struct dtlt *t;
+	struct pdread *r;
+	struct pdprint *pp;
+	struct dtltl *t;
 	int mode;
 	bool ns, dtl_only, samples_only;
 	bool have_cpus;
-	struct ps_cpuset cpus;
+	struct parse_cpuset cpus;
 	uint64_t t0_ns, t1_ns;
 	bool quiet;
 	char *line;
 	size_t line_cap;
 	uint64_t dtl_lines, sample_lines;
 	struct ksym *syms;	/* NULL: srr0 stays [unknown] */
-	struct pl *pl;		/* second formatting thread, or NULL */
+	struct pipeline *pl;		/* second formatting thread, or NULL */
 };
 
 static bool want(const struct script *s, uint32_t cpu, uint64_t t)
 {
-	if (s->have_cpus && !ps_cpuset_has(&s->cpus, cpu))
+	if (s->have_cpus && !parse_cpuset_has(&s->cpus, cpu))
 		return false;
 	return t >= s->t0_ns && t <= s->t1_ns;
 }
@@ -77,14 +77,14 @@ static void emit(struct script *s, const char *fmt, ...)
 		char l[1024 + KSYM_NAME_MAX];
 		int n = vsnprintf(l, sizeof(l), fmt, ap);
 		if (n > 0)
-			pl_push_text(s->pl, l, (size_t)n < sizeof(l) ? (size_t)n : sizeof(l) - 1);
+			pipeline_push_text(s->pl, l, (size_t)n < sizeof(l) ? (size_t)n : sizeof(l) - 1);
 	} else {
 		vprintf(fmt, ap);
 	}
 	va_end(ap);
 }
 
-static void print_dtl(struct script *s, const struct dtlm_item *it)
+static void print_dtl(struct script *s, const struct dtlmerge_item *it)
 {
 	const struct dtl_entry *e = &it->e;
 	char b1[DTL_REASON_BUFSZ], b2[DTL_REASON_BUFSZ], ts[48];
@@ -98,7 +98,7 @@ static void print_dtl(struct script *s, const struct dtlm_item *it)
 	case OUT_PERF: {
 		char sym[KSYM_NAME_MAX + 64];
 		dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), true);
-		int w = pp_name_width(s->pp);
+		int w = pdprint_name_width(s->pp);
 		if (w < 7)
 			w = 7;
 		fmt_time(ts, sizeof(ts), it->time_ns, s->ns);
@@ -162,7 +162,7 @@ static void print_dtl(struct script *s, const struct dtlm_item *it)
 	}
 }
 
-static void print_sample(struct script *s, const struct pdr_event *ev)
+static void print_sample(struct script *s, const struct pdread_event *ev)
 {
 	size_t n;
 
@@ -171,11 +171,11 @@ static void print_sample(struct script *s, const struct pdr_event *ev)
 	if (!want(s, ev->sample.cpu, ev->sample.time))
 		return;
 	if (s->pl) {
-		if (pl_push(s->pl, ev, pp_comm(s->pp, (int32_t)ev->sample.pid, (int32_t)ev->sample.tid)) == 0)
+		if (pipeline_push(s->pl, ev, pdprint_comm(s->pp, (int32_t)ev->sample.pid, (int32_t)ev->sample.tid)) == 0)
 			s->sample_lines++;
 		return;
 	}
-	n = pp_format(s->pp, ev, s->line, s->line_cap);
+	n = pdprint_format(s->pp, ev, s->line, s->line_cap);
 	if (n >= s->line_cap) {
 		size_t cap = n + 1;
 		char *nl = realloc(s->line, cap);
@@ -183,7 +183,7 @@ static void print_sample(struct script *s, const struct pdr_event *ev)
 			return;
 		s->line = nl;
 		s->line_cap = cap;
-		n = pp_format(s->pp, ev, s->line, s->line_cap);
+		n = pdprint_format(s->pp, ev, s->line, s->line_cap);
 	}
 	if (s->mode == OUT_WIDE) {
 		/* same time format as the DTL lines: ns, first column */
@@ -201,7 +201,7 @@ _Static_assert(offsetof(struct script, in) == 0, "struct dtl_cmd_in first");
 static int script_time(const char *arg, void *params)
 {
 	struct script *s = params;
-	return ps_time_range(arg, &s->t0_ns, &s->t1_ns) ? -EINVAL : 0;
+	return parse_time_range(arg, &s->t0_ns, &s->t1_ns) ? -EINVAL : 0;
 }
 
 #define SCRIPT_MODE(n, m, h) \
@@ -250,25 +250,25 @@ const struct cli_cmd dtl_script_cli = {
 	.operands = true,
 };
 
-static void report_gaps(const char *path, struct dtlt *t, const struct script *s, bool quiet)
+static void report_gaps(const char *path, struct dtltl *t, const struct script *s, bool quiet)
 {
-	const struct dtlm *m = dtlt_merge(t);
-	const struct dtlm_stats *st = dtlm_stats(m);
-	const struct dtlt_stats *ts = dtlt_stats(t);
-	const struct dtlm_gap *g;
-	size_t ng = dtlm_gaps(m, &g);
+	const struct dtlmerge *m = dtltl_merge(t);
+	const struct dtlmerge_stats *st = dtlmerge_stats(m);
+	const struct dtltl_stats *ts = dtltl_stats(t);
+	const struct dtlmerge_gap *g;
+	size_t ng = dtlmerge_gaps(m, &g);
 	uint64_t total = 0;
 
-	for (int k = 0; k < DTLM_GAP_NR_KINDS; k++)
+	for (int k = 0; k < DTLMERGE_GAP_NR_KINDS; k++)
 		total += st->gaps[k];
-	if (ts->source == DTLT_SRC_SCAN && ts->why_scan[0])
+	if (ts->source == DTLTL_SRC_SCAN && ts->why_scan[0])
 		fprintf(stderr, "latscope dtl script: %s: %s; found %" PRIu64 " AUX buffers by scanning "
 			"the data section instead\n", path, ts->why_scan, ts->dtl_buffers);
 	if (ts->bad_cpu_buffers || st->dropped_buffers)
 		fprintf(stderr, "latscope dtl script: %s: %" PRIu64 " AUX buffers dropped (CPU number "
 			"out of range 0..%d)\n", path,
 			ts->bad_cpu_buffers > st->dropped_buffers ? ts->bad_cpu_buffers : st->dropped_buffers,
-			DTLM_MAX_CPUS - 1);
+			DTLMERGE_MAX_CPUS - 1);
 	if (ts->unindexed_buffers)
 		fprintf(stderr, "latscope dtl script: %s: %" PRIu64 " AUX buffers were not in the index "
 			"(their entries may be late)\n", path, ts->unindexed_buffers);
@@ -277,7 +277,7 @@ static void report_gaps(const char *path, struct dtlt *t, const struct script *s
 	fprintf(stderr, "latscope dtl script: %s: %" PRIu64 " DTL entries (%" PRIu64
 		" printed) on %zu CPUs, %" PRIu64 " other samples printed, %" PRIu64 " late",
 		path, st->entries, s->dtl_lines, st->nr_queues, s->sample_lines, st->late);
-	if (ts->source == DTLT_SRC_STREAM) {
+	if (ts->source == DTLTL_SRC_STREAM) {
 		char w[48];
 		fmt_time(w, sizeof(w), ts->window_ns, true);
 		fprintf(stderr, "; pipe: reorder window %s s", w);
@@ -291,9 +291,9 @@ static void report_gaps(const char *path, struct dtlt *t, const struct script *s
 	if (!total)
 		return;
 	fprintf(stderr, "latscope dtl script: gaps:");
-	for (int k = 0; k < DTLM_GAP_NR_KINDS; k++)
+	for (int k = 0; k < DTLMERGE_GAP_NR_KINDS; k++)
 		if (st->gaps[k])
-			fprintf(stderr, " %s %" PRIu64, dtlm_gap_name(k), st->gaps[k]);
+			fprintf(stderr, " %s %" PRIu64, dtlmerge_gap_name(k), st->gaps[k]);
 	fputc('\n', stderr);
 	for (size_t i = 0; i < ng && i < 20; i++) {
 		char ts2[48];
@@ -303,25 +303,25 @@ static void report_gaps(const char *path, struct dtlt *t, const struct script *s
 			snprintf(ts2, sizeof(ts2), "the start");
 		char what[256], where[24] = "";
 		switch (g[i].kind) {
-		case DTLM_GAP_LOST:
+		case DTLMERGE_GAP_LOST:
 			snprintf(what, sizeof(what), "%" PRIu64 " events lost", g[i].a);
 			break;
-		case DTLM_GAP_TB_BACKWARDS:
+		case DTLMERGE_GAP_TB_BACKWARDS:
 			snprintf(what, sizeof(what), "timebase %" PRIu64 " after %" PRIu64, g[i].b, g[i].a);
 			break;
-		case DTLM_GAP_OFFSET:
+		case DTLMERGE_GAP_OFFSET:
 			snprintf(what, sizeof(what), "expected AUX offset %#" PRIx64 ", got %#" PRIx64, g[i].a, g[i].b);
 			break;
-		case DTLM_GAP_ODD_SIZE:
+		case DTLMERGE_GAP_ODD_SIZE:
 			snprintf(what, sizeof(what), "payload of %" PRIu64 " bytes, %" PRIu64 " trailing bytes ignored",
 				 g[i].a, g[i].b);
 			break;
-		case DTLM_GAP_RING_FULL:
+		case DTLMERGE_GAP_RING_FULL:
 			snprintf(what, sizeof(what), "a poll copied %" PRIu64 " entries, all the hypervisor's "
 				 "85-entry ring lets through: older ones were probably overwritten (poll more "
 				 "often: -c)", g[i].a);
 			break;
-		case DTLM_GAP_FORCED:
+		case DTLMERGE_GAP_FORCED:
 			snprintf(what, sizeof(what), "%" PRIu64 " bytes queued: entries printed early", g[i].a);
 			break;
 		default:
@@ -330,7 +330,7 @@ static void report_gaps(const char *path, struct dtlt *t, const struct script *s
 		}
 		if (g[i].cpu != UINT32_MAX)
 			snprintf(where, sizeof(where), " cpu %u", g[i].cpu);
-		fprintf(stderr, "  gap %s%s at %s: %s\n", dtlm_gap_name(g[i].kind), where, ts2, what);
+		fprintf(stderr, "  gap %s%s at %s: %s\n", dtlmerge_gap_name(g[i].kind), where, ts2, what);
 	}
 	if (ng > 20)
 		fprintf(stderr, "  ... (%zu more listed, %" PRIu64 " in all)\n", ng - 20, total);
@@ -339,9 +339,9 @@ static void report_gaps(const char *path, struct dtlt *t, const struct script *s
 int dtl_cmd_script(int argc, char **argv)
 {
 	struct script s = { .mode = OUT_PERF, .t1_ns = UINT64_MAX };
-	struct dtlt_opts *to = &s.in.to;
+	struct dtltl_opts *to = &s.in.to;
 	int first, rc, ret = 0;
-	struct dtlt_item it;
+	struct dtltl_item it;
 
 	if ((rc = dtl_cmd_parse(&dtl_script_cli, argc, argv, &s, &first)) >= 0)
 		return rc;
@@ -352,9 +352,9 @@ int dtl_cmd_script(int argc, char **argv)
 		to->fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
 	if (dtl_cmd_open(&s.r, path, false, false))
 		return EXIT_ERR;
-	const struct pdr_info *info = pdr_info(s.r);
-	struct pp_opts po = { .ns = s.ns };
-	s.pp = pp_new(s.r, &po);
+	const struct pdread_info *info = pdread_info(s.r);
+	struct pdprint_opts po = { .ns = s.ns };
+	s.pp = pdprint_new(s.r, &po);
 	s.line_cap = 4096;
 	s.line = malloc(s.line_cap);
 	if (!s.pp || !s.line) {
@@ -362,10 +362,10 @@ int dtl_cmd_script(int argc, char **argv)
 		ret = EXIT_ERR;
 		goto out;
 	}
-	rc = dtlt_new(&s.t, s.r, to);
+	rc = dtltl_new(&s.t, s.r, to);
 	if (rc) {
 		fprintf(stderr, "latscope dtl script: %s: %s\n", path,
-			*pdr_strerror(s.r) ? pdr_strerror(s.r) : strerror(-rc));
+			*pdread_strerror(s.r) ? pdread_strerror(s.r) : strerror(-rc));
 		ret = EXIT_ERR;
 		goto out;
 	}
@@ -378,22 +378,22 @@ int dtl_cmd_script(int argc, char **argv)
 	    !getenv("LATSCOPE_NO_THREADS")) {
 		static char obuf[1 << 20];
 		setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-		s.pl = pl_new(s.pp, stdout);
+		s.pl = pipeline_new(s.pp, stdout);
 	}
 	if (s.mode == OUT_CSV)
 		printf("cpu,time_ns,timebase,dispatch_reason,preempt_reason,enqueue_to_dispatch_time,"
 		       "ready_to_enqueue_time,waiting_to_ready_time,processor_id,fault_addr,srr0,srr1,symbol\n");
 	uint64_t n_items = 0;
-	while ((rc = dtlt_next(s.t, &it)) > 0) {
-		if ((++n_items & 4095) == 0 && (ferror(stdout) || (s.pl && pl_failed(s.pl))))
+	while ((rc = dtltl_next(s.t, &it)) > 0) {
+		if ((++n_items & 4095) == 0 && (ferror(stdout) || (s.pl && pipeline_failed(s.pl))))
 			break;	/* the output is gone (closed pipe, full disk): said below */
-		if (it.kind == DTLT_ENTRY) {
+		if (it.kind == DTLTL_ENTRY) {
 			print_dtl(&s, &it.entry);
 			continue;
 		}
-		const struct pdr_event *ev = it.ev;
-		pp_track(s.pp, ev);
-		if (ev->type != PDF_RECORD_SAMPLE || dtlt_evsel_is_dtl(s.t, ev->evsel))
+		const struct pdread_event *ev = it.ev;
+		pdprint_track(s.pp, ev);
+		if (ev->type != PDFORMAT_RECORD_SAMPLE || dtltl_evsel_is_dtl(s.t, ev->evsel))
 			continue;
 		if (!ev->evsel || !ev->has_sample)
 			continue;	/* unknown id or too short: counted by the reader, said below */
@@ -401,15 +401,15 @@ int dtl_cmd_script(int argc, char **argv)
 	}
 	if (rc < 0) {
 		fprintf(stderr, "latscope dtl script: %s: %s\n", path,
-			*pdr_strerror(s.r) ? pdr_strerror(s.r) : strerror(-rc));
+			*pdread_strerror(s.r) ? pdread_strerror(s.r) : strerror(-rc));
 		ret = EXIT_ERR;
 	}
 	if (rc == 0 && s.mode == OUT_JSON) {
 		/* the last line: what was counted, for readers of the stream */
-		const struct dtlm *m = dtlt_merge(s.t);
-		const struct dtlm_stats *ms = dtlm_stats(m);
-		const struct dtlt_stats *ts = dtlt_stats(s.t);
-		const struct pdr_stats *rs = pdr_stats(s.r);
+		const struct dtlmerge *m = dtltl_merge(s.t);
+		const struct dtlmerge_stats *ms = dtlmerge_stats(m);
+		const struct dtltl_stats *ts = dtltl_stats(s.t);
+		const struct pdread_stats *rs = pdread_stats(s.r);
 		struct json_object *o = json_object_new_object(), *sm = json_object_new_object(),
 				   *g = json_object_new_object();
 		json_object_object_add(sm, "entries", jsonv_u64(ms->entries));
@@ -420,14 +420,14 @@ int dtl_cmd_script(int argc, char **argv)
 		json_object_object_add(sm, "short_samples", jsonv_u64(rs->bad_samples));
 		json_object_object_add(sm, "forced_records", jsonv_u64(ts->forced_records));
 		json_object_object_add(sm, "far_entries", jsonv_u64(ts->far_entries));
-		for (int k = 0; k < DTLM_GAP_NR_KINDS; k++)
-			json_object_object_add(g, dtlm_gap_name(k), jsonv_u64(ms->gaps[k]));
+		for (int k = 0; k < DTLMERGE_GAP_NR_KINDS; k++)
+			json_object_object_add(g, dtlmerge_gap_name(k), jsonv_u64(ms->gaps[k]));
 		json_object_object_add(sm, "gaps", g);
 		json_object_object_add(o, "summary", sm);
 		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);
 	}
-	int werr = s.pl ? -pl_finish(s.pl) : 0;	/* the formatter's first write error */
+	int werr = s.pl ? -pipeline_finish(s.pl) : 0;	/* the formatter's first write error */
 	s.pl = NULL;
 	if (werr) {
 		fprintf(stderr, "latscope dtl script: error writing standard output: %s\n", strerror(werr));
@@ -435,12 +435,12 @@ int dtl_cmd_script(int argc, char **argv)
 		fflush(stdout);
 		clearerr(stdout);
 		ret = EXIT_ERR;
-	} else if (cio_finish(stdout, "latscope dtl script", "standard output")) {
+	} else if (cmdio_finish(stdout, "latscope dtl script", "standard output")) {
 		ret = EXIT_ERR;
 	}
 	report_gaps(path, s.t, &s, s.quiet);
 	dtl_cmd_tb_warnings("latscope dtl script", path, s.t);
-	const struct pdr_stats *rs = pdr_stats(s.r);
+	const struct pdread_stats *rs = pdread_stats(s.r);
 	if (rs->unknown_id || rs->bad_samples)
 		fprintf(stderr, "latscope dtl script: %s: %" PRIu64 " samples with an unknown id and %" PRIu64
 			" too short for their sample_type were skipped\n", path, rs->unknown_id, rs->bad_samples);
@@ -448,11 +448,11 @@ int dtl_cmd_script(int argc, char **argv)
 		ret = dtl_cmd_verdict("latscope dtl script", s.t, s.r);
 out:
 	if (s.pl)
-		pl_finish(s.pl);
+		pipeline_finish(s.pl);
 	ksym_free(s.syms);
-	dtlt_free(s.t);
-	pp_free(s.pp);
+	dtltl_free(s.t);
+	pdprint_free(s.pp);
 	free(s.line);
-	cio_pdr_close(s.r, "latscope dtl script", path);
+	cmdio_pdr_close(s.r, "latscope dtl script", path);
 	return ret;
 }

@@ -27,7 +27,7 @@ static int dbl(const char *s, double lo, double hi, double *out)
 }
 
 struct synth_params {
-	struct dtlsyn_cfg c;
+	struct dtlsynth_cfg c;
 	const char *out, *truth_path;
 	uint64_t cpus, move, ring, gaps;	/* 0: not given (the model's default) */
 	bool have_ring, quiet;
@@ -63,7 +63,7 @@ static int parse_cede(const char *arg, void *params)
 static int parse_zlevel(const char *arg, void *params)
 {
 	uint64_t v = 1;
-	if (arg && ps_u64(arg, 1, 22, &v))
+	if (arg && parse_u64(arg, 1, 22, &v))
 		return -EINVAL;
 	((struct synth_params *)params)->c.compress = (int)v;
 	return 0;
@@ -136,7 +136,7 @@ const struct cli_cmd dtl_synth_cli = {
 };
 
 /* The model's truth as JSON: the same keys as `dtl report --json`'s "tasks". */
-static int write_truth(const char *path, const struct dtlsyn_truth *t)
+static int write_truth(const char *path, const struct dtlsynth_truth *t)
 {
 	struct json_object *j = json_object_new_object(), *a = json_object_new_array();
 	int err = 0;
@@ -144,7 +144,7 @@ static int write_truth(const char *path, const struct dtlsyn_truth *t)
 	json_object_object_add(j, "tb_freq", jsonv_u64(t->tb_freq));
 	json_object_object_add(j, "end_ns", jsonv_u64(t->end_ns));
 	for (size_t i = 0; i < t->nr_tasks; i++) {
-		const struct dtlsyn_task *k = &t->tasks[i];
+		const struct dtlsynth_task *k = &t->tasks[i];
 		struct json_object *o = json_object_new_object();
 		json_object_object_add(o, "comm", json_object_new_string(k->comm));
 		json_object_object_add(o, "pid", json_object_new_int64(k->pid));
@@ -175,8 +175,8 @@ static int write_truth(const char *path, const struct dtlsyn_truth *t)
 int dtl_cmd_synth(int argc, char **argv)
 {
 	struct synth_params p = { .c.formats_dir = getenv("LATSCOPE_FORMATS") };
-	struct dtlsyn_cfg c;
-	struct dtlsyn_stats st;
+	struct dtlsynth_cfg c;
+	struct dtlsynth_stats st;
 	int first, rc;
 	char msg[256];
 
@@ -198,9 +198,9 @@ int dtl_cmd_synth(int argc, char **argv)
 		fprintf(stderr, "latscope dtl synth: --no-dtl and --no-sched leave nothing to write\n");
 		return EXIT_ERR;
 	}
-	struct dtlsyn_truth truth = { 0 };
-	struct dtlsyn_truth *tp = truth_path ? &truth : NULL;
-	int err = dtlsyn_write_truth(&c, out, &st, tp, msg, sizeof(msg));
+	struct dtlsynth_truth truth = { 0 };
+	struct dtlsynth_truth *tp = truth_path ? &truth : NULL;
+	int err = dtlsynth_write_truth(&c, out, &st, tp, msg, sizeof(msg));
 	if (err == -ENOENT || err == -ENODEV || err == -EACCES || err == -EPERM) {
 		/* no readable tracefs here: use the formats shipped with the sources */
 		static const char *const dirs[] = { "tests/data/formats", "/usr/local/share/latscope/formats",
@@ -211,8 +211,8 @@ int dtl_cmd_synth(int argc, char **argv)
 			if (access(probe, R_OK))
 				continue;
 			c.formats_dir = dirs[i];
-			dtlsyn_truth_free(tp);
-			err = dtlsyn_write_truth(&c, out, &st, tp, msg, sizeof(msg));
+			dtlsynth_truth_free(tp);
+			err = dtlsynth_write_truth(&c, out, &st, tp, msg, sizeof(msg));
 			if (!err && !quiet)
 				fprintf(stderr, "latscope dtl synth: tracefs not readable, sched formats taken from %s\n",
 					dirs[i]);
@@ -220,12 +220,12 @@ int dtl_cmd_synth(int argc, char **argv)
 	}
 	if (err) {
 		fprintf(stderr, "latscope dtl synth: %s: %s (%s)\n", out, msg[0] ? msg : "failed", strerror(-err));
-		dtlsyn_truth_free(tp);
+		dtlsynth_truth_free(tp);
 		return EXIT_ERR;
 	}
 	if (tp) {
 		int terr = write_truth(truth_path, tp);
-		dtlsyn_truth_free(tp);
+		dtlsynth_truth_free(tp);
 		if (terr) {
 			fprintf(stderr, "latscope dtl synth: cannot write %s: %s\n", truth_path, strerror(-terr));
 			return EXIT_ERR;

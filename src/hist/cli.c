@@ -25,24 +25,24 @@
 
 static const struct {
 	const char *name;
-	enum lat_type t;
+	enum latency_type t;
 } type_names[] = {
-	{ "wakeup", LAT_WAKEUP },
-	{ "sharedprio", LAT_WAKEUP_SHAREDPRIO },
-	{ "wakeup/sharedprio", LAT_WAKEUP_SHAREDPRIO },
-	{ "timer", LAT_MISSED_TIMER },
-	{ "missed_timer_offsets", LAT_MISSED_TIMER },
-	{ "timerandwakeup", LAT_TIMERANDWAKEUP },
-	{ "irqsoff", LAT_IRQSOFF },
-	{ "preemptoff", LAT_PREEMPTOFF },
-	{ "preemptirqsoff", LAT_PREEMPTIRQSOFF },
+	{ "wakeup", LATENCY_WAKEUP },
+	{ "sharedprio", LATENCY_WAKEUP_SHAREDPRIO },
+	{ "wakeup/sharedprio", LATENCY_WAKEUP_SHAREDPRIO },
+	{ "timer", LATENCY_MISSED_TIMER },
+	{ "missed_timer_offsets", LATENCY_MISSED_TIMER },
+	{ "timerandwakeup", LATENCY_TIMERANDWAKEUP },
+	{ "irqsoff", LATENCY_IRQSOFF },
+	{ "preemptoff", LATENCY_PREEMPTOFF },
+	{ "preemptirqsoff", LATENCY_PREEMPTIRQSOFF },
 };
 
 /* --types LIST: the selected types, every name known */
 static int parse_types(const char *arg, void *params)
 {
 	struct hctx *c = params;
-	bool sel[LAT_NR_TYPES] = { false };
+	bool sel[LATENCY_NR_TYPES] = { false };
 	char *dup = strdup(arg), *save = NULL;
 	int err = 0;
 
@@ -70,7 +70,7 @@ static int parse_offset(const char *arg, void *params)
 	uint64_t v = 0;
 	bool neg = *arg == '-';
 
-	if (ps_duration_ns(neg ? arg + 1 : arg, 1000, &v) || v > INT64_MAX)
+	if (parse_duration_ns(neg ? arg + 1 : arg, 1000, &v) || v > INT64_MAX)
 		return -EINVAL;
 	((struct hctx *)params)->lcfg.hist.lo_ns = neg ? -(int64_t)v : (int64_t)v;
 	return 0;
@@ -81,7 +81,7 @@ static int parse_time(const char *arg, void *params)
 {
 	struct hctx *c = params;
 
-	if (ps_time_range(arg, &c->time_lo_ns, &c->time_hi_ns) || c->time_lo_ns > c->time_hi_ns)
+	if (parse_time_range(arg, &c->time_lo_ns, &c->time_hi_ns) || c->time_lo_ns > c->time_hi_ns)
 		return -EINVAL;
 	c->time_given = true;
 	return 0;
@@ -93,7 +93,7 @@ static int parse_old_prio(const char *arg, void *params)
 	struct hctx *c = params;
 	uint64_t v;
 
-	if (ps_u64(arg, 0, 99, &v))
+	if (parse_u64(arg, 0, 99, &v))
 		return -EINVAL;
 	c->prio.policy = v ? SCHED_FIFO : SCHED_OTHER;
 	c->prio.prio = (int)v;
@@ -262,8 +262,8 @@ static void defaults(struct hctx *c, enum hmode mode, const char *prog)
 	memset(c, 0, sizeof(*c));
 	c->mode = mode;
 	c->prog = prog;
-	lat_cfg_default(&c->lcfg, 1);
-	for (int t = 0; t < LAT_NR_TYPES; t++)
+	latency_cfg_default(&c->lcfg, 1);
+	for (int t = 0; t < LATENCY_NR_TYPES; t++)
 		c->types[t] = true;
 	c->duration_ns = mode == H_RECORD ? 10000000000ULL : 0;
 	c->refresh_ns = 1000000000ULL;
@@ -330,6 +330,6 @@ int cmd_hist(int argc, char **argv)
 	}
 	settle(&c);
 	int ret = c.mode == H_REPORT ? hist_report(&c) : hist_live(&c);
-	lat_free(c.lat);
+	latency_free(c.lat);
 	return ret;
 }

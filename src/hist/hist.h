@@ -31,8 +31,8 @@ enum hmode { H_REPORT, H_RECORD, H_TOP };
  * also absorb a collector starved for a while by a CPU-hungry load. */
 #define HIST_DEFAULT_RING_BYTES (16u << 20)
 
-struct twl;
-struct pdw;
+struct timerwl;
+struct pdwrite;
 
 /* One run of `latscope hist`: options (the cli tables write them), then
  * the run's state.  Owned by cmd_hist(); lat is freed there. */
@@ -44,13 +44,13 @@ struct hctx {
 	const char *outdir;		/* -O */
 	const char *record_out;		/* record/top -o */
 	bool json, json_buckets, nonzero, quiet;
-	bool types[LAT_NR_TYPES];
+	bool types[LATENCY_NR_TYPES];
 	bool types_given;
-	struct lat_cfg lcfg;
+	struct latency_cfg lcfg;
 	uint64_t threshold_ns;		/* -T, when threshold_given */
 	bool threshold_given;
 	uint64_t duration_ns, refresh_ns;
-	struct ps_cpuset cpus;
+	struct parse_cpuset cpus;
 	bool cpus_given;
 	bool irqsoff_live;
 	uint64_t ring_bytes;
@@ -66,8 +66,8 @@ struct hctx {
 	uint64_t pid, nr_buckets, table_size;	/* --pid, --buckets, --table-size (into lcfg) */
 	bool force, strict;
 	/* state */
-	struct lat *lat;
-	bool has[TPE_NR_KINDS];
+	struct latency *lat;
+	bool has[TPEVENT_NR_KINDS];
 	uint32_t max_cpu_seen;
 	bool any_cpu;
 	uint64_t decoded, undecoded, bad_raw, no_raw;
@@ -75,8 +75,8 @@ struct hctx {
 	uint64_t unknown_id, bad_samples;	/* report: samples the reader skipped */
 	uint64_t out_of_order, forced;		/* delivered late / flushes forced by a full queue */
 	uint64_t ring_corrupt_bytes;		/* live: ring bytes skipped as corrupt (pring.h) */
-	struct twl *twl;
-	struct pdw *pw;
+	struct timerwl *twl;
+	struct pdwrite *pw;
 	bool live_err;
 	uint64_t first_ns, last_ns;	/* time of the first/last event fed */
 	bool decoded_any;
@@ -84,7 +84,7 @@ struct hctx {
 	uint64_t outside;		/* samples outside --time */
 	bool busy_on;			/* keep-busy spinners ran */
 	const char *busy_why;		/* "self-test", "option" */
-	struct idc_cpu_result idc[64];
+	struct idlecheck_cpu_result idc[64];
 	size_t nidc;
 	int idc_err;			/* self-test error (0 = ran or not run) */
 	bool idc_ran;
@@ -94,7 +94,7 @@ struct hctx {
 extern const struct cli_cmd hist_report_cli, hist_record_cli, hist_top_cli;
 
 /* run.c: each returns the exit status (0, EXIT_THRESHOLD, EXIT_ERR).  They
- * make c->lat (the caller frees it with lat_free()) and free everything
+ * make c->lat (the caller frees it with latency_free()) and free everything
  * else they open or start, on every path. */
 int hist_report(struct hctx *c);
 int hist_live(struct hctx *c);
@@ -102,7 +102,7 @@ int hist_live(struct hctx *c);
 /* output.c */
 /* hist_term_view - the text histograms of the selected types, their max
  * records and the timer workload's table, to f (top's screen, the report). */
-void hist_term_view(struct hctx *c, FILE *f, const bool unsup[LAT_NR_TYPES]);
+void hist_term_view(struct hctx *c, FILE *f, const bool unsup[LATENCY_NR_TYPES]);
 /* hist_emit - the end of a run: -O tree, JSON or text on stdout, the notes
  * and warnings on stderr, the verdict; returns the exit status. */
 int hist_emit(struct hctx *c);

@@ -28,8 +28,8 @@
 static uint32_t nr_out_cpus(const struct hctx *c)
 {
 	uint32_t n = c->any_cpu ? c->max_cpu_seen + 1 : 1;
-	if (n > lat_nr_cpus(c->lat))
-		n = lat_nr_cpus(c->lat);
+	if (n > latency_nr_cpus(c->lat))
+		n = latency_nr_cpus(c->lat);
 	return n;
 }
 
@@ -38,42 +38,42 @@ static uint32_t nr_out_cpus(const struct hctx *c)
 static int tree_file(struct hctx *c, int dfd, const char *shown, const char *name, int t,
 		     uint32_t cpu)
 {
-	struct so_file *sf;
+	struct safeout_file *sf;
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/%s", shown, name);
-	FILE *f = cio_fopen_safe(&sf, dfd, name, path, 0644, c->force, c->prog);
+	FILE *f = cmdio_fopen_safe(&sf, dfd, name, path, 0644, c->force, c->prog);
 	if (!f)
 		return EXIT_ERR;
 	if (!strncmp(name, "max_latency", 11)) {
 		char line[256];
-		lhout_maxline(line, sizeof(line), lat_max(c->lat, t, cpu));
+		lhout_maxline(line, sizeof(line), latency_max(c->lat, t, cpu));
 		fputs(line, f);
 	} else {
-		lhout_hist_file(f, lat_hist(c->lat, t, cpu), &c->lcfg.hist, c->nonzero);
+		lhout_hist_file(f, latency_hist(c->lat, t, cpu), &c->lcfg.hist, c->nonzero);
 	}
-	return cio_fclose_safe(f, sf, path, false, c->prog);
+	return cmdio_fclose_safe(f, sf, path, false, c->prog);
 }
 
 /* The latency_hist tree under -O: every directory opened O_NOFOLLOW relative
  * to its parent, every file through tree_file(). */
-static int write_tree(struct hctx *c, const bool unsup[LAT_NR_TYPES])
+static int write_tree(struct hctx *c, const bool unsup[LATENCY_NR_TYPES])
 {
 	char path[PATH_MAX], name[64];
 	uint32_t ncpu = nr_out_cpus(c);
-	unsigned fl = c->force ? SO_FORCE : 0;
+	unsigned fl = c->force ? SAFEOUT_FORCE : 0;
 	int top, err;
 
-	err = so_dir_open(&top, AT_FDCWD, c->outdir, fl);
+	err = safeout_dir_open(&top, AT_FDCWD, c->outdir, fl);
 	if (err) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->outdir, so_strerror(err));
+		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->outdir, safeout_strerror(err));
 		return EXIT_ERR;
 	}
-	for (int t = 0; t < LAT_NR_TYPES; t++) {
+	for (int t = 0; t < LATENCY_NR_TYPES; t++) {
 		if (!c->types[t] || unsup[t])
 			continue;
 		/* "wakeup/sharedprio": one directory per component */
 		char tn[64];
-		snprintf(tn, sizeof(tn), "%s", lat_type_name(t));
+		snprintf(tn, sizeof(tn), "%s", latency_type_name(t));
 		int dfd = dup(top);
 		path[0] = 0;
 		snprintf(path, sizeof(path), "%s", c->outdir);
@@ -82,11 +82,11 @@ static int write_tree(struct hctx *c, const bool unsup[LAT_NR_TYPES])
 			int nfd;
 			size_t pl = strlen(path);
 			snprintf(path + pl, sizeof(path) - pl, "/%s", comp);
-			err = so_dir_open(&nfd, dfd, comp, fl);
+			err = safeout_dir_open(&nfd, dfd, comp, fl);
 			close(dfd);
 			dfd = -1;
 			if (err) {
-				fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, path, so_strerror(err));
+				fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, path, safeout_strerror(err));
 				close(top);
 				return EXIT_ERR;
 			}
@@ -100,7 +100,7 @@ static int write_tree(struct hctx *c, const bool unsup[LAT_NR_TYPES])
 		for (uint32_t cpu = 0; cpu < ncpu; cpu++) {
 			snprintf(name, sizeof(name), "CPU%u", cpu);
 			int rc = tree_file(c, dfd, path, name, t, cpu);
-			if (!rc && lat_type_has_maxfile(t)) {
+			if (!rc && latency_type_has_maxfile(t)) {
 				snprintf(name, sizeof(name), "max_latency-CPU%u", cpu);
 				rc = tree_file(c, dfd, path, name, t, cpu);
 			}
@@ -116,15 +116,15 @@ static int write_tree(struct hctx *c, const bool unsup[LAT_NR_TYPES])
 	return 0;
 }
 
-static const char *why_unsupported(enum lat_type t)
+static const char *why_unsupported(enum latency_type t)
 {
 	switch (t) {
-	case LAT_WAKEUP:
-	case LAT_WAKEUP_SHAREDPRIO:
+	case LATENCY_WAKEUP:
+	case LATENCY_WAKEUP_SHAREDPRIO:
 		return "needs sched:sched_switch and sched:sched_wakeup or sched:sched_waking";
-	case LAT_MISSED_TIMER:
+	case LATENCY_MISSED_TIMER:
 		return "needs timer:hrtimer_start, hrtimer_expire_entry/exit and sched wakeups";
-	case LAT_TIMERANDWAKEUP:
+	case LATENCY_TIMERANDWAKEUP:
 		return "needs the wakeup and the timer events";
 	default:
 		return "needs preemptirq:irq_disable/irq_enable or preempt_disable/enable "
@@ -159,7 +159,7 @@ static struct json_object *keep_busy_json(const struct hctx *c)
 			json_object_object_add(e, "corrupt_ring_bytes",
 					       json_object_new_int64((int64_t)c->idc[i].corrupt_bytes));
 			json_object_object_add(e, "verdict",
-					       json_object_new_string(idc_verdict_name(c->idc[i].verdict)));
+					       json_object_new_string(idlecheck_verdict_name(c->idc[i].verdict)));
 			json_object_array_add(a, e);
 		}
 		json_object_object_add(o, "self_test", a);
@@ -194,9 +194,9 @@ static struct json_object *twl_json(struct hctx *c)
 		json_object_put(a);
 		return NULL;
 	}
-	for (unsigned i = 0; i < twl_nr_threads(c->twl); i++) {
-		struct twl_thread_info info;
-		twl_snapshot(c->twl, i, &info, &h);
+	for (unsigned i = 0; i < timerwl_nr_threads(c->twl); i++) {
+		struct timerwl_thread_info info;
+		timerwl_snapshot(c->twl, i, &info, &h);
 		struct json_object *o = json_object_new_object();
 		if (!o)
 			break;
@@ -215,17 +215,17 @@ static struct json_object *twl_json(struct hctx *c)
 			json_object_object_add(o, "p50_ns", json_object_new_int64(p50));
 			json_object_object_add(o, "p99_ns", json_object_new_int64(p99));
 		}
-		if (c->lat && info.cpu < lat_nr_cpus(c->lat)) {
+		if (c->lat && info.cpu < latency_nr_cpus(c->lat)) {
 			struct json_object *k = json_object_new_object();
 			if (k) {
 				json_object_object_add(k, "wakeup",
-						       stat_json(lat_hist(c->lat, LAT_WAKEUP, info.cpu)));
+						       stat_json(latency_hist(c->lat, LATENCY_WAKEUP, info.cpu)));
 				json_object_object_add(
 					k, "timerandwakeup",
-					stat_json(lat_hist(c->lat, LAT_TIMERANDWAKEUP, info.cpu)));
+					stat_json(latency_hist(c->lat, LATENCY_TIMERANDWAKEUP, info.cpu)));
 				json_object_object_add(
 					k, "missed_timer_offsets",
-					stat_json(lat_hist(c->lat, LAT_MISSED_TIMER, info.cpu)));
+					stat_json(latency_hist(c->lat, LATENCY_MISSED_TIMER, info.cpu)));
 				json_object_object_add(o, "kernel", k);
 			}
 		}
@@ -265,9 +265,9 @@ static void twl_table(struct hctx *c, FILE *f)
 		c->interval_ns / 1000, pol, nice[0] ? " " : "", nice);
 	fprintf(f, "%6s %8s %10s %8s %8s %8s %8s %9s\n", "CPU", "tid", "cycles", "min", "avg", "p99",
 		"max", "overruns");
-	for (unsigned i = 0; i < twl_nr_threads(c->twl); i++) {
-		struct twl_thread_info info;
-		twl_snapshot(c->twl, i, &info, &h);
+	for (unsigned i = 0; i < timerwl_nr_threads(c->twl); i++) {
+		struct timerwl_thread_info info;
+		timerwl_snapshot(c->twl, i, &info, &h);
 		int64_t p99 = 0;
 		lhist_percentile_ns(&h, 99, &p99);
 		fprintf(f, "%6u %8d %10" PRIu64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64
@@ -280,16 +280,16 @@ static void twl_table(struct hctx *c, FILE *f)
 	fprintf(f, "\nworkload's own latency beside the kernel-side histograms (us):\n");
 	fprintf(f, "%6s %-24s %10s %8s %8s %8s %8s %8s\n", "CPU", "source", "samples", "min", "avg",
 		"p50", "p99", "max");
-	for (unsigned i = 0; i < twl_nr_threads(c->twl); i++) {
-		struct twl_thread_info info;
-		twl_snapshot(c->twl, i, &info, &h);
+	for (unsigned i = 0; i < timerwl_nr_threads(c->twl); i++) {
+		struct timerwl_thread_info info;
+		timerwl_snapshot(c->twl, i, &info, &h);
 		stat_row(f, info.cpu, "workload (own)", &h);
-		if (!c->lat || info.cpu >= lat_nr_cpus(c->lat))
+		if (!c->lat || info.cpu >= latency_nr_cpus(c->lat))
 			continue;
-		const struct lhist *tw = lat_hist(c->lat, LAT_TIMERANDWAKEUP, info.cpu);
+		const struct lhist *tw = latency_hist(c->lat, LATENCY_TIMERANDWAKEUP, info.cpu);
 		stat_row(f, info.cpu, "kernel timerandwakeup", tw);
-		stat_row(f, info.cpu, "kernel wakeup", lat_hist(c->lat, LAT_WAKEUP, info.cpu));
-		stat_row(f, info.cpu, "kernel missed_timer", lat_hist(c->lat, LAT_MISSED_TIMER, info.cpu));
+		stat_row(f, info.cpu, "kernel wakeup", latency_hist(c->lat, LATENCY_WAKEUP, info.cpu));
+		stat_row(f, info.cpu, "kernel missed_timer", latency_hist(c->lat, LATENCY_MISSED_TIMER, info.cpu));
 		if (h.total && tw && tw->total) {
 			int64_t a50 = 0, a99 = 0, b50 = 0, b99 = 0;
 			lhist_percentile_ns(&h, 50, &a50);
@@ -309,15 +309,15 @@ static void twl_table(struct hctx *c, FILE *f)
 	lhist_fini(&h);
 }
 
-void hist_term_view(struct hctx *c, FILE *f, const bool unsup[LAT_NR_TYPES])
+void hist_term_view(struct hctx *c, FILE *f, const bool unsup[LATENCY_NR_TYPES])
 {
-	for (int t = 0; t < LAT_NR_TYPES; t++) {
+	for (int t = 0; t < LATENCY_NR_TYPES; t++) {
 		if (!c->types[t] || unsup[t])
 			continue;
 		lhout_term(f, c->lat, t, 0);
-		if (lat_type_has_maxfile(t)) {
+		if (latency_type_has_maxfile(t)) {
 			for (uint32_t cpu = 0; cpu < nr_out_cpus(c); cpu++) {
-				const struct lat_max *m = lat_max(c->lat, t, cpu);
+				const struct latency_max *m = latency_max(c->lat, t, cpu);
 				char line[256];
 				if (!m->valid)
 					continue;
@@ -327,21 +327,21 @@ void hist_term_view(struct hctx *c, FILE *f, const bool unsup[LAT_NR_TYPES])
 		}
 		fprintf(f, "\n");
 	}
-	for (int t = 0; t < LAT_NR_TYPES; t++)
+	for (int t = 0; t < LATENCY_NR_TYPES; t++)
 		if (c->types[t] && unsup[t] && c->types_given)
-			fprintf(f, "%s: not available: %s\n", lat_type_name(t), why_unsupported(t));
+			fprintf(f, "%s: not available: %s\n", latency_type_name(t), why_unsupported(t));
 	if (c->twl)
 		twl_table(c, f);
 }
 
-static int64_t worst(const struct hctx *c, const bool unsup[LAT_NR_TYPES])
+static int64_t worst(const struct hctx *c, const bool unsup[LATENCY_NR_TYPES])
 {
 	int64_t w = INT64_MIN;
-	for (int t = 0; t < LAT_NR_TYPES; t++) {
+	for (int t = 0; t < LATENCY_NR_TYPES; t++) {
 		if (!c->types[t] || unsup[t])
 			continue;
-		for (uint32_t cpu = 0; cpu < lat_nr_cpus(c->lat); cpu++) {
-			const struct lhist *h = lat_hist(c->lat, t, cpu);
+		for (uint32_t cpu = 0; cpu < latency_nr_cpus(c->lat); cpu++) {
+			const struct lhist *h = latency_hist(c->lat, t, cpu);
 			if (h && h->total && h->max_ns > w)
 				w = h->max_ns;
 		}
@@ -352,19 +352,19 @@ static int64_t worst(const struct hctx *c, const bool unsup[LAT_NR_TYPES])
 /* Events the histograms miss: lost by the kernel or dropped by us. */
 static uint64_t dropped(const struct hctx *c)
 {
-	const struct lat_stats *st = lat_stats(c->lat);
+	const struct latency_stats *st = latency_stats(c->lat);
 	return c->lost_events + c->lost_samples + c->unknown_id + c->bad_samples + c->bad_raw +
 	       c->no_raw + st->bad_cpu + st->alloc_failures;
 }
 
 int hist_emit(struct hctx *c)
 {
-	bool unsup[LAT_NR_TYPES];
+	bool unsup[LATENCY_NR_TYPES];
 	int rc = 0;
 
-	for (int t = 0; t < LAT_NR_TYPES; t++)
-		unsup[t] = !lat_type_supported(t, c->has);
-	const struct lat_stats *st = lat_stats(c->lat);
+	for (int t = 0; t < LATENCY_NR_TYPES; t++)
+		unsup[t] = !latency_type_supported(t, c->has);
+	const struct latency_stats *st = latency_stats(c->lat);
 
 	if (c->outdir) {
 		int err = write_tree(c, unsup);
@@ -425,7 +425,7 @@ int hist_emit(struct hctx *c)
 		if (fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_NOSLASHESCAPE), stdout) < 0 ||
 		    fputc('\n', stdout) < 0)
-			cio_note_error();
+			cmdio_note_error();
 		json_object_put(j);
 	} else {
 		hist_term_view(c, stdout, unsup);
@@ -458,9 +458,9 @@ int hist_emit(struct hctx *c)
 			printf("latency_hist tree written to %s\n", c->outdir);
 	}
 	/* say clearly what is missing, on stderr so JSON stays clean */
-	for (int t = 0; t < LAT_NR_TYPES; t++)
+	for (int t = 0; t < LATENCY_NR_TYPES; t++)
 		if (c->types[t] && unsup[t] && (c->json || !c->types_given) && !c->quiet)
-			fprintf(stderr, "%s: %s not reported: %s\n", c->prog, lat_type_name(t),
+			fprintf(stderr, "%s: %s not reported: %s\n", c->prog, latency_type_name(t),
 				why_unsupported(t));
 	uint64_t drop = dropped(c);
 	if (drop || c->out_of_order || c->forced || c->ring_corrupt_bytes) {
@@ -499,7 +499,7 @@ int hist_emit(struct hctx *c)
 			rc = EXIT_THRESHOLD;
 		}
 	}
-	if (cio_finish(stdout, c->prog, "standard output"))
+	if (cmdio_finish(stdout, c->prog, "standard output"))
 		return EXIT_ERR;
 	return rc;
 }

@@ -25,7 +25,7 @@
 #include "timerwl.h"
 #include "tool.h"
 
-static int online_cpus(struct ps_cpuset *s)
+static int online_cpus(struct parse_cpuset *s)
 {
 	char buf[1024];
 	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
@@ -35,13 +35,13 @@ static int online_cpus(struct ps_cpuset *s)
 		fclose(f);
 		if (ok) {
 			buf[strcspn(buf, "\n")] = 0;
-			if (!ps_cpulist(buf, s))
+			if (!parse_cpulist(buf, s))
 				return 0;
 		}
 	}
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	for (long i = 0; i < n && i < PS_MAX_CPUS; i++)
-		ps_cpuset_add(s, (unsigned)i);
+	for (long i = 0; i < n && i < PARSE_MAX_CPUS; i++)
+		parse_cpuset_add(s, (unsigned)i);
 	return n > 0 ? 0 : -ENODEV;
 }
 
@@ -51,12 +51,12 @@ static int make_lat(struct hctx *c, uint32_t nr_cpus)
 {
 	if (nr_cpus == 0)
 		nr_cpus = 1;
-	if (nr_cpus > LAT_MAX_CPUS)
-		nr_cpus = LAT_MAX_CPUS;
+	if (nr_cpus > LATENCY_MAX_CPUS)
+		nr_cpus = LATENCY_MAX_CPUS;
 	c->lcfg.nr_cpus = nr_cpus;
-	c->lcfg.start_on_waking = c->has[TPE_SCHED_WAKING] && !c->has[TPE_SCHED_WAKEUP] &&
-				  !c->has[TPE_SCHED_WAKEUP_NEW];
-	int err = lat_new(&c->lat, &c->lcfg);
+	c->lcfg.start_on_waking = c->has[TPEVENT_SCHED_WAKING] && !c->has[TPEVENT_SCHED_WAKEUP] &&
+				  !c->has[TPEVENT_SCHED_WAKEUP_NEW];
+	int err = latency_new(&c->lat, &c->lcfg);
 	if (err) {
 		fprintf(stderr, "%s: cannot set up the histograms: %s\n", c->prog,
 			err == -EINVAL ? "bad histogram geometry (check --resolution/--buckets/--offset)"
@@ -66,14 +66,14 @@ static int make_lat(struct hctx *c, uint32_t nr_cpus)
 	return 0;
 }
 
-static void feed(struct hctx *c, const struct tpe *ev)
+static void feed(struct hctx *c, const struct tpevent *ev)
 {
 	if (!c->decoded_any || ev->time_ns < c->first_ns)
 		c->first_ns = ev->time_ns;
 	if (!c->decoded_any || ev->time_ns > c->last_ns)
 		c->last_ns = ev->time_ns;
 	c->decoded_any = true;
-	if (lat_feed(c->lat, ev) == 0) {
+	if (latency_feed(c->lat, ev) == 0) {
 		if (!c->any_cpu || ev->cpu > c->max_cpu_seen)
 			c->max_cpu_seen = ev->cpu;
 		c->any_cpu = true;
@@ -84,59 +84,59 @@ static void feed(struct hctx *c, const struct tpe *ev)
 
 int hist_report(struct hctx *c)
 {
-	struct pdr *r = NULL;
-	struct tpd *d = NULL;
-	struct tpd_losses loss = { 0 };	/* the loop skips non-tracepoint samples itself */
-	struct pdr_event ev;
+	struct pdread *r = NULL;
+	struct tpdecode *d = NULL;
+	struct tpdecode_losses loss = { 0 };	/* the loop skips non-tracepoint samples itself */
+	struct pdread_event ev;
 	int rc, ret = EXIT_ERR;
 	const char *path = c->input ? c->input : "perf.data";
 
-	cio_sigpipe_as_error();
+	cmdio_sigpipe_as_error();
 
-	rc = pdr_open(&r, path, NULL);
+	rc = pdread_open(&r, path, NULL);
 	if (rc < 0) {
 		fprintf(stderr, "%s: cannot read %s: %s\n", c->prog, path,
-			r && *pdr_strerror(r) ? pdr_strerror(r) : strerror(-rc));
+			r && *pdread_strerror(r) ? pdread_strerror(r) : strerror(-rc));
 		if (rc == -ENOENT)
 			fprintf(stderr, "%s: record one with `latscope hist record -o %s` or perf record "
 					"-e 'sched:*,timer:hrtimer_*' -a\n", c->prog, path);
-		pdr_close(r);
+		pdread_close(r);
 		return EXIT_ERR;
 	}
-	while ((rc = pdr_next(r, &ev)) > 0) {
-		if (ev.type != PDF_RECORD_SAMPLE || !ev.evsel || !ev.has_sample ||
-		    ev.evsel->attr.type != PDF_TYPE_TRACEPOINT)
+	while ((rc = pdread_next(r, &ev)) > 0) {
+		if (ev.type != PDFORMAT_RECORD_SAMPLE || !ev.evsel || !ev.has_sample ||
+		    ev.evsel->attr.type != PDFORMAT_TYPE_TRACEPOINT)
 			continue;
 		if (!d) {
-			struct tep_handle *tep = pdr_tep(r);
+			struct tep_handle *tep = pdread_tep(r);
 			if (!tep) {
 				fprintf(stderr, "%s: %s has tracepoint samples but no tracing data "
 						"(formats); record it again with perf record or latscope\n",
 					c->prog, path);
 				goto out;
 			}
-			d = tpd_new(tep);
+			d = tpdecode_new(tep);
 			if (!d) {
 				fprintf(stderr, "%s: out of memory\n", c->prog);
 				goto out;
 			}
-			for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
-				const struct pdr_evsel *e = pdr_evsel(r, i);
-				if (e->attr.type != PDF_TYPE_TRACEPOINT)
+			for (size_t i = 0; i < pdread_nr_evsels(r); i++) {
+				const struct pdread_evsel *e = pdread_evsel(r, i);
+				if (e->attr.type != PDFORMAT_TYPE_TRACEPOINT)
 					continue;
-				if (!(e->attr.sample_type & PDF_SAMPLE_CPU) ||
-				    !(e->attr.sample_type & PDF_SAMPLE_TIME) ||
-				    !(e->attr.sample_type & PDF_SAMPLE_RAW)) {
+				if (!(e->attr.sample_type & PDFORMAT_SAMPLE_CPU) ||
+				    !(e->attr.sample_type & PDFORMAT_SAMPLE_TIME) ||
+				    !(e->attr.sample_type & PDFORMAT_SAMPLE_RAW)) {
 					fprintf(stderr, "%s: event %s was recorded without CPU/TIME/RAW "
 							"in its samples; record system-wide (perf record -a)\n",
 						c->prog, e->name ? e->name : "?");
 					goto out;
 				}
-				enum tpe_kind k = tpd_kind(d, (int)e->attr.config);
-				if (k != TPE_UNKNOWN)
+				enum tpevent_kind k = tpdecode_kind(d, (int)e->attr.config);
+				if (k != TPEVENT_UNKNOWN)
 					c->has[k] = true;
 			}
-			const struct pdr_info *in = pdr_info(r);
+			const struct pdread_info *in = pdread_info(r);
 			uint32_t n = in->nr_cpus_avail ? in->nr_cpus_avail : in->nr_cpus_online;
 			if (!n || in->pipe)
 				n = n > 1024 ? n : 1024;
@@ -148,8 +148,8 @@ int hist_report(struct hctx *c)
 			c->outside++;
 			continue;
 		}
-		struct tpe t;
-		if (tpd_decode_sample(d, &ev, &t, &loss) < 0)
+		struct tpevent t;
+		if (tpdecode_decode_sample(d, &ev, &t, &loss) < 0)
 			continue;
 		c->decoded++;
 		feed(c, &t);
@@ -159,10 +159,10 @@ int hist_report(struct hctx *c)
 	c->bad_raw = loss.bad_raw;
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s: %s\n", c->prog, path,
-			*pdr_strerror(r) ? pdr_strerror(r) : strerror(-rc));
+			*pdread_strerror(r) ? pdread_strerror(r) : strerror(-rc));
 		goto out;
 	}
-	const struct pdr_stats *st = pdr_stats(r);
+	const struct pdread_stats *st = pdread_stats(r);
 	c->lost_events = st->lost_events;
 	c->lost_samples = st->lost_samples;
 	c->unknown_id = st->unknown_id;
@@ -176,8 +176,8 @@ int hist_report(struct hctx *c)
 	}
 	ret = hist_emit(c);
 out:
-	tpd_free(d);
-	cio_pdr_close(r, c->prog, path);
+	tpdecode_free(d);
+	cmdio_pdr_close(r, c->prog, path);
 	return ret;
 }
 
@@ -202,7 +202,7 @@ static const char *const live_irqsoff[] = {
 	"?preemptirq:preempt_enable",
 };
 
-static int on_event(void *arg, const struct tpe *ev)
+static int on_event(void *arg, const struct tpevent *ev)
 {
 	struct hctx *c = arg;
 	c->decoded++;
@@ -221,45 +221,45 @@ static void on_raw(void *arg, int cpu, int event_idx, const uint8_t *rec, size_t
 		return;
 	memcpy(&type, rec, 4);
 	memcpy(&misc, rec + 4, 2);
-	if (pdw_write_record(c->pw, type, misc, rec + 8, size - 8) < 0)
+	if (pdwrite_write_record(c->pw, type, misc, rec + 8, size - 8) < 0)
 		c->live_err = true;
 }
 
-static int open_record_file(struct hctx *c, struct evs *s)
+static int open_record_file(struct hctx *c, struct evsrc *s)
 {
 	int err;
 	/* one rule for every recorder: the host's byte order (the kernel's
 	 * records are copied as they come), as perf writes */
-	struct pdw_opts o = { .big_endian = BY_HOST_BIG_ENDIAN, .force = c->force, .checkpoint = true };
-	err = pdw_open(&c->pw, c->record_out, &o);
+	struct pdwrite_opts o = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = c->force, .checkpoint = true };
+	err = pdwrite_open(&c->pw, c->record_out, &o);
 	if (err < 0) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->record_out, so_strerror(err));
+		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->record_out, safeout_strerror(err));
 		return err;
 	}
-	size_t ne = evs_nr_events(s);
+	size_t ne = evsrc_nr_events(s);
 	const char **names = calloc(ne ? ne : 1, sizeof(*names));
 	if (!names)
 		return -ENOMEM;
 	for (size_t i = 0; i < ne && err >= 0; i++) {
 		const uint64_t *ids;
-		size_t nid = evs_event_ids(s, i, &ids);
-		names[i] = evs_event_name(s, i);
-		err = pdw_add_evsel(c->pw, evs_event_attr(s, i), names[i], ids, nid);
+		size_t nid = evsrc_event_ids(s, i, &ids);
+		names[i] = evsrc_event_name(s, i);
+		err = pdwrite_add_evsel(c->pw, evsrc_event_attr(s, i), names[i], ids, nid);
 	}
-	struct tfs_formats *f = NULL;
+	struct tfsformat_formats *f = NULL;
 	if (err >= 0)
-		err = tfs_collect(NULL, names, ne, &f);
+		err = tfsformat_collect(NULL, names, ne, &f);
 	free(names);
 	if (err >= 0) {
 		void *blob;
 		size_t len;
-		err = tfs_tracing_data(f, false, &blob, &len);
+		err = tfsformat_tracing_data(f, false, &blob, &len);
 		if (!err) {
-			err = pdw_set_tracing_data(c->pw, blob, len);
+			err = pdwrite_set_tracing_data(c->pw, blob, len);
 			free(blob);
 		}
 	}
-	tfs_free(f);
+	tfsformat_free(f);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot describe the tracepoints in %s: %s\n", c->prog,
 			c->record_out, strerror(-err));
@@ -267,15 +267,15 @@ static int open_record_file(struct hctx *c, struct evs *s)
 	}
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
-	pdw_set_string_feature(c->pw, PDF_FEAT_HOSTNAME, host);
+	pdwrite_set_string_feature(c->pw, PDFORMAT_FEAT_HOSTNAME, host);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	pdw_set_nrcpus(c->pw, (uint32_t)ncpu, (uint32_t)ncpu);
-	err = pdw_begin_data(c->pw);
+	pdwrite_set_nrcpus(c->pw, (uint32_t)ncpu, (uint32_t)ncpu);
+	err = pdwrite_begin_data(c->pw);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", c->prog, c->record_out, strerror(-err));
 		return err;
 	}
-	evs_set_raw_cb(s, on_raw, c);
+	evsrc_set_raw_cb(s, on_raw, c);
 	return 0;
 }
 
@@ -283,17 +283,17 @@ static int open_record_file(struct hctx *c, struct evs *s)
  * Keep-busy: explicit, or after the idle-drop self-test.  One line on stderr
  * when the self-test turns it on.
  */
-static int keep_busy_setup(struct hctx *c, struct idc_spin **spin)
+static int keep_busy_setup(struct hctx *c, struct idlecheck_spin **spin)
 {
 	if (c->keep_busy < 0) {
 		c->idc_ran = true;
-		c->idc_err = idc_check(&c->cpus, NULL, c->idc, sizeof(c->idc) / sizeof(c->idc[0]),
+		c->idc_err = idlecheck_check(&c->cpus, NULL, c->idc, sizeof(c->idc) / sizeof(c->idc[0]),
 				       &c->nidc);
-		if (!c->idc_err && idc_any_drops(c->idc, c->nidc)) {
+		if (!c->idc_err && idlecheck_any_drops(c->idc, c->nidc)) {
 			char list[256] = "";
 			size_t used = 0;
 			for (size_t i = 0; i < c->nidc && used < sizeof(list) - 64; i++)
-				if (c->idc[i].verdict == IDC_DROPS)
+				if (c->idc[i].verdict == IDLECHECK_DROPS)
 					used += (size_t)snprintf(list + used, sizeof(list) - used,
 								 "%sCPU%u %" PRIu64 "/%" PRIu64,
 								 used ? ", " : "", c->idc[i].cpu,
@@ -310,7 +310,7 @@ static int keep_busy_setup(struct hctx *c, struct idc_spin **spin)
 	}
 	if (!c->busy_why)
 		return 0;
-	int err = idc_spin_start(spin, &c->cpus);
+	int err = idlecheck_spin_start(spin, &c->cpus);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot start the keep-busy threads: %s (try --no-keep-busy)\n",
 			c->prog, strerror(-err));
@@ -323,7 +323,7 @@ static int keep_busy_setup(struct hctx *c, struct idc_spin **spin)
 /* The live loop's callbacks (src/tool.h): poll, read, checkpoint, the top view. */
 struct live_loop {
 	struct hctx *c;
-	struct evs *s;
+	struct evsrc *s;
 	uint64_t start_ns;
 	bool tty;
 };
@@ -331,7 +331,7 @@ struct live_loop {
 static int live_wait(void *arg, int timeout_ms)
 {
 	struct live_loop *lv = arg;
-	int pr = evs_poll(lv->s, timeout_ms);
+	int pr = evsrc_poll(lv->s, timeout_ms);
 	if (pr < 0 && pr != -EINTR) {
 		fprintf(stderr, "%s: poll: %s\n", lv->c->prog, strerror(-pr));
 		return pr;
@@ -342,9 +342,9 @@ static int live_wait(void *arg, int timeout_ms)
 static int live_process(void *arg, uint64_t until_ns)
 {
 	struct live_loop *lv = arg;
-	int err = evs_read(lv->s, until_ns, on_event, lv->c);
+	int err = evsrc_read(lv->s, until_ns, on_event, lv->c);
 	if (err < 0)
-		fprintf(stderr, "%s: reading the rings: %s\n", lv->c->prog, evs_strerror(lv->s));
+		fprintf(stderr, "%s: reading the rings: %s\n", lv->c->prog, evsrc_strerror(lv->s));
 	return err;
 }
 
@@ -352,7 +352,7 @@ static int live_process(void *arg, uint64_t until_ns)
 static void live_checkpoint(void *arg)
 {
 	struct hctx *c = ((struct live_loop *)arg)->c;
-	if (!c->live_err && pdw_checkpoint(c->pw, false) < 0)
+	if (!c->live_err && pdwrite_checkpoint(c->pw, false) < 0)
 		c->live_err = true;
 }
 
@@ -360,16 +360,16 @@ static void live_refresh(void *arg, uint64_t now_ns)
 {
 	struct live_loop *lv = arg;
 	struct hctx *c = lv->c;
-	bool unsup[LAT_NR_TYPES];
-	for (int t = 0; t < LAT_NR_TYPES; t++)
-		unsup[t] = !lat_type_supported(t, c->has);
+	bool unsup[LATENCY_NR_TYPES];
+	for (int t = 0; t < LATENCY_NR_TYPES; t++)
+		unsup[t] = !latency_type_supported(t, c->has);
 	if (lv->tty)
 		fputs("\033[H\033[2J", stdout);
 	printf("latscope hist top: %.1f s, %" PRIu64 " events, %" PRIu64 " lost\n\n",
-	       (double)(now_ns - lv->start_ns) / 1e9, c->decoded, evs_stats(lv->s)->lost);
+	       (double)(now_ns - lv->start_ns) / 1e9, c->decoded, evsrc_stats(lv->s)->lost);
 	hist_term_view(c, stdout, unsup);
 	if (fflush(stdout) != 0 || ferror(stdout))
-		cio_stop();	/* reported by cio_finish() */
+		cmdio_stop();	/* reported by cmdio_finish() */
 }
 
 int hist_live(struct hctx *c)
@@ -377,16 +377,16 @@ int hist_live(struct hctx *c)
 	const char *ev[sizeof(live_events) / sizeof(live_events[0]) +
 		       sizeof(live_irqsoff) / sizeof(live_irqsoff[0])];
 	size_t n = 0;
-	struct evs *s = NULL;
-	struct tpd *d = NULL;
-	struct idc_spin *spin = NULL;
+	struct evsrc *s = NULL;
+	struct tpdecode *d = NULL;
+	struct idlecheck_spin *spin = NULL;
 	int ret = EXIT_ERR, err, qos_fd = -1;
 	bool locked = false, prio_set = false;
 	struct sched_param sp0;
 	int pol0;
 
 	/* From the first instruction: a Ctrl-C during setup unwinds through out: */
-	cio_signals_install();
+	cmdio_signals_install();
 	pol0 = sched_getscheduler(0);
 	if (sched_getparam(0, &sp0) < 0)
 		memset(&sp0, 0, sizeof(sp0));
@@ -401,40 +401,40 @@ int hist_live(struct hctx *c)
 	}
 	if (keep_busy_setup(c, &spin) < 0 || tool_setup_interrupted(c->prog))
 		goto out;
-	struct evs_opts eo = { .ring_bytes = (size_t)c->ring_bytes, .track_tasks = c->record_out != NULL };
-	err = evs_open(&s, ev, n, &c->cpus, &eo);
+	struct evsrc_opts eo = { .ring_bytes = (size_t)c->ring_bytes, .track_tasks = c->record_out != NULL };
+	err = evsrc_open(&s, ev, n, &c->cpus, &eo);
 	if (err < 0) {
-		/* evs_strerror() names the cause and the fix (lib/privhint) */
+		/* evsrc_strerror() names the cause and the fix (lib/privhint) */
 		fprintf(stderr, "%s: cannot open the tracepoints: %s\n", c->prog,
-			s ? evs_strerror(s) : strerror(-err));
+			s ? evsrc_strerror(s) : strerror(-err));
 		goto out;
 	}
 	if (tool_setup_interrupted(c->prog))
 		goto out;
-	d = tpd_new(evs_tep(s));
+	d = tpdecode_new(evsrc_tep(s));
 	if (!d)
 		goto out;
-	for (size_t i = 0; i < evs_nr_events(s); i++) {
-		enum tpe_kind k = tpd_kind(d, evs_event_id(s, i));
-		if (k != TPE_UNKNOWN)
+	for (size_t i = 0; i < evsrc_nr_events(s); i++) {
+		enum tpevent_kind k = tpdecode_kind(d, evsrc_event_id(s, i));
+		if (k != TPEVENT_UNKNOWN)
 			c->has[k] = true;
 	}
 	uint32_t maxcpu = 0;
-	for (unsigned cpu = 0; cpu < PS_MAX_CPUS; cpu++)
-		if (ps_cpuset_has(&c->cpus, cpu))
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
+		if (parse_cpuset_has(&c->cpus, cpu))
 			maxcpu = cpu;
 	if (make_lat(c, maxcpu + 1) < 0)
 		goto out;
-	if (c->irqsoff_live && !c->has[TPE_IRQ_DISABLE] && !c->has[TPE_PREEMPT_DISABLE])
+	if (c->irqsoff_live && !c->has[TPEVENT_IRQ_DISABLE] && !c->has[TPEVENT_PREEMPT_DISABLE])
 		fprintf(stderr, "%s: this kernel has no preemptirq tracepoints: irqsoff, preemptoff and "
 				"preemptirqsoff are not measured\n", c->prog);
 	if (c->record_out && open_record_file(c, s) < 0)
 		goto out;
 	if (tool_setup_interrupted(c->prog))
 		goto out;
-	err = evs_enable(s);
+	err = evsrc_enable(s);
 	if (err < 0) {
-		fprintf(stderr, "%s: %s\n", c->prog, evs_strerror(s));
+		fprintf(stderr, "%s: %s\n", c->prog, evsrc_strerror(s));
 		goto out;
 	}
 	c->traced_from_ns = tool_now_ns();	/* every CPU traced from here */
@@ -448,14 +448,14 @@ int hist_live(struct hctx *c)
 				c->prog, strerror(-lerr), why[0] ? "; " : "", why);
 	}
 	if (c->timer && c->dma_latency_us >= 0) {
-		qos_fd = idc_pm_qos_hold((int32_t)c->dma_latency_us);
+		qos_fd = idlecheck_pm_qos_hold((int32_t)c->dma_latency_us);
 		if (qos_fd < 0)
 			fprintf(stderr, "%s: cannot hold /dev/cpu_dma_latency at %" PRId64 " us: %s "
 					"(going on; --dma-latency -1 does not try)\n",
 				c->prog, c->dma_latency_us, strerror(-qos_fd));
 	}
 	if (c->timer) {
-		struct twl_cfg tc;
+		struct timerwl_cfg tc;
 		memset(&tc, 0, sizeof(tc));
 		tc.cpus = c->cpus;
 		tc.interval_ns = c->interval_ns;
@@ -465,7 +465,7 @@ int hist_live(struct hctx *c)
 			tc.prio = c->prio.prio;
 		tc.rr = c->prio.policy == SCHED_RR;
 		tc.hist = c->lcfg.hist;
-		err = twl_start(&c->twl, &tc);
+		err = timerwl_start(&c->twl, &tc);
 		if (err < 0) {
 			fprintf(stderr, "%s: cannot start the timer threads: %s\n", c->prog, strerror(-err));
 			goto out;
@@ -473,9 +473,9 @@ int hist_live(struct hctx *c)
 	}
 	/* The names of the tasks alive now, ours included (the timer threads
 	 * may be born on an unmeasured CPU: no FORK record); the kernel names
-	 * later ones (evs_opts.track_tasks).  Once, before any sample is
+	 * later ones (evsrc_opts.track_tasks).  Once, before any sample is
 	 * written (the loop below writes them), so perf script shows names. */
-	int named = c->pw ? pdw_write_task_comms(c->pw, 0, NULL) : 0;
+	int named = c->pw ? pdwrite_write_task_comms(c->pw, 0, NULL) : 0;
 	if (named < 0)
 		fprintf(stderr, "%s: %s: the running tasks are not named: %s\n", c->prog,
 			c->record_out, strerror(-named));
@@ -517,19 +517,19 @@ int hist_live(struct hctx *c)
 	};
 	tool_run(&l);
 	c->traced_until_ns = tool_now_ns();	/* ... to here */
-	evs_disable(s);
-	evs_read(s, UINT64_MAX, on_event, c);
-	c->lost_events = evs_stats(s)->lost;
-	c->undecoded = evs_stats(s)->undecoded;
-	c->forced = evs_stats(s)->forced;
-	c->out_of_order = evs_stats(s)->out_of_order;
-	c->ring_corrupt_bytes = evs_stats(s)->corrupt_bytes;
+	evsrc_disable(s);
+	evsrc_read(s, UINT64_MAX, on_event, c);
+	c->lost_events = evsrc_stats(s)->lost;
+	c->undecoded = evsrc_stats(s)->undecoded;
+	c->forced = evsrc_stats(s)->forced;
+	c->out_of_order = evsrc_stats(s)->out_of_order;
+	c->ring_corrupt_bytes = evsrc_stats(s)->corrupt_bytes;
 	if (c->pw) {
 		if (c->live_err) {
-			pdw_discard(c->pw);
+			pdwrite_discard(c->pw);
 			err = -EIO;
 		} else {
-			err = pdw_close(c->pw);
+			err = pdwrite_close(c->pw);
 		}
 		c->pw = NULL;
 		if (err < 0) {
@@ -538,8 +538,8 @@ int hist_live(struct hctx *c)
 			goto out;
 		}
 	}
-	if (cio_broken_pipe()) {
-		cio_pipe_closed(c->prog);
+	if (cmdio_broken_pipe()) {
+		cmdio_pipe_closed(c->prog);
 		goto out;
 	}
 	if (c->mode == H_TOP && !c->quiet && isatty(STDOUT_FILENO))
@@ -548,13 +548,13 @@ int hist_live(struct hctx *c)
 out:
 	/* restore the system: workload and spinners stopped, events closed
 	 * (disabled), /dev/cpu_dma_latency released, priority and memory back */
-	twl_stop(c->twl);
+	timerwl_stop(c->twl);
 	c->twl = NULL;
-	pdw_discard(c->pw);	/* still open: setup failed or was interrupted */
+	pdwrite_discard(c->pw);	/* still open: setup failed or was interrupted */
 	c->pw = NULL;
-	tpd_free(d);
-	evs_close(s);
-	idc_spin_stop(spin);
+	tpdecode_free(d);
+	evsrc_close(s);
+	idlecheck_spin_stop(spin);
 	if (qos_fd >= 0)
 		close(qos_fd);
 	if (prio_set && pol0 >= 0)

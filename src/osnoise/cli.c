@@ -91,7 +91,7 @@ const struct cli_cmd osnoise_cli = {
 "See latscope-osnoise(1).\n",
 };
 
-int osn_parse(struct ctx *c, int argc, char **argv)
+int osnoise_parse(struct ctx *c, int argc, char **argv)
 {
 	static const char *const modes[] = { "top", "hist", "trace", "record" };
 	static const char *const names[] = {
@@ -151,15 +151,15 @@ int cmd_osnoise(int argc, char **argv)
 {
 	static struct ctx ctx;
 	struct ctx *c = &ctx;
-	int rc = osn_parse(c, argc, argv);
+	int rc = osnoise_parse(c, argc, argv);
 
 	if (rc >= 0)
 		return rc;
 	if (c->kernel_text)
-		return osn_run_kernel_text(c, c->kernel_text);
+		return osnoise_run_kernel_text(c, c->kernel_text);
 	if (c->kernel)
-		return osn_run_kernel(c);
+		return osnoise_run_kernel(c);
 	if (c->input)
-		return osn_run_replay(c);
-	return osn_run_live(c);
+		return osnoise_run_replay(c);
+	return osnoise_run_live(c);
 }

@@ -3,7 +3,7 @@
  * osnoise.h - private to `latscope osnoise` (src/osnoise/): the run's context
  * shared by the command line (cli.c), the runs (run.c: live, replay, the
  * kernel tracer, recording) and the views (output.c: text and JSON).
- * Prefix: osn_.
+ * Prefix: osnoise_.
  */
 #ifndef LATSCOPE_OSNOISE_H
 #define LATSCOPE_OSNOISE_H
@@ -26,7 +26,7 @@ enum mode { M_TOP, M_HIST, M_TRACE, M_RECORD };
 struct ctx {
 	enum mode mode;
 	/* options */
-	struct ps_cpuset cpus, hk;
+	struct parse_cpuset cpus, hk;
 	bool have_cpus, have_hk;
 	uint64_t duration_ns, period_us, runtime_us, threshold_us, stop_us, stop_total_us;
 	uint64_t warmup_ns, floor_ns, ring_bytes;
@@ -38,13 +38,13 @@ struct ctx {
 	uint64_t top_n;
 	const char *input, *output, *kernel_text;	/* point into argv */
 	/* run state */
-	struct osne *e;			/* the engine (lib/osneng.c) */
+	struct osneng *e;			/* the engine (lib/osneng.c) */
 	const unsigned *list;		/* its CPUs, nr of them, its accounting */
 	size_t nr;
 	struct noise *n;
-	struct osw *w;
-	struct evs *s;
-	struct pdw *pw;
+	struct oswork *w;
+	struct evsrc *s;
+	struct pdwrite *pw;
 	bool attribution;
 	char attr_why[512];
 	uint64_t *steal0, *steal1;
@@ -55,43 +55,43 @@ struct ctx {
 	uint64_t kernel_lost;
 	bool force, strict;
 	/* replay: what the reader or the decoders skipped */
-	struct osne_counts cnt;
+	struct osneng_counts cnt;
 	int write_err;			/* errno of a stdout failure during the run */
 };
 
 /* The command line (static table; nothing to free), here for the unit test
- * of its table.  Its name is "latscope osnoise"; osn_parse() names the
+ * of its table.  Its name is "latscope osnoise"; osnoise_parse() names the
  * mode in its messages when one was given. */
 extern const struct cli_cmd osnoise_cli;
 
 /* cli.c: argv (after "osnoise") into c, which holds nothing yet: the
  * defaults, the mode word, the options, their checks.  -1 to run; else the
  * exit status after the usage on stdout (--help: 0) or one line on stderr. */
-int osn_parse(struct ctx *c, int argc, char **argv);
+int osnoise_parse(struct ctx *c, int argc, char **argv);
 
 /* run.c: the four ways to run, each the exit status; each frees what it
  * set up. */
-int osn_run_live(struct ctx *c);
-int osn_run_replay(struct ctx *c);
-int osn_run_kernel(struct ctx *c);
-int osn_run_kernel_text(struct ctx *c, const char *path);
+int osnoise_run_live(struct ctx *c);
+int osnoise_run_replay(struct ctx *c);
+int osnoise_run_kernel(struct ctx *c);
+int osnoise_run_kernel_text(struct ctx *c, const char *path);
 
 /* output.c */
-/* The engine's stop: 0 running, OSNE_STOP_SINGLE or OSNE_STOP_TOTAL. */
-int osn_stop_why(const struct ctx *c);
+/* The engine's stop: 0 running, OSNENG_STOP_SINGLE or OSNENG_STOP_TOTAL. */
+int osnoise_stop_why(const struct ctx *c);
 /* What the results miss: events lost by the kernel, workload records lost,
  * samples skipped as unreadable. */
-uint64_t osn_dropped(const struct ctx *c);
-void osn_print_trace_header(FILE *f);
+uint64_t osnoise_dropped(const struct ctx *c);
+void osnoise_print_trace_header(FILE *f);
 /* top: the table again (not with --json, -q, or another mode) */
-void osn_refresh_top(struct ctx *c);
+void osnoise_refresh_top(struct ctx *c);
 /* The summary of the mode (text or JSON) on stdout (trace: its details on stderr). */
-void osn_final_report(struct ctx *c);
+void osnoise_final_report(struct ctx *c);
 /*
  * The end of every mode: the verdict on lost data (exit 1 when a stop
  * threshold or --strict asks for one), then stdout checked (exit 2 on a
  * write error).  rc is the status so far.
  */
-int osn_finish(struct ctx *c, int rc);
+int osnoise_finish(struct ctx *c, int rc);
 
 #endif

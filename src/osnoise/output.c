@@ -25,36 +25,36 @@
 
 static void print_lines(struct ctx *c, FILE *f)
 {
-	const char *lines[OSNE_LINE_RING];
-	size_t n = osne_recent_lines(c->e, lines, OSNE_LINE_RING);
+	const char *lines[OSNENG_LINE_RING];
+	size_t n = osneng_recent_lines(c->e, lines, OSNENG_LINE_RING);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s\n", lines[i]);
 }
 
-/* The engine's stop: 0 running, OSNE_STOP_SINGLE or OSNE_STOP_TOTAL. */
-int osn_stop_why(const struct ctx *c)
+/* The engine's stop: 0 running, OSNENG_STOP_SINGLE or OSNENG_STOP_TOTAL. */
+int osnoise_stop_why(const struct ctx *c)
 {
-	return c->e ? osne_stop(c->e)->why : 0;
+	return c->e ? osneng_stop(c->e)->why : 0;
 }
 
-static const struct osne_cpu *ocpu(const struct ctx *c, size_t i)
+static const struct osneng_cpu *ocpu(const struct ctx *c, size_t i)
 {
-	return osne_cpu(c->e, i);
+	return osneng_cpu(c->e, i);
 }
 
 static uint64_t wrec_lost(const struct ctx *c)
 {
 	uint64_t n = 0;
 	for (size_t i = 0; c->w && i < c->nr; i++)
-		n += osw_lost(c->w, i);
+		n += oswork_lost(c->w, i);
 	return n;
 }
 
 /* What the results miss: events lost by the kernel, workload records lost,
  * samples skipped as unreadable. */
-uint64_t osn_dropped(const struct ctx *c)
+uint64_t osnoise_dropped(const struct ctx *c)
 {
-	return (c->s ? evs_stats(c->s)->lost : c->cnt.lost) + wrec_lost(c) + c->cnt.unknown_id +
+	return (c->s ? evsrc_stats(c->s)->lost : c->cnt.lost) + wrec_lost(c) + c->cnt.unknown_id +
 	       c->cnt.bad_samples + c->cnt.undecoded + c->cnt.bad_wrec;
 }
 
@@ -87,8 +87,8 @@ static size_t sorted_contribs(const struct ctx *c, unsigned cpu, struct noise_co
 
 static uint64_t run_ns(const struct ctx *c)
 {
-	const struct osne_times *t = osne_times(c->e);
-	uint64_t end = t->end_ns ? t->end_ns : osw_now_ns();
+	const struct osneng_times *t = osneng_times(c->e);
+	uint64_t end = t->end_ns ? t->end_ns : oswork_now_ns();
 	uint64_t begin = t->warm_end_ns > t->start_ns ? t->warm_end_ns : t->start_ns;
 	return end > begin ? end - begin : 0;
 }
@@ -130,7 +130,7 @@ static void pct(char *buf, size_t len, uint64_t part, uint64_t whole)
 static void print_details(struct ctx *c, FILE *f)
 {
 	char vm[128], p[5][16];
-	const char *hv = si_vm_name(vm, sizeof(vm));
+	const char *hv = sysinfo_vm_name(vm, sizeof(vm));
 	long tck = sysconf(_SC_CLK_TCK);
 	if (!c->no_workload && c->attribution && !c->kmode) {
 		fprintf(f, "\nNoise breakdown (net time inside noise gaps, us; threshold %" PRIu64
@@ -190,7 +190,7 @@ static void print_details(struct ctx *c, FILE *f)
 	if (!c->no_workload) {
 		fprintf(f, "\nTime-read loop:");
 		for (size_t i = 0; i < c->nr; i++) {
-			const struct osne_cpu *pc = ocpu(c, i);
+			const struct osneng_cpu *pc = ocpu(c, i);
 			fprintf(f, " cpu%u %.1f ns/iteration, smallest gap %" PRIu64 " ns;", c->list[i],
 				pc->iters ? (double)pc->loop_ns / (double)pc->iters : 0.0, pc->min_gap_ns);
 		}
@@ -198,16 +198,16 @@ static void print_details(struct ctx *c, FILE *f)
 	}
 	if (c->attribution) {
 		const struct noise_anomalies *a = noise_anomalies(c->n);
-		uint64_t lost = c->s ? evs_stats(c->s)->lost : c->cnt.lost;
-		uint64_t samples = c->s ? evs_stats(c->s)->samples : c->cnt.samples;
+		uint64_t lost = c->s ? evsrc_stats(c->s)->lost : c->cnt.lost;
+		uint64_t samples = c->s ? evsrc_stats(c->s)->samples : c->cnt.samples;
 		if (lost)
 			fprintf(f, "%" PRIu64 " events lost (%.2f%%), attribution is incomplete; raise "
 				   "--ring-size\n", lost,
 				samples + lost ? 100.0 * (double)lost / (double)(samples + lost) : 0.0);
 		else
 			fprintf(f, "0 events lost\n");
-		if (c->s && evs_note(c->s)[0])
-			fprintf(f, "tracepoints left out: %s\n", evs_note(c->s));
+		if (c->s && evsrc_note(c->s)[0])
+			fprintf(f, "tracepoints left out: %s\n", evsrc_note(c->s));
 		if (a->unseen_switch_in)
 			fprintf(f, "%" PRIu64 " context switches came with no event (the kernel "
 				   "reported none while the task before ran): those tasks' entries "
@@ -223,17 +223,17 @@ static void print_details(struct ctx *c, FILE *f)
 		fprintf(f, "attribution off: %s\n", c->attr_why);
 	}
 	for (size_t i = 0; c->w && i < c->nr; i++)
-		if (osw_lost(c->w, i))
+		if (oswork_lost(c->w, i))
 			fprintf(f, "cpu%u: %" PRIu64 " workload records lost (collector too slow)\n",
-				c->list[i], osw_lost(c->w, i));
+				c->list[i], oswork_lost(c->w, i));
 	if (c->cnt.unknown_id + c->cnt.bad_samples + c->cnt.undecoded + c->cnt.bad_wrec)
 		fprintf(f, "skipped: %" PRIu64 " samples with an id no event declares, %" PRIu64
 			" too short for their sample_type, %" PRIu64 " tracepoint payloads that do not "
 			"decode, %" PRIu64 " malformed workload records\n", c->cnt.unknown_id,
 			c->cnt.bad_samples, c->cnt.undecoded, c->cnt.bad_wrec);
-	if (c->s && evs_stats(c->s)->corrupt_bytes)
+	if (c->s && evsrc_stats(c->s)->corrupt_bytes)
 		fprintf(f, "corrupt ring data: %" PRIu64 " bytes skipped\n",
-			evs_stats(c->s)->corrupt_bytes);
+			evsrc_stats(c->s)->corrupt_bytes);
 	if (c->cnt.out_of_order + c->cnt.forced)
 		fprintf(f, "ordering: %" PRIu64 " events delivered out of order, %" PRIu64
 			" queue flushes forced by a full queue\n", c->cnt.out_of_order, c->cnt.forced);
@@ -241,10 +241,10 @@ static void print_details(struct ctx *c, FILE *f)
 
 static void print_stop(struct ctx *c, FILE *f)
 {
-	const struct osne_stop *st = c->e ? osne_stop(c->e) : NULL;
+	const struct osneng_stop *st = c->e ? osneng_stop(c->e) : NULL;
 	if (!st || !st->why)
 		return;
-	if (st->why == OSNE_STOP_SINGLE)
+	if (st->why == OSNENG_STOP_SINGLE)
 		fprintf(f, "latscope osnoise hit stop tracing: cpu %u single noise %" PRIu64 " us > %"
 			PRIu64 " us\n", st->cpu, st->value_ns / 1000, c->stop_us);
 	else
@@ -258,10 +258,10 @@ static void print_stop(struct ctx *c, FILE *f)
 
 /* Percentile pct (0..100) of a CPU's gap histogram in us (truncated), by the
  * nearest-rank rule of lib/lhist.h; 0 with no gap. */
-static uint64_t hist_pct_us(const struct ctx *c, const struct osne_hist *h, double pct)
+static uint64_t hist_pct_us(const struct ctx *c, const struct osneng_hist *h, double pct)
 {
 	uint64_t v = 0;
-	if (osne_hist_percentile_ns(h, c->bucket_us, c->entries, pct, &v))
+	if (osneng_hist_percentile_ns(h, c->bucket_us, c->entries, pct, &v))
 		return 0;
 	return v / 1000;
 }
@@ -269,7 +269,7 @@ static uint64_t hist_pct_us(const struct ctx *c, const struct osne_hist *h, doub
 static void print_hist(struct ctx *c, FILE *f)
 {
 	char dur[32];
-	size_t show[PS_MAX_CPUS];
+	size_t show[PARSE_MAX_CPUS];
 	size_t ns = 0;
 	for (size_t i = 0; i < c->nr; i++)
 		if (ocpu(c, i)->hist.count)
@@ -298,7 +298,7 @@ static void print_hist(struct ctx *c, FILE *f)
 		return;
 #define ROW(label, expr) do { \
 		fprintf(f, "%-6s", label); \
-		for (size_t k = 0; k < ns; k++) { const struct osne_hist *h = &ocpu(c, show[k])->hist; \
+		for (size_t k = 0; k < ns; k++) { const struct osneng_hist *h = &ocpu(c, show[k])->hist; \
 			fprintf(f, "%9" PRIu64 " ", (uint64_t)(expr)); } \
 		fprintf(f, "\n"); } while (0)
 	ROW("over:", h->b[c->entries]);
@@ -306,7 +306,7 @@ static void print_hist(struct ctx *c, FILE *f)
 	ROW("min:", h->min_ns / 1000);
 	fprintf(f, "%-6s", "avg:");
 	for (size_t k = 0; k < ns; k++) {
-		const struct osne_hist *h = &ocpu(c, show[k])->hist;
+		const struct osneng_hist *h = &ocpu(c, show[k])->hist;
 		fprintf(f, "%9.2f ", h->count ? (double)h->sum_ns / (double)h->count / 1000.0 : 0.0);
 	}
 	fprintf(f, "\n");
@@ -333,7 +333,7 @@ static void print_json(struct ctx *c, FILE *f)
 {
 	static const char *const mode_names[] = { "top", "hist", "trace", "record" };
 	char vm[128];
-	const char *hv = si_vm_name(vm, sizeof(vm));
+	const char *hv = sysinfo_vm_name(vm, sizeof(vm));
 	long tck = sysconf(_SC_CLK_TCK);
 	json_object *root = json_object_new_object();
 	json_object_object_add(root, "tool", json_object_new_string("latscope osnoise"));
@@ -353,7 +353,7 @@ static void print_json(struct ctx *c, FILE *f)
 				       ju((uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec +
 					  (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec));
 	json_object_object_add(root, "events_lost",
-			       ju(c->s ? evs_stats(c->s)->lost : c->cnt.lost));
+			       ju(c->s ? evsrc_stats(c->s)->lost : c->cnt.lost));
 	json_object *sk = json_object_new_object();
 	json_object_object_add(sk, "unknown_id", ju(c->cnt.unknown_id));
 	json_object_object_add(sk, "bad_samples", ju(c->cnt.bad_samples));
@@ -362,9 +362,9 @@ static void print_json(struct ctx *c, FILE *f)
 	json_object_object_add(sk, "workload_records_lost", ju(wrec_lost(c)));
 	json_object_object_add(sk, "out_of_order", ju(c->cnt.out_of_order));
 	json_object_object_add(sk, "forced_flushes", ju(c->cnt.forced));
-	json_object_object_add(sk, "corrupt_ring_bytes", ju(c->s ? evs_stats(c->s)->corrupt_bytes : 0));
+	json_object_object_add(sk, "corrupt_ring_bytes", ju(c->s ? evsrc_stats(c->s)->corrupt_bytes : 0));
 	json_object_object_add(root, "skipped", sk);
-	json_object_object_add(root, "dropped", ju(osn_dropped(c)));
+	json_object_object_add(root, "dropped", ju(osnoise_dropped(c)));
 	const struct noise_anomalies *an = noise_anomalies(c->n);
 	json_object *aj = json_object_new_object();
 	json_object_object_add(aj, "unmatched_exit", ju(an->unmatched_exit));
@@ -376,11 +376,11 @@ static void print_json(struct ctx *c, FILE *f)
 	json_object_object_add(aj, "contrib_overflow", ju(an->contrib_overflow));
 	json_object_object_add(root, "anomalies", aj);
 	json_object *stop = NULL;
-	const struct osne_stop *st = osne_stop(c->e);
+	const struct osneng_stop *st = osneng_stop(c->e);
 	if (st->why) {
 		stop = json_object_new_object();
 		json_object_object_add(stop, "reason", json_object_new_string(
-					       st->why == OSNE_STOP_SINGLE ? "single" : "total"));
+					       st->why == OSNENG_STOP_SINGLE ? "single" : "total"));
 		json_object_object_add(stop, "cpu", ju(st->cpu));
 		json_object_object_add(stop, "value_us", ju(st->value_ns / 1000));
 	}
@@ -414,7 +414,7 @@ static void print_json(struct ctx *c, FILE *f)
 #undef JA
 		json_object_object_add(o, "below_threshold_count", ju(s->sub_count));
 		json_object_object_add(o, "below_threshold_us", ju(s->sub_ns / 1000));
-		const struct osne_cpu *pc = ocpu(c, i);
+		const struct osneng_cpu *pc = ocpu(c, i);
 		json_object_object_add(o, "floor_ns", ju(pc->floor_ns));
 		if (!c->no_workload) {
 			json_object_object_add(o, "loop_ns_per_iteration",
@@ -427,7 +427,7 @@ static void print_json(struct ctx *c, FILE *f)
 					       ju((c->steal1[i] - c->steal0[i]) * 1000 /
 						  (uint64_t)(tck > 0 ? tck : 100)));
 		if (pc->hist.b) {
-			const struct osne_hist *h = &pc->hist;
+			const struct osneng_hist *h = &pc->hist;
 			json_object *hj = json_object_new_object();
 			json_object_object_add(hj, "bucket_us", ju(c->bucket_us));
 			json_object *bk = json_object_new_array();
@@ -474,7 +474,7 @@ static void print_json(struct ctx *c, FILE *f)
 	json_object_object_add(root, "cpus", cpus);
 	if (fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								      JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
-		cio_note_error();
+		cmdio_note_error();
 	json_object_put(root);
 }
 
@@ -483,9 +483,9 @@ static void print_json(struct ctx *c, FILE *f)
  * threshold or --strict asks for one), then stdout checked (exit 2 on a
  * write error).  rc is the status so far.
  */
-int osn_finish(struct ctx *c, int rc)
+int osnoise_finish(struct ctx *c, int rc)
 {
-	uint64_t d = osn_dropped(c);
+	uint64_t d = osnoise_dropped(c);
 	if (d && (c->stop_us || c->stop_total_us || c->strict)) {
 		fprintf(stderr, "latscope osnoise: %" PRIu64 " events or records were lost or skipped, "
 				"so the run cannot pass %s: exit 1\n", d,
@@ -493,19 +493,19 @@ int osn_finish(struct ctx *c, int rc)
 		if (rc == 0)
 			rc = EXIT_THRESHOLD;
 	}
-	/* a reader that left (SIGPIPE) is cio_finish()'s one line */
-	if (c->write_err && !cio_broken_pipe()) {
+	/* a reader that left (SIGPIPE) is cmdio_finish()'s one line */
+	if (c->write_err && !cmdio_broken_pipe()) {
 		fprintf(stderr, "latscope osnoise: error writing standard output: %s\n",
 			strerror(c->write_err));
 		clearerr(stdout);
 		return EXIT_ERR;
 	}
-	if (cio_finish(stdout, "latscope osnoise", "standard output"))
+	if (cmdio_finish(stdout, "latscope osnoise", "standard output"))
 		return EXIT_ERR;
 	return rc;
 }
 
-void osn_print_trace_header(FILE *f)
+void osnoise_print_trace_header(FILE *f)
 {
 	fprintf(f, "# latscope osnoise trace: one record per period per CPU (time in us)\n");
 	fprintf(f, "#                                                RUNTIME      NOISE  %% OF CPU   MAX SINGLE  "
@@ -514,16 +514,16 @@ void osn_print_trace_header(FILE *f)
 		   "     HW    NMI    IRQ   SIRQ THREAD\n");
 }
 
-void osn_final_report(struct ctx *c)
+void osnoise_final_report(struct ctx *c)
 {
 	FILE *f = stdout;
 	if (c->s) {
-		c->cnt.out_of_order = evs_stats(c->s)->out_of_order;
-		c->cnt.forced = evs_stats(c->s)->forced;
+		c->cnt.out_of_order = evsrc_stats(c->s)->out_of_order;
+		c->cnt.forced = evsrc_stats(c->s)->forced;
 	}
 	if (c->json) {
 		print_json(c, f);
-		if (osn_stop_why(c))
+		if (osnoise_stop_why(c))
 			print_stop(c, stderr);
 		return;
 	}
@@ -543,7 +543,7 @@ void osn_final_report(struct ctx *c)
 	print_stop(c, f);
 }
 
-void osn_refresh_top(struct ctx *c)
+void osnoise_refresh_top(struct ctx *c)
 {
 	if (c->json || c->quiet || c->mode != M_TOP)
 		return;

@@ -32,7 +32,7 @@
 #include "tfsformat.h"
 #include "tool.h"
 
-#define WREC_EVSEL_NAME OSW_EVSEL_NAME
+#define WREC_EVSEL_NAME OSWORK_EVSEL_NAME
 #define SLACK_NS	(5 * 1000 * 1000ULL)
 
 static const char *const attr_events[] = {
@@ -60,7 +60,7 @@ static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct n
 	char pre[96];
 	uint64_t rt = p->runtime_ns / 1000, nz = p->noise_ns / 1000;
 	uint64_t av = noise_avail_e5(rt, nz);
-	osne_trace_prefix(c->e, pre, sizeof(pre), cpu, end_ns);
+	osneng_trace_prefix(c->e, pre, sizeof(pre), cpu, end_ns);
 	printf("%s %" PRIu64 " %10" PRIu64 " %3" PRIu64 ".%05" PRIu64 " %7" PRIu64 " %6" PRIu64
 	       " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n",
 	       pre, rt, nz, av / 100000, av % 100000, p->max_single_ns / 1000, p->hw_count,
@@ -69,8 +69,8 @@ static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct n
 	errno = 0;
 	if ((fflush(stdout) != 0 || ferror(stdout)) && !c->write_err) {
 		c->write_err = errno ? errno : EIO;
-		osne_halt(c->e);	/* a replay stops reading */
-		cio_stop();
+		osneng_halt(c->e);	/* a replay stops reading */
+		cmdio_stop();
 	}
 }
 
@@ -81,8 +81,8 @@ static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct n
 static void process(struct ctx *c, uint64_t until_ns)
 {
 	if (c->s)
-		evs_read(c->s, until_ns, osne_event, c->e);
-	osne_advance(c->e, until_ns);
+		evsrc_read(c->s, until_ns, osneng_event, c->e);
+	osneng_advance(c->e, until_ns);
 }
 
 /* ---- the live loop's callbacks (src/tool.h) ------------------------------------- */
@@ -90,7 +90,7 @@ static void process(struct ctx *c, uint64_t until_ns)
 static int live_wait(void *arg, int timeout_ms)
 {
 	struct ctx *c = arg;
-	evs_poll(c->s, timeout_ms);	/* a failed poll: the loop goes on, as a timeout */
+	evsrc_poll(c->s, timeout_ms);	/* a failed poll: the loop goes on, as a timeout */
 	return 0;
 }
 
@@ -103,18 +103,18 @@ static int live_process(void *arg, uint64_t until_ns)
 /* the recording survives a kill (errors stick: reported at close) */
 static void live_checkpoint(void *arg)
 {
-	pdw_checkpoint(((struct ctx *)arg)->pw, false);
+	pdwrite_checkpoint(((struct ctx *)arg)->pw, false);
 }
 
 static void live_refresh(void *arg, uint64_t now_ns)
 {
 	(void)now_ns;
-	osn_refresh_top(arg);
+	osnoise_refresh_top(arg);
 }
 
 static bool live_done(void *arg)
 {
-	return osn_stop_why(arg) != 0;
+	return osnoise_stop_why(arg) != 0;
 }
 
 /* ---- recording ------------------------------------------------------------ */
@@ -127,58 +127,58 @@ static void on_raw(void *arg, int cpu, int event_idx, const uint8_t *rec, size_t
 	uint32_t type;
 	memcpy(&type, rec, 4);
 	memcpy(&misc, rec + 4, 2);
-	pdw_write_record(c->pw, type, misc, rec + 8, size - 8);
+	pdwrite_write_record(c->pw, type, misc, rec + 8, size - 8);
 }
 
 static int open_recording(struct ctx *c)
 {
 	int err;
 	/* Records from the rings are host order: write the file in host order. */
-	struct pdw_opts o = { .big_endian = BY_HOST_BIG_ENDIAN, .force = c->force, .checkpoint = true };
-	err = pdw_open(&c->pw, c->output, &o);
+	struct pdwrite_opts o = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = c->force, .checkpoint = true };
+	err = pdwrite_open(&c->pw, c->output, &o);
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise record: cannot create '%s': %s\n", c->output,
-			so_strerror(err));
+			safeout_strerror(err));
 		return err;
 	}
 	if (c->s) {
-		size_t ne = evs_nr_events(c->s);
+		size_t ne = evsrc_nr_events(c->s);
 		const char **names = calloc(ne, sizeof(char *));
 		if (!names)
 			return -ENOMEM;
 		for (size_t i = 0; i < ne; i++) {
 			const uint64_t *ids;
-			size_t nid = evs_event_ids(c->s, i, &ids);
-			names[i] = evs_event_name(c->s, i);
-			err = pdw_add_evsel(c->pw, evs_event_attr(c->s, i), names[i], ids, nid);
+			size_t nid = evsrc_event_ids(c->s, i, &ids);
+			names[i] = evsrc_event_name(c->s, i);
+			err = pdwrite_add_evsel(c->pw, evsrc_event_attr(c->s, i), names[i], ids, nid);
 			if (err < 0)
 				break;
 		}
 		if (err >= 0)
-			err = tfs_describe(c->pw, NULL, names, ne, BY_HOST_BIG_ENDIAN);
+			err = tfsformat_describe(c->pw, NULL, names, ne, BYTES_HOST_BIG_ENDIAN);
 		free(names);
 		if (err < 0) {
 			fprintf(stderr, "latscope osnoise record: cannot describe the tracepoints: %s\n",
 				strerror(-err));
 			return err;
 		}
-		evs_set_raw_cb(c->s, on_raw, c);
+		evsrc_set_raw_cb(c->s, on_raw, c);
 	}
 	/* the workload event and the run's parameters */
-	err = osne_record(c->e, c->pw);
+	err = osneng_record(c->e, c->pw);
 	if (err < 0)
 		return err;
-	/* HOSTNAME: pdw_begin_data() sets uname's node name */
+	/* HOSTNAME: pdwrite_begin_data() sets uname's node name */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	pdw_set_nrcpus(c->pw, (uint32_t)ncpu, (uint32_t)ncpu);
-	err = pdw_begin_data(c->pw);
+	pdwrite_set_nrcpus(c->pw, (uint32_t)ncpu, (uint32_t)ncpu);
+	err = pdwrite_begin_data(c->pw);
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise record: writing '%s': %s\n", c->output, strerror(-err));
 		return err;
 	}
 	/* the names of the tasks alive now (the kernel names later ones:
-	 * evs_opts.track_tasks), so perf script shows names, not :PID */
-	if (pdw_write_task_comms(c->pw, 0, NULL) < 0)
+	 * evsrc_opts.track_tasks), so perf script shows names, not :PID */
+	if (pdwrite_write_task_comms(c->pw, 0, NULL) < 0)
 		fprintf(stderr, "latscope osnoise record: '%s': the running tasks are not named\n", c->output);
 	return 0;
 }
@@ -189,7 +189,7 @@ static int open_recording(struct ctx *c)
  * free_state, also after a failure), and the steal counters. */
 static int setup_state(struct ctx *c)
 {
-	struct osne_opts o = {
+	struct osneng_opts o = {
 		.cpus = c->cpus,
 		.threshold_us = c->threshold_us,
 		.period_us = c->period_us,
@@ -202,13 +202,13 @@ static int setup_state(struct ctx *c)
 		.bucket_us = c->bucket_us,
 		.entries = c->entries,
 	};
-	struct osne_sink sk = { .arg = c, .line = sink_line, .period = sink_period };
-	int err = osne_new(&c->e, &o, &sk);
+	struct osneng_sink sk = { .arg = c, .line = sink_line, .period = sink_period };
+	int err = osneng_new(&c->e, &o, &sk);
 	if (err < 0)
 		return err;
-	c->list = osne_list(c->e);
-	c->nr = osne_nr(c->e);
-	c->n = osne_noise(c->e);
+	c->list = osneng_list(c->e);
+	c->nr = osneng_nr(c->e);
+	c->n = osneng_noise(c->e);
 	c->steal0 = calloc(c->nr, sizeof(uint64_t));
 	c->steal1 = calloc(c->nr, sizeof(uint64_t));
 	return c->steal0 && c->steal1 ? 0 : -ENOMEM;
@@ -218,7 +218,7 @@ static void free_state(struct ctx *c)
 {
 	free(c->steal0);
 	free(c->steal1);
-	osne_free(c->e);
+	osneng_free(c->e);
 	c->e = NULL;
 }
 
@@ -226,27 +226,27 @@ static void free_state(struct ctx *c)
  * verdict.  Returns the exit status so far. */
 static int end_report(struct ctx *c)
 {
-	si_steal(c->steal1, c->list, c->nr);
-	if (cio_broken_pipe())
-		cio_pipe_closed("latscope osnoise");
+	sysinfo_steal(c->steal1, c->list, c->nr);
+	if (cmdio_broken_pipe())
+		cmdio_pipe_closed("latscope osnoise");
 	else
-		osn_final_report(c);
-	return osn_finish(c, tool_status(false, osn_stop_why(c) != 0));
+		osnoise_final_report(c);
+	return osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0));
 }
 
-int osn_run_live(struct ctx *c)
+int osnoise_run_live(struct ctx *c)
 {
 	int err;
-	struct ps_cpuset online;
+	struct parse_cpuset online;
 	cpu_set_t aff0;
 	bool aff_saved = sched_getaffinity(0, sizeof(aff0), &aff0) == 0, locked = false;
 
-	cio_signals_install();	/* first: a Ctrl-C during setup unwinds below */
-	si_online_cpus(&online);
+	cmdio_signals_install();	/* first: a Ctrl-C during setup unwinds below */
+	sysinfo_online_cpus(&online);
 	if (!c->have_cpus)
 		c->cpus = online;
-	for (unsigned cpu = 0; cpu < PS_MAX_CPUS; cpu++)
-		if (ps_cpuset_has(&c->cpus, cpu) && !ps_cpuset_has(&online, cpu)) {
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
+		if (parse_cpuset_has(&c->cpus, cpu) && !parse_cpuset_has(&online, cpu)) {
 			fprintf(stderr, "latscope osnoise: CPU %u is not online\n", cpu);
 			return EXIT_ERR;
 		}
@@ -258,18 +258,18 @@ int osn_run_live(struct ctx *c)
 	}
 
 	/* The collector runs on the house-keeping CPUs, by default the others. */
-	struct ps_cpuset hk = c->hk;
+	struct parse_cpuset hk = c->hk;
 	if (!c->have_hk) {
 		memset(&hk, 0, sizeof(hk));
-		for (unsigned cpu = 0; cpu < PS_MAX_CPUS; cpu++)
-			if (ps_cpuset_has(&online, cpu) && !ps_cpuset_has(&c->cpus, cpu))
-				ps_cpuset_add(&hk, cpu);
+		for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
+			if (parse_cpuset_has(&online, cpu) && !parse_cpuset_has(&c->cpus, cpu))
+				parse_cpuset_add(&hk, cpu);
 	}
-	if (ps_cpuset_count(&hk)) {
+	if (parse_cpuset_count(&hk)) {
 		cpu_set_t set;
 		CPU_ZERO(&set);
-		for (unsigned cpu = 0; cpu < CPU_SETSIZE && cpu < PS_MAX_CPUS; cpu++)
-			if (ps_cpuset_has(&hk, cpu))
+		for (unsigned cpu = 0; cpu < CPU_SETSIZE && cpu < PARSE_MAX_CPUS; cpu++)
+			if (parse_cpuset_has(&hk, cpu))
 				CPU_SET(cpu, &set);
 		if (sched_setaffinity(0, sizeof(set), &set) < 0 && c->have_hk) {
 			fprintf(stderr, "latscope osnoise: cannot run on house-keeping CPUs: %s\n",
@@ -282,12 +282,12 @@ int osn_run_live(struct ctx *c)
 	if (c->no_attr) {
 		snprintf(c->attr_why, sizeof(c->attr_why), "--no-attribution");
 	} else {
-		struct evs_opts eo = { .ring_bytes = c->ring_bytes, .track_tasks = c->mode == M_RECORD };
-		err = evs_open(&c->s, attr_events, sizeof(attr_events) / sizeof(attr_events[0]),
+		struct evsrc_opts eo = { .ring_bytes = c->ring_bytes, .track_tasks = c->mode == M_RECORD };
+		err = evsrc_open(&c->s, attr_events, sizeof(attr_events) / sizeof(attr_events[0]),
 			       &c->cpus, &eo);
 		if (err < 0) {
-			snprintf(c->attr_why, sizeof(c->attr_why), "%s", evs_strerror(c->s));
-			evs_close(c->s);
+			snprintf(c->attr_why, sizeof(c->attr_why), "%s", evsrc_strerror(c->s));
+			evsrc_close(c->s);
 			c->s = NULL;
 			if (c->no_workload) {
 				fprintf(stderr, "latscope osnoise: --no-workload needs the tracepoints: %s\n",
@@ -303,13 +303,13 @@ int osn_run_live(struct ctx *c)
 	 * (KVM guests with haltpoll) drop perf samples of interrupts taken on an
 	 * idle CPU: say so, the IRQ/softirq time of idle CPUs is then too low. */
 	if (c->no_workload && c->attribution) {
-		struct idc_cpu_result idr[64];
+		struct idlecheck_cpu_result idr[64];
 		size_t nidr = 0;
-		if (idc_check(&c->cpus, NULL, idr, sizeof(idr) / sizeof(idr[0]), &nidr) == 0 &&
-		    idc_any_drops(idr, nidr)) {
+		if (idlecheck_check(&c->cpus, NULL, idr, sizeof(idr) / sizeof(idr[0]), &nidr) == 0 &&
+		    idlecheck_any_drops(idr, nidr)) {
 			char list[256] = "";
 			for (size_t i = 0; i < nidr; i++)
-				if (idr[i].verdict == IDC_DROPS)
+				if (idr[i].verdict == IDLECHECK_DROPS)
 					snprintf(list + strlen(list), sizeof(list) - strlen(list), " CPU%u %" PRIu64 "/%" PRIu64,
 						 idr[i].cpu, idr[i].samples, idr[i].irqs);
 			fprintf(stderr, "latscope osnoise: this kernel drops perf samples of interrupts taken on an "
@@ -324,14 +324,14 @@ int osn_run_live(struct ctx *c)
 	if (tool_setup_interrupted("latscope osnoise"))
 		goto out_err;
 
-	si_steal(c->steal0, c->list, c->nr);
-	if (c->s && (err = evs_enable(c->s)) < 0) {
-		fprintf(stderr, "latscope osnoise: %s\n", evs_strerror(c->s));
+	sysinfo_steal(c->steal0, c->list, c->nr);
+	if (c->s && (err = evsrc_enable(c->s)) < 0) {
+		fprintf(stderr, "latscope osnoise: %s\n", evsrc_strerror(c->s));
 		goto out_err;
 	}
-	osne_start(c->e, osw_now_ns());
+	osneng_start(c->e, oswork_now_ns());
 	if (!c->no_workload) {
-		struct osw_opts wo = {
+		struct oswork_opts wo = {
 			.cpus = c->cpus,
 			.period_ns = c->period_us * 1000,
 			.runtime_ns = c->runtime_us * 1000,
@@ -341,25 +341,25 @@ int osn_run_live(struct ctx *c)
 			.prio = c->prio.prio,
 			.use_tsc = c->tsc,
 		};
-		err = osw_start(&c->w, &wo);
+		err = oswork_start(&c->w, &wo);
 		if (err < 0) {
 			fprintf(stderr, "latscope osnoise: cannot start the workload: %s%s\n",
 				strerror(-err),
 				err == -EPERM ? " (real-time priority needs root or CAP_SYS_NICE)" :
 				err == -ENOTSUP ? " (no constant TSC: drop --tsc)" : "");
-			osw_free(c->w);
+			oswork_free(c->w);
 			c->w = NULL;
 			goto out_err;
 		}
 		if (tool_setup_interrupted("latscope osnoise")) {
-			osw_stop(c->w);
-			osw_free(c->w);
+			oswork_stop(c->w);
+			oswork_free(c->w);
 			c->w = NULL;
 			goto out_err;
 		}
-		osne_use_workload(c->e, c->w);
+		osneng_use_workload(c->e, c->w);
 		for (size_t i = 0; i < c->nr; i++)
-			osne_set_tid(c->e, c->list[i], osw_tid(c->w, i), osw_floor_ns(c->w, i));
+			osneng_set_tid(c->e, c->list[i], oswork_tid(c->w, i), oswork_floor_ns(c->w, i));
 	}
 	/* Lock memory once everything is allocated (threads, rings). */
 	char why[256];
@@ -370,11 +370,11 @@ int osn_run_live(struct ctx *c)
 			"noise\n", strerror(-lerr), why[0] ? ": " : "", why);
 
 	if (c->mode == M_TRACE && !c->json)
-		osn_print_trace_header(stdout);
+		osnoise_print_trace_header(stdout);
 
 	struct tool_loop l = {
 		.arg = c,
-		.start_ns = osne_times(c->e)->warm_end_ns,	/* -d counts from the warm-up's end */
+		.start_ns = osneng_times(c->e)->warm_end_ns,	/* -d counts from the warm-up's end */
 		.duration_ns = c->duration_ns,
 		.refresh_ns = c->period_us * 1000,
 		.slack_ns = SLACK_NS,
@@ -387,17 +387,17 @@ int osn_run_live(struct ctx *c)
 	};
 	tool_run(&l);
 	/* Stop the workload (its last period ends here), then take everything. */
-	osw_stop(c->w);
+	oswork_stop(c->w);
 	if (c->s)
-		evs_disable(c->s);
-	osne_set_end(c->e, osw_now_ns());
+		evsrc_disable(c->s);
+	osneng_set_end(c->e, oswork_now_ns());
 	process(c, UINT64_MAX);
-	osne_close(c->e);
+	osneng_close(c->e);
 	int rc = tool_end_status(end_report(c));
-	evs_close(c->s);
+	evsrc_close(c->s);
 	c->s = NULL;
 	if (c->pw) {
-		err = pdw_close(c->pw);
+		err = pdwrite_close(c->pw);
 		c->pw = NULL;
 		if (err < 0) {
 			fprintf(stderr, "latscope osnoise record: writing '%s': %s\n", c->output,
@@ -407,16 +407,16 @@ int osn_run_live(struct ctx *c)
 			fprintf(stderr, "latscope osnoise record: wrote '%s'\n", c->output);
 		}
 	}
-	osw_free(c->w);
+	oswork_free(c->w);
 	free_state(c);
 	tool_munlockall(locked);
 	if (aff_saved)
 		sched_setaffinity(0, sizeof(aff0), &aff0);
 	return rc;
 out_err:
-	evs_close(c->s);
+	evsrc_close(c->s);
 	c->s = NULL;
-	pdw_discard(c->pw);
+	pdwrite_discard(c->pw);
 	c->pw = NULL;
 	free_state(c);
 	if (aff_saved)
@@ -435,24 +435,24 @@ static int not_osnoise(struct ctx *c)
 }
 
 /*
- * The replay's set-up (an osne_setup_fn), at the first sample: a pipe, or a
+ * The replay's set-up (an osneng_setup_fn), at the first sample: a pipe, or a
  * recording whose writer was killed (its header is a checkpoint), carries
  * its features as records at the start of the data, read by then.
  */
-static int replay_setup(void *arg, struct pdr *r, bool have_formats, struct osne **ep)
+static int replay_setup(void *arg, struct pdread *r, bool have_formats, struct osneng **ep)
 {
 	struct ctx *c = arg;
-	const struct pdr_info *info = pdr_info(r);
+	const struct pdread_info *info = pdread_info(r);
 	c->setup_failed = true;		/* each failure below says why */
-	if (!osne_is_recording(r)) {
+	if (!osneng_is_recording(r)) {
 		not_osnoise(c);
 		return -EINVAL;
 	}
-	struct osne_opts o = {
+	struct osneng_opts o = {
 		.cpus = c->cpus, .threshold_us = c->threshold_us, .period_us = c->period_us,
 		.runtime_us = c->runtime_us, .no_workload = c->no_workload,
 	};
-	if (osne_params_take(r, &o, c->have_T, c->have_cpus)) {
+	if (osneng_params_take(r, &o, c->have_T, c->have_cpus)) {
 		c->cpus = o.cpus;
 		c->have_cpus = true;
 	}
@@ -463,8 +463,8 @@ static int replay_setup(void *arg, struct pdr *r, bool have_formats, struct osne
 	if (!c->have_cpus) {
 		uint32_t n = info->nr_cpus_online ? info->nr_cpus_online : 1;
 		memset(&c->cpus, 0, sizeof(c->cpus));
-		for (uint32_t i = 0; i < n && i < PS_MAX_CPUS; i++)
-			ps_cpuset_add(&c->cpus, i);
+		for (uint32_t i = 0; i < n && i < PARSE_MAX_CPUS; i++)
+			parse_cpuset_add(&c->cpus, i);
 	}
 	c->replaying = true;
 	int err = setup_state(c);
@@ -477,41 +477,41 @@ static int replay_setup(void *arg, struct pdr *r, bool have_formats, struct osne
 	if (!have_formats)
 		snprintf(c->attr_why, sizeof(c->attr_why), "'%s' has no tracepoint formats", c->input);
 	if (c->mode == M_TRACE && !c->json)
-		osn_print_trace_header(stdout);
+		osnoise_print_trace_header(stdout);
 	c->setup_failed = false;
 	return 0;
 }
 
-int osn_run_replay(struct ctx *c)
+int osnoise_run_replay(struct ctx *c)
 {
-	struct pdr *r = NULL;
-	cio_sigpipe_as_error();
-	int err = pdr_open(&r, c->input, NULL);
+	struct pdread *r = NULL;
+	cmdio_sigpipe_as_error();
+	int err = pdread_open(&r, c->input, NULL);
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise: cannot read '%s': %s\n", c->input,
-			r ? pdr_strerror(r) : strerror(-err));
-		pdr_close(r);
+			r ? pdread_strerror(r) : strerror(-err));
+		pdread_close(r);
 		return EXIT_ERR;
 	}
-	const struct pdr_info *info = pdr_info(r);
-	if (!info->pipe && !info->unterminated && !osne_is_recording(r)) {
-		pdr_close(r);
+	const struct pdread_info *info = pdread_info(r);
+	if (!info->pipe && !info->unterminated && !osneng_is_recording(r)) {
+		pdread_close(r);
 		return not_osnoise(c);
 	}
-	struct osne *e;
-	err = osne_replay(r, replay_setup, c, &e);
+	struct osneng *e;
+	err = osneng_replay(r, replay_setup, c, &e);
 	c->e = e;	/* the engine set-up made, if any */
 	if (err < 0) {
 		if (!c->setup_failed)
-			fprintf(stderr, "latscope osnoise: '%s': %s\n", c->input, pdr_strerror(r));
-		pdr_close(r);
+			fprintf(stderr, "latscope osnoise: '%s': %s\n", c->input, pdread_strerror(r));
+		pdread_close(r);
 		free_state(c);
 		return EXIT_ERR;
 	}
-	c->cnt = *osne_counts(e);
-	osn_final_report(c);
-	int rc = osn_finish(c, tool_status(false, osn_stop_why(c) != 0));
-	cio_pdr_close(r, "latscope osnoise", c->input);
+	c->cnt = *osneng_counts(e);
+	osnoise_final_report(c);
+	int rc = osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0));
+	cmdio_pdr_close(r, "latscope osnoise", c->input);
 	free_state(c);
 	return rc;
 }
@@ -531,9 +531,9 @@ static int kernel_setup(struct ctx *c)
 }
 
 /* --parse-kernel FILE: a saved osnoise trace (text) shown in the same views. */
-int osn_run_kernel_text(struct ctx *c, const char *path)
+int osnoise_run_kernel_text(struct ctx *c, const char *path)
 {
-	cio_sigpipe_as_error();
+	cmdio_sigpipe_as_error();
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!f) {
 		fprintf(stderr, "latscope osnoise: cannot open '%s': %s\n", path, strerror(errno));
@@ -542,11 +542,11 @@ int osn_run_kernel_text(struct ctx *c, const char *path)
 	if (!c->have_cpus) {
 		/* the CPUs are those of the records */
 		char line[4096];
-		struct okt_rec r;
+		struct osnkernel_rec r;
 		memset(&c->cpus, 0, sizeof(c->cpus));
 		while (fgets(line, sizeof(line), f))
-			if (!okt_parse_line(line, &r))
-				ps_cpuset_add(&c->cpus, r.cpu);
+			if (!osnkernel_parse_line(line, &r))
+				parse_cpuset_add(&c->cpus, r.cpu);
 		if (f == stdin || fseek(f, 0, SEEK_SET) < 0) {
 			fprintf(stderr, "latscope osnoise: '%s' cannot be read twice; give the CPUs with -c\n",
 				path);
@@ -554,7 +554,7 @@ int osn_run_kernel_text(struct ctx *c, const char *path)
 				fclose(f);
 			return EXIT_ERR;
 		}
-		if (!ps_cpuset_count(&c->cpus)) {
+		if (!parse_cpuset_count(&c->cpus)) {
 			fprintf(stderr, "latscope osnoise: no osnoise records in '%s'\n", path);
 			fclose(f);
 			return EXIT_ERR;
@@ -567,20 +567,20 @@ int osn_run_kernel_text(struct ctx *c, const char *path)
 		free_state(c);
 		return EXIT_ERR;
 	}
-	static struct osne_kbuf kb;
+	static struct osneng_kbuf kb;
 	kb.len = kb.bad = 0;
 	char buf[16384];
 	size_t n;
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		osne_kernel_text(c->e, &kb, buf, n);
-	osne_kernel_text(c->e, &kb, "\n", 1);
+		osneng_kernel_text(c->e, &kb, buf, n);
+	osneng_kernel_text(c->e, &kb, "\n", 1);
 	if (f != stdin)
 		fclose(f);
 	if (kb.bad)
 		fprintf(stderr, "latscope osnoise: %" PRIu64 " malformed osnoise lines skipped\n", kb.bad);
 	c->cnt.bad_wrec += kb.bad;
-	osn_final_report(c);
-	int rc = osn_finish(c, tool_status(false, osn_stop_why(c) != 0));
+	osnoise_final_report(c);
+	int rc = osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0));
 	free_state(c);
 	return rc;
 }
@@ -589,41 +589,41 @@ int osn_run_kernel_text(struct ctx *c, const char *path)
  * when there is none; a failed read ends the run. */
 struct kernel_feed {
 	struct ctx *c;
-	struct okt *k;
-	struct osne_kbuf kb;
+	struct osnkernel *k;
+	struct osneng_kbuf kb;
 	char buf[16384];
 };
 
 static int kernel_wait(void *arg, int timeout_ms)
 {
 	struct kernel_feed *kf = arg;
-	long n = okt_read(kf->k, kf->buf, sizeof(kf->buf));
+	long n = osnkernel_read(kf->k, kf->buf, sizeof(kf->buf));
 	if (n < 0)
 		return -EIO;
 	if (n == 0)
 		tool_sleep_ms(timeout_ms);
 	else
-		osne_kernel_text(kf->c->e, &kf->kb, kf->buf, (size_t)n);
+		osneng_kernel_text(kf->c->e, &kf->kb, kf->buf, (size_t)n);
 	return 0;
 }
 
 static bool live_done_kernel(void *arg)
 {
-	return osn_stop_why(((struct kernel_feed *)arg)->c) != 0;
+	return osnoise_stop_why(((struct kernel_feed *)arg)->c) != 0;
 }
 
-int osn_run_kernel(struct ctx *c)
+int osnoise_run_kernel(struct ctx *c)
 {
-	cio_signals_install();	/* first: the tracer is always stopped below */
-	if (!okt_available()) {
+	cmdio_signals_install();	/* first: the tracer is always stopped below */
+	if (!osnkernel_available()) {
 		fprintf(stderr, "latscope osnoise: --kernel needs the kernel osnoise tracer, which this "
 				"kernel does not have (no %s/osnoise; CONFIG_OSNOISE_TRACER); run without "
 				"--kernel to measure in userspace\n",
 			tracefs_tracing_dir() ? tracefs_tracing_dir() : "tracefs");
 		return EXIT_ERR;
 	}
-	struct ps_cpuset online;
-	si_online_cpus(&online);
+	struct parse_cpuset online;
+	sysinfo_online_cpus(&online);
 	if (!c->have_cpus)
 		c->cpus = online;
 	if (kernel_setup(c) < 0) {
@@ -631,27 +631,27 @@ int osn_run_kernel(struct ctx *c)
 		return EXIT_ERR;
 	}
 	char cl[1024];
-	ps_cpulist_format(&c->cpus, cl, sizeof(cl));
-	struct okt_config kc = {
+	parse_cpulist_format(&c->cpus, cl, sizeof(cl));
+	struct osnkernel_config kc = {
 		.cpus = cl, .period_us = c->period_us, .runtime_us = c->runtime_us,
 		.stop_us = c->stop_us, .stop_total_us = c->stop_total_us,
 		.threshold_us = c->threshold_us, .no_workload = c->no_workload,
 		.events = c->events || c->mode == M_HIST || c->attribution,
 	};
-	struct okt *k;
-	int err = okt_start(&k, &kc);
+	struct osnkernel *k;
+	int err = osnkernel_start(&k, &kc);
 	if (err < 0) {
-		fprintf(stderr, "latscope osnoise: kernel tracer: %s\n", okt_strerror(k));
-		okt_stop(k);
+		fprintf(stderr, "latscope osnoise: kernel tracer: %s\n", osnkernel_strerror(k));
+		osnkernel_stop(k);
 		free_state(c);
 		return EXIT_ERR;
 	}
 	if (tool_setup_interrupted("latscope osnoise")) {
-		okt_stop(k);
+		osnkernel_stop(k);
 		free_state(c);
 		return EXIT_ERR;
 	}
-	si_steal(c->steal0, c->list, c->nr);
+	sysinfo_steal(c->steal0, c->list, c->nr);
 	static struct kernel_feed kf;	/* 80 KiB: not on the stack */
 	kf.c = c;
 	kf.k = k;
@@ -664,9 +664,9 @@ int osn_run_kernel(struct ctx *c)
 		.done = live_done_kernel,
 	};
 	if (c->mode == M_TRACE && !c->json)
-		osn_print_trace_header(stdout);
+		osnoise_print_trace_header(stdout);
 	tool_run(&l);
-	okt_stop(k);	/* the tracer instance removed before anything is printed */
+	osnkernel_stop(k);	/* the tracer instance removed before anything is printed */
 	int rc = end_report(c);
 	free_state(c);
 	return tool_end_status(rc);

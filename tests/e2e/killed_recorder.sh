@@ -1,7 +1,7 @@
 #!/bin/sh
 # A recorder killed with SIGKILL keeps what it recorded: hist record -o,
 # osnoise record -o and dtl record -o rewrite their header at least once a
-# second (pdw_checkpoint), so a file killed after 3 s reads back with the
+# second (pdwrite_checkpoint), so a file killed after 3 s reads back with the
 # events of the measured time (hist: at least 2 s of them), under the user's
 # name, with its formats and settings, and the reader says the recording was
 # cut short.  A recording that ends normally is a plain perf.data that perf

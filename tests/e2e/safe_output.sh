@@ -33,7 +33,7 @@ if [ $live = 1 ]; then
 		die "planted symlink --force failed"
 	[ -f "$TMP/pub/out.data" ] && [ ! -L "$TMP/pub/out.data" ] || die "--force did not replace the link"
 fi
-# the same through the lib for any writer: osnoise record, dtl synth (pdw_open)
+# the same through the lib for any writer: osnoise record, dtl synth (pdwrite_open)
 rm -f "$TMP/pub/out.data"; as_user ln -s "$TMP/safe/victim" "$TMP/pub/out.data"
 "$LATSCOPE" dtl synth -o "$TMP/pub/out.data" >/dev/null 2>"$TMP/e1b"; rc=$?
 [ $rc -eq 2 ] || die "dtl synth over a planted symlink: exit $rc ($(cat "$TMP/e1b"))"

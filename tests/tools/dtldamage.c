@@ -85,15 +85,15 @@ int main(int argc, char **argv)
 		return die("cannot read the input, or it is too short");
 	bool swap;
 	if (!memcmp(p, "PERFILE2", 8))
-		swap = BY_HOST_BIG_ENDIAN;
+		swap = BYTES_HOST_BIG_ENDIAN;
 	else if (!memcmp(p, "2ELIFREP", 8))
-		swap = !BY_HOST_BIG_ENDIAN;
+		swap = !BYTES_HOST_BIG_ENDIAN;
 	else
 		return die("not a perf.data file (pipe streams have no index)");
-	uint64_t data_off = by_ld64(p + 40, swap), data_size = by_ld64(p + 48, swap);
+	uint64_t data_off = bytes_ld64(p + 40, swap), data_size = bytes_ld64(p + 48, swap);
 	uint64_t words[4];
 	for (int i = 0; i < 4; i++)
-		words[i] = by_ld64(p + 72 + 8 * i, swap);
+		words[i] = bytes_ld64(p + 72 + 8 * i, swap);
 	if (!(words[0] & (1ULL << FEAT_AUXTRACE)))
 		return die("the file has no AUXTRACE index");
 	unsigned slot = (unsigned)__builtin_popcountll(words[0] & ((1ULL << FEAT_AUXTRACE) - 1));
@@ -103,22 +103,22 @@ int main(int argc, char **argv)
 	uint64_t table = data_off + data_size;
 	if (table + 16ULL * nslots > len)
 		return die("feature table beyond the end of the file");
-	uint64_t sec = by_ld64(p + table + 16 * slot, swap);
-	uint64_t sec_size = by_ld64(p + table + 16 * slot + 8, swap);
+	uint64_t sec = bytes_ld64(p + table + 16 * slot, swap);
+	uint64_t sec_size = bytes_ld64(p + table + 16 * slot + 8, swap);
 	if (sec + sec_size > len || sec_size < 8)
 		return die("AUXTRACE section beyond the end of the file");
-	uint64_t nr = by_ld64(p + sec, swap);
+	uint64_t nr = bytes_ld64(p + sec, swap);
 
 	if (!strcmp(mode, "--drop")) {
 		words[0] &= ~(1ULL << FEAT_AUXTRACE);
 		for (int i = 0; i < 4; i++)
-			by_st64(p + 72 + 8 * i, words[i], swap);
+			bytes_st64(p + 72 + 8 * i, words[i], swap);
 		memmove(p + table + 16 * slot, p + table + 16 * (slot + 1), 16 * (nslots - slot - 1));
 		memset(p + table + 16 * (nslots - 1), 0, 16);
 	} else if (!strcmp(mode, "--shift")) {
 		for (uint64_t i = 0; i < nr && sec + 8 + 16 * (i + 1) <= len; i++) {
 			uint8_t *e = p + sec + 8 + 16 * i;
-			by_st64(e, by_ld64(e, swap) + (uint64_t)shift, swap);
+			bytes_st64(e, bytes_ld64(e, swap) + (uint64_t)shift, swap);
 		}
 	} else if (!strcmp(mode, "--swap")) {
 		if (nr < 2)
@@ -128,31 +128,31 @@ int main(int argc, char **argv)
 		memcpy(p + sec + 8, p + sec + 24, 16);
 		memcpy(p + sec + 24, tmp, 16);
 	} else if (!strcmp(mode, "--truncate")) {
-		by_st64(p + sec, nr + 1000, swap);
+		bytes_st64(p + sec, nr + 1000, swap);
 	} else if (!strcmp(mode, "--bad-cpu") || !strcmp(mode, "--tb-freq") || !strcmp(mode, "--boot-tb")) {
 		if (!nr || sec + 24 > len)
 			return die("empty index");
-		uint64_t rec = by_ld64(p + sec + 8, swap);
+		uint64_t rec = bytes_ld64(p + sec + 8, swap);
 		if (rec + 48 + 48 > len)
 			return die("index entry beyond the file");
 		if (!strcmp(mode, "--bad-cpu"))
-			by_st32(p + rec + 40, 5000, swap);
+			bytes_st32(p + rec + 40, 5000, swap);
 		else	/* the header record: boot_tb at 0, tb_freq at 8 (writer's order) */
-			by_st64(p + rec + 48 + (mode[2] == 't' ? 8 : 0), (uint64_t)shift, swap);
+			bytes_st64(p + rec + 48 + (mode[2] == 't' ? 8 : 0), (uint64_t)shift, swap);
 	} else if (!strcmp(mode, "--bad-id")) {
 		uint64_t pos = data_off;
 		for (;;) {
 			if (pos + 16 > data_off + data_size || pos + 16 > len)
 				return die("no SAMPLE record");
-			uint32_t type = by_ld32(p + pos, swap);
-			uint16_t sz = by_ld16(p + pos + 6, swap);
+			uint32_t type = bytes_ld32(p + pos, swap);
+			uint16_t sz = bytes_ld16(p + pos + 6, swap);
 			if (sz < 8)
 				return die("bad record header");
 			if (type == 9) {	/* SAMPLE: IDENTIFIER first */
-				by_st64(p + pos + 8, 0xdeadbeefULL, swap);
+				bytes_st64(p + pos + 8, 0xdeadbeefULL, swap);
 				break;
 			}
-			pos += sz + (type == 71 && sz >= 16 ? by_ld64(p + pos + 8, swap) : 0);
+			pos += sz + (type == 71 && sz >= 16 ? bytes_ld64(p + pos + 8, swap) : 0);
 		}
 	} else {
 		return die("unknown mode");

@@ -103,29 +103,29 @@ int main(int argc, char **argv)
 			ne++;
 		}
 	}
-	struct tfs_formats *tf = NULL;
-	int err = tfs_collect(formats, specs, ne, &tf);
+	struct tfsformat_formats *tf = NULL;
+	int err = tfsformat_collect(formats, specs, ne, &tf);
 	if (err) {
 		fprintf(stderr, "histfix: formats: %s\n", strerror(-err));
 		return 2;
 	}
 	struct tep_handle *tep = tep_alloc();
 	tep_set_long_size(tep, 8);
-	struct pdw *w;
-	struct pdw_opts o = { .big_endian = be, .pipe = pipe };
-	err = pdw_open(&w, outp, &o);
+	struct pdwrite *w;
+	struct pdwrite_opts o = { .big_endian = be, .pipe = pipe };
+	err = pdwrite_open(&w, outp, &o);
 	if (err) {
 		fprintf(stderr, "histfix: %s: %s\n", outp, strerror(-err));
 		return 2;
 	}
-	bool swap = pdw_needs_swap(w);
+	bool swap = pdwrite_needs_swap(w);
 	for (size_t k = 0; k < ne; k++) {
 		char sys[64];
 		const char *colon = strchr(ev[k].name, ':');
 		if (!colon)
 			return 2;
 		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - ev[k].name), ev[k].name);
-		const struct tfs_event *te = tfs_find(tf, sys, colon + 1);
+		const struct tfsformat_event *te = tfsformat_find(tf, sys, colon + 1);
 		if (!te || tep_parse_event(tep, te->format, strlen(te->format), sys)) {
 			fprintf(stderr, "histfix: cannot parse %s\n", ev[k].name);
 			return 2;
@@ -134,30 +134,30 @@ int main(int argc, char **argv)
 		if (!ev[k].ev)
 			return 2;
 		ev[k].size = event_size(ev[k].ev);
-		struct pdf_attr a = { 0 };
-		a.type = PDF_TYPE_TRACEPOINT;
+		struct pdformat_attr a = { 0 };
+		a.type = PDFORMAT_TYPE_TRACEPOINT;
 		a.config = te->id;
 		a.sample_period = 1;
-		a.sample_type = PDF_SAMPLE_IDENTIFIER | PDF_SAMPLE_TID | PDF_SAMPLE_TIME |
-				PDF_SAMPLE_CPU | PDF_SAMPLE_PERIOD | PDF_SAMPLE_RAW;
-		a.flags = (1ULL << PDF_ATTR_FLAG_DISABLED) | (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL);
+		a.sample_type = PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME |
+				PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_PERIOD | PDFORMAT_SAMPLE_RAW;
+		a.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL);
 		uint64_t ids[NR_CPUS] = { 1000 + 2 * k, 1001 + 2 * k };
-		ev[k].evsel = pdw_add_evsel(w, &a, ev[k].name, ids, NR_CPUS);
+		ev[k].evsel = pdwrite_add_evsel(w, &a, ev[k].name, ids, NR_CPUS);
 		if (ev[k].evsel < 0)
 			return 2;
 	}
 	void *blob;
 	size_t blen;
-	err = tfs_tracing_data(tf, be, &blob, &blen);
+	err = tfsformat_tracing_data(tf, be, &blob, &blen);
 	if (!err)
-		err = pdw_set_tracing_data(w, blob, blen);
+		err = pdwrite_set_tracing_data(w, blob, blen);
 	free(blob);
 	if (!err)
-		err = pdw_set_string_feature(w, PDF_FEAT_HOSTNAME, "histfix");
+		err = pdwrite_set_string_feature(w, PDFORMAT_FEAT_HOSTNAME, "histfix");
 	if (!err)
-		err = pdw_set_nrcpus(w, NR_CPUS, NR_CPUS);
+		err = pdwrite_set_nrcpus(w, NR_CPUS, NR_CPUS);
 	if (!err)
-		err = pdw_begin_data(w);
+		err = pdwrite_begin_data(w);
 
 	uint8_t raw[512];
 	for (size_t i = 0; i < nl && !err; i++) {
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 		size_t size = (size_t)ev[k].size;
 		char id[24];
 		snprintf(id, sizeof(id), "%d", ev[k].ev->id);
-		if (tpe_enc_field(raw, sizeof(raw), &size,
+		if (tpencode_field(raw, sizeof(raw), &size,
 				  tep_find_common_field(ev[k].ev, "common_type"), id, swap))
 			return 2;
 		int32_t pid = 0;
@@ -188,26 +188,26 @@ int main(int argc, char **argv)
 				fprintf(stderr, "histfix: %s has no field %s\n", name, kv);
 				return 2;
 			}
-			if (tpe_enc_field(raw, sizeof(raw), &size, f, eq + 1, swap)) {
+			if (tpencode_field(raw, sizeof(raw), &size, f, eq + 1, swap)) {
 				fprintf(stderr, "histfix: %s: cannot write %s=%s\n", name, kv, eq + 1);
 				return 2;
 			}
 			if (!strcmp(kv, "common_pid"))
 				pid = (int32_t)strtol(eq + 1, NULL, 0);
 		}
-		struct pdr_sample s = {
+		struct pdread_sample s = {
 			.pid = (uint32_t)pid, .tid = (uint32_t)pid, .time = t,
 			.id = 1000 + 2 * k + cpu, .cpu = cpu, .period = 1,
 			.raw = raw, .raw_size = (uint32_t)size,
 		};
-		err = pdw_write_sample(w, ev[k].evsel, PDF_MISC_KERNEL, &s);
+		err = pdwrite_write_sample(w, ev[k].evsel, PDFORMAT_MISC_KERNEL, &s);
 		free(lines[i]);
 	}
-	int cerr = pdw_close(w);
+	int cerr = pdwrite_close(w);
 	if (!err)
 		err = cerr;
 	tep_free(tep);
-	tfs_free(tf);
+	tfsformat_free(tf);
 	if (err) {
 		fprintf(stderr, "histfix: writing %s: %s\n", outp, strerror(-err));
 		return 2;

@@ -51,7 +51,7 @@
 #define QUIET_NS 100000
 
 struct hit {
-	struct tpe t;
+	struct tpevent t;
 	size_t seq;		/* file order */
 	int64_t gap;		/* tB - tA once aligned */
 	uint64_t other_ns;	/* the other file's stamp once aligned */
@@ -62,37 +62,37 @@ struct file {
 	const char *path;
 	struct hit *h;
 	size_t n, cap;
-	bool has[TPE_NR_KINDS];
+	bool has[TPEVENT_NR_KINDS];
 	uint64_t lost_events, lost_samples;
-	struct tpd_losses loss;		/* samples that did not decode */
+	struct tpdecode_losses loss;		/* samples that did not decode */
 	uint32_t nr_cpus;
 };
 
 static int load(struct file *f)
 {
-	struct pdr *r = NULL;
-	struct tpd *d = NULL;
-	struct pdr_event ev;
-	int rc = pdr_open(&r, f->path, NULL);
+	struct pdread *r = NULL;
+	struct tpdecode *d = NULL;
+	struct pdread_event ev;
+	int rc = pdread_open(&r, f->path, NULL);
 	if (rc < 0) {
-		fprintf(stderr, "histpair: %s: %s\n", f->path, r ? pdr_strerror(r) : strerror(-rc));
-		pdr_close(r);
+		fprintf(stderr, "histpair: %s: %s\n", f->path, r ? pdread_strerror(r) : strerror(-rc));
+		pdread_close(r);
 		return -1;
 	}
-	while ((rc = pdr_next(r, &ev)) > 0) {
-		if (ev.type != PDF_RECORD_SAMPLE || !ev.evsel || !ev.has_sample ||
-		    ev.evsel->attr.type != PDF_TYPE_TRACEPOINT)
+	while ((rc = pdread_next(r, &ev)) > 0) {
+		if (ev.type != PDFORMAT_RECORD_SAMPLE || !ev.evsel || !ev.has_sample ||
+		    ev.evsel->attr.type != PDFORMAT_TYPE_TRACEPOINT)
 			continue;
 		if (!d) {
-			if (!pdr_tep(r) || !(d = tpd_new(pdr_tep(r)))) {
+			if (!pdread_tep(r) || !(d = tpdecode_new(pdread_tep(r)))) {
 				fprintf(stderr, "histpair: %s: no tracing data\n", f->path);
-				pdr_close(r);
+				pdread_close(r);
 				return -1;
 			}
-			for (size_t i = 0; i < pdr_nr_evsels(r); i++) {
-				const struct pdr_evsel *e = pdr_evsel(r, i);
-				if (e->attr.type == PDF_TYPE_TRACEPOINT)
-					f->has[tpd_kind(d, (int)e->attr.config)] = true;
+			for (size_t i = 0; i < pdread_nr_evsels(r); i++) {
+				const struct pdread_evsel *e = pdread_evsel(r, i);
+				if (e->attr.type == PDFORMAT_TYPE_TRACEPOINT)
+					f->has[tpdecode_kind(d, (int)e->attr.config)] = true;
 			}
 		}
 		if (f->n == f->cap) {
@@ -106,7 +106,7 @@ static int load(struct file *f)
 		}
 		struct hit *h = &f->h[f->n];
 		memset(h, 0, sizeof(*h));
-		if (tpd_decode_sample(d, &ev, &h->t, &f->loss) != 0)
+		if (tpdecode_decode_sample(d, &ev, &h->t, &f->loss) != 0)
 			continue;
 		h->seq = f->n;
 		if (h->t.cpu >= MAX_CPUS)
@@ -116,15 +116,15 @@ static int load(struct file *f)
 		f->n++;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "histpair: %s: %s\n", f->path, pdr_strerror(r));
-		tpd_free(d);
-		pdr_close(r);
+		fprintf(stderr, "histpair: %s: %s\n", f->path, pdread_strerror(r));
+		tpdecode_free(d);
+		pdread_close(r);
 		return -1;
 	}
-	f->lost_events = pdr_stats(r)->lost_events;
-	f->lost_samples = pdr_stats(r)->lost_samples;
-	tpd_free(d);
-	pdr_close(r);
+	f->lost_events = pdread_stats(r)->lost_events;
+	f->lost_samples = pdread_stats(r)->lost_samples;
+	tpdecode_free(d);
+	pdread_close(r);
 	return 0;
 }
 
@@ -132,9 +132,9 @@ static int load(struct file *f)
  * The sample's pid/tid are looked up for each copy: when a dead task's pid
  * is released on another CPU between the two writes (its last sched_switch,
  * prev_state X), one copy says -1 (seen: tid 19717 vs -1). */
-static bool same_hit(const struct tpe *a, const struct tpe *b)
+static bool same_hit(const struct tpevent *a, const struct tpevent *b)
 {
-	struct tpe x = *a, y = *b;
+	struct tpevent x = *a, y = *b;
 	x.time_ns = y.time_ns = 0;
 	x.cpu = y.cpu = 0;
 	if (x.pid != y.pid && (x.pid == -1 || y.pid == -1))
@@ -145,16 +145,16 @@ static bool same_hit(const struct tpe *a, const struct tpe *b)
 }
 
 struct samples {
-	struct lat_sample *s;
+	struct latency_sample *s;
 	size_t n, cap;
 };
 
-static void on_sample(void *arg, const struct lat_sample *s)
+static void on_sample(void *arg, const struct latency_sample *s)
 {
 	struct samples *v = arg;
 	if (v->n == v->cap) {
 		v->cap = v->cap ? 2 * v->cap : 4096;
-		struct lat_sample *ns = realloc(v->s, v->cap * sizeof(*ns));
+		struct latency_sample *ns = realloc(v->s, v->cap * sizeof(*ns));
 		if (!ns) {
 			fprintf(stderr, "histpair: out of memory\n");
 			exit(2);
@@ -187,15 +187,15 @@ static int cmp_i64(const void *pa, const void *pb)
 /* Run the trackers over hits (already in feed order). */
 static int run(struct hit **hits, size_t n, uint32_t nr_cpus, struct samples *out)
 {
-	struct lat_cfg cfg;
-	struct lat *l;
-	lat_cfg_default(&cfg, nr_cpus ? nr_cpus : 1);
-	if (lat_new(&l, &cfg))
+	struct latency_cfg cfg;
+	struct latency *l;
+	latency_cfg_default(&cfg, nr_cpus ? nr_cpus : 1);
+	if (latency_new(&l, &cfg))
 		return -1;
-	lat_set_observer(l, on_sample, out);
+	latency_set_observer(l, on_sample, out);
 	for (size_t i = 0; i < n; i++)
-		lat_feed(l, &hits[i]->t);
-	lat_free(l);
+		latency_feed(l, &hits[i]->t);
+	latency_free(l);
 	return 0;
 }
 
@@ -211,13 +211,13 @@ static struct hit *find_a(struct hit **ah, size_t n, uint64_t t, int cpu, bool w
 			hi = m;
 	}
 	for (size_t i = lo; i < n && ah[i]->t.time_ns == t; i++) {
-		const struct tpe *e = &ah[i]->t;
+		const struct tpevent *e = &ah[i]->t;
 		if (cpu >= 0 && (int)e->cpu != cpu)
 			continue;
-		if (wake_only && e->kind != TPE_SCHED_WAKING && e->kind != TPE_SCHED_WAKEUP &&
-		    e->kind != TPE_SCHED_WAKEUP_NEW)
+		if (wake_only && e->kind != TPEVENT_SCHED_WAKING && e->kind != TPEVENT_SCHED_WAKEUP &&
+		    e->kind != TPEVENT_SCHED_WAKEUP_NEW)
 			continue;
-		if (!wake_only && e->kind != TPE_SCHED_SWITCH)
+		if (!wake_only && e->kind != TPEVENT_SCHED_SWITCH)
 			continue;
 		return ah[i];
 	}
@@ -341,7 +341,7 @@ int main(int argc, char **argv)
 				}
 				if (best > 1000000) {
 					printf("cpu%u: the first hit at %" PRIu64 " (%s) is not in %s\n",
-					       cpu, a->t.time_ns, tpe_kind_name(a->t.kind), fb.path);
+					       cpu, a->t.time_ns, tpevent_kind_name(a->t.kind), fb.path);
 					bad++;
 					break;
 				}
@@ -365,8 +365,8 @@ int main(int argc, char **argv)
 			if (k >= nb || k >= j + 256) {
 				printf("cpu%u: hit %zu at %" PRIu64 " (%s) differs from the other file's "
 				       "(%s at %" PRIu64 ")\n", cpu, na, a->t.time_ns,
-				       tpe_kind_name(a->t.kind),
-				       j < nb ? tpe_kind_name(bc[j]->t.kind) : "none",
+				       tpevent_kind_name(a->t.kind),
+				       j < nb ? tpevent_kind_name(bc[j]->t.kind) : "none",
 				       j < nb ? bc[j]->t.time_ns : 0);
 				bad++;
 				break;
@@ -383,7 +383,7 @@ int main(int argc, char **argv)
 			gaps[na] = a->gap;
 			if (list_gaps && llabs(a->gap) > list_gaps)
 				printf("gap: cpu%u %" PRIu64 " %s flags %#x pc %#x gap %" PRId64 " ns\n",
-				       cpu, a->t.time_ns, tpe_kind_name(a->t.kind), a->t.common_flags,
+				       cpu, a->t.time_ns, tpevent_kind_name(a->t.kind), a->t.common_flags,
 				       a->t.common_preempt_count, a->gap);
 			nal++;
 			na++;
@@ -423,29 +423,29 @@ int main(int argc, char **argv)
 	FILE *of = open_memstream(&obuf, &olen);
 	if (!of)
 		return 2;
-	for (int type = 0; type < LAT_NR_TYPES; type++) {
+	for (int type = 0; type < LATENCY_NR_TYPES; type++) {
 		bool any = false;
 		for (uint32_t cpu = 0; cpu < nr_cpus; cpu++) {
 			size_t i = 0, j = 0, na = 0, nb = 0;
 			int64_t maxd = 0;
 			for (size_t k = 0; k < sa.n; k++)
-				na += sa.s[k].type == (enum lat_type)type && sa.s[k].cpu == cpu;
+				na += sa.s[k].type == (enum latency_type)type && sa.s[k].cpu == cpu;
 			for (size_t k = 0; k < sb.n; k++)
-				nb += sb.s[k].type == (enum lat_type)type && sb.s[k].cpu == cpu;
+				nb += sb.s[k].type == (enum latency_type)type && sb.s[k].cpu == cpu;
 			if (!na && !nb)
 				continue;
 			if (!any)
-				printf("%s:", lat_type_name((enum lat_type)type));
+				printf("%s:", latency_type_name((enum latency_type)type));
 			any = true;
 			printf(" cpu%u %zu %s %zu", cpu, na, na == nb ? "=" : "!=", nb);
 			if (na != nb)
 				bad++;
 			for (size_t n = 0; n < na && n < nb; n++, i++, j++) {
-				while (sa.s[i].type != (enum lat_type)type || sa.s[i].cpu != cpu)
+				while (sa.s[i].type != (enum latency_type)type || sa.s[i].cpu != cpu)
 					i++;
-				while (sb.s[j].type != (enum lat_type)type || sb.s[j].cpu != cpu)
+				while (sb.s[j].type != (enum latency_type)type || sb.s[j].cpu != cpu)
 					j++;
-				const struct lat_sample *x = &sa.s[i], *y = &sb.s[j];
+				const struct latency_sample *x = &sa.s[i], *y = &sb.s[j];
 				if (x->pid != y->pid || x->prio != y->prio ||
 				    x->culprit_pid != y->culprit_pid ||
 				    x->culprit_prio != y->culprit_prio ||
@@ -459,7 +459,7 @@ int main(int argc, char **argv)
 					continue;
 				}
 				int64_t d = y->latency_ns - x->latency_ns;
-				if (type == LAT_MISSED_TIMER) {
+				if (type == LATENCY_MISSED_TIMER) {
 					if (d) {
 						printf(" [sample %zu: %" PRId64 " vs %" PRId64 "]", n,
 						       x->latency_ns, y->latency_ns);
@@ -496,10 +496,10 @@ int main(int argc, char **argv)
 				       PRId64 " ns (%+" PRId64 "): %s hit on cpu%u gap %" PRId64
 				       " ns (flags %#x), %s hit on cpu%u gap %" PRId64
 				       " ns (flags %#x), cpu median %" PRId64 ": %s",
-				       lat_type_name((enum lat_type)type), cpu, n, x->time_ns,
-				       x->latency_ns, y->latency_ns, d, tpe_kind_name(start->t.kind),
+				       latency_type_name((enum latency_type)type), cpu, n, x->time_ns,
+				       x->latency_ns, y->latency_ns, d, tpevent_kind_name(start->t.kind),
 				       start->t.cpu, start->gap, start->t.common_flags,
-				       tpe_kind_name(end->t.kind), end->t.cpu, end->gap,
+				       tpevent_kind_name(end->t.kind), end->t.cpu, end->gap,
 				       end->t.common_flags, median_gap[cpu],
 				       ok ? "explained (the vCPU stopped between the two writes of one hit, "
 					    "interrupts off)" : "NOT explained");

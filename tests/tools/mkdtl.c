@@ -39,11 +39,11 @@
 #define FREQ 512000000ULL
 #define T0_NS 1000000000000ULL
 
-static struct pdw *w;
+static struct pdwrite *w;
 static bool swap;
 static int ev_dtl, ev_sw;
 static uint64_t sw_id;
-static struct tpd *enc;		/* the sched_switch format, in the file's byte order */
+static struct tpdecode *enc;		/* the sched_switch format, in the file's byte order */
 static uint64_t aux_head[32];
 
 static uint64_t tb_at_us(uint64_t us)
@@ -55,7 +55,7 @@ static uint64_t tb_at_us(uint64_t us)
 static int sample(uint32_t cpu, uint64_t t_ns, int prev, int next)
 {
 	uint8_t raw[256];
-	struct tpe e = { .kind = TPE_SCHED_SWITCH, .pid = 100 + prev };
+	struct tpevent e = { .kind = TPEVENT_SCHED_SWITCH, .pid = 100 + prev };
 
 	snprintf(e.sw.prev_comm, sizeof(e.sw.prev_comm), "task-%d", prev);
 	e.sw.prev_pid = 100 + prev;
@@ -64,15 +64,15 @@ static int sample(uint32_t cpu, uint64_t t_ns, int prev, int next)
 	snprintf(e.sw.next_comm, sizeof(e.sw.next_comm), "task-%d", next);
 	e.sw.next_pid = 100 + next;
 	e.sw.next_prio = 120;
-	ssize_t size = tpe_enc(enc, &e, raw, sizeof(raw));
+	ssize_t size = tpencode(enc, &e, raw, sizeof(raw));
 	if (size < 0)
 		return (int)size;
-	struct pdr_sample s = {
+	struct pdread_sample s = {
 		.ip = 0xc000000000001000ULL, .pid = 100u + (uint32_t)prev, .tid = 100u + (uint32_t)prev,
 		.time = t_ns, .id = 200u + cpu, .cpu = cpu, .period = 1,
 		.raw = raw, .raw_size = (uint32_t)size,
 	};
-	return pdw_write_sample(w, ev_sw, 1, &s);
+	return pdwrite_write_sample(w, ev_sw, 1, &s);
 }
 
 struct ent {
@@ -109,31 +109,31 @@ static int buffer(uint32_t cpu, bool header, const struct ent *e, size_t n, size
 	memset(buf + len, 0x77, trailing);
 	len += trailing;
 	aux_head[cpu] += hole;
-	struct pdr_auxtrace a = { .size = len, .offset = aux_head[cpu], .idx = cpu,
+	struct pdread_auxtrace a = { .size = len, .offset = aux_head[cpu], .idx = cpu,
 				  .tid = (uint32_t)-1, .cpu = cpu };
 	aux_head[cpu] += len;
-	return pdw_write_auxtrace(w, &a, buf, len);
+	return pdwrite_write_auxtrace(w, &a, buf, len);
 }
 
 static int aux_record(uint32_t cpu, uint64_t t_ns, uint64_t off, uint64_t size, uint64_t flags)
 {
 	uint8_t body[24];
-	struct pdr_sample tr = { .pid = (uint32_t)-1, .tid = (uint32_t)-1, .time = t_ns, .id = 300u + cpu, .cpu = cpu };
+	struct pdread_sample tr = { .pid = (uint32_t)-1, .tid = (uint32_t)-1, .time = t_ns, .id = 300u + cpu, .cpu = cpu };
 
-	by_st64(body, off, swap);
-	by_st64(body + 8, size, swap);
-	by_st64(body + 16, flags, swap);
-	return pdw_write_with_trailer(w, ev_dtl, 11, 0, body, sizeof(body), &tr);
+	bytes_st64(body, off, swap);
+	bytes_st64(body + 8, size, swap);
+	bytes_st64(body + 16, flags, swap);
+	return pdwrite_write_with_trailer(w, ev_dtl, 11, 0, body, sizeof(body), &tr);
 }
 
 static int lost_record(uint32_t cpu, uint64_t t_ns, uint64_t n)
 {
 	uint8_t body[16];
-	struct pdr_sample tr = { .pid = (uint32_t)-1, .tid = (uint32_t)-1, .time = t_ns, .id = 200u + cpu, .cpu = cpu };
+	struct pdread_sample tr = { .pid = (uint32_t)-1, .tid = (uint32_t)-1, .time = t_ns, .id = 200u + cpu, .cpu = cpu };
 
-	by_st64(body, 200u + cpu, swap);
-	by_st64(body + 8, n, swap);
-	return pdw_write_with_trailer(w, ev_sw, 2, 0, body, sizeof(body), &tr);
+	bytes_st64(body, 200u + cpu, swap);
+	bytes_st64(body + 8, n, swap);
+	return pdwrite_write_with_trailer(w, ev_sw, 2, 0, body, sizeof(body), &tr);
 }
 
 #define US(x) (T0_NS + (uint64_t)(x) * 1000)
@@ -155,17 +155,17 @@ static int edge(void)
 	err = err ? err : buffer(1, true, x, 4, 0, 0);
 	err = err ? err : sample(0, US(5), 1, 2);
 	err = err ? err : sample(0, US(25), 2, 1);
-	err = err ? err : pdw_finished_round(w);
+	err = err ? err : pdwrite_finished_round(w);
 	err = err ? err : buffer(0, false, b, 2, 24, 0);
 	err = err ? err : aux_record(0, US(36), 0, 4 * 48, 0x1 /* TRUNCATED */);
 	err = err ? err : lost_record(0, US(37), 4);
 	err = err ? err : sample(1, US(35), 3, 4);
 	err = err ? err : sample(0, US(45), 1, 2);
-	err = err ? err : pdw_finished_round(w);
+	err = err ? err : pdwrite_finished_round(w);
 	err = err ? err : buffer(0, false, c, 3, 0, 96 /* hole */);
 	err = err ? err : buffer(1, false, y, 1, 0, 0);
 	err = err ? err : sample(1, US(100), 4, 3);
-	err = err ? err : pdw_finished_round(w);
+	err = err ? err : pdwrite_finished_round(w);
 	return err;
 }
 
@@ -189,12 +189,12 @@ static int doc(void)
 		};
 		dtl_encode(&d, buf + i * DTL_ENTRY_SIZE);
 	}
-	struct pdr_auxtrace a = { .size = sizeof(buf), .offset = 0, .idx = 0, .tid = (uint32_t)-1, .cpu = 16 };
-	int err = pdw_write_auxtrace(w, &a, buf, sizeof(buf));
+	struct pdread_auxtrace a = { .size = sizeof(buf), .offset = 0, .idx = 0, .tid = (uint32_t)-1, .cpu = 16 };
+	int err = pdwrite_write_auxtrace(w, &a, buf, sizeof(buf));
 	/* a sample 1 s after the first entry: all 34 entries come before it */
 	uint64_t t = dtl_tb_to_ns(21403600706628832ULL, &tb) + 1000000000ULL;
 	err = err ? err : sample(16, t, 1, 2);
-	return err ? err : pdw_finished_round(w);
+	return err ? err : pdwrite_finished_round(w);
 }
 
 static int raw_file(const char *out, unsigned n, uint64_t tb0, unsigned cpu, unsigned partial)
@@ -260,57 +260,57 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	static const char *const specs[] = { "sched:sched_switch" };
-	struct tfs_formats *tf;
-	if (tfs_collect(formats, specs, 1, &tf)) {
+	struct tfsformat_formats *tf;
+	if (tfsformat_collect(formats, specs, 1, &tf)) {
 		fprintf(stderr, "mkdtl: no sched_switch format under %s\n", formats);
 		return 2;
 	}
 	struct tep_handle *tep = tep_alloc();
-	const struct tfs_event *te = tfs_find(tf, "sched", "sched_switch");
+	const struct tfsformat_event *te = tfsformat_find(tf, "sched", "sched_switch");
 	if (!tep || !te)
 		return 2;
 	tep_set_file_bigendian(tep, be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	if (tep_parse_event(tep, te->format, strlen(te->format), "sched") || !(enc = tpd_new(tep)))
+	if (tep_parse_event(tep, te->format, strlen(te->format), "sched") || !(enc = tpdecode_new(tep)))
 		return 2;
 	sw_id = te->id;
 
-	struct pdw_opts o = { .big_endian = be, .pipe = pipe };
-	if (pdw_open(&w, out, &o))
+	struct pdwrite_opts o = { .big_endian = be, .pipe = pipe };
+	if (pdwrite_open(&w, out, &o))
 		return 2;
-	swap = pdw_needs_swap(w);
-	struct pdf_attr ad = { 0 };
+	swap = pdwrite_needs_swap(w);
+	struct pdformat_attr ad = { 0 };
 	ad.type = 14;
 	ad.config = 7;
 	ad.sample_period = 1000000;
 	ad.sample_type = (1ULL << 16) | (1ULL << 1) | (1ULL << 2) | (1ULL << 7);
-	ad.flags = (1ULL << PDF_ATTR_FLAG_DISABLED) | (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL);
+	ad.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL);
 	uint64_t dids[2] = { 300, 301 }, sids[2] = { 200, 201 };
 	if (docmode) {
 		dids[0] = 316;
 		sids[0] = 216;
 	}
-	ev_dtl = pdw_add_evsel(w, &ad, "vpa_dtl/dtl_all/", dids, docmode ? 1 : 2);
-	struct pdf_attr as = { 0 };
-	as.type = PDF_TYPE_TRACEPOINT;
+	ev_dtl = pdwrite_add_evsel(w, &ad, "vpa_dtl/dtl_all/", dids, docmode ? 1 : 2);
+	struct pdformat_attr as = { 0 };
+	as.type = PDFORMAT_TYPE_TRACEPOINT;
 	as.config = sw_id;
 	as.sample_period = 1;
 	as.sample_type = (1ULL << 16) | 1 | (1ULL << 1) | (1ULL << 2) | (1ULL << 7) | (1ULL << 8) | (1ULL << 10);
-	as.flags = (1ULL << PDF_ATTR_FLAG_DISABLED) | (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL);
-	ev_sw = pdw_add_evsel(w, &as, "sched:sched_switch", sids, docmode ? 1 : 2);
+	as.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL);
+	ev_sw = pdwrite_add_evsel(w, &as, "sched:sched_switch", sids, docmode ? 1 : 2);
 	void *blob;
 	size_t blen;
-	int err = ev_dtl < 0 || ev_sw < 0 ? -EINVAL : tfs_tracing_data(tf, be, &blob, &blen);
+	int err = ev_dtl < 0 || ev_sw < 0 ? -EINVAL : tfsformat_tracing_data(tf, be, &blob, &blen);
 	if (!err) {
-		err = pdw_set_tracing_data(w, blob, blen);
+		err = pdwrite_set_tracing_data(w, blob, blen);
 		free(blob);
 	}
-	err = err ? err : pdw_begin_data(w);
-	err = err ? err : pdw_write_auxtrace_info(w, 7, (const uint64_t[]){ 0 }, 1);
+	err = err ? err : pdwrite_begin_data(w);
+	err = err ? err : pdwrite_write_auxtrace_info(w, 7, (const uint64_t[]){ 0 }, 1);
 	err = err ? err : (docmode ? doc() : edge());
-	int cerr = pdw_close(w);
-	tpd_free(enc);
+	int cerr = pdwrite_close(w);
+	tpdecode_free(enc);
 	tep_free(tep);
-	tfs_free(tf);
+	tfsformat_free(tf);
 	if (err || cerr) {
 		fprintf(stderr, "mkdtl: writing %s failed: %s\n", out, strerror(-(err ? err : cerr)));
 		return 2;

@@ -86,12 +86,12 @@ int main(int argc, char **argv)
 		rng_state = 1;
 
 	static const char *const specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
-	struct tfs_formats *tf = NULL;
+	struct tfsformat_formats *tf = NULL;
 	int err = -ENOENT;
 	if (!offline)
-		err = tfs_collect(NULL, specs, 2, &tf);
+		err = tfsformat_collect(NULL, specs, 2, &tf);
 	if (err && formats)
-		err = tfs_collect(formats, specs, 2, &tf);
+		err = tfsformat_collect(formats, specs, 2, &tf);
 	if (err) {
 		fprintf(stderr, "mkfixture: cannot read the sched formats (%s); pass --formats DIR\n",
 			strerror(-err));
@@ -104,42 +104,42 @@ int main(int argc, char **argv)
 		return 2;
 	tep_set_file_bigendian(tep, be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	for (int i = 0; i < 2; i++) {
-		const struct tfs_event *te = tfs_find(tf, "sched", i ? "sched_wakeup" : "sched_switch");
+		const struct tfsformat_event *te = tfsformat_find(tf, "sched", i ? "sched_wakeup" : "sched_switch");
 		if (!te || tep_parse_event(tep, te->format, strlen(te->format), "sched")) {
 			fprintf(stderr, "mkfixture: cannot parse the %s format\n", specs[i]);
 			return 2;
 		}
 		tp_ids[i] = te->id;
 	}
-	struct tpd *enc = tpd_new(tep);
-	struct tpe probe = { .kind = TPE_SCHED_SWITCH };
-	if (!enc || tpe_enc_id(enc, &probe) < 0 ||
-	    (probe.kind = TPE_SCHED_WAKEUP, tpe_enc_id(enc, &probe) < 0)) {
+	struct tpdecode *enc = tpdecode_new(tep);
+	struct tpevent probe = { .kind = TPEVENT_SCHED_SWITCH };
+	if (!enc || tpencode_id(enc, &probe) < 0 ||
+	    (probe.kind = TPEVENT_SCHED_WAKEUP, tpencode_id(enc, &probe) < 0)) {
 		fprintf(stderr, "mkfixture: the sched formats lack the expected fields\n");
 		return 2;
 	}
 
-	struct pdw *w;
-	struct pdw_opts o = { .big_endian = be, .pipe = pipe, .attr_size = (uint32_t)attr_size };
-	err = pdw_open(&w, outp, &o);
+	struct pdwrite *w;
+	struct pdwrite_opts o = { .big_endian = be, .pipe = pipe, .attr_size = (uint32_t)attr_size };
+	err = pdwrite_open(&w, outp, &o);
 	if (err) {
 		fprintf(stderr, "mkfixture: %s: %s\n", outp, strerror(-err));
 		return 2;
 	}
-	bool swap = pdw_needs_swap(w);
+	bool swap = pdwrite_needs_swap(w);
 
 	int evi[2];
 	for (int i = 0; i < 2; i++) {
-		struct pdf_attr a = { 0 };
-		a.type = PDF_TYPE_TRACEPOINT;
+		struct pdformat_attr a = { 0 };
+		a.type = PDFORMAT_TYPE_TRACEPOINT;
 		a.config = tp_ids[i];
 		a.sample_period = 1;
-		a.sample_type = PDF_SAMPLE_IP | PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU |
-				PDF_SAMPLE_PERIOD | PDF_SAMPLE_RAW | PDF_SAMPLE_IDENTIFIER;
-		a.flags = (1ULL << PDF_ATTR_FLAG_DISABLED) | (1ULL << PDF_ATTR_FLAG_INHERIT) |
-			  (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL) | (1ULL << PDF_ATTR_FLAG_EXCLUDE_GUEST);
+		a.sample_type = PDFORMAT_SAMPLE_IP | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_CPU |
+				PDFORMAT_SAMPLE_PERIOD | PDFORMAT_SAMPLE_RAW | PDFORMAT_SAMPLE_IDENTIFIER;
+		a.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_INHERIT) |
+			  (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL) | (1ULL << PDFORMAT_ATTR_FLAG_EXCLUDE_GUEST);
 		uint64_t ids[NR_CPUS] = { 101 + 2 * (uint64_t)i, 102 + 2 * (uint64_t)i };
-		evi[i] = pdw_add_evsel(w, &a, specs[i], ids, NR_CPUS);
+		evi[i] = pdwrite_add_evsel(w, &a, specs[i], ids, NR_CPUS);
 		if (evi[i] < 0) {
 			fprintf(stderr, "mkfixture: add evsel: %s\n", strerror(-evi[i]));
 			return 2;
@@ -148,31 +148,31 @@ int main(int argc, char **argv)
 
 	void *blob;
 	size_t blen;
-	err = tfs_tracing_data(tf, be, &blob, &blen);
+	err = tfsformat_tracing_data(tf, be, &blob, &blen);
 	if (!err)
-		err = pdw_set_tracing_data(w, blob, blen);
+		err = pdwrite_set_tracing_data(w, blob, blen);
 	free(blob);
 	if (!err)
-		err = pdw_set_string_feature(w, PDF_FEAT_HOSTNAME, "fixture");
+		err = pdwrite_set_string_feature(w, PDFORMAT_FEAT_HOSTNAME, "fixture");
 	if (!err)
-		err = pdw_set_string_feature(w, PDF_FEAT_OSRELEASE, "6.18.0-fixture");
+		err = pdwrite_set_string_feature(w, PDFORMAT_FEAT_OSRELEASE, "6.18.0-fixture");
 	if (!err)
-		err = pdw_set_string_feature(w, PDF_FEAT_VERSION, "latscope-mkfixture");
+		err = pdwrite_set_string_feature(w, PDFORMAT_FEAT_VERSION, "latscope-mkfixture");
 	if (!err)
-		err = pdw_set_string_feature(w, PDF_FEAT_ARCH, "x86_64");
+		err = pdwrite_set_string_feature(w, PDFORMAT_FEAT_ARCH, "x86_64");
 	if (!err)
-		err = pdw_set_string_feature(w, PDF_FEAT_CPUDESC, "Fixture CPU");
+		err = pdwrite_set_string_feature(w, PDFORMAT_FEAT_CPUDESC, "Fixture CPU");
 	if (!err)
-		err = pdw_set_string_feature(w, PDF_FEAT_CPUID, "GenuineIntel,6,207,2");
+		err = pdwrite_set_string_feature(w, PDFORMAT_FEAT_CPUID, "GenuineIntel,6,207,2");
 	if (!err)
-		err = pdw_set_nrcpus(w, NR_CPUS, NR_CPUS);
+		err = pdwrite_set_nrcpus(w, NR_CPUS, NR_CPUS);
 	if (!err)
-		err = pdw_set_cmdline(w, argc, (const char *const *)argv);
+		err = pdwrite_set_cmdline(w, argc, (const char *const *)argv);
 	if (!err)
-		err = pdw_begin_data(w);
+		err = pdwrite_begin_data(w);
 	if (err) {
 		fprintf(stderr, "mkfixture: %s\n", strerror(-err));
-		pdw_close(w);
+		pdwrite_close(w);
 		return 2;
 	}
 
@@ -187,24 +187,24 @@ int main(int argc, char **argv)
 	if (!err) {
 		static const char kname[] = "[kernel.kallsyms]_text";
 		uint8_t body[32 + sizeof(kname) + 8] = { 0 };
-		by_st32(body, (uint32_t)-1, swap);
-		by_st32(body + 4, 0, swap);
-		by_st64(body + 8, 0xffffffff81000000ULL, swap);
-		by_st64(body + 16, 0x1000000ULL, swap);
-		by_st64(body + 24, 0xffffffff81000000ULL, swap);
+		bytes_st32(body, (uint32_t)-1, swap);
+		bytes_st32(body + 4, 0, swap);
+		bytes_st64(body + 8, 0xffffffff81000000ULL, swap);
+		bytes_st64(body + 16, 0x1000000ULL, swap);
+		bytes_st64(body + 24, 0xffffffff81000000ULL, swap);
 		memcpy(body + 32, kname, sizeof(kname));
-		struct pdr_sample s = { .pid = (uint32_t)-1, .tid = 0, .id = 0, .cpu = 0 };
-		err = pdw_write_with_trailer(w, evi[0], PDF_RECORD_MMAP, PDF_MISC_KERNEL, body,
+		struct pdread_sample s = { .pid = (uint32_t)-1, .tid = 0, .id = 0, .cpu = 0 };
+		err = pdwrite_write_with_trailer(w, evi[0], PDFORMAT_RECORD_MMAP, PDFORMAT_MISC_KERNEL, body,
 					     32 + sizeof(kname), &s);
 	}
 	if (comm) {
 		for (int i = 0; i < NR_TASKS && !err; i++) {
 			uint8_t body[24] = { 0 };
-			by_st32(body, pids[i], swap);
-			by_st32(body + 4, pids[i], swap);
+			bytes_st32(body, pids[i], swap);
+			bytes_st32(body + 4, pids[i], swap);
 			memcpy(body + 8, comms[i], strlen(comms[i]) + 1);
-			struct pdr_sample s = { .pid = pids[i], .tid = pids[i] };
-			err = pdw_write_with_trailer(w, evi[0], PDF_RECORD_COMM, 0, body,
+			struct pdread_sample s = { .pid = pids[i], .tid = pids[i] };
+			err = pdwrite_write_with_trailer(w, evi[0], PDFORMAT_RECORD_COMM, 0, body,
 						     8 + strlen(comms[i]) + 1, &s);
 		}
 	}
@@ -217,7 +217,7 @@ int main(int argc, char **argv)
 		uint32_t cpu = rnd(NR_CPUS);
 		int k = (int)rnd(2);
 		int task = cur[cpu];
-		struct tpe e = { .kind = k ? TPE_SCHED_WAKEUP : TPE_SCHED_SWITCH,
+		struct tpevent e = { .kind = k ? TPEVENT_SCHED_WAKEUP : TPEVENT_SCHED_SWITCH,
 				 .pid = (int32_t)pids[task] };
 		e.common_flags = (uint8_t)rnd(2);
 		e.common_preempt_count = (uint8_t)rnd(3);
@@ -239,10 +239,10 @@ int main(int argc, char **argv)
 			e.wake.prio = 120;
 			e.wake.target_cpu = (int32_t)rnd(NR_CPUS);
 		}
-		ssize_t size = tpe_enc(enc, &e, raw, sizeof(raw));
+		ssize_t size = tpencode(enc, &e, raw, sizeof(raw));
 		if (size < 0)
 			return 2;
-		struct pdr_sample s = {
+		struct pdread_sample s = {
 			.ip = 0xffffffff81000000ULL + rnd(0x100000),
 			.pid = pids[task], .tid = pids[task],
 			.time = t,
@@ -252,16 +252,16 @@ int main(int argc, char **argv)
 			.raw = raw,
 			.raw_size = (uint32_t)size,
 		};
-		err = pdw_write_sample(w, evi[k], PDF_MISC_KERNEL, &s);
+		err = pdwrite_write_sample(w, evi[k], PDFORMAT_MISC_KERNEL, &s);
 		if (!err && n % 64 == 63)
-			err = pdw_finished_round(w);
+			err = pdwrite_finished_round(w);
 	}
-	int cerr = pdw_close(w);
+	int cerr = pdwrite_close(w);
 	if (!err)
 		err = cerr;
-	tpd_free(enc);
+	tpdecode_free(enc);
 	tep_free(tep);
-	tfs_free(tf);
+	tfsformat_free(tf);
 	if (err) {
 		fprintf(stderr, "mkfixture: writing %s: %s\n", outp, strerror(-err));
 		return 2;

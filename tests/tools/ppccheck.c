@@ -22,7 +22,7 @@
 
 struct ent {
 	int id;
-	struct ppc_prog *pg;
+	struct ppcomp_prog *pg;
 	char why[160];
 	uint64_t samples;
 };
@@ -34,11 +34,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	int muts = argc > 2 ? atoi(argv[2]) : 0;
-	struct pdr *r;
-	struct pdr_opts o = { .unordered = true };
-	if (pdr_open(&r, argv[1], &o)) {
-		fprintf(stderr, "ppccheck: %s\n", pdr_strerror(r));
-		pdr_close(r);
+	struct pdread *r;
+	struct pdread_opts o = { .unordered = true };
+	if (pdread_open(&r, argv[1], &o)) {
+		fprintf(stderr, "ppccheck: %s\n", pdread_strerror(r));
+		pdread_close(r);
 		return 2;
 	}
 	struct tep_handle *tep = NULL;	/* pipe mode: comes with the stream */
@@ -48,13 +48,13 @@ int main(int argc, char **argv)
 	uint8_t *mut = malloc(1 << 16);
 	unsigned seed = 12345;
 	int bad = 0;
-	struct pdr_event ev;
-	while (pdr_next(r, &ev) > 0 && mut) {
-		if (ev.type != PDF_RECORD_SAMPLE || !ev.has_sample || !ev.evsel || !ev.evsel->tp || !ev.sample.raw)
+	struct pdread_event ev;
+	while (pdread_next(r, &ev) > 0 && mut) {
+		if (ev.type != PDFORMAT_RECORD_SAMPLE || !ev.has_sample || !ev.evsel || !ev.evsel->tp || !ev.sample.raw)
 			continue;
 		struct tep_event *te = ev.evsel->tp;
 		if (!tep) {
-			tep = pdr_tep(r);
+			tep = pdread_tep(r);
 			ppco_init(&oc, tep);
 		}
 		struct ent *e = NULL;
@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 				continue;
 			e = &ents[nents++];
 			e->id = te->id;
-			if (ppc_compile(te, &e->pg, e->why, sizeof(e->why)))
+			if (ppcomp_compile(te, &e->pg, e->why, sizeof(e->why)))
 				e->pg = NULL;
 		}
 		e->samples++;
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 		struct tep_event *te = tep_find_event(tep, ents[i].id);	/* tep is set when nents > 0 */
 		printf("%-40s %8" PRIu64 " samples  %s%s\n", te ? te->name : "?", ents[i].samples,
 		       ents[i].pg ? "compiled" : "libtraceevent: ", ents[i].pg ? "" : ents[i].why);
-		ppc_free(ents[i].pg);
+		ppcomp_free(ents[i].pg);
 	}
 	if (tep) {
 		printf("compared %" PRIu64 " payloads (%" PRIu64 " declined at run time), %" PRIu64 " differ\n",
@@ -103,6 +103,6 @@ int main(int argc, char **argv)
 		ppco_done(&oc, tep);
 	}
 	free(mut);
-	pdr_close(r);
+	pdread_close(r);
 	return bad;
 }

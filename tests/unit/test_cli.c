@@ -18,7 +18,7 @@
 #include "../../src/cli.h"
 
 struct p {
-	struct ps_cpuset cpus;
+	struct parse_cpuset cpus;
 	bool have_cpus;
 	uint64_t dur_ns;
 	uint64_t period_us;
@@ -91,8 +91,8 @@ static void test_values(void **state)
 			     "-T", "5us", "--ring-size", "16M", "-P", "o:-5", "--json", "-q", "-o", "x",
 			     "--no-keep-busy", "--offset", "-3", "--custom", "yes", NULL), 0);
 	assert_true(p.have_cpus);
-	assert_int_equal(ps_cpuset_count(&p.cpus), 4);
-	assert_true(ps_cpuset_has(&p.cpus, 5));
+	assert_int_equal(parse_cpuset_count(&p.cpus), 4);
+	assert_true(parse_cpuset_has(&p.cpus, 5));
 	assert_int_equal(p.dur_ns, 90000000000ULL);
 	assert_int_equal(p.period_us, 1000);
 	assert_int_equal(p.thr_us, 5);
@@ -121,7 +121,7 @@ static void test_values(void **state)
 	/* long forms with '=' and the rtla priority spellings */
 	assert_int_equal(run(&p, err, sizeof(err), NULL, "--cpus=3", "--priority=r:10",
 			     "--duration=1.5s", NULL), 0);
-	assert_true(ps_cpuset_has(&p.cpus, 3));
+	assert_true(parse_cpuset_has(&p.cpus, 3));
 	assert_int_equal(p.prio.policy, SCHED_RR);
 	assert_int_equal(p.dur_ns, 1500000000ULL);
 }
@@ -219,7 +219,7 @@ static int parse_level(const char *arg, void *params)
 {
 	struct q *q = params;
 	uint64_t v = 1;
-	if (arg && ps_u64(arg, 1, 22, &v))
+	if (arg && parse_u64(arg, 1, 22, &v))
 		return -EINVAL;
 	q->level = (int)v;
 	return 0;

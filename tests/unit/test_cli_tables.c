@@ -151,13 +151,13 @@ static int words(char *buf, size_t len, char **argv, const char *cmd, const char
 	return argc;
 }
 
-/* osn_parse() of "osnoise" + the words of line: -1 (go on) or the exit status */
+/* osnoise_parse() of "osnoise" + the words of line: -1 (go on) or the exit status */
 static int osn(const char *line)
 {
 	char buf[256], *argv[32];
 	int argc = words(buf, sizeof(buf), argv, "osnoise", line);
 
-	return osn_parse(&ctx, argc, argv);
+	return osnoise_parse(&ctx, argc, argv);
 }
 
 static void test_osnoise_values(void **state)
@@ -316,7 +316,7 @@ static void test_hist_values(void **state)
 	assert_false(c.types_given);
 	assert_int_equal(hist_parse(&hist_report_cli, &c, err, sizeof(err), "--types", "timer", "--offset",
 				    "-5us", "--time", "1.5,", NULL), 0);
-	assert_true(c.types[LAT_MISSED_TIMER] && !c.types[LAT_WAKEUP]);
+	assert_true(c.types[LATENCY_MISSED_TIMER] && !c.types[LATENCY_WAKEUP]);
 	assert_int_equal(c.lcfg.hist.lo_ns, -5000);
 	assert_true(c.time_given);
 	assert_int_equal(c.time_lo_ns, 1500000000ULL);
@@ -376,9 +376,9 @@ static void test_script_values(void **state)
 			     "--unordered -j2 -v -q --strict"), -1);
 	assert_string_equal(sp.input, "-");
 	assert_true(sp.po.ns && sp.ro.unordered && sp.json && sp.verbose && sp.quiet && sp.strict);
-	assert_int_equal(sp.po.fields, PP_F_COMM | PP_F_TID | PP_F_EVNAME);
+	assert_int_equal(sp.po.fields, PDPRINT_F_COMM | PDPRINT_F_TID | PDPRINT_F_EVNAME);
 	assert_true(sp.cpu_filter);
-	assert_true(ps_cpuset_has(&sp.cpus, 1) && ps_cpuset_has(&sp.cpus, 3) && !ps_cpuset_has(&sp.cpus, 2));
+	assert_true(parse_cpuset_has(&sp.cpus, 1) && parse_cpuset_has(&sp.cpus, 3) && !parse_cpuset_has(&sp.cpus, 2));
 	assert_int_equal(sp.pids.n, 2);
 	assert_int_equal(sp.pids.v[0], 5);
 	assert_int_equal(sp.pids.v[1], -1);
@@ -388,9 +388,9 @@ static void test_script_values(void **state)
 	assert_int_equal(sp.t1, 2000000000ULL);
 	assert_int_equal(sp.jobs, 2);
 	assert_int_equal(scr("--cpus 0-2 -F +ip --time ,3"), -1);
-	assert_true(sp.cpu_filter && ps_cpuset_has(&sp.cpus, 2));
-	assert_true(sp.po.fields & PP_F_IP);
-	assert_true(sp.po.fields & PP_F_COMM);	/* + adds to the default */
+	assert_true(sp.cpu_filter && parse_cpuset_has(&sp.cpus, 2));
+	assert_true(sp.po.fields & PDPRINT_F_IP);
+	assert_true(sp.po.fields & PDPRINT_F_COMM);	/* + adds to the default */
 	assert_int_equal(sp.t0, 0);
 	assert_int_equal(sp.t1, 3000000000ULL);
 	assert_int_equal(script_parse(&sp, 5, argv), -1);	/* '' = never resolve */

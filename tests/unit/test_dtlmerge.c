@@ -55,44 +55,44 @@ static uint64_t put_payload(bool header, bool swap, const uint64_t *us, size_t n
 	return off;
 }
 
-static struct dtlm *new_merge(bool pipe, bool swap)
+static struct dtlmerge *new_merge(bool pipe, bool swap)
 {
-	struct dtlm *m;
-	struct dtlm_opts o = { .swap = swap };
+	struct dtlmerge *m;
+	struct dtlmerge_opts o = { .swap = swap };
 
 	if (!pipe) {
 		o.pread = fake_pread;
 	}
-	assert_int_equal(dtlm_new(&m, &o), 0);
+	assert_int_equal(dtlmerge_new(&m, &o), 0);
 	return m;
 }
 
-static void add(struct dtlm *m, bool pipe, uint32_t cpu, uint64_t aux_off, uint64_t foff, uint64_t size)
+static void add(struct dtlmerge *m, bool pipe, uint32_t cpu, uint64_t aux_off, uint64_t foff, uint64_t size)
 {
-	struct dtlm_buf_info bi = { .size = size, .offset = aux_off, .cpu = cpu, .idx = cpu,
+	struct dtlmerge_buf_info bi = { .size = size, .offset = aux_off, .cpu = cpu, .idx = cpu,
 				    .payload_file_offset = foff };
-	assert_int_equal(dtlm_add_buffer(m, &bi, pipe ? file + foff : NULL), 0);
+	assert_int_equal(dtlmerge_add_buffer(m, &bi, pipe ? file + foff : NULL), 0);
 }
 
 /* Drive like the command: records at times rec_us[], collect the sequence. */
 struct ev { char kind; uint32_t cpu; uint64_t us; };
 
-static size_t run(struct dtlm *m, const uint64_t *rec_us, size_t nrec, struct ev *out, size_t max)
+static size_t run(struct dtlmerge *m, const uint64_t *rec_us, size_t nrec, struct ev *out, size_t max)
 {
 	size_t n = 0;
-	struct dtlm_item it;
+	struct dtlmerge_item it;
 
 	for (size_t r = 0; r < nrec; r++) {
 		uint64_t t = rec_us[r] * 1000;
-		while (dtlm_next_before(m, t, &it) > 0) {
+		while (dtlmerge_next_before(m, t, &it) > 0) {
 			assert_true(n < max);
 			out[n++] = (struct ev){ 'd', it.cpu, it.time_ns / 1000 };
 		}
-		dtlm_note_time(m, t);
+		dtlmerge_note_time(m, t);
 		assert_true(n < max);
 		out[n++] = (struct ev){ 'r', 0, rec_us[r] };
 	}
-	while (dtlm_next(m, &it) > 0) {
+	while (dtlmerge_next(m, &it) > 0) {
 		assert_true(n < max);
 		out[n++] = (struct ev){ 'd', it.cpu, it.time_ns / 1000 };
 	}
@@ -114,7 +114,7 @@ static void two_cpus(bool pipe, bool swap)
 	static const uint64_t c0[] = { 10, 30, 50, 70 }, c1[] = { 20, 30, 40, 90, 95 };
 	static const uint64_t rec[] = { 5, 30, 45, 60 };
 	struct ev ev[32];
-	struct dtlm *m;
+	struct dtlmerge *m;
 	uint64_t f0, f1;
 	size_t n;
 
@@ -136,11 +136,11 @@ static void two_cpus(bool pipe, bool swap)
 	/* entries after the last record (60) are flushed: 70, 90, 95 */
 	assert_int_equal(ev[n - 1].us, 95);
 	assert_int_equal(ev[n - 3].us, 70);
-	assert_int_equal(dtlm_stats(m)->entries, 9);
-	assert_int_equal(dtlm_stats(m)->headers, 2);
-	assert_int_equal(dtlm_stats(m)->late, 0);
-	assert_int_equal(dtlm_stats(m)->no_tbinfo, 0);
-	dtlm_free(m);
+	assert_int_equal(dtlmerge_stats(m)->entries, 9);
+	assert_int_equal(dtlmerge_stats(m)->headers, 2);
+	assert_int_equal(dtlmerge_stats(m)->late, 0);
+	assert_int_equal(dtlmerge_stats(m)->no_tbinfo, 0);
+	dtlmerge_free(m);
 }
 
 static void test_file_mode(void **s) { (void)s; two_cpus(false, false); }
@@ -152,8 +152,8 @@ static void test_split_partial(void **state)
 {
 	(void)state;
 	static const uint64_t a[] = { 10, 20, 30 }, b[] = { 40, 50 };
-	struct dtlm_item it;
-	struct dtlm *m;
+	struct dtlmerge_item it;
+	struct dtlmerge *m;
 	uint64_t fa, fb;
 
 	for (int pipe = 0; pipe < 2; pipe++) {
@@ -162,28 +162,28 @@ static void test_split_partial(void **state)
 		fb = put_payload(false, false, b, 2, 0);
 		m = new_merge(pipe, false);
 		add(m, pipe, 3, 0, fa, 4 * 48);
-		assert_int_equal(dtlm_next_before(m, 25000, &it), 1);
+		assert_int_equal(dtlmerge_next_before(m, 25000, &it), 1);
 		assert_int_equal(it.time_ns, 10000);
 		assert_int_equal(it.slot_off, 48);
 		assert_int_equal(it.cpu, 3);
-		assert_int_equal(dtlm_next_before(m, 25000, &it), 1);
+		assert_int_equal(dtlmerge_next_before(m, 25000, &it), 1);
 		assert_int_equal(it.time_ns, 20000);
-		assert_int_equal(dtlm_next_before(m, 25000, &it), 0);
+		assert_int_equal(dtlmerge_next_before(m, 25000, &it), 0);
 		/* the split continuation: no header, time from the CPU's header */
 		add(m, pipe, 3, 4 * 48, fb, 2 * 48);
-		assert_int_equal(dtlm_next_before(m, 45000, &it), 1);
+		assert_int_equal(dtlmerge_next_before(m, 45000, &it), 1);
 		assert_int_equal(it.time_ns, 30000);
 		assert_int_equal(it.slot_off, 144);
-		assert_int_equal(dtlm_next_before(m, 45000, &it), 1);
+		assert_int_equal(dtlmerge_next_before(m, 45000, &it), 1);
 		assert_int_equal(it.time_ns, 40000);
 		assert_int_equal(it.slot_off, 0);
 		assert_int_equal(it.buf_offset, 4 * 48);
 		assert_int_equal(it.e.enqueue_to_dispatch_tb, 0);
-		assert_int_equal(dtlm_next(m, &it), 1);
+		assert_int_equal(dtlmerge_next(m, &it), 1);
 		assert_int_equal(it.time_ns, 50000);
-		assert_int_equal(dtlm_next(m, &it), 0);
-		assert_int_equal(dtlm_stats(m)->gaps[DTLM_GAP_OFFSET], 0);
-		dtlm_free(m);
+		assert_int_equal(dtlmerge_next(m, &it), 0);
+		assert_int_equal(dtlmerge_stats(m)->gaps[DTLMERGE_GAP_OFFSET], 0);
+		dtlmerge_free(m);
 	}
 }
 
@@ -191,9 +191,9 @@ static void test_gaps(void **state)
 {
 	(void)state;
 	static const uint64_t a[] = { 10, 20 }, b[] = { 15, 30 };
-	const struct dtlm_gap *g;
-	struct dtlm_item it;
-	struct dtlm *m;
+	const struct dtlmerge_gap *g;
+	struct dtlmerge_item it;
+	struct dtlmerge *m;
 	uint64_t fa, fb;
 	size_t n;
 
@@ -206,30 +206,30 @@ static void test_gaps(void **state)
 	add(m, false, 0, 0, fa, 3 * 48);
 	/* offset jumps (a hole of 96 bytes) and the size is not a multiple of 48 */
 	add(m, false, 0, 3 * 48 + 96, fb, 2 * 48 + 40);
-	dtlm_note_aux(m, 0, 12000, 0, 144, PDF_AUX_FLAG_TRUNCATED | PDF_AUX_FLAG_COLLISION);
-	dtlm_note_aux(m, 1, 13000, 0, 144, PDF_AUX_FLAG_PARTIAL);
-	dtlm_note_lost(m, 1, 14000, 7);
+	dtlmerge_note_aux(m, 0, 12000, 0, 144, PDFORMAT_AUX_FLAG_TRUNCATED | PDFORMAT_AUX_FLAG_COLLISION);
+	dtlmerge_note_aux(m, 1, 13000, 0, 144, PDFORMAT_AUX_FLAG_PARTIAL);
+	dtlmerge_note_lost(m, 1, 14000, 7);
 	n = 0;
-	while (dtlm_next(m, &it) > 0)
+	while (dtlmerge_next(m, &it) > 0)
 		n++;
 	assert_int_equal(n, 4);
-	const struct dtlm_stats *st = dtlm_stats(m);
-	assert_int_equal(st->gaps[DTLM_GAP_OFFSET], 1);
-	assert_int_equal(st->gaps[DTLM_GAP_ODD_SIZE], 1);
-	assert_int_equal(st->gaps[DTLM_GAP_TB_BACKWARDS], 1);	/* 20 -> 15 */
-	assert_int_equal(st->gaps[DTLM_GAP_AUX_TRUNCATED], 1);
-	assert_int_equal(st->gaps[DTLM_GAP_AUX_COLLISION], 1);
-	assert_int_equal(st->gaps[DTLM_GAP_AUX_PARTIAL], 1);
-	assert_int_equal(st->gaps[DTLM_GAP_LOST], 1);
+	const struct dtlmerge_stats *st = dtlmerge_stats(m);
+	assert_int_equal(st->gaps[DTLMERGE_GAP_OFFSET], 1);
+	assert_int_equal(st->gaps[DTLMERGE_GAP_ODD_SIZE], 1);
+	assert_int_equal(st->gaps[DTLMERGE_GAP_TB_BACKWARDS], 1);	/* 20 -> 15 */
+	assert_int_equal(st->gaps[DTLMERGE_GAP_AUX_TRUNCATED], 1);
+	assert_int_equal(st->gaps[DTLMERGE_GAP_AUX_COLLISION], 1);
+	assert_int_equal(st->gaps[DTLMERGE_GAP_AUX_PARTIAL], 1);
+	assert_int_equal(st->gaps[DTLMERGE_GAP_LOST], 1);
 	assert_int_equal(st->lost_events, 7);
-	size_t ng = dtlm_gaps(m, &g);
+	size_t ng = dtlmerge_gaps(m, &g);
 	assert_int_equal(ng, 7);
 	/* buffer gaps are listed when the buffer's first entry comes out */
-	const struct dtlm_gap *go = NULL, *gd = NULL;
+	const struct dtlmerge_gap *go = NULL, *gd = NULL;
 	for (size_t i = 0; i < ng; i++) {
-		if (g[i].kind == DTLM_GAP_OFFSET)
+		if (g[i].kind == DTLMERGE_GAP_OFFSET)
 			go = &g[i];
-		if (g[i].kind == DTLM_GAP_ODD_SIZE)
+		if (g[i].kind == DTLMERGE_GAP_ODD_SIZE)
 			gd = &g[i];
 	}
 	assert_non_null(go);
@@ -238,8 +238,8 @@ static void test_gaps(void **state)
 	assert_int_equal(go->b, 240);
 	assert_int_equal(go->cpu, 0);
 	assert_int_equal(gd->b, 40);
-	assert_string_equal(dtlm_gap_name(DTLM_GAP_TB_BACKWARDS), "timebase_backwards");
-	dtlm_free(m);
+	assert_string_equal(dtlmerge_gap_name(DTLMERGE_GAP_TB_BACKWARDS), "timebase_backwards");
+	dtlmerge_free(m);
 }
 
 /* An entry that arrives after a newer record was delivered is flagged late. */
@@ -247,18 +247,18 @@ static void test_late(void **state)
 {
 	(void)state;
 	static const uint64_t a[] = { 10 };
-	struct dtlm_item it;
-	struct dtlm *m;
+	struct dtlmerge_item it;
+	struct dtlmerge *m;
 
 	file_len = 0;
 	put_payload(true, false, a, 1, 0);
 	m = new_merge(true, false);
-	dtlm_note_time(m, 50000);
+	dtlmerge_note_time(m, 50000);
 	add(m, true, 0, 0, 0, 96);
-	assert_int_equal(dtlm_next_before(m, 60000, &it), 1);
+	assert_int_equal(dtlmerge_next_before(m, 60000, &it), 1);
 	assert_true(it.late);
-	assert_int_equal(dtlm_stats(m)->late, 1);
-	dtlm_free(m);
+	assert_int_equal(dtlmerge_stats(m)->late, 1);
+	dtlmerge_free(m);
 }
 
 /* Without any header, entries still come out (default 512 MHz), counted. */
@@ -266,27 +266,27 @@ static void test_no_header_fallback(void **state)
 {
 	(void)state;
 	static const uint64_t a[] = { 10, 20 };
-	struct dtlm_item it;
-	struct dtlm *m;
-	struct dtlm_opts o = { .fallback = { BOOT_TB, FREQ } };
+	struct dtlmerge_item it;
+	struct dtlmerge *m;
+	struct dtlmerge_opts o = { .fallback = { BOOT_TB, FREQ } };
 
 	file_len = 0;
 	put_payload(false, false, a, 2, 0);
 	m = new_merge(true, false);
 	add(m, true, 0, 0, 0, 96);
-	assert_int_equal(dtlm_next(m, &it), 1);
+	assert_int_equal(dtlmerge_next(m, &it), 1);
 	assert_true(it.time_ns + 1 >= (TB_US(10) * 1000000000ULL) / FREQ);
 	assert_true(it.time_ns <= (TB_US(10) * 1000000000ULL) / FREQ);
-	assert_int_equal(dtlm_next(m, &it), 1);
-	assert_int_equal(dtlm_stats(m)->no_tbinfo, 2);
-	dtlm_free(m);
+	assert_int_equal(dtlmerge_next(m, &it), 1);
+	assert_int_equal(dtlmerge_stats(m)->no_tbinfo, 2);
+	dtlmerge_free(m);
 	/* with a fallback (debugfs: tb_freq from /proc/cpuinfo) */
-	assert_int_equal(dtlm_new(&m, &o), 0);
+	assert_int_equal(dtlmerge_new(&m, &o), 0);
 	add(m, true, 0, 0, 0, 96);
-	assert_int_equal(dtlm_next(m, &it), 1);
+	assert_int_equal(dtlmerge_next(m, &it), 1);
 	assert_int_equal(it.time_ns, 10000);
-	assert_int_equal(dtlm_stats(m)->no_tbinfo, 0);
-	dtlm_free(m);
+	assert_int_equal(dtlmerge_stats(m)->no_tbinfo, 0);
+	dtlmerge_free(m);
 }
 
 /* A buffer bigger than one chunk is read back in several preads, in order. */
@@ -295,8 +295,8 @@ static void test_big_buffer_chunks(void **state)
 	(void)state;
 	enum { N = 50000 };
 	static uint64_t us[N];
-	struct dtlm_item it;
-	struct dtlm *m;
+	struct dtlmerge_item it;
+	struct dtlmerge *m;
 	uint64_t prev = 0, n = 0;
 
 	for (int i = 0; i < N; i++)
@@ -306,7 +306,7 @@ static void test_big_buffer_chunks(void **state)
 	m = new_merge(false, false);
 	pread_calls = 0;
 	add(m, false, 5, 0, 0, (uint64_t)(N + 1) * 48);
-	while (dtlm_next(m, &it) > 0) {
+	while (dtlmerge_next(m, &it) > 0) {
 		assert_true(it.time_ns >= prev);
 		assert_int_equal(it.slot_off, (n + 1) * 48);
 		prev = it.time_ns;
@@ -314,7 +314,7 @@ static void test_big_buffer_chunks(void **state)
 	}
 	assert_int_equal(n, N);
 	assert_true(pread_calls >= 3);
-	dtlm_free(m);
+	dtlmerge_free(m);
 }
 
 /* pipe mode budget: copies are counted and released once consumed */
@@ -322,41 +322,41 @@ static void test_pipe_budget(void **state)
 {
 	(void)state;
 	static const uint64_t a[] = { 1, 2, 3 };
-	struct dtlm_opts o = { .max_copy_bytes = 200 };
-	struct dtlm_item it;
-	struct dtlm *m;
+	struct dtlmerge_opts o = { .max_copy_bytes = 200 };
+	struct dtlmerge_item it;
+	struct dtlmerge *m;
 
 	file_len = 0;
 	put_payload(true, false, a, 3, 0);
-	assert_int_equal(dtlm_new(&m, &o), 0);
+	assert_int_equal(dtlmerge_new(&m, &o), 0);
 	add(m, true, 0, 0, 0, 4 * 48);
-	assert_false(dtlm_over_budget(m));
+	assert_false(dtlmerge_over_budget(m));
 	add(m, true, 1, 0, 0, 4 * 48);
-	assert_true(dtlm_over_budget(m));
-	dtlm_note_forced(m);
-	while (dtlm_over_budget(m) && dtlm_next(m, &it) > 0)
+	assert_true(dtlmerge_over_budget(m));
+	dtlmerge_note_forced(m);
+	while (dtlmerge_over_budget(m) && dtlmerge_next(m, &it) > 0)
 		;
-	assert_false(dtlm_over_budget(m));
-	assert_int_equal(dtlm_stats(m)->gaps[DTLM_GAP_FORCED], 1);
-	assert_int_equal(dtlm_stats(m)->copied_peak_bytes, 8 * 48);
-	dtlm_free(m);
+	assert_false(dtlmerge_over_budget(m));
+	assert_int_equal(dtlmerge_stats(m)->gaps[DTLMERGE_GAP_FORCED], 1);
+	assert_int_equal(dtlmerge_stats(m)->copied_peak_bytes, 8 * 48);
+	dtlmerge_free(m);
 }
 
 static void test_bad_cpu_and_pread_error(void **state)
 {
 	(void)state;
-	struct dtlm *m = new_merge(false, false);
-	struct dtlm_buf_info bi = { .size = 96, .cpu = DTLM_MAX_CPUS };
-	struct dtlm_item it;
+	struct dtlmerge *m = new_merge(false, false);
+	struct dtlmerge_buf_info bi = { .size = 96, .cpu = DTLMERGE_MAX_CPUS };
+	struct dtlmerge_item it;
 
-	assert_int_equal(dtlm_add_buffer(m, &bi, NULL), -ERANGE);
-	assert_int_equal(dtlm_stats(m)->dropped_buffers, 1);
+	assert_int_equal(dtlmerge_add_buffer(m, &bi, NULL), -ERANGE);
+	assert_int_equal(dtlmerge_stats(m)->dropped_buffers, 1);
 	/* payload beyond the end of the "file" */
 	bi.cpu = 0;
 	bi.payload_file_offset = sizeof(file);
-	assert_int_equal(dtlm_add_buffer(m, &bi, NULL), -ENODATA);
-	assert_int_equal(dtlm_next(m, &it), 0);
-	dtlm_free(m);
+	assert_int_equal(dtlmerge_add_buffer(m, &bi, NULL), -ENODATA);
+	assert_int_equal(dtlmerge_next(m, &it), 0);
+	dtlmerge_free(m);
 }
 
 
@@ -367,13 +367,13 @@ static struct srcbuf srcv[600];
 static size_t nsrc;
 static int src_calls;
 
-static int list_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t *at, uint64_t *next)
+static int list_src(void *ctx, uint64_t pos, struct dtlmerge_buf_info *bi, uint64_t *at, uint64_t *next)
 {
 	(void)ctx;
 	src_calls++;
 	if (pos >= nsrc)
 		return 0;
-	*bi = (struct dtlm_buf_info){ .size = srcv[pos].size, .offset = srcv[pos].aux_off,
+	*bi = (struct dtlmerge_buf_info){ .size = srcv[pos].size, .offset = srcv[pos].aux_off,
 				      .cpu = srcv[pos].cpu, .idx = srcv[pos].cpu,
 				      .payload_file_offset = srcv[pos].foff };
 	*at = pos;
@@ -385,7 +385,7 @@ static int list_src(void *ctx, uint64_t pos, struct dtlm_buf_info *bi, uint64_t 
  * A hostile layout: CPU 1's 300 buffers come first, CPU 0's 200 after them,
  * then CPU 2's, each buffer two entries; times interleave across CPUs.  The
  * merge must deliver every entry in time order from the first call, with at
- * most DTLM_SOURCE_LOOKAHEAD buffers queued per CPU (the detach path), and
+ * most DTLMERGE_SOURCE_LOOKAHEAD buffers queued per CPU (the detach path), and
  * read the source a bounded number of times.
  */
 static void test_source_layouts(void **state)
@@ -408,27 +408,27 @@ static void test_source_layouts(void **state)
 			aux[cpu] += size;
 		}
 	}
-	struct dtlm *m = new_merge(false, false);
+	struct dtlmerge *m = new_merge(false, false);
 	uint32_t cpus[3] = { 0, 1, 2 };
 	src_calls = 0;
-	assert_int_equal(dtlm_set_source(m, list_src, NULL, 0, cpus, 3), 0);
-	struct dtlm_item it;
+	assert_int_equal(dtlmerge_set_source(m, list_src, NULL, 0, cpus, 3), 0);
+	struct dtlmerge_item it;
 	uint64_t last = 0, n = 0;
 	int rc;
-	while ((rc = dtlm_next(m, &it)) > 0) {
+	while ((rc = dtlmerge_next(m, &it)) > 0) {
 		assert_true(it.time_ns >= last);
 		last = it.time_ns;
 		n++;
 	}
 	assert_int_equal(rc, 0);
 	assert_int_equal(n, 2 * (300 + 200 + 100));
-	const struct dtlm_stats *st = dtlm_stats(m);
+	const struct dtlmerge_stats *st = dtlmerge_stats(m);
 	assert_int_equal(st->entries, n);
-	assert_int_equal(st->gaps[DTLM_GAP_OFFSET], 0);
+	assert_int_equal(st->gaps[DTLMERGE_GAP_OFFSET], 0);
 	assert_int_equal(st->dropped_buffers, 0);
 	/* bounded re-walks: far less than one walk of the list per buffer */
 	assert_true(src_calls < 20 * (int)nsrc);
-	dtlm_free(m);
+	dtlmerge_free(m);
 
 	/* an interleaved layout (every real recording) is walked about once */
 	file_len = 0;
@@ -444,17 +444,17 @@ static void test_source_layouts(void **state)
 		}
 	m = new_merge(false, false);
 	src_calls = 0;
-	assert_int_equal(dtlm_set_source(m, list_src, NULL, 0, cpus, 3), 0);
+	assert_int_equal(dtlmerge_set_source(m, list_src, NULL, 0, cpus, 3), 0);
 	n = 0;
 	last = 0;
-	while ((rc = dtlm_next(m, &it)) > 0) {
+	while ((rc = dtlmerge_next(m, &it)) > 0) {
 		assert_true(it.time_ns >= last);
 		last = it.time_ns;
 		n++;
 	}
 	assert_int_equal(n, 2 * 600);
 	assert_true(src_calls <= (int)nsrc + 8);
-	dtlm_free(m);
+	dtlmerge_free(m);
 }
 
 int main(void)

@@ -84,10 +84,10 @@ static uint64_t nice_weight(void)
 static void test_spin(void **state)
 {
 	(void)state;
-	struct ps_cpuset cpus;
-	struct idc_spin *s = NULL;
+	struct parse_cpuset cpus;
+	struct idlecheck_spin *s = NULL;
 	memset(&cpus, 0, sizeof(cpus));
-	assert_int_equal(idc_spin_start(&s, &cpus), -EINVAL);
+	assert_int_equal(idlecheck_spin_start(&s, &cpus), -EINVAL);
 	assert_null(s);
 	/* The spinner is started from a thread on another CPU (when there is
 	 * one), so it is on CPU 0 only if it pins itself there; then this
@@ -97,14 +97,14 @@ static void test_spin(void **state)
 	CPU_ZERO(&one);
 	CPU_SET(CPU_ISSET(1, &saved) ? 1 : 0, &one);
 	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
-	ps_cpuset_add(&cpus, 0);
-	assert_int_equal(idc_spin_start(&s, &cpus), 0);
+	parse_cpuset_add(&cpus, 0);
+	assert_int_equal(idlecheck_spin_start(&s, &cpus), 0);
 	CPU_ZERO(&one);
 	CPU_SET(0, &one);
 	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
 	assert_non_null(s);
 	/* SCHED_IDLE is allowed to every user; the thread must be running */
-	assert_int_equal(idc_spin_nr_running(s), 1);
+	assert_int_equal(idlecheck_spin_nr_running(s), 1);
 	pid_t tid = find_spinner();
 	assert_true(tid > 0);
 	/* it is SCHED_IDLE and pinned to CPU 0 */
@@ -135,34 +135,34 @@ static void test_spin(void **state)
 		fail_msg("the SCHED_IDLE spinner got %llu ns of CPU while we got %llu ns on its CPU "
 			 "(CFS weight %llu)", (unsigned long long)sp, (unsigned long long)me,
 			 (unsigned long long)w);
-	idc_spin_stop(s);
-	idc_spin_stop(NULL);
+	idlecheck_spin_stop(s);
+	idlecheck_spin_stop(NULL);
 	assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
 }
 
 static void test_check_bad(void **state)
 {
 	(void)state;
-	struct ps_cpuset cpus;
-	struct idc_cpu_result r[4];
+	struct parse_cpuset cpus;
+	struct idlecheck_cpu_result r[4];
 	size_t n = 99;
 	memset(&cpus, 0, sizeof(cpus));
-	ps_cpuset_add(&cpus, 0);
-	assert_int_equal(idc_check(NULL, NULL, r, 4, &n), -EINVAL);
+	parse_cpuset_add(&cpus, 0);
+	assert_int_equal(idlecheck_check(NULL, NULL, r, 4, &n), -EINVAL);
 	assert_int_equal(n, 0);
-	struct idc_opts o = { .tracepoint = "no_such_system:no_such_event" };
-	int err = idc_check(&cpus, &o, r, 4, &n);
+	struct idlecheck_opts o = { .tracepoint = "no_such_system:no_such_event" };
+	int err = idlecheck_check(&cpus, &o, r, 4, &n);
 	assert_true(err == -ENOENT || err == -EACCES);
 	o.tracepoint = "bad-spec-without-colon";
-	assert_int_equal(idc_check(&cpus, &o, r, 4, &n), -EINVAL);
-	assert_string_equal(idc_verdict_name(IDC_DROPS), "drops");
-	assert_string_equal(idc_verdict_name(IDC_OK), "ok");
-	assert_string_equal(idc_verdict_name(IDC_UNKNOWN), "unknown");
-	r[0].verdict = IDC_OK;
-	r[1].verdict = IDC_UNKNOWN;
-	assert_false(idc_any_drops(r, 2));
-	r[1].verdict = IDC_DROPS;
-	assert_true(idc_any_drops(r, 2));
+	assert_int_equal(idlecheck_check(&cpus, &o, r, 4, &n), -EINVAL);
+	assert_string_equal(idlecheck_verdict_name(IDLECHECK_DROPS), "drops");
+	assert_string_equal(idlecheck_verdict_name(IDLECHECK_OK), "ok");
+	assert_string_equal(idlecheck_verdict_name(IDLECHECK_UNKNOWN), "unknown");
+	r[0].verdict = IDLECHECK_OK;
+	r[1].verdict = IDLECHECK_UNKNOWN;
+	assert_false(idlecheck_any_drops(r, 2));
+	r[1].verdict = IDLECHECK_DROPS;
+	assert_true(idlecheck_any_drops(r, 2));
 }
 
 int main(void)

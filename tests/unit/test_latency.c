@@ -12,34 +12,34 @@
 #include "latency.h"
 #include "test_tpe.h"
 
-static struct lat *L;
+static struct latency *L;
 
-static struct lat *mk(uint32_t ncpu, void (*tweak)(struct lat_cfg *))
+static struct latency *mk(uint32_t ncpu, void (*tweak)(struct latency_cfg *))
 {
-	struct lat_cfg cfg;
-	struct lat *l;
-	lat_cfg_default(&cfg, ncpu);
+	struct latency_cfg cfg;
+	struct latency *l;
+	latency_cfg_default(&cfg, ncpu);
 	if (tweak)
 		tweak(&cfg);
-	assert_int_equal(lat_new(&l, &cfg), 0);
+	assert_int_equal(latency_new(&l, &cfg), 0);
 	return l;
 }
 
-static void feed(const struct tpe *e)
+static void feed(const struct tpevent *e)
 {
-	assert_int_equal(lat_feed(L, e), 0);
+	assert_int_equal(latency_feed(L, e), 0);
 }
 
 static void sw(uint64_t t, uint32_t cpu, int prev, int pprio, int next, int nprio)
 {
-	struct tpe e;
+	struct tpevent e;
 	tt_switch(&e, t, cpu, prev, pprio, NULL, next, nprio, NULL);
 	feed(&e);
 }
 
-static void wk(enum tpe_kind k, uint64_t t, uint32_t cpu, int pid, int prio, int target)
+static void wk(enum tpevent_kind k, uint64_t t, uint32_t cpu, int pid, int prio, int target)
 {
-	struct tpe e;
+	struct tpevent e;
 	memset(&e, 0, sizeof(e));
 	e.kind = k;
 	e.time_ns = t;
@@ -53,14 +53,14 @@ static void wk(enum tpe_kind k, uint64_t t, uint32_t cpu, int pid, int prio, int
 
 static void wakeup(uint64_t t, uint32_t cpu, int pid, int prio, int target)
 {
-	wk(TPE_SCHED_WAKEUP, t, cpu, pid, prio, target);
+	wk(TPEVENT_SCHED_WAKEUP, t, cpu, pid, prio, target);
 }
 
 static void mig(uint64_t t, int pid, int prio, int orig, int dest)
 {
-	struct tpe e;
+	struct tpevent e;
 	memset(&e, 0, sizeof(e));
-	e.kind = TPE_SCHED_MIGRATE;
+	e.kind = TPEVENT_SCHED_MIGRATE;
 	e.time_ns = t;
 	e.cpu = (uint32_t)orig;
 	e.migrate.pid = pid;
@@ -70,14 +70,14 @@ static void mig(uint64_t t, int pid, int prio, int orig, int dest)
 	feed(&e);
 }
 
-static void tmr(enum tpe_kind k, uint64_t t, uint32_t cpu, uint64_t timer, int64_t v)
+static void tmr(enum tpevent_kind k, uint64_t t, uint32_t cpu, uint64_t timer, int64_t v)
 {
-	struct tpe e;
+	struct tpevent e;
 	memset(&e, 0, sizeof(e));
 	e.kind = k;
 	e.time_ns = t;
 	e.cpu = cpu;
-	if (k == TPE_HRTIMER_START) {
+	if (k == TPEVENT_HRTIMER_START) {
 		e.hrtimer_start.hrtimer = timer;
 		e.hrtimer_start.expires_ns = v;
 		e.hrtimer_start.softexpires_ns = v;
@@ -88,9 +88,9 @@ static void tmr(enum tpe_kind k, uint64_t t, uint32_t cpu, uint64_t timer, int64
 	feed(&e);
 }
 
-static void pi(enum tpe_kind k, uint64_t t, uint32_t cpu)
+static void pi(enum tpevent_kind k, uint64_t t, uint32_t cpu)
 {
-	struct tpe e;
+	struct tpevent e;
 	memset(&e, 0, sizeof(e));
 	e.kind = k;
 	e.time_ns = t;
@@ -98,15 +98,15 @@ static void pi(enum tpe_kind k, uint64_t t, uint32_t cpu)
 	feed(&e);
 }
 
-static uint64_t total(enum lat_type t, uint32_t cpu)
+static uint64_t total(enum latency_type t, uint32_t cpu)
 {
-	const struct lhist *h = lat_hist(L, t, cpu);
+	const struct lhist *h = latency_hist(L, t, cpu);
 	return h ? h->total : 0;
 }
 
-static int64_t maxv(enum lat_type t, uint32_t cpu)
+static int64_t maxv(enum latency_type t, uint32_t cpu)
 {
-	const struct lhist *h = lat_hist(L, t, cpu);
+	const struct lhist *h = latency_hist(L, t, cpu);
 	assert_non_null(h);
 	return h->max_ns;
 }
@@ -114,7 +114,7 @@ static int64_t maxv(enum lat_type t, uint32_t cpu)
 static int teardown(void **state)
 {
 	(void)state;
-	lat_free(L);
+	latency_free(L);
 	L = NULL;
 	return 0;
 }
@@ -127,11 +127,11 @@ static void test_basic_wakeup(void **state)
 	wakeup(1000, 0, 200, 10, 0);		/* RT task 200 woken onto CPU0 */
 	wakeup(1500, 0, 300, 120, 0);		/* CFS task: not tracked */
 	sw(6000, 0, 100, 120, 200, 10);
-	assert_int_equal(total(LAT_WAKEUP, 0), 1);
-	assert_int_equal(maxv(LAT_WAKEUP, 0), 5000);
-	assert_int_equal(total(LAT_WAKEUP_SHAREDPRIO, 0), 0);
-	assert_int_equal(total(LAT_WAKEUP, 1), 0);
-	const struct lat_max *m = lat_max(L, LAT_WAKEUP, 0);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 1);
+	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 5000);
+	assert_int_equal(total(LATENCY_WAKEUP_SHAREDPRIO, 0), 0);
+	assert_int_equal(total(LATENCY_WAKEUP, 1), 0);
+	const struct latency_max *m = latency_max(L, LATENCY_WAKEUP, 0);
 	assert_true(m->valid);
 	assert_int_equal(m->pid, 200);
 	assert_int_equal(m->prio, 10);
@@ -145,25 +145,25 @@ static void test_basic_wakeup(void **state)
 	assert_int_equal(m->time_ns, 6000);
 	/* the CFS task 300 later runs: nothing filed */
 	sw(7000, 0, 200, 10, 300, 120);
-	assert_int_equal(total(LAT_WAKEUP, 0), 1);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 1);
 	/* a bigger one moves the max, a smaller one does not */
 	wakeup(8000, 0, 200, 10, 0);
 	sw(20000, 0, 300, 120, 200, 10);
 	wakeup(21000, 0, 201, 10, 0);
 	sw(22000, 0, 200, 10, 201, 10);	/* equal prio switched out: sharedprio */
-	assert_int_equal(lat_max(L, LAT_WAKEUP, 0)->latency_ns, 12000);
-	assert_int_equal(total(LAT_WAKEUP_SHAREDPRIO, 0), 1);
+	assert_int_equal(latency_max(L, LATENCY_WAKEUP, 0)->latency_ns, 12000);
+	assert_int_equal(total(LATENCY_WAKEUP_SHAREDPRIO, 0), 1);
 	/* bad cpu */
-	struct tpe e;
+	struct tpevent e;
 	memset(&e, 0, sizeof(e));
 	e.cpu = 2;
-	e.kind = TPE_SCHED_SWITCH;
-	assert_int_equal(lat_feed(L, &e), -ERANGE);
-	assert_int_equal(lat_stats(L)->bad_cpu, 1);
+	e.kind = TPEVENT_SCHED_SWITCH;
+	assert_int_equal(latency_feed(L, &e), -ERANGE);
+	assert_int_equal(latency_stats(L)->bad_cpu, 1);
 	/* reset clears histograms and max records */
-	lat_reset(L);
-	assert_int_equal(total(LAT_WAKEUP, 0), 0);
-	assert_false(lat_max(L, LAT_WAKEUP, 0)->valid);
+	latency_reset(L);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 0);
+	assert_false(latency_max(L, LATENCY_WAKEUP, 0)->valid);
 }
 
 static void test_waking_stamp(void **state)
@@ -171,28 +171,28 @@ static void test_waking_stamp(void **state)
 	(void)state;
 	L = mk(1, NULL);
 	sw(0, 0, 0, 120, 100, 120);
-	wk(TPE_SCHED_WAKING, 1000, 0, 200, 10, 0);
+	wk(TPEVENT_SCHED_WAKING, 1000, 0, 200, 10, 0);
 	wakeup(2000, 0, 200, 10, 0);
 	sw(6000, 0, 100, 120, 200, 10);
-	assert_int_equal(maxv(LAT_WAKEUP, 0), 5000);
+	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 5000);
 	/* wakeup_new behaves the same; no waking: stamp at the wakeup */
 	sw(7000, 0, 200, 10, 100, 120);
-	wk(TPE_SCHED_WAKEUP_NEW, 8000, 0, 201, 20, 0);
+	wk(TPEVENT_SCHED_WAKEUP_NEW, 8000, 0, 201, 20, 0);
 	sw(9000, 0, 100, 120, 201, 20);
-	assert_int_equal(total(LAT_WAKEUP, 0), 2);
-	assert_int_equal(lat_hist(L, LAT_WAKEUP, 0)->min_ns, 1000);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 2);
+	assert_int_equal(latency_hist(L, LATENCY_WAKEUP, 0)->min_ns, 1000);
 }
 
-static void waking_only(struct lat_cfg *c) { c->start_on_waking = true; }
+static void waking_only(struct latency_cfg *c) { c->start_on_waking = true; }
 
 static void test_start_on_waking(void **state)
 {
 	(void)state;
 	L = mk(1, waking_only);
 	sw(0, 0, 0, 120, 100, 120);
-	wk(TPE_SCHED_WAKING, 1000, 0, 200, 10, 0);
+	wk(TPEVENT_SCHED_WAKING, 1000, 0, 200, 10, 0);
 	sw(4000, 0, 100, 120, 200, 10);
-	assert_int_equal(maxv(LAT_WAKEUP, 0), 3000);
+	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 3000);
 }
 
 static void test_priority_drop(void **state)
@@ -203,9 +203,9 @@ static void test_priority_drop(void **state)
 	wakeup(1000, 0, 200, 10, 0);
 	sw(2000, 0, 100, 120, 201, 5);		/* higher-priority task first: dropped */
 	sw(3000, 0, 201, 5, 200, 10);
-	assert_int_equal(total(LAT_WAKEUP, 0), 0);
-	assert_int_equal(total(LAT_WAKEUP_SHAREDPRIO, 0), 0);
-	assert_int_equal(lat_stats(L)->dropped_prio, 1);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 0);
+	assert_int_equal(total(LATENCY_WAKEUP_SHAREDPRIO, 0), 0);
+	assert_int_equal(latency_stats(L)->dropped_prio, 1);
 
 	/* a lower-priority task switched in first keeps the tracking */
 	sw(4000, 0, 200, 10, 100, 120);
@@ -213,25 +213,25 @@ static void test_priority_drop(void **state)
 	wakeup(5100, 0, 300, 20, 0);		/* lower prio than tracked: ignored */
 	sw(6000, 0, 100, 120, 300, 20);
 	sw(9000, 0, 300, 20, 200, 10);
-	assert_int_equal(total(LAT_WAKEUP, 0), 1);
-	assert_int_equal(maxv(LAT_WAKEUP, 0), 4000);
-	assert_int_equal(lat_max(L, LAT_WAKEUP, 0)->culprit_pid, 300);
-	assert_true(lat_stats(L)->wake_ignored >= 1);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 1);
+	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 4000);
+	assert_int_equal(latency_max(L, LATENCY_WAKEUP, 0)->culprit_pid, 300);
+	assert_true(latency_stats(L)->wake_ignored >= 1);
 
 	/* a higher-priority wakeup replaces the tracked task */
 	sw(10000, 0, 200, 10, 100, 120);
 	wakeup(11000, 0, 400, 30, 0);
 	wakeup(12000, 0, 401, 15, 0);
 	sw(20000, 0, 100, 120, 401, 15);
-	assert_int_equal(total(LAT_WAKEUP, 0), 2);
-	assert_int_equal(maxv(LAT_WAKEUP, 0), 8000);
-	assert_int_equal(lat_max(L, LAT_WAKEUP, 0)->pid, 401);
-	assert_int_equal(lat_stats(L)->replaced, 1);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 2);
+	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 8000);
+	assert_int_equal(latency_max(L, LATENCY_WAKEUP, 0)->pid, 401);
+	assert_int_equal(latency_stats(L)->replaced, 1);
 
 	/* a wakeup of a lower priority than the running RT task is ignored */
 	wakeup(21000, 0, 402, 50, 0);
 	sw(22000, 0, 401, 15, 402, 50);
-	assert_int_equal(total(LAT_WAKEUP, 0), 2);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 2);
 }
 
 static void test_already_running(void **state)
@@ -241,15 +241,15 @@ static void test_already_running(void **state)
 	sw(0, 0, 0, 120, 200, 10);
 	wakeup(1000, 0, 200, 10, 0);		/* running: ignored */
 	sw(2000, 0, 200, 10, 100, 120);
-	assert_int_equal(total(LAT_WAKEUP, 0), 0);
-	assert_int_equal(lat_stats(L)->wake_ignored, 1);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 0);
+	assert_int_equal(latency_stats(L)->wake_ignored, 1);
 
 	/* tracked, then switched out before a switch-in (it was running) */
 	wakeup(3000, 0, 300, 10, 0);
 	sw(3500, 0, 300, 10, 100, 120);
-	assert_int_equal(lat_stats(L)->dropped_running, 1);
+	assert_int_equal(latency_stats(L)->dropped_running, 1);
 	sw(4000, 0, 100, 120, 300, 10);
-	assert_int_equal(total(LAT_WAKEUP, 0), 0);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 0);
 }
 
 static void test_sharedprio(void **state)
@@ -260,30 +260,30 @@ static void test_sharedprio(void **state)
 	sw(0, 0, 0, 120, 100, 10);
 	wakeup(1000, 0, 200, 10, 0);
 	sw(3000, 0, 100, 10, 200, 10);
-	assert_int_equal(total(LAT_WAKEUP_SHAREDPRIO, 0), 1);
-	assert_int_equal(total(LAT_WAKEUP, 0), 0);
-	assert_int_equal(lat_max(L, LAT_WAKEUP_SHAREDPRIO, 0)->latency_ns, 2000);
+	assert_int_equal(total(LATENCY_WAKEUP_SHAREDPRIO, 0), 1);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 0);
+	assert_int_equal(latency_max(L, LATENCY_WAKEUP_SHAREDPRIO, 0)->latency_ns, 2000);
 
 	/* equal-priority task switched in before it */
 	sw(4000, 0, 200, 10, 0, 120);
 	wakeup(5000, 0, 200, 10, 0);
 	sw(5500, 0, 0, 120, 300, 10);
 	sw(7000, 0, 300, 10, 200, 10);
-	assert_int_equal(total(LAT_WAKEUP_SHAREDPRIO, 0), 2);
-	assert_int_equal(total(LAT_WAKEUP, 0), 0);
+	assert_int_equal(total(LATENCY_WAKEUP_SHAREDPRIO, 0), 2);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 0);
 
 	/* equal priority to the previously tracked task */
 	sw(8000, 0, 200, 10, 0, 120);
 	wakeup(9000, 0, 200, 20, 0);
 	wakeup(9100, 0, 201, 20, 0);		/* same prio as tracked: shared, replaces */
 	sw(9500, 0, 0, 120, 201, 20);
-	assert_int_equal(total(LAT_WAKEUP_SHAREDPRIO, 0), 3);
+	assert_int_equal(total(LATENCY_WAKEUP_SHAREDPRIO, 0), 3);
 
 	/* clean again afterwards */
 	sw(10000, 0, 201, 20, 0, 120);
 	wakeup(11000, 0, 200, 20, 0);
 	sw(12000, 0, 0, 120, 200, 20);
-	assert_int_equal(total(LAT_WAKEUP, 0), 1);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 1);
 }
 
 static void test_migration(void **state)
@@ -296,21 +296,21 @@ static void test_migration(void **state)
 	mig(1500, 200, 10, 0, 1);
 	sw(2000, 0, 100, 120, 102, 120);	/* nothing happens on CPU0 */
 	sw(4000, 1, 101, 120, 200, 10);
-	assert_int_equal(total(LAT_WAKEUP, 0), 0);
-	assert_int_equal(total(LAT_WAKEUP, 1), 1);
-	assert_int_equal(maxv(LAT_WAKEUP, 1), 3000);
-	assert_int_equal(lat_max(L, LAT_WAKEUP, 1)->culprit_pid, 101);
-	assert_int_equal(lat_stats(L)->migrated, 1);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 0);
+	assert_int_equal(total(LATENCY_WAKEUP, 1), 1);
+	assert_int_equal(maxv(LATENCY_WAKEUP, 1), 3000);
+	assert_int_equal(latency_max(L, LATENCY_WAKEUP, 1)->culprit_pid, 101);
+	assert_int_equal(latency_stats(L)->migrated, 1);
 	/* a migration of an untracked task changes nothing */
 	mig(5000, 999, 10, 0, 1);
-	assert_int_equal(lat_stats(L)->migrated, 1);
+	assert_int_equal(latency_stats(L)->migrated, 1);
 	/* wakeup onto another CPU than the waker's */
 	wakeup(6000, 0, 201, 10, 1);
 	sw(6500, 1, 200, 10, 201, 10);
-	assert_int_equal(total(LAT_WAKEUP_SHAREDPRIO, 1), 1);
+	assert_int_equal(total(LATENCY_WAKEUP_SHAREDPRIO, 1), 1);
 }
 
-static void pid300(struct lat_cfg *c) { c->pid = 300; }
+static void pid300(struct latency_cfg *c) { c->pid = 300; }
 
 static void test_pid_filter(void **state)
 {
@@ -321,19 +321,19 @@ static void test_pid_filter(void **state)
 	wakeup(1100, 0, 300, 120, 0);		/* the pid: tracked although CFS and low prio */
 	sw(2000, 0, 100, 5, 201, 130);		/* lower priority first: kept */
 	sw(3000, 0, 201, 130, 300, 120);
-	assert_int_equal(total(LAT_WAKEUP, 0), 1);
-	assert_int_equal(maxv(LAT_WAKEUP, 0), 1900);
-	assert_int_equal(lat_max(L, LAT_WAKEUP, 0)->pid, 300);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 1);
+	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 1900);
+	assert_int_equal(latency_max(L, LATENCY_WAKEUP, 0)->pid, 300);
 	/* the priority rule at the switch still applies */
 	sw(4000, 0, 300, 120, 100, 5);
 	wakeup(5000, 0, 300, 120, 0);
 	sw(6000, 0, 100, 5, 200, 10);
 	sw(7000, 0, 200, 10, 300, 120);
-	assert_int_equal(total(LAT_WAKEUP, 0), 1);
-	assert_int_equal(lat_stats(L)->dropped_prio, 1);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 1);
+	assert_int_equal(latency_stats(L)->dropped_prio, 1);
 }
 
-static void all_tasks_small(struct lat_cfg *c)
+static void all_tasks_small(struct latency_cfg *c)
 {
 	c->all_tasks = true;
 	c->pid_table = 8;
@@ -348,25 +348,25 @@ static void test_all_tasks_and_eviction(void **state)
 	wakeup(2000, 0, 301, 120, 0);
 	sw(3000, 0, 100, 120, 300, 120);
 	sw(7000, 0, 300, 120, 301, 120);
-	assert_int_equal(total(LAT_WAKEUP, 0), 2);
-	assert_int_equal(lat_hist(L, LAT_WAKEUP, 0)->min_ns, 2000);
-	assert_int_equal(maxv(LAT_WAKEUP, 0), 5000);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 2);
+	assert_int_equal(latency_hist(L, LATENCY_WAKEUP, 0)->min_ns, 2000);
+	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 5000);
 	/* woken while running (no switch-in follows): no stale stamp later */
 	wakeup(7100, 0, 301, 120, 0);
 	sw(8000, 0, 301, 120, 300, 120);	/* 301 sleeps */
 	wakeup(9000, 0, 301, 120, 0);
 	sw(9500, 0, 300, 120, 301, 120);
-	assert_int_equal(total(LAT_WAKEUP, 0), 3);
-	assert_int_equal(maxv(LAT_WAKEUP, 0), 5000);
-	assert_int_equal(lat_hist(L, LAT_WAKEUP, 0)->min_ns, 500);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 3);
+	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 5000);
+	assert_int_equal(latency_hist(L, LATENCY_WAKEUP, 0)->min_ns, 500);
 	/* more waiting tasks than slots: evictions counted, nothing breaks */
 	for (int i = 0; i < 100; i++)
 		wakeup(10000 + (uint64_t)i, 0, 1000 + i, 120, 0);
-	assert_true(lat_stats(L)->pid_evictions >= 92);
+	assert_true(latency_stats(L)->pid_evictions >= 92);
 	for (int i = 0; i < 100; i++)
 		sw(20000 + (uint64_t)i, 0, 999 + i, 120, 1000 + i, 120);
-	assert_true(total(LAT_WAKEUP, 0) >= 3 + 1);
-	assert_true(total(LAT_WAKEUP, 0) <= 3 + 8);
+	assert_true(total(LATENCY_WAKEUP, 0) >= 3 + 1);
+	assert_true(total(LATENCY_WAKEUP, 0) <= 3 + 8);
 }
 
 static void test_timer(void **state)
@@ -374,60 +374,60 @@ static void test_timer(void **state)
 	(void)state;
 	L = mk(2, NULL);
 	sw(0, 0, 0, 120, 100, 120);
-	tmr(TPE_HRTIMER_START, 100, 0, 0xaaa, 10000);
-	tmr(TPE_HRTIMER_EXPIRE_ENTRY, 12050, 0, 0xaaa, 12000);
-	wk(TPE_SCHED_WAKING, 12100, 0, 200, 10, 0);
+	tmr(TPEVENT_HRTIMER_START, 100, 0, 0xaaa, 10000);
+	tmr(TPEVENT_HRTIMER_EXPIRE_ENTRY, 12050, 0, 0xaaa, 12000);
+	wk(TPEVENT_SCHED_WAKING, 12100, 0, 200, 10, 0);
 	wakeup(12200, 0, 200, 10, 0);
-	tmr(TPE_HRTIMER_EXPIRE_EXIT, 12300, 0, 0xaaa, 0);
+	tmr(TPEVENT_HRTIMER_EXPIRE_EXIT, 12300, 0, 0xaaa, 0);
 	sw(15000, 0, 100, 120, 200, 10);
-	assert_int_equal(total(LAT_MISSED_TIMER, 0), 1);
-	assert_int_equal(maxv(LAT_MISSED_TIMER, 0), 2000);
-	const struct lat_max *m = lat_max(L, LAT_MISSED_TIMER, 0);
+	assert_int_equal(total(LATENCY_MISSED_TIMER, 0), 1);
+	assert_int_equal(maxv(LATENCY_MISSED_TIMER, 0), 2000);
+	const struct latency_max *m = latency_max(L, LATENCY_MISSED_TIMER, 0);
 	assert_int_equal(m->pid, 200);
 	assert_int_equal(m->timer_offset_ns, 2000);
 	assert_int_equal(m->culprit_pid, 100);
-	assert_int_equal(maxv(LAT_WAKEUP, 0), 2900);
-	assert_int_equal(total(LAT_TIMERANDWAKEUP, 0), 1);
-	assert_int_equal(maxv(LAT_TIMERANDWAKEUP, 0), 4900);
-	m = lat_max(L, LAT_TIMERANDWAKEUP, 0);
+	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 2900);
+	assert_int_equal(total(LATENCY_TIMERANDWAKEUP, 0), 1);
+	assert_int_equal(maxv(LATENCY_TIMERANDWAKEUP, 0), 4900);
+	m = latency_max(L, LATENCY_TIMERANDWAKEUP, 0);
 	assert_int_equal(m->timer_offset_ns, 2000);
 	assert_int_equal(m->latency_ns, 4900);
 
 	/* a timer that wakes nobody, a wakeup outside the window */
-	tmr(TPE_HRTIMER_START, 16000, 0, 0xbbb, 20000);
-	tmr(TPE_HRTIMER_EXPIRE_ENTRY, 20500, 0, 0xbbb, 20400);
-	tmr(TPE_HRTIMER_EXPIRE_EXIT, 20600, 0, 0xbbb, 0);
+	tmr(TPEVENT_HRTIMER_START, 16000, 0, 0xbbb, 20000);
+	tmr(TPEVENT_HRTIMER_EXPIRE_ENTRY, 20500, 0, 0xbbb, 20400);
+	tmr(TPEVENT_HRTIMER_EXPIRE_EXIT, 20600, 0, 0xbbb, 0);
 	sw(21000, 0, 200, 10, 100, 120);
 	wakeup(21500, 0, 200, 10, 0);
 	sw(22000, 0, 100, 120, 200, 10);
-	assert_int_equal(total(LAT_MISSED_TIMER, 0), 1);
-	assert_int_equal(total(LAT_WAKEUP, 0), 2);
-	assert_int_equal(total(LAT_TIMERANDWAKEUP, 0), 1);	/* not a timer wakeup */
+	assert_int_equal(total(LATENCY_MISSED_TIMER, 0), 1);
+	assert_int_equal(total(LATENCY_WAKEUP, 0), 2);
+	assert_int_equal(total(LATENCY_TIMERANDWAKEUP, 0), 1);	/* not a timer wakeup */
 
 	/* cancelled: expire without a known start; on CPU1 the wakeup is ignored */
-	tmr(TPE_HRTIMER_START, 23000, 1, 0xccc, 30000);
-	tmr(TPE_HRTIMER_CANCEL, 23500, 1, 0xccc, 0);
-	tmr(TPE_HRTIMER_EXPIRE_ENTRY, 30100, 1, 0xccc, 30100);
+	tmr(TPEVENT_HRTIMER_START, 23000, 1, 0xccc, 30000);
+	tmr(TPEVENT_HRTIMER_CANCEL, 23500, 1, 0xccc, 0);
+	tmr(TPEVENT_HRTIMER_EXPIRE_ENTRY, 30100, 1, 0xccc, 30100);
 	wakeup(30200, 1, 201, 10, 1);
-	tmr(TPE_HRTIMER_EXPIRE_EXIT, 30300, 1, 0xccc, 0);
-	assert_int_equal(lat_stats(L)->timer_unknown, 1);
-	assert_int_equal(total(LAT_MISSED_TIMER, 1), 0);
+	tmr(TPEVENT_HRTIMER_EXPIRE_EXIT, 30300, 1, 0xccc, 0);
+	assert_int_equal(latency_stats(L)->timer_unknown, 1);
+	assert_int_equal(total(LATENCY_MISSED_TIMER, 1), 0);
 
 	/* a timer waking a task that would not preempt the current one */
 	sw(31000, 0, 200, 10, 150, 5);
-	tmr(TPE_HRTIMER_START, 31100, 0, 0xddd, 32000);
-	tmr(TPE_HRTIMER_EXPIRE_ENTRY, 32100, 0, 0xddd, 32050);
+	tmr(TPEVENT_HRTIMER_START, 31100, 0, 0xddd, 32000);
+	tmr(TPEVENT_HRTIMER_EXPIRE_ENTRY, 32100, 0, 0xddd, 32050);
 	wakeup(32200, 0, 202, 10, 0);
-	tmr(TPE_HRTIMER_EXPIRE_EXIT, 32300, 0, 0xddd, 0);
-	assert_int_equal(total(LAT_MISSED_TIMER, 0), 1);
+	tmr(TPEVENT_HRTIMER_EXPIRE_EXIT, 32300, 0, 0xddd, 0);
+	assert_int_equal(total(LATENCY_MISSED_TIMER, 0), 1);
 	/* ... unless it goes to another CPU */
-	tmr(TPE_HRTIMER_START, 33000, 0, 0xeee, 34000);
-	tmr(TPE_HRTIMER_EXPIRE_ENTRY, 34100, 0, 0xeee, 34030);
+	tmr(TPEVENT_HRTIMER_START, 33000, 0, 0xeee, 34000);
+	tmr(TPEVENT_HRTIMER_EXPIRE_ENTRY, 34100, 0, 0xeee, 34030);
 	wakeup(34200, 0, 203, 10, 1);
 	wakeup(34250, 0, 204, 10, 1);		/* only the first wakeup counts */
-	tmr(TPE_HRTIMER_EXPIRE_EXIT, 34300, 0, 0xeee, 0);
-	assert_int_equal(total(LAT_MISSED_TIMER, 0), 2);
-	assert_int_equal(lat_hist(L, LAT_MISSED_TIMER, 0)->min_ns, 30);
+	tmr(TPEVENT_HRTIMER_EXPIRE_EXIT, 34300, 0, 0xeee, 0);
+	assert_int_equal(total(LATENCY_MISSED_TIMER, 0), 2);
+	assert_int_equal(latency_hist(L, LATENCY_MISSED_TIMER, 0)->min_ns, 30);
 }
 
 static void test_irqsoff_nesting(void **state)
@@ -435,79 +435,79 @@ static void test_irqsoff_nesting(void **state)
 	(void)state;
 	L = mk(1, NULL);
 	/* irqsoff nested in preemptoff */
-	pi(TPE_PREEMPT_DISABLE, 1000, 0);
-	pi(TPE_IRQ_DISABLE, 2000, 0);
-	pi(TPE_IRQ_DISABLE, 2100, 0);		/* repeated: keeps the first stamp */
-	pi(TPE_IRQ_ENABLE, 5000, 0);
-	pi(TPE_PREEMPT_ENABLE, 9000, 0);
-	assert_int_equal(maxv(LAT_IRQSOFF, 0), 3000);
-	assert_int_equal(maxv(LAT_PREEMPTOFF, 0), 8000);
-	assert_int_equal(maxv(LAT_PREEMPTIRQSOFF, 0), 8000);
+	pi(TPEVENT_PREEMPT_DISABLE, 1000, 0);
+	pi(TPEVENT_IRQ_DISABLE, 2000, 0);
+	pi(TPEVENT_IRQ_DISABLE, 2100, 0);		/* repeated: keeps the first stamp */
+	pi(TPEVENT_IRQ_ENABLE, 5000, 0);
+	pi(TPEVENT_PREEMPT_ENABLE, 9000, 0);
+	assert_int_equal(maxv(LATENCY_IRQSOFF, 0), 3000);
+	assert_int_equal(maxv(LATENCY_PREEMPTOFF, 0), 8000);
+	assert_int_equal(maxv(LATENCY_PREEMPTIRQSOFF, 0), 8000);
 	/* overlapping windows: combined covers both */
-	pi(TPE_IRQ_DISABLE, 10000, 0);
-	pi(TPE_PREEMPT_DISABLE, 11000, 0);
-	pi(TPE_IRQ_ENABLE, 12000, 0);
-	pi(TPE_PREEMPT_ENABLE, 17000, 0);
-	assert_int_equal(total(LAT_IRQSOFF, 0), 2);
-	assert_int_equal(total(LAT_PREEMPTIRQSOFF, 0), 2);
-	assert_int_equal(lat_hist(L, LAT_PREEMPTIRQSOFF, 0)->min_ns, 7000);
-	assert_int_equal(lat_hist(L, LAT_PREEMPTOFF, 0)->min_ns, 6000);
+	pi(TPEVENT_IRQ_DISABLE, 10000, 0);
+	pi(TPEVENT_PREEMPT_DISABLE, 11000, 0);
+	pi(TPEVENT_IRQ_ENABLE, 12000, 0);
+	pi(TPEVENT_PREEMPT_ENABLE, 17000, 0);
+	assert_int_equal(total(LATENCY_IRQSOFF, 0), 2);
+	assert_int_equal(total(LATENCY_PREEMPTIRQSOFF, 0), 2);
+	assert_int_equal(latency_hist(L, LATENCY_PREEMPTIRQSOFF, 0)->min_ns, 7000);
+	assert_int_equal(latency_hist(L, LATENCY_PREEMPTOFF, 0)->min_ns, 6000);
 	/* enable without a disable */
-	pi(TPE_IRQ_ENABLE, 18000, 0);
-	assert_int_equal(lat_stats(L)->unmatched_enable, 1);
-	assert_int_equal(total(LAT_IRQSOFF, 0), 2);
+	pi(TPEVENT_IRQ_ENABLE, 18000, 0);
+	assert_int_equal(latency_stats(L)->unmatched_enable, 1);
+	assert_int_equal(total(LATENCY_IRQSOFF, 0), 2);
 }
 
-static void both(struct lat_cfg *c) { c->both_off = true; }
+static void both(struct latency_cfg *c) { c->both_off = true; }
 
 static void test_irqsoff_both(void **state)
 {
 	(void)state;
 	L = mk(1, both);
-	pi(TPE_PREEMPT_DISABLE, 1000, 0);
-	pi(TPE_IRQ_DISABLE, 2000, 0);
-	pi(TPE_IRQ_ENABLE, 5000, 0);
-	pi(TPE_PREEMPT_ENABLE, 9000, 0);
-	assert_int_equal(maxv(LAT_PREEMPTIRQSOFF, 0), 3000);
-	pi(TPE_IRQ_DISABLE, 10000, 0);
-	pi(TPE_PREEMPT_DISABLE, 11000, 0);
-	pi(TPE_IRQ_ENABLE, 12000, 0);
-	pi(TPE_PREEMPT_ENABLE, 17000, 0);
-	assert_int_equal(lat_hist(L, LAT_PREEMPTIRQSOFF, 0)->min_ns, 1000);
+	pi(TPEVENT_PREEMPT_DISABLE, 1000, 0);
+	pi(TPEVENT_IRQ_DISABLE, 2000, 0);
+	pi(TPEVENT_IRQ_ENABLE, 5000, 0);
+	pi(TPEVENT_PREEMPT_ENABLE, 9000, 0);
+	assert_int_equal(maxv(LATENCY_PREEMPTIRQSOFF, 0), 3000);
+	pi(TPEVENT_IRQ_DISABLE, 10000, 0);
+	pi(TPEVENT_PREEMPT_DISABLE, 11000, 0);
+	pi(TPEVENT_IRQ_ENABLE, 12000, 0);
+	pi(TPEVENT_PREEMPT_ENABLE, 17000, 0);
+	assert_int_equal(latency_hist(L, LATENCY_PREEMPTIRQSOFF, 0)->min_ns, 1000);
 	/* irqs off alone is no combined window */
-	pi(TPE_IRQ_DISABLE, 20000, 0);
-	pi(TPE_IRQ_ENABLE, 30000, 0);
-	assert_int_equal(total(LAT_PREEMPTIRQSOFF, 0), 2);
-	assert_int_equal(total(LAT_IRQSOFF, 0), 3);
+	pi(TPEVENT_IRQ_DISABLE, 20000, 0);
+	pi(TPEVENT_IRQ_ENABLE, 30000, 0);
+	assert_int_equal(total(LATENCY_PREEMPTIRQSOFF, 0), 2);
+	assert_int_equal(total(LATENCY_IRQSOFF, 0), 3);
 }
 
 static void test_config_and_names(void **state)
 {
 	(void)state;
-	struct lat_cfg c;
-	struct lat *l;
-	lat_cfg_default(&c, 0);
-	assert_int_equal(lat_new(&l, &c), -EINVAL);
+	struct latency_cfg c;
+	struct latency *l;
+	latency_cfg_default(&c, 0);
+	assert_int_equal(latency_new(&l, &c), -EINVAL);
 	assert_null(l);
-	lat_cfg_default(&c, 1);
+	latency_cfg_default(&c, 1);
 	c.hist.bucket_ns = 0;
-	assert_int_equal(lat_new(&l, &c), -EINVAL);
-	assert_string_equal(lat_type_name(LAT_WAKEUP_SHAREDPRIO), "wakeup/sharedprio");
-	assert_string_equal(lat_type_name(LAT_MISSED_TIMER), "missed_timer_offsets");
-	assert_null(lat_type_name(LAT_NR_TYPES));
-	assert_true(lat_type_has_maxfile(LAT_TIMERANDWAKEUP));
-	assert_false(lat_type_has_maxfile(LAT_IRQSOFF));
-	bool has[TPE_NR_KINDS] = { 0 };
-	has[TPE_SCHED_SWITCH] = true;
-	has[TPE_SCHED_WAKING] = true;
-	assert_true(lat_type_supported(LAT_WAKEUP, has));
-	assert_false(lat_type_supported(LAT_MISSED_TIMER, has));
-	assert_false(lat_type_supported(LAT_IRQSOFF, has));
-	has[TPE_HRTIMER_START] = has[TPE_HRTIMER_EXPIRE_ENTRY] = has[TPE_HRTIMER_EXPIRE_EXIT] = true;
-	assert_true(lat_type_supported(LAT_TIMERANDWAKEUP, has));
-	has[TPE_PREEMPT_DISABLE] = has[TPE_PREEMPT_ENABLE] = true;
-	assert_true(lat_type_supported(LAT_PREEMPTIRQSOFF, has));
-	assert_false(lat_type_supported(LAT_IRQSOFF, has));
+	assert_int_equal(latency_new(&l, &c), -EINVAL);
+	assert_string_equal(latency_type_name(LATENCY_WAKEUP_SHAREDPRIO), "wakeup/sharedprio");
+	assert_string_equal(latency_type_name(LATENCY_MISSED_TIMER), "missed_timer_offsets");
+	assert_null(latency_type_name(LATENCY_NR_TYPES));
+	assert_true(latency_type_has_maxfile(LATENCY_TIMERANDWAKEUP));
+	assert_false(latency_type_has_maxfile(LATENCY_IRQSOFF));
+	bool has[TPEVENT_NR_KINDS] = { 0 };
+	has[TPEVENT_SCHED_SWITCH] = true;
+	has[TPEVENT_SCHED_WAKING] = true;
+	assert_true(latency_type_supported(LATENCY_WAKEUP, has));
+	assert_false(latency_type_supported(LATENCY_MISSED_TIMER, has));
+	assert_false(latency_type_supported(LATENCY_IRQSOFF, has));
+	has[TPEVENT_HRTIMER_START] = has[TPEVENT_HRTIMER_EXPIRE_ENTRY] = has[TPEVENT_HRTIMER_EXPIRE_EXIT] = true;
+	assert_true(latency_type_supported(LATENCY_TIMERANDWAKEUP, has));
+	has[TPEVENT_PREEMPT_DISABLE] = has[TPEVENT_PREEMPT_ENABLE] = true;
+	assert_true(latency_type_supported(LATENCY_PREEMPTIRQSOFF, has));
+	assert_false(latency_type_supported(LATENCY_IRQSOFF, has));
 }
 
 int main(void)

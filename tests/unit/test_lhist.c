@@ -265,7 +265,7 @@ static void test_file_format(void **state)
 static void test_maxline(void **state)
 {
 	(void)state;
-	struct lat_max m;
+	struct latency_max m;
 	char buf[256];
 	memset(&m, 0, sizeof(m));
 	assert_int_equal(lhout_maxline(buf, sizeof(buf), &m), 7);
@@ -293,26 +293,26 @@ static void test_maxline(void **state)
 static void test_json_term(void **state)
 {
 	(void)state;
-	struct lat *l;
-	struct lat_cfg cfg;
-	lat_cfg_default(&cfg, 2);
-	assert_int_equal(lat_new(&l, &cfg), 0);
+	struct latency *l;
+	struct latency_cfg cfg;
+	latency_cfg_default(&cfg, 2);
+	assert_int_equal(latency_new(&l, &cfg), 0);
 	/* irqsoff samples on both CPUs through preemptirq events */
-	struct tpe e;
+	struct tpevent e;
 	for (int c = 0; c < 2; c++) {
 		memset(&e, 0, sizeof(e));
 		e.cpu = (uint32_t)c;
-		e.kind = TPE_IRQ_DISABLE;
+		e.kind = TPEVENT_IRQ_DISABLE;
 		e.time_ns = 1000;
-		lat_feed(l, &e);
-		e.kind = TPE_IRQ_ENABLE;
+		latency_feed(l, &e);
+		e.kind = TPEVENT_IRQ_ENABLE;
 		e.time_ns = 1000 + 5000 * (uint64_t)(c + 1);
-		lat_feed(l, &e);
+		latency_feed(l, &e);
 	}
-	bool types[LAT_NR_TYPES] = { 0 }, uns[LAT_NR_TYPES] = { 0 };
-	types[LAT_IRQSOFF] = true;
-	types[LAT_PREEMPTOFF] = true;
-	uns[LAT_PREEMPTOFF] = true;
+	bool types[LATENCY_NR_TYPES] = { 0 }, uns[LATENCY_NR_TYPES] = { 0 };
+	types[LATENCY_IRQSOFF] = true;
+	types[LATENCY_PREEMPTOFF] = true;
+	uns[LATENCY_PREEMPTOFF] = true;
 	struct json_object *j = lhout_json(l, types, uns, true);
 	assert_non_null(j);
 	const char *s = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN);
@@ -327,8 +327,8 @@ static void test_json_term(void **state)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	assert_int_equal(lhout_term(f, l, LAT_IRQSOFF, 0), 0);
-	assert_int_equal(lhout_term(f, l, LAT_WAKEUP, 0), 0);
+	assert_int_equal(lhout_term(f, l, LATENCY_IRQSOFF, 0), 0);
+	assert_int_equal(lhout_term(f, l, LATENCY_WAKEUP, 0), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "irqsoff (us)\n        latency      CPU0      CPU1       all\n"
 				    "              5         1         0         1\n"
@@ -336,7 +336,7 @@ static void test_json_term(void **state)
 				    "            min         5        10         5\n"));
 	assert_non_null(strstr(buf, "wakeup (us)\n  no samples\n"));
 	free(buf);
-	lat_free(l);
+	latency_free(l);
 }
 
 int main(void)

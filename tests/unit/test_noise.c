@@ -58,41 +58,41 @@ static struct noise *mk(struct rec *r, const struct noise_opts *o)
 static void ev_switch(struct noise *n, uint32_t cpu, uint64_t t, int prev, const char *pcomm,
 		      int next, const char *ncomm)
 {
-	struct tpe e = { .kind = TPE_SCHED_SWITCH, .time_ns = t, .cpu = cpu };
+	struct tpevent e = { .kind = TPEVENT_SCHED_SWITCH, .time_ns = t, .cpu = cpu };
 	e.sw.prev_pid = prev;
 	e.sw.next_pid = next;
-	strncpy(e.sw.prev_comm, pcomm, TPE_COMM_LEN - 1);
-	strncpy(e.sw.next_comm, ncomm, TPE_COMM_LEN - 1);
+	strncpy(e.sw.prev_comm, pcomm, TPEVENT_COMM_LEN - 1);
+	strncpy(e.sw.next_comm, ncomm, TPEVENT_COMM_LEN - 1);
 	assert_int_equal(noise_event(n, &e), 0);
 }
 
 static void ev_irq(struct noise *n, uint32_t cpu, uint64_t t, bool entry, int irq, const char *name)
 {
-	struct tpe e = { .kind = entry ? TPE_IRQ_ENTRY : TPE_IRQ_EXIT, .time_ns = t, .cpu = cpu };
+	struct tpevent e = { .kind = entry ? TPEVENT_IRQ_ENTRY : TPEVENT_IRQ_EXIT, .time_ns = t, .cpu = cpu };
 	e.irq.irq = irq;
 	if (entry)
-		strncpy(e.irq.name, name, TPE_NAME_LEN - 1);
+		strncpy(e.irq.name, name, TPEVENT_NAME_LEN - 1);
 	assert_int_equal(noise_event(n, &e), 0);
 }
 
 static void ev_vec(struct noise *n, uint32_t cpu, uint64_t t, bool entry, int vec, const char *name)
 {
-	struct tpe e = { .kind = entry ? TPE_VECTOR_ENTRY : TPE_VECTOR_EXIT, .time_ns = t, .cpu = cpu };
+	struct tpevent e = { .kind = entry ? TPEVENT_VECTOR_ENTRY : TPEVENT_VECTOR_EXIT, .time_ns = t, .cpu = cpu };
 	e.vector.vector = vec;
-	strncpy(e.vector.name, name, TPE_NAME_LEN - 1);
+	strncpy(e.vector.name, name, TPEVENT_NAME_LEN - 1);
 	assert_int_equal(noise_event(n, &e), 0);
 }
 
 static void ev_softirq(struct noise *n, uint32_t cpu, uint64_t t, bool entry, unsigned vec)
 {
-	struct tpe e = { .kind = entry ? TPE_SOFTIRQ_ENTRY : TPE_SOFTIRQ_EXIT, .time_ns = t, .cpu = cpu };
+	struct tpevent e = { .kind = entry ? TPEVENT_SOFTIRQ_ENTRY : TPEVENT_SOFTIRQ_EXIT, .time_ns = t, .cpu = cpu };
 	e.softirq.vec = vec;
 	assert_int_equal(noise_event(n, &e), 0);
 }
 
 static void ev_nmi(struct noise *n, uint32_t cpu, uint64_t t, int64_t delta)
 {
-	struct tpe e = { .kind = TPE_NMI, .time_ns = t, .cpu = cpu };
+	struct tpevent e = { .kind = TPEVENT_NMI, .time_ns = t, .cpu = cpu };
 	e.nmi.delta_ns = delta;
 	assert_int_equal(noise_event(n, &e), 0);
 }
@@ -314,7 +314,7 @@ static void test_anomalies(void **state)
 	ev_irq(n, 0, 2000, true, 4, "x");
 	ev_switch(n, 0, 3000, WL, "latscope", 8, "d");
 	assert_int_equal(noise_anomalies(n)->dropped_open, 1);
-	struct tpe bad = { .kind = TPE_IRQ_ENTRY, .cpu = 7 };
+	struct tpevent bad = { .kind = TPEVENT_IRQ_ENTRY, .cpu = 7 };
 	assert_int_equal(noise_event(n, &bad), -EINVAL);
 	assert_int_equal(noise_anomalies(n)->bad_cpu, 1);
 	assert_int_equal(noise_gap(n, 0, 10, 5), -EINVAL);

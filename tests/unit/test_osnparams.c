@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests for the LATSCOPE_OSNOISE feature (lib/pdformat.h): the osnoise
- * engine's run parameters written by lib/pdwrite (pdw_set_osnoise_params,
- * osne_record) and read back by lib/pdread (pdread_osnp.c) and
- * osne_params_take: round trips in both byte orders, the bytes of the
+ * engine's run parameters written by lib/pdwrite (pdwrite_set_osnoise_params,
+ * osneng_record) and read back by lib/pdread (pdread_osnp.c) and
+ * osneng_params_take: round trips in both byte orders, the bytes of the
  * layout, a hand-made section, truncated / oversized / wrong-version /
  * malformed sections (refused with the file offset), the pipe (not sent),
  * a checkpoint, and the VERSION text of older recordings (the fallback).
@@ -14,35 +14,35 @@
 
 /* A file with one evsel, one record and, when set, params or raw bytes as
  * the LATSCOPE_OSNOISE feature; its image in *im. */
-static void write_file(bool be, const struct pdf_osnp *p, const void *raw, size_t raw_len,
+static void write_file(bool be, const struct pdformat_osnp *p, const void *raw, size_t raw_len,
 		       const char *version, struct img *im)
 {
 	int fd = new_fd();
-	struct pdw *w = wopen(fd, be, false, 0);
-	struct pdf_attr a = tp_attr(1, PDF_SAMPLE_TIME);
+	struct pdwrite *w = wopen(fd, be, false, 0);
+	struct pdformat_attr a = tp_attr(1, PDFORMAT_SAMPLE_TIME);
 	uint64_t id = 1;
-	assert_true(pdw_add_evsel(w, &a, "sched:sched_switch", &id, 1) >= 0);
+	assert_true(pdwrite_add_evsel(w, &a, "sched:sched_switch", &id, 1) >= 0);
 	if (p)
-		assert_int_equal(pdw_set_osnoise_params(w, p), 0);
+		assert_int_equal(pdwrite_set_osnoise_params(w, p), 0);
 	if (raw)
-		assert_int_equal(pdw_set_raw_feature(w, PDF_FEAT_LATSCOPE_OSNOISE, raw, raw_len), 0);
+		assert_int_equal(pdwrite_set_raw_feature(w, PDFORMAT_FEAT_LATSCOPE_OSNOISE, raw, raw_len), 0);
 	if (version)
-		assert_int_equal(pdw_set_string_feature(w, PDF_FEAT_VERSION, version), 0);
-	assert_int_equal(pdw_begin_data(w), 0);
-	assert_int_equal(pdw_finished_round(w), 0);
+		assert_int_equal(pdwrite_set_string_feature(w, PDFORMAT_FEAT_VERSION, version), 0);
+	assert_int_equal(pdwrite_begin_data(w), 0);
+	assert_int_equal(pdwrite_finished_round(w), 0);
 	wfinish(w, fd, be, im);
 }
 
-static struct pdf_osnp sample_params(void)
+static struct pdformat_osnp sample_params(void)
 {
-	struct pdf_osnp p;
+	struct pdformat_osnp p;
 	memset(&p, 0, sizeof(p));
 	p.threshold_us = 5;
 	p.period_us = 1000000;
 	p.runtime_us = 900000;
 	p.stop_us = 30;
 	p.stop_total_us = 400;
-	p.flags = PDF_OSNP_NO_WORKLOAD;
+	p.flags = PDFORMAT_OSNP_NO_WORKLOAD;
 	p.cpus[0] = 0x6;		/* CPUs 1, 2 */
 	p.cpus[2] = 1ull << 3;		/* CPU 131 */
 	return p;
@@ -52,25 +52,25 @@ static struct pdf_osnp sample_params(void)
  * layout in pdformat.h (not through the writer), in little-endian. */
 static size_t hand_section(uint8_t *b, size_t cap)
 {
-	struct pdf_osnp p = sample_params();
-	size_t len = PDF_OSNP_FIXED + 3 * 8;
+	struct pdformat_osnp p = sample_params();
+	size_t len = PDFORMAT_OSNP_FIXED + 3 * 8;
 	assert_true(len <= cap);
 	memset(b, 0, len);
 	memcpy(b, "LSOP", 4);
 	b[4] = 'l';
-	by_st16(b + 6, 1, BY_HOST_BIG_ENDIAN);
-	by_st32(b + 8, (uint32_t)len, BY_HOST_BIG_ENDIAN);
-	by_st32(b + 12, 3, BY_HOST_BIG_ENDIAN);
+	bytes_st16(b + 6, 1, BYTES_HOST_BIG_ENDIAN);
+	bytes_st32(b + 8, (uint32_t)len, BYTES_HOST_BIG_ENDIAN);
+	bytes_st32(b + 12, 3, BYTES_HOST_BIG_ENDIAN);
 	const uint64_t v[] = { p.threshold_us, p.period_us, p.runtime_us, p.stop_us,
 			       p.stop_total_us, p.flags, p.cpus[0], p.cpus[1], p.cpus[2] };
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		by_st64(b + 16 + 8 * i, v[i], BY_HOST_BIG_ENDIAN);
+		bytes_st64(b + 16 + 8 * i, v[i], BYTES_HOST_BIG_ENDIAN);
 	return len;
 }
 
-static void assert_params(const struct pdf_osnp *got, const struct pdf_osnp *want)
+static void assert_params(const struct pdformat_osnp *got, const struct pdformat_osnp *want)
 {
-	assert_int_equal(got->version, PDF_OSNP_VERSION);
+	assert_int_equal(got->version, PDFORMAT_OSNP_VERSION);
 	assert_int_equal(got->threshold_us, want->threshold_us);
 	assert_int_equal(got->period_us, want->period_us);
 	assert_int_equal(got->runtime_us, want->runtime_us);
@@ -82,27 +82,27 @@ static void assert_params(const struct pdf_osnp *got, const struct pdf_osnp *wan
 
 static void roundtrip(bool be)
 {
-	struct pdf_osnp p = sample_params();
+	struct pdformat_osnp p = sample_params();
 	struct img im;
 	write_file(be, &p, NULL, 0, NULL, &im);
 	/* the bytes: magic, tag in the file's order, version, size, 3 words */
 	size_t off, size;
-	assert_true(feat_sec(&im, PDF_FEAT_LATSCOPE_OSNOISE, &off, &size));
-	assert_int_equal(size, PDF_OSNP_FIXED + 3 * 8);
+	assert_true(feat_sec(&im, PDFORMAT_FEAT_LATSCOPE_OSNOISE, &off, &size));
+	assert_int_equal(size, PDFORMAT_OSNP_FIXED + 3 * 8);
 	assert_memory_equal(im.p + off, "LSOP", 4);
 	assert_int_equal(im.p[off + 4], be ? 'B' : 'l');
 	assert_int_equal(ld16(&im, off + 6), 1);
 	assert_int_equal(ld32(&im, off + 8), size);
 	assert_int_equal(ld32(&im, off + 12), 3);
 	assert_int_equal(ld64(&im, off + 64 + 16), 1ull << 3);
-	struct pdr *r;
-	assert_int_equal(pdr_open_mem(&r, im.p, im.len, NULL), 0);
-	const struct pdr_info *in = pdr_info(r);
+	struct pdread *r;
+	assert_int_equal(pdread_open_mem(&r, im.p, im.len, NULL), 0);
+	const struct pdread_info *in = pdread_info(r);
 	assert_true(in->has_osnoise_params);
 	assert_int_equal(in->osnoise_params.big_endian, be);
 	assert_params(&in->osnoise_params, &p);
-	assert_true(osne_is_recording(r));
-	pdr_close(r);
+	assert_true(osneng_is_recording(r));
+	pdread_close(r);
 	free(im.p);
 }
 
@@ -118,13 +118,13 @@ static void test_hand_made(void **state)
 	for (int be = 0; be < 2; be++) {
 		struct img im;
 		write_file(be, NULL, b, len, NULL, &im);
-		struct pdr *r;
-		assert_int_equal(pdr_open_mem(&r, im.p, im.len, NULL), 0);
-		struct pdf_osnp want = sample_params();
-		assert_true(pdr_info(r)->has_osnoise_params);
-		assert_false(pdr_info(r)->osnoise_params.big_endian);
-		assert_params(&pdr_info(r)->osnoise_params, &want);
-		pdr_close(r);
+		struct pdread *r;
+		assert_int_equal(pdread_open_mem(&r, im.p, im.len, NULL), 0);
+		struct pdformat_osnp want = sample_params();
+		assert_true(pdread_info(r)->has_osnoise_params);
+		assert_false(pdread_info(r)->osnoise_params.big_endian);
+		assert_params(&pdread_info(r)->osnoise_params, &want);
+		pdread_close(r);
 		free(im.p);
 	}
 }
@@ -136,15 +136,15 @@ static void refused(const uint8_t *b, size_t len, int err, const char *what, siz
 	struct img im;
 	write_file(false, NULL, b, len, NULL, &im);
 	size_t off, size;
-	assert_true(feat_sec(&im, PDF_FEAT_LATSCOPE_OSNOISE, &off, &size));
-	struct pdr *r = NULL;
-	assert_int_equal(pdr_open_mem(&r, im.p, im.len, NULL), err);
-	const char *msg = pdr_strerror(r);
+	assert_true(feat_sec(&im, PDFORMAT_FEAT_LATSCOPE_OSNOISE, &off, &size));
+	struct pdread *r = NULL;
+	assert_int_equal(pdread_open_mem(&r, im.p, im.len, NULL), err);
+	const char *msg = pdread_strerror(r);
 	char at[64];
 	snprintf(at, sizeof(at), "at file offset %#zx", off + delta);
 	if (!strstr(msg, what) || !strstr(msg, at) || !strstr(msg, "LATSCOPE_OSNOISE"))
 		fail_msg("message '%s' lacks '%s' or '%s'", msg, what, at);
-	pdr_close(r);
+	pdread_close(r);
 	free(im.p);
 }
 
@@ -166,12 +166,12 @@ static void test_oversized(void **state)
 	memset(b + len, 0, 8);
 	refused(b, len + 8, -EINVAL, "oversized", 0);
 	/* a size field that disagrees with the words */
-	by_st32(b + 8, (uint32_t)len + 8, BY_HOST_BIG_ENDIAN);
+	bytes_st32(b + 8, (uint32_t)len + 8, BYTES_HOST_BIG_ENDIAN);
 	refused(b, len + 8, -EINVAL, "size field", 8);
 	/* more CPU words than latscope has CPUs */
-	by_st32(b + 12, PDF_OSNP_MAX_WORDS + 1, BY_HOST_BIG_ENDIAN);
+	bytes_st32(b + 12, PDFORMAT_OSNP_MAX_WORDS + 1, BYTES_HOST_BIG_ENDIAN);
 	refused(b, len, -EINVAL, "CPU bitmap words", 12);
-	by_st32(b + 12, 0, BY_HOST_BIG_ENDIAN);
+	bytes_st32(b + 12, 0, BYTES_HOST_BIG_ENDIAN);
 	refused(b, len, -EINVAL, "CPU bitmap words", 12);
 }
 
@@ -180,9 +180,9 @@ static void test_wrong_version(void **state)
 	(void)state;
 	uint8_t b[256];
 	size_t len = hand_section(b, sizeof(b));
-	by_st16(b + 6, 2, BY_HOST_BIG_ENDIAN);
+	bytes_st16(b + 6, 2, BYTES_HOST_BIG_ENDIAN);
 	refused(b, len, -ENOTSUP, "version 2", 6);
-	by_st16(b + 6, 0, BY_HOST_BIG_ENDIAN);
+	bytes_st16(b + 6, 0, BYTES_HOST_BIG_ENDIAN);
 	refused(b, len, -ENOTSUP, "version 0", 6);
 }
 
@@ -197,7 +197,7 @@ static void test_malformed(void **state)
 	b[0] = 'X';
 	refused(b, len, -EINVAL, "does not start with", 0);
 	len = hand_section(b, sizeof(b));
-	by_st64(b + 56, 2, BY_HOST_BIG_ENDIAN);
+	bytes_st64(b + 56, 2, BYTES_HOST_BIG_ENDIAN);
 	refused(b, len, -EINVAL, "unknown flags", 56);
 	/* a big-endian tag on little-endian fields reads as wrong values */
 	len = hand_section(b, sizeof(b));
@@ -205,57 +205,57 @@ static void test_malformed(void **state)
 	refused(b, len, -ENOTSUP, "version 256", 6);
 }
 
-/* osne_record: the section plus a plain VERSION; osne_params_take gives the
+/* osneng_record: the section plus a plain VERSION; osneng_params_take gives the
  * run's options back (the CLI's threshold wins when higher, its CPUs when
  * given). */
 static void test_engine_record(void **state)
 {
 	(void)state;
-	struct osne_opts o;
+	struct osneng_opts o;
 	memset(&o, 0, sizeof(o));
-	ps_cpuset_add(&o.cpus, 1);
-	ps_cpuset_add(&o.cpus, 3);
+	parse_cpuset_add(&o.cpus, 1);
+	parse_cpuset_add(&o.cpus, 3);
 	o.threshold_us = 7;
 	o.period_us = 500000;
 	o.runtime_us = 400000;
 	o.stop_total_us = 90;
-	struct osne *e = NULL;
-	assert_int_equal(osne_new(&e, &o, NULL), 0);
+	struct osneng *e = NULL;
+	assert_int_equal(osneng_new(&e, &o, NULL), 0);
 	int fd = new_fd();
-	struct pdw *w = wopen(fd, false, false, 0);
-	assert_int_equal(osne_record(e, w), 0);
-	assert_int_equal(pdw_begin_data(w), 0);
-	assert_int_equal(pdw_finished_round(w), 0);
+	struct pdwrite *w = wopen(fd, false, false, 0);
+	assert_int_equal(osneng_record(e, w), 0);
+	assert_int_equal(pdwrite_begin_data(w), 0);
+	assert_int_equal(pdwrite_finished_round(w), 0);
 	struct img im;
 	wfinish(w, fd, false, &im);
-	osne_free(e);
+	osneng_free(e);
 
-	struct pdr *r;
-	assert_int_equal(pdr_open_mem(&r, im.p, im.len, NULL), 0);
-	const struct pdr_info *in = pdr_info(r);
+	struct pdread *r;
+	assert_int_equal(pdread_open_mem(&r, im.p, im.len, NULL), 0);
+	const struct pdread_info *in = pdread_info(r);
 	assert_true(in->has_osnoise_params);
 	assert_non_null(in->version);
 	assert_true(!strncmp(in->version, "latscope ", 9));
 	assert_null(strstr(in->version, "threshold"));
-	struct osne_opts got;
+	struct osneng_opts got;
 	memset(&got, 0, sizeof(got));
 	got.threshold_us = 1;
-	assert_true(osne_params_take(r, &got, false, false));
+	assert_true(osneng_params_take(r, &got, false, false));
 	assert_int_equal(got.threshold_us, 7);
 	assert_int_equal(got.period_us, 500000);
 	assert_int_equal(got.runtime_us, 400000);
 	assert_false(got.no_workload);
 	assert_memory_equal(got.cpus.bits, o.cpus.bits, sizeof(o.cpus.bits));
 	/* -T above the file's threshold wins; -c keeps the CLI's CPUs */
-	struct osne_opts cli;
+	struct osneng_opts cli;
 	memset(&cli, 0, sizeof(cli));
 	cli.threshold_us = 20;
-	ps_cpuset_add(&cli.cpus, 0);
-	assert_false(osne_params_take(r, &cli, true, true));
+	parse_cpuset_add(&cli.cpus, 0);
+	assert_false(osneng_params_take(r, &cli, true, true));
 	assert_int_equal(cli.threshold_us, 20);
-	assert_true(ps_cpuset_has(&cli.cpus, 0));
-	assert_false(ps_cpuset_has(&cli.cpus, 1));
-	pdr_close(r);
+	assert_true(parse_cpuset_has(&cli.cpus, 0));
+	assert_false(parse_cpuset_has(&cli.cpus, 1));
+	pdread_close(r);
 	free(im.p);
 }
 
@@ -263,38 +263,38 @@ static void test_engine_record(void **state)
 static void test_old_version_text(void **state)
 {
 	(void)state;
-	struct osne_opts o;
+	struct osneng_opts o;
 	memset(&o, 0, sizeof(o));
-	ps_cpuset_add(&o.cpus, 2);
+	parse_cpuset_add(&o.cpus, 2);
 	o.threshold_us = 3;
 	o.period_us = 250000;
 	o.runtime_us = 200000;
 	o.no_workload = true;
 	char text[1024];
-	osne_params_format(&o, text, sizeof(text));
+	osneng_params_format(&o, text, sizeof(text));
 	struct img im;
 	write_file(false, NULL, NULL, 0, text, &im);
-	struct pdr *r;
-	assert_int_equal(pdr_open_mem(&r, im.p, im.len, NULL), 0);
-	assert_false(pdr_info(r)->has_osnoise_params);
-	assert_true(osne_is_recording(r));
-	struct osne_opts got;
+	struct pdread *r;
+	assert_int_equal(pdread_open_mem(&r, im.p, im.len, NULL), 0);
+	assert_false(pdread_info(r)->has_osnoise_params);
+	assert_true(osneng_is_recording(r));
+	struct osneng_opts got;
 	memset(&got, 0, sizeof(got));
-	assert_true(osne_params_take(r, &got, false, false));
+	assert_true(osneng_params_take(r, &got, false, false));
 	assert_int_equal(got.threshold_us, 3);
 	assert_int_equal(got.period_us, 250000);
 	assert_int_equal(got.runtime_us, 200000);
 	assert_true(got.no_workload);
-	assert_true(ps_cpuset_has(&got.cpus, 2));
-	assert_int_equal(ps_cpuset_count(&got.cpus), 1);
-	pdr_close(r);
+	assert_true(parse_cpuset_has(&got.cpus, 2));
+	assert_int_equal(parse_cpuset_count(&got.cpus), 1);
+	pdread_close(r);
 	free(im.p);
 	/* neither: nothing taken */
 	write_file(false, NULL, NULL, 0, "latscope 0.1.0", &im);
-	assert_int_equal(pdr_open_mem(&r, im.p, im.len, NULL), 0);
-	assert_false(osne_params_take(r, &got, false, false));
-	assert_false(osne_is_recording(r));
-	pdr_close(r);
+	assert_int_equal(pdread_open_mem(&r, im.p, im.len, NULL), 0);
+	assert_false(osneng_params_take(r, &got, false, false));
+	assert_false(osneng_is_recording(r));
+	pdread_close(r);
 	free(im.p);
 }
 
@@ -303,21 +303,21 @@ static void test_old_version_text(void **state)
 static void test_pipe_and_checkpoint(void **state)
 {
 	(void)state;
-	struct pdf_osnp p = sample_params();
+	struct pdformat_osnp p = sample_params();
 	int fd = new_fd();
-	struct pdw *w = wopen(fd, false, true, 0);
-	struct pdf_attr a = tp_attr(1, PDF_SAMPLE_TIME);
+	struct pdwrite *w = wopen(fd, false, true, 0);
+	struct pdformat_attr a = tp_attr(1, PDFORMAT_SAMPLE_TIME);
 	uint64_t id = 1;
-	assert_true(pdw_add_evsel(w, &a, "sched:sched_switch", &id, 1) >= 0);
-	assert_int_equal(pdw_set_osnoise_params(w, &p), 0);
-	assert_int_equal(pdw_begin_data(w), 0);
-	assert_int_equal(pdw_set_osnoise_params(w, &p), 0);	/* late: not sent either */
+	assert_true(pdwrite_add_evsel(w, &a, "sched:sched_switch", &id, 1) >= 0);
+	assert_int_equal(pdwrite_set_osnoise_params(w, &p), 0);
+	assert_int_equal(pdwrite_begin_data(w), 0);
+	assert_int_equal(pdwrite_set_osnoise_params(w, &p), 0);	/* late: not sent either */
 	struct img im;
 	wfinish(w, fd, false, &im);
 	for (size_t off = 16; off + 16 <= im.len; off += ld16(&im, off + 6)) {
 		assert_true(ld16(&im, off + 6) >= 8);
-		if (ld32(&im, off) == PDF_RECORD_HEADER_FEATURE)
-			assert_true(ld64(&im, off + 8) < PDF_FEAT_LAST_KNOWN);
+		if (ld32(&im, off) == PDFORMAT_RECORD_HEADER_FEATURE)
+			assert_true(ld64(&im, off + 8) < PDFORMAT_FEAT_LAST_KNOWN);
 	}
 	free(im.p);
 
@@ -325,23 +325,23 @@ static void test_pipe_and_checkpoint(void **state)
 	int tfd = mkstemp(path);
 	assert_true(tfd >= 0);
 	close(tfd);
-	struct pdw_opts o = { .big_endian = false, .checkpoint = true, .force = true };
-	assert_int_equal(pdw_open(&w, path, &o), 0);
-	assert_true(pdw_add_evsel(w, &a, "sched:sched_switch", &id, 1) >= 0);
-	assert_int_equal(pdw_set_osnoise_params(w, &p), 0);
-	assert_int_equal(pdw_begin_data(w), 0);
-	assert_int_equal(pdw_finished_round(w), 0);
-	assert_int_equal(pdw_checkpoint(w, true), 0);
-	struct pdr *r;
-	assert_int_equal(pdr_open(&r, path, NULL), 0);	/* as if the writer were killed */
-	struct pdr_event ev;
-	while (pdr_next(r, &ev) > 0)
+	struct pdwrite_opts o = { .big_endian = false, .checkpoint = true, .force = true };
+	assert_int_equal(pdwrite_open(&w, path, &o), 0);
+	assert_true(pdwrite_add_evsel(w, &a, "sched:sched_switch", &id, 1) >= 0);
+	assert_int_equal(pdwrite_set_osnoise_params(w, &p), 0);
+	assert_int_equal(pdwrite_begin_data(w), 0);
+	assert_int_equal(pdwrite_finished_round(w), 0);
+	assert_int_equal(pdwrite_checkpoint(w, true), 0);
+	struct pdread *r;
+	assert_int_equal(pdread_open(&r, path, NULL), 0);	/* as if the writer were killed */
+	struct pdread_event ev;
+	while (pdread_next(r, &ev) > 0)
 		;
-	assert_true(pdr_info(r)->unterminated);
-	assert_true(pdr_info(r)->has_osnoise_params);
-	assert_params(&pdr_info(r)->osnoise_params, &p);
-	pdr_close(r);
-	pdw_discard(w);
+	assert_true(pdread_info(r)->unterminated);
+	assert_true(pdread_info(r)->has_osnoise_params);
+	assert_params(&pdread_info(r)->osnoise_params, &p);
+	pdread_close(r);
+	pdwrite_discard(w);
 	unlink(path);
 }
 

@@ -7,10 +7,10 @@
  *                sched_wakeup / sched_switch pairs, read back with
  *                lhist_percentile_ns() like src/hist/output.c and lhout.c;
  *   osnoise hist workload gaps fed to the osnoise engine (lib/osneng.c) as
- *                OSW_GAP records, read back with osne_hist_percentile_ns()
+ *                OSWORK_GAP records, read back with osneng_hist_percentile_ns()
  *                like src/osnoise/output.c (1 us buckets, 256 of them);
  *   dtl report   enqueue_to_dispatch of DTL entries (lib/dtlstat.c) at a
- *                512 MHz timebase, read back with dtls_hist_percentile()
+ *                512 MHz timebase, read back with dtlstat_hist_percentile()
  *                like src/cmd_dtl_report.c.
  *
  * The known answer is the nearest-rank value of the sorted latencies (the
@@ -83,23 +83,23 @@ static uint64_t ns_to_ticks(uint64_t ns)
 
 /* ---- hist: wakeup latencies through the trackers ------------------------------ */
 
-static void feed(struct lat *l, const struct tpe *e)
+static void feed(struct latency *l, const struct tpevent *e)
 {
-	assert_int_equal(lat_feed(l, e), 0);
+	assert_int_equal(latency_feed(l, e), 0);
 }
 
-static void sw(struct lat *l, uint64_t t, int prev, int pprio, int next, int nprio)
+static void sw(struct latency *l, uint64_t t, int prev, int pprio, int next, int nprio)
 {
-	struct tpe e;
+	struct tpevent e;
 	tt_switch(&e, t, 0, prev, pprio, NULL, next, nprio, NULL);
 	feed(l, &e);
 }
 
-static void wakeup(struct lat *l, uint64_t t, int pid, int prio)
+static void wakeup(struct latency *l, uint64_t t, int pid, int prio)
 {
-	struct tpe e;
+	struct tpevent e;
 	memset(&e, 0, sizeof(e));
-	e.kind = TPE_SCHED_WAKEUP;
+	e.kind = TPEVENT_SCHED_WAKEUP;
 	e.time_ns = t;
 	e.wake.pid = pid;
 	e.wake.prio = prio;
@@ -109,10 +109,10 @@ static void wakeup(struct lat *l, uint64_t t, int pid, int prio)
 
 static void hist_pcts(int64_t out[NPCT])
 {
-	struct lat_cfg cfg;
-	struct lat *l;
-	lat_cfg_default(&cfg, 1);
-	assert_int_equal(lat_new(&l, &cfg), 0);
+	struct latency_cfg cfg;
+	struct latency *l;
+	latency_cfg_default(&cfg, 1);
+	assert_int_equal(latency_new(&l, &cfg), 0);
 	uint64_t t = 1000000;
 	sw(l, t, 0, 120, 100, 120);			/* a CFS task runs on CPU0 */
 	for (int i = 0; i < N; i++) {
@@ -120,20 +120,20 @@ static void hist_pcts(int64_t out[NPCT])
 		sw(l, t += lat_ns[i], 100, 120, 200, 10);	/* and run */
 		sw(l, t += 10000, 200, 10, 100, 120);
 	}
-	const struct lhist *h = lat_hist(l, LAT_WAKEUP, 0);
+	const struct lhist *h = latency_hist(l, LATENCY_WAKEUP, 0);
 	assert_non_null(h);
 	assert_int_equal(h->total, N);
 	for (size_t i = 0; i < NPCT; i++)
 		assert_int_equal(lhist_percentile_ns(h, pcts[i], &out[i]), 0);
-	lat_free(l);
+	latency_free(l);
 }
 
 /* ---- osnoise hist: workload gaps through the engine --------------------------- */
 
-static struct osw_rec wq[N + 2];
+static struct oswork_rec wq[N + 2];
 static size_t wq_n, wq_pos;
 
-static bool wq_peek(void *arg, size_t idx, struct osw_rec *r)
+static bool wq_peek(void *arg, size_t idx, struct oswork_rec *r)
 {
 	(void)arg;
 	(void)idx;
@@ -152,7 +152,7 @@ static void wq_pop(void *arg, size_t idx)
 
 static void add_rec(uint32_t type, uint64_t t0, uint64_t t1, uint64_t v0)
 {
-	struct osw_rec *r = &wq[wq_n++];
+	struct oswork_rec *r = &wq[wq_n++];
 	memset(r, 0, sizeof(*r));
 	r->type = type;
 	r->t0_ns = t0;
@@ -162,9 +162,9 @@ static void add_rec(uint32_t type, uint64_t t0, uint64_t t1, uint64_t v0)
 
 static void osnoise_pcts(int64_t out[NPCT], uint64_t *bucket_ns)
 {
-	struct osne_opts o;
+	struct osneng_opts o;
 	memset(&o, 0, sizeof(o));
-	ps_cpuset_add(&o.cpus, 0);
+	parse_cpuset_add(&o.cpus, 0);
 	o.threshold_us = 1;
 	o.period_us = o.runtime_us = 1000000;
 	o.hist = true;
@@ -174,55 +174,55 @@ static void osnoise_pcts(int64_t out[NPCT], uint64_t *bucket_ns)
 
 	uint64_t base = 1000000000, t = base + 1000;
 	wq_n = wq_pos = 0;
-	add_rec(OSW_PERIOD_BEGIN, base, base, 0);
+	add_rec(OSWORK_PERIOD_BEGIN, base, base, 0);
 	for (int i = 0; i < N; i++) {
-		add_rec(OSW_GAP, t, t + lat_ns[i], 0);
+		add_rec(OSWORK_GAP, t, t + lat_ns[i], 0);
 		t += lat_ns[i] + 20000;
 	}
-	add_rec(OSW_PERIOD_END, t, t, t - base);
+	add_rec(OSWORK_PERIOD_END, t, t, t - base);
 
-	struct osne *e = NULL;
-	struct osne_sink sk = { 0 };
-	assert_int_equal(osne_new(&e, &o, &sk), 0);
-	assert_int_equal(osne_set_tid(e, 0, 500, 100), 0);
-	struct osne_wsrc src = { .peek = wq_peek, .pop = wq_pop };
-	osne_use_source(e, &src);
-	osne_start(e, base);
-	osne_set_end(e, t);
-	osne_advance(e, UINT64_MAX);
-	osne_close(e);
+	struct osneng *e = NULL;
+	struct osneng_sink sk = { 0 };
+	assert_int_equal(osneng_new(&e, &o, &sk), 0);
+	assert_int_equal(osneng_set_tid(e, 0, 500, 100), 0);
+	struct osneng_wsrc src = { .peek = wq_peek, .pop = wq_pop };
+	osneng_use_source(e, &src);
+	osneng_start(e, base);
+	osneng_set_end(e, t);
+	osneng_advance(e, UINT64_MAX);
+	osneng_close(e);
 
-	const struct osne_hist *h = &osne_cpu(e, 0)->hist;
+	const struct osneng_hist *h = &osneng_cpu(e, 0)->hist;
 	assert_int_equal(h->count, N);
 	assert_int_equal(h->b[o.entries], 1);	/* 300 us: the over bucket */
 	for (size_t i = 0; i < NPCT; i++) {
 		uint64_t v;
-		assert_int_equal(osne_hist_percentile_ns(h, o.bucket_us, o.entries, pcts[i], &v), 0);
+		assert_int_equal(osneng_hist_percentile_ns(h, o.bucket_us, o.entries, pcts[i], &v), 0);
 		out[i] = (int64_t)v;
 	}
-	osne_free(e);
+	osneng_free(e);
 }
 
 /* ---- dtl report: enqueue_to_dispatch through the DTL statistics --------------- */
 
 static void dtl_pcts(uint64_t ticks[NPCT], int64_t out[NPCT])
 {
-	struct dtls *s;
-	assert_int_equal(dtls_new(&s), 0);
+	struct dtlstat *s;
+	assert_int_equal(dtlstat_new(&s), 0);
 	for (int i = 0; i < N; i++) {
 		struct dtl_entry e = {
 			.dispatch_reason = 1, .timebase = 1000 + (uint64_t)i * 100000,
 			.enqueue_to_dispatch_tb = (uint32_t)ns_to_ticks(lat_ns[i]),
 		};
-		assert_int_equal(dtls_add_entry(s, 0, &e), 0);
+		assert_int_equal(dtlstat_add_entry(s, 0, &e), 0);
 	}
-	const struct dtls_hist *h = &dtls_cpu(s, 0)->h[DTLS_E2D];
+	const struct dtlstat_hist *h = &dtlstat_cpu(s, 0)->h[DTLSTAT_E2D];
 	assert_int_equal(h->count, N);
 	for (size_t i = 0; i < NPCT; i++) {
-		ticks[i] = dtls_hist_percentile(h, pcts[i]);
+		ticks[i] = dtlstat_hist_percentile(h, pcts[i]);
 		out[i] = (int64_t)dtl_ticks_to_ns(ticks[i], TB_FREQ);
 	}
-	dtls_free(s);
+	dtlstat_free(s);
 }
 
 /* ---- the three against the known answer and each other ------------------------ */
@@ -246,7 +246,7 @@ static void test_three_agree(void **state)
 			       k / (int64_t)obucket_ns * (int64_t)obucket_ns + (int64_t)obucket_ns - 1;
 		/* dtl: log-linear buckets over ticks */
 		uint64_t kt = ns_to_ticks((uint64_t)k);
-		uint64_t dtop = dtls_bucket_low(dtls_bucket(kt) + 1) - 1;
+		uint64_t dtop = dtlstat_bucket_low(dtlstat_bucket(kt) + 1) - 1;
 		print_message("p%-6g known %7" PRId64 " ns: hist %7" PRId64 " osnoise %7" PRId64
 			      " dtl %7" PRId64 " ns (%" PRIu64 " ticks)\n", pcts[i], k, hv[i], ov[i],
 			      dv[i], dticks[i]);

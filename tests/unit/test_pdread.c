@@ -31,36 +31,36 @@ struct img {
 	size_t len;
 };
 
-static struct pdf_attr sw_attr(void)
+static struct pdformat_attr sw_attr(void)
 {
-	struct pdf_attr a;
+	struct pdformat_attr a;
 	memset(&a, 0, sizeof(a));
-	a.type = PDF_TYPE_SOFTWARE;
+	a.type = PDFORMAT_TYPE_SOFTWARE;
 	a.config = 9;
 	a.sample_period = 1;
-	a.sample_type = PDF_SAMPLE_IDENTIFIER | PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU |
-			PDF_SAMPLE_PERIOD;
-	a.flags = 1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL;
+	a.sample_type = PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_CPU |
+			PDFORMAT_SAMPLE_PERIOD;
+	a.flags = 1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL;
 	return a;
 }
 
-static struct pdw *wopen(int *fd, bool be, bool pipe)
+static struct pdwrite *wopen(int *fd, bool be, bool pipe)
 {
 	*fd = memfd_create("pdr-test", MFD_CLOEXEC);
 	assert_true(*fd >= 0);
-	struct pdw *w = NULL;
-	struct pdw_opts o = { .big_endian = be, .pipe = pipe };
-	assert_int_equal(pdw_open_fd(&w, *fd, false, &o), 0);
+	struct pdwrite *w = NULL;
+	struct pdwrite_opts o = { .big_endian = be, .pipe = pipe };
+	assert_int_equal(pdwrite_open_fd(&w, *fd, false, &o), 0);
 	uint64_t ids[2] = { 100, 101 };
-	struct pdf_attr a = sw_attr();
-	assert_int_equal(pdw_add_evsel(w, &a, "dummy", ids, 2), 0);
-	assert_int_equal(pdw_begin_data(w), 0);
+	struct pdformat_attr a = sw_attr();
+	assert_int_equal(pdwrite_add_evsel(w, &a, "dummy", ids, 2), 0);
+	assert_int_equal(pdwrite_begin_data(w), 0);
 	return w;
 }
 
-static void wclose(struct pdw *w, int fd, struct img *im)
+static void wclose(struct pdwrite *w, int fd, struct img *im)
 {
-	assert_int_equal(pdw_close(w), 0);
+	assert_int_equal(pdwrite_close(w), 0);
 	struct stat st;
 	assert_int_equal(fstat(fd, &st), 0);
 	im->len = (size_t)st.st_size;
@@ -70,27 +70,27 @@ static void wclose(struct pdw *w, int fd, struct img *im)
 	close(fd);
 }
 
-static void sample(struct pdw *w, uint64_t t, uint32_t cpu)
+static void sample(struct pdwrite *w, uint64_t t, uint32_t cpu)
 {
-	struct pdr_sample s;
+	struct pdread_sample s;
 	memset(&s, 0, sizeof(s));
 	s.id = 100 + cpu;
 	s.pid = s.tid = 42;
 	s.time = t;
 	s.cpu = cpu;
 	s.period = t;	/* lets the test recognise the record */
-	assert_int_equal(pdw_write_sample(w, 0, PDF_MISC_KERNEL, &s), 0);
+	assert_int_equal(pdwrite_write_sample(w, 0, PDFORMAT_MISC_KERNEL, &s), 0);
 }
 
 /* Deliver every record; the samples' keys (time, or time * 4 + cpu with
  * cpu4) in delivery order into out[max].  Returns how many samples. */
-static size_t drain_samples(struct pdr *r, uint64_t *out, size_t max, bool cpu4)
+static size_t drain_samples(struct pdread *r, uint64_t *out, size_t max, bool cpu4)
 {
-	struct pdr_event ev;
+	struct pdread_event ev;
 	size_t n = 0;
 	int rc;
-	while ((rc = pdr_next(r, &ev)) > 0) {
-		if (ev.type != PDF_RECORD_SAMPLE)
+	while ((rc = pdread_next(r, &ev)) > 0) {
+		if (ev.type != PDFORMAT_RECORD_SAMPLE)
 			continue;
 		assert_true(ev.has_sample);
 		assert_int_equal(ev.sample.period, ev.sample.time);
@@ -102,34 +102,34 @@ static size_t drain_samples(struct pdr *r, uint64_t *out, size_t max, bool cpu4)
 }
 
 /* Read all samples, returning their times in delivery order. */
-static size_t read_times(const struct img *im, uint64_t *out, size_t max, struct pdr_stats *st)
+static size_t read_times(const struct img *im, uint64_t *out, size_t max, struct pdread_stats *st)
 {
-	struct pdr *r;
-	assert_int_equal(pdr_open_mem(&r, im->p, im->len, NULL), 0);
+	struct pdread *r;
+	assert_int_equal(pdread_open_mem(&r, im->p, im->len, NULL), 0);
 	size_t n = drain_samples(r, out, max, false);
 	if (st)
-		*st = *pdr_stats(r);
-	pdr_close(r);
+		*st = *pdread_stats(r);
+	pdread_close(r);
 	return n;
 }
 
 static void ordering_case(bool be, bool pipe)
 {
 	int fd;
-	struct pdw *w = wopen(&fd, be, pipe);
+	struct pdwrite *w = wopen(&fd, be, pipe);
 	sample(w, 10, 0);
 	sample(w, 30, 1);
-	pdw_finished_round(w);	/* flush <= 0: nothing; next limit 30 */
+	pdwrite_finished_round(w);	/* flush <= 0: nothing; next limit 30 */
 	sample(w, 20, 0);
 	sample(w, 40, 1);
-	pdw_finished_round(w);	/* flush <= 30: 10 20 30; next limit 40 */
+	pdwrite_finished_round(w);	/* flush <= 30: 10 20 30; next limit 40 */
 	sample(w, 5, 0);	/* older than what was released: late */
 	sample(w, 35, 1);
 	sample(w, 35, 0);	/* tie: file order kept */
 	struct img im;
 	wclose(w, fd, &im);
 	uint64_t t[16];
-	struct pdr_stats st;
+	struct pdread_stats st;
 	size_t n = read_times(&im, t, 16, &st);
 	assert_int_equal(n, 7);
 	uint64_t want[] = { 10, 20, 30, 5, 35, 35, 40 };
@@ -148,24 +148,24 @@ static void test_unordered(void **state)
 {
 	(void)state;
 	int fd;
-	struct pdw *w = wopen(&fd, false, false);
+	struct pdwrite *w = wopen(&fd, false, false);
 	sample(w, 30, 0);
 	sample(w, 10, 1);
 	struct img im;
 	wclose(w, fd, &im);
-	struct pdr *r;
-	struct pdr_opts o = { .unordered = true };
-	assert_int_equal(pdr_open_mem(&r, im.p, im.len, &o), 0);
-	struct pdr_event ev;
+	struct pdread *r;
+	struct pdread_opts o = { .unordered = true };
+	assert_int_equal(pdread_open_mem(&r, im.p, im.len, &o), 0);
+	struct pdread_event ev;
 	uint64_t t[2];
 	int n = 0;
-	while (pdr_next(r, &ev) > 0)
-		if (ev.type == PDF_RECORD_SAMPLE)
+	while (pdread_next(r, &ev) > 0)
+		if (ev.type == PDFORMAT_RECORD_SAMPLE)
 			t[n++] = ev.sample.time;
 	assert_int_equal(n, 2);
 	assert_int_equal(t[0], 30);
 	assert_int_equal(t[1], 10);
-	pdr_close(r);
+	pdread_close(r);
 	free(im.p);
 }
 
@@ -173,22 +173,22 @@ static void test_unordered(void **state)
 static size_t raw_sample(uint8_t *p, uint64_t t)
 {
 	/* IDENTIFIER TID TIME CPU PERIOD = 5 u64 + header */
-	by_st32(p, PDF_RECORD_SAMPLE, false);
-	by_st16(p + 4, PDF_MISC_KERNEL, false);
-	by_st16(p + 6, 48, false);
-	by_st64(p + 8, 100, false);
-	by_st32(p + 16, 42, false);
-	by_st32(p + 20, 42, false);
-	by_st64(p + 24, t, false);
-	by_st64(p + 32, 0, false);
-	by_st64(p + 40, t, false);
+	bytes_st32(p, PDFORMAT_RECORD_SAMPLE, false);
+	bytes_st16(p + 4, PDFORMAT_MISC_KERNEL, false);
+	bytes_st16(p + 6, 48, false);
+	bytes_st64(p + 8, 100, false);
+	bytes_st32(p + 16, 42, false);
+	bytes_st32(p + 20, 42, false);
+	bytes_st64(p + 24, t, false);
+	bytes_st64(p + 32, 0, false);
+	bytes_st64(p + 40, t, false);
 	return 48;
 }
 
 static void compressed_case(uint32_t type)
 {
 	int fd;
-	struct pdw *w = wopen(&fd, BY_HOST_BIG_ENDIAN, false);
+	struct pdwrite *w = wopen(&fd, BYTES_HOST_BIG_ENDIAN, false);
 	uint8_t plain[48 * 4];
 	size_t len = 0;
 	for (int i = 0; i < 4; i++)
@@ -209,18 +209,18 @@ static void compressed_case(uint32_t type)
 		size_t zl = k ? o2.pos : o1.pos;
 		uint8_t body[600];
 		size_t bl = 0;
-		if (type == PDF_RECORD_COMPRESSED2) {
-			by_st64(body, zl, false);
+		if (type == PDFORMAT_RECORD_COMPRESSED2) {
+			bytes_st64(body, zl, false);
 			bl = 8;
 		}
 		memcpy(body + bl, z, zl);
 		bl += zl;
-		assert_int_equal(pdw_write_record(w, type, 0, body, bl), 0);
+		assert_int_equal(pdwrite_write_record(w, type, 0, body, bl), 0);
 	}
 	struct img im;
 	wclose(w, fd, &im);
 	uint64_t t[8];
-	struct pdr_stats st;
+	struct pdread_stats st;
 	size_t n = read_times(&im, t, 8, &st);
 	assert_int_equal(n, 4);
 	for (size_t i = 0; i < 4; i++)
@@ -230,32 +230,32 @@ static void compressed_case(uint32_t type)
 	free(im.p);
 }
 
-static void test_compressed2(void **s) { (void)s; compressed_case(PDF_RECORD_COMPRESSED2); }
+static void test_compressed2(void **s) { (void)s; compressed_case(PDFORMAT_RECORD_COMPRESSED2); }
 
 static void test_unknown_and_lost(void **state)
 {
 	(void)state;
 	int fd;
-	struct pdw *w = wopen(&fd, false, false);
+	struct pdwrite *w = wopen(&fd, false, false);
 	uint8_t junk[24] = { 1, 2, 3 };
-	assert_int_equal(pdw_write_record(w, 99, 0, junk, sizeof(junk)), 0);	/* user range, unknown */
-	assert_int_equal(pdw_write_record(w, 40, 0, junk, sizeof(junk)), 0);	/* kernel range, unknown */
-	struct pdr_sample tr;
+	assert_int_equal(pdwrite_write_record(w, 99, 0, junk, sizeof(junk)), 0);	/* user range, unknown */
+	assert_int_equal(pdwrite_write_record(w, 40, 0, junk, sizeof(junk)), 0);	/* kernel range, unknown */
+	struct pdread_sample tr;
 	memset(&tr, 0, sizeof(tr));
 	tr.id = 100;
 	tr.time = 7;
 	uint8_t lost[16];
-	by_st64(lost, 100, false);
-	by_st64(lost + 8, 12, false);
-	assert_int_equal(pdw_write_with_trailer(w, 0, PDF_RECORD_LOST, 0, lost, 16, &tr), 0);
+	bytes_st64(lost, 100, false);
+	bytes_st64(lost + 8, 12, false);
+	assert_int_equal(pdwrite_write_with_trailer(w, 0, PDFORMAT_RECORD_LOST, 0, lost, 16, &tr), 0);
 	uint8_t ls[8];
-	by_st64(ls, 5, false);
-	assert_int_equal(pdw_write_with_trailer(w, 0, PDF_RECORD_LOST_SAMPLES, 0, ls, 8, &tr), 0);
+	bytes_st64(ls, 5, false);
+	assert_int_equal(pdwrite_write_with_trailer(w, 0, PDFORMAT_RECORD_LOST_SAMPLES, 0, ls, 8, &tr), 0);
 	sample(w, 9, 0);
 	struct img im;
 	wclose(w, fd, &im);
 	uint64_t t[4];
-	struct pdr_stats st;
+	struct pdread_stats st;
 	assert_int_equal(read_times(&im, t, 4, &st), 1);
 	assert_int_equal(st.unknown_records, 2);
 	assert_int_equal(st.lost_records, 1);
@@ -271,14 +271,14 @@ static void test_attr_versions(void **state)
 	(void)state;
 	static const uint32_t sizes[] = { 64, 72, 80, 96, 104, 112, 120, 128, 136 };
 	for (int be = 0; be < 2; be++) {
-		bool swap = be != BY_HOST_BIG_ENDIAN;
+		bool swap = be != BYTES_HOST_BIG_ENDIAN;
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 			uint8_t b[160];
 			memset(b, 0, sizeof(b));
-			by_st32(b, 2, swap);
-			by_st32(b + 4, sizes[i], swap);
-			by_st64(b + 8, 0x174, swap);
-			by_st64(b + 24, PDF_SAMPLE_TIME | PDF_SAMPLE_RAW, swap);
+			bytes_st32(b, 2, swap);
+			bytes_st32(b + 4, sizes[i], swap);
+			bytes_st64(b + 8, 0x174, swap);
+			bytes_st64(b + 24, PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_RAW, swap);
 			/* flags: disabled (0), freq (10), sample_id_all (18) */
 			int bits[] = { 0, 10, 18 };
 			for (int k = 0; k < 3; k++) {
@@ -286,14 +286,14 @@ static void test_attr_versions(void **state)
 				b[40 + n / 8] |= (uint8_t)(1u << (be ? 7 - n % 8 : n % 8));
 			}
 			if (sizes[i] >= 72)
-				by_st64(b + 64, 0xc2, swap);
+				bytes_st64(b + 64, 0xc2, swap);
 			if (sizes[i] >= 96)
-				by_st32(b + 92, 1, swap);
+				bytes_st32(b + 92, 1, swap);
 			if (sizes[i] >= 136)
-				by_st64(b + 128, 0xc3, swap);
-			struct pdf_attr a;
+				bytes_st64(b + 128, 0xc3, swap);
+			struct pdformat_attr a;
 			size_t used = 0;
-			assert_int_equal(pdr_decode_attr(b, sizeof(b), swap, &a, &used), 0);
+			assert_int_equal(pdread_decode_attr(b, sizeof(b), swap, &a, &used), 0);
 			assert_int_equal(used, sizes[i]);
 			assert_int_equal(a.config, 0x174);
 			assert_int_equal(a.flags, (1ULL << 0) | (1ULL << 10) | (1ULL << 18));
@@ -304,33 +304,33 @@ static void test_attr_versions(void **state)
 	}
 	/* size larger than what is there */
 	uint8_t b[64] = { 0 };
-	by_st32(b + 4, 200, false);
-	struct pdf_attr a;
-	assert_int_equal(pdr_decode_attr(b, sizeof(b), false, &a, NULL), -EINVAL);
+	bytes_st32(b + 4, 200, false);
+	struct pdformat_attr a;
+	assert_int_equal(pdread_decode_attr(b, sizeof(b), false, &a, NULL), -EINVAL);
 }
 
 /* Errors: each is negative, and the message names an offset. */
 static void expect_error(const uint8_t *p, size_t len, const char *needle)
 {
-	struct pdr *r;
-	int rc = pdr_open_mem(&r, p, len, NULL);
+	struct pdread *r;
+	int rc = pdread_open_mem(&r, p, len, NULL);
 	if (rc == 0) {
-		struct pdr_event ev;
-		while ((rc = pdr_next(r, &ev)) > 0)
+		struct pdread_event ev;
+		while ((rc = pdread_next(r, &ev)) > 0)
 			;
 	}
 	assert_true(rc < 0);
-	const char *msg = pdr_strerror(r);
+	const char *msg = pdread_strerror(r);
 	if (!strstr(msg, needle) || !strstr(msg, "offset"))
 		fail_msg("error '%s' lacks '%s' or an offset", msg, needle);
-	pdr_close(r);
+	pdread_close(r);
 }
 
 static void test_errors(void **state)
 {
 	(void)state;
 	int fd;
-	struct pdw *w = wopen(&fd, false, false);
+	struct pdwrite *w = wopen(&fd, false, false);
 	for (int i = 0; i < 50; i++)
 		sample(w, 100 + (uint64_t)i, 0);
 	struct img im;
@@ -343,36 +343,36 @@ static void test_errors(void **state)
 	memcpy(c, "NOTPERF!", 8);
 	expect_error(c, im.len, "bad magic");
 	/* file cut inside the data section: header points past the end */
-	uint64_t doff = by_ld64(im.p + 40, false), dsz = by_ld64(im.p + 48, false);
+	uint64_t doff = bytes_ld64(im.p + 40, false), dsz = bytes_ld64(im.p + 48, false);
 	expect_error(im.p, (size_t)(doff + dsz / 2), "truncated");
 	/* a record whose size is below 8 */
 	memcpy(c, im.p, im.len);
-	by_st16(c + doff + 6, 4, false);
+	bytes_st16(c + doff + 6, 4, false);
 	expect_error(c, im.len, "size 4");
 	/* a record running past the data section */
 	memcpy(c, im.p, im.len);
-	by_st16(c + doff + dsz - 48 + 6, 0xfff8, false);
+	bytes_st16(c + doff + dsz - 48 + 6, 0xfff8, false);
 	expect_error(c, im.len, "past the end");
 	/* data size 0 but features after the data: not a killed writer's file */
 	memcpy(c, im.p, im.len);
-	by_st64(c + 48, 0, false);
+	bytes_st64(c + 48, 0, false);
 	expect_error(c, im.len, "data size is 0");
 	/* a killed writer: data size 0, nothing after the data; then cut in a record */
 	for (int cut_in = 0; cut_in < 2; cut_in++) {
 		size_t len = (size_t)(doff + dsz) - (cut_in ? 20 : 0);
 		memcpy(c, im.p, len);
-		by_st64(c + 48, 0, false);
-		struct pdr *r;
-		struct pdr_event ev;
+		bytes_st64(c + 48, 0, false);
+		struct pdread *r;
+		struct pdread_event ev;
 		int rc, n = 0;
-		assert_int_equal(pdr_open_mem(&r, c, len, NULL), 0);
-		while ((rc = pdr_next(r, &ev)) > 0)
-			n += ev.type == PDF_RECORD_SAMPLE;
+		assert_int_equal(pdread_open_mem(&r, c, len, NULL), 0);
+		while ((rc = pdread_next(r, &ev)) > 0)
+			n += ev.type == PDFORMAT_RECORD_SAMPLE;
 		assert_int_equal(rc, 0);
-		assert_true(pdr_info(r)->unterminated);
+		assert_true(pdread_info(r)->unterminated);
 		assert_int_equal(n, cut_in ? 49 : 50);
-		assert_true(cut_in ? pdr_info(r)->unterminated_tail > 0 : pdr_info(r)->unterminated_tail == 0);
-		pdr_close(r);
+		assert_true(cut_in ? pdread_info(r)->unterminated_tail > 0 : pdread_info(r)->unterminated_tail == 0);
+		pdread_close(r);
 	}
 	free(c);
 	free(im.p);
@@ -384,21 +384,21 @@ static void test_auxtrace_payload(void **state)
 	(void)state;
 	for (int pipe = 0; pipe < 2; pipe++) {
 		int fd;
-		struct pdw *w = wopen(&fd, false, pipe);
+		struct pdwrite *w = wopen(&fd, false, pipe);
 		uint8_t pay[100];
 		for (int i = 0; i < 100; i++)
 			pay[i] = (uint8_t)i;
-		struct pdr_auxtrace a = { .size = 104, .offset = 4096, .idx = 1, .tid = (uint32_t)-1, .cpu = 1 };
-		assert_int_equal(pdw_write_auxtrace(w, &a, pay, sizeof(pay)), 0);
+		struct pdread_auxtrace a = { .size = 104, .offset = 4096, .idx = 1, .tid = (uint32_t)-1, .cpu = 1 };
+		assert_int_equal(pdwrite_write_auxtrace(w, &a, pay, sizeof(pay)), 0);
 		sample(w, 5, 0);
 		struct img im;
 		wclose(w, fd, &im);
-		struct pdr *r;
-		assert_int_equal(pdr_open_mem(&r, im.p, im.len, NULL), 0);
-		struct pdr_event ev;
+		struct pdread *r;
+		assert_int_equal(pdread_open_mem(&r, im.p, im.len, NULL), 0);
+		struct pdread_event ev;
 		int seen = 0, samples = 0;
-		while (pdr_next(r, &ev) > 0) {
-			if (ev.type == PDF_RECORD_AUXTRACE) {
+		while (pdread_next(r, &ev) > 0) {
+			if (ev.type == PDFORMAT_RECORD_AUXTRACE) {
 				seen++;
 				assert_int_equal(ev.auxtrace.offset, 4096);
 				assert_int_equal(ev.auxtrace.cpu, 1);
@@ -407,15 +407,15 @@ static void test_auxtrace_payload(void **state)
 				assert_memory_equal(ev.aux_data, pay, 100);
 				if (!pipe) {
 					uint8_t back[100];
-					assert_int_equal(pdr_pread(r, ev.aux_file_offset, back, 100), 0);
+					assert_int_equal(pdread_pread(r, ev.aux_file_offset, back, 100), 0);
 					assert_memory_equal(back, pay, 100);
 				}
 			}
-			samples += ev.type == PDF_RECORD_SAMPLE;
+			samples += ev.type == PDFORMAT_RECORD_SAMPLE;
 		}
 		assert_int_equal(seen, 1);
 		assert_int_equal(samples, 1);
-		pdr_close(r);
+		pdread_close(r);
 		free(im.p);
 	}
 }
@@ -425,22 +425,22 @@ static void test_queue_cap(void **state)
 {
 	(void)state;
 	int fd;
-	struct pdw *w = wopen(&fd, false, false);
+	struct pdwrite *w = wopen(&fd, false, false);
 	for (int i = 0; i < 200000; i++)
 		sample(w, 1000000 - (uint64_t)i, 0);	/* descending, no rounds */
 	struct img im;
 	wclose(w, fd, &im);
-	struct pdr *r;
-	struct pdr_opts o = { .max_queue_bytes = 4u << 20 };
-	assert_int_equal(pdr_open_mem(&r, im.p, im.len, &o), 0);
-	struct pdr_event ev;
+	struct pdread *r;
+	struct pdread_opts o = { .max_queue_bytes = 4u << 20 };
+	assert_int_equal(pdread_open_mem(&r, im.p, im.len, &o), 0);
+	struct pdread_event ev;
 	size_t n = 0;
-	while (pdr_next(r, &ev) > 0)
-		n += ev.type == PDF_RECORD_SAMPLE;
+	while (pdread_next(r, &ev) > 0)
+		n += ev.type == PDFORMAT_RECORD_SAMPLE;
 	assert_int_equal(n, 200000);
-	assert_true(pdr_stats(r)->forced_flushes > 0);
-	assert_true(pdr_stats(r)->queue_peak_bytes <= (8u << 20) + (4u << 20));
-	pdr_close(r);
+	assert_true(pdread_stats(r)->forced_flushes > 0);
+	assert_true(pdread_stats(r)->queue_peak_bytes <= (8u << 20) + (4u << 20));
+	pdread_close(r);
 	free(im.p);
 }
 
@@ -450,13 +450,13 @@ static void test_offsets_beyond_4g(void **state)
 {
 	(void)state;
 	int fd;
-	struct pdw *w = wopen(&fd, false, false);
+	struct pdwrite *w = wopen(&fd, false, false);
 	for (int i = 0; i < 100; i++)
 		sample(w, 1000 + (uint64_t)i, (uint32_t)(i & 1));
 	struct img im;
 	wclose(w, fd, &im);
 	const uint64_t shift = 5ULL << 30;
-	uint64_t doff = by_ld64(im.p + 40, false), dsz = by_ld64(im.p + 48, false);
+	uint64_t doff = bytes_ld64(im.p + 40, false), dsz = bytes_ld64(im.p + 48, false);
 	char path[] = "/tmp/latscope-big-XXXXXX";
 	int bfd = mkstemp(path);
 	assert_true(bfd >= 0);
@@ -464,7 +464,7 @@ static void test_offsets_beyond_4g(void **state)
 	uint8_t *head = malloc(doff);
 	assert_non_null(head);
 	memcpy(head, im.p, doff);
-	by_st64(head + 40, doff + shift, false);
+	bytes_st64(head + 40, doff + shift, false);
 	assert_int_equal(pwrite(bfd, head, doff, 0), (ssize_t)doff);
 	/* data + feature table + features, each feature offset moved too */
 	size_t tail = im.len - doff;
@@ -476,7 +476,7 @@ static void test_offsets_beyond_4g(void **state)
 		nfeat += (im.p[72 + b / 8] >> (b % 8)) & 1;
 	for (int k = 0; k < nfeat; k++) {
 		uint8_t *ent = t + dsz + 16 * (size_t)k;
-		by_st64(ent, by_ld64(ent, false) + shift, false);
+		bytes_st64(ent, bytes_ld64(ent, false) + shift, false);
 	}
 	if (pwrite(bfd, t, tail, (off_t)(doff + shift)) != (ssize_t)tail) {
 		close(bfd);
@@ -485,21 +485,21 @@ static void test_offsets_beyond_4g(void **state)
 		free(im.p);
 		skip();	/* the filesystem has no sparse files this large */
 	}
-	struct pdr *r;
-	assert_int_equal(pdr_open_fd(&r, bfd, true, "big", NULL), 0);
-	assert_true(pdr_info(r)->data_offset > (4ULL << 30));
-	struct pdr_event ev;
+	struct pdread *r;
+	assert_int_equal(pdread_open_fd(&r, bfd, true, "big", NULL), 0);
+	assert_true(pdread_info(r)->data_offset > (4ULL << 30));
+	struct pdread_event ev;
 	int n = 0;
-	while (pdr_next(r, &ev) > 0)
-		if (ev.type == PDF_RECORD_SAMPLE) {
+	while (pdread_next(r, &ev) > 0)
+		if (ev.type == PDFORMAT_RECORD_SAMPLE) {
 			assert_int_equal(ev.sample.time, 1000 + (uint64_t)n);
 			assert_true(ev.file_offset > (4ULL << 30));
 			n++;
 		}
 	assert_int_equal(n, 100);
-	assert_non_null(pdr_evsel(r, 0)->name);
-	assert_string_equal(pdr_evsel(r, 0)->name, "dummy");
-	pdr_close(r);
+	assert_non_null(pdread_evsel(r, 0)->name);
+	assert_string_equal(pdread_evsel(r, 0)->name, "dummy");
+	pdread_close(r);
 	free(head);
 	free(t);
 	free(im.p);
@@ -513,12 +513,12 @@ static void test_offsets_beyond_4g(void **state)
  */
 static size_t read_mode(const struct img *im, int mode, uint64_t *out, size_t max)
 {
-	struct pdr *r;
-	struct pdr_opts o = { .no_map = mode == 2 };
+	struct pdread *r;
+	struct pdread_opts o = { .no_map = mode == 2 };
 	int fds[2] = { -1, -1 };
 	pid_t pid = -1;
 	if (mode == 0) {
-		assert_int_equal(pdr_open_mem(&r, im->p, im->len, &o), 0);
+		assert_int_equal(pdread_open_mem(&r, im->p, im->len, &o), 0);
 	} else if (mode == 3) {
 		assert_int_equal(pipe(fds), 0);
 		pid = fork();
@@ -537,15 +537,15 @@ static size_t read_mode(const struct img *im, int mode, uint64_t *out, size_t ma
 			_exit(0);
 		}
 		close(fds[1]);
-		assert_int_equal(pdr_open_fd(&r, fds[0], true, "pipe", &o), 0);
+		assert_int_equal(pdread_open_fd(&r, fds[0], true, "pipe", &o), 0);
 	} else {
 		int fd = memfd_create("pdr-modes", MFD_CLOEXEC);
 		assert_true(fd >= 0);
 		assert_int_equal(write(fd, im->p, im->len), (ssize_t)im->len);
-		assert_int_equal(pdr_open_fd(&r, fd, true, "file", &o), 0);
+		assert_int_equal(pdread_open_fd(&r, fd, true, "file", &o), 0);
 	}
 	size_t n = drain_samples(r, out, max, true);
-	pdr_close(r);
+	pdread_close(r);
 	if (pid > 0) {
 		int status;
 		assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -557,7 +557,7 @@ static size_t read_mode(const struct img *im, int mode, uint64_t *out, size_t ma
 static void read_modes_case(bool pipe_format)
 {
 	int fd;
-	struct pdw *w = wopen(&fd, false, pipe_format);
+	struct pdwrite *w = wopen(&fd, false, pipe_format);
 	const size_t total = 80000;
 	uint64_t t[4] = { 1000, 1000, 1000, 1000 };
 	for (size_t i = 0; i < total; i++) {
@@ -565,7 +565,7 @@ static void read_modes_case(bool pipe_format)
 		t[cpu] += 1 + (i * 31) % 7;
 		sample(w, t[cpu], cpu);
 		if (i % 600 == 599)
-			pdw_finished_round(w);
+			pdwrite_finished_round(w);
 	}
 	struct img im;
 	wclose(w, fd, &im);

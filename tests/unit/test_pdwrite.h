@@ -49,11 +49,11 @@ static __attribute__((unused)) int new_fd(void)
 	return fd;
 }
 
-static __attribute__((unused)) struct pdw *wopen(int fd, bool be, bool pipe, uint32_t attr_size)
+static __attribute__((unused)) struct pdwrite *wopen(int fd, bool be, bool pipe, uint32_t attr_size)
 {
-	struct pdw *w = NULL;
-	struct pdw_opts o = { .big_endian = be, .pipe = pipe, .attr_size = attr_size };
-	assert_int_equal(pdw_open_fd(&w, fd, false, &o), 0);
+	struct pdwrite *w = NULL;
+	struct pdwrite_opts o = { .big_endian = be, .pipe = pipe, .attr_size = attr_size };
+	assert_int_equal(pdwrite_open_fd(&w, fd, false, &o), 0);
 	assert_non_null(w);
 	return w;
 }
@@ -70,41 +70,41 @@ static __attribute__((unused)) void snap(int fd, struct img *im)
 }
 
 /* Close w and slurp what it wrote. */
-static __attribute__((unused)) void wfinish(struct pdw *w, int fd, bool be, struct img *im)
+static __attribute__((unused)) void wfinish(struct pdwrite *w, int fd, bool be, struct img *im)
 {
-	assert_int_equal(pdw_close(w), 0);
+	assert_int_equal(pdwrite_close(w), 0);
 	snap(fd, im);
 	close(fd);
-	im->swap = be != (bool)BY_HOST_BIG_ENDIAN;
+	im->swap = be != (bool)BYTES_HOST_BIG_ENDIAN;
 }
 
 static __attribute__((unused)) uint64_t ld64(const struct img *im, size_t off)
 {
 	assert_true(off + 8 <= im->len);
-	return by_ld64(im->p + off, im->swap);
+	return bytes_ld64(im->p + off, im->swap);
 }
 
 static __attribute__((unused)) uint32_t ld32(const struct img *im, size_t off)
 {
 	assert_true(off + 4 <= im->len);
-	return by_ld32(im->p + off, im->swap);
+	return bytes_ld32(im->p + off, im->swap);
 }
 
 static __attribute__((unused)) uint16_t ld16(const struct img *im, size_t off)
 {
 	assert_true(off + 2 <= im->len);
-	return by_ld16(im->p + off, im->swap);
+	return bytes_ld16(im->p + off, im->swap);
 }
 
-static __attribute__((unused)) struct pdf_attr tp_attr(uint64_t config, uint64_t sample_type)
+static __attribute__((unused)) struct pdformat_attr tp_attr(uint64_t config, uint64_t sample_type)
 {
-	struct pdf_attr a;
+	struct pdformat_attr a;
 	memset(&a, 0, sizeof(a));
-	a.type = PDF_TYPE_TRACEPOINT;
+	a.type = PDFORMAT_TYPE_TRACEPOINT;
 	a.config = config;
 	a.sample_period = 1;
 	a.sample_type = sample_type;
-	a.flags = (1ULL << PDF_ATTR_FLAG_DISABLED) | (1ULL << PDF_ATTR_FLAG_SAMPLE_ID_ALL);
+	a.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL);
 	return a;
 }
 

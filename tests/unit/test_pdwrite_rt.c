@@ -19,53 +19,53 @@ static void test_tfs_collect_offline(void **state)
 	(void)state;
 	if (!have_formats())
 		skip();
-	struct tfs_formats *f;
+	struct tfsformat_formats *f;
 	const char *specs[] = { "sched:sched_wak*", "sched:sched_switch", "sched:sched_waking" };
-	assert_int_equal(tfs_collect(FORMATS_DIR, specs, 3, &f), 0);
+	assert_int_equal(tfsformat_collect(FORMATS_DIR, specs, 3, &f), 0);
 	assert_int_equal(f->nr_events, 4);	/* glob sorted, duplicates kept once */
 	assert_string_equal(f->events[0].name, "sched_wakeup");
 	assert_string_equal(f->events[1].name, "sched_wakeup_new");
 	assert_string_equal(f->events[2].name, "sched_waking");
 	assert_string_equal(f->events[3].name, "sched_switch");
-	const struct tfs_event *sw = tfs_find(f, "sched", "sched_switch");
+	const struct tfsformat_event *sw = tfsformat_find(f, "sched", "sched_switch");
 	assert_non_null(sw);
 	assert_true(sw->id > 0);
 	char want[32];
 	snprintf(want, sizeof(want), "\nID: %llu\n", (unsigned long long)sw->id);
 	assert_non_null(strstr(sw->format, want));
 	assert_non_null(strstr(f->header_page, "commit"));
-	assert_null(tfs_find(f, "irq", "irq_handler_entry"));
+	assert_null(tfsformat_find(f, "irq", "irq_handler_entry"));
 
 	/* The blob parses with libtraceevent the way perf parses it. */
 	void *blob;
 	size_t len;
-	assert_int_equal(tfs_tracing_data(f, false, &blob, &len), 0);
+	assert_int_equal(tfsformat_tracing_data(f, false, &blob, &len), 0);
 	assert_true(len > 1000);
 	free(blob);
-	tfs_free(f);
+	tfsformat_free(f);
 
 	const char *sys_only[] = { "irq" };
-	assert_int_equal(tfs_collect(FORMATS_DIR, sys_only, 1, &f), 0);
+	assert_int_equal(tfsformat_collect(FORMATS_DIR, sys_only, 1, &f), 0);
 	assert_true(f->nr_events >= 5);
 	for (size_t i = 0; i < f->nr_events; i++)
 		assert_string_equal(f->events[i].system, "irq");
-	tfs_free(f);
+	tfsformat_free(f);
 
 	const char *none[] = { "nosuch:*" };
-	assert_int_equal(tfs_collect(FORMATS_DIR, none, 1, &f), -ENOENT);
+	assert_int_equal(tfsformat_collect(FORMATS_DIR, none, 1, &f), -ENOENT);
 	const char *bad[] = { ":x" };
-	assert_int_equal(tfs_collect(FORMATS_DIR, bad, 1, &f), -EINVAL);
+	assert_int_equal(tfsformat_collect(FORMATS_DIR, bad, 1, &f), -EINVAL);
 	const char *bad2[] = { "sched:" };
-	assert_int_equal(tfs_collect(FORMATS_DIR, bad2, 1, &f), -EINVAL);
-	tfs_free(NULL);
+	assert_int_equal(tfsformat_collect(FORMATS_DIR, bad2, 1, &f), -EINVAL);
+	tfsformat_free(NULL);
 }
 
 static void test_tfs_live(void **state)
 {
 	(void)state;
-	struct tfs_formats *f;
+	struct tfsformat_formats *f;
 	const char *specs[] = { "sched:sched_switch" };
-	if (tfs_collect(NULL, specs, 1, &f) < 0)
+	if (tfsformat_collect(NULL, specs, 1, &f) < 0)
 		skip();	/* no readable tracefs here */
 	assert_int_equal(f->nr_events, 1);
 	FILE *idf = fopen("/sys/kernel/tracing/events/sched/sched_switch/id", "r");
@@ -76,7 +76,7 @@ static void test_tfs_live(void **state)
 		assert_int_equal(f->events[0].id, id);
 	}
 	assert_true(f->page_size >= 4096);
-	tfs_free(f);
+	tfsformat_free(f);
 }
 
 /* ------------------------------------------- writer -> reader round trips */
@@ -92,18 +92,18 @@ struct rt_expect {
 #define RT_N 300
 
 /* The formats of specs from tests/data/formats and their tracing-data blob
- * (caller frees both: tfs_free, free). */
-static void sched_formats(const char **specs, size_t n, bool be, struct tfs_formats **tf,
+ * (caller frees both: tfsformat_free, free). */
+static void sched_formats(const char **specs, size_t n, bool be, struct tfsformat_formats **tf,
 			  void **blob, size_t *blen)
 {
-	assert_int_equal(tfs_collect(FORMATS_DIR, specs, n, tf), 0);
-	assert_int_equal(tfs_tracing_data(*tf, be, blob, blen), 0);
+	assert_int_equal(tfsformat_collect(FORMATS_DIR, specs, n, tf), 0);
+	assert_int_equal(tfsformat_tracing_data(*tf, be, blob, blen), 0);
 }
 
 static const char *sw_specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
 
 /* sched_switch and sched_wakeup formats in be order (skipped without tracefs formats). */
-static void switch_wakeup_formats(bool be, struct tfs_formats **tf, void **blob, size_t *blen)
+static void switch_wakeup_formats(bool be, struct tfsformat_formats **tf, void **blob, size_t *blen)
 {
 	if (!have_formats())
 		skip();
@@ -112,46 +112,46 @@ static void switch_wakeup_formats(bool be, struct tfs_formats **tf, void **blob,
 
 static void roundtrip_case(bool be, bool pipe)
 {
-	struct tfs_formats *tf;
+	struct tfsformat_formats *tf;
 	void *blob;
 	size_t blen;
 	switch_wakeup_formats(be, &tf, &blob, &blen);
 
 	int fd = new_fd();
-	struct pdw *w = wopen(fd, be, pipe, 0);
-	bool swap = pdw_needs_swap(w);
-	uint64_t st = PDF_SAMPLE_IP | PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU |
-		      PDF_SAMPLE_PERIOD | PDF_SAMPLE_RAW | PDF_SAMPLE_IDENTIFIER;
+	struct pdwrite *w = wopen(fd, be, pipe, 0);
+	bool swap = pdwrite_needs_swap(w);
+	uint64_t st = PDFORMAT_SAMPLE_IP | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_CPU |
+		      PDFORMAT_SAMPLE_PERIOD | PDFORMAT_SAMPLE_RAW | PDFORMAT_SAMPLE_IDENTIFIER;
 	uint64_t ids[2][2] = { { 101, 102 }, { 103, 104 } };
 	for (int i = 0; i < 2; i++) {
-		struct pdf_attr a = tp_attr(tf->events[i].id, st);
-		assert_int_equal(pdw_add_evsel(w, &a, sw_specs[i], ids[i], 2), i);
+		struct pdformat_attr a = tp_attr(tf->events[i].id, st);
+		assert_int_equal(pdwrite_add_evsel(w, &a, sw_specs[i], ids[i], 2), i);
 	}
-	assert_int_equal(pdw_set_tracing_data(w, blob, blen), 0);
+	assert_int_equal(pdwrite_set_tracing_data(w, blob, blen), 0);
 	free(blob);
-	assert_int_equal(pdw_set_string_feature(w, PDF_FEAT_HOSTNAME, "rt-host"), 0);
-	assert_int_equal(pdw_set_string_feature(w, PDF_FEAT_ARCH, be ? "ppc64" : "x86_64"), 0);
-	assert_int_equal(pdw_set_nrcpus(w, 8, 2), 0);
+	assert_int_equal(pdwrite_set_string_feature(w, PDFORMAT_FEAT_HOSTNAME, "rt-host"), 0);
+	assert_int_equal(pdwrite_set_string_feature(w, PDFORMAT_FEAT_ARCH, be ? "ppc64" : "x86_64"), 0);
+	assert_int_equal(pdwrite_set_nrcpus(w, 8, 2), 0);
 	const char *argv[] = { "latscope", "hist", "record" };
-	assert_int_equal(pdw_set_cmdline(w, 3, argv), 0);
+	assert_int_equal(pdwrite_set_cmdline(w, 3, argv), 0);
 	if (pipe)
-		assert_int_equal(pdw_set_sample_time(w, 0, 0), 0);
-	assert_int_equal(pdw_begin_data(w), 0);
+		assert_int_equal(pdwrite_set_sample_time(w, 0, 0), 0);
+	assert_int_equal(pdwrite_begin_data(w), 0);
 
 	uint8_t body[24] = { 0 };
-	by_st32(body, 500, swap);
-	by_st32(body + 4, 500, swap);
+	bytes_st32(body, 500, swap);
+	bytes_st32(body + 4, 500, swap);
 	memcpy(body + 8, "worker", 7);
-	struct pdr_sample cs = { .pid = 500, .tid = 500, .time = 1, .cpu = 0, .id = 101 };
-	assert_int_equal(pdw_write_with_trailer(w, 0, PDF_RECORD_COMM, 0, body, 15, &cs), 0);
+	struct pdread_sample cs = { .pid = 500, .tid = 500, .time = 1, .cpu = 0, .id = 101 };
+	assert_int_equal(pdwrite_write_with_trailer(w, 0, PDFORMAT_RECORD_COMM, 0, body, 15, &cs), 0);
 
 	uint64_t priv[1] = { 0 };
-	assert_int_equal(pdw_write_auxtrace_info(w, PDF_AUXTRACE_VPA_DTL, priv, 1), 0);
+	assert_int_equal(pdwrite_write_auxtrace_info(w, PDFORMAT_AUXTRACE_VPA_DTL, priv, 1), 0);
 	uint8_t pay[40];
 	for (int i = 0; i < 40; i++)
 		pay[i] = (uint8_t)(3 * i);
-	struct pdr_auxtrace ax = { .offset = 4096, .idx = 1, .tid = (uint32_t)-1, .cpu = 1 };
-	assert_int_equal(pdw_write_auxtrace(w, &ax, pay, 37), 0);
+	struct pdread_auxtrace ax = { .offset = 4096, .idx = 1, .tid = (uint32_t)-1, .cpu = 1 };
+	assert_int_equal(pdwrite_write_auxtrace(w, &ax, pay, 37), 0);
 
 	static struct rt_expect ex[RT_N];
 	uint64_t t = 2000000000ULL;
@@ -162,33 +162,33 @@ static void roundtrip_case(bool be, bool pipe)
 		e->evsel = n % 3 == 0;
 		e->cpu = (uint32_t)(n & 1);
 		e->pid = 500 + (uint32_t)(n % 7);
-		const struct tfs_event *te = &tf->events[e->evsel];
+		const struct tfsformat_event *te = &tf->events[e->evsel];
 		e->raw_size = e->evsel ? 36 : 64;
 		memset(e->raw, 0, sizeof(e->raw));
-		by_st16(e->raw, (uint16_t)te->id, swap);
-		by_st32(e->raw + 4, e->pid, swap);
+		bytes_st16(e->raw, (uint16_t)te->id, swap);
+		bytes_st32(e->raw + 4, e->pid, swap);
 		snprintf((char *)e->raw + 8, 16, "w%d", n);
-		by_st32(e->raw + 24, e->pid + 1, swap);
-		struct pdr_sample s = { .ip = 0xffffffff81000000ULL + (uint64_t)n, .pid = e->pid,
+		bytes_st32(e->raw + 24, e->pid + 1, swap);
+		struct pdread_sample s = { .ip = 0xffffffff81000000ULL + (uint64_t)n, .pid = e->pid,
 					.tid = e->pid, .time = e->time, .cpu = e->cpu, .period = 1,
 					.id = ids[e->evsel][e->cpu], .raw = e->raw,
 					.raw_size = e->raw_size };
-		assert_int_equal(pdw_write_sample(w, e->evsel, PDF_MISC_KERNEL, &s), 0);
+		assert_int_equal(pdwrite_write_sample(w, e->evsel, PDFORMAT_MISC_KERNEL, &s), 0);
 		if (n % 50 == 49)
-			assert_int_equal(pdw_finished_round(w), 0);
+			assert_int_equal(pdwrite_finished_round(w), 0);
 	}
 	struct img im;
 	wfinish(w, fd, be, &im);
 
-	struct pdr *r = NULL;
-	int err = pdr_open_mem(&r, im.p, im.len, NULL);
+	struct pdread *r = NULL;
+	int err = pdread_open_mem(&r, im.p, im.len, NULL);
 	if (err)
-		fail_msg("pdr_open_mem: %s", r ? pdr_strerror(r) : strerror(-err));
-	const struct pdr_info *in = pdr_info(r);
+		fail_msg("pdread_open_mem: %s", r ? pdread_strerror(r) : strerror(-err));
+	const struct pdread_info *in = pdread_info(r);
 	assert_int_equal(in->pipe, pipe);
 	assert_int_equal(in->big_endian, be);
 	assert_int_equal(in->needs_swap, swap);
-	assert_int_equal(pdr_needs_swap(r), swap);
+	assert_int_equal(pdread_needs_swap(r), swap);
 	if (!pipe) {
 		assert_string_equal(in->hostname, "rt-host");
 		assert_string_equal(in->arch, be ? "ppc64" : "x86_64");
@@ -199,24 +199,24 @@ static void roundtrip_case(bool be, bool pipe)
 		assert_int_equal(in->last_sample_time, ex[RT_N - 1].time);
 		assert_int_equal(in->nr_auxtrace_index, 1);
 		uint64_t aoff = 0;
-		assert_int_equal(pdr_auxtrace_index(r, 0, &aoff, NULL), 0);
-		assert_int_equal(ld32(&im, (size_t)aoff), PDF_RECORD_AUXTRACE);
-		assert_int_equal(pdr_auxtrace_index(r, 1, &aoff, NULL), -ERANGE);
+		assert_int_equal(pdread_auxtrace_index(r, 0, &aoff, NULL), 0);
+		assert_int_equal(ld32(&im, (size_t)aoff), PDFORMAT_RECORD_AUXTRACE);
+		assert_int_equal(pdread_auxtrace_index(r, 1, &aoff, NULL), -ERANGE);
 		assert_int_equal(in->data_size, ld64(&im, 48));
-		assert_non_null(pdr_tep(r));
-		assert_int_equal(pdr_nr_evsels(r), 2);
+		assert_non_null(pdread_tep(r));
+		assert_int_equal(pdread_nr_evsels(r), 2);
 	}
 
 	int samples[2] = { 0, 0 }, comms = 0, auxs = 0, infos = 0, n = 0;
-	struct pdr_event ev;
-	while ((err = pdr_next(r, &ev)) > 0) {
-		if (ev.type == PDF_RECORD_COMM) {
+	struct pdread_event ev;
+	while ((err = pdread_next(r, &ev)) > 0) {
+		if (ev.type == PDFORMAT_RECORD_COMM) {
 			comms++;
 			assert_true(ev.has_sample);
 			assert_int_equal(ev.sample.time, 1);
 			assert_int_equal(ev.sample.pid, 500);
 			assert_string_equal((const char *)ev.data + 16, "worker");
-		} else if (ev.type == PDF_RECORD_AUXTRACE) {
+		} else if (ev.type == PDFORMAT_RECORD_AUXTRACE) {
 			auxs++;
 			assert_int_equal(ev.auxtrace.size, 40);
 			assert_int_equal(ev.auxtrace.offset, 4096);
@@ -224,15 +224,15 @@ static void roundtrip_case(bool be, bool pipe)
 			assert_int_equal(ev.auxtrace.idx, 1);
 			assert_int_equal(ev.aux_size, 40);
 			assert_memory_equal(ev.aux_data, pay, 37);
-		} else if (ev.type == PDF_RECORD_AUXTRACE_INFO) {
+		} else if (ev.type == PDFORMAT_RECORD_AUXTRACE_INFO) {
 			infos++;
-		} else if (ev.type == PDF_RECORD_SAMPLE) {
+		} else if (ev.type == PDFORMAT_RECORD_SAMPLE) {
 			assert_true(n < RT_N);
 			const struct rt_expect *e = &ex[n++];
 			assert_non_null(ev.evsel);
 			assert_int_equal(ev.evsel->idx, e->evsel);
 			assert_true(ev.has_sample);
-			assert_int_equal(ev.misc, PDF_MISC_KERNEL);
+			assert_int_equal(ev.misc, PDFORMAT_MISC_KERNEL);
 			assert_int_equal(ev.sample.time, e->time);
 			assert_int_equal(ev.sample.pid, e->pid);
 			assert_int_equal(ev.sample.cpu, e->cpu);
@@ -243,19 +243,19 @@ static void roundtrip_case(bool be, bool pipe)
 		}
 	}
 	if (err < 0)
-		fail_msg("pdr_next: %s", pdr_strerror(r));
+		fail_msg("pdread_next: %s", pdread_strerror(r));
 	assert_int_equal(n, RT_N);
 	assert_int_equal(samples[1], RT_N / 3);
 	assert_int_equal(comms, 1);
 	assert_int_equal(auxs, 1);
 	assert_int_equal(infos, 1);
-	assert_int_equal(pdr_stats(r)->unknown_id, 0);
-	assert_int_equal(pdr_stats(r)->bad_samples, 0);
+	assert_int_equal(pdread_stats(r)->unknown_id, 0);
+	assert_int_equal(pdread_stats(r)->bad_samples, 0);
 
 	/* After the stream: evsel names, ids, formats and features. */
-	assert_int_equal(pdr_nr_evsels(r), 2);
+	assert_int_equal(pdread_nr_evsels(r), 2);
 	for (int i = 0; i < 2; i++) {
-		const struct pdr_evsel *e = pdr_evsel(r, (size_t)i);
+		const struct pdread_evsel *e = pdread_evsel(r, (size_t)i);
 		assert_non_null(e);
 		assert_non_null(e->name);
 		assert_string_equal(e->name, sw_specs[i]);
@@ -263,11 +263,11 @@ static void roundtrip_case(bool be, bool pipe)
 		assert_int_equal(e->ids[1], ids[i][1]);
 		assert_int_equal(e->attr.config, tf->events[i].id);
 		assert_int_equal(e->attr.sample_type, st);
-		assert_true(pdf_attr_flag(&e->attr, PDF_ATTR_FLAG_SAMPLE_ID_ALL));
+		assert_true(pdformat_attr_flag(&e->attr, PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL));
 		assert_non_null(e->tp);
-		assert_ptr_equal(pdr_evsel_by_id(r, ids[i][0]), e);
+		assert_ptr_equal(pdread_evsel_by_id(r, ids[i][0]), e);
 	}
-	struct tep_handle *tep = pdr_tep(r);
+	struct tep_handle *tep = pdread_tep(r);
 	assert_non_null(tep);
 	assert_non_null(tep_find_event_by_name(tep, "sched", "sched_switch"));
 	assert_int_equal(tep_is_file_bigendian(tep), be);
@@ -277,9 +277,9 @@ static void roundtrip_case(bool be, bool pipe)
 		assert_string_equal(in->cmdline, "latscope hist record");
 		assert_int_equal(in->nr_auxtrace_index, 0);
 	}
-	pdr_close(r);
+	pdread_close(r);
 	free(im.p);
-	tfs_free(tf);
+	tfsformat_free(tf);
 }
 
 /* ------------------------------------------------ checkpoints (kill-safe) */
@@ -296,68 +296,68 @@ struct ck_read {
 
 static void ck_read(const struct img *im, struct ck_read *o)
 {
-	struct pdr *r = NULL;
-	int err = pdr_open_mem(&r, im->p, im->len, NULL);
+	struct pdread *r = NULL;
+	int err = pdread_open_mem(&r, im->p, im->len, NULL);
 	if (err)
-		fail_msg("pdr_open_mem: %s", r ? pdr_strerror(r) : strerror(-err));
+		fail_msg("pdread_open_mem: %s", r ? pdread_strerror(r) : strerror(-err));
 	memset(o, 0, sizeof(*o));
-	struct pdr_event ev;
-	while ((err = pdr_next(r, &ev)) > 0) {
-		if (ev.type != PDF_RECORD_SAMPLE)
+	struct pdread_event ev;
+	while ((err = pdread_next(r, &ev)) > 0) {
+		if (ev.type != PDFORMAT_RECORD_SAMPLE)
 			continue;
 		o->samples++;
 		o->last_time = ev.sample.time;
 		/* the formats and the names are known by the first sample */
-		o->tep = pdr_tep(r) != NULL && ev.evsel && ev.evsel->tp != NULL;
+		o->tep = pdread_tep(r) != NULL && ev.evsel && ev.evsel->tp != NULL;
 		o->names_ok = ev.evsel && ev.evsel->name && !strncmp(ev.evsel->name, "sched:", 6);
 	}
 	if (err < 0)
-		fail_msg("pdr_next: %s", pdr_strerror(r));
-	const struct pdr_info *in = pdr_info(r);
+		fail_msg("pdread_next: %s", pdread_strerror(r));
+	const struct pdread_info *in = pdread_info(r);
 	o->unterminated = in->unterminated;
 	o->checkpoint_size = in->checkpoint_size;
 	o->data_offset = in->data_offset;
 	o->tail = in->unterminated_tail;
 	o->version_ok = in->version && !strcmp(in->version, "ck-test 1");
 	o->dups = in->dup_tracing_data;
-	pdr_close(r);
+	pdread_close(r);
 }
 
 static void checkpoint_case(bool be)
 {
-	struct tfs_formats *tf;
+	struct tfsformat_formats *tf;
 	void *blob;
 	size_t blen;
 	switch_wakeup_formats(be, &tf, &blob, &blen);
 
 	int fd = new_fd();
-	struct pdw *w = NULL;
+	struct pdwrite *w = NULL;
 	/* an hour between checkpoints: only the forced ones happen, however
 	 * slow the machine (the "not due" check below must not race a timer) */
-	struct pdw_opts o = { .big_endian = be, .checkpoint = true, .checkpoint_ns = 3600000000000ULL };
-	assert_int_equal(pdw_open_fd(&w, fd, false, &o), 0);
-	bool swap = pdw_needs_swap(w);
-	uint64_t st = PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_CPU | PDF_SAMPLE_RAW |
-		      PDF_SAMPLE_IDENTIFIER;
+	struct pdwrite_opts o = { .big_endian = be, .checkpoint = true, .checkpoint_ns = 3600000000000ULL };
+	assert_int_equal(pdwrite_open_fd(&w, fd, false, &o), 0);
+	bool swap = pdwrite_needs_swap(w);
+	uint64_t st = PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_RAW |
+		      PDFORMAT_SAMPLE_IDENTIFIER;
 	uint64_t ids[2] = { 11, 12 };
 	for (int i = 0; i < 2; i++) {
-		struct pdf_attr a = tp_attr(tf->events[i].id, st);
-		assert_int_equal(pdw_add_evsel(w, &a, sw_specs[i], &ids[i], 1), i);
+		struct pdformat_attr a = tp_attr(tf->events[i].id, st);
+		assert_int_equal(pdwrite_add_evsel(w, &a, sw_specs[i], &ids[i], 1), i);
 	}
-	assert_int_equal(pdw_set_tracing_data(w, blob, blen), 0);
+	assert_int_equal(pdwrite_set_tracing_data(w, blob, blen), 0);
 	free(blob);
-	assert_int_equal(pdw_set_string_feature(w, PDF_FEAT_VERSION, "ck-test 1"), 0);
-	assert_int_equal(pdw_begin_data(w), 0);
+	assert_int_equal(pdwrite_set_string_feature(w, PDFORMAT_FEAT_VERSION, "ck-test 1"), 0);
+	assert_int_equal(pdwrite_begin_data(w), 0);
 
 	uint8_t raw[64] = { 0 };
-	by_st16(raw, (uint16_t)tf->events[0].id, swap);
+	bytes_st16(raw, (uint16_t)tf->events[0].id, swap);
 	uint64_t t = 1000;
 	int n = 0;
 #define CK_WRITE(count) do { \
 		for (int k = 0; k < (count); k++, n++) { \
-			struct pdr_sample s = { .pid = 7, .tid = 7, .time = t += 10, .cpu = 0, \
+			struct pdread_sample s = { .pid = 7, .tid = 7, .time = t += 10, .cpu = 0, \
 						.id = ids[0], .raw = raw, .raw_size = 64 }; \
-			assert_int_equal(pdw_write_sample(w, 0, 0, &s), 0); \
+			assert_int_equal(pdwrite_write_sample(w, 0, 0, &s), 0); \
 		} \
 	} while (0)
 
@@ -368,7 +368,7 @@ static void checkpoint_case(bool be)
 	struct ck_read rd;
 
 	/* a checkpoint: everything so far readable, formats, names, features */
-	assert_int_equal(pdw_checkpoint(w, true), 0);
+	assert_int_equal(pdwrite_checkpoint(w, true), 0);
 	CK_WRITE(5);			/* buffered: lost by a kill now */
 	snap(fd, &im);
 	ck_read(&im, &rd);
@@ -384,7 +384,7 @@ static void checkpoint_case(bool be)
 
 	/* not due yet: no work (the buffer is not flushed) */
 	uint64_t before = rd.checkpoint_size;
-	assert_int_equal(pdw_checkpoint(w, false), 0);
+	assert_int_equal(pdwrite_checkpoint(w, false), 0);
 	snap(fd, &im);
 	ck_read(&im, &rd);
 	assert_int_equal(rd.checkpoint_size, before);
@@ -409,7 +409,7 @@ static void checkpoint_case(bool be)
 	/* the finished file: a normal recording (features, exact data size),
 	 * its data section after the checkpoint's header records, no second
 	 * copy of the formats for perf to choke on */
-	assert_int_equal(pdw_close(w), 0);
+	assert_int_equal(pdwrite_close(w), 0);
 	snap(fd, &im);
 	close(fd);
 	ck_read(&im, &rd);
@@ -421,10 +421,10 @@ static void checkpoint_case(bool be)
 	assert_true(rd.version_ok);
 	assert_int_equal(rd.dups, 0);
 	/* the data section starts at a sample, not at a header record */
-	uint32_t first_type = by_ld32(im.p + rd.data_offset, be != (bool)BY_HOST_BIG_ENDIAN);
-	assert_int_equal(first_type, PDF_RECORD_SAMPLE);
+	uint32_t first_type = bytes_ld32(im.p + rd.data_offset, be != (bool)BYTES_HOST_BIG_ENDIAN);
+	assert_int_equal(first_type, PDFORMAT_RECORD_SAMPLE);
 	free(im.p);
-	tfs_free(tf);
+	tfsformat_free(tf);
 #undef CK_WRITE
 }
 
@@ -438,23 +438,23 @@ static void test_dup_tracing_data(void **state)
 	(void)state;
 	if (!have_formats())
 		skip();
-	struct tfs_formats *tf;
+	struct tfsformat_formats *tf;
 	const char *specs[] = { "sched:sched_switch" };
 	void *blob;
 	size_t blen;
 	sched_formats(specs, 1, false, &tf, &blob, &blen);
 	int fd = new_fd();
-	struct pdw *w = wopen(fd, false, false, 0);
+	struct pdwrite *w = wopen(fd, false, false, 0);
 	uint64_t id = 5;
-	struct pdf_attr a = tp_attr(tf->events[0].id, PDF_SAMPLE_TIME | PDF_SAMPLE_RAW | PDF_SAMPLE_IDENTIFIER);
-	assert_int_equal(pdw_add_evsel(w, &a, specs[0], &id, 1), 0);
-	assert_int_equal(pdw_set_tracing_data(w, blob, blen), 0);
-	assert_int_equal(pdw_begin_data(w), 0);
+	struct pdformat_attr a = tp_attr(tf->events[0].id, PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_RAW | PDFORMAT_SAMPLE_IDENTIFIER);
+	assert_int_equal(pdwrite_add_evsel(w, &a, specs[0], &id, 1), 0);
+	assert_int_equal(pdwrite_set_tracing_data(w, blob, blen), 0);
+	assert_int_equal(pdwrite_begin_data(w), 0);
 	size_t padded = (blen + 7) & ~(size_t)7;
 	uint8_t raw[64] = { 0 };
-	by_st16(raw, (uint16_t)tf->events[0].id, false);
-	struct pdr_sample s = { .time = 5, .id = id, .raw = raw, .raw_size = 64 };
-	assert_int_equal(pdw_write_sample(w, 0, 0, &s), 0);
+	bytes_st16(raw, (uint16_t)tf->events[0].id, false);
+	struct pdread_sample s = { .time = 5, .id = id, .raw = raw, .raw_size = 64 };
+	assert_int_equal(pdwrite_write_sample(w, 0, 0, &s), 0);
 	struct img im;
 	wfinish(w, fd, false, &im);
 	/* splice a HEADER_TRACING_DATA record + blob in front of the sample */
@@ -463,41 +463,41 @@ static void test_dup_tracing_data(void **state)
 	uint8_t *np = calloc(1, im.len + add);
 	assert_non_null(np);
 	memcpy(np, im.p, doff);
-	by_st32(np + doff, PDF_RECORD_HEADER_TRACING_DATA, false);
-	by_st16(np + doff + 4, 0, false);
-	by_st16(np + doff + 6, 16, false);
-	by_st32(np + doff + 8, (uint32_t)padded, false);
+	bytes_st32(np + doff, PDFORMAT_RECORD_HEADER_TRACING_DATA, false);
+	bytes_st16(np + doff + 4, 0, false);
+	bytes_st16(np + doff + 6, 16, false);
+	bytes_st32(np + doff + 8, (uint32_t)padded, false);
 	memcpy(np + doff + 16, blob, blen);
 	memcpy(np + doff + add, im.p + doff, im.len - doff);
-	by_st64(np + 48, dsize + add, false);
+	bytes_st64(np + 48, dsize + add, false);
 	/* the feature table follows the data: its offsets move by add */
 	uint64_t bits = ld64(&im, 72);
 	size_t nf = (size_t)__builtin_popcountll(bits);
 	for (size_t i = 0; i < nf; i++) {
 		size_t e = doff + add + dsize + 16 * i;
-		by_st64(np + e, by_ld64(np + e, false) + add, false);
+		bytes_st64(np + e, bytes_ld64(np + e, false) + add, false);
 	}
 	free(im.p);
 	free(blob);
 	struct img im2 = { .p = np, .len = im.len + add };
-	struct pdr *r = NULL;
-	assert_int_equal(pdr_open_mem(&r, im2.p, im2.len, NULL), 0);
-	struct tep_handle *tep0 = pdr_tep(r);
+	struct pdread *r = NULL;
+	assert_int_equal(pdread_open_mem(&r, im2.p, im2.len, NULL), 0);
+	struct tep_handle *tep0 = pdread_tep(r);
 	assert_non_null(tep0);
-	struct pdr_event ev;
+	struct pdread_event ev;
 	int samples = 0, err;
-	while ((err = pdr_next(r, &ev)) > 0)
-		if (ev.type == PDF_RECORD_SAMPLE) {
+	while ((err = pdread_next(r, &ev)) > 0)
+		if (ev.type == PDFORMAT_RECORD_SAMPLE) {
 			samples++;
 			assert_non_null(ev.evsel->tp);
 		}
 	assert_int_equal(err, 0);
 	assert_int_equal(samples, 1);
-	assert_ptr_equal(pdr_tep(r), tep0);
-	assert_int_equal(pdr_info(r)->dup_tracing_data, 1);
-	pdr_close(r);
+	assert_ptr_equal(pdread_tep(r), tep0);
+	assert_int_equal(pdread_info(r)->dup_tracing_data, 1);
+	pdread_close(r);
 	free(np);
-	tfs_free(tf);
+	tfsformat_free(tf);
 }
 
 /* The COMM records of every live thread, as perf record starts: this
@@ -506,19 +506,19 @@ static void test_task_comms(void **state)
 {
 	(void)state;
 	int fd = new_fd();
-	struct pdw *w = wopen(fd, false, false, 0);
-	struct pdf_attr a = tp_attr(1, PDF_SAMPLE_TID | PDF_SAMPLE_TIME | PDF_SAMPLE_IDENTIFIER);
+	struct pdwrite *w = wopen(fd, false, false, 0);
+	struct pdformat_attr a = tp_attr(1, PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_IDENTIFIER);
 	uint64_t id = 77;
-	assert_int_equal(pdw_add_evsel(w, &a, "sched:sched_switch", &id, 1), 0);
-	assert_int_equal(pdw_begin_data(w), 0);
-	assert_int_equal(pdw_write_task_comms(w, 0, NULL), 0);
-	assert_int_equal(pdw_write_task_comms(w, 3, NULL), -EINVAL);
-	assert_true(pdw_write_task_comms(w, 0, "/nonexistent") < 0);
+	assert_int_equal(pdwrite_add_evsel(w, &a, "sched:sched_switch", &id, 1), 0);
+	assert_int_equal(pdwrite_begin_data(w), 0);
+	assert_int_equal(pdwrite_write_task_comms(w, 0, NULL), 0);
+	assert_int_equal(pdwrite_write_task_comms(w, 3, NULL), -EINVAL);
+	assert_true(pdwrite_write_task_comms(w, 0, "/nonexistent") < 0);
 	struct img im;
 	wfinish(w, fd, false, &im);
-	struct pdr *r = NULL;
-	assert_int_equal(pdr_open_mem(&r, im.p, im.len, NULL), 0);
-	struct pdr_event ev;
+	struct pdread *r = NULL;
+	assert_int_equal(pdread_open_mem(&r, im.p, im.len, NULL), 0);
+	struct pdread_event ev;
 	int n = 0, mine = 0, err;
 	char self[16] = "";
 	FILE *f = fopen("/proc/thread-self/comm", "r");
@@ -526,13 +526,13 @@ static void test_task_comms(void **state)
 	assert_non_null(fgets(self, sizeof(self), f));
 	fclose(f);
 	self[strcspn(self, "\n")] = '\0';
-	while ((err = pdr_next(r, &ev)) > 0) {
-		if (ev.type != PDF_RECORD_COMM)
+	while ((err = pdread_next(r, &ev)) > 0) {
+		if (ev.type != PDFORMAT_RECORD_COMM)
 			continue;
 		n++;
 		assert_true(ev.has_sample);
 		assert_int_equal(ev.sample.id, 77);
-		uint32_t pid = by_ld32(ev.data + 8, false), tid = by_ld32(ev.data + 12, false);
+		uint32_t pid = bytes_ld32(ev.data + 8, false), tid = bytes_ld32(ev.data + 12, false);
 		if (tid == (uint32_t)syscall(SYS_gettid)) {
 			mine++;
 			assert_int_equal(pid, (uint32_t)getpid());
@@ -542,7 +542,7 @@ static void test_task_comms(void **state)
 	assert_int_equal(err, 0);
 	assert_true(n > 1);	/* init and this process at least */
 	assert_int_equal(mine, 1);
-	pdr_close(r);
+	pdread_close(r);
 	free(im.p);
 }
 

@@ -119,7 +119,7 @@ static struct tep_handle *new_tep(bool big)
 	tep_set_long_size(tep, 8);
 	tep_set_page_size(tep, 4096);
 	tep_set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, BY_HOST_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, BYTES_HOST_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	return tep;
 }
 
@@ -180,7 +180,7 @@ static uint32_t payload(struct tep_event *ev, uint8_t *p, uint64_t *seed, bool b
 	size += 24;
 	for (uint32_t i = 0; i < size; i++)
 		p[i] = (uint8_t)rnd(seed);
-	bool swap = big != (bool)BY_HOST_BIG_ENDIAN;
+	bool swap = big != (bool)BYTES_HOST_BIG_ENDIAN;
 	for (struct tep_format_field *f = ev->format.fields; f; f = f->next) {
 		uint64_t r = rnd(seed);
 		if ((f->flags & TEP_FIELD_IS_DYNAMIC) && f->size == 4) {
@@ -189,7 +189,7 @@ static uint32_t payload(struct tep_event *ev, uint8_t *p, uint64_t *seed, bool b
 				p[body + i] = (uint8_t)('a' + rnd(seed) % 26);
 			p[body + len] = 0;
 			uint32_t loc = (r % 17) ? (len + 1) << 16 | body : (uint32_t)r;
-			by_st32(p + f->offset, loc, swap);
+			bytes_st32(p + f->offset, loc, swap);
 			continue;
 		}
 		if (f->flags & TEP_FIELD_IS_ARRAY) {
@@ -200,12 +200,12 @@ static uint32_t payload(struct tep_event *ev, uint8_t *p, uint64_t *seed, bool b
 		uint64_t v = r % 4 == 0 ? 0 : r % 4 == 1 ? (uint64_t)-1 : r % 4 == 2 ? r % 9 : r;
 		switch (f->size) {
 		case 1: p[f->offset] = (uint8_t)v; break;
-		case 2: by_st16(p + f->offset, (uint16_t)v, swap); break;
-		case 4: by_st32(p + f->offset, (uint32_t)v, swap); break;
-		case 8: by_st64(p + f->offset, v, swap); break;
+		case 2: bytes_st16(p + f->offset, (uint16_t)v, swap); break;
+		case 4: bytes_st32(p + f->offset, (uint32_t)v, swap); break;
+		case 8: bytes_st64(p + f->offset, v, swap); break;
 		}
 	}
-	by_st16(p, (uint16_t)ev->id, swap);
+	bytes_st16(p, (uint16_t)ev->id, swap);
 	return size;
 }
 
@@ -219,9 +219,9 @@ static void compare_all(struct tep_handle *tep, bool big, unsigned n, size_t wan
 	size_t compiled = 0;
 	for (int i = 0; i < tep_get_events_count(tep); i++) {
 		struct tep_event *ev = tep_get_event(tep, i);
-		struct ppc_prog *pg = NULL;
+		struct ppcomp_prog *pg = NULL;
 		char why[128];
-		if (ppc_compile(ev, &pg, why, sizeof(why))) {
+		if (ppcomp_compile(ev, &pg, why, sizeof(why))) {
 			fprintf(stderr, "not compiled: %s: %s\n", ev->name, why);
 			continue;
 		}
@@ -230,7 +230,7 @@ static void compare_all(struct tep_handle *tep, bool big, unsigned n, size_t wan
 			uint32_t size = payload(ev, p, &seed, big);
 			assert_int_equal(ppco_check(&o, tep, pg, p, size, stderr, 10), 0);
 		}
-		ppc_free(pg);
+		ppcomp_free(pg);
 	}
 	assert_int_equal(compiled, want_compiled);
 	assert_true(o.compared > o.fallbacks * 4);
@@ -267,9 +267,9 @@ static void test_declined(void **state)
 	for (size_t i = 0; i < sizeof(declined) / sizeof(declined[0]); i++)
 		parse_text(tep, declined[i], "synth");
 	for (int i = 0; i < tep_get_events_count(tep); i++) {
-		struct ppc_prog *pg = (struct ppc_prog *)&pg;
+		struct ppcomp_prog *pg = (struct ppcomp_prog *)&pg;
 		char why[128];
-		assert_int_equal(ppc_compile(tep_get_event(tep, i), &pg, why, sizeof(why)), -ENOTSUP);
+		assert_int_equal(ppcomp_compile(tep_get_event(tep, i), &pg, why, sizeof(why)), -ENOTSUP);
 		assert_null(pg);
 		assert_true(why[0] != '\0');
 	}
@@ -284,29 +284,29 @@ static void test_runtime_fallback(void **state)
 	parse_text(tep, synth[1], "synth");	/* strs */
 	parse_text(tep, synth[0], "synth");	/* ints */
 	struct tep_event *strs = tep_find_event_by_name(tep, "synth", "strs");
-	struct ppc_prog *pg;
-	assert_int_equal(ppc_compile(strs, &pg, NULL, 0), 0);
-	assert_false(ppc_prints_symbols(pg));
+	struct ppcomp_prog *pg;
+	assert_int_equal(ppcomp_compile(strs, &pg, NULL, 0), 0);
+	assert_false(ppcomp_prints_symbols(pg));
 	uint8_t p[64];
 	memset(p, 'x', sizeof(p));
-	by_st16(p, (uint16_t)strs->id, false);
-	by_st32(p + 24, 4u << 16 | 40, false);	/* __get_str(s): 4 bytes at 40 */
+	bytes_st16(p, (uint16_t)strs->id, false);
+	bytes_st32(p + 24, 4u << 16 | 40, false);	/* __get_str(s): 4 bytes at 40 */
 	p[23] = 0;
 	p[43] = 0;
 	char out[1024];
-	assert_true(ppc_max_len(pg, 48) <= sizeof(out));
-	int n = ppc_run(pg, p, 48, out, NULL);
+	assert_true(ppcomp_max_len(pg, 48) <= sizeof(out));
+	int n = ppcomp_run(pg, p, 48, out, NULL);
 	assert_true(n > 0);
 	assert_memory_equal(out, "n=xxxxxxxxxxxxxxx s=xxx ", 24);
-	assert_int_equal(ppc_run(pg, p, 31, out, NULL), PPC_FALLBACK);	/* shorter than its fields */
-	by_st16(p, 901, false);
-	assert_int_equal(ppc_run(pg, p, 48, out, NULL), PPC_FALLBACK);	/* another event's payload */
-	by_st16(p, (uint16_t)strs->id, false);
+	assert_int_equal(ppcomp_run(pg, p, 31, out, NULL), PPCOMP_FALLBACK);	/* shorter than its fields */
+	bytes_st16(p, 901, false);
+	assert_int_equal(ppcomp_run(pg, p, 48, out, NULL), PPCOMP_FALLBACK);	/* another event's payload */
+	bytes_st16(p, (uint16_t)strs->id, false);
 	p[43] = 'x';
-	assert_int_equal(ppc_run(pg, p, 48, out, NULL), PPC_FALLBACK);	/* __get_str runs off the end */
+	assert_int_equal(ppcomp_run(pg, p, 48, out, NULL), PPCOMP_FALLBACK);	/* __get_str runs off the end */
 	p[47] = 0;
-	assert_true(ppc_run(pg, p, 48, out, NULL) > 0);
-	ppc_free(pg);
+	assert_true(ppcomp_run(pg, p, 48, out, NULL) > 0);
+	ppcomp_free(pg);
 	tep_free(tep);
 }
 

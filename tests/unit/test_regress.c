@@ -28,21 +28,21 @@ static void test_pdread_regressions(void **state)
 			continue;
 		char path[512];
 		snprintf(path, sizeof(path), "fuzz/regress/fuzz_pdread/%s", de->d_name);
-		struct pdr *r;
-		int rc = pdr_open(&r, path, NULL);
+		struct pdread *r;
+		int rc = pdread_open(&r, path, NULL);
 		if (rc == 0) {
-			struct pp_opts po = { .kallsyms = "" };
-			struct pp *p = pp_new(r, &po);
-			struct pdr_event ev;
+			struct pdprint_opts po = { .kallsyms = "" };
+			struct pdprint *p = pdprint_new(r, &po);
+			struct pdread_event ev;
 			char line[2048];
-			while ((rc = pdr_next(r, &ev)) > 0)
-				if (ev.type == PDF_RECORD_SAMPLE && ev.has_sample && p)
-					pp_format(p, &ev, line, sizeof(line));
-			pp_free(p);
+			while ((rc = pdread_next(r, &ev)) > 0)
+				if (ev.type == PDFORMAT_RECORD_SAMPLE && ev.has_sample && p)
+					pdprint_format(p, &ev, line, sizeof(line));
+			pdprint_free(p);
 		}
 		if (rc < 0)
-			assert_non_null(strstr(pdr_strerror(r), "offset"));
-		pdr_close(r);
+			assert_non_null(strstr(pdread_strerror(r), "offset"));
+		pdread_close(r);
 		n++;
 	}
 	closedir(d);

@@ -13,28 +13,28 @@
 static void test_online(void **state)
 {
 	(void)state;
-	struct ps_cpuset s;
+	struct parse_cpuset s;
 	memset(&s, 0xff, sizeof(s));
-	assert_int_equal(si_online_cpus(&s), 0);
-	assert_true(ps_cpuset_count(&s) >= 1);
-	assert_true(ps_cpuset_count(&s) <= (unsigned)sysconf(_SC_NPROCESSORS_CONF));
+	assert_int_equal(sysinfo_online_cpus(&s), 0);
+	assert_true(parse_cpuset_count(&s) >= 1);
+	assert_true(parse_cpuset_count(&s) <= (unsigned)sysconf(_SC_NPROCESSORS_CONF));
 }
 
 static void test_steal(void **state)
 {
 	(void)state;
-	const unsigned list[2] = { 0, PS_MAX_CPUS + 7 };	/* the second exists nowhere */
+	const unsigned list[2] = { 0, PARSE_MAX_CPUS + 7 };	/* the second exists nowhere */
 	uint64_t v[2] = { 123, 456 };
-	si_steal(v, list, 2);
+	sysinfo_steal(v, list, 2);
 	assert_int_equal(v[1], 0);
-	si_steal(NULL, NULL, 0);	/* nothing asked, nothing written */
+	sysinfo_steal(NULL, NULL, 0);	/* nothing asked, nothing written */
 }
 
 static void test_vm_name(void **state)
 {
 	(void)state;
 	char buf[8];
-	const char *n = si_vm_name(buf, sizeof(buf));
+	const char *n = sysinfo_vm_name(buf, sizeof(buf));
 	if (n) {	/* a VM: the vendor or "hypervisor", cut to the buffer */
 		assert_ptr_equal(n, buf);
 		assert_true(strlen(n) < sizeof(buf));

@@ -13,10 +13,10 @@
 #include "timerwl.h"
 
 /* one thread on CPU 0, 2 ms periods, SCHED_OTHER */
-static void cfg_cpu0(struct twl_cfg *c)
+static void cfg_cpu0(struct timerwl_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
-	ps_cpuset_add(&c->cpus, 0);
+	parse_cpuset_add(&c->cpus, 0);
 	c->interval_ns = 2000000;
 	lhist_cfg_default(&c->hist);
 }
@@ -24,18 +24,18 @@ static void cfg_cpu0(struct twl_cfg *c)
 static void test_run(void **state)
 {
 	(void)state;
-	struct twl_cfg c;
-	struct twl *w;
+	struct timerwl_cfg c;
+	struct timerwl *w;
 	cfg_cpu0(&c);
-	assert_int_equal(twl_start(&w, &c), 0);
+	assert_int_equal(timerwl_start(&w, &c), 0);
 	struct timespec ts = { 0, 150000000 };
 	nanosleep(&ts, NULL);
-	assert_int_equal(twl_nr_threads(w), 1);
+	assert_int_equal(timerwl_nr_threads(w), 1);
 	struct lhist h;
-	struct twl_thread_info info;
+	struct timerwl_thread_info info;
 	assert_int_equal(lhist_init(&h, &c.hist), 0);
-	assert_int_equal(twl_snapshot(w, 0, &info, &h), 0);
-	twl_stop(w);
+	assert_int_equal(timerwl_snapshot(w, 0, &info, &h), 0);
+	timerwl_stop(w);
 	assert_int_equal(info.cpu, 0);
 	assert_true(info.tid > 0);
 	assert_false(info.fifo);
@@ -46,54 +46,54 @@ static void test_run(void **state)
 	assert_int_equal(h.total, info.cycles);
 	assert_true(h.min_ns >= 0);	/* never woken before the due time */
 	lhist_fini(&h);
-	assert_int_equal(twl_snapshot(NULL, 0, &info, NULL), -EINVAL);
+	assert_int_equal(timerwl_snapshot(NULL, 0, &info, NULL), -EINVAL);
 }
 
 static void test_bad(void **state)
 {
 	(void)state;
-	struct twl_cfg c;
-	struct twl *w = (struct twl *)1;
+	struct timerwl_cfg c;
+	struct timerwl *w = (struct timerwl *)1;
 	memset(&c, 0, sizeof(c));
 	lhist_cfg_default(&c.hist);
 	c.interval_ns = 1000000;
-	assert_int_equal(twl_start(&w, &c), -EINVAL);	/* no CPU */
+	assert_int_equal(timerwl_start(&w, &c), -EINVAL);	/* no CPU */
 	assert_null(w);
-	ps_cpuset_add(&c.cpus, 0);
+	parse_cpuset_add(&c.cpus, 0);
 	c.interval_ns = 0;
-	assert_int_equal(twl_start(&w, &c), -EINVAL);
+	assert_int_equal(timerwl_start(&w, &c), -EINVAL);
 	c.interval_ns = 1000000;
 	c.prio = 100;
-	assert_int_equal(twl_start(&w, &c), -EINVAL);
+	assert_int_equal(timerwl_start(&w, &c), -EINVAL);
 	c.prio = 0;
 	c.nice = 20;
-	assert_int_equal(twl_start(&w, &c), -EINVAL);
+	assert_int_equal(timerwl_start(&w, &c), -EINVAL);
 	c.nice = -21;
-	assert_int_equal(twl_start(&w, &c), -EINVAL);
-	twl_stop(NULL);
+	assert_int_equal(timerwl_start(&w, &c), -EINVAL);
+	timerwl_stop(NULL);
 }
 
 /* -P o:19: the highest nice is always allowed, and it is this thread's alone */
 static void test_nice(void **state)
 {
 	(void)state;
-	struct twl_cfg c;
-	struct twl *w;
+	struct timerwl_cfg c;
+	struct timerwl *w;
 	cfg_cpu0(&c);
 	c.nice = 19;
 	int mine = getpriority(PRIO_PROCESS, 0);
-	assert_int_equal(twl_start(&w, &c), 0);
+	assert_int_equal(timerwl_start(&w, &c), 0);
 	struct lhist h;
-	struct twl_thread_info info;
+	struct timerwl_thread_info info;
 	assert_int_equal(lhist_init(&h, &c.hist), 0);
 	for (int i = 0; i < 100; i++) {	/* until the thread has set itself up */
 		struct timespec ts = { 0, 10000000 };
 		nanosleep(&ts, NULL);
-		assert_int_equal(twl_snapshot(w, 0, &info, &h), 0);
+		assert_int_equal(timerwl_snapshot(w, 0, &info, &h), 0);
 		if (info.tid)
 			break;
 	}
-	twl_stop(w);
+	timerwl_stop(w);
 	lhist_fini(&h);
 	assert_true(info.tid > 0);
 	assert_false(info.fifo);

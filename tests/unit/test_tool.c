@@ -122,16 +122,16 @@ static void test_status(void **state)
 	assert_int_equal(tool_status_worst(2, 0), 2);
 
 	/* a reader that left makes any status 2; a Ctrl-C does not */
-	cio_signals_install();
+	cmdio_signals_install();
 	assert_int_equal(tool_end_status(0), 0);
 	assert_int_equal(tool_end_status(1), 1);
-	cio_stop();
+	cmdio_stop();
 	assert_int_equal(tool_end_status(1), 1);
 	raise(SIGPIPE);
-	assert_true(cio_broken_pipe());
+	assert_true(cmdio_broken_pipe());
 	assert_int_equal(tool_end_status(0), EXIT_ERR);
 	assert_int_equal(tool_end_status(1), EXIT_ERR);
-	cio_signals_install();	/* resets the flags */
+	cmdio_signals_install();	/* resets the flags */
 	assert_int_equal(tool_end_status(1), 1);
 }
 
@@ -143,7 +143,7 @@ struct fake {
 	int waits, processes, refreshes;
 	int max_timeout;	/* the longest wait asked for */
 	int last_timeout;
-	int stop_after;		/* process calls before cio_stop(); 0 = never */
+	int stop_after;		/* process calls before cmdio_stop(); 0 = never */
 	int done_after;		/* done() calls answering false first; 0 = never true */
 	int fail_wait_at;	/* the wait call that fails (1-based); 0 = never */
 	int dones;
@@ -182,7 +182,7 @@ static int f_process(void *arg, uint64_t until_ns)
 	f->processes++;
 	f->last_until = until_ns;
 	if (f->stop_after && f->processes == f->stop_after)
-		cio_stop();
+		cmdio_stop();
 	return 0;
 }
 
@@ -216,7 +216,7 @@ static int setup(void **state)
 		return -1;
 	reader_fd = p[0];
 	writer_fd = p[1];
-	cio_signals_install();
+	cmdio_signals_install();
 	return 0;
 }
 
@@ -248,8 +248,8 @@ static void test_run_order_and_stop(void **state)
 	/* done before each wait; no refresh without a period; the stop seen at the top */
 	assert_string_equal(f.log, "DWPCDWPC");
 	assert_int_equal(f.max_timeout, 100);	/* the default wait */
-	assert_true(cio_stopped());
-	assert_false(cio_broken_pipe());
+	assert_true(cmdio_stopped());
+	assert_false(cmdio_broken_pipe());
 }
 
 static void test_run_done(void **state)
@@ -261,7 +261,7 @@ static void test_run_done(void **state)
 	assert_int_equal(tool_run(&l), TOOL_END_DONE);
 	assert_string_equal(f.log, "DWPCDWPCDWPCD");
 	assert_int_equal(f.max_timeout, 7);
-	assert_false(cio_stopped());
+	assert_false(cmdio_stopped());
 }
 
 static void test_run_error(void **state)
@@ -290,7 +290,7 @@ static void test_run_broken_pipe(void **state)
 	reader_fd = -1;
 	assert_int_equal(tool_run(&l), TOOL_END_STOP);
 	assert_string_equal(f.log, "");
-	assert_true(cio_broken_pipe());
+	assert_true(cmdio_broken_pipe());
 	assert_int_equal(tool_end_status(0), EXIT_ERR);
 }
 

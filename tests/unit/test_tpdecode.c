@@ -18,8 +18,8 @@
 #include "bytes.h"
 #include "tpevent.h"
 
-#ifndef TPD_TEST_DATA
-#define TPD_TEST_DATA "tests/data/formats"
+#ifndef TPDECODE_TEST_DATA
+#define TPDECODE_TEST_DATA "tests/data/formats"
 #endif
 
 static const char *const formats[] = {
@@ -85,7 +85,7 @@ static struct tep_handle *load_tep(bool big)
 		size_t len = 0;
 		char sys[64];
 		const char *slash = strchr(formats[i], '/');
-		snprintf(path, sizeof(path), "%s/%s/format", TPD_TEST_DATA, formats[i]);
+		snprintf(path, sizeof(path), "%s/%s/format", TPDECODE_TEST_DATA, formats[i]);
 		char *text = slurp(path, &len);
 		if (!text)
 			fail_msg("cannot read %s (run from the source tree)", path);
@@ -112,28 +112,28 @@ struct rb {
 static void rb_init(struct rb *r, bool big, uint16_t id, int32_t pid)
 {
 	memset(r, 0, sizeof(*r));
-	r->swap = big != (bool)BY_HOST_BIG_ENDIAN;
-	by_st16(r->b, id, r->swap);
+	r->swap = big != (bool)BYTES_HOST_BIG_ENDIAN;
+	bytes_st16(r->b, id, r->swap);
 	r->b[2] = 0x81;	/* common_flags */
 	r->b[3] = 0x02;	/* common_preempt_count */
-	by_st32(r->b + 4, (uint32_t)pid, r->swap);
+	bytes_st32(r->b + 4, (uint32_t)pid, r->swap);
 }
 
-static void rb32(struct rb *r, size_t off, uint32_t v) { by_st32(r->b + off, v, r->swap); }
-static void rb64(struct rb *r, size_t off, uint64_t v) { by_st64(r->b + off, v, r->swap); }
+static void rb32(struct rb *r, size_t off, uint32_t v) { bytes_st32(r->b + off, v, r->swap); }
+static void rb64(struct rb *r, size_t off, uint64_t v) { bytes_st64(r->b + off, v, r->swap); }
 static void rbstr(struct rb *r, size_t off, const char *s) { memcpy(r->b + off, s, strlen(s)); }
 
 static void check_sched(bool big)
 {
 	struct tep_handle *tep = load_tep(big);
-	struct tpd *d = tpd_new(tep);
-	struct tpe ev;
+	struct tpdecode *d = tpdecode_new(tep);
+	struct tpevent ev;
 	struct rb r;
 	assert_non_null(d);
 
 	/* sched_switch: 6.18 layout, prev_state is a long (8 bytes) */
 	int id = event_id(tep, "sched", "sched_switch");
-	assert_int_equal(tpd_kind(d, id), TPE_SCHED_SWITCH);
+	assert_int_equal(tpdecode_kind(d, id), TPEVENT_SCHED_SWITCH);
 	rb_init(&r, big, (uint16_t)id, 100);
 	rbstr(&r, 8, "cyclictest");
 	rb32(&r, 24, 100);
@@ -145,8 +145,8 @@ static void check_sched(bool big)
 	memset(&ev, 0, sizeof(ev));
 	ev.time_ns = 42;
 	ev.cpu = 1;
-	assert_int_equal(tpd_decode(d, id, r.b, 64, &ev), 0);
-	assert_int_equal(ev.kind, TPE_SCHED_SWITCH);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 64, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_SCHED_SWITCH);
 	assert_int_equal(ev.time_ns, 42);	/* caller's sample fields kept */
 	assert_int_equal(ev.cpu, 1);
 	assert_int_equal(ev.common_flags, 0x81);
@@ -158,18 +158,18 @@ static void check_sched(bool big)
 	assert_string_equal(ev.sw.next_comm, "ksoftirqd/1");
 	assert_int_equal(ev.sw.next_pid, 17);
 	assert_int_equal(ev.sw.next_prio, -1);
-	assert_int_equal(tpd_decode(d, id, r.b, 63, &ev), -EINVAL);
-	assert_int_equal(tpd_decode(d, id, NULL, 0, &ev), -EINVAL);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 63, &ev), -EINVAL);
+	assert_int_equal(tpdecode_decode(d, id, NULL, 0, &ev), -EINVAL);
 
 	/* a full 16-byte comm without a NUL is cut, not overrun */
 	rbstr(&r, 8, "abcdefghijklmnop");
-	assert_int_equal(tpd_decode(d, id, r.b, 64, &ev), 0);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 64, &ev), 0);
 	assert_string_equal(ev.sw.prev_comm, "abcdefghijklmno");
 
 	/* wakeups share one layout */
 	static const char *const wk[] = { "sched_waking", "sched_wakeup", "sched_wakeup_new" };
-	static const enum tpe_kind wkk[] = { TPE_SCHED_WAKING, TPE_SCHED_WAKEUP,
-					     TPE_SCHED_WAKEUP_NEW };
+	static const enum tpevent_kind wkk[] = { TPEVENT_SCHED_WAKING, TPEVENT_SCHED_WAKEUP,
+					     TPEVENT_SCHED_WAKEUP_NEW };
 	for (int i = 0; i < 3; i++) {
 		id = event_id(tep, "sched", wk[i]);
 		rb_init(&r, big, (uint16_t)id, 5);
@@ -177,13 +177,13 @@ static void check_sched(bool big)
 		rb32(&r, 24, 4242);
 		rb32(&r, 28, 9);
 		rb32(&r, 32, 1);
-		assert_int_equal(tpd_decode(d, id, r.b, 36, &ev), 0);
+		assert_int_equal(tpdecode_decode(d, id, r.b, 36, &ev), 0);
 		assert_int_equal(ev.kind, wkk[i]);
 		assert_string_equal(ev.wake.comm, "rt-task");
 		assert_int_equal(ev.wake.pid, 4242);
 		assert_int_equal(ev.wake.prio, 9);
 		assert_int_equal(ev.wake.target_cpu, 1);
-		assert_int_equal(tpd_decode(d, id, r.b, 35, &ev), -EINVAL);
+		assert_int_equal(tpdecode_decode(d, id, r.b, 35, &ev), -EINVAL);
 	}
 
 	/* migrate_task: comm is a __data_loc string on 6.18 */
@@ -195,35 +195,35 @@ static void check_sched(bool big)
 	rb32(&r, 20, 0);
 	rb32(&r, 24, 1);
 	rbstr(&r, 28, "mover");
-	assert_int_equal(tpd_decode(d, id, r.b, 34, &ev), 0);
-	assert_int_equal(ev.kind, TPE_SCHED_MIGRATE);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 34, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_SCHED_MIGRATE);
 	assert_string_equal(ev.migrate.comm, "mover");
 	assert_int_equal(ev.migrate.pid, 777);
 	assert_int_equal(ev.migrate.prio, 98);
 	assert_int_equal(ev.migrate.orig_cpu, 0);
 	assert_int_equal(ev.migrate.dest_cpu, 1);
 	/* the string points past the end of raw */
-	assert_int_equal(tpd_decode(d, id, r.b, 33, &ev), -EINVAL);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 33, &ev), -EINVAL);
 	rb32(&r, 8, 0xffffu | (6u << 16));
-	assert_int_equal(tpd_decode(d, id, r.b, 34, &ev), -EINVAL);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 34, &ev), -EINVAL);
 
 	id = event_id(tep, "sched", "sched_process_exit");
 	rb_init(&r, big, (uint16_t)id, 9);
 	rbstr(&r, 8, "bye");
 	rb32(&r, 24, 9);
 	rb32(&r, 28, 120);
-	assert_int_equal(tpd_decode(d, id, r.b, 33, &ev), 0);
-	assert_int_equal(ev.kind, TPE_SCHED_PROCESS_EXIT);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 33, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_SCHED_PROCESS_EXIT);
 	assert_string_equal(ev.exit.comm, "bye");
 	assert_int_equal(ev.exit.pid, 9);
 	assert_int_equal(ev.exit.prio, 120);
 
 	/* unknown ids */
-	assert_int_equal(tpd_decode(d, 99999, r.b, sizeof(r.b), &ev), -ENOENT);
-	assert_int_equal(tpd_kind(d, 99999), TPE_UNKNOWN);
-	assert_int_equal(tpd_kind(d, event_id(tep, "irq_vectors", "vector_alloc")), TPE_UNKNOWN);
+	assert_int_equal(tpdecode_decode(d, 99999, r.b, sizeof(r.b), &ev), -ENOENT);
+	assert_int_equal(tpdecode_kind(d, 99999), TPEVENT_UNKNOWN);
+	assert_int_equal(tpdecode_kind(d, event_id(tep, "irq_vectors", "vector_alloc")), TPEVENT_UNKNOWN);
 
-	tpd_free(d);
+	tpdecode_free(d);
 	tep_free(tep);
 }
 
@@ -233,8 +233,8 @@ static void test_sched_be(void **state) { (void)state; check_sched(true); }
 static void check_irq_timer(bool big)
 {
 	struct tep_handle *tep = load_tep(big);
-	struct tpd *d = tpd_new(tep);
-	struct tpe ev;
+	struct tpdecode *d = tpdecode_new(tep);
+	struct tpevent ev;
 	struct rb r;
 	int id;
 	assert_non_null(d);
@@ -244,46 +244,46 @@ static void check_irq_timer(bool big)
 	rb32(&r, 8, 24);
 	rb32(&r, 12, 16u | (9u << 16));
 	rbstr(&r, 16, "virtio0");
-	assert_int_equal(tpd_decode(d, id, r.b, 25, &ev), 0);
-	assert_int_equal(ev.kind, TPE_IRQ_ENTRY);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 25, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_IRQ_ENTRY);
 	assert_int_equal(ev.irq.irq, 24);
 	assert_string_equal(ev.irq.name, "virtio0");
-	assert_int_equal(tpd_decode(d, id, r.b, 24, &ev), -EINVAL);
-	assert_int_equal(tpd_decode(d, id, r.b, 15, &ev), -EINVAL);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 24, &ev), -EINVAL);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 15, &ev), -EINVAL);
 
 	id = event_id(tep, "irq", "irq_handler_exit");
 	rb_init(&r, big, (uint16_t)id, 0);
 	rb32(&r, 8, 24);
 	rb32(&r, 12, 1);
-	assert_int_equal(tpd_decode(d, id, r.b, 16, &ev), 0);
-	assert_int_equal(ev.kind, TPE_IRQ_EXIT);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 16, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_IRQ_EXIT);
 	assert_int_equal(ev.irq.ret, 1);
 
 	static const char *const sn[] = { "softirq_entry", "softirq_exit", "softirq_raise" };
-	static const enum tpe_kind sk[] = { TPE_SOFTIRQ_ENTRY, TPE_SOFTIRQ_EXIT, TPE_SOFTIRQ_RAISE };
+	static const enum tpevent_kind sk[] = { TPEVENT_SOFTIRQ_ENTRY, TPEVENT_SOFTIRQ_EXIT, TPEVENT_SOFTIRQ_RAISE };
 	for (int i = 0; i < 3; i++) {
 		id = event_id(tep, "irq", sn[i]);
 		rb_init(&r, big, (uint16_t)id, 0);
 		rb32(&r, 8, 7);
-		assert_int_equal(tpd_decode(d, id, r.b, 12, &ev), 0);
+		assert_int_equal(tpdecode_decode(d, id, r.b, 12, &ev), 0);
 		assert_int_equal(ev.kind, sk[i]);
 		assert_int_equal(ev.softirq.vec, 7);
-		assert_int_equal(tpd_decode(d, id, r.b, 11, &ev), -EINVAL);
+		assert_int_equal(tpdecode_decode(d, id, r.b, 11, &ev), -EINVAL);
 	}
 
 	/* every irq_vectors *_entry/_exit: name from the event name */
-	struct { const char *ev, *name; enum tpe_kind k; } vv[] = {
-		{ "local_timer_entry", "local_timer", TPE_VECTOR_ENTRY },
-		{ "local_timer_exit", "local_timer", TPE_VECTOR_EXIT },
-		{ "reschedule_entry", "reschedule", TPE_VECTOR_ENTRY },
-		{ "reschedule_exit", "reschedule", TPE_VECTOR_EXIT },
-		{ "call_function_single_entry", "call_function_single", TPE_VECTOR_ENTRY },
+	struct { const char *ev, *name; enum tpevent_kind k; } vv[] = {
+		{ "local_timer_entry", "local_timer", TPEVENT_VECTOR_ENTRY },
+		{ "local_timer_exit", "local_timer", TPEVENT_VECTOR_EXIT },
+		{ "reschedule_entry", "reschedule", TPEVENT_VECTOR_ENTRY },
+		{ "reschedule_exit", "reschedule", TPEVENT_VECTOR_EXIT },
+		{ "call_function_single_entry", "call_function_single", TPEVENT_VECTOR_ENTRY },
 	};
 	for (size_t i = 0; i < sizeof(vv) / sizeof(vv[0]); i++) {
 		id = event_id(tep, "irq_vectors", vv[i].ev);
 		rb_init(&r, big, (uint16_t)id, 0);
 		rb32(&r, 8, 236);
-		assert_int_equal(tpd_decode(d, id, r.b, 12, &ev), 0);
+		assert_int_equal(tpdecode_decode(d, id, r.b, 12, &ev), 0);
 		assert_int_equal(ev.kind, vv[i].k);
 		assert_int_equal(ev.vector.vector, 236);
 		assert_string_equal(ev.vector.name, vv[i].name);
@@ -294,8 +294,8 @@ static void check_irq_timer(bool big)
 	rb64(&r, 8, 0xffffffff81001234ull);
 	rb64(&r, 16, 12345);
 	rb32(&r, 24, 1);
-	assert_int_equal(tpd_decode(d, id, r.b, 28, &ev), 0);
-	assert_int_equal(ev.kind, TPE_NMI);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 28, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_NMI);
 	assert_true(ev.nmi.handler == 0xffffffff81001234ull);
 	assert_int_equal(ev.nmi.delta_ns, 12345);
 	assert_int_equal(ev.nmi.handled, 1);
@@ -308,38 +308,38 @@ static void check_irq_timer(bool big)
 	rb64(&r, 32, 4999990000ull);
 	rb32(&r, 40, 1);
 	r.b[44] = 1;
-	assert_int_equal(tpd_decode(d, id, r.b, 45, &ev), 0);
-	assert_int_equal(ev.kind, TPE_HRTIMER_START);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 45, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_HRTIMER_START);
 	assert_true(ev.hrtimer_start.hrtimer == 0xffff888001000000ull);
 	assert_true(ev.hrtimer_start.function == 0xffffffff81100000ull);
 	assert_int_equal(ev.hrtimer_start.expires_ns, 5000000000ll);
 	assert_int_equal(ev.hrtimer_start.softexpires_ns, 4999990000ll);
 	assert_int_equal(ev.hrtimer_start.mode, 1);
-	assert_int_equal(tpd_decode(d, id, r.b, 43, &ev), -EINVAL);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 43, &ev), -EINVAL);
 
 	id = event_id(tep, "timer", "hrtimer_expire_entry");
 	rb_init(&r, big, (uint16_t)id, 0);
 	rb64(&r, 8, 0xffff888001000000ull);
 	rb64(&r, 16, 5000012000ull);
 	rb64(&r, 24, 0xffffffff81100000ull);
-	assert_int_equal(tpd_decode(d, id, r.b, 32, &ev), 0);
-	assert_int_equal(ev.kind, TPE_HRTIMER_EXPIRE_ENTRY);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 32, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_HRTIMER_EXPIRE_ENTRY);
 	assert_true(ev.hrtimer.hrtimer == 0xffff888001000000ull);
 	assert_int_equal(ev.hrtimer.now_ns, 5000012000ll);
 	assert_true(ev.hrtimer.function == 0xffffffff81100000ull);
 
 	static const char *const tn[] = { "hrtimer_cancel", "hrtimer_expire_exit" };
-	static const enum tpe_kind tk[] = { TPE_HRTIMER_CANCEL, TPE_HRTIMER_EXPIRE_EXIT };
+	static const enum tpevent_kind tk[] = { TPEVENT_HRTIMER_CANCEL, TPEVENT_HRTIMER_EXPIRE_EXIT };
 	for (int i = 0; i < 2; i++) {
 		id = event_id(tep, "timer", tn[i]);
 		rb_init(&r, big, (uint16_t)id, 0);
 		rb64(&r, 8, 0xabcdef);
-		assert_int_equal(tpd_decode(d, id, r.b, 16, &ev), 0);
+		assert_int_equal(tpdecode_decode(d, id, r.b, 16, &ev), 0);
 		assert_int_equal(ev.kind, tk[i]);
 		assert_true(ev.hrtimer.hrtimer == 0xabcdef);
-		assert_int_equal(tpd_decode(d, id, r.b, 15, &ev), -EINVAL);
+		assert_int_equal(tpdecode_decode(d, id, r.b, 15, &ev), -EINVAL);
 	}
-	tpd_free(d);
+	tpdecode_free(d);
 	tep_free(tep);
 }
 
@@ -349,8 +349,8 @@ static void test_irq_timer_be(void **state) { (void)state; check_irq_timer(true)
 static void check_osnoise_preemptirq(bool big)
 {
 	struct tep_handle *tep = load_tep(big);
-	struct tpd *d = tpd_new(tep);
-	struct tpe ev;
+	struct tpdecode *d = tpdecode_new(tep);
+	struct tpevent ev;
 	struct rb r;
 	int id;
 	assert_non_null(d);
@@ -360,8 +360,8 @@ static void check_osnoise_preemptirq(bool big)
 	rb64(&r, 8, 1000);
 	rb64(&r, 16, 2500);
 	rb64(&r, 24, 3);
-	assert_int_equal(tpd_decode(d, id, r.b, 32, &ev), 0);
-	assert_int_equal(ev.kind, TPE_OSNOISE_SAMPLE_THRESHOLD);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 32, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_OSNOISE_SAMPLE_THRESHOLD);
 	assert_int_equal(ev.osnoise.start_ns, 1000);
 	assert_int_equal(ev.osnoise.duration_ns, 2500);
 	assert_int_equal(ev.osnoise.interference, 3);
@@ -370,8 +370,8 @@ static void check_osnoise_preemptirq(bool big)
 	rb_init(&r, big, (uint16_t)id, 0);
 	rb64(&r, 8, 77);
 	rb64(&r, 16, 88);
-	assert_int_equal(tpd_decode(d, id, r.b, 24, &ev), 0);
-	assert_int_equal(ev.kind, TPE_OSNOISE_NMI);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 24, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_OSNOISE_NMI);
 	assert_int_equal(ev.osnoise.start_ns, 77);
 	assert_int_equal(ev.osnoise.duration_ns, 88);
 
@@ -382,21 +382,21 @@ static void check_osnoise_preemptirq(bool big)
 	rb64(&r, 24, 6);
 	rb32(&r, 32, 236);
 	rbstr(&r, 36, "local_timer");
-	assert_int_equal(tpd_decode(d, id, r.b, 48, &ev), 0);
-	assert_int_equal(ev.kind, TPE_OSNOISE_IRQ);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 48, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_OSNOISE_IRQ);
 	assert_string_equal(ev.osnoise.desc, "local_timer");
 	assert_int_equal(ev.osnoise.vector_or_pid, 236);
 	assert_int_equal(ev.osnoise.start_ns, 5);
 	assert_int_equal(ev.osnoise.duration_ns, 6);
-	assert_int_equal(tpd_decode(d, id, r.b, 47, &ev), -EINVAL);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 47, &ev), -EINVAL);
 
 	id = event_id(tep, "osnoise", "softirq_noise");
 	rb_init(&r, big, (uint16_t)id, 0);
 	rb64(&r, 8, 10);
 	rb64(&r, 16, 20);
 	rb32(&r, 24, 1);
-	assert_int_equal(tpd_decode(d, id, r.b, 28, &ev), 0);
-	assert_int_equal(ev.kind, TPE_OSNOISE_SOFTIRQ);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 28, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_OSNOISE_SOFTIRQ);
 	assert_int_equal(ev.osnoise.vector_or_pid, 1);
 
 	id = event_id(tep, "osnoise", "thread_noise");
@@ -405,29 +405,29 @@ static void check_osnoise_preemptirq(bool big)
 	rb64(&r, 24, 11);
 	rb64(&r, 32, 22);
 	rb32(&r, 40, 333);
-	assert_int_equal(tpd_decode(d, id, r.b, 44, &ev), 0);
-	assert_int_equal(ev.kind, TPE_OSNOISE_THREAD);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 44, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_OSNOISE_THREAD);
 	assert_string_equal(ev.osnoise.desc, "kworker/1:1");
 	assert_int_equal(ev.osnoise.vector_or_pid, 333);
 	assert_int_equal(ev.osnoise.duration_ns, 22);
-	assert_int_equal(tpd_decode(d, id, r.b, 43, &ev), -EINVAL);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 43, &ev), -EINVAL);
 
 	static const char *const pn[] = { "irq_disable", "irq_enable", "preempt_disable",
 					  "preempt_enable" };
-	static const enum tpe_kind pk[] = { TPE_IRQ_DISABLE, TPE_IRQ_ENABLE,
-					    TPE_PREEMPT_DISABLE, TPE_PREEMPT_ENABLE };
+	static const enum tpevent_kind pk[] = { TPEVENT_IRQ_DISABLE, TPEVENT_IRQ_ENABLE,
+					    TPEVENT_PREEMPT_DISABLE, TPEVENT_PREEMPT_ENABLE };
 	for (int i = 0; i < 4; i++) {
 		id = event_id(tep, "preemptirq", pn[i]);
 		rb_init(&r, big, (uint16_t)id, 0);
 		rb32(&r, 8, 0x1234);
 		rb32(&r, 12, (uint32_t)-16);
-		assert_int_equal(tpd_decode(d, id, r.b, 16, &ev), 0);
+		assert_int_equal(tpdecode_decode(d, id, r.b, 16, &ev), 0);
 		assert_int_equal(ev.kind, pk[i]);
 		assert_true(ev.preemptirq.caller_offs == 0x1234);
 		assert_true((int64_t)ev.preemptirq.parent_offs == -16);
-		assert_int_equal(tpd_decode(d, id, r.b, 15, &ev), -EINVAL);
+		assert_int_equal(tpdecode_decode(d, id, r.b, 15, &ev), -EINVAL);
 	}
-	tpd_free(d);
+	tpdecode_free(d);
 	tep_free(tep);
 }
 
@@ -485,7 +485,7 @@ static void check_old(bool big)
 {
 	struct tep_handle *tep = tep_alloc();
 	struct rb r;
-	struct tpe ev;
+	struct tpevent ev;
 	assert_non_null(tep);
 	tep_set_long_size(tep, 4);
 	tep_set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
@@ -493,7 +493,7 @@ static void check_old(bool big)
 	assert_int_equal(parse_text(tep, old_hrstart, "timer"), 0);
 	assert_int_equal(parse_text(tep, old_migrate, "sched"), 0);
 	assert_int_equal(parse_text(tep, bad_wakeup, "sched"), 0);
-	struct tpd *d = tpd_new(tep);
+	struct tpdecode *d = tpdecode_new(tep);
 	assert_non_null(d);
 
 	rb_init(&r, big, 300, 1);
@@ -504,20 +504,20 @@ static void check_old(bool big)
 	rbstr(&r, 36, "b");
 	rb32(&r, 52, 2);
 	rb32(&r, 56, 49);
-	assert_int_equal(tpd_decode(d, 300, r.b, 60, &ev), 0);
+	assert_int_equal(tpdecode_decode(d, 300, r.b, 60, &ev), 0);
 	assert_string_equal(ev.sw.prev_comm, "a");
 	assert_int_equal(ev.sw.prev_state, -1);
 	assert_string_equal(ev.sw.next_comm, "b");
 	assert_int_equal(ev.sw.next_pid, 2);
 	assert_int_equal(ev.sw.next_prio, 49);
-	assert_int_equal(tpd_decode(d, 300, r.b, 59, &ev), -EINVAL);
+	assert_int_equal(tpdecode_decode(d, 300, r.b, 59, &ev), -EINVAL);
 
 	rb_init(&r, big, 301, 1);
 	rb64(&r, 8, 0x10);
 	rb64(&r, 16, 0x20);
 	rb64(&r, 24, 123456789);
-	assert_int_equal(tpd_decode(d, 301, r.b, 32, &ev), 0);
-	assert_int_equal(ev.kind, TPE_HRTIMER_START);
+	assert_int_equal(tpdecode_decode(d, 301, r.b, 32, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_HRTIMER_START);
 	assert_int_equal(ev.hrtimer_start.expires_ns, 123456789);
 	assert_int_equal(ev.hrtimer_start.softexpires_ns, 123456789);
 	assert_int_equal(ev.hrtimer_start.mode, 0);
@@ -528,14 +528,14 @@ static void check_old(bool big)
 	rb32(&r, 28, 3);
 	rb32(&r, 32, 1);
 	rb32(&r, 36, 0);
-	assert_int_equal(tpd_decode(d, 302, r.b, 40, &ev), 0);
+	assert_int_equal(tpdecode_decode(d, 302, r.b, 40, &ev), 0);
 	assert_string_equal(ev.migrate.comm, "old");
 	assert_int_equal(ev.migrate.orig_cpu, 1);
 	assert_int_equal(ev.migrate.dest_cpu, 0);
 
-	assert_int_equal(tpd_kind(d, 303), TPE_UNKNOWN);
-	assert_int_equal(tpd_decode(d, 303, r.b, sizeof(r.b), &ev), -ENOENT);
-	tpd_free(d);
+	assert_int_equal(tpdecode_kind(d, 303), TPEVENT_UNKNOWN);
+	assert_int_equal(tpdecode_decode(d, 303, r.b, sizeof(r.b), &ev), -ENOENT);
+	tpdecode_free(d);
 	tep_free(tep);
 }
 
@@ -545,17 +545,17 @@ static void test_old_be(void **state) { (void)state; check_old(true); }
 static void test_names_empty(void **state)
 {
 	(void)state;
-	struct tpe ev;
-	assert_string_equal(tpe_kind_name(TPE_SCHED_SWITCH), "sched:sched_switch");
-	assert_string_equal(tpe_kind_name(TPE_OSNOISE_THREAD), "osnoise:thread_noise");
-	assert_string_equal(tpe_kind_name((enum tpe_kind)999), "unknown");
-	for (int k = 0; k < TPE_NR_KINDS; k++)
-		assert_non_null(tpe_kind_name((enum tpe_kind)k));
-	struct tpd *d = tpd_new(NULL);
+	struct tpevent ev;
+	assert_string_equal(tpevent_kind_name(TPEVENT_SCHED_SWITCH), "sched:sched_switch");
+	assert_string_equal(tpevent_kind_name(TPEVENT_OSNOISE_THREAD), "osnoise:thread_noise");
+	assert_string_equal(tpevent_kind_name((enum tpevent_kind)999), "unknown");
+	for (int k = 0; k < TPEVENT_NR_KINDS; k++)
+		assert_non_null(tpevent_kind_name((enum tpevent_kind)k));
+	struct tpdecode *d = tpdecode_new(NULL);
 	assert_non_null(d);
-	assert_int_equal(tpd_decode(d, 1, "", 0, &ev), -ENOENT);
-	tpd_free(d);
-	tpd_free(NULL);
+	assert_int_equal(tpdecode_decode(d, 1, "", 0, &ev), -ENOENT);
+	tpdecode_free(d);
+	tpdecode_free(NULL);
 }
 
 int main(void)

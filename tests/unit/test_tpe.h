@@ -20,11 +20,11 @@ static inline void tt_comm(char *comm, size_t len, int pid, const char *name)
 }
 
 /* A sched_switch from prev to next at t on cpu; comms NULL: "task<pid>". */
-static inline void tt_switch(struct tpe *e, uint64_t t, uint32_t cpu, int prev, int pprio,
+static inline void tt_switch(struct tpevent *e, uint64_t t, uint32_t cpu, int prev, int pprio,
 			     const char *pc, int next, int nprio, const char *nc)
 {
 	memset(e, 0, sizeof(*e));
-	e->kind = TPE_SCHED_SWITCH;
+	e->kind = TPEVENT_SCHED_SWITCH;
 	e->time_ns = t;
 	e->cpu = cpu;
 	e->sw.prev_pid = prev;

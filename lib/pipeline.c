@@ -41,7 +41,7 @@ struct item {
 	bool miss;			/* kind != IT_TEXT: the formatter adds the text */
 	uint32_t seq;			/* IT_MISS: its miss number; IT_REF: the one it repeats */
 	uint32_t raw_off, raw_size;
-	const struct pdr_evsel *evsel;
+	const struct pdread_evsel *evsel;
 	uint64_t time;
 	uint32_t cpu;
 	uint32_t learned_off, learned_len;	/* miss: its text, set by the formatter */
@@ -59,8 +59,8 @@ struct batch {
 	bool full;
 };
 
-struct pl {
-	struct pp *p;
+struct pipeline {
+	struct pdprint *p;
 	FILE *out;
 	pthread_t th;
 	pthread_mutex_t mu;
@@ -69,7 +69,7 @@ struct pl {
 	unsigned fill, next;
 	bool done;
 	int err;
-	int werr;			/* first write error (atomic: read by pl_failed()) */
+	int werr;			/* first write error (atomic: read by pipeline_failed()) */
 	struct trace_seq *seq;	/* the formatter's */
 	char *obuf;
 	size_t ocap;
@@ -96,8 +96,8 @@ static int grow(char **buf, size_t *cap, size_t need)
 	return 0;
 }
 
-/* Write obuf[0..pos); the first failure's errno is kept (pl_failed()). */
-static void write_out(struct pl *pl, size_t pos)
+/* Write obuf[0..pos); the first failure's errno is kept (pipeline_failed()). */
+static void write_out(struct pipeline *pl, size_t pos)
 {
 	if (__atomic_load_n(&pl->werr, __ATOMIC_RELAXED))
 		return;		/* the output is gone: do not try again */
@@ -106,10 +106,10 @@ static void write_out(struct pl *pl, size_t pos)
 		__atomic_store_n(&pl->werr, errno ? -errno : -EIO, __ATOMIC_RELAXED);
 }
 
-static void format_batch(struct pl *pl, struct batch *b)
+static void format_batch(struct pipeline *pl, struct batch *b)
 {
 	size_t pos = 0;
-	struct pdr_sample s;
+	struct pdread_sample s;
 	memset(&s, 0, sizeof(s));
 	b->learned_used = 0;
 	for (size_t i = 0; i < b->n; i++) {
@@ -125,7 +125,7 @@ static void format_batch(struct pl *pl, struct batch *b)
 			s.raw_size = it->raw_size;
 			s.time = it->time;
 			s.cpu = it->cpu;
-			tt = pp_trace_text_uncached(pl->p, it->evsel, &s, pl->seq, &tl);
+			tt = pdprint_trace_text_uncached(pl->p, it->evsel, &s, pl->seq, &tl);
 			if (it->kind == IT_MISS) {
 				if (tl > re->cap) {
 					char *nb = re->heap ? realloc(re->buf, tl) : malloc(tl);
@@ -176,7 +176,7 @@ static void format_batch(struct pl *pl, struct batch *b)
 
 static void *worker(void *arg)
 {
-	struct pl *pl = arg;
+	struct pipeline *pl = arg;
 	for (;;) {
 		pthread_mutex_lock(&pl->mu);
 		while (!pl->b[pl->next].full && !pl->done)
@@ -197,16 +197,16 @@ static void *worker(void *arg)
 	}
 }
 
-struct pl *pl_new(struct pp *p, FILE *out)
+struct pipeline *pipeline_new(struct pdprint *p, FILE *out)
 {
-	if (!pp_pipeline_fields(p))
+	if (!pdprint_pipeline_fields(p))
 		return NULL;
-	struct pl *pl = calloc(1, sizeof(*pl));
+	struct pipeline *pl = calloc(1, sizeof(*pl));
 	if (!pl)
 		return NULL;
 	pl->p = p;
 	pl->out = out;
-	pl->seq = pp_seq_new();
+	pl->seq = pdprint_seq_new();
 	pl->ring = calloc(RING, sizeof(*pl->ring));
 	pl->slab = malloc((size_t)RING * RING_SLOT);
 	bool ok = pl->seq != NULL && pl->ring != NULL && pl->slab != NULL;
@@ -219,13 +219,13 @@ struct pl *pl_new(struct pp *p, FILE *out)
 		pl->b[i].raw = malloc(BATCH_RAW);
 		ok = pl->b[i].items && pl->b[i].raw;
 	}
-	pp_prepare(p);	/* lazily computed state must not race */
+	pdprint_prepare(p);	/* lazily computed state must not race */
 	/* The reading thread takes new payloads itself while the formatter is
 	 * behind, with a libtraceevent handle of its own (not with symbol
 	 * formats: kallsyms would have to be loaded twice). */
-	if (ok && !pp_prints_symbols(p)) {
-		pl->tep2 = pdr_tep_new(pp_reader(p));
-		pl->seq2 = pl->tep2 ? pp_seq_new() : NULL;
+	if (ok && !pdprint_prints_symbols(p)) {
+		pl->tep2 = pdread_tep_new(pdprint_reader(p));
+		pl->seq2 = pl->tep2 ? pdprint_seq_new() : NULL;
 		if (pl->tep2 && !pl->seq2) {
 			tep_free(pl->tep2);
 			pl->tep2 = NULL;
@@ -238,7 +238,7 @@ struct pl *pl_new(struct pp *p, FILE *out)
 			free(pl->b[i].items);
 			free(pl->b[i].raw);
 		}
-		pp_seq_free(pl->seq);
+		pdprint_seq_free(pl->seq);
 		free(pl->ring);
 		free(pl->slab);
 		free(pl);
@@ -248,12 +248,12 @@ struct pl *pl_new(struct pp *p, FILE *out)
 }
 
 /* Take back an empty batch: remember what the formatter learned, reset. */
-static void reclaim(struct pl *pl, struct batch *b)
+static void reclaim(struct pipeline *pl, struct batch *b)
 {
 	for (size_t i = 0; i < b->n; i++) {
 		struct item *it = &b->items[i];
 		if (it->kind == IT_MISS && b->learned)
-			pp_memo_put(pl->p, it->evsel, b->raw + it->raw_off, it->raw_size,
+			pdprint_memo_put(pl->p, it->evsel, b->raw + it->raw_off, it->raw_size,
 				    b->learned + it->learned_off, it->learned_len);
 	}
 	b->n = 0;
@@ -262,7 +262,7 @@ static void reclaim(struct pl *pl, struct batch *b)
 	b->learned_used = 0;
 }
 
-static void hand_over(struct pl *pl)
+static void hand_over(struct pipeline *pl)
 {
 	pthread_mutex_lock(&pl->mu);
 	pl->b[pl->fill].full = true;
@@ -275,11 +275,11 @@ static void hand_over(struct pl *pl)
 	reclaim(pl, &pl->b[pl->fill]);
 }
 
-int pl_push(struct pl *pl, const struct pdr_event *ev, const char *comm)
+int pipeline_push(struct pipeline *pl, const struct pdread_event *ev, const char *comm)
 {
 	struct batch *b = &pl->b[pl->fill];
-	const struct pdr_sample *s = &ev->sample;
-	const struct pdr_evsel *e = ev->evsel;
+	const struct pdread_sample *s = &ev->sample;
+	const struct pdread_evsel *e = ev->evsel;
 	bool tp = e && e->tp && s->raw;
 	uint32_t rs = tp ? s->raw_size : 0;
 	if (rs > BATCH_RAW)
@@ -295,19 +295,19 @@ int pl_push(struct pl *pl, const struct pdr_event *ev, const char *comm)
 	const char *t = NULL;
 	size_t tl = 0;
 	uint32_t ref = 0;
-	int look = tp ? pp_memo_lookup(pl->p, e, s->raw, s->raw_size, &t, &tl, &ref) : PP_MEMO_NONE;
-	if (look == PP_MEMO_MISS && pl->tep2 && __atomic_load_n(&pl->nfull, __ATOMIC_RELAXED) >= 2) {
+	int look = tp ? pdprint_memo_lookup(pl->p, e, s->raw, s->raw_size, &t, &tl, &ref) : PDPRINT_MEMO_NONE;
+	if (look == PDPRINT_MEMO_MISS && pl->tep2 && __atomic_load_n(&pl->nfull, __ATOMIC_RELAXED) >= 2) {
 		/* the formatter is behind: make this text here */
-		t = pp_trace_text_tep(pl->tep2, s, pl->seq2, &tl);
-		pp_memo_put(pl->p, e, s->raw, s->raw_size, t, tl);
-	} else if (look == PP_MEMO_MISS || look == PP_MEMO_NONE) {
+		t = pdprint_trace_text_tep(pl->tep2, s, pl->seq2, &tl);
+		pdprint_memo_put(pl->p, e, s->raw, s->raw_size, t, tl);
+	} else if (look == PDPRINT_MEMO_MISS || look == PDPRINT_MEMO_NONE) {
 		if (tp) {
 			it->kind = IT_MISS;
 			it->seq = pl->miss_seq++;
-			if (look == PP_MEMO_MISS)
-				pp_memo_pending(pl->p, e, s->raw, s->raw_size, it->seq);
+			if (look == PDPRINT_MEMO_MISS)
+				pdprint_memo_pending(pl->p, e, s->raw, s->raw_size, it->seq);
 		}
-	} else if (look == PP_MEMO_PENDING) {
+	} else if (look == PDPRINT_MEMO_PENDING) {
 		it->kind = IT_REF;
 		it->seq = ref;
 	}
@@ -316,7 +316,7 @@ int pl_push(struct pl *pl, const struct pdr_event *ev, const char *comm)
 		size_t room = b->text_cap - b->text_used, n;
 		char *at = b->text + b->text_used;
 		if (tp) {
-			n = pp_format_prefix(pl->p, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu,
+			n = pdprint_format_prefix(pl->p, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu,
 					     s->time, e->name, at, room);
 			if (it->kind == IT_TEXT) {
 				if (n + tl + 1 < room) {
@@ -328,7 +328,7 @@ int pl_push(struct pl *pl, const struct pdr_event *ev, const char *comm)
 				}
 			}
 		} else {
-			n = pp_format_with_comm(pl->p, ev, comm, at, room);
+			n = pdprint_format_with_comm(pl->p, ev, comm, at, room);
 		}
 		if (n < room) {
 			b->text_used += n;
@@ -351,7 +351,7 @@ int pl_push(struct pl *pl, const struct pdr_event *ev, const char *comm)
 	return 0;
 }
 
-int pl_push_text(struct pl *pl, const char *text, size_t len)
+int pipeline_push_text(struct pipeline *pl, const char *text, size_t len)
 {
 	struct batch *b = &pl->b[pl->fill];
 	if (b->n == BATCH_ITEMS) {
@@ -370,12 +370,12 @@ int pl_push_text(struct pl *pl, const char *text, size_t len)
 	return 0;
 }
 
-int pl_failed(const struct pl *pl)
+int pipeline_failed(const struct pipeline *pl)
 {
 	return pl ? __atomic_load_n(&pl->werr, __ATOMIC_RELAXED) : 0;
 }
 
-int pl_finish(struct pl *pl)
+int pipeline_finish(struct pipeline *pl)
 {
 	if (pl->b[pl->fill].n)
 		hand_over(pl);
@@ -393,8 +393,8 @@ int pl_finish(struct pl *pl)
 	}
 	pthread_mutex_destroy(&pl->mu);
 	pthread_cond_destroy(&pl->cv);
-	pp_seq_free(pl->seq);
-	pp_seq_free(pl->seq2);
+	pdprint_seq_free(pl->seq);
+	pdprint_seq_free(pl->seq2);
 	if (pl->tep2)
 		tep_free(pl->tep2);
 	for (size_t i = 0; i < RING; i++)
