@@ -375,15 +375,8 @@ static int write_header(struct dtlrec *r, const char *output)
 	if (err < 0)
 		return dtlrec_seterr(r, err, "cannot describe the events: %s", strerror(-err));
 	err = 0;
-	if (r->tf) {
-		void *blob;
-		size_t blen;
-		err = tfsformat_tracing_data(r->tf, BYTES_HOST_BIG_ENDIAN, &blob, &blen);
-		if (!err) {
-			err = pdwrite_set_tracing_data(r->w, blob, blen);
-			free(blob);
-		}
-	}
+	if (r->tf)
+		err = tfsformat_set_tracing_data(r->w, r->tf, BYTES_HOST_BIG_ENDIAN);
 	if (!err && !uname(&u)) {
 		pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_HOSTNAME, u.nodename);
 		pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_OSRELEASE, u.release);

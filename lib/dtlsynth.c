@@ -269,12 +269,7 @@ static int setup(struct syn *s, const char *path, struct tfsformat_formats **tfp
 	if ((!s->c.no_dtl && s->ev_dtl < 0) || s->ev_sw < 0 || s->ev_wk < 0)
 		return fail(s, -EINVAL, "cannot add the events");
 
-	void *blob = NULL;
-	size_t blen = 0;
-	err = tfsformat_tracing_data(tf, s->c.big_endian, &blob, &blen);
-	if (!err)
-		err = pdwrite_set_tracing_data(s->w, blob, blen);
-	free(blob);
+	err = tfsformat_set_tracing_data(s->w, tf, s->c.big_endian);
 	if (!err)
 		err = pdwrite_set_string_feature(s->w, PDFORMAT_FEAT_HOSTNAME, "lpar-synth");
 	if (!err)

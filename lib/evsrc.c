@@ -195,6 +195,18 @@ static int perf_open_group(struct perf_event_attr *a, int cpu, int group_fd)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+/* A sampling (period 1), disabled tracepoint event of id with sample_type t. */
+static void tp_attr(struct perf_event_attr *a, int id, uint64_t t)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_TRACEPOINT;
+	a->config = (uint64_t)id;
+	a->sample_period = 1;
+	a->sample_type = t;
+	a->disabled = 1;
+}
+
 static int perf_open(struct perf_event_attr *a, int cpu)
 {
 	long fd = syscall(SYS_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -348,13 +360,7 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 		if (!s->ev[i].may_skip)
 			continue;
 		struct perf_event_attr a;
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.type = PERF_TYPE_TRACEPOINT;
-		a.config = (uint64_t)s->ev[i].id;
-		a.sample_period = 1;
-		a.sample_type = PERF_SAMPLE_RAW;
-		a.disabled = 1;
+		tp_attr(&a, s->ev[i].id, PERF_SAMPLE_RAW);
 		int fd = perf_open(&a, (int)first_cpu);
 		if (fd >= 0) {
 			close(fd);
@@ -403,14 +409,8 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 			if (s->ev[i].skipped)
 				continue;
 			struct perf_event_attr a;
-			memset(&a, 0, sizeof(a));
-			a.size = sizeof(a);
-			a.type = PERF_TYPE_TRACEPOINT;
-			a.config = (uint64_t)s->ev[i].id;
-			a.sample_period = 1;
-			a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-					PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
-			a.disabled = 1;
+			tp_attr(&a, s->ev[i].id, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+					PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW);
 			a.sample_id_all = 1;
 			a.use_clockid = 1;
 			a.clockid = CLOCK_MONOTONIC;

@@ -442,16 +442,8 @@ struct pdread *pdprint_reader(const struct pdprint *p)
 const char *pdprint_trace_text_uncached(struct pdprint *p, const struct pdread_evsel *e, const struct pdread_sample *s,
 				   struct trace_seq *seq, size_t *len)
 {
-	struct tep_record rec;
-	memset(&rec, 0, sizeof(rec));
-	rec.ts = s->time;
-	rec.cpu = (int)s->cpu;
-	rec.size = (int)s->raw_size;
-	rec.data = (void *)s->raw;
-	trace_seq_reset(seq);
-	tep_print_event(pdread_tep(p->r), seq, &rec, "%s", TEP_PRINT_INFO);
-	*len = seq->len;
-	return seq->buffer;
+	(void)e;
+	return pdprint_trace_text_tep(pdread_tep(p->r), s, seq, len);
 }
 
 void pdprint_memo_stats(const struct pdprint *p, uint64_t *hits, uint64_t *misses, uint64_t *resets)

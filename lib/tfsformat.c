@@ -369,20 +369,27 @@ int tfsformat_tracing_data(const struct tfsformat_formats *f, bool big_endian, v
 	return err;
 }
 
-int tfsformat_describe(struct pdwrite *pw, const char *events_dir, const char *const *names, size_t n,
-		 bool big_endian)
+int tfsformat_set_tracing_data(struct pdwrite *pw, const struct tfsformat_formats *f, bool big_endian)
 {
-	struct tfsformat_formats *f = NULL;
 	void *blob;
 	size_t len;
-	int err = tfsformat_collect(events_dir, names, n, &f);
+	int err = tfsformat_tracing_data(f, big_endian, &blob, &len);
 
-	if (!err)
-		err = tfsformat_tracing_data(f, big_endian, &blob, &len);
 	if (!err) {
 		err = pdwrite_set_tracing_data(pw, blob, len);
 		free(blob);
 	}
+	return err < 0 ? err : 0;
+}
+
+int tfsformat_describe(struct pdwrite *pw, const char *events_dir, const char *const *names, size_t n,
+		 bool big_endian)
+{
+	struct tfsformat_formats *f = NULL;
+	int err = tfsformat_collect(events_dir, names, n, &f);
+
+	if (!err)
+		err = tfsformat_set_tracing_data(pw, f, big_endian);
 	tfsformat_free(f);
 	return err < 0 ? err : 0;
 }

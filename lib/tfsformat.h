@@ -60,6 +60,10 @@ int tfsformat_collect(const char *events_dir, const char *const *specs, size_t n
 int tfsformat_tracing_data(const struct tfsformat_formats *f, bool big_endian, void **blob, size_t *len);
 
 struct pdwrite;
+/* tfsformat_set_tracing_data - f's tracing-data blob, in the given byte order,
+ * set as pw's tracing data (pdwrite_set_tracing_data).  0 or a negative errno;
+ * f stays the caller's, nothing else is left to free. */
+int tfsformat_set_tracing_data(struct pdwrite *pw, const struct tfsformat_formats *f, bool big_endian);
 /*
  * tfsformat_describe - the formats of the events names[0..n-1] ("system:event", as
  * tfsformat_collect() takes them, from events_dir or the live tracefs) set as the

@@ -246,20 +246,9 @@ static int open_record_file(struct hctx *c, struct evsrc *s)
 		names[i] = evsrc_event_name(s, i);
 		err = pdwrite_add_evsel(c->pw, evsrc_event_attr(s, i), names[i], ids, nid);
 	}
-	struct tfsformat_formats *f = NULL;
-	if (err >= 0)
-		err = tfsformat_collect(NULL, names, ne, &f);
+	if (err >= 0)	/* the formats as the tracing data, in the file's byte order */
+		err = tfsformat_describe(c->pw, NULL, names, ne, BYTES_HOST_BIG_ENDIAN);
 	free(names);
-	if (err >= 0) {
-		void *blob;
-		size_t len;
-		err = tfsformat_tracing_data(f, false, &blob, &len);
-		if (!err) {
-			err = pdwrite_set_tracing_data(c->pw, blob, len);
-			free(blob);
-		}
-	}
-	tfsformat_free(f);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot describe the tracepoints in %s: %s\n", c->prog,
 			c->record_out, strerror(-err));

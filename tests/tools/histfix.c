@@ -146,12 +146,7 @@ int main(int argc, char **argv)
 		if (ev[k].evsel < 0)
 			return 2;
 	}
-	void *blob;
-	size_t blen;
-	err = tfsformat_tracing_data(tf, be, &blob, &blen);
-	if (!err)
-		err = pdwrite_set_tracing_data(w, blob, blen);
-	free(blob);
+	err = tfsformat_set_tracing_data(w, tf, be);
 	if (!err)
 		err = pdwrite_set_string_feature(w, PDFORMAT_FEAT_HOSTNAME, "histfix");
 	if (!err)

@@ -297,13 +297,7 @@ int main(int argc, char **argv)
 	as.sample_type = (1ULL << 16) | 1 | (1ULL << 1) | (1ULL << 2) | (1ULL << 7) | (1ULL << 8) | (1ULL << 10);
 	as.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL);
 	ev_sw = pdwrite_add_evsel(w, &as, "sched:sched_switch", sids, docmode ? 1 : 2);
-	void *blob;
-	size_t blen;
-	int err = ev_dtl < 0 || ev_sw < 0 ? -EINVAL : tfsformat_tracing_data(tf, be, &blob, &blen);
-	if (!err) {
-		err = pdwrite_set_tracing_data(w, blob, blen);
-		free(blob);
-	}
+	int err = ev_dtl < 0 || ev_sw < 0 ? -EINVAL : tfsformat_set_tracing_data(w, tf, be);
 	err = err ? err : pdwrite_begin_data(w);
 	err = err ? err : pdwrite_write_auxtrace_info(w, 7, (const uint64_t[]){ 0 }, 1);
 	err = err ? err : (docmode ? doc() : edge());
