@@ -283,6 +283,17 @@ static int end_entry(struct dtltl *t, struct dtltl_item *it)
 	return rc;
 }
 
+/* Nothing due: at the end, the queued entries (end_entry(): 1, or 0 when
+ * none is left); else the next record is read: 2 when one was, 3 when the
+ * input has just ended (what is held goes first), or a negative errno. */
+static int end_or_read(struct dtltl *t, struct dtltl_item *it)
+{
+	if (t->eof)
+		return end_entry(t, it);
+	int rc = read_record(t);
+	return rc < 0 ? rc : rc ? 2 : 3;
+}
+
 /* Before a record at time_ns: the entry due first (1), or none (0, the time
  * noted), or a negative errno. */
 static int entry_before(struct dtltl *t, uint64_t time_ns, struct dtltl_item *it)
@@ -315,13 +326,11 @@ static int next_file(struct dtltl *t, struct dtltl_item *it)
 			it->ev = &t->ev;
 			return 1;
 		}
-		if (t->eof)
-			return end_entry(t, it);
-		rc = read_record(t);
-		if (rc < 0)
+		rc = end_or_read(t, it);
+		if (rc < 2)
 			return rc;
-		if (rc == 0)
-			continue;	/* the end: the queued entries follow */
+		if (rc == 3)
+			continue;	/* the end: what is held, then the queued entries */
 		if (t->ev.type == PDFORMAT_RECORD_AUX || t->ev.type == PDFORMAT_RECORD_LOST ||
 		    t->ev.type == PDFORMAT_RECORD_LOST_SAMPLES)
 			note_record(t, &t->ev);
@@ -356,13 +365,11 @@ static int next_pipe(struct dtltl *t, struct dtltl_item *it)
 			if (rc)
 				return rc;
 		}
-		if (t->eof)
-			return end_entry(t, it);
-		rc = read_record(t);
-		if (rc < 0)
+		rc = end_or_read(t, it);
+		if (rc < 2)
 			return rc;
-		if (rc == 0)
-			continue;	/* the end: the queued entries follow */
+		if (rc == 3)
+			continue;	/* the end: what is held, then the queued entries */
 		note_record(t, &t->ev);
 		if (!t->st.poll_ns && t->ev.type >= PDFORMAT_RECORD_USER_START) {
 			/* the attrs arrive as records: the poll is known once the
