@@ -21,29 +21,10 @@
 #include "pdread.h"
 #include "pdwrite.h"
 #include "safeout.h"
+#include "sysinfo.h"
 #include "tfsformat.h"
 #include "timerwl.h"
 #include "tool.h"
-
-static int online_cpus(struct parse_cpuset *s)
-{
-	char buf[1024];
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-	memset(s, 0, sizeof(*s));
-	if (f) {
-		bool ok = fgets(buf, sizeof(buf), f) != NULL;
-		fclose(f);
-		if (ok) {
-			buf[strcspn(buf, "\n")] = 0;
-			if (!parse_cpulist(buf, s))
-				return 0;
-		}
-	}
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	for (long i = 0; i < n && i < PARSE_MAX_CPUS; i++)
-		parse_cpuset_add(s, (unsigned)i);
-	return n > 0 ? 0 : -ENODEV;
-}
 
 /* ---- shared setup ----------------------------------------------------- */
 
@@ -384,7 +365,7 @@ int hist_live(struct hctx *c)
 	if (c->irqsoff_live)
 		for (size_t i = 0; i < sizeof(live_irqsoff) / sizeof(live_irqsoff[0]); i++)
 			ev[n++] = live_irqsoff[i];
-	if (!c->cpus_given && online_cpus(&c->cpus) < 0) {
+	if (!c->cpus_given && sysinfo_online_cpus(&c->cpus) < 0) {
 		fprintf(stderr, "%s: cannot find the online CPUs\n", c->prog);
 		return EXIT_ERR;
 	}
