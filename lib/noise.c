@@ -280,6 +280,12 @@ static void name_copy(char *dst, size_t len, const char *src)
 	strncpy(dst, src, len - 1);
 }
 
+/* pid is this CPU's workload thread (never a noise window). */
+static bool is_workload(const struct noise *n, const struct ncpu *c, int32_t pid)
+{
+	return !n->opts.no_workload && c->workload_tid >= 0 && pid == c->workload_tid;
+}
+
 static void on_switch(struct noise *n, unsigned cpu, const struct tpevent *e)
 {
 	struct ncpu *c = &n->cpus[cpu];
@@ -294,17 +300,14 @@ static void on_switch(struct noise *n, unsigned cpu, const struct tpevent *e)
 	bool unseen = c->cur_known && c->cur_pid != e->sw.prev_pid;
 	if (c->thread_open) {
 		c->thread_open = false;
-		if (!unseen && c->thread.id == e->sw.prev_pid) {
+		if (!unseen) {	/* the thread window is prev's */
 			struct open_win copy = c->thread;
 			close_window(n, cpu, &copy, net_of(n, e->time_ns, copy.delta_start_ns));
 		}
 	}
 	if (unseen) {
 		n->anom.switch_mismatch++;
-		n->anom.unseen_switch_in++;
-		bool prev_is_workload = !n->opts.no_workload && c->workload_tid >= 0 &&
-					e->sw.prev_pid == c->workload_tid;
-		if (!prev_is_workload) {
+		if (!is_workload(n, c, e->sw.prev_pid)) {
 			/* The entry happened: count it; its start is unknown, so it
 			 * adds no time (a lower bound). */
 			struct open_win o = { .cls = NOISE_THREAD, .exit_kind = TPEVENT_SCHED_SWITCH,
@@ -317,9 +320,7 @@ static void on_switch(struct noise *n, unsigned cpu, const struct tpevent *e)
 	}
 	c->cur_pid = e->sw.next_pid;
 	c->cur_known = true;
-	bool is_workload = !n->opts.no_workload && c->workload_tid >= 0 &&
-			   e->sw.next_pid == c->workload_tid;
-	if (!is_workload) {
+	if (!is_workload(n, c, e->sw.next_pid)) {
 		struct open_win *o = &c->thread;
 		o->cls = NOISE_THREAD;
 		o->exit_kind = TPEVENT_SCHED_SWITCH;

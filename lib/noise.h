@@ -114,10 +114,10 @@ struct noise_contrib {
 struct noise_anomalies {
 	uint64_t unmatched_exit;	/* exit without an open entry */
 	uint64_t dropped_open;		/* entries dropped (lost exits, depth overflow) */
-	uint64_t switch_mismatch;	/* sched_switch prev != tracked thread */
-	uint64_t unseen_switch_in;	/* of those: switch-ins no event reported (the
-					 * kernel gave no events while the task before
-					 * ran); counted as entries without duration */
+	uint64_t switch_mismatch;	/* sched_switch prev != the task the last one put
+					 * on: a switch-in no event reported (the kernel
+					 * gave no events while the task before ran);
+					 * counted as an entry without duration */
 	uint64_t negative;		/* negative durations clamped to 0 */
 	uint64_t history_overflow;	/* gap with more windows than the history holds */
 	uint64_t contrib_overflow;	/* windows not kept in the contributor table */

@@ -208,16 +208,14 @@ static void print_details(struct ctx *c, FILE *f)
 			fprintf(f, "0 events lost\n");
 		if (c->s && evsrc_note(c->s)[0])
 			fprintf(f, "tracepoints left out: %s\n", evsrc_note(c->s));
-		if (a->unseen_switch_in)
+		if (a->switch_mismatch)
 			fprintf(f, "%" PRIu64 " context switches came with no event (the kernel "
 				   "reported none while the task before ran): those tasks' entries "
-				   "are counted, without their time\n", a->unseen_switch_in);
-		if (a->unmatched_exit + a->dropped_open + a->switch_mismatch - a->unseen_switch_in +
-		    a->negative + a->history_overflow)
+				   "are counted, without their time\n", a->switch_mismatch);
+		if (a->unmatched_exit + a->dropped_open + a->negative + a->history_overflow)
 			fprintf(f, "event stream anomalies: %" PRIu64 " unmatched exits, %" PRIu64
-				" dropped entries, %" PRIu64 " switch mismatches, %" PRIu64
-				" negative, %" PRIu64 " history overflows\n", a->unmatched_exit,
-				a->dropped_open, a->switch_mismatch - a->unseen_switch_in, a->negative,
+				" dropped entries, %" PRIu64 " negative, %" PRIu64
+				" history overflows\n", a->unmatched_exit, a->dropped_open, a->negative,
 				a->history_overflow);
 	} else {
 		fprintf(f, "attribution off: %s\n", c->attr_why);
@@ -369,8 +367,7 @@ static void print_json(struct ctx *c, FILE *f)
 	json_object *aj = json_object_new_object();
 	json_object_object_add(aj, "unmatched_exit", ju(an->unmatched_exit));
 	json_object_object_add(aj, "dropped_open", ju(an->dropped_open));
-	json_object_object_add(aj, "switch_mismatch", ju(an->switch_mismatch));
-	json_object_object_add(aj, "unseen_switch_in", ju(an->unseen_switch_in));
+	json_object_object_add(aj, "unseen_switch_in", ju(an->switch_mismatch));
 	json_object_object_add(aj, "negative", ju(an->negative));
 	json_object_object_add(aj, "history_overflow", ju(an->history_overflow));
 	json_object_object_add(aj, "contrib_overflow", ju(an->contrib_overflow));
