@@ -29,12 +29,9 @@ kill_after() {
 	wait $p 2>/dev/null
 	return 0
 }
-last_s() {	# the last sample time of `latscope script` output
-	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0; break } } END { printf "%.3f\n", t }' "$1"
-}
-span_s() {	# first and last sample time of `latscope script` output -> seconds
+times_s() {	# the first and the last sample time of `latscope script` output
 	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0; if (!n++) a = t; b = t; break } }
-	     END { printf "%.3f\n", n ? b - a : 0 }' "$1"
+	     END { if (n) printf "%.3f %.3f\n", a, b; else print "0 0" }' "$1"
 }
 
 # hist record -o: killed 3 s after its first checkpoint (3.2 s into the
@@ -44,12 +41,15 @@ kill_after h.data 3 "$LATSCOPE" hist record -d 60 --timer-workload -c 1 -o h.dat
 [ -z "$(find . -name '.*.tmp')" ] || die "hist record: a temporary file is left: $(find . -name '.*.tmp')"
 "$LATSCOPE" script -i h.data > h.txt 2> h.err || die "script on the killed recording: $(cat h.err)"
 grep -q "the header is a checkpoint.*not properly terminated" h.err || die "no cut-short warning: $(cat h.err)"
-span=$(span_s h.txt)
+read -r first_s last_s <<EOF
+$(times_s h.txt)
+EOF
+span=$(echo "$last_s - $first_s" | bc)
 echo "hist record killed at 3 s: $(wc -l < h.txt) events over $span s"
 [ "$(echo "$span >= 2.2" | bc)" = 1 ] || die "hist record killed at 3 s: only $span s of events"
 # and what was lost is at most the last second before the kill (+ the 10 ms
 # of /proc/uptime)
-lag=$(echo "$kill_s - $(last_s h.txt)" | bc)
+lag=$(echo "$kill_s - $last_s" | bc)
 echo "hist record: the last event kept is $lag s before the SIGKILL"
 [ "$(echo "$lag <= 1.01" | bc)" = 1 ] || die "hist record: the last event kept is $lag s before the SIGKILL"
 grep -q 'sched:sched_switch: prev_comm=' h.txt || die "events not decoded (formats lost?)"
