@@ -42,7 +42,11 @@ DTL="dtl record --sysfs $D/sys --debugfs $D/dbg --procfs $D/proc --boot-tb 14880
 cat > "$TMP/probe.sh" <<'EOF'
 ls -l /proc/$$/fd > "$2.fds"	# (the redirection is ls's, not ours)
 awk 'NR > 1 { print "fd", $9, ($9 <= 2 ? "" : $11) }' "$2.fds" > "$2.part"
-grep -E '^(SigBlk|Cpus_allowed_list)' /proc/$$/status >> "$2.part"
+# the shell's own mask, read by the shell itself: a grep child would race with
+# dash, which blocks every signal for a moment around its wait for that child
+while IFS= read -r l; do
+	case $l in SigBlk:*|Cpus_allowed_list:*) echo "$l" ;; esac
+done < /proc/$$/status >> "$2.part"
 awk '{ print "nice", $19, "policy", $41, "rtprio", $40 }' /proc/$$/stat >> "$2.part"
 mv "$2.part" "$2"
 [ "$1" = once ] && exit 0
