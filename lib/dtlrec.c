@@ -333,7 +333,9 @@ static int write_u32_str(uint8_t *p, size_t cap, size_t *n, const char *s)
 
 static int write_header(struct dtlrec *r, const char *output)
 {
-	struct pdwrite_opts wo = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = r->o.force, .checkpoint = true };
+	struct safeout_refusal why;
+	struct pdwrite_opts wo = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = r->o.force, .checkpoint = true,
+				   .refusal = &why };
 	uint64_t *ids = calloc(r->nc, sizeof(*ids));
 	char name[128];
 	struct utsname u;
@@ -344,7 +346,9 @@ static int write_header(struct dtlrec *r, const char *output)
 	err = pdwrite_open(&r->w, output, &wo);
 	if (err) {
 		free(ids);
-		return dtlrec_seterr(r, err, "cannot create %s: %s", output, safeout_strerror(err));
+		char msg[PATH_MAX + 160];
+		return dtlrec_seterr(r, err, "cannot create %s: %s", output,
+				     safeout_explain(msg, sizeof(msg), err, &why));
 	}
 	struct pdformat_attr a = { 0 };
 	a.type = r->pmu ? r->pmu_type : PDFORMAT_TYPE_RAW;

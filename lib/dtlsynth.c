@@ -196,7 +196,8 @@ static int setup(struct syn *s, const char *path, struct tfsformat_formats **tfp
 {
 	static const char *const specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
 	struct tfsformat_formats *tf = NULL;
-	struct pdwrite_opts o = { .big_endian = s->c.big_endian, .pipe = s->c.pipe };
+	struct pdwrite_opts o = { .big_endian = s->c.big_endian, .pipe = s->c.pipe, .force = s->c.force,
+				  .refusal = s->c.refusal };
 	int err;
 
 	err = tfsformat_collect(s->c.formats_dir, specs, 2, &tf);

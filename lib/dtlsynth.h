@@ -43,6 +43,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct safeout_refusal;
+
 struct dtlsynth_cfg {
 	unsigned cpus;			/* vCPUs (default 4) */
 	uint64_t duration_ns;		/* default 1 s */
@@ -73,6 +75,8 @@ struct dtlsynth_cfg {
 	const char *osrelease, *arch;	/* header strings; NULL = "6.18.0-synth", ppc64(le) */
 	uint64_t cede_srr0;		/* srr0 of cedes (default c0000000000f8094, the
 					 * hcall of the idle loop) */
+	bool force;			/* pdwrite_opts.force (safeout.h) */
+	struct safeout_refusal *refusal;	/* pdwrite_opts.refusal (the caller's) */
 };
 
 struct dtlsynth_stats {

@@ -207,7 +207,8 @@ int pdwrite_open(struct pdwrite **wp, const char *path, const struct pdwrite_opt
 	if (!strcmp(path, "-"))
 		return pdwrite_open_fd(wp, STDOUT_FILENO, false, opts);
 	struct safeout_file *sf = NULL;
-	int err = safeout_open(&sf, AT_FDCWD, path, 0600, opts && opts->force ? SAFEOUT_FORCE : 0);
+	int err = safeout_open(&sf, AT_FDCWD, path, opts && opts->force ? SAFEOUT_FORCE : 0,
+			       opts ? opts->refusal : NULL);
 	if (err)
 		return err;
 	err = pdwrite_open_fd(wp, safeout_fd(sf), false, opts);

@@ -33,6 +33,8 @@
 #include "pdformat.h"
 #include "pdread.h"
 
+struct safeout_refusal;
+
 struct pdwrite;
 
 struct pdwrite_opts {
@@ -43,6 +45,8 @@ struct pdwrite_opts {
 				 * evsel sets config3 */
 	bool force;		/* pdwrite_open(): replace a target that is another
 				 * user's file or symlink (see safeout.h) */
+	struct safeout_refusal *refusal;	/* pdwrite_open(): what a refusal was
+				 * about (NULL = not wanted; the caller's) */
 	bool checkpoint;	/* file mode: a recording that survives a kill
 				 * (see pdwrite_checkpoint) */
 	uint64_t checkpoint_ns;	/* the most time between checkpoints; 0 =
@@ -53,7 +57,7 @@ struct pdwrite_opts {
  * pdwrite_discard().  The file is written under a temporary name beside path and
  * renamed over it by a successful pdwrite_close() (lib/safeout.h: a symlink or
  * another user's file at path is refused, -ELOOP/-EEXIST, unless opts->force;
- * safeout_strerror() explains). */
+ * safeout_explain() words it with opts->refusal). */
 int pdwrite_open(struct pdwrite **wp, const char *path, const struct pdwrite_opts *opts);
 /* pdwrite_open_fd - write to fd (not closed unless owns_fd). */
 int pdwrite_open_fd(struct pdwrite **wp, int fd, bool owns_fd, const struct pdwrite_opts *opts);

@@ -13,7 +13,7 @@
 
 #include "safeout.h"
 
-#define SAFEOUT_MAX_LINKS 8
+#define SAFEOUT_MAX_LINKS 40	/* as the kernel's path walk */
 
 struct safeout_file {
 	int dirfd;		/* the target's directory (-1 when in place) */
@@ -69,50 +69,143 @@ void safeout_unlink_temps(void)
 			unlinkat(safeout_live[i].dirfd, safeout_live[i].name, 0);
 }
 
-static bool trusted_uid(uid_t u)
+/* ------------------------------------------------------------ the path walk */
+
+struct walk {
+	unsigned flags;
+	int links;			/* symlinks followed so far */
+	bool create;			/* make missing directories */
+	struct safeout_refusal *why;
+};
+
+/*
+ * May a symlink (stat l) found in directory (stat d) be followed?  Only
+ * where the kernel's protected_symlinks rule would follow it (the follower
+ * owns the link; or the directory is not sticky and world-writable; or the
+ * directory's owner owns the link), and only a link of ours or root's: a
+ * link of another user may point anywhere root can write.
+ */
+static bool may_follow(const struct stat *d, const struct stat *l)
 {
-	return u == geteuid() || u == 0;
+	uid_t me = geteuid();
+
+	if (l->st_uid != me && l->st_uid != 0)
+		return false;
+	if (l->st_uid == me)
+		return true;
+	if ((d->st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH))
+		return true;
+	return d->st_uid == l->st_uid;
 }
 
-/* Split path into a directory (opened relative to atfd) and a last component. */
-static int open_parent(int atfd, const char *path, int *dirfd, char **base)
+/* Note a refusal: what, whose, and the path up to it (path[0..len)). */
+static void refuse(struct walk *w, enum safeout_what what, uid_t uid, const char *path, size_t len)
 {
-	size_t n = strlen(path);
-	if (!n)
-		return -ENOENT;
-	if (path[n - 1] == '/')
-		return -EISDIR;
-	const char *slash = strrchr(path, '/');
-	const char *b = slash ? slash + 1 : path;
-	if (!strcmp(b, ".") || !strcmp(b, ".."))
-		return -EISDIR;
-	if (strlen(b) > NAME_MAX)
-		return -ENAMETOOLONG;
-	char *dir;
-	if (!slash)
-		dir = strdup(".");
-	else if (slash == path)
-		dir = strdup("/");
-	else
-		dir = strndup(path, (size_t)(slash - path));
-	*base = strdup(b);
-	if (!dir || !*base) {
-		free(dir);
-		free(*base);
-		*base = NULL;
-		return -ENOMEM;
-	}
-	int fd = openat(atfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int err = fd < 0 ? -errno : 0;
-	free(dir);
-	if (err) {
-		free(*base);
-		*base = NULL;
-		return err;
-	}
-	*dirfd = fd;
-	return 0;
+	if (!w->why)
+		return;
+	w->why->what = what;
+	w->why->uid = uid;
+	if (len >= sizeof(w->why->at))
+		len = sizeof(w->why->at) - 1;
+	memcpy(w->why->at, path, len);
+	w->why->at[len] = 0;
 }
+
+/* The symlink `name` in directory cur: its stat, the directory's, its text.
+ * 0, -EAGAIN when name is no longer a symlink (raced: look again), or -errno. */
+static int read_link(int cur, const char *name, struct stat *ls, struct stat *ds, char *text, size_t n)
+{
+	int l = openat(cur, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (l < 0)
+		return errno == ENOENT ? -EAGAIN : -errno;
+	int err = 0;
+	if (fstat(l, ls) < 0 || fstat(cur, ds) < 0) {
+		err = -errno;
+	} else if (!S_ISLNK(ls->st_mode)) {
+		err = S_ISDIR(ls->st_mode) ? -EAGAIN : -ENOTDIR;
+	} else {
+		ssize_t r = readlinkat(l, "", text, n - 1);
+		if (r < 0)
+			err = -errno;
+		else
+			text[r] = 0;
+	}
+	close(l);
+	return err;
+}
+
+static int walk_dir(struct walk *w, int atfd, const char *path);
+
+/*
+ * One directory component: open `name` inside cur, never through a symlink
+ * may_follow() refuses (unless SAFEOUT_FORCE).  path[0..upto) names it in a
+ * refusal.  A new fd or -errno.
+ */
+static int walk_step(struct walk *w, int cur, const char *name, const char *path, size_t upto)
+{
+	for (int tries = 0; tries < 16; tries++) {
+		int fd = openat(cur, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		int e = errno;
+		if (e == ENOENT && w->create) {
+			if (mkdirat(cur, name, SAFEOUT_DIR_MODE) < 0 && errno != EEXIST)
+				return -errno;
+			continue;
+		}
+		if (e != ELOOP && e != ENOTDIR)
+			return -e;
+		struct stat ls, ds;
+		char text[PATH_MAX];
+		int err = read_link(cur, name, &ls, &ds, text, sizeof(text));
+		if (err == -EAGAIN)
+			continue;
+		if (err)
+			return err;
+		if (!may_follow(&ds, &ls) && !(w->flags & SAFEOUT_FORCE)) {
+			refuse(w, SAFEOUT_PATH_LINK, ls.st_uid, path, upto);
+			return -ELOOP;
+		}
+		if (++w->links > SAFEOUT_MAX_LINKS)
+			return -ELOOP;
+		return walk_dir(w, cur, text);
+	}
+	return -EAGAIN;
+}
+
+/* Open directory path (relative to atfd) one component at a time. */
+static int walk_dir(struct walk *w, int atfd, const char *path)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	int cur = openat(buf[0] == '/' ? AT_FDCWD : atfd, buf[0] == '/' ? "/" : ".",
+			 O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return -errno;
+	for (size_t i = 0; i < n;) {
+		if (buf[i] == '/') {
+			i++;
+			continue;
+		}
+		size_t len = strcspn(buf + i, "/");
+		buf[i + len] = 0;
+		if (strcmp(buf + i, ".")) {
+			int fd = walk_step(w, cur, buf + i, path, i + len);
+			close(cur);
+			if (fd < 0)
+				return fd;
+			cur = fd;
+		}
+		i += len + 1;
+	}
+	return cur;
+}
+
+/* ------------------------------------------------------------------ files */
 
 static void safeout_free(struct safeout_file *f)
 {
@@ -127,7 +220,38 @@ static void safeout_free(struct safeout_file *f)
 	free(f);
 }
 
-static int make_temp(struct safeout_file *f, mode_t mode)
+/* Split path into the directory walked (f->dirfd) and the last component. */
+static int open_parent(struct walk *w, int atfd, const char *path, struct safeout_file *f)
+{
+	size_t n = strlen(path);
+	if (!n)
+		return -ENOENT;
+	if (path[n - 1] == '/')
+		return -EISDIR;
+	const char *slash = strrchr(path, '/');
+	const char *b = slash ? slash + 1 : path;
+	if (!strcmp(b, ".") || !strcmp(b, ".."))
+		return -EISDIR;
+	if (strlen(b) > NAME_MAX)
+		return -ENAMETOOLONG;
+	f->base = strdup(b);
+	if (!f->base)
+		return -ENOMEM;
+	if (!slash) {
+		f->dirfd = openat(atfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		return f->dirfd < 0 ? -errno : 0;
+	}
+	char dir[PATH_MAX];
+	size_t dl = slash == path ? 1 : (size_t)(slash - path);
+	if (dl >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, dl);
+	dir[dl] = 0;
+	f->dirfd = walk_dir(w, atfd, dir);
+	return f->dirfd < 0 ? f->dirfd : 0;
+}
+
+static int make_temp(struct safeout_file *f)
 {
 	static unsigned seq;
 	size_t bl = strlen(f->base);
@@ -143,8 +267,8 @@ static int make_temp(struct safeout_file *f, mode_t mode)
 			     (uint64_t)(++seq * 40503u);
 		snprintf(f->tmp, bl + 32, ".%.*s.%06llx.tmp", (int)bl, f->base,
 			 (unsigned long long)(r & 0xffffff));
-		f->fd = openat(f->dirfd, f->tmp,
-			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		f->fd = openat(f->dirfd, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			       SAFEOUT_FILE_MODE);
 		if (f->fd >= 0) {
 			live_add(f);
 			return 0;
@@ -167,8 +291,7 @@ static int open_in_place(struct safeout_file *f, int oflags)
 	return 0;
 }
 
-static int safeout_open_depth(struct safeout_file **fp, int atfd, const char *path, mode_t mode,
-			 unsigned flags, int depth)
+static int open_file(struct safeout_file **fp, struct walk *w, int atfd, const char *path)
 {
 	struct safeout_file *f = calloc(1, sizeof(*f));
 	struct stat st;
@@ -177,7 +300,7 @@ static int safeout_open_depth(struct safeout_file **fp, int atfd, const char *pa
 	if (!f)
 		return -ENOMEM;
 	f->dirfd = f->fd = -1;
-	err = open_parent(atfd, path, &f->dirfd, &f->base);
+	err = open_parent(w, atfd, path, f);
 	if (err)
 		goto fail;
 	if (fstatat(f->dirfd, f->base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -186,9 +309,14 @@ static int safeout_open_depth(struct safeout_file **fp, int atfd, const char *pa
 			goto fail;
 		}
 	} else if (S_ISLNK(st.st_mode)) {
-		struct stat to;
-		if (trusted_uid(st.st_uid) && fstatat(f->dirfd, f->base, &to, 0) == 0 &&
-		    !S_ISREG(to.st_mode) && !S_ISDIR(to.st_mode)) {
+		struct stat ds, to;
+		if (fstat(f->dirfd, &ds) < 0) {
+			err = -errno;
+			goto fail;
+		}
+		bool trusted = may_follow(&ds, &st);
+		if (trusted && fstatat(f->dirfd, f->base, &to, 0) == 0 && !S_ISREG(to.st_mode) &&
+		    !S_ISDIR(to.st_mode)) {
 			/* ours or root's, to a device or pipe (/dev/stdout): in place */
 			err = open_in_place(f, O_WRONLY | O_CLOEXEC);
 			if (err)
@@ -196,8 +324,8 @@ static int safeout_open_depth(struct safeout_file **fp, int atfd, const char *pa
 			*fp = f;
 			return 0;
 		}
-		if (trusted_uid(st.st_uid)) {
-			/* ours or root's: follow it once, the rules again there */
+		if (trusted) {
+			/* ours or root's: followed, the rules again there */
 			char link[PATH_MAX];
 			ssize_t n = readlinkat(f->dirfd, f->base, link, sizeof(link) - 1);
 			if (n < 0) {
@@ -205,18 +333,19 @@ static int safeout_open_depth(struct safeout_file **fp, int atfd, const char *pa
 				goto fail;
 			}
 			link[n] = 0;
-			if (depth >= SAFEOUT_MAX_LINKS) {
+			if (++w->links > SAFEOUT_MAX_LINKS) {
 				err = -ELOOP;
 				goto fail;
 			}
 			int dfd = f->dirfd;
 			f->dirfd = -1;
 			safeout_free(f);
-			err = safeout_open_depth(fp, dfd, link, mode, flags, depth + 1);
+			err = open_file(fp, w, dfd, link);
 			close(dfd);
 			return err;
 		}
-		if (!(flags & SAFEOUT_FORCE)) {
+		if (!(w->flags & SAFEOUT_FORCE)) {
+			refuse(w, SAFEOUT_LINK, st.st_uid, path, strlen(path));
 			err = -ELOOP;
 			goto fail;
 		}
@@ -227,7 +356,8 @@ static int safeout_open_depth(struct safeout_file **fp, int atfd, const char *pa
 	} else if (!S_ISREG(st.st_mode)) {
 		/* a device (/dev/null), or a FIFO/socket: write in place */
 		if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode) && st.st_uid != geteuid() &&
-		    !(flags & SAFEOUT_FORCE)) {
+		    !(w->flags & SAFEOUT_FORCE)) {
+			refuse(w, SAFEOUT_FILE, st.st_uid, path, strlen(path));
 			err = -EEXIST;
 			goto fail;
 		}
@@ -236,11 +366,12 @@ static int safeout_open_depth(struct safeout_file **fp, int atfd, const char *pa
 			goto fail;
 		*fp = f;
 		return 0;
-	} else if (st.st_uid != geteuid() && !(flags & SAFEOUT_FORCE)) {
+	} else if (st.st_uid != geteuid() && !(w->flags & SAFEOUT_FORCE)) {
+		refuse(w, SAFEOUT_FILE, st.st_uid, path, strlen(path));
 		err = -EEXIST;
 		goto fail;
 	}
-	err = make_temp(f, mode);
+	err = make_temp(f);
 	if (err)
 		goto fail;
 	*fp = f;
@@ -254,14 +385,19 @@ fail:
 	return err;
 }
 
-int safeout_open(struct safeout_file **fp, int atfd, const char *path, mode_t mode, unsigned flags)
+int safeout_open(struct safeout_file **fp, int atfd, const char *path, unsigned flags,
+		 struct safeout_refusal *why)
 {
+	struct walk w = { .flags = flags, .why = why };
+
+	if (why)
+		why->what = SAFEOUT_NONE;
 	if (!fp)
 		return -EINVAL;
 	*fp = NULL;
 	if (!path)
 		return -EINVAL;
-	return safeout_open_depth(fp, atfd, path, mode, flags, 0);
+	return open_file(fp, &w, atfd, path);
 }
 
 int safeout_fd(const struct safeout_file *f)
@@ -274,20 +410,56 @@ bool safeout_in_place(const struct safeout_file *f)
 	return f && f->in_place;
 }
 
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/*
+ * Rename the temporary file (whose identity is *mine) over the target and
+ * check that the target is now that file: in a directory another user can
+ * write, they can put something else under the temporary name before or
+ * during the rename.  What the rename put in place that is not ours is taken
+ * away again (unlinking a name never follows it).
+ */
+static int put_in_place(struct safeout_file *f, const struct stat *mine)
+{
+	struct stat st;
+
+	if (fstatat(f->dirfd, f->tmp, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? -ESTALE : -errno;
+	if (!same_file(&st, mine))
+		return -ESTALE;
+	if (renameat(f->dirfd, f->tmp, f->dirfd, f->base) < 0)
+		return -errno;
+	if (fstatat(f->dirfd, f->base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? -ESTALE : -errno;
+	if (!same_file(&st, mine)) {
+		if (!S_ISDIR(st.st_mode))
+			unlinkat(f->dirfd, f->base, 0);
+		return -ESTALE;
+	}
+	return 0;
+}
+
 int safeout_commit(struct safeout_file *f)
 {
+	struct stat mine;
 	int err = 0;
+
 	if (!f)
 		return 0;
-	if (f->fd >= 0 && close(f->fd) < 0)
+	if (f->fd >= 0 && !f->in_place && fstat(f->fd, &mine) < 0)
+		err = -errno;
+	if (f->fd >= 0 && close(f->fd) < 0 && !err)
 		err = -errno;
 	f->fd = -1;
 	if (!f->in_place) {
-		if (!err && renameat(f->dirfd, f->tmp, f->dirfd, f->base) < 0)
-			err = -errno;
-		live_drop(f);
+		if (!err)
+			err = put_in_place(f, &mine);
 		if (err)
 			unlinkat(f->dirfd, f->tmp, 0);
+		live_drop(f);
 	}
 	safeout_free(f);
 	return err;
@@ -295,12 +467,17 @@ int safeout_commit(struct safeout_file *f)
 
 int safeout_publish(struct safeout_file *f)
 {
+	struct stat mine;
+
 	if (!f || f->fd < 0)
 		return -EINVAL;
 	if (f->in_place)
 		return 0;
-	if (renameat(f->dirfd, f->tmp, f->dirfd, f->base) < 0)
+	if (fstat(f->fd, &mine) < 0)
 		return -errno;
+	int err = put_in_place(f, &mine);
+	if (err)
+		return err;
 	live_drop(f);		/* an abort now leaves the recording in place */
 	f->in_place = true;	/* the temporary name is gone: commit/abort only close */
 	return 0;
@@ -320,58 +497,63 @@ void safeout_abort(struct safeout_file *f)
 	safeout_free(f);
 }
 
-/* Open an existing or new directory `name` inside pfd. */
-static int dir_at(int pfd, const char *name, unsigned flags, int depth)
+/* ------------------------------------------------------------ directories */
+
+/* Open (creating it if missing) directory `name` inside pfd, the last
+ * component of path: a link of another user there is refused, or replaced
+ * by a directory with SAFEOUT_FORCE. */
+static int dir_at(struct walk *w, int pfd, const char *name, const char *path)
 {
-	struct stat st;
-	if (mkdirat(pfd, name, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-		if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
-			return -e;
-		if (trusted_uid(st.st_uid)) {
-			if (depth >= SAFEOUT_MAX_LINKS)
-				return -ELOOP;
-			char link[PATH_MAX];
-			ssize_t n = readlinkat(pfd, name, link, sizeof(link) - 1);
-			if (n < 0)
-				return -errno;
-			link[n] = 0;
-			int r;
-			int err = safeout_dir_open(&r, pfd, link, flags | (unsigned)(depth + 1) << 8);
-			return err ? err : r;
-		}
-		if (!(flags & SAFEOUT_FORCE))
-			return -ELOOP;
-		if (unlinkat(pfd, name, 0) < 0 || (mkdirat(pfd, name, 0755) < 0 && errno != EEXIST))
+	int fd = -1;
+
+	for (int tries = 0; fd < 0; tries++) {
+		if (tries == 16)
+			return -EAGAIN;
+		if (mkdirat(pfd, name, SAFEOUT_DIR_MODE) < 0 && errno != EEXIST)
 			return -errno;
 		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-	}
-	if (fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			break;
 		int e = errno;
-		close(fd);
-		return -e;
-	}
-	if (st.st_uid != geteuid() && !(flags & SAFEOUT_FORCE)) {
-		close(fd);
-		return -EEXIST;
+		if (e != ELOOP && e != ENOTDIR)
+			return -e;
+		struct stat ls, ds;
+		char text[PATH_MAX];
+		int err = read_link(pfd, name, &ls, &ds, text, sizeof(text));
+		if (err == -EAGAIN)
+			continue;
+		if (err)
+			return err;
+		if (may_follow(&ds, &ls)) {
+			if (++w->links > SAFEOUT_MAX_LINKS)
+				return -ELOOP;
+			fd = walk_dir(w, pfd, text);
+			if (fd < 0)
+				return fd;
+			break;
+		}
+		if (!(w->flags & SAFEOUT_FORCE)) {
+			refuse(w, SAFEOUT_LINK, ls.st_uid, path, strlen(path));
+			return -ELOOP;
+		}
+		if (unlinkat(pfd, name, 0) < 0 && errno != ENOENT)
+			return -errno;
 	}
 	return fd;
 }
 
-int safeout_dir_open(int *dirfd, int atfd, const char *path, unsigned flags)
+int safeout_dir_open(int *dirfd, int atfd, const char *path, unsigned flags, struct safeout_refusal *why)
 {
+	struct walk w = { .flags = flags, .create = true, .why = why };
 	char buf[PATH_MAX];
-	int depth = (int)(flags >> 8);
+	struct stat st;
+	int fd;
 
+	if (why)
+		why->what = SAFEOUT_NONE;
 	if (!dirfd || !path || !*path)
 		return -EINVAL;
 	*dirfd = -1;
-	flags &= 0xff;
 	size_t n = strlen(path);
 	if (n >= sizeof(buf))
 		return -ENAMETOOLONG;
@@ -379,55 +561,70 @@ int safeout_dir_open(int *dirfd, int atfd, const char *path, unsigned flags)
 	while (n > 1 && buf[n - 1] == '/')
 		buf[--n] = 0;
 	char *slash = strrchr(buf, '/');
-	const char *last = buf;
-	int pfd = -1;
-	if (slash && slash != buf + n - 1) {
-		*slash = 0;
-		last = slash + 1;
-		const char *parent = slash == buf ? "/" : buf;
-		/* the parents: the caller's path, created as needed, followed as given */
-		char p[PATH_MAX];
-		size_t pl = strlen(parent);
-		memcpy(p, parent, pl + 1);
-		for (char *q = p + 1; *q; q++) {
-			if (*q != '/')
-				continue;
-			*q = 0;
-			if (mkdirat(atfd, p, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			*q = '/';
+	const char *last = slash ? slash + 1 : buf;
+	if (!*last || !strcmp(last, ".") || !strcmp(last, "..")) {
+		/* "/", "DIR/.", "..": every component is a directory on the way */
+		fd = walk_dir(&w, atfd, buf);
+	} else {
+		int pfd;
+		if (slash) {
+			*slash = 0;
+			pfd = walk_dir(&w, atfd, slash == buf ? "/" : buf);
+			*slash = '/';
+		} else {
+			pfd = openat(atfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (pfd < 0)
+				pfd = -errno;
 		}
-		if (mkdirat(atfd, p, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		pfd = openat(atfd, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (pfd < 0)
-			return -errno;
-	} else if (!strcmp(buf, "/")) {
-		last = "/";
-	}
-	int fd;
-	if (pfd < 0 && !strcmp(last, "/"))
-		fd = dir_at(atfd, "/", flags, depth);
-	else
-		fd = dir_at(pfd >= 0 ? pfd : atfd, last, flags, depth);
-	if (pfd >= 0)
+			return pfd;
+		fd = dir_at(&w, pfd, last, buf);
 		close(pfd);
+	}
 	if (fd < 0)
 		return fd;
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	if (st.st_uid != geteuid() && !(flags & SAFEOUT_FORCE)) {
+		refuse(&w, SAFEOUT_DIR, st.st_uid, buf, strlen(buf));
+		close(fd);
+		return -EEXIST;
+	}
 	*dirfd = fd;
 	return 0;
 }
 
-const char *safeout_strerror(int err)
+char *safeout_explain(char *buf, size_t n, int err, const struct safeout_refusal *why)
 {
 	if (err < 0)
 		err = -err;
-	switch (err) {
-	case EEXIST:
-		return "it belongs to another user (refused: --force replaces it)";
-	case ELOOP:
-		return "it is a symbolic link of another user (refused: --force replaces the link itself)";
+	enum safeout_what what = why && (err == EEXIST || err == ELOOP) ? why->what : SAFEOUT_NONE;
+	unsigned uid = why ? (unsigned)why->uid : 0;
+	switch (what) {
+	case SAFEOUT_LINK:
+		snprintf(buf, n, "it is a symbolic link of another user (uid %u) (refused: --force "
+			 "replaces the link itself)", uid);
+		break;
+	case SAFEOUT_PATH_LINK:
+		snprintf(buf, n, "%s is a symbolic link of another user (uid %u) on the way (refused: "
+			 "--force follows it)", why->at, uid);
+		break;
+	case SAFEOUT_FILE:
+		snprintf(buf, n, "it belongs to another user (uid %u) (refused: --force replaces it)", uid);
+		break;
+	case SAFEOUT_DIR:
+		snprintf(buf, n, "the directory belongs to another user (uid %u) (refused: --force "
+			 "writes into it)", uid);
+		break;
 	default:
-		return strerror(err);
+		if (err == ESTALE)
+			snprintf(buf, n, "something else was put under its temporary name while it "
+				 "was written (another user's doing?): nothing was written there");
+		else
+			snprintf(buf, n, "%s", strerror(err));
 	}
+	return buf;
 }

@@ -18,7 +18,7 @@ else
 	need="$need libtraceevent-dev libtracefs-dev libzstd-dev libjson-c-dev libcmocka-dev"
 fi
 # Tools the tests and fuzzers use (optional for a plain build).
-for t in zstd:zstd clang:clang; do
+for t in zstd:zstd clang:clang strace:strace; do
 	command -v "${t%%:*}" >/dev/null 2>&1 || opt="${opt:-} ${t#*:}"
 done
 [ -f /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || \

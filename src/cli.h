@@ -146,7 +146,9 @@ bool cli_table_ok(const struct cli_cmd *cmd);
 #define CLI_OUTPUT(T, f, h) CLI_OPT("output", 'o', CLI_T_STR, T, f, CLI_NONE, 0, 0, 0, "FILE", h, NULL)
 #define CLI_FORCE(T, f) \
 	CLI_OPT("force", 0, CLI_T_FLAG, T, f, CLI_NONE, 0, 0, 0, NULL, \
-		"replace an output that is another user's file or a link", NULL)
+		"write an output that is another user's file or link\n" \
+		"(replaced, never written through), or whose path\n" \
+		"goes through another user's link (followed)", NULL)
 #define CLI_STRICT(T, f) \
 	CLI_OPT("strict", 0, CLI_T_FLAG, T, f, CLI_NONE, 0, 0, 0, NULL, \
 		"exit 1 when events or records were lost or skipped", NULL)

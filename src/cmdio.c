@@ -184,14 +184,16 @@ int cmdio_finish(FILE *f, const char *prog, const char *what)
 }
 
 FILE *cmdio_fopen_safe(struct safeout_file **sf, int atfd, const char *path, const char *shown,
-		     int mode, bool force, const char *prog)
+		       bool force, const char *prog)
 {
 	if (!shown)
 		shown = path;
 	*sf = NULL;
-	int err = safeout_open(sf, atfd, path, (mode_t)mode, force ? SAFEOUT_FORCE : 0);
+	struct safeout_refusal why;
+	char msg[PATH_MAX + 160];
+	int err = safeout_open(sf, atfd, path, force ? SAFEOUT_FORCE : 0, &why);
 	if (err) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", prog, shown, safeout_strerror(err));
+		fprintf(stderr, "%s: cannot create %s: %s\n", prog, shown, safeout_explain(msg, sizeof(msg), err, &why));
 		return NULL;
 	}
 	int fd = dup(safeout_fd(*sf));
@@ -224,7 +226,8 @@ int cmdio_fclose_safe(FILE *f, struct safeout_file *sf, const char *path, bool d
 	}
 	int err = safeout_commit(sf);
 	if (err) {
-		fprintf(stderr, "%s: error writing %s: %s\n", prog, path, strerror(-err));
+		char msg[256];
+		fprintf(stderr, "%s: error writing %s: %s\n", prog, path, safeout_explain(msg, sizeof(msg), err, NULL));
 		return EXIT_ERR;
 	}
 	return 0;

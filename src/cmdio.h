@@ -90,13 +90,13 @@ int cmdio_finish(FILE *f, const char *prog, const char *what);
 /*
  * cmdio_fopen_safe - create path for writing as a stream through lib/safeout
  * (temporary file renamed over the target by cmdio_fclose_safe()).  atfd as
- * for openat() (AT_FDCWD), force = --force, mode as for open().  On failure
- * prints "<prog>: cannot create <shown>: <reason>" (shown: the name to show,
- * NULL = path) and returns NULL.  *sf is
- * the caller's to pass to cmdio_fclose_safe().
+ * for openat() (AT_FDCWD), force = --force; a new file is 0600 (safeout.h's
+ * one rule).  On failure prints "<prog>: cannot create <shown>: <reason>"
+ * (shown: the name to show, NULL = path) and returns NULL.  *sf is the
+ * caller's to pass to cmdio_fclose_safe().
  */
 FILE *cmdio_fopen_safe(struct safeout_file **sf, int atfd, const char *path, const char *shown,
-		     int mode, bool force, const char *prog);
+		       bool force, const char *prog);
 /*
  * cmdio_fclose_safe - close f (from cmdio_fopen_safe) and, when every write
  * succeeded and !discard, put the file in place; else remove it (the target

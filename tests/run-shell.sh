@@ -1,5 +1,6 @@
 #!/bin/sh
-# Run golden and end-to-end tests (tests/golden/*.sh, tests/e2e/*.sh).
+# Run the static checks, golden and end-to-end tests (tests/static/*.sh,
+# tests/golden/*.sh, tests/e2e/*.sh).
 # Each script exits 0 (pass), 77 (skip: the machine lacks a feature) or
 # anything else (fail).  LATSCOPE names the binary under test.
 : "${LATSCOPE:?LATSCOPE must name the latscope binary}"
@@ -7,7 +8,7 @@ export LATSCOPE
 TESTS_DIR=$(cd "$(dirname "$0")" && pwd)
 export TESTS_DIR
 pass=0; fail=0; skip=0; failed=""
-for t in "$TESTS_DIR"/golden/*.sh "$TESTS_DIR"/e2e/*.sh; do
+for t in "$TESTS_DIR"/static/*.sh "$TESTS_DIR"/golden/*.sh "$TESTS_DIR"/e2e/*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$(dirname "$t")")/$(basename "$t" .sh)
 	out=$(sh "$t" 2>&1); rc=$?

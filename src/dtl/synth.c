@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* synth.c - `latscope dtl synth`: write a synthetic shared-processor LPAR recording. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,12 +11,14 @@
 
 #include <json-c/json.h>
 
+#include "cmdio.h"
 #include "commands.h"
 #include "dtl.h"
 #include "jsonv.h"
 #include "dtl_cmd.h"
 #include "dtlsynth.h"
 #include "parse.h"
+#include "safeout.h"
 
 static int dbl(const char *s, double lo, double hi, double *out)
 {
@@ -111,6 +115,7 @@ static const struct cli_opt synth_opts[] = {
 	SYN_STR("arch", c.arch, "S", "the recording's machine (default ppc64le or ppc64)"),
 	CLI_CUSTOM("cede-srr0", 0, parse_cede, "HEX", "the address where cedes leave the vCPU (default\n"
 		   "c0000000000f8094, the idle loop's hcall)", "a non-zero hexadecimal address"),
+	CLI_FORCE(struct synth_params, c.force),
 	SYN_STR("truth", truth_path, "FILE", "write what the model knows as JSON: per task the\n"
 		"involuntary hypervisor interruptions, their time and\nthe task's run time"),
 	CLI_OPT("ring", 0, CLI_T_U64, struct synth_params, ring, CLI_GIVEN(struct synth_params, have_ring),
@@ -135,8 +140,9 @@ const struct cli_cmd dtl_synth_cli = {
 	.opts = synth_opts,
 };
 
-/* The model's truth as JSON: the same keys as `dtl report --json`'s "tasks". */
-static int write_truth(const char *path, const struct dtlsynth_truth *t)
+/* The model's truth as JSON: the same keys as `dtl report --json`'s "tasks".
+ * 0 or EXIT_ERR (the error said). */
+static int write_truth(const char *path, const struct dtlsynth_truth *t, bool force)
 {
 	struct json_object *j = json_object_new_object(), *a = json_object_new_array();
 	int err = 0;
@@ -157,16 +163,15 @@ static int write_truth(const char *path, const struct dtlsynth_truth *t)
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(j, "tasks", a);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		err = -errno;
-	else {
-		fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED), f);
-		fputc('\n', f);
-		if (ferror(f))
-			err = -EIO;
-		if (fclose(f) && !err)
-			err = -errno;
+	struct safeout_file *sf;
+	FILE *f = cmdio_fopen_safe(&sf, AT_FDCWD, path, NULL, force, "latscope dtl synth");
+	if (!f) {
+		err = EXIT_ERR;
+	} else {
+		if (fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED),
+			  f) < 0 || fputc('\n', f) == EOF)
+			cmdio_note_error();
+		err = cmdio_fclose_safe(f, sf, path, false, "latscope dtl synth");
 	}
 	json_object_put(j);
 	return err;
@@ -198,6 +203,8 @@ int dtl_cmd_synth(int argc, char **argv)
 		fprintf(stderr, "latscope dtl synth: --no-dtl and --no-sched leave nothing to write\n");
 		return EXIT_ERR;
 	}
+	struct safeout_refusal why = { .what = SAFEOUT_NONE };
+	c.refusal = &why;
 	struct dtlsynth_truth truth = { 0 };
 	struct dtlsynth_truth *tp = truth_path ? &truth : NULL;
 	int err = dtlsynth_write_truth(&c, out, &st, tp, msg, sizeof(msg));
@@ -219,17 +226,21 @@ int dtl_cmd_synth(int argc, char **argv)
 		}
 	}
 	if (err) {
-		fprintf(stderr, "latscope dtl synth: %s: %s (%s)\n", out, msg[0] ? msg : "failed", strerror(-err));
+		char why_s[PATH_MAX + 160];
+		if (why.what != SAFEOUT_NONE || err == -ESTALE)
+			fprintf(stderr, "latscope dtl synth: cannot create %s: %s\n", out,
+				safeout_explain(why_s, sizeof(why_s), err, &why));
+		else
+			fprintf(stderr, "latscope dtl synth: %s: %s (%s)\n", out, msg[0] ? msg : "failed",
+				strerror(-err));
 		dtlsynth_truth_free(tp);
 		return EXIT_ERR;
 	}
 	if (tp) {
-		int terr = write_truth(truth_path, tp);
+		int terr = write_truth(truth_path, tp, c.force);
 		dtlsynth_truth_free(tp);
-		if (terr) {
-			fprintf(stderr, "latscope dtl synth: cannot write %s: %s\n", truth_path, strerror(-terr));
+		if (terr)
 			return EXIT_ERR;
-		}
 	}
 	if (!quiet)
 		fprintf(stderr, "latscope dtl synth: %s: %" PRIu64 " DTL entries (%" PRIu64 " cedes, %" PRIu64

@@ -197,7 +197,8 @@ static const struct cli_opt report_opts[] = {
 		   "START,END in seconds such as 3425.01,3428.1 (either side may be empty; START <= END)"),
 	HIST_OUTPUT_OPTS,
 	H_FLAG("force", force, "write -O even where the tree (or a file or link in it)\n"
-	       "belongs to another user: it is replaced, never written\nthrough"),
+	       "belongs to another user (replaced, never written\nthrough), or its path goes through "
+	       "another user's link\n(followed)"),
 	CLI_QUIET(struct hctx, quiet, "no notes on stderr about types the input cannot give"),
 	CLI_END
 };
@@ -218,7 +219,8 @@ const struct cli_cmd hist_report_cli = {
 
 #define HIST_LIVE_FORCE \
 	H_FLAG("force", force, "write -o/-O even where the target (or a file or link in\n" \
-	       "the tree) belongs to another user: it is replaced, never\nwritten through")
+	       "the tree) belongs to another user (replaced, never\nwritten through), or its path goes " \
+	       "through another\nuser's link (followed)")
 
 /* record and top: the same command line but for --refresh and the defaults */
 #define HIST_LIVE_CLI(sub, o) { \

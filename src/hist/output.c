@@ -41,7 +41,7 @@ static int tree_file(struct hctx *c, int dfd, const char *shown, const char *nam
 	struct safeout_file *sf;
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/%s", shown, name);
-	FILE *f = cmdio_fopen_safe(&sf, dfd, name, path, 0644, c->force, c->prog);
+	FILE *f = cmdio_fopen_safe(&sf, dfd, name, path, c->force, c->prog);
 	if (!f)
 		return EXIT_ERR;
 	if (!strncmp(name, "max_latency", 11)) {
@@ -63,9 +63,12 @@ static int write_tree(struct hctx *c, const bool unsup[LATENCY_NR_TYPES])
 	unsigned fl = c->force ? SAFEOUT_FORCE : 0;
 	int top, err;
 
-	err = safeout_dir_open(&top, AT_FDCWD, c->outdir, fl);
+	struct safeout_refusal why;
+	char msg[PATH_MAX + 160];
+	err = safeout_dir_open(&top, AT_FDCWD, c->outdir, fl, &why);
 	if (err) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->outdir, safeout_strerror(err));
+		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->outdir,
+			safeout_explain(msg, sizeof(msg), err, &why));
 		return EXIT_ERR;
 	}
 	for (int t = 0; t < LATENCY_NR_TYPES; t++) {
@@ -82,11 +85,12 @@ static int write_tree(struct hctx *c, const bool unsup[LATENCY_NR_TYPES])
 			int nfd;
 			size_t pl = strlen(path);
 			snprintf(path + pl, sizeof(path) - pl, "/%s", comp);
-			err = safeout_dir_open(&nfd, dfd, comp, fl);
+			err = safeout_dir_open(&nfd, dfd, comp, fl, &why);
 			close(dfd);
 			dfd = -1;
 			if (err) {
-				fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, path, safeout_strerror(err));
+				fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, path,
+					safeout_explain(msg, sizeof(msg), err, &why));
 				close(top);
 				return EXIT_ERR;
 			}

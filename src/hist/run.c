@@ -211,10 +211,14 @@ static int open_record_file(struct hctx *c, struct evsrc *s)
 	int err;
 	/* one rule for every recorder: the host's byte order (the kernel's
 	 * records are copied as they come), as perf writes */
-	struct pdwrite_opts o = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = c->force, .checkpoint = true };
+	struct safeout_refusal why;
+	struct pdwrite_opts o = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = c->force, .checkpoint = true,
+				  .refusal = &why };
 	err = pdwrite_open(&c->pw, c->record_out, &o);
 	if (err < 0) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->record_out, safeout_strerror(err));
+		char msg[PATH_MAX + 160];
+		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->record_out,
+			safeout_explain(msg, sizeof(msg), err, &why));
 		return err;
 	}
 	size_t ne = evsrc_nr_events(s);

@@ -134,11 +134,14 @@ static int open_recording(struct ctx *c)
 {
 	int err;
 	/* Records from the rings are host order: write the file in host order. */
-	struct pdwrite_opts o = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = c->force, .checkpoint = true };
+	struct safeout_refusal why;
+	struct pdwrite_opts o = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = c->force, .checkpoint = true,
+				  .refusal = &why };
 	err = pdwrite_open(&c->pw, c->output, &o);
 	if (err < 0) {
+		char msg[PATH_MAX + 160];
 		fprintf(stderr, "latscope osnoise record: cannot create '%s': %s\n", c->output,
-			safeout_strerror(err));
+			safeout_explain(msg, sizeof(msg), err, &why));
 		return err;
 	}
 	if (c->s) {

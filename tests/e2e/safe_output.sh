@@ -1,9 +1,19 @@
 #!/bin/sh
-# As root, writing where another user can write: the three attacks of issue
-# 12, played by a throwaway user.  A symlink planted at -o, a 0666 file
-# pre-created at -o, a symlink inside a user-owned -O tree: refused without
-# --force, replaced (never written through) with it; nothing outside the
-# target changes, and the user can never read root's output.
+# As root, writing where another user can write, the attacks played by a
+# throwaway user:
+#  1-3. a symlink planted at -o, a 0666 file pre-created at -o, a symlink
+#     inside a user-owned -O tree: refused without --force, replaced (never
+#     written through) with it;
+#  4. dtl synth --truth FILE: the same rules (a link, a 0666 file, a FIFO);
+#  5. a link of the user's on the way to the target (-o DIR/LINK/f, -O
+#     LINK/run1, -O LINK/.), in a sticky world-writable directory and in the
+#     user's own: refused naming the link, followed with --force;
+#  6. the temporary file swapped for a link during the rename (the rename is
+#     held back 3 s with strace's syscall delay): the run fails, nothing is
+#     left under the target's name;
+#  7. one permission rule: every file 0600, every new directory 0700.
+# Nothing outside the target changes, and the user can never read root's
+# output.
 . "$TESTS_DIR/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (plays a second user with useradd)"
 command -v useradd >/dev/null || skip "no useradd"
@@ -69,6 +79,84 @@ grep -q '^#Total samples' "$TMP/pub/tree/wakeup/CPU0" || die "CPU0 is not a hist
 $before
 ---
 $(state)"
+
+# 4. dtl synth --truth FILE
+rm -f "$TMP/pub/t.json"; as_user ln -s "$TMP/safe/victim" "$TMP/pub/t.json"
+"$LATSCOPE" dtl synth -q -o "$TMP/s.data" --truth "$TMP/pub/t.json" 2>"$TMP/e4"; rc=$?
+[ $rc -eq 2 ] || die "--truth over a planted symlink: exit $rc"
+grep -q "symbolic link of another user" "$TMP/e4" || die "--truth over a planted symlink: $(cat "$TMP/e4")"
+rm -f "$TMP/pub/t.json"; as_user sh -c "umask 0; : > '$TMP/pub/t.json'"
+"$LATSCOPE" dtl synth -q -o "$TMP/s.data" --truth "$TMP/pub/t.json" 2>"$TMP/e4"; rc=$?
+[ $rc -eq 2 ] && grep -q "belongs to another user" "$TMP/e4" || die "--truth over a 0666 file: exit $rc: $(cat "$TMP/e4")"
+[ ! -s "$TMP/pub/t.json" ] || die "--truth wrote into the user's file"
+rm -f "$TMP/pub/t.json"; as_user mkfifo "$TMP/pub/t.json"
+timeout 20 "$LATSCOPE" dtl synth -q -o "$TMP/s.data" --truth "$TMP/pub/t.json" 2>"$TMP/e4"; rc=$?
+[ $rc -eq 2 ] && grep -q "belongs to another user" "$TMP/e4" || die "--truth to a FIFO of the user: exit $rc: $(cat "$TMP/e4")"
+rm -f "$TMP/pub/t.json"
+"$LATSCOPE" dtl synth -q -o "$TMP/s.data" --truth "$TMP/pub/t.json" 2>"$TMP/e4" || die "--truth: $(cat "$TMP/e4")"
+grep -q '"tasks"' "$TMP/pub/t.json" || die "--truth wrote no truth"
+[ "$(stat -c %u:%a "$TMP/pub/t.json")" = "0:600" ] || die "--truth file is $(stat -c %u:%a "$TMP/pub/t.json")"
+[ "$(state)" = "$before" ] || die "--truth: something outside the target changed"
+
+# 5. a link of the user's on the way, in a sticky directory and in the user's own
+mkdir "$TMP/home" && chown "$U" "$TMP/home"
+echo "root's recording" > "$TMP/safe/perf.data"; chmod 600 "$TMP/safe/perf.data"
+before=$(state)
+for P in "$TMP/pub" "$TMP/home"; do
+	as_user ln -s "$TMP/safe" "$P/results"
+	as_user ln -s "$TMP/safe" "$P/tree2"
+	"$LATSCOPE" dtl synth -q -o "$P/results/perf.data" 2>"$TMP/e5"; rc=$?
+	[ $rc -eq 2 ] || die "$P: -o through the user's link: exit $rc"
+	grep -qF "$P/results is a symbolic link of another user" "$TMP/e5" || die "$P: -o through a link: $(cat "$TMP/e5")"
+	for o in "$P/results/run1" "$P/tree2/." "$P/tree2/./" "$P/tree2/sub/.."; do
+		"$LATSCOPE" hist report -i "$TMP/fix.data" -O "$o" >/dev/null 2>"$TMP/e5"; rc=$?
+		[ $rc -eq 2 ] || die "-O $o: exit $rc"
+		grep -q "symbolic link of another user" "$TMP/e5" || die "-O $o: $(cat "$TMP/e5")"
+	done
+	[ "$(state)" = "$before" ] || die "$P: a link on the way: something outside the target changed:
+$before
+---
+$(state)"
+done
+# --force follows it
+"$LATSCOPE" dtl synth -q --force -o "$TMP/home/results/perf.data" 2>"$TMP/e5" || die "--force: $(cat "$TMP/e5")"
+cmp -s "$TMP/safe/perf.data" "$TMP/s.data" || die "--force did not follow the link on the way"
+rm -f "$TMP/safe/perf.data"
+before=$(state)
+
+# 6. the temporary file swapped for a link while the rename is held back
+if command -v strace >/dev/null && strace -qq -o /dev/null -e trace=none true 2>/dev/null; then
+	as_user sh -c "
+		while [ ! -e '$TMP/home/go' ]; do sleep 0.05; done
+		for i in \$(seq 100); do
+			for t in '$TMP/home/'.out.data.*.tmp; do
+				[ -e \"\$t\" ] || continue
+				mv \"\$t\" '$TMP/home/aside' && ln -s '$TMP/safe/victim' \"\$t\" && exit 0
+			done
+			sleep 0.05
+		done; exit 1" &
+	swapper=$!
+	: > "$TMP/home/go"
+	strace -f -qq -o /dev/null -e trace=rename,renameat,renameat2 \
+		-e inject=rename,renameat,renameat2:delay_enter=3000000 \
+		"$LATSCOPE" dtl synth -q -o "$TMP/home/out.data" 2>"$TMP/e6"; rc=$?
+	wait $swapper || die "the swap did not happen (the test did not test)"
+	[ $rc -eq 2 ] || die "swapped temporary file: exit $rc ($(cat "$TMP/e6"))"
+	grep -q "something else was put under its temporary name" "$TMP/e6" || die "swap: $(cat "$TMP/e6")"
+	[ ! -e "$TMP/home/out.data" ] && [ ! -L "$TMP/home/out.data" ] || die "swap: the target name holds $(ls -l "$TMP/home/out.data")"
+	[ "$(state)" = "$before" ] || die "swap: something outside the target changed"
+	swap=yes
+else
+	swap="no (strace missing or not working here)"
+fi
+
+# 7. one permission rule for every file and new directory
+rm -rf "$TMP/newtree"
+"$LATSCOPE" hist report -i "$TMP/fix.data" -O "$TMP/newtree/a/b" >/dev/null 2>&1 || die "-O newtree"
+bad=$(find "$TMP/newtree" \( -type f ! -perm 600 \) -o \( -type d ! -perm 700 \) | head -3)
+[ -z "$bad" ] || die "permissions: $(ls -ld $bad)"
+[ "$(stat -c %a "$TMP/s.data")" = 600 ] || die "dtl synth -o file is $(stat -c %a "$TMP/s.data")"
+
 # no temporary file left anywhere
-[ -z "$(find "$TMP/pub" -name '.*.tmp')" ] || die "temporary files left: $(find "$TMP/pub" -name '.*.tmp')"
-echo "ok: planted symlink, pre-created 0666 file, symlinks in the -O tree (live -o cases: $live)"
+[ -z "$(find "$TMP/pub" "$TMP/home" -name '.*.tmp')" ] || die "temporary files left: $(find "$TMP/pub" "$TMP/home" -name '.*.tmp')"
+echo "ok: planted symlink, pre-created 0666 file, symlinks in the -O tree (live -o cases: $live), --truth, links on the way, swapped temporary file ($swap), modes"
