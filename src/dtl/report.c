@@ -237,6 +237,44 @@ static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, cons
 	return 0;
 }
 
+/*
+ * Every loss on stderr, whatever the output mode (the text report and the
+ * JSON carry them too): what was dropped or lost, and what it may change.
+ */
+static void report_losses(const char *path, const struct rep *o, const struct pdread *r,
+			  const struct dtl_scan_stats *sc)
+{
+	const struct pdread_stats *rs = pdread_stats(r);
+	const char *who = "latscope dtl report";
+
+	if (o->dropped)
+		fprintf(stderr, "%s: %s: %" PRIu64 " AUX buffers dropped (CPU number out of range 0..%d): "
+			"their DTL entries are not in the report\n", who, path, o->dropped, DTLSTAT_MAX_CPUS - 1);
+	if (o->aux_flags[0] || o->aux_flags[1] || o->aux_flags[2] || o->lost_records)
+		fprintf(stderr, "%s: %s: data lost while recording: AUX truncated %" PRIu64 ", partial %" PRIu64
+			", collision %" PRIu64 ", LOST records %" PRIu64 " (%" PRIu64 " events)\n", who, path,
+			o->aux_flags[0], o->aux_flags[1], o->aux_flags[2], o->lost_records, o->lost_events);
+	if (o->ring_full)
+		fprintf(stderr, "%s: %s: %" PRIu64 " of %" PRIu64 " polls copied 84 entries, all the "
+			"hypervisor's 85-entry ring lets through: entries were probably overwritten (poll "
+			"more often: -c)\n", who, path, o->ring_full, o->aux_records);
+	if (sc->tail_bytes)
+		fprintf(stderr, "%s: %s: %" PRIu64 " AUX payloads not a multiple of 48 bytes: %" PRIu64
+			" bytes ignored\n", who, path, sc->odd_payloads, sc->tail_bytes);
+	if (rs->unknown_id || rs->bad_samples)
+		fprintf(stderr, "%s: %s: %" PRIu64 " samples with an id no event declares and %" PRIu64
+			" too short for their sample_type were skipped: a task switch among them is missed, "
+			"so interruptions may be charged to the wrong task or to [unknown]\n", who, path,
+			rs->unknown_id, rs->bad_samples);
+	if (o->late)
+		fprintf(stderr, "%s: %s: %" PRIu64 " DTL entries came after a newer record "
+			"(beyond the reorder window): their tasks may be wrong\n", who, path, o->late);
+	if (o->bad_switches)
+		fprintf(stderr, "%s: %s: %" PRIu64 " sched_switch samples dropped (no "
+			"payload or one too short for its format): their tasks may be wrong\n", who, path,
+			o->bad_switches);
+}
+
 int dtl_cmd_report(int argc, char **argv)
 {
 	struct rep o = { .top = 20 };
@@ -453,9 +491,14 @@ results:;
 		ret = EXIT_ERR;
 		goto out;
 	}
+	report_losses(path, &o, r, sc);
 	if (!sc->entries) {
-		fprintf(stderr, "latscope dtl report: %s has no DTL entries: no vpa_dtl AUX data (record with "
-			"-e vpa_dtl/dtl_all/, or `latscope dtl record`)\n", path);
+		if (o.dropped)
+			fprintf(stderr, "latscope dtl report: %s has no DTL entries it can use: all %" PRIu64
+				" AUX buffers were dropped (above)\n", path, o.dropped);
+		else
+			fprintf(stderr, "latscope dtl report: %s has no DTL entries: no vpa_dtl AUX data (record "
+				"with -e vpa_dtl/dtl_all/, or `latscope dtl record`)\n", path);
 		ret = EXIT_ERR;
 		goto out;
 	}
@@ -484,9 +527,6 @@ results:;
 			}
 		}
 	}
-	if (o.dropped)
-		fprintf(stderr, "latscope dtl report: %s: %" PRIu64 " AUX buffers dropped (CPU number out of "
-			"range 0..%d)\n", path, o.dropped, DTLSTAT_MAX_CPUS - 1);
 	if (o.in.strict) {
 		ret = dtl_cmd_verdict("latscope dtl report", o.dt, r);
 		if (!ret && o.dropped) {
@@ -498,13 +538,6 @@ results:;
 	if (o.timeline && o.tl && o.tl->source == DTLTL_SRC_SCAN && o.tl->why_scan[0])
 		fprintf(stderr, "latscope dtl report: %s: %s; found %" PRIu64 " AUX buffers by scanning the "
 			"data section instead\n", path, o.tl->why_scan, o.tl->dtl_buffers);
-	if (o.late)
-		fprintf(stderr, "latscope dtl report: %s: %" PRIu64 " DTL entries came after a newer record "
-			"(beyond the reorder window): their tasks may be wrong\n", path, o.late);
-	if (o.bad_switches)
-		fprintf(stderr, "latscope dtl report: %s: %" PRIu64 " sched_switch samples dropped (no "
-			"payload or one too short for its format): their tasks may be wrong\n", path,
-			o.bad_switches);
 out:
 	dtltask_free(o.tasks);
 	ksym_free(o.syms);

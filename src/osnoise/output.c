@@ -476,12 +476,55 @@ static void print_json(struct ctx *c, FILE *f)
 }
 
 /*
- * The end of every mode: the verdict on lost data (exit 1 when a stop
- * threshold or --strict asks for one), then stdout checked (exit 2 on a
- * write error).  rc is the status so far.
+ * Every loss, one line per kind on stderr, in every mode (the text report
+ * and the JSON carry the counts too): events the kernel lost or never
+ * reported, workload records lost, samples skipped, corrupt ring bytes.
+ * Not when the run stopped because the reader of stdout left.
+ */
+static void print_losses(const struct ctx *c)
+{
+	const char *who = "latscope osnoise";
+	if (c->attribution && !c->kmode && c->n) {
+		uint64_t lost = c->s ? evsrc_stats(c->s)->lost : c->cnt.lost;
+		uint64_t samples = c->s ? evsrc_stats(c->s)->samples : c->cnt.samples;
+		const struct noise_anomalies *a = noise_anomalies(c->n);
+		if (lost)
+			fprintf(stderr, "%s: %" PRIu64 " events lost (%.2f%%): the attribution is incomplete; "
+				"raise --ring-size\n", who, lost,
+				samples + lost ? 100.0 * (double)lost / (double)(samples + lost) : 0.0);
+		if (a->switch_mismatch)
+			fprintf(stderr, "%s: %" PRIu64 " context switches came with no event: those tasks' "
+				"entries are counted, without their time\n", who, a->switch_mismatch);
+		if (a->dropped_open)
+			fprintf(stderr, "%s: %" PRIu64 " nested noise entries dropped (nesting too deep)\n", who,
+				a->dropped_open);
+	}
+	for (size_t i = 0; c->w && i < c->nr; i++)
+		if (oswork_lost(c->w, i))
+			fprintf(stderr, "%s: cpu%u: %" PRIu64 " workload records lost (collector too slow)\n",
+				who, c->list[i], oswork_lost(c->w, i));
+	if (c->cnt.unknown_id + c->cnt.bad_samples + c->cnt.undecoded + c->cnt.bad_wrec)
+		fprintf(stderr, "%s: skipped: %" PRIu64 " samples with an id no event declares, %" PRIu64
+			" too short for their sample_type, %" PRIu64 " tracepoint payloads that do not "
+			"decode, %" PRIu64 " malformed workload records\n", who, c->cnt.unknown_id,
+			c->cnt.bad_samples, c->cnt.undecoded, c->cnt.bad_wrec);
+	if (c->s && evsrc_stats(c->s)->corrupt_bytes)
+		fprintf(stderr, "%s: corrupt ring data: %" PRIu64 " bytes skipped\n", who,
+			evsrc_stats(c->s)->corrupt_bytes);
+	if (c->cnt.forced)
+		fprintf(stderr, "%s: %" PRIu64 " queue flushes forced by a full queue: events after them "
+			"may be out of order (%" PRIu64 " were)\n", who, c->cnt.forced, c->cnt.out_of_order);
+}
+
+/*
+ * The end of every mode: every loss named (print_losses), the verdict on
+ * lost data (exit 1 when a stop threshold or --strict asks for one), then
+ * stdout checked (exit 2 on a write error).  rc is the status so far.
  */
 int osnoise_finish(struct ctx *c, int rc)
 {
+	if (!cmdio_broken_pipe())	/* a reader that left asked for nothing more */
+		print_losses(c);
 	uint64_t d = osnoise_dropped(c);
 	if (d && (c->stop_us || c->stop_total_us || c->strict)) {
 		fprintf(stderr, "latscope osnoise: %" PRIu64 " events or records were lost or skipped, "

@@ -30,6 +30,16 @@ while [ $i -lt "$n" ]; do
 done
 [ "$($J "$TMP/rep.json" cpus.0.gaps)" -gt 0 ] || die "no gaps at all"
 
+# a sample whose id no event declares: skipped, and said on stderr in text
+# mode as in JSON
+"$TOOLS/dtldamage" --bad-id "$TMP/r.data" "$TMP/bad.data" || die "dtldamage --bad-id"
+for m in "" --json "hist --json"; do
+	case $m in hist*) sub=hist; m=${m#hist };; *) sub=top;; esac
+	"$LATSCOPE" osnoise $sub -i "$TMP/bad.data" $m > "$TMP/o" 2> "$TMP/e" || die "replay $sub $m: $(cat "$TMP/e")"
+	grep -q "skipped: 1 samples with an id no event declares" "$TMP/e" ||
+		die "osnoise $sub $m: the skipped sample is not named on stderr: $(cat "$TMP/e")"
+done
+
 # text top == JSON
 "$LATSCOPE" osnoise top -i "$TMP/r.data" > "$TMP/top.txt" || die "text replay failed"
 row=$(awk '$1 == "1" && $2 ~ /^#/ { print; exit }' "$TMP/top.txt")

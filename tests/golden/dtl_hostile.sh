@@ -40,6 +40,20 @@ grep -q '1 AUX buffers dropped (CPU number out of range' e.err || die "no word o
 "$LATSCOPE" dtl report --json cpu.data > r.json 2> e.err || die "report with a bad CPU"
 grep -q '"dropped_buffers": 1' r.json || die "report JSON does not count the dropped buffer"
 "$LATSCOPE" dtl report --strict cpu.data > /dev/null 2>&1; [ $? = 1 ] || die "report --strict with a dropped buffer"
+# the loss is named on stderr in text mode as well as in JSON
+for m in "" --json; do
+	"$LATSCOPE" dtl report $m cpu.data > /dev/null 2> e.err || die "report $m with a bad CPU: $(cat e.err)"
+	grep -q '1 AUX buffers dropped (CPU number out of range' e.err || die "report $m: no word of the dropped buffer: $(cat e.err)"
+done
+# every buffer dropped (CPU -1, CPU 4096): the refusal says why
+for c in -1 4096; do
+	"$TOOLS/dtldamage" --all-cpus $c ok.data all.data || die "dtldamage --all-cpus $c"
+	"$LATSCOPE" dtl report all.data > /dev/null 2> e.err; rc=$?
+	[ $rc = 2 ] && grep -q 'AUX buffers dropped (CPU number out of range' e.err &&
+		grep -q 'no DTL entries it can use: all [0-9]* AUX buffers were dropped' e.err ||
+		die "report, every buffer of CPU $c: exit $rc, $(cat e.err)"
+	grep -q 'no vpa_dtl AUX data' e.err && die "report, CPU $c: says there is no AUX data: $(cat e.err)"
+done
 
 # a sample whose id no event has: skipped (not printed as [unknown] data), said, counted
 "$TOOLS/dtldamage" --bad-id ok.data id.data || die "dtldamage --bad-id"
@@ -49,6 +63,11 @@ grep -q '\[unknown\]  *[0-9-]' id.out && die "the unknown sample was printed"
 "$LATSCOPE" dtl script --json id.data 2>/dev/null | tail -1 | grep -q '"unknown_id_samples":1' ||
 	die "the JSON summary does not count the unknown id"
 "$LATSCOPE" dtl script --strict id.data > /dev/null 2>&1; [ $? = 1 ] || die "script --strict with an unknown id"
+for m in "" --json; do	# dtl report names it in either mode
+	"$LATSCOPE" dtl report $m id.data > /dev/null 2> e.err || die "report $m with a bad id: $(cat e.err)"
+	grep -q '1 samples with an id no event declares and 0 too short' e.err ||
+		die "report $m: no word of the unknown id: $(cat e.err)"
+done
 
 # implausible timebase parameters are named; the options override them
 "$TOOLS/dtldamage" --tb-freq 1 ok.data f.data || die "dtldamage --tb-freq"

@@ -9,7 +9,10 @@
  *   dtldamage --swap IN OUT        exchange the first two index entries (order broken)
  *   dtldamage --truncate IN OUT    claim more entries than the section holds
  *   dtldamage --bad-cpu IN OUT     the first indexed AUXTRACE record gets CPU 5000
- *   dtldamage --bad-id IN OUT      the first SAMPLE gets an id no event has
+ *   dtldamage --all-cpus N IN OUT  every indexed AUXTRACE record gets CPU N (-1 as
+ *                                  perf writes for a per-thread buffer)
+ *   dtldamage --bad-id IN OUT      the first SAMPLE gets an id no event has (any
+ *                                  recording whose samples start with IDENTIFIER)
  *   dtldamage --tb-freq N IN OUT   the first header record says tb_freq N
  *   dtldamage --boot-tb N IN OUT   the first header record says boot_tb N
  *
@@ -61,6 +64,17 @@ static int die(const char *msg)
 	return 1;
 }
 
+/* Write the damaged copy; frees p.  The exit status. */
+static int put(const char *out, uint8_t *p, size_t len)
+{
+	FILE *f = fopen(out, "wb");
+	int bad = !f || fwrite(p, 1, len, f) != len;
+	if (f && fclose(f))
+		bad = 1;
+	free(p);
+	return bad ? die("cannot write the output") : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode, *in, *out;
@@ -77,7 +91,7 @@ int main(int argc, char **argv)
 		out = argv[3];
 	} else {
 		return die("usage: dtldamage --drop|--shift N|--swap|--truncate|--bad-cpu|--bad-id|"
-			   "--tb-freq N|--boot-tb N IN OUT");
+			   "--all-cpus N|--tb-freq N|--boot-tb N IN OUT");
 	}
 	size_t len;
 	uint8_t *p = slurp(in, &len);
@@ -91,6 +105,23 @@ int main(int argc, char **argv)
 	else
 		return die("not a perf.data file (pipe streams have no index)");
 	uint64_t data_off = bytes_ld64(p + 40, swap), data_size = bytes_ld64(p + 48, swap);
+	if (!strcmp(mode, "--bad-id")) {	/* any recording: no index needed */
+		uint64_t pos = data_off;
+		for (;;) {
+			if (pos + 16 > data_off + data_size || pos + 16 > len)
+				return die("no SAMPLE record");
+			uint32_t type = bytes_ld32(p + pos, swap);
+			uint16_t sz = bytes_ld16(p + pos + 6, swap);
+			if (sz < 8)
+				return die("bad record header");
+			if (type == 9) {	/* SAMPLE: IDENTIFIER first */
+				bytes_st64(p + pos + 8, 0xdeadbeefULL, swap);
+				break;
+			}
+			pos += sz + (type == 71 && sz >= 16 ? bytes_ld64(p + pos + 8, swap) : 0);
+		}
+		return put(out, p, len);
+	}
 	uint64_t words[4];
 	for (int i = 0; i < 4; i++)
 		words[i] = bytes_ld64(p + 72 + 8 * i, swap);
@@ -139,27 +170,15 @@ int main(int argc, char **argv)
 			bytes_st32(p + rec + 40, 5000, swap);
 		else	/* the header record: boot_tb at 0, tb_freq at 8 (writer's order) */
 			bytes_st64(p + rec + 48 + (mode[2] == 't' ? 8 : 0), (uint64_t)shift, swap);
-	} else if (!strcmp(mode, "--bad-id")) {
-		uint64_t pos = data_off;
-		for (;;) {
-			if (pos + 16 > data_off + data_size || pos + 16 > len)
-				return die("no SAMPLE record");
-			uint32_t type = bytes_ld32(p + pos, swap);
-			uint16_t sz = bytes_ld16(p + pos + 6, swap);
-			if (sz < 8)
-				return die("bad record header");
-			if (type == 9) {	/* SAMPLE: IDENTIFIER first */
-				bytes_st64(p + pos + 8, 0xdeadbeefULL, swap);
-				break;
-			}
-			pos += sz + (type == 71 && sz >= 16 ? bytes_ld64(p + pos + 8, swap) : 0);
+	} else if (!strcmp(mode, "--all-cpus")) {
+		for (uint64_t i = 0; i < nr && sec + 8 + 16 * (i + 1) <= len; i++) {
+			uint64_t rec = bytes_ld64(p + sec + 8 + 16 * i, swap);
+			if (rec + 48 > len)
+				return die("index entry beyond the file");
+			bytes_st32(p + rec + 40, (uint32_t)shift, swap);
 		}
 	} else {
 		return die("unknown mode");
 	}
-	FILE *f = fopen(out, "wb");
-	if (!f || fwrite(p, 1, len, f) != len || fclose(f))
-		return die("cannot write the output");
-	free(p);
-	return 0;
+	return put(out, p, len);
 }
