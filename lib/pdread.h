@@ -151,9 +151,13 @@ struct pdread_info {
 	bool unterminated;
 	uint64_t unterminated_tail;
 	/* with unterminated: the header is a writer's checkpoint (pdwrite_checkpoint:
-	 * a data size, no features, bytes after the data): checkpoint_size is
-	 * the data size it gave; 0 when the header's data size was 0 */
+	 * a data size and bytes after the data): checkpoint_size is the data
+	 * size it gave; 0 when the header's data size was 0.  checkpoint_table:
+	 * the data ends with latscope's checkpoint table record (features
+	 * read from it; pdformat.h, PDFORMAT_CKPT_MAGIC), else an older
+	 * checkpoint with no features (they came as records in the data) */
 	uint64_t checkpoint_size;
+	bool checkpoint_table;
 	/* TRACING_DATA records met after the formats were known (skipped: the
 	 * first copy wins) */
 	uint64_t dup_tracing_data;
