@@ -244,10 +244,13 @@ struct pdformat_osnp {
  * 8-byte header {u32 type = PDFORMAT_RECORD_HEADER_EVENT_TYPE, u16 misc = 0,
  * u16 size} and the u64 PDFORMAT_CKPT_MAGIC (file byte order); then one
  * slot per other set bit, ascending; then the payloads the record carries
- * (slots point at them, or before the data section); zeros up to size
- * (8-aligned, at least PDFORMAT_CKPT_MIN_SIZE).  Data written after the
- * checkpoint follows the record, so the next checkpoint's data section
- * holds it as one more record readers skip.
+ * (slots point at them, or before the data section); zeros; and in its
+ * last 32 bytes the header's feature bitmap (4 u64, file byte order).  Its
+ * size is 8-aligned and at least PDFORMAT_CKPT_MIN_SIZE.  Data written
+ * after the checkpoint follows the record, so the next checkpoint's data
+ * section holds it as one more record readers skip; each of them is enough
+ * to rebuild the header of its checkpoint (data size = its offset - data
+ * offset, its bitmap).
  */
 #define PDFORMAT_CKPT_MAGIC		0x313054504b43534cULL	/* "LSCKPT01" as a little-endian u64 */
 #define PDFORMAT_CKPT_MIN_SIZE	80	/* perf's struct perf_record_header_event_type: a newer perf

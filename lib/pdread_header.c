@@ -342,20 +342,26 @@ static int read_features(struct pdread *r, const uint64_t bits[4], uint64_t tabl
 /* ----------------------------------------------------------------- header */
 
 /* Whether the feature table at offset table is a latscope checkpoint's
- * table record: bit 0 set, slot 0 = {HEADER_EVENT_TYPE header, magic}, the
- * record holds every slot and lies inside the file. */
+ * table record (pdformat.h): bit 0 set, slot 0 = {HEADER_EVENT_TYPE header,
+ * magic}, the record holds every slot, lies inside the file and ends with
+ * the header's bitmap. */
 static bool is_checkpoint_table(struct pdread *r, const uint64_t bits[4], uint64_t table)
 {
-	uint8_t h[16];
+	uint8_t h[16], rb[32];
 	uint64_t nr = 0, fs = r->info.file_size;
 	if (!(bits[0] & 1) || table > fs || fs - table < sizeof(h) || pdread_read_at(r, table, h, sizeof(h)))
 		return false;
 	for (int i = 0; i < 4; i++)
 		nr += (uint64_t)__builtin_popcountll(bits[i]);
 	uint16_t rsize = bytes_ld16(h + 6, r->swap);
-	return bytes_ld32(h, r->swap) == PDFORMAT_RECORD_HEADER_EVENT_TYPE &&
-	       bytes_ld64(h + 8, r->swap) == PDFORMAT_CKPT_MAGIC && rsize % 8 == 0 &&
-	       rsize >= 16 * nr && rsize <= fs - table;
+	if (bytes_ld32(h, r->swap) != PDFORMAT_RECORD_HEADER_EVENT_TYPE || bytes_ld64(h + 8, r->swap) != PDFORMAT_CKPT_MAGIC ||
+	    rsize % 8 || rsize < 16 * nr + sizeof(rb) || rsize > fs - table ||
+	    pdread_read_at(r, table + rsize - sizeof(rb), rb, sizeof(rb)))
+		return false;
+	for (int i = 0; i < 4; i++)
+		if (bytes_ld64(rb + 8 * i, r->swap) != bits[i])
+			return false;
+	return true;
 }
 
 static int read_file_header(struct pdread *r)

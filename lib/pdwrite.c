@@ -491,7 +491,8 @@ static int write_features(struct pdwrite *w)
  * inside the record while they fit in it (a u16 size), the others left out
  * of this checkpoint.  Never the AUXTRACE index: it would cover the AUX
  * records up to the checkpoint only, and latscope reads on past it (perf
- * needs no index).  *bits gets the features listed, bit 0 included.
+ * needs no index).  *bits gets the features listed, bit 0 included; the
+ * record ends with them (the header it goes with can be rebuilt from it).
  */
 static int emit_checkpoint_table(struct pdwrite *w, uint64_t bits[PDFORMAT_FEAT_BITS / 64])
 {
@@ -510,16 +511,17 @@ static int emit_checkpoint_table(struct pdwrite *w, uint64_t bits[PDFORMAT_FEAT_
 			err = pay[f].err;
 		nslot += w->pre[f].valid || inrec[f];
 	}
-	/* every slot fits (256 x 16 bytes); the payloads while they do */
+	/* every slot fits (256 x 16 bytes, and the bitmap); the payloads
+	 * while they do */
 	for (int f = 1; f < PDFORMAT_FEAT_BITS; f++) {
-		if (inrec[f] && 16 * nslot + inl + pdwrite_pad8(pay[f].len) > PDWRITE_REC_MAX) {
+		if (inrec[f] && 16 * nslot + inl + pdwrite_pad8(pay[f].len) + PDFORMAT_FEAT_BITS / 8 > PDWRITE_REC_MAX) {
 			inrec[f] = false;
 			nslot--;
 		} else if (inrec[f]) {
 			inl += pdwrite_pad8(pay[f].len);
 		}
 	}
-	size_t size = 16 * nslot + inl;
+	size_t size = 16 * nslot + inl + PDFORMAT_FEAT_BITS / 8;
 	if (size < PDFORMAT_CKPT_MIN_SIZE)
 		size = PDFORMAT_CKPT_MIN_SIZE;
 	uint8_t *p = w->rec;
@@ -544,6 +546,8 @@ static int emit_checkpoint_table(struct pdwrite *w, uint64_t bits[PDFORMAT_FEAT_
 		bits[f / 64] |= 1ULL << (f % 64);
 		slot++;
 	}
+	for (int i = 0; i < PDFORMAT_FEAT_BITS / 64; i++)
+		bytes_st64(p + size - PDFORMAT_FEAT_BITS / 8 + 8 * i, bits[i], w->swap);
 	for (int f = 0; f < PDFORMAT_FEAT_BITS; f++)
 		free(pay[f].p);
 	return err ? err : pdwrite_out(w, p, size);
