@@ -21,6 +21,7 @@ struct ck_read {
 	const char *version;	/* "" when absent; valid until the next ck_read */
 	bool cmdline;
 	uint64_t dups, event_type_records;
+	int event_type_delivered;	/* must stay 0: the reader skips them */
 };
 
 /* Read im to the end (a read error fails the test); no_td: skip the
@@ -37,6 +38,7 @@ static void ck_read_opts(const struct img *im, struct ck_read *o, bool no_td)
 	o->in_order = true;
 	struct pdread_event ev;
 	while ((err = pdread_next(r, &ev)) > 0) {
+		o->event_type_delivered += ev.type == PDFORMAT_RECORD_HEADER_EVENT_TYPE;
 		if (ev.type != PDFORMAT_RECORD_SAMPLE)
 			continue;
 		o->samples++;
@@ -203,6 +205,7 @@ static void checkpoint_case(bool be)
 	ck_read(&im, &rd);
 	assert_int_equal(rd.samples, c.n);
 	assert_int_equal(rd.event_type_records, 2);	/* the old table, and the new one read on */
+	assert_int_equal(rd.event_type_delivered, 0);	/* counted, not delivered */
 	check_table(&im, &tab, &tsize);
 	assert_int_equal(ld32(&im, data_off(&im) + before), PDFORMAT_RECORD_HEADER_EVENT_TYPE);
 	free(im.p);
@@ -312,6 +315,7 @@ static void moment_case(bool be)
 	assert_int_equal(rd.samples, MOMENT_N);
 	assert_true(rd.in_order);
 	assert_int_equal(rd.event_type_records, (uint64_t)K);
+	assert_int_equal(rd.event_type_delivered, 0);
 	free(buf);
 	free(fin.p);
 	tfsformat_free(c.tf);
