@@ -8,6 +8,19 @@
  * The header is written with a zero data size by pdwrite_begin_data() and
  * rewritten in place by pdwrite_close().
  *
+ * With checkpoints (opts.checkpoint, pdwrite_checkpoint):
+ *	[header][ids][attrs][feature payloads known at pdwrite_begin_data()]
+ *	[data ...][table record 1][data ...][table record 2][data ...]
+ * Each checkpoint appends a table record (lib/pdformat.h,
+ * PDFORMAT_CKPT_MAGIC: a HEADER_EVENT_TYPE record, perf skips it, whose
+ * bytes are the feature table of a header with bit 0 set; slots point at
+ * the payloads before the data, or inside the record) and then rewrites
+ * the header: data size = up to that record.  The header is only ever
+ * rewritten after the bytes it points at are on disk, and no byte is
+ * written twice, so a kill at any moment leaves the last checkpoint's
+ * recording whole.  pdwrite_close() writes the usual feature section after
+ * the data (the table records stay in it, as records readers skip).
+ *
  * Pipe mode: {magic, 16}, then HEADER_ATTR records, HEADER_FEATURE records
  * and HEADER_TRACING_DATA (+ blob), then the data records.  Features or
  * evsels set after pdwrite_begin_data() are emitted as records at once.
@@ -25,7 +38,7 @@
  *    give that number to a real feature) and no TRACING_DATA/AUXTRACE
  *    feature records (perf sends neither in a pipe), and no record of a
  *    feature perf does not know (latscope's own, PDFORMAT_FEAT_LATSCOPE_*: perf
- *    6.1 stops at one); a checkpointed file's opening records carry them;
+ *    6.1 stops at one);
  *  - HEADER_FEATURE records are padded to 8 bytes; HEADER_TRACING_DATA is
  *    {u32 size, u32 pad} (16 bytes) with size = blob length rounded up to 8.
  *
