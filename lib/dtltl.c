@@ -163,7 +163,8 @@ static int index_src(void *ctx, uint64_t pos, struct dtlmerge_buf_info *bi, uint
 }
 
 /* Where the record at pos ends: its size, and for HEADER_TRACING_DATA the
- * blob after it (a checkpointed recording opens its data with one). */
+ * blob after it (a pipe copied to a file, or a checkpointed recording of an
+ * older latscope, opens its data with one). */
 static int rec_end(struct dtltl *t, struct scanblk *b, uint64_t pos, uint32_t type, uint16_t size,
 		   uint64_t *end)
 {

@@ -235,6 +235,27 @@ struct pdformat_osnp {
 	uint64_t cpus[PDFORMAT_OSNP_MAX_WORDS];
 };
 
+/*
+ * A latscope checkpoint (lib/pdwrite.c, pdwrite_checkpoint): a recording
+ * readable at every moment of its writing, by perf too.  The header's
+ * feature bitmap has bit 0 (RESERVED: perf has no handler for it and skips
+ * its slot) set, and the feature table at data.offset + data.size is itself
+ * a record perf ignores: slot 0's {u64 offset, u64 size} is that record's
+ * 8-byte header {u32 type = PDFORMAT_RECORD_HEADER_EVENT_TYPE, u16 misc = 0,
+ * u16 size} and the u64 PDFORMAT_CKPT_MAGIC (file byte order); then one
+ * slot per other set bit, ascending; then the payloads the record carries
+ * (slots point at them, or before the data section); zeros; and in its
+ * last 32 bytes the header's feature bitmap (4 u64, file byte order).  Its
+ * size is 8-aligned and at least PDFORMAT_CKPT_MIN_SIZE.  Data written
+ * after the checkpoint follows the record, so the next checkpoint's data
+ * section holds it as one more record readers skip; each of them is enough
+ * to rebuild the header of its checkpoint (data size = its offset - data
+ * offset, its bitmap).
+ */
+#define PDFORMAT_CKPT_MAGIC		0x313054504b43534cULL	/* "LSCKPT01" as a little-endian u64 */
+#define PDFORMAT_CKPT_MIN_SIZE	80	/* perf's struct perf_record_header_event_type: a newer perf
+					 * skips a smaller record of that type with a warning */
+
 /* PERF_RECORD_AUX flags. */
 #define PDFORMAT_AUX_FLAG_TRUNCATED	0x1
 #define PDFORMAT_AUX_FLAG_OVERWRITE	0x2

@@ -390,6 +390,9 @@ int pdread_next(struct pdread *r, struct pdread_event *ev)
 				r->drop_record = false;
 				continue;
 			}
+			if (e.type == PDFORMAT_RECORD_HEADER_EVENT_TYPE)
+				continue;	/* obsolete for perf, which skips it; latscope's
+						 * checkpoint tables (pdformat.h) */
 			if (e.type == PDFORMAT_RECORD_FINISHED_ROUND && !r->opts.unordered) {
 				/* release everything up to the previous round's max */
 				pdread_queue_flush(r, r->next_flush);

@@ -16,7 +16,8 @@
  * records that carry a time are queued and released at each FINISHED_ROUND
  * up to the highest time seen before the previous round (and all at the end);
  * records without a time and perf's user records (type >= 64) are delivered
- * as soon as they are read.  Memory is bounded by the queue (two rounds) and
+ * as soon as they are read, but for HEADER_EVENT_TYPE (obsolete, skipped by
+ * perf; latscope's checkpoint tables), which is counted and skipped.  Memory is bounded by the queue (two rounds) and
  * a cap (pdread_opts.max_queue_bytes); the reader never mallocs per record.
  *
  * The library never prints: errors are returned as negative errno values and
@@ -144,16 +145,22 @@ struct pdread_opts {
 struct pdread_info {
 	bool pipe;
 	bool needs_swap;
-	/* data size 0 in the header: the writer was killed.  The data is read
-	 * up to the end of the file (data_size says how much); the last
+	/* data size 0 in the header, or a writer's checkpoint (below): the
+	 * writer was killed.  The data is read up to the end of the file
+	 * (data_size says how much; past a checkpoint's table record, bytes
+	 * that are no record end it, as an incomplete record does); the last
 	 * unterminated_tail bytes, an incomplete record, are left out once the
-	 * end is reached.  Callers should say so (pdread_unterminated_warning). */
+	 * end is reached.  Callers should say so (src/cmdio.c: cmdio_pdr_close). */
 	bool unterminated;
 	uint64_t unterminated_tail;
 	/* with unterminated: the header is a writer's checkpoint (pdwrite_checkpoint:
-	 * a data size, no features, bytes after the data): checkpoint_size is
-	 * the data size it gave; 0 when the header's data size was 0 */
+	 * a data size and bytes after the data): checkpoint_size is the data
+	 * size it gave; 0 when the header's data size was 0.  checkpoint_table:
+	 * the data ends with latscope's checkpoint table record (features
+	 * read from it; pdformat.h, PDFORMAT_CKPT_MAGIC), else an older
+	 * checkpoint with no features (they came as records in the data) */
 	uint64_t checkpoint_size;
+	bool checkpoint_table;
 	/* TRACING_DATA records met after the formats were known (skipped: the
 	 * first copy wins) */
 	uint64_t dup_tracing_data;

@@ -286,13 +286,15 @@ int pdread_parse_feature(struct pdread *r, int feat, const uint8_t *p, uint64_t 
 	return 0;
 }
 
-static int read_features(struct pdread *r, const uint64_t bits[4])
+/* The feature table at offset table: a slot per set bit, ascending; bit 0
+ * (RESERVED) has no section to read (a latscope checkpoint's table record
+ * puts its own header there). */
+static int read_features(struct pdread *r, const uint64_t bits[4], uint64_t table)
 {
-	uint64_t table = r->info.data_offset + r->info.data_size;
 	int nr = 0;
 	for (int b = 0; b < PDFORMAT_FEAT_BITS; b++)
 		nr += (int)((bits[b / 64] >> (b % 64)) & 1);
-	int slot = 0;
+	int slot = (int)(bits[0] & 1);
 	uint8_t *buf = NULL;
 	int err = 0;
 	/* TRACING_DATA must be bound after EVENT_DESC names (names win). */
@@ -339,6 +341,29 @@ static int read_features(struct pdread *r, const uint64_t bits[4])
 
 /* ----------------------------------------------------------------- header */
 
+/* Whether the feature table at offset table is a latscope checkpoint's
+ * table record (pdformat.h): bit 0 set, slot 0 = {HEADER_EVENT_TYPE header,
+ * magic}, the record holds every slot, lies inside the file and ends with
+ * the header's bitmap. */
+static bool is_checkpoint_table(struct pdread *r, const uint64_t bits[4], uint64_t table)
+{
+	uint8_t h[16], rb[32];
+	uint64_t nr = 0, fs = r->info.file_size;
+	if (!(bits[0] & 1) || table > fs || fs - table < sizeof(h) || pdread_read_at(r, table, h, sizeof(h)))
+		return false;
+	for (int i = 0; i < 4; i++)
+		nr += (uint64_t)__builtin_popcountll(bits[i]);
+	uint16_t rsize = bytes_ld16(h + 6, r->swap);
+	if (bytes_ld32(h, r->swap) != PDFORMAT_RECORD_HEADER_EVENT_TYPE || bytes_ld64(h + 8, r->swap) != PDFORMAT_CKPT_MAGIC ||
+	    rsize % 8 || rsize < 16 * nr + sizeof(rb) || rsize > fs - table ||
+	    pdread_read_at(r, table + rsize - sizeof(rb), rb, sizeof(rb)))
+		return false;
+	for (int i = 0; i < 4; i++)
+		if (bytes_ld64(rb + 8 * i, r->swap) != bits[i])
+			return false;
+	return true;
+}
+
 static int read_file_header(struct pdread *r)
 {
 	uint8_t h[PDFORMAT_FILE_HEADER_SIZE];
@@ -367,7 +392,7 @@ static int read_file_header(struct pdread *r)
 	if (attrs_size && data_size && attrs_off < data_off + data_size && data_off < attrs_off + attrs_size)
 		return pdread_fail(r, -EINVAL, 24, "attrs and data sections overlap");
 	uint64_t bits[4] = { 0 };
-	if (size == PDFORMAT_FILE_HEADER_SIZE && data_size) {
+	if (size == PDFORMAT_FILE_HEADER_SIZE) {
 		for (int i = 0; i < 4; i++)
 			bits[i] = bytes_ld64(h + 72 + 8 * i, r->swap);
 		if (r->swap && !(bits[0] & (1ULL << PDFORMAT_FEAT_HOSTNAME))) {
@@ -380,20 +405,28 @@ static int read_file_header(struct pdread *r)
 				memset(bits, 0, sizeof(bits));
 		}
 	}
-	/* No feature at all: every finished perf.data has features (perf
-	 * writes several, latscope at least HOSTNAME), so this is a checkpoint
-	 * header (pdwrite_checkpoint) of a writer that was killed; what it wrote
-	 * after the checkpoint is read too. */
+	/* A checkpoint header (pdwrite_checkpoint) of a writer that was
+	 * killed: what it wrote after the checkpoint is read too.  Today's
+	 * checkpoints end their data with a feature table that is a record
+	 * (pdformat.h, PDFORMAT_CKPT_MAGIC); older ones had no feature at all
+	 * (every finished perf.data has some: perf writes several, latscope at
+	 * least HOSTNAME) and their features as records at the data start. */
+	uint64_t table = data_off + data_size;
+	bool ckpt_table = is_checkpoint_table(r, bits, table);
+	if (!data_size && !ckpt_table)
+		memset(bits, 0, sizeof(bits));	/* perf's own killed file: no feature section */
 	bool no_feats = !(bits[0] | bits[1] | bits[2] | bits[3]);
-	if (data_size && no_feats && size == PDFORMAT_FILE_HEADER_SIZE) {
+	if ((data_size && no_feats && size == PDFORMAT_FILE_HEADER_SIZE) || ckpt_table) {
 		r->info.checkpoint_size = data_size;
+		r->info.checkpoint_table = ckpt_table;
 		data_size = 0;
 	}
 	bool unterminated = data_size == 0;
 	if (unterminated) {
 		/* the writer died before it wrote the header back (perf: "Was the
 		 * 'perf record' command properly terminated?"): like perf, read
-		 * up to the end of the file; no feature section was written */
+		 * up to the end of the file; no feature section was written
+		 * after the data (a checkpoint's features are in its table) */
 		if (data_off >= fs)
 			return pdread_fail(r, -EINVAL, 48, "data size is 0 and nothing follows the header: the "
 					 "recording was not properly terminated and holds no data");
@@ -447,7 +480,7 @@ static int read_file_header(struct pdread *r)
 	free(ids);
 	if (err)
 		return err;
-	err = read_features(r, bits);
+	err = read_features(r, bits, table);
 	if (err)
 		return err;
 	pdread_bind_tracepoints(r);

@@ -303,8 +303,15 @@ int pdread_read_raw(struct pdread *r, struct pdread_event *ev)
 		const uint8_t *p = r->buf + r->buf_pos;
 		uint32_t type = bytes_ld32(p, r->swap);
 		uint16_t size = bytes_ld16(p + 6, r->swap);
-		if (size < 8)
+		if (size < 8) {
+			if (r->info.checkpoint_table && off >= r->info.data_offset + r->info.checkpoint_size) {
+				/* past the last checkpoint, the writer died before
+				 * this: no record (the feature table it was writing) */
+				r->info.unterminated_tail = r->end - off;
+				goto eof;
+			}
 			return pdread_fail(r, -EINVAL, off, "record of type %u has size %u (< 8)", type, size);
+		}
 		if (off + size > r->end) {
 			if (r->info.unterminated) {	/* the writer died in this record */
 				r->info.unterminated_tail = r->end - off;

@@ -8,6 +8,19 @@
  * The header is written with a zero data size by pdwrite_begin_data() and
  * rewritten in place by pdwrite_close().
  *
+ * With checkpoints (opts.checkpoint, pdwrite_checkpoint):
+ *	[header][ids][attrs][feature payloads known at pdwrite_begin_data()]
+ *	[data ...][table record 1][data ...][table record 2][data ...]
+ * Each checkpoint appends a table record (lib/pdformat.h,
+ * PDFORMAT_CKPT_MAGIC: a HEADER_EVENT_TYPE record, perf skips it, whose
+ * bytes are the feature table of a header with bit 0 set; slots point at
+ * the payloads before the data, or inside the record) and then rewrites
+ * the header: data size = up to that record.  The header is only ever
+ * rewritten after the bytes it points at are on disk, and no byte is
+ * written twice, so a kill at any moment leaves the last checkpoint's
+ * recording whole.  pdwrite_close() writes the usual feature section after
+ * the data (the table records stay in it, as records readers skip).
+ *
  * Pipe mode: {magic, 16}, then HEADER_ATTR records, HEADER_FEATURE records
  * and HEADER_TRACING_DATA (+ blob), then the data records.  Features or
  * evsels set after pdwrite_begin_data() are emitted as records at once.
@@ -25,7 +38,7 @@
  *    give that number to a real feature) and no TRACING_DATA/AUXTRACE
  *    feature records (perf sends neither in a pipe), and no record of a
  *    feature perf does not know (latscope's own, PDFORMAT_FEAT_LATSCOPE_*: perf
- *    6.1 stops at one); a checkpointed file's opening records carry them;
+ *    6.1 stops at one);
  *  - HEADER_FEATURE records are padded to 8 bytes; HEADER_TRACING_DATA is
  *    {u32 size, u32 pad} (16 bytes) with size = blob length rounded up to 8.
  *
@@ -302,8 +315,7 @@ static void encode_file_header(const struct pdwrite *w, uint8_t *h, uint64_t att
 }
 
 /* The features set so far as HEADER_FEATURE records, then the tracing data
- * as a HEADER_TRACING_DATA record: a pipe's header, and the prefix of a
- * checkpointed file's data. */
+ * as a HEADER_TRACING_DATA record: a pipe's header. */
 static int emit_header_records(struct pdwrite *w)
 {
 	int err = 0;
@@ -347,18 +359,31 @@ int pdwrite_begin_data(struct pdwrite *w)
 		return pdwrite_set_err(w, err);
 	}
 
-	/* File mode: header placeholder, ids, attrs. */
+	/* File mode: header placeholder, ids, attrs (then, for checkpoints,
+	 * the feature payloads known now). */
 	size_t nr_ids = 0;
 	for (size_t i = 0; i < w->nr_evsels; i++)
 		nr_ids += w->evsels[i].nr_ids;
 	uint64_t ids_off = PDFORMAT_FILE_HEADER_SIZE;
 	uint64_t attrs_off = ids_off + 8 * (uint64_t)nr_ids;
-	w->data_offset = attrs_off + (uint64_t)w->nr_evsels * (w->attr_size + 16);
+	struct gbuf pay[PDFORMAT_FEAT_BITS];
+	bool have[PDFORMAT_FEAT_BITS] = { false };
+	uint64_t pre_len = 0;
+	memset(pay, 0, sizeof(pay));
+	for (int f = 1; w->ckpt && f < PDFORMAT_FEAT_BITS; f++) {
+		have[f] = pdwrite_feat_payload(w, f, &pay[f]);
+		if (have[f] && pay[f].err && !err)
+			err = pay[f].err;
+		if (have[f])
+			pre_len += pdwrite_pad8(pay[f].len);
+	}
+	w->data_offset = attrs_off + (uint64_t)w->nr_evsels * (w->attr_size + 16) + pre_len;
 
 	uint64_t nofeat[PDFORMAT_FEAT_BITS / 64] = { 0 };
 	uint8_t h[PDFORMAT_FILE_HEADER_SIZE];
 	encode_file_header(w, h, attrs_off, w->data_offset, 0, nofeat);
-	err = pdwrite_out(w, h, sizeof(h));
+	if (!err)
+		err = pdwrite_out(w, h, sizeof(h));
 	for (size_t i = 0; !err && i < w->nr_evsels; i++) {
 		const struct pdwrite_evsel *e = &w->evsels[i];
 		for (size_t j = 0; !err && j < e->nr_ids; j++) {
@@ -376,14 +401,19 @@ int pdwrite_begin_data(struct pdwrite *w)
 		off += 8 * (uint64_t)e->nr_ids;
 		err = pdwrite_out(w, w->rec, w->attr_size + 16);
 	}
-	w->header_area_done = true;
-	if (!err && w->ckpt) {
-		/* the features and formats must survive a kill (no feature
-		 * section then): the stream's header records open the data */
-		err = emit_header_records(w);
-		w->td_in_data = true;
-		w->td_end = w->pos;
+	/* checkpoints: the payloads go between the attrs and the data (perf
+	 * reads a feature anywhere its table slot points), written once; each
+	 * checkpoint's table points at them */
+	for (int f = 1; f < PDFORMAT_FEAT_BITS; f++) {
+		if (!err && have[f]) {
+			w->pre[f] = (struct pdwrite_fsec){ .off = w->pos, .len = pay[f].len, .valid = true };
+			err = pdwrite_out(w, pay[f].p, pay[f].len);
+			if (!err)
+				err = pdwrite_out_zeros(w, pdwrite_pad8(pay[f].len) - pay[f].len);
+		}
+		free(pay[f].p);
 	}
+	w->header_area_done = true;
 	return pdwrite_set_err(w, err);
 }
 
@@ -416,13 +446,12 @@ static int rewrite_header(struct pdwrite *w, uint64_t data_off, uint64_t data_si
 	return r == (ssize_t)sizeof(h) ? 0 : -EIO;
 }
 
-/* The feature section after the data, then the final header.  The data
- * section starts after the header records written for checkpoints: perf
- * reads the formats from the feature and fails on a second copy. */
+/* The feature section after the data, then the final header.  A payload a
+ * checkpointed writer put before the data is not written again: its slot
+ * points there. */
 static int write_features(struct pdwrite *w)
 {
-	uint64_t data_off = w->td_in_data ? w->td_end : w->data_offset;
-	uint64_t data_size = w->pos - data_off;
+	uint64_t data_size = w->pos - w->data_offset;
 	uint64_t bits[PDFORMAT_FEAT_BITS / 64] = { 0 };
 	struct gbuf pay[PDFORMAT_FEAT_BITS];
 	size_t nr = 0;
@@ -430,7 +459,7 @@ static int write_features(struct pdwrite *w)
 
 	memset(pay, 0, sizeof(pay));
 	for (int f = 1; f < PDFORMAT_FEAT_BITS; f++) {
-		if (pdwrite_feat_payload(w, f, &pay[f])) {
+		if (w->pre[f].valid || pdwrite_feat_payload(w, f, &pay[f])) {
 			if (pay[f].err && !err)
 				err = pay[f].err;
 			bits[f / 64] |= 1ULL << (f % 64);
@@ -444,13 +473,15 @@ static int write_features(struct pdwrite *w)
 		if (!((bits[f / 64] >> (f % 64)) & 1))
 			continue;
 		uint8_t e[16];
-		bytes_st64(e, off, w->swap);
-		bytes_st64(e + 8, pay[f].len, w->swap);
+		bool pre = w->pre[f].valid;
+		bytes_st64(e, pre ? w->pre[f].off : off, w->swap);
+		bytes_st64(e + 8, pre ? w->pre[f].len : pay[f].len, w->swap);
 		err = pdwrite_out(w, e, sizeof(e));
-		off += pdwrite_pad8(pay[f].len);
+		if (!pre)
+			off += pdwrite_pad8(pay[f].len);
 	}
 	for (int f = 1; !err && f < PDFORMAT_FEAT_BITS; f++) {
-		if (!((bits[f / 64] >> (f % 64)) & 1))
+		if (!((bits[f / 64] >> (f % 64)) & 1) || w->pre[f].valid)
 			continue;
 		err = pdwrite_out(w, pay[f].p, pay[f].len);
 		if (!err)
@@ -463,7 +494,76 @@ static int write_features(struct pdwrite *w)
 	if (err)
 		return pdwrite_set_err(w, err);
 
-	return pdwrite_set_err(w, rewrite_header(w, data_off, data_size, bits));
+	return pdwrite_set_err(w, rewrite_header(w, w->data_offset, data_size, bits));
+}
+
+/*
+ * A checkpoint's feature table as a record perf skips (pdformat.h,
+ * PDFORMAT_CKPT_MAGIC), at w->pos: a slot for each payload written before
+ * the data, the payloads that changed since or came later (SAMPLE_TIME)
+ * inside the record while they fit in it (a u16 size), the others left out
+ * of this checkpoint.  Never the AUXTRACE index: it would cover the AUX
+ * records up to the checkpoint only, and latscope reads on past it (perf
+ * needs no index).  *bits gets the features listed, bit 0 included; the
+ * record ends with them (the header it goes with can be rebuilt from it).
+ */
+static int emit_checkpoint_table(struct pdwrite *w, uint64_t bits[PDFORMAT_FEAT_BITS / 64])
+{
+	struct gbuf pay[PDFORMAT_FEAT_BITS];
+	bool inrec[PDFORMAT_FEAT_BITS] = { false };
+	size_t nslot = 1, inl = 0;
+	int err = 0;
+
+	memset(pay, 0, sizeof(pay));
+	memset(bits, 0, PDFORMAT_FEAT_BITS / 8);
+	bits[0] = 1ULL << PDFORMAT_FEAT_RESERVED;
+	for (int f = 1; f < PDFORMAT_FEAT_BITS; f++) {
+		if (!w->pre[f].valid && f != PDFORMAT_FEAT_AUXTRACE)
+			inrec[f] = pdwrite_feat_payload(w, f, &pay[f]);
+		if (inrec[f] && pay[f].err && !err)
+			err = pay[f].err;
+		nslot += w->pre[f].valid || inrec[f];
+	}
+	/* every slot fits (256 x 16 bytes, and the bitmap); the payloads
+	 * while they do */
+	for (int f = 1; f < PDFORMAT_FEAT_BITS; f++) {
+		if (inrec[f] && 16 * nslot + inl + pdwrite_pad8(pay[f].len) + PDFORMAT_FEAT_BITS / 8 > PDWRITE_REC_MAX) {
+			inrec[f] = false;
+			nslot--;
+		} else if (inrec[f]) {
+			inl += pdwrite_pad8(pay[f].len);
+		}
+	}
+	size_t size = 16 * nslot + inl + PDFORMAT_FEAT_BITS / 8;
+	if (size < PDFORMAT_CKPT_MIN_SIZE)
+		size = PDFORMAT_CKPT_MIN_SIZE;
+	uint8_t *p = w->rec;
+	memset(p, 0, size);
+	pdwrite_put_hdr(w, p, PDFORMAT_RECORD_HEADER_EVENT_TYPE, 0, (uint16_t)size);
+	bytes_st64(p + 8, PDFORMAT_CKPT_MAGIC, w->swap);
+	size_t slot = 1, at = 16 * nslot;
+	for (int f = 1; f < PDFORMAT_FEAT_BITS; f++) {
+		uint8_t *e = p + 16 * slot;
+		if (w->pre[f].valid) {
+			bytes_st64(e, w->pre[f].off, w->swap);
+			bytes_st64(e + 8, w->pre[f].len, w->swap);
+		} else if (inrec[f]) {
+			bytes_st64(e, w->pos + at, w->swap);
+			bytes_st64(e + 8, pay[f].len, w->swap);
+			if (pay[f].len)
+				memcpy(p + at, pay[f].p, pay[f].len);
+			at += pdwrite_pad8(pay[f].len);
+		} else {
+			continue;
+		}
+		bits[f / 64] |= 1ULL << (f % 64);
+		slot++;
+	}
+	for (int i = 0; i < PDFORMAT_FEAT_BITS / 64; i++)
+		bytes_st64(p + size - PDFORMAT_FEAT_BITS / 8 + 8 * i, bits[i], w->swap);
+	for (int f = 0; f < PDFORMAT_FEAT_BITS; f++)
+		free(pay[f].p);
+	return err ? err : pdwrite_out(w, p, size);
 }
 
 int pdwrite_checkpoint(struct pdwrite *w, bool force)
@@ -481,12 +581,21 @@ int pdwrite_checkpoint(struct pdwrite *w, bool force)
 	if (!force && now < w->ckpt_next_ns)
 		return 0;
 	w->ckpt_next_ns = now + w->ckpt_every_ns;
-	/* data first, then the header that covers it: a kill between the two
-	 * leaves the previous checkpoint's header, still true */
-	uint64_t nofeat[PDFORMAT_FEAT_BITS / 64] = { 0 };
-	err = flush(w);
+	if (w->ckpt_end && w->pos == w->ckpt_end)
+		return 0;	/* nothing new: the last checkpoint says it all */
+	/* the data and the table after it first, then the header that covers
+	 * them: a kill between the two leaves the previous checkpoint's
+	 * header, still true (its table is still there: nothing is ever
+	 * written over it) */
+	uint64_t table = w->pos;
+	uint64_t bits[PDFORMAT_FEAT_BITS / 64];
+	err = pdwrite_set_err(w, emit_checkpoint_table(w, bits));
 	if (!err)
-		err = pdwrite_set_err(w, rewrite_header(w, w->data_offset, w->pos - w->data_offset, nofeat));
+		err = flush(w);
+	if (!err)
+		err = pdwrite_set_err(w, rewrite_header(w, w->data_offset, table - w->data_offset, bits));
+	if (!err)
+		w->ckpt_end = w->pos;
 	if (!err && w->sf)
 		err = pdwrite_set_err(w, safeout_publish(w->sf));
 	return err;

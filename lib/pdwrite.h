@@ -135,21 +135,25 @@ int pdwrite_compress_end(struct pdwrite *w);
  * writer that may be killed (opts.checkpoint, file mode; call it each time the
  * writer's loop wakes up, outside pdwrite_compress_begin/end: it does its work at
  * most every opts.checkpoint_ns and returns 0 at once otherwise; force does it
- * now).  It flushes the buffer and rewrites
- * the file header with the data size written so far and no features, so a
- * reader of a killed recording finds a valid file that lost at most what came
- * after the last checkpoint; pdread_open() reads on past that size to the end of
- * such a file.  With opts.checkpoint the data section of the checkpoints
- * opens with the features set before pdwrite_begin_data() and the tracing data,
- * as the HEADER_FEATURE and HEADER_TRACING_DATA records a pipe starts with,
- * so they survive a kill too; pdwrite_close() writes the feature section as
- * always and starts the finished file's data section after those records
- * (perf fails on a second copy of the tracing data).  A killed recording of
- * tracepoints is readable by latscope, not by perf (nor is perf's own).  The
- * first checkpoint of a path opened with pdwrite_open() puts the file in place of
- * the target (safeout_publish()): from then on a failure leaves the recording up to
- * its last checkpoint there.  Without opts.checkpoint, and in pipe mode, it
- * does nothing.  0 or negative errno (-EBUSY while compressing).
+ * now).  With opts.checkpoint, pdwrite_begin_data() writes the payloads of the
+ * features set so far (tracing data, EVENT_DESC, HOSTNAME...) between the
+ * attrs and the data section, once.  A checkpoint appends the feature table
+ * to the data written so far as a record perf skips (HEADER_EVENT_TYPE, with
+ * feature bit 0 set: lib/pdformat.h, PDFORMAT_CKPT_MAGIC; payloads known
+ * only now, such as SAMPLE_TIME, inside it while they fit, never the AUXTRACE
+ * index), flushes, then rewrites the file header to end the data section
+ * right before that record.  Nothing is ever written over it: the data that
+ * follows goes after it (the next checkpoint's data section holds it as one
+ * more record readers skip), so the file on disk is a complete recording at
+ * every moment, up to its last checkpoint, for perf and for pdread_open(),
+ * which reads on to the end of such a file (pdread_info: unterminated,
+ * checkpoint_table).  Nothing new since the last checkpoint: no new table.
+ * pdwrite_close() writes the feature section after the data as always (bit
+ * 0 clear), its slots pointing at the payloads before the data.  The first
+ * checkpoint of a path opened with pdwrite_open() puts the file in place of
+ * the target (safeout_publish()): from then on a failure leaves the recording
+ * up to its last checkpoint there.  Without opts.checkpoint, and in pipe
+ * mode, it does nothing.  0 or negative errno (-EBUSY while compressing).
  */
 #define PDWRITE_CHECKPOINT_NS 200000000ull
 int pdwrite_checkpoint(struct pdwrite *w, bool force);

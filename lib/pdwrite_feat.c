@@ -188,6 +188,7 @@ static int feat_set(struct pdwrite *w, int feat, struct gbuf *b)
 	f->data = b->p ? b->p : malloc(1);
 	f->len = b->len;
 	f->set = f->data != NULL;
+	w->pre[feat].valid = false;	/* a checkpoint carries the new payload */
 	if (!f->set)
 		return -ENOMEM;
 	if (w->pipe && w->begun && !pdwrite_feat_in_stream(w, feat))
@@ -300,9 +301,8 @@ int pdwrite_set_osnoise_params(struct pdwrite *w, const struct pdformat_osnp *p)
 
 /* A pipe carries only the features perf knows: perf 6.1 stops reading a
  * stream at a HEADER_FEATURE record whose number is at or above its last
- * feature (perf_event__process_feature returns -1).  A checkpointed file's
- * records are for latscope alone (the finished file's data starts after
- * them), so they carry every feature. */
+ * feature (perf_event__process_feature returns -1).  A file carries every
+ * feature (perf skips the table slots of bits it does not know). */
 bool pdwrite_feat_in_stream(const struct pdwrite *w, int feat)
 {
 	return !w->pipe || feat < PDFORMAT_FEAT_LAST_KNOWN;

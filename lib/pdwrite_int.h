@@ -32,6 +32,14 @@ struct pdwrite_blob {
 	bool set;
 };
 
+/* A feature payload already in the file (checkpoint mode: written before
+ * the data section by pdwrite_begin_data(); valid until the feature is set
+ * again). */
+struct pdwrite_fsec {
+	uint64_t off, len;
+	bool valid;
+};
+
 struct pdwrite {
 	int fd;
 	bool owns_fd;
@@ -46,14 +54,15 @@ struct pdwrite {
 	bool header_area_done;
 	bool discard;			/* pdwrite_discard(): remove the file at close */
 	bool ckpt;			/* opts.checkpoint (file mode) */
-	bool td_in_data;		/* checkpoint: header records written at data start */
 	uint64_t ckpt_next_ns;		/* CLOCK_MONOTONIC of the next checkpoint due */
 	uint64_t ckpt_every_ns;
+	uint64_t ckpt_end;		/* end of the last checkpoint's table record (0 = none) */
 
 	struct pdwrite_evsel *evsels;
 	size_t nr_evsels, cap_evsels;
 
 	struct pdwrite_blob feat[PDFORMAT_FEAT_BITS];
+	struct pdwrite_fsec pre[PDFORMAT_FEAT_BITS];	/* checkpoint mode: payloads before the data */
 
 	bool have_time;
 	uint64_t first_ns, last_ns;	/* tracked from written samples */
@@ -71,8 +80,6 @@ struct pdwrite {
 
 	uint64_t pos;			/* logical output offset (incl. buffered bytes) */
 	uint64_t data_offset;
-	uint64_t td_end;		/* td_in_data: end of those records, where the
-					 * finished file's data section starts */
 	size_t buf_len;
 	uint8_t buf[PDWRITE_BUF_SIZE];
 	uint8_t rec[PDWRITE_REC_MAX + 8];	/* record scratch */

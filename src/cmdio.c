@@ -239,9 +239,9 @@ void cmdio_pdr_close(struct pdread *r, const char *prog, const char *path)
 
 	char why[96] = "data size is 0";
 
-	if (in && in->checkpoint_size)
-		snprintf(why, sizeof(why), "the header is a checkpoint (data size %llu, no features)",
-			 (unsigned long long)in->checkpoint_size);
+	if (in && (in->checkpoint_size || in->checkpoint_table))
+		snprintf(why, sizeof(why), "the header is a checkpoint (data size %llu%s)",
+			 (unsigned long long)in->checkpoint_size, in->checkpoint_table ? "" : ", no features");
 	char tail[96] = "";
 
 	if (in && in->unterminated_tail)

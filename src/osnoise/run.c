@@ -439,8 +439,9 @@ static int not_osnoise(struct ctx *c)
 
 /*
  * The replay's set-up (an osneng_setup_fn), at the first sample: a pipe, or a
- * recording whose writer was killed (its header is a checkpoint), carries
- * its features as records at the start of the data, read by then.
+ * recording of an older latscope whose writer was killed (its header a
+ * checkpoint without features), carries its features as records at the
+ * start of the data, read by then.
  */
 static int replay_setup(void *arg, struct pdread *r, bool have_formats, struct osneng **ep)
 {

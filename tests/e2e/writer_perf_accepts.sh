@@ -25,8 +25,8 @@ check_clean() {	# check_clean WHAT STDERR_FILE
 	fi
 }
 
-run_perf() {	# run_perf NAME INPUT_SPEC (file path, or "pipe:FILE" to feed stdin)
-	name=$1; in=$2
+run_perf() {	# run_perf NAME INPUT_SPEC [SAMPLES] (file path, or "pipe:FILE" to feed stdin)
+	name=$1; in=$2; want=${3:-$N}
 	case $in in
 	pipe:*)
 		f=${in#pipe:}
@@ -46,19 +46,19 @@ run_perf() {	# run_perf NAME INPUT_SPEC (file path, or "pipe:FILE" to feed stdin
 	check_clean "$name: perf script" "$TMP/$name.scr.err"
 
 	n=$(wc -l <"$TMP/$name.script")
-	[ "$n" -eq $N ] || die "$name: perf script printed $n lines, expected $N"
+	[ "$n" -eq $want ] || die "$name: perf script printed $n lines, expected $want"
 	bad=$(grep -Ecv ' sched:sched_(switch|wakeup): ' "$TMP/$name.script")
 	[ "$bad" -eq 0 ] || die "$name: $bad lines without a sched_switch/sched_wakeup event name"
 	sw=$(grep -c ' sched:sched_switch: prev_comm=task-' "$TMP/$name.script")
 	wk=$(grep -c ' sched:sched_wakeup: comm=task-' "$TMP/$name.script")
-	[ "$sw" -gt 0 ] && [ "$wk" -gt 0 ] && [ $((sw + wk)) -eq $N ] ||
-		die "$name: $sw switch + $wk wakeup lines (expected both, summing to $N)"
+	[ "$sw" -gt 0 ] && [ "$wk" -gt 0 ] && [ $((sw + wk)) -eq $want ] ||
+		die "$name: $sw switch + $wk wakeup lines (expected both, summing to $want)"
 	grep -q 'unknown\|\[FAILED' "$TMP/$name.script" && die "$name: undecoded fields in perf script"
 	ns=$(grep -c 'PERF_RECORD_SAMPLE' "$TMP/$name.dump")
-	[ "$ns" -eq $N ] || die "$name: perf report -D shows $ns samples, expected $N"
+	[ "$ns" -eq $want ] || die "$name: perf report -D shows $ns samples, expected $want"
 	grep -q 'PERF_RECORD_COMM: task-0:1000/1000' "$TMP/$name.dump" ||
 		die "$name: the COMM records are not decoded"
-	echo "ok $name: $N samples ($sw switch, $wk wakeup)"
+	echo "ok $name: $want samples ($sw switch, $wk wakeup)"
 }
 
 gen "$TMP/le.data"
@@ -103,6 +103,41 @@ if [ -n "${LATSCOPE:-}" ] && "$LATSCOPE" script --help >/dev/null 2>&1; then
 	}
 	echo "ok: BE pipe (latscope script) matches"
 fi
+
+# Checkpointed recordings (pdwrite_checkpoint, a checkpoint every 40
+# samples): finished, perf reads what it reads in the plain file (the
+# checkpoints' feature tables are records in the data that perf skips,
+# PERF_RECORD_EVENT_TYPE); killed after the third checkpoint (the 17
+# samples written since are lost with the writer's buffer), little- and
+# big-endian, perf reads the first 120 samples, and latscope the same.
+gen "$TMP/ck.data" --checkpoint 40
+gen "$TMP/ckle.data" --checkpoint 40 --kill
+gen "$TMP/ckbe.data" --checkpoint 40 --kill --big-endian
+[ "$(head -c 8 "$TMP/ckbe.data")" = "2ELIFREP" ] || die "killed BE magic"
+run_perf ck "$TMP/ck.data"
+cmp -s "$TMP/le.script" "$TMP/ck.script" || die "perf script of the checkpointed file differs from the plain one"
+[ "$(grep -c 'PERF_RECORD_EVENT_TYPE' "$TMP/ck.dump")" = 3 ] ||
+	die "perf report -D: $(grep -c 'PERF_RECORD_EVENT_TYPE' "$TMP/ck.dump") checkpoint table records in the finished file, expected 3"
+for o in le be; do
+	run_perf "ck$o-killed" "$TMP/ck$o.data" 120
+	head -120 "$TMP/le.script" | cmp -s - "$TMP/ck$o-killed.script" ||
+		die "perf script of the killed $o file is not the first 120 samples of the plain file"
+	perf report --header-only -i "$TMP/ck$o.data" >"$TMP/ck$o.hdr" 2>"$TMP/ck$o.hdr.err" ||
+		die "perf report --header-only failed on the killed $o file"
+	check_clean "killed $o header" "$TMP/ck$o.hdr.err"
+	for want in '# hostname : fixture' '# arch : x86_64' '# event : name = sched:sched_wakeup, , id = { 103, 104 }' \
+		'# time of last sample : 1000.'; do
+		grep -qF "$want" "$TMP/ck$o.hdr" || die "killed $o header lacks: $want"
+	done
+	if [ -n "${LATSCOPE:-}" ] && "$LATSCOPE" script --help >/dev/null 2>&1; then
+		"$LATSCOPE" script -i "$TMP/ck$o.data" >"$TMP/ck$o.ls" 2>"$TMP/ck$o.lserr" ||
+			die "latscope script on the killed $o file: $(cat "$TMP/ck$o.lserr")"
+		grep -q 'the header is a checkpoint (data size [0-9]*): the recording was not properly terminated' "$TMP/ck$o.lserr" ||
+			die "latscope script: no cut-short warning on the killed $o file: $(cat "$TMP/ck$o.lserr")"
+		cmp -s "$TMP/ck$o-killed.script" "$TMP/ck$o.ls" || die "latscope and perf disagree on the killed $o file"
+	fi
+done
+echo "ok: checkpointed files, finished and killed (LE, BE)"
 
 # The header features perf decodes from the big-endian file.
 perf report --header-only -i "$TMP/be.data" >"$TMP/be.hdr" 2>"$TMP/be.hdr.err" ||

@@ -26,37 +26,9 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "slurp.h"
 
 #define FEAT_AUXTRACE 18
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 1 << 20;
-			uint8_t *b = realloc(buf, cap);
-			if (!b) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = b;
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	fclose(f);
-	*len = n;
-	return buf;
-}
 
 static int die(const char *msg)
 {

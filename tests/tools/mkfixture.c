@@ -5,6 +5,12 @@
  *
  *   mkfixture -o FILE [--big-endian] [--pipe] [-n NSAMPLES] [--seed S]
  *             [--formats DIR] [--offline] [--attr-size N] [--no-comm]
+ *             [--checkpoint K [--kill]]
+ *
+ * --checkpoint K: a checkpointed file (pdwrite_checkpoint) with a checkpoint
+ * after every K samples; --kill: end after the last sample the way a
+ * SIGKILL ends a recorder (no pdwrite_close: the file as the last
+ * checkpoint left it, the samples buffered since then lost).
  *
  * Formats come from the live tracefs when it is readable, else (or with
  * --offline) from DIR laid out like tracefs events/ (tests/data/formats).
@@ -16,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <traceevent/event-parse.h>
 
@@ -42,14 +49,15 @@ static uint32_t rnd(uint32_t n)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: mkfixture -o FILE [--big-endian] [--pipe] [-n NSAMPLES] [--seed S]\n"
-		   "                 [--formats DIR] [--offline] [--attr-size N] [--no-comm]\n");
+		   "                 [--formats DIR] [--offline] [--attr-size N] [--no-comm]\n"
+		   "                 [--checkpoint K [--kill]]\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *outp = NULL, *formats = NULL;
-	bool be = false, pipe = false, offline = false, comm = true;
-	unsigned long nsamples = 100, seed = 1, attr_size = 0;
+	bool be = false, pipe = false, offline = false, comm = true, kill = false;
+	unsigned long nsamples = 100, seed = 1, attr_size = 0, ckpt_every = 0;
 	static const struct option lo[] = {
 		{ "big-endian", no_argument, NULL, 'B' },
 		{ "pipe", no_argument, NULL, 'P' },
@@ -58,6 +66,8 @@ int main(int argc, char **argv)
 		{ "offline", no_argument, NULL, 'O' },
 		{ "attr-size", required_argument, NULL, 'a' },
 		{ "no-comm", no_argument, NULL, 'C' },
+		{ "checkpoint", required_argument, NULL, 'K' },
+		{ "kill", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -73,11 +83,13 @@ int main(int argc, char **argv)
 		case 'O': offline = true; break;
 		case 'a': attr_size = strtoul(optarg, NULL, 0); break;
 		case 'C': comm = false; break;
+		case 'K': ckpt_every = strtoul(optarg, NULL, 0); break;
+		case 'k': kill = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!outp || optind != argc) {
+	if (!outp || optind != argc || (kill && !ckpt_every)) {
 		usage(stderr);
 		return 2;
 	}
@@ -120,7 +132,9 @@ int main(int argc, char **argv)
 	}
 
 	struct pdwrite *w;
-	struct pdwrite_opts o = { .big_endian = be, .pipe = pipe, .attr_size = (uint32_t)attr_size };
+	/* checkpoints only when forced (an hour apart otherwise) */
+	struct pdwrite_opts o = { .big_endian = be, .pipe = pipe, .attr_size = (uint32_t)attr_size,
+				  .checkpoint = ckpt_every != 0, .checkpoint_ns = 3600000000000ULL };
 	err = pdwrite_open(&w, outp, &o);
 	if (err) {
 		fprintf(stderr, "mkfixture: %s: %s\n", outp, strerror(-err));
@@ -250,7 +264,11 @@ int main(int argc, char **argv)
 		err = pdwrite_write_sample(w, evi[k], PDFORMAT_MISC_KERNEL, &s);
 		if (!err && n % 64 == 63)
 			err = pdwrite_finished_round(w);
+		if (!err && ckpt_every && n % ckpt_every == ckpt_every - 1)
+			err = pdwrite_checkpoint(w, true);
 	}
+	if (!err && kill)
+		_exit(0);	/* what SIGKILL leaves: no close, nothing flushed */
 	int cerr = pdwrite_close(w);
 	if (!err)
 		err = cerr;

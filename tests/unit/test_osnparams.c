@@ -299,7 +299,7 @@ static void test_old_version_text(void **state)
 }
 
 /* A pipe carries no LATSCOPE_OSNOISE record (perf 6.1 stops at a feature
- * record it does not know); a checkpoint's opening records do. */
+ * record it does not know); a checkpoint's feature table does. */
 static void test_pipe_and_checkpoint(void **state)
 {
 	(void)state;
@@ -338,6 +338,7 @@ static void test_pipe_and_checkpoint(void **state)
 	while (pdread_next(r, &ev) > 0)
 		;
 	assert_true(pdread_info(r)->unterminated);
+	assert_true(pdread_info(r)->checkpoint_table);
 	assert_true(pdread_info(r)->has_osnoise_params);
 	assert_params(&pdread_info(r)->osnoise_params, &p);
 	pdread_close(r);

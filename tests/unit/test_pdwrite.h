@@ -124,12 +124,39 @@ static __attribute__((unused)) bool feat_sec(const struct img *im, int f, size_t
 		return false;
 	size_t tab = data_off(im) + data_size(im);
 	size_t slot = 0;
-	for (int i = 1; i < f; i++)
+	for (int i = 0; i < f; i++)	/* bit 0: a checkpoint's table record */
 		slot += feat_bit(im, i);
 	*off = (size_t)ld64(im, tab + 16 * slot);
 	*size = (size_t)ld64(im, tab + 16 * slot + 8);
 	assert_true(*off + *size <= im->len);
 	return true;
+}
+
+/* Whether tests/data/formats holds the sched formats. */
+static __attribute__((unused)) bool have_formats(void)
+{
+	struct stat st;
+	return stat(FORMATS_DIR "/sched/sched_switch/format", &st) == 0;
+}
+
+/* The formats of specs from tests/data/formats and their tracing-data blob
+ * (caller frees both: tfsformat_free, free). */
+static __attribute__((unused)) void sched_formats(const char **specs, size_t n, bool be,
+						  struct tfsformat_formats **tf, void **blob, size_t *blen)
+{
+	assert_int_equal(tfsformat_collect(FORMATS_DIR, specs, n, tf), 0);
+	assert_int_equal(tfsformat_tracing_data(*tf, be, blob, blen), 0);
+}
+
+static __attribute__((unused)) const char *sw_specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
+
+/* sched_switch and sched_wakeup formats in be order (skipped without tracefs formats). */
+static __attribute__((unused)) void switch_wakeup_formats(bool be, struct tfsformat_formats **tf, void **blob,
+							  size_t *blen)
+{
+	if (!have_formats())
+		skip();
+	sched_formats(sw_specs, 2, be, tf, blob, blen);
 }
 
 #endif

@@ -2,17 +2,12 @@
 /*
  * Unit tests for lib/tfsformat and lib/pdwrite: format collection, then
  * writer -> reader (lib/pdread) round trips in file and pipe mode,
- * checkpoints, a duplicate tracing data copy and the task COMMs.
+ * a duplicate tracing data copy and the task COMMs (checkpoints:
+ * test_pdwrite_ckpt.c).
  */
 #include "test_pdwrite.h"
 
 /* ------------------------------------------------------------- tfsformat */
-
-static bool have_formats(void)
-{
-	struct stat st;
-	return stat(FORMATS_DIR "/sched/sched_switch/format", &st) == 0;
-}
 
 static void test_tfs_collect_offline(void **state)
 {
@@ -91,24 +86,6 @@ struct rt_expect {
 
 #define RT_N 300
 
-/* The formats of specs from tests/data/formats and their tracing-data blob
- * (caller frees both: tfsformat_free, free). */
-static void sched_formats(const char **specs, size_t n, bool be, struct tfsformat_formats **tf,
-			  void **blob, size_t *blen)
-{
-	assert_int_equal(tfsformat_collect(FORMATS_DIR, specs, n, tf), 0);
-	assert_int_equal(tfsformat_tracing_data(*tf, be, blob, blen), 0);
-}
-
-static const char *sw_specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
-
-/* sched_switch and sched_wakeup formats in be order (skipped without tracefs formats). */
-static void switch_wakeup_formats(bool be, struct tfsformat_formats **tf, void **blob, size_t *blen)
-{
-	if (!have_formats())
-		skip();
-	sched_formats(sw_specs, 2, be, tf, blob, blen);
-}
 
 static void roundtrip_case(bool be, bool pipe)
 {
@@ -282,155 +259,6 @@ static void roundtrip_case(bool be, bool pipe)
 	tfsformat_free(tf);
 }
 
-/* ------------------------------------------------ checkpoints (kill-safe) */
-
-
-struct ck_read {
-	int samples;
-	uint64_t last_time;
-	bool unterminated;
-	uint64_t checkpoint_size, data_offset, tail;
-	bool tep, version_ok, names_ok;
-	uint64_t dups;
-};
-
-static void ck_read(const struct img *im, struct ck_read *o)
-{
-	struct pdread *r = NULL;
-	int err = pdread_open_mem(&r, im->p, im->len, NULL);
-	if (err)
-		fail_msg("pdread_open_mem: %s", r ? pdread_strerror(r) : strerror(-err));
-	memset(o, 0, sizeof(*o));
-	struct pdread_event ev;
-	while ((err = pdread_next(r, &ev)) > 0) {
-		if (ev.type != PDFORMAT_RECORD_SAMPLE)
-			continue;
-		o->samples++;
-		o->last_time = ev.sample.time;
-		/* the formats and the names are known by the first sample */
-		o->tep = pdread_tep(r) != NULL && ev.evsel && ev.evsel->tp != NULL;
-		o->names_ok = ev.evsel && ev.evsel->name && !strncmp(ev.evsel->name, "sched:", 6);
-	}
-	if (err < 0)
-		fail_msg("pdread_next: %s", pdread_strerror(r));
-	const struct pdread_info *in = pdread_info(r);
-	o->unterminated = in->unterminated;
-	o->checkpoint_size = in->checkpoint_size;
-	o->data_offset = in->data_offset;
-	o->tail = in->unterminated_tail;
-	o->version_ok = in->version && !strcmp(in->version, "ck-test 1");
-	o->dups = in->dup_tracing_data;
-	pdread_close(r);
-}
-
-static void checkpoint_case(bool be)
-{
-	struct tfsformat_formats *tf;
-	void *blob;
-	size_t blen;
-	switch_wakeup_formats(be, &tf, &blob, &blen);
-
-	int fd = new_fd();
-	struct pdwrite *w = NULL;
-	/* an hour between checkpoints: only the forced ones happen, however
-	 * slow the machine (the "not due" check below must not race a timer) */
-	struct pdwrite_opts o = { .big_endian = be, .checkpoint = true, .checkpoint_ns = 3600000000000ULL };
-	assert_int_equal(pdwrite_open_fd(&w, fd, false, &o), 0);
-	bool swap = pdwrite_needs_swap(w);
-	uint64_t st = PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_RAW |
-		      PDFORMAT_SAMPLE_IDENTIFIER;
-	uint64_t ids[2] = { 11, 12 };
-	for (int i = 0; i < 2; i++) {
-		struct pdformat_attr a = tp_attr(tf->events[i].id, st);
-		assert_int_equal(pdwrite_add_evsel(w, &a, sw_specs[i], &ids[i], 1), i);
-	}
-	assert_int_equal(pdwrite_set_tracing_data(w, blob, blen), 0);
-	free(blob);
-	assert_int_equal(pdwrite_set_string_feature(w, PDFORMAT_FEAT_VERSION, "ck-test 1"), 0);
-	assert_int_equal(pdwrite_begin_data(w), 0);
-
-	uint8_t raw[64] = { 0 };
-	bytes_st16(raw, (uint16_t)tf->events[0].id, swap);
-	uint64_t t = 1000;
-	int n = 0;
-#define CK_WRITE(count) do { \
-		for (int k = 0; k < (count); k++, n++) { \
-			struct pdread_sample s = { .pid = 7, .tid = 7, .time = t += 10, .cpu = 0, \
-						.id = ids[0], .raw = raw, .raw_size = 64 }; \
-			assert_int_equal(pdwrite_write_sample(w, 0, 0, &s), 0); \
-		} \
-	} while (0)
-
-	/* before the first checkpoint: header with data size 0, no data on
-	 * disk yet (buffered): nothing to read */
-	CK_WRITE(10);
-	struct img im;
-	struct ck_read rd;
-
-	/* a checkpoint: everything so far readable, formats, names, features */
-	assert_int_equal(pdwrite_checkpoint(w, true), 0);
-	CK_WRITE(5);			/* buffered: lost by a kill now */
-	snap(fd, &im);
-	ck_read(&im, &rd);
-	assert_int_equal(rd.samples, 10);
-	assert_int_equal(rd.last_time, 1100);
-	assert_true(rd.unterminated);
-	assert_true(rd.checkpoint_size > 0);
-	assert_true(rd.tep);
-	assert_true(rd.names_ok);
-	assert_true(rd.version_ok);
-	assert_int_equal(rd.tail, 0);
-	free(im.p);
-
-	/* not due yet: no work (the buffer is not flushed) */
-	uint64_t before = rd.checkpoint_size;
-	assert_int_equal(pdwrite_checkpoint(w, false), 0);
-	snap(fd, &im);
-	ck_read(&im, &rd);
-	assert_int_equal(rd.checkpoint_size, before);
-	assert_int_equal(rd.samples, 10);
-	free(im.p);
-
-	/* a kill after the buffer spilled past the checkpoint, in the middle
-	 * of a record: the records after the checkpoint are read, the torn
-	 * one is left out and counted */
-	CK_WRITE(1500);			/* > 64 KiB: flushed on the way */
-	snap(fd, &im);
-	size_t cut = im.len - 40;	/* tear the last record */
-	struct img torn = { .p = im.p, .len = cut };
-	ck_read(&torn, &rd);
-	assert_true(rd.unterminated);
-	assert_int_equal(rd.checkpoint_size, before);
-	assert_true(rd.samples > 15);
-	assert_true(rd.samples < n);
-	assert_true(rd.tail > 0);
-	free(im.p);
-
-	/* the finished file: a normal recording (features, exact data size),
-	 * its data section after the checkpoint's header records, no second
-	 * copy of the formats for perf to choke on */
-	assert_int_equal(pdwrite_close(w), 0);
-	snap(fd, &im);
-	close(fd);
-	ck_read(&im, &rd);
-	assert_false(rd.unterminated);
-	assert_int_equal(rd.checkpoint_size, 0);
-	assert_int_equal(rd.samples, n);
-	assert_true(rd.tep);
-	assert_true(rd.names_ok);
-	assert_true(rd.version_ok);
-	assert_int_equal(rd.dups, 0);
-	/* the data section starts at a sample, not at a header record */
-	uint32_t first_type = bytes_ld32(im.p + rd.data_offset, be != (bool)BYTES_HOST_BIG_ENDIAN);
-	assert_int_equal(first_type, PDFORMAT_RECORD_SAMPLE);
-	free(im.p);
-	tfsformat_free(tf);
-#undef CK_WRITE
-}
-
-static void test_checkpoint_le(void **state) { (void)state; checkpoint_case(false); }
-static void test_checkpoint_be(void **state) { (void)state; checkpoint_case(true); }
-
 /* A second copy of the tracing data (a file with the feature and the record)
  * is skipped and counted, never swapped under the bound events. */
 static void test_dup_tracing_data(void **state)
@@ -557,8 +385,6 @@ int main(void)
 		cmocka_unit_test(test_tfs_collect_offline),
 		cmocka_unit_test(test_tfs_live),
 		cmocka_unit_test(test_task_comms),
-		cmocka_unit_test(test_checkpoint_le),
-		cmocka_unit_test(test_checkpoint_be),
 		cmocka_unit_test(test_dup_tracing_data),
 		cmocka_unit_test(test_roundtrip_file_le),
 		cmocka_unit_test(test_roundtrip_file_be),
