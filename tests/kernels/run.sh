@@ -138,6 +138,11 @@ done
 # missing; without apt lists, the newest cached one.  Says why not on stderr.
 fetch_deb() {
 	ver=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }')
+	if { [ -z "$ver" ] || [ "$ver" = "(none)" ]; } && [ "$(id -u)" = 0 ]; then
+		# a fresh machine may have no package lists yet
+		apt-get update -qq > /dev/null 2>&1
+		ver=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }')
+	fi
 	if [ -n "$ver" ] && [ "$ver" != "(none)" ]; then
 		f=$(ls "$CACHE/$1_$(echo "$ver" | sed 's/:/%3a/')_"*.deb 2>/dev/null | head -1)
 		if [ -z "$f" ]; then
