@@ -32,34 +32,37 @@ fi
 snap > "$ART/before"
 cat "$ART/before"
 
-latscope osnoise top --kernel -c 0 -d 5 > "$ART/top.out" 2> "$ART/top.err"
-rc=$?
-echo "latscope exit $rc"; cat "$ART/top.out" "$ART/top.err"
-snap > "$ART/after"
+# run NAME CPU ARGS...: latscope osnoise top --kernel -c CPU ARGS; its exit
+# status, output and the settings after it in $ART/NAME.*
+run() {
+	n=$1 cpu=$2
+	shift 2
+	latscope osnoise top --kernel -c "$cpu" "$@" > "$ART/$n.out" 2> "$ART/$n.err"
+	echo $? > "$ART/$n.rc"
+	echo "latscope osnoise top --kernel -c $cpu $*: exit $(cat "$ART/$n.rc")"
+	cat "$ART/$n.out" "$ART/$n.err"
+	snap > "$ART/$n.after"
+}
+# check NAME CPU: it exited 0, showed CPU's periods ("CPU #N ..." with N > 0)
+# and left every setting as it was
+check() {
+	[ "$(cat "$ART/$1.rc")" = 0 ] || die "$1: exit $(cat "$ART/$1.rc"): $(cat "$ART/$1.err")"
+	awk -v cpu="$2" '$1 == cpu && $2 ~ /^#[1-9]/ { ok = 1 } END { exit !ok }' "$ART/$1.out" ||
+		die "$1: no period of CPU $2 in the output"
+	if ! cmp -s "$ART/before" "$ART/$1.after"; then
+		diff "$ART/before" "$ART/$1.after"
+		die "$1: the tracer's settings differ after the run (- before, + after)"
+	fi
+}
+run top 0 -d 5
 # a period below the runtime the kernel has (900000): runtime written first
-latscope osnoise top --kernel -c 1 -d 3 -p 500000 -r 400000 > "$ART/short.out" 2> "$ART/short.err"
-rc2=$?
-echo "latscope -p 500000 -r 400000: exit $rc2"; cat "$ART/short.out" "$ART/short.err"
-snap > "$ART/after2"
+run short 1 -d 3 -p 500000 -r 400000
 
 # the defaults back for the next test, whatever happened
 set_to "$(orig osnoise/period_us)" "$(orig osnoise/runtime_us)" "$(orig osnoise/stop_tracing_us)" \
 	"$(orig osnoise/stop_tracing_total_us)" "$(orig osnoise/cpus)" "$(orig tracing_thresh)"
 [ -f "$O/options" ] && grep -qw OSNOISE_WORKLOAD "$O/options" && echo OSNOISE_WORKLOAD > "$O/options"
 
-[ $rc -eq 0 ] || die "latscope osnoise top --kernel -c 0 -d 5: exit $rc: $(cat "$ART/top.err")"
-# CPU 0's row: "0 #N ..." with at least one period
-awk '$1 == "0" && $2 ~ /^#[1-9]/ { ok = 1 } END { exit !ok }' "$ART/top.out" ||
-	die "no period of CPU 0 in the output"
-if ! cmp -s "$ART/before" "$ART/after"; then
-	diff "$ART/before" "$ART/after"
-	die "the tracer's settings differ after the run (- before, + after)"
-fi
-[ $rc2 -eq 0 ] || die "latscope osnoise top --kernel -p 500000 -r 400000: exit $rc2: $(cat "$ART/short.err")"
-awk '$1 == "1" && $2 ~ /^#[1-9]/ { ok = 1 } END { exit !ok }' "$ART/short.out" ||
-	die "no period of CPU 1 in the -p 500000 output"
-if ! cmp -s "$ART/before" "$ART/after2"; then
-	diff "$ART/before" "$ART/after2"
-	die "the tracer's settings differ after the -p 500000 run (- before, + after)"
-fi
+check top 0
+check short 1
 exit 0
