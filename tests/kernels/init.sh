@@ -5,8 +5,9 @@
 # (virtio_blk for the results disk), checks the kernel's MUST-HAVE list as the
 # test "features", runs every guest test (/ktest/guest/*.sh but lib.sh) whose
 # needs the kernel meets, and powers off.  Per test:
-#   - result lines "KT PASS|FAIL|SKIP NAME [why]" on the second serial port
-#     (ttyS1: nothing else writes there) and on the console;
+#   - "KT RUN NAME TIMEOUT" when it starts, a result line "KT PASS|FAIL|SKIP
+#     NAME [why]" when it ends, on the second serial port (ttyS1: nothing
+#     else writes there; the host watches it for progress) and the console;
 #   - its output in /results/log/NAME, its artefacts in /results/art/NAME/.
 # /results goes to the virtio disk /dev/vda as a tar at the end; "KT DONE"
 # says the guest got there.
@@ -22,8 +23,13 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 . /ktest/kernel.env	# KERNEL (name), MUST (words), MODULES (files in load order)
 export KERNEL KTEST_DIR=/ktest TRACEFS=/sys/kernel/tracing LATSCOPE=/bin/latscope
 
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
-exec 3>/dev/ttyS1
+if [ -c /dev/ttyS1 ]; then
+	stty -F /dev/ttyS1 raw -echo 2>/dev/null
+	exec 3>/dev/ttyS1
+else
+	echo "ktest: no /dev/ttyS1: the host will see no results"
+	exec 3>/dev/null
+fi
 report() {	# STATUS NAME [why]
 	echo "KT $*" >&3
 	echo "KT $*"
@@ -70,7 +76,7 @@ for t in /ktest/guest/*.sh; do
 	to=$(kt_header "$t" timeout)
 	export ART=/results/art/$name
 	mkdir -p "$ART"
-	echo "ktest: $name (timeout ${to:=60} s)"
+	report RUN "$name" "${to:=60}"
 	(cd /tmp && timeout -s KILL "$to" sh "$t") > "/results/log/$name" 2>&1
 	rc=$?
 	case $rc in

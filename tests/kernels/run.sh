@@ -13,9 +13,12 @@
 #   KTESTS="name ..."      run only these guest tests
 #   KERNEL_ACCEL=kvm|tcg   force the accelerator (default: kvm when /dev/kvm is
 #                          usable and the CPU has vmx or svm, tcg otherwise)
-#   KERNEL_MEM_MB (1024), KERNEL_BOOT_S (boot allowance, 120: added to the
-#                          sum of the tests' timeouts to kill a hung guest),
-#   KERNEL_LIMIT_S         the time after which a guest is killed, instead
+#   KERNEL_MEM_MB (1024), KERNEL_APPEND (more kernel command line, e.g. quiet)
+#   KERNEL_GRACE_S (60)    a guest that shows no progress on its results port
+#                          for that long (plus the running test's timeout) is
+#                          killed as hung; the first line may take twice that
+#   KERNEL_LIMIT_S         a hard limit on a boot (default: twice the grace
+#                          plus the sum of the tests' timeouts)
 #   KEEP_TMP=1             keep the work directory (initramfs, console, results)
 #   KERNEL_NO_DEPS=1       do not run scripts/deps.sh kernels first
 set -u
@@ -26,7 +29,7 @@ SRCDIR=$(dirname "$TESTS_DIR")
 export TESTS_DIR LATSCOPE
 CACHE=${LATSCOPE_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/latscope/kernels}
 MEM=${KERNEL_MEM_MB:-1024}
-BOOT_S=${KERNEL_BOOT_S:-120}
+GRACE_S=${KERNEL_GRACE_S:-60}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/latscope-kernels.XXXXXX") || exit 1
 if [ -n "${KEEP_TMP:-}" ]; then echo "kernels: keeping $WORK"; else trap 'rm -rf "$WORK"' EXIT INT TERM; fi
 t_start=$(date +%s)
@@ -236,6 +239,33 @@ mod_add() {
 }
 
 # ---- one kernel: initramfs, boot, results -------------------------------------
+# watch_guest PID RESULTS T0: while QEMU (PID) runs, kill it when its results
+# port (the file RESULTS) shows no progress in time: a first line within
+# 2 x GRACE_S of T0, a test's result within its timeout + GRACE_S of its
+# "KT RUN NAME TIMEOUT" line, anything else within GRACE_S of the last line.
+# Prints why it killed it, or nothing.
+watch_guest() {
+	local last="" line now deadline=$(($3 + 2 * GRACE_S))
+	# (QEMU's timeout, our child, is a zombie once it has ended: state Z)
+	while [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" ] && [ "$(cut -d' ' -f3 "/proc/$1/stat")" != Z ]; do
+		now=$(date +%s)
+		line=$(tr -d '\r' < "$2" | tail -1)
+		if [ "$line" != "$last" ]; then
+			last=$line
+			case $line in
+			"KT RUN "*) deadline=$((now + ${line##* } + GRACE_S));;
+			*) deadline=$((now + GRACE_S));;
+			esac
+		fi
+		if [ "$now" -ge "$deadline" ]; then
+			kill "$1" 2>/dev/null
+			echo "no progress after '${last:-nothing}' on the results port (killed after $((now - $3)) s)"
+			return
+		fi
+		sleep 1
+	done
+}
+
 run_kernel() {	# name package must...
 	name=$1
 	kw=$WORK/$name
@@ -254,28 +284,33 @@ run_kernel() {	# name package must...
 	(cd "$kw/root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$kw/k.cpio.gz"
 	cat "$WORK/common.cpio.gz" "$kw/k.cpio.gz" > "$kw/initrd"
 	truncate -s 256M "$kw/disk.img"
-	limit=$BOOT_S
+	limit=$((2 * GRACE_S))
 	for n in $tests; do to=$(header "$n" timeout); limit=$((limit + ${to:-60})); done
 	limit=${KERNEL_LIMIT_S:-$limit}
-	echo "kernels: $name: $(cat "$kw/kinfo"), $accel, -smp 2 -m $MEM, killed after $limit s"
+	echo "kernels: $name: $(cat "$kw/kinfo"), $accel, -smp 2 -m $MEM"
 	t0=$(date +%s)
+	: > "$kw/results"
 	# shellcheck disable=SC2086
 	timeout -k 10 "$limit" qemu-system-x86_64 $qaccel -m "$MEM" -smp 2 -nodefaults -display none \
 		-no-reboot -kernel "$kw/vmlinuz" -initrd "$kw/initrd" \
-		-append "console=ttyS0 quiet panic=-1" \
+		-append "console=ttyS0 panic=-1 ${KERNEL_APPEND:-}" \
 		-serial "file:$kw/console" -serial "file:$kw/results" \
-		-drive "file=$kw/disk.img,format=raw,if=virtio" > "$kw/qemu.out" 2>&1
+		-drive "file=$kw/disk.img,format=raw,if=virtio" > "$kw/qemu.out" 2>&1 &
+	qpid=$!
+	hung=$(watch_guest "$qpid" "$kw/results" "$t0")
+	wait "$qpid"
 	qrc=$?
 	echo "kernels: $name: guest ran $(( $(date +%s) - t0 )) s (qemu exit $qrc)"
 	tr -d '\r' < "$kw/results" > "$kw/results.txt" 2>/dev/null
 	tar -xf "$kw/disk.img" -C "$kw/out" 2>/dev/null
 	if grep -q '^KT DONE' "$kw/results.txt"; then lost="the guest gave no result"
+	elif [ -n "$hung" ]; then lost="the guest hung: $hung"
 	elif [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then lost="the guest hung: killed after $limit s"
 	elif p=$(grep -m1 'Kernel panic' "$kw/console"); then lost="the guest's kernel panicked: ${p#*] }"
 	else lost="the guest stopped before it (qemu exit $qrc)"; fi
 	tail_shown=false
 	for n in features $tests; do
-		line=$(grep -m1 "^KT [A-Z]* $n\( \|\$\)" "$kw/results.txt")
+		line=$(grep -v '^KT RUN ' "$kw/results.txt" | grep -m1 "^KT [A-Z]* $n\( \|\$\)")
 		if [ -z "$line" ]; then
 			result FAIL "$name/$n" "$lost"
 			$tail_shown && continue
@@ -284,9 +319,8 @@ run_kernel() {	# name package must...
 			tail -5 "$kw/qemu.out" | indent
 			continue
 		fi
-		set -- $line
-		st=$2; shift 3
-		why="$*"
+		st=$(echo "$line" | cut -d' ' -f2)
+		why=$(echo "$line" | cut -d' ' -f4-)
 		if [ "$st" = PASS ] && [ -f "$KDIR/host/$n.sh" ]; then
 			# the host side: the test's artefacts, checked here
 			if [ ! -d "$kw/out/art/$n" ]; then

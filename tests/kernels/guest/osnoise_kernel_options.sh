@@ -4,7 +4,7 @@
 # The settings are set to values that are not the defaults first, so a run
 # that writes the defaults back cannot pass by chance.
 # needs: tracer:osnoise
-# timeout: 90
+# timeout: 60
 . "$KTEST_DIR/guest/lib.sh"
 O=$TRACEFS/osnoise
 files="osnoise/period_us osnoise/runtime_us osnoise/stop_tracing_us osnoise/stop_tracing_total_us

@@ -3,7 +3,7 @@
 # host to decode (tests/kernels/host/perf_record.sh): the kernel's own formats
 # (on PREEMPT_RT, sched_switch and the threaded IRQ handlers) brought back.
 # needs: cmd:perf event:sched/sched_switch
-# timeout: 120
+# timeout: 60
 . "$KTEST_DIR/guest/lib.sh"
 ev='sched:sched_switch,sched:sched_wakeup,sched:sched_waking,irq:*,timer:hrtimer_*'
 perf record -q -e "$ev" -a -o "$ART/perf.data" -- sh -c 'for i in 1 2 3 4 5; do ls /proc > /dev/null; sleep 0.1; done' ||
