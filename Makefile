@@ -52,7 +52,7 @@ BIN       := $(BUILD)/latscope
 .SECONDARY:
 
 .PHONY: demo all deps check check-inner unit unit-run shell-tests san-unit fuzz fuzz-build \
-        fuzz-replay fuzz-replay-run check-repeat bench clean install help man
+        fuzz-replay fuzz-replay-run check-repeat check-kernels bench clean install help man
 
 all: deps
 	$(Q)$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TOOL_BINS)
@@ -64,7 +64,9 @@ help:
 	@echo "make demo       install dependencies, build, and show latscope's main job on a synthetic LPAR"
 	@echo "make            build build/latscope (installs missing Debian packages first)"
 	@echo "make deps       check/install build dependencies (apt-get as root)"
-	@echo "make check      unit tests, golden and end-to-end tests, unit tests and fuzz corpora under ASan+UBSan"
+	@echo "make check      unit tests, golden and end-to-end tests, unit tests and fuzz corpora under ASan+UBSan,"
+	@echo "                then the kernel tier"
+	@echo "make check-kernels   boot Debian's RT and generic kernels in QEMU and run tests/kernels/guest/ there"
 	@echo "make check-repeat N=5   the golden+e2e tier N times and once under a CPU hog: pass rate per test"
 	@echo "make fuzz       build the libFuzzer targets and run each (FUZZ_SECONDS=600)"
 	@echo "make bench      benchmarks side by side with perf/oslat/cyclictest (bench/)"
@@ -128,7 +130,7 @@ fuzz-replay-run: $(REPLAY_BINS)
 
 # The whole suite: unit tests, golden + end-to-end tests against the real
 # binary, then the unit tests again and every fuzz target's corpus and
-# regression inputs under gcc's ASan+UBSan.
+# regression inputs under gcc's ASan+UBSan, then the kernel tier.
 check: deps
 	$(Q)$(MAKE) --no-print-directory check-inner
 
@@ -136,6 +138,13 @@ check-inner: $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
 	$(Q)LATSCOPE=$(CURDIR)/$(BIN) TOOLS=$(CURDIR)/$(BUILD)/tests/tools sh tests/run-shell.sh
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 OPT=-O1 unit-run fuzz-replay-run
+	$(Q)LATSCOPE=$(CURDIR)/$(BIN) sh tests/kernels/run.sh
+
+# The kernel tier alone (docs/kernels.md): installs QEMU & co. when it can
+# (scripts/deps.sh kernels), boots each kernel of tests/kernels/kernels.list
+# once and runs tests/kernels/guest/*.sh there.  KERNELS=, KTESTS= select.
+check-kernels: $(BIN)
+	$(Q)LATSCOPE=$(CURDIR)/$(BIN) sh tests/kernels/run.sh
 
 san-unit:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 OPT=-O1 unit-run

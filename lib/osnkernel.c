@@ -212,12 +212,29 @@ int osnkernel_parse_line(const char *line, struct osnkernel_rec *o)
 
 #define OSNKERNEL_INSTANCE "latscope_osnoise"
 
+/* The global settings osnkernel_start() writes (top-level tracefs files),
+ * saved first and written back by osnkernel_stop(). */
+enum {
+	SAVED_OPTIONS, SAVED_CPUS, SAVED_PERIOD, SAVED_RUNTIME, SAVED_STOP, SAVED_STOP_TOTAL,
+	SAVED_THRESH, SAVED_NR
+};
+static const char *const saved_files[SAVED_NR] = {
+	[SAVED_OPTIONS] = "osnoise/options",	/* absent before Linux 6.2 */
+	[SAVED_CPUS] = "osnoise/cpus",
+	[SAVED_PERIOD] = "osnoise/period_us",
+	[SAVED_RUNTIME] = "osnoise/runtime_us",
+	[SAVED_STOP] = "osnoise/stop_tracing_us",
+	[SAVED_STOP_TOTAL] = "osnoise/stop_tracing_total_us",
+	[SAVED_THRESH] = "tracing_thresh",
+};
+
 struct osnkernel {
 	struct tracefs_instance *inst;
 	int fd;
-	char saved_thresh[64];
-	bool thresh_changed;
-	char err[1024];
+	char *saved[SAVED_NR];		/* values read before the run (NULL: file absent) */
+	bool changed;			/* a saved setting may have been written */
+	bool stopped;
+	char err[2048];
 };
 
 bool osnkernel_available(void)
@@ -242,7 +259,7 @@ static int wr(struct osnkernel *k, struct tracefs_instance *inst, const char *fi
 
 static int wr(struct osnkernel *k, struct tracefs_instance *inst, const char *file, const char *fmt, ...)
 {
-	char buf[128];
+	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -254,6 +271,110 @@ static int wr(struct osnkernel *k, struct tracefs_instance *inst, const char *fi
 		return err;
 	}
 	return 0;
+}
+
+/* True when the word (e.g. "OSNOISE_WORKLOAD") is one of osnoise/options' flags,
+ * as "WORD" or "NO_WORD". */
+static bool has_option(const struct osnkernel *k, const char *word)
+{
+	const char *o = k->saved[SAVED_OPTIONS];
+	size_t n = strlen(word);
+	for (const char *p = o; p && *p; ) {
+		p += strspn(p, " \t\n");
+		size_t len = strcspn(p, " \t\n");
+		if (len >= 3 && !strncmp(p, "NO_", 3)) {
+			p += 3;
+			len -= 3;
+		}
+		if (len == n && !strncmp(p, word, n))
+			return true;
+		p += len;
+	}
+	return false;
+}
+
+/* period and runtime in the order the kernel accepts (runtime <= period at
+ * every step); cur_runtime is the runtime_us the kernel has now. */
+static int set_period_runtime(struct osnkernel *k, const char *period, const char *runtime,
+			      uint64_t new_period, uint64_t cur_runtime)
+{
+	int err;
+	if (new_period >= cur_runtime) {
+		if ((err = wr(k, NULL, saved_files[SAVED_PERIOD], "%s", period)) ||
+		    (err = wr(k, NULL, saved_files[SAVED_RUNTIME], "%s", runtime)))
+			return err;
+		return 0;
+	}
+	if ((err = wr(k, NULL, saved_files[SAVED_RUNTIME], "%s", runtime)) ||
+	    (err = wr(k, NULL, saved_files[SAVED_PERIOD], "%s", period)))
+		return err;
+	return 0;
+}
+
+static uint64_t saved_u64(const struct osnkernel *k, int i)
+{
+	return k->saved[i] ? strtoull(k->saved[i], NULL, 10) : 0;
+}
+
+/* Read every setting before anything is written; values without their
+ * trailing blanks. */
+static int save_settings(struct osnkernel *k)
+{
+	for (int i = 0; i < SAVED_NR; i++) {
+		if (i == SAVED_OPTIONS && !tracefs_file_exists(NULL, saved_files[i]))
+			continue;
+		char *v = tracefs_instance_file_read(NULL, saved_files[i], NULL);
+		if (!v) {
+			int err = errno ? -errno : -EIO;
+			snprintf(k->err, sizeof(k->err), "cannot read tracefs %s: %s", saved_files[i],
+				 strerror(-err));
+			return err;
+		}
+		size_t n = strlen(v);
+		while (n && isspace((unsigned char)v[n - 1]))
+			v[--n] = 0;
+		k->saved[i] = v;
+	}
+	return 0;
+}
+
+/* osnoise/options back as saved: DEFAULTS, then every flag as it was. */
+static int restore_options(struct osnkernel *k)
+{
+	int err = wr(k, NULL, saved_files[SAVED_OPTIONS], "DEFAULTS");
+	const char *p = k->saved[SAVED_OPTIONS];
+	while (!err && *p) {
+		p += strspn(p, " \t\n");
+		size_t len = strcspn(p, " \t\n");
+		bool dflt = (len == 8 && !strncmp(p, "DEFAULTS", 8)) || (len == 11 && !strncmp(p, "NO_DEFAULTS", 11));
+		if (len && !dflt)
+			err = wr(k, NULL, saved_files[SAVED_OPTIONS], "%.*s", (int)len, p);
+		p += len;
+	}
+	return err;
+}
+
+/* Every saved setting written back; the first failure is returned (and
+ * named in k->err), the others are still tried. */
+static int restore_settings(struct osnkernel *k)
+{
+	int first = 0, err;
+	char e0[sizeof(k->err)] = "";
+#define KEEP(x) do { if ((err = (x)) && !first) { first = err; memcpy(e0, k->err, sizeof(e0)); } } while (0)
+	if (k->saved[SAVED_OPTIONS])
+		KEEP(restore_options(k));
+	char *now = tracefs_instance_file_read(NULL, saved_files[SAVED_RUNTIME], NULL);
+	uint64_t cur_runtime = now ? strtoull(now, NULL, 10) : 0;
+	free(now);
+	KEEP(set_period_runtime(k, k->saved[SAVED_PERIOD], k->saved[SAVED_RUNTIME],
+				saved_u64(k, SAVED_PERIOD), cur_runtime));
+	for (int i = SAVED_CPUS; i < SAVED_NR; i++)
+		if (i != SAVED_PERIOD && i != SAVED_RUNTIME)
+			KEEP(wr(k, NULL, saved_files[i], "%s", k->saved[i]));
+#undef KEEP
+	if (first)
+		memcpy(k->err, e0, sizeof(e0));
+	return first;
 }
 
 int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg)
@@ -268,27 +389,34 @@ int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg)
 			 "CONFIG_OSNOISE_TRACER)", tracefs_tracing_dir() ?: "tracefs");
 		return -ENODEV;
 	}
-	int err;
-	char *old = tracefs_instance_file_read(NULL, "tracing_thresh", NULL);
-	if (old) {
-		snprintf(k->saved_thresh, sizeof(k->saved_thresh), "%s", old);
-		free(old);
+	int err = save_settings(k);
+	if (err)
+		return err;
+	if (!has_option(k, "OSNOISE_WORKLOAD") && cfg->no_workload) {
+		snprintf(k->err, sizeof(k->err), "this kernel's osnoise tracer has no OSNOISE_WORKLOAD "
+			 "option (tracefs osnoise/options%s), needed by --no-workload",
+			 k->saved[SAVED_OPTIONS] ? ": " : " is absent");
+		if (k->saved[SAVED_OPTIONS])
+			snprintf(k->err + strlen(k->err), sizeof(k->err) - strlen(k->err), " has %s",
+				 k->saved[SAVED_OPTIONS]);
+		return -EOPNOTSUPP;
 	}
 	/* osnoise settings are global (top-level osnoise/ and tracing_thresh). */
-	if ((err = wr(k, NULL, "osnoise/options", "DEFAULTS")) ||
-	    (err = wr(k, NULL, "osnoise/options", cfg->no_workload ? "NO_OSNOISE_WORKLOAD"
-								    : "OSNOISE_WORKLOAD")) ||
+	k->changed = true;
+	char period[32], runtime[32];
+	snprintf(period, sizeof(period), "%" PRIu64, cfg->period_us);
+	snprintf(runtime, sizeof(runtime), "%" PRIu64, cfg->runtime_us);
+	if ((k->saved[SAVED_OPTIONS] && (err = wr(k, NULL, "osnoise/options", "DEFAULTS"))) ||
+	    (has_option(k, "OSNOISE_WORKLOAD") &&
+	     (err = wr(k, NULL, "osnoise/options", cfg->no_workload ? "NO_OSNOISE_WORKLOAD"
+								     : "OSNOISE_WORKLOAD"))) ||
 	    (err = wr(k, NULL, "osnoise/cpus", "%s", cfg->cpus ? cfg->cpus : "all")) ||
-	    (err = wr(k, NULL, "osnoise/period_us", "%" PRIu64, cfg->period_us)) ||
-	    (err = wr(k, NULL, "osnoise/runtime_us", "%" PRIu64, cfg->runtime_us)) ||
+	    (err = set_period_runtime(k, period, runtime, cfg->period_us, saved_u64(k, SAVED_RUNTIME))) ||
 	    (err = wr(k, NULL, "osnoise/stop_tracing_us", "%" PRIu64, cfg->stop_us)) ||
 	    (err = wr(k, NULL, "osnoise/stop_tracing_total_us", "%" PRIu64, cfg->stop_total_us)))
 		return err;
-	if (cfg->threshold_us) {
-		if ((err = wr(k, NULL, "tracing_thresh", "%" PRIu64, cfg->threshold_us)))
-			return err;
-		k->thresh_changed = true;
-	}
+	if (cfg->threshold_us && (err = wr(k, NULL, "tracing_thresh", "%" PRIu64, cfg->threshold_us)))
+		return err;
 	k->inst = tracefs_instance_create(OSNKERNEL_INSTANCE);
 	if (!k->inst) {
 		err = errno ? -errno : -EIO;
@@ -324,19 +452,29 @@ long osnkernel_read(struct osnkernel *k, char *buf, size_t len)
 	return (long)n;
 }
 
-void osnkernel_stop(struct osnkernel *k)
+int osnkernel_stop(struct osnkernel *k)
 {
-	if (!k)
-		return;
+	if (!k || k->stopped)
+		return 0;
+	k->stopped = true;
 	if (k->fd >= 0)
 		close(k->fd);
+	k->fd = -1;
 	if (k->inst) {
 		tracefs_tracer_clear(k->inst);
 		tracefs_instance_destroy(k->inst);
 		tracefs_instance_free(k->inst);
+		k->inst = NULL;
 	}
-	if (k->thresh_changed)
-		tracefs_instance_file_write(NULL, "tracing_thresh",
-					    k->saved_thresh[0] ? k->saved_thresh : "0");
+	return k->changed ? restore_settings(k) : 0;
+}
+
+void osnkernel_free(struct osnkernel *k)
+{
+	if (!k)
+		return;
+	osnkernel_stop(k);
+	for (int i = 0; i < SAVED_NR; i++)
+		free(k->saved[i]);
 	free(k);
 }

@@ -64,15 +64,25 @@ struct osnkernel_config {
 
 struct osnkernel;
 
-/* osnkernel_start - configure the tracer in a new instance and start it.  Returns
- * 0 or a negative errno (-ENODEV: no osnoise tracer); *kp is freed by
- * osnkernel_stop() (also on failure when not NULL).  osnkernel_strerror names the step. */
+/* osnkernel_start - save the tracer's global settings (osnoise/options where
+ * the kernel has it, cpus, period_us, runtime_us, stop_tracing_us,
+ * stop_tracing_total_us, tracing_thresh), write the configuration, and start
+ * the tracer in a new instance.  Returns 0 or a negative errno (-ENODEV: no
+ * osnoise tracer; -EOPNOTSUPP: no_workload without an OSNOISE_WORKLOAD
+ * option); *kp is freed by osnkernel_free() (also on failure when not NULL).
+ * osnkernel_strerror names the step. */
 int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg);
 /* Read what the trace pipe has (non-blocking) into buf; returns bytes, 0 when
  * nothing is there, or a negative errno. */
 long osnkernel_read(struct osnkernel *k, char *buf, size_t len);
-/* Stop the tracer, restore the settings that were changed, free k. */
-void osnkernel_stop(struct osnkernel *k);
+/* osnkernel_stop - stop the tracer, remove the instance and write every
+ * saved setting back as it was before osnkernel_start() (also after a failed
+ * start).  Returns 0 or the first negative errno, named by
+ * osnkernel_strerror(); the other settings are still restored.  A second
+ * call does nothing. */
+int osnkernel_stop(struct osnkernel *k);
+/* osnkernel_free - osnkernel_stop() unless done, then free k (NULL is fine). */
+void osnkernel_free(struct osnkernel *k);
 const char *osnkernel_strerror(const struct osnkernel *k);
 
 #endif

@@ -1,7 +1,34 @@
 #!/bin/sh
 # Check latscope's build dependencies; install missing ones with apt-get when
 # running as root on Debian, otherwise name the packages and fail.
+#
+# `deps.sh kernels`: the kernel test tier's host tools (tests/kernels/run.sh):
+# QEMU, a busybox, cpio, rtla, perf and cyclictest.  Installs the missing ones
+# as root on Debian (one by one when the set fails), then prints a line
+# "PACKAGE: why" for each one still missing; the tier skips what needs them
+# with that reason.  Always exits 0.
 set -u
+if [ "${1:-}" = kernels ]; then
+	miss=""
+	for t in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static cpio:cpio rtla:rtla \
+		 perf:linux-perf cyclictest:rt-tests; do
+		command -v "${t%%:*}" >/dev/null 2>&1 || miss="$miss ${t#*:}"
+	done
+	[ -n "$miss" ] || exit 0
+	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+		for p in $miss; do echo "$p: not installed (not root: sudo apt-get install $p)"; done
+		exit 0
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	echo "deps: installing:$miss" >&2
+	apt-get update -qq >/dev/null 2>&1 || true
+	apt-get install -y -qq --no-install-recommends $miss >/dev/null 2>&1 && exit 0
+	for p in $miss; do
+		err=$(apt-get install -y -qq --no-install-recommends "$p" 2>&1 >/dev/null) ||
+			echo "$p: apt-get install failed: $(echo "$err" | grep -v '^W:' | tail -1)"
+	done
+	exit 0
+fi
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 need=""
 command -v "$PKG_CONFIG" >/dev/null 2>&1 || need="$need pkg-config"

@@ -616,6 +616,18 @@ static bool live_done_kernel(void *arg)
 	return osnoise_stop_why(((struct kernel_feed *)arg)->c) != 0;
 }
 
+/* The tracer stopped and its settings restored; false (said on stderr) when
+ * one could not be written back. */
+static bool kernel_end(struct osnkernel *k)
+{
+	bool ok = osnkernel_stop(k) == 0;
+	if (!ok)
+		fprintf(stderr, "latscope osnoise: cannot restore the kernel tracer's settings: %s\n",
+			osnkernel_strerror(k));
+	osnkernel_free(k);
+	return ok;
+}
+
 int osnoise_run_kernel(struct ctx *c)
 {
 	cmdio_signals_install();	/* first: the tracer is always stopped below */
@@ -646,12 +658,12 @@ int osnoise_run_kernel(struct ctx *c)
 	int err = osnkernel_start(&k, &kc);
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise: kernel tracer: %s\n", osnkernel_strerror(k));
-		osnkernel_stop(k);
+		kernel_end(k);
 		free_state(c);
 		return EXIT_ERR;
 	}
 	if (tool_setup_interrupted("latscope osnoise")) {
-		osnkernel_stop(k);
+		kernel_end(k);
 		free_state(c);
 		return EXIT_ERR;
 	}
@@ -670,8 +682,9 @@ int osnoise_run_kernel(struct ctx *c)
 	if (c->mode == M_TRACE && !c->json)
 		osnoise_print_trace_header(stdout);
 	tool_run(&l);
-	osnkernel_stop(k);	/* the tracer instance removed before anything is printed */
+	/* the tracer instance removed and the settings restored before anything is printed */
+	bool restored = kernel_end(k);
 	int rc = end_report(c);
 	free_state(c);
-	return tool_end_status(rc);
+	return restored ? tool_end_status(rc) : EXIT_ERR;
 }

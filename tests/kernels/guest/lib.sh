@@ -1,0 +1,48 @@
+# Helpers for the guest tests (busybox sh): . "$KTEST_DIR/guest/lib.sh".
+#
+# A guest test is tests/kernels/guest/NAME.sh, run by the guest's /init
+# (tests/kernels/init.sh) in /tmp with LATSCOPE, TRACEFS, KERNEL (the
+# kernel's name in kernels.list) and ART (a directory the host gets back as
+# the test's artefacts; tests/kernels/host/NAME.sh checks them there).
+# Exit 0 = pass, 77 = skip (last line: why), anything else = fail.
+#
+# Header lines, read by the host and by /init:
+#   # needs: WORD...     what the test needs: config:X (CONFIG_X=y or m),
+#                        tracer:X (in available_tracers), event:SYS/NAME,
+#                        file:PATH, cmd:NAME (the host copies the command
+#                        and the libraries ldd names into the guest);
+#                        a kernel without one skips the test with the reason
+#   # timeout: SECONDS   the guest kills the test after that (default 60)
+set -u
+skip() { echo "skip: $*"; exit 77; }
+die() { echo "FAIL: $*"; exit 1; }
+
+# kt_header FILE KEY: the words of FILE's "# KEY:" line.
+kt_header() {
+	sed -n "s/^# $2: *//p" "$1" | head -1
+}
+
+# kt_has WORD: true when the running kernel has WORD (a `needs` word);
+# otherwise prints why not.
+kt_has() {
+	case $1 in
+	config:*)
+		grep -q "^CONFIG_${1#config:}=[ym]" /ktest/kconfig && return 0
+		echo "the kernel has no CONFIG_${1#config:}";;
+	tracer:*)
+		grep -qw "${1#tracer:}" "$TRACEFS/available_tracers" && return 0
+		echo "no ${1#tracer:} tracer (the kernel has: $(cat "$TRACEFS/available_tracers"))";;
+	event:*)
+		[ -d "$TRACEFS/events/${1#event:}" ] && return 0
+		echo "no ${1#event:} event";;
+	file:*)
+		[ -e "${1#file:}" ] && return 0
+		echo "no ${1#file:}";;
+	cmd:*)
+		command -v "${1#cmd:}" >/dev/null && return 0
+		echo "no ${1#cmd:} in the guest";;
+	*)
+		echo "unknown need '$1'";;
+	esac
+	return 1
+}

@@ -1,0 +1,353 @@
+#!/bin/sh
+# The kernel tier (docs/kernels.md): boots each kernel of kernels.list in QEMU
+# with an initramfs holding LATSCOPE, busybox, the commands the guest tests
+# need and the tests; runs every guest test in one boot per kernel; prints
+# PASS/FAIL/SKIP per kernel and test and "kernels: N passed, N failed, N
+# skipped".
+#
+# Environment: LATSCOPE (the binary under test, required);
+#   LATSCOPE_KERNEL_CACHE  where the kernel .debs are downloaded and unpacked
+#                          (default ${XDG_CACHE_HOME:-$HOME/.cache}/latscope/kernels)
+#   KERNEL_LIST            the list of kernels (default tests/kernels/kernels.list)
+#   KERNELS="rt ..."       boot only these kernels of the list
+#   KTESTS="name ..."      run only these guest tests
+#   KERNEL_ACCEL=kvm|tcg   force the accelerator (default: kvm when /dev/kvm is
+#                          usable and the CPU has vmx or svm, tcg otherwise)
+#   KERNEL_MEM_MB (1024), KERNEL_APPEND (more kernel command line, e.g. quiet)
+#   KERNEL_GRACE_S (60)    a guest that shows no progress on its results port
+#                          for that long (plus the running test's timeout) is
+#                          killed as hung; the first line may take twice that
+#   KERNEL_LIMIT_S         a hard limit on a boot (default: twice the grace
+#                          plus the sum of the tests' timeouts)
+#   KEEP_TMP=1             keep the work directory (initramfs, console, results)
+#   KERNEL_NO_DEPS=1       do not run scripts/deps.sh kernels first
+set -u
+: "${LATSCOPE:?LATSCOPE must name the latscope binary}"
+KDIR=$(cd "$(dirname "$0")" && pwd)
+TESTS_DIR=$(dirname "$KDIR")
+SRCDIR=$(dirname "$TESTS_DIR")
+export TESTS_DIR LATSCOPE
+CACHE=${LATSCOPE_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/latscope/kernels}
+MEM=${KERNEL_MEM_MB:-1024}
+GRACE_S=${KERNEL_GRACE_S:-60}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/latscope-kernels.XXXXXX") || exit 1
+if [ -n "${KEEP_TMP:-}" ]; then echo "kernels: keeping $WORK"; else trap 'rm -rf "$WORK"' EXIT INT TERM; fi
+t_start=$(date +%s)
+pass=0; fail=0; skip=0; failed=""; skipped=""
+
+result() {	# STATUS NAME [why]: one line, counted
+	local rs=$1 rn=$2
+	shift 2
+	case $rs in
+	PASS) pass=$((pass + 1)); echo "PASS $rn";;
+	SKIP) skip=$((skip + 1)); skipped="$skipped $rn"; echo "SKIP $rn: $*";;
+	*) fail=$((fail + 1)); failed="$failed $rn"; echo "FAIL $rn${*:+: $*}";;
+	esac
+}
+summary() {
+	echo "kernels: $pass passed, $fail failed, $skip skipped ($(( $(date +%s) - t_start )) s)"
+	[ -z "$skipped" ] || echo "skipped:$skipped"
+	[ $fail -eq 0 ] || { echo "failing:$failed"; exit 1; }
+	exit 0
+}
+indent() { sed 's/\r$//; s/^/    /'; }
+
+# ---- the kernels and the tests ------------------------------------------------
+kernels=$(sed 's/#.*//' "${KERNEL_LIST:-$KDIR/kernels.list}" | awk 'NF >= 2')
+if [ -n "${KERNELS:-}" ]; then
+	kernels=$(echo "$kernels" | awk -v want=" $KERNELS " 'index(want, " " $1 " ")')
+fi
+tests=""
+for t in "$KDIR"/guest/*.sh; do
+	n=$(basename "$t" .sh)
+	[ "$n" != lib ] || continue
+	if [ -n "${KTESTS:-}" ]; then
+		case " $KTESTS " in *" $n "*) ;; *) continue;; esac
+	fi
+	tests="$tests $n"
+done
+header() { sed -n "s/^# $2: *//p" "$KDIR/guest/$1.sh" | head -1; }
+
+skip_all() {	# why: every kernel skipped
+	for k in $(echo "$kernels" | awk '{print $1}'); do result SKIP "$k" "$*"; done
+	summary
+}
+
+# ---- host tools ---------------------------------------------------------------
+[ -x "$LATSCOPE" ] || { echo "kernels: $LATSCOPE is not an executable"; exit 1; }
+if [ -z "${KERNEL_NO_DEPS:-}" ]; then
+	depmsg=$(sh "$SRCDIR/scripts/deps.sh" kernels)
+else
+	depmsg=""
+fi
+why_missing() {	# command package: why the host lacks it
+	w=$(echo "$depmsg" | grep -m1 "^$2:")
+	echo "${w:-$2: not installed}"
+}
+for t in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static cpio:cpio gzip:gzip \
+	 dpkg-deb:dpkg apt-get:apt timeout:coreutils; do
+	command -v "${t%%:*}" >/dev/null 2>&1 || skip_all "no ${t%%:*} on the host ($(why_missing ${t%%:*} ${t#*:}))"
+done
+
+accel=${KERNEL_ACCEL:-}
+if [ -z "$accel" ]; then
+	accel=tcg
+	if [ -r /dev/kvm ] && [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
+		accel=kvm
+	fi
+fi
+case $accel in
+kvm) qaccel="-accel kvm -cpu host";;
+*) qaccel="-accel tcg";;
+esac
+
+# ---- the common initramfs: busybox, latscope, the commands, the tests ---------
+ROOT=$WORK/root
+mkdir -p "$ROOT/bin" "$ROOT/ktest/guest"
+# put_cmd PATH: the binary in /bin and every library ldd names at its path
+put_cmd() {
+	cp -L "$1" "$ROOT/bin/$(basename "$1")" || return 1
+	for l in $(ldd "$1" 2>/dev/null | awk '/=> \// { print $3 } /^[ \t]*\// { print $1 }'); do
+		[ -e "$ROOT$l" ] && continue
+		mkdir -p "$ROOT$(dirname "$l")" && cp -L "$l" "$ROOT$l" || return 1
+	done
+}
+put_cmd "$(command -v busybox)" || { echo "kernels: cannot copy busybox"; exit 1; }
+put_cmd "$LATSCOPE" || { echo "kernels: cannot copy $LATSCOPE"; exit 1; }
+mv "$ROOT/bin/$(basename "$LATSCOPE")" "$ROOT/bin/latscope" 2>/dev/null
+cp "$KDIR/init.sh" "$ROOT/init" && chmod 755 "$ROOT/init"
+cp "$KDIR/guest/lib.sh" "$ROOT/ktest/guest/"
+: > "$WORK/skip"
+for n in $tests; do
+	cp "$KDIR/guest/$n.sh" "$ROOT/ktest/guest/"
+	for w in $(header "$n" needs); do
+		case $w in cmd:*) ;; *) continue;; esac
+		c=${w#cmd:}
+		[ -e "$ROOT/bin/$c" ] && continue
+		if p=$(command -v "$c"); then
+			put_cmd "$p" || echo "$n cannot copy $p into the guest" >> "$WORK/skip"
+		else
+			pk=$c
+			case $c in perf) pk=linux-perf;; cyclictest) pk=rt-tests;; esac
+			echo "$n the host has no $c ($(why_missing "$c" "$pk"))" >> "$WORK/skip"
+		fi
+	done
+done
+(cd "$ROOT" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$WORK/common.cpio.gz" ||
+	{ echo "kernels: cannot build the initramfs"; exit 1; }
+
+# ---- fetching a kernel ----------------------------------------------------------
+# fetch_deb PKG: the path of PKG's candidate .deb in the cache, downloaded when
+# missing; without apt lists, the newest cached one.  Says why not on stderr.
+fetch_deb() {
+	ver=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }')
+	if { [ -z "$ver" ] || [ "$ver" = "(none)" ]; } && [ "$(id -u)" = 0 ]; then
+		# a fresh machine may have no package lists yet
+		apt-get update -qq > /dev/null 2>&1
+		ver=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }')
+	fi
+	if [ -n "$ver" ] && [ "$ver" != "(none)" ]; then
+		f=$(ls "$CACHE/$1_$(echo "$ver" | sed 's/:/%3a/')_"*.deb 2>/dev/null | head -1)
+		if [ -z "$f" ]; then
+			if ! err=$(cd "$CACHE" && apt-get download "$1=$ver" 2>&1); then
+				echo "apt-get download $1=$ver failed: $(echo "$err" | grep -v '^W:' | tail -1)" >&2
+				return 1
+			fi
+			f=$(ls "$CACHE/$1_$(echo "$ver" | sed 's/:/%3a/')_"*.deb 2>/dev/null | head -1)
+		fi
+	else
+		f=$(ls "$CACHE/$1_"*.deb 2>/dev/null | sort -V | tail -1)
+	fi
+	[ -n "$f" ] || { echo "no package $1 (apt-cache policy has no candidate, none cached in $CACHE)" >&2; return 1; }
+	echo "$f"
+}
+# fetch_kernel PKG: the unpacked kernel package (PKG, or the linux-image-* it
+# depends on) in the cache, unpacked once; prints its directory (or why not
+# on stderr).  What PKG was before (an older version) is removed.
+fetch_kernel() {
+	mdeb=$(fetch_deb "$1") || return 1
+	deb=$mdeb
+	dep=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed -n 's/^ *\(linux-image-[0-9][^ (|]*\).*/\1/p' | head -1)
+	if [ -n "$dep" ]; then
+		deb=$(fetch_deb "$dep") || return 1
+	fi
+	d=$CACHE/unpacked/$(basename "$deb" .deb)
+	if [ ! -f "$d/.done" ]; then
+		rm -rf "$d.tmp" && mkdir -p "$d.tmp" && dpkg-deb -x "$deb" "$d.tmp" && : > "$d.tmp/.done" &&
+			rm -rf "$d" && mv "$d.tmp" "$d" || { echo "dpkg-deb -x $deb failed" >&2; return 1; }
+	fi
+	# what PKG was before, when it was another version
+	if [ -f "$CACHE/current-$1" ]; then
+		for old in $(cat "$CACHE/current-$1"); do
+			case " $d $deb $mdeb " in *" $old "*) ;; *) rm -rf "$old";; esac
+		done
+	fi
+	echo "$d $deb $mdeb" > "$CACHE/current-$1"
+	echo "$d"
+}
+
+# prepare_kernel NAME PKG MUST...: the kernel's files copied into $kw (vmlinuz,
+# and in $kw/root/ktest the config, the modules and kernel.env); $kw/kinfo
+# names the package.  Exit 1 (skip) or 2 (fail) with the reason in $kw/why.
+# Runs in a subshell, under the cache's lock when flock is there, so that
+# runs sharing the cache do not download or unpack over each other.
+prepare_kernel() {
+	name=$1; pkg=$2; shift 2
+	kd=$(fetch_kernel "$pkg" 2> "$kw/why") || exit 1
+	vmlinuz=$(ls "$kd"/boot/vmlinuz-* 2>/dev/null | head -1)
+	kconfig=$(ls "$kd"/boot/config-* 2>/dev/null | head -1)
+	if [ -z "$vmlinuz" ] || [ -z "$kconfig" ]; then
+		echo "no vmlinuz or config in $kd/boot" > "$kw/why"
+		exit 2
+	fi
+	mdir=$(echo "$kd"/lib/modules/*)
+	if ! mods=$(modules virtio_pci virtio_blk 2> "$kw/why"); then
+		exit 2
+	fi
+	for f in $mods; do cp "$mdir/$f" "$kw/root/ktest/modules/"; done
+	cp "$vmlinuz" "$kw/vmlinuz" && cp "$kconfig" "$kw/root/ktest/kconfig" || exit 2
+	{
+		echo "KERNEL='$name'"
+		echo "MUST='$*'"
+		echo "MODULES='$(for f in $mods; do basename "$f"; done | tr '\n' ' ')'"
+	} > "$kw/root/ktest/kernel.env"
+	echo "${vmlinuz##*/vmlinuz-} ($(basename "$kd"))" > "$kw/kinfo"
+}
+
+# modules NAME...: the module files (under $mdir, the kernel's
+# lib/modules/VERSION) of NAME... and of what they depend on, dependencies
+# first, built-in ones left out: one path relative to $mdir a line.
+modules() {
+	mod_seen=" "
+	for m in "$@"; do mod_add "$m" || return 1; done
+}
+mod_add() {
+	local f alt dep	# (dash, bash and busybox sh have local)
+	case $mod_seen in *" $1 "*) return 0;; esac
+	mod_seen="$mod_seen$1 "
+	alt=$(echo "$1" | tr _ -)
+	f=$(cd "$mdir" && find kernel -name "$1.ko" -o -name "$alt.ko" | head -1)
+	if [ -z "$f" ]; then
+		grep -qE "/($1|$alt)\.ko\$" "$mdir/modules.builtin" 2>/dev/null && return 0
+		echo "kernels: no module $1 in $mdir" >&2
+		return 1
+	fi
+	for dep in $(tr '\0' '\n' < "$mdir/$f" | sed -n 's/^depends=//p' | tr ',' ' '); do
+		mod_add "$dep" || return 1
+	done
+	echo "$f"
+}
+
+# ---- one kernel: initramfs, boot, results -------------------------------------
+# watch_guest PID RESULTS T0: while QEMU (PID) runs, kill it when its results
+# port (the file RESULTS) shows no progress in time: a first line within
+# 2 x GRACE_S of T0, a test's result within its timeout + GRACE_S of its
+# "KT RUN NAME TIMEOUT" line, anything else within GRACE_S of the last line.
+# Prints why it killed it, or nothing.
+watch_guest() {
+	local last="" line now deadline=$(($3 + 2 * GRACE_S))
+	# (QEMU's timeout, our child, is a zombie once it has ended: state Z)
+	while [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" ] && [ "$(cut -d' ' -f3 "/proc/$1/stat")" != Z ]; do
+		now=$(date +%s)
+		line=$(tr -d '\r' < "$2" | tail -1)
+		if [ "$line" != "$last" ]; then
+			last=$line
+			case $line in
+			"KT RUN "*) deadline=$((now + ${line##* } + GRACE_S));;
+			*) deadline=$((now + GRACE_S));;
+			esac
+		fi
+		if [ "$now" -ge "$deadline" ]; then
+			kill "$1" 2>/dev/null
+			echo "no progress after '${last:-nothing}' on the results port (killed after $((now - $3)) s)"
+			return
+		fi
+		sleep 1
+	done
+}
+
+run_kernel() {	# name package must...
+	name=$1
+	kw=$WORK/$name
+	mkdir -p "$CACHE" "$kw/root/ktest/modules" "$kw/out"
+	if command -v flock >/dev/null; then
+		(flock 8 && prepare_kernel "$@") 8> "$CACHE/.lock"
+	else
+		(prepare_kernel "$@")
+	fi
+	case $? in
+	0) ;;
+	1) result SKIP "$name" "$(cat "$kw/why")"; return;;
+	*) result FAIL "$name" "$(cat "$kw/why")"; return;;
+	esac
+	cp "$WORK/skip" "$kw/root/ktest/skip"
+	(cd "$kw/root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$kw/k.cpio.gz"
+	cat "$WORK/common.cpio.gz" "$kw/k.cpio.gz" > "$kw/initrd"
+	truncate -s 256M "$kw/disk.img"
+	limit=$((2 * GRACE_S))
+	for n in $tests; do to=$(header "$n" timeout); limit=$((limit + ${to:-60})); done
+	limit=${KERNEL_LIMIT_S:-$limit}
+	echo "kernels: $name: $(cat "$kw/kinfo"), $accel, -smp 2 -m $MEM"
+	t0=$(date +%s)
+	: > "$kw/results"
+	# shellcheck disable=SC2086
+	timeout -k 10 "$limit" qemu-system-x86_64 $qaccel -m "$MEM" -smp 2 -nodefaults -display none \
+		-no-reboot -kernel "$kw/vmlinuz" -initrd "$kw/initrd" \
+		-append "console=ttyS0 panic=-1 ${KERNEL_APPEND:-}" \
+		-serial "file:$kw/console" -serial "file:$kw/results" \
+		-drive "file=$kw/disk.img,format=raw,if=virtio" > "$kw/qemu.out" 2>&1 &
+	qpid=$!
+	hung=$(watch_guest "$qpid" "$kw/results" "$t0")
+	wait "$qpid"
+	qrc=$?
+	echo "kernels: $name: guest ran $(( $(date +%s) - t0 )) s (qemu exit $qrc)"
+	tr -d '\r' < "$kw/results" > "$kw/results.txt" 2>/dev/null
+	tar -xf "$kw/disk.img" -C "$kw/out" 2>/dev/null
+	if grep -q '^KT DONE' "$kw/results.txt"; then lost="the guest gave no result"
+	elif [ -n "$hung" ]; then lost="the guest hung: $hung"
+	elif [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then lost="the guest hung: killed after $limit s"
+	elif p=$(grep -m1 'Kernel panic' "$kw/console"); then lost="the guest's kernel panicked: ${p#*] }"
+	else lost="the guest stopped before it (qemu exit $qrc)"; fi
+	tail_shown=false
+	for n in features $tests; do
+		line=$(grep -v '^KT RUN ' "$kw/results.txt" | grep -m1 "^KT [A-Z]* $n\( \|\$\)")
+		if [ -z "$line" ]; then
+			result FAIL "$name/$n" "$lost"
+			$tail_shown && continue
+			tail_shown=true
+			echo "    console tail:"; tail -30 "$kw/console" | indent
+			tail -5 "$kw/qemu.out" | indent
+			continue
+		fi
+		st=$(echo "$line" | cut -d' ' -f2)
+		why=$(echo "$line" | cut -d' ' -f4-)
+		if [ "$st" = PASS ] && [ -f "$KDIR/host/$n.sh" ]; then
+			# the host side: the test's artefacts, checked here
+			if [ ! -d "$kw/out/art/$n" ]; then
+				st=FAIL why="no artefacts came back (no results disk?)"
+			else
+				hout=$(ART="$kw/out/art/$n" KERNEL=$name sh "$KDIR/host/$n.sh" 2>&1); hrc=$?
+				case $hrc in
+				0) ;;
+				77) st=SKIP why="host check: $(echo "$hout" | tail -1)";;
+				*) st=FAIL why="host check exit $hrc"
+				   echo "$hout" | tail -30 > "$kw/out/log/$n.host";;
+				esac
+			fi
+		fi
+		result "$st" "$name/$n" "$why"
+		if [ "$st" = FAIL ]; then
+			[ -f "$kw/out/log/$n" ] && tail -30 "$kw/out/log/$n" | indent
+			[ -f "$kw/out/log/$n.host" ] && indent < "$kw/out/log/$n.host"
+		fi
+	done
+}
+
+while read -r name pkg must <&9; do
+	[ -n "$name" ] || continue
+	# shellcheck disable=SC2086
+	run_kernel "$name" "$pkg" $must < /dev/null
+done 9<<EOF
+$kernels
+EOF
+summary
