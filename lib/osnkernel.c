@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -212,17 +214,48 @@ int osnkernel_parse_line(const char *line, struct osnkernel_rec *o)
 
 #define OSNKERNEL_INSTANCE "latscope_osnoise"
 
+/*
+ * What the run changed, oldest first, undone newest first by osnkernel_stop()
+ * and, in a signal handler, by osnkernel_emergency_restore().  Static: one
+ * osnoise tracer per system, so one run at a time, and the handler needs
+ * memory that is never freed.  A step is filled, then published (osnk_nr
+ * raised, release); an undo reads published steps only, and the normal one
+ * unpublishes each step once done.  Undoing a step twice is harmless (an
+ * abort in the middle of osnkernel_stop()).
+ */
+enum osnk_kind {
+	OSNK_WRITE = 1,		/* write text to path */
+	OSNK_WRITE_EACH,	/* write each word of text to path (osnoise/options: one option a write) */
+	OSNK_CLOSE,		/* close fd */
+	OSNK_RMDIR,		/* remove the directory path (a tracefs instance) */
+};
+#define OSNK_STEPS 16
+#define OSNK_TEXT 512
+static struct {
+	enum osnk_kind kind;
+	int fd;
+	char path[PATH_MAX];
+	char text[OSNK_TEXT];
+} osnk_steps[OSNK_STEPS];
+static int osnk_nr;		/* published steps; atomic */
+static bool osnk_running;	/* between osnkernel_start() and osnkernel_stop() */
+
 struct osnkernel {
 	struct tracefs_instance *inst;
-	int fd;
-	char saved_thresh[64];
-	bool thresh_changed;
+	int fd;			/* trace_pipe (closed by its undo step) */
+	bool owner;		/* the steps are this run's */
 	char err[1024];
 };
 
 bool osnkernel_available(void)
 {
-	if (!tracefs_tracing_dir() || !tracefs_dir_exists(NULL, "osnoise"))
+	/* (not tracefs_dir_exists(NULL, ...): libtracefs 1.6 looks in the
+	 * mounted tracefs there even after tracefs_set_tracing_dir()) */
+	struct stat st;
+	char *dir = tracefs_get_tracing_file("osnoise");
+	bool has = dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	tracefs_put_tracing_file(dir);
+	if (!has)
 		return false;
 	char **t = tracefs_tracers(NULL);
 	bool ok = false;
@@ -237,6 +270,97 @@ const char *osnkernel_strerror(const struct osnkernel *k)
 	return k ? k->err : "out of memory";
 }
 
+/* Async-signal-safe from here to osnkernel_emergency_restore(). */
+static void osnk_write(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = write(fd, text, len);
+	(void)n;
+	close(fd);
+}
+
+static void osnk_undo(int i)
+{
+	const char *t = osnk_steps[i].text;
+	switch (osnk_steps[i].kind) {
+	case OSNK_WRITE:
+		osnk_write(osnk_steps[i].path, t, strlen(t));
+		break;
+	case OSNK_WRITE_EACH:
+		/* "DEFAULTS OSNOISE_WORKLOAD NO_PANIC_ON_STOP ...": each option as it was */
+		while (*t) {
+			size_t n = strcspn(t, " ");
+			if (n && (n != 8 || strncmp(t, "DEFAULTS", 8)))
+				osnk_write(osnk_steps[i].path, t, n);
+			t += n + (t[n] == ' ');
+		}
+		break;
+	case OSNK_CLOSE:
+		close(osnk_steps[i].fd);
+		break;
+	case OSNK_RMDIR:
+		rmdir(osnk_steps[i].path);
+		break;
+	}
+}
+
+void osnkernel_emergency_restore(void)
+{
+	for (int i = __atomic_load_n(&osnk_nr, __ATOMIC_ACQUIRE); i-- > 0;)
+		osnk_undo(i);
+}
+
+/* Record an undo step before the change it undoes; path NULL for OSNK_CLOSE. */
+static int osnk_push(struct osnkernel *k, enum osnk_kind kind, const char *path, const char *text,
+		     int fd)
+{
+	int i = __atomic_load_n(&osnk_nr, __ATOMIC_RELAXED);
+	if (i == OSNK_STEPS) {
+		snprintf(k->err, sizeof(k->err), "more than %d settings to restore", OSNK_STEPS);
+		return -ENOSPC;
+	}
+	if ((path && strlen(path) >= sizeof(osnk_steps[i].path)) || strlen(text) >= sizeof(osnk_steps[i].text)) {
+		snprintf(k->err, sizeof(k->err), "cannot save %s (%zu bytes) to restore it", path ? path : "",
+			 strlen(text));
+		return -ENAMETOOLONG;
+	}
+	osnk_steps[i].kind = kind;
+	osnk_steps[i].fd = fd;
+	snprintf(osnk_steps[i].path, sizeof(osnk_steps[i].path), "%s", path ? path : "");
+	snprintf(osnk_steps[i].text, sizeof(osnk_steps[i].text), "%s", text);
+	__atomic_store_n(&osnk_nr, i + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Push "write back what file of inst holds now" (kind OSNK_WRITE or OSNK_WRITE_EACH). */
+static int save(struct osnkernel *k, struct tracefs_instance *inst, const char *file, enum osnk_kind kind)
+{
+	char *path = tracefs_instance_get_file(inst, file);
+	char *old = path ? tracefs_instance_file_read(inst, file, NULL) : NULL;
+	int err = 0;
+	if (!old) {
+		err = errno ? -errno : -ENOMEM;
+		snprintf(k->err, sizeof(k->err), "cannot read tracefs %s: %s", file, strerror(-err));
+	} else {
+		old[strcspn(old, "\n")] = '\0';	/* one line: the value */
+		err = osnk_push(k, kind, path, old, -1);
+	}
+	free(old);
+	tracefs_put_tracing_file(path);
+	return err;
+}
+
+/* Push "write text to file of inst" (the value that undoes what comes). */
+static int save_text(struct osnkernel *k, struct tracefs_instance *inst, const char *file, const char *text)
+{
+	char *path = tracefs_instance_get_file(inst, file);
+	int err = path ? osnk_push(k, OSNK_WRITE, path, text, -1) : -ENOMEM;
+	tracefs_put_tracing_file(path);
+	return err;
+}
+
 static int wr(struct osnkernel *k, struct tracefs_instance *inst, const char *file, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -247,6 +371,7 @@ static int wr(struct osnkernel *k, struct tracefs_instance *inst, const char *fi
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	errno = 0;
 	if (tracefs_instance_file_write(inst, file, buf) < 0) {
 		int err = errno ? -errno : -EIO;
 		snprintf(k->err, sizeof(k->err), "writing '%s' to tracefs %s: %s", buf, file,
@@ -256,50 +381,68 @@ static int wr(struct osnkernel *k, struct tracefs_instance *inst, const char *fi
 	return 0;
 }
 
-int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg)
+/* A global number: its old value saved, then the new one written. */
+static int set_u64(struct osnkernel *k, const char *file, uint64_t v)
 {
-	struct osnkernel *k = calloc(1, sizeof(*k));
-	*kp = k;
-	if (!k)
-		return -ENOMEM;
-	k->fd = -1;
-	if (!osnkernel_available()) {
-		snprintf(k->err, sizeof(k->err), "the kernel has no osnoise tracer (no %s/osnoise; needs "
-			 "CONFIG_OSNOISE_TRACER)", tracefs_tracing_dir() ?: "tracefs");
-		return -ENODEV;
-	}
+	int err = save(k, NULL, file, OSNK_WRITE);
+	return err ? err : wr(k, NULL, file, "%" PRIu64, v);
+}
+
+static uint64_t read_u64(const char *file)
+{
+	char *s = tracefs_instance_file_read(NULL, file, NULL);
+	uint64_t v = s ? strtoull(s, NULL, 10) : 0;
+	free(s);
+	return v;
+}
+
+static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
+{
 	int err;
-	char *old = tracefs_instance_file_read(NULL, "tracing_thresh", NULL);
-	if (old) {
-		snprintf(k->saved_thresh, sizeof(k->saved_thresh), "%s", old);
-		free(old);
-	}
-	/* osnoise settings are global (top-level osnoise/ and tracing_thresh). */
-	if ((err = wr(k, NULL, "osnoise/options", "DEFAULTS")) ||
+	/* osnoise settings are global (top-level osnoise/ and tracing_thresh) */
+	if ((err = save(k, NULL, "osnoise/options", OSNK_WRITE_EACH)) ||
+	    (err = wr(k, NULL, "osnoise/options", "DEFAULTS")) ||
 	    (err = wr(k, NULL, "osnoise/options", cfg->no_workload ? "NO_OSNOISE_WORKLOAD"
 								    : "OSNOISE_WORKLOAD")) ||
-	    (err = wr(k, NULL, "osnoise/cpus", "%s", cfg->cpus ? cfg->cpus : "all")) ||
-	    (err = wr(k, NULL, "osnoise/period_us", "%" PRIu64, cfg->period_us)) ||
-	    (err = wr(k, NULL, "osnoise/runtime_us", "%" PRIu64, cfg->runtime_us)) ||
-	    (err = wr(k, NULL, "osnoise/stop_tracing_us", "%" PRIu64, cfg->stop_us)) ||
-	    (err = wr(k, NULL, "osnoise/stop_tracing_total_us", "%" PRIu64, cfg->stop_total_us)))
+	    (err = save(k, NULL, "osnoise/cpus", OSNK_WRITE)) ||
+	    (err = wr(k, NULL, "osnoise/cpus", "%s", cfg->cpus ? cfg->cpus : "all")))
 		return err;
-	if (cfg->threshold_us) {
-		if ((err = wr(k, NULL, "tracing_thresh", "%" PRIu64, cfg->threshold_us)))
-			return err;
-		k->thresh_changed = true;
-	}
+	/* the kernel keeps runtime <= period at each write: the period first
+	 * unless it goes below the runtime in place (the undo, newest first,
+	 * then keeps the rule too) */
+	bool period_first = cfg->period_us >= read_u64("osnoise/runtime_us");
+	if ((err = set_u64(k, period_first ? "osnoise/period_us" : "osnoise/runtime_us",
+			   period_first ? cfg->period_us : cfg->runtime_us)) ||
+	    (err = set_u64(k, period_first ? "osnoise/runtime_us" : "osnoise/period_us",
+			   period_first ? cfg->runtime_us : cfg->period_us)) ||
+	    (err = set_u64(k, "osnoise/stop_tracing_us", cfg->stop_us)) ||
+	    (err = set_u64(k, "osnoise/stop_tracing_total_us", cfg->stop_total_us)) ||
+	    (cfg->threshold_us && (err = set_u64(k, "tracing_thresh", cfg->threshold_us))))
+		return err;
+	errno = 0;
 	k->inst = tracefs_instance_create(OSNKERNEL_INSTANCE);
-	if (!k->inst) {
+	char *dir = k->inst ? tracefs_instance_get_dir(k->inst) : NULL;
+	if (!dir) {
 		err = errno ? -errno : -EIO;
 		snprintf(k->err, sizeof(k->err), "cannot create tracefs instance %s: %s", OSNKERNEL_INSTANCE,
 			 strerror(-err));
 		return err;
 	}
-	if (cfg->events && tracefs_event_enable(k->inst, "osnoise", NULL) < 0) {
-		snprintf(k->err, sizeof(k->err), "cannot enable the osnoise events");
-		return -EIO;
+	err = osnk_push(k, OSNK_RMDIR, dir, "", -1);
+	tracefs_put_tracing_file(dir);
+	if (err)
+		return err;
+	if (cfg->events) {
+		if ((err = save_text(k, k->inst, "events/osnoise/enable", "0")))
+			return err;
+		if (tracefs_event_enable(k->inst, "osnoise", NULL) < 0) {
+			snprintf(k->err, sizeof(k->err), "cannot enable the osnoise events");
+			return -EIO;
+		}
 	}
+	if ((err = save_text(k, k->inst, "current_tracer", "nop")))
+		return err;
+	errno = 0;
 	if (tracefs_tracer_set(k->inst, TRACEFS_TRACER_CUSTOM, "osnoise") < 0) {
 		err = errno ? -errno : -EIO;
 		snprintf(k->err, sizeof(k->err), "cannot select the osnoise tracer: %s (another "
@@ -312,8 +455,31 @@ int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg)
 		snprintf(k->err, sizeof(k->err), "cannot open trace_pipe: %s", strerror(-err));
 		return err;
 	}
+	if ((err = osnk_push(k, OSNK_CLOSE, NULL, "", k->fd)) ||
+	    (err = save_text(k, k->inst, "tracing_on", "0")))
+		return err;
 	tracefs_trace_on(k->inst);
 	return 0;
+}
+
+int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg)
+{
+	struct osnkernel *k = calloc(1, sizeof(*k));
+	*kp = k;
+	if (!k)
+		return -ENOMEM;
+	k->fd = -1;
+	if (osnk_running) {
+		snprintf(k->err, sizeof(k->err), "the kernel tracer is driven already");
+		return -EBUSY;
+	}
+	if (!osnkernel_available()) {
+		snprintf(k->err, sizeof(k->err), "the kernel has no osnoise tracer (no %s/osnoise; needs "
+			 "CONFIG_OSNOISE_TRACER)", tracefs_tracing_dir() ?: "tracefs");
+		return -ENODEV;
+	}
+	osnk_running = k->owner = true;
+	return start(k, cfg);
 }
 
 long osnkernel_read(struct osnkernel *k, char *buf, size_t len)
@@ -328,15 +494,15 @@ void osnkernel_stop(struct osnkernel *k)
 {
 	if (!k)
 		return;
-	if (k->fd >= 0)
-		close(k->fd);
-	if (k->inst) {
-		tracefs_tracer_clear(k->inst);
-		tracefs_instance_destroy(k->inst);
-		tracefs_instance_free(k->inst);
+	if (k->owner) {
+		/* every step of this run, newest first */
+		for (int i = __atomic_load_n(&osnk_nr, __ATOMIC_ACQUIRE); i-- > 0;) {
+			osnk_undo(i);
+			__atomic_store_n(&osnk_nr, i, __ATOMIC_RELEASE);
+		}
+		osnk_running = false;
 	}
-	if (k->thresh_changed)
-		tracefs_instance_file_write(NULL, "tracing_thresh",
-					    k->saved_thresh[0] ? k->saved_thresh : "0");
+	if (k->inst)
+		tracefs_instance_free(k->inst);
 	free(k);
 }

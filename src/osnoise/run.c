@@ -639,15 +639,20 @@ int osnoise_run_kernel(struct ctx *c)
 		.events = c->events || c->mode == M_HIST || c->attribution,
 	};
 	struct osnkernel *k;
+	/* an abort (a second signal) restores too, even in the middle of the start */
+	cmdio_on_abort_call(osnkernel_emergency_restore);
 	int err = osnkernel_start(&k, &kc);
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise: kernel tracer: %s\n", osnkernel_strerror(k));
 		osnkernel_stop(k);
+		cmdio_on_abort_forget();
 		free_state(c);
 		return EXIT_ERR;
 	}
+	/* a signal during the start: the same stop (and restore) as below */
 	if (tool_setup_interrupted("latscope osnoise")) {
 		osnkernel_stop(k);
+		cmdio_on_abort_forget();
 		free_state(c);
 		return EXIT_ERR;
 	}
@@ -667,6 +672,7 @@ int osnoise_run_kernel(struct ctx *c)
 		osnoise_print_trace_header(stdout);
 	tool_run(&l);
 	osnkernel_stop(k);	/* the tracer instance removed before anything is printed */
+	cmdio_on_abort_forget();
 	int rc = end_report(c);
 	free_state(c);
 	return tool_end_status(rc);
