@@ -418,7 +418,8 @@ left() {	# left "LANE KIND cmd" ...: start them all, then let each reader go whe
 	label=
 	for c in "$@"; do
 		left_go $c
-		label="$label, ${c#* * }"
+		x=${c#* * }
+		label="$label, ${x#"$LATSCOPE "}"
 	done
 	for c in "$@"; do
 		set -- $c
@@ -445,7 +446,10 @@ left "a osn $LATSCOPE osnoise trace $OSA" "b osn $LATSCOPE osnoise trace --json 
 left_check a "osnoise trace" "^$"
 left_check b "osnoise trace --json" "^$"
 left_check h "hist top" "^$"
-left "a osn $LATSCOPE osnoise record $OSA -o $TMP/os.data" "h hist $LATSCOPE hist top --json $H2 -d 30"
+# (and with 5 s periods: the stop wakes the workload between two windows)
+left "a osn $LATSCOPE osnoise record $OSA -o $TMP/os.data" "h hist $LATSCOPE hist top --json $H2 -d 30" \
+	"b osn $LATSCOPE osnoise top -c $oc -p 5000000 -r 100000 --no-attribution -d 30"
 left_check a "osnoise record" "^latscope osnoise record: wrote '$TMP/os.data'$"
 left_check h "hist top --json" "^$"
+left_check b "osnoise top, 5 s periods" "^$"
 echo "ok: every stop signal (a second one: the abort), | head -1 and a reader that leaves end every live command cleanly, nothing left behind"
