@@ -5,15 +5,23 @@
 #  - a second SIGINT while it stops: the abort, gone within 3 s, killed by
 #    SIGINT (exit status 130), its temporary output file removed, its
 #    workload (dtl record -- CMD, even one that ignores SIGTERM) killed;
+#    a second signal of another kind: the same, killed by that one;
+#  - every other signal whose default action ends the process (the stop
+#    signals, src/cmdio.h) sent to every live command: as SIGINT; one that
+#    latscope was started with ignored (nohup's SIGHUP) stays ignored;
+#  - a reader of standard output that leaves after 1 s without reading
+#    (osnoise --json and hist write nothing before the end): every live
+#    command is over within 1 s of that;
 #  - | head -1: over within a few seconds, stderr at most the one line
 #    "standard output was closed";
 #  - after every run nothing is left behind: tracefs (enabled events, tracer,
 #    tracing_on, set_event, instances, options, buffer size, thresh), the
 #    /proc/sys/kernel knobs, the DTL event mask, this shell's affinity, nice
 #    and policy are as before; no process of ours (the binary, anything
-#    naming $TMP) is alive or holds a perf event or /dev/cpu_dma_latency; no
-#    ".*.tmp" file.  The workload of dtl record inherits no descriptor, signal
-#    mask, affinity or priority of latscope's (compared with the same
+#    naming $TMP) is alive or holds a perf event or /dev/cpu_dma_latency
+#    (its constraint lives as long as a descriptor); no ".*.tmp" file.  The
+#    workload of dtl record inherits no descriptor, signal mask, ignored
+#    signal, affinity or priority of latscope's (compared with the same
 #    workload run directly).
 . "$TESTS_DIR/lib.sh"
 # whatever happens, no process of ours outlives the test (a failed check

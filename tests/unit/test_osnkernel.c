@@ -222,28 +222,30 @@ static const struct osnkernel_config kcfg = {
 	.stop_total_us = 500, .threshold_us = 5, .no_workload = false, .events = true,
 };
 
-/* The global settings as fake_tree() wrote them. */
-static void assert_globals_back(void)
+/* The global settings: as fake_tree() wrote them (set false), or as kcfg
+ * sets them (set true).  Options: one option a write (the kernel's rule), so
+ * the file holds the last word written. */
+static void assert_globals(bool set)
 {
-	assert_string_equal(get("tracing_thresh"), "0");
-	/* one option a write (the kernel's rule): the last word written back */
-	assert_string_equal(get("osnoise/options"), "NO_OSNOISE_WORKLOAD");
-	assert_string_equal(get("osnoise/cpus"), "0-3");
-	assert_string_equal(get("osnoise/period_us"), "1000000");
-	assert_string_equal(get("osnoise/runtime_us"), "1000000");
-	assert_string_equal(get("osnoise/stop_tracing_us"), "0");
-	assert_string_equal(get("osnoise/stop_tracing_total_us"), "0");
+	static const char *const v[][3] = {
+		{ "tracing_thresh", "0", "5" },
+		{ "osnoise/options", "NO_OSNOISE_WORKLOAD", "OSNOISE_WORKLOAD" },
+		{ "osnoise/cpus", "0-3", "1" },
+		{ "osnoise/period_us", "1000000", "200000" },
+		{ "osnoise/runtime_us", "1000000", "100000" },
+		{ "osnoise/stop_tracing_us", "0", "30" },
+		{ "osnoise/stop_tracing_total_us", "0", "500" },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		assert_string_equal(get(v[i][0]), v[i][set ? 2 : 1]);
 }
 
-static void assert_globals_set(void)
+/* The instance's tracer stopped (its directory stays in the fake tree). */
+static void assert_instance_back(void)
 {
-	assert_string_equal(get("tracing_thresh"), "5");
-	assert_string_equal(get("osnoise/options"), "OSNOISE_WORKLOAD");
-	assert_string_equal(get("osnoise/cpus"), "1");
-	assert_string_equal(get("osnoise/period_us"), "200000");
-	assert_string_equal(get("osnoise/runtime_us"), "100000");
-	assert_string_equal(get("osnoise/stop_tracing_us"), "30");
-	assert_string_equal(get("osnoise/stop_tracing_total_us"), "500");
+	assert_string_equal(get("instances/latscope_osnoise/current_tracer"), "nop");
+	assert_string_equal(get("instances/latscope_osnoise/tracing_on"), "0");
+	assert_string_equal(get("instances/latscope_osnoise/events/osnoise/enable"), "0");
 }
 
 /* A start that fails half-way (the new instance has no events: mkdir on a
@@ -256,15 +258,15 @@ static void test_drive_fails_halfway(void **state)
 	struct osnkernel *k;
 	assert_int_equal(osnkernel_start(&k, &kcfg), -EIO);
 	assert_string_equal(osnkernel_strerror(k), "cannot enable the osnoise events");
-	assert_globals_set();
+	assert_globals(true);
 	assert_true(exists("instances/latscope_osnoise"));
 	osnkernel_stop(k);
-	assert_globals_back();
+	assert_globals(false);
 	assert_false(exists("instances/latscope_osnoise"));	/* removed (it was new and empty) */
 	/* and the next run may start */
 	assert_int_equal(osnkernel_start(&k, &kcfg), -EIO);
 	osnkernel_stop(k);
-	assert_globals_back();
+	assert_globals(false);
 }
 
 /* A start that went through: the stop undoes all; a second start meanwhile
@@ -275,19 +277,17 @@ static void test_drive_stop(void **state)
 	fake_tree(true);
 	struct osnkernel *k, *k2;
 	assert_int_equal(osnkernel_start(&k, &kcfg), 0);
-	assert_globals_set();
+	assert_globals(true);
 	assert_string_equal(get("instances/latscope_osnoise/current_tracer"), "osnoise");
 	assert_string_equal(get("instances/latscope_osnoise/events/osnoise/enable"), "1");
 	char buf[64];
 	assert_int_equal(osnkernel_read(k, buf, sizeof(buf)), 0);
 	assert_int_equal(osnkernel_start(&k2, &kcfg), -EBUSY);
 	osnkernel_stop(k2);
-	assert_globals_set();
+	assert_globals(true);
 	osnkernel_stop(k);
-	assert_globals_back();
-	assert_string_equal(get("instances/latscope_osnoise/current_tracer"), "nop");
-	assert_string_equal(get("instances/latscope_osnoise/tracing_on"), "0");
-	assert_string_equal(get("instances/latscope_osnoise/events/osnoise/enable"), "0");
+	assert_globals(false);
+	assert_instance_back();
 }
 
 /* The abort's restore (async-signal-safe, nothing freed) does the same; the
@@ -300,15 +300,13 @@ static void test_drive_emergency(void **state)
 	osnkernel_emergency_restore();		/* nothing to do */
 	assert_string_equal(get("osnoise/cpus"), "0-3");
 	assert_int_equal(osnkernel_start(&k, &kcfg), 0);
-	assert_globals_set();
+	assert_globals(true);
 	osnkernel_emergency_restore();
-	assert_globals_back();
-	assert_string_equal(get("instances/latscope_osnoise/current_tracer"), "nop");
-	assert_string_equal(get("instances/latscope_osnoise/tracing_on"), "0");
-	assert_string_equal(get("instances/latscope_osnoise/events/osnoise/enable"), "0");
+	assert_globals(false);
+	assert_instance_back();
 	put("osnoise/cpus", "7\n");	/* after the emergency: stop only undoes again */
 	osnkernel_stop(k);
-	assert_globals_back();
+	assert_globals(false);
 }
 
 /* A value too long to save: refused before it is changed, and what was
