@@ -638,6 +638,10 @@ int osnoise_run_kernel(struct ctx *c)
 		.threshold_us = c->threshold_us, .no_workload = c->no_workload,
 		.events = c->events || c->mode == M_HIST || c->attribution,
 	};
+	if (tool_setup_interrupted("latscope osnoise")) {	/* the tracer untouched */
+		free_state(c);
+		return EXIT_ERR;
+	}
 	struct osnkernel *k;
 	/* an abort (a second signal) restores too, even in the middle of the start */
 	cmdio_on_abort_call(osnkernel_emergency_restore);
