@@ -116,6 +116,11 @@ $(BUILD)/tests/test_tool: $(BUILD)/tests/unit/test_tool.o $(BUILD)/src/tool.o $(
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/src/tool.o $(BUILD)/src/cmdio.o $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
 
+# The stop signals (src/cmdio.c).
+$(BUILD)/tests/test_cmdio: $(BUILD)/tests/unit/test_cmdio.o $(BUILD)/src/cmdio.o $(LIBA)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/src/cmdio.o $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
+
 # The option tables live in the commands: this test links them (not main.o).
 CMD_OBJS := $(filter-out $(BUILD)/src/main.o,$(SRC_OBJS))
 $(BUILD)/tests/test_cli_tables: $(BUILD)/tests/unit/test_cli_tables.o $(CMD_OBJS) $(LIBA)

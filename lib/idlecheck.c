@@ -22,6 +22,7 @@
 #include <tracefs.h>
 
 #include "idlecheck.h"
+#include "workthread.h"
 #include "pring.h"
 
 #define IDLECHECK_RING_PAGES 16u		/* 64 KiB with 4 KiB pages: > 2000 samples */
@@ -261,7 +262,7 @@ int idlecheck_check(const struct parse_cpuset *cpus, const struct idlecheck_opts
 		sl[i].cpu = out[i].cpu;
 		sl[i].sleep_ns = sleep_ns;
 		sl[i].stop = &stop;
-		if (pthread_create(&sl[i].th, NULL, sleeper_main, &sl[i]) != 0) {
+		if (workthread_create(&sl[i].th, NULL, sleeper_main, &sl[i]) != 0) {
 			atomic_store(&stop, true);
 			err = -EAGAIN;
 			goto join;
@@ -373,11 +374,11 @@ int idlecheck_spin_start(struct idlecheck_spin **out, const struct parse_cpuset 
 		t->cpu = cpu;
 		t->owner = s;
 		atomic_init(&t->running, false);
-		int e = pthread_create(&t->th, NULL, spin_main, t);
+		int e = workthread_create(&t->th, NULL, spin_main, t);
 		if (e) {
 			s->nr = k;
 			idlecheck_spin_stop(s);
-			return -e;
+			return e;
 		}
 		t->started = true;
 	}

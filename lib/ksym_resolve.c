@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ksym_int.h"
+#include "workthread.h"
 
 /* ------------------------------------------------------------ ksym_resolve */
 
@@ -291,7 +292,7 @@ static int ksym_reader_start(struct ksym_reader *rd, int fd)
 		rd->chunk[i] = rd->chunk[0] + (size_t)i * KSYM_CHUNK;
 	pthread_mutex_init(&rd->mu, NULL);
 	pthread_cond_init(&rd->cv, NULL);
-	if (pthread_create(&rd->th, NULL, ksym_reader_main, rd)) {
+	if (workthread_create(&rd->th, NULL, ksym_reader_main, rd)) {
 		pthread_mutex_destroy(&rd->mu);
 		pthread_cond_destroy(&rd->cv);
 		free(rd->chunk[0]);

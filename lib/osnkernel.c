@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -212,34 +214,49 @@ int osnkernel_parse_line(const char *line, struct osnkernel_rec *o)
 
 #define OSNKERNEL_INSTANCE "latscope_osnoise"
 
-/* The global settings osnkernel_start() writes (top-level tracefs files),
- * saved first and written back by osnkernel_stop(). */
-enum {
-	SAVED_OPTIONS, SAVED_CPUS, SAVED_PERIOD, SAVED_RUNTIME, SAVED_STOP, SAVED_STOP_TOTAL,
-	SAVED_THRESH, SAVED_NR
+/*
+ * What the run changed, oldest first, undone newest first by osnkernel_stop()
+ * and, in a signal handler, by osnkernel_emergency_restore().  Static: one
+ * osnoise tracer per system, so one run at a time, and the handler needs
+ * memory that is never freed.  A step is filled, then published (osnk_nr
+ * raised, release); an undo reads published steps only, and the normal one
+ * unpublishes each step once done.  Undoing a step twice is harmless (an
+ * abort in the middle of osnkernel_stop()).
+ */
+enum osnk_kind {
+	OSNK_WRITE = 1,		/* write text to path */
+	OSNK_WRITE_EACH,	/* write each word of text to path (osnoise/options: one option a write) */
+	OSNK_CLOSE,		/* close fd */
+	OSNK_RMDIR,		/* remove the directory path (a tracefs instance) */
 };
-static const char *const saved_files[SAVED_NR] = {
-	[SAVED_OPTIONS] = "osnoise/options",	/* absent before Linux 6.2 */
-	[SAVED_CPUS] = "osnoise/cpus",
-	[SAVED_PERIOD] = "osnoise/period_us",
-	[SAVED_RUNTIME] = "osnoise/runtime_us",
-	[SAVED_STOP] = "osnoise/stop_tracing_us",
-	[SAVED_STOP_TOTAL] = "osnoise/stop_tracing_total_us",
-	[SAVED_THRESH] = "tracing_thresh",
-};
+#define OSNK_STEPS 16
+#define OSNK_TEXT 512
+static struct {
+	enum osnk_kind kind;
+	int fd;
+	char path[PATH_MAX];
+	char text[OSNK_TEXT];
+} osnk_steps[OSNK_STEPS];
+static int osnk_nr;		/* published steps; atomic */
+static bool osnk_running;	/* between osnkernel_start() and osnkernel_stop() */
 
 struct osnkernel {
 	struct tracefs_instance *inst;
-	int fd;
-	char *saved[SAVED_NR];		/* values read before the run (NULL: file absent) */
-	bool changed;			/* a saved setting may have been written */
-	bool stopped;
-	char err[2048];
+	int fd;			/* trace_pipe (closed by its undo step) */
+	bool owner;		/* the steps are this run's */
+	bool stopped;		/* osnkernel_stop() done */
+	char err[1024];
 };
 
 bool osnkernel_available(void)
 {
-	if (!tracefs_tracing_dir() || !tracefs_dir_exists(NULL, "osnoise"))
+	/* (not tracefs_dir_exists(NULL, ...): libtracefs 1.6 looks in the
+	 * mounted tracefs there even after tracefs_set_tracing_dir()) */
+	struct stat st;
+	char *dir = tracefs_get_tracing_file("osnoise");
+	bool has = dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	tracefs_put_tracing_file(dir);
+	if (!has)
 		return false;
 	char **t = tracefs_tracers(NULL);
 	bool ok = false;
@@ -254,16 +271,116 @@ const char *osnkernel_strerror(const struct osnkernel *k)
 	return k ? k->err : "out of memory";
 }
 
+/* Async-signal-safe from here to osnkernel_emergency_restore().  0 or the
+ * errno of the failed write (an undo that did not take). */
+static int osnk_write(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	ssize_t n = write(fd, text, len);
+	int e = n < 0 ? errno : (size_t)n != len ? EIO : 0;
+	close(fd);
+	return e;
+}
+
+/* Undo step i: 0, or the errno of the first write or rmdir that failed. */
+static int osnk_undo(int i)
+{
+	const char *t = osnk_steps[i].text;
+	int e = 0, e1;
+	switch (osnk_steps[i].kind) {
+	case OSNK_WRITE:
+		e = osnk_write(osnk_steps[i].path, t, strlen(t));
+		break;
+	case OSNK_WRITE_EACH:
+		/* "NO_DEFAULTS OSNOISE_WORKLOAD NO_PANIC_ON_STOP ...": each option as it
+		 * was; [NO_]DEFAULTS only tells whether they all are the defaults */
+		while (*t) {
+			size_t n = strcspn(t, " ");
+			bool dflt = (n == 8 && !strncmp(t, "DEFAULTS", 8)) || (n == 11 && !strncmp(t, "NO_DEFAULTS", 11));
+			if (n && !dflt && (e1 = osnk_write(osnk_steps[i].path, t, n)) && !e)
+				e = e1;
+			t += n + (t[n] == ' ');
+		}
+		break;
+	case OSNK_CLOSE:
+		close(osnk_steps[i].fd);
+		break;
+	case OSNK_RMDIR:
+		if (rmdir(osnk_steps[i].path) < 0 && errno != ENOENT)
+			e = errno;
+		break;
+	}
+	return e;
+}
+
+void osnkernel_emergency_restore(void)
+{
+	for (int i = __atomic_load_n(&osnk_nr, __ATOMIC_ACQUIRE); i-- > 0;)
+		osnk_undo(i);
+}
+
+/* Record an undo step before the change it undoes; path NULL for OSNK_CLOSE. */
+static int osnk_push(struct osnkernel *k, enum osnk_kind kind, const char *path, const char *text,
+		     int fd)
+{
+	int i = __atomic_load_n(&osnk_nr, __ATOMIC_RELAXED);
+	if (i == OSNK_STEPS) {
+		snprintf(k->err, sizeof(k->err), "more than %d settings to restore", OSNK_STEPS);
+		return -ENOSPC;
+	}
+	if ((path && strlen(path) >= sizeof(osnk_steps[i].path)) || strlen(text) >= sizeof(osnk_steps[i].text)) {
+		snprintf(k->err, sizeof(k->err), "cannot save %s (%zu bytes) to restore it", path ? path : "",
+			 strlen(text));
+		return -ENAMETOOLONG;
+	}
+	osnk_steps[i].kind = kind;
+	osnk_steps[i].fd = fd;
+	snprintf(osnk_steps[i].path, sizeof(osnk_steps[i].path), "%s", path ? path : "");
+	snprintf(osnk_steps[i].text, sizeof(osnk_steps[i].text), "%s", text);
+	__atomic_store_n(&osnk_nr, i + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Push "write back what file of inst holds now" (kind OSNK_WRITE or OSNK_WRITE_EACH). */
+static int save(struct osnkernel *k, struct tracefs_instance *inst, const char *file, enum osnk_kind kind)
+{
+	char *path = tracefs_instance_get_file(inst, file);
+	char *old = path ? tracefs_instance_file_read(inst, file, NULL) : NULL;
+	int err = 0;
+	if (!old) {
+		err = errno ? -errno : -ENOMEM;
+		snprintf(k->err, sizeof(k->err), "cannot read tracefs %s: %s", file, strerror(-err));
+	} else {
+		old[strcspn(old, "\n")] = '\0';	/* one line: the value */
+		err = osnk_push(k, kind, path, old, -1);
+	}
+	free(old);
+	tracefs_put_tracing_file(path);
+	return err;
+}
+
+/* Push "write text to file of inst" (the value that undoes what comes). */
+static int save_text(struct osnkernel *k, struct tracefs_instance *inst, const char *file, const char *text)
+{
+	char *path = tracefs_instance_get_file(inst, file);
+	int err = path ? osnk_push(k, OSNK_WRITE, path, text, -1) : -ENOMEM;
+	tracefs_put_tracing_file(path);
+	return err;
+}
+
 static int wr(struct osnkernel *k, struct tracefs_instance *inst, const char *file, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 static int wr(struct osnkernel *k, struct tracefs_instance *inst, const char *file, const char *fmt, ...)
 {
-	char buf[1024];
+	char buf[128];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	errno = 0;
 	if (tracefs_instance_file_write(inst, file, buf) < 0) {
 		int err = errno ? -errno : -EIO;
 		snprintf(k->err, sizeof(k->err), "writing '%s' to tracefs %s: %s", buf, file,
@@ -273,161 +390,113 @@ static int wr(struct osnkernel *k, struct tracefs_instance *inst, const char *fi
 	return 0;
 }
 
-/* True when the word (e.g. "OSNOISE_WORKLOAD") is one of osnoise/options' flags,
- * as "WORD" or "NO_WORD". */
-static bool has_option(const struct osnkernel *k, const char *word)
+/* A global number: its old value saved, then the new one written. */
+static int set_u64(struct osnkernel *k, const char *file, uint64_t v)
 {
-	const char *o = k->saved[SAVED_OPTIONS];
+	int err = save(k, NULL, file, OSNK_WRITE);
+	return err ? err : wr(k, NULL, file, "%" PRIu64, v);
+}
+
+static uint64_t read_u64(const char *file)
+{
+	char *s = tracefs_instance_file_read(NULL, file, NULL);
+	uint64_t v = s ? strtoull(s, NULL, 10) : 0;
+	free(s);
+	return v;
+}
+
+/* True when word (e.g. "OSNOISE_WORKLOAD") is one of the options flags in
+ * opts, as "WORD" or "NO_WORD". */
+static bool has_option(const char *opts, const char *word)
+{
 	size_t n = strlen(word);
-	for (const char *p = o; p && *p; ) {
+	for (const char *p = opts; p && *p;) {
 		p += strspn(p, " \t\n");
 		size_t len = strcspn(p, " \t\n");
-		if (len >= 3 && !strncmp(p, "NO_", 3)) {
-			p += 3;
+		const char *w = p;
+		if (len >= 3 && !strncmp(w, "NO_", 3)) {
+			w += 3;
 			len -= 3;
 		}
-		if (len == n && !strncmp(p, word, n))
+		if (len == n && !strncmp(w, word, n))
 			return true;
-		p += len;
+		p = w + len;
 	}
 	return false;
 }
 
-/* period and runtime in the order the kernel accepts (runtime <= period at
- * every step); cur_runtime is the runtime_us the kernel has now. */
-static int set_period_runtime(struct osnkernel *k, const char *period, const char *runtime,
-			      uint64_t new_period, uint64_t cur_runtime)
+/* osnoise/options (absent before the kernel had options): saved, then the
+ * defaults with the workload option as asked. */
+static int set_options(struct osnkernel *k, const struct osnkernel_config *cfg)
 {
-	int err;
-	if (new_period >= cur_runtime) {
-		if ((err = wr(k, NULL, saved_files[SAVED_PERIOD], "%s", period)) ||
-		    (err = wr(k, NULL, saved_files[SAVED_RUNTIME], "%s", runtime)))
-			return err;
-		return 0;
+	/* (stat, not tracefs_file_exists(): see osnkernel_available()) */
+	struct stat st;
+	char *path = tracefs_get_tracing_file("osnoise/options");
+	bool exists = path && stat(path, &st) == 0;
+	tracefs_put_tracing_file(path);
+	char *opts = exists ? tracefs_instance_file_read(NULL, "osnoise/options", NULL) : NULL;
+	bool workload = has_option(opts, "OSNOISE_WORKLOAD");
+	int err = 0;
+	if (cfg->no_workload && !workload) {
+		snprintf(k->err, sizeof(k->err), "this kernel's osnoise tracer has no OSNOISE_WORKLOAD "
+			 "option (tracefs osnoise/options%s%s), needed by --no-workload",
+			 opts ? " has: " : " is absent", opts ? opts : "");
+		k->err[strcspn(k->err, "\n")] = 0;
+		err = -EOPNOTSUPP;
+	} else if (opts) {
+		if (!(err = save(k, NULL, "osnoise/options", OSNK_WRITE_EACH)) &&
+		    !(err = wr(k, NULL, "osnoise/options", "DEFAULTS")) && workload)
+			err = wr(k, NULL, "osnoise/options", cfg->no_workload ? "NO_OSNOISE_WORKLOAD"
+									      : "OSNOISE_WORKLOAD");
 	}
-	if ((err = wr(k, NULL, saved_files[SAVED_RUNTIME], "%s", runtime)) ||
-	    (err = wr(k, NULL, saved_files[SAVED_PERIOD], "%s", period)))
-		return err;
-	return 0;
-}
-
-static uint64_t saved_u64(const struct osnkernel *k, int i)
-{
-	return k->saved[i] ? strtoull(k->saved[i], NULL, 10) : 0;
-}
-
-/* Read every setting before anything is written; values without their
- * trailing blanks. */
-static int save_settings(struct osnkernel *k)
-{
-	for (int i = 0; i < SAVED_NR; i++) {
-		if (i == SAVED_OPTIONS && !tracefs_file_exists(NULL, saved_files[i]))
-			continue;
-		char *v = tracefs_instance_file_read(NULL, saved_files[i], NULL);
-		if (!v) {
-			int err = errno ? -errno : -EIO;
-			snprintf(k->err, sizeof(k->err), "cannot read tracefs %s: %s", saved_files[i],
-				 strerror(-err));
-			return err;
-		}
-		size_t n = strlen(v);
-		while (n && isspace((unsigned char)v[n - 1]))
-			v[--n] = 0;
-		k->saved[i] = v;
-	}
-	return 0;
-}
-
-/* osnoise/options back as saved: DEFAULTS, then every flag as it was. */
-static int restore_options(struct osnkernel *k)
-{
-	int err = wr(k, NULL, saved_files[SAVED_OPTIONS], "DEFAULTS");
-	const char *p = k->saved[SAVED_OPTIONS];
-	while (!err && *p) {
-		p += strspn(p, " \t\n");
-		size_t len = strcspn(p, " \t\n");
-		bool dflt = (len == 8 && !strncmp(p, "DEFAULTS", 8)) || (len == 11 && !strncmp(p, "NO_DEFAULTS", 11));
-		if (len && !dflt)
-			err = wr(k, NULL, saved_files[SAVED_OPTIONS], "%.*s", (int)len, p);
-		p += len;
-	}
+	free(opts);
 	return err;
 }
 
-/* Every saved setting written back; the first failure is returned (and
- * named in k->err), the others are still tried. */
-static int restore_settings(struct osnkernel *k)
+static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
 {
-	int first = 0, err;
-	char e0[sizeof(k->err)] = "";
-#define KEEP(x) do { if ((err = (x)) && !first) { first = err; memcpy(e0, k->err, sizeof(e0)); } } while (0)
-	if (k->saved[SAVED_OPTIONS])
-		KEEP(restore_options(k));
-	char *now = tracefs_instance_file_read(NULL, saved_files[SAVED_RUNTIME], NULL);
-	uint64_t cur_runtime = now ? strtoull(now, NULL, 10) : 0;
-	free(now);
-	KEEP(set_period_runtime(k, k->saved[SAVED_PERIOD], k->saved[SAVED_RUNTIME],
-				saved_u64(k, SAVED_PERIOD), cur_runtime));
-	for (int i = SAVED_CPUS; i < SAVED_NR; i++)
-		if (i != SAVED_PERIOD && i != SAVED_RUNTIME)
-			KEEP(wr(k, NULL, saved_files[i], "%s", k->saved[i]));
-#undef KEEP
-	if (first)
-		memcpy(k->err, e0, sizeof(e0));
-	return first;
-}
-
-int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg)
-{
-	struct osnkernel *k = calloc(1, sizeof(*k));
-	*kp = k;
-	if (!k)
-		return -ENOMEM;
-	k->fd = -1;
-	if (!osnkernel_available()) {
-		snprintf(k->err, sizeof(k->err), "the kernel has no osnoise tracer (no %s/osnoise; needs "
-			 "CONFIG_OSNOISE_TRACER)", tracefs_tracing_dir() ?: "tracefs");
-		return -ENODEV;
-	}
-	int err = save_settings(k);
-	if (err)
+	int err;
+	/* osnoise settings are global (top-level osnoise/ and tracing_thresh) */
+	if ((err = set_options(k, cfg)) ||
+	    (err = save(k, NULL, "osnoise/cpus", OSNK_WRITE)) ||
+	    (err = wr(k, NULL, "osnoise/cpus", "%s", cfg->cpus ? cfg->cpus : "all")))
 		return err;
-	if (!has_option(k, "OSNOISE_WORKLOAD") && cfg->no_workload) {
-		snprintf(k->err, sizeof(k->err), "this kernel's osnoise tracer has no OSNOISE_WORKLOAD "
-			 "option (tracefs osnoise/options%s), needed by --no-workload",
-			 k->saved[SAVED_OPTIONS] ? ": " : " is absent");
-		if (k->saved[SAVED_OPTIONS])
-			snprintf(k->err + strlen(k->err), sizeof(k->err) - strlen(k->err), " has %s",
-				 k->saved[SAVED_OPTIONS]);
-		return -EOPNOTSUPP;
-	}
-	/* osnoise settings are global (top-level osnoise/ and tracing_thresh). */
-	k->changed = true;
-	char period[32], runtime[32];
-	snprintf(period, sizeof(period), "%" PRIu64, cfg->period_us);
-	snprintf(runtime, sizeof(runtime), "%" PRIu64, cfg->runtime_us);
-	if ((k->saved[SAVED_OPTIONS] && (err = wr(k, NULL, "osnoise/options", "DEFAULTS"))) ||
-	    (has_option(k, "OSNOISE_WORKLOAD") &&
-	     (err = wr(k, NULL, "osnoise/options", cfg->no_workload ? "NO_OSNOISE_WORKLOAD"
-								     : "OSNOISE_WORKLOAD"))) ||
-	    (err = wr(k, NULL, "osnoise/cpus", "%s", cfg->cpus ? cfg->cpus : "all")) ||
-	    (err = set_period_runtime(k, period, runtime, cfg->period_us, saved_u64(k, SAVED_RUNTIME))) ||
-	    (err = wr(k, NULL, "osnoise/stop_tracing_us", "%" PRIu64, cfg->stop_us)) ||
-	    (err = wr(k, NULL, "osnoise/stop_tracing_total_us", "%" PRIu64, cfg->stop_total_us)))
+	/* the kernel keeps runtime <= period at each write: the period first
+	 * unless it goes below the runtime in place (the undo, newest first,
+	 * then keeps the rule too) */
+	bool period_first = cfg->period_us >= read_u64("osnoise/runtime_us");
+	if ((err = set_u64(k, period_first ? "osnoise/period_us" : "osnoise/runtime_us",
+			   period_first ? cfg->period_us : cfg->runtime_us)) ||
+	    (err = set_u64(k, period_first ? "osnoise/runtime_us" : "osnoise/period_us",
+			   period_first ? cfg->runtime_us : cfg->period_us)) ||
+	    (err = set_u64(k, "osnoise/stop_tracing_us", cfg->stop_us)) ||
+	    (err = set_u64(k, "osnoise/stop_tracing_total_us", cfg->stop_total_us)) ||
+	    (cfg->threshold_us && (err = set_u64(k, "tracing_thresh", cfg->threshold_us))))
 		return err;
-	if (cfg->threshold_us && (err = wr(k, NULL, "tracing_thresh", "%" PRIu64, cfg->threshold_us)))
-		return err;
+	errno = 0;
 	k->inst = tracefs_instance_create(OSNKERNEL_INSTANCE);
-	if (!k->inst) {
+	char *dir = k->inst ? tracefs_instance_get_dir(k->inst) : NULL;
+	if (!dir) {
 		err = errno ? -errno : -EIO;
 		snprintf(k->err, sizeof(k->err), "cannot create tracefs instance %s: %s", OSNKERNEL_INSTANCE,
 			 strerror(-err));
 		return err;
 	}
-	if (cfg->events && tracefs_event_enable(k->inst, "osnoise", NULL) < 0) {
-		snprintf(k->err, sizeof(k->err), "cannot enable the osnoise events");
-		return -EIO;
+	err = osnk_push(k, OSNK_RMDIR, dir, "", -1);
+	tracefs_put_tracing_file(dir);
+	if (err)
+		return err;
+	if (cfg->events) {
+		if ((err = save_text(k, k->inst, "events/osnoise/enable", "0")))
+			return err;
+		if (tracefs_event_enable(k->inst, "osnoise", NULL) < 0) {
+			snprintf(k->err, sizeof(k->err), "cannot enable the osnoise events");
+			return -EIO;
+		}
 	}
+	if ((err = save_text(k, k->inst, "current_tracer", "nop")))
+		return err;
+	errno = 0;
 	if (tracefs_tracer_set(k->inst, TRACEFS_TRACER_CUSTOM, "osnoise") < 0) {
 		err = errno ? -errno : -EIO;
 		snprintf(k->err, sizeof(k->err), "cannot select the osnoise tracer: %s (another "
@@ -440,8 +509,31 @@ int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg)
 		snprintf(k->err, sizeof(k->err), "cannot open trace_pipe: %s", strerror(-err));
 		return err;
 	}
+	if ((err = osnk_push(k, OSNK_CLOSE, NULL, "", k->fd)) ||
+	    (err = save_text(k, k->inst, "tracing_on", "0")))
+		return err;
 	tracefs_trace_on(k->inst);
 	return 0;
+}
+
+int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg)
+{
+	struct osnkernel *k = calloc(1, sizeof(*k));
+	*kp = k;
+	if (!k)
+		return -ENOMEM;
+	k->fd = -1;
+	if (osnk_running) {
+		snprintf(k->err, sizeof(k->err), "the kernel tracer is driven already");
+		return -EBUSY;
+	}
+	if (!osnkernel_available()) {
+		snprintf(k->err, sizeof(k->err), "the kernel has no osnoise tracer (no %s/osnoise; needs "
+			 "CONFIG_OSNOISE_TRACER)", tracefs_tracing_dir() ?: "tracefs");
+		return -ENODEV;
+	}
+	osnk_running = k->owner = true;
+	return start(k, cfg);
 }
 
 long osnkernel_read(struct osnkernel *k, char *buf, size_t len)
@@ -454,19 +546,24 @@ long osnkernel_read(struct osnkernel *k, char *buf, size_t len)
 
 int osnkernel_stop(struct osnkernel *k)
 {
+	int first = 0;
 	if (!k || k->stopped)
 		return 0;
 	k->stopped = true;
-	if (k->fd >= 0)
-		close(k->fd);
-	k->fd = -1;
-	if (k->inst) {
-		tracefs_tracer_clear(k->inst);
-		tracefs_instance_destroy(k->inst);
-		tracefs_instance_free(k->inst);
-		k->inst = NULL;
+	if (k->owner) {
+		/* every step of this run, newest first; all are tried */
+		for (int i = __atomic_load_n(&osnk_nr, __ATOMIC_ACQUIRE); i-- > 0;) {
+			int e = osnk_undo(i);
+			if (e && !first) {
+				first = -e;
+				snprintf(k->err, sizeof(k->err), "cannot write '%s' back to %s: %s",
+					 osnk_steps[i].text, osnk_steps[i].path, strerror(e));
+			}
+			__atomic_store_n(&osnk_nr, i, __ATOMIC_RELEASE);
+		}
+		osnk_running = false;
 	}
-	return k->changed ? restore_settings(k) : 0;
+	return first;
 }
 
 void osnkernel_free(struct osnkernel *k)
@@ -474,7 +571,7 @@ void osnkernel_free(struct osnkernel *k)
 	if (!k)
 		return;
 	osnkernel_stop(k);
-	for (int i = 0; i < SAVED_NR; i++)
-		free(k->saved[i]);
+	if (k->inst)
+		tracefs_instance_free(k->inst);
 	free(k);
 }

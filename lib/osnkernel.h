@@ -64,25 +64,40 @@ struct osnkernel_config {
 
 struct osnkernel;
 
-/* osnkernel_start - save the tracer's global settings (osnoise/options where
- * the kernel has it, cpus, period_us, runtime_us, stop_tracing_us,
- * stop_tracing_total_us, tracing_thresh), write the configuration, and start
- * the tracer in a new instance.  Returns 0 or a negative errno (-ENODEV: no
- * osnoise tracer; -EOPNOTSUPP: no_workload without an OSNOISE_WORKLOAD
- * option); *kp is freed by osnkernel_free() (also on failure when not NULL).
- * osnkernel_strerror names the step. */
+/*
+ * osnkernel_start - configure the tracer in a new instance and start it.  Returns
+ * 0 or a negative errno (-ENODEV: no osnoise tracer; -EBUSY: a run is on
+ * already, one at a time; -EOPNOTSUPP: no_workload on a kernel without the
+ * OSNOISE_WORKLOAD option); *kp is freed by osnkernel_free() (also on
+ * failure when not NULL).  osnkernel_strerror names the step.
+ *
+ * Every setting it changes is saved first: osnoise/options (option by
+ * option, where the kernel has that file), osnoise/cpus, period_us, runtime_us, stop_tracing_us,
+ * stop_tracing_total_us, tracing_thresh; and what it creates is recorded:
+ * the instance, its osnoise events, its tracer, the trace_pipe descriptor,
+ * tracing_on.  osnkernel_stop() undoes all of it, newest first, also after a
+ * start that failed half-way.
+ */
 int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg);
 /* Read what the trace pipe has (non-blocking) into buf; returns bytes, 0 when
  * nothing is there, or a negative errno. */
 long osnkernel_read(struct osnkernel *k, char *buf, size_t len);
-/* osnkernel_stop - stop the tracer, remove the instance and write every
- * saved setting back as it was before osnkernel_start() (also after a failed
- * start).  Returns 0 or the first negative errno, named by
- * osnkernel_strerror(); the other settings are still restored.  A second
- * call does nothing. */
+/* osnkernel_stop - stop the tracer: undo every change osnkernel_start() made,
+ * newest first (also after a start that failed half-way).  Returns 0 or the
+ * first negative errno of a setting that could not be written back, named by
+ * osnkernel_strerror(); the others are still restored.  A second call does
+ * nothing. */
 int osnkernel_stop(struct osnkernel *k);
 /* osnkernel_free - osnkernel_stop() unless done, then free k (NULL is fine). */
 void osnkernel_free(struct osnkernel *k);
+/*
+ * osnkernel_emergency_restore - the undo of osnkernel_stop() for a signal
+ * handler that is about to end the process (src/cmdio.h's
+ * cmdio_on_abort_call): async-signal-safe (open, write, close, rmdir of
+ * paths saved at start), safe at any point of a start or a stop, in any
+ * thread; nothing is freed.  Nothing may use the tracer afterwards.
+ */
+void osnkernel_emergency_restore(void);
 const char *osnkernel_strerror(const struct osnkernel *k);
 
 #endif

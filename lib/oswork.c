@@ -13,6 +13,7 @@
 
 #include "bytes.h"
 #include "oswork.h"
+#include "workthread.h"
 
 struct oswork_thread {
 	struct oswork *w;
@@ -29,6 +30,10 @@ struct oswork_thread {
 	uint64_t lost;
 	int ready;			/* 1 ready, -1 failed */
 	int done;
+	/* the sleep between two runtime windows, which oswork_stop() cuts short */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;		/* on CLOCK_MONOTONIC */
+	bool sync;			/* mu and cv initialised */
 };
 
 struct oswork {
@@ -128,6 +133,19 @@ static void clk_anchor(struct clk *c)
 	c->base_tsc = tsc;
 }
 
+/* Sleep until next_ns (CLOCK_MONOTONIC), or until oswork_stop() ends the run:
+ * a stop never waits for the rest of a period. */
+static void nap_until(struct oswork_thread *t, uint64_t next_ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(next_ns / 1000000000ULL),
+			       .tv_nsec = (long)(next_ns % 1000000000ULL) };
+	pthread_mutex_lock(&t->mu);
+	while (!__atomic_load_n(&t->w->stop, __ATOMIC_RELAXED) &&
+	       pthread_cond_timedwait(&t->cv, &t->mu, &ts) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&t->mu);
+}
+
 static void *thread_main(void *arg)
 {
 	struct oswork_thread *t = arg;
@@ -199,14 +217,8 @@ static void *thread_main(void *arg)
 		} while (now - pstart < o->runtime_ns && !__atomic_load_n(&w->stop, __ATOMIC_RELAXED));
 		uint64_t v[5] = { now - pstart, sub_c, sub_ns, iters, minv };
 		push(t, OSWORK_PERIOD_END, now, now, v);
-		if (o->period_ns > o->runtime_ns) {
-			uint64_t next = first + (k + 1) * o->period_ns;
-			struct timespec ts = { .tv_sec = (time_t)(next / 1000000000ULL),
-					       .tv_nsec = (long)(next % 1000000000ULL) };
-			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
-			       !__atomic_load_n(&w->stop, __ATOMIC_RELAXED))
-				;
-		}
+		if (o->period_ns > o->runtime_ns)
+			nap_until(t, first + (k + 1) * o->period_ns);
 	}
 	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -268,16 +280,23 @@ int oswork_start(struct oswork **wp, const struct oswork_opts *opts)
 		t->ring = malloc(cap * sizeof(*t->ring));
 		if (!t->ring)
 			return -ENOMEM;
+		pthread_condattr_t ca;
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_mutex_init(&t->mu, NULL);
+		pthread_cond_init(&t->cv, &ca);
+		pthread_condattr_destroy(&ca);
+		t->sync = true;
 	}
 	pthread_attr_t pa;
 	pthread_attr_init(&pa);
 	pthread_attr_setstacksize(&pa, 256 * 1024);
 	for (i = 0; i < w->nr; i++) {
-		int err = pthread_create(&w->t[i].th, &pa, thread_main, &w->t[i]);
+		int err = workthread_create(&w->t[i].th, &pa, thread_main, &w->t[i]);
 		if (err) {
 			w->stop = 1;
 			pthread_attr_destroy(&pa);
-			return -err;
+			return err;
 		}
 		w->t[i].started = true;
 	}
@@ -309,6 +328,10 @@ void oswork_stop(struct oswork *w)
 	__atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
 	for (size_t i = 0; w->t && i < w->nr; i++)
 		if (w->t[i].started) {
+			/* wake its sleep (it checks stop under mu: no lost wake-up) */
+			pthread_mutex_lock(&w->t[i].mu);
+			pthread_cond_broadcast(&w->t[i].cv);
+			pthread_mutex_unlock(&w->t[i].mu);
 			pthread_join(w->t[i].th, NULL);
 			w->t[i].started = false;
 		}
@@ -319,8 +342,13 @@ void oswork_free(struct oswork *w)
 	if (!w)
 		return;
 	oswork_stop(w);
-	for (size_t i = 0; w->t && i < w->nr; i++)
+	for (size_t i = 0; w->t && i < w->nr; i++) {
 		free(w->t[i].ring);
+		if (w->t[i].sync) {
+			pthread_mutex_destroy(&w->t[i].mu);
+			pthread_cond_destroy(&w->t[i].cv);
+		}
+	}
 	free(w->t);
 	free(w);
 }

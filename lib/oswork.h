@@ -50,8 +50,10 @@ struct oswork;
 /* oswork_start - start the threads (pinned, scheduled as asked) and wait until
  * each runs.  *wp is freed by oswork_free() (also on failure when not NULL). */
 int oswork_start(struct oswork **wp, const struct oswork_opts *opts);
-/* Ask the threads to finish their loop and join them; the records they left
- * stay readable until oswork_free().  NULL is fine. */
+/* Ask the threads to finish their loop and join them, waking a thread that
+ * sleeps between two runtime windows (a stop never waits for the rest of a
+ * period); the records they left stay readable until oswork_free().  NULL is
+ * fine. */
 void oswork_stop(struct oswork *w);
 /* Stop (if needed) and free everything; NULL is fine. */
 void oswork_free(struct oswork *w);

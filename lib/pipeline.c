@@ -6,6 +6,7 @@
  * order, and hands the new texts back so the reading thread can remember them.
  */
 #include "pipeline.h"
+#include "workthread.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -233,7 +234,7 @@ struct pipeline *pipeline_new(struct pdprint *p, FILE *out)
 	}
 	pthread_mutex_init(&pl->mu, NULL);
 	pthread_cond_init(&pl->cv, NULL);
-	if (!ok || pthread_create(&pl->th, NULL, worker, pl)) {
+	if (!ok || workthread_create(&pl->th, NULL, worker, pl)) {
 		for (int i = 0; i < NBATCH; i++) {
 			free(pl->b[i].items);
 			free(pl->b[i].raw);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "timerwl.h"
+#include "workthread.h"
 
 struct timerwl_thr {
 	struct timerwl *w;
@@ -132,7 +133,7 @@ int timerwl_start(struct timerwl **out, const struct timerwl_cfg *cfg)
 		w->nr = ++i;
 		if (err)
 			break;
-		err = -pthread_create(&t->th, NULL, timerwl_run, t);
+		err = workthread_create(&t->th, NULL, timerwl_run, t);
 		if (err)
 			break;
 		t->started = true;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,9 +16,10 @@
 #include "safeout.h"
 
 static volatile sig_atomic_t stop_flag, pipe_flag, stop_sig, closed_said;
-static int user_sigs;	/* SIGINT/SIGTERM taken; atomic: any thread may take one */
+static int user_sigs;	/* stop requests taken; atomic: any thread may take one */
 
-/* What an abort restores before the process ends (cmdio_on_abort_write). */
+/* What an abort restores before the process ends (cmdio_on_abort_write,
+ * cmdio_on_abort_call). */
 #define CMDIO_ABORT_WRITES 4
 static struct {
 	int used;		/* atomic: the handler may run in any thread */
@@ -25,10 +27,49 @@ static struct {
 	char text[64];
 	size_t len;
 } abort_w[CMDIO_ABORT_WRITES];
+#define CMDIO_ABORT_CALLS 4
+static void (*abort_c[CMDIO_ABORT_CALLS])(void);	/* atomic loads and stores */
 
-/* The second stop: async-signal-safe calls only, then die by sig. */
-static void abort_now(int sig)
+/* The dispositions and the mask latscope was started with (cmdio_fork). */
+static struct sigaction sig_old[NSIG];
+static bool sig_taken[NSIG];	/* its disposition is ours now */
+static sigset_t mask_old;
+static bool mask_saved;
+
+bool cmdio_is_stop_signal(int sig)
 {
+	switch (sig) {
+	case SIGKILL: case SIGSTOP:	/* cannot be caught */
+	case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:	/* default: ignore */
+	case SIGTSTP: case SIGTTIN: case SIGTTOU:	/* default: stop */
+		return false;
+	}
+	/* 32 and 33 are glibc's own (SIGRTMIN is above them; sigaction refuses them) */
+	return sig >= 1 && sig < NSIG && (sig < 32 || (sig >= SIGRTMIN && sig <= SIGRTMAX));
+}
+
+/* The faults: raised by the instruction that runs (or abort()); returning
+ * from the handler would run it again. */
+static bool is_fault(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP ||
+	       sig == SIGSYS || sig == SIGABRT;
+}
+
+/* Taken even when latscope was started with them ignored: the terminal's
+ * keys (a shell starts `cmd &` with SIGINT and SIGQUIT ignored, and a script
+ * stops its background run with them), SIGTERM, the broken-pipe stop and
+ * the faults (ignoring those is meaningless). */
+static bool taken_when_ignored(int sig)
+{
+	return sig == SIGINT || sig == SIGQUIT || sig == SIGTERM || sig == SIGPIPE || is_fault(sig);
+}
+
+/* The abort: async-signal-safe calls only, then die by sig (the default
+ * action: a core for the faults, SIGQUIT and SIGABRT). */
+static void die_now(int sig)
+{
+	static const struct sigaction dfl = { .sa_handler = SIG_DFL };
 	safeout_unlink_temps();
 	for (int i = 0; i < CMDIO_ABORT_WRITES; i++) {
 		if (!__atomic_load_n(&abort_w[i].used, __ATOMIC_ACQUIRE))
@@ -40,40 +81,87 @@ static void abort_now(int sig)
 			close(fd);
 		}
 	}
-	signal(sig, SIG_DFL);
+	for (int i = 0; i < CMDIO_ABORT_CALLS; i++) {
+		void (*fn)(void) = __atomic_load_n(&abort_c[i], __ATOMIC_ACQUIRE);
+		if (fn)
+			fn();
+	}
+	sigaction(sig, &dfl, NULL);
 	raise(sig);	/* blocked in this handler: delivered as it returns */
 }
 
-static void on_stop(int sig)
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
-	if (sig == SIGPIPE) {
-		pipe_flag = 1;
-	} else if (__atomic_fetch_add(&user_sigs, 1, __ATOMIC_SEQ_CST) ||
-		   (stop_flag && stop_sig != SIGPIPE)) {
-		/* a second SIGINT/SIGTERM, or one while the program stops on
-		 * its own (not for a closed pipe): the user insists */
-		abort_now(sig);
+	(void)uc;
+	int e = errno;
+	/* raised by this process: the kernel for our own write (SIGPIPE,
+	 * SIGXFSZ), raise(), abort() */
+	bool self = si->si_code <= 0 && si->si_pid == getpid();
+	if (is_fault(sig) && (si->si_code > 0 || self)) {
+		/* a real fault (or abort()): this process is broken */
+		die_now(sig);
+	} else if (self && sig == SIGPIPE) {
+		pipe_flag = 1;		/* the reader of our output left */
+	} else if (self && sig == SIGXFSZ) {
+		;			/* a file grew too large: the write fails (EFBIG) */
+	} else if (__atomic_fetch_add(&user_sigs, 1, __ATOMIC_SEQ_CST) || (stop_flag && !pipe_flag)) {
+		/* a second stop request, or one while the program stops on its
+		 * own (not for a closed pipe): the sender insists */
+		die_now(sig);
 	}
 	if (!stop_sig)
 		stop_sig = sig;
 	stop_flag = 1;
+	errno = e;
 }
 
 void cmdio_signals_install(void)
 {
-	struct sigaction sa;
+	struct sigaction sa, cur;
 	stop_flag = pipe_flag = stop_sig = closed_said = 0;
 	__atomic_store_n(&user_sigs, 0, __ATOMIC_SEQ_CST);
+	if (!mask_saved)
+		mask_saved = pthread_sigmask(SIG_SETMASK, NULL, &mask_old) == 0;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: a stop ends a blocking wait */
 	/* one handler at a time in a thread (another thread may take the next) */
 	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	sigaddset(&sa.sa_mask, SIGPIPE);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGPIPE, &sa, NULL);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (cmdio_is_stop_signal(sig))
+			sigaddset(&sa.sa_mask, sig);
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (!cmdio_is_stop_signal(sig) || sigaction(sig, NULL, &cur) < 0)
+			continue;
+		if (!sig_taken[sig]) {
+			/* what was there before latscope (nohup's SIGHUP stays ignored) */
+			sig_old[sig] = cur;
+			if (cur.sa_handler == SIG_IGN && !(cur.sa_flags & SA_SIGINFO) && !taken_when_ignored(sig))
+				continue;
+		}
+		if (sigaction(sig, &sa, NULL) == 0)
+			sig_taken[sig] = true;
+	}
+}
+
+pid_t cmdio_fork(void)
+{
+	sigset_t all, cur;
+	sigfillset(&all);
+	/* no handler of ours may run in the child: blocked across fork() */
+	pthread_sigmask(SIG_SETMASK, &all, &cur);
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sig_taken[sig])
+				sigaction(sig, &sig_old[sig], NULL);
+		sigprocmask(SIG_SETMASK, mask_saved ? &mask_old : &cur, NULL);
+		return 0;
+	}
+	int e = errno;
+	pthread_sigmask(SIG_SETMASK, &cur, NULL);
+	errno = e;
+	return pid;
 }
 
 int cmdio_on_abort_write(const char *path, const char *text)
@@ -92,10 +180,23 @@ int cmdio_on_abort_write(const char *path, const char *text)
 	return -ENOSPC;
 }
 
+int cmdio_on_abort_call(void (*fn)(void))
+{
+	for (int i = 0; i < CMDIO_ABORT_CALLS; i++) {
+		void (*none)(void) = NULL;
+		if (__atomic_compare_exchange_n(&abort_c[i], &none, fn, false, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED))
+			return 0;
+	}
+	return -ENOSPC;
+}
+
 void cmdio_on_abort_forget(void)
 {
 	for (int i = 0; i < CMDIO_ABORT_WRITES; i++)
 		__atomic_store_n(&abort_w[i].used, 0, __ATOMIC_RELEASE);
+	for (int i = 0; i < CMDIO_ABORT_CALLS; i++)
+		__atomic_store_n(&abort_c[i], NULL, __ATOMIC_RELEASE);
 }
 
 void cmdio_pipe_closed(const char *prog)

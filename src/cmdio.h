@@ -18,34 +18,93 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct safeout_file;
 
 /*
- * cmdio_signals_install - SIGINT/SIGTERM set the stop flag; SIGPIPE sets the
- * stop flag and the broken-pipe flag instead of killing (writes then fail
- * with EPIPE; cmdio_finish() says "standard output was closed").
- * Idempotent; resets the flags.
+ * The stop signals: every signal whose default action ends the process and
+ * that a program may catch (signal(7)): SIGHUP, SIGINT, SIGQUIT, SIGILL,
+ * SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE,
+ * SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+ * SIGIO, SIGPWR, SIGSYS and SIGRTMIN..SIGRTMAX (signals 32 and 33 are
+ * glibc's own: sigaction() refuses them, and SIGRTMIN is above them).
+ * cmdio_is_stop_signal() says which.  Nothing in latscope or its libraries
+ * uses one of them for anything else.
  *
- * The abort: a second SIGINT/SIGTERM (or the first one while the program
- * already stops on its own, cmdio_stop(); a closed pipe does not count)
- * ends the process at once, killed by that signal: exit status 130 for
- * SIGINT, 143 for SIGTERM in a shell.  Before it dies it removes the
- * uncommitted temporary output files (safeout_unlink_temps()) and does the
- * cmdio_on_abort_write() writes; what the kernel drops with the process
- * (perf events, /dev/cpu_dma_latency, threads, mlock) needs nothing, and
- * a command's child processes must die with it (PR_SET_PDEATHSIG).
+ * cmdio_signals_install - from then on a stop signal does what SIGINT does:
+ *
+ *  - sent by another process (kill, the terminal's Ctrl-C or Ctrl-\, a
+ *    hangup, a CPU limit), or raised by no fault of ours: the stop.  It
+ *    sets the stop flag (cmdio_stopped()); the run ends, prints its
+ *    summary, restores the system and exits as after SIGINT (status 0 for
+ *    a run that went well).  This holds for the fault signals too when
+ *    another process sends them (kill -SEGV: si_code SI_USER, SI_QUEUE,
+ *    SI_TKILL with a pid not ours).
+ *  - SIGPIPE raised by our own write (the reader of our output left): the
+ *    broken-pipe stop: the stop and broken-pipe flags, writes then fail
+ *    with EPIPE, cmdio_finish() says "standard output was closed", exit 2.
+ *    SIGXFSZ raised by our own write (a file over RLIMIT_FSIZE): the stop;
+ *    the write fails (EFBIG) and says so.
+ *  - a real fault of this process (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
+ *    SIGSYS from the kernel, SIGABRT from abort()): returning would run
+ *    the faulting instruction again, so the abort below at once.
+ *
+ * The abort: a second stop request (any stop signal from another process,
+ * not necessarily the same as the first), or the first one while the
+ * program already stops on its own (cmdio_stop(); a closed pipe does not
+ * count), ends the process at once, killed by that signal as its default
+ * action would (exit status 128 + the signal's number in a shell: 130 for
+ * SIGINT, 143 for SIGTERM; a core where the default dumps one).  SIGPIPE
+ * and SIGXFSZ raised by our own writes never abort.  Before it dies it
+ * removes the uncommitted temporary output files (safeout_unlink_temps())
+ * and does the cmdio_on_abort_write() writes and cmdio_on_abort_call()
+ * calls (async-signal-safe only); what the kernel drops with the process
+ * (perf events, /dev/cpu_dma_latency, threads, their priorities and
+ * affinity, mlock) needs nothing, and a command's child processes must
+ * die with it (PR_SET_PDEATHSIG).
+ *
+ * A signal latscope was started with ignored stays ignored (nohup's SIGHUP,
+ * a `trap '' USR1`), except SIGINT and SIGQUIT (a shell starts `cmd &` with
+ * them ignored, and a script stops its background run with them), SIGTERM,
+ * SIGPIPE and the faults, which are always taken.
+ *
+ * Threads: the handler only sets flags, so any thread may take the
+ * signal; the main loop sees the flag after its current wait (at most
+ * tool_loop.wait_ms).  Helper threads block the asynchronous signals
+ * (lib/workthread.h), so a stop signal normally lands on the main thread
+ * and ends its wait at once.  No SA_RESTART: a stop ends a blocking
+ * write or wait (EINTR).
+ *
+ * Idempotent; resets the flags.  Call it first, before any thread exists.
  */
 void cmdio_signals_install(void);
+/* cmdio_is_stop_signal - true for the stop signals above. */
+bool cmdio_is_stop_signal(int sig);
+/*
+ * cmdio_fork - fork() for a child that runs another program (dtl record --
+ * COMMAND): the child starts with the signal dispositions and the signal
+ * mask latscope was started with, not latscope's (no handler of ours ever
+ * runs in it, exec or not).  Returns as fork() does.
+ */
+pid_t cmdio_fork(void);
 /*
  * cmdio_on_abort_write - on an abort, write text to path (O_WRONLY|O_TRUNC,
  * one write) before the process ends: for a system setting the run changed
  * and restores at its normal end.  Both strings are copied (path <
  * PATH_MAX, text < 64 bytes, else -ENAMETOOLONG); at most 4 (-ENOSPC).
- * Returns 0 or a negative errno.  cmdio_on_abort_forget() drops them all
- * (call it once the normal restore is done).
+ * Returns 0 or a negative errno.
  */
 int cmdio_on_abort_write(const char *path, const char *text);
+/*
+ * cmdio_on_abort_call - on an abort, call fn (async-signal-safe, any thread,
+ * possibly in the middle of the code it undoes; e.g.
+ * osnkernel_emergency_restore) before the process ends; at most 4
+ * (-ENOSPC).  Returns 0 or a negative errno.
+ */
+int cmdio_on_abort_call(void (*fn)(void));
+/* cmdio_on_abort_forget - drop every abort write and call (once the normal
+ * restore is done). */
 void cmdio_on_abort_forget(void);
 /*
  * cmdio_pipe_closed - the closed-pipe line, once per run (cmdio_signals_install
@@ -62,7 +121,7 @@ void cmdio_sigpipe_as_error(void);
 bool cmdio_broken_pipe(void);
 /* Ask for a stop from the program itself. */
 void cmdio_stop(void);
-/* The signal that stopped the run (SIGINT, SIGTERM, SIGPIPE), 0 if none. */
+/* The signal that stopped the run (a stop signal), 0 if none. */
 int cmdio_stop_signal(void);
 
 /*

@@ -12,6 +12,9 @@
 #include "tool.h"
 
 #define TOOL_WAIT_MS 100
+/* the longest wait: a stop flag set by another thread, or a reader of
+ * watch_fd that left, is seen within it */
+#define TOOL_WAIT_MAX_MS 250
 
 void tool_sched_init(struct tool_sched *s, uint64_t start_ns, uint64_t duration_ns,
 		     uint64_t refresh_ns)
@@ -69,6 +72,8 @@ int tool_run(const struct tool_loop *l)
 	struct tool_sched s;
 	uint64_t now = tool_now_ns();
 	int max_ms = l->wait_ms > 0 ? l->wait_ms : TOOL_WAIT_MS, err;
+	if (max_ms > TOOL_WAIT_MAX_MS)
+		max_ms = TOOL_WAIT_MAX_MS;
 
 	tool_sched_init(&s, l->start_ns ? l->start_ns : now, l->duration_ns, l->refresh_ns);
 	for (;;) {

@@ -80,7 +80,9 @@ struct tool_loop {
 	uint64_t duration_ns;		/* 0 = until stopped */
 	uint64_t refresh_ns;		/* refresh() period; 0 = never */
 	uint64_t slack_ns;		/* process() gets now - slack_ns */
-	int wait_ms;			/* the longest wait; 0 = 100 */
+	int wait_ms;			/* the longest wait; 0 = 100, at most 250 (a stop
+					 * is seen within it, whichever thread took the
+					 * signal, and a reader of watch_fd that left) */
 	int watch_fd;			/* the output whose reader leaving stops the run: STDOUT_FILENO */
 	/* Wait for data at most timeout_ms (NULL: sleep).  < 0 ends the run. */
 	int (*wait)(void *arg, int timeout_ms);

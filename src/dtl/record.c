@@ -225,7 +225,7 @@ int dtl_cmd_record(int argc, char **argv)
 			free(dup);
 			return EXIT_ERR;
 		}
-		child = fork();
+		child = cmdio_fork();	/* the workload gets the signals as we got them */
 		if (child == 0) {
 			char b;
 			close(go[1]);

@@ -654,16 +654,25 @@ int osnoise_run_kernel(struct ctx *c)
 		.threshold_us = c->threshold_us, .no_workload = c->no_workload,
 		.events = c->events || c->mode == M_HIST || c->attribution,
 	};
+	if (tool_setup_interrupted("latscope osnoise")) {	/* the tracer untouched */
+		free_state(c);
+		return EXIT_ERR;
+	}
 	struct osnkernel *k;
+	/* an abort (a second signal) restores too, even in the middle of the start */
+	cmdio_on_abort_call(osnkernel_emergency_restore);
 	int err = osnkernel_start(&k, &kc);
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise: kernel tracer: %s\n", osnkernel_strerror(k));
 		kernel_end(k);
+		cmdio_on_abort_forget();
 		free_state(c);
 		return EXIT_ERR;
 	}
+	/* a signal during the start: the same stop (and restore) as below */
 	if (tool_setup_interrupted("latscope osnoise")) {
 		kernel_end(k);
+		cmdio_on_abort_forget();
 		free_state(c);
 		return EXIT_ERR;
 	}
@@ -684,6 +693,7 @@ int osnoise_run_kernel(struct ctx *c)
 	tool_run(&l);
 	/* the tracer instance removed and the settings restored before anything is printed */
 	bool restored = kernel_end(k);
+	cmdio_on_abort_forget();
 	int rc = end_report(c);
 	free_state(c);
 	return restored ? tool_end_status(rc) : EXIT_ERR;

@@ -5,15 +5,23 @@
 #  - a second SIGINT while it stops: the abort, gone within 3 s, killed by
 #    SIGINT (exit status 130), its temporary output file removed, its
 #    workload (dtl record -- CMD, even one that ignores SIGTERM) killed;
+#    a second signal of another kind: the same, killed by that one;
+#  - every other signal whose default action ends the process (the stop
+#    signals, src/cmdio.h) sent to every live command: as SIGINT; one that
+#    latscope was started with ignored (nohup's SIGHUP) stays ignored;
+#  - a reader of standard output that leaves after 1 s without reading
+#    (osnoise --json and hist write nothing before the end): every live
+#    command is over within 1 s of that;
 #  - | head -1: over within a few seconds, stderr at most the one line
 #    "standard output was closed";
 #  - after every run nothing is left behind: tracefs (enabled events, tracer,
 #    tracing_on, set_event, instances, options, buffer size, thresh), the
 #    /proc/sys/kernel knobs, the DTL event mask, this shell's affinity, nice
 #    and policy are as before; no process of ours (the binary, anything
-#    naming $TMP) is alive or holds a perf event or /dev/cpu_dma_latency; no
-#    ".*.tmp" file.  The workload of dtl record inherits no descriptor, signal
-#    mask, affinity or priority of latscope's (compared with the same
+#    naming $TMP) is alive or holds a perf event or /dev/cpu_dma_latency
+#    (its constraint lives as long as a descriptor); no ".*.tmp" file.  The
+#    workload of dtl record inherits no descriptor, signal mask, ignored
+#    signal, affinity or priority of latscope's (compared with the same
 #    workload run directly).
 . "$TESTS_DIR/lib.sh"
 # whatever happens, no process of ours outlives the test (a failed check
@@ -36,6 +44,10 @@ echo 0x07 > "$D/dbg/powerpc/dtl/dtl_event_mask"
 "$TOOLS/mkdtl" --raw 7 --tb0 2000000 --cpu 0 -o "$D/dbg/powerpc/dtl/cpu-0" || die mkdtl
 "$TOOLS/mkdtl" --raw 5 --tb0 2002560 --cpu 1 -o "$D/dbg/powerpc/dtl/cpu-1" || die mkdtl
 DTL="dtl record --sysfs $D/sys --debugfs $D/dbg --procfs $D/proc --boot-tb 1488000 -e dtl_preempt"
+# the stop signals, "NAME NUMBER" (the numbers are the architecture's)
+"$TOOLS/stopsigs" > "$TMP/sigs" && [ "$(wc -l < "$TMP/sigs")" -ge 50 ] || die "stopsigs: $(cat "$TMP/sigs")"
+signum() { awk -v n="$1" '$1 == n { print $2 }' "$TMP/sigs"; }
+ulimit -c 0	# (the aborts by SIGQUIT or SIGSEGV dump no core here)
 
 # The workload of dtl record: what it inherited, then sleep (ignoring
 # SIGTERM when $1 = stubborn).  Descriptors 0-2 are the caller's.
@@ -45,7 +57,7 @@ awk 'NR > 1 { print "fd", $9, ($9 <= 2 ? "" : $11) }' "$2.fds" > "$2.part"
 # the shell's own mask, read by the shell itself: a grep child would race with
 # dash, which blocks every signal for a moment around its wait for that child
 while IFS= read -r l; do
-	case $l in SigBlk:*|Cpus_allowed_list:*) echo "$l" ;; esac
+	case $l in SigBlk:*|SigIgn:*|Cpus_allowed_list:*) echo "$l" ;; esac
 done < /proc/$$/status >> "$2.part"
 awk '{ print "nice", $19, "policy", $41, "rtprio", $40 }' /proc/$$/stat >> "$2.part"
 mv "$2.part" "$2"
@@ -141,11 +153,12 @@ gone() {	# gone MS: $p ends within MS ms (else it is killed: no hanging test); $
 		wait $p
 		return 1
 	fi
-	wait $p; rc=$?
+	wait $p 2>/dev/null; rc=$?	# (quiet: no "Quit" from the shell)
 }
 sig_pending() {	# is signal number $2 pending for process $1 (not yet taken)
-	m=$(awk '/^ShdPnd/ { print substr($2, length($2) - 3) }' "/proc/$1/status" 2>/dev/null)
-	[ -n "$m" ] && [ $(( 0x$m & (1 << ($2 - 1)) )) -ne 0 ]
+	m=$(awk -v n="$2" '/^ShdPnd/ { print substr($2, length($2) - int((n - 1) / 4), 1) }' \
+		"/proc/$1/status" 2>/dev/null)
+	[ -n "$m" ] && [ $(( 0x$m & (1 << (($2 - 1) % 4)) )) -ne 0 ]
 }
 
 # stop CMD-LABEL SIG SUMMARY-REGEX cmd...: one signal, the summary, exit 0
@@ -168,21 +181,23 @@ exec 3<>"$TMP/full"
 dd if=/dev/zero of="$TMP/full" bs=4096 count=1024 oflag=nonblock 2>/dev/null
 [ "$(dd if=/dev/zero of="$TMP/full" bs=1 count=1 oflag=nonblock 2>&1 >/dev/null | grep -c 'unavailable')" = 1 ] ||
 	die "could not fill the pipe"
-# abort CMD-LABEL cmd...: SIGINT, then a second one 0.3 s after the first was
-# taken: gone within 3 s, killed by SIGINT (status 130)
+# abort CMD-LABEL cmd...: SIG$A1, then SIG$A2 0.3 s after the first was
+# taken (both SIGINT unless said): gone within 3 s, killed by the second
+# (status 128 + its number: 130 for SIGINT)
+A1=INT A2=INT
 abort() {
-	what=$1; shift
+	what="$1: SIG$A2 after SIG$A1" n1=$(signum $A1) n2=$(signum $A2); shift
 	case "$*" in *probe.sh*) OUT=$TMP/o;; *) OUT=$TMP/full;; esac
 	start "$@"
 	OUT=$TMP/o
-	kill -INT $p
+	kill -$n1 $p
 	i=0
-	while sig_pending $p 2 && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	while sig_pending $p $n1 && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
 	sleep 0.3
-	kill -INT $p
-	gone 3000 || die "$what: second SIGINT: still running $dt ms later"
-	[ $rc -eq 130 ] || die "$what: second SIGINT: exit $rc, not 130 ($(head -c 500 "$TMP/e"))"
-	check_clean "$what: the second SIGINT"
+	kill -$n2 $p
+	gone 3000 || die "$what: still running $dt ms later"
+	[ $rc -eq $((128 + n2)) ] || die "$what: exit $rc, not $((128 + n2)) ($(head -c 500 "$TMP/e"))"
+	check_clean "$what"
 }
 
 # closed CMD-LABEL LIMIT-S ALSO cmd...: | head -1 is over within LIMIT-S
@@ -229,8 +244,9 @@ stop "dtl record" TERM "CPUs via debugfs" $LATSCOPE $DTL -d 30 -o "$TMP/d.data"
 sh "$TMP/probe.sh" once "$TMP/probe.base" </dev/null >"$TMP/o" 2>&1 &
 wait $!
 [ -s "$TMP/probe.base" ] || die "the probe did not run"
+pbase=$TMP/probe.base	# what the workload run directly got
 check_probe() {	# the workload inherited nothing of latscope's
-	diff "$TMP/probe.base" "$TMP/probe.out" >"$TMP/probe.diff" ||
+	diff "$pbase" "$TMP/probe.out" >"$TMP/probe.diff" ||
 		die "the workload inherited from latscope: $(grep '^[<>]' "$TMP/probe.diff" | head -5)"
 }
 stop "dtl record -- workload" INT "CPUs via debugfs" \
@@ -247,4 +263,201 @@ closed "osnoise record" 12 "^latscope osnoise record: wrote '$TMP/os.data'$" $LA
 closed "hist record" 10 "^$" $LATSCOPE hist record $H -d 30
 closed "hist top" 10 "^$" $LATSCOPE hist top $H -d 30 --refresh 200ms
 closed "dtl record" 10 "^$" $LATSCOPE $DTL -o "$TMP/d.data" -d 30 -- sh -c "echo started; exec $TMP/probe-sleep 30"
-echo "ok: SIGINT, SIGTERM, a second SIGINT and | head -1 end every live command cleanly, nothing left behind"
+
+# ---- every stop signal -------------------------------------------------------
+# Each stop signal (tests/tools/stopsigs: 22 named, SIGRTMIN..SIGRTMAX) sent
+# to each live command would be ~50 x 7 runs of 1-2 s.  Instead: every
+# command meets the trio SIGHUP, SIGQUIT, SIGUSR1 (each osnoise and hist
+# mode), every other signal meets two commands: dtl record and an osnoise
+# mode, every fifth one a hist mode instead of osnoise (hist runs are the
+# slow ones); three runs go at a time, one per lane: an osnoise mode
+# measuring CPU $cpu, a hist mode the other CPU, dtl record (one at a time:
+# the DTL mask is one file).  After each batch: nothing left behind.
+# osnoise runs with --no-attribution but for top's SIGHUP: this kernel
+# takes ~40 ms a tracepoint to open or close a perf event (one after the
+# other), ~2 s an osnoise run; the stop does not depend on them (SIGINT,
+# SIGTERM, the aborts and | head -1 above run osnoise with them).
+oc=0	# the other CPU (CPU 0 alone on a single CPU)
+H2="-c $oc -t --no-keep-busy --types wakeup,timer"
+OM="top hist trace record" HM="record top"
+nth() {	# nth I WORD...: word I (from 0), round the list
+	i=$1; shift; shift $(( i % $# )); echo "$1"
+}
+osnl= histl= dtll= no=0 nh=0 nd=0
+add() {	# add LANE SIGNAL: the lane's next run, in its next mode
+	case $1 in
+	osn) osnl="$osnl $(nth $no $OM):$2"; no=$((no + 1));;
+	hist) histl="$histl $(nth $nh $HM):$2"; nh=$((nh + 1));;
+	dtl) dtll="$dtll record:$2"; nd=$((nd + 1));;
+	esac
+}
+for s in HUP QUIT USR1; do
+	for m in $OM; do add osn $s; done
+	for m in $HM; do add hist $s; done
+	add dtl $s
+done
+i=0
+for s in $(awk '$1 != "HUP" && $1 != "QUIT" && $1 != "USR1" { print $1 }' "$TMP/sigs"); do
+	if [ $((i % 5)) = 4 ]; then add hist $s; else add osn $s; fi
+	add dtl $s
+	i=$((i + 1))
+done
+lane_cmd() {	# lane_cmd LANE MODE SIGNAL: the command
+	case $1 in
+	osn) na=--no-attribution
+	     [ $2$3 != topHUP ] || na=
+	     if [ $2 = record ]; then echo "$LATSCOPE osnoise record $O $na -d 30 -o $TMP/os.data"
+	     else echo "$LATSCOPE osnoise $2 $O $na -d 30"; fi;;
+	hist) echo "$LATSCOPE hist $2 $H2 -d 30 -o $TMP/h.data";;
+	dtl) echo "$LATSCOPE $DTL -d 30 -o $TMP/d.data";;
+	esac
+}
+ready() {	# ready PID LANE: until it measures (osnoise locked its memory right
+	# before its loop, hist started its timer threads, dtl record set the mask)
+	i=0
+	while kill -0 $1 2>/dev/null && [ $i -lt 600 ]; do
+		case $2 in
+		osn) awk 'BEGIN { r = 1 } /^VmLck/ { r = !($2 > 0) } END { exit r }' "/proc/$1/status" && break;;
+		hist) [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -ge 2 ] && break;;
+		dtl) [ "$(cat "$D/dbg/powerpc/dtl/dtl_event_mask")" = 0x02 ] && break;;
+		esac
+		sleep 0.05; i=$((i + 1))
+	done
+}
+word() {	# word I WORD...: word I (from 1), "-" past the end
+	i=$1; shift
+	if [ $i -le $# ]; then shift $((i - 1)); echo "$1"; else echo -; fi
+}
+batch() {	# batch OSN HIST DTL (MODE:SIGNAL or -): one run per lane at a time
+	hold0=$(holders)
+	label=
+	for l in osn hist dtl; do
+		case $l in osn) r=$1;; hist) r=$2;; dtl) r=$3;; esac
+		eval "p_$l= r_$l=$r"
+		[ "$r" = - ] && continue
+		$(lane_cmd $l ${r%%:*} ${r#*:}) >"$TMP/o.$l" 2>"$TMP/e.$l" &
+		eval "p_$l=\$!"
+		label="$label, $l ${r%%:*} SIG${r#*:}"
+	done
+	for l in osn hist dtl; do
+		eval "p=\$p_$l"
+		[ -z "$p" ] || ready $p $l
+	done
+	sleep 0.2
+	for l in osn hist dtl; do
+		eval "p=\$p_$l r=\$r_$l"
+		[ -z "$p" ] || kill -$(signum ${r#*:}) $p
+	done
+	for l in osn hist dtl; do
+		eval "p=\$p_$l r=\$r_$l"
+		[ -n "$p" ] || continue
+		what="$l ${r%%:*} SIG${r#*:}"
+		gone 10000 || die "$what: still running $dt ms later"
+		[ $rc -eq 0 ] || die "$what: exit $rc ($(head -c 500 "$TMP/e.$l"))"
+		case $l in osn) re=$OSN;; hist) re=$HSUM;; dtl) re="CPUs via debugfs";; esac
+		cat "$TMP/o.$l" "$TMP/e.$l" | grep -qE "$re" || die "$what: no summary ($(head -c 500 "$TMP/e.$l"))"
+	done
+	check_clean "${label#, }"
+}
+b=1
+while :; do
+	a=$(word $b $osnl) h=$(word $b $histl) d=$(word $b $dtll)
+	[ "$a$h$d" != --- ] || break
+	batch $a $h $d
+	b=$((b + 1))
+done
+[ $((no + nh + nd)) -ge $(( 2 * $(wc -l < "$TMP/sigs") + 15 )) ] || die "only $((no + nh + nd)) runs"
+
+# A second signal of another kind aborts, killed by that one; a fault
+# signal sent by another process counts as any other (SIGSEGV below).
+A1=HUP A2=RTMIN+1
+abort "osnoise trace" $LATSCOPE osnoise trace $O -d 30
+A1=USR2 A2=QUIT
+abort "hist top" $LATSCOPE hist top $H -d 30 -o "$TMP/h.data"
+A1=PWR A2=SEGV
+abort "dtl record -- stubborn workload" \
+	$LATSCOPE $DTL -o "$TMP/d.data" -- sh "$TMP/probe.sh" stubborn "$TMP/probe.out" </dev/null
+A1=INT A2=INT
+
+# Started with SIGHUP ignored (nohup): it stays ignored, in the workload too.
+sh -c 'trap "" HUP; exec sh "$0" once "$1"' "$TMP/probe.sh" "$TMP/probe.base.hup" </dev/null >"$TMP/o" 2>&1 &
+wait $!
+pbase=$TMP/probe.base.hup
+start sh -c 'trap "" HUP; exec "$0" "$@"' $LATSCOPE $DTL -o "$TMP/d.data" -- \
+	sh "$TMP/probe.sh" plain "$TMP/probe.out" </dev/null
+kill -HUP $p
+sleep 0.5
+kill -0 $p 2>/dev/null && [ "$(awk '/^State/ { print $2 }' "/proc/$p/status")" != Z ] ||
+	die "dtl record started with SIGHUP ignored: SIGHUP ended it"
+kill -USR1 $p
+gone 10000 || die "dtl record (SIGHUP ignored): SIGUSR1: still running $dt ms later"
+[ $rc -eq 0 ] && grep -q "CPUs via debugfs" "$TMP/e" || die "dtl record (SIGHUP ignored): SIGUSR1: exit $rc ($(head -c 500 "$TMP/e"))"
+check_clean "dtl record (SIGHUP ignored) -- workload"
+pbase=$TMP/probe.base
+
+# ---- the reader of standard output leaves ------------------------------------
+# 1 s after the command measures, without having read a byte: over within
+# 1 s of that, exit 2, on stderr the one line "standard output was closed"
+# (osnoise --json, osnoise hist and hist --json write nothing before the
+# end: only the watch of stdout can see the reader go).  Four at a time:
+# osnoise on each CPU, a hist mode, dtl record.  osnoise without its perf
+# events: closing them takes this kernel ~0.8 s (see above), after the stop.
+left_go() {	# left_go LANE KIND cmd...: in the background
+	l=$1 k=$2; shift 2
+	rm -f "$TMP/go.$l" "$TMP/pid.$l"
+	{ "$@" 2>"$TMP/e.$l" & echo $! > "$TMP/pid.$l"; wait $!; echo $? > "$TMP/rc.$l"; now_ms > "$TMP/t1.$l"; } |
+		{ while [ ! -e "$TMP/go.$l" ]; do sleep 0.05; done; sleep 1; now_ms > "$TMP/t0.$l"; } &
+	i=0
+	while [ ! -s "$TMP/pid.$l" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	eval "k_$l=$k"
+}
+left_check() {	# left_check LANE WHAT ALSO (stderr lines matching ALSO are the command's news)
+	l=$1 what=$2 also=$3
+	dt=$(( $(cat "$TMP/t1.$l") - $(cat "$TMP/t0.$l") ))
+	[ $dt -le 1000 ] || die "$what: still running $dt ms after its reader left"
+	rc=$(cat "$TMP/rc.$l")
+	[ "$rc" = 2 ] || die "$what: its reader left: exit $rc ($(head -c 500 "$TMP/e.$l"))"
+	grep -v -e "$also" "$TMP/e.$l" > "$TMP/e2"
+	[ "$(grep -vc "standard output was closed" "$TMP/e2")" -eq 0 ] && [ "$(wc -l < "$TMP/e2")" -le 1 ] ||
+		die "$what: its reader left: $(head -c 500 "$TMP/e.$l")"
+}
+left() {	# left "LANE KIND cmd" ...: start them all, then let each reader go when its command measures
+	hold0=$(holders)
+	label=
+	for c in "$@"; do
+		left_go $c
+		x=${c#* * }
+		label="$label, ${x#"$LATSCOPE "}"
+	done
+	for c in "$@"; do
+		set -- $c
+		ready "$(cat "$TMP/pid.$1")" $2
+		touch "$TMP/go.$1"
+	done
+	wait
+	check_clean "the readers of${label#,} left"
+}
+OSA="$O --no-attribution -d 30" OSB="-c $oc -p 200000 -r 100000 --no-attribution -d 30"
+left "a osn $LATSCOPE osnoise top $OSA" "b osn $LATSCOPE osnoise top --json $OSB" \
+	"h hist $LATSCOPE hist record $H2 -d 30" "d dtl $LATSCOPE $DTL -o $TMP/d.data -d 30"
+left_check a "osnoise top" "^$"
+left_check b "osnoise top --json" "^$"
+left_check h "hist record" "^$"
+left_check d "dtl record" "^$"
+left "a osn $LATSCOPE osnoise hist $OSA" "b osn $LATSCOPE osnoise hist --json $OSB" \
+	"h hist $LATSCOPE hist record --json $H2 -d 30"
+left_check a "osnoise hist" "^$"
+left_check b "osnoise hist --json" "^$"
+left_check h "hist record --json" "^$"
+left "a osn $LATSCOPE osnoise trace $OSA" "b osn $LATSCOPE osnoise trace --json $OSB" \
+	"h hist $LATSCOPE hist top $H2 -d 30"
+left_check a "osnoise trace" "^$"
+left_check b "osnoise trace --json" "^$"
+left_check h "hist top" "^$"
+# (and with 5 s periods: the stop wakes the workload between two windows)
+left "a osn $LATSCOPE osnoise record $OSA -o $TMP/os.data" "h hist $LATSCOPE hist top --json $H2 -d 30" \
+	"b osn $LATSCOPE osnoise top -c $oc -p 5000000 -r 100000 --no-attribution -d 30"
+left_check a "osnoise record" "^latscope osnoise record: wrote '$TMP/os.data'$"
+left_check h "hist top --json" "^$"
+left_check b "osnoise top, 5 s periods" "^$"
+echo "ok: every stop signal (a second one: the abort), | head -1 and a reader that leaves end every live command cleanly, nothing left behind"

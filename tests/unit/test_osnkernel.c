@@ -1,13 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests: parsing the kernel osnoise tracer's text output (generated lines). */
+/*
+ * Unit tests: parsing the kernel osnoise tracer's text output (generated
+ * lines); driving the tracer against a fake tracefs tree (files in a
+ * directory, tracefs_set_tracing_dir): every setting put back by
+ * osnkernel_stop() after a start that failed half-way or went through, and
+ * by osnkernel_emergency_restore() (an abort's restore).
+ */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
+
+#include <tracefs.h>
 
 #include "noise.h"
 #include "osnkernel.h"
@@ -129,6 +141,211 @@ static void test_fold(void **state)
 	noise_free(n);
 }
 
+/* ---- driving the tracer against a fake tracefs ------------------------------ */
+
+static char tdir[64];
+
+static void put(const char *rel, const char *text)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", tdir, rel);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The file's first line ("" when missing). */
+static const char *get(const char *rel)
+{
+	static char b[256];
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", tdir, rel);
+	b[0] = '\0';
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (!fgets(b, sizeof(b), f))
+			b[0] = '\0';
+		fclose(f);
+	}
+	b[strcspn(b, "\n")] = '\0';
+	return b;
+}
+
+static bool exists(const char *rel)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", tdir, rel);
+	return access(path, F_OK) == 0;
+}
+
+static void mk(const char *rel)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", tdir, rel);
+	assert_int_equal(mkdir(path, 0700), 0);
+}
+
+/* What the kernel shows before a run (the tree is rebuilt by each test). */
+static void fake_tree(bool instance_files)
+{
+	int rc = system(strcat(strcpy((char[96]){ 0 }, "rm -rf "), tdir));
+	(void)rc;
+	assert_int_equal(mkdir(tdir, 0700), 0);
+	mk("osnoise");
+	mk("instances");
+	mk("events");
+	mk("events/osnoise");
+	put("available_tracers", "timerlat osnoise nop\n");
+	put("tracing_thresh", "0\n");
+	put("events/osnoise/enable", "0\n");
+	put("osnoise/options", "DEFAULTS NO_OSNOISE_WORKLOAD\n");
+	put("osnoise/cpus", "0-3\n");
+	put("osnoise/period_us", "1000000\n");
+	put("osnoise/runtime_us", "1000000\n");
+	put("osnoise/stop_tracing_us", "0\n");
+	put("osnoise/stop_tracing_total_us", "0\n");
+	if (instance_files) {
+		/* a real instance has them from its mkdir on */
+		mk("instances/latscope_osnoise");
+		mk("instances/latscope_osnoise/events");
+		mk("instances/latscope_osnoise/events/osnoise");
+		put("instances/latscope_osnoise/events/osnoise/enable", "0\n");
+		put("instances/latscope_osnoise/current_tracer", "nop\n");
+		put("instances/latscope_osnoise/tracing_on", "1\n");
+		put("instances/latscope_osnoise/trace_pipe", "");
+	}
+}
+
+static const struct osnkernel_config kcfg = {
+	.cpus = "1", .period_us = 200000, .runtime_us = 100000, .stop_us = 30,
+	.stop_total_us = 500, .threshold_us = 5, .no_workload = false, .events = true,
+};
+
+/* The global settings: as fake_tree() wrote them (set false), or as kcfg
+ * sets them (set true).  Options: one option a write (the kernel's rule), so
+ * the file holds the last word written. */
+static void assert_globals(bool set)
+{
+	static const char *const v[][3] = {
+		{ "tracing_thresh", "0", "5" },
+		{ "osnoise/options", "NO_OSNOISE_WORKLOAD", "OSNOISE_WORKLOAD" },
+		{ "osnoise/cpus", "0-3", "1" },
+		{ "osnoise/period_us", "1000000", "200000" },
+		{ "osnoise/runtime_us", "1000000", "100000" },
+		{ "osnoise/stop_tracing_us", "0", "30" },
+		{ "osnoise/stop_tracing_total_us", "0", "500" },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		assert_string_equal(get(v[i][0]), v[i][set ? 2 : 1]);
+}
+
+/* The instance's tracer stopped (its directory stays in the fake tree). */
+static void assert_instance_back(void)
+{
+	assert_string_equal(get("instances/latscope_osnoise/current_tracer"), "nop");
+	assert_string_equal(get("instances/latscope_osnoise/tracing_on"), "0");
+	assert_string_equal(get("instances/latscope_osnoise/events/osnoise/enable"), "0");
+}
+
+/* A start that fails half-way (the new instance has no events: mkdir on a
+ * plain file system makes an empty directory): the stop undoes the rest. */
+static void test_drive_fails_halfway(void **state)
+{
+	(void)state;
+	fake_tree(false);
+	assert_true(osnkernel_available());
+	struct osnkernel *k;
+	assert_int_equal(osnkernel_start(&k, &kcfg), -EIO);
+	assert_string_equal(osnkernel_strerror(k), "cannot enable the osnoise events");
+	assert_globals(true);
+	assert_true(exists("instances/latscope_osnoise"));
+	osnkernel_free(k);
+	assert_globals(false);
+	assert_false(exists("instances/latscope_osnoise"));	/* removed (it was new and empty) */
+	/* and the next run may start */
+	assert_int_equal(osnkernel_start(&k, &kcfg), -EIO);
+	osnkernel_free(k);
+	assert_globals(false);
+}
+
+/* A start that went through: the stop undoes all; a second start meanwhile
+ * is refused (one tracer a system) and its stop undoes nothing. */
+static void test_drive_stop(void **state)
+{
+	(void)state;
+	fake_tree(true);
+	struct osnkernel *k, *k2;
+	assert_int_equal(osnkernel_start(&k, &kcfg), 0);
+	assert_globals(true);
+	assert_string_equal(get("instances/latscope_osnoise/current_tracer"), "osnoise");
+	assert_string_equal(get("instances/latscope_osnoise/events/osnoise/enable"), "1");
+	char buf[64];
+	assert_int_equal(osnkernel_read(k, buf, sizeof(buf)), 0);
+	assert_int_equal(osnkernel_start(&k2, &kcfg), -EBUSY);
+	osnkernel_free(k2);
+	assert_globals(true);
+	osnkernel_free(k);
+	assert_globals(false);
+	assert_instance_back();
+}
+
+/* The abort's restore (async-signal-safe, nothing freed) does the same; the
+ * stop after it is harmless. */
+static void test_drive_emergency(void **state)
+{
+	(void)state;
+	fake_tree(true);
+	struct osnkernel *k;
+	osnkernel_emergency_restore();		/* nothing to do */
+	assert_string_equal(get("osnoise/cpus"), "0-3");
+	assert_int_equal(osnkernel_start(&k, &kcfg), 0);
+	assert_globals(true);
+	osnkernel_emergency_restore();
+	assert_globals(false);
+	assert_instance_back();
+	put("osnoise/cpus", "7\n");	/* after the emergency: stop only undoes again */
+	osnkernel_free(k);
+	assert_globals(false);
+}
+
+/* A value too long to save: refused before it is changed, and what was
+ * changed before it is put back. */
+static void test_drive_unsaveable(void **state)
+{
+	(void)state;
+	fake_tree(false);
+	char big[1024];
+	memset(big, '1', sizeof(big) - 2);
+	big[sizeof(big) - 2] = '\n';
+	big[sizeof(big) - 1] = '\0';
+	put("osnoise/cpus", big);
+	struct osnkernel *k;
+	assert_int_equal(osnkernel_start(&k, &kcfg), -ENAMETOOLONG);
+	osnkernel_free(k);
+	assert_string_equal(get("osnoise/options"), "NO_OSNOISE_WORKLOAD");
+	char path[PATH_MAX];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/osnoise/cpus", tdir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, sizeof(big) - 1);	/* untouched */
+}
+
+static int drive_setup(void **state)
+{
+	(void)state;
+	snprintf(tdir, sizeof(tdir), "/tmp/test_osnkernel.%d", (int)getpid());
+	return tracefs_set_tracing_dir(tdir);
+}
+
+static int drive_teardown(void **state)
+{
+	(void)state;
+	int rc = system(strcat(strcpy((char[96]){ 0 }, "rm -rf "), tdir));
+	(void)rc;
+	return tracefs_set_tracing_dir(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +353,10 @@ int main(void)
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test_setup_teardown(test_drive_fails_halfway, drive_setup, drive_teardown),
+		cmocka_unit_test_setup_teardown(test_drive_stop, drive_setup, drive_teardown),
+		cmocka_unit_test_setup_teardown(test_drive_emergency, drive_setup, drive_teardown),
+		cmocka_unit_test_setup_teardown(test_drive_unsaveable, drive_setup, drive_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

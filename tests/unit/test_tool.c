@@ -252,6 +252,18 @@ static void test_run_order_and_stop(void **state)
 	assert_false(cmdio_broken_pipe());
 }
 
+/* The longest wait is 250 ms, whatever asked: a stop that another thread
+ * took, or a reader of watch_fd that left, is seen within it. */
+static void test_run_wait_cap(void **state)
+{
+	struct fake f = { .stop_after = 1 };
+	struct tool_loop l = loop_of(&f);
+	(void)state;
+	l.wait_ms = 5000;
+	assert_int_equal(tool_run(&l), TOOL_END_STOP);
+	assert_int_equal(f.max_timeout, 250);
+}
+
 static void test_run_done(void **state)
 {
 	struct fake f = { .done_after = 3 };
@@ -345,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_until),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test_setup_teardown(test_run_order_and_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_wait_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_done, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_broken_pipe, setup, teardown),
