@@ -524,7 +524,9 @@ static void print_losses(const struct ctx *c)
 int osnoise_finish(struct ctx *c, int rc)
 {
 	/* a reader that left asked for nothing more (the flush finds out) */
-	if (fflush(stdout) == 0 && !cmdio_broken_pipe())
+	if (fflush(stdout) != 0)
+		cmdio_note_error();	/* cmdio_finish() below names it */
+	if (!cmdio_broken_pipe())
 		print_losses(c);
 	uint64_t d = osnoise_dropped(c);
 	if (d && (c->stop_us || c->stop_total_us || c->strict)) {
