@@ -35,7 +35,7 @@ CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRCS  := $(wildcard lib/*.c)
+LIB_SRCS  := $(sort $(shell find lib -name '*.c'))
 SRC_SRCS  := $(wildcard src/*.c src/*/*.c)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)

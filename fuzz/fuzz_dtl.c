@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_dtl.c - libFuzzer target for the DTL decoder (lib/dtl.c).
+ * fuzz_dtl.c - libFuzzer target for the DTL decoder (lib/format/dtl.c).
  *
  * The first byte picks the file byte order and the decode mode; the rest is
  * an AUX payload of any length and alignment.  Every decoded entry has its
@@ -14,9 +14,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "dtl.h"
-#include "dtlmerge.h"
-#include "dtlstat.h"
+#include "format/dtl.h"
+#include "engine/dtlmerge.h"
+#include "engine/dtlstat.h"
 
 struct fz {
 	struct dtl_tbinfo tbi;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_dtltl.c - libFuzzer target for the DTL timeline (lib/dtltl.c): a whole
+ * fuzz_dtltl.c - libFuzzer target for the DTL timeline (lib/engine/dtltl/dtltl.c): a whole
  * perf.data image (file or pipe layout) through the reader and the timeline,
  * so the HEADER_AUXTRACE index validation, the data-section pre-scan, the
  * on-demand source with its per-CPU lookahead, the coverage check of
@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "dtltl.h"
-#include "pdread.h"
+#include "engine/dtltl.h"
+#include "format/pdread.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

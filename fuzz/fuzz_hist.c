@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_hist.c - libFuzzer target for the tracepoint decoder (lib/tpdecode.c)
- * and the latency trackers (lib/latency.c) on hostile raw data and streams.
+ * fuzz_hist.c - libFuzzer target for the tracepoint decoder (lib/format/tpevent/tpdecode.c)
+ * and the latency trackers (lib/engine/latency.c) on hostile raw data and streams.
  *
  * Byte 0 picks the byte order of the formats.  Then records:
  *   u8 event index, u8 cpu, u16 time delta (x64 ns), u8 raw length, raw bytes
@@ -17,10 +17,10 @@
 #include <json-c/json.h>
 #include <traceevent/event-parse.h>
 
-#include "latency.h"
-#include "lhout.h"
-#include "tfsformat.h"
-#include "tpevent.h"
+#include "engine/latency.h"
+#include "print/lhout.h"
+#include "format/tfsformat.h"
+#include "format/tpevent.h"
 
 /* The events, read from tests/data/formats (the tracefs layout of a real
  * kernel); an input's event index picks one in this order. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_ksym.c - libFuzzer target for the kallsyms symbol table (lib/ksym.c).
+ * fuzz_ksym.c - libFuzzer target for the kallsyms symbol table (lib/format/ksym/ksym.c).
  *
  * The whole input is kallsyms text.  A load must end in 0 or one of the
  * documented errors; a table must add up (every line counted once) and hold
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ksym.h"
+#include "format/ksym.h"
 #include "../tests/ksymoracle.h"
 
 #define FZ_CHECK(c)	do { if (!(c)) { fprintf(stderr, "fuzz_ksym: %s:%d: %s\n", \

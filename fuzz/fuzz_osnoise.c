@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_osnoise.c - libFuzzer target for the osnoise side: the kernel tracer
- * text parser (lib/osnkernel.c) and the noise accounting (lib/noise.c).
+ * text parser (lib/live/osnkernel.c) and the noise accounting (lib/engine/noise.c).
  *
  * The input is split at a 0xff byte: the part before it is parsed as osnoise
  * trace text, line by line; the rest is a stream of 12-byte operations
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "noise.h"
-#include "osnkernel.h"
+#include "engine/noise.h"
+#include "live/osnkernel.h"
 
 static void parse_text(const uint8_t *d, size_t n)
 {

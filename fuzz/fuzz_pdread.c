@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "pdprint.h"
-#include "pdread.h"
+#include "print/pdprint.h"
+#include "format/pdread.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

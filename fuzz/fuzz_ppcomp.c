@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_ppcomp.c - libFuzzer target for the print-format compiler
- * (lib/ppcomp.c), differential against libtraceevent.
+ * (lib/print/ppcomp/ppcomp.c), differential against libtraceevent.
  *
  * The input drives a generator of event format texts: fields of every size,
  * char arrays and __data_loc strings, and a print format made of literal
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 #include "../tests/ppcoracle.h"
 
 #define FZ_CHECK(c)	do { if (!(c)) { fprintf(stderr, "fuzz_ppcomp: %s:%d: %s\n", \

@@ -40,7 +40,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "parse.h"
+#include "base/parse.h"
 
 enum cli_type {
 	CLI_T_FLAG,	/* bool field = true */

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "cmdio.h"
-#include "pdread.h"
+#include "format/pdread.h"
 #include "commands.h"
-#include "safeout.h"
+#include "base/safeout.h"
 
 static volatile sig_atomic_t stop_flag, pipe_flag, stop_sig, closed_said;
 static int user_sigs;	/* stop requests taken; atomic: any thread may take one */

@@ -72,7 +72,7 @@ struct safeout_file;
  * Threads: the handler only sets flags, so any thread may take the
  * signal; the main loop sees the flag after its current wait (at most
  * tool_loop.wait_ms).  Helper threads block the asynchronous signals
- * (lib/workthread.h), so a stop signal normally lands on the main thread
+ * (lib/base/workthread.h), so a stop signal normally lands on the main thread
  * and ends its wait at once.  No SA_RESTART: a stop ends a blocking
  * write or wait (EINTR).
  *

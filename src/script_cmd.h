@@ -8,9 +8,9 @@
 #include <stdint.h>
 
 #include "cli.h"
-#include "parse.h"
-#include "pdprint.h"
-#include "pdread.h"
+#include "base/parse.h"
+#include "print/pdprint.h"
+#include "format/pdread.h"
 
 #define SCRIPT_MAX_IDS 64
 

@@ -8,7 +8,7 @@
 
 #include "cmdio.h"
 #include "commands.h"
-#include "privhint.h"
+#include "base/privhint.h"
 #include "tool.h"
 
 #define TOOL_WAIT_MS 100

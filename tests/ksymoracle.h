@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ksym.h"
+#include "format/ksym.h"
 
 static int ksymo_same(bool f1, const struct ksym_hit *a, bool f2, const struct ksym_hit *b)
 {

@@ -20,7 +20,7 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
-#include "ppcomp.h"
+#include "print/ppcomp.h"
 
 struct ppco {
 	struct trace_seq seq;

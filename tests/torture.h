@@ -20,9 +20,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "bytes.h"
-#include "pdprint.h"
-#include "pdread.h"
+#include "base/bytes.h"
+#include "print/pdprint.h"
+#include "format/pdread.h"
 
 struct torture_result {
 	unsigned runs, clean, errors, bad_messages;

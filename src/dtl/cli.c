@@ -13,8 +13,8 @@
 #include "cmdio.h"
 #include "commands.h"
 #include "dtl_cmd.h"
-#include "ksym.h"
-#include "pdread.h"
+#include "format/ksym.h"
+#include "format/pdread.h"
 
 static void usage(FILE *f)
 {

@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 #include "cli.h"
-#include "dtltl.h"
-#include "pdread.h"
+#include "engine/dtltl.h"
+#include "format/pdread.h"
 
 int dtl_cmd_dump(int argc, char **argv);
 int dtl_cmd_script(int argc, char **argv);

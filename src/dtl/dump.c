@@ -10,9 +10,9 @@
 
 #include "cmdio.h"
 #include "commands.h"
-#include "dtl.h"
+#include "format/dtl.h"
 #include "dtl_cmd.h"
-#include "pdread.h"
+#include "format/pdread.h"
 
 /* ---- dump ---- */
 

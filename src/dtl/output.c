@@ -11,8 +11,8 @@
 
 #include <json-c/json.h>
 
-#include "jsonv.h"
-#include "ksym.h"
+#include "base/jsonv.h"
+#include "format/ksym.h"
 #include "report.h"
 
 static const char *const time_names[DTLSTAT_NTIMES] = {

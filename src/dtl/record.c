@@ -13,10 +13,10 @@
 
 #include "cmdio.h"
 #include "commands.h"
-#include "dtl.h"
+#include "format/dtl.h"
 #include "dtl_cmd.h"
-#include "dtlrec.h"
-#include "parse.h"
+#include "live/dtlrec.h"
+#include "base/parse.h"
 #include "tool.h"
 
 struct record_params {

@@ -11,12 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dtl.h"
+#include "format/dtl.h"
 #include "dtl_cmd.h"
-#include "dtlstat.h"
-#include "dtltask.h"
-#include "dtltl.h"
-#include "parse.h"
+#include "engine/dtlstat.h"
+#include "engine/dtltask.h"
+#include "engine/dtltl.h"
+#include "base/parse.h"
 
 #define NBINS 24
 

@@ -12,16 +12,16 @@
 
 #include "cmdio.h"
 #include "commands.h"
-#include "pipeline.h"
-#include "dtl.h"
-#include "jsonv.h"
-#include "ksym.h"
+#include "print/pipeline.h"
+#include "format/dtl.h"
+#include "base/jsonv.h"
+#include "format/ksym.h"
 #include "dtl_cmd.h"
-#include "dtlmerge.h"
-#include "dtltl.h"
-#include "parse.h"
-#include "pdprint.h"
-#include "pdread.h"
+#include "engine/dtlmerge.h"
+#include "engine/dtltl.h"
+#include "base/parse.h"
+#include "print/pdprint.h"
+#include "format/pdread.h"
 
 /* ---- script ---- */
 

@@ -13,12 +13,12 @@
 
 #include "cmdio.h"
 #include "commands.h"
-#include "dtl.h"
-#include "jsonv.h"
+#include "format/dtl.h"
+#include "base/jsonv.h"
 #include "dtl_cmd.h"
-#include "dtlsynth.h"
-#include "parse.h"
-#include "safeout.h"
+#include "engine/dtlsynth.h"
+#include "base/parse.h"
+#include "base/safeout.h"
 
 static int dbl(const char *s, double lo, double hi, double *out)
 {

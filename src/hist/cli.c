@@ -8,8 +8,8 @@
  *   hist record [-d DUR]         live (perf_event_open), histograms at the end
  *   hist top [-d DUR]            live, refreshed terminal view
  *
- * The trackers (lib/latency.c) are the same in every mode; live and offline
- * events go through the same decoder (lib/tpdecode.c).
+ * The trackers (lib/engine/latency.c) are the same in every mode; live and offline
+ * events go through the same decoder (lib/format/tpevent/tpdecode.c).
  */
 #include <errno.h>
 #include <sched.h>
@@ -21,7 +21,7 @@
 
 #include "commands.h"
 #include "hist.h"
-#include "lhist.h"
+#include "base/lhist.h"
 
 static const struct {
 	const char *name;

@@ -20,10 +20,10 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "idlecheck.h"
-#include "latency.h"
-#include "parse.h"
-#include "tpevent.h"
+#include "live/idlecheck.h"
+#include "engine/latency.h"
+#include "base/parse.h"
+#include "format/tpevent.h"
 
 enum hmode { H_REPORT, H_RECORD, H_TOP };
 

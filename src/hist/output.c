@@ -19,11 +19,11 @@
 #include "cmdio.h"
 #include "commands.h"
 #include "hist.h"
-#include "jsonv.h"
-#include "lhist.h"
-#include "lhout.h"
-#include "safeout.h"
-#include "timerwl.h"
+#include "base/jsonv.h"
+#include "base/lhist.h"
+#include "print/lhout.h"
+#include "base/safeout.h"
+#include "live/timerwl.h"
 
 static uint32_t nr_out_cpus(const struct hctx *c)
 {

@@ -13,17 +13,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 #include "cmdio.h"
 #include "commands.h"
-#include "evsrc.h"
+#include "live/evsrc.h"
 #include "hist.h"
-#include "pdread.h"
-#include "pdwrite.h"
-#include "safeout.h"
-#include "sysinfo.h"
-#include "tfsformat.h"
-#include "timerwl.h"
+#include "format/pdread.h"
+#include "format/pdwrite.h"
+#include "base/safeout.h"
+#include "base/sysinfo.h"
+#include "format/tfsformat.h"
+#include "live/timerwl.h"
 #include "tool.h"
 
 /* ---- shared setup ----------------------------------------------------- */

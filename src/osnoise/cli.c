@@ -2,7 +2,7 @@
 /*
  * cli.c - `latscope osnoise top|hist|trace|record`: OS noise measured in
  * userspace like the kernel osnoise tracer, every gap attributed from
- * tracepoints (lib/noise.c), live or replayed from a perf.data file.  Here:
+ * tracepoints (lib/engine/noise.c), live or replayed from a perf.data file.  Here:
  * the command line (one src/cli.h table, rtla's letters), its checks, and
  * the entry that picks the run (src/osnoise/run.c).
  */

@@ -14,8 +14,8 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "osneng.h"
-#include "parse.h"
+#include "engine/osneng.h"
+#include "base/parse.h"
 
 enum mode { M_TOP, M_HIST, M_TRACE, M_RECORD };
 
@@ -38,7 +38,7 @@ struct ctx {
 	uint64_t top_n;
 	const char *input, *output, *kernel_text;	/* point into argv */
 	/* run state */
-	struct osneng *e;			/* the engine (lib/osneng.c) */
+	struct osneng *e;			/* the engine (lib/engine/osneng.c) */
 	const unsigned *list;		/* its CPUs, nr of them, its accounting */
 	size_t nr;
 	struct noise *n;

@@ -16,12 +16,12 @@
 
 #include "cmdio.h"
 #include "commands.h"
-#include "evsrc.h"
-#include "jsonv.h"
-#include "noise.h"
+#include "live/evsrc.h"
+#include "base/jsonv.h"
+#include "engine/noise.h"
 #include "osnoise.h"
-#include "oswork.h"
-#include "sysinfo.h"
+#include "live/oswork.h"
+#include "base/sysinfo.h"
 
 static void print_lines(struct ctx *c, FILE *f)
 {
@@ -255,7 +255,7 @@ static void print_stop(struct ctx *c, FILE *f)
 }
 
 /* Percentile pct (0..100) of a CPU's gap histogram in us (truncated), by the
- * nearest-rank rule of lib/lhist.h; 0 with no gap. */
+ * nearest-rank rule of lib/base/lhist.h; 0 with no gap. */
 static uint64_t hist_pct_us(const struct ctx *c, const struct osneng_hist *h, double pct)
 {
 	uint64_t v = 0;

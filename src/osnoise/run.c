@@ -16,20 +16,20 @@
 
 #include <tracefs.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 #include "cmdio.h"
 #include "commands.h"
-#include "evsrc.h"
-#include "idlecheck.h"
-#include "noise.h"
-#include "osnkernel.h"
+#include "live/evsrc.h"
+#include "live/idlecheck.h"
+#include "engine/noise.h"
+#include "live/osnkernel.h"
 #include "osnoise.h"
-#include "oswork.h"
-#include "pdread.h"
-#include "pdwrite.h"
-#include "safeout.h"
-#include "sysinfo.h"
-#include "tfsformat.h"
+#include "live/oswork.h"
+#include "format/pdread.h"
+#include "format/pdwrite.h"
+#include "base/safeout.h"
+#include "base/sysinfo.h"
+#include "format/tfsformat.h"
 #include "tool.h"
 
 #define WREC_EVSEL_NAME OSWORK_EVSEL_NAME
@@ -77,7 +77,7 @@ static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct n
 /* ---- feeding ------------------------------------------------------------ */
 
 /* The events read up to until_ns, each after the workload records before it,
- * then the rest of the records up to until_ns (lib/osneng.c). */
+ * then the rest of the records up to until_ns (lib/engine/osneng.c). */
 static void process(struct ctx *c, uint64_t until_ns)
 {
 	if (c->s)

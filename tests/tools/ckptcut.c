@@ -12,7 +12,7 @@
  * output had reached OFFSET bytes, the file was IN's first OFFSET bytes
  * under the header of a checkpoint whose table ends at or before OFFSET
  * (the last one, or the one before while the last one's header was being
- * written).  Each table record holds what that header said (lib/pdformat.h,
+ * written).  Each table record holds what that header said (lib/format/pdformat.h,
  * PDFORMAT_CKPT_MAGIC): data size = its offset - data offset, and the
  * feature bitmap in its last 32 bytes.  Both byte orders.  Exits 1 with a
  * message when there is no checkpoint by OFFSET.
@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 #include "slurp.h"
-#include "pdformat.h"
+#include "format/pdformat.h"
 
 static int die(const char *msg)
 {

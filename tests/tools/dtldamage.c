@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 #include "slurp.h"
 
 #define FEAT_AUXTRACE 18

@@ -20,9 +20,9 @@
 
 #include <traceevent/event-parse.h>
 
-#include "pdwrite.h"
-#include "tfsformat.h"
-#include "tpencode.h"
+#include "format/pdwrite.h"
+#include "format/tfsformat.h"
+#include "format/tpencode.h"
 
 #define MAX_EVENTS 64
 #define NR_CPUS 2

@@ -41,9 +41,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latency.h"
-#include "pdread.h"
-#include "tpevent.h"
+#include "engine/latency.h"
+#include "format/pdread.h"
+#include "format/tpevent.h"
 
 #define TRACE_FLAG_IRQS_OFF 0x01
 #define TRACE_FLAG_IRQ_CTX 0x58	/* HARDIRQ | SOFTIRQ | NMI */

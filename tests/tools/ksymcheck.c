@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ksym.h"
+#include "format/ksym.h"
 
 static double now_ms(void)
 {

@@ -29,11 +29,11 @@
 
 #include <traceevent/event-parse.h>
 
-#include "bytes.h"
-#include "dtl.h"
-#include "pdwrite.h"
-#include "tfsformat.h"
-#include "tpencode.h"
+#include "base/bytes.h"
+#include "format/dtl.h"
+#include "format/pdwrite.h"
+#include "format/tfsformat.h"
+#include "format/tpencode.h"
 
 #define BOOT_TB 21349649546353231ULL
 #define FREQ 512000000ULL

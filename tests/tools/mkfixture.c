@@ -26,10 +26,10 @@
 
 #include <traceevent/event-parse.h>
 
-#include "bytes.h"
-#include "pdwrite.h"
-#include "tfsformat.h"
-#include "tpencode.h"
+#include "base/bytes.h"
+#include "format/pdwrite.h"
+#include "format/tfsformat.h"
+#include "format/tpencode.h"
 
 #define NR_TASKS 6
 #define NR_CPUS 2

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pdread.h"
+#include "format/pdread.h"
 #include "../ppcoracle.h"
 
 struct ent {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_dtl.c - unit tests of the DTL entry decoder (lib/dtl.c). */
+/* test_dtl.c - unit tests of the DTL entry decoder (lib/format/dtl.c). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dtl.h"
+#include "format/dtl.h"
 
 /* The documentation's example (vpa-dtl.rst): 1680 bytes = header + 34 entries. */
 #define DOC_BOOT_TB	21349649546353231ULL

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dtlmerge.h"
-#include "pdformat.h"
+#include "engine/dtlmerge.h"
+#include "format/pdformat.h"
 
 #define BOOT_TB 1000000ULL
 #define FREQ 512000000ULL

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_dtlstat.c - unit tests of the DTL statistics (lib/dtlstat.c). */
+/* test_dtlstat.c - unit tests of the DTL statistics (lib/engine/dtlstat.c). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dtlstat.h"
+#include "engine/dtlstat.h"
 
 static void test_buckets(void **state)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dtltask.h"
+#include "engine/dtltask.h"
 
 static struct dtl_entry entry(uint8_t preempt, uint32_t e2d, uint32_t r2e, uint32_t w2r)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of lib/idlecheck.c: keep-busy spinners (SCHED_IDLE, pinned,
+/* Unit tests of lib/live/idlecheck.c: keep-busy spinners (SCHED_IDLE, pinned,
  * and they leave their CPU to a normal thread pinned beside them; they
  * stop), bad arguments, an unknown tracepoint / interrupt line. */
 #include <dirent.h>
@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include <sys/resource.h>
 
-#include "idlecheck.h"
+#include "live/idlecheck.h"
 
 /* The spinner thread of this process named latscope-busy: its tid. */
 static pid_t find_spinner(void)

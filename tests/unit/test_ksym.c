@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Kernel symbol table from kallsyms text (lib/ksym.c). */
+/* Kernel symbol table from kallsyms text (lib/format/ksym/ksym.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 #include <sys/utsname.h>
 #include <cmocka.h>
 
-#include "ksym.h"
+#include "format/ksym.h"
 #include "../ksymoracle.h"
 
 static struct ksym *load(const char *text)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of lib/latency.c on generated event streams. */
+/* Unit tests of lib/engine/latency.c on generated event streams. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "latency.h"
+#include "engine/latency.h"
 #include "test_tpe.h"
 
 static struct latency *L;

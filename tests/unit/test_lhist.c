@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of lib/lhist.c and lib/lhout.c (file format, max line, JSON). */
+/* Unit tests of lib/base/lhist.c and lib/print/lhout.c (file format, max line, JSON). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,8 +12,8 @@
 
 #include <json-c/json.h>
 
-#include "lhist.h"
-#include "lhout.h"
+#include "base/lhist.h"
+#include "print/lhout.h"
 
 static void test_default_record(void **state)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the pure noise accounting (lib/noise.c) with generated event streams. */
+/* Unit tests of the pure noise accounting (lib/engine/noise.c) with generated event streams. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "noise.h"
+#include "engine/noise.h"
 
 #define WL 100		/* workload tid */
 

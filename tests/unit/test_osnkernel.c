@@ -21,8 +21,8 @@
 
 #include <tracefs.h>
 
-#include "noise.h"
-#include "osnkernel.h"
+#include "engine/noise.h"
+#include "live/osnkernel.h"
 
 static void test_period(void **state)
 {

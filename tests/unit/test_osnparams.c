@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for the LATSCOPE_OSNOISE feature (lib/pdformat.h): the osnoise
+ * Unit tests for the LATSCOPE_OSNOISE feature (lib/format/pdformat.h): the osnoise
  * engine's run parameters written by lib/pdwrite (pdwrite_set_osnoise_params,
  * osneng_record) and read back by lib/pdread (pdread_osnp.c) and
  * osneng_params_take: round trips in both byte orders, the bytes of the
@@ -10,7 +10,7 @@
  */
 #include "test_pdwrite.h"
 
-#include "osneng.h"
+#include "engine/osneng.h"
 
 /* A file with one evsel, one record and, when set, params or raw bytes as
  * the LATSCOPE_OSNOISE feature; its image in *im. */

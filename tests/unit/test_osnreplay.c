@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Replay equals live, through the real osnoise engine (lib/osneng.c) on both
+ * Replay equals live, through the real osnoise engine (lib/engine/osneng.c) on both
  * paths.  A generated stream of tracepoint events and workload records (2
  * CPUs, nested NMI/IRQ/softirq/thread windows, gaps with and without
  * interference, a timer arriving exactly at a gap's end, sub-threshold gaps,
@@ -28,16 +28,16 @@
 
 #include <event-parse.h>
 
-#include "bytes.h"
-#include "evsrc.h"
-#include "noise.h"
-#include "osneng.h"
-#include "oswork.h"
-#include "pdread.h"
-#include "pdwrite.h"
-#include "tfsformat.h"
-#include "tpencode.h"
-#include "tpevent.h"
+#include "base/bytes.h"
+#include "live/evsrc.h"
+#include "engine/noise.h"
+#include "engine/osneng.h"
+#include "live/oswork.h"
+#include "format/pdread.h"
+#include "format/pdwrite.h"
+#include "format/tfsformat.h"
+#include "format/tpencode.h"
+#include "format/tpevent.h"
 #include "test_tpe.h"
 
 #define FORMATS_DIR "tests/data/formats"

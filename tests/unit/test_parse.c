@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "parse.h"
+#include "base/parse.h"
 
 static void test_cpulist(void **state)
 {

@@ -3,13 +3,13 @@
  * One percentile rule for the three histograms (issue 10).  The same 200
  * latencies go through each command's own filling and reporting path:
  *
- *   hist         wakeup latencies fed to the trackers (lib/latency.c) as
+ *   hist         wakeup latencies fed to the trackers (lib/engine/latency.c) as
  *                sched_wakeup / sched_switch pairs, read back with
  *                lhist_percentile_ns() like src/hist/output.c and lhout.c;
- *   osnoise hist workload gaps fed to the osnoise engine (lib/osneng.c) as
+ *   osnoise hist workload gaps fed to the osnoise engine (lib/engine/osneng.c) as
  *                OSWORK_GAP records, read back with osneng_hist_percentile_ns()
  *                like src/osnoise/output.c (1 us buckets, 256 of them);
- *   dtl report   enqueue_to_dispatch of DTL entries (lib/dtlstat.c) at a
+ *   dtl report   enqueue_to_dispatch of DTL entries (lib/engine/dtlstat.c) at a
  *                512 MHz timebase, read back with dtlstat_hist_percentile()
  *                like src/cmd_dtl_report.c.
  *
@@ -33,13 +33,13 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dtl.h"
-#include "dtlstat.h"
-#include "latency.h"
-#include "lhist.h"
-#include "osneng.h"
-#include "oswork.h"
-#include "tpevent.h"
+#include "format/dtl.h"
+#include "engine/dtlstat.h"
+#include "engine/latency.h"
+#include "base/lhist.h"
+#include "engine/osneng.h"
+#include "live/oswork.h"
+#include "format/tpevent.h"
 #include "test_tpe.h"
 
 #define N 200

@@ -22,9 +22,9 @@
 
 #include <zstd.h>
 
-#include "bytes.h"
-#include "pdread.h"
-#include "pdwrite.h"
+#include "base/bytes.h"
+#include "format/pdread.h"
+#include "format/pdwrite.h"
 
 struct img {
 	uint8_t *p;

@@ -26,10 +26,10 @@
 
 #include <traceevent/event-parse.h>
 
-#include "bytes.h"
-#include "pdread.h"
-#include "pdwrite.h"
-#include "tfsformat.h"
+#include "base/bytes.h"
+#include "format/pdread.h"
+#include "format/pdwrite.h"
+#include "format/tfsformat.h"
 
 #define FORMATS_DIR "tests/data/formats"
 

@@ -3,7 +3,7 @@
  * Unit tests for lib/pdwrite's checkpoints (pdwrite_checkpoint), read back
  * by lib/pdread: the layout (the feature payloads before the data, each
  * checkpoint's feature table a HEADER_EVENT_TYPE record that ends the data,
- * header bit 0; lib/pdformat.h PDFORMAT_CKPT_MAGIC), a recording readable
+ * header bit 0; lib/format/pdformat.h PDFORMAT_CKPT_MAGIC), a recording readable
  * at every moment of its writing (the file cut at every byte from the first
  * checkpoint to the end of pdwrite_close, under the header the writer had
  * written by then), features set late, the finished file, and the older
@@ -118,7 +118,7 @@ static void ckw_samples(struct ckw *c, int count)
 }
 
 /* The checkpoint table record the header of im points at: checked against
- * the layout of lib/pdformat.h; its offset and size. */
+ * the layout of lib/format/pdformat.h; its offset and size. */
 static void check_table(const struct img *im, size_t *at, size_t *size)
 {
 	*at = data_off(im) + data_size(im);

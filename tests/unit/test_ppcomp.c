@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "bytes.h"
-#include "ppcomp.h"
+#include "base/bytes.h"
+#include "print/ppcomp.h"
 #include "../ppcoracle.h"
 
 #define FORMATS "tests/data/formats"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of lib/pring.c over a synthetic ring in plain memory (a control
+ * Unit tests of lib/live/pring.c over a synthetic ring in plain memory (a control
  * page and a 256-byte data area): normal records, records and a header that
  * wrap the end, corrupt sizes (too small, too big, a head/tail gap larger
  * than the area), PERF_RECORD_LOST, an early stop and resume, a callback
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pring.h"
+#include "live/pring.h"
 
 #define CTL 4096u
 #define DATA 256u

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "pdprint.h"
-#include "pdread.h"
+#include "print/pdprint.h"
+#include "format/pdread.h"
 
 static void test_pdread_regressions(void **state)
 {

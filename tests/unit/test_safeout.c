@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of lib/safeout.c: temporary file + rename, refusals (symlink or
+ * Unit tests of lib/base/safeout.c: temporary file + rename, refusals (symlink or
  * file of another user, played by uid 65534 through lchown when running as
  * root), in-place devices, the -O directory rules, and pdwrite_open() using it.
  */
@@ -20,8 +20,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "pdwrite.h"
-#include "safeout.h"
+#include "format/pdwrite.h"
+#include "base/safeout.h"
 
 #define OTHER_UID 65534
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests: lib/sysinfo.c on the machine running them (whatever it is). */
+/* Unit tests: lib/base/sysinfo.c on the machine running them (whatever it is). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "sysinfo.h"
+#include "base/sysinfo.h"
 
 static void test_online(void **state)
 {

@@ -12,11 +12,11 @@
 
 #include <event-parse.h>
 
-#include "bytes.h"
-#include "evsrc.h"
-#include "pdread.h"
-#include "pdwrite.h"
-#include "tfsformat.h"
+#include "base/bytes.h"
+#include "live/evsrc.h"
+#include "format/pdread.h"
+#include "format/pdwrite.h"
+#include "format/tfsformat.h"
 
 #define FORMATS_DIR "tests/data/formats"
 

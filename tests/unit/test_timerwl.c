@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of lib/timerwl.c: a short SCHED_OTHER run and bad configurations. */
+/* Unit tests of lib/live/timerwl.c: a short SCHED_OTHER run and bad configurations. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "timerwl.h"
+#include "live/timerwl.h"
 
 /* one thread on CPU 0, 2 ms periods, SCHED_OTHER */
 static void cfg_cpu0(struct timerwl_cfg *c)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of lib/tpdecode.c: real format texts of a 6.18 kernel
+ * Unit tests of lib/format/tpevent/tpdecode.c: real format texts of a 6.18 kernel
  * (tests/data/formats), raw records built by hand in both byte orders.
  */
 #include <errno.h>
@@ -15,8 +15,8 @@
 
 #include <traceevent/event-parse.h>
 
-#include "bytes.h"
-#include "tpevent.h"
+#include "base/bytes.h"
+#include "format/tpevent.h"
 
 #ifndef TPDECODE_TEST_DATA
 #define TPDECODE_TEST_DATA "tests/data/formats"

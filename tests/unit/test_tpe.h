@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tpevent.h"
+#include "format/tpevent.h"
 
 /* name, or "task<pid>" when name is NULL. */
 static inline void tt_comm(char *comm, size_t len, int pid, const char *name)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of lib/tpencode.c: every event of tests/data/formats that the
+ * Unit tests of lib/format/tpevent/tpencode.c: every event of tests/data/formats that the
  * decoder knows, in both byte orders, is encoded from a struct tpevent and
- * decoded back (lib/tpdecode.c) to the same struct tpevent; a buffer too small is
+ * decoded back (lib/format/tpevent/tpdecode.c) to the same struct tpevent; a buffer too small is
  * refused; the field-by-field writer used by histfix.
  */
 #include <errno.h>
@@ -17,10 +17,10 @@
 
 #include <traceevent/event-parse.h>
 
-#include "bytes.h"
-#include "tfsformat.h"
-#include "tpencode.h"
-#include "tpevent.h"
+#include "base/bytes.h"
+#include "format/tfsformat.h"
+#include "format/tpencode.h"
+#include "format/tpevent.h"
 
 #ifndef TPENCODE_TEST_DATA
 #define TPENCODE_TEST_DATA "tests/data/formats"

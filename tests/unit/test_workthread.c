@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "workthread.h"
+#include "base/workthread.h"
 
 static void *report_mask(void *arg)
 {

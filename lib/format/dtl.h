@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dtl.h - POWER VPA Dispatch Trace Log entry decoder.
+ *
+ * Prefix: dtl_.
+ *
+ * A DTL entry is 48 bytes written by the hypervisor, every multi-byte field
+ * big-endian whatever the kernel's byte order.  The vpa_dtl PMU puts one
+ * extra 48-byte "header" record at the start of each CPU's AUX stream: its
+ * timebase field (offset 16) is 0 and its first two u64 words are boot_tb and
+ * tb_freq in the *recording host's* byte order (= the perf.data file's byte
+ * order), not big-endian.
+ *
+ * Everything here is pure computation: no allocation, no I/O, no printing.
+ * Loads are unaligned-safe (lib/base/bytes.h), so entries may sit at any address.
+ */
+#ifndef LATSCOPE_DTL_H
+#define LATSCOPE_DTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/bytes.h"
+
+#define DTL_ENTRY_SIZE		48
+#define DTL_RING_ENTRIES	85	/* 4096 / 48: the hypervisor's per-CPU ring */
+#define DTL_DEFAULT_TB_FREQ	512000000ULL
+
+/* dtl_enable_mask / vpa_dtl config values. */
+#define DTL_MASK_CEDE		0x1
+#define DTL_MASK_PREEMPT	0x2
+#define DTL_MASK_FAULT		0x4
+#define DTL_MASK_ALL		0x7
+
+#define DTL_NR_DISPATCH_REASONS	11
+#define DTL_NR_PREEMPT_REASONS	10
+
+/* Buffer size for dtl_*_reason_str(): "unknown(255)" + NUL. */
+#define DTL_REASON_BUFSZ	16
+
+/* One decoded entry, host order.  The three times are timebase ticks. */
+struct dtl_entry {
+	uint8_t dispatch_reason;
+	uint8_t preempt_reason;
+	uint16_t processor_id;
+	uint32_t enqueue_to_dispatch_tb;
+	uint32_t ready_to_enqueue_tb;
+	uint32_t waiting_to_ready_tb;
+	uint64_t timebase;
+	uint64_t fault_addr;
+	uint64_t srr0;
+	uint64_t srr1;
+};
+
+/* Timebase parameters from the AUX header record (or from /proc/cpuinfo). */
+struct dtl_tbinfo {
+	uint64_t boot_tb;
+	uint64_t tb_freq;		/* Hz; 0 = unknown */
+};
+
+/* dtl_decode - decode the 48 big-endian bytes at p (any alignment). */
+static inline void dtl_decode(const void *p, struct dtl_entry *e)
+{
+	const uint8_t *b = p;
+
+	e->dispatch_reason = b[0];
+	e->preempt_reason = b[1];
+	e->processor_id = bytes_ld16_be(b + 2);
+	e->enqueue_to_dispatch_tb = bytes_ld32_be(b + 4);
+	e->ready_to_enqueue_tb = bytes_ld32_be(b + 8);
+	e->waiting_to_ready_tb = bytes_ld32_be(b + 12);
+	e->timebase = bytes_ld64_be(b + 16);
+	e->fault_addr = bytes_ld64_be(b + 24);
+	e->srr0 = bytes_ld64_be(b + 32);
+	e->srr1 = bytes_ld64_be(b + 40);
+}
+
+/* dtl_encode - inverse of dtl_decode (synthetic data, tests). */
+void dtl_encode(const struct dtl_entry *e, void *p);
+
+/* True when the 8 bytes at offset 16 (the timebase) are all zero: the slot is
+ * the vpa_dtl header record (or an empty slot). */
+static inline bool dtl_raw_is_header(const void *p)
+{
+	return bytes_ld64((const uint8_t *)p + 16, false) == 0;
+}
+
+/* True when perf would skip the slot: its timebase, read as a signed
+ * big-endian 64-bit value, is <= 0 (header, zero fill, garbage). */
+static inline bool dtl_raw_is_skipped(const void *p)
+{
+	return (int64_t)bytes_ld64_be((const uint8_t *)p + 16) <= 0;
+}
+
+/*
+ * dtl_header_read - read boot_tb and tb_freq from a header slot in the
+ * FILE's byte order (swap = the file's order differs from the host's).
+ * perf reads them natively, which is wrong for a cross-endian file.
+ */
+static inline void dtl_header_read(const void *p, bool swap, struct dtl_tbinfo *out)
+{
+	out->boot_tb = bytes_ld64(p, swap);
+	out->tb_freq = bytes_ld64((const uint8_t *)p + 8, swap);
+}
+
+/*
+ * dtl_poll_filled_ring - true when one poll of the vpa_dtl driver copied
+ * aux_size bytes that mean the hypervisor's 85-entry ring overflowed before
+ * it: the driver copies at most 84 entries (from cur_idx - 85 + 1 on
+ * overflow), plus the header record on a CPU's first poll (first).
+ */
+static inline bool dtl_poll_filled_ring(uint64_t aux_size, bool first)
+{
+	uint64_t slots = aux_size / DTL_ENTRY_SIZE;
+
+	return aux_size % DTL_ENTRY_SIZE == 0 &&
+	       (slots == DTL_RING_ENTRIES - 1 || (first && slots == DTL_RING_ENTRIES));
+}
+
+/* dtl_header_write - build a header slot (padding zeroed) in the given order. */
+void dtl_header_write(void *p, const struct dtl_tbinfo *tb, bool swap);
+
+/* A header is plausible when tb_freq is non-zero (not an empty slot). */
+static inline bool dtl_tbinfo_valid(const struct dtl_tbinfo *tb)
+{
+	return tb->tb_freq != 0;
+}
+
+/* Table names; NULL when the code is outside the table. Static strings. */
+const char *dtl_dispatch_reason_name(unsigned code);
+const char *dtl_preempt_reason_name(unsigned code);
+
+/* Never NULL: the name, or "unknown(N)" written into buf (DTL_REASON_BUFSZ). */
+const char *dtl_dispatch_reason_str(unsigned code, char *buf);
+const char *dtl_preempt_reason_str(unsigned code, char *buf);
+
+/* Reverse lookup for option parsing: code or -ENOENT ("unknown(N)" accepted). */
+int dtl_dispatch_reason_code(const char *name);
+int dtl_preempt_reason_code(const char *name);
+
+/*
+ * dtl_tb_to_ns - timebase to perf time (ns since boot_tb) with perf's exact
+ * double formula: (u64)(((double)(tb - boot_tb) / (double)tb_freq) * 1e9),
+ * the subtraction in unsigned 64-bit.  tb == 0 gives 0.  A tb_freq of 0
+ * gives 0; results beyond the u64 range saturate to UINT64_MAX (perf's
+ * conversion is undefined there).
+ */
+uint64_t dtl_tb_to_ns(uint64_t tb, const struct dtl_tbinfo *tbi);
+
+/* dtl_tb_to_ns_exact - floor((tb - boot_tb) * 1e9 / tb_freq) in 128-bit
+ * integer arithmetic (may differ from perf's double by ~1 ns). */
+uint64_t dtl_tb_to_ns_exact(uint64_t tb, const struct dtl_tbinfo *tbi);
+
+/* Duration in ticks to ns (exact, 128-bit); tb_freq 0 gives 0. */
+uint64_t dtl_ticks_to_ns(uint64_t ticks, uint64_t tb_freq);
+
+/*
+ * Payload geometry: a payload of len bytes holds len / 48 whole slots and
+ * len % 48 trailing bytes that perf ignores.  Returns the slot count and
+ * stores the remainder in *tail_bytes (may be NULL).
+ */
+static inline size_t dtl_payload_slots(uint64_t len, uint64_t *tail_bytes)
+{
+	if (tail_bytes)
+		*tail_bytes = len % DTL_ENTRY_SIZE;
+	return (size_t)(len / DTL_ENTRY_SIZE);
+}
+
+/* Counters of a payload scan (see dtl_scan_payload). */
+struct dtl_scan_stats {
+	uint64_t payloads;
+	uint64_t slots;			/* whole 48-byte slots seen */
+	uint64_t entries;		/* real entries delivered */
+	uint64_t headers;		/* header records (timebase 0, tb_freq != 0) */
+	uint64_t skipped;		/* other slots with timebase <= 0 */
+	uint64_t odd_payloads;		/* payloads whose size is not a multiple of 48 */
+	uint64_t tail_bytes;		/* bytes ignored in those */
+	uint64_t bad_reasons;		/* entries with a reason outside the tables */
+};
+
+/*
+ * dtl_scan_payload - walk one AUX payload: header slots update *tbi (when
+ * tbi != NULL and it is still unset, i.e. tb_freq == 0), skipped slots are
+ * counted, and fn(ctx, entry, slot_offset) is called for each real entry in
+ * order.  fn returning non-zero stops the scan and that value is returned;
+ * otherwise 0.  swap is the file's byte order (for the header).
+ */
+typedef int (*dtl_entry_fn)(void *ctx, const struct dtl_entry *e, uint64_t slot_off);
+int dtl_scan_payload(const void *data, uint64_t len, bool swap, struct dtl_tbinfo *tbi,
+		     struct dtl_scan_stats *st, dtl_entry_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,603 @@
+/* SPDX-License-Identifier: MIT */
+/* dtlrec.c - record the DTL through the vpa_dtl PMU or debugfs (see dtlrec.h). */
+/* Draining the rings, AUX and debugfs: dtlrec_drain.c; the shared state: dtlrec_int.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "base/bytes.h"
+#include "format/dtl.h"
+#include "dtlrec_int.h"
+#include "format/pdwrite.h"
+#include "base/safeout.h"
+#include "format/tfsformat.h"
+
+#ifndef LATSCOPE_VERSION
+#define LATSCOPE_VERSION "unknown"
+#endif
+int dtlrec_seterr(struct dtlrec *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+bool dtlrec_changed_setting(const struct dtlrec *r, const char **path, const char **restore)
+{
+	if (!r || !r->mask_path[0])
+		return false;
+	*path = r->mask_path;
+	*restore = r->mask_old;
+	return true;
+}
+
+const char *dtlrec_strerror(const struct dtlrec *r)
+{
+	return r ? r->err : "";
+}
+
+static const char *root(const char *given, const char *def)
+{
+	return given && *given ? given : def;
+}
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+int dtlrec_read_pmu_type(const char *sysfs, uint32_t *type)
+{
+	char path[4096], buf[64];
+	unsigned long v;
+	char *end;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/vpa_dtl/type", root(sysfs, "/sys"));
+	err = read_small(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	v = strtoul(buf, &end, 10);
+	if (end == buf || v > UINT32_MAX)
+		return -EINVAL;
+	*type = (uint32_t)v;
+	return 0;
+}
+
+int dtlrec_read_tb_freq(const char *procfs, uint64_t *hz)
+{
+	char path[4096], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cpuinfo", root(procfs, "/proc"));
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		if (!strncmp(line, "timebase", 8) && sscanf(line, "timebase%*[ \t]: %llu", &v) == 1 && v) {
+			fclose(f);
+			*hz = v;
+			return 0;
+		}
+	}
+	fclose(f);
+	return -ENOENT;
+}
+
+int dtlrec_event_mask(const char *name, uint8_t *mask)
+{
+	static const struct { const char *n; uint8_t m; } t[] = {
+		{ "dtl_cede", DTL_MASK_CEDE }, { "dtl_preempt", DTL_MASK_PREEMPT },
+		{ "dtl_fault", DTL_MASK_FAULT }, { "dtl_all", DTL_MASK_ALL },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(name, t[i].n)) {
+			*mask = t[i].m;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int cpus_online(const char *sysfs, struct parse_cpuset *out)
+{
+	char path[4096], buf[4096];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", root(sysfs, "/sys"));
+	err = read_small(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	buf[strcspn(buf, "\n")] = '\0';
+	return parse_cpulist(buf, out);
+}
+
+static long sys_perf_event_open(struct perf_event_attr *a, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int pmu_error(struct dtlrec *r, int e, unsigned cpu)
+{
+	switch (e) {
+	case ENODEV:
+	case ENOENT:
+		return dtlrec_seterr(r, -ENODEV, "vpa_dtl on CPU %u: %s: the PMU refuses here - it works only on a "
+				   "shared-processor LPAR that is not a KVM guest (L1 host), and only on online CPUs",
+				   cpu, strerror(e));
+	case EBUSY:
+		return dtlrec_seterr(r, -EBUSY, "vpa_dtl on CPU %u: the DTL is in use by another user "
+				   "(a debugfs powerpc/dtl/cpu-N reader, /proc/powerpc/vcpudispatch_stats, or "
+				   "another perf vpa_dtl session); stop it and retry", cpu);
+	case EACCES:
+	case EPERM:
+		return dtlrec_seterr(r, -EACCES, "vpa_dtl on CPU %u: permission denied: run as root or with "
+				   "CAP_PERFMON (the PMU requires perfmon_capable())", cpu);
+	case EOPNOTSUPP:
+		return dtlrec_seterr(r, -EOPNOTSUPP, "vpa_dtl on CPU %u: the PMU wants a sampling event "
+				   "(a period, -c NS)", cpu);
+	case EINVAL:
+		return dtlrec_seterr(r, -EINVAL, "vpa_dtl on CPU %u: invalid configuration (the event must be "
+				   "dtl_cede, dtl_preempt, dtl_fault or dtl_all)", cpu);
+	default:
+		return dtlrec_seterr(r, -e, "vpa_dtl on CPU %u: %s", cpu, strerror(e));
+	}
+}
+
+static int map_ring(struct dtlrec *r, struct rcpu *c);
+
+static int open_tracepoints(struct dtlrec *r, struct rcpu *c)
+{
+	for (size_t i = 0; i < r->o.nr_tracepoints; i++) {
+		struct perf_event_attr a;
+		long fd;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = r->tp_id[i];
+		a.sample_period = 1;
+		a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
+		a.disabled = 1;
+		a.sample_id_all = 1;
+		a.exclude_guest = 1;
+		a.comm = c->fd_main < 0;
+		fd = sys_perf_event_open(&a, (int)c->cpu);
+		if (fd < 0)
+			return dtlrec_seterr(r, -errno, "perf_event_open(%s, cpu %u): %s%s", r->o.tracepoints[i],
+					   c->cpu, strerror(errno),
+					   errno == EACCES || errno == EPERM ? " (run as root or lower "
+					   "/proc/sys/kernel/perf_event_paranoid)" : "");
+		c->fd_tp[i] = (int)fd;
+		if (ioctl((int)fd, PERF_EVENT_IOC_ID, &c->id_tp[i]) < 0)
+			return dtlrec_seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+		if (c->fd_main < 0) {
+			int err;
+			c->fd_main = (int)fd;
+			err = map_ring(r, c);	/* the ring must exist before SET_OUTPUT */
+			if (err)
+				return err;
+		} else if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd_main) < 0)
+			return dtlrec_seterr(r, -errno, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
+	}
+	return 0;
+}
+
+static int map_ring(struct dtlrec *r, struct rcpu *c)
+{
+	size_t pages = r->o.ring_pages;
+
+	if (!pages) {
+		/* 512 KiB of data ring: 128 pages of 4 KiB, 8 of 64 KiB (ppc64) */
+		pages = 1;
+		while (pages * r->page < 512 * 1024)
+			pages <<= 1;
+	}
+
+	if (c->fd_main < 0 || c->base)
+		return 0;
+	c->map_len = (1 + pages) * r->page;
+	c->base = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd_main, 0);
+	if (c->base == MAP_FAILED) {
+		c->base = NULL;
+		return dtlrec_seterr(r, -errno, "mmap of the %zu KiB ring of CPU %u: %s", pages * r->page / 1024,
+				   c->cpu, strerror(errno));
+	}
+	if (pring_init(&c->ring, c->base, r->page, pages * r->page, NULL) < 0)
+		return dtlrec_seterr(r, -ENOMEM, "out of memory");
+	if (c->fd_dtl >= 0) {
+		struct perf_event_mmap_page *pg = c->base;
+		c->aux_len = r->o.aux_bytes ? r->o.aux_bytes : 128 * 1024;
+		pg->aux_offset = c->map_len;
+		pg->aux_size = c->aux_len;
+		c->aux = mmap(NULL, c->aux_len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd_dtl,
+			      (off_t)pg->aux_offset);
+		if (c->aux == MAP_FAILED) {
+			c->aux = NULL;
+			return dtlrec_seterr(r, -errno, "mmap of the %zu KiB AUX buffer of CPU %u: %s", c->aux_len / 1024,
+					   c->cpu, strerror(errno));
+		}
+	}
+	return 0;
+}
+
+#if defined(__powerpc__) || defined(__powerpc64__)
+static uint64_t mftb(void)
+{
+	uint64_t tb;
+	__asm__ volatile("mfspr %0, 268" : "=r"(tb));
+	return tb;
+}
+#endif
+
+static int open_debugfs(struct dtlrec *r)
+{
+	char path[4096], buf[16];
+	const char *dbg = root(r->o.debugfs, "/sys/kernel/debug");
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/powerpc/dtl/dtl_event_mask", dbg);
+	/* a setting of the system: read now, written back by dtlrec_close */
+	char old[sizeof(r->mask_old)];
+	if (read_small(path, old, sizeof(old)) < 0 || !old[0])
+		old[0] = '\0';
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return dtlrec_seterr(r, -errno, "%s: %s%s", path, strerror(errno),
+				   errno == EACCES || errno == EPERM ? " (run as root; debugfs may also be locked down)" : "");
+	snprintf(buf, sizeof(buf), "0x%02x\n", r->o.mask);
+	if (write(fd, buf, strlen(buf)) < 0) {
+		err = -errno;
+		close(fd);
+		return dtlrec_seterr(r, err, "%s: cannot set the mask: %s", path, strerror(-err));
+	}
+	close(fd);
+	if (old[0]) {
+		snprintf(r->mask_path, sizeof(r->mask_path), "%s", path);
+		memcpy(r->mask_old, old, sizeof(old));
+	}
+	err = dtlrec_read_tb_freq(r->o.procfs, &r->tb_freq);
+	if (err)
+		return dtlrec_seterr(r, err, "no 'timebase' line in %s/cpuinfo: cannot convert the timebase",
+				   root(r->o.procfs, "/proc"));
+	for (unsigned i = 0; i < r->nc; i++) {
+		struct rcpu *c = &r->c[i];
+		snprintf(path, sizeof(path), "%s/powerpc/dtl/cpu-%u", dbg, c->cpu);
+		c->dbg_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (c->dbg_fd < 0) {
+			int e = errno;
+			if (e == EBUSY)
+				return dtlrec_seterr(r, -EBUSY, "%s: the DTL is in use (another reader of this file, "
+						   "vcpudispatch_stats, or a perf vpa_dtl session)", path);
+			return dtlrec_seterr(r, -e, "%s: %s%s", path, strerror(e),
+					   e == EACCES || e == EPERM ? " (run as root)" : "");
+		}
+	}
+	if (r->o.have_boot_tb) {
+		r->boot_tb = r->o.boot_tb;
+	} else {
+#if defined(__powerpc__) || defined(__powerpc64__)
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t tb = mftb(), ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+		r->boot_tb = tb - (uint64_t)((unsigned __int128)ns * r->tb_freq / 1000000000u);
+		r->st.boot_tb_estimated = true;
+#else
+		r->boot_tb = 0;
+		r->st.boot_tb_unknown = true;
+#endif
+	}
+	return 0;
+}
+
+static int write_u32_str(uint8_t *p, size_t cap, size_t *n, const char *s)
+{
+	size_t l = strlen(s) + 1, pl = (l + 63) / 64 * 64;
+
+	if (*n + 4 + pl > cap)
+		return -E2BIG;
+	bytes_st32(p + *n, (uint32_t)pl, false);
+	memset(p + *n + 4, 0, pl);
+	memcpy(p + *n + 4, s, l);
+	*n += 4 + pl;
+	return 0;
+}
+
+static int write_header(struct dtlrec *r, const char *output)
+{
+	struct safeout_refusal why;
+	struct pdwrite_opts wo = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = r->o.force, .checkpoint = true,
+				   .refusal = &why };
+	uint64_t *ids = calloc(r->nc, sizeof(*ids));
+	char name[128];
+	struct utsname u;
+	int err, ev_first = -1;
+
+	if (!ids)
+		return -ENOMEM;
+	err = pdwrite_open(&r->w, output, &wo);
+	if (err) {
+		free(ids);
+		char msg[PATH_MAX + 160];
+		return dtlrec_seterr(r, err, "cannot create %s: %s", output,
+				     safeout_explain(msg, sizeof(msg), err, &why));
+	}
+	struct pdformat_attr a = { 0 };
+	a.type = r->pmu ? r->pmu_type : PDFORMAT_TYPE_RAW;
+	a.config = r->o.mask;
+	a.sample_period = r->o.period_ns;
+	a.sample_type = PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_CPU;
+	a.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL);
+	for (unsigned i = 0; i < r->nc; i++)
+		ids[i] = r->pmu ? r->c[i].id_dtl : SYNTH_ID_BASE + r->c[i].cpu;
+	snprintf(name, sizeof(name), "vpa_dtl/%s/", r->o.event ? r->o.event : "dtl_all");
+	err = pdwrite_add_evsel(r->w, &a, name, ids, r->nc);
+	if (err >= 0)
+		ev_first = err;
+	for (size_t t = 0; err >= 0 && t < r->o.nr_tracepoints; t++) {
+		struct pdformat_attr ta = { 0 };
+		ta.type = PDFORMAT_TYPE_TRACEPOINT;
+		ta.config = r->tp_id[t];
+		ta.sample_period = 1;
+		ta.sample_type = PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_IP | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME |
+				 PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_PERIOD | PDFORMAT_SAMPLE_RAW;
+		ta.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL) |
+			   (1ULL << PDFORMAT_ATTR_FLAG_EXCLUDE_GUEST);
+		for (unsigned i = 0; i < r->nc; i++)
+			ids[i] = r->c[i].id_tp[t];
+		err = pdwrite_add_evsel(r->w, &ta, r->o.tracepoints[t], ids, r->nc);
+	}
+	free(ids);
+	if (err < 0)
+		return dtlrec_seterr(r, err, "cannot describe the events: %s", strerror(-err));
+	err = 0;
+	if (r->tf)
+		err = tfsformat_set_tracing_data(r->w, r->tf, BYTES_HOST_BIG_ENDIAN);
+	if (!err && !uname(&u)) {
+		pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_HOSTNAME, u.nodename);
+		pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_OSRELEASE, u.release);
+		pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_ARCH, u.machine);
+	}
+	if (!err)
+		err = pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_VERSION, "latscope " LATSCOPE_VERSION);
+	if (!err) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN), m = sysconf(_SC_NPROCESSORS_CONF);
+		err = pdwrite_set_nrcpus(r->w, (uint32_t)(m > 0 ? m : 1), (uint32_t)(n > 0 ? n : 1));
+	}
+	if (!err && r->o.argc > 0)
+		err = pdwrite_set_cmdline(r->w, r->o.argc, r->o.argv);
+	if (!err) {
+		uint8_t pm[512];
+		size_t n = 4;
+		bytes_st32(pm, 2, false);
+		bytes_st32(pm + n, PDFORMAT_TYPE_TRACEPOINT, false);
+		n += 4;
+		write_u32_str(pm, sizeof(pm), &n, "tracepoint");
+		bytes_st32(pm + n, r->pmu ? r->pmu_type : PDFORMAT_TYPE_RAW, false);
+		n += 4;
+		write_u32_str(pm, sizeof(pm), &n, r->pmu ? "vpa_dtl" : "raw");
+		err = pdwrite_set_raw_feature(r->w, PDFORMAT_FEAT_PMU_MAPPINGS, pm, n);
+	}
+	if (!err)
+		err = pdwrite_begin_data(r->w);
+	if (!err)
+		err = pdwrite_write_auxtrace_info(r->w, PDFORMAT_AUXTRACE_VPA_DTL, (const uint64_t[]){ 0 }, 1);
+	if (err)
+		return dtlrec_seterr(r, err, "writing %s: %s", output, strerror(-err));
+	{
+		char procfs[4096];	/* every thread's name, as perf record starts */
+		snprintf(procfs, sizeof(procfs), "%s", root(r->o.procfs, "/proc"));
+		pdwrite_write_task_comms(r->w, r->o.nr_tracepoints ? ev_first + 1 : ev_first, procfs);
+	}
+	return 0;
+}
+
+int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *output)
+{
+	struct dtlrec *r = calloc(1, sizeof(*r));
+	struct parse_cpuset cpus;
+	int err;
+
+	*rp = r;
+	if (!r)
+		return -ENOMEM;
+	r->o = *o;
+	if (!r->o.mask)
+		r->o.mask = DTL_MASK_ALL;
+	r->page = (size_t)sysconf(_SC_PAGESIZE);
+	if (r->o.nr_tracepoints > MAX_TP)
+		return dtlrec_seterr(r, -E2BIG, "at most %d tracepoints", MAX_TP);
+	cpus = o->cpus;
+	if (!parse_cpuset_count(&cpus)) {
+		err = cpus_online(o->sysfs, &cpus);
+		if (err)
+			return dtlrec_seterr(r, err, "cannot read the online CPUs from %s/devices/system/cpu/online: %s",
+					   root(o->sysfs, "/sys"), strerror(-err));
+	}
+	r->c = calloc(parse_cpuset_count(&cpus), sizeof(*r->c));
+	if (!r->c)
+		return -ENOMEM;
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++) {
+		if (!parse_cpuset_has(&cpus, cpu))
+			continue;
+		struct rcpu *c = &r->c[r->nc++];
+		c->cpu = cpu;
+		c->fd_main = c->fd_dtl = c->dbg_fd = -1;
+		for (int i = 0; i < MAX_TP; i++)
+			c->fd_tp[i] = -1;
+	}
+	r->st.cpus = r->nc;
+
+	/* which source */
+	err = o->source == DTLREC_DEBUGFS ? -ENOENT : dtlrec_read_pmu_type(o->sysfs, &r->pmu_type);
+	if (!err) {
+		r->pmu = true;
+	} else if (o->source == DTLREC_PMU) {
+		return dtlrec_seterr(r, -ENODEV, "no vpa_dtl PMU (%s/bus/event_source/devices/vpa_dtl): the kernel "
+				   "lacks it (Linux 6.18+), or this is not a shared-processor LPAR, or it is a KVM guest",
+				   root(o->sysfs, "/sys"));
+	} else {
+		char path[4096];
+		struct stat sb;
+		snprintf(path, sizeof(path), "%s/powerpc/dtl", root(o->debugfs, "/sys/kernel/debug"));
+		if (stat(path, &sb) < 0)
+			return dtlrec_seterr(r, -ENODEV, "no DTL source: no vpa_dtl PMU in %s/bus/event_source/devices "
+					   "and no %s (debugfs not mounted, or not a shared-processor LPAR: the DTL "
+					   "exists only on POWER shared-processor partitions, not in KVM guests)",
+				      root(o->sysfs, "/sys"), path);
+	}
+	r->st.pmu = r->pmu;
+	if (!r->o.period_ns)
+		r->o.period_ns = r->pmu ? 1000000ULL : 10000000ULL;
+
+	if (r->o.nr_tracepoints) {
+		err = tfsformat_collect(o->tracefs_events, o->tracepoints, o->nr_tracepoints, &r->tf);
+		if (err)
+			return dtlrec_seterr(r, err, "cannot read the tracepoint formats (%s): is tracefs mounted?",
+					   strerror(-err));
+		for (size_t i = 0; i < o->nr_tracepoints; i++) {
+			char sys[64], ev[128];
+			if (sscanf(o->tracepoints[i], "%63[^:]:%127s", sys, ev) != 2)
+				return dtlrec_seterr(r, -EINVAL, "%s: expected system:event", o->tracepoints[i]);
+			const struct tfsformat_event *te = tfsformat_find(r->tf, sys, ev);
+			if (!te)
+				return dtlrec_seterr(r, -ENOENT, "no tracepoint %s", o->tracepoints[i]);
+			r->tp_id[i] = te->id;
+		}
+	}
+
+	for (unsigned i = 0; i < r->nc; i++) {
+		struct rcpu *c = &r->c[i];
+		if (r->pmu) {
+			struct perf_event_attr a;
+			long fd;
+			memset(&a, 0, sizeof(a));
+			a.size = sizeof(a);
+			a.type = r->pmu_type;
+			a.config = r->o.mask;
+			a.sample_period = r->o.period_ns;
+			a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+			a.disabled = 1;
+			a.sample_id_all = 1;
+			a.comm = 1;
+			fd = sys_perf_event_open(&a, (int)c->cpu);
+			if (fd < 0)
+				return pmu_error(r, errno, c->cpu);
+			c->fd_dtl = c->fd_main = (int)fd;
+			if (ioctl((int)fd, PERF_EVENT_IOC_ID, &c->id_dtl) < 0)
+				return dtlrec_seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+			err = map_ring(r, c);
+			if (err)
+				return err;
+		}
+		err = open_tracepoints(r, c);
+		if (err)
+			return err;
+	}
+	if (!r->pmu) {
+		err = open_debugfs(r);
+		if (err)
+			return err;
+	}
+	return write_header(r, output);
+}
+
+int dtlrec_enable(struct dtlrec *r)
+{
+	for (unsigned i = 0; i < r->nc; i++) {
+		struct rcpu *c = &r->c[i];
+		if (c->fd_dtl >= 0 && ioctl(c->fd_dtl, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return dtlrec_seterr(r, -errno, "enabling vpa_dtl on CPU %u: %s", c->cpu, strerror(errno));
+		for (size_t t = 0; t < r->o.nr_tracepoints; t++)
+			if (c->fd_tp[t] >= 0 && ioctl(c->fd_tp[t], PERF_EVENT_IOC_ENABLE, 0) < 0)
+				return dtlrec_seterr(r, -errno, "enabling %s on CPU %u: %s", r->o.tracepoints[t],
+						   c->cpu, strerror(errno));
+	}
+	r->enabled = true;
+	return 0;
+}
+
+int dtlrec_close(struct dtlrec *r, struct dtlrec_stats *st)
+{
+	int err = 0;
+
+	if (!r)
+		return 0;
+	for (unsigned i = 0; i < r->nc; i++) {
+		struct rcpu *c = &r->c[i];
+		if (c->fd_dtl >= 0)
+			ioctl(c->fd_dtl, PERF_EVENT_IOC_DISABLE, 0);
+		for (size_t t = 0; t < MAX_TP; t++)
+			if (c->fd_tp[t] >= 0)
+				ioctl(c->fd_tp[t], PERF_EVENT_IOC_DISABLE, 0);
+	}
+	if (r->w && r->enabled)
+		err = dtlrec_drain_all(r);
+	if (r->w) {
+		int cerr = pdwrite_close(r->w);
+		if (!err)
+			err = cerr;
+	}
+	for (unsigned i = 0; i < r->nc; i++) {
+		struct rcpu *c = &r->c[i];
+		if (c->aux)
+			munmap(c->aux, c->aux_len);
+		pring_fini(&c->ring);
+		if (c->base)
+			munmap(c->base, c->map_len);
+		if (c->fd_dtl >= 0)
+			close(c->fd_dtl);
+		for (size_t t = 0; t < MAX_TP; t++)
+			if (c->fd_tp[t] >= 0)
+				close(c->fd_tp[t]);
+		if (c->dbg_fd >= 0)
+			close(c->dbg_fd);
+	}
+	if (r->mask_path[0]) {
+		/* after the cpu-N files are closed: the mask is read at their open */
+		int fd = open(r->mask_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		int werr = fd < 0 ? -errno : 0;
+		if (fd >= 0 && write(fd, r->mask_old, strlen(r->mask_old)) < 0)
+			werr = -errno;
+		if (fd >= 0)
+			close(fd);
+		if (werr && !err)
+			err = dtlrec_seterr(r, werr, "%s: cannot restore the mask %s: %s", r->mask_path, r->mask_old,
+					  strerror(-werr));
+	}
+	if (st)
+		*st = r->st;
+	tfsformat_free(r->tf);
+	free(r->c);
+	free(r->tmp);
+	free(r);
+	return err;
+}

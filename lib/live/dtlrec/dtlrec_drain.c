@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/* dtlrec_drain.c - the DTL recorder's drain: perf rings, AUX areas and debugfs into the file (see dtlrec.c). */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "base/bytes.h"
+#include "dtlrec_int.h"
+
+static int tmp_reserve(struct dtlrec *r, size_t n)
+{
+	if (r->tmp_cap >= n)
+		return 0;
+	uint8_t *p = realloc(r->tmp, n);
+	if (!p)
+		return -ENOMEM;
+	r->tmp = p;
+	r->tmp_cap = n;
+	return 0;
+}
+
+/* One data-ring record into the file (pring_cb); the walker counts
+ * PERF_RECORD_LOST and corrupt data. */
+static int copy_record(void *arg, const struct perf_event_header *h, const uint8_t *rec)
+{
+	struct dtlrec *r = arg;
+
+	if (h->type == PERF_RECORD_AUX && h->size >= 32) {
+		uint64_t fl = bytes_ld64(rec + 24, false);
+		if (fl & (PDFORMAT_AUX_FLAG_TRUNCATED | PDFORMAT_AUX_FLAG_PARTIAL | PDFORMAT_AUX_FLAG_COLLISION))
+			r->st.aux_flags_lost++;
+	}
+	int err = pdwrite_write_record(r->w, h->type, h->misc, rec + sizeof(*h), h->size - sizeof(*h));
+	if (!err)
+		r->st.records++;
+	return err;
+}
+
+static int drain_ring(struct dtlrec *r, struct rcpu *c)
+{
+	if (!c->base)
+		return 0;
+	int err = pring_walk(&c->ring, copy_record, r);
+	return err < 0 ? err : 0;
+}
+
+static int write_aux(struct dtlrec *r, struct rcpu *c, const uint8_t *p, size_t len, uint64_t offset)
+{
+	size_t padded = (len + 7) & ~(size_t)7;
+	struct pdread_auxtrace a = { .size = padded, .offset = offset, .reference = 0,
+				  .idx = (uint32_t)(c - r->c), .tid = (uint32_t)-1, .cpu = c->cpu };
+	int err;
+
+	if (padded != len) {
+		err = tmp_reserve(r, padded);
+		if (err)
+			return err;
+		if (p != r->tmp)
+			memmove(r->tmp, p, len);
+		memset(r->tmp + len, 0, padded - len);
+		p = r->tmp;
+	}
+	r->st.aux_chunks++;
+	r->st.aux_bytes += len;
+	return pdwrite_write_auxtrace(r->w, &a, p, padded);
+}
+
+static int drain_aux(struct dtlrec *r, struct rcpu *c)
+{
+	struct perf_event_mmap_page *pg = c->base;
+	uint64_t head, tail, n;
+	int err;
+
+	if (!pg || !c->aux)
+		return 0;
+	head = __atomic_load_n(&pg->aux_head, __ATOMIC_ACQUIRE);
+	tail = pg->aux_tail;
+	if (head <= tail)
+		return 0;
+	n = head - tail;
+	if (n > c->aux_len)
+		n = c->aux_len;
+	err = tmp_reserve(r, (size_t)n + 8);
+	if (err)
+		return err;
+	uint64_t off = tail % c->aux_len;
+	size_t k = (size_t)(c->aux_len - off < n ? c->aux_len - off : n);
+	memcpy(r->tmp, (uint8_t *)c->aux + off, k);
+	memcpy(r->tmp + k, c->aux, (size_t)n - k);
+	r->st.dtl_entries += n / DTL_ENTRY_SIZE;
+	if (tail == 0 && n >= DTL_ENTRY_SIZE && dtl_raw_is_header(r->tmp))
+		r->st.dtl_entries--;
+	err = write_aux(r, c, r->tmp, (size_t)n, head - n);
+	__atomic_store_n(&pg->aux_tail, head, __ATOMIC_RELEASE);
+	return err;
+}
+
+static int drain_debugfs(struct dtlrec *r, struct rcpu *c)
+{
+	size_t len = 0;
+	int err;
+
+	if (c->dbg_fd < 0)
+		return 0;
+	err = tmp_reserve(r, 2 * DTL_ENTRY_SIZE + 64 * DBG_READ);
+	if (err)
+		return err;
+	if (!c->header_done) {
+		struct dtl_tbinfo tb = { r->boot_tb, r->tb_freq };
+		dtl_header_write(r->tmp, &tb, false);
+		len = DTL_ENTRY_SIZE;
+	}
+	size_t body = len;
+	memcpy(r->tmp + len, c->carry, c->carry_len);
+	len += c->carry_len;
+	c->carry_len = 0;
+	for (int rounds = 0; rounds < 64; rounds++) {
+		ssize_t n = read(c->dbg_fd, r->tmp + len, DBG_READ);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				break;
+			return dtlrec_seterr(r, -errno, "reading the DTL of CPU %u: %s", c->cpu, strerror(errno));
+		}
+		if (n == 0)
+			break;
+		if (n % DTL_ENTRY_SIZE)
+			r->st.odd_reads++;
+		len += (size_t)n;
+	}
+	/* keep a partial entry for the next read (only regular files do that) */
+	c->carry_len = (len - body) % DTL_ENTRY_SIZE;
+	len -= c->carry_len;
+	memcpy(c->carry, r->tmp + len, c->carry_len);
+	if (len == body)
+		return 0;
+	r->st.dtl_entries += (len - body) / DTL_ENTRY_SIZE;
+	err = write_aux(r, c, r->tmp, len, c->aux_off);
+	c->aux_off += len;
+	c->header_done = true;
+	return err;
+}
+
+int dtlrec_poll_ms(const struct dtlrec *r)
+{
+	uint64_t ms = r->o.period_ns / 1000000u;
+	if (ms < 1)
+		ms = 1;
+	if (ms > 1000)
+		ms = 1000;
+	return r->pmu ? 100 : (int)ms;
+}
+
+int dtlrec_drain_all(struct dtlrec *r)
+{
+	int err = 0;
+
+	struct pring_stats tot = { 0 };
+
+	for (unsigned i = 0; i < r->nc && !err; i++) {
+		struct rcpu *c = &r->c[i];
+		err = drain_aux(r, c);
+		if (!err)
+			err = drain_ring(r, c);
+		if (!err)
+			err = drain_debugfs(r, c);
+	}
+	for (unsigned i = 0; i < r->nc; i++)
+		pring_stats_add(&tot, &r->c[i].ring.st);
+	r->st.lost = tot.lost;
+	r->st.corrupt = tot.corrupt;
+	r->st.corrupt_bytes = tot.corrupt_bytes;
+	if (!err && r->w)
+		err = pdwrite_finished_round(r->w);
+	return err;
+}
+
+int dtlrec_poll(struct dtlrec *r, int timeout_ms)
+{
+	struct pollfd *pf = calloc(r->nc ? r->nc : 1, sizeof(*pf));
+	nfds_t n = 0;
+
+	if (!pf)
+		return -ENOMEM;
+	for (unsigned i = 0; i < r->nc; i++)
+		if (r->c[i].fd_main >= 0 && r->pmu)
+			pf[n++] = (struct pollfd){ .fd = r->c[i].fd_main, .events = POLLIN };
+	if (n)
+		poll(pf, n, timeout_ms);
+	else if (timeout_ms > 0)
+		usleep((useconds_t)timeout_ms * 1000);
+	free(pf);
+	int err = dtlrec_drain_all(r);
+	/* a file recording survives a kill: valid up to its last checkpoint */
+	return err || !r->w ? err : pdwrite_checkpoint(r->w, false);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dtlrec_int.h - the DTL recorder's state, shared by dtlrec.c (open, enable,
+ * close) and dtlrec_drain.c (draining the rings, debugfs and AUX areas).
+ * Not for other modules.
+ */
+#ifndef LATSCOPE_DTLREC_INT_H
+#define LATSCOPE_DTLREC_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/dtl.h"
+#include "live/dtlrec.h"
+#include "format/pdwrite.h"
+#include "live/pring.h"
+
+
+#define MAX_TP		16
+#define DBG_READ	(DTL_RING_ENTRIES * DTL_ENTRY_SIZE)	/* 4080: a multiple of 48 */
+#define SYNTH_ID_BASE	0x7ff00000ULL
+
+struct rcpu {
+	unsigned cpu;
+	int fd_main;			/* owns the ring: vpa_dtl (PMU) or the first tracepoint */
+	int fd_dtl;			/* vpa_dtl event, -1 in debugfs mode */
+	int fd_tp[MAX_TP];
+	uint64_t id_dtl, id_tp[MAX_TP];
+	void *base;
+	size_t map_len;
+	struct pring ring;		/* walks base's data area (owns its bounce buffer) */
+	void *aux;
+	size_t aux_len;
+	int dbg_fd;
+	uint8_t carry[DTL_ENTRY_SIZE];
+	size_t carry_len;
+	uint64_t aux_off;		/* debugfs: bytes of AUX stream written */
+	bool header_done;
+};
+
+struct dtlrec {
+	struct dtlrec_opts o;
+	char err[512];
+	struct pdwrite *w;
+	struct rcpu *c;
+	unsigned nc;
+	bool pmu;
+	uint32_t pmu_type;
+	uint64_t tb_freq, boot_tb;
+	size_t page;
+	struct tfsformat_formats *tf;
+	uint64_t tp_id[MAX_TP];
+	uint8_t *tmp;
+	size_t tmp_cap;
+	struct dtlrec_stats st;
+	bool enabled;
+	char mask_path[4096];		/* debugfs dtl_event_mask, "" when not written */
+	char mask_old[16];		/* its text before the run, written back by dtlrec_close */
+};
+
+/* dtlrec_drain.c */
+int dtlrec_drain_all(struct dtlrec *r);
+
+/* dtlrec.c */
+int dtlrec_seterr(struct dtlrec *r, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,691 @@
+/* SPDX-License-Identifier: MIT */
+/* evsrc.c - live tracepoint source (see evsrc.h). */
+#include <errno.h>
+#include <fnmatch.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "live/evsrc.h"
+#include "base/privhint.h"
+#include "format/pdread.h"
+#include "live/pring.h"
+
+#define EVSRC_MAX_EVENTS	128
+#define EVSRC_MAX_SYSTEMS	16
+
+struct evsrc_event {
+	char name[128];			/* "system:event" */
+	int id;				/* tracepoint id */
+	struct pdformat_attr pattr;
+	bool may_skip;			/* from a glob or an optional spec */
+	bool skipped;			/* the kernel refused it: left out */
+	uint64_t *ids;			/* one per CPU */
+	size_t nr_ids;
+};
+
+struct evsrc_cpu {
+	int cpu;
+	int ring_fd;			/* fd the ring is mapped on */
+	void *base;
+	size_t map_len;
+	size_t data_len;
+	struct pring ring;		/* walks base's data area */
+	struct tpevent *q;			/* reorder queue, sorted by time */
+	size_t q_head, q_len;
+	struct evsrc *owner;
+};
+
+struct evsrc {
+	struct evsrc_opts opts;
+	struct tep_handle *tep;
+	struct tpdecode *tpd;
+	struct evsrc_event ev[EVSRC_MAX_EVENTS];
+	size_t nr_ev;
+	size_t first_ok;		/* first event not skipped */
+	struct evsrc_cpu *cpus;
+	size_t nr_cpus;
+	int *fds;			/* nr_fds, -1 when not open */
+	size_t nr_fds;
+	struct pollfd *pfd;
+	struct evsrc_stats st;
+	uint64_t last_delivered_ns;
+	evsrc_raw_cb raw_cb;
+	void *raw_arg;
+	uint8_t *tmp;			/* bounce buffer of every ring (pring) */
+	char note[1024];		/* events left out */
+	size_t page;
+	char err[512];
+};
+
+static void seterr(struct evsrc *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+}
+
+const char *evsrc_strerror(const struct evsrc *s)
+{
+	return s ? s->err : "out of memory";
+}
+
+const struct evsrc_stats *evsrc_stats(const struct evsrc *s)
+{
+	return &s->st;
+}
+
+uint64_t evsrc_lost_cpu(const struct evsrc *s, unsigned cpu)
+{
+	for (size_t i = 0; i < s->nr_cpus; i++)
+		if (s->cpus[i].cpu == (int)cpu)
+			return s->cpus[i].ring.st.lost;
+	return 0;
+}
+
+size_t evsrc_nr_events(const struct evsrc *s)
+{
+	return s->nr_ev;
+}
+
+const char *evsrc_event_name(const struct evsrc *s, size_t idx)
+{
+	return idx < s->nr_ev ? s->ev[idx].name : NULL;
+}
+
+int evsrc_event_id(const struct evsrc *s, size_t idx)
+{
+	return idx < s->nr_ev ? s->ev[idx].id : -1;
+}
+
+void evsrc_tp_attr(int id, struct pdformat_attr *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = PERF_TYPE_TRACEPOINT;
+	p->size = sizeof(struct perf_event_attr);
+	p->config = (uint64_t)id;
+	p->sample_period = 1;
+	p->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+	p->flags = (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL) |
+		   (1ULL << PDFORMAT_ATTR_FLAG_USE_CLOCKID) | (1ULL << PDFORMAT_ATTR_FLAG_DISABLED);
+	p->clockid = CLOCK_MONOTONIC;
+}
+
+const struct pdformat_attr *evsrc_event_attr(const struct evsrc *s, size_t idx)
+{
+	return idx < s->nr_ev ? &s->ev[idx].pattr : NULL;
+}
+
+size_t evsrc_event_ids(const struct evsrc *s, size_t idx, const uint64_t **ids)
+{
+	if (idx >= s->nr_ev) {
+		*ids = NULL;
+		return 0;
+	}
+	*ids = s->ev[idx].ids;
+	return s->ev[idx].nr_ids;
+}
+
+struct tep_handle *evsrc_tep(const struct evsrc *s)
+{
+	return s->tep;
+}
+
+void evsrc_set_raw_cb(struct evsrc *s, evsrc_raw_cb cb, void *arg)
+{
+	s->raw_cb = cb;
+	s->raw_arg = arg;
+}
+
+void evsrc_close(struct evsrc *s)
+{
+	if (!s)
+		return;
+	if (s->fds)
+		for (size_t i = 0; i < s->nr_fds; i++)
+			if (s->fds[i] >= 0)
+				close(s->fds[i]);
+	if (s->cpus)
+		for (size_t c = 0; c < s->nr_cpus; c++) {
+			pring_fini(&s->cpus[c].ring);
+			if (s->cpus[c].base && s->cpus[c].base != MAP_FAILED)
+				munmap(s->cpus[c].base, s->cpus[c].map_len);
+			free(s->cpus[c].q);
+		}
+	for (size_t i = 0; i < s->nr_ev; i++)
+		free(s->ev[i].ids);
+	free(s->cpus);
+	free(s->fds);
+	free(s->pfd);
+	free(s->tmp);
+	tpdecode_free(s->tpd);
+	if (s->tep)
+		tep_free(s->tep);
+	free(s);
+}
+
+static int split_spec(const char *spec, char *sys, size_t syslen, char *ev, size_t evlen)
+{
+	const char *colon = strchr(spec, ':');
+	if (!colon || colon == spec || !colon[1] || (size_t)(colon - spec) >= syslen ||
+	    strlen(colon + 1) >= evlen)
+		return -EINVAL;
+	memcpy(sys, spec, (size_t)(colon - spec));
+	sys[colon - spec] = 0;
+	strcpy(ev, colon + 1);
+	return 0;
+}
+
+static int perf_open_group(struct perf_event_attr *a, int cpu, int group_fd)
+{
+	long fd = syscall(SYS_perf_event_open, a, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* A sampling (period 1), disabled tracepoint event of id with sample_type t. */
+static void tp_attr(struct perf_event_attr *a, int id, uint64_t t)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_TRACEPOINT;
+	a->config = (uint64_t)id;
+	a->sample_period = 1;
+	a->sample_type = t;
+	a->disabled = 1;
+}
+
+static int perf_open(struct perf_event_attr *a, int cpu)
+{
+	long fd = syscall(SYS_perf_event_open, a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* Expand the specs against the tep into s->ev. */
+static int expand_events(struct evsrc *s, const char *const *events, size_t nr)
+{
+	int nr_tep = tep_get_events_count(s->tep);
+	struct tep_event **all = tep_list_events(s->tep, TEP_EVENT_SORT_ID);
+	if (!all && nr_tep > 0) {
+		seterr(s, "cannot list the tracepoint formats");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const char *spec = events[i];
+		bool optional = spec[0] == '?';
+		char sys[64], name[96];
+		if (optional)
+			spec++;
+		if (split_spec(spec, sys, sizeof(sys), name, sizeof(name)) < 0) {
+			seterr(s, "bad event name '%s': use system:event", events[i]);
+			return -EINVAL;
+		}
+		size_t found = 0;
+		for (int k = 0; k < nr_tep; k++) {
+			struct tep_event *e = all[k];
+			if (!e->system || !e->name || strcmp(e->system, sys) ||
+			    fnmatch(name, e->name, 0))
+				continue;
+			bool dup = false;
+			for (size_t j = 0; j < s->nr_ev; j++)
+				dup |= s->ev[j].id == e->id;
+			found++;
+			if (dup)
+				continue;
+			if (s->nr_ev == EVSRC_MAX_EVENTS) {
+				seterr(s, "too many events (at most %d)", EVSRC_MAX_EVENTS);
+				return -E2BIG;
+			}
+			struct evsrc_event *d = &s->ev[s->nr_ev++];
+			snprintf(d->name, sizeof(d->name), "%s:%s", e->system, e->name);
+			d->id = e->id;
+			d->may_skip = optional || strpbrk(name, "*?[") != NULL;
+		}
+		if (!found && !optional) {
+			seterr(s, "tracepoint '%s' not found in tracefs (is the kernel built with it? "
+				  "see %s/available_events)", spec, tracefs_tracing_dir() ?: "tracefs");
+			return -ENOENT;
+		}
+	}
+	if (!s->nr_ev) {
+		seterr(s, "none of the requested tracepoints exists on this kernel");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const struct parse_cpuset *cpus,
+	     const struct evsrc_opts *opts)
+{
+	int err;
+	struct evsrc *s = calloc(1, sizeof(*s));
+	*sp = s;
+	if (!s)
+		return -ENOMEM;
+	if (opts)
+		s->opts = *opts;
+	if (!s->opts.ring_bytes)
+		s->opts.ring_bytes = EVSRC_DEFAULT_RING_BYTES;
+	if (!s->opts.queue_events)
+		s->opts.queue_events = 32768;
+	s->page = (size_t)sysconf(_SC_PAGESIZE);
+	s->tmp = malloc(PRING_MAX_RECORD);
+	if (!s->tmp)
+		return -ENOMEM;
+
+	/* Systems named by the specs: only those formats are parsed. */
+	const char *systems[EVSRC_MAX_SYSTEMS + 1];
+	char sysbuf[EVSRC_MAX_SYSTEMS][64];
+	size_t nsys = 0;
+	for (size_t i = 0; i < nr; i++) {
+		char sys[64], name[96];
+		const char *spec = events[i][0] == '?' ? events[i] + 1 : events[i];
+		if (split_spec(spec, sys, sizeof(sys), name, sizeof(name)) < 0) {
+			seterr(s, "bad event name '%s': use system:event", events[i]);
+			return -EINVAL;
+		}
+		bool have = false;
+		for (size_t k = 0; k < nsys; k++)
+			have |= !strcmp(sysbuf[k], sys);
+		if (have)
+			continue;
+		if (nsys == EVSRC_MAX_SYSTEMS) {
+			seterr(s, "too many tracepoint systems");
+			return -E2BIG;
+		}
+		strcpy(sysbuf[nsys], sys);
+		systems[nsys] = sysbuf[nsys];
+		nsys++;
+	}
+	systems[nsys] = NULL;
+	errno = 0;
+	s->tep = tracefs_local_events_system(NULL, systems);
+	if (!s->tep) {
+		err = errno ? -errno : -ENOENT;
+		char hint[384];
+		privhint_tracepoints(hint, sizeof(hint), tracefs_tracing_dir());
+		seterr(s, "cannot read the tracepoint formats from tracefs (%s): %s%s%s",
+		       tracefs_tracing_dir() ?: "not mounted", strerror(-err), hint[0] ? "; " : "",
+		       hint[0] ? hint : !tracefs_tracing_dir() ?
+		       "mount it: mount -t tracefs nodev /sys/kernel/tracing" : "");
+		return err;
+	}
+	err = expand_events(s, events, nr);
+	if (err < 0)
+		return err;
+	s->tpd = tpdecode_new(s->tep);
+	if (!s->tpd) {
+		seterr(s, "out of memory");
+		return -ENOMEM;
+	}
+
+	s->nr_cpus = parse_cpuset_count(cpus);
+	if (!s->nr_cpus) {
+		seterr(s, "empty CPU set");
+		return -EINVAL;
+	}
+	s->cpus = calloc(s->nr_cpus, sizeof(*s->cpus));
+	s->fds = malloc(s->nr_ev * s->nr_cpus * sizeof(int));
+	s->pfd = calloc(s->nr_cpus, sizeof(*s->pfd));
+	if (!s->cpus || !s->fds || !s->pfd)
+		return -ENOMEM;
+	s->nr_fds = s->nr_ev * s->nr_cpus;
+	for (size_t i = 0; i < s->nr_fds; i++)
+		s->fds[i] = -1;
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		s->ev[i].ids = calloc(s->nr_cpus, sizeof(uint64_t));
+		if (!s->ev[i].ids)
+			return -ENOMEM;
+	}
+
+	/* Events of globs/optional specs the kernel refuses are left out; an
+	 * _entry/_exit pair is kept or left out together (half a pair would
+	 * leave windows open). */
+	unsigned first_cpu = 0;
+	while (first_cpu < PARSE_MAX_CPUS && !parse_cpuset_has(cpus, first_cpu))
+		first_cpu++;
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		if (!s->ev[i].may_skip)
+			continue;
+		struct perf_event_attr a;
+		tp_attr(&a, s->ev[i].id, PERF_SAMPLE_RAW);
+		int fd = perf_open(&a, (int)first_cpu);
+		if (fd >= 0) {
+			close(fd);
+			continue;
+		}
+		s->ev[i].skipped = true;
+		size_t l = strlen(s->note);
+		snprintf(s->note + l, sizeof(s->note) - l, "%s%s (%s)", l ? ", " : "", s->ev[i].name,
+			 strerror(-fd));
+	}
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		if (!s->ev[i].skipped)
+			continue;
+		char partner[sizeof(s->ev[i].name)];
+		size_t n = strlen(s->ev[i].name);
+		if (n > 6 && !strcmp(s->ev[i].name + n - 6, "_entry"))
+			snprintf(partner, sizeof(partner), "%.*s_exit", (int)(n - 6), s->ev[i].name);
+		else if (n > 5 && !strcmp(s->ev[i].name + n - 5, "_exit"))
+			snprintf(partner, sizeof(partner), "%.*s_entry", (int)(n - 5), s->ev[i].name);
+		else
+			continue;
+		for (size_t j = 0; j < s->nr_ev; j++)
+			if (!s->ev[j].skipped && !strcmp(s->ev[j].name, partner)) {
+				s->ev[j].skipped = true;
+				size_t l = strlen(s->note);
+				snprintf(s->note + l, sizeof(s->note) - l, "%s%s (its pair was refused)",
+					 l ? ", " : "", s->ev[j].name);
+			}
+	}
+
+	size_t pages = 1;
+	while (pages * s->page < s->opts.ring_bytes && pages < (1u << 20))
+		pages <<= 1;
+	size_t ci = 0;
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS && ci < s->nr_cpus; cpu++) {
+		if (!parse_cpuset_has(cpus, cpu))
+			continue;
+		struct evsrc_cpu *c = &s->cpus[ci];
+		c->cpu = (int)cpu;
+		c->owner = s;
+		c->ring_fd = -1;
+		c->q = malloc(s->opts.queue_events * sizeof(struct tpevent));
+		if (!c->q)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->nr_ev; i++) {
+			if (s->ev[i].skipped)
+				continue;
+			struct perf_event_attr a;
+			tp_attr(&a, s->ev[i].id, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+					PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW);
+			a.sample_id_all = 1;
+			a.use_clockid = 1;
+			a.clockid = CLOCK_MONOTONIC;
+			a.watermark = 1;
+			a.wakeup_watermark = (uint32_t)(pages * s->page / 4);
+			/* One group per CPU: the members follow the leader, so
+			 * enabling is one atomic step per CPU (no half-enabled
+			 * entry/exit pairs, one IPI instead of one per event). */
+			if (c->ring_fd >= 0)
+				a.disabled = 0;
+			bool tracker = s->opts.track_tasks && c->ring_fd < 0;
+			if (tracker)
+				a.comm = a.task = a.comm_exec = 1;
+			int fd = perf_open_group(&a, (int)cpu, c->ring_fd);
+			if (fd < 0) {
+				char hint[384] = "";
+				if (fd == -EACCES || fd == -EPERM)
+					privhint_tracepoints(hint, sizeof(hint), tracefs_tracing_dir());
+				seterr(s, "perf_event_open(%s, cpu %u): %s%s%s", s->ev[i].name, cpu,
+				       strerror(-fd), hint[0] ? "; " : "", hint);
+				return fd;
+			}
+			s->fds[i * s->nr_cpus + ci] = fd;
+			uint64_t id = 0;
+			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+				err = -errno;
+				seterr(s, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+				return err;
+			}
+			s->ev[i].ids[s->ev[i].nr_ids++] = id;
+			/* Host-order copy of the attr for the sample parser/recorder. */
+			evsrc_tp_attr(s->ev[i].id, &s->ev[i].pattr);
+			if (tracker)	/* the same event leads every CPU's group */
+				s->ev[i].pattr.flags |= (1ULL << PDFORMAT_ATTR_FLAG_COMM) |
+							(1ULL << PDFORMAT_ATTR_FLAG_TASK) |
+							(1ULL << PDFORMAT_ATTR_FLAG_COMM_EXEC);
+			if (c->ring_fd < 0) {
+				c->ring_fd = fd;
+				c->data_len = pages * s->page;
+				c->map_len = c->data_len + s->page;
+				c->base = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+				if (c->base == MAP_FAILED) {
+					err = -errno;
+					c->base = NULL;
+					seterr(s, "mmap of a %zu KiB ring on cpu %u: %s; use a smaller ring "
+						  "or raise /proc/sys/kernel/perf_event_mlock_kb",
+					       c->data_len >> 10, cpu, strerror(errno));
+					return err;
+				}
+				err = pring_init(&c->ring, c->base, s->page, c->data_len, s->tmp);
+				if (err < 0)
+					return err;
+				s->pfd[ci].fd = fd;
+				s->pfd[ci].events = POLLIN;
+			} else {
+				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->ring_fd) < 0) {
+					err = -errno;
+					seterr(s, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
+					return err;
+				}
+			}
+		}
+		ci++;
+	}
+	/* Compact the skipped events out of the list. */
+	size_t k = 0;
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		if (s->ev[i].skipped) {
+			free(s->ev[i].ids);
+			continue;
+		}
+		s->ev[k++] = s->ev[i];
+	}
+	s->nr_ev = k;
+	s->first_ok = 0;
+	if (!k) {
+		seterr(s, "no tracepoint could be opened: %s", s->note);
+		return -EPERM;
+	}
+	return 0;
+}
+
+const char *evsrc_note(const struct evsrc *s)
+{
+	return s->note;
+}
+
+static int ioctl_all(struct evsrc *s, unsigned long req)
+{
+	for (size_t i = 0; i < s->nr_cpus; i++)
+		if (s->cpus[i].ring_fd >= 0 && ioctl(s->cpus[i].ring_fd, req, PERF_IOC_FLAG_GROUP) < 0) {
+			int err = -errno;
+			seterr(s, "perf ioctl: %s", strerror(errno));
+			return err;
+		}
+	return 0;
+}
+
+int evsrc_enable(struct evsrc *s)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_ENABLE);
+}
+
+int evsrc_disable(struct evsrc *s)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_DISABLE);
+}
+
+int evsrc_poll(struct evsrc *s, int timeout_ms)
+{
+	int r = poll(s->pfd, s->nr_cpus, timeout_ms);
+	return r < 0 ? -errno : r;
+}
+
+static int event_idx(const struct evsrc *s, int id)
+{
+	for (size_t i = 0; i < s->nr_ev; i++)
+		if (s->ev[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+static bool q_full(const struct evsrc *s, const struct evsrc_cpu *c)
+{
+	return c->q_len == s->opts.queue_events;
+}
+
+static struct tpevent *q_at(const struct evsrc *s, struct evsrc_cpu *c, size_t i)
+{
+	return &c->q[(c->q_head + i) % s->opts.queue_events];
+}
+
+/* Insert keeping the queue sorted (records are nearly sorted already). */
+static void q_insert(struct evsrc *s, struct evsrc_cpu *c, const struct tpevent *e)
+{
+	size_t pos = c->q_len;
+	size_t steps = 0;
+	while (pos > 0 && q_at(s, c, pos - 1)->time_ns > e->time_ns && steps < 256) {
+		pos--;
+		steps++;
+	}
+	if (pos > 0 && q_at(s, c, pos - 1)->time_ns > e->time_ns) {
+		s->st.out_of_order++;
+		pos = c->q_len;
+	}
+	for (size_t i = c->q_len; i > pos; i--)
+		*q_at(s, c, i) = *q_at(s, c, i - 1);
+	*q_at(s, c, pos) = *e;
+	c->q_len++;
+}
+
+/* One ring record (pring_cb): PERF_RECORD_LOST is counted by the walker. */
+static int handle_record(void *arg, const struct perf_event_header *h, const uint8_t *rec)
+{
+	struct evsrc_cpu *c = arg;
+	struct evsrc *s = c->owner;
+	size_t size = h->size;
+
+	if (q_full(s, c))
+		return PRING_STOPPED;	/* resumed by the next drain */
+	if (h->type == PERF_RECORD_LOST) {
+		if (s->raw_cb)
+			s->raw_cb(s->raw_arg, c->cpu, 0, rec, size);
+		return 0;
+	}
+	if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) {
+		if (s->raw_cb)	/* opts.track_tasks: for the recording */
+			s->raw_cb(s->raw_arg, c->cpu, -1, rec, size);
+		return 0;
+	}
+	if (h->type != PERF_RECORD_SAMPLE)
+		return 0;
+	s->st.samples++;
+	struct pdread_sample smp;
+	if (pdread_parse_sample(&s->ev[s->first_ok].pattr, false, rec, size, false, &smp) < 0 || smp.raw_size < 2) {
+		s->st.undecoded++;
+		return 0;
+	}
+	uint16_t type;
+	memcpy(&type, smp.raw, 2);
+	int idx = event_idx(s, type);
+	if (s->raw_cb)
+		s->raw_cb(s->raw_arg, c->cpu, idx, rec, size);
+	struct tpevent e;
+	memset(&e, 0, sizeof(e));
+	if (idx < 0 || tpdecode_decode(s->tpd, type, smp.raw, smp.raw_size, &e) < 0) {
+		s->st.undecoded++;
+		return 0;
+	}
+	e.time_ns = smp.time;
+	e.cpu = smp.cpu;
+	e.pid = (int32_t)smp.pid;
+	e.tid = (int32_t)smp.tid;
+	q_insert(s, c, &e);
+	return 0;
+}
+
+/* Drain every ring until empty or its queue is full, then total the rings'
+ * counters (lost events, corrupt data) into s->st.  Returns whether a ring
+ * has records left. */
+static bool drain_all(struct evsrc *s)
+{
+	struct pring_stats tot = { 0 };
+	bool pending = false;
+
+	for (size_t i = 0; i < s->nr_cpus; i++) {
+		struct evsrc_cpu *c = &s->cpus[i];
+		pending |= pring_walk(&c->ring, handle_record, c) == PRING_STOPPED;
+		pring_stats_add(&tot, &c->ring.st);
+	}
+	s->st.lost = tot.lost;
+	s->st.lost_records = tot.lost_records;
+	s->st.corrupt = tot.corrupt;
+	s->st.corrupt_bytes = tot.corrupt_bytes;
+	return pending;
+}
+
+/* Pop the head of c's queue, count it and hand it to cb. */
+static int deliver_head(struct evsrc *s, struct evsrc_cpu *c, evsrc_cb cb, void *arg)
+{
+	struct tpevent *e = q_at(s, c, 0);
+
+	if (e->time_ns < s->last_delivered_ns)
+		s->st.out_of_order++;
+	else
+		s->last_delivered_ns = e->time_ns;
+	c->q_head = (c->q_head + 1) % s->opts.queue_events;
+	c->q_len--;
+	s->st.delivered++;
+	return cb ? cb(arg, e) : 0;
+}
+
+/* Deliver in time order everything <= until; force: also the oldest of full queues. */
+static int deliver(struct evsrc *s, uint64_t until_ns, evsrc_cb cb, void *arg, bool force)
+{
+	for (;;) {
+		struct evsrc_cpu *best = NULL;
+		for (size_t i = 0; i < s->nr_cpus; i++) {
+			struct evsrc_cpu *c = &s->cpus[i];
+			if (!c->q_len)
+				continue;
+			if (!best || q_at(s, c, 0)->time_ns < q_at(s, best, 0)->time_ns)
+				best = c;
+		}
+		if (!best)
+			return 0;
+		struct tpevent *e = q_at(s, best, 0);
+		if (e->time_ns > until_ns) {
+			if (!force || !q_full(s, best))
+				return 0;
+			/* A full queue: release its older half out of order. */
+			size_t n = best->q_len / 2;
+			while (n--) {
+				s->st.forced++;
+				int r = deliver_head(s, best, cb, arg);
+				if (r)
+					return r;
+			}
+			continue;
+		}
+		int r = deliver_head(s, best, cb, arg);
+		if (r)
+			return r;
+	}
+}
+
+int evsrc_read(struct evsrc *s, uint64_t until_ns, evsrc_cb cb, void *arg)
+{
+	for (int round = 0; round < 1000; round++) {
+		bool pending = drain_all(s);
+		int r = deliver(s, until_ns, cb, arg, pending);
+		if (r)
+			return r;
+		if (!pending)
+			return 0;
+	}
+	return 0;
+}

@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * idlecheck.c - self-test for dropped idle-entry tracepoint samples, and the
+ * SCHED_IDLE keep-busy threads.  See idlecheck.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "live/idlecheck.h"
+#include "base/workthread.h"
+#include "live/pring.h"
+
+#define IDLECHECK_RING_PAGES 16u		/* 64 KiB with 4 KiB pages: > 2000 samples */
+#define IDLECHECK_MIN_IRQS 10u
+
+const char *idlecheck_verdict_name(enum idlecheck_verdict v)
+{
+	switch (v) {
+	case IDLECHECK_OK:
+		return "ok";
+	case IDLECHECK_DROPS:
+		return "drops";
+	default:
+		return "unknown";
+	}
+}
+
+bool idlecheck_any_drops(const struct idlecheck_cpu_result *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (r[i].verdict == IDLECHECK_DROPS)
+			return true;
+	return false;
+}
+
+/* Tracepoint id from tracefs (events/<sys>/<event>/id); negative errno. */
+static int tp_id(const char *spec, uint64_t *id)
+{
+	char sys[128], path[512], buf[32];
+	const char *colon = strchr(spec, ':');
+	const char *dir = tracefs_tracing_dir();
+	if (!colon || (size_t)(colon - spec) >= sizeof(sys) || !colon[1])
+		return -EINVAL;
+	if (!dir)
+		return -ENOENT;
+	memcpy(sys, spec, (size_t)(colon - spec));
+	sys[colon - spec] = 0;
+	if (snprintf(path, sizeof(path), "%s/events/%s/%s/id", dir, sys, colon + 1) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	bool ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -EIO;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(buf, &end, 10);
+	if (errno || end == buf)
+		return -EIO;
+	*id = v;
+	return 0;
+}
+
+/*
+ * Read the counts of line `label` of /proc/interrupts into counts[cpu]
+ * (cpus missing from the header stay 0).  Returns 0 or a negative errno
+ * (-ENOENT: no such line).
+ */
+static int read_irq_line(const char *label, uint64_t *counts, size_t ncounts)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char *line = NULL;
+	size_t cap = 0;
+	int *col = NULL;
+	size_t ncol = 0;
+	int ret = -ENOENT;
+	size_t llen = strlen(label);
+
+	if (!f)
+		return -errno;
+	memset(counts, 0, ncounts * sizeof(*counts));
+	if (getline(&line, &cap, f) < 0) {
+		ret = -EIO;
+		goto out;
+	}
+	/* header: "           CPU0       CPU1 ..." */
+	for (char *p = line; (p = strstr(p, "CPU")) != NULL;) {
+		p += 3;
+		char *end;
+		long c = strtol(p, &end, 10);
+		if (end == p || c < 0)
+			continue;
+		int *n = realloc(col, (ncol + 1) * sizeof(*col));
+		if (!n) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		col = n;
+		col[ncol++] = (int)c;
+		p = end;
+	}
+	while (getline(&line, &cap, f) >= 0) {
+		char *p = line;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (strncmp(p, label, llen) || p[llen] != ':')
+			continue;
+		p += llen + 1;
+		for (size_t i = 0; i < ncol; i++) {
+			char *end;
+			unsigned long long v = strtoull(p, &end, 10);
+			if (end == p)
+				break;
+			p = end;
+			if (col[i] >= 0 && (size_t)col[i] < ncounts)
+				counts[col[i]] = v;
+		}
+		ret = 0;
+		break;
+	}
+out:
+	free(line);
+	free(col);
+	fclose(f);
+	return ret;
+}
+
+struct sleeper {
+	pthread_t th;
+	unsigned cpu;
+	uint64_t sleep_ns;
+	atomic_bool *stop;
+	bool started;
+};
+
+static void *sleeper_main(void *arg)
+{
+	struct sleeper *s = arg;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(s->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		return NULL;
+	struct timespec ts = { .tv_sec = (time_t)(s->sleep_ns / 1000000000u),
+			       .tv_nsec = (long)(s->sleep_ns % 1000000000u) };
+	while (!atomic_load_explicit(s->stop, memory_order_relaxed))
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	return NULL;
+}
+
+struct probe {
+	int fd;
+	void *base;
+	size_t map_len;
+};
+
+static int count_sample(void *arg, const struct perf_event_header *h, const uint8_t *rec)
+{
+	struct idlecheck_cpu_result *r = arg;
+	if (h->type == PERF_RECORD_SAMPLE)
+		r->samples++;
+	return 0;
+}
+
+/* Count the ring's samples, lost events and corrupt bytes into r. */
+static int count_ring(const struct probe *p, size_t page, struct idlecheck_cpu_result *r)
+{
+	struct pring ring;
+	int err = pring_init(&ring, p->base, page, IDLECHECK_RING_PAGES * page, NULL);
+	if (!err)
+		pring_walk(&ring, count_sample, r);
+	r->lost += ring.st.lost;
+	r->corrupt_bytes += ring.st.corrupt_bytes;
+	pring_fini(&ring);
+	return err;
+}
+
+int idlecheck_check(const struct parse_cpuset *cpus, const struct idlecheck_opts *opts,
+	      struct idlecheck_cpu_result *out, size_t out_len, size_t *nr_out)
+{
+	const char *tpname = opts && opts->tracepoint ? opts->tracepoint
+						      : "irq_vectors:local_timer_entry";
+	const char *label = opts && opts->irq_line ? opts->irq_line : "LOC";
+	uint64_t window_ns = opts && opts->window_ns ? opts->window_ns : 150000000u;
+	uint64_t sleep_ns = opts && opts->sleep_ns ? opts->sleep_ns : 1000000u;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t *before = NULL, *after = NULL;
+	struct probe *pr = NULL;
+	struct sleeper *sl = NULL;
+	atomic_bool stop;
+	size_t n = 0;
+	uint64_t id = 0;
+	int err;
+
+	*nr_out = 0;
+	if (!cpus || !out)
+		return -EINVAL;
+	err = tp_id(tpname, &id);
+	if (err)
+		return err;
+	before = calloc(PARSE_MAX_CPUS, sizeof(*before));
+	after = calloc(PARSE_MAX_CPUS, sizeof(*after));
+	pr = calloc(out_len ? out_len : 1, sizeof(*pr));
+	sl = calloc(out_len ? out_len : 1, sizeof(*sl));
+	if (!before || !after || !pr || !sl) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = read_irq_line(label, before, PARSE_MAX_CPUS);
+	if (err)
+		goto out;
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS && n < out_len; cpu++) {
+		if (!parse_cpuset_has(cpus, cpu))
+			continue;
+		struct perf_event_attr a;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = id;
+		a.sample_period = 1;
+		a.sample_type = PERF_SAMPLE_TIME;
+		a.disabled = 1;
+		a.wakeup_events = 1u << 20;
+		pr[n].fd = -1;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].cpu = cpu;
+		long fd = syscall(SYS_perf_event_open, &a, -1, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			goto out;
+		}
+		pr[n].fd = (int)fd;
+		pr[n].map_len = (IDLECHECK_RING_PAGES + 1) * page;
+		pr[n++].base = NULL;
+		void *m = mmap(NULL, pr[n - 1].map_len, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+		if (m == MAP_FAILED) {
+			err = -errno;
+			goto out;
+		}
+		pr[n - 1].base = m;
+	}
+	atomic_init(&stop, false);
+	for (size_t i = 0; i < n; i++) {
+		sl[i].cpu = out[i].cpu;
+		sl[i].sleep_ns = sleep_ns;
+		sl[i].stop = &stop;
+		if (workthread_create(&sl[i].th, NULL, sleeper_main, &sl[i]) != 0) {
+			atomic_store(&stop, true);
+			err = -EAGAIN;
+			goto join;
+		}
+		sl[i].started = true;
+	}
+	{
+		struct timespec settle = { 0, 5000000 };
+		nanosleep(&settle, NULL);
+	}
+	read_irq_line(label, before, PARSE_MAX_CPUS);
+	for (size_t i = 0; i < n; i++)
+		ioctl(pr[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+	{
+		struct timespec w = { .tv_sec = (time_t)(window_ns / 1000000000u),
+				      .tv_nsec = (long)(window_ns % 1000000000u) };
+		while (nanosleep(&w, &w) < 0 && errno == EINTR)
+			;
+	}
+	for (size_t i = 0; i < n; i++)
+		ioctl(pr[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	read_irq_line(label, after, PARSE_MAX_CPUS);
+	atomic_store(&stop, true);
+	for (size_t i = 0; i < n; i++) {
+		struct idlecheck_cpu_result *r = &out[i];
+		uint64_t v = 0;
+		if (read(pr[i].fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+			r->counted = v;
+		err = count_ring(&pr[i], page, r);
+		if (err)
+			goto join;
+		r->irqs = after[r->cpu] >= before[r->cpu] ? after[r->cpu] - before[r->cpu] : 0;
+		if (r->irqs < IDLECHECK_MIN_IRQS)
+			r->verdict = r->samples + r->lost >= IDLECHECK_MIN_IRQS ? IDLECHECK_OK : IDLECHECK_UNKNOWN;
+		else if ((r->samples + r->lost) * 2 < r->irqs)
+			r->verdict = IDLECHECK_DROPS;
+		else
+			r->verdict = IDLECHECK_OK;
+	}
+	*nr_out = n;
+	err = 0;
+join:
+	for (size_t i = 0; i < n; i++)
+		if (sl[i].started)
+			pthread_join(sl[i].th, NULL);
+out:
+	for (size_t i = 0; pr && i < n; i++) {
+		if (pr[i].base)
+			munmap(pr[i].base, pr[i].map_len);
+		if (pr[i].fd >= 0)
+			close(pr[i].fd);
+	}
+	free(pr);
+	free(sl);
+	free(before);
+	free(after);
+	return err;
+}
+
+/* ---- keep-busy spinners ------------------------------------------------ */
+
+struct idlecheck_spinner {
+	pthread_t th;
+	unsigned cpu;
+	struct idlecheck_spin *owner;
+	bool started;
+	atomic_bool running;
+};
+
+struct idlecheck_spin {
+	atomic_bool stop;
+	unsigned nr;
+	struct idlecheck_spinner t[];
+};
+
+static void *spin_main(void *arg)
+{
+	struct idlecheck_spinner *t = arg;
+	cpu_set_t set;
+	struct sched_param sp = { .sched_priority = 0 };
+	CPU_ZERO(&set);
+	CPU_SET(t->cpu, &set);
+	pthread_setname_np(pthread_self(), "latscope-busy");
+	/* never spin at a priority that could delay anything */
+	if (sched_setaffinity(0, sizeof(set), &set) < 0 ||
+	    sched_setscheduler(0, SCHED_IDLE, &sp) < 0)
+		return NULL;
+	atomic_store(&t->running, true);
+	while (!atomic_load_explicit(&t->owner->stop, memory_order_relaxed))
+		__asm__ __volatile__("" ::: "memory");
+	return NULL;
+}
+
+int idlecheck_spin_start(struct idlecheck_spin **out, const struct parse_cpuset *cpus)
+{
+	unsigned n = parse_cpuset_count(cpus);
+	*out = NULL;
+	if (!n)
+		return -EINVAL;
+	struct idlecheck_spin *s = calloc(1, sizeof(*s) + n * sizeof(s->t[0]));
+	if (!s)
+		return -ENOMEM;
+	atomic_init(&s->stop, false);
+	unsigned k = 0;
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS && k < n; cpu++) {
+		if (!parse_cpuset_has(cpus, cpu))
+			continue;
+		struct idlecheck_spinner *t = &s->t[k++];
+		t->cpu = cpu;
+		t->owner = s;
+		atomic_init(&t->running, false);
+		int e = workthread_create(&t->th, NULL, spin_main, t);
+		if (e) {
+			s->nr = k;
+			idlecheck_spin_stop(s);
+			return e;
+		}
+		t->started = true;
+	}
+	s->nr = k;
+	/* wait (bounded) until the threads run, so the caller measures with them */
+	for (int i = 0; i < 200 && idlecheck_spin_nr_running(s) < k; i++) {
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	*out = s;
+	return 0;
+}
+
+unsigned idlecheck_spin_nr_running(const struct idlecheck_spin *s)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; s && i < s->nr; i++)
+		n += atomic_load(&s->t[i].running);
+	return n;
+}
+
+void idlecheck_spin_stop(struct idlecheck_spin *s)
+{
+	if (!s)
+		return;
+	atomic_store(&s->stop, true);
+	for (unsigned i = 0; i < s->nr; i++)
+		if (s->t[i].started)
+			pthread_join(s->t[i].th, NULL);
+	free(s);
+}
+
+int idlecheck_pm_qos_hold(int32_t latency_us)
+{
+	int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* the device takes a host-order s32 */
+	if (write(fd, &latency_us, sizeof(latency_us)) != (ssize_t)sizeof(latency_us)) {
+		int err = errno ? -errno : -EIO;
+		close(fd);
+		return err;
+	}
+	return fd;
+}

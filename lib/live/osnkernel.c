@@ -1,0 +1,577 @@
+/* SPDX-License-Identifier: MIT */
+/* osnkernel.c - drive and parse the kernel osnoise tracer (see osnkernel.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "live/osnkernel.h"
+
+/* ---- parsing ---------------------------------------------------------- */
+
+static const char *skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* "sec.frac" with up to 9 fraction digits -> ns. */
+static int parse_ts(const char **pp, uint64_t *ns)
+{
+	const char *p = *pp;
+	char *end;
+	errno = 0;
+	unsigned long long sec = strtoull(p, &end, 10);
+	if (end == p || errno || *end != '.')
+		return -EINVAL;
+	p = end + 1;
+	uint64_t frac = 0;
+	int digits = 0;
+	while (isdigit((unsigned char)*p)) {
+		if (digits < 9) {
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			digits++;
+		}
+		p++;
+	}
+	if (!digits)
+		return -EINVAL;
+	while (digits++ < 9)
+		frac *= 10;
+	if (sec > UINT64_MAX / 1000000000ULL)
+		return -ERANGE;
+	*ns = sec * 1000000000ULL + frac;
+	*pp = p;
+	return 0;
+}
+
+static int osnkernel_parse_u64(const char **pp, uint64_t *v)
+{
+	const char *p = skip_ws(*pp);
+	char *end;
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	errno = 0;
+	unsigned long long x = strtoull(p, &end, 10);
+	if (errno)
+		return -ERANGE;
+	*v = x;
+	*pp = end;
+	return 0;
+}
+
+static int expect(const char **pp, const char *word)
+{
+	const char *p = skip_ws(*pp);
+	size_t n = strlen(word);
+	if (strncmp(p, word, n))
+		return -EINVAL;
+	*pp = p + n;
+	return 0;
+}
+
+/* "start <ts> duration <ns> ns" */
+static int parse_start_duration(const char **pp, struct osnkernel_rec *o)
+{
+	const char *p = *pp;
+	if (expect(&p, "start") || (p = skip_ws(p), parse_ts(&p, &o->start_ns)) ||
+	    expect(&p, "duration") || osnkernel_parse_u64(&p, &o->duration_ns) || expect(&p, "ns"))
+		return -EINVAL;
+	*pp = p;
+	return 0;
+}
+
+/* "<desc>:<id> start ..." where desc may hold spaces (comm) and is right-aligned. */
+static int parse_desc_id(const char **pp, struct osnkernel_rec *o)
+{
+	const char *p = skip_ws(*pp);
+	const char *st = strstr(p, " start ");
+	if (!st)
+		return -EINVAL;
+	const char *colon = st;
+	while (colon > p && *colon != ':')
+		colon--;
+	if (*colon != ':' || colon == p)
+		return -EINVAL;
+	size_t n = (size_t)(colon - p);
+	if (n >= sizeof(o->desc))
+		n = sizeof(o->desc) - 1;
+	memcpy(o->desc, p, n);
+	o->desc[n] = 0;
+	char *end;
+	long id = strtol(colon + 1, &end, 10);
+	if (end != st || id < INT32_MIN || id > INT32_MAX)
+		return -EINVAL;
+	o->id = (int32_t)id;
+	*pp = st;
+	return 0;
+}
+
+int osnkernel_parse_line(const char *line, struct osnkernel_rec *o)
+{
+	memset(o, 0, sizeof(*o));
+	const char *p = skip_ws(line);
+	if (!*p || *p == '#' || *p == '\n')
+		return -ENOENT;
+	/* Context prefix: "<comm>-<pid> [<cpu>] <flags> <sec.usec>: " */
+	const char *br = strstr(p, " [");
+	if (!br)
+		return -ENOENT;
+	const char *dash = br;
+	while (dash > p && *dash != '-')
+		dash--;
+	if (*dash != '-')
+		return -ENOENT;
+	size_t cl = (size_t)(dash - p);
+	if (cl >= sizeof(o->comm))
+		cl = sizeof(o->comm) - 1;
+	memcpy(o->comm, p, cl);
+	o->comm[cl] = 0;
+	o->pid = (int32_t)strtol(dash + 1, NULL, 10);
+	p = br + 2;
+	char *end;
+	unsigned long cpu = strtoul(p, &end, 10);
+	if (end == p || *end != ']' || cpu > 65535)
+		return -ENOENT;
+	o->cpu = (uint32_t)cpu;
+	p = skip_ws(end + 1);
+	/* optional flags column (".....", "d..2."), then the timestamp */
+	if (!isdigit((unsigned char)*p)) {
+		while (*p && *p != ' ')
+			p++;
+		p = skip_ws(p);
+	}
+	if (parse_ts(&p, &o->ts_ns) || *p != ':')
+		return -ENOENT;
+	p = skip_ws(p + 1);
+
+	if (!strncmp(p, "sample_threshold:", 17)) {
+		o->kind = OSNKERNEL_SAMPLE;
+		p += 17;
+		if (parse_start_duration(&p, o))
+			return -EINVAL;
+		/* "interference N" (the doc spells it "interferences") */
+		p = skip_ws(p);
+		if (!strncmp(p, "interferences", 13))
+			p += 13;
+		else if (!strncmp(p, "interference", 12))
+			p += 12;
+		else
+			return -EINVAL;
+		return osnkernel_parse_u64(&p, &o->interference) ? -EINVAL : 0;
+	}
+	if (!strncmp(p, "nmi_noise:", 10)) {
+		o->kind = OSNKERNEL_NMI;
+		p += 10;
+		return parse_start_duration(&p, o) ? -EINVAL : 0;
+	}
+	static const struct { const char *name; enum osnkernel_kind kind; } named[] = {
+		{ "irq_noise:", OSNKERNEL_IRQ }, { "softirq_noise:", OSNKERNEL_SOFTIRQ }, { "thread_noise:", OSNKERNEL_THREAD },
+	};
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		size_t n = strlen(named[i].name);
+		if (strncmp(p, named[i].name, n))
+			continue;
+		o->kind = named[i].kind;
+		p += n;
+		if (parse_desc_id(&p, o) || parse_start_duration(&p, o))
+			return -EINVAL;
+		return 0;
+	}
+	/* Per-period record: runtime noise pct max_single hw nmi irq sirq thread */
+	if (!isdigit((unsigned char)*p))
+		return -ENOENT;
+	uint64_t ip, fp;
+	if (osnkernel_parse_u64(&p, &o->runtime_us) || osnkernel_parse_u64(&p, &o->noise_us) || osnkernel_parse_u64(&p, &ip) ||
+	    *p != '.')
+		return -EINVAL;
+	p++;
+	const char *f0 = p;
+	if (osnkernel_parse_u64(&p, &fp) || p - f0 != 5 || ip > 100)
+		return -EINVAL;
+	o->avail_e5 = ip * 100000 + fp;
+	if (osnkernel_parse_u64(&p, &o->max_single_us) || osnkernel_parse_u64(&p, &o->hw) || osnkernel_parse_u64(&p, &o->nmi) ||
+	    osnkernel_parse_u64(&p, &o->irq) || osnkernel_parse_u64(&p, &o->softirq) || osnkernel_parse_u64(&p, &o->thread))
+		return -EINVAL;
+	p = skip_ws(p);
+	if (*p && *p != '\n')
+		return -EINVAL;
+	o->kind = OSNKERNEL_PERIOD;
+	return 0;
+}
+
+/* ---- driving the tracer ------------------------------------------------- */
+
+#define OSNKERNEL_INSTANCE "latscope_osnoise"
+
+/*
+ * What the run changed, oldest first, undone newest first by osnkernel_stop()
+ * and, in a signal handler, by osnkernel_emergency_restore().  Static: one
+ * osnoise tracer per system, so one run at a time, and the handler needs
+ * memory that is never freed.  A step is filled, then published (osnk_nr
+ * raised, release); an undo reads published steps only, and the normal one
+ * unpublishes each step once done.  Undoing a step twice is harmless (an
+ * abort in the middle of osnkernel_stop()).
+ */
+enum osnk_kind {
+	OSNK_WRITE = 1,		/* write text to path */
+	OSNK_WRITE_EACH,	/* write each word of text to path (osnoise/options: one option a write) */
+	OSNK_CLOSE,		/* close fd */
+	OSNK_RMDIR,		/* remove the directory path (a tracefs instance) */
+};
+#define OSNK_STEPS 16
+#define OSNK_TEXT 512
+static struct {
+	enum osnk_kind kind;
+	int fd;
+	char path[PATH_MAX];
+	char text[OSNK_TEXT];
+} osnk_steps[OSNK_STEPS];
+static int osnk_nr;		/* published steps; atomic */
+static bool osnk_running;	/* between osnkernel_start() and osnkernel_stop() */
+
+struct osnkernel {
+	struct tracefs_instance *inst;
+	int fd;			/* trace_pipe (closed by its undo step) */
+	bool owner;		/* the steps are this run's */
+	bool stopped;		/* osnkernel_stop() done */
+	char err[1024];
+};
+
+bool osnkernel_available(void)
+{
+	/* (not tracefs_dir_exists(NULL, ...): libtracefs 1.6 looks in the
+	 * mounted tracefs there even after tracefs_set_tracing_dir()) */
+	struct stat st;
+	char *dir = tracefs_get_tracing_file("osnoise");
+	bool has = dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	tracefs_put_tracing_file(dir);
+	if (!has)
+		return false;
+	char **t = tracefs_tracers(NULL);
+	bool ok = false;
+	for (size_t i = 0; t && t[i]; i++)
+		ok |= !strcmp(t[i], "osnoise");
+	tracefs_list_free(t);
+	return ok;
+}
+
+const char *osnkernel_strerror(const struct osnkernel *k)
+{
+	return k ? k->err : "out of memory";
+}
+
+/* Async-signal-safe from here to osnkernel_emergency_restore().  0 or the
+ * errno of the failed write (an undo that did not take). */
+static int osnk_write(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	ssize_t n = write(fd, text, len);
+	int e = n < 0 ? errno : (size_t)n != len ? EIO : 0;
+	close(fd);
+	return e;
+}
+
+/* Undo step i: 0, or the errno of the first write or rmdir that failed. */
+static int osnk_undo(int i)
+{
+	const char *t = osnk_steps[i].text;
+	int e = 0, e1;
+	switch (osnk_steps[i].kind) {
+	case OSNK_WRITE:
+		e = osnk_write(osnk_steps[i].path, t, strlen(t));
+		break;
+	case OSNK_WRITE_EACH:
+		/* "NO_DEFAULTS OSNOISE_WORKLOAD NO_PANIC_ON_STOP ...": each option as it
+		 * was; [NO_]DEFAULTS only tells whether they all are the defaults */
+		while (*t) {
+			size_t n = strcspn(t, " ");
+			bool dflt = (n == 8 && !strncmp(t, "DEFAULTS", 8)) || (n == 11 && !strncmp(t, "NO_DEFAULTS", 11));
+			if (n && !dflt && (e1 = osnk_write(osnk_steps[i].path, t, n)) && !e)
+				e = e1;
+			t += n + (t[n] == ' ');
+		}
+		break;
+	case OSNK_CLOSE:
+		close(osnk_steps[i].fd);
+		break;
+	case OSNK_RMDIR:
+		if (rmdir(osnk_steps[i].path) < 0 && errno != ENOENT)
+			e = errno;
+		break;
+	}
+	return e;
+}
+
+void osnkernel_emergency_restore(void)
+{
+	for (int i = __atomic_load_n(&osnk_nr, __ATOMIC_ACQUIRE); i-- > 0;)
+		osnk_undo(i);
+}
+
+/* Record an undo step before the change it undoes; path NULL for OSNK_CLOSE. */
+static int osnk_push(struct osnkernel *k, enum osnk_kind kind, const char *path, const char *text,
+		     int fd)
+{
+	int i = __atomic_load_n(&osnk_nr, __ATOMIC_RELAXED);
+	if (i == OSNK_STEPS) {
+		snprintf(k->err, sizeof(k->err), "more than %d settings to restore", OSNK_STEPS);
+		return -ENOSPC;
+	}
+	if ((path && strlen(path) >= sizeof(osnk_steps[i].path)) || strlen(text) >= sizeof(osnk_steps[i].text)) {
+		snprintf(k->err, sizeof(k->err), "cannot save %s (%zu bytes) to restore it", path ? path : "",
+			 strlen(text));
+		return -ENAMETOOLONG;
+	}
+	osnk_steps[i].kind = kind;
+	osnk_steps[i].fd = fd;
+	snprintf(osnk_steps[i].path, sizeof(osnk_steps[i].path), "%s", path ? path : "");
+	snprintf(osnk_steps[i].text, sizeof(osnk_steps[i].text), "%s", text);
+	__atomic_store_n(&osnk_nr, i + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Push "write back what file of inst holds now" (kind OSNK_WRITE or OSNK_WRITE_EACH). */
+static int save(struct osnkernel *k, struct tracefs_instance *inst, const char *file, enum osnk_kind kind)
+{
+	char *path = tracefs_instance_get_file(inst, file);
+	char *old = path ? tracefs_instance_file_read(inst, file, NULL) : NULL;
+	int err = 0;
+	if (!old) {
+		err = errno ? -errno : -ENOMEM;
+		snprintf(k->err, sizeof(k->err), "cannot read tracefs %s: %s", file, strerror(-err));
+	} else {
+		old[strcspn(old, "\n")] = '\0';	/* one line: the value */
+		err = osnk_push(k, kind, path, old, -1);
+	}
+	free(old);
+	tracefs_put_tracing_file(path);
+	return err;
+}
+
+/* Push "write text to file of inst" (the value that undoes what comes). */
+static int save_text(struct osnkernel *k, struct tracefs_instance *inst, const char *file, const char *text)
+{
+	char *path = tracefs_instance_get_file(inst, file);
+	int err = path ? osnk_push(k, OSNK_WRITE, path, text, -1) : -ENOMEM;
+	tracefs_put_tracing_file(path);
+	return err;
+}
+
+static int wr(struct osnkernel *k, struct tracefs_instance *inst, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int wr(struct osnkernel *k, struct tracefs_instance *inst, const char *file, const char *fmt, ...)
+{
+	char buf[128];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	errno = 0;
+	if (tracefs_instance_file_write(inst, file, buf) < 0) {
+		int err = errno ? -errno : -EIO;
+		snprintf(k->err, sizeof(k->err), "writing '%s' to tracefs %s: %s", buf, file,
+			 strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* A global number: its old value saved, then the new one written. */
+static int set_u64(struct osnkernel *k, const char *file, uint64_t v)
+{
+	int err = save(k, NULL, file, OSNK_WRITE);
+	return err ? err : wr(k, NULL, file, "%" PRIu64, v);
+}
+
+static uint64_t read_u64(const char *file)
+{
+	char *s = tracefs_instance_file_read(NULL, file, NULL);
+	uint64_t v = s ? strtoull(s, NULL, 10) : 0;
+	free(s);
+	return v;
+}
+
+/* True when word (e.g. "OSNOISE_WORKLOAD") is one of the options flags in
+ * opts, as "WORD" or "NO_WORD". */
+static bool has_option(const char *opts, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = opts; p && *p;) {
+		p += strspn(p, " \t\n");
+		size_t len = strcspn(p, " \t\n");
+		const char *w = p;
+		if (len >= 3 && !strncmp(w, "NO_", 3)) {
+			w += 3;
+			len -= 3;
+		}
+		if (len == n && !strncmp(w, word, n))
+			return true;
+		p = w + len;
+	}
+	return false;
+}
+
+/* osnoise/options (absent before the kernel had options): saved, then the
+ * defaults with the workload option as asked. */
+static int set_options(struct osnkernel *k, const struct osnkernel_config *cfg)
+{
+	/* (stat, not tracefs_file_exists(): see osnkernel_available()) */
+	struct stat st;
+	char *path = tracefs_get_tracing_file("osnoise/options");
+	bool exists = path && stat(path, &st) == 0;
+	tracefs_put_tracing_file(path);
+	char *opts = exists ? tracefs_instance_file_read(NULL, "osnoise/options", NULL) : NULL;
+	bool workload = has_option(opts, "OSNOISE_WORKLOAD");
+	int err = 0;
+	if (cfg->no_workload && !workload) {
+		snprintf(k->err, sizeof(k->err), "this kernel's osnoise tracer has no OSNOISE_WORKLOAD "
+			 "option (tracefs osnoise/options%s%s), needed by --no-workload",
+			 opts ? " has: " : " is absent", opts ? opts : "");
+		k->err[strcspn(k->err, "\n")] = 0;
+		err = -EOPNOTSUPP;
+	} else if (opts) {
+		if (!(err = save(k, NULL, "osnoise/options", OSNK_WRITE_EACH)) &&
+		    !(err = wr(k, NULL, "osnoise/options", "DEFAULTS")) && workload)
+			err = wr(k, NULL, "osnoise/options", cfg->no_workload ? "NO_OSNOISE_WORKLOAD"
+									      : "OSNOISE_WORKLOAD");
+	}
+	free(opts);
+	return err;
+}
+
+static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
+{
+	int err;
+	/* osnoise settings are global (top-level osnoise/ and tracing_thresh) */
+	if ((err = set_options(k, cfg)) ||
+	    (err = save(k, NULL, "osnoise/cpus", OSNK_WRITE)) ||
+	    (err = wr(k, NULL, "osnoise/cpus", "%s", cfg->cpus ? cfg->cpus : "all")))
+		return err;
+	/* the kernel keeps runtime <= period at each write: the period first
+	 * unless it goes below the runtime in place (the undo, newest first,
+	 * then keeps the rule too) */
+	bool period_first = cfg->period_us >= read_u64("osnoise/runtime_us");
+	if ((err = set_u64(k, period_first ? "osnoise/period_us" : "osnoise/runtime_us",
+			   period_first ? cfg->period_us : cfg->runtime_us)) ||
+	    (err = set_u64(k, period_first ? "osnoise/runtime_us" : "osnoise/period_us",
+			   period_first ? cfg->runtime_us : cfg->period_us)) ||
+	    (err = set_u64(k, "osnoise/stop_tracing_us", cfg->stop_us)) ||
+	    (err = set_u64(k, "osnoise/stop_tracing_total_us", cfg->stop_total_us)) ||
+	    (cfg->threshold_us && (err = set_u64(k, "tracing_thresh", cfg->threshold_us))))
+		return err;
+	errno = 0;
+	k->inst = tracefs_instance_create(OSNKERNEL_INSTANCE);
+	char *dir = k->inst ? tracefs_instance_get_dir(k->inst) : NULL;
+	if (!dir) {
+		err = errno ? -errno : -EIO;
+		snprintf(k->err, sizeof(k->err), "cannot create tracefs instance %s: %s", OSNKERNEL_INSTANCE,
+			 strerror(-err));
+		return err;
+	}
+	err = osnk_push(k, OSNK_RMDIR, dir, "", -1);
+	tracefs_put_tracing_file(dir);
+	if (err)
+		return err;
+	if (cfg->events) {
+		if ((err = save_text(k, k->inst, "events/osnoise/enable", "0")))
+			return err;
+		if (tracefs_event_enable(k->inst, "osnoise", NULL) < 0) {
+			snprintf(k->err, sizeof(k->err), "cannot enable the osnoise events");
+			return -EIO;
+		}
+	}
+	if ((err = save_text(k, k->inst, "current_tracer", "nop")))
+		return err;
+	errno = 0;
+	if (tracefs_tracer_set(k->inst, TRACEFS_TRACER_CUSTOM, "osnoise") < 0) {
+		err = errno ? -errno : -EIO;
+		snprintf(k->err, sizeof(k->err), "cannot select the osnoise tracer: %s (another "
+			 "instance may run osnoise or timerlat)", strerror(-err));
+		return err;
+	}
+	k->fd = tracefs_instance_file_open(k->inst, "trace_pipe", O_RDONLY | O_NONBLOCK);
+	if (k->fd < 0) {
+		err = errno ? -errno : -EIO;
+		snprintf(k->err, sizeof(k->err), "cannot open trace_pipe: %s", strerror(-err));
+		return err;
+	}
+	if ((err = osnk_push(k, OSNK_CLOSE, NULL, "", k->fd)) ||
+	    (err = save_text(k, k->inst, "tracing_on", "0")))
+		return err;
+	tracefs_trace_on(k->inst);
+	return 0;
+}
+
+int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg)
+{
+	struct osnkernel *k = calloc(1, sizeof(*k));
+	*kp = k;
+	if (!k)
+		return -ENOMEM;
+	k->fd = -1;
+	if (osnk_running) {
+		snprintf(k->err, sizeof(k->err), "the kernel tracer is driven already");
+		return -EBUSY;
+	}
+	if (!osnkernel_available()) {
+		snprintf(k->err, sizeof(k->err), "the kernel has no osnoise tracer (no %s/osnoise; needs "
+			 "CONFIG_OSNOISE_TRACER)", tracefs_tracing_dir() ?: "tracefs");
+		return -ENODEV;
+	}
+	osnk_running = k->owner = true;
+	return start(k, cfg);
+}
+
+long osnkernel_read(struct osnkernel *k, char *buf, size_t len)
+{
+	ssize_t n = read(k->fd, buf, len);
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	return (long)n;
+}
+
+int osnkernel_stop(struct osnkernel *k)
+{
+	int first = 0;
+	if (!k || k->stopped)
+		return 0;
+	k->stopped = true;
+	if (k->owner) {
+		/* every step of this run, newest first; all are tried */
+		for (int i = __atomic_load_n(&osnk_nr, __ATOMIC_ACQUIRE); i-- > 0;) {
+			int e = osnk_undo(i);
+			if (e && !first) {
+				first = -e;
+				snprintf(k->err, sizeof(k->err), "cannot write '%s' back to %s: %s",
+					 osnk_steps[i].text, osnk_steps[i].path, strerror(e));
+			}
+			__atomic_store_n(&osnk_nr, i, __ATOMIC_RELEASE);
+		}
+		osnk_running = false;
+	}
+	return first;
+}
+
+void osnkernel_free(struct osnkernel *k)
+{
+	if (!k)
+		return;
+	osnkernel_stop(k);
+	if (k->inst)
+		tracefs_instance_free(k->inst);
+	free(k);
+}

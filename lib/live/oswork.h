@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * oswork.h - the osnoise workload in userspace: one pinned thread per
+ * measured CPU reads the time in a loop for `runtime` of every `period` and
+ * reports every gap at or above the threshold (and the sub-threshold
+ * remainder per period) through a lock-free per-CPU ring.
+ *
+ * Prefix: oswork_.
+ *
+ * Records per CPU, in time order (key = t1_ns):
+ *   OSWORK_PERIOD_BEGIN  t0 = t1 = start of the busy loop
+ *   OSWORK_GAP           t0 = previous read, t1 = this read
+ *   OSWORK_PERIOD_END    t1 = end; v[0] runtime_ns, v[1] sub-threshold gaps,
+ *                     v[2] their sum in ns, v[3] loop iterations,
+ *                     v[4] smallest gap in ns
+ * Times are CLOCK_MONOTONIC ns (the TSC converted to it when use_tsc).
+ * The library never prints; errors are negative errno values.
+ */
+#ifndef LATSCOPE_OSWORK_H
+#define LATSCOPE_OSWORK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/parse.h"
+
+enum oswork_type { OSWORK_PERIOD_BEGIN = 1, OSWORK_GAP = 2, OSWORK_PERIOD_END = 3 };
+
+struct oswork_rec {
+	uint32_t type;
+	uint32_t cpu;
+	uint64_t t0_ns, t1_ns;
+	uint64_t v[5];
+};
+
+struct oswork_opts {
+	struct parse_cpuset cpus;
+	uint64_t period_ns, runtime_ns;	/* runtime <= period */
+	uint64_t threshold_ns;		/* 0 = 1000 */
+	uint64_t floor_ns;		/* sub-threshold floor; 0 = 4 x the smallest gap, >= 100 */
+	int policy;			/* SCHED_OTHER, SCHED_FIFO, SCHED_RR */
+	int prio;			/* nice for SCHED_OTHER, rt priority otherwise */
+	bool use_tsc;			/* read the TSC (x86, constant_tsc) */
+	size_t ring_recs;		/* records per CPU ring; 0 = 65536 */
+};
+
+struct oswork;
+
+/* oswork_start - start the threads (pinned, scheduled as asked) and wait until
+ * each runs.  *wp is freed by oswork_free() (also on failure when not NULL). */
+int oswork_start(struct oswork **wp, const struct oswork_opts *opts);
+/* Ask the threads to finish their loop and join them, waking a thread that
+ * sleeps between two runtime windows (a stop never waits for the rest of a
+ * period); the records they left stay readable until oswork_free().  NULL is
+ * fine. */
+void oswork_stop(struct oswork *w);
+/* Stop (if needed) and free everything; NULL is fine. */
+void oswork_free(struct oswork *w);
+/* Only signal the threads to stop (async-signal-safe); oswork_stop() still needed. */
+void oswork_request_stop(struct oswork *w);
+
+/* Number of workload threads, their CPU and thread id by index. */
+size_t oswork_nr(const struct oswork *w);
+unsigned oswork_cpu(const struct oswork *w, size_t idx);
+int oswork_tid(const struct oswork *w, size_t idx);
+uint64_t oswork_floor_ns(const struct oswork *w, size_t idx);
+/* Records dropped because a ring was full. */
+uint64_t oswork_lost(const struct oswork *w, size_t idx);
+/* True when every thread has left its loop. */
+bool oswork_done(const struct oswork *w);
+
+/* Look at / consume the oldest record of thread idx.  oswork_peek returns false
+ * when the ring is empty. */
+bool oswork_peek(struct oswork *w, size_t idx, struct oswork_rec *out);
+void oswork_pop(struct oswork *w, size_t idx);
+
+/*
+ * Recording format of a record (the raw payload of the software event
+ * OSWORK_EVSEL_NAME in a perf.data file), little-endian whatever the host:
+ * u32 version (OSWORK_REC_VERSION), u32 type, u64 cpu, t0_ns, t1_ns, v[0..4].
+ * OSWORK_TID (recording only): v[0] = the workload thread id, v[1] = floor ns.
+ */
+#define OSWORK_EVSEL_NAME		"latscope:osnoise_workload"
+#define OSWORK_REC_VERSION		1
+#define OSWORK_REC_RAW_SIZE	72
+#define OSWORK_TID			4
+void oswork_rec_encode(const struct oswork_rec *r, uint8_t out[OSWORK_REC_RAW_SIZE]);
+/* Returns 0, or -EINVAL for a short payload, another version, a CPU >= PARSE_MAX_CPUS. */
+int oswork_rec_decode(const uint8_t *raw, size_t len, struct oswork_rec *r);
+
+/* CLOCK_MONOTONIC now, ns. */
+uint64_t oswork_now_ns(void);
+/* True when the TSC can be used (x86 with constant_tsc and nonstop_tsc). */
+bool oswork_tsc_usable(void);
+
+#endif

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lhout.h - output of latency histograms: latency_hist files, max_latency
+ * lines, JSON (json-c) and a compact terminal table.
+ *
+ * Prefix: lhout_.
+ *
+ * The functions write only to the FILE* or buffer the caller passes in (use
+ * open_memstream() for a growing buffer); they never print on their own.
+ */
+#ifndef LATSCOPE_LHOUT_H
+#define LATSCOPE_LHOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "engine/latency.h"
+#include "base/lhist.h"
+
+struct json_object;
+
+/*
+ * lhout_hist_file - a latency_hist `CPU<n>` file: the #Minimum/#Average/
+ * #Maximum latency, #Total samples, below/above lines, the `#usecs samples`
+ * header, then one row per bucket (all of them, zero rows included, unless
+ * nonzero_only).  h may be NULL (no samples) and is then shown with geometry
+ * cfg.  Buckets that are whole microseconds print as latency_hist does;
+ * finer ones print their rows in ns (`#nsecs`) and min/avg/max with 3
+ * decimals.  Returns 0 or -EIO.
+ */
+int lhout_hist_file(FILE *f, const struct lhist *h, const struct lhist_cfg *cfg,
+		    bool nonzero_only);
+
+/*
+ * lhout_maxline - format a max_latency-CPU<n> line (newline included) into
+ * buf[len]:
+ *   <pid> <prio> <latency> (<timeroffset>) <comm> <- <pid> <prio> <comm> <sec>.<usec>
+ * latencies in us, priorities in user RT numbering (99 - kernel prio), the
+ * time in the recording clock.  An empty record gives "(none)".  Returns the
+ * length, or -ENOSPC when buf is too small (buf then holds a truncated line).
+ */
+int lhout_maxline(char *buf, size_t len, const struct latency_max *m);
+
+/*
+ * lhout_json - the histograms of l as a new json-c object the caller frees
+ * with json_object_put(); NULL on allocation failure.  types[t] selects the
+ * types; unsupported[t] marks types the input lacks events for (listed in
+ * "unavailable").  Values in ns; with buckets, the non-zero buckets as
+ * [lower_edge_ns, count] pairs.
+ */
+struct json_object *lhout_json(const struct latency *l, const bool types[LATENCY_NR_TYPES],
+			       const bool unsupported[LATENCY_NR_TYPES], bool buckets);
+
+/*
+ * lhout_term - compact table of type t: non-zero rows only (grouped so there
+ * are at most max_rows, 0 = 40), one column per CPU that has samples plus a
+ * total, then min/avg/max/percentile/total rows.  Returns 0 or -EIO.
+ */
+int lhout_term(FILE *f, const struct latency *l, enum latency_type t, unsigned max_rows);
+
+/* User RT priority of a kernel prio (latency_hist: MAX_RT_PRIO-1 - prio). */
+static inline int lhout_user_prio(int kprio)
+{
+	return 99 - kprio;
+}
+
+#endif

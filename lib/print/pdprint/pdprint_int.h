@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pdprint_int.h - private to the sample printer (lib/pdprint*.c): its state
+ * and the functions its files share (prefix pdprint_).  The API is pdprint.h.
+ */
+#ifndef LATSCOPE_PDPRINT_INT_H
+#define LATSCOPE_PDPRINT_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+#include "format/ksym.h"
+#include "print/pdprint.h"
+#include "print/ppcomp.h"
+#include "engine/thread.h"
+
+/*
+ * Memo of libtraceevent's output.  The INFO text of a tracepoint depends only
+ * on its raw bytes (no handler plugins are loaded), so a payload seen before
+ * is printed from the memo: exact, and a large win because sched payloads
+ * repeat.  The key skips the common_* header unless the print format reads it.
+ * Bounded: the memo is cleared when its arena or table fills.
+ */
+#define MEMO_SLOTS	(1u << 17)
+#define MEMO_ARENA	(48u << 20)
+#define MEMO_MAX_KEY	512
+
+struct memo_slot {		/* 16 bytes: the table stays in cache */
+	uint64_t hash;		/* 0 = empty */
+	uint32_t off;		/* arena offset: u32 event id, key bytes, output bytes */
+	uint16_t key_len;
+	uint16_t out_len;
+};
+
+struct memo {
+	struct memo_slot *slots;
+	uint8_t *arena;
+	size_t arena_used, used;
+	uint64_t hits, misses, resets;
+};
+
+struct tp_info {
+	int id;
+	int key_start;		/* first raw byte that can affect the text; -1 = no memo */
+	struct ppcomp_prog *prog;	/* the compiled print format, or NULL */
+	char why[96];		/* why not compiled */
+	char name[64];		/* "sys:name" */
+	uint64_t compiled, fallback;	/* samples printed each way */
+};
+
+#define PDPRINT_COMM_CACHE 256
+struct comm_cache {
+	uint32_t pid, tid;
+	uint64_t gen;		/* thread_generation() when comm was taken */
+	const char *comm;	/* owned by the thread table */
+};
+
+struct pdprint {
+	struct pdread *r;
+	struct pdprint_opts o;
+	struct thread_table *thr;
+	struct trace_seq seq;
+	struct memo memo;
+	struct tp_info *tps;
+	size_t nr_tps, last_tp;
+	struct ppcomp_symcb symcb;
+	char *scratch;		/* a compiled text that did not fit the caller's buffer */
+	size_t scratch_cap;
+	int name_width;		/* computed lazily: pipe mode adds evsels late */
+	size_t name_width_evsels;
+	/* kernel symbols: path decided at pdprint_new, table loaded on first use */
+	const char *ksym_path;	/* NULL = never resolve */
+	struct ksym *ksym;
+	bool ksym_tried;
+	pthread_mutex_t ksym_mu;
+	struct comm_cache cc[PDPRINT_COMM_CACHE];	/* by tid */
+	/* deferred symbols (defer_symbols; the formatting thread only) */
+	struct sym_fix *fix;	/* where symbols go in the text not emitted yet */
+	size_t nfix, cfix;
+	struct sym_ent *sc;	/* known addresses (open addressing) */
+	size_t sc_cap, sc_used;
+	struct ksym_set *kset;	/* the one pass over kallsyms */
+	bool kset_done;
+	bool no_defer;		/* text going to scratch: resolve now */
+};
+
+struct sym_fix {
+	const char *at;
+	uint64_t addr;
+	bool with_offset;
+};
+
+struct sym_ent {
+	uint64_t addr;
+	uint64_t start;
+	const char *name;	/* owned by kset or ksym; NULL: no symbol */
+	bool used;
+};
+
+/* pdprint.c: the first raw byte of ev's samples that can affect their
+ * text, -1 = no memo */
+int pdprint_key_start(struct pdprint *p, struct tep_event *ev);
+
+/* pdprint_sym.c */
+void pdprint_setup_symbols(struct pdprint *p);
+size_t pdprint_sym_text(void *ctx, uint64_t addr, bool with_offset, char *out);
+
+#endif
