@@ -115,13 +115,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tpdecode_kind(s->d, id);
 		p += len;
 	}
-	bool types[LATENCY_NR_TYPES], uns[LATENCY_NR_TYPES] = { 0 };
-	for (int i = 0; i < LATENCY_NR_TYPES; i++) {
+	bool types[HSET_NR_KINDS], uns[HSET_NR_KINDS] = { 0 };
+	for (int i = 0; i < HSET_NR_KINDS; i++) {
 		types[i] = true;
 		char line[256];
 		for (uint32_t c = 0; c < 3; c++) {
-			lhout_hist_file(devnull, latency_hist(l, i, c), &cfg.hist, true);
-			lhout_maxline(line, sizeof(line), latency_max(l, i, c));
+			lhout_hist_file(devnull, hset_hist(latency_set(l), i, c), &cfg.hist, true);
+			lhout_maxline(line, sizeof(line), hset_max(latency_set(l), i, c));
 		}
 		lhout_term(devnull, l, i, 5);
 	}

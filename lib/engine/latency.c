@@ -55,41 +55,19 @@ struct latency_cpu {
 	/* preemptirq */
 	bool irqs_off, preempt_off, comb_off;
 	uint64_t irqs_ns, preempt_ns, comb_ns;
-	struct lhist *h[LATENCY_NR_TYPES];
-	struct latency_max max[LATENCY_NR_TYPES];
 };
 
 struct latency {
 	struct latency_cfg cfg;
 	struct latency_cpu *cpu;
+	struct hset *set;		/* the histograms and worst cases filed */
 	struct latency_tab pids, timers;
 	struct latency_stats st;
 	latency_sample_fn obs;
 	void *obs_arg;
 };
 
-static const char *const latency_names[LATENCY_NR_TYPES] = {
-	[LATENCY_WAKEUP] = "wakeup",
-	[LATENCY_WAKEUP_SHAREDPRIO] = "wakeup/sharedprio",
-	[LATENCY_MISSED_TIMER] = "missed_timer_offsets",
-	[LATENCY_TIMERANDWAKEUP] = "timerandwakeup",
-	[LATENCY_IRQSOFF] = "irqsoff",
-	[LATENCY_PREEMPTOFF] = "preemptoff",
-	[LATENCY_PREEMPTIRQSOFF] = "preemptirqsoff",
-};
-
-const char *latency_type_name(enum latency_type t)
-{
-	return (unsigned)t < LATENCY_NR_TYPES ? latency_names[t] : NULL;
-}
-
-bool latency_type_has_maxfile(enum latency_type t)
-{
-	return t == LATENCY_WAKEUP || t == LATENCY_WAKEUP_SHAREDPRIO || t == LATENCY_MISSED_TIMER ||
-	       t == LATENCY_TIMERANDWAKEUP;
-}
-
-bool latency_type_supported(enum latency_type t, const bool has[TPEVENT_NR_KINDS])
+bool latency_type_supported(enum hset_kind t, const bool has[TPEVENT_NR_KINDS])
 {
 	bool wake = has[TPEVENT_SCHED_WAKEUP] || has[TPEVENT_SCHED_WAKING] || has[TPEVENT_SCHED_WAKEUP_NEW];
 	bool wk = wake && has[TPEVENT_SCHED_SWITCH];
@@ -99,18 +77,18 @@ bool latency_type_supported(enum latency_type t, const bool has[TPEVENT_NR_KINDS
 	bool pre = has[TPEVENT_PREEMPT_DISABLE] && has[TPEVENT_PREEMPT_ENABLE];
 
 	switch (t) {
-	case LATENCY_WAKEUP:
-	case LATENCY_WAKEUP_SHAREDPRIO:
+	case HSET_WAKEUP:
+	case HSET_WAKEUP_SHAREDPRIO:
 		return wk;
-	case LATENCY_MISSED_TIMER:
+	case HSET_MISSED_TIMER:
 		return tm;
-	case LATENCY_TIMERANDWAKEUP:
+	case HSET_TIMERANDWAKEUP:
 		return tm && wk;
-	case LATENCY_IRQSOFF:
+	case HSET_IRQSOFF:
 		return irq;
-	case LATENCY_PREEMPTOFF:
+	case HSET_PREEMPTOFF:
 		return pre;
-	case LATENCY_PREEMPTIRQSOFF:
+	case HSET_PREEMPTIRQSOFF:
 		return irq || pre;
 	default:
 		return false;
@@ -212,19 +190,21 @@ static void pid_gc(struct latency_slot *s)
 int latency_new(struct latency **out, const struct latency_cfg *cfg)
 {
 	struct latency *l;
-	struct lhist probe;
+	struct hset *set;
 	int err;
 
 	*out = NULL;
-	if (!cfg || cfg->nr_cpus == 0 || cfg->nr_cpus > LATENCY_MAX_CPUS)
+	if (!cfg)
 		return -EINVAL;
-	err = lhist_init(&probe, &cfg->hist);	/* validate the geometry */
+	err = hset_new(&set, cfg->nr_cpus, &cfg->hist);	/* checks the CPUs and the geometry */
 	if (err)
 		return err;
-	lhist_fini(&probe);
 	l = calloc(1, sizeof(*l));
-	if (!l)
+	if (!l) {
+		hset_free(set);
 		return -ENOMEM;
+	}
+	l->set = set;
 	l->cfg = *cfg;
 	l->cpu = calloc(cfg->nr_cpus, sizeof(*l->cpu));
 	if (!l->cpu ||
@@ -243,13 +223,7 @@ void latency_free(struct latency *l)
 {
 	if (!l)
 		return;
-	if (l->cpu) {
-		for (uint32_t c = 0; c < l->cfg.nr_cpus; c++)
-			for (int t = 0; t < LATENCY_NR_TYPES; t++) {
-				lhist_fini(l->cpu[c].h[t]);
-				free(l->cpu[c].h[t]);
-			}
-	}
+	hset_free(l->set);
 	free(l->cpu);
 	free(l->pids.s);
 	free(l->timers.s);
@@ -264,12 +238,7 @@ void latency_set_observer(struct latency *l, latency_sample_fn fn, void *arg)
 
 void latency_reset(struct latency *l)
 {
-	for (uint32_t c = 0; c < l->cfg.nr_cpus; c++)
-		for (int t = 0; t < LATENCY_NR_TYPES; t++) {
-			if (l->cpu[c].h[t])
-				lhist_reset(l->cpu[c].h[t]);
-			memset(&l->cpu[c].max[t], 0, sizeof(l->cpu[c].max[t]));
-		}
+	hset_reset(l->set);
 }
 
 uint32_t latency_nr_cpus(const struct latency *l)
@@ -282,19 +251,9 @@ const struct latency_cfg *latency_config(const struct latency *l)
 	return &l->cfg;
 }
 
-const struct lhist *latency_hist(const struct latency *l, enum latency_type t, uint32_t cpu)
+const struct hset *latency_set(const struct latency *l)
 {
-	if ((unsigned)t >= LATENCY_NR_TYPES || cpu >= l->cfg.nr_cpus)
-		return NULL;
-	return l->cpu[cpu].h[t];
-}
-
-const struct latency_max *latency_max(const struct latency *l, enum latency_type t, uint32_t cpu)
-{
-	static const struct latency_max none;
-	if ((unsigned)t >= LATENCY_NR_TYPES || cpu >= l->cfg.nr_cpus)
-		return &none;
-	return &l->cpu[cpu].max[t];
+	return l->set;
 }
 
 const struct latency_stats *latency_stats(const struct latency *l)
@@ -317,11 +276,10 @@ static void task_set(struct latency_task *t, int32_t pid, int32_t prio, const ch
 	copy_comm(t->comm, comm);
 }
 
-static void latency_record(struct latency *l, uint32_t cpu, enum latency_type t, int64_t lat_ns,
+static void latency_record(struct latency *l, uint32_t cpu, enum hset_kind t, int64_t lat_ns,
 		       int64_t timer_offset_ns, const struct latency_task *victim,
 		       const struct latency_task *culprit, uint64_t now_ns)
 {
-	struct latency_cpu *c = &l->cpu[cpu];
 	if (l->obs) {
 		struct latency_sample s = {
 			.type = t, .cpu = cpu, .latency_ns = lat_ns, .time_ns = now_ns,
@@ -332,37 +290,29 @@ static void latency_record(struct latency *l, uint32_t cpu, enum latency_type t,
 		};
 		l->obs(l->obs_arg, &s);
 	}
-	if (!c->h[t]) {
-		struct lhist *h = malloc(sizeof(*h));
-		if (!h || lhist_init(h, &l->cfg.hist) < 0) {
-			free(h);
-			l->st.alloc_failures++;
-			return;
-		}
-		c->h[t] = h;
-	}
-	lhist_record(c->h[t], lat_ns);
-	struct latency_max *m = &c->max[t];
-	if (m->valid && lat_ns <= m->latency_ns)
+	if (hset_record(l->set, t, cpu, lat_ns) < 0) {
+		l->st.alloc_failures++;
 		return;
-	memset(m, 0, sizeof(*m));
-	m->valid = true;
-	m->latency_ns = lat_ns;
-	m->timer_offset_ns = timer_offset_ns;
-	m->time_ns = now_ns;
+	}
+	const struct hset_max *cur = hset_max(l->set, t, cpu);
+	if (cur->valid && lat_ns <= cur->latency_ns)
+		return;
+	struct hset_max m = {
+		.valid = true, .latency_ns = lat_ns, .timer_offset_ns = timer_offset_ns,
+		.time_ns = now_ns, .pid = -1,
+	};
 	if (victim) {
-		m->pid = victim->pid;
-		m->prio = victim->prio;
-		copy_comm(m->comm, victim->comm);
-	} else {
-		m->pid = -1;
+		m.pid = victim->pid;
+		m.prio = victim->prio;
+		copy_comm(m.comm, victim->comm);
 	}
 	if (culprit) {
-		m->has_culprit = true;
-		m->culprit_pid = culprit->pid;
-		m->culprit_prio = culprit->prio;
-		copy_comm(m->culprit_comm, culprit->comm);
+		m.has_culprit = true;
+		m.culprit_pid = culprit->pid;
+		m.culprit_prio = culprit->prio;
+		copy_comm(m.culprit_comm, culprit->comm);
 	}
+	hset_offer_max(l->set, t, cpu, &m);
 }
 
 static int64_t sat_add(int64_t a, int64_t b)
@@ -471,7 +421,7 @@ static void timer_wake(struct latency *l, const struct tpevent *ev, int32_t pid,
 	}
 	struct latency_task victim;
 	task_set(&victim, pid, prio, comm);
-	latency_record(l, ev->cpu, LATENCY_MISSED_TIMER, c->exp_offset_ns, c->exp_offset_ns, &victim,
+	latency_record(l, ev->cpu, HSET_MISSED_TIMER, c->exp_offset_ns, c->exp_offset_ns, &victim,
 		   c->cur_known ? &c->cur : NULL, ev->time_ns);
 	struct latency_slot *s = tab_get(&l->pids, pid_key(pid), ev->time_ns);
 	s->p.timer_offset_ns = c->exp_offset_ns;
@@ -538,9 +488,9 @@ static void on_switch(struct latency *l, const struct tpevent *ev)
 		/* the task runs: its pending stamps are consumed */
 		if (s->p.nrt_wake_ns && now >= s->p.nrt_wake_ns) {
 			int64_t lat_ns = (int64_t)(now - s->p.nrt_wake_ns);
-			latency_record(l, ev->cpu, LATENCY_WAKEUP, lat_ns, 0, &next, &prev, now);
+			latency_record(l, ev->cpu, HSET_WAKEUP, lat_ns, 0, &next, &prev, now);
 			if (s->p.timer_valid)
-				latency_record(l, ev->cpu, LATENCY_TIMERANDWAKEUP,
+				latency_record(l, ev->cpu, HSET_TIMERANDWAKEUP,
 					   sat_add(lat_ns, s->p.timer_offset_ns),
 					   s->p.timer_offset_ns,
 					   &next, &prev, now);
@@ -570,12 +520,12 @@ static void on_switch(struct latency *l, const struct tpevent *ev)
 				c->sharedprio = true;
 			int64_t lat_ns = now >= c->trk_ns ? (int64_t)(now - c->trk_ns) : 0;
 			if (c->sharedprio) {
-				latency_record(l, ev->cpu, LATENCY_WAKEUP_SHAREDPRIO, lat_ns, 0, &next,
+				latency_record(l, ev->cpu, HSET_WAKEUP_SHAREDPRIO, lat_ns, 0, &next,
 					   &prev, now);
 			} else {
-				latency_record(l, ev->cpu, LATENCY_WAKEUP, lat_ns, 0, &next, &prev, now);
+				latency_record(l, ev->cpu, HSET_WAKEUP, lat_ns, 0, &next, &prev, now);
 				if (tvalid)
-					latency_record(l, ev->cpu, LATENCY_TIMERANDWAKEUP, sat_add(lat_ns, toff),
+					latency_record(l, ev->cpu, HSET_TIMERANDWAKEUP, sat_add(lat_ns, toff),
 						   toff, &next, &prev, now);
 			}
 			c->trk = false;
@@ -652,7 +602,7 @@ static void comb_update(struct latency *l, struct latency_cpu *c, const struct t
 		c->comb_ns = ev->time_ns;
 	} else if (!off && c->comb_off) {
 		c->comb_off = false;
-		latency_record(l, ev->cpu, LATENCY_PREEMPTIRQSOFF, (int64_t)(ev->time_ns - c->comb_ns), 0,
+		latency_record(l, ev->cpu, HSET_PREEMPTIRQSOFF, (int64_t)(ev->time_ns - c->comb_ns), 0,
 			   c->cur_known ? &c->cur : NULL, NULL, ev->time_ns);
 	}
 }
@@ -673,7 +623,7 @@ static void on_preemptirq(struct latency *l, const struct tpevent *ev)
 	} else if (*off) {
 		*off = false;
 		int64_t d = ev->time_ns >= *since ? (int64_t)(ev->time_ns - *since) : 0;
-		latency_record(l, ev->cpu, irq ? LATENCY_IRQSOFF : LATENCY_PREEMPTOFF, d, 0,
+		latency_record(l, ev->cpu, irq ? HSET_IRQSOFF : HSET_PREEMPTOFF, d, 0,
 			   c->cur_known ? &c->cur : NULL, NULL, ev->time_ns);
 	} else {
 		l->st.unmatched_enable++;

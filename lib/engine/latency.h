@@ -55,21 +55,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/hset.h"
 #include "base/lhist.h"
 #include "format/tpevent.h"
 
-enum latency_type {
-	LATENCY_WAKEUP,
-	LATENCY_WAKEUP_SHAREDPRIO,
-	LATENCY_MISSED_TIMER,
-	LATENCY_TIMERANDWAKEUP,
-	LATENCY_IRQSOFF,
-	LATENCY_PREEMPTOFF,
-	LATENCY_PREEMPTIRQSOFF,
-	LATENCY_NR_TYPES
-};
-
-#define LATENCY_MAX_CPUS 4096
+_Static_assert(HSET_COMM_LEN == TPEVENT_COMM_LEN, "a worst case keeps a tracepoint's comm");
 #define LATENCY_DEFAULT_TABLE 4096
 
 struct latency_cfg {
@@ -83,21 +73,9 @@ struct latency_cfg {
 	uint32_t timer_table;		/* per-hrtimer slots (rounded up to a power of 2) */
 };
 
-/* Max-latency record (latency_hist's max_latency-CPUn). */
-struct latency_max {
-	bool valid;
-	int32_t pid, prio;		/* victim; prio in kernel numbering */
-	char comm[TPEVENT_COMM_LEN];
-	int64_t latency_ns, timer_offset_ns;
-	bool has_culprit;
-	int32_t culprit_pid, culprit_prio;
-	char culprit_comm[TPEVENT_COMM_LEN];
-	uint64_t time_ns;		/* when the sample completed */
-};
-
 /* One filed sample, as handed to an observer (latency_set_observer). */
 struct latency_sample {
-	enum latency_type type;
+	enum hset_kind type;
 	uint32_t cpu;
 	int64_t latency_ns;		/* the value filed */
 	int64_t timer_offset_ns;	/* its timer part (timer types), else 0 */
@@ -143,14 +121,12 @@ int latency_feed(struct latency *l, const struct tpevent *ev);
 /* Clear histograms and max records (latency_hist's `reset`); tracking state stays. */
 void latency_reset(struct latency *l);
 
+/* The histograms and worst cases the trackers file (base/hset.h), owned by l:
+ * what the outputs read. */
+const struct hset *latency_set(const struct latency *l);
+
 uint32_t latency_nr_cpus(const struct latency *l);
 const struct latency_cfg *latency_config(const struct latency *l);
-
-/* Histogram of type t on cpu, NULL when it never got a sample.  Owned by l. */
-const struct lhist *latency_hist(const struct latency *l, enum latency_type t, uint32_t cpu);
-
-/* Max record of type t on cpu (valid=false when none).  Owned by l. */
-const struct latency_max *latency_max(const struct latency *l, enum latency_type t, uint32_t cpu);
 
 const struct latency_stats *latency_stats(const struct latency *l);
 
@@ -159,13 +135,7 @@ const struct latency_stats *latency_stats(const struct latency *l);
  * turns it off.  Tests use it to compare two event streams sample by sample. */
 void latency_set_observer(struct latency *l, latency_sample_fn fn, void *arg);
 
-/* Directory name of a type ("wakeup/sharedprio"); NULL when out of range. */
-const char *latency_type_name(enum latency_type t);
-
-/* Whether latency_hist writes max_latency-CPUn files for the type. */
-bool latency_type_has_maxfile(enum latency_type t);
-
 /* Whether a stream with the event kinds has[] (TPEVENT_NR_KINDS flags) can feed t. */
-bool latency_type_supported(enum latency_type t, const bool has[TPEVENT_NR_KINDS]);
+bool latency_type_supported(enum hset_kind t, const bool has[TPEVENT_NR_KINDS]);
 
 #endif

@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "base/jsonv.h"
+#include "engine/latency.h"
 #include "print/lhout.h"
 
 static bool whole_us(const struct lhist_cfg *cfg)
@@ -74,7 +75,7 @@ int lhout_hist_file(FILE *f, const struct lhist *h, const struct lhist_cfg *cfg,
 	return ferror(f) ? -EIO : 0;
 }
 
-int lhout_maxline(char *buf, size_t len, const struct latency_max *m)
+int lhout_maxline(char *buf, size_t len, const struct hset_max *m)
 {
 	int n;
 	if (!m || !m->valid) {
@@ -166,7 +167,7 @@ static struct json_object *lh_json_hist(const struct lhist *h, bool buckets)
 	return o;
 }
 
-static struct json_object *lh_json_max(const struct latency_max *m)
+static struct json_object *lh_json_max(const struct hset_max *m)
 {
 	struct json_object *o = json_object_new_object();
 	int err = 0;
@@ -190,40 +191,40 @@ static struct json_object *lh_json_max(const struct latency_max *m)
 	return o;
 }
 
-struct json_object *lhout_json(const struct latency *l, const bool types[LATENCY_NR_TYPES],
-			       const bool unsupported[LATENCY_NR_TYPES], bool buckets)
+struct json_object *lhout_json(const struct hset *set, const bool types[HSET_NR_KINDS],
+			       const bool unsupported[HSET_NR_KINDS], bool buckets)
 {
-	const struct latency_cfg *cfg = latency_config(l);
+	const struct lhist_cfg *geo = hset_geometry(set);
 	struct json_object *root = json_object_new_object();
 	struct json_object *hs, *un;
 	int err = 0;
 
 	if (!root)
 		return NULL;
-	err |= jadd(root, "bucket_ns", json_object_new_int64((int64_t)cfg->hist.bucket_ns));
-	err |= jadd(root, "lo_ns", json_object_new_int64(cfg->hist.lo_ns));
-	err |= jadd(root, "nr_buckets", json_object_new_int64(cfg->hist.nr_buckets));
+	err |= jadd(root, "bucket_ns", json_object_new_int64((int64_t)geo->bucket_ns));
+	err |= jadd(root, "lo_ns", json_object_new_int64(geo->lo_ns));
+	err |= jadd(root, "nr_buckets", json_object_new_int64(geo->nr_buckets));
 	err |= jadd(root, "histograms", hs = json_object_new_object());
 	err |= jadd(root, "unavailable", un = json_object_new_array());
-	for (int t = 0; !err && t < LATENCY_NR_TYPES; t++) {
+	for (int t = 0; !err && t < HSET_NR_KINDS; t++) {
 		if (!types[t])
 			continue;
 		if (unsupported && unsupported[t]) {
-			err |= jadd_arr(un, json_object_new_string(latency_type_name(t)));
+			err |= jadd_arr(un, json_object_new_string(hset_kind_name(t)));
 			continue;
 		}
 		struct json_object *to = json_object_new_object(), *cpus;
 		struct lhist all;
-		err |= jadd(hs, latency_type_name(t), to);
+		err |= jadd(hs, hset_kind_name(t), to);
 		if (err)
 			break;
 		err |= jadd(to, "cpus", cpus = json_object_new_array());
-		if (lhist_init(&all, &cfg->hist) < 0) {
+		if (lhist_init(&all, geo) < 0) {
 			err = 1;
 			break;
 		}
-		for (uint32_t c = 0; !err && c < latency_nr_cpus(l); c++) {
-			const struct lhist *h = latency_hist(l, t, c);
+		for (uint32_t c = 0; !err && c < hset_nr_cpus(set); c++) {
+			const struct lhist *h = hset_hist(set, t, c);
 			if (!h)
 				continue;
 			lhist_merge(&all, h);
@@ -232,37 +233,13 @@ struct json_object *lhout_json(const struct latency *l, const bool types[LATENCY
 			if (!co)
 				break;
 			err |= jadd(co, "cpu", json_object_new_int((int)c));
-			const struct latency_max *m = latency_max(l, t, c);
+			const struct hset_max *m = hset_max(set, t, c);
 			if (m->valid)
 				err |= jadd(co, "max_latency", lh_json_max(m));
 		}
 		if (!err)
 			err |= jadd(to, "all", lh_json_hist(&all, buckets));
 		lhist_fini(&all);
-	}
-	if (!err) {
-		const struct latency_stats *st = latency_stats(l);
-		struct json_object *so = json_object_new_object();
-		err |= jadd(root, "stats", so);
-		if (so) {
-			err |= jadd(so, "events", json_object_new_int64((int64_t)st->events));
-			err |= jadd(so, "bad_cpu", json_object_new_int64((int64_t)st->bad_cpu));
-			err |= jadd(so, "pid_evictions", json_object_new_int64((int64_t)st->pid_evictions));
-			err |= jadd(so, "timer_evictions",
-				    json_object_new_int64((int64_t)st->timer_evictions));
-			err |= jadd(so, "alloc_failures",
-				    json_object_new_int64((int64_t)st->alloc_failures));
-			err |= jadd(so, "wake_ignored", json_object_new_int64((int64_t)st->wake_ignored));
-			err |= jadd(so, "dropped_prio", json_object_new_int64((int64_t)st->dropped_prio));
-			err |= jadd(so, "dropped_running",
-				    json_object_new_int64((int64_t)st->dropped_running));
-			err |= jadd(so, "replaced", json_object_new_int64((int64_t)st->replaced));
-			err |= jadd(so, "migrated", json_object_new_int64((int64_t)st->migrated));
-			err |= jadd(so, "timer_unknown", json_object_new_int64((int64_t)st->timer_unknown));
-			err |= jadd(so, "timer_early", json_object_new_int64((int64_t)st->timer_early));
-			err |= jadd(so, "unmatched_enable",
-				    json_object_new_int64((int64_t)st->unmatched_enable));
-		}
 	}
 	if (err) {
 		json_object_put(root);
@@ -271,13 +248,43 @@ struct json_object *lhout_json(const struct latency *l, const bool types[LATENCY
 	return root;
 }
 
+struct json_object *lhout_json_engine_stats(const struct latency_stats *st)
+{
+	struct json_object *so = json_object_new_object();
+	int err = 0;
+	if (so) {
+		err |= jadd(so, "events", json_object_new_int64((int64_t)st->events));
+		err |= jadd(so, "bad_cpu", json_object_new_int64((int64_t)st->bad_cpu));
+		err |= jadd(so, "pid_evictions", json_object_new_int64((int64_t)st->pid_evictions));
+		err |= jadd(so, "timer_evictions",
+			    json_object_new_int64((int64_t)st->timer_evictions));
+		err |= jadd(so, "alloc_failures",
+			    json_object_new_int64((int64_t)st->alloc_failures));
+		err |= jadd(so, "wake_ignored", json_object_new_int64((int64_t)st->wake_ignored));
+		err |= jadd(so, "dropped_prio", json_object_new_int64((int64_t)st->dropped_prio));
+		err |= jadd(so, "dropped_running",
+			    json_object_new_int64((int64_t)st->dropped_running));
+		err |= jadd(so, "replaced", json_object_new_int64((int64_t)st->replaced));
+		err |= jadd(so, "migrated", json_object_new_int64((int64_t)st->migrated));
+		err |= jadd(so, "timer_unknown", json_object_new_int64((int64_t)st->timer_unknown));
+		err |= jadd(so, "timer_early", json_object_new_int64((int64_t)st->timer_early));
+		err |= jadd(so, "unmatched_enable",
+			    json_object_new_int64((int64_t)st->unmatched_enable));
+	}
+	if (err) {
+		json_object_put(so);
+		return NULL;
+	}
+	return so;
+}
+
 /* The below/above-range row of the terminal table. */
-static void term_edge(FILE *f, const struct latency *l, enum latency_type t, const struct lhist *all,
+static void term_edge(FILE *f, const struct hset *set, enum hset_kind t, const struct lhist *all,
 		      uint32_t ncols, bool above)
 {
 	fprintf(f, "%15s", above ? "above" : "below");
-	for (uint32_t c = 0; c < latency_nr_cpus(l); c++) {
-		const struct lhist *h = latency_hist(l, t, c);
+	for (uint32_t c = 0; c < hset_nr_cpus(set); c++) {
+		const struct lhist *h = hset_hist(set, t, c);
 		if (h && h->total)
 			fprintf(f, " %9" PRIu64, above ? h->above : h->below);
 	}
@@ -286,28 +293,28 @@ static void term_edge(FILE *f, const struct latency *l, enum latency_type t, con
 	fprintf(f, "\n");
 }
 
-int lhout_term(FILE *f, const struct latency *l, enum latency_type t, unsigned max_rows)
+int lhout_term(FILE *f, const struct hset *set, enum hset_kind t, unsigned max_rows)
 {
-	const struct latency_cfg *cfg = latency_config(l);
-	uint32_t ncpu = latency_nr_cpus(l);
+	const struct lhist_cfg *geo = hset_geometry(set);
+	uint32_t ncpu = hset_nr_cpus(set);
 	struct lhist all;
-	bool us = whole_us(&cfg->hist);
+	bool us = whole_us(geo);
 	const char *unit = us ? "us" : "ns";
 	int64_t div = us ? 1000 : 1;
 
 	if (!max_rows)
 		max_rows = 40;
-	if (lhist_init(&all, &cfg->hist) < 0)
+	if (lhist_init(&all, geo) < 0)
 		return -ENOMEM;
 	uint32_t ncols = 0;
 	for (uint32_t c = 0; c < ncpu; c++) {
-		const struct lhist *h = latency_hist(l, t, c);
+		const struct lhist *h = hset_hist(set, t, c);
 		if (h && h->total) {
 			lhist_merge(&all, h);
 			ncols++;
 		}
 	}
-	fprintf(f, "%s (%s)\n", latency_type_name(t), unit);
+	fprintf(f, "%s (%s)\n", hset_kind_name(t), unit);
 	if (!all.total) {
 		fprintf(f, "  no samples\n");
 		lhist_fini(&all);
@@ -316,7 +323,7 @@ int lhout_term(FILE *f, const struct latency *l, enum latency_type t, unsigned m
 	/* header */
 	fprintf(f, "%15s", "latency");
 	for (uint32_t c = 0; c < ncpu; c++) {
-		const struct lhist *h = latency_hist(l, t, c);
+		const struct lhist *h = hset_hist(set, t, c);
 		if (h && h->total) {
 			char col[16];
 			snprintf(col, sizeof(col), "CPU%u", c);
@@ -340,7 +347,7 @@ int lhout_term(FILE *f, const struct latency *l, enum latency_type t, unsigned m
 	if (nz > max_rows && first != UINT32_MAX)
 		group = (last - first) / max_rows + 1;
 	if (all.below)
-		term_edge(f, l, t, &all, ncols, false);
+		term_edge(f, set, t, &all, ncols, false);
 	for (uint32_t i = first; first != UINT32_MAX && i <= last; i += group) {
 		uint32_t end = i + group > all.cfg.nr_buckets ? all.cfg.nr_buckets : i + group;
 		uint64_t sum = 0;
@@ -357,7 +364,7 @@ int lhout_term(FILE *f, const struct latency *l, enum latency_type t, unsigned m
 				 (lhist_bucket_lo_ns(&all, end) - 1) / div);
 		fprintf(f, "%15s", lab);
 		for (uint32_t c = 0; c < ncpu; c++) {
-			const struct lhist *h = latency_hist(l, t, c);
+			const struct lhist *h = hset_hist(set, t, c);
 			if (!h || !h->total)
 				continue;
 			uint64_t s = 0;
@@ -370,14 +377,14 @@ int lhout_term(FILE *f, const struct latency *l, enum latency_type t, unsigned m
 		fprintf(f, "\n");
 	}
 	if (all.above)
-		term_edge(f, l, t, &all, ncols, true);
+		term_edge(f, set, t, &all, ncols, true);
 
 	/* summary rows */
 	const char *rows[] = { "min", "avg", "max", "p50", "p90", "p99", "p99.9", "p99.99", "total" };
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		fprintf(f, "%15s", rows[r]);
 		for (uint32_t c = 0; c <= ncpu; c++) {
-			const struct lhist *h = c < ncpu ? latency_hist(l, t, c) : &all;
+			const struct lhist *h = c < ncpu ? hset_hist(set, t, c) : &all;
 			if (!h || !h->total || (c == ncpu && ncols <= 1))
 				continue;
 			int64_t v = 0;

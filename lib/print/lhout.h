@@ -15,8 +15,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "engine/latency.h"
+#include "base/hset.h"
 #include "base/lhist.h"
+
+struct latency_stats;
 
 struct json_object;
 
@@ -40,24 +42,29 @@ int lhout_hist_file(FILE *f, const struct lhist *h, const struct lhist_cfg *cfg,
  * time in the recording clock.  An empty record gives "(none)".  Returns the
  * length, or -ENOSPC when buf is too small (buf then holds a truncated line).
  */
-int lhout_maxline(char *buf, size_t len, const struct latency_max *m);
+int lhout_maxline(char *buf, size_t len, const struct hset_max *m);
 
 /*
- * lhout_json - the histograms of l as a new json-c object the caller frees
- * with json_object_put(); NULL on allocation failure.  types[t] selects the
+ * lhout_json - the histograms of the set as a new json-c object the caller
+ * frees with json_object_put(); NULL on allocation failure.  types[t] selects the
  * types; unsupported[t] marks types the input lacks events for (listed in
  * "unavailable").  Values in ns; with buckets, the non-zero buckets as
  * [lower_edge_ns, count] pairs.
  */
-struct json_object *lhout_json(const struct latency *l, const bool types[LATENCY_NR_TYPES],
-			       const bool unsupported[LATENCY_NR_TYPES], bool buckets);
+struct json_object *lhout_json(const struct hset *set, const bool types[HSET_NR_KINDS],
+			       const bool unsupported[HSET_NR_KINDS], bool buckets);
+
+/* lhout_json_engine_stats - the userspace engine's counters (engine/latency.h)
+ * as a new json-c object (the caller's; NULL on allocation failure), for the
+ * "stats" key of a run that had that engine. */
+struct json_object *lhout_json_engine_stats(const struct latency_stats *st);
 
 /*
  * lhout_term - compact table of type t: non-zero rows only (grouped so there
  * are at most max_rows, 0 = 40), one column per CPU that has samples plus a
  * total, then min/avg/max/percentile/total rows.  Returns 0 or -EIO.
  */
-int lhout_term(FILE *f, const struct latency *l, enum latency_type t, unsigned max_rows);
+int lhout_term(FILE *f, const struct hset *set, enum hset_kind t, unsigned max_rows);
 
 /* User RT priority of a kernel prio (latency_hist: MAX_RT_PRIO-1 - prio). */
 static inline int lhout_user_prio(int kprio)

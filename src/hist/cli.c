@@ -25,24 +25,24 @@
 
 static const struct {
 	const char *name;
-	enum latency_type t;
+	enum hset_kind t;
 } type_names[] = {
-	{ "wakeup", LATENCY_WAKEUP },
-	{ "sharedprio", LATENCY_WAKEUP_SHAREDPRIO },
-	{ "wakeup/sharedprio", LATENCY_WAKEUP_SHAREDPRIO },
-	{ "timer", LATENCY_MISSED_TIMER },
-	{ "missed_timer_offsets", LATENCY_MISSED_TIMER },
-	{ "timerandwakeup", LATENCY_TIMERANDWAKEUP },
-	{ "irqsoff", LATENCY_IRQSOFF },
-	{ "preemptoff", LATENCY_PREEMPTOFF },
-	{ "preemptirqsoff", LATENCY_PREEMPTIRQSOFF },
+	{ "wakeup", HSET_WAKEUP },
+	{ "sharedprio", HSET_WAKEUP_SHAREDPRIO },
+	{ "wakeup/sharedprio", HSET_WAKEUP_SHAREDPRIO },
+	{ "timer", HSET_MISSED_TIMER },
+	{ "missed_timer_offsets", HSET_MISSED_TIMER },
+	{ "timerandwakeup", HSET_TIMERANDWAKEUP },
+	{ "irqsoff", HSET_IRQSOFF },
+	{ "preemptoff", HSET_PREEMPTOFF },
+	{ "preemptirqsoff", HSET_PREEMPTIRQSOFF },
 };
 
 /* --types LIST: the selected types, every name known */
 static int parse_types(const char *arg, void *params)
 {
 	struct hctx *c = params;
-	bool sel[LATENCY_NR_TYPES] = { false };
+	bool sel[HSET_NR_KINDS] = { false };
 	char *dup = strdup(arg), *save = NULL;
 	int err = 0;
 
@@ -265,7 +265,7 @@ static void defaults(struct hctx *c, enum hmode mode, const char *prog)
 	c->mode = mode;
 	c->prog = prog;
 	latency_cfg_default(&c->lcfg, 1);
-	for (int t = 0; t < LATENCY_NR_TYPES; t++)
+	for (int t = 0; t < HSET_NR_KINDS; t++)
 		c->types[t] = true;
 	c->duration_ns = mode == H_RECORD ? 10000000000ULL : 0;
 	c->refresh_ns = 1000000000ULL;

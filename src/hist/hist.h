@@ -44,7 +44,7 @@ struct hctx {
 	const char *outdir;		/* -O */
 	const char *record_out;		/* record/top -o */
 	bool json, json_buckets, nonzero, quiet;
-	bool types[LATENCY_NR_TYPES];
+	bool types[HSET_NR_KINDS];
 	bool types_given;
 	struct latency_cfg lcfg;
 	uint64_t threshold_ns;		/* -T, when threshold_given */
@@ -66,7 +66,8 @@ struct hctx {
 	uint64_t pid, nr_buckets, table_size;	/* --pid, --buckets, --table-size (into lcfg) */
 	bool force, strict;
 	/* state */
-	struct latency *lat;
+	struct latency *lat;		/* the userspace engine (perf rings, perf.data) */
+	const struct hset *set;		/* the histograms the outputs read (the engine's) */
 	bool has[TPEVENT_NR_KINDS];
 	uint32_t max_cpu_seen;
 	bool any_cpu;
@@ -102,7 +103,7 @@ int hist_live(struct hctx *c);
 /* output.c */
 /* hist_term_view - the text histograms of the selected types, their max
  * records and the timer workload's table, to f (top's screen, the report). */
-void hist_term_view(struct hctx *c, FILE *f, const bool unsup[LATENCY_NR_TYPES]);
+void hist_term_view(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS]);
 /* hist_emit - the end of a run: -O tree, JSON or text on stdout, the notes
  * and warnings on stderr, the verdict; returns the exit status. */
 int hist_emit(struct hctx *c);

@@ -46,17 +46,17 @@ static int tree_file(struct hctx *c, int dfd, const char *shown, const char *nam
 		return EXIT_ERR;
 	if (!strncmp(name, "max_latency", 11)) {
 		char line[256];
-		lhout_maxline(line, sizeof(line), latency_max(c->lat, t, cpu));
+		lhout_maxline(line, sizeof(line), hset_max(c->set, t, cpu));
 		fputs(line, f);
 	} else {
-		lhout_hist_file(f, latency_hist(c->lat, t, cpu), &c->lcfg.hist, c->nonzero);
+		lhout_hist_file(f, hset_hist(c->set, t, cpu), &c->lcfg.hist, c->nonzero);
 	}
 	return cmdio_fclose_safe(f, sf, path, false, c->prog);
 }
 
 /* The latency_hist tree under -O: every directory opened O_NOFOLLOW relative
  * to its parent, every file through tree_file(). */
-static int write_tree(struct hctx *c, const bool unsup[LATENCY_NR_TYPES])
+static int write_tree(struct hctx *c, const bool unsup[HSET_NR_KINDS])
 {
 	char path[PATH_MAX], name[64];
 	uint32_t ncpu = nr_out_cpus(c);
@@ -71,12 +71,12 @@ static int write_tree(struct hctx *c, const bool unsup[LATENCY_NR_TYPES])
 			safeout_explain(msg, sizeof(msg), err, &why));
 		return EXIT_ERR;
 	}
-	for (int t = 0; t < LATENCY_NR_TYPES; t++) {
+	for (int t = 0; t < HSET_NR_KINDS; t++) {
 		if (!c->types[t] || unsup[t])
 			continue;
 		/* "wakeup/sharedprio": one directory per component */
 		char tn[64];
-		snprintf(tn, sizeof(tn), "%s", latency_type_name(t));
+		snprintf(tn, sizeof(tn), "%s", hset_kind_name(t));
 		int dfd = dup(top);
 		path[0] = 0;
 		snprintf(path, sizeof(path), "%s", c->outdir);
@@ -104,7 +104,7 @@ static int write_tree(struct hctx *c, const bool unsup[LATENCY_NR_TYPES])
 		for (uint32_t cpu = 0; cpu < ncpu; cpu++) {
 			snprintf(name, sizeof(name), "CPU%u", cpu);
 			int rc = tree_file(c, dfd, path, name, t, cpu);
-			if (!rc && latency_type_has_maxfile(t)) {
+			if (!rc && hset_kind_has_maxfile(t)) {
 				snprintf(name, sizeof(name), "max_latency-CPU%u", cpu);
 				rc = tree_file(c, dfd, path, name, t, cpu);
 			}
@@ -120,15 +120,15 @@ static int write_tree(struct hctx *c, const bool unsup[LATENCY_NR_TYPES])
 	return 0;
 }
 
-static const char *why_unsupported(enum latency_type t)
+static const char *why_unsupported(enum hset_kind t)
 {
 	switch (t) {
-	case LATENCY_WAKEUP:
-	case LATENCY_WAKEUP_SHAREDPRIO:
+	case HSET_WAKEUP:
+	case HSET_WAKEUP_SHAREDPRIO:
 		return "needs sched:sched_switch and sched:sched_wakeup or sched:sched_waking";
-	case LATENCY_MISSED_TIMER:
+	case HSET_MISSED_TIMER:
 		return "needs timer:hrtimer_start, hrtimer_expire_entry/exit and sched wakeups";
-	case LATENCY_TIMERANDWAKEUP:
+	case HSET_TIMERANDWAKEUP:
 		return "needs the wakeup and the timer events";
 	default:
 		return "needs preemptirq:irq_disable/irq_enable or preempt_disable/enable "
@@ -223,13 +223,13 @@ static struct json_object *twl_json(struct hctx *c)
 			struct json_object *k = json_object_new_object();
 			if (k) {
 				json_object_object_add(k, "wakeup",
-						       stat_json(latency_hist(c->lat, LATENCY_WAKEUP, info.cpu)));
+						       stat_json(hset_hist(c->set, HSET_WAKEUP, info.cpu)));
 				json_object_object_add(
 					k, "timerandwakeup",
-					stat_json(latency_hist(c->lat, LATENCY_TIMERANDWAKEUP, info.cpu)));
+					stat_json(hset_hist(c->set, HSET_TIMERANDWAKEUP, info.cpu)));
 				json_object_object_add(
 					k, "missed_timer_offsets",
-					stat_json(latency_hist(c->lat, LATENCY_MISSED_TIMER, info.cpu)));
+					stat_json(hset_hist(c->set, HSET_MISSED_TIMER, info.cpu)));
 				json_object_object_add(o, "kernel", k);
 			}
 		}
@@ -290,10 +290,10 @@ static void twl_table(struct hctx *c, FILE *f)
 		stat_row(f, info.cpu, "workload (own)", &h);
 		if (!c->lat || info.cpu >= latency_nr_cpus(c->lat))
 			continue;
-		const struct lhist *tw = latency_hist(c->lat, LATENCY_TIMERANDWAKEUP, info.cpu);
+		const struct lhist *tw = hset_hist(c->set, HSET_TIMERANDWAKEUP, info.cpu);
 		stat_row(f, info.cpu, "kernel timerandwakeup", tw);
-		stat_row(f, info.cpu, "kernel wakeup", latency_hist(c->lat, LATENCY_WAKEUP, info.cpu));
-		stat_row(f, info.cpu, "kernel missed_timer", latency_hist(c->lat, LATENCY_MISSED_TIMER, info.cpu));
+		stat_row(f, info.cpu, "kernel wakeup", hset_hist(c->set, HSET_WAKEUP, info.cpu));
+		stat_row(f, info.cpu, "kernel missed_timer", hset_hist(c->set, HSET_MISSED_TIMER, info.cpu));
 		if (h.total && tw && tw->total) {
 			int64_t a50 = 0, a99 = 0, b50 = 0, b99 = 0;
 			lhist_percentile_ns(&h, 50, &a50);
@@ -313,15 +313,15 @@ static void twl_table(struct hctx *c, FILE *f)
 	lhist_fini(&h);
 }
 
-void hist_term_view(struct hctx *c, FILE *f, const bool unsup[LATENCY_NR_TYPES])
+void hist_term_view(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS])
 {
-	for (int t = 0; t < LATENCY_NR_TYPES; t++) {
+	for (int t = 0; t < HSET_NR_KINDS; t++) {
 		if (!c->types[t] || unsup[t])
 			continue;
-		lhout_term(f, c->lat, t, 0);
-		if (latency_type_has_maxfile(t)) {
+		lhout_term(f, c->set, t, 0);
+		if (hset_kind_has_maxfile(t)) {
 			for (uint32_t cpu = 0; cpu < nr_out_cpus(c); cpu++) {
-				const struct latency_max *m = latency_max(c->lat, t, cpu);
+				const struct hset_max *m = hset_max(c->set, t, cpu);
 				char line[256];
 				if (!m->valid)
 					continue;
@@ -331,21 +331,21 @@ void hist_term_view(struct hctx *c, FILE *f, const bool unsup[LATENCY_NR_TYPES])
 		}
 		fprintf(f, "\n");
 	}
-	for (int t = 0; t < LATENCY_NR_TYPES; t++)
+	for (int t = 0; t < HSET_NR_KINDS; t++)
 		if (c->types[t] && unsup[t] && c->types_given)
-			fprintf(f, "%s: not available: %s\n", latency_type_name(t), why_unsupported(t));
+			fprintf(f, "%s: not available: %s\n", hset_kind_name(t), why_unsupported(t));
 	if (c->twl)
 		twl_table(c, f);
 }
 
-static int64_t worst(const struct hctx *c, const bool unsup[LATENCY_NR_TYPES])
+static int64_t worst(const struct hctx *c, const bool unsup[HSET_NR_KINDS])
 {
 	int64_t w = INT64_MIN;
-	for (int t = 0; t < LATENCY_NR_TYPES; t++) {
+	for (int t = 0; t < HSET_NR_KINDS; t++) {
 		if (!c->types[t] || unsup[t])
 			continue;
 		for (uint32_t cpu = 0; cpu < latency_nr_cpus(c->lat); cpu++) {
-			const struct lhist *h = latency_hist(c->lat, t, cpu);
+			const struct lhist *h = hset_hist(c->set, t, cpu);
 			if (h && h->total && h->max_ns > w)
 				w = h->max_ns;
 		}
@@ -363,10 +363,10 @@ static uint64_t dropped(const struct hctx *c)
 
 int hist_emit(struct hctx *c)
 {
-	bool unsup[LATENCY_NR_TYPES];
+	bool unsup[HSET_NR_KINDS];
 	int rc = 0;
 
-	for (int t = 0; t < LATENCY_NR_TYPES; t++)
+	for (int t = 0; t < HSET_NR_KINDS; t++)
 		unsup[t] = !latency_type_supported(t, c->has);
 	const struct latency_stats *st = latency_stats(c->lat);
 
@@ -376,7 +376,9 @@ int hist_emit(struct hctx *c)
 			return EXIT_ERR;
 	}
 	if (c->json) {
-		struct json_object *j = lhout_json(c->lat, c->types, unsup, c->json_buckets);
+		struct json_object *j = lhout_json(c->set, c->types, unsup, c->json_buckets);
+		if (j && c->lat)	/* the userspace engine's counters */
+			json_object_object_add(j, "stats", lhout_json_engine_stats(latency_stats(c->lat)));
 		if (!j) {
 			fprintf(stderr, "%s: out of memory building JSON\n", c->prog);
 			return EXIT_ERR;
@@ -462,9 +464,9 @@ int hist_emit(struct hctx *c)
 			printf("latency_hist tree written to %s\n", c->outdir);
 	}
 	/* say clearly what is missing, on stderr so JSON stays clean */
-	for (int t = 0; t < LATENCY_NR_TYPES; t++)
+	for (int t = 0; t < HSET_NR_KINDS; t++)
 		if (c->types[t] && unsup[t] && (c->json || !c->types_given) && !c->quiet)
-			fprintf(stderr, "%s: %s not reported: %s\n", c->prog, latency_type_name(t),
+			fprintf(stderr, "%s: %s not reported: %s\n", c->prog, hset_kind_name(t),
 				why_unsupported(t));
 	uint64_t drop = dropped(c);
 	if (drop || c->out_of_order || c->forced || c->ring_corrupt_bytes) {

@@ -32,12 +32,13 @@ static int make_lat(struct hctx *c, uint32_t nr_cpus)
 {
 	if (nr_cpus == 0)
 		nr_cpus = 1;
-	if (nr_cpus > LATENCY_MAX_CPUS)
-		nr_cpus = LATENCY_MAX_CPUS;
+	if (nr_cpus > HSET_MAX_CPUS)
+		nr_cpus = HSET_MAX_CPUS;
 	c->lcfg.nr_cpus = nr_cpus;
 	c->lcfg.start_on_waking = c->has[TPEVENT_SCHED_WAKING] && !c->has[TPEVENT_SCHED_WAKEUP] &&
 				  !c->has[TPEVENT_SCHED_WAKEUP_NEW];
 	int err = latency_new(&c->lat, &c->lcfg);
+	c->set = err ? NULL : latency_set(c->lat);
 	if (err) {
 		fprintf(stderr, "%s: cannot set up the histograms: %s\n", c->prog,
 			err == -EINVAL ? "bad histogram geometry (check --resolution/--buckets/--offset)"
@@ -334,8 +335,8 @@ static void live_refresh(void *arg, uint64_t now_ns)
 {
 	struct live_loop *lv = arg;
 	struct hctx *c = lv->c;
-	bool unsup[LATENCY_NR_TYPES];
-	for (int t = 0; t < LATENCY_NR_TYPES; t++)
+	bool unsup[HSET_NR_KINDS];
+	for (int t = 0; t < HSET_NR_KINDS; t++)
 		unsup[t] = !latency_type_supported(t, c->has);
 	if (lv->tty)
 		fputs("\033[H\033[2J", stdout);

@@ -423,27 +423,27 @@ int main(int argc, char **argv)
 	FILE *of = open_memstream(&obuf, &olen);
 	if (!of)
 		return 2;
-	for (int type = 0; type < LATENCY_NR_TYPES; type++) {
+	for (int type = 0; type < HSET_NR_KINDS; type++) {
 		bool any = false;
 		for (uint32_t cpu = 0; cpu < nr_cpus; cpu++) {
 			size_t i = 0, j = 0, na = 0, nb = 0;
 			int64_t maxd = 0;
 			for (size_t k = 0; k < sa.n; k++)
-				na += sa.s[k].type == (enum latency_type)type && sa.s[k].cpu == cpu;
+				na += sa.s[k].type == (enum hset_kind)type && sa.s[k].cpu == cpu;
 			for (size_t k = 0; k < sb.n; k++)
-				nb += sb.s[k].type == (enum latency_type)type && sb.s[k].cpu == cpu;
+				nb += sb.s[k].type == (enum hset_kind)type && sb.s[k].cpu == cpu;
 			if (!na && !nb)
 				continue;
 			if (!any)
-				printf("%s:", latency_type_name((enum latency_type)type));
+				printf("%s:", hset_kind_name((enum hset_kind)type));
 			any = true;
 			printf(" cpu%u %zu %s %zu", cpu, na, na == nb ? "=" : "!=", nb);
 			if (na != nb)
 				bad++;
 			for (size_t n = 0; n < na && n < nb; n++, i++, j++) {
-				while (sa.s[i].type != (enum latency_type)type || sa.s[i].cpu != cpu)
+				while (sa.s[i].type != (enum hset_kind)type || sa.s[i].cpu != cpu)
 					i++;
-				while (sb.s[j].type != (enum latency_type)type || sb.s[j].cpu != cpu)
+				while (sb.s[j].type != (enum hset_kind)type || sb.s[j].cpu != cpu)
 					j++;
 				const struct latency_sample *x = &sa.s[i], *y = &sb.s[j];
 				if (x->pid != y->pid || x->prio != y->prio ||
@@ -459,7 +459,7 @@ int main(int argc, char **argv)
 					continue;
 				}
 				int64_t d = y->latency_ns - x->latency_ns;
-				if (type == LATENCY_MISSED_TIMER) {
+				if (type == HSET_MISSED_TIMER) {
 					if (d) {
 						printf(" [sample %zu: %" PRId64 " vs %" PRId64 "]", n,
 						       x->latency_ns, y->latency_ns);
@@ -496,7 +496,7 @@ int main(int argc, char **argv)
 				       PRId64 " ns (%+" PRId64 "): %s hit on cpu%u gap %" PRId64
 				       " ns (flags %#x), %s hit on cpu%u gap %" PRId64
 				       " ns (flags %#x), cpu median %" PRId64 ": %s",
-				       latency_type_name((enum latency_type)type), cpu, n, x->time_ns,
+				       hset_kind_name((enum hset_kind)type), cpu, n, x->time_ns,
 				       x->latency_ns, y->latency_ns, d, tpevent_kind_name(start->t.kind),
 				       start->t.cpu, start->gap, start->t.common_flags,
 				       tpevent_kind_name(end->t.kind), end->t.cpu, end->gap,

@@ -316,7 +316,7 @@ static void test_hist_values(void **state)
 	assert_false(c.types_given);
 	assert_int_equal(hist_parse(&hist_report_cli, &c, err, sizeof(err), "--types", "timer", "--offset",
 				    "-5us", "--time", "1.5,", NULL), 0);
-	assert_true(c.types[LATENCY_MISSED_TIMER] && !c.types[LATENCY_WAKEUP]);
+	assert_true(c.types[HSET_MISSED_TIMER] && !c.types[HSET_WAKEUP]);
 	assert_int_equal(c.lcfg.hist.lo_ns, -5000);
 	assert_true(c.time_given);
 	assert_int_equal(c.time_lo_ns, 1500000000ULL);

@@ -98,15 +98,15 @@ static void pi(enum tpevent_kind k, uint64_t t, uint32_t cpu)
 	feed(&e);
 }
 
-static uint64_t total(enum latency_type t, uint32_t cpu)
+static uint64_t total(enum hset_kind t, uint32_t cpu)
 {
-	const struct lhist *h = latency_hist(L, t, cpu);
+	const struct lhist *h = hset_hist(latency_set(L), t, cpu);
 	return h ? h->total : 0;
 }
 
-static int64_t maxv(enum latency_type t, uint32_t cpu)
+static int64_t maxv(enum hset_kind t, uint32_t cpu)
 {
-	const struct lhist *h = latency_hist(L, t, cpu);
+	const struct lhist *h = hset_hist(latency_set(L), t, cpu);
 	assert_non_null(h);
 	return h->max_ns;
 }
@@ -127,11 +127,11 @@ static void test_basic_wakeup(void **state)
 	wakeup(1000, 0, 200, 10, 0);		/* RT task 200 woken onto CPU0 */
 	wakeup(1500, 0, 300, 120, 0);		/* CFS task: not tracked */
 	sw(6000, 0, 100, 120, 200, 10);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 1);
-	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 5000);
-	assert_int_equal(total(LATENCY_WAKEUP_SHAREDPRIO, 0), 0);
-	assert_int_equal(total(LATENCY_WAKEUP, 1), 0);
-	const struct latency_max *m = latency_max(L, LATENCY_WAKEUP, 0);
+	assert_int_equal(total(HSET_WAKEUP, 0), 1);
+	assert_int_equal(maxv(HSET_WAKEUP, 0), 5000);
+	assert_int_equal(total(HSET_WAKEUP_SHAREDPRIO, 0), 0);
+	assert_int_equal(total(HSET_WAKEUP, 1), 0);
+	const struct hset_max *m = hset_max(latency_set(L), HSET_WAKEUP, 0);
 	assert_true(m->valid);
 	assert_int_equal(m->pid, 200);
 	assert_int_equal(m->prio, 10);
@@ -145,14 +145,14 @@ static void test_basic_wakeup(void **state)
 	assert_int_equal(m->time_ns, 6000);
 	/* the CFS task 300 later runs: nothing filed */
 	sw(7000, 0, 200, 10, 300, 120);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 1);
+	assert_int_equal(total(HSET_WAKEUP, 0), 1);
 	/* a bigger one moves the max, a smaller one does not */
 	wakeup(8000, 0, 200, 10, 0);
 	sw(20000, 0, 300, 120, 200, 10);
 	wakeup(21000, 0, 201, 10, 0);
 	sw(22000, 0, 200, 10, 201, 10);	/* equal prio switched out: sharedprio */
-	assert_int_equal(latency_max(L, LATENCY_WAKEUP, 0)->latency_ns, 12000);
-	assert_int_equal(total(LATENCY_WAKEUP_SHAREDPRIO, 0), 1);
+	assert_int_equal(hset_max(latency_set(L), HSET_WAKEUP, 0)->latency_ns, 12000);
+	assert_int_equal(total(HSET_WAKEUP_SHAREDPRIO, 0), 1);
 	/* bad cpu */
 	struct tpevent e;
 	memset(&e, 0, sizeof(e));
@@ -162,8 +162,8 @@ static void test_basic_wakeup(void **state)
 	assert_int_equal(latency_stats(L)->bad_cpu, 1);
 	/* reset clears histograms and max records */
 	latency_reset(L);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 0);
-	assert_false(latency_max(L, LATENCY_WAKEUP, 0)->valid);
+	assert_int_equal(total(HSET_WAKEUP, 0), 0);
+	assert_false(hset_max(latency_set(L), HSET_WAKEUP, 0)->valid);
 }
 
 static void test_waking_stamp(void **state)
@@ -174,13 +174,13 @@ static void test_waking_stamp(void **state)
 	wk(TPEVENT_SCHED_WAKING, 1000, 0, 200, 10, 0);
 	wakeup(2000, 0, 200, 10, 0);
 	sw(6000, 0, 100, 120, 200, 10);
-	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 5000);
+	assert_int_equal(maxv(HSET_WAKEUP, 0), 5000);
 	/* wakeup_new behaves the same; no waking: stamp at the wakeup */
 	sw(7000, 0, 200, 10, 100, 120);
 	wk(TPEVENT_SCHED_WAKEUP_NEW, 8000, 0, 201, 20, 0);
 	sw(9000, 0, 100, 120, 201, 20);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 2);
-	assert_int_equal(latency_hist(L, LATENCY_WAKEUP, 0)->min_ns, 1000);
+	assert_int_equal(total(HSET_WAKEUP, 0), 2);
+	assert_int_equal(hset_hist(latency_set(L), HSET_WAKEUP, 0)->min_ns, 1000);
 }
 
 static void waking_only(struct latency_cfg *c) { c->start_on_waking = true; }
@@ -192,7 +192,7 @@ static void test_start_on_waking(void **state)
 	sw(0, 0, 0, 120, 100, 120);
 	wk(TPEVENT_SCHED_WAKING, 1000, 0, 200, 10, 0);
 	sw(4000, 0, 100, 120, 200, 10);
-	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 3000);
+	assert_int_equal(maxv(HSET_WAKEUP, 0), 3000);
 }
 
 static void test_priority_drop(void **state)
@@ -203,8 +203,8 @@ static void test_priority_drop(void **state)
 	wakeup(1000, 0, 200, 10, 0);
 	sw(2000, 0, 100, 120, 201, 5);		/* higher-priority task first: dropped */
 	sw(3000, 0, 201, 5, 200, 10);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 0);
-	assert_int_equal(total(LATENCY_WAKEUP_SHAREDPRIO, 0), 0);
+	assert_int_equal(total(HSET_WAKEUP, 0), 0);
+	assert_int_equal(total(HSET_WAKEUP_SHAREDPRIO, 0), 0);
 	assert_int_equal(latency_stats(L)->dropped_prio, 1);
 
 	/* a lower-priority task switched in first keeps the tracking */
@@ -213,9 +213,9 @@ static void test_priority_drop(void **state)
 	wakeup(5100, 0, 300, 20, 0);		/* lower prio than tracked: ignored */
 	sw(6000, 0, 100, 120, 300, 20);
 	sw(9000, 0, 300, 20, 200, 10);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 1);
-	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 4000);
-	assert_int_equal(latency_max(L, LATENCY_WAKEUP, 0)->culprit_pid, 300);
+	assert_int_equal(total(HSET_WAKEUP, 0), 1);
+	assert_int_equal(maxv(HSET_WAKEUP, 0), 4000);
+	assert_int_equal(hset_max(latency_set(L), HSET_WAKEUP, 0)->culprit_pid, 300);
 	assert_true(latency_stats(L)->wake_ignored >= 1);
 
 	/* a higher-priority wakeup replaces the tracked task */
@@ -223,15 +223,15 @@ static void test_priority_drop(void **state)
 	wakeup(11000, 0, 400, 30, 0);
 	wakeup(12000, 0, 401, 15, 0);
 	sw(20000, 0, 100, 120, 401, 15);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 2);
-	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 8000);
-	assert_int_equal(latency_max(L, LATENCY_WAKEUP, 0)->pid, 401);
+	assert_int_equal(total(HSET_WAKEUP, 0), 2);
+	assert_int_equal(maxv(HSET_WAKEUP, 0), 8000);
+	assert_int_equal(hset_max(latency_set(L), HSET_WAKEUP, 0)->pid, 401);
 	assert_int_equal(latency_stats(L)->replaced, 1);
 
 	/* a wakeup of a lower priority than the running RT task is ignored */
 	wakeup(21000, 0, 402, 50, 0);
 	sw(22000, 0, 401, 15, 402, 50);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 2);
+	assert_int_equal(total(HSET_WAKEUP, 0), 2);
 }
 
 static void test_already_running(void **state)
@@ -241,7 +241,7 @@ static void test_already_running(void **state)
 	sw(0, 0, 0, 120, 200, 10);
 	wakeup(1000, 0, 200, 10, 0);		/* running: ignored */
 	sw(2000, 0, 200, 10, 100, 120);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 0);
+	assert_int_equal(total(HSET_WAKEUP, 0), 0);
 	assert_int_equal(latency_stats(L)->wake_ignored, 1);
 
 	/* tracked, then switched out before a switch-in (it was running) */
@@ -249,7 +249,7 @@ static void test_already_running(void **state)
 	sw(3500, 0, 300, 10, 100, 120);
 	assert_int_equal(latency_stats(L)->dropped_running, 1);
 	sw(4000, 0, 100, 120, 300, 10);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 0);
+	assert_int_equal(total(HSET_WAKEUP, 0), 0);
 }
 
 static void test_sharedprio(void **state)
@@ -260,30 +260,30 @@ static void test_sharedprio(void **state)
 	sw(0, 0, 0, 120, 100, 10);
 	wakeup(1000, 0, 200, 10, 0);
 	sw(3000, 0, 100, 10, 200, 10);
-	assert_int_equal(total(LATENCY_WAKEUP_SHAREDPRIO, 0), 1);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 0);
-	assert_int_equal(latency_max(L, LATENCY_WAKEUP_SHAREDPRIO, 0)->latency_ns, 2000);
+	assert_int_equal(total(HSET_WAKEUP_SHAREDPRIO, 0), 1);
+	assert_int_equal(total(HSET_WAKEUP, 0), 0);
+	assert_int_equal(hset_max(latency_set(L), HSET_WAKEUP_SHAREDPRIO, 0)->latency_ns, 2000);
 
 	/* equal-priority task switched in before it */
 	sw(4000, 0, 200, 10, 0, 120);
 	wakeup(5000, 0, 200, 10, 0);
 	sw(5500, 0, 0, 120, 300, 10);
 	sw(7000, 0, 300, 10, 200, 10);
-	assert_int_equal(total(LATENCY_WAKEUP_SHAREDPRIO, 0), 2);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 0);
+	assert_int_equal(total(HSET_WAKEUP_SHAREDPRIO, 0), 2);
+	assert_int_equal(total(HSET_WAKEUP, 0), 0);
 
 	/* equal priority to the previously tracked task */
 	sw(8000, 0, 200, 10, 0, 120);
 	wakeup(9000, 0, 200, 20, 0);
 	wakeup(9100, 0, 201, 20, 0);		/* same prio as tracked: shared, replaces */
 	sw(9500, 0, 0, 120, 201, 20);
-	assert_int_equal(total(LATENCY_WAKEUP_SHAREDPRIO, 0), 3);
+	assert_int_equal(total(HSET_WAKEUP_SHAREDPRIO, 0), 3);
 
 	/* clean again afterwards */
 	sw(10000, 0, 201, 20, 0, 120);
 	wakeup(11000, 0, 200, 20, 0);
 	sw(12000, 0, 0, 120, 200, 20);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 1);
+	assert_int_equal(total(HSET_WAKEUP, 0), 1);
 }
 
 static void test_migration(void **state)
@@ -296,10 +296,10 @@ static void test_migration(void **state)
 	mig(1500, 200, 10, 0, 1);
 	sw(2000, 0, 100, 120, 102, 120);	/* nothing happens on CPU0 */
 	sw(4000, 1, 101, 120, 200, 10);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 0);
-	assert_int_equal(total(LATENCY_WAKEUP, 1), 1);
-	assert_int_equal(maxv(LATENCY_WAKEUP, 1), 3000);
-	assert_int_equal(latency_max(L, LATENCY_WAKEUP, 1)->culprit_pid, 101);
+	assert_int_equal(total(HSET_WAKEUP, 0), 0);
+	assert_int_equal(total(HSET_WAKEUP, 1), 1);
+	assert_int_equal(maxv(HSET_WAKEUP, 1), 3000);
+	assert_int_equal(hset_max(latency_set(L), HSET_WAKEUP, 1)->culprit_pid, 101);
 	assert_int_equal(latency_stats(L)->migrated, 1);
 	/* a migration of an untracked task changes nothing */
 	mig(5000, 999, 10, 0, 1);
@@ -307,7 +307,7 @@ static void test_migration(void **state)
 	/* wakeup onto another CPU than the waker's */
 	wakeup(6000, 0, 201, 10, 1);
 	sw(6500, 1, 200, 10, 201, 10);
-	assert_int_equal(total(LATENCY_WAKEUP_SHAREDPRIO, 1), 1);
+	assert_int_equal(total(HSET_WAKEUP_SHAREDPRIO, 1), 1);
 }
 
 static void pid300(struct latency_cfg *c) { c->pid = 300; }
@@ -321,15 +321,15 @@ static void test_pid_filter(void **state)
 	wakeup(1100, 0, 300, 120, 0);		/* the pid: tracked although CFS and low prio */
 	sw(2000, 0, 100, 5, 201, 130);		/* lower priority first: kept */
 	sw(3000, 0, 201, 130, 300, 120);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 1);
-	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 1900);
-	assert_int_equal(latency_max(L, LATENCY_WAKEUP, 0)->pid, 300);
+	assert_int_equal(total(HSET_WAKEUP, 0), 1);
+	assert_int_equal(maxv(HSET_WAKEUP, 0), 1900);
+	assert_int_equal(hset_max(latency_set(L), HSET_WAKEUP, 0)->pid, 300);
 	/* the priority rule at the switch still applies */
 	sw(4000, 0, 300, 120, 100, 5);
 	wakeup(5000, 0, 300, 120, 0);
 	sw(6000, 0, 100, 5, 200, 10);
 	sw(7000, 0, 200, 10, 300, 120);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 1);
+	assert_int_equal(total(HSET_WAKEUP, 0), 1);
 	assert_int_equal(latency_stats(L)->dropped_prio, 1);
 }
 
@@ -348,25 +348,25 @@ static void test_all_tasks_and_eviction(void **state)
 	wakeup(2000, 0, 301, 120, 0);
 	sw(3000, 0, 100, 120, 300, 120);
 	sw(7000, 0, 300, 120, 301, 120);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 2);
-	assert_int_equal(latency_hist(L, LATENCY_WAKEUP, 0)->min_ns, 2000);
-	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 5000);
+	assert_int_equal(total(HSET_WAKEUP, 0), 2);
+	assert_int_equal(hset_hist(latency_set(L), HSET_WAKEUP, 0)->min_ns, 2000);
+	assert_int_equal(maxv(HSET_WAKEUP, 0), 5000);
 	/* woken while running (no switch-in follows): no stale stamp later */
 	wakeup(7100, 0, 301, 120, 0);
 	sw(8000, 0, 301, 120, 300, 120);	/* 301 sleeps */
 	wakeup(9000, 0, 301, 120, 0);
 	sw(9500, 0, 300, 120, 301, 120);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 3);
-	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 5000);
-	assert_int_equal(latency_hist(L, LATENCY_WAKEUP, 0)->min_ns, 500);
+	assert_int_equal(total(HSET_WAKEUP, 0), 3);
+	assert_int_equal(maxv(HSET_WAKEUP, 0), 5000);
+	assert_int_equal(hset_hist(latency_set(L), HSET_WAKEUP, 0)->min_ns, 500);
 	/* more waiting tasks than slots: evictions counted, nothing breaks */
 	for (int i = 0; i < 100; i++)
 		wakeup(10000 + (uint64_t)i, 0, 1000 + i, 120, 0);
 	assert_true(latency_stats(L)->pid_evictions >= 92);
 	for (int i = 0; i < 100; i++)
 		sw(20000 + (uint64_t)i, 0, 999 + i, 120, 1000 + i, 120);
-	assert_true(total(LATENCY_WAKEUP, 0) >= 3 + 1);
-	assert_true(total(LATENCY_WAKEUP, 0) <= 3 + 8);
+	assert_true(total(HSET_WAKEUP, 0) >= 3 + 1);
+	assert_true(total(HSET_WAKEUP, 0) <= 3 + 8);
 }
 
 static void test_timer(void **state)
@@ -380,16 +380,16 @@ static void test_timer(void **state)
 	wakeup(12200, 0, 200, 10, 0);
 	tmr(TPEVENT_HRTIMER_EXPIRE_EXIT, 12300, 0, 0xaaa, 0);
 	sw(15000, 0, 100, 120, 200, 10);
-	assert_int_equal(total(LATENCY_MISSED_TIMER, 0), 1);
-	assert_int_equal(maxv(LATENCY_MISSED_TIMER, 0), 2000);
-	const struct latency_max *m = latency_max(L, LATENCY_MISSED_TIMER, 0);
+	assert_int_equal(total(HSET_MISSED_TIMER, 0), 1);
+	assert_int_equal(maxv(HSET_MISSED_TIMER, 0), 2000);
+	const struct hset_max *m = hset_max(latency_set(L), HSET_MISSED_TIMER, 0);
 	assert_int_equal(m->pid, 200);
 	assert_int_equal(m->timer_offset_ns, 2000);
 	assert_int_equal(m->culprit_pid, 100);
-	assert_int_equal(maxv(LATENCY_WAKEUP, 0), 2900);
-	assert_int_equal(total(LATENCY_TIMERANDWAKEUP, 0), 1);
-	assert_int_equal(maxv(LATENCY_TIMERANDWAKEUP, 0), 4900);
-	m = latency_max(L, LATENCY_TIMERANDWAKEUP, 0);
+	assert_int_equal(maxv(HSET_WAKEUP, 0), 2900);
+	assert_int_equal(total(HSET_TIMERANDWAKEUP, 0), 1);
+	assert_int_equal(maxv(HSET_TIMERANDWAKEUP, 0), 4900);
+	m = hset_max(latency_set(L), HSET_TIMERANDWAKEUP, 0);
 	assert_int_equal(m->timer_offset_ns, 2000);
 	assert_int_equal(m->latency_ns, 4900);
 
@@ -400,9 +400,9 @@ static void test_timer(void **state)
 	sw(21000, 0, 200, 10, 100, 120);
 	wakeup(21500, 0, 200, 10, 0);
 	sw(22000, 0, 100, 120, 200, 10);
-	assert_int_equal(total(LATENCY_MISSED_TIMER, 0), 1);
-	assert_int_equal(total(LATENCY_WAKEUP, 0), 2);
-	assert_int_equal(total(LATENCY_TIMERANDWAKEUP, 0), 1);	/* not a timer wakeup */
+	assert_int_equal(total(HSET_MISSED_TIMER, 0), 1);
+	assert_int_equal(total(HSET_WAKEUP, 0), 2);
+	assert_int_equal(total(HSET_TIMERANDWAKEUP, 0), 1);	/* not a timer wakeup */
 
 	/* cancelled: expire without a known start; on CPU1 the wakeup is ignored */
 	tmr(TPEVENT_HRTIMER_START, 23000, 1, 0xccc, 30000);
@@ -411,7 +411,7 @@ static void test_timer(void **state)
 	wakeup(30200, 1, 201, 10, 1);
 	tmr(TPEVENT_HRTIMER_EXPIRE_EXIT, 30300, 1, 0xccc, 0);
 	assert_int_equal(latency_stats(L)->timer_unknown, 1);
-	assert_int_equal(total(LATENCY_MISSED_TIMER, 1), 0);
+	assert_int_equal(total(HSET_MISSED_TIMER, 1), 0);
 
 	/* a timer waking a task that would not preempt the current one */
 	sw(31000, 0, 200, 10, 150, 5);
@@ -419,15 +419,15 @@ static void test_timer(void **state)
 	tmr(TPEVENT_HRTIMER_EXPIRE_ENTRY, 32100, 0, 0xddd, 32050);
 	wakeup(32200, 0, 202, 10, 0);
 	tmr(TPEVENT_HRTIMER_EXPIRE_EXIT, 32300, 0, 0xddd, 0);
-	assert_int_equal(total(LATENCY_MISSED_TIMER, 0), 1);
+	assert_int_equal(total(HSET_MISSED_TIMER, 0), 1);
 	/* ... unless it goes to another CPU */
 	tmr(TPEVENT_HRTIMER_START, 33000, 0, 0xeee, 34000);
 	tmr(TPEVENT_HRTIMER_EXPIRE_ENTRY, 34100, 0, 0xeee, 34030);
 	wakeup(34200, 0, 203, 10, 1);
 	wakeup(34250, 0, 204, 10, 1);		/* only the first wakeup counts */
 	tmr(TPEVENT_HRTIMER_EXPIRE_EXIT, 34300, 0, 0xeee, 0);
-	assert_int_equal(total(LATENCY_MISSED_TIMER, 0), 2);
-	assert_int_equal(latency_hist(L, LATENCY_MISSED_TIMER, 0)->min_ns, 30);
+	assert_int_equal(total(HSET_MISSED_TIMER, 0), 2);
+	assert_int_equal(hset_hist(latency_set(L), HSET_MISSED_TIMER, 0)->min_ns, 30);
 }
 
 static void test_irqsoff_nesting(void **state)
@@ -440,22 +440,22 @@ static void test_irqsoff_nesting(void **state)
 	pi(TPEVENT_IRQ_DISABLE, 2100, 0);		/* repeated: keeps the first stamp */
 	pi(TPEVENT_IRQ_ENABLE, 5000, 0);
 	pi(TPEVENT_PREEMPT_ENABLE, 9000, 0);
-	assert_int_equal(maxv(LATENCY_IRQSOFF, 0), 3000);
-	assert_int_equal(maxv(LATENCY_PREEMPTOFF, 0), 8000);
-	assert_int_equal(maxv(LATENCY_PREEMPTIRQSOFF, 0), 8000);
+	assert_int_equal(maxv(HSET_IRQSOFF, 0), 3000);
+	assert_int_equal(maxv(HSET_PREEMPTOFF, 0), 8000);
+	assert_int_equal(maxv(HSET_PREEMPTIRQSOFF, 0), 8000);
 	/* overlapping windows: combined covers both */
 	pi(TPEVENT_IRQ_DISABLE, 10000, 0);
 	pi(TPEVENT_PREEMPT_DISABLE, 11000, 0);
 	pi(TPEVENT_IRQ_ENABLE, 12000, 0);
 	pi(TPEVENT_PREEMPT_ENABLE, 17000, 0);
-	assert_int_equal(total(LATENCY_IRQSOFF, 0), 2);
-	assert_int_equal(total(LATENCY_PREEMPTIRQSOFF, 0), 2);
-	assert_int_equal(latency_hist(L, LATENCY_PREEMPTIRQSOFF, 0)->min_ns, 7000);
-	assert_int_equal(latency_hist(L, LATENCY_PREEMPTOFF, 0)->min_ns, 6000);
+	assert_int_equal(total(HSET_IRQSOFF, 0), 2);
+	assert_int_equal(total(HSET_PREEMPTIRQSOFF, 0), 2);
+	assert_int_equal(hset_hist(latency_set(L), HSET_PREEMPTIRQSOFF, 0)->min_ns, 7000);
+	assert_int_equal(hset_hist(latency_set(L), HSET_PREEMPTOFF, 0)->min_ns, 6000);
 	/* enable without a disable */
 	pi(TPEVENT_IRQ_ENABLE, 18000, 0);
 	assert_int_equal(latency_stats(L)->unmatched_enable, 1);
-	assert_int_equal(total(LATENCY_IRQSOFF, 0), 2);
+	assert_int_equal(total(HSET_IRQSOFF, 0), 2);
 }
 
 static void both(struct latency_cfg *c) { c->both_off = true; }
@@ -468,17 +468,17 @@ static void test_irqsoff_both(void **state)
 	pi(TPEVENT_IRQ_DISABLE, 2000, 0);
 	pi(TPEVENT_IRQ_ENABLE, 5000, 0);
 	pi(TPEVENT_PREEMPT_ENABLE, 9000, 0);
-	assert_int_equal(maxv(LATENCY_PREEMPTIRQSOFF, 0), 3000);
+	assert_int_equal(maxv(HSET_PREEMPTIRQSOFF, 0), 3000);
 	pi(TPEVENT_IRQ_DISABLE, 10000, 0);
 	pi(TPEVENT_PREEMPT_DISABLE, 11000, 0);
 	pi(TPEVENT_IRQ_ENABLE, 12000, 0);
 	pi(TPEVENT_PREEMPT_ENABLE, 17000, 0);
-	assert_int_equal(latency_hist(L, LATENCY_PREEMPTIRQSOFF, 0)->min_ns, 1000);
+	assert_int_equal(hset_hist(latency_set(L), HSET_PREEMPTIRQSOFF, 0)->min_ns, 1000);
 	/* irqs off alone is no combined window */
 	pi(TPEVENT_IRQ_DISABLE, 20000, 0);
 	pi(TPEVENT_IRQ_ENABLE, 30000, 0);
-	assert_int_equal(total(LATENCY_PREEMPTIRQSOFF, 0), 2);
-	assert_int_equal(total(LATENCY_IRQSOFF, 0), 3);
+	assert_int_equal(total(HSET_PREEMPTIRQSOFF, 0), 2);
+	assert_int_equal(total(HSET_IRQSOFF, 0), 3);
 }
 
 static void test_config_and_names(void **state)
@@ -492,22 +492,22 @@ static void test_config_and_names(void **state)
 	latency_cfg_default(&c, 1);
 	c.hist.bucket_ns = 0;
 	assert_int_equal(latency_new(&l, &c), -EINVAL);
-	assert_string_equal(latency_type_name(LATENCY_WAKEUP_SHAREDPRIO), "wakeup/sharedprio");
-	assert_string_equal(latency_type_name(LATENCY_MISSED_TIMER), "missed_timer_offsets");
-	assert_null(latency_type_name(LATENCY_NR_TYPES));
-	assert_true(latency_type_has_maxfile(LATENCY_TIMERANDWAKEUP));
-	assert_false(latency_type_has_maxfile(LATENCY_IRQSOFF));
+	assert_string_equal(hset_kind_name(HSET_WAKEUP_SHAREDPRIO), "wakeup/sharedprio");
+	assert_string_equal(hset_kind_name(HSET_MISSED_TIMER), "missed_timer_offsets");
+	assert_null(hset_kind_name(HSET_NR_KINDS));
+	assert_true(hset_kind_has_maxfile(HSET_TIMERANDWAKEUP));
+	assert_false(hset_kind_has_maxfile(HSET_IRQSOFF));
 	bool has[TPEVENT_NR_KINDS] = { 0 };
 	has[TPEVENT_SCHED_SWITCH] = true;
 	has[TPEVENT_SCHED_WAKING] = true;
-	assert_true(latency_type_supported(LATENCY_WAKEUP, has));
-	assert_false(latency_type_supported(LATENCY_MISSED_TIMER, has));
-	assert_false(latency_type_supported(LATENCY_IRQSOFF, has));
+	assert_true(latency_type_supported(HSET_WAKEUP, has));
+	assert_false(latency_type_supported(HSET_MISSED_TIMER, has));
+	assert_false(latency_type_supported(HSET_IRQSOFF, has));
 	has[TPEVENT_HRTIMER_START] = has[TPEVENT_HRTIMER_EXPIRE_ENTRY] = has[TPEVENT_HRTIMER_EXPIRE_EXIT] = true;
-	assert_true(latency_type_supported(LATENCY_TIMERANDWAKEUP, has));
+	assert_true(latency_type_supported(HSET_TIMERANDWAKEUP, has));
 	has[TPEVENT_PREEMPT_DISABLE] = has[TPEVENT_PREEMPT_ENABLE] = true;
-	assert_true(latency_type_supported(LATENCY_PREEMPTIRQSOFF, has));
-	assert_false(latency_type_supported(LATENCY_IRQSOFF, has));
+	assert_true(latency_type_supported(HSET_PREEMPTIRQSOFF, has));
+	assert_false(latency_type_supported(HSET_IRQSOFF, has));
 }
 
 int main(void)

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "base/lhist.h"
+#include "engine/latency.h"
 #include "print/lhout.h"
 
 static void test_default_record(void **state)
@@ -265,7 +266,7 @@ static void test_file_format(void **state)
 static void test_maxline(void **state)
 {
 	(void)state;
-	struct latency_max m;
+	struct hset_max m;
 	char buf[256];
 	memset(&m, 0, sizeof(m));
 	assert_int_equal(lhout_maxline(buf, sizeof(buf), &m), 7);
@@ -309,11 +310,11 @@ static void test_json_term(void **state)
 		e.time_ns = 1000 + 5000 * (uint64_t)(c + 1);
 		latency_feed(l, &e);
 	}
-	bool types[LATENCY_NR_TYPES] = { 0 }, uns[LATENCY_NR_TYPES] = { 0 };
-	types[LATENCY_IRQSOFF] = true;
-	types[LATENCY_PREEMPTOFF] = true;
-	uns[LATENCY_PREEMPTOFF] = true;
-	struct json_object *j = lhout_json(l, types, uns, true);
+	bool types[HSET_NR_KINDS] = { 0 }, uns[HSET_NR_KINDS] = { 0 };
+	types[HSET_IRQSOFF] = true;
+	types[HSET_PREEMPTOFF] = true;
+	uns[HSET_PREEMPTOFF] = true;
+	struct json_object *j = lhout_json(latency_set(l), types, uns, true);
 	assert_non_null(j);
 	const char *s = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN);
 	assert_non_null(strstr(s, "\"unavailable\":[\"preemptoff\"]"));
@@ -327,8 +328,8 @@ static void test_json_term(void **state)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	assert_int_equal(lhout_term(f, l, LATENCY_IRQSOFF, 0), 0);
-	assert_int_equal(lhout_term(f, l, LATENCY_WAKEUP, 0), 0);
+	assert_int_equal(lhout_term(f, latency_set(l), HSET_IRQSOFF, 0), 0);
+	assert_int_equal(lhout_term(f, latency_set(l), HSET_WAKEUP, 0), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "irqsoff (us)\n        latency      CPU0      CPU1       all\n"
 				    "              5         1         0         1\n"

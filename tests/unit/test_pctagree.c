@@ -120,7 +120,7 @@ static void hist_pcts(int64_t out[NPCT])
 		sw(l, t += lat_ns[i], 100, 120, 200, 10);	/* and run */
 		sw(l, t += 10000, 200, 10, 100, 120);
 	}
-	const struct lhist *h = latency_hist(l, LATENCY_WAKEUP, 0);
+	const struct lhist *h = hset_hist(latency_set(l), HSET_WAKEUP, 0);
 	assert_non_null(h);
 	assert_int_equal(h->total, N);
 	for (size_t i = 0; i < NPCT; i++)
