@@ -123,9 +123,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			lhout_hist_file(devnull, hset_hist(latency_set(l), i, c), &cfg.hist, true);
 			lhout_maxline(line, sizeof(line), hset_max(latency_set(l), i, c));
 		}
-		lhout_term(devnull, l, i, 5);
+		lhout_term(devnull, latency_set(l), i, 5);
 	}
-	struct json_object *j = lhout_json(l, types, uns, true);
+	struct json_object *j = lhout_json(latency_set(l), types, uns, true);
 	json_object_put(j);
 	latency_free(l);
 	return 0;

@@ -7,6 +7,9 @@
 set -u
 dir=$1
 export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0"
+# deep enough stacks that a suppression names its function (libtraceevent's
+# parser recurses: its leaks are 30+ frames under tep_parse_event)
+export ASAN_OPTIONS="malloc_context_size=256${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 pass=0; fail=0; failed=""
 for src in fuzz/fuzz_*.c; do

@@ -5,6 +5,7 @@
 # naming the skipped tests.  A binary that exits non-zero without a cmocka
 # FAILED count (a crash, a sanitizer report) counts as one failure.
 export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export ASAN_OPTIONS="malloc_context_size=256${ASAN_OPTIONS:+:$ASAN_OPTIONS}"	# (fuzz/replay.sh says why)
 pass=0; fail=0; skip=0; failed=""; skipped=""
 for t in "$@"; do
 	out=$("$t" 2>&1); rc=$?
