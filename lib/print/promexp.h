@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * promexp.h - Prometheus text exposition (format 0.0.4) of latscope's
+ * measurements: the histograms of a set (base/hset.h), their worst cases,
+ * counters and gauges.
+ *
+ * Prefix: promexp_.
+ *
+ * Names follow Prometheus's conventions and latscope's output rules: base
+ * units (seconds), counters end in _total, histograms are
+ * <name>_bucket{le=...}/<name>_sum/<name>_count, one HELP and TYPE line per
+ * family.  A histogram's 1 us buckets are folded into the bucket bounds the
+ * caller gives (exposition buckets: tens of series, not ten thousand); a
+ * bound is exclusive of itself: le="0.000005" counts the samples below 5 us
+ * (the samples are whole nanoseconds in 1 us buckets, so this is exact; one
+ * of exactly 5.000000 us lands in the next bucket).  Label values are
+ * escaped (\\, \", \n).  Text goes to a caller's FILE (open_memstream() for a
+ * buffer); nothing is printed otherwise, nothing exits.
+ */
+#ifndef LATSCOPE_PROMEXP_H
+#define LATSCOPE_PROMEXP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/hset.h"
+
+#define PROMEXP_MAX_BOUNDS 64
+
+/* The default exposition buckets, in ns: 1 2 5 10 20 50 ... 10000 us. */
+extern const uint64_t promexp_default_bounds_ns[];
+extern const size_t promexp_default_nr_bounds;
+
+/*
+ * promexp_hset - the histograms of set whose kind has kinds[k] set, as the
+ * family <prefix>_latency_seconds{kind, cpu}, with the buckets bounds_ns[nr]
+ * (increasing, multiples of the set's bucket width from its lower edge;
+ * NULL = the defaults), then the worst cases as <prefix>_latency_max_seconds
+ * {kind, cpu} and the info series <prefix>_latency_max_info{kind, cpu,
+ * victim_comm, victim_pid, victim_prio, culprit_comm, culprit_pid,
+ * culprit_prio} 1 (priorities as the text output shows them: RT 1..99 as
+ * chrt does, -20..19 nice for others).  A CPU without samples of a kind is
+ * left out.  Returns 0, -EINVAL for bad bounds, -EIO on a write error.
+ */
+int promexp_hset(FILE *f, const char *prefix, const struct hset *set, const bool kinds[HSET_NR_KINDS],
+		 const uint64_t *bounds_ns, size_t nr);
+
+/* One label: name="value" (value escaped). */
+struct promexp_label {
+	const char *name, *value;
+};
+
+/*
+ * promexp_family - the HELP and TYPE lines of a family (type "counter",
+ * "gauge", "untyped"); promexp_sample - one sample of it with up to 8 labels.
+ * A value is printed as a whole number when it is one, else with 9
+ * significant decimals.  0 or -EIO.
+ */
+int promexp_family(FILE *f, const char *name, const char *type, const char *help);
+int promexp_sample(FILE *f, const char *name, const struct promexp_label *labels, size_t nr_labels,
+		   double value);
+
+/* Write s as an escaped label value.  0 or -EIO. */
+int promexp_escape(FILE *f, const char *s);
+
+#endif

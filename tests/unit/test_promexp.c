@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of lib/print/promexp.c: a set's histograms folded into the
+ * exposition buckets (cumulative, below/above counted, +Inf = total), sums
+ * in seconds, the worst case as a gauge and an info series with escaped
+ * labels, bad bounds refused.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "print/promexp.h"
+
+static char *render(const struct hset *s, const bool kinds[HSET_NR_KINDS], const uint64_t *b, size_t n,
+		    int *rc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	*rc = promexp_hset(f, "latscope", s, kinds, b, n);
+	fclose(f);
+	return buf;
+}
+
+static void test_histogram(void **state)
+{
+	(void)state;
+	struct hset *s;
+	assert_int_equal(hset_new(&s, 2, NULL), 0);
+	int64_t v[] = { 800, 999, 1000, 4999, 5000, 12000, 20000000 /* past 10240 us */ };
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		assert_int_equal(hset_record(s, HSET_WAKEUP, 1, v[i]), 0);
+	assert_int_equal(hset_record(s, HSET_IRQSOFF, 0, 3000), 0);	/* not selected */
+	bool kinds[HSET_NR_KINDS] = { [HSET_WAKEUP] = true };
+	uint64_t b[] = { 1000, 5000, 10000000 };
+	int rc;
+	char *t = render(s, kinds, b, 3, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(t, "# TYPE latscope_latency_seconds histogram\n"));
+	assert_non_null(strstr(t,
+		"latscope_latency_seconds_bucket{kind=\"wakeup\",cpu=\"1\",le=\"0.000001\"} 2\n"
+		"latscope_latency_seconds_bucket{kind=\"wakeup\",cpu=\"1\",le=\"0.000005\"} 4\n"
+		"latscope_latency_seconds_bucket{kind=\"wakeup\",cpu=\"1\",le=\"0.01\"} 6\n"
+		"latscope_latency_seconds_bucket{kind=\"wakeup\",cpu=\"1\",le=\"+Inf\"} 7\n"
+		"latscope_latency_seconds_sum{kind=\"wakeup\",cpu=\"1\"} 0.020024798\n"
+		"latscope_latency_seconds_count{kind=\"wakeup\",cpu=\"1\"} 7\n"));
+	assert_null(strstr(t, "irqsoff"));
+	assert_null(strstr(t, "cpu=\"0\""));	/* no samples there */
+	free(t);
+	uint64_t bad[] = { 5000, 1000 };
+	t = render(s, kinds, bad, 2, &rc);
+	assert_int_equal(rc, -EINVAL);
+	free(t);
+	uint64_t odd[] = { 1500 };	/* not a bucket edge */
+	t = render(s, kinds, odd, 1, &rc);
+	assert_int_equal(rc, -EINVAL);
+	free(t);
+	hset_free(s);
+}
+
+static void test_worst_case(void **state)
+{
+	(void)state;
+	struct hset *s;
+	assert_int_equal(hset_new(&s, 1, NULL), 0);
+	assert_int_equal(hset_record(s, HSET_TIMERANDWAKEUP, 0, 57000), 0);
+	struct hset_max m = { .valid = true, .pid = 4242, .prio = 0, .latency_ns = 57000,
+			      .has_culprit = true, .culprit_pid = 17, .culprit_prio = 120 };
+	strcpy(m.comm, "cyc\"lic\\test");
+	strcpy(m.culprit_comm, "kworker/0:1");
+	assert_true(hset_offer_max(s, HSET_TIMERANDWAKEUP, 0, &m));
+	bool kinds[HSET_NR_KINDS] = { [HSET_TIMERANDWAKEUP] = true };
+	int rc;
+	char *t = render(s, kinds, NULL, 0, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(t, "latscope_latency_max_seconds{kind=\"timerandwakeup\",cpu=\"0\"} 5.7e-05\n"));
+	assert_non_null(strstr(t, "latscope_latency_max_info{kind=\"timerandwakeup\",cpu=\"0\","
+				  "victim_comm=\"cyc\\\"lic\\\\test\",victim_pid=\"4242\",victim_prio=\"99\","
+				  "culprit_comm=\"kworker/0:1\",culprit_pid=\"17\",culprit_prio=\"0\"} 1\n"));
+	/* the default bounds: 13 of them, then +Inf */
+	assert_non_null(strstr(t, "le=\"0.00005\"} 0\n"));
+	assert_non_null(strstr(t, "le=\"0.0001\"} 1\n"));
+	free(t);
+	hset_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_histogram),
+		cmocka_unit_test(test_worst_case),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
