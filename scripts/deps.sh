@@ -40,9 +40,10 @@ if command -v "$PKG_CONFIG" >/dev/null 2>&1; then
 	chk libtracefs libtracefs-dev
 	chk libzstd libzstd-dev
 	chk json-c libjson-c-dev
+	chk libmicrohttpd libmicrohttpd-dev
 	chk cmocka libcmocka-dev
 else
-	need="$need libtraceevent-dev libtracefs-dev libzstd-dev libjson-c-dev libcmocka-dev"
+	need="$need libtraceevent-dev libtracefs-dev libzstd-dev libjson-c-dev libmicrohttpd-dev libcmocka-dev"
 fi
 # Tools the tests and fuzzers use (optional for a plain build).
 for t in zstd:zstd clang:clang strace:strace; do
