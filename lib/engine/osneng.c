@@ -44,6 +44,7 @@ struct osneng {
 	struct osneng_counts counts;
 	char lines[OSNENG_LINE_RING][OSNENG_LINE_LEN];
 	uint64_t nr_lines;
+	uint64_t line_ts_ns;		/* kernel tracer: the record's own time for its line */
 };
 
 /* ---- set-up and accessors -------------------------------------------------- */
@@ -211,7 +212,7 @@ static void sink_win(void *arg, const struct noise_win *w)
 	char pre[96], ts[32], line[OSNENG_LINE_LEN];
 	/* In workload mode the kernel reports threads other than the workload
 	 * and every IRQ; the line ring keeps the last ones for a stop. */
-	osneng_trace_prefix(e, pre, sizeof(pre), w->cpu, w->end_ns);
+	osneng_trace_prefix(e, pre, sizeof(pre), w->cpu, e->line_ts_ns ? e->line_ts_ns : w->end_ns);
 	fmt_ts(ts, sizeof(ts), w->start_ns);
 	switch (w->cls) {
 	case NOISE_NMI:
@@ -255,7 +256,8 @@ static void sink_gap(void *arg, const struct noise_gap *g)
 	struct osneng *e = arg;
 	char pre[96], ts[32], line[OSNENG_LINE_LEN];
 	hist_add(e, g->cpu, g->duration_ns);
-	osneng_trace_prefix(e, pre, sizeof(pre), g->cpu, g->start_ns + g->duration_ns);
+	osneng_trace_prefix(e, pre, sizeof(pre), g->cpu,
+			  e->line_ts_ns ? e->line_ts_ns : g->start_ns + g->duration_ns);
 	fmt_ts(ts, sizeof(ts), g->start_ns);
 	snprintf(line, sizeof(line), "%s sample_threshold: start %s duration %" PRIu64
 		 " ns interference %" PRIu64, pre, ts, g->duration_ns, g->interference);
@@ -659,9 +661,28 @@ out:
 
 void osneng_kernel_rec(struct osneng *e, const struct osnkernel_rec *k)
 {
+	if (k->kind == OSNKERNEL_LOST) {
+		/* counted whatever the CPU: a loss is never dropped silently */
+		e->counts.lost += k->lost ? k->lost : 1;
+		if (e->sink.lost)
+			e->sink.lost(e->sink.arg, k->cpu, k->lost);
+		return;
+	}
+	if (k->kind == OSNKERNEL_MARK) {
+		if (!strcmp(k->desc, OSNKERNEL_MARK_START) && !e->t.kwin_start_ns)
+			e->t.kwin_start_ns = k->ts_ns;
+		else if (!strcmp(k->desc, OSNKERNEL_MARK_END) && !e->t.kwin_end_ns)
+			e->t.kwin_end_ns = k->ts_ns;
+		if (e->sink.mark)
+			e->sink.mark(e->sink.arg, k->cpu, k->ts_ns, k->desc);
+		return;
+	}
 	int i = osneng_index(e, k->cpu);
 	if (i < 0 || e->stop.why)
 		return;
+	/* its line (--events) shows the kernel's time of the record, and comes
+	 * in the kernel's order */
+	e->line_ts_ns = k->ts_ns;
 	if (!e->t.start_ns || k->ts_ns < e->t.start_ns)
 		e->t.start_ns = k->ts_ns;
 	if (k->ts_ns > e->t.end_ns)
@@ -718,6 +739,7 @@ void osneng_kernel_rec(struct osneng *e, const struct osnkernel_rec *k)
 		break;
 	}
 	}
+	e->line_ts_ns = 0;
 }
 
 void osneng_kernel_text(struct osneng *e, struct osneng_kbuf *kb, const char *data, size_t n)

@@ -66,6 +66,11 @@ struct osneng_sink {
 	void (*line)(void *arg, const char *line);
 	/* A finished period of cpu. */
 	void (*period)(void *arg, uint32_t cpu, uint64_t end_ns, const struct noise_stats *p);
+	/* The kernel tracer lost events on cpu before they were read: n of them,
+	 * 0 when the kernel did not say how many. */
+	void (*lost)(void *arg, uint32_t cpu, uint64_t n);
+	/* A trace_marker line of the kernel tracer (text without newline) at ts_ns. */
+	void (*mark)(void *arg, uint32_t cpu, uint64_t ts_ns, const char *text);
 };
 
 /* Source of workload records per CPU index (the live path); peek returns
@@ -111,12 +116,16 @@ struct osneng_stop {
 
 struct osneng_times {
 	uint64_t start_ns, warm_end_ns, end_ns;	/* end_ns 0 while running live */
+	/* kernel tracer: the trace-clock times of the run's window markers
+	 * (OSNKERNEL_MARK_START/END), 0 until seen */
+	uint64_t kwin_start_ns, kwin_end_ns;
 };
 
 /* What a replay read and what it skipped. */
 struct osneng_counts {
 	uint64_t samples;		/* samples read */
-	uint64_t lost;			/* events the recorder lost (LOST, LOST_SAMPLES) */
+	uint64_t lost;			/* events the recorder lost (LOST, LOST_SAMPLES; kernel
+					 * tracer: its [LOST N EVENTS] lines, one at least each) */
 	uint64_t unknown_id, bad_samples, out_of_order, forced;	/* from the reader */
 	uint64_t undecoded;		/* tracepoint samples without a payload or whose
 					 * payload does not decode */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* osnkernel.c - drive and parse the kernel osnoise tracer (see osnkernel.h). */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -123,6 +124,24 @@ int osnkernel_parse_line(const char *line, struct osnkernel_rec *o)
 	const char *p = skip_ws(line);
 	if (!*p || *p == '#' || *p == '\n')
 		return -ENOENT;
+	/* The reader's note of an overrun: "CPU:N [LOST M EVENTS]" or, when the
+	 * kernel does not know how many, "CPU:N [LOST EVENTS]" */
+	if (!strncmp(p, "CPU:", 4)) {
+		char *end;
+		errno = 0;
+		unsigned long cpu = strtoul(p + 4, &end, 10);
+		if (end == p + 4 || errno || cpu > 65535 || strncmp(end, " [LOST ", 7))
+			return -EINVAL;
+		p = end + 7;
+		o->kind = OSNKERNEL_LOST;
+		o->cpu = (uint32_t)cpu;
+		if (isdigit((unsigned char)*p) && osnkernel_parse_u64(&p, &o->lost))
+			return -EINVAL;
+		if (expect(&p, "EVENTS]"))
+			return -EINVAL;
+		p = skip_ws(p);
+		return *p && *p != '\n' ? -EINVAL : 0;
+	}
 	/* Context prefix: "<comm>-<pid> [<cpu>] <flags> <sec.usec>: " */
 	const char *br = strstr(p, " [");
 	if (!br)
@@ -155,6 +174,18 @@ int osnkernel_parse_line(const char *line, struct osnkernel_rec *o)
 		return -ENOENT;
 	p = skip_ws(p + 1);
 
+	if (!strncmp(p, "tracing_mark_write:", 19)) {
+		o->kind = OSNKERNEL_MARK;
+		p = skip_ws(p + 19);
+		size_t n = strcspn(p, "\n");
+		while (n && p[n - 1] == ' ')
+			n--;
+		if (n >= sizeof(o->desc))
+			n = sizeof(o->desc) - 1;
+		memcpy(o->desc, p, n);
+		o->desc[n] = 0;
+		return 0;
+	}
 	if (!strncmp(p, "sample_threshold:", 17)) {
 		o->kind = OSNKERNEL_SAMPLE;
 		p += 17;
@@ -494,6 +525,9 @@ static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
 			return -EIO;
 		}
 	}
+	/* the instance's own buffer: gone with it, nothing to restore */
+	if (cfg->buffer_kb && (err = wr(k, k->inst, "buffer_size_kb", "%" PRIu64, cfg->buffer_kb)))
+		return err;
 	if ((err = save_text(k, k->inst, "current_tracer", "nop")))
 		return err;
 	errno = 0;
@@ -513,6 +547,61 @@ static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
 	    (err = save_text(k, k->inst, "tracing_on", "0")))
 		return err;
 	tracefs_trace_on(k->inst);
+	/* the window opens once the tracer runs and the pipe is open */
+	return wr(k, k->inst, "trace_marker", "%s", OSNKERNEL_MARK_START);
+}
+
+int osnkernel_quiesce(struct osnkernel *k)
+{
+	if (!k || !k->inst || k->stopped)
+		return -EINVAL;
+	int err = wr(k, k->inst, "trace_marker", "%s", OSNKERNEL_MARK_END);
+	if (tracefs_trace_off(k->inst) < 0 && !err) {
+		err = errno ? -errno : -EIO;
+		snprintf(k->err, sizeof(k->err), "cannot stop tracing in the instance: %s", strerror(-err));
+	}
+	return err;
+}
+
+/* The number after "name:" in a per_cpu stats text, 0 when absent. */
+static uint64_t stat_field(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, name, n) && p[n] == ':')
+			return strtoull(p + n + 1, NULL, 10);
+	return 0;
+}
+
+int osnkernel_lost(struct osnkernel *k, uint64_t *lost)
+{
+	*lost = 0;
+	if (!k || !k->inst)
+		return -EINVAL;
+	char *dir = tracefs_instance_get_file(k->inst, "per_cpu");
+	DIR *d = dir ? opendir(dir) : NULL;
+	tracefs_put_tracing_file(dir);
+	int read = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, "cpu", 3) || !isdigit((unsigned char)de->d_name[3]))
+			continue;
+		char file[300];
+		snprintf(file, sizeof(file), "per_cpu/%s/stats", de->d_name);
+		char *t = tracefs_instance_file_read(k->inst, file, NULL);
+		if (!t)
+			continue;
+		read++;
+		*lost += stat_field(t, "overrun") + stat_field(t, "commit overrun") +
+			 stat_field(t, "dropped events");
+		free(t);
+	}
+	if (d)
+		closedir(d);
+	if (!read) {
+		snprintf(k->err, sizeof(k->err), "cannot read the instance's per_cpu/cpuN/stats");
+		return -ENOENT;
+	}
 	return 0;
 }
 

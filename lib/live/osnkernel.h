@@ -25,7 +25,14 @@ enum osnkernel_kind {
 	OSNKERNEL_IRQ,		/* osnoise:irq_noise */
 	OSNKERNEL_SOFTIRQ,		/* osnoise:softirq_noise */
 	OSNKERNEL_THREAD,		/* osnoise:thread_noise */
+	OSNKERNEL_LOST,		/* "CPU:N [LOST M EVENTS]": the ring overran before the read */
+	OSNKERNEL_MARK,		/* a trace_marker line ("tracing_mark_write: TEXT") */
 };
+
+/* The text osnkernel_start() and osnkernel_quiesce() write to the instance's
+ * trace_marker: what comes between them is the run's window. */
+#define OSNKERNEL_MARK_START	"latscope window start"
+#define OSNKERNEL_MARK_END	"latscope window end"
 
 struct osnkernel_rec {
 	enum osnkernel_kind kind;
@@ -39,7 +46,10 @@ struct osnkernel_rec {
 	/* events */
 	uint64_t start_ns, duration_ns, interference;
 	int32_t id;			/* vector, softirq number or pid */
-	char desc[32];			/* irq/softirq name or comm */
+	char desc[32];			/* irq/softirq name or comm; OSNKERNEL_MARK: its text */
+	/* OSNKERNEL_LOST: events lost on cpu; 0 when the kernel did not say
+	 * how many ("[LOST EVENTS]") */
+	uint64_t lost;
 };
 
 /*
@@ -60,6 +70,7 @@ struct osnkernel_config {
 	uint64_t threshold_us;		/* tracing_thresh; 0 = kernel default */
 	bool no_workload;		/* NO_OSNOISE_WORKLOAD */
 	bool events;			/* enable the osnoise:* events */
+	uint64_t buffer_kb;		/* the instance's buffer_size_kb per CPU; 0 = the kernel's */
 };
 
 struct osnkernel;
@@ -82,6 +93,22 @@ int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg);
 /* Read what the trace pipe has (non-blocking) into buf; returns bytes, 0 when
  * nothing is there, or a negative errno. */
 long osnkernel_read(struct osnkernel *k, char *buf, size_t len);
+/*
+ * osnkernel_quiesce - end the run's window: write OSNKERNEL_MARK_END to the
+ * instance's trace_marker, then stop writing to its buffer (tracing_on 0).
+ * What the buffer holds is still read by osnkernel_read() until it returns 0:
+ * the caller drains it before osnkernel_stop().  osnkernel_start() wrote
+ * OSNKERNEL_MARK_START once the tracer ran.  Returns 0 or a negative errno.
+ */
+int osnkernel_quiesce(struct osnkernel *k);
+/*
+ * osnkernel_lost - the events the instance's ring lost so far, over its CPUs:
+ * per_cpu/cpuN/stats "overrun" (overwritten before they were read) +
+ * "commit overrun" + "dropped events", in *lost.  Call before
+ * osnkernel_stop() (which removes the instance).  Returns 0, or a negative
+ * errno when no stats file could be read (*lost is then 0).
+ */
+int osnkernel_lost(struct osnkernel *k, uint64_t *lost);
 /* osnkernel_stop - stop the tracer: undo every change osnkernel_start() made,
  * newest first (also after a start that failed half-way).  Returns 0 or the
  * first negative errno of a setting that could not be written back, named by

@@ -220,6 +220,8 @@ static void print_details(struct ctx *c, FILE *f)
 	} else {
 		fprintf(f, "attribution off: %s\n", c->attr_why);
 	}
+	if (c->kmode)
+		fprintf(f, "kernel tracer: %" PRIu64 " events lost in its buffer\n", c->cnt.lost);
 	for (size_t i = 0; c->w && i < c->nr; i++)
 		if (oswork_lost(c->w, i))
 			fprintf(f, "cpu%u: %" PRIu64 " workload records lost (collector too slow)\n",
@@ -352,6 +354,15 @@ static void print_json(struct ctx *c, FILE *f)
 					  (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec));
 	json_object_object_add(root, "events_lost",
 			       ju(c->s ? evsrc_stats(c->s)->lost : c->cnt.lost));
+	if (c->kmode && !c->replaying) {
+		/* the run's window in the kernel's trace clock (its markers) */
+		const struct osneng_times *t = osneng_times(c->e);
+		json_object *kw = json_object_new_object();
+		json_object_object_add(kw, "start_ns", t->kwin_start_ns ? ju(t->kwin_start_ns) : NULL);
+		json_object_object_add(kw, "end_ns", t->kwin_end_ns ? ju(t->kwin_end_ns) : NULL);
+		json_object_object_add(kw, "buffer_kb", ju(c->ring_bytes / 1024));
+		json_object_object_add(root, "kernel_window", kw);
+	}
 	json_object *sk = json_object_new_object();
 	json_object_object_add(sk, "unknown_id", ju(c->cnt.unknown_id));
 	json_object_object_add(sk, "bad_samples", ju(c->cnt.bad_samples));
@@ -499,6 +510,14 @@ static void print_losses(const struct ctx *c)
 			fprintf(stderr, "%s: %" PRIu64 " nested noise entries dropped (nesting too deep)\n", who,
 				a->dropped_open);
 	}
+	if (c->kmode && c->cnt.lost && c->replaying)
+		fprintf(stderr, "%s: the trace says the kernel tracer's buffer lost %" PRIu64 " events "
+			"([LOST] lines): periods, samples and the attribution are incomplete\n", who,
+			c->cnt.lost);
+	else if (c->kmode && c->cnt.lost)
+		fprintf(stderr, "%s: the kernel tracer's buffer lost %" PRIu64 " events (overrun): periods, "
+			"samples and the attribution are incomplete; raise --ring-size (%" PRIu64
+			" KiB per CPU) or -T\n", who, c->cnt.lost, c->ring_bytes / 1024);
 	for (size_t i = 0; c->w && i < c->nr; i++)
 		if (oswork_lost(c->w, i))
 			fprintf(stderr, "%s: cpu%u: %" PRIu64 " workload records lost (collector too slow)\n",

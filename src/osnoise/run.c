@@ -74,6 +74,28 @@ static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct n
 	}
 }
 
+/* trace: where the kernel tracer lost events, in its own words */
+static void sink_lost(void *arg, uint32_t cpu, uint64_t n)
+{
+	struct ctx *c = arg;
+	if (c->mode != M_TRACE || c->json)
+		return;
+	if (n)
+		printf("CPU:%u [LOST %" PRIu64 " EVENTS]\n", cpu, n);
+	else
+		printf("CPU:%u [LOST EVENTS]\n", cpu);
+}
+
+/* trace: the run's window as the kernel's trace clock saw it */
+static void sink_mark(void *arg, uint32_t cpu, uint64_t ts_ns, const char *text)
+{
+	struct ctx *c = arg;
+	if (c->mode != M_TRACE || c->json)
+		return;
+	printf("# %s: %" PRIu64 ".%06" PRIu64 " (CPU %u)\n", text, ts_ns / 1000000000,
+	       ts_ns / 1000 % 1000000, cpu);
+}
+
 /* ---- feeding ------------------------------------------------------------ */
 
 /* The events read up to until_ns, each after the workload records before it,
@@ -205,7 +227,8 @@ static int setup_state(struct ctx *c)
 		.bucket_us = c->bucket_us,
 		.entries = c->entries,
 	};
-	struct osneng_sink sk = { .arg = c, .line = sink_line, .period = sink_period };
+	struct osneng_sink sk = { .arg = c, .line = sink_line, .period = sink_period,
+				  .lost = sink_lost, .mark = sink_mark };
 	int err = osneng_new(&c->e, &o, &sk);
 	if (err < 0)
 		return err;
@@ -223,6 +246,32 @@ static void free_state(struct ctx *c)
 	free(c->steal1);
 	osneng_free(c->e);
 	c->e = NULL;
+}
+
+/* The collector on the house-keeping CPUs (-H), by default the online ones
+ * not measured; -H that cannot be had is an error (said), a default that
+ * cannot be had is not.  Returns 0 or -1. */
+static int housekeep(const struct ctx *c, const struct parse_cpuset *online)
+{
+	struct parse_cpuset hk = c->hk;
+	if (!c->have_hk) {
+		memset(&hk, 0, sizeof(hk));
+		for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
+			if (parse_cpuset_has(online, cpu) && !parse_cpuset_has(&c->cpus, cpu))
+				parse_cpuset_add(&hk, cpu);
+	}
+	if (!parse_cpuset_count(&hk))
+		return 0;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	for (unsigned cpu = 0; cpu < CPU_SETSIZE && cpu < PARSE_MAX_CPUS; cpu++)
+		if (parse_cpuset_has(&hk, cpu))
+			CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0 && c->have_hk) {
+		fprintf(stderr, "latscope osnoise: cannot run on house-keeping CPUs: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* The end of a run: steal read, the report (unless the reader left), the
@@ -260,26 +309,9 @@ int osnoise_run_live(struct ctx *c)
 		return EXIT_ERR;
 	}
 
-	/* The collector runs on the house-keeping CPUs, by default the others. */
-	struct parse_cpuset hk = c->hk;
-	if (!c->have_hk) {
-		memset(&hk, 0, sizeof(hk));
-		for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
-			if (parse_cpuset_has(&online, cpu) && !parse_cpuset_has(&c->cpus, cpu))
-				parse_cpuset_add(&hk, cpu);
-	}
-	if (parse_cpuset_count(&hk)) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		for (unsigned cpu = 0; cpu < CPU_SETSIZE && cpu < PARSE_MAX_CPUS; cpu++)
-			if (parse_cpuset_has(&hk, cpu))
-				CPU_SET(cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set) < 0 && c->have_hk) {
-			fprintf(stderr, "latscope osnoise: cannot run on house-keeping CPUs: %s\n",
-				strerror(errno));
-			free_state(c);
-			return EXIT_ERR;
-		}
+	if (housekeep(c, &online) < 0) {
+		free_state(c);
+		return EXIT_ERR;
 	}
 	/* Attribution: tracepoints through perf_event_open. */
 	if (c->no_attr) {
@@ -583,6 +615,7 @@ int osnoise_run_kernel_text(struct ctx *c, const char *path)
 	if (kb.bad)
 		fprintf(stderr, "latscope osnoise: %" PRIu64 " malformed osnoise lines skipped\n", kb.bad);
 	c->cnt.bad_wrec += kb.bad;
+	c->cnt.lost = osneng_counts(c->e)->lost;	/* the trace's [LOST] lines */
 	osnoise_final_report(c);
 	int rc = osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0));
 	free_state(c);
@@ -646,6 +679,14 @@ int osnoise_run_kernel(struct ctx *c)
 		free_state(c);
 		return EXIT_ERR;
 	}
+	/* off the measured CPUs, like the userspace collector: the reader's
+	 * own time there would be thread noise */
+	cpu_set_t aff0;
+	bool aff_saved = sched_getaffinity(0, sizeof(aff0), &aff0) == 0;
+	if (housekeep(c, &online) < 0) {
+		free_state(c);
+		return EXIT_ERR;
+	}
 	char cl[1024];
 	parse_cpulist_format(&c->cpus, cl, sizeof(cl));
 	struct osnkernel_config kc = {
@@ -653,6 +694,7 @@ int osnoise_run_kernel(struct ctx *c)
 		.stop_us = c->stop_us, .stop_total_us = c->stop_total_us,
 		.threshold_us = c->threshold_us, .no_workload = c->no_workload,
 		.events = c->events || c->mode == M_HIST || c->attribution,
+		.buffer_kb = c->ring_bytes / 1024,
 	};
 	if (tool_setup_interrupted("latscope osnoise")) {	/* the tracer untouched */
 		free_state(c);
@@ -691,9 +733,28 @@ int osnoise_run_kernel(struct ctx *c)
 	if (c->mode == M_TRACE && !c->json)
 		osnoise_print_trace_header(stdout);
 	tool_run(&l);
+	/* The window closed and the buffer read to its end, so every record
+	 * written before the end marker is shown; then the instance's loss. */
+	if (osnkernel_quiesce(k) < 0)
+		fprintf(stderr, "latscope osnoise: %s\n", osnkernel_strerror(k));
+	long n;
+	while (!cmdio_broken_pipe() && (n = osnkernel_read(k, kf.buf, sizeof(kf.buf))) > 0)
+		osneng_kernel_text(c->e, &kf.kb, kf.buf, (size_t)n);
+	osneng_kernel_text(c->e, &kf.kb, "\n", 1);
+	c->cnt.bad_wrec += kf.kb.bad;
+	uint64_t overrun = 0;
+	if (osnkernel_lost(k, &overrun) < 0)
+		fprintf(stderr, "latscope osnoise: %s: losses are counted from the trace's [LOST] lines "
+			"only\n", osnkernel_strerror(k));
+	/* the [LOST] lines count what a read found missing; the stats count
+	 * every overwrite, also those no read reported */
+	uint64_t said = osneng_counts(c->e)->lost;
+	c->cnt.lost = overrun > said ? overrun : said;
 	/* the tracer instance removed and the settings restored before anything is printed */
 	bool restored = kernel_end(k);
 	cmdio_on_abort_forget();
+	if (aff_saved)
+		sched_setaffinity(0, sizeof(aff0), &aff0);
 	int rc = end_report(c);
 	free_state(c);
 	return restored ? tool_end_status(rc) : EXIT_ERR;

@@ -22,6 +22,7 @@
 #include <tracefs.h>
 
 #include "engine/noise.h"
+#include "engine/osneng.h"
 #include "live/osnkernel.h"
 
 static void test_period(void **state)
@@ -108,6 +109,58 @@ static void test_rejects(void **state)
 	assert_int_equal(osnkernel_parse_line("   x-1 [000] .... 1.000001: nmi_noise: start x duration 1 ns", &r), -EINVAL);
 	assert_int_equal(osnkernel_parse_line("   x-1 [99999999] .... 1.000001: nmi_noise: start 1.0 duration 1 ns", &r), -ENOENT);
 	assert_int_equal(osnkernel_parse_line("   x-1 [000] .... 99999999999999999999.000001: 1 1 1.00000 1 1 1 1 1 1", &r), -ENOENT);
+}
+
+/* The reader's notes of an overrun and the trace_marker lines. */
+static void test_lost_mark(void **state)
+{
+	(void)state;
+	struct osnkernel_rec r;
+	assert_int_equal(osnkernel_parse_line("CPU:1 [LOST 123 EVENTS]\n", &r), 0);
+	assert_int_equal(r.kind, OSNKERNEL_LOST);
+	assert_int_equal(r.cpu, 1);
+	assert_int_equal(r.lost, 123);
+	assert_int_equal(osnkernel_parse_line("CPU:12 [LOST EVENTS]", &r), 0);
+	assert_int_equal(r.kind, OSNKERNEL_LOST);
+	assert_int_equal(r.cpu, 12);
+	assert_int_equal(r.lost, 0);
+	assert_int_equal(osnkernel_parse_line("CPU:1 [LOST 12x EVENTS]", &r), -EINVAL);
+	assert_int_equal(osnkernel_parse_line("CPU:1 [LOST 12 EVENTS] junk", &r), -EINVAL);
+	assert_int_equal(osnkernel_parse_line("CPU:99999 [LOST 1 EVENTS]", &r), -EINVAL);
+	assert_int_equal(osnkernel_parse_line("CPU: [LOST 1 EVENTS]", &r), -EINVAL);
+	const char *l = "        latscope-203     [001] .....    30.500001: tracing_mark_write: "
+			OSNKERNEL_MARK_START "\n";
+	assert_int_equal(osnkernel_parse_line(l, &r), 0);
+	assert_int_equal(r.kind, OSNKERNEL_MARK);
+	assert_int_equal(r.cpu, 1);
+	assert_int_equal(r.ts_ns, 30500001000ULL);
+	assert_string_equal(r.desc, OSNKERNEL_MARK_START);
+}
+
+/* The engine counts every loss, whatever the CPU, and keeps the window. */
+static void test_engine_lost_window(void **state)
+{
+	(void)state;
+	struct osneng_opts o = { .threshold_us = 5, .period_us = 200000, .runtime_us = 100000 };
+	parse_cpuset_add(&o.cpus, 0);
+	struct osneng *e;
+	assert_int_equal(osneng_new(&e, &o, NULL), 0);
+	struct osneng_kbuf kb = { 0 };
+	const char *t =
+		"  latscope-9 [001] .....    30.000100: tracing_mark_write: " OSNKERNEL_MARK_START "\n"
+		"  osnoise/0-8 [000] .....    30.200000: 100000 10 99.99000 5 1 0 2 0 0\n"
+		"CPU:0 [LOST 40 EVENTS]\n"
+		"CPU:5 [LOST EVENTS]\n"
+		"  osnoise/0-8 [000] .....    30.600000: 100000 20 99.98000 7 2 0 2 0 1\n"
+		"  latscope-9 [001] .....    30.700100: tracing_mark_write: " OSNKERNEL_MARK_END "\n";
+	/* in two chunks that cut a line */
+	osneng_kernel_text(e, &kb, t, 100);
+	osneng_kernel_text(e, &kb, t + 100, strlen(t) - 100);
+	assert_int_equal(kb.bad, 0);
+	assert_int_equal(osneng_counts(e)->lost, 41);
+	assert_int_equal(osneng_times(e)->kwin_start_ns, 30000100000ULL);
+	assert_int_equal(osneng_times(e)->kwin_end_ns, 30700100000ULL);
+	osneng_free(e);
 }
 
 /* Kernel records folded into the same accounting as the userspace ones. */
@@ -214,12 +267,22 @@ static void fake_tree(bool instance_files)
 		put("instances/latscope_osnoise/current_tracer", "nop\n");
 		put("instances/latscope_osnoise/tracing_on", "1\n");
 		put("instances/latscope_osnoise/trace_pipe", "");
+		put("instances/latscope_osnoise/trace_marker", "");
+		put("instances/latscope_osnoise/buffer_size_kb", "1408\n");
+		mk("instances/latscope_osnoise/per_cpu");
+		mk("instances/latscope_osnoise/per_cpu/cpu0");
+		mk("instances/latscope_osnoise/per_cpu/cpu3");
+		put("instances/latscope_osnoise/per_cpu/cpu0/stats",
+		    "entries: 10\noverrun: 7\ncommit overrun: 1\nbytes: 300\ndropped events: 2\n"
+		    "read events: 5\n");
+		put("instances/latscope_osnoise/per_cpu/cpu3/stats", "entries: 0\noverrun: 100\n");
 	}
 }
 
 static const struct osnkernel_config kcfg = {
 	.cpus = "1", .period_us = 200000, .runtime_us = 100000, .stop_us = 30,
 	.stop_total_us = 500, .threshold_us = 5, .no_workload = false, .events = true,
+	.buffer_kb = 64,
 };
 
 /* The global settings: as fake_tree() wrote them (set false), or as kcfg
@@ -280,12 +343,22 @@ static void test_drive_stop(void **state)
 	assert_globals(true);
 	assert_string_equal(get("instances/latscope_osnoise/current_tracer"), "osnoise");
 	assert_string_equal(get("instances/latscope_osnoise/events/osnoise/enable"), "1");
+	assert_string_equal(get("instances/latscope_osnoise/buffer_size_kb"), "64");
+	assert_string_equal(get("instances/latscope_osnoise/trace_marker"), OSNKERNEL_MARK_START);
 	char buf[64];
 	assert_int_equal(osnkernel_read(k, buf, sizeof(buf)), 0);
 	assert_int_equal(osnkernel_start(&k2, &kcfg), -EBUSY);
 	osnkernel_free(k2);
 	assert_globals(true);
+	/* the window closed: the end marker, then the instance stops writing */
+	assert_int_equal(osnkernel_quiesce(k), 0);
+	assert_string_equal(get("instances/latscope_osnoise/trace_marker"), OSNKERNEL_MARK_END);
+	assert_string_equal(get("instances/latscope_osnoise/tracing_on"), "0");
+	uint64_t lost;
+	assert_int_equal(osnkernel_lost(k, &lost), 0);
+	assert_int_equal(lost, 7 + 1 + 2 + 100);	/* overrun, commit overrun, dropped; every CPU */
 	osnkernel_free(k);
+	assert_int_equal(osnkernel_quiesce(k2 = NULL), -EINVAL);
 	assert_globals(false);
 	assert_instance_back();
 }
@@ -352,6 +425,8 @@ int main(void)
 		cmocka_unit_test(test_period),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_lost_mark),
+		cmocka_unit_test(test_engine_lost_window),
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test_setup_teardown(test_drive_fails_halfway, drive_setup, drive_teardown),
 		cmocka_unit_test_setup_teardown(test_drive_stop, drive_setup, drive_teardown),
