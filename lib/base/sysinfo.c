@@ -74,3 +74,13 @@ const char *sysinfo_vm_name(char *buf, size_t len)
 	}
 	return buf;
 }
+
+bool sysinfo_preempt_rt(void)
+{
+	FILE *f = fopen("/sys/kernel/realtime", "re");
+	if (!f)
+		return false;
+	int c = fgetc(f);
+	fclose(f);
+	return c == '1';
+}

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdbool.h>
+
 #include "base/parse.h"
 
 /* The online CPUs into *s (/sys/devices/system/cpu/online, else the first
@@ -26,5 +28,10 @@ void sysinfo_steal(uint64_t *out, const unsigned *list, size_t nr);
  * ("QEMU", ...) or "hypervisor" written into buf (len bytes), and buf
  * returned; NULL on bare metal. */
 const char *sysinfo_vm_name(char *buf, size_t len);
+
+/* True on a PREEMPT_RT kernel (/sys/kernel/realtime holds 1): there
+ * softirqs run in task context, preemptible, and interrupt handlers in
+ * threads. */
+bool sysinfo_preempt_rt(void);
 
 #endif

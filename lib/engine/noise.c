@@ -358,11 +358,15 @@ int noise_event(struct noise *n, const struct tpevent *e)
 		exit_nested(n, cpu, TPEVENT_VECTOR_EXIT, e->vector.vector, true, e->time_ns);
 		break;
 	case TPEVENT_SOFTIRQ_ENTRY:
+		if (n->opts.softirq_in_threads)
+			break;
 		name_copy(name, sizeof(name), noise_softirq_name(e->softirq.vec));
 		open_nested(n, cpu, NOISE_SOFTIRQ, TPEVENT_SOFTIRQ_EXIT, (int32_t)e->softirq.vec, name,
 			    e->time_ns);
 		break;
 	case TPEVENT_SOFTIRQ_EXIT:
+		if (n->opts.softirq_in_threads)
+			break;
 		exit_nested(n, cpu, TPEVENT_SOFTIRQ_EXIT, (int32_t)e->softirq.vec, true, e->time_ns);
 		break;
 	case TPEVENT_NMI: {

@@ -58,6 +58,11 @@ struct noise_opts {
 	uint64_t stop_single_ns;	/* stop when one gap > this; 0 = off */
 	uint64_t stop_total_ns;		/* stop when a period's noise > this; 0 = off */
 	bool no_workload;		/* NO_OSNOISE_WORKLOAD: measure every task */
+	/* PREEMPT_RT: softirqs run in task context (the thread that raised
+	 * them, ktimers/N, ksoftirqd/N) and are preemptible; like the kernel
+	 * tracer there, their entry and exit open no window: their time is the
+	 * running thread's */
+	bool softirq_in_threads;
 };
 
 /* One closed interference window; net_ns excludes nested windows. */

@@ -106,6 +106,7 @@ int osneng_new(struct osneng **ep, const struct osneng_opts *o, const struct osn
 		.stop_single_ns = o->stop_us * 1000,
 		.stop_total_ns = o->stop_total_us * 1000,
 		.no_workload = o->no_workload,
+		.softirq_in_threads = o->softirq_in_threads,
 	};
 	struct noise_sink sk = { .arg = e, .win = sink_win, .gap = sink_gap, .period = sink_period };
 	return noise_new(&e->n, e->list[e->nr - 1] + 1, &no, &sk);
@@ -455,8 +456,8 @@ void osneng_params_format(const struct osneng_opts *o, char *buf, size_t len)
 	parse_cpulist_format(&o->cpus, cl, sizeof(cl));
 	snprintf(buf, len, "latscope-osnoise threshold_us=%" PRIu64 " period_us=%" PRIu64
 		 " runtime_us=%" PRIu64 " stop_us=%" PRIu64 " stop_total_us=%" PRIu64 " no_workload=%d"
-		 " cpus=%s", o->threshold_us, o->period_us, o->runtime_us, o->stop_us,
-		 o->stop_total_us, o->no_workload, cl);
+		 "%s cpus=%s", o->threshold_us, o->period_us, o->runtime_us, o->stop_us,
+		 o->stop_total_us, o->no_workload, o->softirq_in_threads ? " softirq_in_threads=1" : "", cl);
 }
 
 void osneng_params_to_osnp(const struct osneng_opts *o, struct pdformat_osnp *p)
@@ -469,7 +470,8 @@ void osneng_params_to_osnp(const struct osneng_opts *o, struct pdformat_osnp *p)
 	p->runtime_us = o->runtime_us;
 	p->stop_us = o->stop_us;
 	p->stop_total_us = o->stop_total_us;
-	p->flags = o->no_workload ? PDFORMAT_OSNP_NO_WORKLOAD : 0;
+	p->flags = (o->no_workload ? PDFORMAT_OSNP_NO_WORKLOAD : 0) |
+		   (o->softirq_in_threads ? PDFORMAT_OSNP_SOFTIRQ_IN_THREADS : 0);
 	memcpy(p->cpus, o->cpus.bits, sizeof(p->cpus));
 }
 
@@ -515,6 +517,8 @@ bool osneng_params_apply(const char *ver, struct osneng_opts *o, bool have_T, bo
 		o->runtime_us = v;
 	if ((p = strstr(ver, "no_workload=1")))
 		o->no_workload = true;
+	if ((p = strstr(ver, "softirq_in_threads=1")))
+		o->softirq_in_threads = true;
 	char cl[512];
 	struct parse_cpuset set;
 	if (!have_cpus && (p = strstr(ver, "cpus=")) && sscanf(p + 5, "%511s", cl) == 1 &&
@@ -537,6 +541,8 @@ bool osneng_params_take(const struct pdread *r, struct osneng_opts *o, bool have
 	o->runtime_us = p->runtime_us;
 	if (p->flags & PDFORMAT_OSNP_NO_WORKLOAD)
 		o->no_workload = true;
+	/* the recording's kernel decides, not the replaying one's */
+	o->softirq_in_threads = p->flags & PDFORMAT_OSNP_SOFTIRQ_IN_THREADS;
 	struct parse_cpuset set;
 	memcpy(set.bits, p->cpus, sizeof(set.bits));
 	if (have_cpus || !parse_cpuset_count(&set))

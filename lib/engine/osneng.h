@@ -54,6 +54,7 @@ struct osneng_opts {
 	uint64_t stop_total_us;		/* stop when a period's noise is above; 0 = off */
 	uint64_t warmup_ns;		/* nothing is counted before start + warm-up */
 	bool no_workload;		/* no busy loop: period boundaries every period_us */
+	bool softirq_in_threads;	/* PREEMPT_RT: softirqs are thread time (noise.h) */
 	bool hist;			/* keep a histogram of single gaps per CPU */
 	uint64_t bucket_us, entries;	/* its bucket width and bucket count (hist) */
 };

@@ -215,7 +215,7 @@ enum {
  *	 32   8  u64 runtime_us
  *	 40   8  u64 stop_us (0 = off)
  *	 48   8  u64 stop_total_us (0 = off)
- *	 56   8  u64 flags (PDFORMAT_OSNP_NO_WORKLOAD; other bits 0)
+ *	 56   8  u64 flags (PDFORMAT_OSNP_NO_WORKLOAD, PDFORMAT_OSNP_SOFTIRQ_IN_THREADS; other bits 0)
  *	 64 8*w  u64 cpu bitmap words: CPU n is bit n % 64 of word n / 64
  *
  * The reader refuses another version, another size, an unknown tag or flag.
@@ -225,6 +225,8 @@ enum {
 #define PDFORMAT_OSNP_FIXED		64
 #define PDFORMAT_OSNP_MAX_WORDS	64		/* 4096 CPUs, as lib/base/parse.h */
 #define PDFORMAT_OSNP_NO_WORKLOAD	0x1ull
+#define PDFORMAT_OSNP_SOFTIRQ_IN_THREADS	0x2ull	/* recorded on PREEMPT_RT: softirqs are thread time */
+#define PDFORMAT_OSNP_FLAGS		(PDFORMAT_OSNP_NO_WORKLOAD | PDFORMAT_OSNP_SOFTIRQ_IN_THREADS)
 
 /* Its host-order contents. */
 struct pdformat_osnp {

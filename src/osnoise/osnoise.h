@@ -52,6 +52,7 @@ struct ctx {
 	bool setup_failed;		/* replay: set-up said why already */
 	bool replaying;
 	bool kmode;			/* records come from the kernel tracer */
+	bool softirq_in_threads;	/* PREEMPT_RT (live: this kernel; replay: the recording's) */
 	uint64_t kernel_lost;
 	bool force, strict;
 	/* replay: what the reader or the decoders skipped */

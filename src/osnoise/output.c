@@ -184,9 +184,13 @@ static void print_details(struct ctx *c, FILE *f)
 		free(k);
 	}
 	if (c->kmode) {
-		fprintf(f, "(from the kernel osnoise tracer)\n");
+		fprintf(f, "(from the kernel osnoise tracer; %" PRIu64 " events lost in its buffer)\n",
+			c->cnt.lost);
 		return;
 	}
+	if (c->softirq_in_threads)
+		fprintf(f, "PREEMPT_RT: softirqs run in threads and count as the time of the thread that "
+			   "ran them, as the kernel tracer counts them\n");
 	if (!c->no_workload) {
 		fprintf(f, "\nTime-read loop:");
 		for (size_t i = 0; i < c->nr; i++) {
@@ -220,8 +224,6 @@ static void print_details(struct ctx *c, FILE *f)
 	} else {
 		fprintf(f, "attribution off: %s\n", c->attr_why);
 	}
-	if (c->kmode)
-		fprintf(f, "kernel tracer: %" PRIu64 " events lost in its buffer\n", c->cnt.lost);
 	for (size_t i = 0; c->w && i < c->nr; i++)
 		if (oswork_lost(c->w, i))
 			fprintf(f, "cpu%u: %" PRIu64 " workload records lost (collector too slow)\n",
@@ -344,6 +346,8 @@ static void print_json(struct ctx *c, FILE *f)
 	json_object_object_add(root, "runtime_us", ju(c->runtime_us));
 	json_object_object_add(root, "duration_ns", ju(run_ns(c)));
 	json_object_object_add(root, "attribution", json_object_new_boolean(c->attribution));
+	if (!c->kmode)
+		json_object_object_add(root, "softirq_in_threads", json_object_new_boolean(c->softirq_in_threads));
 	if (!c->attribution)
 		json_object_object_add(root, "attribution_off", json_object_new_string(c->attr_why));
 	json_object_object_add(root, "vm", hv ? json_object_new_string(vm) : NULL);
@@ -509,6 +513,13 @@ static void print_losses(const struct ctx *c)
 		if (a->dropped_open)
 			fprintf(stderr, "%s: %" PRIu64 " nested noise entries dropped (nesting too deep)\n", who,
 				a->dropped_open);
+		if (a->contrib_overflow)
+			fprintf(stderr, "%s: %" PRIu64 " noise entries not in the contributor table (256 "
+				"contributors a CPU, full): the table misses them, the totals do not\n", who,
+				a->contrib_overflow);
+		if (a->history_overflow)
+			fprintf(stderr, "%s: %" PRIu64 " gaps held more entries than the history keeps: their "
+				"entry counts and top contributor are incomplete\n", who, a->history_overflow);
 	}
 	if (c->kmode && c->cnt.lost && c->replaying)
 		fprintf(stderr, "%s: the trace says the kernel tracer's buffer lost %" PRIu64 " events "

@@ -223,6 +223,7 @@ static int setup_state(struct ctx *c)
 		.stop_total_us = c->stop_total_us,
 		.warmup_ns = c->warmup_ns,
 		.no_workload = c->no_workload,
+		.softirq_in_threads = c->softirq_in_threads,
 		.hist = c->mode == M_HIST || c->json,
 		.bucket_us = c->bucket_us,
 		.entries = c->entries,
@@ -302,6 +303,8 @@ int osnoise_run_live(struct ctx *c)
 			fprintf(stderr, "latscope osnoise: CPU %u is not online\n", cpu);
 			return EXIT_ERR;
 		}
+	/* on PREEMPT_RT softirqs are thread time, as the kernel tracer counts them */
+	c->softirq_in_threads = sysinfo_preempt_rt();
 	err = setup_state(c);
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise: %s\n", strerror(-err));
@@ -496,6 +499,7 @@ static int replay_setup(void *arg, struct pdread *r, bool have_formats, struct o
 	c->period_us = o.period_us;
 	c->runtime_us = o.runtime_us;
 	c->no_workload = o.no_workload;
+	c->softirq_in_threads = o.softirq_in_threads;
 	if (!c->have_cpus) {
 		uint32_t n = info->nr_cpus_online ? info->nr_cpus_online : 1;
 		memset(&c->cpus, 0, sizeof(c->cpus));

@@ -157,6 +157,44 @@ static void test_nested_net(void **state)
 	noise_free(n);
 }
 
+/* PREEMPT_RT: the softirq runs in the thread and is preempted there; like
+ * the kernel tracer, it opens no window, its time is the thread's, and a
+ * preemption inside it drops nothing. */
+static void test_softirq_in_threads(void **state)
+{
+	(void)state;
+	struct rec r;
+	struct noise_opts o = { .softirq_in_threads = true };
+	struct noise *n = mk(&r, &o);
+	noise_period_begin(n, 0, 0);
+	ev_switch(n, 0, 1000, WL, "latscope", 15, "ktimers/0");
+	ev_softirq(n, 0, 2000, true, 1);
+	ev_irq(n, 0, 3000, true, 26, "virtio0-req.0");
+	ev_irq(n, 0, 4000, false, 26, NULL);
+	/* the softirq is preempted by the irq thread, and resumed */
+	ev_switch(n, 0, 4500, 15, "ktimers/0", 119, "irq/26-virtio0-");
+	ev_switch(n, 0, 5500, 119, "irq/26-virtio0-", 15, "ktimers/0");
+	ev_softirq(n, 0, 6000, false, 1);
+	ev_switch(n, 0, 8000, 15, "ktimers/0", WL, "latscope");
+	assert_int_equal(noise_gap(n, 0, 900, 8100), 0);
+
+	assert_null(find_win(&r, NOISE_SOFTIRQ));
+	assert_int_equal(find_win(&r, NOISE_IRQ)->net_ns, 1000);
+	uint64_t thread_ns = 0, irq26 = 0;
+	for (size_t i = 0; i < r.nr_wins; i++)
+		if (r.wins[i].cls == NOISE_THREAD) {
+			thread_ns += r.wins[i].net_ns;
+			if (r.wins[i].id == 119)
+				irq26 = r.wins[i].net_ns;
+		}
+	assert_int_equal(irq26, 1000);
+	assert_int_equal(thread_ns, 7000 - 1000);	/* the switches' span less the hard IRQ */
+	assert_int_equal(noise_anomalies(n)->dropped_open, 0);
+	assert_int_equal(noise_period_end(n, 0, 10000, 10000), 0);
+	assert_int_equal(noise_cpu_stats(n, 0)->count[NOISE_SOFTIRQ], 0);
+	noise_free(n);
+}
+
 /* Vector IRQs nested in a device IRQ handler; the CPU's other windows do not leak. */
 static void test_vector_and_cpus(void **state)
 {
@@ -412,6 +450,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nested_net),
+		cmocka_unit_test(test_softirq_in_threads),
 		cmocka_unit_test(test_vector_and_cpus),
 		cmocka_unit_test(test_hw_and_subthreshold),
 		cmocka_unit_test(test_stop_conditions),

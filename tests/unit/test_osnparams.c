@@ -42,7 +42,7 @@ static struct pdformat_osnp sample_params(void)
 	p.runtime_us = 900000;
 	p.stop_us = 30;
 	p.stop_total_us = 400;
-	p.flags = PDFORMAT_OSNP_NO_WORKLOAD;
+	p.flags = PDFORMAT_OSNP_NO_WORKLOAD | PDFORMAT_OSNP_SOFTIRQ_IN_THREADS;
 	p.cpus[0] = 0x6;		/* CPUs 1, 2 */
 	p.cpus[2] = 1ull << 3;		/* CPU 131 */
 	return p;
@@ -197,7 +197,7 @@ static void test_malformed(void **state)
 	b[0] = 'X';
 	refused(b, len, -EINVAL, "does not start with", 0);
 	len = hand_section(b, sizeof(b));
-	bytes_st64(b + 56, 2, BYTES_HOST_BIG_ENDIAN);
+	bytes_st64(b + 56, 4, BYTES_HOST_BIG_ENDIAN);
 	refused(b, len, -EINVAL, "unknown flags", 56);
 	/* a big-endian tag on little-endian fields reads as wrong values */
 	len = hand_section(b, sizeof(b));

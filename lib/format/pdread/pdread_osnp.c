@@ -54,7 +54,7 @@ int pdread_parse_osnp(struct pdread *r, const uint8_t *p, uint64_t len, uint64_t
 	v.stop_us = bytes_ld64(p + 40, swap);
 	v.stop_total_us = bytes_ld64(p + 48, swap);
 	v.flags = bytes_ld64(p + 56, swap);
-	if (v.flags & ~PDFORMAT_OSNP_NO_WORKLOAD)
+	if (v.flags & ~PDFORMAT_OSNP_FLAGS)
 		return pdread_fail(r, -EINVAL, off + 56, OSNP_NAME ": unknown flags %#llx",
 				 (unsigned long long)v.flags);
 	for (uint32_t i = 0; i < words; i++)

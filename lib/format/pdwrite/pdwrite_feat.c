@@ -293,7 +293,7 @@ int pdwrite_set_osnoise_params(struct pdwrite *w, const struct pdformat_osnp *p)
 	gb_u64(&b, p->runtime_us, w->swap);
 	gb_u64(&b, p->stop_us, w->swap);
 	gb_u64(&b, p->stop_total_us, w->swap);
-	gb_u64(&b, p->flags & PDFORMAT_OSNP_NO_WORKLOAD, w->swap);
+	gb_u64(&b, p->flags & PDFORMAT_OSNP_FLAGS, w->swap);
 	for (uint32_t i = 0; i < words; i++)
 		gb_u64(&b, p->cpus[i], w->swap);
 	return feat_set(w, PDFORMAT_FEAT_LATSCOPE_OSNOISE, &b);

@@ -86,7 +86,9 @@ for kv in '"mode":"top"' '"workload":true' '"attribution":true' "\"cpu\":$CPU,";
 done
 [ "$(grep -c '^ *"cpu":' "$J")" -eq 1 ] || die "osnoise JSON has more than CPU $CPU"
 periods=$(jnum "$J" periods)
-[ "${periods:-0}" -ge 4 ] || die "CPU $CPU ran ${periods:-no} periods in 5 s of 1 s periods"
+# at least one: under TCG the set-up before the first period takes seconds
+# and varies (3 periods of 5 s seen), so no count tied to the duration
+[ "${periods:-0}" -ge 1 ] || die "CPU $CPU ran no period"
 [ "$(jnum "$J" runtime_us)" -gt 0 ] || die "CPU $CPU has no runtime"
 [ "$(jnum "$J" gaps)" -gt 0 ] || die "CPU $CPU has no noise gaps"
 # every loss is named on stderr (docs/osnoise.md)
