@@ -12,7 +12,8 @@
 #    contributors as THREAD with the pid /proc gives it, and its hard top half
 #    (irq_handler_entry, named after the action) as IRQ; ktimers/1 and rcuc/1
 #    are THREAD; no irq/, ktimers/, rcuc/ or ksoftirqd/ task is anything but
-#    THREAD.  (docs/osnoise.md, "PREEMPT_RT": why a threaded handler is
+#    THREAD; softirqs are thread time (softirq_in_threads, no SOFTIRQ
+#    contributor or count, no entry dropped), as the kernel tracer has them.  (docs/osnoise.md, "PREEMPT_RT": why a threaded handler is
 #    THREAD noise, as rtla counts it.)
 # 2. `latscope hist record --timer-workload -c 1 -d 5 --json -O DIR`: exit 0,
 #    the workload's cycles, the wakeup, missed_timer_offsets and
@@ -129,6 +130,12 @@ done
 [ -n "$tops" ] || die "no hard-IRQ top half of $irqs among the IRQ contributors"
 contrib thread "ktimers/$CPU" "$ktimers" || die "ktimers/$CPU ($ktimers) is not a THREAD contributor"
 contrib thread "rcuc/$CPU" "$rcuc" || die "rcuc/$CPU ($rcuc) is not a THREAD contributor"
+# softirqs are thread time here, as the kernel tracer counts them: no SOFTIRQ
+# window, no softirq count, none dropped for a preemption inside one
+grep -q '^ *"softirq_in_threads":true' "$J" || die "the JSON does not say softirq_in_threads on PREEMPT_RT"
+! grep -q '^softirq|' "$ART/contributors" || die "softirq contributors on PREEMPT_RT: $(grep '^softirq|' "$ART/contributors" | tr '\n' ' ')"
+[ "$(jnum "$J" softirq)" -eq 0 ] || die "a softirq count of $(jnum "$J" softirq) on PREEMPT_RT"
+[ "$(jnum "$J" dropped_open)" -eq 0 ] || die "$(jnum "$J" dropped_open) nested entries dropped on PREEMPT_RT"
 
 # ---- hist record --timer-workload -----------------------------------------
 $LATSCOPE hist record --timer-workload -c $CPU -d 5 --json -O "$ART/lh" > "$ART/hist.json" 2> "$ART/hist.err"
