@@ -35,7 +35,38 @@ CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRCS  := $(sort $(shell find lib -name '*.c'))
+# The bpf histogram backend (lib/live/bpfhist.c, docs/hist.md "Backends"):
+# lib/live/bpf/bpfhist.bpf.c compiled by clang -target bpf against a
+# vmlinux.h that bpftool dumps at build time from the build machine's kernel
+# BTF (BTF_VMLINUX), then `bpftool gen skeleton` (the object is embedded in
+# the binary: no compiler at run time; CO-RE relocates it on the kernel it
+# runs on).  Where libbpf-dev, clang, bpftool or BTF_VMLINUX is missing (a
+# kernel without CONFIG_DEBUG_INFO_BTF has no /sys/kernel/btf/vmlinux), or
+# with BPF=0, lib/live/bpfhist_none.c is built instead: the backend is
+# compiled out, `hist --backend bpf` says why (BPF_WHY) and everything else
+# builds and works.
+BTF_VMLINUX ?= /sys/kernel/btf/vmlinux
+BPF_CLANG   ?= clang
+BPFTOOL     ?= $(or $(shell command -v bpftool 2>/dev/null),$(wildcard /usr/sbin/bpftool))
+ifeq ($(BPF),0)
+BPF_WHY := BPF=0 given to make
+else
+BPF_WHY := $(shell \
+	if ! $(PKG_CONFIG) --exists libbpf 2>/dev/null; then echo "libbpf not found by pkg-config (Debian: libbpf-dev)"; \
+	elif ! command -v $(BPF_CLANG) >/dev/null 2>&1; then echo "$(BPF_CLANG) not found (Debian: clang)"; \
+	elif [ -z "$(BPFTOOL)" ]; then echo "bpftool not found (Debian: bpftool)"; \
+	elif [ ! -r $(BTF_VMLINUX) ]; then echo "$(BTF_VMLINUX) absent: the build kernel has no BTF to make vmlinux.h from"; fi)
+endif
+BPF_DIR   := $(BUILD)/bpf
+BPF_SKEL  := $(BPF_DIR)/bpfhist.skel.h
+ifeq ($(BPF_WHY),)
+PKGS      += libbpf
+BPF_SKIP   := lib/live/bpfhist_none.c
+else
+BPF_SKIP   := lib/live/bpfhist.c
+endif
+
+LIB_SRCS  := $(filter-out $(BPF_SKIP),$(sort $(shell find lib -name '*.c' ! -name '*.bpf.c')))
 SRC_SRCS  := $(wildcard src/*.c src/*/*.c)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
@@ -84,6 +115,23 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BPF_DIR)/vmlinux.h:
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  BTF     $@")
+	$(Q)$(BPFTOOL) btf dump file $(BTF_VMLINUX) format c > $@.tmp && mv $@.tmp $@
+
+$(BPF_DIR)/bpfhist.bpf.o: lib/live/bpf/bpfhist.bpf.c lib/live/bpf/bpfhist_abi.h $(BPF_DIR)/vmlinux.h
+	@$(if $(Q),echo "  BPF     $<")
+	$(Q)$(BPF_CLANG) -target bpf -g -O2 -Wall -Werror -I$(BPF_DIR) -Ilib -c -o $@ $<
+
+$(BPF_SKEL): $(BPF_DIR)/bpfhist.bpf.o
+	@$(if $(Q),echo "  SKEL    $@")
+	$(Q)$(BPFTOOL) gen skeleton $< name bpfhist_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/lib/live/bpfhist.o: CFLAGS += -I$(BPF_DIR)
+$(BUILD)/lib/live/bpfhist.o: $(BPF_SKEL)
+$(BUILD)/lib/live/bpfhist_none.o: CFLAGS += -DBPFHIST_WHY='"$(BPF_WHY)"'
 
 $(LIBA): $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
@@ -169,11 +217,13 @@ FUZZ_SECONDS ?= 600
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -fsanitize=fuzzer,address,undefined \
                 -DLATSCOPE_FORMATS_DIR='"$(CURDIR)/tests/data/formats"' \
                 -fno-sanitize-recover=undefined
+FUZZ_LIB_SRCS := $(sort $(filter-out lib/live/bpfhist.c,$(LIB_SRCS)) lib/live/bpfhist_none.c)
 fuzz-build: deps
 	$(Q)mkdir -p $(BUILD)/fuzz
 	$(Q)for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \
 	  echo "  FUZZ    $$n"; \
-	  clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -o $(BUILD)/fuzz/$$n $$f $(LIB_SRCS) $(PKG_LIBS) $(LDLIBS) || exit 1; \
+	  clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -DBPFHIST_WHY='"not in fuzz builds"' -o $(BUILD)/fuzz/$$n $$f \
+	    $(FUZZ_LIB_SRCS) $(PKG_LIBS) $(LDLIBS) || exit 1; \
 	done
 
 fuzz: fuzz-build

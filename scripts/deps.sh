@@ -45,6 +45,11 @@ if command -v "$PKG_CONFIG" >/dev/null 2>&1; then
 else
 	need="$need libtraceevent-dev libtracefs-dev libzstd-dev libjson-c-dev libmicrohttpd-dev libcmocka-dev"
 fi
+# The bpf histogram backend (hist --backend bpf): libbpf, clang -target bpf
+# and bpftool (vmlinux.h, the skeleton).  Optional: without them the Makefile
+# compiles the backend out and says why.
+"$PKG_CONFIG" --exists libbpf 2>/dev/null || opt="${opt:-} libbpf-dev"
+command -v bpftool >/dev/null 2>&1 || [ -x /usr/sbin/bpftool ] || opt="${opt:-} bpftool"
 # Tools the tests and fuzzers use (optional for a plain build).
 for t in zstd:zstd clang:clang strace:strace; do
 	command -v "${t%%:*}" >/dev/null 2>&1 || opt="${opt:-} ${t#*:}"

@@ -100,6 +100,22 @@ static int parse_old_prio(const char *arg, void *params)
 	return 0;
 }
 
+/* --backend NAME */
+static int parse_backend(const char *arg, void *params)
+{
+	struct hctx *c = params;
+
+	if (!strcmp(arg, "perf"))
+		c->backend = HB_PERF;
+	else if (!strcmp(arg, "bpf"))
+		c->backend = HB_BPF;
+	else if (!strcmp(arg, "auto"))
+		c->backend = HB_AUTO;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 #define H_OPT(n, k, t, f, lo, hi, u, a, h, e) CLI_OPT(n, k, t, struct hctx, f, CLI_NONE, lo, hi, u, a, h, e)
 #define H_FLAG(n, f, h) H_OPT(n, 0, CLI_T_FLAG, f, 0, 0, 0, NULL, h, NULL)
 
@@ -139,6 +155,13 @@ static int parse_old_prio(const char *arg, void *params)
 
 /* The live runs: record and top. */
 #define HIST_LIVE_OPTS \
+	CLI_CUSTOM("backend", 0, parse_backend, "NAME", \
+		   "where the histograms are kept: perf (default: events\n" \
+		   "through perf rings to the userspace trackers), bpf\n" \
+		   "(BPF programs keep them in the kernel: wakeup,\n" \
+		   "sharedprio, timer, timerandwakeup; no -o, no\n" \
+		   "--irqsoff, no keep-busy), auto (bpf, else perf, with\n" \
+		   "one line on stderr saying why)", "perf, bpf or auto"), \
 	CLI_CPUS('c', struct hctx, cpus, cpus_given, "CPUs to trace and to run the timer threads on\n(default all online)"), \
 	CLI_OUTPUT(struct hctx, record_out, "also write the raw events to a perf.data FILE (hist\nreport reads it)"), \
 	H_OPT("record", 0, CLI_T_STR, record_out, 0, 0, 0, "FILE", NULL, NULL), \
@@ -259,6 +282,17 @@ static const struct cli_opt top_opts[] = {
 
 const struct cli_cmd hist_top_cli = HIST_LIVE_CLI("top", top_opts);
 
+const char *hist_bpf_conflict(const struct hctx *c)
+{
+	if (c->record_out)
+		return "cannot record the events (-o): they never leave the kernel";
+	if (c->irqsoff_live)
+		return "has no irqsoff/preemptoff programs (--irqsoff)";
+	if (c->keep_busy > 0)
+		return "never starts the keep-busy spinners (--keep-busy)";
+	return NULL;
+}
+
 static void defaults(struct hctx *c, enum hmode mode, const char *prog)
 {
 	memset(c, 0, sizeof(*c));
@@ -331,7 +365,13 @@ int cmd_hist(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	settle(&c);
+	const char *no_bpf = hist_bpf_conflict(&c);
+	if (c.backend == HB_BPF && no_bpf) {
+		fprintf(stderr, "%s: --backend bpf %s; use --backend perf\n", c.prog, no_bpf);
+		return EXIT_ERR;
+	}
 	int ret = c.mode == H_REPORT ? hist_report(&c) : hist_live(&c);
 	latency_free(c.lat);
+	hset_free(c.bset);
 	return ret;
 }

@@ -27,12 +27,16 @@
 
 enum hmode { H_REPORT, H_RECORD, H_TOP };
 
+/* Where the live histograms are kept (--backend; docs/hist.md "Backends"). */
+enum hbackend { HB_PERF, HB_BPF, HB_AUTO };
+
 /* 16 MiB per CPU: no loss at 500k events/s (machine-facts.md); the rings
  * also absorb a collector starved for a while by a CPU-hungry load. */
 #define HIST_DEFAULT_RING_BYTES (16u << 20)
 
 struct timerwl;
 struct pdwrite;
+struct bpfhist;
 
 /* One run of `latscope hist`: options (the cli tables write them), then
  * the run's state.  Owned by cmd_hist(); lat is freed there. */
@@ -65,9 +69,14 @@ struct hctx {
 	bool prio_given;
 	uint64_t pid, nr_buckets, table_size;	/* --pid, --buckets, --table-size (into lcfg) */
 	bool force, strict;
+	enum hbackend backend;		/* --backend (record, top) */
 	/* state */
 	struct latency *lat;		/* the userspace engine (perf rings, perf.data) */
-	const struct hset *set;		/* the histograms the outputs read (the engine's) */
+	const struct hset *set;		/* the histograms the outputs read (the engine's, or bset) */
+	struct hset *bset;		/* the bpf backend's set, filled from its maps */
+	struct bpfhist *bpf;		/* the bpf backend while it runs */
+	struct latency_stats bstats;	/* the bpf programs' counters, as the engine names them */
+	uint64_t bpf_events;		/* bpf program runs */
 	bool has[TPEVENT_NR_KINDS];
 	uint32_t max_cpu_seen;
 	bool any_cpu;
@@ -93,6 +102,10 @@ struct hctx {
 
 /* The command lines of the three subcommands (cli.c; test_cli_tables). */
 extern const struct cli_cmd hist_report_cli, hist_record_cli, hist_top_cli;
+
+/* Why the bpf backend cannot serve this command line (-o, --irqsoff,
+ * --keep-busy), NULL when it can (cli.c; a static string). */
+const char *hist_bpf_conflict(const struct hctx *c);
 
 /* run.c: each returns the exit status (0, EXIT_THRESHOLD, EXIT_ERR).  They
  * make c->lat (the caller frees it with latency_free()) and free everything

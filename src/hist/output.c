@@ -28,8 +28,8 @@
 static uint32_t nr_out_cpus(const struct hctx *c)
 {
 	uint32_t n = c->any_cpu ? c->max_cpu_seen + 1 : 1;
-	if (n > latency_nr_cpus(c->lat))
-		n = latency_nr_cpus(c->lat);
+	if (n > hset_nr_cpus(c->set))
+		n = hset_nr_cpus(c->set);
 	return n;
 }
 
@@ -219,7 +219,7 @@ static struct json_object *twl_json(struct hctx *c)
 			json_object_object_add(o, "p50_ns", json_object_new_int64(p50));
 			json_object_object_add(o, "p99_ns", json_object_new_int64(p99));
 		}
-		if (c->lat && info.cpu < latency_nr_cpus(c->lat)) {
+		if (c->set && info.cpu < hset_nr_cpus(c->set)) {
 			struct json_object *k = json_object_new_object();
 			if (k) {
 				json_object_object_add(k, "wakeup",
@@ -288,7 +288,7 @@ static void twl_table(struct hctx *c, FILE *f)
 		struct timerwl_thread_info info;
 		timerwl_snapshot(c->twl, i, &info, &h);
 		stat_row(f, info.cpu, "workload (own)", &h);
-		if (!c->lat || info.cpu >= latency_nr_cpus(c->lat))
+		if (!c->set || info.cpu >= hset_nr_cpus(c->set))
 			continue;
 		const struct lhist *tw = hset_hist(c->set, HSET_TIMERANDWAKEUP, info.cpu);
 		stat_row(f, info.cpu, "kernel timerandwakeup", tw);
@@ -344,7 +344,7 @@ static int64_t worst(const struct hctx *c, const bool unsup[HSET_NR_KINDS])
 	for (int t = 0; t < HSET_NR_KINDS; t++) {
 		if (!c->types[t] || unsup[t])
 			continue;
-		for (uint32_t cpu = 0; cpu < latency_nr_cpus(c->lat); cpu++) {
+		for (uint32_t cpu = 0; cpu < hset_nr_cpus(c->set); cpu++) {
 			const struct lhist *h = hset_hist(c->set, t, cpu);
 			if (h && h->total && h->max_ns > w)
 				w = h->max_ns;
@@ -354,11 +354,34 @@ static int64_t worst(const struct hctx *c, const bool unsup[HSET_NR_KINDS])
 }
 
 /* Events the histograms miss: lost by the kernel or dropped by us. */
+/* The trackers' counters: the engine's, or the bpf programs'. */
+static const struct latency_stats *tracking(const struct hctx *c)
+{
+	return c->lat ? latency_stats(c->lat) : &c->bstats;
+}
+
 static uint64_t dropped(const struct hctx *c)
 {
-	const struct latency_stats *st = latency_stats(c->lat);
+	const struct latency_stats *st = tracking(c);
 	return c->lost_events + c->lost_samples + c->unknown_id + c->bad_samples + c->bad_raw +
 	       c->no_raw + st->bad_cpu + st->alloc_failures;
+}
+
+/* The perf backend's events line: decoded, malformed, lost. */
+static void print_events(const struct hctx *c)
+{
+	uint64_t bad = c->bad_raw + c->no_raw + c->bad_samples + c->unknown_id;
+	printf("events: %" PRIu64 " decoded, %" PRIu64 " not used by the decoder, %" PRIu64
+	       " malformed", c->decoded, c->undecoded, bad);
+	if (bad)
+		printf(" (%" PRIu64 " bad payload, %" PRIu64 " without payload, %" PRIu64
+		       " too short for their sample_type, %" PRIu64 " with an unknown id)",
+		       c->bad_raw, c->no_raw, c->bad_samples, c->unknown_id);
+	printf("; lost %" PRIu64 " events, %" PRIu64 " samples", c->lost_events,
+	       c->lost_samples);
+	if (c->ring_corrupt_bytes)
+		printf("; corrupt ring data: %" PRIu64 " bytes skipped", c->ring_corrupt_bytes);
+	printf("\n");
 }
 
 int hist_emit(struct hctx *c)
@@ -368,7 +391,7 @@ int hist_emit(struct hctx *c)
 
 	for (int t = 0; t < HSET_NR_KINDS; t++)
 		unsup[t] = !latency_type_supported(t, c->has);
-	const struct latency_stats *st = latency_stats(c->lat);
+	const struct latency_stats *st = tracking(c);
 
 	if (c->outdir) {
 		int err = write_tree(c, unsup);
@@ -423,6 +446,11 @@ int hist_emit(struct hctx *c)
 				json_object_object_add(in, "corrupt_ring_bytes",
 						       jsonv_u64(c->ring_corrupt_bytes));
 				json_object_object_add(in, "keep_busy", keep_busy_json(c));
+				json_object_object_add(in, "backend",
+						       json_object_new_string(c->bset ? "bpf" : "perf"));
+				if (c->bset)
+					json_object_object_add(in, "bpf_program_runs",
+							       jsonv_u64(c->bpf_events));
 			}
 			json_object_object_add(j, "input", in);
 		}
@@ -435,29 +463,27 @@ int hist_emit(struct hctx *c)
 		json_object_put(j);
 	} else {
 		hist_term_view(c, stdout, unsup);
-		uint64_t bad = c->bad_raw + c->no_raw + c->bad_samples + c->unknown_id;
-		printf("events: %" PRIu64 " decoded, %" PRIu64 " not used by the decoder, %" PRIu64
-		       " malformed", c->decoded, c->undecoded, bad);
-		if (bad)
-			printf(" (%" PRIu64 " bad payload, %" PRIu64 " without payload, %" PRIu64
-			       " too short for their sample_type, %" PRIu64 " with an unknown id)",
-			       c->bad_raw, c->no_raw, c->bad_samples, c->unknown_id);
-		printf("; lost %" PRIu64 " events, %" PRIu64 " samples", c->lost_events,
-		       c->lost_samples);
-		if (c->ring_corrupt_bytes)
-			printf("; corrupt ring data: %" PRIu64 " bytes skipped", c->ring_corrupt_bytes);
-		printf("\n");
+		if (c->bset)
+			printf("events: counted in the kernel by the bpf backend (%" PRIu64
+			       " program runs)\n", c->bpf_events);
+		else
+			print_events(c);
 		printf("tracking: %" PRIu64 " wakeups ignored by the priority rules, %" PRIu64
 		       " dropped (higher prio first), %" PRIu64 " dropped (already running), %" PRIu64
-		       " replaced, %" PRIu64 " migrated, %" PRIu64 " pid-table evictions, %" PRIu64
-		       " timer-table evictions, %" PRIu64 " expiries of unknown timers\n",
-		       st->wake_ignored, st->dropped_prio, st->dropped_running, st->replaced,
-		       st->migrated, st->pid_evictions, st->timer_evictions, st->timer_unknown);
+		       " replaced, %" PRIu64 " migrated, ", st->wake_ignored, st->dropped_prio,
+		       st->dropped_running, st->replaced, st->migrated);
+		if (c->bset)	/* LRU maps: their evictions are not counted */
+			printf("%" PRIu64 " expiries of unknown timers\n", st->timer_unknown);
+		else
+			printf("%" PRIu64 " pid-table evictions, %" PRIu64 " timer-table evictions, %" PRIu64
+			       " expiries of unknown timers\n", st->pid_evictions, st->timer_evictions,
+			       st->timer_unknown);
 		if (c->mode != H_REPORT)
 			printf("keep-busy: %s\n",
 			       c->busy_on ? (strcmp(c->busy_why, "option") ? "on (the self-test saw "
 								"idle-entry samples dropped)"
 								: "on (--keep-busy)")
+			       : c->bset ? "off (bpf backend)"
 			       : c->idc_ran && !c->idc_err ? "off (the self-test saw no drop)"
 			       : c->idc_ran ? "off (the self-test could not run)" : "off (--no-keep-busy)");
 		if (c->outdir)

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "base/bytes.h"
 #include "cmdio.h"
 #include "commands.h"
+#include "live/bpfhist.h"
 #include "live/evsrc.h"
 #include "hist.h"
 #include "format/pdread.h"
@@ -295,6 +297,90 @@ static int keep_busy_setup(struct hctx *c, struct idlecheck_spin **spin)
 	return 0;
 }
 
+/*
+ * --backend bpf|auto: load and attach the BPF programs, make the set they
+ * fill.  auto says on stderr which backend runs and why the others do not;
+ * an explicit bpf that the kernel (or LATSCOPE_NO_BPF) refuses is an error.
+ * Returns 0 (c->bpf set when the bpf backend runs) or -1.
+ */
+static int backend_setup(struct hctx *c, uint32_t nr_cpus)
+{
+	const char *no_bpf = getenv("LATSCOPE_NO_BPF"), *conflict = hist_bpf_conflict(c);
+	bool on[HSET_MAX_CPUS];
+	char why[512] = "";
+
+	if (c->backend == HB_PERF)
+		return 0;
+	if (no_bpf && *no_bpf && strcmp(no_bpf, "0")) {
+		snprintf(why, sizeof(why), "refused: LATSCOPE_NO_BPF=%s", no_bpf);
+	} else if (conflict) {
+		snprintf(why, sizeof(why), "not usable: it %s", conflict);
+	} else {
+		struct bpfhist_cfg bc = {
+			.nr_cpus = nr_cpus, .hist = c->lcfg.hist, .all_tasks = c->lcfg.all_tasks,
+			.pid = c->lcfg.pid, .table_size = c->lcfg.pid_table, .timers = true, .cpu_on = on,
+		};
+		char msg[sizeof(why) - 16];
+		for (uint32_t i = 0; i < nr_cpus; i++)
+			on[i] = parse_cpuset_has(&c->cpus, i);
+		if (bpfhist_open(&c->bpf, &bc, msg, sizeof(msg)) < 0)
+			snprintf(why, sizeof(why), "refused: %s", msg);
+		else if (msg[0])	/* runs, without the timer kinds */
+			fprintf(stderr, "%s: bpf backend: %s\n", c->prog, msg);
+	}
+	if (!c->bpf && c->backend == HB_BPF) {
+		fprintf(stderr, "%s: --backend bpf %s\n", c->prog, why);
+		return -1;
+	}
+	if (c->backend == HB_AUTO)
+		fprintf(stderr, "%s: backend %s (%s%s; kernel hist triggers: not implemented yet)\n",
+			c->prog, c->bpf ? "bpf" : "perf",
+			c->bpf ? "the histograms are kept in the kernel" : "bpf ", why);
+	if (!c->bpf)
+		return 0;
+	int err = hset_new(&c->bset, nr_cpus, &c->lcfg.hist);
+	if (err < 0) {
+		fprintf(stderr, "%s: cannot set up the histograms: %s\n", c->prog, strerror(-err));
+		return -1;
+	}
+	c->set = c->bset;
+	c->any_cpu = true;
+	c->max_cpu_seen = nr_cpus - 1;
+	static const enum tpevent_kind wake[] = {
+		TPEVENT_SCHED_SWITCH, TPEVENT_SCHED_WAKEUP, TPEVENT_SCHED_WAKING,
+		TPEVENT_SCHED_WAKEUP_NEW, TPEVENT_SCHED_MIGRATE, TPEVENT_SCHED_PROCESS_EXIT,
+	}, timer[] = {
+		TPEVENT_HRTIMER_START, TPEVENT_HRTIMER_CANCEL, TPEVENT_HRTIMER_EXPIRE_ENTRY,
+		TPEVENT_HRTIMER_EXPIRE_EXIT,
+	};
+	for (size_t i = 0; i < sizeof(wake) / sizeof(wake[0]); i++)
+		c->has[wake[i]] = true;
+	for (size_t i = 0; i < sizeof(timer) / sizeof(timer[0]) && bpfhist_has_timers(c->bpf); i++)
+		c->has[timer[i]] = true;
+	return 0;
+}
+
+/* The bpf programs' histograms and counters into c (the set, bstats). */
+static int bpf_collect(struct hctx *c)
+{
+	struct bpfhist_stats bs;
+	int err = bpfhist_read(c->bpf, c->bset, &bs);
+
+	if (err < 0) {
+		fprintf(stderr, "%s: reading the bpf maps: %s\n", c->prog, strerror(-err));
+		return err;
+	}
+	c->bpf_events = bs.events;
+	c->bstats.wake_ignored = bs.wake_ignored;
+	c->bstats.dropped_prio = bs.dropped_prio;
+	c->bstats.dropped_running = bs.dropped_running;
+	c->bstats.replaced = bs.replaced;
+	c->bstats.migrated = bs.migrated;
+	c->bstats.timer_unknown = bs.timer_unknown;
+	c->bstats.timer_early = bs.timer_early;
+	return 0;
+}
+
 /* The live loop's callbacks (src/tool.h): poll, read, checkpoint, the top view. */
 struct live_loop {
 	struct hctx *c;
@@ -306,6 +392,10 @@ struct live_loop {
 static int live_wait(void *arg, int timeout_ms)
 {
 	struct live_loop *lv = arg;
+	if (!lv->s) {	/* bpf: the kernel keeps the histograms, nothing to read */
+		poll(NULL, 0, timeout_ms);
+		return 0;
+	}
 	int pr = evsrc_poll(lv->s, timeout_ms);
 	if (pr < 0 && pr != -EINTR) {
 		fprintf(stderr, "%s: poll: %s\n", lv->c->prog, strerror(-pr));
@@ -317,6 +407,8 @@ static int live_wait(void *arg, int timeout_ms)
 static int live_process(void *arg, uint64_t until_ns)
 {
 	struct live_loop *lv = arg;
+	if (!lv->s)
+		return 0;
 	int err = evsrc_read(lv->s, until_ns, on_event, lv->c);
 	if (err < 0)
 		fprintf(stderr, "%s: reading the rings: %s\n", lv->c->prog, evsrc_strerror(lv->s));
@@ -338,13 +430,62 @@ static void live_refresh(void *arg, uint64_t now_ns)
 	bool unsup[HSET_NR_KINDS];
 	for (int t = 0; t < HSET_NR_KINDS; t++)
 		unsup[t] = !latency_type_supported(t, c->has);
+	if (c->bpf && bpf_collect(c) < 0)
+		cmdio_stop();
 	if (lv->tty)
 		fputs("\033[H\033[2J", stdout);
-	printf("latscope hist top: %.1f s, %" PRIu64 " events, %" PRIu64 " lost\n\n",
-	       (double)(now_ns - lv->start_ns) / 1e9, c->decoded, evsrc_stats(lv->s)->lost);
+	if (c->bpf)
+		printf("latscope hist top: %.1f s, bpf backend, %" PRIu64 " program runs\n\n",
+		       (double)(now_ns - lv->start_ns) / 1e9, c->bpf_events);
+	else
+		printf("latscope hist top: %.1f s, %" PRIu64 " events, %" PRIu64 " lost\n\n",
+		       (double)(now_ns - lv->start_ns) / 1e9, c->decoded, evsrc_stats(lv->s)->lost);
 	hist_term_view(c, stdout, unsup);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		cmdio_stop();	/* reported by cmdio_finish() */
+}
+
+/* The perf backend's setup: keep-busy, the tracepoints' rings, the decoder,
+ * the engine, the -o file; the rings enabled.  0 or -1 (said on stderr);
+ * what it opened is the caller's to close either way. */
+static int perf_setup(struct hctx *c, const char **ev, size_t n, uint32_t nr_cpus, struct evsrc **sp,
+		      struct tpdecode **dp, struct idlecheck_spin **spin)
+{
+	if (keep_busy_setup(c, spin) < 0 || tool_setup_interrupted(c->prog))
+		return -1;
+	struct evsrc_opts eo = { .ring_bytes = (size_t)c->ring_bytes, .track_tasks = c->record_out != NULL };
+	int err = evsrc_open(sp, ev, n, &c->cpus, &eo);
+	if (err < 0) {
+		/* evsrc_strerror() names the cause and the fix (lib/privhint) */
+		fprintf(stderr, "%s: cannot open the tracepoints: %s\n", c->prog,
+			*sp ? evsrc_strerror(*sp) : strerror(-err));
+		return -1;
+	}
+	if (tool_setup_interrupted(c->prog))
+		return -1;
+	*dp = tpdecode_new(evsrc_tep(*sp));
+	if (!*dp)
+		return -1;
+	for (size_t i = 0; i < evsrc_nr_events(*sp); i++) {
+		enum tpevent_kind k = tpdecode_kind(*dp, evsrc_event_id(*sp, i));
+		if (k != TPEVENT_UNKNOWN)
+			c->has[k] = true;
+	}
+	if (make_lat(c, nr_cpus) < 0)
+		return -1;
+	if (c->irqsoff_live && !c->has[TPEVENT_IRQ_DISABLE] && !c->has[TPEVENT_PREEMPT_DISABLE])
+		fprintf(stderr, "%s: this kernel has no preemptirq tracepoints: irqsoff, preemptoff and "
+				"preemptirqsoff are not measured\n", c->prog);
+	if (c->record_out && open_record_file(c, *sp) < 0)
+		return -1;
+	if (tool_setup_interrupted(c->prog))
+		return -1;
+	err = evsrc_enable(*sp);
+	if (err < 0) {
+		fprintf(stderr, "%s: %s\n", c->prog, evsrc_strerror(*sp));
+		return -1;
+	}
+	return 0;
 }
 
 int hist_live(struct hctx *c)
@@ -374,44 +515,14 @@ int hist_live(struct hctx *c)
 		fprintf(stderr, "%s: cannot find the online CPUs\n", c->prog);
 		return EXIT_ERR;
 	}
-	if (keep_busy_setup(c, &spin) < 0 || tool_setup_interrupted(c->prog))
-		goto out;
-	struct evsrc_opts eo = { .ring_bytes = (size_t)c->ring_bytes, .track_tasks = c->record_out != NULL };
-	err = evsrc_open(&s, ev, n, &c->cpus, &eo);
-	if (err < 0) {
-		/* evsrc_strerror() names the cause and the fix (lib/privhint) */
-		fprintf(stderr, "%s: cannot open the tracepoints: %s\n", c->prog,
-			s ? evsrc_strerror(s) : strerror(-err));
-		goto out;
-	}
-	if (tool_setup_interrupted(c->prog))
-		goto out;
-	d = tpdecode_new(evsrc_tep(s));
-	if (!d)
-		goto out;
-	for (size_t i = 0; i < evsrc_nr_events(s); i++) {
-		enum tpevent_kind k = tpdecode_kind(d, evsrc_event_id(s, i));
-		if (k != TPEVENT_UNKNOWN)
-			c->has[k] = true;
-	}
 	uint32_t maxcpu = 0;
 	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
 		if (parse_cpuset_has(&c->cpus, cpu))
 			maxcpu = cpu;
-	if (make_lat(c, maxcpu + 1) < 0)
+	if (backend_setup(c, maxcpu + 1) < 0 || tool_setup_interrupted(c->prog))
 		goto out;
-	if (c->irqsoff_live && !c->has[TPEVENT_IRQ_DISABLE] && !c->has[TPEVENT_PREEMPT_DISABLE])
-		fprintf(stderr, "%s: this kernel has no preemptirq tracepoints: irqsoff, preemptoff and "
-				"preemptirqsoff are not measured\n", c->prog);
-	if (c->record_out && open_record_file(c, s) < 0)
+	if (!c->bpf && perf_setup(c, ev, n, maxcpu + 1, &s, &d, &spin) < 0)
 		goto out;
-	if (tool_setup_interrupted(c->prog))
-		goto out;
-	err = evsrc_enable(s);
-	if (err < 0) {
-		fprintf(stderr, "%s: %s\n", c->prog, evsrc_strerror(s));
-		goto out;
-	}
 	c->traced_from_ns = tool_now_ns();	/* every CPU traced from here */
 	/* like cyclictest -m: no page fault in the measured path */
 	if (c->timer) {
@@ -492,13 +603,24 @@ int hist_live(struct hctx *c)
 	};
 	tool_run(&l);
 	c->traced_until_ns = tool_now_ns();	/* ... to here */
-	evsrc_disable(s);
-	evsrc_read(s, UINT64_MAX, on_event, c);
-	c->lost_events = evsrc_stats(s)->lost;
-	c->undecoded = evsrc_stats(s)->undecoded;
-	c->forced = evsrc_stats(s)->forced;
-	c->out_of_order = evsrc_stats(s)->out_of_order;
-	c->ring_corrupt_bytes = evsrc_stats(s)->corrupt_bytes;
+	if (c->bpf) {
+		/* the window ends; the last counts, then nothing of ours stays in
+		 * the kernel */
+		bpfhist_stop(c->bpf);
+		err = bpf_collect(c);
+		bpfhist_close(c->bpf);
+		c->bpf = NULL;
+		if (err < 0)
+			goto out;
+	} else {
+		evsrc_disable(s);
+		evsrc_read(s, UINT64_MAX, on_event, c);
+		c->lost_events = evsrc_stats(s)->lost;
+		c->undecoded = evsrc_stats(s)->undecoded;
+		c->forced = evsrc_stats(s)->forced;
+		c->out_of_order = evsrc_stats(s)->out_of_order;
+		c->ring_corrupt_bytes = evsrc_stats(s)->corrupt_bytes;
+	}
 	if (c->pw) {
 		if (c->live_err) {
 			pdwrite_discard(c->pw);
@@ -522,9 +644,12 @@ int hist_live(struct hctx *c)
 	ret = hist_emit(c);
 out:
 	/* restore the system: workload and spinners stopped, events closed
-	 * (disabled), /dev/cpu_dma_latency released, priority and memory back */
+	 * (disabled), BPF programs detached and unloaded, /dev/cpu_dma_latency
+	 * released, priority and memory back */
 	timerwl_stop(c->twl);
 	c->twl = NULL;
+	bpfhist_close(c->bpf);
+	c->bpf = NULL;
 	pdwrite_discard(c->pw);	/* still open: setup failed or was interrupted */
 	c->pw = NULL;
 	tpdecode_free(d);

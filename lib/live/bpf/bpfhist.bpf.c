@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpfhist.bpf.c - the BPF programs of `latscope hist --backend bpf`: the
+ * latency_hist histograms kept in the kernel, by the rules of the userspace
+ * trackers (engine/latency.h says them; this file follows
+ * lib/engine/latency.c function by function: wake_start, timer_wake,
+ * on_waking, on_wakeup, on_switch, on_migrate, on_task_exit,
+ * on_expire_entry).
+ *
+ * Built by the Makefile with clang -target bpf against a vmlinux.h made from
+ * the running kernel's BTF (CO-RE relocations make it load on other
+ * kernels), turned into a skeleton by bpftool; loaded by live/bpfhist.c.
+ *
+ * Maps: per CPU (the CPU a sample completes on, as the perf path files it)
+ * the buckets and the count/min/max/sum/worst case of each kind; shared
+ * (a plain array indexed by CPU, written from other CPUs by wakeups and
+ * migrations) the tracking state; per task and per hrtimer, LRU hashes.
+ * The CPUs' programs run concurrently, so unlike the userspace engine,
+ * which sees every event in one time order, two CPUs updating one CPU's
+ * tracking state at the same instant can race: a sample lost or taken from
+ * the other order (docs/hist.md, "Backends").
+ */
+#include <vmlinux.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "live/bpf/bpfhist_abi.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Set by the loader before the load (the skeleton's rodata). */
+const volatile __s64 cfg_lo_ns = 0;
+const volatile __u64 cfg_bucket_ns = 1000;
+const volatile __u32 cfg_nr_buckets = 10240;
+const volatile __u32 cfg_nr_cpus = 1;
+const volatile __u32 cfg_all_tasks = 0;
+const volatile __s32 cfg_pid = 0;
+
+/* per CPU: kind * cfg_nr_buckets + bucket -> count (resized by the loader) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} buckets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct bpfhist_kstat);
+	__uint(max_entries, BPFHIST_NR_KINDS);
+} kstats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, BPFHIST_NR_COUNTERS);
+} counters SEC(".maps");
+
+/* struct latency_cpu */
+struct cpu_state {
+	__u32 cur_known, trk, sharedprio;
+	struct bpfhist_task cur, trk_task;
+	__u64 trk_ns;
+	__u32 in_expire, exp_valid, exp_woke;
+	__s64 exp_offset_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cpu_state);
+	__uint(max_entries, 1);		/* cfg_nr_cpus, set by the loader */
+} cpus SEC(".maps");
+
+/* struct latency_pidv */
+struct pid_state {
+	__u64 waking_ns, nrt_wake_ns;
+	__s64 timer_offset_ns;
+	__u32 timer_valid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __s32);
+	__type(value, struct pid_state);
+	__uint(max_entries, 4096);	/* --table-size */
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, __s64);
+	__uint(max_entries, 4096);	/* --table-size */
+} timers SEC(".maps");
+
+static __always_inline void count(__u32 c)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &c);
+	if (v)
+		(*v)++;
+}
+
+static __always_inline int is_rt(__s32 prio)
+{
+	return prio >= 0 && prio < BPFHIST_RT_PRIO;
+}
+
+static __always_inline void task_of(struct bpfhist_task *t, struct task_struct *p)
+{
+	t->pid = p->pid;
+	t->prio = p->prio;
+	__builtin_memcpy(t->comm, p->comm, BPFHIST_COMM_LEN);
+	t->comm[BPFHIST_COMM_LEN - 1] = '\0';
+}
+
+static __always_inline struct cpu_state *cpu_at(__u32 cpu)
+{
+	return bpf_map_lookup_elem(&cpus, &cpu);
+}
+
+static __always_inline struct cpu_state *cpu_or_here(__s32 cpu)
+{
+	if (cpu < 0 || (__u32)cpu >= cfg_nr_cpus)
+		cpu = (__s32)bpf_get_smp_processor_id();
+	return cpu_at((__u32)cpu);
+}
+
+/* latency_record(): into the histogram and worst case of this CPU */
+static __always_inline void file(__u32 kind, __s64 lat_ns, __s64 toff_ns,
+				 const struct bpfhist_task *victim, const struct bpfhist_task *culprit,
+				 __u64 now)
+{
+	struct bpfhist_kstat *k = bpf_map_lookup_elem(&kstats, &kind);
+	__u32 idx = 0;
+
+	if (!k)
+		return;
+	if (k->total == 0 || lat_ns < k->min_ns)
+		k->min_ns = lat_ns;
+	if (k->total == 0 || lat_ns > k->max_ns)
+		k->max_ns = lat_ns;
+	k->total++;
+	/* lat_ns >= 0 here: every filed value is */
+	k->sum_ns = k->sum_ns > 0x7fffffffffffffffLL - lat_ns ? 0x7fffffffffffffffLL : k->sum_ns + lat_ns;
+	switch (bpfhist_bucket(lat_ns, cfg_lo_ns, cfg_bucket_ns, cfg_nr_buckets, &idx)) {
+	case BPFHIST_BELOW:
+		k->below++;
+		break;
+	case BPFHIST_ABOVE:
+		k->above++;
+		break;
+	default: {
+		__u32 key = kind * cfg_nr_buckets + idx;
+		__u64 *c = bpf_map_lookup_elem(&buckets, &key);
+		if (c)
+			(*c)++;
+	}
+	}
+	if (k->max.valid && lat_ns <= k->max.latency_ns)
+		return;
+	k->max.valid = 1;
+	k->max.latency_ns = lat_ns;
+	k->max.timer_offset_ns = toff_ns;
+	k->max.time_ns = now;
+	k->max.victim = *victim;
+	k->max.has_culprit = culprit != 0;
+	if (culprit)
+		k->max.culprit = *culprit;
+}
+
+static __always_inline void pid_gc(__s32 pid, struct pid_state *s)
+{
+	if (!s->waking_ns && !s->nrt_wake_ns && !s->timer_valid)
+		bpf_map_delete_elem(&pids, &pid);
+}
+
+static __always_inline struct pid_state *pid_get(__s32 pid)
+{
+	struct pid_state *s = bpf_map_lookup_elem(&pids, &pid);
+	struct pid_state zero = {};
+
+	if (s)
+		return s;
+	bpf_map_update_elem(&pids, &pid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&pids, &pid);
+}
+
+/* a wakeup of t onto target at stamp */
+static __always_inline void wake_start(struct bpfhist_task *t, __s32 target, __u64 stamp)
+{
+	int pidf = cfg_pid > 0;
+	struct cpu_state *c;
+
+	if (t->pid <= 0 || (pidf && t->pid != cfg_pid))
+		return;
+	c = cpu_or_here(target);
+	if (!c)
+		return;
+	if (!pidf && !is_rt(t->prio)) {
+		if (!cfg_all_tasks)
+			return;
+		if (c->cur_known && c->cur.pid == t->pid) {
+			count(BPFHIST_C_WAKE_IGNORED);
+			return;
+		}
+		struct pid_state *s = pid_get(t->pid);
+		if (s && !s->nrt_wake_ns)
+			s->nrt_wake_ns = stamp ? stamp : 1;
+		return;
+	}
+	if (c->cur_known && c->cur.pid == t->pid) {
+		count(BPFHIST_C_WAKE_IGNORED);
+		return;
+	}
+	if (c->trk && c->trk_task.pid == t->pid)
+		return;
+	if (!pidf && ((c->trk && t->prio > c->trk_task.prio) ||
+		      (c->cur_known && t->prio > c->cur.prio))) {
+		count(BPFHIST_C_WAKE_IGNORED);
+		return;
+	}
+	__u32 shared = (c->trk && c->trk_task.prio == t->prio) ||
+		       (c->cur_known && c->cur.prio == t->prio);
+	if (c->trk)
+		count(BPFHIST_C_REPLACED);
+	/* a task tracked on another CPU (missed migration) moves here */
+	for (__u32 i = 0; i < BPFHIST_MAX_CPUS && !pidf; i++) {
+		if (i >= cfg_nr_cpus)
+			break;
+		struct cpu_state *o = cpu_at(i);
+		if (o && o != c && o->trk && o->trk_task.pid == t->pid) {
+			o->trk = 0;
+			o->sharedprio = 0;
+			break;
+		}
+	}
+	c->trk = 1;
+	c->trk_task = *t;
+	c->trk_ns = stamp;
+	c->sharedprio = shared;
+}
+
+/* a wakeup seen on this CPU: does it come from a running hrtimer callback? */
+static __always_inline void timer_wake(struct bpfhist_task *t, __s32 target, __u64 now)
+{
+	__u32 here = bpf_get_smp_processor_id();
+	struct cpu_state *c = cpu_at(here);
+	int pidf = cfg_pid > 0;
+
+	if (!c || !c->in_expire || !c->exp_valid || c->exp_woke || t->pid <= 0)
+		return;
+	if (pidf && t->pid != cfg_pid)
+		return;
+	if (!pidf && !is_rt(t->prio) && !cfg_all_tasks)
+		return;
+	int other_cpu = target >= 0 && (__u32)target != here;
+	if (is_rt(t->prio) && c->cur_known && !other_cpu && t->prio >= c->cur.prio)
+		return;
+	c->exp_woke = 1;
+	if (c->exp_offset_ns < 0) {
+		count(BPFHIST_C_TIMER_EARLY);
+		return;
+	}
+	file(BPFHIST_MISSED_TIMER, c->exp_offset_ns, c->exp_offset_ns, t,
+	     c->cur_known ? &c->cur : 0, now);
+	struct pid_state *s = pid_get(t->pid);
+	if (s) {
+		s->timer_offset_ns = c->exp_offset_ns;
+		s->timer_valid = 1;
+	}
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(bpfhist_waking, struct task_struct *p)
+{
+	struct bpfhist_task t;
+	__u64 now = bpf_ktime_get_ns();
+
+	count(BPFHIST_C_EVENTS);
+	task_of(&t, p);
+	timer_wake(&t, (__s32)p->thread_info.cpu, now);
+	if (t.pid <= 0)
+		return 0;
+	if (cfg_pid > 0 ? t.pid != cfg_pid : (!is_rt(t.prio) && !cfg_all_tasks))
+		return 0;
+	struct pid_state *s = pid_get(t.pid);
+	if (s && !s->waking_ns)
+		s->waking_ns = now ? now : 1;
+	return 0;
+}
+
+static __always_inline int on_wakeup(struct task_struct *p)
+{
+	struct bpfhist_task t;
+	__u64 now = bpf_ktime_get_ns(), stamp = now;
+	__s32 target = (__s32)p->thread_info.cpu;
+
+	count(BPFHIST_C_EVENTS);
+	task_of(&t, p);
+	timer_wake(&t, target, now);
+	struct pid_state *s = bpf_map_lookup_elem(&pids, &t.pid);
+	if (s && s->waking_ns) {
+		if (s->waking_ns <= stamp)
+			stamp = s->waking_ns;
+		s->waking_ns = 0;
+		pid_gc(t.pid, s);
+	}
+	wake_start(&t, target, stamp);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(bpfhist_wakeup, struct task_struct *p)
+{
+	return on_wakeup(p);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(bpfhist_wakeup_new, struct task_struct *p)
+{
+	return on_wakeup(p);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(bpfhist_switch, bool preempt, struct task_struct *prevp, struct task_struct *nextp)
+{
+	struct bpfhist_task prev, next;
+	__u64 now = bpf_ktime_get_ns();
+	struct cpu_state *c = cpu_at(bpf_get_smp_processor_id());
+	__s64 toff = 0;
+	__u32 tvalid = 0;
+
+	count(BPFHIST_C_EVENTS);
+	if (!c)
+		return 0;
+	task_of(&prev, prevp);
+	task_of(&next, nextp);
+	/* prev was running: whatever wakeup it had pending is stale */
+	if (prev.pid > 0 && prev.pid != next.pid) {
+		struct pid_state *ps = bpf_map_lookup_elem(&pids, &prev.pid);
+		if (ps) {
+			ps->nrt_wake_ns = 0;
+			ps->waking_ns = 0;
+			ps->timer_valid = 0;
+			pid_gc(prev.pid, ps);
+		}
+	}
+	struct pid_state *s = next.pid > 0 ? bpf_map_lookup_elem(&pids, &next.pid) : 0;
+	if (s) {
+		if (s->nrt_wake_ns && now >= s->nrt_wake_ns) {
+			__s64 lat_ns = (__s64)(now - s->nrt_wake_ns);
+			file(BPFHIST_WAKEUP, lat_ns, 0, &next, &prev, now);
+			if (s->timer_valid)
+				file(BPFHIST_TIMERANDWAKEUP, lat_ns + s->timer_offset_ns,
+				     s->timer_offset_ns, &next, &prev, now);
+		}
+		toff = s->timer_offset_ns;
+		tvalid = s->timer_valid;
+		bpf_map_delete_elem(&pids, &next.pid);
+	}
+	if (c->trk) {
+		if (prev.pid == c->trk_task.pid) {
+			count(BPFHIST_C_DROPPED_RUNNING);
+			c->trk = 0;
+		} else if (next.pid != c->trk_task.pid) {
+			if (next.prio < c->trk_task.prio) {
+				count(BPFHIST_C_DROPPED_PRIO);
+				c->trk = 0;
+			} else if (next.prio == c->trk_task.prio) {
+				c->sharedprio = 1;
+			}
+		} else {
+			if (prev.prio == c->trk_task.prio)
+				c->sharedprio = 1;
+			__s64 lat_ns = now >= c->trk_ns ? (__s64)(now - c->trk_ns) : 0;
+			if (c->sharedprio) {
+				file(BPFHIST_WAKEUP_SHAREDPRIO, lat_ns, 0, &next, &prev, now);
+			} else {
+				file(BPFHIST_WAKEUP, lat_ns, 0, &next, &prev, now);
+				if (tvalid)
+					file(BPFHIST_TIMERANDWAKEUP, lat_ns + toff, toff, &next, &prev,
+					     now);
+			}
+			c->trk = 0;
+		}
+		if (!c->trk)
+			c->sharedprio = 0;
+	}
+	c->cur_known = 1;
+	c->cur = next;
+	return 0;
+}
+
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(bpfhist_migrate, struct task_struct *p, int dest_cpu)
+{
+	__s32 oc = (__s32)p->thread_info.cpu, pid = p->pid;
+
+	count(BPFHIST_C_EVENTS);
+	if (dest_cpu < 0 || (__u32)dest_cpu >= cfg_nr_cpus || oc == dest_cpu || oc < 0 ||
+	    (__u32)oc >= cfg_nr_cpus)
+		return 0;
+	struct cpu_state *o = cpu_at((__u32)oc), *d = cpu_at((__u32)dest_cpu);
+	if (!o || !d || !(o->trk && o->trk_task.pid == pid))
+		return 0;
+	if (d->trk)
+		count(BPFHIST_C_REPLACED);
+	d->trk = 1;
+	d->trk_task = o->trk_task;
+	d->trk_ns = o->trk_ns;
+	d->sharedprio = o->sharedprio;
+	o->trk = 0;
+	o->sharedprio = 0;
+	count(BPFHIST_C_MIGRATED);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(bpfhist_exit, struct task_struct *p)
+{
+	__s32 pid = p->pid;
+
+	count(BPFHIST_C_EVENTS);
+	bpf_map_delete_elem(&pids, &pid);
+	for (__u32 i = 0; i < BPFHIST_MAX_CPUS; i++) {
+		if (i >= cfg_nr_cpus)
+			break;
+		struct cpu_state *c = cpu_at(i);
+		if (c && c->trk && c->trk_task.pid == pid) {
+			c->trk = 0;
+			c->sharedprio = 0;
+		}
+	}
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_start")
+int BPF_PROG(bpfhist_hrtimer_start, struct hrtimer *timer)
+{
+	__u64 key = (__u64)timer;
+	__s64 expires = timer->node.expires;
+
+	count(BPFHIST_C_EVENTS);
+	bpf_map_update_elem(&timers, &key, &expires, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_cancel")
+int BPF_PROG(bpfhist_hrtimer_cancel, struct hrtimer *timer)
+{
+	__u64 key = (__u64)timer;
+
+	count(BPFHIST_C_EVENTS);
+	bpf_map_delete_elem(&timers, &key);
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(bpfhist_expire_entry, struct hrtimer *timer, ktime_t *nowp)
+{
+	__u64 key = (__u64)timer;
+	struct cpu_state *c = cpu_at(bpf_get_smp_processor_id());
+	__s64 *exp = bpf_map_lookup_elem(&timers, &key);
+	__s64 now = 0;
+
+	count(BPFHIST_C_EVENTS);
+	if (!c)
+		return 0;
+	c->in_expire = 1;
+	c->exp_woke = 0;
+	c->exp_valid = exp != 0;
+	if (!exp) {
+		count(BPFHIST_C_TIMER_UNKNOWN);
+		return 0;
+	}
+	/* the tracepoint's `now`: the clock base's time the expiry ran at */
+	bpf_probe_read_kernel(&now, sizeof(now), nowp);
+	c->exp_offset_ns = now - *exp;
+	bpf_map_delete_elem(&timers, &key);
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(bpfhist_expire_exit, struct hrtimer *timer)
+{
+	struct cpu_state *c = cpu_at(bpf_get_smp_processor_id());
+
+	count(BPFHIST_C_EVENTS);
+	if (c)
+		c->in_expire = 0;
+	return 0;
+}

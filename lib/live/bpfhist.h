@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpfhist.h - the BPF histogram backend: the latency_hist histograms kept
+ * in the kernel by BPF programs on the sched and hrtimer tracepoints
+ * (live/bpf/bpfhist.bpf.c, libbpf CO-RE, a skeleton built from the tree),
+ * read into a histogram set (base/hset.h) that the usual outputs print.
+ *
+ * Prefix: bpfhist_.
+ *
+ * Kinds: wakeup and wakeup/sharedprio; missed_timer_offsets and
+ * timerandwakeup when the timer programs load (bpfhist_has_timers()).  The
+ * rules, the task filter (RT tasks unless all_tasks, or one pid), the
+ * buckets and the worst case's victim/culprit are those of the userspace
+ * trackers (engine/latency.h).  Only the histograms, the worst cases and a
+ * few counters cross to userspace; no event does.
+ *
+ * Built only where the Makefile found libbpf, clang, bpftool and the
+ * kernel's BTF; otherwise bpfhist_none.c stands in and bpfhist_built() says
+ * why.  Never prints: libbpf's own messages are kept for the reasons.
+ */
+#ifndef LATSCOPE_BPFHIST_H
+#define LATSCOPE_BPFHIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/hset.h"
+#include "base/lhist.h"
+
+struct bpfhist_cfg {
+	uint32_t nr_cpus;		/* CPUs 0..nr_cpus-1, as the set has them (1..256) */
+	struct lhist_cfg hist;		/* bucket geometry, <= 65536 buckets */
+	bool all_tasks;			/* non-RT tasks too, each on its own */
+	int32_t pid;			/* > 0: only this task */
+	uint32_t table_size;		/* per-task and per-hrtimer LRU entries, 0 = 4096 */
+	bool timers;			/* also missed_timer_offsets and timerandwakeup */
+	const bool *cpu_on;		/* nr_cpus flags (copied): the CPUs whose samples
+					 * enter the set (the others count as outside_cpus);
+					 * NULL = all */
+};
+
+/* The counters of struct latency_stats the programs keep, summed over CPUs. */
+struct bpfhist_stats {
+	uint64_t events;		/* program runs */
+	uint64_t wake_ignored, dropped_prio, dropped_running, replaced, migrated;
+	uint64_t timer_unknown, timer_early;
+	uint64_t outside_cpus;		/* samples filed on CPUs off cpu_on or >= nr_cpus: not in
+					 * the set */
+};
+
+struct bpfhist;
+
+/* NULL when the backend is built in, else why it was compiled out (a static
+ * string, e.g. "bpftool not found when latscope was built"). */
+const char *bpfhist_built(void);
+
+/*
+ * bpfhist_open - load the programs with cfg and attach them: from here the
+ * kernel fills the histograms.  Returns 0 and *out (the caller releases it
+ * with bpfhist_close()), or a negative errno with the reason in why (at most
+ * why_len bytes, NUL-terminated): -EOPNOTSUPP compiled out, -ENOENT no BTF,
+ * -E2BIG too many CPUs or buckets, -EPERM/-EACCES refused (privileges,
+ * lockdown), or what libbpf returned.  When the timer programs cannot load
+ * but the others can, it succeeds without them and why says so (why[0] is
+ * '\0' otherwise).
+ */
+int bpfhist_open(struct bpfhist **out, const struct bpfhist_cfg *cfg, char *why, size_t why_len);
+
+/* Whether missed_timer_offsets and timerandwakeup are measured. */
+bool bpfhist_has_timers(const struct bpfhist *b);
+
+/*
+ * bpfhist_read - the histograms so far into set (reset first; its geometry
+ * must be cfg.hist, its CPUs at least cfg.nr_cpus) and the counters into st
+ * (may be NULL).  While the programs run (before bpfhist_stop()), the kinds
+ * are read one after the other and may differ by the samples filed
+ * meanwhile.  Returns 0, -EINVAL for a set
+ * of another geometry, -ENOMEM, or a map read's errno.
+ */
+int bpfhist_read(struct bpfhist *b, struct hset *set, struct bpfhist_stats *st);
+
+/* Detach the programs (the end of the measured window): the maps stay for a
+ * last bpfhist_read() that sees one consistent set of counts. */
+void bpfhist_stop(struct bpfhist *b);
+
+/* Detach every program, free the maps and b: nothing of ours stays in the
+ * kernel (no pin).  NULL is a no-op. */
+void bpfhist_close(struct bpfhist *b);
+
+#endif
