@@ -336,6 +336,9 @@ run_kernel() {	# name package must...
 			fi
 		fi
 		result "$st" "$name/$n" "$why"
+		# what a passed host check proved, under its line
+		[ "$st" = PASS ] && [ -n "${hout:-}" ] && echo "$hout" | indent
+		hout=""
 		if [ "$st" = FAIL ]; then
 			[ -f "$kw/out/log/$n" ] && tail -30 "$kw/out/log/$n" | indent
 			[ -f "$kw/out/log/$n.host" ] && indent < "$kw/out/log/$n.host"
