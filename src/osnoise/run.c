@@ -691,6 +691,9 @@ int osnoise_run_kernel(struct ctx *c)
 		free_state(c);
 		return EXIT_ERR;
 	}
+	/* the instance's buffer: --ring-size, by default the perf ring's size */
+	if (!c->ring_bytes)
+		c->ring_bytes = EVSRC_DEFAULT_RING_BYTES;
 	char cl[1024];
 	parse_cpulist_format(&c->cpus, cl, sizeof(cl));
 	struct osnkernel_config kc = {

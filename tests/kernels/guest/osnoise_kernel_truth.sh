@@ -8,6 +8,8 @@
 #           beside it over some of the same periods;
 #   top     `osnoise top --kernel --json`;
 #   hist    `osnoise hist --kernel --json`;
+#   load    `osnoise trace --kernel --events` at -T 2 (thousands of samples
+#           a second under TCG) with the default buffer;
 #   lost    after the truth stops: a 4 KiB ring at -T 1, which must overrun;
 #           the loss is shown and --strict exits 1.
 # The guest only runs and collects; the host checks (its awk is faster than
@@ -63,6 +65,10 @@ tail -3 "$ART/trace.err"
 
 run top top --kernel --json --top 256 $ARGS -d 5
 run hist hist --kernel --json $ARGS -d 5
+# a heavier load with latscope's default buffer: at -T 2 under TCG the
+# tracer writes thousands of samples a second (at -T 1, where every turn of
+# its loop is one, 250,000 a second: more than the truth's 32 MiB holds)
+run load trace --kernel --events --top 256 -c 0 -p $P -r $R -T 2 -d 3
 
 echo 0 > "$T/tracing_on"
 cat "$T/per_cpu/cpu0/stats" > "$ART/truth.stats"

@@ -12,6 +12,10 @@
 #  rtla   `rtla osnoise top`'s totals are the sums over an unbroken run of the
 #         truth's records, inside latscope's run: so over the same periods,
 #         rtla, the kernel and latscope agree.
+#  load   the same at -T 2 (thousands of samples a second under TCG)
+#         with the default buffer: exact as trace, or, where the load outran
+#         the reader, every record and event shown is the kernel's and the
+#         loss is named.
 #  top, hist  the JSON totals are the sums over an unbroken run of the truth's
 #         records, and every truth record inside their window is in that run.
 #  lost   a 4 KiB ring at -T 1: the loss is named on stderr, the trace shows
@@ -21,7 +25,7 @@
 # apart), so records are matched by CPU and values, never by time.
 . "$TESTS_DIR/lib.sh"
 A=$ART
-for f in trace top hist rtla; do
+for f in trace top hist rtla load; do
 	[ "$(cat "$A/$f.rc")" = 0 ] || die "$f: exit $(cat "$A/$f.rc"): $(tail -3 "$A/$f.err")"
 done
 ov=$(awk -F': *' '$1 ~ /overrun|dropped events/ { s += $2 } END { print s + 0 }' "$A/truth.stats")
@@ -52,8 +56,6 @@ events() {
 }
 records "$A/truth.txt" > "$TMP/truth.rec"
 events "$A/truth.txt" > "$TMP/truth.ev"
-records "$A/trace.out" > "$TMP/trace.rec"
-events "$A/trace.out" > "$TMP/trace.ev"
 [ -s "$TMP/truth.rec" ] || die "no per-period record of CPU 0 in the truth"
 
 # run_of WANT: where the lines of file WANT (values only) are one unbroken run
@@ -106,61 +108,92 @@ sums_run() {
 	}' "$TMP/truth.rec"
 }
 
-# ---- trace: records, window, events, table ----
-grep -q 'LOST' "$A/trace.out" && die "trace: latscope's ring lost events at the test's load: $(grep -m1 LOST "$A/trace.out")"
-r=$(run_of "$TMP/trace.rec" 2>"$TMP/why") || die "trace: $(cat "$TMP/why")"
-set -- $r
-t1=$1 t2=$2
-n=$((t2 - t1 + 1))
-[ "$n" -ge 10 ] || die "trace: only $n records"
-ws=$(sed -n 's/^# latscope window start: \([0-9.]*\) .*/\1/p' "$A/trace.out")
-we=$(sed -n 's/^# latscope window end: \([0-9.]*\) .*/\1/p' "$A/trace.out")
-[ -n "$ws" ] && [ -n "$we" ] || die "trace: no window markers in the output"
-inside "$t1" "$t2" "$ws" "$we" trace || die "$(inside "$t1" "$t2" "$ws" "$we" trace)"
-# the events: each one latscope printed is the kernel's, line for line, and
-# every event the truth has between the first and the last of them (by the
-# truth's order) is among them.  The two instances may hold one event pair in
-# either order (an interrupt's event written between a task-context event's
-# two copies), and a run's first and last events may miss the instance for
-# the same reason: so order is not compared, and an event missing within 2
-# places of either end is allowed.
-[ -s "$TMP/trace.ev" ] || die "trace --events printed no event"
-awk '
-FNR == NR { seen[$0]++; nl++; next }
-{ t[FNR] = $0; n = FNR; if ($0 in seen) { if (!lo) lo = FNR; hi = FNR; got[$0]++ } }
-END {
-	for (l in seen) if (got[l] != seen[l]) { printf "its event \"%s\" is not in the truth\n", l; exit 1 }
-	for (i = lo; i <= hi; i++)
-		if (!(t[i] in seen) && i - lo > 2 && hi - i > 2) {
-			printf "the kernel event \"%s\" (truth event %d of %d-%d) is missing\n", t[i], i, lo, hi; exit 1
+# check_trace NAME MIN: the records, window, events and table of a trace
+# run (NAME.out, NAME.err), at least MIN records.  Without a [LOST] line:
+# the records are one unbroken run of the truth's (t1..t2 set), none inside
+# the window missing, and the events likewise; with one (the load outran
+# the reader): every record and event shown is still the kernel's, and the
+# loss is named on stderr.  The interference table is the truth's copies of
+# the events shown, summed.
+check_trace() {
+	m=$1 min=$2
+	records "$A/$m.out" > "$TMP/$m.rec"
+	events "$A/$m.out" > "$TMP/$m.ev"
+	lost=$(grep -c '^CPU:[0-9]* \[LOST' "$A/$m.out")
+	if [ "$lost" -gt 0 ]; then
+		grep -q 'buffer lost [0-9]* events' "$A/$m.err" || die "$m: [LOST] lines in the trace, no loss named on stderr"
+		n=$(wc -l < "$TMP/$m.rec")
+		awk 'FNR == NR { sub(/^[^ ]* /, ""); t[$0] = 1; next } { sub(/^[^ ]* /, "") } !($0 in t) { print; bad = 1; exit } END { exit bad }' \
+			"$TMP/truth.rec" "$TMP/$m.rec" > "$TMP/why" || die "$m: its record $(cat "$TMP/why") is not the kernel's"
+		how="$n records, all the kernel's ($lost [LOST] lines, the loss named)"
+	else
+		r=$(run_of "$TMP/$m.rec" 2>"$TMP/why") || die "$m: $(cat "$TMP/why")"
+		set -- $r
+		t1=$1 t2=$2
+		n=$((t2 - t1 + 1))
+		ws=$(sed -n 's/^# latscope window start: \([0-9.]*\) .*/\1/p' "$A/$m.out")
+		we=$(sed -n 's/^# latscope window end: \([0-9.]*\) .*/\1/p' "$A/$m.out")
+		[ -n "$ws" ] && [ -n "$we" ] || die "$m: no window markers in the output"
+		inside "$t1" "$t2" "$ws" "$we" "$m" || die "$(inside "$t1" "$t2" "$ws" "$we" "$m")"
+		how="$n/$n kernel records, 0 not in the kernel's trace, window $ws-$we"
+	fi
+	[ "$n" -ge "$min" ] || die "$m: only $n records (want $min)"
+	# the events: each one latscope printed is the kernel's, line for line,
+	# and (without loss) every event the truth has between the first and
+	# the last of them (by the truth's order) is among them.  The two
+	# instances may hold one event pair in either order (an interrupt's
+	# event written between a task-context event's two copies), and a run's
+	# first and last events may miss the instance for the same reason: so
+	# order is not compared, and an event missing within 2 places of either
+	# end is allowed.
+	[ -s "$TMP/$m.ev" ] || die "$m: --events printed no event"
+	awk -v lost="$lost" '
+	FNR == NR { seen[$0]++; nl++; next }
+	{ t[FNR] = $0; n = FNR; if ($0 in seen) { if (!lo) lo = FNR; hi = FNR; got[$0]++ } }
+	END {
+		for (l in seen) if (got[l] != seen[l]) { printf "its event \"%s\" is not in the truth\n", l; exit 1 }
+		miss = 0
+		for (i = lo; i <= hi; i++) {
+			if (t[i] in seen) continue
+			miss++
+			if (!lost && i - lo > 2 && hi - i > 2) {
+				printf "the kernel event \"%s\" (truth event %d of %d-%d) is missing\n", t[i], i, lo, hi; exit 1
+			}
 		}
-	miss = 0; for (i = lo; i <= hi; i++) miss += !(t[i] in seen)
-	print lo, hi, miss
-}' "$TMP/trace.ev" "$TMP/truth.ev" > "$TMP/evrun" || die "trace: $(cat "$TMP/evrun")"
-set -- $(cat "$TMP/evrun")
-ne=$(wc -l < "$TMP/trace.ev")
-# the truth's copies of the events latscope printed, for the table below
-awk 'FNR == NR { seen[$0] = 1; next } $0 in seen' "$TMP/trace.ev" "$TMP/truth.ev" > "$TMP/truth.run"
-[ "$(wc -l < "$TMP/truth.run")" = "$ne" ] || die "trace: an event printed twice"
-evmiss=$3
-# the interference table (stderr): class name:id count total_us max_us
-awk '/^Top interference/ { on = 1; next } on && $1 == "0" && $4 == "count" { print $2, $3, $5, $7, $9 }' \
-	"$A/trace.err" | sort > "$TMP/table.ls"
-awk '{
-	if ($1 == "sample_threshold:") next
-	cls = $1; sub(/_noise:$/, "", cls)
-	for (i = 2; i <= NF && $i != "start"; i++) ;
-	name = (cls == "nmi") ? "nmi" : $(i - 1)
-	d = $(i + 3); k = cls " " name
-	c[k]++; s[k] += d; if (d > m[k]) m[k] = d
-} END { for (k in c) printf "%s %d %d %d\n", k, c[k], int(s[k] / 1000), int(m[k] / 1000) }' \
-	"$TMP/truth.run" | sort > "$TMP/table.truth"
-[ -s "$TMP/table.truth" ] || die "trace: no interference event in the run"
-if ! cmp -s "$TMP/table.ls" "$TMP/table.truth"; then
-	diff "$TMP/table.truth" "$TMP/table.ls" | head -8
-	die "trace: the interference table differs from the truth's events of the same run (- truth, + latscope)"
-fi
-echo "trace: $n/$n kernel records, 0 not in the kernel's trace, window $ws-$we; $ne events, all the kernel's, $evmiss at the ends missing; table of $(wc -l < "$TMP/table.ls") contributors = the truth's"
+		print lo, hi, miss
+	}' "$TMP/$m.ev" "$TMP/truth.ev" > "$TMP/evrun" || die "$m: $(cat "$TMP/evrun")"
+	set -- $(cat "$TMP/evrun")
+	ne=$(wc -l < "$TMP/$m.ev")
+	# the truth's copies of the events latscope printed, for the table below
+	awk 'FNR == NR { seen[$0] = 1; next } $0 in seen' "$TMP/$m.ev" "$TMP/truth.ev" > "$TMP/truth.run"
+	[ "$(wc -l < "$TMP/truth.run")" = "$ne" ] || die "$m: an event printed twice"
+	evmiss=$3
+	# the interference table (stderr): class name:id count total_us max_us
+	awk '/^Top interference/ { on = 1; next } on && $1 == "0" && $4 == "count" { print $2, $3, $5, $7, $9 }' \
+		"$A/$m.err" | sort > "$TMP/table.ls"
+	awk '{
+		if ($1 == "sample_threshold:") next
+		cls = $1; sub(/_noise:$/, "", cls)
+		for (i = 2; i <= NF && $i != "start"; i++) ;
+		name = (cls == "nmi") ? "nmi" : $(i - 1)
+		d = $(i + 3); k = cls " " name
+		c[k]++; s[k] += d; if (d > m[k]) m[k] = d
+	} END { for (k in c) printf "%s %d %d %d\n", k, c[k], int(s[k] / 1000), int(m[k] / 1000) }' \
+		"$TMP/truth.run" | sort > "$TMP/table.truth"
+	[ -s "$TMP/table.truth" ] || die "$m: no interference event in the run"
+	if ! cmp -s "$TMP/table.ls" "$TMP/table.truth"; then
+		diff "$TMP/table.truth" "$TMP/table.ls" | head -8
+		die "$m: the interference table differs from the truth's events of the same run (- truth, + latscope)"
+	fi
+	echo "$m: $how; $ne events, all the kernel's, $evmiss of the truth's between them not shown; table of $(wc -l < "$TMP/table.ls") contributors = the truth's"
+}
+
+# ---- trace (at the test's load latscope loses nothing) and load ----
+grep -q 'LOST' "$A/trace.out" && die "trace: latscope's ring lost events at the test's load: $(grep -m1 LOST "$A/trace.out")"
+check_trace trace 10
+tr1=$t1 tr2=$t2
+check_trace load 3
+t1=$tr1 t2=$tr2
 
 # ---- rtla: its totals over an unbroken run of the truth, inside latscope's ----
 rl=$(sed 's/\x1b\[[0-9;]*m//g' "$A/rtla.out" | awk '$1 == "0" && $2 ~ /^#[0-9]+$/ { l = $0 } END { print l }')
