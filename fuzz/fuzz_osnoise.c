@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "engine/noise.h"
+#include "engine/osneng.h"
 #include "live/osnkernel.h"
 
 static void parse_text(const uint8_t *d, size_t n)
@@ -25,6 +26,20 @@ static void parse_text(const uint8_t *d, size_t n)
 		return;
 	memcpy(buf, d, n);
 	buf[n] = 0;
+	/* the engine's path over the same text, in two chunks (a line cut) */
+	struct osneng_opts o = { .threshold_us = 1, .period_us = 1000000, .runtime_us = 1000000,
+				 .hist = true, .bucket_us = 1, .entries = 64 };
+	for (unsigned c = 0; c < 4; c++)
+		parse_cpuset_add(&o.cpus, c);
+	struct osneng *e = NULL;
+	static struct osneng_kbuf kb;
+	kb.len = kb.bad = 0;
+	if (osneng_new(&e, &o, NULL) == 0) {
+		osneng_kernel_text(e, &kb, buf, n / 2);
+		osneng_kernel_text(e, &kb, buf + n / 2, n - n / 2);
+		osneng_kernel_text(e, &kb, "\n", 1);
+	}
+	uint64_t lost_lines = 0;
 	for (char *line = buf, *nl; line; line = nl) {
 		nl = strchr(line, '\n');
 		if (nl)
@@ -33,7 +48,15 @@ static void parse_text(const uint8_t *d, size_t n)
 		int err = osnkernel_parse_line(line, &r);
 		if (!err && r.kind == OSNKERNEL_PERIOD && r.avail_e5 > 10000000)
 			abort();
+		if (!err && r.kind == OSNKERNEL_LOST)
+			lost_lines++;
 	}
+	/* every [LOST] line counts one event at least (NUL bytes cut lines
+	 * for the line loop, not for the engine, which reads n bytes: so only
+	 * when the text has none) */
+	if (e && !memchr(d, 0, n) && osneng_counts(e)->lost < lost_lines)
+		abort();
+	osneng_free(e);
 	free(buf);
 }
 
