@@ -109,6 +109,8 @@ static int parse_backend(const char *arg, void *params)
 		c->backend = HB_PERF;
 	else if (!strcmp(arg, "bpf"))
 		c->backend = HB_BPF;
+	else if (!strcmp(arg, "kernel"))
+		c->backend = HB_KERNEL;
 	else if (!strcmp(arg, "auto"))
 		c->backend = HB_AUTO;
 	else
@@ -160,8 +162,10 @@ static int parse_backend(const char *arg, void *params)
 		   "through perf rings to the userspace trackers), bpf\n" \
 		   "(BPF programs keep them in the kernel: wakeup,\n" \
 		   "sharedprio, timer, timerandwakeup; no -o, no\n" \
-		   "--irqsoff, no keep-busy), auto (bpf, else perf, with\n" \
-		   "one line on stderr saying why)", "perf, bpf or auto"), \
+		   "--irqsoff, no keep-busy), kernel (the kernel's hist\n" \
+		   "triggers and a synthetic event: wakeup only; the same\n" \
+		   "refusals), auto (bpf, else kernel, else perf, with one\n" \
+		   "line on stderr saying why)", "perf, bpf, kernel or auto"), \
 	CLI_CPUS('c', struct hctx, cpus, cpus_given, "CPUs to trace and to run the timer threads on\n(default all online)"), \
 	CLI_OUTPUT(struct hctx, record_out, "also write the raw events to a perf.data FILE (hist\nreport reads it)"), \
 	H_OPT("record", 0, CLI_T_STR, record_out, 0, 0, 0, "FILE", NULL, NULL), \
@@ -293,6 +297,25 @@ const char *hist_bpf_conflict(const struct hctx *c)
 	return NULL;
 }
 
+const char *hist_kernel_conflict(const struct hctx *c)
+{
+	static char why[512];
+
+	if (c->record_out)
+		return "cannot record the events (-o): they never leave the kernel";
+	if (c->irqsoff_live)
+		return "has no irqsoff/preemptoff histograms (--irqsoff)";
+	if (c->keep_busy > 0)
+		return "never starts the keep-busy spinners (--keep-busy)";
+	for (int t = 0; t < HSET_NR_KINDS && c->types_given; t++)
+		if (c->types[t] && histtrig_kind_refusal(t)) {
+			snprintf(why, sizeof(why), "cannot express %s (--types): it %s",
+				 hset_kind_name(t), histtrig_kind_refusal(t));
+			return why;
+		}
+	return NULL;
+}
+
 static void defaults(struct hctx *c, enum hmode mode, const char *prog)
 {
 	memset(c, 0, sizeof(*c));
@@ -368,6 +391,11 @@ int cmd_hist(int argc, char **argv)
 	const char *no_bpf = hist_bpf_conflict(&c);
 	if (c.backend == HB_BPF && no_bpf) {
 		fprintf(stderr, "%s: --backend bpf %s; use --backend perf\n", c.prog, no_bpf);
+		return EXIT_ERR;
+	}
+	const char *no_kernel = hist_kernel_conflict(&c);
+	if (c.backend == HB_KERNEL && no_kernel) {
+		fprintf(stderr, "%s: --backend kernel %s; use --backend perf\n", c.prog, no_kernel);
 		return EXIT_ERR;
 	}
 	int ret = c.mode == H_REPORT ? hist_report(&c) : hist_live(&c);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "live/histtrig.h"
 #include "live/idlecheck.h"
 #include "engine/latency.h"
 #include "base/parse.h"
@@ -28,7 +29,7 @@
 enum hmode { H_REPORT, H_RECORD, H_TOP };
 
 /* Where the live histograms are kept (--backend; docs/hist.md "Backends"). */
-enum hbackend { HB_PERF, HB_BPF, HB_AUTO };
+enum hbackend { HB_PERF, HB_BPF, HB_KERNEL, HB_AUTO };
 
 /* 16 MiB per CPU: no loss at 500k events/s (machine-facts.md); the rings
  * also absorb a collector starved for a while by a CPU-hungry load. */
@@ -77,6 +78,10 @@ struct hctx {
 	struct bpfhist *bpf;		/* the bpf backend while it runs */
 	struct latency_stats bstats;	/* the bpf programs' counters, as the engine names them */
 	uint64_t bpf_events;		/* bpf program runs */
+	struct histtrig *htrig;		/* the kernel backend while its triggers are set */
+	bool kernel_ran;		/* bset was filled by the kernel's hist triggers */
+	struct histtrig_stats hstats;	/* what their text said */
+	struct histtrig_window hwin;	/* their window (CLOCK_MONOTONIC) */
 	bool has[TPEVENT_NR_KINDS];
 	uint32_t max_cpu_seen;
 	bool any_cpu;
@@ -106,6 +111,12 @@ extern const struct cli_cmd hist_report_cli, hist_record_cli, hist_top_cli;
 /* Why the bpf backend cannot serve this command line (-o, --irqsoff,
  * --keep-busy), NULL when it can (cli.c; a static string). */
 const char *hist_bpf_conflict(const struct hctx *c);
+/* Why the kernel hist-trigger backend cannot serve it (-o, --irqsoff,
+ * --keep-busy, --types naming a kind it cannot express), NULL when it can
+ * (cli.c; a static string, or one in a static buffer). */
+const char *hist_kernel_conflict(const struct hctx *c);
+/* Whether kind t is missing from this run's histograms, and why (output.c). */
+bool hist_kind_unsupported(const struct hctx *c, enum hset_kind t);
 
 /* run.c: each returns the exit status (0, EXIT_THRESHOLD, EXIT_ERR).  They
  * make c->lat (the caller frees it with latency_free()) and free everything

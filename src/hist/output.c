@@ -120,8 +120,20 @@ static int write_tree(struct hctx *c, const bool unsup[HSET_NR_KINDS])
 	return 0;
 }
 
-static const char *why_unsupported(enum hset_kind t)
+bool hist_kind_unsupported(const struct hctx *c, enum hset_kind t)
 {
+	return !latency_type_supported(t, c->has) || (c->kernel_ran && histtrig_kind_refusal(t));
+}
+
+static const char *why_unsupported(const struct hctx *c, enum hset_kind t)
+{
+	static char why[512];
+
+	if (c->kernel_ran && histtrig_kind_refusal(t)) {
+		snprintf(why, sizeof(why), "the kernel backend (hist triggers) %s",
+			 histtrig_kind_refusal(t));
+		return why;
+	}
 	switch (t) {
 	case HSET_WAKEUP:
 	case HSET_WAKEUP_SHAREDPRIO:
@@ -333,7 +345,7 @@ void hist_term_view(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS])
 	}
 	for (int t = 0; t < HSET_NR_KINDS; t++)
 		if (c->types[t] && unsup[t] && c->types_given)
-			fprintf(f, "%s: not available: %s\n", hset_kind_name(t), why_unsupported(t));
+			fprintf(f, "%s: not available: %s\n", hset_kind_name(t), why_unsupported(c, t));
 	if (c->twl)
 		twl_table(c, f);
 }
@@ -364,7 +376,7 @@ static uint64_t dropped(const struct hctx *c)
 {
 	const struct latency_stats *st = tracking(c);
 	return c->lost_events + c->lost_samples + c->unknown_id + c->bad_samples + c->bad_raw +
-	       c->no_raw + st->bad_cpu + st->alloc_failures;
+	       c->no_raw + st->bad_cpu + st->alloc_failures + c->hstats.dropped + c->hstats.bad_lines;
 }
 
 /* The perf backend's events line: decoded, malformed, lost. */
@@ -384,13 +396,32 @@ static void print_events(const struct hctx *c)
 	printf("\n");
 }
 
+/* The kernel backend's counts and window (JSON input.hist_triggers). */
+static struct json_object *histtrig_json(const struct hctx *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "hits", jsonv_u64(c->hstats.hits));
+	json_object_object_add(o, "entries", jsonv_u64(c->hstats.entries));
+	json_object_object_add(o, "dropped", jsonv_u64(c->hstats.dropped));
+	json_object_object_add(o, "outside_cpus", jsonv_u64(c->hstats.outside_cpus));
+	json_object_object_add(o, "bad_lines", jsonv_u64(c->hstats.bad_lines));
+	json_object_object_add(o, "on_lo_ns", jsonv_u64(c->hwin.on_lo_ns));
+	json_object_object_add(o, "on_hi_ns", jsonv_u64(c->hwin.on_hi_ns));
+	json_object_object_add(o, "off_lo_ns", jsonv_u64(c->hwin.off_lo_ns));
+	json_object_object_add(o, "off_hi_ns", jsonv_u64(c->hwin.off_hi_ns));
+	return o;
+}
+
 int hist_emit(struct hctx *c)
 {
 	bool unsup[HSET_NR_KINDS];
 	int rc = 0;
 
 	for (int t = 0; t < HSET_NR_KINDS; t++)
-		unsup[t] = !latency_type_supported(t, c->has);
+		unsup[t] = hist_kind_unsupported(c, t);
 	const struct latency_stats *st = tracking(c);
 
 	if (c->outdir) {
@@ -447,8 +478,11 @@ int hist_emit(struct hctx *c)
 						       jsonv_u64(c->ring_corrupt_bytes));
 				json_object_object_add(in, "keep_busy", keep_busy_json(c));
 				json_object_object_add(in, "backend",
-						       json_object_new_string(c->bset ? "bpf" : "perf"));
-				if (c->bset)
+						       json_object_new_string(c->kernel_ran ? "kernel"
+									      : c->bset ? "bpf" : "perf"));
+				if (c->kernel_ran)
+					json_object_object_add(in, "hist_triggers", histtrig_json(c));
+				else if (c->bset)
 					json_object_object_add(in, "bpf_program_runs",
 							       jsonv_u64(c->bpf_events));
 			}
@@ -463,26 +497,37 @@ int hist_emit(struct hctx *c)
 		json_object_put(j);
 	} else {
 		hist_term_view(c, stdout, unsup);
-		if (c->bset)
+		if (c->kernel_ran)
+			printf("events: counted in the kernel by hist triggers (%" PRIu64 " samples filed, %"
+			       PRIu64 " dropped by a full map, %" PRIu64 " on CPUs not asked, %" PRIu64
+			       " unreadable lines)\n", c->hstats.hits, c->hstats.dropped,
+			       c->hstats.outside_cpus, c->hstats.bad_lines);
+		else if (c->bset)
 			printf("events: counted in the kernel by the bpf backend (%" PRIu64
 			       " program runs)\n", c->bpf_events);
 		else
 			print_events(c);
-		printf("tracking: %" PRIu64 " wakeups ignored by the priority rules, %" PRIu64
-		       " dropped (higher prio first), %" PRIu64 " dropped (already running), %" PRIu64
-		       " replaced, %" PRIu64 " migrated, ", st->wake_ignored, st->dropped_prio,
-		       st->dropped_running, st->replaced, st->migrated);
-		if (c->bset)	/* LRU maps: their evictions are not counted */
-			printf("%" PRIu64 " expiries of unknown timers\n", st->timer_unknown);
-		else
-			printf("%" PRIu64 " pid-table evictions, %" PRIu64 " timer-table evictions, %" PRIu64
-			       " expiries of unknown timers\n", st->pid_evictions, st->timer_evictions,
-			       st->timer_unknown);
+		if (c->kernel_ran) {
+			printf("tracking: none (hist triggers file every wakeup to its switch-in, per "
+			       "task, without the priority rules)\n");
+		} else {
+			printf("tracking: %" PRIu64 " wakeups ignored by the priority rules, %" PRIu64
+			       " dropped (higher prio first), %" PRIu64 " dropped (already running), %"
+			       PRIu64 " replaced, %" PRIu64 " migrated, ", st->wake_ignored,
+			       st->dropped_prio, st->dropped_running, st->replaced, st->migrated);
+			if (c->bset)	/* LRU maps: their evictions are not counted */
+				printf("%" PRIu64 " expiries of unknown timers\n", st->timer_unknown);
+			else
+				printf("%" PRIu64 " pid-table evictions, %" PRIu64 " timer-table evictions, %"
+				       PRIu64 " expiries of unknown timers\n", st->pid_evictions,
+				       st->timer_evictions, st->timer_unknown);
+		}
 		if (c->mode != H_REPORT)
 			printf("keep-busy: %s\n",
 			       c->busy_on ? (strcmp(c->busy_why, "option") ? "on (the self-test saw "
 								"idle-entry samples dropped)"
 								: "on (--keep-busy)")
+			       : c->kernel_ran ? "off (kernel backend)"
 			       : c->bset ? "off (bpf backend)"
 			       : c->idc_ran && !c->idc_err ? "off (the self-test saw no drop)"
 			       : c->idc_ran ? "off (the self-test could not run)" : "off (--no-keep-busy)");
@@ -493,7 +538,7 @@ int hist_emit(struct hctx *c)
 	for (int t = 0; t < HSET_NR_KINDS; t++)
 		if (c->types[t] && unsup[t] && (c->json || !c->types_given) && !c->quiet)
 			fprintf(stderr, "%s: %s not reported: %s\n", c->prog, hset_kind_name(t),
-				why_unsupported(t));
+				why_unsupported(c, t));
 	uint64_t drop = dropped(c);
 	if (drop || c->out_of_order || c->forced || c->ring_corrupt_bytes) {
 		char b[512];

@@ -297,46 +297,94 @@ static int keep_busy_setup(struct hctx *c, struct idlecheck_spin **spin)
 	return 0;
 }
 
-/*
- * --backend bpf|auto: load and attach the BPF programs, make the set they
- * fill.  auto says on stderr which backend runs and why the others do not;
- * an explicit bpf that the kernel (or LATSCOPE_NO_BPF) refuses is an error.
- * Returns 0 (c->bpf set when the bpf backend runs) or -1.
- */
-static int backend_setup(struct hctx *c, uint32_t nr_cpus)
+/* --backend bpf|auto: try the BPF programs; why they do not run into why. */
+static void try_bpf(struct hctx *c, uint32_t nr_cpus, const bool *on, char *why, size_t len)
 {
 	const char *no_bpf = getenv("LATSCOPE_NO_BPF"), *conflict = hist_bpf_conflict(c);
-	bool on[HSET_MAX_CPUS];
-	char why[512] = "";
 
-	if (c->backend == HB_PERF)
-		return 0;
 	if (no_bpf && *no_bpf && strcmp(no_bpf, "0")) {
-		snprintf(why, sizeof(why), "refused: LATSCOPE_NO_BPF=%s", no_bpf);
+		snprintf(why, len, "refused: LATSCOPE_NO_BPF=%s", no_bpf);
 	} else if (conflict) {
-		snprintf(why, sizeof(why), "not usable: it %s", conflict);
+		snprintf(why, len, "not usable: it %s", conflict);
 	} else {
 		struct bpfhist_cfg bc = {
 			.nr_cpus = nr_cpus, .hist = c->lcfg.hist, .all_tasks = c->lcfg.all_tasks,
 			.pid = c->lcfg.pid, .table_size = c->lcfg.pid_table, .timers = true, .cpu_on = on,
 		};
-		char msg[sizeof(why) - 16];
-		for (uint32_t i = 0; i < nr_cpus; i++)
-			on[i] = parse_cpuset_has(&c->cpus, i);
+		char msg[400];
 		if (bpfhist_open(&c->bpf, &bc, msg, sizeof(msg)) < 0)
-			snprintf(why, sizeof(why), "refused: %s", msg);
+			snprintf(why, len, "refused: %s", msg);
 		else if (msg[0])	/* runs, without the timer kinds */
 			fprintf(stderr, "%s: bpf backend: %s\n", c->prog, msg);
 	}
+}
+
+/* --backend kernel|auto: set the hist triggers up; why they do not run into
+ * why.  From the start on, an abort (a second signal) undoes them too. */
+static void try_kernel(struct hctx *c, uint32_t nr_cpus, const bool *on, char *why, size_t len)
+{
+	const char *conflict = hist_kernel_conflict(c);
+	struct histtrig_cfg kc = {
+		.nr_cpus = nr_cpus, .hist = c->lcfg.hist, .all_tasks = c->lcfg.all_tasks,
+		.pid = c->lcfg.pid, .cpu_on = on,
+	};
+
+	if (conflict) {
+		snprintf(why, len, "not usable: it %s", conflict);
+		return;
+	}
+	cmdio_on_abort_call(histtrig_emergency_restore);
+	int err = histtrig_start(&c->htrig, &kc);
+	if (err < 0) {
+		snprintf(why, len, "refused: %s", histtrig_strerror(c->htrig));
+		int e = histtrig_stop(c->htrig);
+		if (e < 0)
+			fprintf(stderr, "%s: kernel backend: %s\n", c->prog, histtrig_strerror(c->htrig));
+		histtrig_free(c->htrig);
+		c->htrig = NULL;
+	}
+}
+
+/*
+ * --backend bpf|kernel|auto: load the BPF programs or set the hist triggers
+ * up, make the set they fill.  auto tries bpf, then kernel, then perf, and
+ * says on stderr which backend runs and why the others do not; an explicit
+ * bpf or kernel that cannot run is an error.  Returns 0 (c->bpf or c->htrig
+ * set when one of them runs) or -1.
+ */
+static int backend_setup(struct hctx *c, uint32_t nr_cpus)
+{
+	static bool on[HSET_MAX_CPUS];
+	char why_bpf[512] = "not tried", why_kernel[512] = "not tried";
+
+	if (c->backend == HB_PERF)
+		return 0;
+	for (uint32_t i = 0; i < nr_cpus; i++)
+		on[i] = parse_cpuset_has(&c->cpus, i);
+	if (c->backend == HB_BPF || c->backend == HB_AUTO)
+		try_bpf(c, nr_cpus, on, why_bpf, sizeof(why_bpf));
 	if (!c->bpf && c->backend == HB_BPF) {
-		fprintf(stderr, "%s: --backend bpf %s\n", c->prog, why);
+		fprintf(stderr, "%s: --backend bpf %s\n", c->prog, why_bpf);
 		return -1;
 	}
-	if (c->backend == HB_AUTO)
-		fprintf(stderr, "%s: backend %s (%s%s; kernel hist triggers: not implemented yet)\n",
-			c->prog, c->bpf ? "bpf" : "perf",
-			c->bpf ? "the histograms are kept in the kernel" : "bpf ", why);
-	if (!c->bpf)
+	if (!c->bpf && (c->backend == HB_KERNEL || c->backend == HB_AUTO))
+		try_kernel(c, nr_cpus, on, why_kernel, sizeof(why_kernel));
+	if (!c->htrig && c->backend == HB_KERNEL) {
+		fprintf(stderr, "%s: --backend kernel %s\n", c->prog, why_kernel);
+		return -1;
+	}
+	if (c->backend == HB_AUTO) {
+		if (c->bpf)
+			fprintf(stderr, "%s: backend bpf (the histograms are kept in the kernel by BPF "
+					"programs; kernel hist triggers and perf not needed)\n", c->prog);
+		else if (c->htrig)
+			fprintf(stderr, "%s: backend kernel (bpf %s; the kernel's hist triggers keep "
+					"the wakeup histogram)\n", c->prog, why_bpf);
+		else
+			fprintf(stderr, "%s: backend perf (bpf %s; kernel hist triggers %s)\n", c->prog,
+				why_bpf, why_kernel);
+	}
+	if (!c->bpf && !c->htrig)
 		return 0;
 	int err = hset_new(&c->bset, nr_cpus, &c->lcfg.hist);
 	if (err < 0) {
@@ -344,6 +392,7 @@ static int backend_setup(struct hctx *c, uint32_t nr_cpus)
 		return -1;
 	}
 	c->set = c->bset;
+	c->kernel_ran = c->htrig != NULL;
 	c->any_cpu = true;
 	c->max_cpu_seen = nr_cpus - 1;
 	static const enum tpevent_kind wake[] = {
@@ -358,6 +407,38 @@ static int backend_setup(struct hctx *c, uint32_t nr_cpus)
 	for (size_t i = 0; i < sizeof(timer) / sizeof(timer[0]) && bpfhist_has_timers(c->bpf); i++)
 		c->has[timer[i]] = true;
 	return 0;
+}
+
+/* The kernel's hist text into c (the set, hstats, the window). */
+static int kernel_collect(struct hctx *c)
+{
+	int err = histtrig_read(c->htrig, c->bset, &c->hstats);
+
+	if (err < 0)
+		fprintf(stderr, "%s: %s\n", c->prog, histtrig_strerror(c->htrig));
+	histtrig_window(c->htrig, &c->hwin);
+	return err;
+}
+
+/* The end of a kernel backend run: pause, the last read, every trigger and
+ * the synthetic event removed.  0 or -1 (said on stderr). */
+static int kernel_finish(struct hctx *c)
+{
+	int err = histtrig_pause(c->htrig);
+
+	if (err < 0)
+		fprintf(stderr, "%s: %s\n", c->prog, histtrig_strerror(c->htrig));
+	else
+		err = kernel_collect(c);
+	int e = histtrig_stop(c->htrig);
+	if (e < 0) {
+		fprintf(stderr, "%s: kernel backend: %s\n", c->prog, histtrig_strerror(c->htrig));
+		err = e;
+	}
+	histtrig_free(c->htrig);
+	c->htrig = NULL;
+	cmdio_on_abort_forget();
+	return err < 0 ? -1 : 0;
 }
 
 /* The bpf programs' histograms and counters into c (the set, bstats). */
@@ -392,7 +473,7 @@ struct live_loop {
 static int live_wait(void *arg, int timeout_ms)
 {
 	struct live_loop *lv = arg;
-	if (!lv->s) {	/* bpf: the kernel keeps the histograms, nothing to read */
+	if (!lv->s) {	/* bpf, kernel: the kernel keeps the histograms, nothing to read */
 		poll(NULL, 0, timeout_ms);
 		return 0;
 	}
@@ -429,14 +510,17 @@ static void live_refresh(void *arg, uint64_t now_ns)
 	struct hctx *c = lv->c;
 	bool unsup[HSET_NR_KINDS];
 	for (int t = 0; t < HSET_NR_KINDS; t++)
-		unsup[t] = !latency_type_supported(t, c->has);
-	if (c->bpf && bpf_collect(c) < 0)
+		unsup[t] = hist_kind_unsupported(c, t);
+	if ((c->bpf && bpf_collect(c) < 0) || (c->htrig && kernel_collect(c) < 0))
 		cmdio_stop();
 	if (lv->tty)
 		fputs("\033[H\033[2J", stdout);
 	if (c->bpf)
 		printf("latscope hist top: %.1f s, bpf backend, %" PRIu64 " program runs\n\n",
 		       (double)(now_ns - lv->start_ns) / 1e9, c->bpf_events);
+	else if (c->htrig)
+		printf("latscope hist top: %.1f s, kernel backend (hist triggers), %" PRIu64
+		       " samples filed\n\n", (double)(now_ns - lv->start_ns) / 1e9, c->hstats.hits);
 	else
 		printf("latscope hist top: %.1f s, %" PRIu64 " events, %" PRIu64 " lost\n\n",
 		       (double)(now_ns - lv->start_ns) / 1e9, c->decoded, evsrc_stats(lv->s)->lost);
@@ -521,7 +605,7 @@ int hist_live(struct hctx *c)
 			maxcpu = cpu;
 	if (backend_setup(c, maxcpu + 1) < 0 || tool_setup_interrupted(c->prog))
 		goto out;
-	if (!c->bpf && perf_setup(c, ev, n, maxcpu + 1, &s, &d, &spin) < 0)
+	if (!c->bpf && !c->htrig && perf_setup(c, ev, n, maxcpu + 1, &s, &d, &spin) < 0)
 		goto out;
 	c->traced_from_ns = tool_now_ns();	/* every CPU traced from here */
 	/* like cyclictest -m: no page fault in the measured path */
@@ -612,6 +696,9 @@ int hist_live(struct hctx *c)
 		c->bpf = NULL;
 		if (err < 0)
 			goto out;
+	} else if (c->htrig) {
+		if (kernel_finish(c) < 0)
+			goto out;
 	} else {
 		evsrc_disable(s);
 		evsrc_read(s, UINT64_MAX, on_event, c);
@@ -650,6 +737,13 @@ out:
 	c->twl = NULL;
 	bpfhist_close(c->bpf);
 	c->bpf = NULL;
+	if (c->htrig) {	/* setup failed or was interrupted: nothing to read */
+		if (histtrig_stop(c->htrig) < 0)
+			fprintf(stderr, "%s: kernel backend: %s\n", c->prog, histtrig_strerror(c->htrig));
+		histtrig_free(c->htrig);
+		c->htrig = NULL;
+		cmdio_on_abort_forget();
+	}
 	pdwrite_discard(c->pw);	/* still open: setup failed or was interrupted */
 	c->pw = NULL;
 	tpdecode_free(d);

@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_faketfs.h"
+
 #include <tracefs.h>
 
 #include "engine/noise.h"
@@ -196,17 +198,6 @@ static void test_fold(void **state)
 
 /* ---- driving the tracer against a fake tracefs ------------------------------ */
 
-static char tdir[64];
-
-static void put(const char *rel, const char *text)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/%s", tdir, rel);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
 
 /* The file's first line ("" when missing). */
 static const char *get(const char *rel)
