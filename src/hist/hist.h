@@ -77,6 +77,10 @@ struct hctx {
 	struct bpfhist *bpf;		/* the bpf backend while it runs */
 	struct latency_stats bstats;	/* the bpf programs' counters, as the engine names them */
 	uint64_t bpf_events;		/* bpf program runs */
+	/* bpf: the traced CPUs' local timer interrupts (bpfhist_local_timer),
+	 * nltimer of them (0: the counter is not there) */
+	struct { uint32_t cpu; uint64_t entries, loc_delta; } ltimer[256];
+	size_t nltimer;
 	bool has[TPEVENT_NR_KINDS];
 	uint32_t max_cpu_seen;
 	bool any_cpu;

@@ -384,6 +384,31 @@ static void print_events(const struct hctx *c)
 	printf("\n");
 }
 
+/* bpf: the local timer interrupts each traced CPU took, counted by a BPF
+ * program and by /proc/interrupts (LOC) around it */
+static struct json_object *ltimer_json(const struct hctx *c)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+	if (!o || !a) {
+		json_object_put(o);
+		json_object_put(a);
+		return NULL;
+	}
+	json_object_object_add(o, "tracepoint", json_object_new_string("irq_vectors:local_timer_entry"));
+	for (size_t i = 0; i < c->nltimer; i++) {
+		struct json_object *e = json_object_new_object();
+		if (!e)
+			break;
+		json_object_object_add(e, "cpu", json_object_new_int((int)c->ltimer[i].cpu));
+		json_object_object_add(e, "entries", jsonv_u64(c->ltimer[i].entries));
+		json_object_object_add(e, "loc_delta", jsonv_u64(c->ltimer[i].loc_delta));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "cpus", a);
+	return o;
+}
+
 int hist_emit(struct hctx *c)
 {
 	bool unsup[HSET_NR_KINDS];
@@ -451,6 +476,8 @@ int hist_emit(struct hctx *c)
 				if (c->bset)
 					json_object_object_add(in, "bpf_program_runs",
 							       jsonv_u64(c->bpf_events));
+				if (c->nltimer)
+					json_object_object_add(in, "local_timer", ltimer_json(c));
 			}
 			json_object_object_add(j, "input", in);
 		}
@@ -468,6 +495,10 @@ int hist_emit(struct hctx *c)
 			       " program runs)\n", c->bpf_events);
 		else
 			print_events(c);
+		for (size_t i = 0; i < c->nltimer; i++)
+			printf("local timer interrupts: CPU%" PRIu32 " %" PRIu64 " (bpf, "
+			       "irq_vectors:local_timer_entry), /proc/interrupts LOC +%" PRIu64 "\n",
+			       c->ltimer[i].cpu, c->ltimer[i].entries, c->ltimer[i].loc_delta);
 		printf("tracking: %" PRIu64 " wakeups ignored by the priority rules, %" PRIu64
 		       " dropped (higher prio first), %" PRIu64 " dropped (already running), %" PRIu64
 		       " replaced, %" PRIu64 " migrated, ", st->wake_ignored, st->dropped_prio,

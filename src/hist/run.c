@@ -371,6 +371,15 @@ static int bpf_collect(struct hctx *c)
 		return err;
 	}
 	c->bpf_events = bs.events;
+	c->nltimer = 0;
+	for (uint32_t cpu = 0; cpu < hset_nr_cpus(c->bset) && c->nltimer < 256; cpu++) {
+		struct bpfhist_ltimer lt;
+		if (!parse_cpuset_has(&c->cpus, cpu) || bpfhist_local_timer(c->bpf, cpu, &lt) < 0)
+			continue;
+		c->ltimer[c->nltimer].cpu = cpu;
+		c->ltimer[c->nltimer].entries = lt.entries;
+		c->ltimer[c->nltimer++].loc_delta = lt.loc_delta;
+	}
 	c->bstats.wake_ignored = bs.wake_ignored;
 	c->bstats.dropped_prio = bs.dropped_prio;
 	c->bstats.dropped_running = bs.dropped_running;
