@@ -427,6 +427,15 @@ int hist_emit(struct hctx *c)
 		struct json_object *j = lhout_json(c->set, c->types, unsup, c->json_buckets);
 		if (j && c->lat)	/* the userspace engine's counters */
 			json_object_object_add(j, "stats", lhout_json_engine_stats(latency_stats(c->lat)));
+		if (j && c->bset) {	/* those the bpf programs keep (no table evictions: LRU maps) */
+			struct json_object *so = lhout_json_engine_stats(&c->bstats);
+			static const char *const not_kept[] = { "events", "bad_cpu", "pid_evictions",
+								 "timer_evictions", "alloc_failures",
+								 "unmatched_enable" };
+			for (size_t i = 0; so && i < sizeof(not_kept) / sizeof(not_kept[0]); i++)
+				json_object_object_del(so, not_kept[i]);
+			json_object_object_add(j, "stats", so);
+		}
 		if (!j) {
 			fprintf(stderr, "%s: out of memory building JSON\n", c->prog);
 			return EXIT_ERR;
