@@ -611,6 +611,10 @@ int hist_live(struct hctx *c)
 		.refresh = c->mode == H_TOP && !c->quiet ? live_refresh : NULL,
 	};
 	tool_run(&l);
+	/* the workload's cycles end inside the traced window: every cycle it
+	 * counts was traced (under QEMU/TCG, reading the bpf maps took a second,
+	 * hundreds of 4 ms cycles the programs no longer saw) */
+	timerwl_halt(c->twl);
 	c->traced_until_ns = tool_now_ns();	/* ... to here */
 	if (c->bpf) {
 		/* the window ends; the last counts, then nothing of ours stays in
