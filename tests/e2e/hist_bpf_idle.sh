@@ -23,7 +23,9 @@
 # Debian's kernels) except for the one programmed when the patching's
 # interrupt takes it out of idle.  So
 #     -1 <= loc_delta - entries <= 2.
-# (Seen: 0 or 1, in three runs of 1300-1400 interrupts.)
+# (Seen: 0 or 1, in three runs of 1300-1400 interrupts; 3 once, when another
+# job kept the CPU busy: the test skips when /proc/stat shows the CPU more
+# than 10 % busy over the run.)
 # And the window is inside the test's own reads of /proc/interrupts, before
 # latscope starts and after it ended: loc_delta <= that delta.
 #
@@ -41,10 +43,13 @@ CPU=$(($(nproc) - 1))
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 grep -q '^ *LOC:' /proc/interrupts || skip "no LOC line in /proc/interrupts (not x86)"
 loc() { awk -v c=$(($1 + 2)) '$1 == "LOC:" { print $c }' /proc/interrupts; }
+# cpustat CPU: busy and total jiffies of the CPU in /proc/stat
+cpustat() { awk -v c="cpu$1" '$1 == c { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat; }
 # busy: the spinners' threads of the process $1
 busy() { cat /proc/"$1"/task/*/comm 2>/dev/null | grep -c '^latscope-busy$'; }
 
 l0=$(loc "$CPU")
+st0=$(cpustat "$CPU")
 taskset -c 0 "$LATSCOPE" hist record --backend bpf -c "$CPU" -d $D --json >"$TMP/bpf.json" 2>"$TMP/bpf.err" &
 pid=$!
 if command -v perf >/dev/null; then
@@ -61,6 +66,8 @@ done
 wait $pid
 rc=$?
 l1=$(loc "$CPU")
+st1=$(cpustat "$CPU")
+busy_pct=$(( (${st1% *} - ${st0% *}) * 100 / (${st1#* } - ${st0#* } + 1) ))
 [ -n "${ppid:-}" ] && wait "$ppid"
 if [ $rc -ne 0 ]; then
 	grep -q 'built without the bpf backend' "$TMP/bpf.err" && skip "$(cat "$TMP/bpf.err")"
@@ -72,6 +79,9 @@ fi
 c=$("$HC" --get "$TMP/bpf.json" input.local_timer.cpus.0.cpu 2>/dev/null) ||
 	die "no input.local_timer in the bpf run's JSON: $(cat "$TMP/bpf.err")"
 [ "$c" -eq "$CPU" ] || die "input.local_timer is about CPU $c, not $CPU"
+# the bound assumes an idle CPU: on this shared machine another job may run
+# there (then the edge windows stretch and the CPU's own timers come closer)
+[ $busy_pct -le 10 ] || skip "CPU$CPU was not idle: busy ${busy_pct}% of the run (another job on this machine?); bpf $("$HC" --get "$TMP/bpf.json" input.local_timer.cpus.0.entries), LOC +$("$HC" --get "$TMP/bpf.json" input.local_timer.cpus.0.loc_delta)"
 e=$("$HC" --get "$TMP/bpf.json" input.local_timer.cpus.0.entries)
 l=$("$HC" --get "$TMP/bpf.json" input.local_timer.cpus.0.loc_delta)
 outer=$((l1 - l0))
@@ -80,7 +90,7 @@ d=$((l - e))
 [ $d -ge -1 ] && [ $d -le 2 ] ||
 	die "CPU$CPU: bpf counted $e local timer interrupts, /proc/interrupts LOC +$l over the same window (allowed: LOC - bpf in -1..2)"
 [ "$l" -le "$outer" ] || die "CPU$CPU: latscope's LOC window +$l is more than the test's +$outer around the run"
-echo "CPU$CPU idle, no spinner, $D s: bpf local_timer_entry $e, LOC +$l over the same window (LOC - bpf = $d), +$outer around the whole run"
+echo "CPU$CPU idle (busy ${busy_pct}%), no spinner, $D s: bpf local_timer_entry $e, LOC +$l over the same window (LOC - bpf = $d), +$outer around the whole run"
 
 # the contrast, reported, not asserted
 if [ -s "$TMP/perfstat" ]; then
