@@ -196,8 +196,9 @@ check-inner: $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 # The kernel tier alone (docs/kernels.md): installs QEMU & co. when it can
 # (scripts/deps.sh kernels), boots each kernel of tests/kernels/kernels.list
 # once and runs tests/kernels/guest/*.sh there.  KERNELS=, KTESTS= select.
-# The host checks run tests/tools/histsamples (rt_cyclictest).
-check-kernels: $(BIN) $(BUILD)/tests/tools/histsamples
+# The host checks run tests/tools/histsamples (rt_cyclictest) and histcmp
+# (bpf_hist, rt_cyclictest_bpf).
+check-kernels: $(BIN) $(BUILD)/tests/tools/histsamples $(BUILD)/tests/tools/histcmp
 	$(Q)LATSCOPE=$(CURDIR)/$(BIN) sh tests/kernels/run.sh
 
 san-unit:

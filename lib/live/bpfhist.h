@@ -80,6 +80,26 @@ bool bpfhist_has_timers(const struct bpfhist *b);
  */
 int bpfhist_read(struct bpfhist *b, struct hset *set, struct bpfhist_stats *st);
 
+/* The local timer interrupts of one CPU over the window: from
+ * bpfhist_open() to bpfhist_stop() (before it: to now). */
+struct bpfhist_ltimer {
+	uint64_t entries;		/* irq_vectors:local_timer_entry hits counted by the
+					 * program (idle or not: no sample is delivered) */
+	uint64_t loc_delta;		/* the CPU's LOC column of /proc/interrupts, read
+					 * just before the counter was attached and just
+					 * after it was detached: >= entries but for an
+					 * interrupt in flight at the end (docs/hist.md) */
+};
+
+/*
+ * bpfhist_local_timer - cpu's local timer interrupts into *out (the
+ * caller's).  One per-CPU counter program; the backend runs without it
+ * where the kernel has no local_timer_entry tracepoint or /proc/interrupts
+ * no LOC line (not x86): then -ENOENT.  -ERANGE for a CPU >= cfg.nr_cpus, or
+ * a map read's (or /proc/interrupts') errno.
+ */
+int bpfhist_local_timer(const struct bpfhist *b, uint32_t cpu, struct bpfhist_ltimer *out);
+
 /* Detach the programs (the end of the measured window): the maps stay for a
  * last bpfhist_read() that sees one consistent set of counts. */
 void bpfhist_stop(struct bpfhist *b);

@@ -34,6 +34,14 @@ int bpfhist_read(struct bpfhist *b, struct hset *set, struct bpfhist_stats *st)
 	return -EOPNOTSUPP;
 }
 
+int bpfhist_local_timer(const struct bpfhist *b, uint32_t cpu, struct bpfhist_ltimer *out)
+{
+	(void)b;
+	(void)cpu;
+	(void)out;
+	return -EOPNOTSUPP;
+}
+
 void bpfhist_stop(struct bpfhist *b)
 {
 	(void)b;

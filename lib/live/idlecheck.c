@@ -79,12 +79,7 @@ static int tp_id(const char *spec, uint64_t *id)
 	return 0;
 }
 
-/*
- * Read the counts of line `label` of /proc/interrupts into counts[cpu]
- * (cpus missing from the header stay 0).  Returns 0 or a negative errno
- * (-ENOENT: no such line).
- */
-static int read_irq_line(const char *label, uint64_t *counts, size_t ncounts)
+int idlecheck_irq_line(const char *label, uint64_t *counts, size_t ncounts)
 {
 	FILE *f = fopen("/proc/interrupts", "r");
 	char *line = NULL;
@@ -224,7 +219,7 @@ int idlecheck_check(const struct parse_cpuset *cpus, const struct idlecheck_opts
 		err = -ENOMEM;
 		goto out;
 	}
-	err = read_irq_line(label, before, PARSE_MAX_CPUS);
+	err = idlecheck_irq_line(label, before, PARSE_MAX_CPUS);
 	if (err)
 		goto out;
 	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS && n < out_len; cpu++) {
@@ -273,7 +268,7 @@ int idlecheck_check(const struct parse_cpuset *cpus, const struct idlecheck_opts
 		struct timespec settle = { 0, 5000000 };
 		nanosleep(&settle, NULL);
 	}
-	read_irq_line(label, before, PARSE_MAX_CPUS);
+	idlecheck_irq_line(label, before, PARSE_MAX_CPUS);
 	for (size_t i = 0; i < n; i++)
 		ioctl(pr[i].fd, PERF_EVENT_IOC_ENABLE, 0);
 	{
@@ -284,7 +279,7 @@ int idlecheck_check(const struct parse_cpuset *cpus, const struct idlecheck_opts
 	}
 	for (size_t i = 0; i < n; i++)
 		ioctl(pr[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-	read_irq_line(label, after, PARSE_MAX_CPUS);
+	idlecheck_irq_line(label, after, PARSE_MAX_CPUS);
 	atomic_store(&stop, true);
 	for (size_t i = 0; i < n; i++) {
 		struct idlecheck_cpu_result *r = &out[i];

@@ -69,6 +69,14 @@ bool idlecheck_any_drops(const struct idlecheck_cpu_result *r, size_t n);
 /* Verdict name: "ok", "drops", "unknown". */
 const char *idlecheck_verdict_name(enum idlecheck_verdict v);
 
+/*
+ * idlecheck_irq_line - the counts of line `label` of /proc/interrupts ("LOC":
+ * the local timer interrupts) into counts[cpu], the caller's array of
+ * ncounts (CPUs missing from the header, or >= ncounts, stay 0).  Returns 0
+ * or a negative errno (-ENOENT: no such line).
+ */
+int idlecheck_irq_line(const char *label, uint64_t *counts, size_t ncounts);
+
 struct idlecheck_spin;
 
 /*

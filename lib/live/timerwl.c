@@ -146,7 +146,7 @@ int timerwl_start(struct timerwl **out, const struct timerwl_cfg *cfg)
 	return 0;
 }
 
-void timerwl_stop(struct timerwl *w)
+void timerwl_halt(struct timerwl *w)
 {
 	if (!w)
 		return;
@@ -155,6 +155,17 @@ void timerwl_stop(struct timerwl *w)
 		struct timerwl_thr *t = &w->t[i];
 		if (t->started)
 			pthread_join(t->th, NULL);
+		t->started = false;
+	}
+}
+
+void timerwl_stop(struct timerwl *w)
+{
+	if (!w)
+		return;
+	timerwl_halt(w);
+	for (unsigned i = 0; i < w->nr; i++) {
+		struct timerwl_thr *t = &w->t[i];
 		lhist_fini(&t->hist);
 		pthread_mutex_destroy(&t->lock);
 	}

@@ -48,6 +48,10 @@ struct timerwl;
  */
 int timerwl_start(struct timerwl **out, const struct timerwl_cfg *cfg);
 
+/* timerwl_halt - stop and join every thread; w stays for timerwl_snapshot()
+ * (the cycles end here) until timerwl_stop().  NULL is fine; twice too. */
+void timerwl_halt(struct timerwl *w);
+
 /* timerwl_stop - stop and join every thread and free w (NULL is fine). */
 void timerwl_stop(struct timerwl *w);
 

@@ -82,6 +82,10 @@ struct hctx {
 	bool kernel_ran;		/* bset was filled by the kernel's hist triggers */
 	struct histtrig_stats hstats;	/* what their text said */
 	struct histtrig_window hwin;	/* their window (CLOCK_MONOTONIC) */
+	/* bpf: the traced CPUs' local timer interrupts (bpfhist_local_timer),
+	 * nltimer of them (0: the counter is not there) */
+	struct { uint32_t cpu; uint64_t entries, loc_delta; } ltimer[256];
+	size_t nltimer;
 	bool has[TPEVENT_NR_KINDS];
 	uint32_t max_cpu_seen;
 	bool any_cpu;

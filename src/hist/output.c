@@ -415,6 +415,31 @@ static struct json_object *histtrig_json(const struct hctx *c)
 	return o;
 }
 
+/* bpf: the local timer interrupts each traced CPU took, counted by a BPF
+ * program and by /proc/interrupts (LOC) around it */
+static struct json_object *ltimer_json(const struct hctx *c)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+	if (!o || !a) {
+		json_object_put(o);
+		json_object_put(a);
+		return NULL;
+	}
+	json_object_object_add(o, "tracepoint", json_object_new_string("irq_vectors:local_timer_entry"));
+	for (size_t i = 0; i < c->nltimer; i++) {
+		struct json_object *e = json_object_new_object();
+		if (!e)
+			break;
+		json_object_object_add(e, "cpu", json_object_new_int((int)c->ltimer[i].cpu));
+		json_object_object_add(e, "entries", jsonv_u64(c->ltimer[i].entries));
+		json_object_object_add(e, "loc_delta", jsonv_u64(c->ltimer[i].loc_delta));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "cpus", a);
+	return o;
+}
+
 int hist_emit(struct hctx *c)
 {
 	bool unsup[HSET_NR_KINDS];
@@ -433,6 +458,15 @@ int hist_emit(struct hctx *c)
 		struct json_object *j = lhout_json(c->set, c->types, unsup, c->json_buckets);
 		if (j && c->lat)	/* the userspace engine's counters */
 			json_object_object_add(j, "stats", lhout_json_engine_stats(latency_stats(c->lat)));
+		if (j && c->bset) {	/* those the bpf programs keep (no table evictions: LRU maps) */
+			struct json_object *so = lhout_json_engine_stats(&c->bstats);
+			static const char *const not_kept[] = { "events", "bad_cpu", "pid_evictions",
+								 "timer_evictions", "alloc_failures",
+								 "unmatched_enable" };
+			for (size_t i = 0; so && i < sizeof(not_kept) / sizeof(not_kept[0]); i++)
+				json_object_object_del(so, not_kept[i]);
+			json_object_object_add(j, "stats", so);
+		}
 		if (!j) {
 			fprintf(stderr, "%s: out of memory building JSON\n", c->prog);
 			return EXIT_ERR;
@@ -485,6 +519,8 @@ int hist_emit(struct hctx *c)
 				else if (c->bset)
 					json_object_object_add(in, "bpf_program_runs",
 							       jsonv_u64(c->bpf_events));
+				if (c->nltimer)
+					json_object_object_add(in, "local_timer", ltimer_json(c));
 			}
 			json_object_object_add(j, "input", in);
 		}
@@ -507,6 +543,10 @@ int hist_emit(struct hctx *c)
 			       " program runs)\n", c->bpf_events);
 		else
 			print_events(c);
+		for (size_t i = 0; i < c->nltimer; i++)
+			printf("local timer interrupts: CPU%" PRIu32 " %" PRIu64 " (bpf, "
+			       "irq_vectors:local_timer_entry), /proc/interrupts LOC +%" PRIu64 "\n",
+			       c->ltimer[i].cpu, c->ltimer[i].entries, c->ltimer[i].loc_delta);
 		if (c->kernel_ran) {
 			printf("tracking: none (hist triggers file every wakeup to its switch-in, per "
 			       "task, without the priority rules)\n");

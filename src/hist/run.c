@@ -452,6 +452,15 @@ static int bpf_collect(struct hctx *c)
 		return err;
 	}
 	c->bpf_events = bs.events;
+	c->nltimer = 0;
+	for (uint32_t cpu = 0; cpu < hset_nr_cpus(c->bset) && c->nltimer < 256; cpu++) {
+		struct bpfhist_ltimer lt;
+		if (!parse_cpuset_has(&c->cpus, cpu) || bpfhist_local_timer(c->bpf, cpu, &lt) < 0)
+			continue;
+		c->ltimer[c->nltimer].cpu = cpu;
+		c->ltimer[c->nltimer].entries = lt.entries;
+		c->ltimer[c->nltimer++].loc_delta = lt.loc_delta;
+	}
 	c->bstats.wake_ignored = bs.wake_ignored;
 	c->bstats.dropped_prio = bs.dropped_prio;
 	c->bstats.dropped_running = bs.dropped_running;
@@ -686,6 +695,10 @@ int hist_live(struct hctx *c)
 		.refresh = c->mode == H_TOP && !c->quiet ? live_refresh : NULL,
 	};
 	tool_run(&l);
+	/* the workload's cycles end inside the traced window: every cycle it
+	 * counts was traced (under QEMU/TCG, reading the bpf maps took a second,
+	 * hundreds of 4 ms cycles the programs no longer saw) */
+	timerwl_halt(c->twl);
 	c->traced_until_ns = tool_now_ns();	/* ... to here */
 	if (c->bpf) {
 		/* the window ends; the last counts, then nothing of ours stays in

@@ -11,7 +11,8 @@
  * the running kernel's BTF (CO-RE relocations make it load on other
  * kernels), turned into a skeleton by bpftool; loaded by live/bpfhist.c.
  *
- * Maps: per CPU (the CPU a sample completes on, as the perf path files it)
+ * Maps (named bpfhist_*, like the programs, so that `bpftool prog|map list`
+ * tells ours from others): per CPU (the CPU a sample completes on, as the perf path files it)
  * the buckets and the count/min/max/sum/worst case of each kind; shared
  * (a plain array indexed by CPU, written from other CPUs by wakeups and
  * migrations) the tracking state; per task and per hrtimer, LRU hashes.
@@ -43,21 +44,21 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 	__uint(max_entries, 1);
-} buckets SEC(".maps");
+} bpfhist_buckets SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, struct bpfhist_kstat);
 	__uint(max_entries, BPFHIST_NR_KINDS);
-} kstats SEC(".maps");
+} bpfhist_kstats SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, __u64);
 	__uint(max_entries, BPFHIST_NR_COUNTERS);
-} counters SEC(".maps");
+} bpfhist_ctrs SEC(".maps");
 
 /* struct latency_cpu */
 struct cpu_state {
@@ -73,7 +74,7 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cpu_state);
 	__uint(max_entries, 1);		/* cfg_nr_cpus, set by the loader */
-} cpus SEC(".maps");
+} bpfhist_cpus SEC(".maps");
 
 /* struct latency_pidv */
 struct pid_state {
@@ -87,18 +88,26 @@ struct {
 	__type(key, __s32);
 	__type(value, struct pid_state);
 	__uint(max_entries, 4096);	/* --table-size */
-} pids SEC(".maps");
+} bpfhist_pids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__type(key, __u64);
 	__type(value, __s64);
 	__uint(max_entries, 4096);	/* --table-size */
-} timers SEC(".maps");
+} bpfhist_timers SEC(".maps");
+
+/* per CPU: the local timer interrupts (bpfhist_local_timer) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} bpfhist_ltimer SEC(".maps");
 
 static __always_inline void count(__u32 c)
 {
-	__u64 *v = bpf_map_lookup_elem(&counters, &c);
+	__u64 *v = bpf_map_lookup_elem(&bpfhist_ctrs, &c);
 	if (v)
 		(*v)++;
 }
@@ -118,7 +127,7 @@ static __always_inline void task_of(struct bpfhist_task *t, struct task_struct *
 
 static __always_inline struct cpu_state *cpu_at(__u32 cpu)
 {
-	return bpf_map_lookup_elem(&cpus, &cpu);
+	return bpf_map_lookup_elem(&bpfhist_cpus, &cpu);
 }
 
 static __always_inline struct cpu_state *cpu_or_here(__s32 cpu)
@@ -133,7 +142,7 @@ static __always_inline void file(__u32 kind, __s64 lat_ns, __s64 toff_ns,
 				 const struct bpfhist_task *victim, const struct bpfhist_task *culprit,
 				 __u64 now)
 {
-	struct bpfhist_kstat *k = bpf_map_lookup_elem(&kstats, &kind);
+	struct bpfhist_kstat *k = bpf_map_lookup_elem(&bpfhist_kstats, &kind);
 	__u32 idx = 0;
 
 	if (!k)
@@ -154,7 +163,7 @@ static __always_inline void file(__u32 kind, __s64 lat_ns, __s64 toff_ns,
 		break;
 	default: {
 		__u32 key = kind * cfg_nr_buckets + idx;
-		__u64 *c = bpf_map_lookup_elem(&buckets, &key);
+		__u64 *c = bpf_map_lookup_elem(&bpfhist_buckets, &key);
 		if (c)
 			(*c)++;
 	}
@@ -174,18 +183,18 @@ static __always_inline void file(__u32 kind, __s64 lat_ns, __s64 toff_ns,
 static __always_inline void pid_gc(__s32 pid, struct pid_state *s)
 {
 	if (!s->waking_ns && !s->nrt_wake_ns && !s->timer_valid)
-		bpf_map_delete_elem(&pids, &pid);
+		bpf_map_delete_elem(&bpfhist_pids, &pid);
 }
 
 static __always_inline struct pid_state *pid_get(__s32 pid)
 {
-	struct pid_state *s = bpf_map_lookup_elem(&pids, &pid);
+	struct pid_state *s = bpf_map_lookup_elem(&bpfhist_pids, &pid);
 	struct pid_state zero = {};
 
 	if (s)
 		return s;
-	bpf_map_update_elem(&pids, &pid, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&pids, &pid);
+	bpf_map_update_elem(&bpfhist_pids, &pid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&bpfhist_pids, &pid);
 }
 
 /* a wakeup of t onto target at stamp */
@@ -301,7 +310,7 @@ static __always_inline int on_wakeup(struct task_struct *p)
 	count(BPFHIST_C_EVENTS);
 	task_of(&t, p);
 	timer_wake(&t, target, now);
-	struct pid_state *s = bpf_map_lookup_elem(&pids, &t.pid);
+	struct pid_state *s = bpf_map_lookup_elem(&bpfhist_pids, &t.pid);
 	if (s && s->waking_ns) {
 		if (s->waking_ns <= stamp)
 			stamp = s->waking_ns;
@@ -340,7 +349,7 @@ int BPF_PROG(bpfhist_switch, bool preempt, struct task_struct *prevp, struct tas
 	task_of(&next, nextp);
 	/* prev was running: whatever wakeup it had pending is stale */
 	if (prev.pid > 0 && prev.pid != next.pid) {
-		struct pid_state *ps = bpf_map_lookup_elem(&pids, &prev.pid);
+		struct pid_state *ps = bpf_map_lookup_elem(&bpfhist_pids, &prev.pid);
 		if (ps) {
 			ps->nrt_wake_ns = 0;
 			ps->waking_ns = 0;
@@ -348,7 +357,7 @@ int BPF_PROG(bpfhist_switch, bool preempt, struct task_struct *prevp, struct tas
 			pid_gc(prev.pid, ps);
 		}
 	}
-	struct pid_state *s = next.pid > 0 ? bpf_map_lookup_elem(&pids, &next.pid) : 0;
+	struct pid_state *s = next.pid > 0 ? bpf_map_lookup_elem(&bpfhist_pids, &next.pid) : 0;
 	if (s) {
 		if (s->nrt_wake_ns && now >= s->nrt_wake_ns) {
 			__s64 lat_ns = (__s64)(now - s->nrt_wake_ns);
@@ -359,7 +368,7 @@ int BPF_PROG(bpfhist_switch, bool preempt, struct task_struct *prevp, struct tas
 		}
 		toff = s->timer_offset_ns;
 		tvalid = s->timer_valid;
-		bpf_map_delete_elem(&pids, &next.pid);
+		bpf_map_delete_elem(&bpfhist_pids, &next.pid);
 	}
 	if (c->trk) {
 		if (prev.pid == c->trk_task.pid) {
@@ -424,7 +433,7 @@ int BPF_PROG(bpfhist_exit, struct task_struct *p)
 	__s32 pid = p->pid;
 
 	count(BPFHIST_C_EVENTS);
-	bpf_map_delete_elem(&pids, &pid);
+	bpf_map_delete_elem(&bpfhist_pids, &pid);
 	for (__u32 i = 0; i < BPFHIST_MAX_CPUS; i++) {
 		if (i >= cfg_nr_cpus)
 			break;
@@ -444,7 +453,7 @@ int BPF_PROG(bpfhist_hrtimer_start, struct hrtimer *timer)
 	__s64 expires = timer->node.expires;
 
 	count(BPFHIST_C_EVENTS);
-	bpf_map_update_elem(&timers, &key, &expires, BPF_ANY);
+	bpf_map_update_elem(&bpfhist_timers, &key, &expires, BPF_ANY);
 	return 0;
 }
 
@@ -454,7 +463,7 @@ int BPF_PROG(bpfhist_hrtimer_cancel, struct hrtimer *timer)
 	__u64 key = (__u64)timer;
 
 	count(BPFHIST_C_EVENTS);
-	bpf_map_delete_elem(&timers, &key);
+	bpf_map_delete_elem(&bpfhist_timers, &key);
 	return 0;
 }
 
@@ -463,7 +472,7 @@ int BPF_PROG(bpfhist_expire_entry, struct hrtimer *timer, ktime_t *nowp)
 {
 	__u64 key = (__u64)timer;
 	struct cpu_state *c = cpu_at(bpf_get_smp_processor_id());
-	__s64 *exp = bpf_map_lookup_elem(&timers, &key);
+	__s64 *exp = bpf_map_lookup_elem(&bpfhist_timers, &key);
 	__s64 now = 0;
 
 	count(BPFHIST_C_EVENTS);
@@ -479,7 +488,7 @@ int BPF_PROG(bpfhist_expire_entry, struct hrtimer *timer, ktime_t *nowp)
 	/* the tracepoint's `now`: the clock base's time the expiry ran at */
 	bpf_probe_read_kernel(&now, sizeof(now), nowp);
 	c->exp_offset_ns = now - *exp;
-	bpf_map_delete_elem(&timers, &key);
+	bpf_map_delete_elem(&bpfhist_timers, &key);
 	return 0;
 }
 
@@ -491,5 +500,23 @@ int BPF_PROG(bpfhist_expire_exit, struct hrtimer *timer)
 	count(BPFHIST_C_EVENTS);
 	if (c)
 		c->in_expire = 0;
+	return 0;
+}
+
+/*
+ * irq_vectors:local_timer_entry (x86): one count per local APIC timer
+ * interrupt of this CPU, whatever the CPU's state (idle included), for the
+ * comparison with /proc/interrupts' LOC column (docs/hist.md, "Backends").
+ * A raw tracepoint: it loads on any kernel (no BTF type needed), and the
+ * loader attaches it where the tracepoint exists.
+ */
+SEC("raw_tp/local_timer_entry")
+int bpfhist_ltimer_entry(void *ctx)
+{
+	__u32 zero = 0;
+	__u64 *v = bpf_map_lookup_elem(&bpfhist_ltimer, &zero);
+
+	if (v)
+		(*v)++;
 	return 0;
 }

@@ -1,0 +1,105 @@
+#!/bin/sh
+# The bpf backend of `latscope hist` on Debian's 6.1 kernels (issue 19).
+#
+# The BPF object is built on the host (6.18) against a vmlinux.h dumped
+# from the host's BTF; here libbpf's CO-RE relocates it against the 6.1
+# kernel's /sys/kernel/btf/vmlinux.
+#
+# 1. `hist record --backend bpf --timer-workload` loads every program (the
+#    timer ones included: stderr must not say a program was refused) and
+#    fills wakeup, missed_timer_offsets and timerandwakeup; then the same
+#    workload under `--backend perf` in the same boot.  The host check
+#    (tests/kernels/host/bpf_hist.sh) compares the two JSONs with the
+#    tolerance tests/e2e/hist_backend.sh derives (tests/hist_backend_lib.sh).
+# 2. Clean stops: bpftool's lists of programs, maps and links and every
+#    event's trigger file are as before the run after a normal end, after
+#    SIGINT and after SIGTERM of the bpf backend, and after SIGINT of the
+#    perf backend (the kernel frees closed programs and maps after an RCU
+#    grace period: up to 10 s are allowed); while the bpf backend runs, its
+#    programs (bpfhist_*) are listed, and no keep-busy spinner runs.
+# needs: file:/sys/kernel/btf/vmlinux cmd:bpftool
+# timeout: 300
+. "$KTEST_DIR/guest/lib.sh"
+# --interval 4ms: under TCG a 1 ms cycle often overruns the next expiry
+# (the thread still running when its timer fires: no wakeup to file)
+WL="--timer-workload --interval 4ms -d 8"
+
+# state: what of BPF and triggers the kernel holds (ids are never reused)
+state() {
+	for o in prog map link; do
+		bpftool $o list 2>&1 | grep -E '^[0-9]+:' | sed "s/^/$o /"
+	done
+	grep -H -v '^#' "$TRACEFS"/events/*/*/trigger 2>/dev/null
+}
+# back_to_before WHAT: the state returns to $ART/state.0 within 10 s
+back_to_before() {
+	n=0
+	while state > "$ART/state.now"; ! cmp -s "$ART/state.0" "$ART/state.now"; do
+		n=$((n + 1))
+		[ $n -lt 50 ] || die "after $1, left behind: $(diff "$ART/state.0" "$ART/state.now" | grep '^[+-][a-z/]')"
+		sleep 0.2
+	done
+	echo "after $1: no program, map, link or trigger left"
+}
+# spinners PID: the keep-busy threads of process PID
+spinners() { cat /proc/"$1"/task/*/comm 2>/dev/null | grep -c '^latscope-busy$'; }
+
+state > "$ART/state.0"
+# for the host check: PREEMPT_RT or not
+cat /sys/kernel/realtime > "$ART/realtime" 2>/dev/null || echo 0 > "$ART/realtime"
+echo "before: $(grep -c '^prog' "$ART/state.0") programs, $(grep -c '^map' "$ART/state.0") maps, $(grep -c '^link' "$ART/state.0") links, $(grep -vc '^[a-z]* [0-9]' "$ART/state.0") trigger lines"
+
+# ---- 1. bpf, then perf, same workload ---------------------------------------
+$LATSCOPE hist record --backend bpf $WL --json -O "$ART/bpf.tree" > "$ART/bpf.json" 2> "$ART/bpf.err" &
+lp=$!
+seen=0 spun=0
+while kill -0 $lp 2>/dev/null; do
+	s=$(bpftool prog list 2>/dev/null | grep -c 'name bpfhist_')
+	[ "$s" -gt $seen ] && seen=$s
+	b=$(spinners $lp)
+	[ "$b" -gt $spun ] && spun=$b
+	sleep 0.5
+done
+wait $lp
+rc=$?
+cat "$ART/bpf.err"
+[ $rc -eq 0 ] || die "--backend bpf exited $rc: $(tail -3 "$ART/bpf.err")"
+grep -Eq 'refused|not measured' "$ART/bpf.err" && die "a BPF program was refused: $(cat "$ART/bpf.err")"
+[ $seen -gt 0 ] || die "no bpfhist_ program listed by bpftool while the bpf backend ran"
+[ $spun -eq 0 ] || die "--backend bpf started $spun keep-busy spinners"
+grep -q '"backend":"bpf"' "$ART/bpf.json" || die "the bpf run's input.backend is not bpf"
+echo "bpf: $seen programs listed while it ran, no spinner"
+back_to_before "the bpf run's end"
+
+$LATSCOPE hist record --backend perf $WL --json > "$ART/perf.json" 2> "$ART/perf.err"
+rc=$?
+cat "$ART/perf.err"
+[ $rc -eq 0 ] || die "--backend perf exited $rc: $(tail -3 "$ART/perf.err")"
+grep -q '"backend":"perf"' "$ART/perf.json" || die "the perf run's input.backend is not perf"
+
+# ---- 2. stopped by a signal -------------------------------------------------
+# stop BACKEND SIG: a run stopped by SIG once it measures; exit 0, the summary
+stop() {
+	$LATSCOPE hist record --backend $1 --timer-workload -d 120 > "$ART/stop.$1.$2.txt" 2> "$ART/stop.$1.$2.err" &
+	sp=$!
+	i=0
+	until grep -q '^# latscope hist record: measuring' "$ART/stop.$1.$2.txt"; do
+		kill -0 $sp 2>/dev/null || die "$1 stopped before measuring: $(tail -3 "$ART/stop.$1.$2.err")"
+		i=$((i + 1))
+		[ $i -lt 300 ] || die "$1 did not start measuring in 60 s"
+		sleep 0.2
+	done
+	[ "$1" = perf ] || bpftool prog list | grep -q 'name bpfhist_' ||
+		die "$1: no bpfhist_ program loaded while it measured"
+	sleep 1
+	kill -$2 $sp
+	wait $sp
+	rc=$?
+	[ $rc -eq 0 ] || die "$1 stopped by SIG$2 exited $rc: $(tail -3 "$ART/stop.$1.$2.err")"
+	grep -q '^tracking:' "$ART/stop.$1.$2.txt" || die "$1 stopped by SIG$2 printed no summary"
+	back_to_before "SIG$2 of --backend $1"
+}
+stop bpf INT
+stop bpf TERM
+stop perf INT
+echo "$KERNEL: bpf and perf runs done, every stop clean"
