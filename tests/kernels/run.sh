@@ -44,7 +44,9 @@ result() {	# STATUS NAME [why]: one line, counted
 	*) fail=$((fail + 1)); failed="$failed $rn"; echo "FAIL $rn${*:+: $*}";;
 	esac
 }
+hangs=0; hung_list=""
 summary() {
+	[ $hangs -eq 0 ] || echo "kernels: guest hangs: $hangs ($(echo $hung_list)), each booted again once"
 	echo "kernels: $pass passed, $fail failed, $skip skipped ($(( $(date +%s) - t_start )) s)"
 	[ -z "$skipped" ] || echo "skipped:$skipped"
 	[ $fail -eq 0 ] || { echo "failing:$failed"; exit 1; }
@@ -283,17 +285,22 @@ run_kernel() {	# name package must...
 	cp "$WORK/skip" "$kw/root/ktest/skip"
 	(cd "$kw/root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$kw/k.cpio.gz"
 	cat "$WORK/common.cpio.gz" "$kw/k.cpio.gz" > "$kw/initrd"
-	truncate -s 256M "$kw/disk.img"
 	limit=$((2 * GRACE_S))
 	for n in $tests; do to=$(header "$n" timeout); limit=$((limit + ${to:-60})); done
 	limit=${KERNEL_LIMIT_S:-$limit}
 	echo "kernels: $name: $(cat "$kw/kinfo"), $accel, -smp 2 -m $MEM"
+	# A guest that hangs (no progress, its own timeouts silent too) is booted
+	# once more, every test again (a hung guest wrote no results disk); the
+	# hang is said with its console's tail and counted in the summary: an
+	# open defect (docs/kernels.md, "Guest hangs"), never a silent pass
+	for attempt in 1 2; do
+	rm -f "$kw/disk.img" && truncate -s 256M "$kw/disk.img"
 	t0=$(date +%s)
 	: > "$kw/results"
 	# shellcheck disable=SC2086
 	timeout -k 10 "$limit" qemu-system-x86_64 $qaccel -m "$MEM" -smp 2 -nodefaults -display none \
 		-no-reboot -kernel "$kw/vmlinuz" -initrd "$kw/initrd" \
-		-append "console=ttyS0 panic=-1 ${KERNEL_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 kt.attempt=$attempt ${KERNEL_APPEND:-}" \
 		-serial "file:$kw/console" -serial "file:$kw/results" \
 		-drive "file=$kw/disk.img,format=raw,if=virtio" > "$kw/qemu.out" 2>&1 &
 	qpid=$!
@@ -308,6 +315,19 @@ run_kernel() {	# name package must...
 	elif [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then lost="the guest hung: killed after $limit s"
 	elif p=$(grep -m1 'Kernel panic' "$kw/console"); then lost="the guest's kernel panicked: ${p#*] }"
 	else lost="the guest stopped before it (qemu exit $qrc)"; fi
+	case $lost in
+	"the guest hung"*)
+		hangs=$((hangs + 1)); hung_list="$hung_list $name"
+		if [ $attempt = 1 ]; then
+			echo "kernels: $name: $lost; the console's last lines:"
+			tail -8 "$kw/console" | indent
+			echo "kernels: $name: booting it again (hang $hangs of this run)"
+			mv "$kw/console" "$kw/console.hung"
+			continue
+		fi;;
+	esac
+	break
+	done
 	tail_shown=false
 	for n in features $tests; do
 		line=$(grep -v '^KT RUN ' "$kw/results.txt" | grep -m1 "^KT [A-Z]* $n\( \|\$\)")
