@@ -16,7 +16,8 @@
 # timer fired (the previous cycle ran past this one's expiry: rare at the
 # intervals used).  So per CPU each backend files timerandwakeup for its
 # run's own cycle count (timer_workload[i].cycles) within max(20, 5 %), and
-# the two backends are within the sum of both.  The runs are one after the
+# the two backends' excesses over their own cycles are within the sum of
+# both.  The runs are one after the
 # other (one workload at a time), so their latency values differ by the
 # machine's noise: they are not compared across backends.  Within each run
 # the values must keep the order every sample keeps: timerandwakeup = timer
@@ -24,20 +25,34 @@
 # space after the switch-in) is at least its cycle's timerandwakeup, so at
 # the medians (bucket ends, 1 us buckets): wakeup <= timerandwakeup,
 # missed_timer <= timerandwakeup <= own + 1 us.
+#
+# Other RT victims: where the kernel has SCHED_FIFO threads of its own that
+# its timer callbacks wake (PREEMPT_RT: ktimers/N and rcuc/N, woken from the
+# tick), each backend also files those wakeups in the CPU's histograms; it
+# must (they are RT wakeups), and they are not cycles.  BA_OTHERS_BPF and
+# BA_OTHERS_PERF, when set, name a file of "CPU N" lines per run: N bounds
+# those samples on the CPU (the guest counts the other RT tasks' sleeps over
+# the run: each wakeup follows one).  A CPU's count may then exceed its
+# cycles by N more, and the backends differ by both runs' N more.  Unset:
+# none (this machine's kernel has no such threads).
 
 # backend_agree BPF_JSON PERF_JSON TREE
 backend_agree() {
 	ba_i=0
 	while ba_w=$("$HC" --get "$1" timer_workload.$ba_i.cpu 2>/dev/null) && [ -n "$ba_w" ]; do
 		for ba_f in "$1" "$2"; do
-			ba_b=bpf
-			[ "$ba_f" = "$1" ] || ba_b=perf
+			ba_b=bpf ba_of=${BA_OTHERS_BPF:-}
+			[ "$ba_f" = "$1" ] || ba_b=perf ba_of=${BA_OTHERS_PERF:-}
+			ba_o=0
+			[ -z "$ba_of" ] || ba_o=$(awk -v c="$ba_w" '$1 == c { print $2 }' "$ba_of")
+			[ -n "$ba_o" ] || die "$ba_b: no CPU$ba_w line in $ba_of"
 			ba_cyc=$("$HC" --get "$ba_f" timer_workload.$ba_i.cycles)
 			for ba_k in timerandwakeup missed_timer_offsets; do
 				ba_n=$("$HC" --get "$ba_f" histograms.$ba_k.cpus.$ba_w.total) ||
 					die "$ba_b: no $ba_k on CPU$ba_w"
-				ba_within "$ba_n" "$ba_cyc" "$(ba_tol "$ba_cyc")" ||
-					die "$ba_b: CPU$ba_w $ba_k has $ba_n samples for $ba_cyc cycles (tolerance $(ba_tol "$ba_cyc"))"
+				ba_x=$(ba_tol "$ba_cyc")
+				[ "$ba_n" -ge $((ba_cyc - ba_x)) ] && [ "$ba_n" -le $((ba_cyc + ba_x + ba_o)) ] ||
+					die "$ba_b: CPU$ba_w $ba_k has $ba_n samples for $ba_cyc cycles (tolerance $ba_x, other RT victims up to $ba_o)"
 			done
 			ba_tw=$("$HC" --get "$ba_f" histograms.timerandwakeup.cpus.$ba_w.p50_ns)
 			ba_wk=$("$HC" --get "$ba_f" histograms.wakeup.cpus.$ba_w.p50_ns)
@@ -47,10 +62,13 @@ backend_agree() {
 				die "$ba_b: CPU$ba_w medians out of order: wakeup $ba_wk, missed_timer $ba_mt, timerandwakeup $ba_tw, own $ba_own"
 			eval "ba_n_$ba_b=\$(\"\$HC\" --get \"\$ba_f\" histograms.timerandwakeup.cpus.$ba_w.total)"
 			eval "ba_c_$ba_b=\$ba_cyc"
+			eval "ba_o_$ba_b=\$ba_o"
 		done
-		ba_t=$(($(ba_tol "$ba_c_bpf") + $(ba_tol "$ba_c_perf")))
-		ba_within "$ba_n_bpf" "$ba_n_perf" "$ba_t" ||
-			die "CPU$ba_w timerandwakeup: bpf $ba_n_bpf, perf $ba_n_perf (tolerance $ba_t)"
+		ba_t=$(($(ba_tol "$ba_c_bpf") + $(ba_tol "$ba_c_perf") + ba_o_bpf + ba_o_perf))
+		# each against its own run's cycles: the runs are sequential, and under
+		# TCG one may run 10 % fewer cycles than the other (1776 vs 1993)
+		ba_within $((ba_n_bpf - ba_c_bpf)) $((ba_n_perf - ba_c_perf)) "$ba_t" ||
+			die "CPU$ba_w timerandwakeup: bpf $ba_n_bpf of $ba_c_bpf cycles, perf $ba_n_perf of $ba_c_perf (tolerance $ba_t)"
 		echo "CPU$ba_w timerandwakeup samples: bpf $ba_n_bpf of $ba_c_bpf cycles, perf $ba_n_perf of $ba_c_perf (tolerance $ba_t)"
 		# the bpf worst case (latency_hist's max_latency line): a timer
 		# thread (SCHED_FIFO 95) as the victim, the task it replaced as the

@@ -36,6 +36,10 @@ struct bpfhist {
 	 * LOC before the attach and after the detach (loc_end valid once stopped) */
 	struct bpf_link *ltimer;
 	bool ltimer_ok, stopped;
+	/* the kernel's run counts (bpf_enable_stats) on from before the attach to
+	 * the detach: -1 when refused (run_cnt then unknown) */
+	int stats_fd;
+	bool stats_stopped;		/* stats were on until bpfhist_stop() */
 	uint64_t loc_start[BPFHIST_MAX_CPUS], loc_end[BPFHIST_MAX_CPUS];
 };
 
@@ -190,6 +194,8 @@ int bpfhist_open(struct bpfhist **out, const struct bpfhist_cfg *cfg, char *why,
 		return -ENOMEM;
 	}
 	libbpf_print_fn_t old = libbpf_set_print(keep_msg);
+	/* run_cnt counted from the attach on (recursion_misses always are) */
+	b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	err = load_attach(b, cfg->timers);
 	if (err && cfg->timers) {
 		/* the timer programs read the expiry's `now` through a pointer
@@ -208,6 +214,8 @@ int bpfhist_open(struct bpfhist **out, const struct bpfhist_cfg *cfg, char *why,
 		attach_ltimer(b);
 	libbpf_set_print(old);
 	if (err) {
+		if (b->stats_fd >= 0)
+			close(b->stats_fd);
 		free(b->val);
 		free(b);
 		return err;
@@ -253,6 +261,33 @@ static int read_buckets(struct bpfhist *b, struct hset *set, uint32_t k, const b
 				return -ENOMEM;
 			h->counts[i] = v[cpu];
 		}
+	}
+	return 0;
+}
+
+/* every loaded program's run_cnt and recursion_misses into s */
+static int read_progs(const struct bpfhist *b, struct bpfhist_stats *s)
+{
+	struct bpf_program *p;
+
+	s->run_cnt_known = b->stats_fd >= 0 || b->stats_stopped;
+	bpf_object__for_each_program(p, b->skel->obj) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(p);
+		if (fd < 0)	/* not loaded (the timer programs refused) */
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+			return -errno;
+		if (s->nr_progs >= BPFHIST_MAX_PROGS)
+			return -E2BIG;
+		struct bpfhist_prog_stat *ps = &s->progs[s->nr_progs++];
+		snprintf(ps->name, sizeof(ps->name), "%s", bpf_program__name(p));
+		ps->run_cnt = info.run_cnt;
+		ps->recursion_misses = info.recursion_misses;
+		s->run_cnt += info.run_cnt;
+		s->recursion_misses += info.recursion_misses;
 	}
 	return 0;
 }
@@ -307,6 +342,7 @@ int bpfhist_read(struct bpfhist *b, struct hset *set, struct bpfhist_stats *st)
 			[BPFHIST_C_REPLACED] = &s.replaced, [BPFHIST_C_MIGRATED] = &s.migrated,
 			[BPFHIST_C_TIMER_UNKNOWN] = &s.timer_unknown,
 			[BPFHIST_C_TIMER_EARLY] = &s.timer_early,
+			[BPFHIST_C_NESTED] = &s.nested,
 		};
 		for (uint32_t c = 0; c < BPFHIST_NR_COUNTERS; c++) {
 			if (bpf_map_lookup_elem(cfd, &c, v) < 0)
@@ -314,6 +350,8 @@ int bpfhist_read(struct bpfhist *b, struct hset *set, struct bpfhist_stats *st)
 			for (int cpu = 0; cpu < b->ncpus; cpu++)
 				*dst[c] += v[cpu];
 		}
+		if ((err = read_progs(b, &s)) < 0)
+			return err;
 		*st = s;
 	}
 	return 0;
@@ -355,6 +393,11 @@ void bpfhist_stop(struct bpfhist *b)
 			b->ltimer_ok = false;
 	}
 	bpfhist_bpf__detach(b->skel);
+	if (b->stats_fd >= 0) {	/* the counts stay; the kernel stops counting */
+		close(b->stats_fd);
+		b->stats_fd = -1;
+		b->stats_stopped = true;
+	}
 	b->stopped = true;
 }
 
@@ -364,6 +407,8 @@ void bpfhist_close(struct bpfhist *b)
 		return;
 	bpf_link__destroy(b->ltimer);
 	bpfhist_bpf__destroy(b->skel);	/* links detached, programs and maps closed */
+	if (b->stats_fd >= 0)
+		close(b->stats_fd);
 	free(b->val);
 	free(b);
 }

@@ -40,6 +40,18 @@ struct bpfhist_cfg {
 					 * NULL = all */
 };
 
+/* One loaded program's counts, as the kernel keeps them (struct
+ * bpf_prog_info, BPF_OBJ_GET_INFO_BY_FD). */
+#define BPFHIST_MAX_PROGS 16
+struct bpfhist_prog_stat {
+	char name[32];			/* bpfhist_waking, ... */
+	uint64_t run_cnt;		/* runs: counted only while the kernel's BPF stats
+					 * are on (bpfhist_stats.run_cnt_known) */
+	uint64_t recursion_misses;	/* runs the kernel skipped: the program was already
+					 * running on that CPU (its per-CPU recursion guard,
+					 * prog->active): a LOSS, the event was not seen */
+};
+
 /* The counters of struct latency_stats the programs keep, summed over CPUs. */
 struct bpfhist_stats {
 	uint64_t events;		/* program runs */
@@ -47,7 +59,24 @@ struct bpfhist_stats {
 	uint64_t timer_unknown, timer_early;
 	uint64_t outside_cpus;		/* samples filed on CPUs off cpu_on or >= nr_cpus: not in
 					 * the set */
+	uint64_t nested;		/* program runs that began while another of ours was
+					 * running on the same CPU (interrupted): the per-CPU
+					 * tracking state may have been torn (docs/hist.md) */
+	/* the kernel's counts of each loaded program (bpfhist_prog_stat) */
+	uint32_t nr_progs;
+	struct bpfhist_prog_stat progs[BPFHIST_MAX_PROGS];
+	bool run_cnt_known;		/* the kernel counted runs over the whole window */
+	uint64_t run_cnt;		/* sum of progs[].run_cnt */
+	uint64_t recursion_misses;	/* sum of progs[].recursion_misses: events lost */
 };
+
+/*
+ * bpfhist_misses_text - the programs of st that missed runs, as
+ * "bpfhist_switch 3, bpfhist_waking 1" (programs in st's order) into buf (at
+ * most len bytes, NUL-terminated; "" when none).  Returns the total of
+ * progs[].recursion_misses.  Pure.
+ */
+uint64_t bpfhist_misses_text(const struct bpfhist_stats *st, char *buf, size_t len);
 
 struct bpfhist;
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "live/bpfhist.h"
 #include "live/histtrig.h"
 #include "live/idlecheck.h"
 #include "engine/latency.h"
@@ -78,6 +79,8 @@ struct hctx {
 	struct bpfhist *bpf;		/* the bpf backend while it runs */
 	struct latency_stats bstats;	/* the bpf programs' counters, as the engine names them */
 	uint64_t bpf_events;		/* bpf program runs */
+	struct bpfhist_stats bps;	/* all the bpf backend read: the kernel's per-program
+					 * run_cnt and recursion_misses (a loss), nested */
 	struct histtrig *htrig;		/* the kernel backend while its triggers are set */
 	bool kernel_ran;		/* bset was filled by the kernel's hist triggers */
 	struct histtrig_stats hstats;	/* what their text said */

@@ -376,7 +376,8 @@ static uint64_t dropped(const struct hctx *c)
 {
 	const struct latency_stats *st = tracking(c);
 	return c->lost_events + c->lost_samples + c->unknown_id + c->bad_samples + c->bad_raw +
-	       c->no_raw + st->bad_cpu + st->alloc_failures + c->hstats.dropped + c->hstats.bad_lines;
+	       c->no_raw + st->bad_cpu + st->alloc_failures + c->hstats.dropped + c->hstats.bad_lines +
+	       (c->bset && !c->kernel_ran ? c->bps.recursion_misses : 0);
 }
 
 /* The perf backend's events line: decoded, malformed, lost. */
@@ -413,6 +414,26 @@ static struct json_object *histtrig_json(const struct hctx *c)
 	json_object_object_add(o, "off_lo_ns", jsonv_u64(c->hwin.off_lo_ns));
 	json_object_object_add(o, "off_hi_ns", jsonv_u64(c->hwin.off_hi_ns));
 	return o;
+}
+
+/* bpf: each loaded program's runs and the runs the kernel skipped
+ * (JSON input.bpf_programs) */
+static struct json_object *bpfprogs_json(const struct hctx *c)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (uint32_t i = 0; a && i < c->bps.nr_progs && i < BPFHIST_MAX_PROGS; i++) {
+		const struct bpfhist_prog_stat *p = &c->bps.progs[i];
+		struct json_object *e = json_object_new_object();
+		if (!e)
+			break;
+		json_object_object_add(e, "name", json_object_new_string(p->name));
+		if (c->bps.run_cnt_known)
+			json_object_object_add(e, "run_cnt", jsonv_u64(p->run_cnt));
+		json_object_object_add(e, "recursion_misses", jsonv_u64(p->recursion_misses));
+		json_object_array_add(a, e);
+	}
+	return a;
 }
 
 /* bpf: the local timer interrupts each traced CPU took, counted by a BPF
@@ -516,9 +537,15 @@ int hist_emit(struct hctx *c)
 									      : c->bset ? "bpf" : "perf"));
 				if (c->kernel_ran)
 					json_object_object_add(in, "hist_triggers", histtrig_json(c));
-				else if (c->bset)
+				else if (c->bset) {
 					json_object_object_add(in, "bpf_program_runs",
 							       jsonv_u64(c->bpf_events));
+					json_object_object_add(in, "bpf_recursion_misses",
+							       jsonv_u64(c->bps.recursion_misses));
+					json_object_object_add(in, "bpf_nested_runs",
+							       jsonv_u64(c->bps.nested));
+					json_object_object_add(in, "bpf_programs", bpfprogs_json(c));
+				}
 				if (c->nltimer)
 					json_object_object_add(in, "local_timer", ltimer_json(c));
 			}
@@ -540,7 +567,9 @@ int hist_emit(struct hctx *c)
 			       c->hstats.outside_cpus, c->hstats.bad_lines);
 		else if (c->bset)
 			printf("events: counted in the kernel by the bpf backend (%" PRIu64
-			       " program runs)\n", c->bpf_events);
+			       " program runs, %" PRIu64 " skipped by the kernel's recursion guard, %"
+			       PRIu64 " nested in another)\n", c->bpf_events, c->bps.recursion_misses,
+			       c->bps.nested);
 		else
 			print_events(c);
 		for (size_t i = 0; i < c->nltimer; i++)
@@ -597,6 +626,13 @@ int hist_emit(struct hctx *c)
 		DROPPED(c->out_of_order, "events delivered out of order");
 		DROPPED(c->forced, "queue flushes forced by a full queue");
 		DROPPED(c->ring_corrupt_bytes, "bytes of corrupt ring data skipped");
+		if (c->bset && !c->kernel_ran && c->bps.recursion_misses && u < sizeof(b)) {
+			char names[256];
+			bpfhist_misses_text(&c->bps, names, sizeof(names));
+			u += (size_t)snprintf(b + u, sizeof(b) - u, "%s%" PRIu64 " bpf program runs "
+					      "skipped by the kernel's recursion guard (%s)", u ? ", " : "",
+					      c->bps.recursion_misses, names);
+		}
 #undef DROPPED
 		fprintf(stderr, "%s: warning: %s: %s\n", c->prog, b,
 			drop || c->ring_corrupt_bytes ? "histograms are incomplete" : "ordering may be off");

@@ -452,6 +452,7 @@ static int bpf_collect(struct hctx *c)
 		return err;
 	}
 	c->bpf_events = bs.events;
+	c->bps = bs;
 	c->nltimer = 0;
 	for (uint32_t cpu = 0; cpu < hset_nr_cpus(c->bset) && c->nltimer < 256; cpu++) {
 		struct bpfhist_ltimer lt;

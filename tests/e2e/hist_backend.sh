@@ -71,6 +71,31 @@ fi
 [ "$busy" -eq 0 ] || die "--backend bpf started $busy keep-busy spinners"
 [ "$(backend "$TMP/bpf.json")" = bpf ] || die "input.backend is not bpf"
 [ "$("$HC" --get "$TMP/bpf.json" input.keep_busy.enabled)" = 0 ] || die "keep-busy on under bpf"
+# the kernel's counts of each program (bpf_prog_info): every run the kernel
+# skipped (recursion_misses) is a loss, named on stderr; the runs it counted
+# (run_cnt, when it could count them) are the programs' own count but the
+# local timer counter's (bpfhist_ltimer_entry, not in bpf_program_runs)
+miss=$("$HC" --get "$TMP/bpf.json" input.bpf_recursion_misses) || die "no input.bpf_recursion_misses"
+if [ "$miss" -gt 0 ]; then
+	grep -q "$miss bpf program runs skipped by the kernel's recursion guard (bpfhist_" "$TMP/bpf.err" ||
+		die "$miss recursion misses not named on stderr: $(cat "$TMP/bpf.err")"
+else
+	! grep -q "recursion guard" "$TMP/bpf.err" || die "a miss named on stderr for none: $(cat "$TMP/bpf.err")"
+fi
+np=0 runs=0 ltimer=0
+while r=$("$HC" --get "$TMP/bpf.json" input.bpf_programs.$np.recursion_misses 2>/dev/null) && [ -n "$r" ]; do
+	c=$("$HC" --get "$TMP/bpf.json" input.bpf_programs.$np.run_cnt 2>/dev/null) || c=""
+	[ -n "$c" ] && runs=$((runs + c))
+	tr -d ' \n' <"$TMP/bpf.json" | grep -q "\"name\":\"bpfhist_ltimer_entry\",\"run_cnt\":$c," && ltimer=$c
+	np=$((np + 1))
+done
+[ $np -ge 10 ] || die "input.bpf_programs lists $np programs (the trackers are ten)"
+if [ -n "$c" ]; then
+	ev=$("$HC" --get "$TMP/bpf.json" input.bpf_program_runs)
+	[ $((runs - ltimer)) -eq "$ev" ] ||
+		die "the kernel counted $runs runs ($ltimer of the local timer counter), the programs $ev"
+fi
+echo "bpf: $np programs, $miss runs skipped by the kernel's recursion guard, kernel's run_cnt $runs"
 # clean stop: the kernel frees a closed program after an RCU grace period
 n=0
 while [ "$(ours)" -gt 0 ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done

@@ -3,15 +3,17 @@
  * Unit tests of the bpf histogram backend's pure parts: the bucket rule the
  * BPF programs use (live/bpf/bpfhist_abi.h) files every value where
  * lhist_record() does, for the geometries `hist` takes (default, sub-us,
- * negative offset, one bucket, wide buckets), at and around every edge; and
+ * negative offset, one bucket, wide buckets), at and around every edge;
  * bpfhist_open() refuses bad or too large configurations before it touches
- * the kernel.
+ * the kernel; and bpfhist_misses_text() names every program that missed runs
+ * (the kernel's recursion_misses, a loss) and sums them.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -96,11 +98,51 @@ static void test_open_refuses(void **state)
 	assert_false(bpfhist_has_timers(NULL));
 }
 
+static void set_prog(struct bpfhist_stats *st, const char *name, uint64_t runs, uint64_t misses)
+{
+	struct bpfhist_prog_stat *p = &st->progs[st->nr_progs++];
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->run_cnt = runs;
+	p->recursion_misses = misses;
+}
+
+static void test_misses_text(void **state)
+{
+	struct bpfhist_stats st;
+	char b[128];
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	memset(b, 'x', sizeof(b));
+	assert_int_equal(bpfhist_misses_text(&st, b, sizeof(b)), 0);	/* no program */
+	assert_string_equal(b, "");
+	set_prog(&st, "bpfhist_waking", 100, 0);
+	set_prog(&st, "bpfhist_switch", 200, 0);
+	assert_int_equal(bpfhist_misses_text(&st, b, sizeof(b)), 0);	/* none missed */
+	assert_string_equal(b, "");
+	set_prog(&st, "bpfhist_expire_entry", 50, 3);
+	assert_int_equal(bpfhist_misses_text(&st, b, sizeof(b)), 3);
+	assert_string_equal(b, "bpfhist_expire_entry 3");
+	st.progs[0].recursion_misses = 1;	/* in the programs' order */
+	assert_int_equal(bpfhist_misses_text(&st, b, sizeof(b)), 4);
+	assert_string_equal(b, "bpfhist_waking 1, bpfhist_expire_entry 3");
+	/* a short buffer: cut, NUL-terminated, the total still whole */
+	assert_int_equal(bpfhist_misses_text(&st, b, 10), 4);
+	assert_string_equal(b, "bpfhist_w");
+	assert_int_equal(bpfhist_misses_text(&st, b, 0), 4);
+	/* a name of the full 32 bytes without its NUL stays inside the field */
+	memset(st.progs[1].name, 'n', sizeof(st.progs[1].name));
+	st.progs[1].recursion_misses = 2;
+	assert_int_equal(bpfhist_misses_text(&st, b, sizeof(b)), 6);
+	assert_string_equal(b, "bpfhist_waking 1, nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn 2, bpfhist_expire_entry 3");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buckets_agree),
 		cmocka_unit_test(test_open_refuses),
+		cmocka_unit_test(test_misses_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -112,6 +112,53 @@ static __always_inline void count(__u32 c)
 		(*v)++;
 }
 
+/*
+ * Our programs running on this CPU: a run that begins while another is
+ * running was interrupted into (a hard interrupt in a program that runs
+ * with interrupts on, e.g. hrtimer_expire_entry of a softirq hrtimer):
+ * counted as nested, since it reads and writes the CPU's tracking state
+ * between two steps of the other (docs/hist.md, "Backends").  Tracepoints
+ * run their probes with preemption off, so only interrupts nest.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} bpfhist_depth SEC(".maps");
+
+static __always_inline __u64 *depth_enter(void)
+{
+	__u32 zero = 0;
+	__u64 *d = bpf_map_lookup_elem(&bpfhist_depth, &zero);
+
+	if (d) {
+		if (*d)
+			count(BPFHIST_C_NESTED);
+		(*d)++;
+	}
+	return d;
+}
+
+static __always_inline void depth_exit(__u64 *d)
+{
+	if (d && *d)
+		(*d)--;
+}
+
+/* The program NAME on tp_btf/TP: NAME_run(CALL) between depth_enter() and
+ * depth_exit(). */
+#define TRACKED(tp, name, call, ...)		\
+	SEC("tp_btf/" tp)			\
+	int BPF_PROG(name, __VA_ARGS__)		\
+	{					\
+		__u64 *d = depth_enter();	\
+		int rc = name##_run call;	\
+						\
+		depth_exit(d);			\
+		return rc;			\
+	}
+
 static __always_inline int is_rt(__s32 prio)
 {
 	return prio >= 0 && prio < BPFHIST_RT_PRIO;
@@ -282,8 +329,7 @@ static __always_inline void timer_wake(struct bpfhist_task *t, __s32 target, __u
 	}
 }
 
-SEC("tp_btf/sched_waking")
-int BPF_PROG(bpfhist_waking, struct task_struct *p)
+static __always_inline int bpfhist_waking_run(struct task_struct *p)
 {
 	struct bpfhist_task t;
 	__u64 now = bpf_ktime_get_ns();
@@ -300,6 +346,8 @@ int BPF_PROG(bpfhist_waking, struct task_struct *p)
 		s->waking_ns = now ? now : 1;
 	return 0;
 }
+
+TRACKED("sched_waking", bpfhist_waking, (p), struct task_struct *p)
 
 static __always_inline int on_wakeup(struct task_struct *p)
 {
@@ -321,20 +369,21 @@ static __always_inline int on_wakeup(struct task_struct *p)
 	return 0;
 }
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(bpfhist_wakeup, struct task_struct *p)
+static __always_inline int bpfhist_wakeup_run(struct task_struct *p)
 {
 	return on_wakeup(p);
 }
 
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(bpfhist_wakeup_new, struct task_struct *p)
+TRACKED("sched_wakeup", bpfhist_wakeup, (p), struct task_struct *p)
+
+static __always_inline int bpfhist_wakeup_new_run(struct task_struct *p)
 {
 	return on_wakeup(p);
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(bpfhist_switch, bool preempt, struct task_struct *prevp, struct task_struct *nextp)
+TRACKED("sched_wakeup_new", bpfhist_wakeup_new, (p), struct task_struct *p)
+
+static __always_inline int bpfhist_switch_run(struct task_struct *prevp, struct task_struct *nextp)
 {
 	struct bpfhist_task prev, next;
 	__u64 now = bpf_ktime_get_ns();
@@ -403,8 +452,10 @@ int BPF_PROG(bpfhist_switch, bool preempt, struct task_struct *prevp, struct tas
 	return 0;
 }
 
-SEC("tp_btf/sched_migrate_task")
-int BPF_PROG(bpfhist_migrate, struct task_struct *p, int dest_cpu)
+TRACKED("sched_switch", bpfhist_switch, (prevp, nextp), bool preempt, struct task_struct *prevp,
+	struct task_struct *nextp)
+
+static __always_inline int bpfhist_migrate_run(struct task_struct *p, int dest_cpu)
 {
 	__s32 oc = (__s32)p->thread_info.cpu, pid = p->pid;
 
@@ -427,8 +478,9 @@ int BPF_PROG(bpfhist_migrate, struct task_struct *p, int dest_cpu)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(bpfhist_exit, struct task_struct *p)
+TRACKED("sched_migrate_task", bpfhist_migrate, (p, dest_cpu), struct task_struct *p, int dest_cpu)
+
+static __always_inline int bpfhist_exit_run(struct task_struct *p)
 {
 	__s32 pid = p->pid;
 
@@ -446,8 +498,9 @@ int BPF_PROG(bpfhist_exit, struct task_struct *p)
 	return 0;
 }
 
-SEC("tp_btf/hrtimer_start")
-int BPF_PROG(bpfhist_hrtimer_start, struct hrtimer *timer)
+TRACKED("sched_process_exit", bpfhist_exit, (p), struct task_struct *p)
+
+static __always_inline int bpfhist_hrtimer_start_run(struct hrtimer *timer)
 {
 	__u64 key = (__u64)timer;
 	__s64 expires = timer->node.expires;
@@ -457,8 +510,9 @@ int BPF_PROG(bpfhist_hrtimer_start, struct hrtimer *timer)
 	return 0;
 }
 
-SEC("tp_btf/hrtimer_cancel")
-int BPF_PROG(bpfhist_hrtimer_cancel, struct hrtimer *timer)
+TRACKED("hrtimer_start", bpfhist_hrtimer_start, (timer), struct hrtimer *timer)
+
+static __always_inline int bpfhist_hrtimer_cancel_run(struct hrtimer *timer)
 {
 	__u64 key = (__u64)timer;
 
@@ -467,8 +521,9 @@ int BPF_PROG(bpfhist_hrtimer_cancel, struct hrtimer *timer)
 	return 0;
 }
 
-SEC("tp_btf/hrtimer_expire_entry")
-int BPF_PROG(bpfhist_expire_entry, struct hrtimer *timer, ktime_t *nowp)
+TRACKED("hrtimer_cancel", bpfhist_hrtimer_cancel, (timer), struct hrtimer *timer)
+
+static __always_inline int bpfhist_expire_entry_run(struct hrtimer *timer, ktime_t *nowp)
 {
 	__u64 key = (__u64)timer;
 	struct cpu_state *c = cpu_at(bpf_get_smp_processor_id());
@@ -492,8 +547,10 @@ int BPF_PROG(bpfhist_expire_entry, struct hrtimer *timer, ktime_t *nowp)
 	return 0;
 }
 
-SEC("tp_btf/hrtimer_expire_exit")
-int BPF_PROG(bpfhist_expire_exit, struct hrtimer *timer)
+TRACKED("hrtimer_expire_entry", bpfhist_expire_entry, (timer, nowp), struct hrtimer *timer,
+	ktime_t *nowp)
+
+static __always_inline int bpfhist_expire_exit_run(struct hrtimer *timer)
 {
 	struct cpu_state *c = cpu_at(bpf_get_smp_processor_id());
 
@@ -502,6 +559,8 @@ int BPF_PROG(bpfhist_expire_exit, struct hrtimer *timer)
 		c->in_expire = 0;
 	return 0;
 }
+
+TRACKED("hrtimer_expire_exit", bpfhist_expire_exit, (timer), struct hrtimer *timer)
 
 /*
  * irq_vectors:local_timer_entry (x86): one count per local APIC timer

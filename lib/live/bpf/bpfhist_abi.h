@@ -66,6 +66,7 @@ enum bpfhist_counter {
 	BPFHIST_C_MIGRATED,
 	BPFHIST_C_TIMER_UNKNOWN,
 	BPFHIST_C_TIMER_EARLY,
+	BPFHIST_C_NESTED,		/* runs begun inside another of ours on the same CPU */
 	BPFHIST_NR_COUNTERS
 };
 

@@ -15,8 +15,9 @@
 #    event's trigger file are as before the run after a normal end, after
 #    SIGINT and after SIGTERM of the bpf backend, and after SIGINT of the
 #    perf backend (the kernel frees closed programs and maps after an RCU
-#    grace period: up to 10 s are allowed); while the bpf backend runs, its
-#    programs (bpfhist_*) are listed, and no keep-busy spinner runs.
+#    grace period: up to 10 s are allowed); while the bpf backend of those
+#    runs measures, its programs (bpfhist_*) are listed, and no keep-busy
+#    spinner runs.  (Not watched during step 1's runs: see there.)
 # needs: file:/sys/kernel/btf/vmlinux cmd:bpftool
 # timeout: 300
 . "$KTEST_DIR/guest/lib.sh"
@@ -41,6 +42,31 @@ back_to_before() {
 	done
 	echo "after $1: no program, map, link or trigger left"
 }
+# rtsw: "PID CPU NVCSW" for every SCHED_FIFO/RR task but latscope's own
+# (policy 1 or 2 in /proc/PID/stat; CPU = the one CPU it may run on, or
+# "any"; NVCSW = its voluntary context switches so far)
+rtsw() {
+	for d in /proc/[0-9]*; do
+		st=$(cat $d/stat 2>/dev/null) || continue
+		set -- ${st##*) }
+		[ "${39}" = 1 ] || [ "${39}" = 2 ] || continue
+		case $(cat $d/comm 2>/dev/null) in latscope*) continue;; esac
+		c=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' $d/status 2>/dev/null)
+		case $c in *[-,]*|"") c=any;; esac
+		echo "${d#/proc/} $c $(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' $d/status)"
+	done
+}
+# others NAME: "CPU N" a line: the sleeps (voluntary switches) of the other
+# RT tasks since rtsw > $ART/rtsw.0, those free to run on any CPU counted
+# on every CPU.  Each wakeup of such a task during the run follows one of
+# them, so it bounds the samples of other victims a CPU can file.
+others() {
+	rtsw > "$ART/rtsw.1"
+	awk 'NR == FNR { a[$1] = $3; next }
+	     { d = $3 - ($1 in a ? a[$1] : 0); if (d < 0) d = 0
+	       if ($2 == "any") any += d; else n[$2] += d }
+	     END { for (c = 0; c < '"$(nproc)"'; c++) print c, n[c] + any }' "$ART/rtsw.0" "$ART/rtsw.1" > "$ART/others.$1"
+}
 # spinners PID: the keep-busy threads of process PID
 spinners() { cat /proc/"$1"/task/*/comm 2>/dev/null | grep -c '^latscope-busy$'; }
 
@@ -50,29 +76,27 @@ cat /sys/kernel/realtime > "$ART/realtime" 2>/dev/null || echo 0 > "$ART/realtim
 echo "before: $(grep -c '^prog' "$ART/state.0") programs, $(grep -c '^map' "$ART/state.0") maps, $(grep -c '^link' "$ART/state.0") links, $(grep -vc '^[a-z]* [0-9]' "$ART/state.0") trigger lines"
 
 # ---- 1. bpf, then perf, same workload ---------------------------------------
-$LATSCOPE hist record --backend bpf $WL --json -O "$ART/bpf.tree" > "$ART/bpf.json" 2> "$ART/bpf.err" &
-lp=$!
-seen=0 spun=0
-while kill -0 $lp 2>/dev/null; do
-	s=$(bpftool prog list 2>/dev/null | grep -c 'name bpfhist_')
-	[ "$s" -gt $seen ] && seen=$s
-	b=$(spinners $lp)
-	[ "$b" -gt $spun ] && spun=$b
-	sleep 0.5
-done
-wait $lp
+# Nothing else runs during these two measured runs: an observer polling
+# bpftool, cat and grep every 0.5 s during one of them only (as this test
+# did) makes the kernel wake its SCHED_FIFO threads (rcuc/N, ktimers/N on
+# PREEMPT_RT) from timer callbacks hundreds of times more in that run, and
+# both backends file those wakeups (issue 19; docs/hist.md, "Backends").
+# What was watched here (our programs listed, no spinner) is watched in the
+# runs stopped by a signal (section 2).
+rtsw > "$ART/rtsw.0"
+$LATSCOPE hist record --backend bpf $WL --json -O "$ART/bpf.tree" > "$ART/bpf.json" 2> "$ART/bpf.err"
 rc=$?
+others bpf
 cat "$ART/bpf.err"
 [ $rc -eq 0 ] || die "--backend bpf exited $rc: $(tail -3 "$ART/bpf.err")"
 grep -Eq 'refused|not measured' "$ART/bpf.err" && die "a BPF program was refused: $(cat "$ART/bpf.err")"
-[ $seen -gt 0 ] || die "no bpfhist_ program listed by bpftool while the bpf backend ran"
-[ $spun -eq 0 ] || die "--backend bpf started $spun keep-busy spinners"
 grep -q '"backend":"bpf"' "$ART/bpf.json" || die "the bpf run's input.backend is not bpf"
-echo "bpf: $seen programs listed while it ran, no spinner"
 back_to_before "the bpf run's end"
 
+rtsw > "$ART/rtsw.0"
 $LATSCOPE hist record --backend perf $WL --json > "$ART/perf.json" 2> "$ART/perf.err"
 rc=$?
+others perf
 cat "$ART/perf.err"
 [ $rc -eq 0 ] || die "--backend perf exited $rc: $(tail -3 "$ART/perf.err")"
 grep -q '"backend":"perf"' "$ART/perf.json" || die "the perf run's input.backend is not perf"
@@ -89,8 +113,13 @@ stop() {
 		[ $i -lt 300 ] || die "$1 did not start measuring in 60 s"
 		sleep 0.2
 	done
-	[ "$1" = perf ] || bpftool prog list | grep -q 'name bpfhist_' ||
-		die "$1: no bpfhist_ program loaded while it measured"
+	if [ "$1" = bpf ]; then
+		seen=$(bpftool prog list | grep -c 'name bpfhist_')
+		[ "$seen" -gt 0 ] || die "$1: no bpfhist_ program loaded while it measured"
+		b=$(spinners $sp)
+		[ "$b" -eq 0 ] || die "--backend bpf started $b keep-busy spinners"
+		echo "bpf (SIG$2 run): $seen programs listed while it measured, no spinner"
+	fi
 	sleep 1
 	kill -$2 $sp
 	wait $sp
