@@ -286,27 +286,31 @@ static const struct cli_opt top_opts[] = {
 
 const struct cli_cmd hist_top_cli = HIST_LIVE_CLI("top", top_opts);
 
-const char *hist_bpf_conflict(const struct hctx *c)
+/* What no in-kernel backend does (bpf, kernel): what (programs, histograms)
+ * names what it has no irqsoff/preemptoff of. */
+static const char *in_kernel_conflict(const struct hctx *c, const char *irqsoff_why)
 {
 	if (c->record_out)
 		return "cannot record the events (-o): they never leave the kernel";
 	if (c->irqsoff_live)
-		return "has no irqsoff/preemptoff programs (--irqsoff)";
+		return irqsoff_why;
 	if (c->keep_busy > 0)
 		return "never starts the keep-busy spinners (--keep-busy)";
 	return NULL;
+}
+
+const char *hist_bpf_conflict(const struct hctx *c)
+{
+	return in_kernel_conflict(c, "has no irqsoff/preemptoff programs (--irqsoff)");
 }
 
 const char *hist_kernel_conflict(const struct hctx *c)
 {
 	static char why[512];
 
-	if (c->record_out)
-		return "cannot record the events (-o): they never leave the kernel";
-	if (c->irqsoff_live)
-		return "has no irqsoff/preemptoff histograms (--irqsoff)";
-	if (c->keep_busy > 0)
-		return "never starts the keep-busy spinners (--keep-busy)";
+	const char *common = in_kernel_conflict(c, "has no irqsoff/preemptoff histograms (--irqsoff)");
+	if (common)
+		return common;
 	for (int t = 0; t < HSET_NR_KINDS && c->types_given; t++)
 		if (c->types[t] && histtrig_kind_refusal(t)) {
 			snprintf(why, sizeof(why), "cannot express %s (--types): it %s",
