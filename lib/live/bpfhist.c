@@ -32,8 +32,10 @@ struct bpfhist {
 	bool timers;
 	bool cpu_on[BPFHIST_MAX_CPUS];
 	void *val;			/* one lookup's values, ncpus x the largest value */
-	/* the local timer counter (bpfhist_local_timer): its link while attached,
-	 * LOC before the attach and after the detach (loc_end valid once stopped) */
+	/* the local timer counter (bpfhist_local_timer): its link while attached;
+	 * per CPU a consistent (program count, LOC) pair taken while attached,
+	 * just after the attach and just before the detach (ltimer_snap();
+	 * *_end valid once stopped) */
 	struct bpf_link *ltimer;
 	bool ltimer_ok, stopped;
 	/* the kernel's run counts (bpf_enable_stats) on from before the attach to
@@ -41,6 +43,7 @@ struct bpfhist {
 	int stats_fd;
 	bool stats_stopped;		/* stats were on until bpfhist_stop() */
 	uint64_t loc_start[BPFHIST_MAX_CPUS], loc_end[BPFHIST_MAX_CPUS];
+	uint64_t lt_start[BPFHIST_MAX_CPUS], lt_end[BPFHIST_MAX_CPUS];
 };
 
 /* libbpf's last warning: the detail of a refused load (libbpf would print
@@ -120,20 +123,65 @@ static int load_attach(struct bpfhist *b, bool timers)
 }
 
 /*
- * The local timer counter, attached last: LOC read just before, so that
- * every interrupt the program counts is in LOC's delta (the handler runs the
- * tracepoint, then increments LOC).  Where the tracepoint or the LOC line is
- * missing (not x86), the backend runs without it.
+ * One consistent (program count, LOC) pair per CPU, taken while the counter
+ * is attached: read the counts, LOC, the counts again, and keep a CPU's pair
+ * when its count did not move across the LOC read (no local_timer_entry hit
+ * of that CPU in between; retried up to LTIMER_TRIES times for the CPUs
+ * still moving).  The timer handler runs the tracepoint and then increments
+ * LOC, so a pair is exact but for one interrupt between the two on the CPU
+ * (its handler, or the vCPU, stopped in between); the differences of two
+ * pairs then differ by at most one.  The pairs are what makes the comparison
+ * exact: LOC read around the attach and the detach instead would count the
+ * interrupts of those calls too (the kernel may wait for an RCU grace
+ * period there: milliseconds; docs/hist.md).  Returns 0, -EAGAIN when a
+ * CPU's count never held still, or a map read's (or /proc/interrupts')
+ * errno.
+ */
+#define LTIMER_TRIES 1000
+
+static int ltimer_snap(struct bpfhist *b, uint64_t *cnt, uint64_t *loc)
+{
+	int fd = bpf_map__fd(b->skel->maps.bpfhist_ltimer);
+	uint32_t zero = 0;
+	uint64_t *v = b->val, m1[BPFHIST_MAX_CPUS], l[BPFHIST_MAX_CPUS];
+	bool done[BPFHIST_MAX_CPUS] = { false };
+	int n = b->ncpus < BPFHIST_MAX_CPUS ? b->ncpus : BPFHIST_MAX_CPUS, left = n, err;
+
+	for (int t = 0; t < LTIMER_TRIES && left > 0; t++) {
+		if (bpf_map_lookup_elem(fd, &zero, v) < 0)
+			return -errno;
+		memcpy(m1, v, (size_t)n * sizeof(*m1));
+		if ((err = idlecheck_irq_line("LOC", l, BPFHIST_MAX_CPUS)) < 0)
+			return err;
+		if (bpf_map_lookup_elem(fd, &zero, v) < 0)
+			return -errno;
+		for (int c = 0; c < n; c++)
+			if (!done[c] && v[c] == m1[c]) {
+				cnt[c] = m1[c];
+				loc[c] = l[c];
+				done[c] = true;
+				left--;
+			}
+	}
+	return left > 0 ? -EAGAIN : 0;
+}
+
+/*
+ * The local timer counter, attached last, and its first pairs.  Where the
+ * tracepoint or the LOC line is missing (not x86), the backend runs without
+ * it.
  */
 static void attach_ltimer(struct bpfhist *b)
 {
-	if (idlecheck_irq_line("LOC", b->loc_start, BPFHIST_MAX_CPUS) < 0)
+	uint64_t probe[BPFHIST_MAX_CPUS];
+
+	if (idlecheck_irq_line("LOC", probe, BPFHIST_MAX_CPUS) < 0)
 		return;
 	b->ltimer = bpf_program__attach_raw_tracepoint(b->skel->progs.bpfhist_ltimer_entry,
 						       "local_timer_entry");
 	if (!b->ltimer)
 		return;
-	b->ltimer_ok = true;
+	b->ltimer_ok = ltimer_snap(b, b->lt_start, b->loc_start) == 0;
 }
 
 static void explain(char *why, size_t len, int err, const char *what)
@@ -357,26 +405,24 @@ int bpfhist_read(struct bpfhist *b, struct hset *set, struct bpfhist_stats *st)
 	return 0;
 }
 
-int bpfhist_local_timer(const struct bpfhist *b, uint32_t cpu, struct bpfhist_ltimer *out)
+int bpfhist_local_timer(struct bpfhist *b, uint32_t cpu, struct bpfhist_ltimer *out)
 {
-	uint32_t zero = 0;
-	uint64_t *v = b->val, now[BPFHIST_MAX_CPUS];
+	uint64_t cnt[BPFHIST_MAX_CPUS], loc[BPFHIST_MAX_CPUS];
+	int err;
 
 	if (!b->ltimer_ok)
 		return -ENOENT;
-	if (cpu >= b->cfg.nr_cpus || (int)cpu >= b->ncpus)
+	if (cpu >= b->cfg.nr_cpus || (int)cpu >= b->ncpus || cpu >= BPFHIST_MAX_CPUS)
 		return -ERANGE;
-	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.bpfhist_ltimer), &zero, v) < 0)
-		return -errno;
-	out->entries = v[cpu];
 	if (b->stopped) {
+		out->entries = b->lt_end[cpu] - b->lt_start[cpu];
 		out->loc_delta = b->loc_end[cpu] - b->loc_start[cpu];
-		return 0;
+	} else {
+		if ((err = ltimer_snap(b, cnt, loc)) < 0)
+			return err;
+		out->entries = cnt[cpu] - b->lt_start[cpu];
+		out->loc_delta = loc[cpu] - b->loc_start[cpu];
 	}
-	int err = idlecheck_irq_line("LOC", now, BPFHIST_MAX_CPUS);
-	if (err < 0)
-		return err;
-	out->loc_delta = now[cpu] - b->loc_start[cpu];
 	return 0;
 }
 
@@ -384,13 +430,12 @@ void bpfhist_stop(struct bpfhist *b)
 {
 	if (!b || b->stopped)
 		return;
-	/* the local timer counter first, then LOC: every interrupt it counted is
-	 * in LOC's delta */
+	/* the local timer counter's last pairs, taken while it is attached */
 	if (b->ltimer) {
+		if (b->ltimer_ok && ltimer_snap(b, b->lt_end, b->loc_end) < 0)
+			b->ltimer_ok = false;
 		bpf_link__destroy(b->ltimer);
 		b->ltimer = NULL;
-		if (idlecheck_irq_line("LOC", b->loc_end, BPFHIST_MAX_CPUS) < 0)
-			b->ltimer_ok = false;
 	}
 	bpfhist_bpf__detach(b->skel);
 	if (b->stats_fd >= 0) {	/* the counts stay; the kernel stops counting */

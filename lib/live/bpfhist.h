@@ -109,15 +109,17 @@ bool bpfhist_has_timers(const struct bpfhist *b);
  */
 int bpfhist_read(struct bpfhist *b, struct hset *set, struct bpfhist_stats *st);
 
-/* The local timer interrupts of one CPU over the window: from
- * bpfhist_open() to bpfhist_stop() (before it: to now). */
+/* The local timer interrupts of one CPU over the counter's window: from
+ * just after its attach in bpfhist_open() to just before its detach in
+ * bpfhist_stop() (before it: to now). */
 struct bpfhist_ltimer {
 	uint64_t entries;		/* irq_vectors:local_timer_entry hits counted by the
 					 * program (idle or not: no sample is delivered) */
-	uint64_t loc_delta;		/* the CPU's LOC column of /proc/interrupts, read
-					 * just before the counter was attached and just
-					 * after it was detached: >= entries but for an
-					 * interrupt in flight at the end (docs/hist.md) */
+	uint64_t loc_delta;		/* the CPU's LOC column of /proc/interrupts over
+					 * the same window, each end read with the
+					 * program's count held still around it: equal to
+					 * entries within one (an interrupt in flight at
+					 * either end; docs/hist.md) */
 };
 
 /*
@@ -127,7 +129,7 @@ struct bpfhist_ltimer {
  * no LOC line (not x86): then -ENOENT.  -ERANGE for a CPU >= cfg.nr_cpus, or
  * a map read's (or /proc/interrupts') errno.
  */
-int bpfhist_local_timer(const struct bpfhist *b, uint32_t cpu, struct bpfhist_ltimer *out);
+int bpfhist_local_timer(struct bpfhist *b, uint32_t cpu, struct bpfhist_ltimer *out);
 
 /* Detach the programs (the end of the measured window): the maps stay for a
  * last bpfhist_read() that sees one consistent set of counts. */

@@ -34,7 +34,7 @@ int bpfhist_read(struct bpfhist *b, struct hset *set, struct bpfhist_stats *st)
 	return -EOPNOTSUPP;
 }
 
-int bpfhist_local_timer(const struct bpfhist *b, uint32_t cpu, struct bpfhist_ltimer *out)
+int bpfhist_local_timer(struct bpfhist *b, uint32_t cpu, struct bpfhist_ltimer *out)
 {
 	(void)b;
 	(void)cpu;

@@ -25,6 +25,16 @@
 #include "base/safeout.h"
 #include "live/timerwl.h"
 
+/* The local timer interrupts of c->ltimer[i] that LOC counted and the bpf
+ * counter program did not see: 0 within one (an interrupt in flight at an
+ * end of the window; docs/hist.md, "The kernel's unseen interrupts"). */
+static uint64_t ltimer_not_seen(const struct hctx *c, size_t i)
+{
+	uint64_t e = c->ltimer[i].entries, l = c->ltimer[i].loc_delta;
+
+	return l > e + 1 ? l - e : 0;
+}
+
 static uint32_t nr_out_cpus(const struct hctx *c)
 {
 	uint32_t n = c->any_cpu ? c->max_cpu_seen + 1 : 1;
@@ -455,6 +465,7 @@ static struct json_object *ltimer_json(const struct hctx *c)
 		json_object_object_add(e, "cpu", json_object_new_int((int)c->ltimer[i].cpu));
 		json_object_object_add(e, "entries", jsonv_u64(c->ltimer[i].entries));
 		json_object_object_add(e, "loc_delta", jsonv_u64(c->ltimer[i].loc_delta));
+		json_object_object_add(e, "not_seen", jsonv_u64(ltimer_not_seen(c, i)));
 		json_object_array_add(a, e);
 	}
 	json_object_object_add(o, "cpus", a);
@@ -572,10 +583,14 @@ int hist_emit(struct hctx *c)
 			       c->bps.nested);
 		else
 			print_events(c);
-		for (size_t i = 0; i < c->nltimer; i++)
+		for (size_t i = 0; i < c->nltimer; i++) {
 			printf("local timer interrupts: CPU%" PRIu32 " %" PRIu64 " (bpf, "
-			       "irq_vectors:local_timer_entry), /proc/interrupts LOC +%" PRIu64 "\n",
+			       "irq_vectors:local_timer_entry), /proc/interrupts LOC +%" PRIu64,
 			       c->ltimer[i].cpu, c->ltimer[i].entries, c->ltimer[i].loc_delta);
+			if (ltimer_not_seen(c, i))
+				printf(": %" PRIu64 " not seen by the programs", ltimer_not_seen(c, i));
+			printf("\n");
+		}
 		if (c->kernel_ran) {
 			printf("tracking: none (hist triggers file every wakeup to its switch-in, per "
 			       "task, without the priority rules)\n");

@@ -8,27 +8,20 @@
 # program on irq_vectors:local_timer_entry must count the CPU's LOC column
 # of /proc/interrupts over the same window.
 #
-# The bound, derived.  The x86 local timer handler runs the tracepoint and
-# then increments the CPU's LOC counter, in one interrupt-disabled handler.
-# The loader reads LOC just before it attaches the counter program and just
-# after it detaches it (lib/live/bpfhist.c), so loc_delta - entries is the
-# number of the CPU's timer interrupts that came between the first read and
-# the attach taking effect (one bpf() syscall, which also patches the
-# tracepoint's jump label, interrupting every CPU) plus those between the
-# detach and the second read (one close()), minus one if an interrupt the
-# program counted had not yet incremented LOC when the second read ran (its
-# handler between the two).  An idle CPU takes at most one timer interrupt
-# in each of those windows: each is one system call on another CPU, and the
-# idle CPU's timer interrupts come no closer than its tick (4 ms, HZ=250 in
-# Debian's kernels) except for the one programmed when the patching's
-# interrupt takes it out of idle.  So
-#     -1 <= loc_delta - entries <= 2.
-# (Seen: 0 or 1, in three runs of 1300-1400 interrupts; 3 once, when another
-# job kept the CPU busy: the test skips when /proc/stat shows the CPU more
-# than 10 % busy over the run.)
-# And the window is inside the test's own reads of /proc/interrupts, before
-# latscope starts and after it ended: loc_delta <= that delta.
-#
+# The bounds.  The loader pairs the program's count with LOC at each end
+# of the counter's window while it is attached (read the count, LOC, the
+# count again, kept when the count held still), so a pair is exact but for
+# one interrupt in flight on the CPU; the program can therefore never count
+# more than LOC + 1.  It can count fewer: on this machine's kernel a BPF
+# program on local_timer_entry is not run for a few interrupts that LOC
+# and a perf counter on the same tracepoint count (seen: 0-4 in 5 s, about
+# one a second at most, with a ten-line standalone program too, with raw_tp,
+# tp_btf and tracepoint programs alike, and no recursion miss counted;
+# docs/hist.md, "The kernel's unseen interrupts").  latscope names that
+# difference; the test allows D + LOC/10 of them.  What it checks is what
+# the backend is for: the interrupts of an idle CPU are counted, which perf
+# samples are not (the contrast below: a few of LOC), so a program that
+# lost the idle ones fails by far.
 # Beside it, for contrast only (the figures depend on the quirk and on what
 # else runs on the CPU; nothing is asserted about them): `perf stat` counting
 # the same tracepoint on the same CPU over the run, and the perf backend's
@@ -79,16 +72,20 @@ fi
 c=$("$HC" --get "$TMP/bpf.json" input.local_timer.cpus.0.cpu 2>/dev/null) ||
 	die "no input.local_timer in the bpf run's JSON: $(cat "$TMP/bpf.err")"
 [ "$c" -eq "$CPU" ] || die "input.local_timer is about CPU $c, not $CPU"
-# the bound assumes an idle CPU: on this shared machine another job may run
-# there (then the edge windows stretch and the CPU's own timers come closer)
-[ $busy_pct -le 10 ] || skip "CPU$CPU was not idle: busy ${busy_pct}% of the run (another job on this machine?); bpf $("$HC" --get "$TMP/bpf.json" input.local_timer.cpus.0.entries), LOC +$("$HC" --get "$TMP/bpf.json" input.local_timer.cpus.0.loc_delta)"
 e=$("$HC" --get "$TMP/bpf.json" input.local_timer.cpus.0.entries)
 l=$("$HC" --get "$TMP/bpf.json" input.local_timer.cpus.0.loc_delta)
 outer=$((l1 - l0))
 [ "$e" -gt 0 ] || die "CPU$CPU: the bpf counter saw no local timer interrupt in $D s (LOC +$l)"
 d=$((l - e))
-[ $d -ge -1 ] && [ $d -le 2 ] ||
-	die "CPU$CPU: bpf counted $e local timer interrupts, /proc/interrupts LOC +$l over the same window (allowed: LOC - bpf in -1..2)"
+allow=$((D + l / 10))
+[ $d -ge -1 ] ||
+	die "CPU$CPU: bpf counted $e local timer interrupts, more than LOC +$l over the same window (at most one more: an interrupt in flight)"
+[ $d -le $allow ] ||
+	die "CPU$CPU: bpf counted $e local timer interrupts, /proc/interrupts LOC +$l over the same window (allowed: LOC - bpf <= $allow)"
+if [ $d -gt 1 ]; then
+	ns=$("$HC" --get "$TMP/bpf.json" input.local_timer.cpus.0.not_seen)
+	[ "$ns" -eq $d ] || die "LOC - bpf = $d, but the JSON's not_seen is $ns"
+fi
 [ "$l" -le "$outer" ] || die "CPU$CPU: latscope's LOC window +$l is more than the test's +$outer around the run"
 echo "CPU$CPU idle (busy ${busy_pct}%), no spinner, $D s: bpf local_timer_entry $e, LOC +$l over the same window (LOC - bpf = $d), +$outer around the whole run"
 
