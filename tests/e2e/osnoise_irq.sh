@@ -1,63 +1,53 @@
 #!/bin/sh
 # Ground truth: a burst of timer interrupts (a CPU-wide cpu-clock perf event at
-# 2 kHz on the measured CPU, no task woken) must show up as IRQ noise:
-# local_timer:236 entries grow by at least 90 % of what the kernel took over
-# a baseline run, and the IRQ counter and the IRQ share grow with them.
-# What the kernel took is its own count (/proc/interrupts LOC of the CPU)
-# over noisegen's run, less its count over as long a quiet stretch of the
-# baseline run: on a loaded machine the perf hrtimer often expires together
-# with another timer and one interrupt serves both, so fewer than 2000/s
-# arrive; that is not latscope's loss.  Both stretches lie inside their
-# measurements (started once the measuring thread exists, ended before it).
+# 2 kHz on the measured CPU, no task woken) must show up as IRQ noise, one
+# irq_noise local_timer event per local timer interrupt the kernel took.
+# noisegen reports the window its event lived in (CLOCK_MONOTONIC, the clock
+# of latscope's event lines) and the CPU's LOC count of /proc/interrupts over
+# that window, read by itself at both ends; the test counts latscope's
+# `irq_noise: local_timer` events whose start lies in the window.  Every
+# local timer interrupt taken while the busy loop runs is a gap of about
+# 10 us, above the 1 us threshold, so the two counts are equal but for an
+# interrupt within microseconds of either end (its LOC increment and its
+# gap's start on different sides of the edge): |events - LOC| <= 2.
+# (The first version compared the whole runs' local_timer totals with a
+# baseline run's, assuming the rest of both runs alike: CI failed when the
+# machine was busier in one than in the other.  Seen now: 6767 vs LOC 6768.)
 . "$TESTS_DIR/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (tracepoints, perf cpu-clock)"
-J=$TOOLS/osnjson
 [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] || skip "needs 2 CPUs"
+grep -q '^ *LOC:' /proc/interrupts || skip "no LOC line in /proc/interrupts (not x86)"
 CPU=1
-loc() { awk -v c=$((CPU + 2)) '$1 == "LOC:" { print $c }' /proc/interrupts; }
-now_ms() { date +%s%3N; }
-# run NAME CMD...: latscope for 6 s; CMD runs inside the measurement; sets
-# took (LOC over CMD) and ms (CMD's wall time)
-run() {
-	name=$1; shift
-	"$LATSCOPE" osnoise top -c $CPU -H 0 -d 6 --top 256 --json > "$TMP/$name.json" 2> "$TMP/$name.err" &
-	pid=$!
-	n=0
-	until grep -qx "osnoise/$CPU" /proc/$pid/task/*/comm 2>/dev/null; do
-		kill -0 $pid 2>/dev/null || die "latscope ended before measuring: $(cat "$TMP/$name.err")"
-		n=$((n + 1)); [ $n -lt 300 ] || die "no osnoise/$CPU thread after 30 s"
-		sleep 0.1
-	done
-	sleep 0.2	# past the first period's set-up
-	l0=$(loc); t0=$(now_ms)
-	"$@" || { kill $pid; wait $pid; return 1; }
-	l1=$(loc); t1=$(now_ms)
-	kill -0 $pid 2>/dev/null || die "$name: the measurement ended before the injection did"
-	wait $pid || die "$name: latscope failed: $(cat "$TMP/$name.err")"
-	took=$((l1 - l0)); ms=$((t1 - t0))
-}
-run base sleep 3
-base_took=$took base_ms=$ms
-[ "$($J "$TMP/base.json" attribution)" = true ] || skip "no tracepoints: $($J "$TMP/base.json" attribution_off)"
-run irq "$TOOLS/noisegen" timer -c $CPU -f 2000 -d 3 > "$TMP/ng" || skip "cannot create a cpu-clock event"
-exp=$(sed -n 's/timer_irqs_expected=//p' "$TMP/ng")
-# the kernel's count: the injected stretch less the baseline's rate over as long
-took=$((took - base_took * ms / base_ms))
-echo "the kernel took $took more local timer interrupts ($base_took in $base_ms ms -> $((took + base_took * ms / base_ms)) in $ms ms)"
-[ "$took" -lt "$exp" ] && exp=$took
-[ "$exp" -gt 1500 ] || die "the kernel took only $exp of the injected interrupts"
-b=$($J "$TMP/base.json" "cpus.0.top[name=local_timer].count") || b=0
-i=$($J "$TMP/irq.json" "cpus.0.top[name=local_timer].count") || die "no local_timer interference at all"
-cls=$($J "$TMP/irq.json" "cpus.0.top[name=local_timer].class")
-bi=$($J "$TMP/base.json" cpus.0.irq); ii=$($J "$TMP/irq.json" cpus.0.irq)
-bu=$($J "$TMP/base.json" cpus.0.irq_us); iu=$($J "$TMP/irq.json" cpus.0.irq_us)
-echo "injected $exp timer interrupts; local_timer entries $b -> $i, IRQ counter $bi -> $ii, IRQ us $bu -> $iu;" \
-	"switches with no event: $($J "$TMP/base.json" anomalies.unseen_switch_in), $($J "$TMP/irq.json" anomalies.unseen_switch_in)"
-[ "$cls" = irq ] || die "local_timer attributed to $cls"
-[ $((i - b)) -ge $((exp * 90 / 100)) ] || die "only $((i - b)) more local_timer entries for $exp injected"
-# the IRQ counter counts every interrupt entry of the periods, each
-# local_timer entry found in a gap among them
-[ "$ii" -ge "$i" ] || die "IRQ counter $ii below the $i local_timer entries"
-[ "$bi" -ge "$b" ] || die "baseline IRQ counter $bi below the $b local_timer entries"
-[ "$iu" -gt "$bu" ] || die "IRQ noise did not grow"
+"$LATSCOPE" osnoise trace -c $CPU -H 0 -d 6 --events >"$TMP/irq.out" 2>"$TMP/irq.err" &
+pid=$!
+n=0
+until grep -qx "osnoise/$CPU" /proc/$pid/task/*/comm 2>/dev/null; do
+	kill -0 $pid 2>/dev/null || die "latscope ended before measuring: $(cat "$TMP/irq.err")"
+	n=$((n + 1)); [ $n -lt 300 ] || die "no osnoise/$CPU thread after 30 s"
+	sleep 0.1
+done
+sleep 0.2	# past the first period's set-up
+"$TOOLS/noisegen" timer -c $CPU -f 2000 -d 3 >"$TMP/ng" || { kill $pid; wait $pid; skip "cannot create a cpu-clock event"; }
+kill -0 $pid 2>/dev/null || die "the measurement ended before the injection did"
+wait $pid || die "latscope failed: $(cat "$TMP/irq.err")"
+grep -q 'irq_noise:' "$TMP/irq.out" || skip "no attribution (tracepoints refused?): $(cat "$TMP/irq.err")"
+a=$(sed -n 's/window_start_ns=//p' "$TMP/ng"); b=$(sed -n 's/window_end_ns=//p' "$TMP/ng")
+loc=$(sed -n 's/loc_delta=//p' "$TMP/ng")
+[ -n "$loc" ] || die "noisegen could not read LOC: $(cat "$TMP/ng")"
+[ "$loc" -gt 1500 ] || die "the kernel took only $loc local timer interrupts in 3 s of a 2 kHz cpu-clock event"
+# events in the window, by kind of line that names local_timer
+awk -v a="$a" -v b="$b" '
+	/ local_timer:/ {
+		for (i = 1; i <= NF; i++) if ($i == "start") { split($(i + 1), t, "."); ns = t[1] * 1000000000 + t[2] }
+		if (ns >= a && ns <= b) n[$5]++
+	}
+	END { for (k in n) print k, n[k] }' "$TMP/irq.out" >"$TMP/kinds"
+ev=$(awk '$1 == "irq_noise:" { print $2 }' "$TMP/kinds"); ev=${ev:-0}
+other=$(awk '$1 != "irq_noise:"' "$TMP/kinds")
+[ -z "$other" ] || die "local_timer attributed to another class: $other"
+lost=$(grep -o '^[0-9]* events lost' "$TMP/irq.err" | cut -d' ' -f1)
+echo "CPU$CPU: $ev irq_noise local_timer events in noisegen's window of $(((b - a) / 1000000)) ms, LOC +$loc over it (${lost:-?} events lost)"
+d=$((ev - loc))
+[ $d -ge -2 ] && [ $d -le 2 ] ||
+	die "$ev local_timer events in the window, the kernel took $loc (allowed: within 2)"
 exit 0

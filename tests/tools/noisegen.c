@@ -125,6 +125,36 @@ static int run_thread(int cpu, int prio, uint64_t interval_us, uint64_t spin_us,
 	return 0;
 }
 
+/* The CPU's count in /proc/interrupts' LOC line, or -1. */
+static long long loc_of(int cpu)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[8192];
+	long long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "LOC:", 4))
+			continue;
+		p += 4;
+		for (int i = 0; i <= cpu; i++) {
+			v = strtoll(p, &end, 10);
+			if (end == p) {
+				v = -1;
+				break;
+			}
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
 static int run_timer(int cpu, uint64_t hz, double secs)
 {
 	struct perf_event_attr a;
@@ -139,10 +169,19 @@ static int run_timer(int cpu, uint64_t hz, double secs)
 		perror("noisegen: perf_event_open(cpu-clock)");
 		return 2;
 	}
+	/* the window the event lived in (CLOCK_MONOTONIC, as latscope's event
+	 * lines) and the CPU's local timer interrupts over it (LOC; x86) */
+	long long loc0 = loc_of(cpu);
+	uint64_t t0 = now_ns();
 	struct timespec ts = { .tv_sec = (time_t)secs, .tv_nsec = (long)((secs - (double)(time_t)secs) * 1e9) };
 	nanosleep(&ts, NULL);
 	close((int)fd);
+	uint64_t t1 = now_ns();
+	long long loc1 = loc_of(cpu);
 	printf("timer_irqs_expected=%llu\n", (unsigned long long)((double)hz * secs));
+	printf("window_start_ns=%llu\nwindow_end_ns=%llu\n", (unsigned long long)t0, (unsigned long long)t1);
+	if (loc0 >= 0 && loc1 >= loc0)
+		printf("loc_delta=%lld\n", loc1 - loc0);
 	return 0;
 }
 
