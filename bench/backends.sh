@@ -31,7 +31,7 @@ L=${BENCH_LOOPS:-1000}
 T=$(mktemp -d)
 GROUPS_=""
 cleanup() {
-	for g in $GROUPS_; do kill -- "-$g" 2>/dev/null; done
+	for g in $GROUPS_; do pkill -KILL -s "$g" 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT INT TERM
@@ -59,12 +59,12 @@ done
 events() {
 	case $("$J" --get "$1" input.backend 2>/dev/null || echo perf) in
 	bpf)
-		r=$("$J" --get "$1" input.bpf_program_runs)
-		i=0
-		while e=$("$J" --get "$1" input.local_timer.cpus.$i.entries 2>/dev/null); do
-			r=$((r - e)); i=$((i + 1))
+		_r=$("$J" --get "$1" input.bpf_program_runs)
+		_i=0
+		while _e=$("$J" --get "$1" input.local_timer.cpus.$_i.entries 2>/dev/null); do
+			_r=$((_r - _e)); _i=$((_i + 1))
 		done
-		echo "$r" ;;
+		echo "$_r" ;;
 	kernel) "$J" --get "$1" input.hist_triggers.hits ;;
 	*) "$J" --get "$1" input.decoded ;;
 	esac
@@ -151,15 +151,10 @@ echo " the rounds of (storm CPU - untraced median + latscope CPU) / events; rati
 
 # ---- 2. event rate without loss ----
 load() { setsid sh -c "while :; do $* >/dev/null 2>&1; done" & GROUPS_="$GROUPS_ $!"; }
-unload() {
-	for g in $GROUPS_; do
-		k=0
-		while kill -0 -- "-$g" 2>/dev/null && [ $k -lt 20 ]; do
-			if [ $k -lt 10 ]; then kill -- "-$g"; else kill -KILL -- "-$g"; fi
-			sleep 0.5
-			k=$((k + 1))
-		done
-	done
+unload() {	# each load is a session (setsid): TERM it whole, then KILL what is left
+	for g in $GROUPS_; do pkill -TERM -s "$g" 2>/dev/null; done
+	sleep 0.5
+	for g in $GROUPS_; do pkill -KILL -s "$g" 2>/dev/null; done
 	GROUPS_=""
 }
 rate() {	# backend pingpongs

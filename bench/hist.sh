@@ -29,7 +29,7 @@ PIDS=""	# spinners
 GROUPS_=""	# load generators: process groups (setsid), killed whole
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	for g in $GROUPS_; do kill -- "-$g" 2>/dev/null; done
+	for g in $GROUPS_; do pkill -KILL -s "$g" 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT INT TERM
@@ -131,15 +131,10 @@ echo "live event processing, default ring (16 MiB per CPU), $D s, all CPUs"
 printf '%-44s %12s %8s %12s %10s\n' load events seconds events/s lost
 if command -v perf >/dev/null 2>&1; then
 	load() { setsid sh -c "while :; do $* >/dev/null 2>&1; done" & GROUPS_="$GROUPS_ $!"; }
-	unload() {	# a group that is forking hundreds of tasks may need more than one signal
-		for g in $GROUPS_; do
-			k=0
-			while kill -0 -- "-$g" 2>/dev/null && [ $k -lt 20 ]; do
-				if [ $k -lt 10 ]; then kill -- "-$g"; else kill -KILL -- "-$g"; fi
-				sleep 0.5
-				k=$((k + 1))
-			done
-		done
+	unload() {	# each load is a session (setsid): TERM it whole, then KILL what is left
+		for g in $GROUPS_; do pkill -TERM -s "$g" 2>/dev/null; done
+		sleep 0.5
+		for g in $GROUPS_; do pkill -KILL -s "$g" 2>/dev/null; done
 		GROUPS_=""
 	}
 	load perf bench sched pipe -l 5000000

@@ -1,7 +1,13 @@
 #!/bin/sh
 # perf record around cyclictest, then latscope hist report on perf's file:
 # every cyclictest cycle is a timer wakeup, so missed_timer_offsets and
-# timerandwakeup must hold (nearly) one sample per cycle, and timer lateness
+# timerandwakeup must hold one sample per cycle the recording holds: per
+# sched_wakeup of a cyclictest thread (prio 4 = SCHED_FIFO 95) in perf's
+# file, less 2 per thread (the first sleep's and the last one's), less one
+# per event perf lost (a lost hrtimer_start leaves its expiry unknown); and
+# at most one per cycle.  (The first version asked for 90 % of the cycles,
+# a figure not derived: CI filed 1583 of 2000 on a machine loaded with a
+# benchmark's storms.)  Timer lateness
 # + wakeup latency can never exceed what cyclictest measured in user space
 # (it also includes the return to user), so our maximum <= cyclictest's.
 . "$TESTS_DIR/lib.sh"
@@ -35,12 +41,16 @@ get() {	# get TYPE FIELD: value in the type's "all" object
 mto=$(get missed_timer_offsets total)
 taw=$(get timerandwakeup total)
 tawmax=$(get timerandwakeup max_ns)
-want=$((2 * LOOPS * 9 / 10))
-[ "${mto:-0}" -ge $want ] || die "missed_timer_offsets has ${mto:-0} samples for $((2 * LOOPS)) cycles"
-[ "${taw:-0}" -ge $want ] || die "timerandwakeup has ${taw:-0} samples for $((2 * LOOPS)) cycles"
+w=$(perf script -i "$TMP/p.data" -F event,trace 2>/dev/null |
+	awk '$1 ~ /sched_wakeup:$/ && / comm=cyclictest / && / prio=4 / { n++ } END { print n + 0 }')
+lost=$("$TOOLS/histcmp" --get "$TMP/j" input.lost_events 2>/dev/null || echo 0)
+want=$((w - 4 - lost))
+[ $want -gt $LOOPS ] || die "only $w wakeups of cyclictest's threads in perf's file for $((2 * LOOPS)) cycles ($lost events lost)"
+[ "${mto:-0}" -ge $want ] || die "missed_timer_offsets has ${mto:-0} samples for $w cyclictest wakeups in the recording ($lost events lost; at least $want required)"
+[ "${taw:-0}" -ge $want ] || die "timerandwakeup has ${taw:-0} samples for $w cyclictest wakeups in the recording ($lost events lost; at least $want required)"
 [ "${taw:-0}" -le $((2 * LOOPS + 10)) ] || die "timerandwakeup has $taw samples, more than the cycles"
 ours=$((tawmax / 1000))
 [ "$ours" -le $((cycmax + 2)) ] || die "timerandwakeup max $ours us > cyclictest max $cycmax us"
 grep -Eq '^[0-9]+ 95 [0-9]+ \([0-9]+\) cyclictest <- ' "$TMP/h/timerandwakeup/max_latency-CPU0" ||
 	die "timerandwakeup max record is not cyclictest (prio 95): $(cat "$TMP/h/timerandwakeup/max_latency-CPU0")"
-echo "ok: $mto timer / $taw timer+wakeup samples for $((2 * LOOPS)) cycles; max $ours us <= cyclictest $cycmax us"
+echo "ok: $mto timer / $taw timer+wakeup samples for $((2 * LOOPS)) cycles, $w wakeups recorded, $lost events lost; max $ours us <= cyclictest $cycmax us"

@@ -21,3 +21,12 @@ export BA_OTHERS_BPF="$ART/others.bpf" BA_OTHERS_PERF="$ART/others.perf"
 backend_agree "$ART/bpf.json" "$ART/perf.json" "$ART/bpf.tree"
 [ "$BACKEND_CPUS" -eq 2 ] || die "timer workload on $BACKEND_CPUS CPUs of the guest's 2"
 echo "$KERNEL: bpf (CO-RE, built on $(uname -r)) and perf agree on $BACKEND_CPUS CPUs"
+# the local timer counter paired with LOC (docs/hist.md, "Idle CPUs")
+i=0
+while c=$("$HC" --get "$ART/bpf.json" input.local_timer.cpus.$i.cpu 2>/dev/null); do
+	e=$("$HC" --get "$ART/bpf.json" input.local_timer.cpus.$i.entries)
+	l=$("$HC" --get "$ART/bpf.json" input.local_timer.cpus.$i.loc_delta)
+	echo "$KERNEL: CPU$c: bpf local_timer_entry $e, LOC +$l over the same window (LOC - bpf = $((l - e)))"
+	i=$((i + 1))
+done
+[ $i -gt 0 ] || die "no input.local_timer in the bpf run's JSON"
