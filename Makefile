@@ -132,6 +132,11 @@ $(BPF_SKEL): $(BPF_DIR)/bpfhist.bpf.o
 $(BUILD)/lib/live/bpfhist.o: CFLAGS += -I$(BPF_DIR)
 $(BUILD)/lib/live/bpfhist.o: $(BPF_SKEL)
 $(BUILD)/lib/live/bpfhist_none.o: CFLAGS += -DBPFHIST_WHY='"$(BPF_WHY)"'
+# drives the preemptirq programs through BPF_PROG_TEST_RUN (tests/e2e/hist_bpf_irqsoff.sh)
+$(BUILD)/tests/tools/bpfpoff: CFLAGS += -I$(BPF_DIR)
+ifeq ($(BPF_WHY),)
+$(BUILD)/tests/tools/bpfpoff: $(BPF_SKEL)
+endif
 
 $(LIBA): $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")

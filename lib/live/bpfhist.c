@@ -20,7 +20,9 @@
 
 _Static_assert(BPFHIST_WAKEUP == HSET_WAKEUP && BPFHIST_WAKEUP_SHAREDPRIO == HSET_WAKEUP_SHAREDPRIO &&
 	       BPFHIST_MISSED_TIMER == HSET_MISSED_TIMER &&
-	       BPFHIST_TIMERANDWAKEUP == HSET_TIMERANDWAKEUP, "the programs number kinds as hset");
+	       BPFHIST_TIMERANDWAKEUP == HSET_TIMERANDWAKEUP && BPFHIST_IRQSOFF == HSET_IRQSOFF &&
+	       BPFHIST_PREEMPTOFF == HSET_PREEMPTOFF && BPFHIST_PREEMPTIRQSOFF == HSET_PREEMPTIRQSOFF &&
+	       BPFHIST_NR_KINDS == HSET_NR_KINDS, "the programs number kinds as hset");
 _Static_assert(BPFHIST_COMM_LEN == HSET_COMM_LEN, "a worst case keeps a task's comm");
 
 #define BTF_VMLINUX "/sys/kernel/btf/vmlinux"
@@ -38,6 +40,9 @@ struct bpfhist {
 	 * *_end valid once stopped) */
 	struct bpf_link *ltimer;
 	bool ltimer_ok, stopped;
+	/* the preemptirq programs' links (cfg.irqsoff), all four or none */
+	struct bpf_link *poff[4];
+	bool poff_ok;
 	/* the kernel's run counts (bpf_enable_stats) on from before the attach to
 	 * the detach: -1 when refused (run_cnt then unknown) */
 	int stats_fd;
@@ -99,9 +104,15 @@ static int load_attach(struct bpfhist *b, bool timers)
 	b->skel->rodata->cfg_nr_cpus = cfg->nr_cpus;
 	b->skel->rodata->cfg_all_tasks = cfg->all_tasks;
 	b->skel->rodata->cfg_pid = cfg->pid;
+	b->skel->rodata->cfg_both_off = cfg->both_off;
 	set_timer_progs(b->skel, timers);
-	/* attached on its own, last (bpfhist_attach_ltimer) */
+	/* attached on their own: the local timer counter last (attach_ltimer),
+	 * the preemptirq ones with cfg.irqsoff where they exist (attach_poff) */
 	bpf_program__set_autoattach(b->skel->progs.bpfhist_ltimer_entry, false);
+	bpf_program__set_autoattach(b->skel->progs.bpfhist_irq_disable, false);
+	bpf_program__set_autoattach(b->skel->progs.bpfhist_irq_enable, false);
+	bpf_program__set_autoattach(b->skel->progs.bpfhist_preempt_disable, false);
+	bpf_program__set_autoattach(b->skel->progs.bpfhist_preempt_enable, false);
 	err = bpf_map__set_max_entries(b->skel->maps.bpfhist_buckets, BPFHIST_NR_KINDS * cfg->hist.nr_buckets);
 	if (!err)
 		err = bpf_map__set_max_entries(b->skel->maps.bpfhist_cpus, cfg->nr_cpus);
@@ -164,6 +175,33 @@ static int ltimer_snap(struct bpfhist *b, uint64_t *cnt, uint64_t *loc)
 			}
 	}
 	return left > 0 ? -EAGAIN : 0;
+}
+
+/* The preemptirq programs, all four or none (a kernel without
+ * CONFIG_PREEMPTIRQ_TRACEPOINTS has none of the tracepoints). */
+static void attach_poff(struct bpfhist *b)
+{
+	struct bpf_program *p[4] = { b->skel->progs.bpfhist_irq_disable, b->skel->progs.bpfhist_irq_enable,
+				     b->skel->progs.bpfhist_preempt_disable,
+				     b->skel->progs.bpfhist_preempt_enable };
+	static const char *const tp[4] = { "irq_disable", "irq_enable", "preempt_disable", "preempt_enable" };
+
+	for (int i = 0; i < 4; i++) {
+		b->poff[i] = bpf_program__attach_raw_tracepoint(p[i], tp[i]);
+		if (!b->poff[i]) {
+			for (int j = 0; j < i; j++) {
+				bpf_link__destroy(b->poff[j]);
+				b->poff[j] = NULL;
+			}
+			return;
+		}
+	}
+	b->poff_ok = true;
+}
+
+bool bpfhist_irqsoff_attached(const struct bpfhist *b)
+{
+	return b && b->poff_ok;
 }
 
 /*
@@ -258,8 +296,11 @@ int bpfhist_open(struct bpfhist **out, const struct bpfhist_cfg *cfg, char *why,
 	}
 	if (err)
 		explain(why, why_len, err, "cannot load or attach the BPF programs");
-	else
+	else {
+		if (cfg->irqsoff)
+			attach_poff(b);
 		attach_ltimer(b);
+	}
 	libbpf_set_print(old);
 	if (err) {
 		if (b->stats_fd >= 0)
@@ -391,6 +432,7 @@ int bpfhist_read(struct bpfhist *b, struct hset *set, struct bpfhist_stats *st)
 			[BPFHIST_C_TIMER_UNKNOWN] = &s.timer_unknown,
 			[BPFHIST_C_TIMER_EARLY] = &s.timer_early,
 			[BPFHIST_C_NESTED] = &s.nested,
+			[BPFHIST_C_UNMATCHED_ENABLE] = &s.unmatched_enable,
 		};
 		for (uint32_t c = 0; c < BPFHIST_NR_COUNTERS; c++) {
 			if (bpf_map_lookup_elem(cfd, &c, v) < 0)
@@ -437,6 +479,10 @@ void bpfhist_stop(struct bpfhist *b)
 		bpf_link__destroy(b->ltimer);
 		b->ltimer = NULL;
 	}
+	for (int i = 0; i < 4; i++) {
+		bpf_link__destroy(b->poff[i]);
+		b->poff[i] = NULL;
+	}
 	bpfhist_bpf__detach(b->skel);
 	if (b->stats_fd >= 0) {	/* the counts stay; the kernel stops counting */
 		close(b->stats_fd);
@@ -451,6 +497,8 @@ void bpfhist_close(struct bpfhist *b)
 	if (!b)
 		return;
 	bpf_link__destroy(b->ltimer);
+	for (int i = 0; i < 4; i++)
+		bpf_link__destroy(b->poff[i]);
 	bpfhist_bpf__destroy(b->skel);	/* links detached, programs and maps closed */
 	if (b->stats_fd >= 0)
 		close(b->stats_fd);

@@ -35,6 +35,10 @@ struct bpfhist_cfg {
 	int32_t pid;			/* > 0: only this task */
 	uint32_t table_size;		/* per-task and per-hrtimer LRU entries, 0 = 4096 */
 	bool timers;			/* also missed_timer_offsets and timerandwakeup */
+	bool irqsoff;			/* also irqsoff, preemptoff and preemptirqsoff, where
+					 * the kernel has the preemptirq tracepoints
+					 * (bpfhist_irqsoff_attached()) */
+	bool both_off;			/* preemptirqsoff: irqs AND preemption off */
 	const bool *cpu_on;		/* nr_cpus flags (copied): the CPUs whose samples
 					 * enter the set (the others count as outside_cpus);
 					 * NULL = all */
@@ -42,7 +46,7 @@ struct bpfhist_cfg {
 
 /* One loaded program's counts, as the kernel keeps them (struct
  * bpf_prog_info, BPF_OBJ_GET_INFO_BY_FD). */
-#define BPFHIST_MAX_PROGS 16
+#define BPFHIST_MAX_PROGS 16	/* >= the object's programs (15) */
 struct bpfhist_prog_stat {
 	char name[32];			/* bpfhist_waking, ... */
 	uint64_t run_cnt;		/* runs: counted only while the kernel's BPF stats
@@ -62,6 +66,8 @@ struct bpfhist_stats {
 	uint64_t nested;		/* program runs that began while another of ours was
 					 * running on the same CPU (interrupted): the per-CPU
 					 * tracking state may have been torn (docs/hist.md) */
+	uint64_t unmatched_enable;	/* irq/preempt enables with no disable seen (the
+					 * section began before the attach) */
 	/* the kernel's counts of each loaded program (bpfhist_prog_stat) */
 	uint32_t nr_progs;
 	struct bpfhist_prog_stat progs[BPFHIST_MAX_PROGS];
@@ -130,6 +136,10 @@ struct bpfhist_ltimer {
  * a map read's (or /proc/interrupts') errno.
  */
 int bpfhist_local_timer(struct bpfhist *b, uint32_t cpu, struct bpfhist_ltimer *out);
+
+/* Whether the irqsoff programs run: cfg.irqsoff was asked and the kernel
+ * has the four preemptirq tracepoints (false: none of them is attached). */
+bool bpfhist_irqsoff_attached(const struct bpfhist *b);
 
 /* Detach the programs (the end of the measured window): the maps stay for a
  * last bpfhist_read() that sees one consistent set of counts. */

@@ -26,6 +26,12 @@ bool bpfhist_has_timers(const struct bpfhist *b)
 	return false;
 }
 
+bool bpfhist_irqsoff_attached(const struct bpfhist *b)
+{
+	(void)b;
+	return false;
+}
+
 int bpfhist_read(struct bpfhist *b, struct hset *set, struct bpfhist_stats *st)
 {
 	(void)b;

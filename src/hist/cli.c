@@ -161,10 +161,11 @@ static int parse_backend(const char *arg, void *params)
 		   "where the histograms are kept: perf (default: events\n" \
 		   "through perf rings to the userspace trackers), bpf\n" \
 		   "(BPF programs keep them in the kernel: wakeup,\n" \
-		   "sharedprio, timer, timerandwakeup; no -o, no\n" \
-		   "--irqsoff, no keep-busy), kernel (the kernel's hist\n" \
-		   "triggers and a synthetic event: wakeup only; the same\n" \
-		   "refusals), auto (bpf, else kernel, else perf, with one\n" \
+		   "sharedprio, timer, timerandwakeup, and with --irqsoff\n" \
+		   "the preemptirq kinds; no -o, no keep-busy), kernel\n" \
+		   "(the kernel's hist triggers and a synthetic event:\n" \
+		   "wakeup only; no -o, no --irqsoff, no keep-busy),\n" \
+		   "auto (bpf, else kernel, else perf, with one\n" \
 		   "line on stderr saying why)", "perf, bpf, kernel or auto"), \
 	CLI_CPUS('c', struct hctx, cpus, cpus_given, "CPUs to trace and to run the timer threads on\n(default all online)"), \
 	CLI_OUTPUT(struct hctx, record_out, "also write the raw events to a perf.data FILE (hist\nreport reads it)"), \
@@ -286,13 +287,13 @@ static const struct cli_opt top_opts[] = {
 
 const struct cli_cmd hist_top_cli = HIST_LIVE_CLI("top", top_opts);
 
-/* What no in-kernel backend does (bpf, kernel): what (programs, histograms)
- * names what it has no irqsoff/preemptoff of. */
+/* What no in-kernel backend does (bpf, kernel): irqsoff_why names what it
+ * has no irqsoff/preemptoff of (NULL: it has them). */
 static const char *in_kernel_conflict(const struct hctx *c, const char *irqsoff_why)
 {
 	if (c->record_out)
 		return "cannot record the events (-o): they never leave the kernel";
-	if (c->irqsoff_live)
+	if (c->irqsoff_live && irqsoff_why)
 		return irqsoff_why;
 	if (c->keep_busy > 0)
 		return "never starts the keep-busy spinners (--keep-busy)";
@@ -301,7 +302,7 @@ static const char *in_kernel_conflict(const struct hctx *c, const char *irqsoff_
 
 const char *hist_bpf_conflict(const struct hctx *c)
 {
-	return in_kernel_conflict(c, "has no irqsoff/preemptoff programs (--irqsoff)");
+	return in_kernel_conflict(c, NULL);
 }
 
 const char *hist_kernel_conflict(const struct hctx *c)

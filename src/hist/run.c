@@ -310,12 +310,18 @@ static void try_bpf(struct hctx *c, uint32_t nr_cpus, const bool *on, char *why,
 		struct bpfhist_cfg bc = {
 			.nr_cpus = nr_cpus, .hist = c->lcfg.hist, .all_tasks = c->lcfg.all_tasks,
 			.pid = c->lcfg.pid, .table_size = c->lcfg.pid_table, .timers = true, .cpu_on = on,
+			.irqsoff = c->irqsoff_live, .both_off = c->lcfg.both_off,
 		};
 		char msg[400];
-		if (bpfhist_open(&c->bpf, &bc, msg, sizeof(msg)) < 0)
+		if (bpfhist_open(&c->bpf, &bc, msg, sizeof(msg)) < 0) {
 			snprintf(why, len, "refused: %s", msg);
-		else if (msg[0])	/* runs, without the timer kinds */
+			return;
+		}
+		if (msg[0])	/* runs, without the timer kinds */
 			fprintf(stderr, "%s: bpf backend: %s\n", c->prog, msg);
+		if (c->irqsoff_live && !bpfhist_irqsoff_attached(c->bpf))
+			fprintf(stderr, "%s: this kernel has no preemptirq tracepoints: irqsoff, preemptoff and "
+					"preemptirqsoff are not measured\n", c->prog);
 	}
 }
 
@@ -406,6 +412,9 @@ static int backend_setup(struct hctx *c, uint32_t nr_cpus)
 		c->has[wake[i]] = true;
 	for (size_t i = 0; i < sizeof(timer) / sizeof(timer[0]) && bpfhist_has_timers(c->bpf); i++)
 		c->has[timer[i]] = true;
+	if (bpfhist_irqsoff_attached(c->bpf))
+		c->has[TPEVENT_IRQ_DISABLE] = c->has[TPEVENT_IRQ_ENABLE] = c->has[TPEVENT_PREEMPT_DISABLE] =
+			c->has[TPEVENT_PREEMPT_ENABLE] = true;
 	return 0;
 }
 

@@ -37,6 +37,7 @@ const volatile __u32 cfg_nr_buckets = 10240;
 const volatile __u32 cfg_nr_cpus = 1;
 const volatile __u32 cfg_all_tasks = 0;
 const volatile __s32 cfg_pid = 0;
+const volatile __u32 cfg_both_off = 0;	/* preemptirqsoff: irqs AND preemption off */
 
 /* per CPU: kind * cfg_nr_buckets + bucket -> count (resized by the loader) */
 struct {
@@ -96,6 +97,20 @@ struct {
 	__type(value, __s64);
 	__uint(max_entries, 4096);	/* --table-size */
 } bpfhist_timers SEC(".maps");
+
+/* per CPU: the irqs-off / preemption-off state (struct latency_cpu's
+ * irqs_off, preempt_off, comb_off and their start times) */
+struct poff_state {
+	__u32 irqs_off, preempt_off, comb_off;
+	__u64 irqs_ns, preempt_ns, comb_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct poff_state);
+	__uint(max_entries, 1);
+} bpfhist_poff SEC(".maps");
 
 /* per CPU: the local timer interrupts (bpfhist_local_timer) */
 struct {
@@ -578,4 +593,90 @@ int bpfhist_ltimer_entry(void *ctx)
 	if (v)
 		(*v)++;
 	return 0;
+}
+
+/*
+ * preemptirq:irq_disable/irq_enable/preempt_disable/preempt_enable (kernels
+ * with CONFIG_PREEMPTIRQ_TRACEPOINTS): on_preemptirq() and comb_update() of
+ * lib/engine/latency.c.  Raw tracepoints: they load on any kernel; the
+ * loader attaches them only with --irqsoff and where the tracepoints exist.
+ * The victim of a sample is the task running when the section ends (the
+ * engine's c->cur: here the current task itself).
+ */
+static __always_inline void current_task(struct bpfhist_task *t)
+{
+	struct task_struct *p = (struct task_struct *)bpf_get_current_task();
+
+	t->pid = (__s32)bpf_get_current_pid_tgid();
+	t->prio = BPF_CORE_READ(p, prio);
+	bpf_get_current_comm(t->comm, sizeof(t->comm));
+	t->comm[BPFHIST_COMM_LEN - 1] = '\0';
+}
+
+static __always_inline int on_preemptirq(int disable, int irq)
+{
+	__u32 zero = 0;
+	struct poff_state *c = bpf_map_lookup_elem(&bpfhist_poff, &zero);
+	struct bpfhist_task cur;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 *off, off_now;
+	__u64 *since;
+	int filed = 0;
+
+	if (!c)
+		return 0;
+	count(BPFHIST_C_EVENTS);
+	off = irq ? &c->irqs_off : &c->preempt_off;
+	since = irq ? &c->irqs_ns : &c->preempt_ns;
+	if (disable) {
+		if (!*off) {
+			*off = 1;
+			*since = now;
+		}
+	} else if (*off) {
+		*off = 0;
+		current_task(&cur);
+		filed = 1;
+		file(irq ? BPFHIST_IRQSOFF : BPFHIST_PREEMPTOFF, now >= *since ? (__s64)(now - *since) : 0,
+		     0, &cur, 0, now);
+	} else {
+		count(BPFHIST_C_UNMATCHED_ENABLE);
+	}
+	if (c->comb_off && now < c->comb_ns)
+		c->comb_ns = now;
+	off_now = cfg_both_off ? (c->irqs_off && c->preempt_off) : (c->irqs_off || c->preempt_off);
+	if (off_now && !c->comb_off) {
+		c->comb_off = 1;
+		c->comb_ns = now;
+	} else if (!off_now && c->comb_off) {
+		c->comb_off = 0;
+		if (!filed)
+			current_task(&cur);
+		file(BPFHIST_PREEMPTIRQSOFF, (__s64)(now - c->comb_ns), 0, &cur, 0, now);
+	}
+	return 0;
+}
+
+SEC("raw_tp/irq_disable")
+int bpfhist_irq_disable(void *ctx)
+{
+	return on_preemptirq(1, 1);
+}
+
+SEC("raw_tp/irq_enable")
+int bpfhist_irq_enable(void *ctx)
+{
+	return on_preemptirq(0, 1);
+}
+
+SEC("raw_tp/preempt_disable")
+int bpfhist_preempt_disable(void *ctx)
+{
+	return on_preemptirq(1, 0);
+}
+
+SEC("raw_tp/preempt_enable")
+int bpfhist_preempt_enable(void *ctx)
+{
+	return on_preemptirq(0, 0);
 }

@@ -24,7 +24,10 @@
 #define BPFHIST_WAKEUP_SHAREDPRIO 1
 #define BPFHIST_MISSED_TIMER 2
 #define BPFHIST_TIMERANDWAKEUP 3
-#define BPFHIST_NR_KINDS 4
+#define BPFHIST_IRQSOFF 4
+#define BPFHIST_PREEMPTOFF 5
+#define BPFHIST_PREEMPTIRQSOFF 6
+#define BPFHIST_NR_KINDS 7
 
 #define BPFHIST_COMM_LEN 16
 #define BPFHIST_RT_PRIO 100		/* kernel prio < 100: an RT task */
@@ -67,6 +70,7 @@ enum bpfhist_counter {
 	BPFHIST_C_TIMER_UNKNOWN,
 	BPFHIST_C_TIMER_EARLY,
 	BPFHIST_C_NESTED,		/* runs begun inside another of ours on the same CPU */
+	BPFHIST_C_UNMATCHED_ENABLE,	/* an irq/preempt enable with no disable seen */
 	BPFHIST_NR_COUNTERS
 };
 
