@@ -45,7 +45,7 @@ cat "$TMP/rt/wakeup/max_latency-CPU"* "$TMP/rt/wakeup/sharedprio/max_latency-CPU
 ours=$(tr -d ' \n' <"$TMP/all.json" | grep -o '"all":{[^}]*' | head -1 | sed 's/.*"max_ns":\([0-9]*\).*/\1/')
 [ -n "$ours" ] || die "no max_ns in the JSON"
 total=$(tr -d ' \n' <"$TMP/all.json" | grep -o '"all":{"total":[0-9]*' | head -1 | grep -o '[0-9]*$')
-[ "$total" -ge "$4" ] || die "only $total wakeup samples with --all-tasks (expected >= $4)"
+[ "$total" -ge "$4" ] || die "only $total wakeup samples with --all-tasks (expected >= $4; stats: $(tr -d " \n" <"$TMP/all.json" | grep -o "\"stats\":{[^}]*")"
 
 if [ "${5:-}" != perf ]; then
 	echo "ok: $(basename "$DATA"): $rt RT samples, $total with --all-tasks"
@@ -86,9 +86,15 @@ read -r w o <"$TMP/wakeups"
 "$LATSCOPE" hist report -i "$TMP/gen.data" --json >"$TMP/gen.json" 2>/dev/null || die "hist report --json failed"
 dr=$("$TOOLS/histcmp" --get "$TMP/gen.json" stats.dropped_running) || die "no stats.dropped_running"
 lo=$((w - dr - 2))
-check "$TMP/gen.data" '^[0-9]+ 50 [0-9]+ \(0\) sched-pipe <- ' "$lo" "$lo"
+# --all-tasks files every task on its own: its own dropped_running, and a
+# wakeup replaced by another before its switch-in is not filed (stats.replaced)
+"$LATSCOPE" hist report -i "$TMP/gen.data" --all-tasks --json >"$TMP/gen-all.json" 2>/dev/null ||
+	die "hist report --all-tasks --json failed"
+dra=$("$TOOLS/histcmp" --get "$TMP/gen-all.json" stats.dropped_running) || die "no stats.dropped_running (--all-tasks)"
+rpa=$("$TOOLS/histcmp" --get "$TMP/gen-all.json" stats.replaced) || die "no stats.replaced (--all-tasks)"
+check "$TMP/gen.data" '^[0-9]+ 50 [0-9]+ \(0\) sched-pipe <- ' "$lo" $((w - dra - rpa - 2))
 [ "$rt" -le $((w + o)) ] || die "$rt RT samples filed, more than the $w + $o RT wakeups in gen.data"
-echo "  ($w sched_wakeup of sched-pipe, $dr dropped running, $o other RT wakeups: $rt filed, bounds $lo..$((w + o)))"
+echo "  ($w sched_wakeup of sched-pipe, $dr dropped running ($dra with --all-tasks), $o other RT wakeups: $rt filed, bounds $lo..$((w + o)))"
 if [ -n "$SHARED_DATA" ]; then
 	rec=$(shared_recording) || die "SHARED_DATA=$SHARED_DATA could not be decompressed (zstd installed?)"
 	# its RT wakeups are the migration/N threads (prio 0 = user 99)
