@@ -5,7 +5,7 @@
 # sched_wakeup of a cyclictest thread (prio 4 = SCHED_FIFO 95) in perf's
 # file, less 2 per thread (the first sleep's and the last one's), less one
 # per event perf lost (a lost hrtimer_start leaves its expiry unknown); and
-# at most one per cycle.  (The first version asked for 90 % of the cycles,
+# at most one per cycle, plus one per wakeup of another RT task in the file.  (The first version asked for 90 % of the cycles,
 # a figure not derived: CI filed 1583 of 2000 on a machine loaded with a
 # benchmark's storms.)  Timer lateness
 # + wakeup latency can never exceed what cyclictest measured in user space
@@ -41,14 +41,23 @@ get() {	# get TYPE FIELD: value in the type's "all" object
 mto=$(get missed_timer_offsets total)
 taw=$(get timerandwakeup total)
 tawmax=$(get timerandwakeup max_ns)
-w=$(perf script -i "$TMP/p.data" -F event,trace 2>/dev/null |
-	awk '$1 ~ /sched_wakeup:$/ && / comm=cyclictest / && / prio=4 / { n++ } END { print n + 0 }')
+# w: wakeups of cyclictest's threads; o: of the other RT tasks (another RT
+# workload on this machine may add timer wakeups of its own)
+perf script -i "$TMP/p.data" -F event,trace 2>/dev/null | awk '
+	$1 ~ /sched_wakeup:$/ && match($0, / prio=[0-9]+/) {
+		p = substr($0, RSTART + 6, RLENGTH - 6) + 0
+		if (/ comm=cyclictest / && p == 4) w++
+		else if (p < 100) o++
+	}
+	END { print w + 0, o + 0 }' >"$TMP/wk"
+read -r w o <"$TMP/wk"
 lost=$("$TOOLS/histcmp" --get "$TMP/j" input.lost_events 2>/dev/null || echo 0)
 want=$((w - 4 - lost))
 [ $want -gt $LOOPS ] || die "only $w wakeups of cyclictest's threads in perf's file for $((2 * LOOPS)) cycles ($lost events lost)"
 [ "${mto:-0}" -ge $want ] || die "missed_timer_offsets has ${mto:-0} samples for $w cyclictest wakeups in the recording ($lost events lost; at least $want required)"
 [ "${taw:-0}" -ge $want ] || die "timerandwakeup has ${taw:-0} samples for $w cyclictest wakeups in the recording ($lost events lost; at least $want required)"
-[ "${taw:-0}" -le $((2 * LOOPS + 10)) ] || die "timerandwakeup has $taw samples, more than the cycles"
+[ "${taw:-0}" -le $((2 * LOOPS + o)) ] ||
+	die "timerandwakeup has $taw samples, more than the $((2 * LOOPS)) cycles and the $o other RT wakeups recorded"
 ours=$((tawmax / 1000))
 [ "$ours" -le $((cycmax + 2)) ] || die "timerandwakeup max $ours us > cyclictest max $cycmax us"
 grep -Eq '^[0-9]+ 95 [0-9]+ \([0-9]+\) cyclictest <- ' "$TMP/h/timerandwakeup/max_latency-CPU0" ||
