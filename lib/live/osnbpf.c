@@ -175,7 +175,8 @@ struct osnbpf_slot *osnbpf_slots(struct osnbpf *o, size_t *nr)
 
 void osnbpf_set_gate(struct osnbpf *o, uint64_t from_ns)
 {
-	__atomic_store_n(&o->skel->bss->gate_ns, from_ns, __ATOMIC_RELEASE);
+	if (o->skel->bss)	/* mapped by libbpf on every kernel with tp_btf */
+		__atomic_store_n(&o->skel->bss->gate_ns, from_ns, __ATOMIC_RELEASE);
 }
 
 const char *osnbpf_absent(const struct osnbpf *o)
