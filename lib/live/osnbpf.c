@@ -202,6 +202,7 @@ static void deliver(const struct osnbpf_key *k, const struct osnbpf_val *v, osnb
 {
 	struct osnbpf_contrib c = {
 		.cpu = k->cpu, .id = k->id, .count = v->count, .total_ns = v->total_ns, .max_ns = v->max_ns,
+		.unseen = v->unseen,
 	};
 	const char *vec = k->src >= OSNBPF_SRC_VECTOR ? osnbpf_vector_name(k->src - OSNBPF_SRC_VECTOR) : NULL;
 
@@ -253,6 +254,7 @@ int osnbpf_read(struct osnbpf *o, osnbpf_contrib_fn fn, void *arg, struct osnbpf
 	uint64_t *dst[OSNBPF_NR_COUNTERS] = {
 		[OSNBPF_C_RUNS] = &s.runs, [OSNBPF_C_CONTRIB_FULL] = &s.contrib_full,
 		[OSNBPF_C_UNMATCHED] = &s.unmatched, [OSNBPF_C_DROPPED] = &s.dropped,
+		[OSNBPF_C_SWITCH_MISMATCH] = &s.switch_mismatch,
 	};
 	int cfd = bpf_map__fd(o->skel->maps.osnbpf_ctrs);
 	for (uint32_t c = 0; c < OSNBPF_NR_COUNTERS; c++) {

@@ -41,6 +41,7 @@ struct osnbpf_stats {
 					 * the totals, not in the table) */
 	uint64_t unmatched;		/* exits with no window open (osnbpf_abi.h) */
 	uint64_t dropped;		/* windows dropped: a lost exit */
+	uint64_t switch_mismatch;	/* switches whose prev the last switch did not put on */
 	/* the kernel's counts of each loaded program (bpfload_misses_text names
 	 * those that missed runs) */
 	uint32_t nr_progs;
@@ -58,6 +59,8 @@ struct osnbpf_contrib {
 	char name[32];			/* the IRQ's action, the vector ("local_timer"), the
 					 * comm, "nmi"; "" for a softirq (its vector names it) */
 	uint64_t count, total_ns, max_ns;
+	uint64_t unseen;		/* entries whose switch-in no program saw (in count,
+					 * not in total_ns) */
 };
 
 /* Called by osnbpf_read() for each contributor; k is valid during the call. */

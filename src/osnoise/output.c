@@ -59,6 +59,13 @@ static uint64_t events_lost(const struct ctx *c)
 	return c->s ? evsrc_stats(c->s)->lost : c->cnt.lost;
 }
 
+/* Switches the attribution saw with a prev that the last one did not put
+ * on: the accounting's (perf, a recording) or the BPF programs'. */
+static uint64_t unseen_switches(const struct ctx *c)
+{
+	return noise_anomalies(c->n)->switch_mismatch + (c->bst_read ? c->bst.switch_mismatch : 0);
+}
+
 /* What the results miss: events lost by the kernel, workload records lost,
  * samples skipped as unreadable. */
 uint64_t osnoise_dropped(const struct ctx *c)
@@ -219,6 +226,10 @@ static void print_details(struct ctx *c, FILE *f)
 		if (c->bpf && osnbpf_absent(c->bpf)[0])
 			fprintf(f, "tracepoints this kernel lacks (their programs left out): %s\n",
 				osnbpf_absent(c->bpf));
+		if (c->bst.switch_mismatch)
+			fprintf(f, "%" PRIu64 " context switches came with no program run (the kernel ran "
+				   "none while the task before ran): those tasks' entries are counted, "
+				   "without their time\n", c->bst.switch_mismatch);
 	} else if (c->attribution) {
 		const struct noise_anomalies *a = noise_anomalies(c->n);
 		uint64_t lost = c->s ? evsrc_stats(c->s)->lost : c->cnt.lost;
@@ -368,6 +379,7 @@ static json_object *bpf_json(const struct ctx *c)
 	json_object_object_add(o, "contrib_full", ju(b->contrib_full));
 	json_object_object_add(o, "dropped", ju(b->dropped));
 	json_object_object_add(o, "unmatched_exits", ju(b->unmatched));
+	json_object_object_add(o, "switch_mismatch", ju(b->switch_mismatch));
 	json_object_object_add(o, "absent", json_object_new_string(c->bpf ? osnbpf_absent(c->bpf) : ""));
 	return o;
 }
@@ -425,7 +437,7 @@ static void print_json(struct ctx *c, FILE *f)
 	json_object *aj = json_object_new_object();
 	json_object_object_add(aj, "unmatched_exit", ju(an->unmatched_exit));
 	json_object_object_add(aj, "dropped_open", ju(an->dropped_open));
-	json_object_object_add(aj, "unseen_switch_in", ju(an->switch_mismatch));
+	json_object_object_add(aj, "unseen_switch_in", ju(unseen_switches(c)));
 	json_object_object_add(aj, "negative", ju(an->negative));
 	json_object_object_add(aj, "history_overflow", ju(an->history_overflow));
 	json_object_object_add(aj, "contrib_overflow", ju(an->contrib_overflow));
@@ -563,9 +575,9 @@ static void print_losses(const struct ctx *c)
 			fprintf(stderr, "%s: %" PRIu64 " events lost (%.2f%%): the attribution is incomplete; "
 				"raise --ring-size\n", who, lost,
 				samples + lost ? 100.0 * (double)lost / (double)(samples + lost) : 0.0);
-		if (a->switch_mismatch)
+		if (unseen_switches(c))
 			fprintf(stderr, "%s: %" PRIu64 " context switches came with no event: those tasks' "
-				"entries are counted, without their time\n", who, a->switch_mismatch);
+				"entries are counted, without their time\n", who, unseen_switches(c));
 		if (a->dropped_open)
 			fprintf(stderr, "%s: %" PRIu64 " nested noise entries dropped (nesting too deep)\n", who,
 				a->dropped_open);

@@ -320,7 +320,7 @@ static void bpf_contrib(void *arg, const struct osnbpf_contrib *b)
 	struct ctx *c = arg;
 	struct noise_contrib k = {
 		.cls = (enum noise_class)b->cls, .id = b->id, .count = b->count, .total_ns = b->total_ns,
-		.max_ns = b->max_ns,
+		.max_ns = b->max_ns, .unseen = b->unseen,
 	};
 	if (osneng_index(c->e, b->cpu) < 0)
 		return;		/* not measured (the programs count measured CPUs only) */

@@ -66,6 +66,8 @@ struct win {
 
 struct cpu_state {
 	struct win w[OSNBPF_NR_CLASSES];
+	__s32 cur_pid;			/* the task the last switch put on */
+	__u32 cur_known;
 };
 
 struct {
@@ -97,8 +99,9 @@ static __always_inline struct osnbpf_slot *enter(struct cpu_state **st)
 	return *st ? s : 0;
 }
 
-/* the window's net time into its contributor, while the loop measures */
-static __always_inline void contrib(struct osnbpf_slot *s, const struct win *w, __u64 net)
+/* the window's net time into its contributor, while the loop measures
+ * (unseen: an entry whose start no program saw, without time) */
+static __always_inline void contrib(struct osnbpf_slot *s, const struct win *w, __u64 net, __u32 unseen)
 {
 	struct osnbpf_key k = {};
 	struct osnbpf_val *v, nv = {};
@@ -122,6 +125,7 @@ static __always_inline void contrib(struct osnbpf_slot *s, const struct win *w, 
 	}
 	v->count++;
 	v->total_ns += net;
+	v->unseen += unseen;
 	if (net > v->max_ns)
 		v->max_ns = net;
 }
@@ -169,7 +173,7 @@ static __always_inline void close_win(struct osnbpf_slot *s, struct cpu_state *s
 	push_below(st, cls, net);
 	__sync_fetch_and_add(&s->net_ns[cls], net);
 	__sync_fetch_and_add(&s->seq, 1);
-	contrib(s, w, net);
+	contrib(s, w, net, 0);
 }
 
 SEC("tp_btf/irq_handler_entry")
@@ -238,14 +242,19 @@ int BPF_PROG(osnbpf_nmi, void *handler, s64 delta_ns, int handled)
 	__sync_fetch_and_add(&s->count[OSNBPF_NMI], 1);
 	__sync_fetch_and_add(&s->net_ns[OSNBPF_NMI], d);
 	__sync_fetch_and_add(&s->seq, 1);
-	contrib(s, &w, d);
+	contrib(s, &w, d, 0);
 	return 0;
 }
 
 /*
  * Thread windows: every task switched in that is not this CPU's loop, until
  * the next switch.  Nothing nested is open across a switch (an IRQ or
- * softirq window still open lost its exit).
+ * softirq window still open lost its exit).  The kernel runs no program
+ * (nor perf's handler) for the tracepoints of some tasks (here the VM
+ * agent's threads: docs/osnoise.md): a switch whose prev is not the task the
+ * last one put on says so.  Then, as lib/engine/noise.c does, the window
+ * open (that task's) has no known end and is dropped, and prev's entry is
+ * counted with no time, as unseen.
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(osnbpf_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
@@ -262,9 +271,23 @@ int BPF_PROG(osnbpf_switch, bool preempt, struct task_struct *prev, struct task_
 			st->w[c].open = 0;
 			count(OSNBPF_C_DROPPED);
 		}
-	if (st->w[OSNBPF_THREAD].open)
+	pid = prev->pid;
+	if (st->cur_known && pid != st->cur_pid) {
+		count(OSNBPF_C_SWITCH_MISMATCH);
+		st->w[OSNBPF_THREAD].open = 0;
+		if (pid != s->workload_tid) {
+			struct win *w = open_win(s, st, OSNBPF_THREAD, OSNBPF_SRC_THREAD, pid, now);
+			__builtin_memcpy(w->name, prev->comm, OSNBPF_NAME_LEN);
+			w->name[OSNBPF_NAME_LEN - 1] = '\0';
+			w->open = 0;
+			contrib(s, w, 0, 1);
+		}
+	} else if (st->w[OSNBPF_THREAD].open) {
 		close_win(s, st, OSNBPF_THREAD, st->w[OSNBPF_THREAD].id, now);
+	}
 	pid = next->pid;
+	st->cur_pid = pid;
+	st->cur_known = 1;
 	if (pid != s->workload_tid) {
 		struct win *w = open_win(s, st, OSNBPF_THREAD, OSNBPF_SRC_THREAD, pid, now);
 		__builtin_memcpy(w->name, next->comm, OSNBPF_NAME_LEN);

@@ -68,6 +68,8 @@ struct osnbpf_key {
 
 struct osnbpf_val {
 	__u64 count, total_ns, max_ns;		/* windows, their net time, the largest */
+	__u64 unseen;				/* entries whose switch-in the programs did not
+						 * see (in count, with no time) */
 };
 
 /* The programs' own counters (a per-CPU array indexed by these). */
@@ -78,6 +80,9 @@ enum osnbpf_counter {
 					 * start), or another id's */
 	OSNBPF_C_DROPPED,		/* windows dropped: an entry over an open one of its
 					 * class (a lost exit), open across a context switch */
+	OSNBPF_C_SWITCH_MISMATCH,	/* a switch whose prev is not the task the last one
+					 * put on: the kernel ran no program for the switches
+					 * between (docs/osnoise.md, "Backends") */
 	OSNBPF_NR_COUNTERS
 };
 
