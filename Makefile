@@ -61,9 +61,9 @@ BPF_DIR   := $(BUILD)/bpf
 BPF_SKEL  := $(BPF_DIR)/bpfhist.skel.h
 ifeq ($(BPF_WHY),)
 PKGS      += libbpf
-BPF_SKIP   := lib/live/bpfhist_none.c
+BPF_SKIP   := lib/live/bpfhist_none.c lib/live/osnbpf_none.c
 else
-BPF_SKIP   := lib/live/bpfhist.c
+BPF_SKIP   := lib/live/bpfhist.c lib/live/osnbpf.c lib/live/bpfload.c
 endif
 
 LIB_SRCS  := $(filter-out $(BPF_SKIP),$(sort $(shell find lib -name '*.c' ! -name '*.bpf.c')))
@@ -137,6 +137,19 @@ $(BUILD)/tests/tools/bpfpoff: CFLAGS += -I$(BPF_DIR)
 ifeq ($(BPF_WHY),)
 $(BUILD)/tests/tools/bpfpoff: $(BPF_SKEL)
 endif
+
+# The osnoise bpf backend (lib/live/osnbpf.c, docs/osnoise.md "Backends"),
+# built like bpfhist's; without BPF, lib/live/osnbpf_none.c.
+$(BPF_DIR)/osnbpf.bpf.o: lib/live/bpf/osnbpf.bpf.c lib/live/bpf/osnbpf_abi.h $(BPF_DIR)/vmlinux.h
+	@$(if $(Q),echo "  BPF     $<")
+	$(Q)$(BPF_CLANG) -target bpf -g -O2 -Wall -Werror -I$(BPF_DIR) -Ilib -c -o $@ $<
+
+$(BPF_DIR)/osnbpf.skel.h: $(BPF_DIR)/osnbpf.bpf.o
+	@$(if $(Q),echo "  SKEL    $@")
+	$(Q)$(BPFTOOL) gen skeleton $< name osnbpf_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/lib/live/osnbpf.o: CFLAGS += -I$(BPF_DIR)
+$(BUILD)/lib/live/osnbpf.o: $(BPF_DIR)/osnbpf.skel.h
 
 $(LIBA): $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
@@ -223,7 +236,8 @@ FUZZ_SECONDS ?= 600
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -fsanitize=fuzzer,address,undefined \
                 -DLATSCOPE_FORMATS_DIR='"$(CURDIR)/tests/data/formats"' \
                 -fno-sanitize-recover=undefined
-FUZZ_LIB_SRCS := $(sort $(filter-out lib/live/bpfhist.c,$(LIB_SRCS)) lib/live/bpfhist_none.c)
+FUZZ_LIB_SRCS := $(sort $(filter-out lib/live/bpfhist.c lib/live/osnbpf.c lib/live/bpfload.c,$(LIB_SRCS)) lib/live/bpfhist_none.c \
+                   lib/live/osnbpf_none.c)
 fuzz-build: deps
 	$(Q)mkdir -p $(BUILD)/fuzz
 	$(Q)for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \

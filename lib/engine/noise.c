@@ -153,28 +153,58 @@ static unsigned contrib_hash(enum noise_class cls, int32_t id, const char *name)
 	return h;
 }
 
-static void contrib_add(struct noise *n, struct ncpu *c, const struct noise_win *w)
+/* The slot of (cls, id, name) in c's table, claimed if new; NULL when full. */
+static struct noise_contrib *contrib_slot(struct ncpu *c, enum noise_class cls, int32_t id, const char *name)
 {
-	unsigned h = contrib_hash(w->cls, w->id, w->name);
+	unsigned h = contrib_hash(cls, id, name);
 	for (unsigned i = 0; i < NOISE_CONTRIBS; i++) {
 		unsigned s = (h + i) & (NOISE_CONTRIBS - 1);
 		struct noise_contrib *k = &c->contrib[s];
 		if (!c->contrib_used[s]) {
 			c->contrib_used[s] = true;
-			k->cls = w->cls;
-			k->id = w->id;
-			memcpy(k->name, w->name, sizeof(k->name));
-		} else if (k->cls != w->cls || k->id != w->id || strcmp(k->name, w->name)) {
-			continue;
+			k->cls = cls;
+			k->id = id;
+			memcpy(k->name, name, sizeof(k->name));
+			return k;
 		}
-		k->count++;
-		k->total_ns += w->net_ns;
-		k->unseen += w->unseen_start;
-		if (w->net_ns > k->max_ns)
-			k->max_ns = w->net_ns;
+		if (k->cls == cls && k->id == id && !strcmp(k->name, name))
+			return k;
+	}
+	return NULL;
+}
+
+static void contrib_add(struct noise *n, struct ncpu *c, const struct noise_win *w)
+{
+	struct noise_contrib *k = contrib_slot(c, w->cls, w->id, w->name);
+	if (!k) {
+		n->anom.contrib_overflow++;
 		return;
 	}
-	n->anom.contrib_overflow++;
+	k->count++;
+	k->total_ns += w->net_ns;
+	k->unseen += w->unseen_start;
+	if (w->net_ns > k->max_ns)
+		k->max_ns = w->net_ns;
+}
+
+int noise_add_contrib(struct noise *n, unsigned cpu, const struct noise_contrib *add)
+{
+	if (cpu >= n->nr_cpus || (unsigned)add->cls >= NOISE_NR_CLASSES)
+		return -EINVAL;
+	char name[TPEVENT_NAME_LEN];
+	memset(name, 0, sizeof(name));
+	memcpy(name, add->name, sizeof(name) - 1);	/* always terminated */
+	struct noise_contrib *k = contrib_slot(&n->cpus[cpu], add->cls, add->id, name);
+	if (!k) {
+		n->anom.contrib_overflow += add->count;
+		return 0;
+	}
+	k->count += add->count;
+	k->total_ns += add->total_ns;
+	k->unseen += add->unseen;
+	if (add->max_ns > k->max_ns)
+		k->max_ns = add->max_ns;
+	return 0;
 }
 
 size_t noise_contribs(const struct noise *n, unsigned cpu, const struct noise_contrib **out)
@@ -472,23 +502,57 @@ int noise_sub(struct noise *n, unsigned cpu, uint64_t count, uint64_t ns)
 	return 0;
 }
 
+/* A gap at or above the threshold with its interference in g: the period's
+ * figures, the sink, the stop. */
+static int gap_account(struct noise *n, struct ncpu *c, struct noise_gap *g)
+{
+	struct noise_stats *p = &c->period;
+	uint64_t dur = g->duration_ns;
+	g->hw = g->interference == 0;
+	p->gaps++;
+	p->noise_ns += dur;
+	if (dur > p->max_single_ns)
+		p->max_single_ns = dur;
+	if (g->hw) {
+		p->hw_count++;
+		p->hw_ns += dur;
+	}
+	if (!n->opts.no_workload)
+		for (int k = 0; k < NOISE_NR_CLASSES; k++)
+			p->net_ns[k] += g->net_ns[k];
+	if (n->has_sink && n->sink.gap)
+		n->sink.gap(n->sink.arg, g);
+	if (n->opts.stop_single_ns && dur > n->opts.stop_single_ns)
+		return NOISE_STOP;
+	return 0;
+}
+
+/* A gap of cpu: below the threshold only the remainder (false), else g
+ * set up for its interference (true). */
+static bool gap_begin(struct noise *n, unsigned cpu, uint64_t start_ns, uint64_t end_ns, struct noise_gap *g)
+{
+	struct ncpu *c = &n->cpus[cpu];
+	uint64_t dur = end_ns - start_ns;
+	if (dur < n->opts.threshold_ns) {
+		c->period.sub_count++;
+		c->period.sub_ns += dur;
+		return false;
+	}
+	memset(g, 0, sizeof(*g));
+	g->cpu = cpu;
+	g->start_ns = start_ns;
+	g->duration_ns = dur;
+	return true;
+}
+
 int noise_gap(struct noise *n, unsigned cpu, uint64_t start_ns, uint64_t end_ns)
 {
 	if (cpu >= n->nr_cpus || end_ns < start_ns)
 		return -EINVAL;
 	struct ncpu *c = &n->cpus[cpu];
-	struct noise_stats *p = &c->period;
-	uint64_t dur = end_ns - start_ns;
-	if (dur < n->opts.threshold_ns) {
-		p->sub_count++;
-		p->sub_ns += dur;
-		return 0;
-	}
 	struct noise_gap g;
-	memset(&g, 0, sizeof(g));
-	g.cpu = cpu;
-	g.start_ns = start_ns;
-	g.duration_ns = dur;
+	if (!gap_begin(n, cpu, start_ns, end_ns, &g))
+		return 0;
 
 	/* Closed windows that arrived inside the gap, newest first. */
 	uint64_t avail = c->hist_head < NOISE_HISTORY ? c->hist_head : NOISE_HISTORY;
@@ -522,22 +586,32 @@ int noise_gap(struct noise *n, unsigned cpu, uint64_t start_ns, uint64_t end_ns)
 		g.count[NOISE_THREAD]++;
 	}
 	c->last_gap_end_ns = end_ns;
-	g.hw = g.interference == 0;
+	return gap_account(n, c, &g);
+}
 
-	p->gaps++;
-	p->noise_ns += dur;
-	if (dur > p->max_single_ns)
-		p->max_single_ns = dur;
-	if (g.hw) {
-		p->hw_count++;
-		p->hw_ns += dur;
+int noise_gap_counted(struct noise *n, unsigned cpu, uint64_t start_ns, uint64_t end_ns,
+		      const struct noise_counted *a)
+{
+	if (cpu >= n->nr_cpus || end_ns < start_ns)
+		return -EINVAL;
+	struct noise_gap g;
+	if (!gap_begin(n, cpu, start_ns, end_ns, &g))
+		return 0;
+	for (int k = 0; k < NOISE_NR_CLASSES; k++) {
+		g.count[k] = a->count[k];
+		g.net_ns[k] = a->net_ns[k];
+		g.interference += a->count[k];
 	}
-	if (!n->opts.no_workload)
-		for (int k = 0; k < NOISE_NR_CLASSES; k++)
-			p->net_ns[k] += g.net_ns[k];
-	if (n->has_sink && n->sink.gap)
-		n->sink.gap(n->sink.arg, &g);
-	if (n->opts.stop_single_ns && dur > n->opts.stop_single_ns)
-		return NOISE_STOP;
+	n->cpus[cpu].last_gap_end_ns = end_ns;
+	return gap_account(n, &n->cpus[cpu], &g);
+}
+
+int noise_period_counts(struct noise *n, unsigned cpu, const uint64_t count[NOISE_NR_CLASSES])
+{
+	if (cpu >= n->nr_cpus)
+		return -EINVAL;
+	struct ncpu *c = &n->cpus[cpu];
+	for (int k = 0; k < NOISE_NR_CLASSES && c->in_period; k++)
+		c->period.count[k] += count[k];
 	return 0;
 }

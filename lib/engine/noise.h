@@ -164,6 +164,29 @@ int noise_period_end(struct noise *n, unsigned cpu, uint64_t t_ns, uint64_t runt
  * above stop_single_ns, or -EINVAL. */
 int noise_gap(struct noise *n, unsigned cpu, uint64_t start_ns, uint64_t end_ns);
 
+/*
+ * A gap's attribution counted elsewhere (the bpf backend: counters kept per
+ * CPU by BPF programs, their difference across the gap): the windows that
+ * arrived inside it per class and their net time.
+ */
+struct noise_counted {
+	uint64_t count[NOISE_NR_CLASSES];
+	uint64_t net_ns[NOISE_NR_CLASSES];
+};
+
+/* noise_gap() for a gap whose attribution c says (no event is fed then: the
+ * windows' history is not used); with no entry at all, it is HW noise.  The
+ * same returns. */
+int noise_gap_counted(struct noise *n, unsigned cpu, uint64_t start_ns, uint64_t end_ns,
+		      const struct noise_counted *c);
+/* Entries counted elsewhere over cpu's period in progress, per class, added
+ * to its counters (the table's NMI/IRQ/Softirq/Thread).  0 or -EINVAL. */
+int noise_period_counts(struct noise *n, unsigned cpu, const uint64_t count[NOISE_NR_CLASSES]);
+/* A contributor totalled elsewhere (count windows, total_ns, max_ns; unseen)
+ * merged into cpu's table, as if its windows had been fed.  0 or -EINVAL;
+ * a full table counts anomalies.contrib_overflow by k->count. */
+int noise_add_contrib(struct noise *n, unsigned cpu, const struct noise_contrib *k);
+
 /* Add an aggregated sub-threshold remainder (count gaps, ns in total). */
 int noise_sub(struct noise *n, unsigned cpu, uint64_t count, uint64_t ns);
 

@@ -312,6 +312,8 @@ static void write_wrec(struct osneng *e, const struct oswork_rec *r)
 	pdwrite_write_sample(e->pw, e->wrec_evsel, PDFORMAT_MISC_USER, &s);
 }
 
+_Static_assert(OSWORK_NR_CLASSES == NOISE_NR_CLASSES, "a counted gap has a value per class");
+
 static void feed_wrec(struct osneng *e, const struct oswork_rec *r)
 {
 	write_wrec(e, r);
@@ -327,9 +329,24 @@ static void feed_wrec(struct osneng *e, const struct oswork_rec *r)
 			e->pstart[i] = r->t1_ns;
 		}
 		break;
-	case OSWORK_GAP:
-		if (e->active[i] && noise_gap(e->n, r->cpu, r->t0_ns, r->t1_ns) == NOISE_STOP)
+	case OSWORK_GAP: {
+		if (!e->active[i])
+			break;
+		int rc;
+		if (e->o.gap_counters) {
+			struct noise_counted a;
+			oswork_gap_unpack(r->v, a.count, a.net_ns);
+			rc = noise_gap_counted(e->n, r->cpu, r->t0_ns, r->t1_ns, &a);
+		} else {
+			rc = noise_gap(e->n, r->cpu, r->t0_ns, r->t1_ns);
+		}
+		if (rc == NOISE_STOP)
 			osneng_set_stop(e, OSNENG_STOP_SINGLE, r->cpu, r->t1_ns - r->t0_ns, r->t1_ns);
+		break;
+	}
+	case OSWORK_PERIOD_COUNTS:
+		if (e->active[i])
+			noise_period_counts(e->n, r->cpu, r->v);
 		break;
 	case OSWORK_PERIOD_END:
 		if (!e->active[i])

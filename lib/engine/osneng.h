@@ -55,6 +55,8 @@ struct osneng_opts {
 	uint64_t warmup_ns;		/* nothing is counted before start + warm-up */
 	bool no_workload;		/* no busy loop: period boundaries every period_us */
 	bool softirq_in_threads;	/* PREEMPT_RT: softirqs are thread time (noise.h) */
+	bool gap_counters;		/* the workload's gaps carry their attribution (the bpf
+					 * backend: oswork_opts.slots); no event is fed */
 	bool hist;			/* keep a histogram of single gaps per CPU */
 	uint64_t bucket_us, entries;	/* its bucket width and bucket count (hist) */
 };

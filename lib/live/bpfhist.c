@@ -3,7 +3,6 @@
  * (see bpfhist.h).  Built only with BPF support (the Makefile); else
  * bpfhist_none.c. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +23,6 @@ _Static_assert(BPFHIST_WAKEUP == HSET_WAKEUP && BPFHIST_WAKEUP_SHAREDPRIO == HSE
 	       BPFHIST_PREEMPTOFF == HSET_PREEMPTOFF && BPFHIST_PREEMPTIRQSOFF == HSET_PREEMPTIRQSOFF &&
 	       BPFHIST_NR_KINDS == HSET_NR_KINDS, "the programs number kinds as hset");
 _Static_assert(BPFHIST_COMM_LEN == HSET_COMM_LEN, "a worst case keeps a task's comm");
-
-#define BTF_VMLINUX "/sys/kernel/btf/vmlinux"
 
 struct bpfhist {
 	struct bpfhist_bpf *skel;
@@ -51,24 +48,6 @@ struct bpfhist {
 	uint64_t lt_start[BPFHIST_MAX_CPUS], lt_end[BPFHIST_MAX_CPUS];
 };
 
-/* libbpf's last warning: the detail of a refused load (libbpf would print
- * it on stderr; lib/ never prints).  One process-wide buffer: bpfhist_open is
- * not called from two threads at once. */
-static char last_msg[256];
-
-static int keep_msg(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[sizeof(last_msg)];
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	line[strcspn(line, "\n")] = '\0';
-	if (line[0])
-		memcpy(last_msg, line, sizeof(line));
-	return 0;
-}
-
 const char *bpfhist_built(void)
 {
 	return NULL;
@@ -87,14 +66,13 @@ static void set_timer_progs(struct bpfhist_bpf *s, bool on)
 	bpf_program__set_autoload(s->progs.bpfhist_expire_exit, on);
 }
 
-/* open, size, load and attach one skeleton; 0 or -errno with last_msg */
+/* open, size, load and attach one skeleton; 0 or -errno (bpfload keeps libbpf's word) */
 static int load_attach(struct bpfhist *b, bool timers)
 {
 	const struct bpfhist_cfg *cfg = &b->cfg;
 	uint32_t table = cfg->table_size ? cfg->table_size : 4096;
 	int err;
 
-	last_msg[0] = '\0';
 	b->skel = bpfhist_bpf__open();
 	if (!b->skel)
 		return errno ? -errno : -ENOMEM;
@@ -222,19 +200,6 @@ static void attach_ltimer(struct bpfhist *b)
 	b->ltimer_ok = ltimer_snap(b, b->lt_start, b->loc_start) == 0;
 }
 
-static void explain(char *why, size_t len, int err, const char *what)
-{
-	const char *hint = "";
-
-	if (err == -EPERM || err == -EACCES)
-		hint = access("/sys/kernel/security/lockdown", R_OK) == 0
-			       ? " (needs root, or CAP_BPF and CAP_PERFMON; a locked-down kernel "
-				 "refuses BPF tracing: see /sys/kernel/security/lockdown)"
-			       : " (needs root, or CAP_BPF and CAP_PERFMON)";
-	snprintf(why, len, "%s: %s%s%s%s", what, strerror(-err), hint, last_msg[0] ? "; libbpf: " : "",
-		 last_msg);
-}
-
 int bpfhist_open(struct bpfhist **out, const struct bpfhist_cfg *cfg, char *why, size_t why_len)
 {
 	struct bpfhist *b;
@@ -253,13 +218,8 @@ int bpfhist_open(struct bpfhist **out, const struct bpfhist_cfg *cfg, char *why,
 			 cfg->hist.nr_buckets);
 		return -E2BIG;
 	}
-	if (access(BTF_VMLINUX, R_OK) != 0) {
-		err = -errno;
-		snprintf(why, why_len, "the kernel has no BTF (%s: %s): CO-RE cannot relocate the "
-			 "programs (a kernel built with CONFIG_DEBUG_INFO_BTF has it)", BTF_VMLINUX,
-			 strerror(-err));
+	if ((err = bpfload_need_btf(why, why_len)) < 0)
 		return err;
-	}
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
@@ -279,7 +239,7 @@ int bpfhist_open(struct bpfhist **out, const struct bpfhist_cfg *cfg, char *why,
 		free(b);
 		return -ENOMEM;
 	}
-	libbpf_print_fn_t old = libbpf_set_print(keep_msg);
+	bpfload_capture_begin();
 	/* run_cnt counted from the attach on (recursion_misses always are) */
 	b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	err = load_attach(b, cfg->timers);
@@ -288,20 +248,20 @@ int bpfhist_open(struct bpfhist **out, const struct bpfhist_cfg *cfg, char *why,
 		 * (bpf_probe_read_kernel), which some kernels refuse: the wakeup
 		 * kinds alone then */
 		char first[256];
-		explain(first, sizeof(first), err, "timer programs refused");
+		bpfload_explain(first, sizeof(first), err, "timer programs refused");
 		err = load_attach(b, false);
 		if (!err)
 			snprintf(why, why_len, "%s: missed_timer_offsets and timerandwakeup not measured",
 				 first);
 	}
 	if (err)
-		explain(why, why_len, err, "cannot load or attach the BPF programs");
+		bpfload_explain(why, why_len, err, "cannot load or attach the BPF programs");
 	else {
 		if (cfg->irqsoff)
 			attach_poff(b);
 		attach_ltimer(b);
 	}
-	libbpf_set_print(old);
+	bpfload_capture_end();
 	if (err) {
 		if (b->stats_fd >= 0)
 			close(b->stats_fd);
@@ -357,28 +317,9 @@ static int read_buckets(struct bpfhist *b, struct hset *set, uint32_t k, const b
 /* every loaded program's run_cnt and recursion_misses into s */
 static int read_progs(const struct bpfhist *b, struct bpfhist_stats *s)
 {
-	struct bpf_program *p;
-
 	s->run_cnt_known = b->stats_fd >= 0 || b->stats_stopped;
-	bpf_object__for_each_program(p, b->skel->obj) {
-		struct bpf_prog_info info;
-		uint32_t len = sizeof(info);
-		int fd = bpf_program__fd(p);
-		if (fd < 0)	/* not loaded (the timer programs refused) */
-			continue;
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
-			return -errno;
-		if (s->nr_progs >= BPFHIST_MAX_PROGS)
-			return -E2BIG;
-		struct bpfhist_prog_stat *ps = &s->progs[s->nr_progs++];
-		snprintf(ps->name, sizeof(ps->name), "%s", bpf_program__name(p));
-		ps->run_cnt = info.run_cnt;
-		ps->recursion_misses = info.recursion_misses;
-		s->run_cnt += info.run_cnt;
-		s->recursion_misses += info.recursion_misses;
-	}
-	return 0;
+	return bpfload_read_progs(b->skel->obj, s->progs, BPFHIST_MAX_PROGS, &s->nr_progs, &s->run_cnt,
+				  &s->recursion_misses);
 }
 
 int bpfhist_read(struct bpfhist *b, struct hset *set, struct bpfhist_stats *st)

@@ -27,6 +27,7 @@
 
 #include "base/hset.h"
 #include "base/lhist.h"
+#include "live/bpfload.h"
 
 struct bpfhist_cfg {
 	uint32_t nr_cpus;		/* CPUs 0..nr_cpus-1, as the set has them (1..256) */
@@ -44,17 +45,9 @@ struct bpfhist_cfg {
 					 * NULL = all */
 };
 
-/* One loaded program's counts, as the kernel keeps them (struct
- * bpf_prog_info, BPF_OBJ_GET_INFO_BY_FD). */
+/* The kernel's counts of each loaded program (struct bpf_prog_info,
+ * BPF_OBJ_GET_INFO_BY_FD: live/bpfload.h). */
 #define BPFHIST_MAX_PROGS 16	/* >= the object's programs (15) */
-struct bpfhist_prog_stat {
-	char name[32];			/* bpfhist_waking, ... */
-	uint64_t run_cnt;		/* runs: counted only while the kernel's BPF stats
-					 * are on (bpfhist_stats.run_cnt_known) */
-	uint64_t recursion_misses;	/* runs the kernel skipped: the program was already
-					 * running on that CPU (its per-CPU recursion guard,
-					 * prog->active): a LOSS, the event was not seen */
-};
 
 /* The counters of struct latency_stats the programs keep, summed over CPUs. */
 struct bpfhist_stats {
@@ -68,9 +61,9 @@ struct bpfhist_stats {
 					 * tracking state may have been torn (docs/hist.md) */
 	uint64_t unmatched_enable;	/* irq/preempt enables with no disable seen (the
 					 * section began before the attach) */
-	/* the kernel's counts of each loaded program (bpfhist_prog_stat) */
+	/* the kernel's counts of each loaded program (bpfload_prog) */
 	uint32_t nr_progs;
-	struct bpfhist_prog_stat progs[BPFHIST_MAX_PROGS];
+	struct bpfload_prog progs[BPFHIST_MAX_PROGS];
 	bool run_cnt_known;		/* the kernel counted runs over the whole window */
 	uint64_t run_cnt;		/* sum of progs[].run_cnt */
 	uint64_t recursion_misses;	/* sum of progs[].recursion_misses: events lost */

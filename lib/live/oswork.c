@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/bytes.h"
+#include "live/bpf/osnbpf_abi.h"
 #include "live/oswork.h"
 #include "base/workthread.h"
 
@@ -146,6 +147,114 @@ static void nap_until(struct oswork_thread *t, uint64_t next_ns)
 	pthread_mutex_unlock(&t->mu);
 }
 
+int oswork_view_advance(struct oswork_view *v, const volatile struct osnbpf_slot *s, uint64_t s0,
+			uint64_t gap[5])
+{
+	uint64_t count[OSWORK_NR_CLASSES], net[OSWORK_NR_CLASSES], packed = 0;
+
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	for (int c = 0; c < OSWORK_NR_CLASSES; c++) {
+		count[c] = s->count[c];
+		net[c] = s->net_ns[c];
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (s->seq != s0)
+		return -EAGAIN;
+	for (int c = 0; c < OSWORK_NR_CLASSES && gap; c++) {
+		uint64_t n = count[c] - v->count[c];
+		gap[c] = net[c] - v->net_ns[c];
+		packed |= (n > 0xffff ? 0xffff : n) << (16 * c);
+	}
+	if (gap)
+		gap[4] = packed;
+	v->seq = s0;
+	memcpy(v->count, count, sizeof(count));
+	memcpy(v->net_ns, net, sizeof(net));
+	return 0;
+}
+
+void oswork_gap_unpack(const uint64_t gap[5], uint64_t count[OSWORK_NR_CLASSES],
+		       uint64_t net_ns[OSWORK_NR_CLASSES])
+{
+	for (int c = 0; c < OSWORK_NR_CLASSES; c++) {
+		net_ns[c] = gap[c];
+		count[c] = gap[4] >> (16 * c) & 0xffff;
+	}
+}
+
+/* A time read with the seq of slot (the counters' change count) it goes
+ * with: false when the counters moved during the read (read again). */
+static inline __attribute__((always_inline)) bool read_counted(const struct clk *clk,
+							       const volatile struct osnbpf_slot *slot,
+							       uint64_t *now, uint64_t *s0)
+{
+	if (!slot) {
+		*now = clk_read(clk);
+		return true;
+	}
+	*s0 = slot->seq;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	*now = clk_read(clk);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return slot->seq == *s0;
+}
+
+/*
+ * One runtime window of the loop: the period's records.  With a slot, every
+ * time read is bracketed by two reads of its seq (an interrupt in between:
+ * read again, as the kernel tracer's loop does with its interrupt counter),
+ * and when the seq moved since the last read, the counters' difference is
+ * the gap's attribution (a gap below the threshold only moves the view).
+ */
+static inline __attribute__((always_inline)) void run_period(struct oswork_thread *t, struct clk *clk,
+							     volatile struct osnbpf_slot *slot,
+							     struct oswork_view *view)
+{
+	const struct oswork_opts *o = &t->w->o;
+	uint64_t thr = o->threshold_ns, floor_ns = t->floor_ns;
+	uint64_t pstart, now, s0 = 0, count0[OSWORK_NR_CLASSES] = { 0 };
+
+	if (slot)
+		slot->active = 1;
+	while (!read_counted(clk, slot, &pstart, &s0) || (slot && oswork_view_advance(view, slot, s0, NULL) < 0))
+		;
+	if (slot)
+		memcpy(count0, view->count, sizeof(count0));
+	push(t, OSWORK_PERIOD_BEGIN, pstart, pstart, NULL);
+	uint64_t prev = pstart;
+	uint64_t sub_c = 0, sub_ns = 0, iters = 0, minv = UINT64_MAX;
+	for (;;) {
+		uint64_t gap[5];
+		if (!read_counted(clk, slot, &now, &s0))
+			continue;
+		uint64_t d = now - prev;
+		bool moved = slot && s0 != view->seq;
+		if (moved && oswork_view_advance(view, slot, s0, d >= thr ? gap : NULL) < 0)
+			continue;
+		if (d >= thr)
+			push(t, OSWORK_GAP, prev, now, moved ? gap : NULL);
+		else if (d >= floor_ns) {
+			sub_c++;
+			sub_ns += d;
+		}
+		if (d < minv)
+			minv = d;
+		prev = now;
+		iters++;
+		if (now - pstart >= o->runtime_ns || __atomic_load_n(&t->w->stop, __ATOMIC_RELAXED))
+			break;
+	}
+	if (slot) {
+		uint64_t pc[5] = { 0 };
+		for (int c = 0; c < OSWORK_NR_CLASSES; c++)
+			pc[c] = view->count[c] - count0[c];
+		push(t, OSWORK_PERIOD_COUNTS, now, now, pc);
+		slot->active = 0;
+	}
+	uint64_t v[5] = { now - pstart, sub_c, sub_ns, iters, minv };
+	push(t, OSWORK_PERIOD_END, now, now, v);
+}
+
 static void *thread_main(void *arg)
 {
 	struct oswork_thread *t = arg;
@@ -193,30 +302,18 @@ static void *thread_main(void *arg)
 	}
 	__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
 
-	uint64_t thr = o->threshold_ns, floor_ns = t->floor_ns;
+	volatile struct osnbpf_slot *slot = o->slots && t->cpu < o->nr_slots ? &o->slots[t->cpu] : NULL;
+	struct oswork_view view = { 0 };
+	if (slot)
+		slot->workload_tid = t->tid;	/* from here the programs count this CPU */
 	uint64_t first = oswork_now_ns();
 	for (uint64_t k = 0; !__atomic_load_n(&w->stop, __ATOMIC_RELAXED); k++) {
 		clk_anchor(&clk);
-		uint64_t pstart = clk_read(&clk);
-		push(t, OSWORK_PERIOD_BEGIN, pstart, pstart, NULL);
-		uint64_t prev = pstart, now;
-		uint64_t sub_c = 0, sub_ns = 0, iters = 0, minv = UINT64_MAX;
-		do {
-			now = clk_read(&clk);
-			uint64_t d = now - prev;
-			if (d >= thr)
-				push(t, OSWORK_GAP, prev, now, NULL);
-			else if (d >= floor_ns) {
-				sub_c++;
-				sub_ns += d;
-			}
-			if (d < minv)
-				minv = d;
-			prev = now;
-			iters++;
-		} while (now - pstart < o->runtime_ns && !__atomic_load_n(&w->stop, __ATOMIC_RELAXED));
-		uint64_t v[5] = { now - pstart, sub_c, sub_ns, iters, minv };
-		push(t, OSWORK_PERIOD_END, now, now, v);
+		/* one loop without counters, one with: each compiled on its own */
+		if (slot)
+			run_period(t, &clk, slot, &view);
+		else
+			run_period(t, &clk, NULL, NULL);
 		if (o->period_ns > o->runtime_ns)
 			nap_until(t, first + (k + 1) * o->period_ns);
 	}

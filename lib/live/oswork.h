@@ -13,6 +13,9 @@
  *   OSWORK_PERIOD_END    t1 = end; v[0] runtime_ns, v[1] sub-threshold gaps,
  *                     v[2] their sum in ns, v[3] loop iterations,
  *                     v[4] smallest gap in ns
+ * With counters (oswork_opts.slots, the bpf backend), a gap carries its
+ * attribution in v (oswork_view_advance), and each PERIOD_END is preceded by
+ *   OSWORK_PERIOD_COUNTS t1 = end; v[0..3] entries per class over the period
  * Times are CLOCK_MONOTONIC ns (the TSC converted to it when use_tsc).
  * The library never prints; errors are negative errno values.
  */
@@ -25,7 +28,9 @@
 
 #include "base/parse.h"
 
-enum oswork_type { OSWORK_PERIOD_BEGIN = 1, OSWORK_GAP = 2, OSWORK_PERIOD_END = 3 };
+enum oswork_type { OSWORK_PERIOD_BEGIN = 1, OSWORK_GAP = 2, OSWORK_PERIOD_END = 3, OSWORK_PERIOD_COUNTS = 5 };
+
+struct osnbpf_slot;
 
 struct oswork_rec {
 	uint32_t type;
@@ -43,6 +48,12 @@ struct oswork_opts {
 	int prio;			/* nice for SCHED_OTHER, rt priority otherwise */
 	bool use_tsc;			/* read the TSC (x86, constant_tsc) */
 	size_t ring_recs;		/* records per CPU ring; 0 = 65536 */
+	/* Counters of the interference per CPU, indexed by CPU (the bpf backend:
+	 * live/osnbpf.h, borrowed, nr_slots of them); NULL: none.  Each thread
+	 * writes its tid into its CPU's slot and reads the slot around its time
+	 * reads: a gap carries the difference. */
+	struct osnbpf_slot *slots;
+	size_t nr_slots;
 };
 
 struct oswork;
@@ -88,6 +99,34 @@ void oswork_pop(struct oswork *w, size_t idx);
 void oswork_rec_encode(const struct oswork_rec *r, uint8_t out[OSWORK_REC_RAW_SIZE]);
 /* Returns 0, or -EINVAL for a short payload, another version, a CPU >= PARSE_MAX_CPUS. */
 int oswork_rec_decode(const uint8_t *raw, size_t len, struct oswork_rec *r);
+
+/*
+ * The loop's last consistent read of its CPU's counters (struct osnbpf_slot:
+ * entries and net ns per class, OSWORK_NR_CLASSES of them, as
+ * engine/noise.h numbers them) and the seq it was read at.
+ */
+#define OSWORK_NR_CLASSES 4
+struct oswork_view {
+	uint64_t seq;
+	uint64_t count[OSWORK_NR_CLASSES], net_ns[OSWORK_NR_CLASSES];
+};
+
+/*
+ * oswork_view_advance - take the counters of s into v if they are still
+ * those of seq s0 (the seq read just before the time read they go with),
+ * and, when gap is not NULL, the difference from v's previous counters as a
+ * gap's attribution: gap[c] the net ns of class c, gap[4] the entries, 16
+ * bits per class (class c at bit 16 c; more than 65535 are 65535).  Returns
+ * 0, or -EAGAIN when s changed meanwhile (v untouched: an interrupt after
+ * the time read; read the time again).  The loop's own CPU writes s, in
+ * interrupts: a read between two of them is consistent.
+ */
+int oswork_view_advance(struct oswork_view *v, const volatile struct osnbpf_slot *s, uint64_t s0,
+			uint64_t gap[5]);
+/* A gap's attribution (gap[5] as oswork_view_advance fills it) into entries
+ * and net ns per class. */
+void oswork_gap_unpack(const uint64_t gap[5], uint64_t count[OSWORK_NR_CLASSES],
+		       uint64_t net_ns[OSWORK_NR_CLASSES]);
 
 /* CLOCK_MONOTONIC now, ns. */
 uint64_t oswork_now_ns(void);

@@ -433,7 +433,7 @@ static struct json_object *bpfprogs_json(const struct hctx *c)
 	struct json_object *a = json_object_new_array();
 
 	for (uint32_t i = 0; a && i < c->bps.nr_progs && i < BPFHIST_MAX_PROGS; i++) {
-		const struct bpfhist_prog_stat *p = &c->bps.progs[i];
+		const struct bpfload_prog *p = &c->bps.progs[i];
 		struct json_object *e = json_object_new_object();
 		if (!e)
 			break;

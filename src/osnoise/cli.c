@@ -6,12 +6,15 @@
  * the command line (one src/cli.h table, rtla's letters), its checks, and
  * the entry that picks the run (src/osnoise/run.c).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "live/osnkernel.h"
 #include "osnoise.h"
 
 #define OPT(n, k, t, f, lo, hi, u, a, h, e) CLI_OPT(n, k, t, struct ctx, f, CLI_NONE, lo, hi, u, a, h, e)
@@ -19,6 +22,21 @@
 	CLI_OPT(n, k, t, struct ctx, f, CLI_GIVEN(struct ctx, g), lo, hi, 0, a, h, NULL)
 #define FLAG(n, f, h) OPT(n, 0, CLI_T_FLAG, f, 0, 0, 0, NULL, h, NULL)
 #define STR(n, k, f, a, h) OPT(n, k, CLI_T_STR, f, 0, 0, 0, a, h, NULL)
+
+/* --backend NAME */
+static int parse_backend(const char *arg, void *params)
+{
+	static const char *const names[] = { "perf", "bpf", "kernel", "auto" };
+	struct ctx *c = params;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(arg, names[i])) {
+			c->backend = (enum osnoise_backend)i;
+			c->backend_given = true;
+			return 0;
+		}
+	return -EINVAL;
+}
 
 static const struct cli_opt osnoise_opts[] = {
 	CLI_CPUS('c', struct ctx, cpus, have_cpus, "measured CPUs (default all online)"),
@@ -47,7 +65,15 @@ static const struct cli_opt osnoise_opts[] = {
 		      "a size from 4K to 1G such as 512K, 16M (a bare number is KiB)"),
 	FLAG("no-attribution", no_attr, "do not open tracepoints"),
 	FLAG("no-workload", no_workload, "no busy loop: report every task's and IRQ's net time"),
-	FLAG("kernel", kernel, "drive the kernel osnoise tracer through tracefs"),
+	CLI_CUSTOM("backend", 0, parse_backend, "NAME",
+		   "who attributes the gaps: perf (default: tracepoints\n"
+		   "through perf rings), bpf (BPF programs count each CPU's\n"
+		   "interference in the kernel; the loop reads the counts;\n"
+		   "no record, no trace --events, no --no-workload), kernel\n"
+		   "(the kernel osnoise tracer), auto (bpf, else kernel,\n"
+		   "else perf, with one line on stderr saying why)",
+		   "perf, bpf, kernel or auto"),
+	FLAG("kernel", kernel, "drive the kernel osnoise tracer through tracefs\n(= --backend kernel)"),
 	STR("parse-kernel", 0, kernel_text, "F", "show a saved kernel osnoise trace (text; - = stdin)"),
 	CLI_INPUT(struct ctx, input, "analyse a file written by `osnoise record`"),
 	STR("replay", 0, input, "FILE", NULL),	/* the older name of -i */
@@ -104,6 +130,7 @@ int osnoise_parse(struct ctx *c, int argc, char **argv)
 
 	memset(c, 0, sizeof(*c));
 	c->mode = M_TOP;
+	c->prog = "latscope osnoise";
 	c->period_us = 1000000;
 	c->threshold_us = 1;
 	c->bucket_us = 1;
@@ -122,6 +149,7 @@ int osnoise_parse(struct ctx *c, int argc, char **argv)
 		}
 		c->mode = (enum mode)m;
 		cmd.name = names[m];	/* messages name the mode given */
+		c->prog = names[m];
 		shift = 1;
 	}
 	int rc = cli_parse(&cmd, argc - shift, argv + shift, c, NULL, err, sizeof(err));
@@ -144,7 +172,81 @@ int osnoise_parse(struct ctx *c, int argc, char **argv)
 		fprintf(stderr, "latscope osnoise: record cannot replay (-i); use top/hist/trace -i\n");
 		return EXIT_ERR;
 	}
+	if (c->kernel) {	/* the older spelling of --backend kernel */
+		if (c->backend_given && c->backend != OB_KERNEL) {
+			fprintf(stderr, "%s: --kernel is --backend kernel; it contradicts --backend %s\n",
+				c->prog, c->backend == OB_PERF ? "perf" : c->backend == OB_BPF ? "bpf" : "auto");
+			return EXIT_ERR;
+		}
+		c->backend = OB_KERNEL;
+		c->backend_given = true;
+	}
+	if (c->backend_given && (c->input || c->kernel_text)) {
+		fprintf(stderr, "%s: --backend chooses how a live run is measured; %s reads what was "
+				"measured already\n", c->prog, c->input ? "-i" : "--parse-kernel");
+		return EXIT_ERR;
+	}
+	const char *no_bpf = osnoise_bpf_conflict(c);
+	if (c->backend == OB_BPF && no_bpf) {
+		fprintf(stderr, "%s: --backend bpf %s; use --backend %s\n", c->prog, no_bpf,
+			c->mode == M_RECORD ? "perf" : "perf or kernel");
+		return EXIT_ERR;
+	}
 	return -1;
+}
+
+const char *osnoise_bpf_conflict(const struct ctx *c)
+{
+	if (c->mode == M_RECORD)
+		return "cannot record (osnoise record): the events never leave the kernel";
+	if (c->mode == M_TRACE && c->events)
+		return "cannot print each noise event (trace --events): the events never leave the "
+		       "kernel, only counts do";
+	if (c->no_workload)
+		return "measures gaps of the busy loop; --no-workload times every task and IRQ from "
+		       "their events";
+	if (c->no_attr)
+		return "is an attribution (--no-attribution asks for none)";
+	return NULL;
+}
+
+/* auto: the kernel tracer where it exists and the mode is not record (it
+ * writes no perf.data); false with why otherwise */
+static bool kernel_usable(const struct ctx *c, char *why, size_t len)
+{
+	if (c->mode == M_RECORD) {
+		snprintf(why, len, "not usable: it cannot record (osnoise record)");
+		return false;
+	}
+	if (!osnkernel_available()) {
+		snprintf(why, len, "refused: the kernel has no osnoise tracer (no osnoise/ in tracefs; "
+			 "CONFIG_OSNOISE_TRACER)");
+		return false;
+	}
+	return true;
+}
+
+/* --backend auto: bpf, else the kernel tracer (where the kernel has one:
+ * a tracer that then fails to start is an error, as with --backend kernel),
+ * else perf; one line on stderr names the backend and why the others are
+ * not used. */
+static int run_auto(struct ctx *c)
+{
+	char why_bpf[512], why_kernel[512];
+
+	if (osnoise_try_bpf(c, why_bpf, sizeof(why_bpf))) {
+		fprintf(stderr, "%s: backend bpf (BPF programs count the interference in the kernel; "
+				"the kernel osnoise tracer and perf rings not needed)\n", c->prog);
+		return osnoise_run_live(c);
+	}
+	if (kernel_usable(c, why_kernel, sizeof(why_kernel))) {
+		fprintf(stderr, "%s: backend kernel (bpf %s; the kernel osnoise tracer measures)\n",
+			c->prog, why_bpf);
+		return osnoise_run_kernel(c);
+	}
+	fprintf(stderr, "%s: backend perf (bpf %s; kernel osnoise tracer %s)\n", c->prog, why_bpf,
+		why_kernel);
+	return osnoise_run_live(c);
 }
 
 int cmd_osnoise(int argc, char **argv)
@@ -157,9 +259,26 @@ int cmd_osnoise(int argc, char **argv)
 		return rc;
 	if (c->kernel_text)
 		return osnoise_run_kernel_text(c, c->kernel_text);
-	if (c->kernel)
-		return osnoise_run_kernel(c);
 	if (c->input)
 		return osnoise_run_replay(c);
-	return osnoise_run_live(c);
+	char why[512];
+	switch (c->backend) {
+	case OB_KERNEL:
+		return osnoise_run_kernel(c);
+	case OB_BPF:
+		if (!osnoise_try_bpf(c, why, sizeof(why))) {
+			fprintf(stderr, "%s: --backend bpf %s\n", c->prog, why);
+			return EXIT_ERR;
+		}
+		rc = osnoise_run_live(c);
+		break;
+	case OB_AUTO:
+		rc = run_auto(c);
+		break;
+	default:
+		return osnoise_run_live(c);
+	}
+	osnbpf_close(c->bpf);	/* a run that failed before its end left it */
+	c->bpf = NULL;
+	return rc;
 }

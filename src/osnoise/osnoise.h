@@ -15,9 +15,13 @@
 
 #include "cli.h"
 #include "engine/osneng.h"
+#include "live/osnbpf.h"
 #include "base/parse.h"
 
 enum mode { M_TOP, M_HIST, M_TRACE, M_RECORD };
+
+/* --backend: who attributes the gaps (docs/osnoise.md, "Backends") */
+enum osnoise_backend { OB_PERF, OB_BPF, OB_KERNEL, OB_AUTO };
 
 #define NS_PER_S	((uint64_t)1000000000)
 
@@ -25,6 +29,9 @@ enum mode { M_TOP, M_HIST, M_TRACE, M_RECORD };
  * cmd_osnoise(); each run frees the engine and the steal arrays it made. */
 struct ctx {
 	enum mode mode;
+	const char *prog;		/* "latscope osnoise top": the mode given, for messages */
+	enum osnoise_backend backend;	/* --backend, --kernel (kernel) */
+	bool backend_given;
 	/* options */
 	struct parse_cpuset cpus, hk;
 	bool have_cpus, have_hk;
@@ -45,6 +52,11 @@ struct ctx {
 	struct oswork *w;
 	struct evsrc *s;
 	struct pdwrite *pw;
+	struct osnbpf *bpf;		/* the bpf backend's programs (lib/live/osnbpf.h) */
+	struct osnbpf_stats bst;	/* their counts, read at the end */
+	bool bst_read;
+	const char *ran;		/* the backend that measured: "perf", "bpf", "kernel"; a
+					 * replay: "recording", --parse-kernel: "kernel" */
 	bool attribution;
 	char attr_why[512];
 	uint64_t *steal0, *steal1;
@@ -70,11 +82,20 @@ extern const struct cli_cmd osnoise_cli;
  * exit status after the usage on stdout (--help: 0) or one line on stderr. */
 int osnoise_parse(struct ctx *c, int argc, char **argv);
 
+/* cli.c: what the bpf backend cannot do with c's options ("cannot record
+ * (osnoise record): ..."), NULL when it can run them. */
+const char *osnoise_bpf_conflict(const struct ctx *c);
+
 /* run.c: the four ways to run, each the exit status; each frees what it
- * set up. */
+ * set up.  osnoise_run_live runs the perf backend, or the bpf one when
+ * c->bpf is loaded (osnoise_try_bpf). */
 int osnoise_run_live(struct ctx *c);
 int osnoise_run_replay(struct ctx *c);
 int osnoise_run_kernel(struct ctx *c);
+/* run.c: load the bpf backend's programs into c->bpf (LATSCOPE_NO_BPF=1
+ * refuses them); false with why ("refused: ...", "not usable: ...") when they
+ * do not load. */
+bool osnoise_try_bpf(struct ctx *c, char *why, size_t len);
 int osnoise_run_kernel_text(struct ctx *c, const char *path);
 
 /* output.c */

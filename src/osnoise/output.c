@@ -50,12 +50,28 @@ static uint64_t wrec_lost(const struct ctx *c)
 	return n;
 }
 
+/* Events the attribution did not see: lost from the perf rings or the
+ * recording, or (bpf) program runs the kernel skipped. */
+static uint64_t events_lost(const struct ctx *c)
+{
+	if (c->bst_read)
+		return c->bst.recursion_misses;
+	return c->s ? evsrc_stats(c->s)->lost : c->cnt.lost;
+}
+
+/* Switches the attribution saw with a prev that the last one did not put
+ * on: the accounting's (perf, a recording) or the BPF programs'. */
+static uint64_t unseen_switches(const struct ctx *c)
+{
+	return noise_anomalies(c->n)->switch_mismatch + (c->bst_read ? c->bst.switch_mismatch : 0);
+}
+
 /* What the results miss: events lost by the kernel, workload records lost,
  * samples skipped as unreadable. */
 uint64_t osnoise_dropped(const struct ctx *c)
 {
-	return (c->s ? evsrc_stats(c->s)->lost : c->cnt.lost) + wrec_lost(c) + c->cnt.unknown_id +
-	       c->cnt.bad_samples + c->cnt.undecoded + c->cnt.bad_wrec;
+	return events_lost(c) + wrec_lost(c) + c->cnt.unknown_id + c->cnt.bad_samples + c->cnt.undecoded +
+	       c->cnt.bad_wrec;
 }
 
 /* ---- output --------------------------------------------------------------- */
@@ -200,7 +216,21 @@ static void print_details(struct ctx *c, FILE *f)
 		}
 		fprintf(f, "\n");
 	}
-	if (c->attribution) {
+	if (c->attribution && c->bst_read) {
+		char names[512];
+		bpfload_misses_text(c->bst.progs, c->bst.nr_progs, names, sizeof(names));
+		fprintf(f, "bpf: %" PRIu64 " program runs, %" PRIu64 " skipped by the kernel's recursion "
+			   "guard%s%s%s, %" PRIu64 " windows not in the contributor table (full), %" PRIu64
+			   " dropped (lost exits)\n", c->bst.runs, c->bst.recursion_misses, names[0] ? " (" : "",
+			names, names[0] ? ")" : "", c->bst.contrib_full, c->bst.dropped);
+		if (c->bpf && osnbpf_absent(c->bpf)[0])
+			fprintf(f, "tracepoints this kernel lacks (their programs left out): %s\n",
+				osnbpf_absent(c->bpf));
+		if (c->bst.switch_mismatch)
+			fprintf(f, "%" PRIu64 " context switches came with no program run (the kernel ran "
+				   "none while the task before ran): those tasks' entries are counted, "
+				   "without their time\n", c->bst.switch_mismatch);
+	} else if (c->attribution) {
 		const struct noise_anomalies *a = noise_anomalies(c->n);
 		uint64_t lost = c->s ? evsrc_stats(c->s)->lost : c->cnt.lost;
 		uint64_t samples = c->s ? evsrc_stats(c->s)->samples : c->cnt.samples;
@@ -331,6 +361,29 @@ static json_object *ju(uint64_t v)
 	return jsonv_u64(v);	/* one rule for 64-bit values in every command */
 }
 
+/* the bpf backend's programs and counts (docs/osnoise.md, "Backends") */
+static json_object *bpf_json(const struct ctx *c)
+{
+	const struct osnbpf_stats *b = &c->bst;
+	json_object *o = json_object_new_object(), *progs = json_object_new_array();
+	for (uint32_t i = 0; i < b->nr_progs && i < OSNBPF_MAX_PROGS; i++) {
+		json_object *p = json_object_new_object();
+		json_object_object_add(p, "name", json_object_new_string(b->progs[i].name));
+		json_object_object_add(p, "run_cnt", b->run_cnt_known ? ju(b->progs[i].run_cnt) : NULL);
+		json_object_object_add(p, "recursion_misses", ju(b->progs[i].recursion_misses));
+		json_object_array_add(progs, p);
+	}
+	json_object_object_add(o, "programs", progs);
+	json_object_object_add(o, "program_runs", ju(b->runs));
+	json_object_object_add(o, "recursion_misses", ju(b->recursion_misses));
+	json_object_object_add(o, "contrib_full", ju(b->contrib_full));
+	json_object_object_add(o, "dropped", ju(b->dropped));
+	json_object_object_add(o, "unmatched_exits", ju(b->unmatched));
+	json_object_object_add(o, "switch_mismatch", ju(b->switch_mismatch));
+	json_object_object_add(o, "absent", json_object_new_string(c->bpf ? osnbpf_absent(c->bpf) : ""));
+	return o;
+}
+
 static void print_json(struct ctx *c, FILE *f)
 {
 	static const char *const mode_names[] = { "top", "hist", "trace", "record" };
@@ -356,8 +409,10 @@ static void print_json(struct ctx *c, FILE *f)
 		json_object_object_add(root, "collector_cpu_us",
 				       ju((uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec +
 					  (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec));
-	json_object_object_add(root, "events_lost",
-			       ju(c->s ? evsrc_stats(c->s)->lost : c->cnt.lost));
+	json_object_object_add(root, "backend", c->ran ? json_object_new_string(c->ran) : NULL);
+	json_object_object_add(root, "events_lost", ju(events_lost(c)));
+	if (c->bst_read)
+		json_object_object_add(root, "bpf", bpf_json(c));
 	if (c->kmode && !c->replaying) {
 		/* the run's window in the kernel's trace clock (its markers) */
 		const struct osneng_times *t = osneng_times(c->e);
@@ -382,7 +437,7 @@ static void print_json(struct ctx *c, FILE *f)
 	json_object *aj = json_object_new_object();
 	json_object_object_add(aj, "unmatched_exit", ju(an->unmatched_exit));
 	json_object_object_add(aj, "dropped_open", ju(an->dropped_open));
-	json_object_object_add(aj, "unseen_switch_in", ju(an->switch_mismatch));
+	json_object_object_add(aj, "unseen_switch_in", ju(unseen_switches(c)));
 	json_object_object_add(aj, "negative", ju(an->negative));
 	json_object_object_add(aj, "history_overflow", ju(an->history_overflow));
 	json_object_object_add(aj, "contrib_overflow", ju(an->contrib_overflow));
@@ -499,6 +554,19 @@ static void print_json(struct ctx *c, FILE *f)
 static void print_losses(const struct ctx *c)
 {
 	const char *who = "latscope osnoise";
+	if (c->bst_read) {
+		char names[512];
+		uint64_t miss = bpfload_misses_text(c->bst.progs, c->bst.nr_progs, names, sizeof(names));
+		if (miss)
+			fprintf(stderr, "%s: %" PRIu64 " bpf program runs skipped by the kernel's recursion guard "
+				"(%s): those events were not seen, the attribution is incomplete\n", who, miss, names);
+		if (c->bst.contrib_full)
+			fprintf(stderr, "%s: %" PRIu64 " noise entries not in the contributor table (the bpf "
+				"map is full): the table misses them, the totals do not\n", who, c->bst.contrib_full);
+		if (c->bst.dropped)
+			fprintf(stderr, "%s: %" PRIu64 " noise entries dropped (their exit was lost)\n", who,
+				c->bst.dropped);
+	}
 	if (c->attribution && !c->kmode && c->n) {
 		uint64_t lost = c->s ? evsrc_stats(c->s)->lost : c->cnt.lost;
 		uint64_t samples = c->s ? evsrc_stats(c->s)->samples : c->cnt.samples;
@@ -507,9 +575,9 @@ static void print_losses(const struct ctx *c)
 			fprintf(stderr, "%s: %" PRIu64 " events lost (%.2f%%): the attribution is incomplete; "
 				"raise --ring-size\n", who, lost,
 				samples + lost ? 100.0 * (double)lost / (double)(samples + lost) : 0.0);
-		if (a->switch_mismatch)
+		if (unseen_switches(c))
 			fprintf(stderr, "%s: %" PRIu64 " context switches came with no event: those tasks' "
-				"entries are counted, without their time\n", who, a->switch_mismatch);
+				"entries are counted, without their time\n", who, unseen_switches(c));
 		if (a->dropped_open)
 			fprintf(stderr, "%s: %" PRIu64 " nested noise entries dropped (nesting too deep)\n", who,
 				a->dropped_open);

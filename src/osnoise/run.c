@@ -22,6 +22,7 @@
 #include "live/evsrc.h"
 #include "live/idlecheck.h"
 #include "engine/noise.h"
+#include "live/osnbpf.h"
 #include "live/osnkernel.h"
 #include "osnoise.h"
 #include "live/oswork.h"
@@ -224,6 +225,7 @@ static int setup_state(struct ctx *c)
 		.warmup_ns = c->warmup_ns,
 		.no_workload = c->no_workload,
 		.softirq_in_threads = c->softirq_in_threads,
+		.gap_counters = c->bpf != NULL,
 		.hist = c->mode == M_HIST || c->json,
 		.bucket_us = c->bucket_us,
 		.entries = c->entries,
@@ -287,6 +289,59 @@ static int end_report(struct ctx *c)
 	return osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0));
 }
 
+_Static_assert(OSNBPF_NMI == NOISE_NMI && OSNBPF_IRQ == NOISE_IRQ && OSNBPF_SOFTIRQ == NOISE_SOFTIRQ &&
+	       OSNBPF_THREAD == NOISE_THREAD && OSNBPF_NR_CLASSES == NOISE_NR_CLASSES,
+	       "the programs number the classes as the accounting");
+
+bool osnoise_try_bpf(struct ctx *c, char *why, size_t len)
+{
+	const char *no_bpf = getenv("LATSCOPE_NO_BPF"), *conflict = osnoise_bpf_conflict(c);
+
+	if (no_bpf && *no_bpf && strcmp(no_bpf, "0")) {
+		snprintf(why, len, "refused: LATSCOPE_NO_BPF=%s", no_bpf);
+		return false;
+	}
+	if (conflict) {
+		snprintf(why, len, "not usable: it %s", conflict);
+		return false;
+	}
+	struct osnbpf_cfg bc = { .softirq_in_threads = sysinfo_preempt_rt() };
+	char msg[400];
+	if (osnbpf_open(&c->bpf, &bc, msg, sizeof(msg)) < 0) {
+		snprintf(why, len, "refused: %s", msg);
+		return false;
+	}
+	return true;
+}
+
+/* a contributor the programs totalled, into the accounting of its CPU */
+static void bpf_contrib(void *arg, const struct osnbpf_contrib *b)
+{
+	struct ctx *c = arg;
+	struct noise_contrib k = {
+		.cls = (enum noise_class)b->cls, .id = b->id, .count = b->count, .total_ns = b->total_ns,
+		.max_ns = b->max_ns, .unseen = b->unseen,
+	};
+	if (osneng_index(c->e, b->cpu) < 0)
+		return;		/* not measured (the programs count measured CPUs only) */
+	snprintf(k.name, sizeof(k.name), "%s",
+		 b->cls == OSNBPF_SOFTIRQ ? noise_softirq_name((uint32_t)b->id) : b->name);
+	noise_add_contrib(c->n, b->cpu, &k);
+}
+
+/* The end of the bpf backend's window: programs detached, their contributors
+ * and counts read. */
+static void bpf_collect(struct ctx *c)
+{
+	osnbpf_stop(c->bpf);
+	int err = osnbpf_read(c->bpf, bpf_contrib, c, &c->bst);
+	if (err < 0)
+		fprintf(stderr, "%s: cannot read the bpf backend's contributors: %s\n", c->prog,
+			strerror(-err));
+	else
+		c->bst_read = true;
+}
+
 int osnoise_run_live(struct ctx *c)
 {
 	int err;
@@ -316,8 +371,12 @@ int osnoise_run_live(struct ctx *c)
 		free_state(c);
 		return EXIT_ERR;
 	}
-	/* Attribution: tracepoints through perf_event_open. */
-	if (c->no_attr) {
+	/* Attribution: counters kept by BPF programs, or tracepoints through
+	 * perf_event_open. */
+	c->ran = c->bpf ? "bpf" : "perf";
+	if (c->bpf) {
+		c->attribution = true;
+	} else if (c->no_attr) {
 		snprintf(c->attr_why, sizeof(c->attr_why), "--no-attribution");
 	} else {
 		struct evsrc_opts eo = { .ring_bytes = c->ring_bytes, .track_tasks = c->mode == M_RECORD };
@@ -368,6 +427,8 @@ int osnoise_run_live(struct ctx *c)
 		goto out_err;
 	}
 	osneng_start(c->e, oswork_now_ns());
+	if (c->bpf)	/* the contributors from the warm-up's end, as the gaps */
+		osnbpf_set_gate(c->bpf, osneng_times(c->e)->warm_end_ns);
 	if (!c->no_workload) {
 		struct oswork_opts wo = {
 			.cpus = c->cpus,
@@ -379,6 +440,8 @@ int osnoise_run_live(struct ctx *c)
 			.prio = c->prio.prio,
 			.use_tsc = c->tsc,
 		};
+		if (c->bpf)
+			wo.slots = osnbpf_slots(c->bpf, &wo.nr_slots);
 		err = oswork_start(&c->w, &wo);
 		if (err < 0) {
 			fprintf(stderr, "latscope osnoise: cannot start the workload: %s%s\n",
@@ -431,9 +494,13 @@ int osnoise_run_live(struct ctx *c)
 	osneng_set_end(c->e, oswork_now_ns());
 	process(c, UINT64_MAX);
 	osneng_close(c->e);
+	if (c->bpf)
+		bpf_collect(c);
 	int rc = tool_end_status(end_report(c));
 	evsrc_close(c->s);
 	c->s = NULL;
+	osnbpf_close(c->bpf);
+	c->bpf = NULL;
 	if (c->pw) {
 		err = pdwrite_close(c->pw);
 		c->pw = NULL;
@@ -454,6 +521,8 @@ int osnoise_run_live(struct ctx *c)
 out_err:
 	evsrc_close(c->s);
 	c->s = NULL;
+	osnbpf_close(c->bpf);
+	c->bpf = NULL;
 	pdwrite_discard(c->pw);
 	c->pw = NULL;
 	free_state(c);
@@ -507,6 +576,7 @@ static int replay_setup(void *arg, struct pdread *r, bool have_formats, struct o
 			parse_cpuset_add(&c->cpus, i);
 	}
 	c->replaying = true;
+	c->ran = "recording";
 	int err = setup_state(c);
 	*ep = c->e;
 	if (err < 0) {
@@ -601,6 +671,7 @@ int osnoise_run_kernel_text(struct ctx *c, const char *path)
 		}
 	}
 	c->replaying = true;
+	c->ran = "kernel";
 	if (kernel_setup(c) < 0) {
 		if (f != stdin)
 			fclose(f);
@@ -668,6 +739,7 @@ static bool kernel_end(struct osnkernel *k)
 int osnoise_run_kernel(struct ctx *c)
 {
 	cmdio_signals_install();	/* first: the tracer is always stopped below */
+	c->ran = "kernel";
 	if (!osnkernel_available()) {
 		fprintf(stderr, "latscope osnoise: --kernel needs the kernel osnoise tracer, which this "
 				"kernel does not have (no %s/osnoise; CONFIG_OSNOISE_TRACER); run without "
@@ -718,6 +790,7 @@ int osnoise_run_kernel(struct ctx *c)
 		free_state(c);
 		return EXIT_ERR;
 	}
+
 	/* a signal during the start: the same stop (and restore) as below */
 	if (tool_setup_interrupted("latscope osnoise")) {
 		kernel_end(k);

@@ -100,7 +100,7 @@ static void test_open_refuses(void **state)
 
 static void set_prog(struct bpfhist_stats *st, const char *name, uint64_t runs, uint64_t misses)
 {
-	struct bpfhist_prog_stat *p = &st->progs[st->nr_progs++];
+	struct bpfload_prog *p = &st->progs[st->nr_progs++];
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->run_cnt = runs;
 	p->recursion_misses = misses;
@@ -112,6 +112,7 @@ static void test_misses_text(void **state)
 	char b[128];
 
 	(void)state;
+	_Static_assert(sizeof(st.progs[0].name) == 48, "the 48 n below");
 	memset(&st, 0, sizeof(st));
 	memset(b, 'x', sizeof(b));
 	assert_int_equal(bpfhist_misses_text(&st, b, sizeof(b)), 0);	/* no program */
@@ -130,11 +131,11 @@ static void test_misses_text(void **state)
 	assert_int_equal(bpfhist_misses_text(&st, b, 10), 4);
 	assert_string_equal(b, "bpfhist_w");
 	assert_int_equal(bpfhist_misses_text(&st, b, 0), 4);
-	/* a name of the full 32 bytes without its NUL stays inside the field */
+	/* a name of the field's full 48 bytes without its NUL stays inside the field */
 	memset(st.progs[1].name, 'n', sizeof(st.progs[1].name));
 	st.progs[1].recursion_misses = 2;
 	assert_int_equal(bpfhist_misses_text(&st, b, sizeof(b)), 6);
-	assert_string_equal(b, "bpfhist_waking 1, nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn 2, bpfhist_expire_entry 3");
+	assert_string_equal(b, "bpfhist_waking 1, " "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn" " 2, bpfhist_expire_entry 3");
 }
 
 int main(void)

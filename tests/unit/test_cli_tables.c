@@ -205,6 +205,27 @@ static void test_osnoise_values(void **state)
 	assert_int_equal(ctx.top_n, 0);
 	assert_int_equal(osn("top --replay r.data"), -1);
 	assert_string_equal(ctx.input, "r.data");
+	/* --backend, --kernel its alias, and what bpf refuses (docs/osnoise.md "Backends") */
+	assert_int_equal(osn(""), -1);
+	assert_int_equal(ctx.backend, OB_PERF);
+	assert_false(ctx.backend_given);
+	assert_int_equal(osn("hist --backend bpf"), -1);
+	assert_int_equal(ctx.backend, OB_BPF);
+	assert_int_equal(osn("trace --backend bpf -s 10"), -1);
+	assert_int_equal(osn("--backend auto"), -1);
+	assert_int_equal(ctx.backend, OB_AUTO);
+	assert_int_equal(osn("--kernel"), -1);
+	assert_int_equal(ctx.backend, OB_KERNEL);
+	assert_int_equal(osn("--kernel --backend kernel"), -1);
+	assert_int_equal(osn("--kernel --backend perf"), 2);
+	assert_int_equal(osn("--backend foo"), 2);
+	assert_int_equal(osn("record --backend bpf"), 2);
+	assert_int_equal(osn("trace --events --backend bpf"), 2);
+	assert_int_equal(osn("--backend bpf --no-workload"), 2);
+	assert_int_equal(osn("--backend bpf --no-attribution"), 2);
+	assert_int_equal(osn("--backend perf -i r.data"), 2);
+	assert_int_equal(osn("--backend kernel --parse-kernel k.txt"), 2);
+	assert_int_equal(osn("record --backend auto"), -1);	/* auto: perf records */
 	/* refused: exit status 2 with one line on stderr */
 	assert_int_equal(osn("-p 5"), 2);
 	assert_int_equal(osn("-p 1500ns"), 2);
