@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "live/bpfhist.h"
 #include "live/evsrc.h"
+#include "live/livesetup.h"
 #include "hist.h"
 #include "format/pdread.h"
 #include "format/pdwrite.h"
@@ -260,7 +261,7 @@ static int open_record_file(struct hctx *c, struct evsrc *s)
  * Keep-busy: explicit, or after the idle-drop self-test.  One line on stderr
  * when the self-test turns it on.
  */
-static int keep_busy_setup(struct hctx *c, struct idlecheck_spin **spin)
+static int keep_busy_setup(struct hctx *c, struct livesetup *ls)
 {
 	if (c->keep_busy < 0) {
 		c->idc_ran = true;
@@ -287,7 +288,8 @@ static int keep_busy_setup(struct hctx *c, struct idlecheck_spin **spin)
 	}
 	if (!c->busy_why)
 		return 0;
-	int err = idlecheck_spin_start(spin, &c->cpus);
+	struct livesetup_cfg cfg = { .keep_busy_cpus = &c->cpus, .dma_latency_us = -1 };
+	int err = livesetup_apply(ls, &cfg, LIVESETUP_KEEP_BUSY, NULL);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot start the keep-busy threads: %s (try --no-keep-busy)\n",
 			c->prog, strerror(-err));
@@ -543,9 +545,9 @@ static void live_refresh(void *arg, uint64_t now_ns)
  * the engine, the -o file; the rings enabled.  0 or -1 (said on stderr);
  * what it opened is the caller's to close either way. */
 static int perf_setup(struct hctx *c, const char **ev, size_t n, uint32_t nr_cpus, struct evsrc **sp,
-		      struct tpdecode **dp, struct idlecheck_spin **spin)
+		      struct tpdecode **dp, struct livesetup *ls)
 {
-	if (keep_busy_setup(c, spin) < 0 || tool_setup_interrupted(c->prog))
+	if (keep_busy_setup(c, ls) < 0 || tool_setup_interrupted(c->prog))
 		return -1;
 	struct evsrc_opts eo = { .ring_bytes = (size_t)c->ring_bytes, .track_tasks = c->record_out != NULL };
 	int err = evsrc_open(sp, ev, n, &c->cpus, &eo);
@@ -589,17 +591,19 @@ int hist_live(struct hctx *c)
 	size_t n = 0;
 	struct evsrc *s = NULL;
 	struct tpdecode *d = NULL;
-	struct idlecheck_spin *spin = NULL;
-	int ret = EXIT_ERR, err, qos_fd = -1;
-	bool locked = false, prio_set = false;
-	struct sched_param sp0;
-	int pol0;
+	struct livesetup ls;	/* the settings changed for the run, given back at out: */
+	struct livesetup_why why;
+	struct livesetup_cfg lcfg = {
+		.mlock = c->timer,	/* like cyclictest -m: no page fault in the measured path */
+		.dma_latency_us = c->timer && c->dma_latency_us >= 0 ? (int32_t)c->dma_latency_us : -1,
+		.collector_policy = SCHED_FIFO,
+		.collector_prio = (int)c->collector_prio,
+	};
+	int ret = EXIT_ERR, err;
 
 	/* From the first instruction: a Ctrl-C during setup unwinds through out: */
 	cmdio_signals_install();
-	pol0 = sched_getscheduler(0);
-	if (sched_getparam(0, &sp0) < 0)
-		memset(&sp0, 0, sizeof(sp0));
+	livesetup_init(&ls, NULL);
 	for (size_t i = 0; i < sizeof(live_events) / sizeof(live_events[0]); i++)
 		ev[n++] = live_events[i];
 	if (c->irqsoff_live)
@@ -615,25 +619,18 @@ int hist_live(struct hctx *c)
 			maxcpu = cpu;
 	if (backend_setup(c, maxcpu + 1) < 0 || tool_setup_interrupted(c->prog))
 		goto out;
-	if (!c->bpf && !c->htrig && perf_setup(c, ev, n, maxcpu + 1, &s, &d, &spin) < 0)
+	if (!c->bpf && !c->htrig && perf_setup(c, ev, n, maxcpu + 1, &s, &d, &ls) < 0)
 		goto out;
 	c->traced_from_ns = tool_now_ns();	/* every CPU traced from here */
-	/* like cyclictest -m: no page fault in the measured path */
-	if (c->timer) {
-		char why[256];
-		int lerr = tool_mlockall(why, sizeof(why));
-		locked = lerr == 0;
-		if (!locked)
-			fprintf(stderr, "%s: mlockall: %s%s%s (going on, page faults may show as latency)\n",
-				c->prog, strerror(-lerr), why[0] ? "; " : "", why);
-	}
-	if (c->timer && c->dma_latency_us >= 0) {
-		qos_fd = idlecheck_pm_qos_hold((int32_t)c->dma_latency_us);
-		if (qos_fd < 0)
-			fprintf(stderr, "%s: cannot hold /dev/cpu_dma_latency at %" PRId64 " us: %s "
-					"(going on; --dma-latency -1 does not try)\n",
-				c->prog, c->dma_latency_us, strerror(-qos_fd));
-	}
+	/* with the timer workload: memory locked, /dev/cpu_dma_latency held */
+	livesetup_apply(&ls, &lcfg, LIVESETUP_MLOCK | LIVESETUP_DMA_LATENCY, &why);
+	if ((err = livesetup_failed(&why, LIVESETUP_MLOCK)) < 0)
+		fprintf(stderr, "%s: mlockall: %s%s%s (going on, page faults may show as latency)\n",
+			c->prog, strerror(-err), why.mlock_hint[0] ? "; " : "", why.mlock_hint);
+	if ((err = livesetup_failed(&why, LIVESETUP_DMA_LATENCY)) < 0)
+		fprintf(stderr, "%s: cannot hold /dev/cpu_dma_latency at %" PRId64 " us: %s "
+				"(going on; --dma-latency -1 does not try)\n",
+			c->prog, c->dma_latency_us, strerror(-err));
 	if (c->timer) {
 		struct timerwl_cfg tc;
 		memset(&tc, 0, sizeof(tc));
@@ -659,16 +656,11 @@ int hist_live(struct hctx *c)
 	if (named < 0)
 		fprintf(stderr, "%s: %s: the running tasks are not named: %s\n", c->prog,
 			c->record_out, strerror(-named));
-	if (c->collector_prio > 0) {
-		/* after the workload threads exist, so they do not inherit it */
-		struct sched_param sp = { .sched_priority = (int)c->collector_prio };
-		if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
-			fprintf(stderr, "%s: cannot make the collector SCHED_FIFO %d: %s%s (going on)\n",
-				c->prog, (int)c->collector_prio, strerror(errno),
-				errno == EPERM ? "; real-time priorities need root or CAP_SYS_NICE" : "");
-		else
-			prio_set = true;
-	}
+	/* after the workload threads exist, so they do not inherit it */
+	if ((err = livesetup_apply(&ls, &lcfg, LIVESETUP_PRIORITY, NULL)) < 0)
+		fprintf(stderr, "%s: cannot make the collector SCHED_FIFO %d: %s%s (going on)\n",
+			c->prog, (int)c->collector_prio, strerror(-err),
+			err == -EPERM ? "; real-time priorities need root or CAP_SYS_NICE" : "");
 	if (tool_setup_interrupted(c->prog))
 		goto out;
 	uint64_t start = tool_now_ns();
@@ -744,9 +736,10 @@ int hist_live(struct hctx *c)
 		fputs("\033[H\033[2J", stdout);
 	ret = hist_emit(c);
 out:
-	/* restore the system: workload and spinners stopped, events closed
-	 * (disabled), BPF programs detached and unloaded, /dev/cpu_dma_latency
-	 * released, priority and memory back */
+	/* restore the system: workload stopped, events closed (disabled), BPF
+	 * programs detached and unloaded, then what livesetup changed, newest
+	 * first: priority back, /dev/cpu_dma_latency released, memory unlocked,
+	 * spinners stopped */
 	timerwl_stop(c->twl);
 	c->twl = NULL;
 	bpfhist_close(c->bpf);
@@ -762,12 +755,7 @@ out:
 	c->pw = NULL;
 	tpdecode_free(d);
 	evsrc_close(s);
-	idlecheck_spin_stop(spin);
-	if (qos_fd >= 0)
-		close(qos_fd);
-	if (prio_set && pol0 >= 0)
-		sched_setscheduler(0, pol0, &sp0);
-	tool_munlockall(locked);
+	livesetup_restore(&ls);
 	return ret;
 }
 

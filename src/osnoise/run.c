@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "live/evsrc.h"
 #include "live/idlecheck.h"
+#include "live/livesetup.h"
 #include "engine/noise.h"
 #include "live/osnkernel.h"
 #include "osnoise.h"
@@ -250,9 +251,9 @@ static void free_state(struct ctx *c)
 }
 
 /* The collector on the house-keeping CPUs (-H), by default the online ones
- * not measured; -H that cannot be had is an error (said), a default that
- * cannot be had is not.  Returns 0 or -1. */
-static int housekeep(const struct ctx *c, const struct parse_cpuset *online)
+ * not measured (given back by livesetup_restore(ls)); -H that cannot be had
+ * is an error (said), a default that cannot be had is not.  Returns 0 or -1. */
+static int housekeep(const struct ctx *c, const struct parse_cpuset *online, struct livesetup *ls)
 {
 	struct parse_cpuset hk = c->hk;
 	if (!c->have_hk) {
@@ -261,15 +262,10 @@ static int housekeep(const struct ctx *c, const struct parse_cpuset *online)
 			if (parse_cpuset_has(online, cpu) && !parse_cpuset_has(&c->cpus, cpu))
 				parse_cpuset_add(&hk, cpu);
 	}
-	if (!parse_cpuset_count(&hk))
-		return 0;
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	for (unsigned cpu = 0; cpu < CPU_SETSIZE && cpu < PARSE_MAX_CPUS; cpu++)
-		if (parse_cpuset_has(&hk, cpu))
-			CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set) < 0 && c->have_hk) {
-		fprintf(stderr, "latscope osnoise: cannot run on house-keeping CPUs: %s\n", strerror(errno));
+	struct livesetup_cfg cfg = { .housekeeping_cpus = &hk, .dma_latency_us = -1 };
+	int err = livesetup_apply(ls, &cfg, LIVESETUP_AFFINITY, NULL);
+	if (err < 0 && c->have_hk) {
+		fprintf(stderr, "latscope osnoise: cannot run on house-keeping CPUs: %s\n", strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -291,9 +287,9 @@ int osnoise_run_live(struct ctx *c)
 {
 	int err;
 	struct parse_cpuset online;
-	cpu_set_t aff0;
-	bool aff_saved = sched_getaffinity(0, sizeof(aff0), &aff0) == 0, locked = false;
+	struct livesetup ls;	/* affinity and memory lock, given back at the end */
 
+	livesetup_init(&ls, NULL);
 	cmdio_signals_install();	/* first: a Ctrl-C during setup unwinds below */
 	sysinfo_online_cpus(&online);
 	if (!c->have_cpus)
@@ -312,7 +308,7 @@ int osnoise_run_live(struct ctx *c)
 		return EXIT_ERR;
 	}
 
-	if (housekeep(c, &online) < 0) {
+	if (housekeep(c, &online, &ls) < 0) {
 		free_state(c);
 		return EXIT_ERR;
 	}
@@ -330,8 +326,7 @@ int osnoise_run_live(struct ctx *c)
 			if (c->no_workload) {
 				fprintf(stderr, "latscope osnoise: --no-workload needs the tracepoints: %s\n",
 					c->attr_why);
-				free_state(c);
-				return EXIT_ERR;
+				goto out_err;
 			}
 		} else {
 			c->attribution = true;
@@ -400,12 +395,12 @@ int osnoise_run_live(struct ctx *c)
 			osneng_set_tid(c->e, c->list[i], oswork_tid(c->w, i), oswork_floor_ns(c->w, i));
 	}
 	/* Lock memory once everything is allocated (threads, rings). */
-	char why[256];
-	int lerr = tool_mlockall(why, sizeof(why));
-	locked = lerr == 0;
-	if (!locked && !c->quiet && !c->json)
+	struct livesetup_cfg lc = { .mlock = true, .dma_latency_us = -1 };
+	struct livesetup_why why;
+	int lerr = livesetup_apply(&ls, &lc, LIVESETUP_MLOCK, &why);
+	if (lerr < 0 && !c->quiet && !c->json)
 		fprintf(stderr, "latscope osnoise: mlockall failed (%s%s%s); page faults may add "
-			"noise\n", strerror(-lerr), why[0] ? ": " : "", why);
+			"noise\n", strerror(-lerr), why.mlock_hint[0] ? ": " : "", why.mlock_hint);
 
 	if (c->mode == M_TRACE && !c->json)
 		osnoise_print_trace_header(stdout);
@@ -447,9 +442,7 @@ int osnoise_run_live(struct ctx *c)
 	}
 	oswork_free(c->w);
 	free_state(c);
-	tool_munlockall(locked);
-	if (aff_saved)
-		sched_setaffinity(0, sizeof(aff0), &aff0);
+	livesetup_restore(&ls);	/* memory unlocked, affinity back */
 	return rc;
 out_err:
 	evsrc_close(c->s);
@@ -457,8 +450,7 @@ out_err:
 	pdwrite_discard(c->pw);
 	c->pw = NULL;
 	free_state(c);
-	if (aff_saved)
-		sched_setaffinity(0, sizeof(aff0), &aff0);
+	livesetup_restore(&ls);
 	return EXIT_ERR;
 }
 
@@ -685,9 +677,9 @@ int osnoise_run_kernel(struct ctx *c)
 	}
 	/* off the measured CPUs, like the userspace collector: the reader's
 	 * own time there would be thread noise */
-	cpu_set_t aff0;
-	bool aff_saved = sched_getaffinity(0, sizeof(aff0), &aff0) == 0;
-	if (housekeep(c, &online) < 0) {
+	struct livesetup ls;
+	livesetup_init(&ls, NULL);
+	if (housekeep(c, &online, &ls) < 0) {
 		free_state(c);
 		return EXIT_ERR;
 	}
@@ -704,6 +696,7 @@ int osnoise_run_kernel(struct ctx *c)
 		.buffer_kb = c->ring_bytes / 1024,
 	};
 	if (tool_setup_interrupted("latscope osnoise")) {	/* the tracer untouched */
+		livesetup_restore(&ls);
 		free_state(c);
 		return EXIT_ERR;
 	}
@@ -715,6 +708,7 @@ int osnoise_run_kernel(struct ctx *c)
 		fprintf(stderr, "latscope osnoise: kernel tracer: %s\n", osnkernel_strerror(k));
 		kernel_end(k);
 		cmdio_on_abort_forget();
+		livesetup_restore(&ls);
 		free_state(c);
 		return EXIT_ERR;
 	}
@@ -722,6 +716,7 @@ int osnoise_run_kernel(struct ctx *c)
 	if (tool_setup_interrupted("latscope osnoise")) {
 		kernel_end(k);
 		cmdio_on_abort_forget();
+		livesetup_restore(&ls);
 		free_state(c);
 		return EXIT_ERR;
 	}
@@ -760,8 +755,7 @@ int osnoise_run_kernel(struct ctx *c)
 	/* the tracer instance removed and the settings restored before anything is printed */
 	bool restored = kernel_end(k);
 	cmdio_on_abort_forget();
-	if (aff_saved)
-		sched_setaffinity(0, sizeof(aff0), &aff0);
+	livesetup_restore(&ls);	/* the affinity back */
 	int rc = end_report(c);
 	free_state(c);
 	return restored ? tool_end_status(rc) : EXIT_ERR;
