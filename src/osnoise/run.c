@@ -30,7 +30,6 @@
 #include "format/pdwrite.h"
 #include "base/safeout.h"
 #include "base/sysinfo.h"
-#include "format/tfsformat.h"
 #include "tool.h"
 
 #define WREC_EVSEL_NAME OSWORK_EVSEL_NAME
@@ -142,17 +141,6 @@ static bool live_done(void *arg)
 
 /* ---- recording ------------------------------------------------------------ */
 
-static void on_raw(void *arg, int cpu, int event_idx, const uint8_t *rec, size_t size)
-{
-	struct ctx *c = arg;
-	(void)cpu; (void)event_idx;
-	uint16_t misc;
-	uint32_t type;
-	memcpy(&type, rec, 4);
-	memcpy(&misc, rec + 4, 2);
-	pdwrite_write_record(c->pw, type, misc, rec + 8, size - 8);
-}
-
 static int open_recording(struct ctx *c)
 {
 	int err;
@@ -168,27 +156,14 @@ static int open_recording(struct ctx *c)
 		return err;
 	}
 	if (c->s) {
-		size_t ne = evsrc_nr_events(c->s);
-		const char **names = calloc(ne, sizeof(char *));
-		if (!names)
-			return -ENOMEM;
-		for (size_t i = 0; i < ne; i++) {
-			const uint64_t *ids;
-			size_t nid = evsrc_event_ids(c->s, i, &ids);
-			names[i] = evsrc_event_name(c->s, i);
-			err = pdwrite_add_evsel(c->pw, evsrc_event_attr(c->s, i), names[i], ids, nid);
-			if (err < 0)
-				break;
-		}
-		if (err >= 0)
-			err = tfsformat_describe(c->pw, NULL, names, ne, BYTES_HOST_BIG_ENDIAN);
-		free(names);
+		err = evsrc_describe(c->s, c->pw, BYTES_HOST_BIG_ENDIAN);
 		if (err < 0) {
 			fprintf(stderr, "latscope osnoise record: cannot describe the tracepoints: %s\n",
 				strerror(-err));
 			return err;
 		}
-		evsrc_set_raw_cb(c->s, on_raw, c);
+		/* the ring records as they come (errors stick: reported at close) */
+		evsrc_record_into(c->s, c->pw, NULL);
 	}
 	/* the workload event and the run's parameters */
 	err = osneng_record(c->e, c->pw);
