@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* tool.c - the live loop, its clock arithmetic, mlockall, the exit status (see tool.h). */
+/* tool.c - the live loop, its clock arithmetic, the exit status (see tool.h). */
 #include <errno.h>
 #include <stdio.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmdio.h"
 #include "commands.h"
-#include "base/privhint.h"
 #include "tool.h"
 
 #define TOOL_WAIT_MS 100
@@ -111,25 +109,6 @@ bool tool_setup_interrupted(const char *prog)
 	fprintf(stderr, "%s: %s before the measurement started; nothing to report\n", prog,
 		cmdio_broken_pipe() ? "standard output was closed" : "interrupted");
 	return true;
-}
-
-int tool_mlockall(char *why, size_t len)
-{
-	if (len)
-		why[0] = '\0';
-	if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
-		return 0;
-	int err = -errno;
-	munlockall();	/* a failed mlockall may leave MCL_FUTURE behind */
-	if (len)
-		privhint_mlock(why, len, err);
-	return err;
-}
-
-void tool_munlockall(bool locked)
-{
-	if (locked)
-		munlockall();
 }
 
 int tool_status(bool failed, bool threshold)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tool.h - the skeleton of a live command (osnoise, hist record/top, dtl
- * record): the one measuring loop, its deadline and refresh cadence, the
- * memory lock and the exit status.
+ * record): the one measuring loop, its deadline and refresh cadence and the
+ * exit status.  The system settings a run changes (mlock, priority,
+ * affinity, /dev/cpu_dma_latency, keep-busy spinners) are lib/live/livesetup.h's.
  *
  * Prefix: tool_.  src/ only.  The stop flag, the signals (a second Ctrl-C
  * aborts), the broken-pipe stop and the output checks are src/cmdio.[ch]'s;
@@ -11,11 +12,11 @@
  * The run of a live command:
  *	cmdio_signals_install();                 // first: Ctrl-C during setup is seen
  *	... setup; if (tool_setup_interrupted(prog)) unwind ...
- *	locked = tool_mlockall(why, sizeof(why)) == 0;   // the caller words the warning
+ *	livesetup_apply(&ls, &cfg, LIVESETUP_MLOCK, &why);   // the caller words the warning
  *	struct tool_loop l = { .arg = c, .duration_ns = ..., .wait = ..., .process = ... };
  *	tool_run(&l);                          // until the deadline, a stop, done() or an error
  *	... drain, report ...
- *	tool_munlockall(locked);
+ *	livesetup_restore(&ls);                // also on every error path
  *	return tool_end_status(rc);            // a reader that left: 2
  */
 #ifndef LATSCOPE_TOOL_H
@@ -116,14 +117,6 @@ int tool_run(const struct tool_loop *l);
  * the caller unwinds and exits EXIT_ERR.
  */
 bool tool_setup_interrupted(const char *prog);
-/*
- * tool_mlockall - lock current and future memory (no page fault in the
- * measured path).  Returns 0, or a negative errno after undoing a partial
- * MCL_FUTURE, with why holding the cause's hint ("" when none; lib/privhint).
- */
-int tool_mlockall(char *why, size_t len);
-/* tool_munlockall - undo a tool_mlockall() that returned 0 (locked true). */
-void tool_munlockall(bool locked);
 
 /* ---- the exit status ------------------------------------------------------------- */
 

@@ -20,6 +20,8 @@
 #include "live/evsrc.h"
 #include "base/privhint.h"
 #include "format/pdread.h"
+#include "format/pdwrite.h"
+#include "format/tfsformat.h"
 #include "live/pring.h"
 
 #define EVSRC_MAX_EVENTS	128
@@ -63,6 +65,8 @@ struct evsrc {
 	uint64_t last_delivered_ns;
 	evsrc_raw_cb raw_cb;
 	void *raw_arg;
+	struct pdwrite *rec_pw;		/* evsrc_record_into */
+	bool *rec_err;
 	uint8_t *tmp;			/* bounce buffer of every ring (pring) */
 	char note[1024];		/* events left out */
 	size_t page;
@@ -148,6 +152,57 @@ void evsrc_set_raw_cb(struct evsrc *s, evsrc_raw_cb cb, void *arg)
 {
 	s->raw_cb = cb;
 	s->raw_arg = arg;
+}
+
+int evsrc_describe(struct evsrc *s, struct pdwrite *pw, bool big_endian)
+{
+	size_t ne = evsrc_nr_events(s);
+	const char **names = calloc(ne ? ne : 1, sizeof(*names));
+	int err = 0;
+
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < ne && err >= 0; i++) {
+		const uint64_t *ids;
+		size_t nid = evsrc_event_ids(s, i, &ids);
+		names[i] = evsrc_event_name(s, i);
+		err = pdwrite_add_evsel(pw, evsrc_event_attr(s, i), names[i], ids, nid);
+	}
+	if (err >= 0)
+		err = tfsformat_describe(pw, NULL, names, ne, big_endian);
+	free(names);
+	return err < 0 ? err : 0;
+}
+
+/* The raw callback of evsrc_record_into: the ring's record, header and all,
+ * as it came (host order). */
+static void record_raw(void *arg, int cpu, int event_idx, const uint8_t *rec, size_t size)
+{
+	struct evsrc *s = arg;
+	uint32_t type;
+	uint16_t misc;
+
+	(void)cpu;
+	(void)event_idx;
+	if (size < 8)
+		return;
+	memcpy(&type, rec, 4);
+	memcpy(&misc, rec + 4, 2);
+	if (pdwrite_write_record(s->rec_pw, type, misc, rec + 8, size - 8) < 0 && s->rec_err)
+		*s->rec_err = true;
+}
+
+void evsrc_record_into(struct evsrc *s, struct pdwrite *pw, bool *write_err)
+{
+	s->rec_pw = pw;
+	s->rec_err = write_err;
+	evsrc_set_raw_cb(s, pw ? record_raw : NULL, s);
+}
+
+size_t evsrc_pollfds(struct evsrc *s, struct pollfd **fds)
+{
+	*fds = s->pfd;
+	return s->nr_cpus;
 }
 
 void evsrc_close(struct evsrc *s)

@@ -106,6 +106,29 @@ int evsrc_read(struct evsrc *s, uint64_t until_ns, evsrc_cb cb, void *arg);
 /* Install a raw-record callback (NULL to remove). */
 void evsrc_set_raw_cb(struct evsrc *s, evsrc_raw_cb cb, void *arg);
 
+struct pdwrite;
+/*
+ * evsrc_describe - declare the opened events in the recording pw (before
+ * pdwrite_begin_data): each as an evsel with its sample ids, and their
+ * formats from tracefs as the tracing data in byte order big_endian (the
+ * records are copied as they come: the host's).  0 or a negative errno.
+ */
+int evsrc_describe(struct evsrc *s, struct pdwrite *pw, bool big_endian);
+/*
+ * evsrc_record_into - from now on every record read from the rings is also
+ * written to pw as it came (the raw callback: it replaces one installed
+ * before; pw NULL removes it); a failed write sets *write_err (write_err may
+ * be NULL: pdwrite's errors stick and pdwrite_close() returns them).  pw
+ * stays the caller's and must outlive the reads.
+ */
+void evsrc_record_into(struct evsrc *s, struct pdwrite *pw, bool *write_err);
+
+struct pollfd;
+/* evsrc_pollfds - the rings' descriptors, one per CPU, for the caller's own
+ * poll() (what evsrc_poll() waits on); *fds is owned by s.  Returns their
+ * number. */
+size_t evsrc_pollfds(struct evsrc *s, struct pollfd **fds);
+
 const struct evsrc_stats *evsrc_stats(const struct evsrc *s);
 /* Events of a glob or optional spec that the kernel refused and that were
  * left out ("irq_vectors:irq_work_entry (Operation not permitted), ..."),

@@ -405,17 +405,3 @@ void idlecheck_spin_stop(struct idlecheck_spin *s)
 			pthread_join(s->t[i].th, NULL);
 	free(s);
 }
-
-int idlecheck_pm_qos_hold(int32_t latency_us)
-{
-	int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/* the device takes a host-order s32 */
-	if (write(fd, &latency_us, sizeof(latency_us)) != (ssize_t)sizeof(latency_us)) {
-		int err = errno ? -errno : -EIO;
-		close(fd);
-		return err;
-	}
-	return fd;
-}

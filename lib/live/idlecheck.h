@@ -93,12 +93,4 @@ unsigned idlecheck_spin_nr_running(const struct idlecheck_spin *s);
 /* Stop and join the threads and free s (NULL is fine). */
 void idlecheck_spin_stop(struct idlecheck_spin *s);
 
-/*
- * idlecheck_pm_qos_hold - ask for at most latency_us of C-state exit latency on
- * every CPU (/dev/cpu_dma_latency, as cyclictest does by default) for as long
- * as the returned fd stays open; the caller closes it.  Returns the fd or a
- * negative errno.
- */
-int idlecheck_pm_qos_hold(int32_t latency_us);
-
 #endif

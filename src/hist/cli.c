@@ -405,6 +405,5 @@ int cmd_hist(int argc, char **argv)
 	}
 	int ret = c.mode == H_REPORT ? hist_report(&c) : hist_live(&c);
 	latency_free(c.lat);
-	hset_free(c.bset);
 	return ret;
 }

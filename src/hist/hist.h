@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "engine/hsource.h"
 #include "live/bpfhist.h"
 #include "live/histtrig.h"
 #include "live/idlecheck.h"
@@ -38,7 +39,6 @@ enum hbackend { HB_PERF, HB_BPF, HB_KERNEL, HB_AUTO };
 
 struct timerwl;
 struct pdwrite;
-struct bpfhist;
 
 /* One run of `latscope hist`: options (the cli tables write them), then
  * the run's state.  Owned by cmd_hist(); lat is freed there. */
@@ -73,21 +73,21 @@ struct hctx {
 	bool force, strict;
 	enum hbackend backend;		/* --backend (record, top) */
 	/* state */
-	struct latency *lat;		/* the userspace engine (perf rings, perf.data) */
-	const struct hset *set;		/* the histograms the outputs read (the engine's, or bset) */
-	struct hset *bset;		/* the bpf backend's set, filled from its maps */
-	struct bpfhist *bpf;		/* the bpf backend while it runs */
-	struct latency_stats bstats;	/* the bpf programs' counters, as the engine names them */
+	struct latency *lat;		/* report: the userspace engine fed from perf.data */
+	struct hsource *src;		/* live: the backend's source (engine/hsource.h) */
+	enum hbackend ran;		/* live: the backend that runs (report: HB_PERF) */
+	const struct hset *set;		/* the histograms the outputs read (lat's or src's) */
+	const struct latency_stats *track;	/* the trackers' counters (lat's or src's; the
+						 * bpf programs' as the engine names them;
+						 * kernel: all zero) */
 	uint64_t bpf_events;		/* bpf program runs */
 	struct bpfhist_stats bps;	/* all the bpf backend read: the kernel's per-program
 					 * run_cnt and recursion_misses (a loss), nested */
-	struct histtrig *htrig;		/* the kernel backend while its triggers are set */
-	bool kernel_ran;		/* bset was filled by the kernel's hist triggers */
-	struct histtrig_stats hstats;	/* what their text said */
+	struct histtrig_stats hstats;	/* kernel: what the hist triggers' text said */
 	struct histtrig_window hwin;	/* their window (CLOCK_MONOTONIC) */
 	/* bpf: the traced CPUs' local timer interrupts (bpfhist_local_timer),
-	 * nltimer of them (0: the counter is not there) */
-	struct { uint32_t cpu; uint64_t entries, loc_delta; } ltimer[256];
+	 * nltimer of them (0: the counter is not there); src's */
+	const struct hsource_ltimer *ltimer;
 	size_t nltimer;
 	bool has[TPEVENT_NR_KINDS];
 	uint32_t max_cpu_seen;
@@ -125,9 +125,9 @@ const char *hist_kernel_conflict(const struct hctx *c);
 /* Whether kind t is missing from this run's histograms, and why (output.c). */
 bool hist_kind_unsupported(const struct hctx *c, enum hset_kind t);
 
-/* run.c: each returns the exit status (0, EXIT_THRESHOLD, EXIT_ERR).  They
- * make c->lat (the caller frees it with latency_free()) and free everything
- * else they open or start, on every path. */
+/* run.c: each returns the exit status (0, EXIT_THRESHOLD, EXIT_ERR).  Report
+ * makes c->lat (the caller frees it with latency_free()); both free
+ * everything else they open or start, on every path. */
 int hist_report(struct hctx *c);
 int hist_live(struct hctx *c);
 

@@ -132,14 +132,14 @@ static int write_tree(struct hctx *c, const bool unsup[HSET_NR_KINDS])
 
 bool hist_kind_unsupported(const struct hctx *c, enum hset_kind t)
 {
-	return !latency_type_supported(t, c->has) || (c->kernel_ran && histtrig_kind_refusal(t));
+	return !latency_type_supported(t, c->has) || (c->ran == HB_KERNEL && histtrig_kind_refusal(t));
 }
 
 static const char *why_unsupported(const struct hctx *c, enum hset_kind t)
 {
 	static char why[512];
 
-	if (c->kernel_ran && histtrig_kind_refusal(t)) {
+	if (c->ran == HB_KERNEL && histtrig_kind_refusal(t)) {
 		snprintf(why, sizeof(why), "the kernel backend (hist triggers) %s",
 			 histtrig_kind_refusal(t));
 		return why;
@@ -376,18 +376,12 @@ static int64_t worst(const struct hctx *c, const bool unsup[HSET_NR_KINDS])
 }
 
 /* Events the histograms miss: lost by the kernel or dropped by us. */
-/* The trackers' counters: the engine's, or the bpf programs'. */
-static const struct latency_stats *tracking(const struct hctx *c)
-{
-	return c->lat ? latency_stats(c->lat) : &c->bstats;
-}
-
 static uint64_t dropped(const struct hctx *c)
 {
-	const struct latency_stats *st = tracking(c);
+	const struct latency_stats *st = c->track;
 	return c->lost_events + c->lost_samples + c->unknown_id + c->bad_samples + c->bad_raw +
 	       c->no_raw + st->bad_cpu + st->alloc_failures + c->hstats.dropped + c->hstats.bad_lines +
-	       (c->bset && !c->kernel_ran ? c->bps.recursion_misses : 0);
+	       (c->ran == HB_BPF ? c->bps.recursion_misses : 0);
 }
 
 /* The perf backend's events line: decoded, malformed, lost. */
@@ -479,7 +473,7 @@ int hist_emit(struct hctx *c)
 
 	for (int t = 0; t < HSET_NR_KINDS; t++)
 		unsup[t] = hist_kind_unsupported(c, t);
-	const struct latency_stats *st = tracking(c);
+	const struct latency_stats *st = c->track;	/* the trackers' counters */
 
 	if (c->outdir) {
 		int err = write_tree(c, unsup);
@@ -488,10 +482,10 @@ int hist_emit(struct hctx *c)
 	}
 	if (c->json) {
 		struct json_object *j = lhout_json(c->set, c->types, unsup, c->json_buckets);
-		if (j && c->lat)	/* the userspace engine's counters */
-			json_object_object_add(j, "stats", lhout_json_engine_stats(latency_stats(c->lat)));
-		if (j && c->bset) {	/* those the bpf programs keep (no table evictions: LRU maps) */
-			struct json_object *so = lhout_json_engine_stats(&c->bstats);
+		if (j && c->ran == HB_PERF)	/* the userspace engine's counters */
+			json_object_object_add(j, "stats", lhout_json_engine_stats(st));
+		if (j && c->ran != HB_PERF) {	/* those the bpf programs keep (no table evictions: LRU maps) */
+			struct json_object *so = lhout_json_engine_stats(st);
 			static const char *const not_kept[] = { "events", "bad_cpu", "pid_evictions",
 								 "timer_evictions", "alloc_failures",
 								 "unmatched_enable" };
@@ -544,11 +538,11 @@ int hist_emit(struct hctx *c)
 						       jsonv_u64(c->ring_corrupt_bytes));
 				json_object_object_add(in, "keep_busy", keep_busy_json(c));
 				json_object_object_add(in, "backend",
-						       json_object_new_string(c->kernel_ran ? "kernel"
-									      : c->bset ? "bpf" : "perf"));
-				if (c->kernel_ran)
+						       json_object_new_string(c->ran == HB_KERNEL ? "kernel"
+									      : c->ran == HB_BPF ? "bpf" : "perf"));
+				if (c->ran == HB_KERNEL)
 					json_object_object_add(in, "hist_triggers", histtrig_json(c));
-				else if (c->bset) {
+				else if (c->ran == HB_BPF) {
 					json_object_object_add(in, "bpf_program_runs",
 							       jsonv_u64(c->bpf_events));
 					json_object_object_add(in, "bpf_recursion_misses",
@@ -571,12 +565,12 @@ int hist_emit(struct hctx *c)
 		json_object_put(j);
 	} else {
 		hist_term_view(c, stdout, unsup);
-		if (c->kernel_ran)
+		if (c->ran == HB_KERNEL)
 			printf("events: counted in the kernel by hist triggers (%" PRIu64 " samples filed, %"
 			       PRIu64 " dropped by a full map, %" PRIu64 " on CPUs not asked, %" PRIu64
 			       " unreadable lines)\n", c->hstats.hits, c->hstats.dropped,
 			       c->hstats.outside_cpus, c->hstats.bad_lines);
-		else if (c->bset)
+		else if (c->ran == HB_BPF)
 			printf("events: counted in the kernel by the bpf backend (%" PRIu64
 			       " program runs, %" PRIu64 " skipped by the kernel's recursion guard, %"
 			       PRIu64 " nested in another)\n", c->bpf_events, c->bps.recursion_misses,
@@ -591,7 +585,7 @@ int hist_emit(struct hctx *c)
 				printf(": %" PRIu64 " not seen by the programs", ltimer_not_seen(c, i));
 			printf("\n");
 		}
-		if (c->kernel_ran) {
+		if (c->ran == HB_KERNEL) {
 			printf("tracking: none (hist triggers file every wakeup to its switch-in, per "
 			       "task, without the priority rules)\n");
 		} else {
@@ -599,7 +593,7 @@ int hist_emit(struct hctx *c)
 			       " dropped (higher prio first), %" PRIu64 " dropped (already running), %"
 			       PRIu64 " replaced, %" PRIu64 " migrated, ", st->wake_ignored,
 			       st->dropped_prio, st->dropped_running, st->replaced, st->migrated);
-			if (c->bset)	/* LRU maps: their evictions are not counted */
+			if (c->ran == HB_BPF)	/* LRU maps: their evictions are not counted */
 				printf("%" PRIu64 " expiries of unknown timers\n", st->timer_unknown);
 			else
 				printf("%" PRIu64 " pid-table evictions, %" PRIu64 " timer-table evictions, %"
@@ -611,8 +605,8 @@ int hist_emit(struct hctx *c)
 			       c->busy_on ? (strcmp(c->busy_why, "option") ? "on (the self-test saw "
 								"idle-entry samples dropped)"
 								: "on (--keep-busy)")
-			       : c->kernel_ran ? "off (kernel backend)"
-			       : c->bset ? "off (bpf backend)"
+			       : c->ran == HB_KERNEL ? "off (kernel backend)"
+			       : c->ran == HB_BPF ? "off (bpf backend)"
 			       : c->idc_ran && !c->idc_err ? "off (the self-test saw no drop)"
 			       : c->idc_ran ? "off (the self-test could not run)" : "off (--no-keep-busy)");
 		if (c->outdir)
@@ -641,7 +635,7 @@ int hist_emit(struct hctx *c)
 		DROPPED(c->out_of_order, "events delivered out of order");
 		DROPPED(c->forced, "queue flushes forced by a full queue");
 		DROPPED(c->ring_corrupt_bytes, "bytes of corrupt ring data skipped");
-		if (c->bset && !c->kernel_ran && c->bps.recursion_misses && u < sizeof(b)) {
+		if (c->ran == HB_BPF && c->bps.recursion_misses && u < sizeof(b)) {
 			char names[256];
 			bpfhist_misses_text(&c->bps, names, sizeof(names));
 			u += (size_t)snprintf(b + u, sizeof(b) - u, "%s%" PRIu64 " bpf program runs "

@@ -17,50 +17,44 @@
 #include "base/bytes.h"
 #include "cmdio.h"
 #include "commands.h"
-#include "live/bpfhist.h"
-#include "live/evsrc.h"
+#include "engine/hsource.h"
+#include "live/livesetup.h"
 #include "hist.h"
 #include "format/pdread.h"
 #include "format/pdwrite.h"
 #include "base/safeout.h"
 #include "base/sysinfo.h"
-#include "format/tfsformat.h"
 #include "live/timerwl.h"
 #include "tool.h"
 
-/* ---- shared setup ----------------------------------------------------- */
-
-static int make_lat(struct hctx *c, uint32_t nr_cpus)
+/* What a source saw (live) or the engine was fed (report) into c, for
+ * the outputs. */
+static void take_stats(struct hctx *c, const struct hsource_stats *st)
 {
-	if (nr_cpus == 0)
-		nr_cpus = 1;
-	if (nr_cpus > HSET_MAX_CPUS)
-		nr_cpus = HSET_MAX_CPUS;
-	c->lcfg.nr_cpus = nr_cpus;
-	c->lcfg.start_on_waking = c->has[TPEVENT_SCHED_WAKING] && !c->has[TPEVENT_SCHED_WAKEUP] &&
-				  !c->has[TPEVENT_SCHED_WAKEUP_NEW];
-	int err = latency_new(&c->lat, &c->lcfg);
-	c->set = err ? NULL : latency_set(c->lat);
-	if (err) {
-		fprintf(stderr, "%s: cannot set up the histograms: %s\n", c->prog,
-			err == -EINVAL ? "bad histogram geometry (check --resolution/--buckets/--offset)"
-				       : strerror(-err));
-		return err;
+	c->track = st->track;
+	c->any_cpu = st->any_cpu;
+	c->max_cpu_seen = st->max_cpu;
+	c->decoded_any = st->any_event;
+	c->first_ns = st->first_ns;
+	c->last_ns = st->last_ns;
+	if (!st->bpf && !st->trig)	/* events fed to the trackers (perf, report) */
+		c->decoded = st->seen;
+	if (st->ring) {
+		c->lost_events = st->ring->lost;
+		c->undecoded = st->ring->undecoded;
+		c->forced = st->ring->forced;
+		c->out_of_order = st->ring->out_of_order;
+		c->ring_corrupt_bytes = st->ring->corrupt_bytes;
 	}
-	return 0;
-}
-
-static void feed(struct hctx *c, const struct tpevent *ev)
-{
-	if (!c->decoded_any || ev->time_ns < c->first_ns)
-		c->first_ns = ev->time_ns;
-	if (!c->decoded_any || ev->time_ns > c->last_ns)
-		c->last_ns = ev->time_ns;
-	c->decoded_any = true;
-	if (latency_feed(c->lat, ev) == 0) {
-		if (!c->any_cpu || ev->cpu > c->max_cpu_seen)
-			c->max_cpu_seen = ev->cpu;
-		c->any_cpu = true;
+	if (st->bpf) {
+		c->bpf_events = st->seen;
+		c->bps = *st->bpf;
+	}
+	c->ltimer = st->ltimer;
+	c->nltimer = st->nltimer;
+	if (st->trig) {
+		c->hstats = *st->trig;
+		c->hwin = *st->window;
 	}
 }
 
@@ -71,6 +65,8 @@ int hist_report(struct hctx *c)
 	struct pdread *r = NULL;
 	struct tpdecode *d = NULL;
 	struct tpdecode_losses loss = { 0 };	/* the loop skips non-tracepoint samples itself */
+	struct hsource_feed feed = { 0 };
+	struct hsource_why why;
 	struct pdread_event ev;
 	int rc, ret = EXIT_ERR;
 	const char *path = c->input ? c->input : "perf.data";
@@ -124,8 +120,10 @@ int hist_report(struct hctx *c)
 			uint32_t n = in->nr_cpus_avail ? in->nr_cpus_avail : in->nr_cpus_online;
 			if (!n || in->pipe)
 				n = n > 1024 ? n : 1024;
-			if (make_lat(c, n) < 0)
+			if (hsource_feed_init(&feed, &c->lcfg, n, c->has, &why) < 0) {
+				fprintf(stderr, "%s: %s\n", c->prog, why.reason);
 				goto out;
+			}
 		}
 		if (c->time_given &&
 		    (ev.sample.time < c->time_lo_ns || ev.sample.time > c->time_hi_ns)) {
@@ -135,8 +133,7 @@ int hist_report(struct hctx *c)
 		struct tpevent t;
 		if (tpdecode_decode_sample(d, &ev, &t, &loss) < 0)
 			continue;
-		c->decoded++;
-		feed(c, &t);
+		hsource_feed_event(&feed, &t);
 	}
 	c->no_raw = loss.no_raw;
 	c->undecoded = loss.unknown;
@@ -153,13 +150,20 @@ int hist_report(struct hctx *c)
 	c->bad_samples = st->bad_samples;
 	c->out_of_order = st->out_of_order;
 	c->forced = st->forced_flushes;
-	if (!c->lat) {
+	if (!feed.lat) {
 		fprintf(stderr, "%s: %s has no tracepoint samples; record sched:sched_switch, "
 				"sched:sched_wakeup (and timer:hrtimer_*) with -a\n", c->prog, path);
 		goto out;
 	}
+	struct hsource_stats fst = { 0 };
+	hsource_feed_stats(&feed, &fst);
+	take_stats(c, &fst);
+	c->lat = feed.lat;	/* the caller's to free */
+	feed.lat = NULL;
+	c->set = latency_set(c->lat);
 	ret = hist_emit(c);
 out:
+	hsource_feed_free(&feed);
 	tpdecode_free(d);
 	cmdio_pdr_close(r, c->prog, path);
 	return ret;
@@ -186,30 +190,25 @@ static const char *const live_irqsoff[] = {
 	"?preemptirq:preempt_enable",
 };
 
-static int on_event(void *arg, const struct tpevent *ev)
+/* what a call of the source has to say, on stderr */
+static void say_why(const struct hctx *c, const struct hsource_why *why)
 {
-	struct hctx *c = arg;
-	c->decoded++;
-	feed(c, ev);
-	return 0;
+	if (why->reason[0])
+		fprintf(stderr, "%s: %s\n", c->prog, why->reason);
+	if (why->note[0])
+		fprintf(stderr, "%s: %s\n", c->prog, why->note);
 }
 
-static void on_raw(void *arg, int cpu, int event_idx, const uint8_t *rec, size_t size)
+/* The source's counts so far into c. */
+static void take_source(struct hctx *c)
 {
-	struct hctx *c = arg;
-	uint32_t type;
-	uint16_t misc;
-	(void)cpu;
-	(void)event_idx;
-	if (size < 8 || !c->pw)
-		return;
-	memcpy(&type, rec, 4);
-	memcpy(&misc, rec + 4, 2);
-	if (pdwrite_write_record(c->pw, type, misc, rec + 8, size - 8) < 0)
-		c->live_err = true;
+	struct hsource_stats st;
+
+	hsource_stats(c->src, &st);
+	take_stats(c, &st);
 }
 
-static int open_record_file(struct hctx *c, struct evsrc *s)
+static int open_record_file(struct hctx *c)
 {
 	int err;
 	/* one rule for every recorder: the host's byte order (the kernel's
@@ -224,19 +223,8 @@ static int open_record_file(struct hctx *c, struct evsrc *s)
 			safeout_explain(msg, sizeof(msg), err, &why));
 		return err;
 	}
-	size_t ne = evsrc_nr_events(s);
-	const char **names = calloc(ne ? ne : 1, sizeof(*names));
-	if (!names)
-		return -ENOMEM;
-	for (size_t i = 0; i < ne && err >= 0; i++) {
-		const uint64_t *ids;
-		size_t nid = evsrc_event_ids(s, i, &ids);
-		names[i] = evsrc_event_name(s, i);
-		err = pdwrite_add_evsel(c->pw, evsrc_event_attr(s, i), names[i], ids, nid);
-	}
-	if (err >= 0)	/* the formats as the tracing data, in the file's byte order */
-		err = tfsformat_describe(c->pw, NULL, names, ne, BYTES_HOST_BIG_ENDIAN);
-	free(names);
+	/* the events and their formats; from then on every ring record */
+	err = hsource_record(c->src, c->pw, &c->live_err);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot describe the tracepoints in %s: %s\n", c->prog,
 			c->record_out, strerror(-err));
@@ -252,7 +240,6 @@ static int open_record_file(struct hctx *c, struct evsrc *s)
 		fprintf(stderr, "%s: cannot write %s: %s\n", c->prog, c->record_out, strerror(-err));
 		return err;
 	}
-	evsrc_set_raw_cb(s, on_raw, c);
 	return 0;
 }
 
@@ -260,7 +247,7 @@ static int open_record_file(struct hctx *c, struct evsrc *s)
  * Keep-busy: explicit, or after the idle-drop self-test.  One line on stderr
  * when the self-test turns it on.
  */
-static int keep_busy_setup(struct hctx *c, struct idlecheck_spin **spin)
+static int keep_busy_setup(struct hctx *c, struct livesetup *ls)
 {
 	if (c->keep_busy < 0) {
 		c->idc_ran = true;
@@ -287,7 +274,8 @@ static int keep_busy_setup(struct hctx *c, struct idlecheck_spin **spin)
 	}
 	if (!c->busy_why)
 		return 0;
-	int err = idlecheck_spin_start(spin, &c->cpus);
+	struct livesetup_cfg cfg = { .keep_busy_cpus = &c->cpus, .dma_latency_us = -1 };
+	int err = livesetup_apply(ls, &cfg, LIVESETUP_KEEP_BUSY, NULL);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot start the keep-busy threads: %s (try --no-keep-busy)\n",
 			c->prog, strerror(-err));
@@ -297,209 +285,120 @@ static int keep_busy_setup(struct hctx *c, struct idlecheck_spin **spin)
 	return 0;
 }
 
-/* --backend bpf|auto: try the BPF programs; why they do not run into why. */
-static void try_bpf(struct hctx *c, uint32_t nr_cpus, const bool *on, char *why, size_t len)
+/* The backends --backend auto tries before perf, in that order: why one
+ * cannot serve this command line (NULL: it may), into why. */
+static const char *bpf_refusal(const struct hctx *c, char *why, size_t len)
 {
 	const char *no_bpf = getenv("LATSCOPE_NO_BPF"), *conflict = hist_bpf_conflict(c);
 
-	if (no_bpf && *no_bpf && strcmp(no_bpf, "0")) {
+	if (no_bpf && *no_bpf && strcmp(no_bpf, "0"))
 		snprintf(why, len, "refused: LATSCOPE_NO_BPF=%s", no_bpf);
-	} else if (conflict) {
+	else if (conflict)
 		snprintf(why, len, "not usable: it %s", conflict);
-	} else {
-		struct bpfhist_cfg bc = {
-			.nr_cpus = nr_cpus, .hist = c->lcfg.hist, .all_tasks = c->lcfg.all_tasks,
-			.pid = c->lcfg.pid, .table_size = c->lcfg.pid_table, .timers = true, .cpu_on = on,
-			.irqsoff = c->irqsoff_live, .both_off = c->lcfg.both_off,
-		};
-		char msg[400];
-		if (bpfhist_open(&c->bpf, &bc, msg, sizeof(msg)) < 0) {
-			snprintf(why, len, "refused: %s", msg);
-			return;
-		}
-		if (msg[0])	/* runs, without the timer kinds */
-			fprintf(stderr, "%s: bpf backend: %s\n", c->prog, msg);
-		if (c->irqsoff_live && !bpfhist_irqsoff_attached(c->bpf))
-			fprintf(stderr, "%s: this kernel has no preemptirq tracepoints: irqsoff, preemptoff and "
-					"preemptirqsoff are not measured\n", c->prog);
-	}
+	else
+		return NULL;
+	return why;
 }
 
-/* --backend kernel|auto: set the hist triggers up; why they do not run into
- * why.  From the start on, an abort (a second signal) undoes them too. */
-static void try_kernel(struct hctx *c, uint32_t nr_cpus, const bool *on, char *why, size_t len)
+static const char *kernel_refusal(const struct hctx *c, char *why, size_t len)
 {
 	const char *conflict = hist_kernel_conflict(c);
-	struct histtrig_cfg kc = {
-		.nr_cpus = nr_cpus, .hist = c->lcfg.hist, .all_tasks = c->lcfg.all_tasks,
-		.pid = c->lcfg.pid, .cpu_on = on,
-	};
 
-	if (conflict) {
-		snprintf(why, len, "not usable: it %s", conflict);
-		return;
-	}
-	cmdio_on_abort_call(histtrig_emergency_restore);
-	int err = histtrig_start(&c->htrig, &kc);
-	if (err < 0) {
-		snprintf(why, len, "refused: %s", histtrig_strerror(c->htrig));
-		int e = histtrig_stop(c->htrig);
-		if (e < 0)
-			fprintf(stderr, "%s: kernel backend: %s\n", c->prog, histtrig_strerror(c->htrig));
-		histtrig_free(c->htrig);
-		c->htrig = NULL;
-	}
+	if (!conflict)
+		return NULL;
+	snprintf(why, len, "not usable: it %s", conflict);
+	return why;
 }
+
+static const struct {
+	enum hbackend b;
+	const struct hsource_ops *ops;
+	const char *(*refusal)(const struct hctx *c, char *why, size_t len);
+} in_kernel[] = {
+	{ HB_BPF, &hsource_bpf, bpf_refusal },
+	{ HB_KERNEL, &hsource_kernel, kernel_refusal },
+};
 
 /*
  * --backend bpf|kernel|auto: load the BPF programs or set the hist triggers
- * up, make the set they fill.  auto tries bpf, then kernel, then perf, and
- * says on stderr which backend runs and why the others do not; an explicit
- * bpf or kernel that cannot run is an error.  Returns 0 (c->bpf or c->htrig
- * set when one of them runs) or -1.
+ * up.  auto tries bpf, then kernel, then perf, and says on stderr which
+ * backend runs and why the others do not; an explicit bpf or kernel that
+ * cannot run is an error.  Returns 0 (c->src set when one of them runs) or
+ * -1.  From the kernel's start on, an abort (a second signal) undoes it too.
  */
-static int backend_setup(struct hctx *c, uint32_t nr_cpus)
+static int open_in_kernel(struct hctx *c, const struct hsource_cfg *cfg)
 {
-	static bool on[HSET_MAX_CPUS];
-	char why_bpf[512] = "not tried", why_kernel[512] = "not tried";
+	char why[2][sizeof(((struct hsource_why *)0)->reason) + 16] = { "not tried", "not tried" };
 
-	if (c->backend == HB_PERF)
-		return 0;
-	for (uint32_t i = 0; i < nr_cpus; i++)
-		on[i] = parse_cpuset_has(&c->cpus, i);
-	if (c->backend == HB_BPF || c->backend == HB_AUTO)
-		try_bpf(c, nr_cpus, on, why_bpf, sizeof(why_bpf));
-	if (!c->bpf && c->backend == HB_BPF) {
-		fprintf(stderr, "%s: --backend bpf %s\n", c->prog, why_bpf);
-		return -1;
-	}
-	if (!c->bpf && (c->backend == HB_KERNEL || c->backend == HB_AUTO))
-		try_kernel(c, nr_cpus, on, why_kernel, sizeof(why_kernel));
-	if (!c->htrig && c->backend == HB_KERNEL) {
-		fprintf(stderr, "%s: --backend kernel %s\n", c->prog, why_kernel);
-		return -1;
+	for (size_t i = 0; i < 2 && !c->src; i++) {
+		const struct hsource_ops *ops = in_kernel[i].ops;
+		struct hsource_why hw;
+		if (c->backend != in_kernel[i].b && c->backend != HB_AUTO)
+			continue;
+		if (!in_kernel[i].refusal(c, why[i], sizeof(why[i]))) {
+			if (ops->emergency_restore)
+				cmdio_on_abort_call(ops->emergency_restore);
+			if (hsource_open(&c->src, ops, cfg, &hw) < 0)
+				snprintf(why[i], sizeof(why[i]), "refused: %s", hw.reason);
+			else
+				c->ran = in_kernel[i].b;
+			if (hw.note[0])	/* bpf: runs without the timer kinds; kernel: an undo failed */
+				fprintf(stderr, "%s: %s\n", c->prog, hw.note);
+		}
+		if (!c->src && c->backend == in_kernel[i].b) {
+			fprintf(stderr, "%s: --backend %s %s\n", c->prog, ops->name, why[i]);
+			return -1;
+		}
 	}
 	if (c->backend == HB_AUTO) {
-		if (c->bpf)
+		if (c->ran == HB_BPF)
 			fprintf(stderr, "%s: backend bpf (the histograms are kept in the kernel by BPF "
 					"programs; kernel hist triggers and perf not needed)\n", c->prog);
-		else if (c->htrig)
+		else if (c->ran == HB_KERNEL)
 			fprintf(stderr, "%s: backend kernel (bpf %s; the kernel's hist triggers keep "
-					"the wakeup histogram)\n", c->prog, why_bpf);
+					"the wakeup histogram)\n", c->prog, why[0]);
 		else
 			fprintf(stderr, "%s: backend perf (bpf %s; kernel hist triggers %s)\n", c->prog,
-				why_bpf, why_kernel);
+				why[0], why[1]);
 	}
-	if (!c->bpf && !c->htrig)
-		return 0;
-	int err = hset_new(&c->bset, nr_cpus, &c->lcfg.hist);
-	if (err < 0) {
-		fprintf(stderr, "%s: cannot set up the histograms: %s\n", c->prog, strerror(-err));
-		return -1;
-	}
-	c->set = c->bset;
-	c->kernel_ran = c->htrig != NULL;
-	c->any_cpu = true;
-	c->max_cpu_seen = nr_cpus - 1;
-	static const enum tpevent_kind wake[] = {
-		TPEVENT_SCHED_SWITCH, TPEVENT_SCHED_WAKEUP, TPEVENT_SCHED_WAKING,
-		TPEVENT_SCHED_WAKEUP_NEW, TPEVENT_SCHED_MIGRATE, TPEVENT_SCHED_PROCESS_EXIT,
-	}, timer[] = {
-		TPEVENT_HRTIMER_START, TPEVENT_HRTIMER_CANCEL, TPEVENT_HRTIMER_EXPIRE_ENTRY,
-		TPEVENT_HRTIMER_EXPIRE_EXIT,
-	};
-	for (size_t i = 0; i < sizeof(wake) / sizeof(wake[0]); i++)
-		c->has[wake[i]] = true;
-	for (size_t i = 0; i < sizeof(timer) / sizeof(timer[0]) && bpfhist_has_timers(c->bpf); i++)
-		c->has[timer[i]] = true;
-	if (bpfhist_irqsoff_attached(c->bpf))
-		c->has[TPEVENT_IRQ_DISABLE] = c->has[TPEVENT_IRQ_ENABLE] = c->has[TPEVENT_PREEMPT_DISABLE] =
-			c->has[TPEVENT_PREEMPT_ENABLE] = true;
 	return 0;
 }
 
-/* The kernel's hist text into c (the set, hstats, the window). */
-static int kernel_collect(struct hctx *c)
+/* The perf backend (the default, and auto's last resort): keep-busy first,
+ * then the tracepoints' rings, the decoder, the engine.  0 or -1 (said). */
+static int open_perf(struct hctx *c, const struct hsource_cfg *cfg, struct livesetup *ls)
 {
-	int err = histtrig_read(c->htrig, c->bset, &c->hstats);
+	struct hsource_why hw;
 
-	if (err < 0)
-		fprintf(stderr, "%s: %s\n", c->prog, histtrig_strerror(c->htrig));
-	histtrig_window(c->htrig, &c->hwin);
-	return err;
-}
-
-/* The end of a kernel backend run: pause, the last read, every trigger and
- * the synthetic event removed.  0 or -1 (said on stderr). */
-static int kernel_finish(struct hctx *c)
-{
-	int err = histtrig_pause(c->htrig);
-
-	if (err < 0)
-		fprintf(stderr, "%s: %s\n", c->prog, histtrig_strerror(c->htrig));
-	else
-		err = kernel_collect(c);
-	int e = histtrig_stop(c->htrig);
-	if (e < 0) {
-		fprintf(stderr, "%s: kernel backend: %s\n", c->prog, histtrig_strerror(c->htrig));
-		err = e;
+	if (keep_busy_setup(c, ls) < 0 || tool_setup_interrupted(c->prog))
+		return -1;
+	if (hsource_open(&c->src, &hsource_perf, cfg, &hw) < 0) {
+		say_why(c, &hw);
+		return -1;
 	}
-	histtrig_free(c->htrig);
-	c->htrig = NULL;
-	cmdio_on_abort_forget();
-	return err < 0 ? -1 : 0;
-}
-
-/* The bpf programs' histograms and counters into c (the set, bstats). */
-static int bpf_collect(struct hctx *c)
-{
-	struct bpfhist_stats bs;
-	int err = bpfhist_read(c->bpf, c->bset, &bs);
-
-	if (err < 0) {
-		fprintf(stderr, "%s: reading the bpf maps: %s\n", c->prog, strerror(-err));
-		return err;
-	}
-	c->bpf_events = bs.events;
-	c->bps = bs;
-	c->nltimer = 0;
-	for (uint32_t cpu = 0; cpu < hset_nr_cpus(c->bset) && c->nltimer < 256; cpu++) {
-		struct bpfhist_ltimer lt;
-		if (!parse_cpuset_has(&c->cpus, cpu) || bpfhist_local_timer(c->bpf, cpu, &lt) < 0)
-			continue;
-		c->ltimer[c->nltimer].cpu = cpu;
-		c->ltimer[c->nltimer].entries = lt.entries;
-		c->ltimer[c->nltimer++].loc_delta = lt.loc_delta;
-	}
-	c->bstats.wake_ignored = bs.wake_ignored;
-	c->bstats.dropped_prio = bs.dropped_prio;
-	c->bstats.dropped_running = bs.dropped_running;
-	c->bstats.replaced = bs.replaced;
-	c->bstats.migrated = bs.migrated;
-	c->bstats.timer_unknown = bs.timer_unknown;
-	c->bstats.timer_early = bs.timer_early;
+	c->ran = HB_PERF;
 	return 0;
 }
 
 /* The live loop's callbacks (src/tool.h): poll, read, checkpoint, the top view. */
 struct live_loop {
 	struct hctx *c;
-	struct evsrc *s;
 	uint64_t start_ns;
 	bool tty;
 };
 
+/* The source's descriptors; none (bpf, kernel: the kernel keeps the
+ * histograms): a pause. */
 static int live_wait(void *arg, int timeout_ms)
 {
 	struct live_loop *lv = arg;
-	if (!lv->s) {	/* bpf, kernel: the kernel keeps the histograms, nothing to read */
-		poll(NULL, 0, timeout_ms);
-		return 0;
-	}
-	int pr = evsrc_poll(lv->s, timeout_ms);
-	if (pr < 0 && pr != -EINTR) {
-		fprintf(stderr, "%s: poll: %s\n", lv->c->prog, strerror(-pr));
-		return pr;
+	struct pollfd *fds;
+	size_t n = hsource_pollfds(lv->c->src, &fds);
+
+	if (poll(fds, n, timeout_ms) < 0 && errno != EINTR && n) {
+		int err = -errno;
+		fprintf(stderr, "%s: poll: %s\n", lv->c->prog, strerror(-err));
+		return err;
 	}
 	return 0;
 }
@@ -507,11 +406,11 @@ static int live_wait(void *arg, int timeout_ms)
 static int live_process(void *arg, uint64_t until_ns)
 {
 	struct live_loop *lv = arg;
-	if (!lv->s)
-		return 0;
-	int err = evsrc_read(lv->s, until_ns, on_event, lv->c);
+	struct hsource_why hw;
+	int err = hsource_drain(lv->c->src, until_ns, &hw);
+
 	if (err < 0)
-		fprintf(stderr, "%s: reading the rings: %s\n", lv->c->prog, evsrc_strerror(lv->s));
+		say_why(lv->c, &hw);
 	return err;
 }
 
@@ -527,67 +426,39 @@ static void live_refresh(void *arg, uint64_t now_ns)
 {
 	struct live_loop *lv = arg;
 	struct hctx *c = lv->c;
+	struct hsource_why hw;
 	bool unsup[HSET_NR_KINDS];
+	char seen[160];
+
 	for (int t = 0; t < HSET_NR_KINDS; t++)
 		unsup[t] = hist_kind_unsupported(c, t);
-	if ((c->bpf && bpf_collect(c) < 0) || (c->htrig && kernel_collect(c) < 0))
+	if (hsource_sync(c->src, &hw) < 0) {
+		say_why(c, &hw);
 		cmdio_stop();
+	}
+	take_source(c);
 	if (lv->tty)
 		fputs("\033[H\033[2J", stdout);
-	if (c->bpf)
-		printf("latscope hist top: %.1f s, bpf backend, %" PRIu64 " program runs\n\n",
-		       (double)(now_ns - lv->start_ns) / 1e9, c->bpf_events);
-	else if (c->htrig)
-		printf("latscope hist top: %.1f s, kernel backend (hist triggers), %" PRIu64
-		       " samples filed\n\n", (double)(now_ns - lv->start_ns) / 1e9, c->hstats.hits);
-	else
-		printf("latscope hist top: %.1f s, %" PRIu64 " events, %" PRIu64 " lost\n\n",
-		       (double)(now_ns - lv->start_ns) / 1e9, c->decoded, evsrc_stats(lv->s)->lost);
+	hsource_describe(c->src, seen, sizeof(seen));
+	printf("latscope hist top: %.1f s, %s\n\n", (double)(now_ns - lv->start_ns) / 1e9, seen);
 	hist_term_view(c, stdout, unsup);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		cmdio_stop();	/* reported by cmdio_finish() */
 }
 
-/* The perf backend's setup: keep-busy, the tracepoints' rings, the decoder,
- * the engine, the -o file; the rings enabled.  0 or -1 (said on stderr);
- * what it opened is the caller's to close either way. */
-static int perf_setup(struct hctx *c, const char **ev, size_t n, uint32_t nr_cpus, struct evsrc **sp,
-		      struct tpdecode **dp, struct idlecheck_spin **spin)
+/* The end of the window: the source's last counts into c, and nothing of
+ * the backend left in the kernel (bpf, kernel).  0 or -1 (said). */
+static int live_finish(struct hctx *c)
 {
-	if (keep_busy_setup(c, spin) < 0 || tool_setup_interrupted(c->prog))
+	struct hsource_why hw;
+	int err = hsource_finish(c->src, &hw);
+
+	say_why(c, &hw);
+	if (hsource_ops_of(c->src)->emergency_restore)
+		cmdio_on_abort_forget();	/* undone */
+	if (err < 0)
 		return -1;
-	struct evsrc_opts eo = { .ring_bytes = (size_t)c->ring_bytes, .track_tasks = c->record_out != NULL };
-	int err = evsrc_open(sp, ev, n, &c->cpus, &eo);
-	if (err < 0) {
-		/* evsrc_strerror() names the cause and the fix (lib/privhint) */
-		fprintf(stderr, "%s: cannot open the tracepoints: %s\n", c->prog,
-			*sp ? evsrc_strerror(*sp) : strerror(-err));
-		return -1;
-	}
-	if (tool_setup_interrupted(c->prog))
-		return -1;
-	*dp = tpdecode_new(evsrc_tep(*sp));
-	if (!*dp)
-		return -1;
-	for (size_t i = 0; i < evsrc_nr_events(*sp); i++) {
-		enum tpevent_kind k = tpdecode_kind(*dp, evsrc_event_id(*sp, i));
-		if (k != TPEVENT_UNKNOWN)
-			c->has[k] = true;
-	}
-	if (make_lat(c, nr_cpus) < 0)
-		return -1;
-	if (c->irqsoff_live && !c->has[TPEVENT_IRQ_DISABLE] && !c->has[TPEVENT_PREEMPT_DISABLE])
-		fprintf(stderr, "%s: this kernel has no preemptirq tracepoints: irqsoff, preemptoff and "
-				"preemptirqsoff are not measured\n", c->prog);
-	if (c->record_out && open_record_file(c, *sp) < 0)
-		return -1;
-	if (tool_setup_interrupted(c->prog))
-		return -1;
-	err = evsrc_enable(*sp);
-	if (err < 0) {
-		fprintf(stderr, "%s: %s\n", c->prog, evsrc_strerror(*sp));
-		return -1;
-	}
+	take_source(c);
 	return 0;
 }
 
@@ -596,19 +467,20 @@ int hist_live(struct hctx *c)
 	const char *ev[sizeof(live_events) / sizeof(live_events[0]) +
 		       sizeof(live_irqsoff) / sizeof(live_irqsoff[0])];
 	size_t n = 0;
-	struct evsrc *s = NULL;
-	struct tpdecode *d = NULL;
-	struct idlecheck_spin *spin = NULL;
-	int ret = EXIT_ERR, err, qos_fd = -1;
-	bool locked = false, prio_set = false;
-	struct sched_param sp0;
-	int pol0;
+	struct livesetup ls;	/* the settings changed for the run, given back at out: */
+	struct livesetup_why why;
+	struct livesetup_cfg lcfg = {
+		.mlock = c->timer,	/* like cyclictest -m: no page fault in the measured path */
+		.dma_latency_us = c->timer && c->dma_latency_us >= 0 ? (int32_t)c->dma_latency_us : -1,
+		.collector_policy = SCHED_FIFO,
+		.collector_prio = (int)c->collector_prio,
+	};
+	struct hsource_why hw;
+	int ret = EXIT_ERR, err;
 
 	/* From the first instruction: a Ctrl-C during setup unwinds through out: */
 	cmdio_signals_install();
-	pol0 = sched_getscheduler(0);
-	if (sched_getparam(0, &sp0) < 0)
-		memset(&sp0, 0, sizeof(sp0));
+	livesetup_init(&ls, NULL);
 	for (size_t i = 0; i < sizeof(live_events) / sizeof(live_events[0]); i++)
 		ev[n++] = live_events[i];
 	if (c->irqsoff_live)
@@ -622,27 +494,39 @@ int hist_live(struct hctx *c)
 	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
 		if (parse_cpuset_has(&c->cpus, cpu))
 			maxcpu = cpu;
-	if (backend_setup(c, maxcpu + 1) < 0 || tool_setup_interrupted(c->prog))
+	struct hsource_cfg scfg = {
+		.nr_cpus = maxcpu + 1, .cpus = &c->cpus, .lcfg = c->lcfg, .events = ev, .nr_events = n,
+		.ring_bytes = (size_t)c->ring_bytes, .track_tasks = c->record_out != NULL,
+		.irqsoff = c->irqsoff_live,
+	};
+	if ((c->backend != HB_PERF && open_in_kernel(c, &scfg) < 0) || tool_setup_interrupted(c->prog))
 		goto out;
-	if (!c->bpf && !c->htrig && perf_setup(c, ev, n, maxcpu + 1, &s, &d, &spin) < 0)
+	if (!c->src && (open_perf(c, &scfg, &ls) < 0 || tool_setup_interrupted(c->prog)))
 		goto out;
+	hsource_kinds(c->src, c->has);
+	c->set = hsource_set(c->src);
+	take_source(c);
+	if (c->irqsoff_live && !c->has[TPEVENT_IRQ_DISABLE] && !c->has[TPEVENT_PREEMPT_DISABLE])
+		fprintf(stderr, "%s: this kernel has no preemptirq tracepoints: irqsoff, preemptoff and "
+				"preemptirqsoff are not measured\n", c->prog);
+	if (c->record_out && open_record_file(c) < 0)
+		goto out;
+	if (tool_setup_interrupted(c->prog))
+		goto out;
+	if (hsource_start(c->src, &hw) < 0) {
+		say_why(c, &hw);
+		goto out;
+	}
 	c->traced_from_ns = tool_now_ns();	/* every CPU traced from here */
-	/* like cyclictest -m: no page fault in the measured path */
-	if (c->timer) {
-		char why[256];
-		int lerr = tool_mlockall(why, sizeof(why));
-		locked = lerr == 0;
-		if (!locked)
-			fprintf(stderr, "%s: mlockall: %s%s%s (going on, page faults may show as latency)\n",
-				c->prog, strerror(-lerr), why[0] ? "; " : "", why);
-	}
-	if (c->timer && c->dma_latency_us >= 0) {
-		qos_fd = idlecheck_pm_qos_hold((int32_t)c->dma_latency_us);
-		if (qos_fd < 0)
-			fprintf(stderr, "%s: cannot hold /dev/cpu_dma_latency at %" PRId64 " us: %s "
-					"(going on; --dma-latency -1 does not try)\n",
-				c->prog, c->dma_latency_us, strerror(-qos_fd));
-	}
+	/* with the timer workload: memory locked, /dev/cpu_dma_latency held */
+	livesetup_apply(&ls, &lcfg, LIVESETUP_MLOCK | LIVESETUP_DMA_LATENCY, &why);
+	if ((err = livesetup_failed(&why, LIVESETUP_MLOCK)) < 0)
+		fprintf(stderr, "%s: mlockall: %s%s%s (going on, page faults may show as latency)\n",
+			c->prog, strerror(-err), why.mlock_hint[0] ? "; " : "", why.mlock_hint);
+	if ((err = livesetup_failed(&why, LIVESETUP_DMA_LATENCY)) < 0)
+		fprintf(stderr, "%s: cannot hold /dev/cpu_dma_latency at %" PRId64 " us: %s "
+				"(going on; --dma-latency -1 does not try)\n",
+			c->prog, c->dma_latency_us, strerror(-err));
 	if (c->timer) {
 		struct timerwl_cfg tc;
 		memset(&tc, 0, sizeof(tc));
@@ -668,16 +552,11 @@ int hist_live(struct hctx *c)
 	if (named < 0)
 		fprintf(stderr, "%s: %s: the running tasks are not named: %s\n", c->prog,
 			c->record_out, strerror(-named));
-	if (c->collector_prio > 0) {
-		/* after the workload threads exist, so they do not inherit it */
-		struct sched_param sp = { .sched_priority = (int)c->collector_prio };
-		if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
-			fprintf(stderr, "%s: cannot make the collector SCHED_FIFO %d: %s%s (going on)\n",
-				c->prog, (int)c->collector_prio, strerror(errno),
-				errno == EPERM ? "; real-time priorities need root or CAP_SYS_NICE" : "");
-		else
-			prio_set = true;
-	}
+	/* after the workload threads exist, so they do not inherit it */
+	if ((err = livesetup_apply(&ls, &lcfg, LIVESETUP_PRIORITY, NULL)) < 0)
+		fprintf(stderr, "%s: cannot make the collector SCHED_FIFO %d: %s%s (going on)\n",
+			c->prog, (int)c->collector_prio, strerror(-err),
+			err == -EPERM ? "; real-time priorities need root or CAP_SYS_NICE" : "");
 	if (tool_setup_interrupted(c->prog))
 		goto out;
 	uint64_t start = tool_now_ns();
@@ -691,7 +570,7 @@ int hist_live(struct hctx *c)
 			printf("# latscope hist record: measuring until Ctrl-C\n");
 		fflush(stdout);
 	}
-	struct live_loop lv = { .c = c, .s = s, .start_ns = start, .tty = isatty(STDOUT_FILENO) };
+	struct live_loop lv = { .c = c, .start_ns = start, .tty = isatty(STDOUT_FILENO) };
 	struct tool_loop l = {
 		.arg = &lv,
 		.start_ns = start,
@@ -710,27 +589,8 @@ int hist_live(struct hctx *c)
 	 * hundreds of 4 ms cycles the programs no longer saw) */
 	timerwl_halt(c->twl);
 	c->traced_until_ns = tool_now_ns();	/* ... to here */
-	if (c->bpf) {
-		/* the window ends; the last counts, then nothing of ours stays in
-		 * the kernel */
-		bpfhist_stop(c->bpf);
-		err = bpf_collect(c);
-		bpfhist_close(c->bpf);
-		c->bpf = NULL;
-		if (err < 0)
-			goto out;
-	} else if (c->htrig) {
-		if (kernel_finish(c) < 0)
-			goto out;
-	} else {
-		evsrc_disable(s);
-		evsrc_read(s, UINT64_MAX, on_event, c);
-		c->lost_events = evsrc_stats(s)->lost;
-		c->undecoded = evsrc_stats(s)->undecoded;
-		c->forced = evsrc_stats(s)->forced;
-		c->out_of_order = evsrc_stats(s)->out_of_order;
-		c->ring_corrupt_bytes = evsrc_stats(s)->corrupt_bytes;
-	}
+	if (live_finish(c) < 0)
+		goto out;
 	if (c->pw) {
 		if (c->live_err) {
 			pdwrite_discard(c->pw);
@@ -753,30 +613,26 @@ int hist_live(struct hctx *c)
 		fputs("\033[H\033[2J", stdout);
 	ret = hist_emit(c);
 out:
-	/* restore the system: workload and spinners stopped, events closed
-	 * (disabled), BPF programs detached and unloaded, /dev/cpu_dma_latency
-	 * released, priority and memory back */
+	/* restore the system: workload stopped, the source closed (events
+	 * disabled, BPF programs detached and unloaded, hist triggers removed
+	 * if setup failed or was interrupted), then what livesetup changed,
+	 * newest first: priority back, /dev/cpu_dma_latency released, memory
+	 * unlocked, spinners stopped */
 	timerwl_stop(c->twl);
 	c->twl = NULL;
-	bpfhist_close(c->bpf);
-	c->bpf = NULL;
-	if (c->htrig) {	/* setup failed or was interrupted: nothing to read */
-		if (histtrig_stop(c->htrig) < 0)
-			fprintf(stderr, "%s: kernel backend: %s\n", c->prog, histtrig_strerror(c->htrig));
-		histtrig_free(c->htrig);
-		c->htrig = NULL;
-		cmdio_on_abort_forget();
-	}
+	const struct hsource_ops *ops = c->src ? hsource_ops_of(c->src) : NULL;
+	hsource_close(c->src, &hw);
+	say_why(c, &hw);
+	if (ops && ops->emergency_restore)
+		cmdio_on_abort_forget();	/* undone */
+	c->src = NULL;
+	c->set = NULL;
+	c->track = NULL;
+	c->ltimer = NULL;
+	c->nltimer = 0;
 	pdwrite_discard(c->pw);	/* still open: setup failed or was interrupted */
 	c->pw = NULL;
-	tpdecode_free(d);
-	evsrc_close(s);
-	idlecheck_spin_stop(spin);
-	if (qos_fd >= 0)
-		close(qos_fd);
-	if (prio_set && pol0 >= 0)
-		sched_setscheduler(0, pol0, &sp0);
-	tool_munlockall(locked);
+	livesetup_restore(&ls);
 	return ret;
 }
 

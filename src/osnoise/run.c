@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "live/evsrc.h"
 #include "live/idlecheck.h"
+#include "live/livesetup.h"
 #include "engine/noise.h"
 #include "live/osnbpf.h"
 #include "live/osnkernel.h"
@@ -30,7 +31,6 @@
 #include "format/pdwrite.h"
 #include "base/safeout.h"
 #include "base/sysinfo.h"
-#include "format/tfsformat.h"
 #include "tool.h"
 
 #define WREC_EVSEL_NAME OSWORK_EVSEL_NAME
@@ -142,17 +142,6 @@ static bool live_done(void *arg)
 
 /* ---- recording ------------------------------------------------------------ */
 
-static void on_raw(void *arg, int cpu, int event_idx, const uint8_t *rec, size_t size)
-{
-	struct ctx *c = arg;
-	(void)cpu; (void)event_idx;
-	uint16_t misc;
-	uint32_t type;
-	memcpy(&type, rec, 4);
-	memcpy(&misc, rec + 4, 2);
-	pdwrite_write_record(c->pw, type, misc, rec + 8, size - 8);
-}
-
 static int open_recording(struct ctx *c)
 {
 	int err;
@@ -168,27 +157,14 @@ static int open_recording(struct ctx *c)
 		return err;
 	}
 	if (c->s) {
-		size_t ne = evsrc_nr_events(c->s);
-		const char **names = calloc(ne, sizeof(char *));
-		if (!names)
-			return -ENOMEM;
-		for (size_t i = 0; i < ne; i++) {
-			const uint64_t *ids;
-			size_t nid = evsrc_event_ids(c->s, i, &ids);
-			names[i] = evsrc_event_name(c->s, i);
-			err = pdwrite_add_evsel(c->pw, evsrc_event_attr(c->s, i), names[i], ids, nid);
-			if (err < 0)
-				break;
-		}
-		if (err >= 0)
-			err = tfsformat_describe(c->pw, NULL, names, ne, BYTES_HOST_BIG_ENDIAN);
-		free(names);
+		err = evsrc_describe(c->s, c->pw, BYTES_HOST_BIG_ENDIAN);
 		if (err < 0) {
 			fprintf(stderr, "latscope osnoise record: cannot describe the tracepoints: %s\n",
 				strerror(-err));
 			return err;
 		}
-		evsrc_set_raw_cb(c->s, on_raw, c);
+		/* the ring records as they come (errors stick: reported at close) */
+		evsrc_record_into(c->s, c->pw, NULL);
 	}
 	/* the workload event and the run's parameters */
 	err = osneng_record(c->e, c->pw);
@@ -252,9 +228,9 @@ static void free_state(struct ctx *c)
 }
 
 /* The collector on the house-keeping CPUs (-H), by default the online ones
- * not measured; -H that cannot be had is an error (said), a default that
- * cannot be had is not.  Returns 0 or -1. */
-static int housekeep(const struct ctx *c, const struct parse_cpuset *online)
+ * not measured (given back by livesetup_restore(ls)); -H that cannot be had
+ * is an error (said), a default that cannot be had is not.  Returns 0 or -1. */
+static int housekeep(const struct ctx *c, const struct parse_cpuset *online, struct livesetup *ls)
 {
 	struct parse_cpuset hk = c->hk;
 	if (!c->have_hk) {
@@ -263,15 +239,10 @@ static int housekeep(const struct ctx *c, const struct parse_cpuset *online)
 			if (parse_cpuset_has(online, cpu) && !parse_cpuset_has(&c->cpus, cpu))
 				parse_cpuset_add(&hk, cpu);
 	}
-	if (!parse_cpuset_count(&hk))
-		return 0;
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	for (unsigned cpu = 0; cpu < CPU_SETSIZE && cpu < PARSE_MAX_CPUS; cpu++)
-		if (parse_cpuset_has(&hk, cpu))
-			CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set) < 0 && c->have_hk) {
-		fprintf(stderr, "latscope osnoise: cannot run on house-keeping CPUs: %s\n", strerror(errno));
+	struct livesetup_cfg cfg = { .housekeeping_cpus = &hk, .dma_latency_us = -1 };
+	int err = livesetup_apply(ls, &cfg, LIVESETUP_AFFINITY, NULL);
+	if (err < 0 && c->have_hk) {
+		fprintf(stderr, "latscope osnoise: cannot run on house-keeping CPUs: %s\n", strerror(-err));
 		return -1;
 	}
 	return 0;
@@ -346,9 +317,9 @@ int osnoise_run_live(struct ctx *c)
 {
 	int err;
 	struct parse_cpuset online;
-	cpu_set_t aff0;
-	bool aff_saved = sched_getaffinity(0, sizeof(aff0), &aff0) == 0, locked = false;
+	struct livesetup ls;	/* affinity and memory lock, given back at the end */
 
+	livesetup_init(&ls, NULL);
 	cmdio_signals_install();	/* first: a Ctrl-C during setup unwinds below */
 	sysinfo_online_cpus(&online);
 	if (!c->have_cpus)
@@ -367,7 +338,7 @@ int osnoise_run_live(struct ctx *c)
 		return EXIT_ERR;
 	}
 
-	if (housekeep(c, &online) < 0) {
+	if (housekeep(c, &online, &ls) < 0) {
 		free_state(c);
 		return EXIT_ERR;
 	}
@@ -389,8 +360,7 @@ int osnoise_run_live(struct ctx *c)
 			if (c->no_workload) {
 				fprintf(stderr, "latscope osnoise: --no-workload needs the tracepoints: %s\n",
 					c->attr_why);
-				free_state(c);
-				return EXIT_ERR;
+				goto out_err;
 			}
 		} else {
 			c->attribution = true;
@@ -463,12 +433,12 @@ int osnoise_run_live(struct ctx *c)
 			osneng_set_tid(c->e, c->list[i], oswork_tid(c->w, i), oswork_floor_ns(c->w, i));
 	}
 	/* Lock memory once everything is allocated (threads, rings). */
-	char why[256];
-	int lerr = tool_mlockall(why, sizeof(why));
-	locked = lerr == 0;
-	if (!locked && !c->quiet && !c->json)
+	struct livesetup_cfg lc = { .mlock = true, .dma_latency_us = -1 };
+	struct livesetup_why why;
+	int lerr = livesetup_apply(&ls, &lc, LIVESETUP_MLOCK, &why);
+	if (lerr < 0 && !c->quiet && !c->json)
 		fprintf(stderr, "latscope osnoise: mlockall failed (%s%s%s); page faults may add "
-			"noise\n", strerror(-lerr), why[0] ? ": " : "", why);
+			"noise\n", strerror(-lerr), why.mlock_hint[0] ? ": " : "", why.mlock_hint);
 
 	if (c->mode == M_TRACE && !c->json)
 		osnoise_print_trace_header(stdout);
@@ -514,9 +484,7 @@ int osnoise_run_live(struct ctx *c)
 	}
 	oswork_free(c->w);
 	free_state(c);
-	tool_munlockall(locked);
-	if (aff_saved)
-		sched_setaffinity(0, sizeof(aff0), &aff0);
+	livesetup_restore(&ls);	/* memory unlocked, affinity back */
 	return rc;
 out_err:
 	evsrc_close(c->s);
@@ -526,8 +494,7 @@ out_err:
 	pdwrite_discard(c->pw);
 	c->pw = NULL;
 	free_state(c);
-	if (aff_saved)
-		sched_setaffinity(0, sizeof(aff0), &aff0);
+	livesetup_restore(&ls);
 	return EXIT_ERR;
 }
 
@@ -757,9 +724,9 @@ int osnoise_run_kernel(struct ctx *c)
 	}
 	/* off the measured CPUs, like the userspace collector: the reader's
 	 * own time there would be thread noise */
-	cpu_set_t aff0;
-	bool aff_saved = sched_getaffinity(0, sizeof(aff0), &aff0) == 0;
-	if (housekeep(c, &online) < 0) {
+	struct livesetup ls;
+	livesetup_init(&ls, NULL);
+	if (housekeep(c, &online, &ls) < 0) {
 		free_state(c);
 		return EXIT_ERR;
 	}
@@ -776,6 +743,7 @@ int osnoise_run_kernel(struct ctx *c)
 		.buffer_kb = c->ring_bytes / 1024,
 	};
 	if (tool_setup_interrupted("latscope osnoise")) {	/* the tracer untouched */
+		livesetup_restore(&ls);
 		free_state(c);
 		return EXIT_ERR;
 	}
@@ -787,6 +755,7 @@ int osnoise_run_kernel(struct ctx *c)
 		fprintf(stderr, "latscope osnoise: kernel tracer: %s\n", osnkernel_strerror(k));
 		kernel_end(k);
 		cmdio_on_abort_forget();
+		livesetup_restore(&ls);
 		free_state(c);
 		return EXIT_ERR;
 	}
@@ -795,6 +764,7 @@ int osnoise_run_kernel(struct ctx *c)
 	if (tool_setup_interrupted("latscope osnoise")) {
 		kernel_end(k);
 		cmdio_on_abort_forget();
+		livesetup_restore(&ls);
 		free_state(c);
 		return EXIT_ERR;
 	}
@@ -833,8 +803,7 @@ int osnoise_run_kernel(struct ctx *c)
 	/* the tracer instance removed and the settings restored before anything is printed */
 	bool restored = kernel_end(k);
 	cmdio_on_abort_forget();
-	if (aff_saved)
-		sched_setaffinity(0, sizeof(aff0), &aff0);
+	livesetup_restore(&ls);	/* the affinity back */
 	int rc = end_report(c);
 	free_state(c);
 	return restored ? tool_end_status(rc) : EXIT_ERR;

@@ -6,7 +6,9 @@
  * it as art/captured.hist) and on hostile text; the set-up and its undo
  * against a fake tracefs tree (files in a directory, tracefs_set_tracing_dir):
  * what is written where, and that histtrig_stop() and
- * histtrig_emergency_restore() append the removals newest first.
+ * histtrig_emergency_restore() append the removals newest first; the same
+ * through the live-source adapter (engine/hsource.h, hsource_kernel): open,
+ * sync, stats, finish, a refused open and a close before finish.
  */
 #include <errno.h>
 #include <limits.h>
@@ -26,6 +28,7 @@
 #include <tracefs.h>
 
 #include "base/hset.h"
+#include "engine/hsource.h"
 #include "live/histtrig.h"
 
 #ifndef HISTTRIG_TEST_DATA
@@ -399,6 +402,81 @@ static void test_refused(void **state)
 	histtrig_free(h);
 }
 
+/* The kernel backend as `hist` drives it (engine/hsource.h). */
+static void test_hsource_kernel(void **state)
+{
+	(void)state;
+	struct parse_cpuset cpus;
+	memset(&cpus, 0, sizeof(cpus));
+	parse_cpuset_add(&cpus, 0);
+	parse_cpuset_add(&cpus, 1);
+	struct hsource_cfg cfg = { .nr_cpus = 2, .cpus = &cpus };
+	lhist_cfg_default(&cfg.lcfg.hist);
+	struct hsource *src;
+	struct hsource_why why;
+	struct hsource_stats st;
+	struct pollfd *fds;
+
+	fake_tree();
+	assert_ptr_equal(hsource_kernel.emergency_restore, histtrig_emergency_restore);
+	assert_int_equal(hsource_open(&src, &hsource_kernel, &cfg, &why), 0);
+	assert_string_equal(why.reason, "");
+	assert_ptr_equal(hsource_ops_of(src), &hsource_kernel);
+	assert_int_equal(hsource_start(src, &why), 0);
+	assert_int_equal(hsource_pollfds(src, &fds), 0);
+	assert_int_equal(hsource_drain(src, UINT64_MAX, &why), 0);
+	assert_int_equal(hsource_record(src, NULL, NULL), -EOPNOTSUPP);
+	bool has[TPEVENT_NR_KINDS] = { false };
+	hsource_kinds(src, has);
+	assert_true(has[TPEVENT_SCHED_SWITCH] && has[TPEVENT_SCHED_WAKING]);
+	assert_false(has[TPEVENT_HRTIMER_START]);
+	/* the kernel's text through the parser into the source's set */
+	char *t = slurp(HISTTRIG_TEST_DATA "/histtrig/rt61.hist");
+	put(Y "hist", t);
+	free(t);
+	assert_int_equal(hsource_sync(src, &why), 0);
+	hsource_stats(src, &st);
+	assert_int_equal(st.seen, 2437);
+	assert_non_null(st.trig);
+	assert_null(st.ring);
+	assert_null(st.bpf);
+	assert_int_equal(st.track->wake_ignored, 0);
+	assert_true(st.any_cpu);
+	assert_int_equal(st.max_cpu, 1);
+	char line1[160];
+	hsource_describe(src, line1, sizeof(line1));
+	assert_string_equal(line1, "kernel backend (hist triggers), 2437 samples filed");
+	const struct hset *set = hsource_set(src);
+	uint64_t total = 0;
+	for (uint32_t cpu = 0; cpu < hset_nr_cpus(set); cpu++)
+		total += hset_hist(set, HSET_WAKEUP, cpu)->total;
+	assert_true(total > 0);
+	/* the end: paused, read once more, every change undone; the set stays */
+	assert_int_equal(hsource_finish(src, &why), 0);
+	assert_string_equal(why.note, "");
+	assert_undone();
+	hsource_stats(src, &st);
+	assert_int_equal(st.seen, 2437);
+	assert_true(st.window->on_lo_ns <= st.window->off_hi_ns);
+	assert_ptr_equal(hsource_set(src), set);
+	hsource_close(src, &why);
+	assert_string_equal(why.note, "");
+
+	/* refused (another run's synthetic event): why, nothing left */
+	fake_tree();
+	put("synthetic_events", HISTTRIG_SYNTH "\tpid_t pid; u64 lat\n");
+	assert_int_equal(hsource_open(&src, &hsource_kernel, &cfg, &why), -EBUSY);
+	assert_null(src);
+	assert_non_null(strstr(why.reason, "exists already"));
+
+	/* a run that stops before finish (a failed setup): close undoes it */
+	fake_tree();
+	assert_int_equal(hsource_open(&src, &hsource_kernel, &cfg, &why), 0);
+	hsource_close(src, &why);
+	assert_undone();
+	hsource_close(NULL, &why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_start_stop),
 		cmocka_unit_test(test_emergency),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_hsource_kernel),
 	};
 	return cmocka_run_group_tests(tests, setup_fake, teardown_fake);
 }

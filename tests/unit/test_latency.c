@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of lib/engine/latency.c on generated event streams. */
+/* Unit tests of lib/engine/latency.c on generated event streams, and of the
+ * engine fed through engine/hsource.h's hsource_feed (live perf, report). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "engine/hsource.h"
 #include "engine/latency.h"
 #include "test_tpe.h"
 
@@ -510,6 +512,59 @@ static void test_config_and_names(void **state)
 	assert_false(latency_type_supported(HSET_IRQSOFF, has));
 }
 
+/* hsource_feed: the kinds choose the wakeup stamp (waking only: at the
+ * waking), what was fed is counted, a bad geometry is said. */
+static void test_feed(void **state)
+{
+	(void)state;
+	struct latency_cfg cfg;
+	struct hsource_feed f;
+	struct hsource_why why;
+	struct hsource_stats st;
+	bool has[TPEVENT_NR_KINDS] = { false };
+	struct tpevent e[3];
+
+	latency_cfg_default(&cfg, 1);
+	has[TPEVENT_SCHED_SWITCH] = has[TPEVENT_SCHED_WAKING] = true;
+	assert_int_equal(hsource_feed_init(&f, &cfg, 2, has, &why), 0);
+	assert_int_equal(latency_config(f.lat)->nr_cpus, 2);
+	assert_true(latency_config(f.lat)->start_on_waking);
+	tt_switch(&e[0], 1000, 1, 0, 120, NULL, 100, 120, NULL);
+	memset(&e[1], 0, sizeof(e[1]));
+	e[1].kind = TPEVENT_SCHED_WAKING;
+	e[1].time_ns = 2000;
+	e[1].cpu = 1;
+	e[1].wake.pid = 200;
+	e[1].wake.prio = 10;
+	e[1].wake.target_cpu = 1;
+	tt_switch(&e[2], 5000, 1, 100, 120, NULL, 200, 10, NULL);
+	for (int i = 0; i < 3; i++)
+		hsource_feed_event(&f, &e[i]);
+	memset(&st, 0, sizeof(st));
+	hsource_feed_stats(&f, &st);
+	assert_int_equal(st.seen, 3);
+	assert_true(st.any_event && st.any_cpu);
+	assert_int_equal(st.first_ns, 1000);
+	assert_int_equal(st.last_ns, 5000);
+	assert_int_equal(st.max_cpu, 1);
+	assert_ptr_equal(st.track, latency_stats(f.lat));
+	assert_int_equal(hset_max(latency_set(f.lat), HSET_WAKEUP, 1)->latency_ns, 3000);
+	hsource_feed_free(&f);
+	assert_null(f.lat);
+	/* with sched_wakeup in the stream the stamp is not the waking */
+	has[TPEVENT_SCHED_WAKEUP] = true;
+	assert_int_equal(hsource_feed_init(&f, &cfg, 0, has, &why), 0);
+	assert_false(latency_config(f.lat)->start_on_waking);
+	assert_int_equal(latency_config(f.lat)->nr_cpus, 1);	/* 0 CPUs: one */
+	hsource_feed_free(&f);
+	/* a geometry the histograms refuse */
+	cfg.hist.bucket_ns = 0;
+	assert_int_equal(hsource_feed_init(&f, &cfg, 1, has, &why), -EINVAL);
+	assert_null(f.lat);
+	assert_string_equal(why.reason, "cannot set up the histograms: bad histogram geometry "
+					"(check --resolution/--buckets/--offset)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -526,6 +581,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_irqsoff_nesting, teardown),
 		cmocka_unit_test_teardown(test_irqsoff_both, teardown),
 		cmocka_unit_test(test_config_and_names),
+		cmocka_unit_test(test_feed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
