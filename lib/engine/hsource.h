@@ -70,6 +70,8 @@ struct hsource_cfg {
 	/* bpf only */
 	bool irqsoff;				/* also the preemptirq programs (--irqsoff), where
 						 * the kernel has the tracepoints */
+	bool run_stats;				/* the kernel counts the programs' runs
+						 * (bpfhist_cfg.run_stats) */
 };
 
 /* bpf: the local timer interrupts of one traced CPU (bpfhist_local_timer). */

@@ -40,8 +40,9 @@ struct bpfhist {
 	/* the preemptirq programs' links (cfg.irqsoff), all four or none */
 	struct bpf_link *poff[4];
 	bool poff_ok;
-	/* the kernel's run counts (bpf_enable_stats) on from before the attach to
-	 * the detach: -1 when refused (run_cnt then unknown) */
+	/* the kernel's run counts (bpf_enable_stats, cfg.run_stats) on from
+	 * before the attach to the detach: -1 when off or refused (run_cnt then
+	 * unknown) */
 	int stats_fd;
 	bool stats_stopped;		/* stats were on until bpfhist_stop() */
 	uint64_t loc_start[BPFHIST_MAX_CPUS], loc_end[BPFHIST_MAX_CPUS];
@@ -241,7 +242,7 @@ int bpfhist_open(struct bpfhist **out, const struct bpfhist_cfg *cfg, char *why,
 	}
 	bpfload_capture_begin();
 	/* run_cnt counted from the attach on (recursion_misses always are) */
-	b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	b->stats_fd = cfg->run_stats ? bpf_enable_stats(BPF_STATS_RUN_TIME) : -1;
 	err = load_attach(b, cfg->timers);
 	if (err && cfg->timers) {
 		/* the timer programs read the expiry's `now` through a pointer

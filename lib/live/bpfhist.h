@@ -40,6 +40,10 @@ struct bpfhist_cfg {
 					 * the kernel has the preemptirq tracepoints
 					 * (bpfhist_irqsoff_attached()) */
 	bool both_off;			/* preemptirqsoff: irqs AND preemption off */
+	bool run_stats;			/* the kernel counts every program run (run_cnt):
+					 * two clock reads a run, about a quarter of the
+					 * programs' cost (docs/hist.md); recursion misses
+					 * are counted either way */
 	const bool *cpu_on;		/* nr_cpus flags (copied): the CPUs whose samples
 					 * enter the set (the others count as outside_cpus);
 					 * NULL = all */

@@ -67,7 +67,9 @@ grep -q 'backend bpf refused: LATSCOPE_NO_BPF=1' "$TMP/nb.err" || die "bpf refus
 grep -q 'cannot record the events (-o)' "$TMP/o.err" || die "-o refusal: $(cat "$TMP/o.err")"
 
 f0=$(foreign_rt)
-"$LATSCOPE" hist record --backend bpf -t -d 3 --json -O "$TMP/tree" >"$TMP/bpf.json" 2>"$TMP/bpf.err" &
+# LATSCOPE_BPF_STATS=1: the kernel counts the programs' runs (run_cnt; off by
+# default: two clock reads a run) for the cross-check below
+LATSCOPE_BPF_STATS=1 "$LATSCOPE" hist record --backend bpf -t -d 3 --json -O "$TMP/tree" >"$TMP/bpf.json" 2>"$TMP/bpf.err" &
 pid=$!
 # while it runs: the programs are there, the spinners are not
 n=0
@@ -107,6 +109,7 @@ done
 ltimer=$(tr -d ' \n' <"$TMP/bpf.json" | grep -o '"name":"bpfhist_ltimer_entry","run_cnt":[0-9]*' | grep -o '[0-9]*$')
 ltimer=${ltimer:-0}
 [ $np -ge 10 ] || die "input.bpf_programs lists $np programs (the trackers are ten)"
+[ -n "$c" ] || die "no run_cnt in the JSON although LATSCOPE_BPF_STATS=1"
 if [ -n "$c" ]; then
 	ev=$("$HC" --get "$TMP/bpf.json" input.bpf_program_runs)
 	[ $((runs - ltimer)) -eq "$ev" ] ||

@@ -49,7 +49,7 @@ static int bpf_open(void **state, const struct hsource_cfg *cfg, struct hsource_
 	struct bpfhist_cfg bc = {
 		.nr_cpus = nr_cpus, .hist = cfg->lcfg.hist, .all_tasks = cfg->lcfg.all_tasks,
 		.pid = cfg->lcfg.pid, .table_size = cfg->lcfg.pid_table, .timers = true, .cpu_on = p->on,
-		.irqsoff = cfg->irqsoff, .both_off = cfg->lcfg.both_off,
+		.irqsoff = cfg->irqsoff, .both_off = cfg->lcfg.both_off, .run_stats = cfg->run_stats,
 	};
 	char msg[400];
 	err = bpfhist_open(&p->b, &bc, msg, sizeof(msg));
