@@ -125,13 +125,17 @@ rm -f "$TMP/safe/perf.data"
 before=$(state)
 
 # 6. the temporary file swapped for a link while the rename is held back
+# (in one step: a link renamed over the temporary name.  The first version
+# moved the file aside, then made the link: when latscope looked between the
+# two, found its name empty and left, the link came after it and stayed, and
+# CI saw "temporary files left")
 if command -v strace >/dev/null && strace -qq -o /dev/null -e trace=none true 2>/dev/null; then
 	as_user sh -c "
 		while [ ! -e '$TMP/home/go' ]; do sleep 0.05; done
 		for i in \$(seq 100); do
 			for t in '$TMP/home/'.out.data.*.tmp; do
 				[ -e \"\$t\" ] || continue
-				mv \"\$t\" '$TMP/home/aside' && ln -s '$TMP/safe/victim' \"\$t\" && exit 0
+				ln -s '$TMP/safe/victim' '$TMP/home/lnk' && mv -T '$TMP/home/lnk' \"\$t\" && exit 0
 			done
 			sleep 0.05
 		done; exit 1" &
