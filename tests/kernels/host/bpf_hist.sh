@@ -5,7 +5,8 @@
 # two agree, within the tolerance tests/e2e/hist_backend.sh derives
 # (tests/hist_backend_lib.sh); the bpf worst case names a timer thread.
 # On PREEMPT_RT the kernel's own RT threads' wakeups are allowed for, counted
-# in the guest (issue 19; docs/hist.md, "Backends").
+# in the guest (issue 19; docs/hist.md, "Backends").  And the local timer
+# counter equals LOC within one on every CPU.
 . "$TESTS_DIR/lib.sh"
 . "$TESTS_DIR/hist_backend_lib.sh"
 HC=$(dirname "$LATSCOPE")/tests/tools/histcmp
@@ -27,6 +28,12 @@ while c=$("$HC" --get "$ART/bpf.json" input.local_timer.cpus.$i.cpu 2>/dev/null)
 	e=$("$HC" --get "$ART/bpf.json" input.local_timer.cpus.$i.entries)
 	l=$("$HC" --get "$ART/bpf.json" input.local_timer.cpus.$i.loc_delta)
 	echo "$KERNEL: CPU$c: bpf local_timer_entry $e, LOC +$l over the same window (LOC - bpf = $((l - e)))"
+	# the pairs are exact but for one interrupt in flight at an end
+	# (lib/live/bpfhist.c, ltimer_snap); Debian's 6.1 kernels run the program
+	# on every local timer interrupt (this machine's 6.18 does not: its e2e
+	# test allows for that, docs/hist.md "The kernel's unseen interrupts")
+	[ $((l - e)) -ge -1 ] && [ $((l - e)) -le 1 ] ||
+		die "$KERNEL: CPU$c: bpf counted $e local timer interrupts, LOC +$l over the same window (allowed: within 1)"
 	i=$((i + 1))
 done
 [ $i -gt 0 ] || die "no input.local_timer in the bpf run's JSON"
