@@ -36,15 +36,15 @@ R=${1:-5}
 L=${BENCH_LOOPS:-1000000}
 [ "$(nproc)" -ge 2 ] || { echo "bench/backends: needs 2 CPUs (the work on CPU 1, latscope on CPU 0)"; exit 0; }
 T=$(mktemp -d)
-GROUPS_=""
+. "$(dirname "$0")/loadgen.sh.inc"	# load, unload: the load generators
 cleanup() {
-	for g in $GROUPS_; do pkill -KILL -s "$g" 2>/dev/null; done
+	unload_kill
 	rm -rf "$T"
 }
 trap cleanup EXIT INT TERM
 J=${HISTCMP:-$(dirname "$LATSCOPE")/tests/tools/histcmp}
 [ -x "$J" ] || { echo "bench/backends: $J missing (make builds it)"; exit 1; }
-command -v perf >/dev/null 2>&1 || { echo "bench/backends: perf is not installed (the storm is perf bench)"; exit 0; }
+command -v perf >/dev/null 2>&1 || { echo "bench/backends: perf is not installed (the work is perf bench)"; exit 0; }
 [ -x /usr/bin/time ] || { echo "bench/backends: /usr/bin/time missing (Debian package time)"; exit 1; }
 
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -r), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -86,8 +86,8 @@ lost() {
 	esac
 }
 
-# one storm under backend $1 (or "off"), round $2: appends a row to $T/rows
-storm() {
+# the work under backend $1 (or "off"), round $2: appends a row to $T/rows
+run_work() {
 	b=$1
 	if [ "$b" != off ]; then
 		/usr/bin/time -f '%U %S %M' -o "$T/tr.time" taskset -c 0 "$LATSCOPE" hist record \
@@ -119,7 +119,7 @@ r=1
 while [ $r -le "$R" ]; do
 	k=0
 	while [ $k -lt "$n" ]; do	# round r starts at the r-th backend
-		storm "$(echo $ORDER | cut -d' ' -f$(((k + r) % n + 1)))" "$r"
+		run_work "$(echo $ORDER | cut -d' ' -f$(((k + r) % n + 1)))" "$r"
 		k=$((k + 1))
 	done
 	r=$((r + 1))
@@ -146,7 +146,7 @@ END {
 			printf "%-8s %5d %9.2f %9.2f %10s %9s %12s %8s %12s %7s\n", b, m, w, c, "-", "-", "-", "-", "-", "-"
 			continue
 		}
-		# one denominator for every backend: the storm tracepoint hits as the
+		# one denominator for every backend: the tracepoint hits of the work as the
 		# bpf programs count them (every run, exact), else the backend own count
 		E = cnt["bpf"] ? med("bpfe", cnt["bpf"]) : med(b "e", m)
 		for (i = 1; i <= m; i++)
@@ -169,13 +169,6 @@ cost_table ""
 cost_table --all-tasks
 
 # ---- 2. event rate without loss ----
-load() { setsid sh -c "while :; do $* >/dev/null 2>&1; done" & GROUPS_="$GROUPS_ $!"; }
-unload() {	# each load is a session (setsid): TERM it whole, then KILL what is left
-	for g in $GROUPS_; do pkill -TERM -s "$g" 2>/dev/null; done
-	sleep 0.5
-	for g in $GROUPS_; do pkill -KILL -s "$g" 2>/dev/null; done
-	GROUPS_=""
-}
 rate() {	# backend pingpongs
 	unload
 	i=0

@@ -26,10 +26,10 @@ set -u
 D=${1:-10}
 T=$(mktemp -d)
 PIDS=""	# spinners
-GROUPS_=""	# load generators: process groups (setsid), killed whole
+. "$(dirname "$0")/loadgen.sh.inc"	# load, unload: the load generators
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
-	for g in $GROUPS_; do pkill -KILL -s "$g" 2>/dev/null; done
+	unload_kill
 	rm -rf "$T"
 }
 trap cleanup EXIT INT TERM
@@ -130,13 +130,6 @@ echo
 echo "live event processing, default ring (16 MiB per CPU), $D s, all CPUs"
 printf '%-44s %12s %8s %12s %10s\n' load events seconds events/s lost
 if command -v perf >/dev/null 2>&1; then
-	load() { setsid sh -c "while :; do $* >/dev/null 2>&1; done" & GROUPS_="$GROUPS_ $!"; }
-	unload() {	# each load is a session (setsid): TERM it whole, then KILL what is left
-		for g in $GROUPS_; do pkill -TERM -s "$g" 2>/dev/null; done
-		sleep 0.5
-		for g in $GROUPS_; do pkill -KILL -s "$g" 2>/dev/null; done
-		GROUPS_=""
-	}
 	load perf bench sched pipe -l 5000000
 	sleep 1
 	rate "1 x perf bench sched pipe"
