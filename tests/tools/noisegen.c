@@ -27,6 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/parse.h"
+#include "live/idlecheck.h"
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -125,34 +128,14 @@ static int run_thread(int cpu, int prio, uint64_t interval_us, uint64_t spin_us,
 	return 0;
 }
 
-/* The CPU's count in /proc/interrupts' LOC line, or -1. */
+/* The CPU's count in /proc/interrupts' LOC line, or -1 (live/idlecheck.h). */
 static long long loc_of(int cpu)
 {
-	FILE *f = fopen("/proc/interrupts", "r");
-	char line[8192];
-	long long v = -1;
+	uint64_t counts[PARSE_MAX_CPUS];
 
-	if (!f)
+	if (cpu < 0 || cpu >= PARSE_MAX_CPUS || idlecheck_irq_line("LOC", counts, PARSE_MAX_CPUS) < 0)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *end;
-		while (*p == ' ')
-			p++;
-		if (strncmp(p, "LOC:", 4))
-			continue;
-		p += 4;
-		for (int i = 0; i <= cpu; i++) {
-			v = strtoll(p, &end, 10);
-			if (end == p) {
-				v = -1;
-				break;
-			}
-			p = end;
-		}
-		break;
-	}
-	fclose(f);
-	return v;
+	return (long long)counts[cpu];
 }
 
 static int run_timer(int cpu, uint64_t hz, double secs)
