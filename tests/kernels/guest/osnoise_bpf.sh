@@ -39,7 +39,11 @@ grep -qi 'refused\|left out' "$ART/bpf.err" && echo "(stderr names programs left
 [ "$seen" -gt 0 ] || die "no osnbpf_ program or map seen loaded while it measured"
 periods=$(jnum "$ART/bpf.json" periods)
 irq=$(jnum "$ART/bpf.json" irq)
-[ "${periods:-0}" -ge 3 ] || die "CPU$CPU: ${periods:-0} periods in 5 s"
+# under TCG the collector may fall behind the loop (CI: "337087 workload
+# records lost (collector too slow)", 2 periods): then the loss must be named
+[ "${periods:-0}" -ge 1 ] || die "CPU$CPU: no period in 5 s"
+[ "$periods" -ge 3 ] || grep -q 'workload records lost' "$ART/bpf.err" ||
+	die "CPU$CPU: $periods periods in 5 s and no loss named"
 [ "${irq:-0}" -ge "$periods" ] || die "CPU$CPU: ${irq:-0} IRQ noise entries for $periods periods (the tick fires every period on a busy CPU)"
 tr -d ' \n' < "$ART/bpf.json" | grep -q '"class":"irq","name":"local_timer"' ||
 	die "no local_timer IRQ contributor: $(tr -d ' \n' < "$ART/bpf.json" | grep -o '"top":\[[^]]*' | head -c 400)"
