@@ -21,6 +21,9 @@
 #                          plus the sum of the tests' timeouts)
 #   KEEP_TMP=1             keep the work directory (initramfs, console, results)
 #   KERNEL_NO_DEPS=1       do not run scripts/deps.sh kernels first
+#   KERNEL_GUEST_DIR       the guest tests' directory (default tests/kernels/guest;
+#                          bench/guest for bench/kernels.sh)
+#   KERNEL_SHOW_LOGS=1     print each test's output under its result line
 set -u
 : "${LATSCOPE:?LATSCOPE must name the latscope binary}"
 KDIR=$(cd "$(dirname "$0")" && pwd)
@@ -60,7 +63,8 @@ if [ -n "${KERNELS:-}" ]; then
 	kernels=$(echo "$kernels" | awk -v want=" $KERNELS " 'index(want, " " $1 " ")')
 fi
 tests=""
-for t in "$KDIR"/guest/*.sh; do
+GDIR=${KERNEL_GUEST_DIR:-$KDIR/guest}
+for t in "$GDIR"/*.sh; do
 	n=$(basename "$t" .sh)
 	[ "$n" != lib ] || continue
 	if [ -n "${KTESTS:-}" ]; then
@@ -68,7 +72,7 @@ for t in "$KDIR"/guest/*.sh; do
 	fi
 	tests="$tests $n"
 done
-header() { sed -n "s/^# $2: *//p" "$KDIR/guest/$1.sh" | head -1; }
+header() { sed -n "s/^# $2: *//p" "$GDIR/$1.sh" | head -1; }
 
 skip_all() {	# why: every kernel skipped
 	for k in $(echo "$kernels" | awk '{print $1}'); do result SKIP "$k" "$*"; done
@@ -98,9 +102,15 @@ if [ -z "$accel" ]; then
 		accel=kvm
 	fi
 fi
+# TCG runs single-threaded (thread=single: the vCPUs take turns on one host
+# thread).  Multi-threaded TCG (QEMU 7.2, Debian 12) hangs these guests when
+# the kernel patches its text while the other vCPU runs the code patched: the
+# other vCPU keeps trapping on the int3 of the patch after it is gone (the
+# kernel backs up and retries), interrupts off, and the patching CPU waits
+# for it forever (docs/kernels.md, "Guest hangs").
 case $accel in
 kvm) qaccel="-accel kvm -cpu host";;
-*) qaccel="-accel tcg";;
+*) qaccel="-accel tcg,thread=single";;
 esac
 
 # ---- the common initramfs: busybox, latscope, the commands, the tests ---------
@@ -121,9 +131,29 @@ cp "$KDIR/init.sh" "$ROOT/init" && chmod 755 "$ROOT/init"
 cp "$KDIR/guest/lib.sh" "$ROOT/ktest/guest/"
 : > "$WORK/skip"
 for n in $tests; do
-	cp "$KDIR/guest/$n.sh" "$ROOT/ktest/guest/"
+	cp "$GDIR/$n.sh" "$ROOT/ktest/guest/"
 	for w in $(header "$n" needs); do
-		case $w in cmd:*) ;; *) continue;; esac
+		case $w in
+		cmd:*) ;;
+		tool:*)	# a test tool, built beside latscope (tests/tools)
+			c=${w#tool:}
+			[ -e "$ROOT/bin/$c" ] && continue
+			put_cmd "$(dirname "$LATSCOPE")/tests/tools/$c" ||
+				echo "$n cannot copy tests/tools/$c into the guest (make builds it)" >> "$WORK/skip"
+			continue;;
+		bench:*)	# a benchmark of bench/, with what it sources
+			mkdir -p "$ROOT/ktest/bench"
+			cp "$SRCDIR/bench/${w#bench:}.sh" "$SRCDIR"/bench/*.inc "$ROOT/ktest/bench/" ||
+				echo "$n has no bench/${w#bench:}.sh" >> "$WORK/skip"
+			continue;;
+		e2e:*)	# a host end-to-end test the guest runs too, with tests/lib.sh
+			mkdir -p "$ROOT/ktest/e2e"
+			cp "$TESTS_DIR/lib.sh" "$ROOT/ktest/lib.sh"
+			cp "$TESTS_DIR/e2e/${w#e2e:}.sh" "$ROOT/ktest/e2e/" ||
+				echo "$n has no tests/e2e/${w#e2e:}.sh" >> "$WORK/skip"
+			continue;;
+		*) continue;;
+		esac
 		c=${w#cmd:}
 		[ -e "$ROOT/bin/$c" ] && continue
 		if p=$(command -v "$c"); then
@@ -260,12 +290,63 @@ watch_guest() {
 			esac
 		fi
 		if [ "$now" -ge "$deadline" ]; then
+			hang_diag "$1"
 			kill "$1" 2>/dev/null
 			echo "no progress after '${last:-nothing}' on the results port (killed after $((now - $3)) s)"
 			return
 		fi
 		sleep 1
 	done
+}
+
+# hang_diag PID: what a hung guest (QEMU's PID) was doing, asked of QEMU's
+# monitor (the FIFOs $kw/mon.in and $kw/mon.out) before it is killed: the
+# vCPUs' state, registers and local APICs into $kw/monitor.log, then an NMI,
+# which the guest's unknown_nmi_panic turns into a panic whose report (every
+# task's stack, the CPUs' backtraces, the timers: panic_print) goes to the
+# console by polling, with no interrupt needed.  Waits up to 30 s for the
+# panic to end QEMU (-no-reboot).
+hang_diag() {
+	[ -p "$kw/mon.in" ] || return 0
+	timeout 5 sh -c 'printf "%s\n" "info status" "info cpus" "info registers -a" \
+		"cpu 0" "info lapic" "cpu 1" "info lapic" "info pic" "info irq" > "$1"' sh "$kw/mon.in"
+	sleep 3
+	echo "---- nmi at $(date +%s)" >> "$kw/console.mark"
+	wc -c < "$kw/console" > "$kw/console.nmi_at" 2>/dev/null
+	timeout 5 sh -c 'echo nmi > "$1"' sh "$kw/mon.in"
+	i=0
+	while [ $i -lt 30 ] && kill -0 "$1" 2>/dev/null && \
+		[ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" != Z ]; do
+		sleep 1; i=$((i + 1))
+	done
+}
+
+# hang_report: the diagnosis of a hung guest, on stdout (the whole console
+# and monitor log stay in $kw while KEEP_TMP is set): from the monitor, each
+# vCPU's instruction pointer (nokaslr: the addresses of /proc/kallsyms in any
+# boot of that kernel), whether it halted, its local APIC timer and pending
+# interrupts; from the console after the NMI,
+# the panic, each CPU's backtrace, the hrtimer and tick state of each CPU
+# (a timer whose expiry is far behind "now at" was lost), every task that
+# was not sleeping (R, D, T) with its stack, and one line naming the rest.
+hang_report() {
+	[ -s "$kw/monitor.log" ] || { echo "    (no monitor output)"; return; }
+	tr -d '\r' < "$kw/monitor.log" | sed 's/\x1b\[[0-9]*[A-Z]//g' > "$kw/monitor.txt"
+	grep -E '^VM status|^\*? *CPU #|^CPU#|^RIP=|^dumping local APIC|^LVTT|^Timer|^ISR|^IRR|^  IRR|^  Remote IRR|^pic' \
+		"$kw/monitor.txt" | indent
+	from=$(cat "$kw/console.nmi_at" 2>/dev/null || echo 0)
+	echo "    the console after the NMI (unknown_nmi_panic, panic_print):"
+	tail -c +$((from + 1)) "$kw/console" | tr -d '\r' | sed 's/^\[ *[0-9.]*\] //' | awk '
+		/^task:/ { intask = 1; keep = ($0 !~ / state:[SI] /)
+			split($1, n, ":"); st = $2; sub(/state:/, "", st); pid = $0; sub(/.* pid:/, "", pid); sub(/ .*/, "", pid)
+			if (!keep) others = others " " n[2] "(" pid "):" st }
+		/^NMI backtrace for cpu/ && !/skipped/ { bt = 1 }
+		/^(Uhhuh|Kernel panic|NMI backtrace|Sending NMI|now at|cpu: |Clock Event Device|Tick Device|Per CPU device)/ ||
+		    / \.(expires_next|nr_events|nr_hangs|tick_stopped|idle_entrytime) *:|^ *next_event:|^ *mode: / { print; next }
+		intask && keep { print }
+		bt && !intask { print }
+		/<\/NMI>|<\/TASK>/ { if (intask) intask = 0; else bt = 0 }
+		END { if (others != "") print "sleeping tasks:" others }' | head -300 | indent
 }
 
 run_kernel() {	# name package must...
@@ -297,16 +378,28 @@ run_kernel() {	# name package must...
 	rm -f "$kw/disk.img" && truncate -s 256M "$kw/disk.img"
 	t0=$(date +%s)
 	: > "$kw/results"
+	rm -f "$kw/mon.in" "$kw/mon.out" "$kw/monitor.log" "$kw/console.nmi_at"
+	mkfifo "$kw/mon.in" "$kw/mon.out" 2>/dev/null
+	mon=""; monpid=""
+	if [ -p "$kw/mon.in" ] && [ -p "$kw/mon.out" ]; then
+		mon="-monitor pipe:$kw/mon"
+		cat "$kw/mon.out" > "$kw/monitor.log" &
+		monpid=$!
+	fi
+	# (nokaslr: a hung guest's addresses are the same in every boot of the
+	# kernel, to be looked up in its /proc/kallsyms; unknown_nmi_panic
+	# and panic_print: hang_diag's NMI makes the guest report its state)
 	# shellcheck disable=SC2086
 	timeout -k 10 "$limit" qemu-system-x86_64 $qaccel -m "$MEM" -smp 2 -nodefaults -display none \
-		-no-reboot -kernel "$kw/vmlinuz" -initrd "$kw/initrd" \
-		-append "console=ttyS0 panic=-1 kt.attempt=$attempt ${KERNEL_APPEND:-}" \
+		-no-reboot -kernel "$kw/vmlinuz" -initrd "$kw/initrd" $mon \
+		-append "console=ttyS0 panic=-1 nokaslr unknown_nmi_panic panic_print=0x45 kt.attempt=$attempt ${KERNEL_APPEND:-}" \
 		-serial "file:$kw/console" -serial "file:$kw/results" \
 		-drive "file=$kw/disk.img,format=raw,if=virtio" > "$kw/qemu.out" 2>&1 &
 	qpid=$!
 	hung=$(watch_guest "$qpid" "$kw/results" "$t0")
 	wait "$qpid"
 	qrc=$?
+	[ -z "$monpid" ] || kill "$monpid" 2>/dev/null
 	echo "kernels: $name: guest ran $(( $(date +%s) - t0 )) s (qemu exit $qrc)"
 	tr -d '\r' < "$kw/results" > "$kw/results.txt" 2>/dev/null
 	tar -xf "$kw/disk.img" -C "$kw/out" 2>/dev/null
@@ -318,11 +411,19 @@ run_kernel() {	# name package must...
 	case $lost in
 	"the guest hung"*)
 		hangs=$((hangs + 1)); hung_list="$hung_list $name"
-		if [ $attempt = 1 ]; then
-			echo "kernels: $name: $lost; the console's last lines:"
+		echo "kernels: $name: $lost; the console's last lines:"
+		if [ -s "$kw/console.nmi_at" ]; then
+			head -c "$(cat "$kw/console.nmi_at")" "$kw/console" | tail -8 | indent
+			echo "kernels: $name: what the hung guest was doing (QEMU's monitor, then an NMI):"
+			hang_report
+		else
 			tail -8 "$kw/console" | indent
+		fi
+		mv "$kw/console" "$kw/console.hung$attempt"
+		mv "$kw/monitor.log" "$kw/monitor.hung$attempt" 2>/dev/null
+		cp "$kw/console.hung$attempt" "$kw/console"
+		if [ $attempt = 1 ]; then
 			echo "kernels: $name: booting it again (hang $hangs of this run)"
-			mv "$kw/console" "$kw/console.hung"
 			continue
 		fi;;
 	esac
@@ -356,6 +457,7 @@ run_kernel() {	# name package must...
 			fi
 		fi
 		result "$st" "$name/$n" "$why"
+		[ -z "${KERNEL_SHOW_LOGS:-}" ] || [ ! -f "$kw/out/log/$n" ] || indent < "$kw/out/log/$n"
 		# what a passed host check proved, under its line
 		[ "$st" = PASS ] && [ -n "${hout:-}" ] && echo "$hout" | indent
 		hout=""
@@ -366,11 +468,34 @@ run_kernel() {	# name package must...
 	done
 }
 
+# The kernels boot side by side, each in its own subshell (a TCG guest runs
+# single-threaded: one host CPU each); each one's lines are printed when all
+# are done, in the list's order, and its counts added up.
+names=""
 while read -r name pkg must <&9; do
 	[ -n "$name" ] || continue
+	names="$names $name"
 	# shellcheck disable=SC2086
-	run_kernel "$name" "$pkg" $must < /dev/null
+	(
+		run_kernel "$name" "$pkg" $must < /dev/null
+		echo "$pass $fail $skip $hangs" > "$WORK/$name.counts"
+		echo "$failed" > "$WORK/$name.failed"
+		echo "$skipped" > "$WORK/$name.skipped"
+	) > "$WORK/$name.log" 2>&1 &
 done 9<<EOF
 $kernels
 EOF
+[ -z "$names" ] || echo "kernels:$names: booting side by side ($accel)"
+wait
+for name in $names; do
+	cat "$WORK/$name.log"
+	if read -r p f s h < "$WORK/$name.counts" 2>/dev/null; then
+		pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+		[ "$h" -eq 0 ] || { hangs=$((hangs + h)); hung_list="$hung_list $name"; }
+		failed="$failed$(cat "$WORK/$name.failed")"
+		skipped="$skipped$(cat "$WORK/$name.skipped")"
+	else
+		result FAIL "$name" "its run ended without a summary"
+	fi
+done
 summary

@@ -11,6 +11,10 @@
 #                        tracer:X (in available_tracers), event:SYS/NAME,
 #                        file:PATH, cmd:NAME (the host copies the command
 #                        and the libraries ldd names into the guest);
+#                        tool:NAME (the host copies tests/tools/NAME from
+#                        beside LATSCOPE), e2e:NAME (the host copies
+#                        tests/e2e/NAME.sh to /ktest/e2e/ and tests/lib.sh to
+#                        /ktest/lib.sh: run it with TESTS_DIR=/ktest);
 #                        a kernel without one skips the test with the reason
 #   # timeout: SECONDS   the guest kills the test after that (default 60)
 set -u
@@ -38,9 +42,12 @@ kt_has() {
 	file:*)
 		[ -e "${1#file:}" ] && return 0
 		echo "no ${1#file:}";;
-	cmd:*)
-		command -v "${1#cmd:}" >/dev/null && return 0
-		echo "no ${1#cmd:} in the guest";;
+	cmd:*|tool:*)
+		command -v "${1#*:}" >/dev/null && return 0
+		echo "no ${1#*:} in the guest";;
+	e2e:*)
+		[ -f "/ktest/e2e/${1#e2e:}.sh" ] && return 0
+		echo "no /ktest/e2e/${1#e2e:}.sh in the guest";;
 	*)
 		echo "unknown need '$1'";;
 	esac
