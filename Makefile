@@ -215,8 +215,10 @@ check-inner: $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 # (scripts/deps.sh kernels), boots each kernel of tests/kernels/kernels.list
 # once and runs tests/kernels/guest/*.sh there.  KERNELS=, KTESTS= select.
 # The host checks run tests/tools/histsamples (rt_cyclictest) and histcmp
-# (bpf_hist, rt_cyclictest_bpf).
-check-kernels: $(BIN) $(BUILD)/tests/tools/histsamples $(BUILD)/tests/tools/histcmp
+# (bpf_hist, rt_cyclictest_bpf); the guest runs tests/tools/wakestorm
+# (hist_storm).
+check-kernels: $(BIN) $(BUILD)/tests/tools/histsamples $(BUILD)/tests/tools/histcmp \
+		$(BUILD)/tests/tools/wakestorm
 	$(Q)LATSCOPE=$(CURDIR)/$(BIN) sh tests/kernels/run.sh
 
 san-unit:

@@ -23,3 +23,29 @@ shared_recording() {
 	fi
 	echo "$cache/sched-load.perf.data"
 }
+# The kernel's BPF objects of one of latscope's BPF backends, by the prefix
+# its programs' and maps' names share (bpfhist_, osnbpf_), read with bpftool
+# (BPFTOOL): bpf_ours PREFIX counts its programs and maps; bpf_our_links
+# PREFIX prints the links that hold its programs (a link names its
+# program's id); bpf_gone PREFIX waits up to 5 s for none to be left (the
+# kernel frees a closed program after an RCU grace period).
+BPFTOOL=${BPFTOOL:-$(command -v bpftool || echo /usr/sbin/bpftool)}
+bpf_ours() { { "$BPFTOOL" prog list; "$BPFTOOL" map list; } 2>/dev/null | grep -c "name $1"; }
+bpf_our_links() {
+	for id in $("$BPFTOOL" prog list 2>/dev/null | sed -n "s/^\([0-9]*\): .* name $1.*/\1/p"); do
+		"$BPFTOOL" link list 2>/dev/null | grep " prog $id *\$"
+	done
+}
+bpf_gone() {
+	bg_n=0
+	while [ "$(bpf_ours "$1")" -gt 0 ] && [ $bg_n -lt 50 ]; do sleep 0.1; bg_n=$((bg_n + 1)); done
+	[ "$(bpf_ours "$1")" -eq 0 ]
+}
+# bpf_skip_if_refused ERRFILE: a latscope run that ended early (its stderr in
+# ERRFILE) skips the test when the binary has no bpf backend or the kernel
+# refused BPF; otherwise returns.
+bpf_skip_if_refused() {
+	grep -q 'built without the bpf backend' "$1" && skip "$(cat "$1")"
+	grep -qi 'backend bpf refused' "$1" && skip "this kernel refuses BPF: $(cat "$1")"
+	return 0
+}

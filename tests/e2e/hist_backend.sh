@@ -16,15 +16,9 @@ backend() { tr -d ' \n' <"$1" | grep -o '"backend":"[a-z]*"' | cut -d'"' -f4; }
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 [ -r /sys/kernel/tracing/events/sched/sched_switch/format ] ||
 	skip "no readable tracefs (sched events)"
-BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
-# ours: the programs' and maps' names all start with bpfhist_; a link names
-# its program's id
-ours() { { "$BPFTOOL" prog list; "$BPFTOOL" map list; } 2>/dev/null | grep -c 'name bpfhist_'; }
-our_links() {
-	for id in $("$BPFTOOL" prog list 2>/dev/null | sed -n 's/^\([0-9]*\): .* name bpfhist_.*/\1/p'); do
-		"$BPFTOOL" link list 2>/dev/null | grep " prog $id *\$"
-	done
-}
+# ours: the programs' and maps' names all start with bpfhist_
+ours() { bpf_ours bpfhist_; }
+our_links() { bpf_our_links bpfhist_; }
 [ "$(ours)" -eq 0 ] || skip "bpfhist programs already loaded (another latscope running?)"
 # foreign RT workloads: user tasks (an exe) with SCHED_FIFO/RR, looked for
 # before and after our runs (so none of them is ours).
@@ -117,9 +111,7 @@ if [ -n "$c" ]; then
 fi
 echo "bpf: $np programs, $miss runs skipped by the kernel's recursion guard, kernel's run_cnt $runs"
 # clean stop: the kernel frees a closed program after an RCU grace period
-n=0
-while [ "$(ours)" -gt 0 ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
-[ "$(ours)" -eq 0 ] || die "bpfhist programs or maps left after the run: $({ "$BPFTOOL" prog list; "$BPFTOOL" map list; } | grep bpfhist_)"
+bpf_gone bpfhist_ || die "bpfhist programs or maps left after the run: $({ "$BPFTOOL" prog list; "$BPFTOOL" map list; } | grep bpfhist_)"
 "$LATSCOPE" hist record --backend perf -t -d 3 --json >"$TMP/perf.json" 2>"$TMP/perf.err" ||
 	die "--backend perf failed: $(cat "$TMP/perf.err")"
 

@@ -49,20 +49,10 @@
 [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] || skip "needs 2 CPUs (one measured, one for the collector)"
 J=$TOOLS/osnjson
 CPU=1
-BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
-ours() { { "$BPFTOOL" prog list; "$BPFTOOL" map list; } 2>/dev/null | grep -c 'name osnbpf_'; }
-our_links() {
-	for id in $("$BPFTOOL" prog list 2>/dev/null | sed -n 's/^\([0-9]*\): .* name osnbpf_.*/\1/p'); do
-		"$BPFTOOL" link list 2>/dev/null | grep " prog $id *\$"
-	done
-}
+ours() { bpf_ours osnbpf_; }
+our_links() { bpf_our_links osnbpf_; }
 loc() { awk -v c=$((CPU + 2)) '$1 == "LOC:" { print $c }' /proc/interrupts; }
-# gone: the kernel frees a closed program after an RCU grace period
-gone() {
-	n=0
-	while [ "$(ours)" -gt 0 ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
-	[ "$(ours)" -eq 0 ]
-}
+gone() { bpf_gone osnbpf_; }
 [ -x "$BPFTOOL" ] || skip "no bpftool to list the kernel's programs"
 gone || skip "osnbpf programs already loaded (another latscope running?)"
 
@@ -97,13 +87,14 @@ grep -q 'cannot record (osnoise record).*; use --backend perf$' "$TMP/rec.err" |
 run() {
 	name=$1 b=$2
 	life0=$(loc)
-	"$LATSCOPE" osnoise top --backend "$b" -c $CPU -H 0 -d 8 --top 256 --json >"$TMP/$name.json" 2>"$TMP/$name.err" &
+	# (LATSCOPE_BPF_STATS=1: the kernel counts the programs' runs, off by
+	# default, for the run_cnt cross-check below)
+	LATSCOPE_BPF_STATS=1 "$LATSCOPE" osnoise top --backend "$b" -c $CPU -H 0 -d 8 --top 256 --json >"$TMP/$name.json" 2>"$TMP/$name.err" &
 	pid=$!
 	n=0
 	until grep -qx "osnoise/$CPU" /proc/$pid/task/*/comm 2>/dev/null; do
 		if ! kill -0 $pid 2>/dev/null; then
-			grep -q 'built without the bpf backend' "$TMP/$name.err" && skip "$(cat "$TMP/$name.err")"
-			grep -q 'backend bpf refused' "$TMP/$name.err" && skip "this kernel refuses BPF: $(cat "$TMP/$name.err")"
+			bpf_skip_if_refused "$TMP/$name.err"
 			die "$name: latscope ended before measuring: $(cat "$TMP/$name.err")"
 		fi
 		n=$((n + 1)); [ $n -lt 300 ] || die "$name: no osnoise/$CPU thread after 30 s"
@@ -170,7 +161,8 @@ while [ $i -lt "$np" ]; do
 	[ "$c" = null ] && break
 	runs=$((runs + c)); i=$((i + 1))
 done
-[ "$c" = null ] || [ "$runs" -eq "$($J "$TMP/bpf.json" bpf.program_runs)" ] ||
+[ "$c" != null ] || die "no run_cnt in the JSON although LATSCOPE_BPF_STATS=1"
+[ "$runs" -eq "$($J "$TMP/bpf.json" bpf.program_runs)" ] ||
 	die "the kernel counted $runs runs, the programs $($J "$TMP/bpf.json" bpf.program_runs)"
 # -- agreement
 adiff() { [ "$1" -ge "$2" ] && echo $(($1 - $2)) || echo $(($2 - $1)); }

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wakestorm - a wakeup storm at a fixed rate, with its own latency of each
+ * wakeup, for the histogram backends' agreement tests.
+ *
+ *   wakestorm -w WAKER_CPU -s SLEEPER_CPU -r RATE_HZ -d SECONDS [-p FIFO_PRIO] [-g]
+ *
+ * Two SCHED_FIFO threads (priority 80 unless -p), each pinned on its CPU.
+ * The waker sleeps to absolute times RATE_HZ apart (clock_nanosleep,
+ * TIMER_ABSTIME: a late period is caught up at once, so the rate holds on
+ * average), reads CLOCK_MONOTONIC and wakes the sleeper with FUTEX_WAKE;
+ * the sleeper waits in FUTEX_WAIT, reads CLOCK_MONOTONIC when it returns
+ * and files the difference: its own latency, which contains the kernel's
+ * wakeup latency of the same wakeup (sched_waking/sched_wakeup inside the
+ * FUTEX_WAKE, switch-in before the FUTEX_WAIT returns).
+ *
+ * With -g, once both threads are in place it prints "ready sleeper_tid=N
+ * waker_tid=N" and waits for SIGUSR1 before the first period (a test starts
+ * a measurement of the sleeper, then the storm inside it).
+ *
+ * At the end, on standard output, one line of key=value pairs:
+ *   sleeper_tid waker_tid periods woken not_waiting wakeups own_samples
+ *   own_p50_ns own_p99_ns own_max_ns
+ * periods: FUTEX_WAKE calls; woken: those that woke the sleeper (the
+ * kernel emitted sched_waking/sched_wakeup for each: a task still on its
+ * CPU's run queue, on its way to sleep, included); not_waiting: those that
+ * found it not waiting (it was late: no wakeup); wakeups: the sleeper's
+ * voluntary context switches from its first wait to its end (getrusage),
+ * that is its wakeups from a sleep: the storm's that found it asleep, and
+ * the final one that stops it (made 20 ms after the last period), each a
+ * sched_wakeup and a switch-in (woken - wakeups + 1 are wakes that found it
+ * on its CPU on its way to sleep); own_samples: the wakes the sleeper saw,
+ * the final one included.  The quantiles are upper bounds of 1 us buckets (the
+ * histograms' rule: docs/hist.md).  Then one line per non-empty 1 us bucket
+ * of the sleeper's own latencies, "bucket US COUNT" (US: the bucket's lower
+ * end), the last one holding everything from 100 ms on.
+ * Exit 0, 2 on a usage or set-up error (no permission for SCHED_FIFO...).
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WS_BUCKETS 100000	/* 1 us each: 100 ms; above it in the last */
+#define WS_RING 1024
+
+struct storm {
+	int waker_cpu, sleeper_cpu, prio;
+	uint64_t period_ns, duration_ns;
+	_Atomic uint32_t seq;		/* the futex word: bumped before each wake */
+	/* the waker's clock read before wake N, at [N % WS_RING]: a sleeper
+	 * that returns after more than one wake measures from the first */
+	_Atomic uint64_t woke_at_ns[WS_RING];
+	_Atomic bool done;
+	_Atomic int sleeper_tid, ready;
+	uint64_t periods, woken, not_waiting;
+	uint64_t own_samples, own_max_ns;
+	uint64_t slept;			/* the sleeper's voluntary switches */
+	uint32_t *buckets;
+	int err;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static long futex(_Atomic uint32_t *w, int op, uint32_t val)
+{
+	return syscall(SYS_futex, (uint32_t *)w, op, val, NULL, NULL, 0);
+}
+
+/* pinned on CPU and SCHED_FIFO PRIO: 0 or an errno */
+static int place(int cpu, int prio)
+{
+	cpu_set_t set;
+	struct sched_param sp = { .sched_priority = prio };
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		return errno;
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
+		return errno;
+	return 0;
+}
+
+/* this thread's voluntary context switches: its sleeps */
+static uint64_t nvcsw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) < 0 ? 0 : (uint64_t)ru.ru_nvcsw;
+}
+
+static void *sleeper(void *arg)
+{
+	struct storm *s = arg;
+	uint32_t seen = 0;
+	int e = place(s->sleeper_cpu, s->prio);
+
+	if (e) {
+		s->err = e;
+		atomic_store(&s->ready, -1);
+		return NULL;
+	}
+	atomic_store(&s->sleeper_tid, (int)syscall(SYS_gettid));
+	uint64_t sw0 = nvcsw();
+	atomic_store(&s->ready, 1);
+	while (!atomic_load(&s->done)) {
+		if (futex(&s->seq, FUTEX_WAIT_PRIVATE, seen) < 0 && errno != EAGAIN &&
+		    errno != EINTR)
+			break;
+		uint64_t t = now_ns();
+		uint32_t cur = atomic_load(&s->seq);
+		if (cur == seen)
+			continue;	/* spurious */
+		uint64_t w = atomic_load(&s->woke_at_ns[(seen + 1) % WS_RING]);
+		seen = cur;
+		uint64_t lat = t > w ? t - w : 0;
+		s->buckets[lat / 1000 < WS_BUCKETS ? lat / 1000 : WS_BUCKETS - 1]++;
+		s->own_samples++;
+		if (lat > s->own_max_ns)
+			s->own_max_ns = lat;
+	}
+	s->slept = nvcsw() - sw0;
+	return NULL;
+}
+
+/* the upper bound (ns) of the bucket holding the q-quantile */
+static uint64_t quantile_ns(const struct storm *s, double q)
+{
+	uint64_t want = (uint64_t)((double)s->own_samples * q + 0.999999), acc = 0;
+
+	if (!s->own_samples)
+		return 0;
+	if (want < 1)
+		want = 1;
+	for (uint32_t i = 0; i < WS_BUCKETS; i++) {
+		acc += s->buckets[i];
+		if (acc >= want)
+			return (uint64_t)(i + 1) * 1000;
+	}
+	return (uint64_t)WS_BUCKETS * 1000;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: wakestorm -w waker_cpu -s sleeper_cpu -r rate_hz -d seconds [-p fifo_prio] [-g]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct storm s = { .waker_cpu = -1, .sleeper_cpu = -1, .prio = 80 };
+	double rate = 0, secs = 0;
+	pthread_t th;
+	bool go = false;
+	sigset_t usr1;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "w:s:r:d:p:g")) != -1) {
+		switch (opt) {
+		case 'w': s.waker_cpu = atoi(optarg); break;
+		case 's': s.sleeper_cpu = atoi(optarg); break;
+		case 'r': rate = atof(optarg); break;
+		case 'd': secs = atof(optarg); break;
+		case 'p': s.prio = atoi(optarg); break;
+		case 'g': go = true; break;
+		default: usage();
+		}
+	}
+	if (s.waker_cpu < 0 || s.sleeper_cpu < 0 || rate <= 0 || rate > 1e6 || secs <= 0 ||
+	    s.prio < 1 || s.prio > 99)
+		usage();
+	s.period_ns = (uint64_t)(1e9 / rate);
+	s.duration_ns = (uint64_t)(secs * 1e9);
+	s.buckets = calloc(WS_BUCKETS, sizeof(*s.buckets));
+	if (!s.buckets)
+		return 2;
+	/* blocked in every thread: main takes it with sigwait */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	if (pthread_create(&th, NULL, sleeper, &s)) {
+		fprintf(stderr, "wakestorm: cannot start the sleeper\n");
+		return 2;
+	}
+	while (!atomic_load(&s.ready))
+		usleep(1000);
+	int e = atomic_load(&s.ready) < 0 ? s.err : place(s.waker_cpu, s.prio);
+	if (e) {
+		fprintf(stderr, "wakestorm: SCHED_FIFO %d on CPUs %d and %d: %s\n", s.prio,
+			s.waker_cpu, s.sleeper_cpu, strerror(e));
+		atomic_store(&s.done, true);
+		futex(&s.seq, FUTEX_WAKE_PRIVATE, 1);
+		pthread_join(th, NULL);
+		return 2;
+	}
+	if (go) {
+		int sig;
+		printf("ready sleeper_tid=%d waker_tid=%d\n", atomic_load(&s.sleeper_tid),
+		       (int)syscall(SYS_gettid));
+		fflush(stdout);
+		sigwait(&usr1, &sig);
+	}
+	usleep(20000);	/* the sleeper in its FUTEX_WAIT */
+	uint64_t start = now_ns(), next = start + s.period_ns, end = start + s.duration_ns;
+	while (next <= end) {
+		struct timespec ts = { .tv_sec = (time_t)(next / 1000000000ULL),
+				       .tv_nsec = (long)(next % 1000000000ULL) };
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		uint32_t n_seq = atomic_load(&s.seq) + 1;
+		atomic_store(&s.woke_at_ns[n_seq % WS_RING], now_ns());
+		atomic_store(&s.seq, n_seq);
+		long n = futex(&s.seq, FUTEX_WAKE_PRIVATE, 1);
+		s.periods++;
+		if (n > 0)
+			s.woken++;
+		else
+			s.not_waiting++;
+		next += s.period_ns;
+	}
+	/* the sleeper's last wake: let it file it, then stop it with one more
+	 * (filed too: a wakeup like the others) */
+	usleep(20000);
+	uint32_t f_seq = atomic_load(&s.seq) + 1;
+	atomic_store(&s.woke_at_ns[f_seq % WS_RING], now_ns());
+	atomic_store(&s.done, true);
+	atomic_store(&s.seq, f_seq);
+	futex(&s.seq, FUTEX_WAKE_PRIVATE, 1);
+	pthread_join(th, NULL);
+	printf("sleeper_tid=%d waker_tid=%d periods=%llu woken=%llu not_waiting=%llu wakeups=%llu "
+	       "own_samples=%llu own_p50_ns=%llu own_p99_ns=%llu own_max_ns=%llu\n",
+	       atomic_load(&s.sleeper_tid), (int)syscall(SYS_gettid),
+	       (unsigned long long)s.periods, (unsigned long long)s.woken,
+	       (unsigned long long)s.not_waiting, (unsigned long long)s.slept,
+	       (unsigned long long)s.own_samples,
+	       (unsigned long long)quantile_ns(&s, 0.5), (unsigned long long)quantile_ns(&s, 0.99),
+	       (unsigned long long)s.own_max_ns);
+	for (uint32_t i = 0; i < WS_BUCKETS; i++)
+		if (s.buckets[i])
+			printf("bucket %u %u\n", i, s.buckets[i]);
+	free(s.buckets);
+	return 0;
+}
