@@ -2,6 +2,8 @@
 /* tool.c - the live loop, its clock arithmetic, the exit status (see tool.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,6 +111,13 @@ bool tool_setup_interrupted(const char *prog)
 	fprintf(stderr, "%s: %s before the measurement started; nothing to report\n", prog,
 		cmdio_broken_pipe() ? "standard output was closed" : "interrupted");
 	return true;
+}
+
+bool tool_bpf_stats(void)
+{
+	const char *v = getenv("LATSCOPE_BPF_STATS");
+
+	return v && !strcmp(v, "1");
 }
 
 int tool_status(bool failed, bool threshold)

@@ -118,6 +118,13 @@ int tool_run(const struct tool_loop *l);
  */
 bool tool_setup_interrupted(const char *prog);
 
+/*
+ * tool_bpf_stats - whether LATSCOPE_BPF_STATS=1 asks the kernel to count the
+ * bpf backends' program runs (bpf_enable_stats: two clock reads a run, a
+ * quarter of the programs' time; off by default; the tests' cross-check).
+ */
+bool tool_bpf_stats(void);
+
 /* ---- the exit status ------------------------------------------------------------- */
 
 /*

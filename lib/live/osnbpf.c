@@ -155,8 +155,9 @@ int osnbpf_open(struct osnbpf **out, const struct osnbpf_cfg *cfg, char *why, si
 		return -ENOMEM;
 	}
 	bpfload_capture_begin();
-	/* run_cnt counted from the attach on (recursion_misses always are) */
-	o->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	/* run_cnt counted from the attach on, when asked (recursion_misses
+	 * always are) */
+	o->stats_fd = cfg->run_stats ? bpf_enable_stats(BPF_STATS_RUN_TIME) : -1;
 	err = load_attach(o, cfg, why, why_len);
 	bpfload_capture_end();
 	if (err) {

@@ -31,6 +31,9 @@ struct osnbpf_cfg {
 	bool softirq_in_threads;	/* PREEMPT_RT: no softirq programs (their time is the
 					 * running thread's, as the kernel tracer counts it) */
 	uint32_t contrib_entries;	/* contributor table, 0 = 16384 entries */
+	bool run_stats;			/* the kernel counts each program's runs
+					 * (bpf_enable_stats: two clock reads a run,
+					 * inside the gaps the loop measures) */
 };
 
 #define OSNBPF_MAX_PROGS 32

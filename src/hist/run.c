@@ -498,9 +498,7 @@ int hist_live(struct hctx *c)
 		.nr_cpus = maxcpu + 1, .cpus = &c->cpus, .lcfg = c->lcfg, .events = ev, .nr_events = n,
 		.ring_bytes = (size_t)c->ring_bytes, .track_tasks = c->record_out != NULL,
 		.irqsoff = c->irqsoff_live,
-		/* LATSCOPE_BPF_STATS=1: the kernel counts the bpf programs' runs
-		 * (a cross-check for the tests; it costs a quarter of their time) */
-		.run_stats = getenv("LATSCOPE_BPF_STATS") && !strcmp(getenv("LATSCOPE_BPF_STATS"), "1"),
+		.run_stats = tool_bpf_stats(),
 	};
 	if ((c->backend != HB_PERF && open_in_kernel(c, &scfg) < 0) || tool_setup_interrupted(c->prog))
 		goto out;

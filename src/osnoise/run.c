@@ -276,7 +276,8 @@ bool osnoise_try_bpf(struct ctx *c, char *why, size_t len)
 		snprintf(why, len, "not usable: it %s", conflict);
 		return false;
 	}
-	struct osnbpf_cfg bc = { .softirq_in_threads = sysinfo_preempt_rt() };
+	struct osnbpf_cfg bc = { .softirq_in_threads = sysinfo_preempt_rt(),
+				 .run_stats = tool_bpf_stats() };
 	char msg[400];
 	if (osnbpf_open(&c->bpf, &bc, msg, sizeof(msg)) < 0) {
 		snprintf(why, len, "refused: %s", msg);
