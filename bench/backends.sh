@@ -28,6 +28,9 @@
 #    ~1M sched events/s), one more at each step, each step 5 s under the
 #    perf backend, until it loses events; then the bpf backend at that load
 #    and at twice as many ping-pongs.  Events/s and losses per run.
+# Environment: BENCH_LOOPS (the work's loops, 1000000), BENCH_TIME (GNU
+# time, /usr/bin/time), BENCH_SETTLE (s between latscope's start and the
+# work, 2), BENCH_RATE=0 (part 1 only; bench/guest/backends.sh).
 # The machine's load before the run and what else ran are printed first:
 # run it on an otherwise idle machine (`make bench` does not check).
 set -u
@@ -45,11 +48,14 @@ trap cleanup EXIT INT TERM
 J=${HISTCMP:-$(dirname "$LATSCOPE")/tests/tools/histcmp}
 [ -x "$J" ] || { echo "bench/backends: $J missing (make builds it)"; exit 1; }
 command -v perf >/dev/null 2>&1 || { echo "bench/backends: perf is not installed (the work is perf bench)"; exit 0; }
-[ -x /usr/bin/time ] || { echo "bench/backends: /usr/bin/time missing (Debian package time)"; exit 1; }
+TIME=${BENCH_TIME:-/usr/bin/time}	# GNU time (-f, -o)
+SETTLE=${BENCH_SETTLE:-2}		# s from latscope's start to the work
+[ -x "$TIME" ] || { echo "bench/backends: $TIME missing (Debian package time)"; exit 1; }
 
 echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -r), $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "other processes using CPU now (ps, top 3):"
-ps -eo pcpu,comm --sort=-pcpu | sed -n '2,4p' | sed 's/^/  /'
+{ ps -eo pcpu,comm --sort=-pcpu 2>/dev/null || top -b -n 1 2>/dev/null | sed -n '4,$p'; } |
+	sed -n '2,4p' | sed 's/^/  /'
 
 # which backends run here: each one tried for 0.2 s
 BACKENDS=""
@@ -90,19 +96,22 @@ lost() {
 run_work() {
 	b=$1
 	if [ "$b" != off ]; then
-		/usr/bin/time -f '%U %S %M' -o "$T/tr.time" taskset -c 0 "$LATSCOPE" hist record \
+		# (its pid through the exec chain sh -> taskset -> latscope, for the
+		# SIGINT below: busybox's pkill has no -x)
+		"$TIME" -f '%U %S %M' -o "$T/tr.time" sh -c 'echo $$ >"$1"; shift; exec "$@"' sh \
+			"$T/tr.pid" taskset -c 0 "$LATSCOPE" hist record \
 			--backend "$b" -c 1 $MODE --no-keep-busy -d 10m --json >"$T/tr.json" 2>"$T/tr.err" &
 		tp=$!
-		sleep 2	# loaded and attached (bpf: ~0.3 s; perf: rings mapped)
+		sleep "$SETTLE"	# loaded and attached (bpf: ~0.3 s; perf: rings mapped)
 	fi
-	/usr/bin/time -f '%e %U %S' -o "$T/st.time" taskset -c 1 perf bench sched pipe -l "$L" \
+	"$TIME" -f '%e %U %S' -o "$T/st.time" taskset -c 1 perf bench sched pipe -l "$L" \
 		>/dev/null 2>&1
 	read -r sw su ss <"$T/st.time"
 	if [ "$b" = off ]; then
 		echo "off $2 $sw $su $ss 0 0 0 0" >>"$T/rows"
 		return
 	fi
-	pkill -INT -x latscope 2>/dev/null
+	kill -INT "$(cat "$T/tr.pid")" 2>/dev/null
 	wait "$tp" || { echo "latscope ($b) failed: $(tail -2 "$T/tr.err")"; return; }
 	read -r tu ts rss <"$T/tr.time"
 	echo "$b $2 $sw $su $ss $tu $ts $rss $(events "$T/tr.json") $(lost "$T/tr.json")" >>"$T/rows"
@@ -169,6 +178,7 @@ cost_table ""
 cost_table --all-tasks
 
 # ---- 2. event rate without loss ----
+[ "${BENCH_RATE:-1}" = 1 ] || exit 0
 rate() {	# backend pingpongs
 	unload
 	i=0

@@ -14,7 +14,9 @@
 #                        tool:NAME (the host copies tests/tools/NAME from
 #                        beside LATSCOPE), e2e:NAME (the host copies
 #                        tests/e2e/NAME.sh to /ktest/e2e/ and tests/lib.sh to
-#                        /ktest/lib.sh: run it with TESTS_DIR=/ktest);
+#                        /ktest/lib.sh: run it with TESTS_DIR=/ktest),
+#                        bench:NAME (bench/NAME.sh and bench/*.inc to
+#                        /ktest/bench/);
 #                        a kernel without one skips the test with the reason
 #   # timeout: SECONDS   the guest kills the test after that (default 60)
 set -u
@@ -48,6 +50,9 @@ kt_has() {
 	e2e:*)
 		[ -f "/ktest/e2e/${1#e2e:}.sh" ] && return 0
 		echo "no /ktest/e2e/${1#e2e:}.sh in the guest";;
+	bench:*)
+		[ -f "/ktest/bench/${1#bench:}.sh" ] && return 0
+		echo "no /ktest/bench/${1#bench:}.sh in the guest";;
 	*)
 		echo "unknown need '$1'";;
 	esac
