@@ -31,7 +31,8 @@
 #   so their latencies differ by the machine's noise and are compared each
 #   with its own run's truth, above; their counts are each against their
 #   run's wakeups, which the fixed rate makes RATE x DUR less the periods
-#   that found the sleeper not asleep (one in a hundred at most, checked).
+#   that found the sleeper not asleep (one in a hundred at most here,
+#   STORM_MIN_PCT; one in ten in the TCG guests).
 #
 # A SCHED_IDLE spinner keeps CPU 1 busy in both runs, as in
 # hist_cyclictest.sh: on these guests, when the sleeper's CPU idles, the
@@ -47,12 +48,15 @@
 [ -r /sys/kernel/tracing/events/sched/sched_switch/format ] ||
 	skip "no readable tracefs (sched events)"
 RATE=${STORM_RATE:-5000}
+MIN_PCT=${STORM_MIN_PCT:-99}	# of the periods that must find the sleeper asleep
 DUR=${STORM_DUR:-2}
 W=0 S=1
 spin=""
 trap 'kill $spin 2>/dev/null; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT INT TERM
 taskset -c $S chrt -i 0 sh -c 'while :; do :; done' &
 spin=$!
+sleep 0.2
+kill -0 $spin 2>/dev/null || die "cannot start the SCHED_IDLE spinner on CPU $S (taskset, chrt -i)"
 
 # field FILE KEY: KEY=VALUE in FILE's first line that has it
 field() { sed -n "s/.*[ ^]$2=\([0-9]*\).*/\1/p; s/^$2=\([0-9]*\).*/\1/p" "$1" | head -1; }
@@ -98,7 +102,10 @@ check() {
 	periods=$(field "$f" periods)
 	[ "$periods" -eq "$(awk -v r="$RATE" -v d="$DUR" 'BEGIN { printf "%d", r * d }')" ] ||
 		die "$b: the storm made $periods periods for $RATE Hz x $DUR s"
-	[ "$wakeups" -ge $((RATE * DUR * 99 / 100)) ] ||
+	# (a sanity bound, not a tolerance: the counts above are exact
+	# whatever it is; a run where many periods found the sleeper awake
+	# measured an overloaded machine, not a storm of wakeups)
+	[ "$wakeups" -ge $((RATE * DUR * MIN_PCT / 100)) ] ||
 		die "$b: only $wakeups of $((RATE * DUR)) periods found the sleeper asleep ($(head -1 "$f"))"
 	tr=$(grep '^tracking: ' "$TMP/$b.out") || die "$b: no tracking line: $(cat "$TMP/$b.out")"
 	unfiled=0
