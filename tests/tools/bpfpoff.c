@@ -32,16 +32,10 @@
 
 #include "live/bpf/bpfhist_abi.h"
 #include <bpfhist.skel.h>
+#include "monotime.h"
 
 static struct bpfhist_bpf *skel;
 static int ncpus;
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static void sleep_ns(uint64_t ns)
 {

@@ -29,13 +29,7 @@
 
 #include "base/parse.h"
 #include "live/idlecheck.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
+#include "monotime.h"
 
 static void usage(void)
 {

@@ -51,6 +51,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "monotime.h"
 
 #define WS_BUCKETS 100000	/* 1 us each: 100 ms; above it in the last */
 #define WS_RING 1024
@@ -70,13 +71,6 @@ struct storm {
 	uint32_t *buckets;
 	int err;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static long futex(_Atomic uint32_t *w, int op, uint32_t val)
 {
@@ -138,6 +132,21 @@ static void *sleeper(void *arg)
 	}
 	s->slept = nvcsw() - sw0;
 	return NULL;
+}
+
+/* The waker's next wake: its clock read filed for the sleeper, the futex
+ * word bumped, FUTEX_WAKE; last: the one that stops the sleeper (done set
+ * before the word, so the sleeper files it and leaves).  FUTEX_WAKE's
+ * result: 1 when the sleeper was waiting. */
+static long wake(struct storm *s, bool last)
+{
+	uint32_t n = atomic_load(&s->seq) + 1;
+
+	atomic_store(&s->woke_at_ns[n % WS_RING], now_ns());
+	if (last)
+		atomic_store(&s->done, true);
+	atomic_store(&s->seq, n);
+	return futex(&s->seq, FUTEX_WAKE_PRIVATE, 1);
 }
 
 /* the upper bound (ns) of the bucket holding the q-quantile */
@@ -224,10 +233,7 @@ int main(int argc, char **argv)
 				       .tv_nsec = (long)(next % 1000000000ULL) };
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
-		uint32_t n_seq = atomic_load(&s.seq) + 1;
-		atomic_store(&s.woke_at_ns[n_seq % WS_RING], now_ns());
-		atomic_store(&s.seq, n_seq);
-		long n = futex(&s.seq, FUTEX_WAKE_PRIVATE, 1);
+		long n = wake(&s, false);
 		s.periods++;
 		if (n > 0)
 			s.woken++;
@@ -238,11 +244,7 @@ int main(int argc, char **argv)
 	/* the sleeper's last wake: let it file it, then stop it with one more
 	 * (filed too: a wakeup like the others) */
 	usleep(20000);
-	uint32_t f_seq = atomic_load(&s.seq) + 1;
-	atomic_store(&s.woke_at_ns[f_seq % WS_RING], now_ns());
-	atomic_store(&s.done, true);
-	atomic_store(&s.seq, f_seq);
-	futex(&s.seq, FUTEX_WAKE_PRIVATE, 1);
+	wake(&s, true);
 	pthread_join(th, NULL);
 	printf("sleeper_tid=%d waker_tid=%d periods=%llu woken=%llu not_waiting=%llu wakeups=%llu "
 	       "own_samples=%llu own_p50_ns=%llu own_p99_ns=%llu own_max_ns=%llu\n",
