@@ -59,7 +59,7 @@ sleep 0.2
 kill -0 $spin 2>/dev/null || die "cannot start the SCHED_IDLE spinner on CPU $S (taskset, chrt -i)"
 
 # field FILE KEY: KEY=VALUE in FILE's first line that has it
-field() { sed -n "s/.*[ ^]$2=\([0-9]*\).*/\1/p; s/^$2=\([0-9]*\).*/\1/p" "$1" | head -1; }
+field() { sed -n "s/.* $2=\([0-9]*\).*/\1/p; s/^$2=\([0-9]*\).*/\1/p" "$1" | head -1; }
 # hist_cum TREEFILE: "US CUMULATIVE" lines of a latency_hist file
 hist_cum() { awk '!/^#/ && NF == 2 { c += $2; print $1, c }' "$1"; }
 

@@ -311,7 +311,6 @@ hang_diag() {
 	timeout 5 sh -c 'printf "%s\n" "info status" "info cpus" "info registers -a" \
 		"cpu 0" "info lapic" "cpu 1" "info lapic" "info pic" "info irq" > "$1"' sh "$kw/mon.in"
 	sleep 3
-	echo "---- nmi at $(date +%s)" >> "$kw/console.mark"
 	wc -c < "$kw/console" > "$kw/console.nmi_at" 2>/dev/null
 	timeout 5 sh -c 'echo nmi > "$1"' sh "$kw/mon.in"
 	i=0
@@ -419,9 +418,8 @@ run_kernel() {	# name package must...
 		else
 			tail -8 "$kw/console" | indent
 		fi
-		mv "$kw/console" "$kw/console.hung$attempt"
+		cp "$kw/console" "$kw/console.hung$attempt"
 		mv "$kw/monitor.log" "$kw/monitor.hung$attempt" 2>/dev/null
-		cp "$kw/console.hung$attempt" "$kw/console"
 		if [ $attempt = 1 ]; then
 			echo "kernels: $name: booting it again (hang $hangs of this run)"
 			continue

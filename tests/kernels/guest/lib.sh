@@ -47,12 +47,9 @@ kt_has() {
 	cmd:*|tool:*)
 		command -v "${1#*:}" >/dev/null && return 0
 		echo "no ${1#*:} in the guest";;
-	e2e:*)
-		[ -f "/ktest/e2e/${1#e2e:}.sh" ] && return 0
-		echo "no /ktest/e2e/${1#e2e:}.sh in the guest";;
-	bench:*)
-		[ -f "/ktest/bench/${1#bench:}.sh" ] && return 0
-		echo "no /ktest/bench/${1#bench:}.sh in the guest";;
+	e2e:*|bench:*)	# /ktest/e2e/NAME.sh, /ktest/bench/NAME.sh
+		[ -f "/ktest/${1%%:*}/${1#*:}.sh" ] && return 0
+		echo "no /ktest/${1%%:*}/${1#*:}.sh in the guest";;
 	*)
 		echo "unknown need '$1'";;
 	esac
