@@ -19,7 +19,8 @@
  * a measurement of the sleeper, then the storm inside it).
  *
  * At the end, on standard output, one line of key=value pairs:
- *   sleeper_tid waker_tid periods woken not_waiting wakeups own_samples
+ *   sleeper_tid waker_tid periods woken not_waiting wakeups other_sleeps
+ *   own_samples
  *   own_p50_ns own_p99_ns own_max_ns
  * periods: FUTEX_WAKE calls; woken: those that woke the sleeper (the
  * kernel emitted sched_waking/sched_wakeup for each: a task still on its
@@ -28,9 +29,12 @@
  * voluntary context switches from its first wait to its end (getrusage),
  * that is its wakeups from a sleep: the storm's that found it asleep, and
  * the final one that stops it (made 20 ms after the last period), each a
- * sched_wakeup and a switch-in (woken - wakeups + 1 are wakes that found it
- * on its CPU on its way to sleep); own_samples: the wakes the sleeper saw,
- * the final one included.  The quantiles are upper bounds of 1 us buckets (the
+ * sched_wakeup and a switch-in; other_sleeps: those of its sleeps that were
+ * not in FUTEX_WAIT (a page fault, say: a kernel-side wakeup with no own
+ * sample); own_samples: the wakes that ended a sleep in FUTEX_WAIT (its
+ * voluntary switches counted around the wait), the final one included (a
+ * wake that found the sleeper on its CPU, on its way into FUTEX_WAIT, has no
+ * kernel-side wakeup and no own sample).  The quantiles are upper bounds of 1 us buckets (the
  * histograms' rule: docs/hist.md).  Then one line per non-empty 1 us bucket
  * of the sleeper's own latencies, "bucket US COUNT" (US: the bucket's lower
  * end), the last one holding everything from 100 ms on.
@@ -68,6 +72,7 @@ struct storm {
 	uint64_t periods, woken, not_waiting;
 	uint64_t own_samples, own_max_ns;
 	uint64_t slept;			/* the sleeper's voluntary switches */
+	uint64_t futex_sleeps;		/* of them, its sleeps in FUTEX_WAIT ended by a wake */
 	uint32_t *buckets;
 	int err;
 };
@@ -115,6 +120,7 @@ static void *sleeper(void *arg)
 	uint64_t sw0 = nvcsw();
 	atomic_store(&s->ready, 1);
 	while (!atomic_load(&s->done)) {
+		uint64_t sw = nvcsw();
 		if (futex(&s->seq, FUTEX_WAIT_PRIVATE, seen) < 0 && errno != EAGAIN &&
 		    errno != EINTR)
 			break;
@@ -124,6 +130,11 @@ static void *sleeper(void *arg)
 			continue;	/* spurious */
 		uint64_t w = atomic_load(&s->woke_at_ns[(seen + 1) % WS_RING]);
 		seen = cur;
+		/* only a wake that ended a sleep in FUTEX_WAIT has a kernel-side
+		 * wakeup; one that found it on its way there (no switch) has not */
+		if (nvcsw() == sw)
+			continue;
+		s->futex_sleeps++;
 		uint64_t lat = t > w ? t - w : 0;
 		s->buckets[lat / 1000 < WS_BUCKETS ? lat / 1000 : WS_BUCKETS - 1]++;
 		s->own_samples++;
@@ -247,11 +258,11 @@ int main(int argc, char **argv)
 	wake(&s, true);
 	pthread_join(th, NULL);
 	printf("sleeper_tid=%d waker_tid=%d periods=%llu woken=%llu not_waiting=%llu wakeups=%llu "
-	       "own_samples=%llu own_p50_ns=%llu own_p99_ns=%llu own_max_ns=%llu\n",
+	       "other_sleeps=%llu own_samples=%llu own_p50_ns=%llu own_p99_ns=%llu own_max_ns=%llu\n",
 	       atomic_load(&s.sleeper_tid), (int)syscall(SYS_gettid),
 	       (unsigned long long)s.periods, (unsigned long long)s.woken,
 	       (unsigned long long)s.not_waiting, (unsigned long long)s.slept,
-	       (unsigned long long)s.own_samples,
+	       (unsigned long long)(s.slept - s.futex_sleeps), (unsigned long long)s.own_samples,
 	       (unsigned long long)quantile_ns(&s, 0.5), (unsigned long long)quantile_ns(&s, 0.99),
 	       (unsigned long long)s.own_max_ns);
 	for (uint32_t i = 0; i < WS_BUCKETS; i++)
