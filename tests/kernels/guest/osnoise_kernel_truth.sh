@@ -8,14 +8,15 @@
 #           beside it over some of the same periods;
 #   top     `osnoise top --kernel --json`;
 #   hist    `osnoise hist --kernel --json`;
-#   load    `osnoise trace --kernel --events` at -T 2 (thousands of samples
-#           a second under TCG) with the default buffer;
-#   lost    after the truth stops: a 4 KiB ring at -T 1, which must overrun;
-#           the loss is shown and --strict exits 1.
+#   load    `osnoise trace --kernel --events` at -T 2 (hundreds to
+#           thousands of samples a second under TCG), default buffer;
+#   lost    after the truth stops: a 4 KiB ring at -T 1 and the reader
+#           stopped for 2 s, so the ring overruns; the loss is shown and
+#           --strict exits 1.
 # The guest only runs and collects; the host checks (its awk is faster than
 # this guest's under TCG).  Settings shared by every run: CPU 0, period 200 ms,
 # runtime 100 ms, threshold 10 us (one loop turn takes 1-2 us under TCG: at
-# 1 us every turn would be a sample).
+# 1 us many turns are samples).
 # needs: tracer:osnoise cmd:rtla
 # timeout: 300
 . "$KTEST_DIR/guest/lib.sh"
@@ -66,8 +67,7 @@ tail -3 "$ART/trace.err"
 run top top --kernel --json --top 256 $ARGS -d 5
 run hist hist --kernel --json $ARGS -d 5
 # a heavier load with latscope's default buffer: at -T 2 under TCG the
-# tracer writes thousands of samples a second (at -T 1, where every turn of
-# its loop is one, 250,000 a second: more than the truth's 32 MiB holds)
+# tracer writes hundreds to thousands of samples a second
 run load trace --kernel --events --top 256 -c 0 -p $P -r $R -T 2 -d 3
 
 echo 0 > "$T/tracing_on"
@@ -77,6 +77,29 @@ echo nop > "$T/current_tracer"
 rmdir "$T"
 echo "truth: $(grep -c . "$ART/truth.txt") lines; $(grep overrun "$ART/truth.stats" | tr '\n' ' ')"
 
-# a ring too small for the load: the loss is named, --strict fails the run
-run lost trace --kernel --events --strict --ring-size 4 -c 0 -p $P -r $R -T 1 -d 3
+# a ring too small, and a reader that falls behind: the loss is named,
+# --strict fails the run.  The reader is stopped (SIGSTOP) for 2 s once its
+# instance traces: at -T 1 the tick alone (250 Hz, one irq_noise event and
+# one sample each) writes ~25 KB a second into a ring of a few pages.  Without
+# the stop the loss depended on the reader's pace: at -T 1 under TCG the
+# tracer writes some hundreds of samples a second, not one per loop turn,
+# and a reader polling every 100 ms kept up with them in 1 run of 3.
+I=$TRACEFS/instances/latscope_osnoise
+latscope osnoise trace --kernel --events --strict --ring-size 4 -c 0 -p $P -r $R -T 1 -d 6 \
+	> "$ART/lost.out" 2> "$ART/lost.err" &
+lpid=$!
+i=0
+until [ "$(cat "$I/current_tracer" 2>/dev/null)" = osnoise ] || [ $i -ge 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ $i -lt 100 ] || echo "lost: latscope's instance never ran osnoise (10 s)"
+sleep 1
+kill -STOP $lpid
+sleep 2
+kill -CONT $lpid
+wait $lpid
+echo $? > "$ART/lost.rc"
+echo "latscope osnoise trace --kernel --events --strict --ring-size 4 -T 1 -d 6 (stopped 2 s): exit $(cat "$ART/lost.rc")"
+tail -3 "$ART/lost.err"
 exit 0

@@ -18,8 +18,9 @@
 #         loss is named.
 #  top, hist  the JSON totals are the sums over an unbroken run of the truth's
 #         records, and every truth record inside their window is in that run.
-#  lost   a 4 KiB ring at -T 1: the loss is named on stderr, the trace shows
-#         the kernel's [LOST N EVENTS] lines, --strict exits 1.
+#  lost   a 4 KiB ring at -T 1, the reader stopped for 2 s: the loss is
+#         named on stderr, the trace shows the kernel's [LOST N EVENTS]
+#         lines, --strict exits 1.
 # Copies of one record in two instances carry different timestamps (the
 # kernel writes them one after the other; under TCG up to milliseconds
 # apart), so records are matched by CPU and values, never by time.
