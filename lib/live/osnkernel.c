@@ -524,6 +524,10 @@ static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
 			snprintf(k->err, sizeof(k->err), "cannot enable the osnoise events");
 			return -EIO;
 		}
+		if (cfg->no_samples && tracefs_event_disable(k->inst, "osnoise", "sample_threshold") < 0) {
+			snprintf(k->err, sizeof(k->err), "cannot leave osnoise:sample_threshold off");
+			return -EIO;
+		}
 	}
 	/* the instance's own buffer: gone with it, nothing to restore */
 	if (cfg->buffer_kb && (err = wr(k, k->inst, "buffer_size_kb", "%" PRIu64, cfg->buffer_kb)))

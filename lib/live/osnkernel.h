@@ -70,6 +70,12 @@ struct osnkernel_config {
 	uint64_t threshold_us;		/* tracing_thresh; 0 = kernel default */
 	bool no_workload;		/* NO_OSNOISE_WORKLOAD */
 	bool events;			/* enable the osnoise:* events */
+	bool no_samples;		/* ... but osnoise:sample_threshold, one per gap above
+					 * the threshold: on a noisy CPU (a VM under TCG:
+					 * hundreds of thousands a second) a flood that
+					 * overruns the buffer and takes the per-period
+					 * records with it, for a view (top's attribution)
+					 * that needs the interference events only */
 	uint64_t buffer_kb;		/* the instance's buffer_size_kb per CPU; 0 = the kernel's */
 };
 

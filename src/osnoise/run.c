@@ -741,6 +741,9 @@ int osnoise_run_kernel(struct ctx *c)
 		.stop_us = c->stop_us, .stop_total_us = c->stop_total_us,
 		.threshold_us = c->threshold_us, .no_workload = c->no_workload,
 		.events = c->events || c->mode == M_HIST || c->attribution,
+		/* top's attribution needs the interference events, not one
+		 * sample per gap (-s stops on a sample: then they are on) */
+		.no_samples = !c->events && c->mode != M_HIST && !c->stop_us,
 		.buffer_kb = c->ring_bytes / 1024,
 	};
 	if (tool_setup_interrupted("latscope osnoise")) {	/* the tracer untouched */
