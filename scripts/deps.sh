@@ -51,7 +51,10 @@ fi
 "$PKG_CONFIG" --exists libbpf 2>/dev/null || opt="${opt:-} libbpf-dev"
 command -v bpftool >/dev/null 2>&1 || [ -x /usr/sbin/bpftool ] || opt="${opt:-} bpftool"
 # Tools the tests and fuzzers use (optional for a plain build).
-for t in zstd:zstd clang:clang strace:strace; do
+# prometheus and promtool, curl and systemd-analyze: the monitor's tests
+# (tests/e2e/monitor*.sh, tests/static/contrib.sh).
+for t in zstd:zstd clang:clang strace:strace prometheus:prometheus promtool:prometheus curl:curl \
+	 systemd-analyze:systemd; do
 	command -v "${t%%:*}" >/dev/null 2>&1 || opt="${opt:-} ${t#*:}"
 done
 [ -f /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || \

@@ -16,6 +16,7 @@
 #include "base/safeout.h"
 
 static volatile sig_atomic_t stop_flag, pipe_flag, stop_sig, closed_said;
+static volatile sig_atomic_t req_sig, req_flag;	/* cmdio_request_signal() */
 static int user_sigs;	/* stop requests taken; atomic: any thread may take one */
 
 /* What an abort restores before the process ends (cmdio_on_abort_write,
@@ -97,6 +98,11 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	/* raised by this process: the kernel for our own write (SIGPIPE,
 	 * SIGXFSZ), raise(), abort() */
 	bool self = si->si_code <= 0 && si->si_pid == getpid();
+	if (sig == req_sig && !is_fault(sig)) {
+		req_flag = 1;		/* a request (the monitor's SIGHUP), not a stop */
+		errno = e;
+		return;
+	}
 	if (is_fault(sig) && (si->si_code > 0 || self)) {
 		/* a real fault (or abort()): this process is broken */
 		die_now(sig);
@@ -119,6 +125,7 @@ void cmdio_signals_install(void)
 {
 	struct sigaction sa, cur;
 	stop_flag = pipe_flag = stop_sig = closed_said = 0;
+	req_sig = req_flag = 0;
 	__atomic_store_n(&user_sigs, 0, __ATOMIC_SEQ_CST);
 	if (!mask_saved)
 		mask_saved = pthread_sigmask(SIG_SETMASK, NULL, &mask_old) == 0;
@@ -142,6 +149,20 @@ void cmdio_signals_install(void)
 		if (sigaction(sig, &sa, NULL) == 0)
 			sig_taken[sig] = true;
 	}
+}
+
+void cmdio_request_signal(int sig)
+{
+	req_flag = 0;
+	req_sig = sig;
+}
+
+bool cmdio_take_request(void)
+{
+	if (!req_flag)
+		return false;
+	req_flag = 0;
+	return true;
 }
 
 pid_t cmdio_fork(void)

@@ -30,7 +30,8 @@ struct safeout_file;
  * SIGIO, SIGPWR, SIGSYS and SIGRTMIN..SIGRTMAX (signals 32 and 33 are
  * glibc's own: sigaction() refuses them, and SIGRTMIN is above them).
  * cmdio_is_stop_signal() says which.  Nothing in latscope or its libraries
- * uses one of them for anything else.
+ * uses one of them for anything else, but the request signal a command
+ * names (cmdio_request_signal(): the monitor's SIGHUP).
  *
  * cmdio_signals_install - from then on a stop signal does what SIGINT does:
  *
@@ -81,6 +82,16 @@ struct safeout_file;
 void cmdio_signals_install(void);
 /* cmdio_is_stop_signal - true for the stop signals above. */
 bool cmdio_is_stop_signal(int sig);
+
+/*
+ * cmdio_request_signal - after cmdio_signals_install(): from then on sig
+ * (not a fault signal; SIGHUP for the monitor, latency_hist's `reset`)
+ * is a request, not a stop; cmdio_take_request() returns true once for one
+ * or more of them taken since its last call.  cmdio_signals_install()
+ * forgets it.
+ */
+void cmdio_request_signal(int sig);
+bool cmdio_take_request(void);
 /*
  * cmdio_fork - fork() for a child that runs another program (dtl record --
  * COMMAND): the child starts with the signal dispositions and the signal

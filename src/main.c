@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{ "dtl",     cmd_dtl,     "POWER Dispatch Trace Log: dump, script, report, record, synth" },
 	{ "osnoise", cmd_osnoise, "measure OS noise per CPU and attribute every gap (top, hist, trace)" },
 	{ "hist",    cmd_hist,    "latency histograms: wakeup, timer, irqsoff... (record, report, top)" },
+	{ "monitor", cmd_monitor, "keep the histograms running and serve them to Prometheus (/metrics)" },
 };
 
 static void usage(FILE *f)

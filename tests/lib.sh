@@ -49,3 +49,21 @@ bpf_skip_if_refused() {
 	grep -qi 'backend bpf refused' "$1" && skip "this kernel refuses BPF: $(cat "$1")"
 	return 0
 }
+
+# monitor_start PREFIX ARGS...: `latscope monitor ARGS` in the background,
+# stdout and stderr in PREFIX.out and PREFIX.err; waits (15 s at most) for
+# the line naming its port: sets mpid and port.  A monitor that ends first
+# skips where BPF is refused or compiled out, fails otherwise.
+monitor_start() {
+	ms_p=$1
+	shift
+	: > "$ms_p.err"
+	"$LATSCOPE" monitor "$@" > "$ms_p.out" 2> "$ms_p.err" &
+	mpid=$!
+	ms_n=0
+	until port=$(sed -n 's/.*serving \/metrics on port \([0-9]*\) .*/\1/p' "$ms_p.err") && [ -n "$port" ]; do
+		kill -0 $mpid 2>/dev/null || { bpf_skip_if_refused "$ms_p.err"; die "the monitor ended at start: $(cat "$ms_p.err")"; }
+		ms_n=$((ms_n + 1)); [ $ms_n -lt 150 ] || die "the monitor does not listen after 15 s: $(cat "$ms_p.err")"
+		sleep 0.1
+	done
+}

@@ -127,6 +127,8 @@ struct hsource_ops {
 	size_t (*pollfds)(void *state, struct pollfd **fds);		/* owned by state */
 	int (*drain)(void *state, uint64_t until_ns, struct hsource_why *why);	/* ready data into the set */
 	int (*sync)(void *state, struct hsource_why *why);		/* the kernel's counts into the set */
+	int (*reset)(void *state, struct hsource_why *why);		/* every histogram and worst
+									 * case from zero again */
 	int (*finish)(void *state, struct hsource_why *why);		/* window closed, last counts */
 	const struct hset *(*set)(void *state);
 	void (*kinds)(void *state, bool has[TPEVENT_NR_KINDS]);
@@ -167,6 +169,15 @@ int hsource_drain(struct hsource *src, uint64_t until_ns, struct hsource_why *wh
  * window is open (bpf: the maps read; kernel: the hist text parsed).  0 or
  * a negative errno (why->reason). */
 int hsource_sync(struct hsource *src, struct hsource_why *why);
+/*
+ * hsource_reset - every histogram and worst case starts again from zero
+ * while the window stays open (latency_hist's `reset`; the monitor's
+ * SIGHUP): perf, the set cleared; bpf, the maps; kernel, the kernel's
+ * "clear" on its hists; then the set is synced.  The counters of
+ * hsource_stats keep counting.  0, -EOPNOTSUPP, or a negative errno
+ * (why->reason).
+ */
+int hsource_reset(struct hsource *src, struct hsource_why *why);
 /*
  * hsource_finish - the window closed and the last counts in the set (perf:
  * rings disabled and read to the end; bpf: programs detached, maps read,

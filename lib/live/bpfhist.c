@@ -24,6 +24,8 @@ _Static_assert(BPFHIST_WAKEUP == HSET_WAKEUP && BPFHIST_WAKEUP_SHAREDPRIO == HSE
 	       BPFHIST_NR_KINDS == HSET_NR_KINDS, "the programs number kinds as hset");
 _Static_assert(BPFHIST_COMM_LEN == HSET_COMM_LEN, "a worst case keeps a task's comm");
 
+#define BATCH_KEYS 512u
+
 struct bpfhist {
 	struct bpfhist_bpf *skel;
 	struct bpfhist_cfg cfg;
@@ -31,6 +33,13 @@ struct bpfhist {
 	bool timers;
 	bool cpu_on[BPFHIST_MAX_CPUS];
 	void *val;			/* one lookup's values, ncpus x the largest value */
+	/* a batch of the bucket map: BATCH_KEYS keys and their ncpus values
+	 * each (bpf_map_lookup_batch: one system call for BATCH_KEYS buckets,
+	 * not one each); no_batch once the kernel refused a batch (before
+	 * 5.6: then one lookup a key) */
+	uint32_t *bkeys;
+	uint64_t *bvals;
+	bool no_batch;
 	/* the local timer counter (bpfhist_local_timer): its link while attached;
 	 * per CPU a consistent (program count, LOC) pair taken while attached,
 	 * just after the attach and just before the detach (ltimer_snap();
@@ -236,7 +245,12 @@ int bpfhist_open(struct bpfhist **out, const struct bpfhist_cfg *cfg, char *why,
 		return err;
 	}
 	b->val = calloc((size_t)b->ncpus, sizeof(struct bpfhist_kstat));
-	if (!b->val) {
+	b->bkeys = calloc(BATCH_KEYS, sizeof(*b->bkeys));
+	b->bvals = calloc((size_t)BATCH_KEYS * (size_t)b->ncpus, sizeof(*b->bvals));
+	if (!b->val || !b->bkeys || !b->bvals) {
+		free(b->val);
+		free(b->bkeys);
+		free(b->bvals);
 		free(b);
 		return -ENOMEM;
 	}
@@ -267,6 +281,8 @@ int bpfhist_open(struct bpfhist **out, const struct bpfhist_cfg *cfg, char *why,
 		if (b->stats_fd >= 0)
 			close(b->stats_fd);
 		free(b->val);
+		free(b->bkeys);
+		free(b->bvals);
 		free(b);
 		return err;
 	}
@@ -292,24 +308,63 @@ static void max_into(struct hset *set, enum hset_kind k, uint32_t cpu, const str
 	hset_offer_max(set, k, cpu, &h);
 }
 
+/*
+ * The n (<= BATCH_KEYS) per-CPU u64 values of the bucket map from key first
+ * on into b->bvals (key first + i: ncpus values at i * ncpus): one batch
+ * lookup, or one lookup a key where the kernel has no batches.  0 or -errno.
+ */
+static int lookup_range(struct bpfhist *b, int fd, uint32_t first, uint32_t n)
+{
+	uint32_t got = 0;
+
+	while (!b->no_batch && got < n) {
+		/* a batch starts after in_batch, the key before the first */
+		uint32_t prev = first + got - 1, next = 0, count = n - got;
+		DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, o);
+		int err = bpf_map_lookup_batch(fd, first + got ? &prev : NULL, &next, b->bkeys + got,
+					       b->bvals + (size_t)got * (size_t)b->ncpus, &count, &o);
+		if (err < 0 && errno != ENOENT) {
+			if (errno != EINVAL && errno != ENOTSUP && errno != EOPNOTSUPP)
+				return -errno;
+			b->no_batch = true;	/* this kernel has none: one key at a time */
+			break;
+		}
+		for (uint32_t i = got; i < got + count; i++)
+			if (b->bkeys[i] != first + i)
+				return -EPROTO;	/* an array hands out keys in order */
+		got += count;
+		if (!count || (err < 0 && got < n))
+			return -ENOENT;	/* the map ended before the range did */
+	}
+	for (; got < n; got++) {
+		uint32_t key = first + got;
+		if (bpf_map_lookup_elem(fd, &key, b->bvals + (size_t)got * (size_t)b->ncpus) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
 /* the buckets of kind k on every CPU of the set that has samples */
 static int read_buckets(struct bpfhist *b, struct hset *set, uint32_t k, const bool *has)
 {
 	int fd = bpf_map__fd(b->skel->maps.bpfhist_buckets);
 	uint32_t nb = b->cfg.hist.nr_buckets, ncpu = b->cfg.nr_cpus;
-	uint64_t *v = b->val;
 
-	for (uint32_t i = 0; i < nb; i++) {
-		uint32_t key = k * nb + i;
-		if (bpf_map_lookup_elem(fd, &key, v) < 0)
-			return -errno;
-		for (uint32_t cpu = 0; cpu < ncpu && cpu < (uint32_t)b->ncpus; cpu++) {
-			if (!has[cpu] || !v[cpu])
-				continue;
-			struct lhist *h = hset_hist_mut(set, k, cpu);
-			if (!h)
-				return -ENOMEM;
-			h->counts[i] = v[cpu];
+	for (uint32_t i = 0; i < nb; i += BATCH_KEYS) {
+		uint32_t n = nb - i < BATCH_KEYS ? nb - i : BATCH_KEYS;
+		int err = lookup_range(b, fd, k * nb + i, n);
+		if (err < 0)
+			return err;
+		for (uint32_t j = 0; j < n; j++) {
+			const uint64_t *v = b->bvals + (size_t)j * (size_t)b->ncpus;
+			for (uint32_t cpu = 0; cpu < ncpu && cpu < (uint32_t)b->ncpus; cpu++) {
+				if (!has[cpu] || !v[cpu])
+					continue;
+				struct lhist *h = hset_hist_mut(set, k, cpu);
+				if (!h)
+					return -ENOMEM;
+				h->counts[i + j] = v[cpu];
+			}
 		}
 	}
 	return 0;
@@ -389,6 +444,36 @@ int bpfhist_read(struct bpfhist *b, struct hset *set, struct bpfhist_stats *st)
 	return 0;
 }
 
+int bpfhist_reset(struct bpfhist *b)
+{
+	int kfd = bpf_map__fd(b->skel->maps.bpfhist_kstats), bfd = bpf_map__fd(b->skel->maps.bpfhist_buckets);
+	uint32_t total = BPFHIST_NR_KINDS * b->cfg.hist.nr_buckets;
+
+	/* the worst cases and totals first, then the buckets: a sample filed
+	 * in between shows in a bucket and not in the total, which the
+	 * outputs that need them equal (promexp) take from the buckets */
+	memset(b->val, 0, (size_t)b->ncpus * sizeof(struct bpfhist_kstat));
+	for (uint32_t k = 0; k < BPFHIST_NR_KINDS; k++)
+		if (bpf_map_update_elem(kfd, &k, b->val, BPF_EXIST) < 0)
+			return -errno;
+	memset(b->bvals, 0, (size_t)BATCH_KEYS * (size_t)b->ncpus * sizeof(*b->bvals));
+	for (uint32_t first = 0; first < total; first += BATCH_KEYS) {
+		uint32_t n = total - first < BATCH_KEYS ? total - first : BATCH_KEYS, count = n;
+		for (uint32_t i = 0; i < n; i++)
+			b->bkeys[i] = first + i;
+		DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, o, .elem_flags = 0, .flags = 0);
+		if (!b->no_batch && bpf_map_update_batch(bfd, b->bkeys, b->bvals, &count, &o) == 0)
+			continue;
+		if (!b->no_batch && errno != EINVAL && errno != ENOTSUP && errno != EOPNOTSUPP)
+			return -errno;
+		b->no_batch = true;
+		for (uint32_t i = 0; i < n; i++)
+			if (bpf_map_update_elem(bfd, &b->bkeys[i], b->bvals, BPF_EXIST) < 0)
+				return -errno;
+	}
+	return 0;
+}
+
 int bpfhist_local_timer(struct bpfhist *b, uint32_t cpu, struct bpfhist_ltimer *out)
 {
 	uint64_t cnt[BPFHIST_MAX_CPUS], loc[BPFHIST_MAX_CPUS];
@@ -445,5 +530,7 @@ void bpfhist_close(struct bpfhist *b)
 	if (b->stats_fd >= 0)
 		close(b->stats_fd);
 	free(b->val);
+	free(b->bkeys);
+	free(b->bvals);
 	free(b);
 }

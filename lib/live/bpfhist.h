@@ -112,6 +112,15 @@ bool bpfhist_has_timers(const struct bpfhist *b);
  */
 int bpfhist_read(struct bpfhist *b, struct hset *set, struct bpfhist_stats *st);
 
+/*
+ * bpfhist_reset - clear every histogram and worst case in the kernel
+ * (latency_hist's `reset`; the monitor's SIGHUP) while the programs run;
+ * the counters (bpfhist_stats) keep counting.  A sample filed while the
+ * maps are cleared may be left in a bucket but not in its total.  0 or a
+ * map update's -errno.
+ */
+int bpfhist_reset(struct bpfhist *b);
+
 /* The local timer interrupts of one CPU over the counter's window: from
  * just after its attach in bpfhist_open() to just before its detach in
  * bpfhist_stop() (before it: to now). */

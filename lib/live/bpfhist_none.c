@@ -40,6 +40,12 @@ int bpfhist_read(struct bpfhist *b, struct hset *set, struct bpfhist_stats *st)
 	return -EOPNOTSUPP;
 }
 
+int bpfhist_reset(struct bpfhist *b)
+{
+	(void)b;
+	return -EOPNOTSUPP;
+}
+
 int bpfhist_local_timer(struct bpfhist *b, uint32_t cpu, struct bpfhist_ltimer *out)
 {
 	(void)b;

@@ -84,6 +84,7 @@ int bpfload_read_progs(struct bpf_object *obj, struct bpfload_prog *out, uint32_
 		struct bpfload_prog *ps = &out[(*nr)++];
 		snprintf(ps->name, sizeof(ps->name), "%s", bpf_program__name(p));
 		ps->run_cnt = info.run_cnt;
+		ps->run_time_ns = info.run_time_ns;
 		ps->recursion_misses = info.recursion_misses;
 		*run_cnt += info.run_cnt;
 		*misses += info.recursion_misses;

@@ -26,6 +26,7 @@ struct bpfload_prog {
 	char name[48];			/* the program's name in the object (bpfhist_waking...) */
 	uint64_t run_cnt;		/* runs: counted only while the kernel's BPF stats are on
 					 * (bpf_enable_stats) */
+	uint64_t run_time_ns;		/* their time, likewise */
 	uint64_t recursion_misses;	/* runs the kernel skipped: the program was already
 					 * running on that CPU (its per-CPU recursion guard,
 					 * prog->active): a LOSS, the event was not seen */

@@ -371,6 +371,9 @@ struct histtrig {
 	int gen_step;			/* the undo step of the trigger making the samples, -1 */
 	struct histtrig_window win;
 	bool owner, stopped;
+	/* the two hists on the synthetic event, as written (histtrig_clear
+	 * names them again) */
+	char hist_lat[HT_TEXT], hist_max[HT_TEXT];
 	char err[1024];
 };
 
@@ -580,7 +583,7 @@ static uint32_t entries_for(const struct histtrig_cfg *cfg)
 
 static int start(struct histtrig *h)
 {
-	char def[HT_TEXT], strig[HT_TEXT], etrig[HT_TEXT], t[HT_TEXT];
+	char def[HT_TEXT], strig[HT_TEXT], etrig[HT_TEXT];
 	const char *sfile = "events/sched/sched_waking/trigger", *efile = "events/sched/sched_switch/trigger";
 	const char *yfile = "events/synthetic/" HISTTRIG_SYNTH "/trigger";
 	int err;
@@ -625,13 +628,15 @@ static int start(struct histtrig *h)
 	 * the last write turns the recipe on */
 	if ((err = ht_add(h, NULL, "synthetic_events", def, HISTTRIG_SYNTH)))
 		return err;
-	snprintf(t, sizeof(t), "hist:keys=cpu,lat.buckets=%" PRIu64 ":vals=hitcount,lat:sort=cpu,lat:size=%" PRIu32,
+	snprintf(h->hist_lat, sizeof(h->hist_lat),
+		 "hist:keys=cpu,lat.buckets=%" PRIu64 ":vals=hitcount,lat:sort=cpu,lat:size=%" PRIu32,
 		 h->cfg.hist.bucket_ns, entries_for(&h->cfg));
-	if ((err = ht_add(h, h->inst, yfile, t, NULL)))
+	if ((err = ht_add(h, h->inst, yfile, h->hist_lat, NULL)))
 		return err;
-	snprintf(t, sizeof(t), "hist:keys=cpu:vals=hitcount:maxlat=lat:onmax($maxlat)"
+	snprintf(h->hist_max, sizeof(h->hist_max), "hist:keys=cpu:vals=hitcount:maxlat=lat:onmax($maxlat)"
 		 ".save(pid,prio,comm,prev_pid,prev_prio,prev_comm,ts_ns)");
-	if ((err = ht_add(h, h->inst, yfile, t, NULL)) || (err = ht_add(h, h->inst, sfile, strig, NULL)))
+	if ((err = ht_add(h, h->inst, yfile, h->hist_max, NULL)) ||
+	    (err = ht_add(h, h->inst, sfile, strig, NULL)))
 		return err;
 	h->win.on_lo_ns = mono_ns();
 	err = ht_add(h, h->inst, efile, etrig, NULL);
@@ -663,6 +668,35 @@ int histtrig_start(struct histtrig **out, const struct histtrig_cfg *cfg)
 	}
 	ht_running = h->owner = true;
 	return start(h);
+}
+
+int histtrig_clear(struct histtrig *h)
+{
+	const char *yfile = "events/synthetic/" HISTTRIG_SYNTH "/trigger";
+	char t[HT_TEXT + 16];	/* a hist and ":clear" or "!" */
+	int err = 0;
+
+	if (h->stopped || !h->hist_max[0])
+		return -EINVAL;
+	char *path = tracefs_instance_get_file(h->inst, yfile);
+	if (!path)
+		return -ENOMEM;
+	/* the bucket hist: the kernel finds the hist with the same definition
+	 * and clears it (Documentation/trace/histogram.rst, "clear"); the max
+	 * hist refuses "clear" (its variable would be defined twice: EINVAL on
+	 * 6.1), so it is removed and set again, its onmax from zero (no
+	 * worst case is kept for the microseconds in between) */
+	snprintf(t, sizeof(t), "%s:clear", h->hist_lat);
+	if ((err = -ht_append(path, t)))
+		snprintf(h->err, sizeof(h->err), "clearing the bucket hist: %s", strerror(-err));
+	snprintf(t, sizeof(t), "!%s", h->hist_max);
+	if (!err && (err = -ht_append(path, t)))
+		snprintf(h->err, sizeof(h->err), "removing the max hist to clear it: %s", strerror(-err));
+	if (!err && (err = -ht_append(path, h->hist_max)))
+		snprintf(h->err, sizeof(h->err), "setting the max hist again: %s (the worst case is no "
+			 "longer kept)", strerror(-err));
+	tracefs_put_tracing_file(path);
+	return err;
 }
 
 void histtrig_window(const struct histtrig *h, struct histtrig_window *w)

@@ -108,6 +108,14 @@ int histtrig_start(struct histtrig **out, const struct histtrig_cfg *cfg);
 struct histtrig_window {
 	uint64_t on_lo_ns, on_hi_ns, off_lo_ns, off_hi_ns;
 };
+/*
+ * histtrig_clear - clear both hists (every bucket and the worst case; the
+ * monitor's SIGHUP) while they run: the kernel's "clear" on the bucket hist;
+ * the max hist (which refuses "clear": its variable) removed and set again.
+ * 0 or a negative errno (histtrig_strerror() says which write failed).
+ */
+int histtrig_clear(struct histtrig *h);
+
 void histtrig_window(const struct histtrig *h, struct histtrig_window *w);
 
 /*

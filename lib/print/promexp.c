@@ -41,7 +41,7 @@ static int put_value(FILE *f, double v)
 		return fputs(v > 0 ? "+Inf" : "-Inf", f) == EOF ? -EIO : 0;
 	if (v == floor(v) && fabs(v) < 9.007199254740992e15)
 		return fprintf(f, "%.0f", v) < 0 ? -EIO : 0;
-	return fprintf(f, "%.9g", v) < 0 ? -EIO : 0;
+	return fprintf(f, "%.15g", v) < 0 ? -EIO : 0;	/* a Unix time keeps its microseconds */
 }
 
 int promexp_family(FILE *f, const char *name, const char *type, const char *help)
@@ -126,17 +126,24 @@ int promexp_hset(FILE *f, const char *prefix, const struct hset *set, const bool
 							     { "le", le } };
 				err = promexp_sample(f, name, l, 3, (double)cum);
 			}
+			/* +Inf and _count from the buckets, not h->total: a set read
+			 * from maps that the kernel fills meanwhile (bpf) may have a
+			 * sample in a bucket and not yet in the total; the
+			 * exposition stays monotonic either way */
+			for (; b < g->nr_buckets; b++)
+				cum += h->counts[b];
+			cum += h->above;
 			struct promexp_label inf[] = { { "kind", hset_kind_name(k) }, { "cpu", cpu },
 						       { "le", "+Inf" } };
 			if (!err)
-				err = promexp_sample(f, name, inf, 3, (double)h->total);
+				err = promexp_sample(f, name, inf, 3, (double)cum);
 			struct promexp_label l2[] = { { "kind", hset_kind_name(k) }, { "cpu", cpu } };
 			snprintf(name, sizeof(name), "%s_latency_seconds_sum", prefix);
 			if (!err)
 				err = promexp_sample(f, name, l2, 2, (double)h->sum_ns / 1e9);
 			snprintf(name, sizeof(name), "%s_latency_seconds_count", prefix);
 			if (!err)
-				err = promexp_sample(f, name, l2, 2, (double)h->total);
+				err = promexp_sample(f, name, l2, 2, (double)cum);
 		}
 	}
 	snprintf(name, sizeof(name), "%s_latency_max_seconds", prefix);

@@ -14,7 +14,9 @@
  * bound is exclusive of itself: le="0.000005" counts the samples below 5 us
  * (the samples are whole nanoseconds in 1 us buckets, so this is exact; one
  * of exactly 5.000000 us lands in the next bucket).  Label values are
- * escaped (\\, \", \n).  Text goes to a caller's FILE (open_memstream() for a
+ * escaped (\\, \", \n).  The +Inf bucket and _count are the buckets'
+ * sum (below + every bucket + above), equal to the total in a consistent
+ * set, monotonic in any.  Text goes to a caller's FILE (open_memstream() for a
  * buffer); nothing is printed otherwise, nothing exits.
  */
 #ifndef LATSCOPE_PROMEXP_H
@@ -55,7 +57,7 @@ struct promexp_label {
 /*
  * promexp_family - the HELP and TYPE lines of a family (type "counter",
  * "gauge", "untyped"); promexp_sample - one sample of it with up to 8 labels.
- * A value is printed as a whole number when it is one, else with 9
+ * A value is printed as a whole number when it is one, else with 15
  * significant decimals.  0 or -EIO.
  */
 int promexp_family(FILE *f, const char *name, const char *type, const char *help);

@@ -12,6 +12,7 @@
  * events go through the same decoder (lib/format/tpevent/tpdecode.c).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -287,6 +288,100 @@ static const struct cli_opt top_opts[] = {
 
 const struct cli_cmd hist_top_cli = HIST_LIVE_CLI("top", top_opts);
 
+/* An explicit --backend bpf|kernel that cannot serve this command line:
+ * false, said on stderr. */
+static bool backend_ok(const struct hctx *c)
+{
+	const char *no_bpf = hist_bpf_conflict(c), *no_kernel = hist_kernel_conflict(c);
+
+	if (c->backend == HB_BPF && no_bpf)
+		fprintf(stderr, "%s: --backend bpf %s; use --backend perf\n", c->prog, no_bpf);
+	else if (c->backend == HB_KERNEL && no_kernel)
+		fprintf(stderr, "%s: --backend kernel %s; use --backend perf\n", c->prog, no_kernel);
+	else
+		return true;
+	return false;
+}
+
+/* --listen: "" or "none" = no server (only --textfile) */
+static int parse_listen(const char *arg, void *params)
+{
+	struct hctx *c = params;
+
+	c->no_listen = !*arg || !strcmp(arg, "none");
+	c->listen = c->no_listen ? NULL : arg;
+	return 0;
+}
+
+#define MONITOR_DEFAULT_LISTEN ":9798"	/* METRICSRV_DEFAULT_PORT on every address */
+
+static const struct cli_opt monitor_opts[] = {
+	CLI_CUSTOM("listen", 'l', parse_listen, "ADDR:PORT",
+		   "serve Prometheus's /metrics on ADDR:PORT ([V6]:PORT,\n"
+		   ":PORT for every address, PORT; default :9798; none:\n"
+		   "no server, only --textfile)",
+		   "ADDR:PORT, [V6ADDR]:PORT, :PORT, PORT or none"),
+	H_OPT("textfile", 0, CLI_T_STR, textfile, 0, 0, 0, "DIR",
+	      "also write DIR/latscope.prom at every refresh, renamed\n"
+	      "into place (node_exporter's textfile collector)", NULL),
+	H_OPT("refresh", 0, CLI_T_DUR, refresh_ns, 100000000, 0, 1000000000ULL, "DUR",
+	      "read the backend and publish every DUR (default 5s; a\n"
+	      "scrape gets the last snapshot, never waits for one)",
+	      "a duration of at least 100ms such as 5s, 1s (a bare number is seconds)"),
+	CLI_CUSTOM("le", 0, hist_monitor_parse_le, "LIST",
+		   "the exposition's bucket bounds, ascending (default\n"
+		   "1,2,5,10,20,50,100,200,500,1000,2000,5000,10000 us;\n"
+		   "a bare number is us; multiples of --resolution)",
+		   "ascending durations such as 5,10,20us,1ms (a bare number is us; at most 64)"),
+	CLI_DURATION(struct hctx, duration_ns, "stop after this long (default: until SIGTERM or\nCtrl-C)"),
+	CLI_CUSTOM("backend", 0, parse_backend, "NAME",
+		   "where the histograms are kept: auto (default: bpf,\n"
+		   "else kernel, else perf, one line on stderr saying\n"
+		   "why), bpf, kernel or perf (as hist record)", "perf, bpf, kernel or auto"),
+	CLI_CPUS('c', struct hctx, cpus, cpus_given, "CPUs to measure (default all online)"),
+	CLI_CUSTOM("types", 0, parse_types, "LIST",
+		   "wakeup,sharedprio,timer,timerandwakeup,irqsoff,\n"
+		   "preemptoff,preemptirqsoff (default all the backend has)",
+		   "a comma list of wakeup, sharedprio, timer, timerandwakeup, irqsoff, preemptoff, "
+		   "preemptirqsoff"),
+	H_OPT("pid", 0, CLI_T_U64, pid, 1, INT32_MAX, 0, "PID", "only this task", NULL),
+	H_FLAG("all-tasks", lcfg.all_tasks, "measure non-RT tasks too (each on its own, no priority\nrules)"),
+	H_FLAG("irqsoff", irqsoff_live, "also irqsoff/preemptoff where the kernel has the\npreemptirq tracepoints"),
+	H_FLAG("both-off", lcfg.both_off, "preemptirqsoff = while irqs AND preemption are off"),
+	H_OPT("resolution", 0, CLI_T_DUR, lcfg.hist.bucket_ns, 1, 0, 1000, "DUR",
+	      "the kept histograms' bucket width (default 1us)",
+	      "a duration > 0 such as 1us, 100ns (a bare number is us)"),
+	H_OPT("buckets", 0, CLI_T_U64, nr_buckets, 1, LHIST_MAX_BUCKETS, 0, "N",
+	      "the kept histograms' buckets (default 10240; above\nthe last: the +Inf bucket)", NULL),
+	H_OPT("table-size", 0, CLI_T_U64, table_size, 8, 1u << 24, 0, "N",
+	      "per-task tracking slots (default 4096)", NULL),
+	CLI_OPT("keep-busy", 0, CLI_T_SETINT, struct hctx, keep_busy, CLI_NONE, 1, 0, 0, NULL,
+		"perf backend: SCHED_IDLE spinners on the measured CPUs", NULL),
+	CLI_OPT("no-keep-busy", 0, CLI_T_SETINT, struct hctx, keep_busy, CLI_NONE, 0, 0, 0, NULL,
+		"perf backend: never (default: after a self-test)", NULL),
+	CLI_RING_SIZE(struct hctx, ring_bytes, 1024, 4096, 1ULL << 32,
+		      "perf backend: ring buffer per CPU (default 16M)",
+		      "a size of 4K..4G such as 512K, 16M (a bare number is KiB)"),
+	H_OPT("collector-prio", 0, CLI_T_U64, collector_prio, 0, 99, 0, "N",
+	      "run the collecting thread SCHED_FIFO N (1..99)", NULL),
+	H_FLAG("force", force, "write --textfile where the directory or file belongs\nto another user"),
+	CLI_END
+};
+
+const struct cli_cmd hist_monitor_cli = {
+	.name = "latscope monitor",
+	.usage = "usage: latscope monitor [--listen ADDR:PORT] [--textfile DIR] [-c cpus] [options]",
+	.intro =
+"Keep the latency histograms of `hist record` for as long as it runs, on the bpf\n"
+"backend where it can (cheap enough to leave on), and serve them to Prometheus:\n"
+"latscope_latency_seconds{kind,cpu} histograms in seconds, the worst case with its\n"
+"victim and culprit, and what the monitor costs.  SIGHUP starts the histograms\n"
+"again from zero; SIGTERM or Ctrl-C stops it and removes everything it set up.\n",
+	.opts = monitor_opts,
+	.outro = "Exit status: 0 stopped by a signal or -d, 2 error.  man latscope-monitor;\n"
+		 "docs/monitor.md for Prometheus, Grafana and systemd.\n",
+};
+
 /* What no in-kernel backend does (bpf, kernel): irqsoff_why names what it
  * has no irqsoff/preemptoff of (NULL: it has them). */
 static const char *in_kernel_conflict(const struct hctx *c, const char *irqsoff_why)
@@ -351,6 +446,48 @@ static void settle(struct hctx *c)
 		c->lcfg.pid_table = c->lcfg.timer_table = (uint32_t)c->table_size;
 }
 
+int cmd_monitor(int argc, char **argv)
+{
+	struct hctx c;
+	char err[512];
+
+	defaults(&c, H_MONITOR, hist_monitor_cli.name);
+	c.duration_ns = 0;
+	c.refresh_ns = 5000000000ULL;
+	c.backend = HB_AUTO;
+	c.listen = MONITOR_DEFAULT_LISTEN;
+	c.text_dirfd = -1;
+	int rc = cli_parse(&hist_monitor_cli, argc, argv, &c, NULL, err, sizeof(err));
+	if (rc == CLI_HELP) {
+		cli_usage(&hist_monitor_cli, stdout);
+		return 0;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", err[0] ? err : "bad command line");
+		return EXIT_ERR;
+	}
+	settle(&c);
+	if (c.no_listen && !c.textfile) {
+		fprintf(stderr, "%s: --listen none needs --textfile DIR: the metrics would go nowhere\n",
+			c.prog);
+		return EXIT_ERR;
+	}
+	if (c.nr_bounds) {
+		const struct lhist_cfg *g = &c.lcfg.hist;
+		for (size_t i = 0; i < c.nr_bounds; i++)
+			if ((int64_t)c.bounds_ns[i] < g->lo_ns ||
+			    ((uint64_t)((int64_t)c.bounds_ns[i] - g->lo_ns)) % g->bucket_ns) {
+				fprintf(stderr, "%s: --le %" PRIu64 " ns is not a bucket edge of the kept "
+						"histograms (multiples of --resolution %" PRIu64 " ns)\n",
+					c.prog, c.bounds_ns[i], g->bucket_ns);
+				return EXIT_ERR;
+			}
+	}
+	if (!backend_ok(&c))
+		return EXIT_ERR;
+	return hist_live(&c);
+}
+
 int cmd_hist(int argc, char **argv)
 {
 	static const struct {
@@ -393,16 +530,8 @@ int cmd_hist(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	settle(&c);
-	const char *no_bpf = hist_bpf_conflict(&c);
-	if (c.backend == HB_BPF && no_bpf) {
-		fprintf(stderr, "%s: --backend bpf %s; use --backend perf\n", c.prog, no_bpf);
+	if (!backend_ok(&c))
 		return EXIT_ERR;
-	}
-	const char *no_kernel = hist_kernel_conflict(&c);
-	if (c.backend == HB_KERNEL && no_kernel) {
-		fprintf(stderr, "%s: --backend kernel %s; use --backend perf\n", c.prog, no_kernel);
-		return EXIT_ERR;
-	}
 	int ret = c.mode == H_REPORT ? hist_report(&c) : hist_live(&c);
 	latency_free(c.lat);
 	return ret;

@@ -9,6 +9,8 @@
  *             -o recording, keep-busy, timer workload, system settings)
  *   output.c  the text histograms and tables, the JSON, the -O tree, the
  *             verdict (threshold, --strict) and the exit status
+ *   monitor.c `latscope monitor` (cmd_monitor in cli.c): the exposition
+ *             rendered at each refresh of run.c's loop, served and written
  *
  * Everything here prints to stdout/stderr (src/ only); nothing exits.
  */
@@ -28,7 +30,7 @@
 #include "base/parse.h"
 #include "format/tpevent.h"
 
-enum hmode { H_REPORT, H_RECORD, H_TOP };
+enum hmode { H_REPORT, H_RECORD, H_TOP, H_MONITOR };
 
 /* Where the live histograms are kept (--backend; docs/hist.md "Backends"). */
 enum hbackend { HB_PERF, HB_BPF, HB_KERNEL, HB_AUTO };
@@ -39,6 +41,9 @@ enum hbackend { HB_PERF, HB_BPF, HB_KERNEL, HB_AUTO };
 
 struct timerwl;
 struct pdwrite;
+struct metricsrv;
+
+#define HIST_MONITOR_MAX_BOUNDS 64	/* = PROMEXP_MAX_BOUNDS */
 
 /* One run of `latscope hist`: options (the cli tables write them), then
  * the run's state.  Owned by cmd_hist(); lat is freed there. */
@@ -71,7 +76,13 @@ struct hctx {
 	bool prio_given;
 	uint64_t pid, nr_buckets, table_size;	/* --pid, --buckets, --table-size (into lcfg) */
 	bool force, strict;
-	enum hbackend backend;		/* --backend (record, top) */
+	enum hbackend backend;		/* --backend (record, top, monitor) */
+	/* monitor: options */
+	const char *listen;		/* --listen ADDR:PORT (NULL with --textfile only) */
+	const char *textfile;		/* --textfile DIR */
+	uint64_t bounds_ns[HIST_MONITOR_MAX_BOUNDS];	/* --le, the exposition buckets */
+	size_t nr_bounds;		/* 0 = promexp's defaults */
+	bool no_listen;			/* --textfile without --listen: no server */
 	/* state */
 	struct latency *lat;		/* report: the userspace engine fed from perf.data */
 	struct hsource *src;		/* live: the backend's source (engine/hsource.h) */
@@ -110,10 +121,21 @@ struct hctx {
 	size_t nidc;
 	int idc_err;			/* self-test error (0 = ran or not run) */
 	bool idc_ran;
+	/* monitor: state (monitor.c) */
+	struct metricsrv *srv;
+	int text_dirfd;			/* --textfile's directory, -1 */
+	uint64_t resets, publishes, publish_errors;
+	double start_unix, reset_unix;	/* wall clock of the start, of the last reset */
+	uint64_t collect_ns;		/* the last read and render */
+	uint64_t monitor_start_ns;	/* 0: not begun */
+	bool monitor_failed;		/* a read of the backend failed: exit 2 */
+	char *expo;			/* the last exposition (open_memstream's) */
+	size_t expo_len;
 };
 
-/* The command lines of the three subcommands (cli.c; test_cli_tables). */
-extern const struct cli_cmd hist_report_cli, hist_record_cli, hist_top_cli;
+/* The command lines of the three subcommands and the monitor (cli.c;
+ * test_cli_tables). */
+extern const struct cli_cmd hist_report_cli, hist_record_cli, hist_top_cli, hist_monitor_cli;
 
 /* Why the bpf backend cannot serve this command line (-o, --irqsoff,
  * --keep-busy), NULL when it can (cli.c; a static string). */
@@ -130,6 +152,24 @@ bool hist_kind_unsupported(const struct hctx *c, enum hset_kind t);
  * everything else they open or start, on every path. */
 int hist_report(struct hctx *c);
 int hist_live(struct hctx *c);
+
+/* monitor.c: `latscope monitor` around hist_live's loop.  Each prints
+ * what went wrong on stderr. */
+/* hist_monitor_parse_le - --le LIST: the exposition buckets (ascending
+ * durations, a bare number in us) into c.  0 or -EINVAL. */
+int hist_monitor_parse_le(const char *arg, void *params);
+/* hist_monitor_begin - the listening socket and the --textfile directory,
+ * before any backend is set up (a port in use fails at once).  0 or -1. */
+int hist_monitor_begin(struct hctx *c);
+/* hist_monitor_publish - the set (synced by the caller) and the self-cost
+ * rendered, handed to the server and written to the textfile. */
+void hist_monitor_publish(struct hctx *c, uint64_t now_ns);
+/* hist_monitor_reset - SIGHUP: the backend's histograms from zero (the
+ * caller then reads and publishes them).  0 or -1 (said; the monitor goes
+ * on with the counts it had). */
+int hist_monitor_reset(struct hctx *c);
+/* hist_monitor_end - stop serving, the summary line on stderr. */
+void hist_monitor_end(struct hctx *c);
 
 /* output.c */
 /* hist_term_view - the text histograms of the selected types, their max

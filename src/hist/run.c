@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -403,6 +404,22 @@ static int live_wait(void *arg, int timeout_ms)
 	return 0;
 }
 
+/* The monitor: the backend's counts read, rendered and published. */
+static void monitor_refresh(void *arg, uint64_t now_ns)
+{
+	struct hctx *c = ((struct live_loop *)arg)->c;
+	struct hsource_why hw;
+
+	if (hsource_sync(c->src, &hw) < 0) {
+		say_why(c, &hw);
+		c->monitor_failed = true;
+		cmdio_stop();
+		return;
+	}
+	take_source(c);
+	hist_monitor_publish(c, now_ns);
+}
+
 static int live_process(void *arg, uint64_t until_ns)
 {
 	struct live_loop *lv = arg;
@@ -411,6 +428,9 @@ static int live_process(void *arg, uint64_t until_ns)
 
 	if (err < 0)
 		say_why(lv->c, &hw);
+	/* the monitor's SIGHUP: from zero, published at once */
+	if (!err && lv->c->mode == H_MONITOR && cmdio_take_request() && hist_monitor_reset(lv->c) == 0)
+		monitor_refresh(lv, tool_now_ns());
 	return err;
 }
 
@@ -481,6 +501,11 @@ int hist_live(struct hctx *c)
 	/* From the first instruction: a Ctrl-C during setup unwinds through out: */
 	cmdio_signals_install();
 	livesetup_init(&ls, NULL);
+	if (c->mode == H_MONITOR) {
+		cmdio_request_signal(SIGHUP);	/* latency_hist's `reset` */
+		if (hist_monitor_begin(c) < 0)
+			return EXIT_ERR;
+	}
 	for (size_t i = 0; i < sizeof(live_events) / sizeof(live_events[0]); i++)
 		ev[n++] = live_events[i];
 	if (c->irqsoff_live)
@@ -488,7 +513,7 @@ int hist_live(struct hctx *c)
 			ev[n++] = live_irqsoff[i];
 	if (!c->cpus_given && sysinfo_online_cpus(&c->cpus) < 0) {
 		fprintf(stderr, "%s: cannot find the online CPUs\n", c->prog);
-		return EXIT_ERR;
+		goto out;
 	}
 	uint32_t maxcpu = 0;
 	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
@@ -578,12 +603,17 @@ int hist_live(struct hctx *c)
 		.duration_ns = c->duration_ns,
 		.refresh_ns = c->refresh_ns,
 		.slack_ns = 2000000,	/* the rings are complete up to 2 ms ago */
-		.watch_fd = STDOUT_FILENO,
+		/* the monitor writes nothing to stdout (a journal that restarts
+		 * must not stop it) */
+		.watch_fd = c->mode == H_MONITOR ? -1 : STDOUT_FILENO,
 		.wait = live_wait,
 		.process = live_process,
 		.checkpoint = c->pw ? live_checkpoint : NULL,
-		.refresh = c->mode == H_TOP && !c->quiet ? live_refresh : NULL,
+		.refresh = c->mode == H_MONITOR ? monitor_refresh
+			 : c->mode == H_TOP && !c->quiet ? live_refresh : NULL,
 	};
+	if (c->mode == H_MONITOR)
+		monitor_refresh(&lv, start);	/* the first snapshot now: no 503 until the first refresh */
 	tool_run(&l);
 	/* the workload's cycles end inside the traced window: every cycle it
 	 * counts was traced (under QEMU/TCG, reading the bpf maps took a second,
@@ -592,6 +622,10 @@ int hist_live(struct hctx *c)
 	c->traced_until_ns = tool_now_ns();	/* ... to here */
 	if (live_finish(c) < 0)
 		goto out;
+	if (c->mode == H_MONITOR) {
+		ret = c->monitor_failed ? EXIT_ERR : 0;
+		goto out;
+	}
 	if (c->pw) {
 		if (c->live_err) {
 			pdwrite_discard(c->pw);
@@ -634,6 +668,8 @@ out:
 	pdwrite_discard(c->pw);	/* still open: setup failed or was interrupted */
 	c->pw = NULL;
 	livesetup_restore(&ls);
+	if (c->monitor_start_ns)
+		hist_monitor_end(c);
 	return ret;
 }
 

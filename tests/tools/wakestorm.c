@@ -3,7 +3,7 @@
  * wakestorm - a wakeup storm at a fixed rate, with its own latency of each
  * wakeup, for the histogram backends' agreement tests.
  *
- *   wakestorm -w WAKER_CPU -s SLEEPER_CPU -r RATE_HZ -d SECONDS [-p FIFO_PRIO] [-g]
+ *   wakestorm -w WAKER_CPU -s SLEEPER_CPU -r RATE_HZ -d SECONDS [-p FIFO_PRIO] [-g] [-n BURSTS]
  *
  * Two SCHED_FIFO threads (priority 80 unless -p), each pinned on its CPU.
  * The waker sleeps to absolute times RATE_HZ apart (clock_nanosleep,
@@ -17,6 +17,17 @@
  * With -g, once both threads are in place it prints "ready sleeper_tid=N
  * waker_tid=N" and waits for SIGUSR1 before the first period (a test starts
  * a measurement of the sleeper, then the storm inside it).
+ *
+ * With -n BURSTS (default 1) the storm runs BURSTS times, SECONDS each,
+ * the same sleeper throughout (a test that resets its measurement between
+ * two storms of one task).  After each burst but the last it prints
+ * "burst K periods=N wakeups=N" (K from 1) and, with -g, waits for SIGUSR1
+ * again; the sleeper waits in FUTEX_WAIT meanwhile.  A burst's wakeups are
+ * the sleeper's voluntary switches (/proc/self/task/TID/status) from 20 ms
+ * into the burst's start to 20 ms after its last period, both times with the
+ * sleeper asleep in FUTEX_WAIT: each sleep ended in the burst is one.  The
+ * last burst's are on the final line (wakeups there is the sum over the
+ * bursts, as without -n), as "last_burst_wakeups=N".
  *
  * At the end, on standard output, one line of key=value pairs:
  *   sleeper_tid waker_tid periods woken not_waiting wakeups other_sleeps
@@ -177,9 +188,27 @@ static uint64_t quantile_ns(const struct storm *s, double q)
 	return (uint64_t)WS_BUCKETS * 1000;
 }
 
+/* the sleeper's voluntary switches so far, from /proc (another thread's) */
+static uint64_t task_nvcsw(int tid)
+{
+	char path[64], line[128];
+	unsigned long long v = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: wakestorm -w waker_cpu -s sleeper_cpu -r rate_hz -d seconds [-p fifo_prio] [-g]\n");
+	fprintf(stderr, "usage: wakestorm -w waker_cpu -s sleeper_cpu -r rate_hz -d seconds [-p fifo_prio] [-g] "
+		"[-n bursts]\n");
 	exit(2);
 }
 
@@ -190,9 +219,9 @@ int main(int argc, char **argv)
 	pthread_t th;
 	bool go = false;
 	sigset_t usr1;
-	int opt;
+	int opt, bursts = 1;
 
-	while ((opt = getopt(argc, argv, "w:s:r:d:p:g")) != -1) {
+	while ((opt = getopt(argc, argv, "w:s:r:d:p:gn:")) != -1) {
 		switch (opt) {
 		case 'w': s.waker_cpu = atoi(optarg); break;
 		case 's': s.sleeper_cpu = atoi(optarg); break;
@@ -200,11 +229,12 @@ int main(int argc, char **argv)
 		case 'd': secs = atof(optarg); break;
 		case 'p': s.prio = atoi(optarg); break;
 		case 'g': go = true; break;
+		case 'n': bursts = atoi(optarg); break;
 		default: usage();
 		}
 	}
 	if (s.waker_cpu < 0 || s.sleeper_cpu < 0 || rate <= 0 || rate > 1e6 || secs <= 0 ||
-	    s.prio < 1 || s.prio > 99)
+	    s.prio < 1 || s.prio > 99 || bursts < 1)
 		usage();
 	s.period_ns = (uint64_t)(1e9 / rate);
 	s.duration_ns = (uint64_t)(secs * 1e9);
@@ -237,20 +267,37 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		sigwait(&usr1, &sig);
 	}
-	usleep(20000);	/* the sleeper in its FUTEX_WAIT */
-	uint64_t start = now_ns(), next = start + s.period_ns, end = start + s.duration_ns;
-	while (next <= end) {
-		struct timespec ts = { .tv_sec = (time_t)(next / 1000000000ULL),
-				       .tv_nsec = (long)(next % 1000000000ULL) };
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
-		long n = wake(&s, false);
-		s.periods++;
-		if (n > 0)
-			s.woken++;
-		else
-			s.not_waiting++;
-		next += s.period_ns;
+	uint64_t before = 0, v0 = 0;	/* the earlier bursts' wakeups; switches at this burst's start */
+	for (int b = 1; b <= bursts; b++) {
+		uint64_t periods0 = s.periods;
+		usleep(20000);	/* the sleeper in its FUTEX_WAIT */
+		v0 = task_nvcsw(atomic_load(&s.sleeper_tid));
+		uint64_t start = now_ns(), next = start + s.period_ns, end = start + s.duration_ns;
+		while (next <= end) {
+			struct timespec ts = { .tv_sec = (time_t)(next / 1000000000ULL),
+					       .tv_nsec = (long)(next % 1000000000ULL) };
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+				;
+			long n = wake(&s, false);
+			s.periods++;
+			if (n > 0)
+				s.woken++;
+			else
+				s.not_waiting++;
+			next += s.period_ns;
+		}
+		if (b == bursts)
+			break;
+		usleep(20000);	/* the last wake filed, the sleeper back in FUTEX_WAIT */
+		uint64_t w = task_nvcsw(atomic_load(&s.sleeper_tid)) - v0;
+		before += w;
+		printf("burst %d periods=%llu wakeups=%llu\n", b, (unsigned long long)(s.periods - periods0),
+		       (unsigned long long)w);
+		fflush(stdout);
+		if (go) {
+			int sig;
+			sigwait(&usr1, &sig);
+		}
 	}
 	/* the sleeper's last wake: let it file it, then stop it with one more
 	 * (filed too: a wakeup like the others) */
@@ -258,13 +305,14 @@ int main(int argc, char **argv)
 	wake(&s, true);
 	pthread_join(th, NULL);
 	printf("sleeper_tid=%d waker_tid=%d periods=%llu woken=%llu not_waiting=%llu wakeups=%llu "
-	       "other_sleeps=%llu own_samples=%llu own_p50_ns=%llu own_p99_ns=%llu own_max_ns=%llu\n",
+	       "other_sleeps=%llu own_samples=%llu own_p50_ns=%llu own_p99_ns=%llu own_max_ns=%llu "
+	       "last_burst_wakeups=%llu\n",
 	       atomic_load(&s.sleeper_tid), (int)syscall(SYS_gettid),
 	       (unsigned long long)s.periods, (unsigned long long)s.woken,
 	       (unsigned long long)s.not_waiting, (unsigned long long)s.slept,
 	       (unsigned long long)(s.slept - s.futex_sleeps), (unsigned long long)s.own_samples,
 	       (unsigned long long)quantile_ns(&s, 0.5), (unsigned long long)quantile_ns(&s, 0.99),
-	       (unsigned long long)s.own_max_ns);
+	       (unsigned long long)s.own_max_ns, (unsigned long long)(s.slept - before));
 	for (uint32_t i = 0; i < WS_BUCKETS; i++)
 		if (s.buckets[i])
 			printf("bucket %u %u\n", i, s.buckets[i]);

@@ -31,7 +31,7 @@
 static const struct cli_cmd *const cmds[] = {
 	&dtl_dump_cli, &dtl_script_cli, &dtl_report_cli, &dtl_record_cli, &dtl_synth_cli,
 	&osnoise_cli,
-	&hist_report_cli, &hist_record_cli, &hist_top_cli,
+	&hist_report_cli, &hist_record_cli, &hist_top_cli, &hist_monitor_cli,
 	&script_cli,
 };
 

@@ -135,6 +135,36 @@ static void test_status(void **state)
 	assert_int_equal(tool_end_status(1), 1);
 }
 
+/* The monitor's SIGHUP: a request taken once, never a stop; forgotten by
+ * the next install. */
+/* (in-process, as the status test above: test_cmdio forks for what
+ * outlives a test) */
+static void test_request_signal(void **state)
+{
+	(void)state;
+	cmdio_signals_install();
+	cmdio_request_signal(SIGHUP);
+	assert_false(cmdio_take_request());
+	raise(SIGHUP);
+	raise(SIGHUP);
+	assert_false(cmdio_stopped());
+	assert_true(cmdio_take_request());	/* two signals, one request to serve */
+	assert_false(cmdio_take_request());
+	raise(SIGHUP);
+	assert_false(cmdio_stopped());
+	assert_true(cmdio_take_request());
+	/* a stop signal still stops */
+	raise(SIGTERM);
+	assert_true(cmdio_stopped());
+	assert_false(cmdio_take_request());
+	/* forgotten by the next install: SIGHUP stops again */
+	cmdio_signals_install();
+	raise(SIGHUP);
+	assert_true(cmdio_stopped());
+	assert_false(cmdio_take_request());
+	cmdio_signals_install();
+}
+
 /* ---- the loop with fake callbacks ----------------------------------------- */
 
 struct fake {
@@ -358,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_status),
 		cmocka_unit_test_setup_teardown(test_run_order_and_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_wait_cap, setup, teardown),
+		cmocka_unit_test(test_request_signal),
 		cmocka_unit_test_setup_teardown(test_run_done, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_broken_pipe, setup, teardown),

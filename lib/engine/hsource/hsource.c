@@ -113,6 +113,16 @@ int hsource_sync(struct hsource *src, struct hsource_why *why)
 	return src->ops->sync ? src->ops->sync(src->state, why) : 0;
 }
 
+int hsource_reset(struct hsource *src, struct hsource_why *why)
+{
+	why_reset(why);
+	if (!src->ops->reset) {
+		hsource_reason(why, "the %s backend cannot reset its histograms", src->ops->name);
+		return -EOPNOTSUPP;
+	}
+	return src->ops->reset(src->state, why);
+}
+
 int hsource_finish(struct hsource *src, struct hsource_why *why)
 {
 	why_reset(why);

@@ -99,6 +99,18 @@ static int bpf_sync(void *state, struct hsource_why *why)
 	return 0;
 }
 
+static int bpf_reset(void *state, struct hsource_why *why)
+{
+	struct bpf_src *p = state;
+	int err = bpfhist_reset(p->b);
+
+	if (err < 0) {
+		hsource_reason(why, "clearing the bpf maps: %s", strerror(-err));
+		return err;
+	}
+	return bpf_sync(p, why);
+}
+
 /* The window ends; the last counts, then nothing of ours stays in the kernel. */
 static int bpf_finish(void *state, struct hsource_why *why)
 {
@@ -154,6 +166,7 @@ const struct hsource_ops hsource_bpf = {
 	.name = "bpf",
 	.open = bpf_open,
 	.sync = bpf_sync,
+	.reset = bpf_reset,
 	.finish = bpf_finish,
 	.set = bpf_set,
 	.kinds = bpf_kinds,

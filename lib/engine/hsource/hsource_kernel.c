@@ -77,6 +77,18 @@ static int kernel_sync(void *state, struct hsource_why *why)
 	return err < 0 ? err : 0;
 }
 
+static int kernel_reset(void *state, struct hsource_why *why)
+{
+	struct kernel_src *p = state;
+	int err = histtrig_clear(p->h);
+
+	if (err < 0) {
+		hsource_reason(why, "%s", histtrig_strerror(p->h));
+		return err;
+	}
+	return kernel_sync(p, why);
+}
+
 /* Pause, the last read, every trigger and the synthetic event removed. */
 static int kernel_finish(void *state, struct hsource_why *why)
 {
@@ -135,6 +147,7 @@ const struct hsource_ops hsource_kernel = {
 	.emergency_restore = histtrig_emergency_restore,
 	.open = kernel_open,
 	.sync = kernel_sync,
+	.reset = kernel_reset,
 	.finish = kernel_finish,
 	.set = kernel_set,
 	.kinds = kernel_kinds,

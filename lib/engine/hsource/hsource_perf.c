@@ -92,6 +92,13 @@ static int perf_drain(void *state, uint64_t until_ns, struct hsource_why *why)
 
 /* The rings disabled, then every event they still hold (the last read's
  * failure is in the rings' counters: nothing more to do about it). */
+static int perf_reset(void *state, struct hsource_why *why)
+{
+	(void)why;
+	latency_reset(((struct perf_src *)state)->feed.lat);
+	return 0;
+}
+
 static int perf_finish(void *state, struct hsource_why *why)
 {
 	struct perf_src *p = state;
@@ -151,6 +158,7 @@ const struct hsource_ops hsource_perf = {
 	.start = perf_start,
 	.pollfds = perf_pollfds,
 	.drain = perf_drain,
+	.reset = perf_reset,
 	.finish = perf_finish,
 	.set = perf_set,
 	.kinds = perf_kinds,

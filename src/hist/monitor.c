@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * monitor.c - `latscope monitor`: hist top's live histograms kept for as
+ * long as it runs and handed to Prometheus (docs/monitor.md).  hist_live()
+ * (run.c) runs the backend and the loop; at every refresh it reads the
+ * backend's counts and calls hist_monitor_publish(), which renders the
+ * exposition (lib/print/promexp) once and hands it to the HTTP server
+ * (lib/live/metricsrv: its own thread serves the last snapshot, so a scrape
+ * never waits for the collection) and to the --textfile file (written
+ * beside, renamed into place: node_exporter never reads half of it).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/parse.h"
+#include "base/safeout.h"
+#include "hist.h"
+#include "live/metricsrv.h"
+#include "print/promexp.h"
+#include "tool.h"
+
+_Static_assert(HIST_MONITOR_MAX_BOUNDS == PROMEXP_MAX_BOUNDS, "--le holds what promexp takes");
+
+#define TEXTFILE_NAME "latscope.prom"
+
+int hist_monitor_parse_le(const char *arg, void *params)
+{
+	struct hctx *c = params;
+	char *dup = strdup(arg), *save = NULL;
+	size_t n = 0;
+	int err = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	for (char *tok = strtok_r(dup, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		if (n == HIST_MONITOR_MAX_BOUNDS || parse_duration_ns(tok, 1000, &v) || !v ||
+		    (n && v <= c->bounds_ns[n - 1]))
+			err = -EINVAL;
+		else
+			c->bounds_ns[n++] = v;
+	}
+	free(dup);
+	if (err || !n)
+		return -EINVAL;
+	c->nr_bounds = n;
+	return 0;
+}
+
+static double wall_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int hist_monitor_begin(struct hctx *c)
+{
+	char err[256];
+
+	c->text_dirfd = -1;
+	c->start_unix = c->reset_unix = wall_s();
+	c->monitor_start_ns = tool_now_ns();
+	if (c->textfile) {
+		struct safeout_refusal why;
+		int e = safeout_dir_open(&c->text_dirfd, AT_FDCWD, c->textfile, c->force ? SAFEOUT_FORCE : 0,
+					 &why);
+		if (e < 0) {
+			char msg[PATH_MAX + 160];
+			fprintf(stderr, "%s: --textfile %s: %s\n", c->prog, c->textfile,
+				safeout_explain(msg, sizeof(msg), e, &why));
+			return -1;
+		}
+	}
+	if (c->no_listen)
+		return 0;
+	struct metricsrv_cfg mc = { .listen = c->listen };
+	int e = metricsrv_start(&c->srv, &mc, err, sizeof(err));
+	if (e < 0) {
+		fprintf(stderr, "%s: cannot serve /metrics: %s\n", c->prog, err);
+		if (c->text_dirfd >= 0)
+			close(c->text_dirfd);
+		c->text_dirfd = -1;
+		return -1;
+	}
+	/* the port a test (or a user of port 0) connects to */
+	fprintf(stderr, "%s: serving /metrics on port %u (--listen %s)\n", c->prog,
+		(unsigned)metricsrv_port(c->srv), c->listen);
+	return 0;
+}
+
+/* This process's CPU time (every thread: the collector and the server). */
+static double cpu_s(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* The resident set, in bytes (0 when /proc cannot say). */
+static double rss_bytes(void)
+{
+	unsigned long size = 0, res = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &res) != 2)
+		res = 0;
+	fclose(f);
+	return (double)res * (double)sysconf(_SC_PAGESIZE);
+}
+
+/* one sample of a family of its own */
+static int one(FILE *f, const char *name, const char *type, const char *help, double v)
+{
+	int err = promexp_family(f, name, type, help);
+	return err ? err : promexp_sample(f, name, NULL, 0, v);
+}
+
+/* The exposition: the histograms, then what the monitor costs and saw. */
+static int render(struct hctx *c, FILE *f)
+{
+	bool kinds[HSET_NR_KINDS];
+	struct hsource_stats st;
+	const char *backend = hsource_ops_of(c->src)->name;
+	int err;
+
+	for (int k = 0; k < HSET_NR_KINDS; k++)
+		kinds[k] = c->types[k] && !hist_kind_unsupported(c, k);
+	err = promexp_hset(f, "latscope", c->set, kinds, c->nr_bounds ? c->bounds_ns : NULL, c->nr_bounds);
+	if (err)
+		return err;
+	hsource_stats(c->src, &st);
+	struct promexp_label info[] = { { "backend", backend }, { "version", LATSCOPE_VERSION } };
+	if ((err = promexp_family(f, "latscope_monitor_info", "gauge",
+				  "the running monitor: its histogram backend and version (value 1)")) ||
+	    (err = promexp_sample(f, "latscope_monitor_info", info, 2, 1)))
+		return err;
+	if ((err = one(f, "latscope_events_total", "counter",
+		       "events the backend took (perf: tracepoint events decoded; bpf: program "
+		       "runs; kernel: samples filed)", (double)st.seen)) ||
+	    (err = one(f, "latscope_events_lost_total", "counter",
+		       "events lost (perf: dropped from the rings; bpf: runs the kernel's recursion "
+		       "guard skipped; kernel: samples a full map dropped)", (double)st.lost)) ||
+	    (err = one(f, "latscope_cpu_seconds_total", "counter",
+		       "CPU time of the monitor's process (collection, rendering, serving)", cpu_s())) ||
+	    (err = one(f, "latscope_resident_memory_bytes", "gauge", "the monitor's resident memory",
+		       rss_bytes())) ||
+	    (err = one(f, "latscope_start_time_seconds", "gauge", "when the monitor started (Unix time)",
+		       c->start_unix)) ||
+	    (err = one(f, "latscope_reset_time_seconds", "gauge",
+		       "when the histograms last started from zero: the start or the last SIGHUP "
+		       "(Unix time)", c->reset_unix)) ||
+	    (err = one(f, "latscope_resets_total", "counter", "SIGHUP resets of the histograms",
+		       (double)c->resets)) ||
+	    (err = one(f, "latscope_collection_seconds", "gauge",
+		       "how long the last read of the backend and rendering took", (double)c->collect_ns / 1e9)))
+		return err;
+	if (st.bpf && st.bpf->run_cnt_known) {
+		/* the programs run in the traced tasks' context, not in ours:
+		 * their time, where the kernel counts it (LATSCOPE_BPF_STATS=1) */
+		uint64_t ns = 0;
+		for (uint32_t i = 0; i < st.bpf->nr_progs; i++)
+			ns += st.bpf->progs[i].run_time_ns;
+		if ((err = one(f, "latscope_bpf_run_seconds_total", "counter",
+			       "time the kernel spent in the BPF programs (counted only with "
+			       "LATSCOPE_BPF_STATS=1)", (double)ns / 1e9)))
+			return err;
+	}
+	if (c->srv) {
+		struct metricsrv_stats ms;
+		metricsrv_get_stats(c->srv, &ms);
+		err = one(f, "latscope_scrapes_total", "counter", "/metrics requests answered",
+			  (double)ms.scrapes);
+	}
+	return err;
+}
+
+/* The exposition into the --textfile directory, renamed into place. */
+static int write_textfile(struct hctx *c)
+{
+	struct safeout_file *sf = NULL;
+	struct safeout_refusal why;
+	int err = safeout_open(&sf, c->text_dirfd, TEXTFILE_NAME, c->force ? SAFEOUT_FORCE : 0, &why);
+	if (err < 0) {
+		char msg[PATH_MAX + 160];
+		fprintf(stderr, "%s: --textfile %s/%s: %s\n", c->prog, c->textfile, TEXTFILE_NAME,
+			safeout_explain(msg, sizeof(msg), err, &why));
+		return err;
+	}
+	/* node_exporter reads files of mode 0644 as well as 0600 (it runs as
+	 * root or as the owner); the textfile stays owner-only, as every file
+	 * latscope writes */
+	size_t off = 0;
+	while (off < c->expo_len) {
+		ssize_t n = write(safeout_fd(sf), c->expo + off, c->expo_len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			fprintf(stderr, "%s: --textfile %s/%s: %s\n", c->prog, c->textfile, TEXTFILE_NAME,
+				strerror(-err));
+			safeout_abort(sf);
+			return err;
+		}
+		off += (size_t)n;
+	}
+	err = safeout_commit(sf);
+	if (err < 0)
+		fprintf(stderr, "%s: --textfile %s/%s: %s\n", c->prog, c->textfile, TEXTFILE_NAME,
+			strerror(-err));
+	return err;
+}
+
+void hist_monitor_publish(struct hctx *c, uint64_t now_ns)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err = f ? render(c, f) : -ENOMEM;
+
+	if (f && fclose(f) != 0 && !err)
+		err = -ENOMEM;
+	c->collect_ns = tool_now_ns() - now_ns;
+	if (err) {
+		/* the last good snapshot stays served */
+		if (!c->publish_errors++)
+			fprintf(stderr, "%s: cannot render the metrics: %s\n", c->prog, strerror(-err));
+		free(buf);
+		return;
+	}
+	free(c->expo);
+	c->expo = buf;
+	c->expo_len = len;
+	if (c->srv && metricsrv_publish(c->srv, buf, len) < 0 && !c->publish_errors++)
+		fprintf(stderr, "%s: cannot publish the metrics: out of memory\n", c->prog);
+	if (c->text_dirfd >= 0 && write_textfile(c) < 0)
+		c->publish_errors++;
+	c->publishes++;
+}
+
+int hist_monitor_reset(struct hctx *c)
+{
+	struct hsource_why hw;
+
+	if (hsource_reset(c->src, &hw) < 0) {
+		fprintf(stderr, "%s: SIGHUP: cannot reset the histograms: %s\n", c->prog,
+			hw.reason[0] ? hw.reason : "failed");
+		return -1;
+	}
+	c->resets++;
+	c->reset_unix = wall_s();
+	fprintf(stderr, "%s: SIGHUP: the histograms and worst cases start again from zero\n", c->prog);
+	return 0;
+}
+
+void hist_monitor_end(struct hctx *c)
+{
+	struct metricsrv_stats ms = { 0 };
+
+	if (c->srv) {
+		metricsrv_get_stats(c->srv, &ms);
+		metricsrv_stop(c->srv);
+		c->srv = NULL;
+	}
+	if (c->text_dirfd >= 0)
+		close(c->text_dirfd);
+	c->text_dirfd = -1;
+	free(c->expo);
+	c->expo = NULL;
+	fprintf(stderr, "%s: stopped after %.1f s: %" PRIu64 " snapshots, %" PRIu64 " scrapes, %" PRIu64
+			" resets%s\n",
+		c->prog, (double)(tool_now_ns() - c->monitor_start_ns) / 1e9, c->publishes, ms.scrapes,
+		c->resets, c->publish_errors ? " (some snapshots failed: said above)" : "");
+}
