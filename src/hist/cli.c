@@ -333,6 +333,13 @@ static const struct cli_opt monitor_opts[] = {
 		   "1,2,5,10,20,50,100,200,500,1000,2000,5000,10000 us;\n"
 		   "a bare number is us; multiples of --resolution)",
 		   "ascending durations such as 5,10,20us,1ms (a bare number is us; at most 64)"),
+	CLI_CUSTOM("noise", 0, hist_monitor_parse_noise, "RUNTIME/PERIOD",
+		   "also count OS noise per CPU and class as osnoise does:\n"
+		   "a busy loop RUNTIME of every PERIOD on each measured\n"
+		   "CPU (10ms/1s: 1 percent of it), attribution by BPF\nprograms",
+		   "RUNTIME/PERIOD such as 10ms/1s (runtime <= period; a bare number is us)"),
+	H_OPT("noise-threshold", 0, CLI_T_DUR_US, noise_threshold_us, 1, 1000000, 0, "DUR",
+	      "with --noise: gaps at or above DUR are noise (default\n5us; a bare number is us)", NULL),
 	CLI_DURATION(struct hctx, duration_ns, "stop after this long (default: until SIGTERM or\nCtrl-C)"),
 	CLI_CUSTOM("backend", 0, parse_backend, "NAME",
 		   "where the histograms are kept: auto (default: bpf,\n"

@@ -42,6 +42,7 @@ enum hbackend { HB_PERF, HB_BPF, HB_KERNEL, HB_AUTO };
 struct timerwl;
 struct pdwrite;
 struct metricsrv;
+struct noisemon;
 
 #define HIST_MONITOR_MAX_BOUNDS 64	/* = PROMEXP_MAX_BOUNDS */
 
@@ -83,6 +84,8 @@ struct hctx {
 	uint64_t bounds_ns[HIST_MONITOR_MAX_BOUNDS];	/* --le, the exposition buckets */
 	size_t nr_bounds;		/* 0 = promexp's defaults */
 	bool no_listen;			/* --textfile without --listen: no server */
+	uint64_t noise_runtime_us, noise_period_us;	/* --noise RUNTIME/PERIOD; 0: off */
+	uint64_t noise_threshold_us;	/* --noise-threshold */
 	/* state */
 	struct latency *lat;		/* report: the userspace engine fed from perf.data */
 	struct hsource *src;		/* live: the backend's source (engine/hsource.h) */
@@ -129,6 +132,7 @@ struct hctx {
 	uint64_t collect_ns;		/* the last read and render */
 	uint64_t monitor_start_ns;	/* 0: not begun */
 	bool monitor_failed;		/* a read of the backend failed: exit 2 */
+	struct noisemon *nm;		/* --noise: the noise counters, or NULL */
 	char *expo;			/* the last exposition (open_memstream's) */
 	size_t expo_len;
 };
@@ -158,6 +162,11 @@ int hist_live(struct hctx *c);
 /* hist_monitor_parse_le - --le LIST: the exposition buckets (ascending
  * durations, a bare number in us) into c.  0 or -EINVAL. */
 int hist_monitor_parse_le(const char *arg, void *params);
+/* hist_monitor_parse_noise - --noise RUNTIME/PERIOD into c.  0 or -EINVAL. */
+int hist_monitor_parse_noise(const char *arg, void *params);
+/* hist_monitor_noise_start - --noise: the busy loops and their BPF counters
+ * (engine/noisemon.h) on the measured CPUs.  0 or -1 (said). */
+int hist_monitor_noise_start(struct hctx *c);
 /* hist_monitor_begin - the listening socket and the --textfile directory,
  * before any backend is set up (a port in use fails at once).  0 or -1. */
 int hist_monitor_begin(struct hctx *c);

@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,8 @@
 
 #include "base/parse.h"
 #include "base/safeout.h"
+#include "base/sysinfo.h"
+#include "engine/noisemon.h"
 #include "hist.h"
 #include "live/metricsrv.h"
 #include "print/promexp.h"
@@ -51,6 +55,114 @@ int hist_monitor_parse_le(const char *arg, void *params)
 	if (err || !n)
 		return -EINVAL;
 	c->nr_bounds = n;
+	return 0;
+}
+
+int hist_monitor_parse_noise(const char *arg, void *params)
+{
+	struct hctx *c = params;
+	const char *slash = strchr(arg, '/');
+	char rt[64];
+	uint64_t r, p;
+
+	if (!slash || (size_t)(slash - arg) >= sizeof(rt))
+		return -EINVAL;
+	memcpy(rt, arg, (size_t)(slash - arg));
+	rt[slash - arg] = '\0';
+	/* a bare number is us, as osnoise's -r/-p */
+	if (parse_duration_ns(rt, 1000, &r) || parse_duration_ns(slash + 1, 1000, &p) || r < 1000 ||
+	    r > p || p > 3600ULL * 1000000000ULL || r % 1000 || p % 1000)
+		return -EINVAL;
+	c->noise_runtime_us = r / 1000;
+	c->noise_period_us = p / 1000;
+	return 0;
+}
+
+int hist_monitor_noise_start(struct hctx *c)
+{
+	char why[512];
+	struct noisemon_cfg nc = {
+		.cpus = c->cpus, .period_us = c->noise_period_us, .runtime_us = c->noise_runtime_us,
+		.threshold_us = c->noise_threshold_us, .policy = SCHED_OTHER, .prio = 0,
+		.softirq_in_threads = sysinfo_preempt_rt(),
+	};
+
+	if (noisemon_start(&c->nm, &nc, why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s: --noise: %s\n", c->prog, why);
+		c->nm = NULL;
+		return -1;
+	}
+	fprintf(stderr, "%s: noise counters: a busy loop %" PRIu64 " us of every %" PRIu64
+			" us on each measured CPU (%.2f %% of it)\n",
+		c->prog, c->noise_runtime_us, c->noise_period_us,
+		100.0 * (double)c->noise_runtime_us / (double)c->noise_period_us);
+	return 0;
+}
+
+/* The noise counters' families: per CPU, and per CPU and class. */
+static int render_noise(struct hctx *c, FILE *f)
+{
+	const struct noisemon_cpu *n;
+	size_t nr = noisemon_cpus(c->nm, &n);
+	char cpu[16];
+	int err;
+	static const char *const cls[] = { "nmi", "irq", "softirq", "thread" };
+	_Static_assert(NOISE_NR_CLASSES == 4, "the classes' names");
+	static const struct {
+		const char *name, *type, *help;
+		size_t off;
+		bool ns;
+	} per_cpu[] = {
+		{ "latscope_noise_periods_total", "counter", "finished periods of the noise busy loop",
+		  offsetof(struct noisemon_cpu, periods), false },
+		{ "latscope_noise_runtime_seconds_total", "counter",
+		  "time the noise busy loop ran (--noise: runtime out of every period)",
+		  offsetof(struct noisemon_cpu, runtime_ns), true },
+		{ "latscope_noise_seconds_total", "counter",
+		  "its gaps at or above the threshold: the OS noise it saw",
+		  offsetof(struct noisemon_cpu, noise_ns), true },
+		{ "latscope_noise_gaps_total", "counter", "gaps at or above the threshold",
+		  offsetof(struct noisemon_cpu, gaps), false },
+		{ "latscope_noise_max_single_seconds", "gauge",
+		  "the largest single gap since the start or the last reset",
+		  offsetof(struct noisemon_cpu, max_single_ns), true },
+	};
+
+	for (size_t k = 0; k < sizeof(per_cpu) / sizeof(per_cpu[0]); k++) {
+		if ((err = promexp_family(f, per_cpu[k].name, per_cpu[k].type, per_cpu[k].help)))
+			return err;
+		for (size_t i = 0; i < nr; i++) {
+			uint64_t v = *(const uint64_t *)((const char *)&n[i] + per_cpu[k].off);
+			snprintf(cpu, sizeof(cpu), "%u", n[i].cpu);
+			struct promexp_label l[] = { { "cpu", cpu } };
+			if ((err = promexp_sample(f, per_cpu[k].name, l, 1, per_cpu[k].ns ? (double)v / 1e9 : (double)v)))
+				return err;
+		}
+	}
+	static const struct {
+		const char *name, *help;
+		bool events;
+	} per_class[] = {
+		{ "latscope_noise_class_seconds_total", "net time of each class of interference inside "
+		  "the gaps (hw: gaps with none: the hardware, or the hypervisor in a VM)", false },
+		{ "latscope_noise_class_events_total", "interference entries of each class while the busy "
+		  "loop ran (hw: gaps with no interference)", true },
+	};
+	for (size_t k = 0; k < sizeof(per_class) / sizeof(per_class[0]); k++) {
+		if ((err = promexp_family(f, per_class[k].name, "counter", per_class[k].help)))
+			return err;
+		for (size_t i = 0; i < nr; i++) {
+			snprintf(cpu, sizeof(cpu), "%u", n[i].cpu);
+			for (int j = 0; j <= NOISE_NR_CLASSES; j++) {
+				bool hw = j == NOISE_NR_CLASSES;
+				struct promexp_label l[] = { { "cpu", cpu }, { "class", hw ? "hw" : cls[j] } };
+				double v = per_class[k].events ? (double)(hw ? n[i].hw_count : n[i].count[j])
+							       : (double)(hw ? n[i].hw_ns : n[i].net_ns[j]) / 1e9;
+				if ((err = promexp_sample(f, per_class[k].name, l, 2, v)))
+					return err;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -179,10 +291,11 @@ static int render(struct hctx *c, FILE *f)
 	if (c->srv) {
 		struct metricsrv_stats ms;
 		metricsrv_get_stats(c->srv, &ms);
-		err = one(f, "latscope_scrapes_total", "counter", "/metrics requests answered",
-			  (double)ms.scrapes);
+		if ((err = one(f, "latscope_scrapes_total", "counter", "/metrics requests answered",
+			       (double)ms.scrapes)))
+			return err;
 	}
-	return err;
+	return c->nm ? render_noise(c, f) : 0;
 }
 
 /* The exposition into the --textfile directory, renamed into place. */
@@ -257,6 +370,8 @@ int hist_monitor_reset(struct hctx *c)
 			hw.reason[0] ? hw.reason : "failed");
 		return -1;
 	}
+	if (c->nm)
+		noisemon_reset(c->nm);
 	c->resets++;
 	c->reset_unix = wall_s();
 	fprintf(stderr, "%s: SIGHUP: the histograms and worst cases start again from zero\n", c->prog);
@@ -267,6 +382,8 @@ void hist_monitor_end(struct hctx *c)
 {
 	struct metricsrv_stats ms = { 0 };
 
+	noisemon_free(c->nm);	/* threads stopped, programs detached */
+	c->nm = NULL;
 	if (c->srv) {
 		metricsrv_get_stats(c->srv, &ms);
 		metricsrv_stop(c->srv);

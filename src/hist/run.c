@@ -19,6 +19,7 @@
 #include "cmdio.h"
 #include "commands.h"
 #include "engine/hsource.h"
+#include "engine/noisemon.h"
 #include "live/livesetup.h"
 #include "hist.h"
 #include "format/pdread.h"
@@ -428,6 +429,8 @@ static int live_process(void *arg, uint64_t until_ns)
 
 	if (err < 0)
 		say_why(lv->c, &hw);
+	if (!err && lv->c->nm)
+		noisemon_advance(lv->c->nm, until_ns);
 	/* the monitor's SIGHUP: from zero, published at once */
 	if (!err && lv->c->mode == H_MONITOR && cmdio_take_request() && hist_monitor_reset(lv->c) == 0)
 		monitor_refresh(lv, tool_now_ns());
@@ -612,6 +615,8 @@ int hist_live(struct hctx *c)
 		.refresh = c->mode == H_MONITOR ? monitor_refresh
 			 : c->mode == H_TOP && !c->quiet ? live_refresh : NULL,
 	};
+	if (c->mode == H_MONITOR && c->noise_period_us && hist_monitor_noise_start(c) < 0)
+		goto out;
 	if (c->mode == H_MONITOR)
 		monitor_refresh(&lv, start);	/* the first snapshot now: no 503 until the first refresh */
 	tool_run(&l);
