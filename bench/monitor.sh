@@ -18,9 +18,11 @@
 #    programs run in the woken and switching tasks' context, not in the
 #    monitor's.
 # 2. Against `hist record --backend perf`.  The same storm for
-#    MONITOR_CMP seconds (default 60) under each, alternated twice
-#    (monitor, perf, monitor, perf): each one's own CPU time as a share of
-#    one CPU (GNU time: user + sys), and the storm's own CPU time, medians.
+#    MONITOR_CMP seconds (default 60) untraced, under the monitor and under
+#    hist record --backend perf, alternated twice: latscope's own CPU time
+#    as a share of one CPU (GNU time: user + sys), and the storm's CPU time
+#    over the untraced run's (the tracing's cost in the kernel, paid in the
+#    traced tasks' context), medians.
 # Run it on an otherwise idle machine; the load before the run is printed.
 set -u
 : "${LATSCOPE:?LATSCOPE must name the latscope binary}"
@@ -61,8 +63,9 @@ sleep 2
 spid=$!
 t0=$(cpu_ticks $mpid)
 i=0
+s0=$(date +%s)
 : > "$W/samples"
-while [ $i -lt "$SOAK" ] && kill -0 $spid 2>/dev/null; do
+while [ $(($(date +%s) - s0)) -lt "$SOAK" ] && kill -0 $spid 2>/dev/null; do
 	st=$(curl -s -o "$W/last" -w '%{http_code} %{time_total}' --max-time 5 "http://127.0.0.1:$port/metrics")
 	echo "$i $(rss_kb $mpid) $(cpu_ticks $mpid) $st" >> "$W/samples"
 	i=$((i + 1))
@@ -75,7 +78,8 @@ wake=$(awk '/^latscope_latency_seconds_count\{kind="wakeup",cpu="1"\}/ { print $
 kill -TERM $mpid; wait $mpid; mpid=""
 wait $spid; spid=""
 p99=$(awk '{ print $5 * 1000 }' "$W/samples" | sort -n | awk '{ v[NR] = $1 } END { k = int(NR * 0.99); if (k < 1) k = 1; print v[k] }')
-awk -v hz="$HZ" -v n="$i" -v t0="$t0" -v t1="$t1" -v bpfs="${bpfs:-}" -v be="$backend" -v wake="${wake:-0}" -v p99="$p99" '
+el=$(($(date +%s) - s0))
+awk -v hz="$HZ" -v n="$el" -v t0="$t0" -v t1="$t1" -v bpfs="${bpfs:-}" -v be="$backend" -v wake="${wake:-0}" -v p99="$p99" '
 { rss[NR] = $2; code[NR] = $4; tt[NR] = $5 * 1000 }
 END {
 	for (k = 1; k <= NR; k++) {
@@ -85,7 +89,7 @@ END {
 		if (tt[k] > worst) worst = tt[k]
 	}
 	fm = f / fn; lm = l / ln
-	printf "soak: %d s, backend %s, %d wakeups/s of one SCHED_FIFO task (%d filed on CPU 1), a scrape a second\n", n, be, '"$RATE"', wake
+	printf "soak: %d s, backend %s, %d wakeups/s of one SCHED_FIFO task (%d filed on CPU 1), %d scrapes\n", n, be, '"$RATE"', wake, NR
 	printf "  RSS: first minute mean %.0f KiB (max %d), last minute mean %.0f KiB (max %d): %+.2f %%\n", fm, fmax, lm, lmax, (lm - fm) * 100 / fm
 	printf "  scrapes: %d, %d not 200; slowest %.1f ms, p99 %.1f ms\n", NR, bad, worst, p99
 	cpu = (t1 - t0) / hz
@@ -95,8 +99,14 @@ END {
 }' "$W/samples"
 
 # ---- 2. against hist record --backend perf ----
-# run_one NAME: the storm for CMP s under NAME, "NAME latscope_cpu_s storm_cpu_s"
+# run_one NAME: the storm for CMP s under NAME (none: untraced), "NAME
+# latscope_cpu_s storm_cpu_s"
 run_one() {
+	if [ $1 = none ]; then
+		$TIME -f '%U %S' -o "$W/ts" "$TOOLS/wakestorm" -w 0 -s 1 -r "$RATE" -d "$CMP" > /dev/null 2>&1
+		echo "none 0 $(awk '{ print $1 + $2 }' "$W/ts")"
+		return
+	fi
 	case $1 in
 	monitor) $TIME -f '%U %S' -o "$W/t" "$LATSCOPE" monitor --listen 127.0.0.1:0 > /dev/null 2> "$W/err" & ;;
 	perf) $TIME -f '%U %S' -o "$W/t" "$LATSCOPE" hist record --backend perf --no-keep-busy -q -d 1h > /dev/null 2> "$W/err" & ;;
@@ -111,14 +121,17 @@ run_one() {
 }
 : > "$W/cmp"
 for r in 1 2; do
+	run_one none >> "$W/cmp"
 	run_one monitor >> "$W/cmp"
 	run_one perf >> "$W/cmp"
 done
 # med NAME COLUMN: the median of COLUMN over NAME's runs
 med() { awk -v n="$1" -v c="$2" '$1 == n { print $c }' "$W/cmp" | sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-echo "against hist record --backend perf, $CMP s of the same storm each, 2 runs each alternated (medians):"
+echo "against hist record --backend perf, $CMP s of the same storm each, untraced / monitor / perf alternated twice (medians):"
+base=$(med none 3)
 for n in monitor perf; do
-	awk -v n=$n -v c="$(med $n 2)" -v s="$(med $n 3)" -v d="$CMP" \
-		'BEGIN { printf "  %-8s latscope CPU %.2f s (%.2f %% of one CPU), the storm'"'"'s CPU %.2f s\n", n, c, c * 100 / d, s }'
+	awk -v n=$n -v c="$(med $n 2)" -v s="$(med $n 3)" -v b="$base" -v d="$CMP" \
+		'BEGIN { printf "  %-8s latscope CPU %.2f s (%.2f %% of one CPU); the storm'"'"'s CPU %.2f s, %+.2f s over untraced (%.2f s): the tracing in the kernel, %.2f %% of one CPU\n", n, c, c * 100 / d, s, s - b, b, (s - b) * 100 / d }'
 done
-awk -v m="$(med monitor 2)" -v p="$(med perf 2)" 'BEGIN { if (m > 0) printf "  perf / monitor, latscope CPU: %.1fx\n", p / m }'
+awk -v m="$(med monitor 2)" -v p="$(med perf 2)" -v ms="$(med monitor 3)" -v ps="$(med perf 3)" -v b="$base" \
+	'BEGIN { if (m > 0) printf "  perf / monitor: latscope CPU %.1fx; latscope + the kernel'"'"'s tracing %.1fx\n", p / m, (p + ps - b) / (m + ms - b) }'

@@ -67,3 +67,17 @@ monitor_start() {
 		sleep 0.1
 	done
 }
+
+# fake_dtl_tree: in the current directory, a fake sysfs/debugfs/procfs of a
+# POWER LPAR with 2 CPUs and no vpa_dtl PMU (sys, dbg, proc; and an empty
+# directory, empty): powerpc/dtl/dtl_event_mask 0x00, cpu-0 with 7 entries
+# and cpu-1 with 5 and a stray partial one (tests/tools/mkdtl), cpuinfo's
+# timebase 512 MHz.
+fake_dtl_tree() {
+	mkdir -p sys/devices/system/cpu dbg/powerpc/dtl proc empty
+	echo 0-1 > sys/devices/system/cpu/online
+	printf 'processor\t: 0\ncpu\t\t: POWER10 (architected)\ntimebase\t: 512000000\nplatform\t: pSeries\n' > proc/cpuinfo
+	echo 0x00 > dbg/powerpc/dtl/dtl_event_mask
+	"$TOOLS/mkdtl" --raw 7 --tb0 2000000 --cpu 0 -o dbg/powerpc/dtl/cpu-0 || die mkdtl
+	"$TOOLS/mkdtl" --raw 5 --tb0 2002560 --cpu 1 --partial 20 -o dbg/powerpc/dtl/cpu-1 || die mkdtl
+}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dtlrec.h - record the POWER Dispatch Trace Log into a perf.data file.
+ * dtlrec.h - record the POWER Dispatch Trace Log into a perf.data file (or
+ * hand it to a sink: dtlrec_opts.sink).
  *
  * Prefix: dtlrec_.
  *
@@ -47,6 +48,13 @@ struct dtlrec_opts {
 	bool force;			/* replace an output file another user owns or links */
 	int argc;			/* the recorded command line (CMDLINE feature) */
 	const char *const *argv;
+	/* No file: every chunk of DTL data (the AUX payload a recording would
+	 * hold, a header slot first on debugfs) goes to sink(sink_arg, cpu,
+	 * data, len) instead, from dtlrec_poll() and dtlrec_close(); data is
+	 * valid during the call.  The other records of the rings are only
+	 * counted.  dtlrec_open()'s output is then NULL.  (The monitor.) */
+	void (*sink)(void *arg, unsigned cpu, const uint8_t *data, size_t len);
+	void *sink_arg;
 };
 
 struct dtlrec_stats {
@@ -89,6 +97,10 @@ int dtlrec_poll_ms(const struct dtlrec *r);
  * first error; *st (may be NULL) receives the counters. */
 int dtlrec_close(struct dtlrec *r, struct dtlrec_stats *st);
 
+/*
+ * dtlrec_get_stats - the counters so far into *st (the caller's).
+ */
+void dtlrec_get_stats(const struct dtlrec *r, struct dtlrec_stats *st);
 /*
  * dtlrec_changed_setting - the system setting dtlrec_open() changed: debugfs
  * powerpc/dtl/dtl_event_mask (a default for every later reader of the

@@ -340,6 +340,12 @@ static const struct cli_opt monitor_opts[] = {
 		   "RUNTIME/PERIOD such as 10ms/1s (runtime <= period; a bare number is us)"),
 	H_OPT("noise-threshold", 0, CLI_T_DUR_US, noise_threshold_us, 1, 1000000, 0, "DUR",
 	      "with --noise: gaps at or above DUR are noise (default\n5us; a bare number is us)", NULL),
+	H_FLAG("dtl", dtl, "also count the POWER hypervisor's dispatches per CPU\n"
+	       "(Dispatch Trace Log: the vpa_dtl PMU, else debugfs;\n"
+	       "shared-processor LPARs only)"),
+	H_OPT("sysfs", 0, CLI_T_STR, sysfs, 0, 0, 0, "DIR", "--dtl: sysfs root (default /sys; tests)", NULL),
+	H_OPT("debugfs", 0, CLI_T_STR, debugfs, 0, 0, 0, "DIR", "--dtl: debugfs root (default /sys/kernel/debug)", NULL),
+	H_OPT("procfs", 0, CLI_T_STR, procfs, 0, 0, 0, "DIR", "--dtl: procfs root (default /proc)", NULL),
 	CLI_DURATION(struct hctx, duration_ns, "stop after this long (default: until SIGTERM or\nCtrl-C)"),
 	CLI_CUSTOM("backend", 0, parse_backend, "NAME",
 		   "where the histograms are kept: auto (default: bpf,\n"

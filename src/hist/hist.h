@@ -43,6 +43,8 @@ struct timerwl;
 struct pdwrite;
 struct metricsrv;
 struct noisemon;
+struct dtlrec;
+struct dtlstat;
 
 #define HIST_MONITOR_MAX_BOUNDS 64	/* = PROMEXP_MAX_BOUNDS */
 
@@ -86,6 +88,8 @@ struct hctx {
 	bool no_listen;			/* --textfile without --listen: no server */
 	uint64_t noise_runtime_us, noise_period_us;	/* --noise RUNTIME/PERIOD; 0: off */
 	uint64_t noise_threshold_us;	/* --noise-threshold */
+	bool dtl;			/* --dtl: the POWER DTL counters */
+	const char *sysfs, *debugfs, *procfs;	/* --dtl's roots (tests), NULL = the system's */
 	/* state */
 	struct latency *lat;		/* report: the userspace engine fed from perf.data */
 	struct hsource *src;		/* live: the backend's source (engine/hsource.h) */
@@ -133,6 +137,10 @@ struct hctx {
 	uint64_t monitor_start_ns;	/* 0: not begun */
 	bool monitor_failed;		/* a read of the backend failed: exit 2 */
 	struct noisemon *nm;		/* --noise: the noise counters, or NULL */
+	struct dtlrec *dtlr;		/* --dtl: the DTL source (no file), or NULL */
+	struct dtlstat *dtls;		/* its counters */
+	uint64_t dtl_bad;		/* chunks the counters refused */
+	bool dtl_poll_failed;		/* a read of the DTL failed (said once) */
 	char *expo;			/* the last exposition (open_memstream's) */
 	size_t expo_len;
 };
@@ -167,6 +175,12 @@ int hist_monitor_parse_noise(const char *arg, void *params);
 /* hist_monitor_noise_start - --noise: the busy loops and their BPF counters
  * (engine/noisemon.h) on the measured CPUs.  0 or -1 (said). */
 int hist_monitor_noise_start(struct hctx *c);
+/* hist_monitor_dtl_start - --dtl: the DTL of the measured CPUs (vpa_dtl PMU
+ * or debugfs, lib/live/dtlrec.h without a file) into counters
+ * (lib/engine/dtlstat.h).  0 or -1 (said). */
+int hist_monitor_dtl_start(struct hctx *c);
+/* hist_monitor_dtl_poll - what the DTL has now into the counters. */
+void hist_monitor_dtl_poll(struct hctx *c);
 /* hist_monitor_begin - the listening socket and the --textfile directory,
  * before any backend is set up (a port in use fails at once).  0 or -1. */
 int hist_monitor_begin(struct hctx *c);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -24,7 +25,11 @@
 #include "base/parse.h"
 #include "base/safeout.h"
 #include "base/sysinfo.h"
+#include "engine/dtlstat.h"
 #include "engine/noisemon.h"
+#include "format/dtl.h"
+#include "live/dtlrec.h"
+#include "cmdio.h"
 #include "hist.h"
 #include "live/metricsrv.h"
 #include "print/promexp.h"
@@ -96,6 +101,136 @@ int hist_monitor_noise_start(struct hctx *c)
 			" us on each measured CPU (%.2f %% of it)\n",
 		c->prog, c->noise_runtime_us, c->noise_period_us,
 		100.0 * (double)c->noise_runtime_us / (double)c->noise_period_us);
+	return 0;
+}
+
+/* one sample of a family of its own */
+static int one(FILE *f, const char *name, const char *type, const char *help, double v)
+{
+	int err = promexp_family(f, name, type, help);
+	return err ? err : promexp_sample(f, name, NULL, 0, v);
+}
+
+/* dtlrec's sink: a chunk of one CPU's DTL into the counters */
+static void dtl_sink(void *arg, unsigned cpu, const uint8_t *data, size_t len)
+{
+	struct hctx *c = arg;
+
+	if (dtlstat_add_payload(c->dtls, cpu, data, len, false) < 0)
+		c->dtl_bad++;
+}
+
+int hist_monitor_dtl_start(struct hctx *c)
+{
+	struct dtlrec_opts o = {
+		.cpus = c->cpus, .sysfs = c->sysfs, .debugfs = c->debugfs, .procfs = c->procfs,
+		.sink = dtl_sink, .sink_arg = c,
+	};
+	const char *knob, *knob_old;
+	int err = dtlstat_new(&c->dtls);
+
+	if (err < 0) {
+		fprintf(stderr, "%s: --dtl: %s\n", c->prog, strerror(-err));
+		return -1;
+	}
+	err = dtlrec_open(&c->dtlr, &o, NULL);
+	if (!err && dtlrec_changed_setting(c->dtlr, &knob, &knob_old))
+		cmdio_on_abort_write(knob, knob_old);	/* a second signal restores it too */
+	if (!err)
+		err = dtlrec_enable(c->dtlr);
+	if (err < 0) {
+		fprintf(stderr, "%s: --dtl: %s\n", c->prog,
+			c->dtlr && *dtlrec_strerror(c->dtlr) ? dtlrec_strerror(c->dtlr) : strerror(-err));
+		dtlrec_close(c->dtlr, NULL);
+		c->dtlr = NULL;
+		return -1;
+	}
+	struct dtlrec_stats st;
+	dtlrec_get_stats(c->dtlr, &st);
+	fprintf(stderr, "%s: DTL counters: %u CPUs via %s\n", c->prog, st.cpus,
+		st.pmu ? "the vpa_dtl PMU" : "debugfs");
+	return 0;
+}
+
+void hist_monitor_dtl_poll(struct hctx *c)
+{
+	if (c->dtlr && dtlrec_poll(c->dtlr, 0) < 0 && !c->dtl_poll_failed) {
+		c->dtl_poll_failed = true;
+		fprintf(stderr, "%s: --dtl: %s (counted as lost from here)\n", c->prog,
+			dtlrec_strerror(c->dtlr));
+	}
+}
+
+/* The DTL counters' families, per CPU (and reason). */
+static int render_dtl(struct hctx *c, FILE *f)
+{
+	char cpu[16];
+	int err;
+	struct dtlrec_stats rs;
+
+	dtlrec_get_stats(c->dtlr, &rs);
+	if ((err = one(f, "latscope_dtl_lost_total", "counter",
+		       "DTL data lost: events the rings dropped, AUX chunks the kernel truncated, chunks the "
+		       "counters refused, reads that failed", (double)(rs.lost + rs.aux_flags_lost + c->dtl_bad +
+								       c->dtl_poll_failed))))
+		return err;
+	static const struct {
+		const char *name, *type, *help;
+	} fam[] = {
+		{ "latscope_dtl_entries_total", "counter", "DTL entries: the hypervisor's dispatches of the vCPU" },
+		{ "latscope_dtl_hypervisor_seconds_total", "counter",
+		  "time the vCPU waited for the hypervisor (enqueue_to_dispatch + ready_to_enqueue)" },
+		{ "latscope_dtl_dispatch_delay_max_seconds", "gauge",
+		  "the largest enqueue_to_dispatch time since the start or the last reset" },
+	};
+	for (size_t k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
+		if ((err = promexp_family(f, fam[k].name, fam[k].type, fam[k].help)))
+			return err;
+		for (uint32_t i = 0; i < dtlstat_nr_cpus(c->dtls); i++) {
+			const struct dtlstat_cpu *d = dtlstat_cpu(c->dtls, i);
+			if (!d || !d->entries)
+				continue;
+			uint64_t hz = d->tbi.tb_freq;
+			double v = k == 0 ? (double)d->entries
+				 : !hz ? NAN
+				 : k == 1 ? (double)dtl_ticks_to_ns(d->stolen_tb, hz) / 1e9
+					  : (double)dtl_ticks_to_ns(d->h[DTLSTAT_E2D].max, hz) / 1e9;
+			snprintf(cpu, sizeof(cpu), "%u", d->cpu);
+			struct promexp_label l[] = { { "cpu", cpu } };
+			if ((err = promexp_sample(f, fam[k].name, l, 1, v)))
+				return err;
+		}
+	}
+	static const struct {
+		const char *name, *help;
+		bool preempt;
+	} why[] = {
+		{ "latscope_dtl_dispatches_total", "dispatches by the reason the hypervisor gave", false },
+		{ "latscope_dtl_preemptions_total", "preemptions by the reason the hypervisor gave", true },
+	};
+	for (size_t k = 0; k < sizeof(why) / sizeof(why[0]); k++) {
+		if ((err = promexp_family(f, why[k].name, "counter", why[k].help)))
+			return err;
+		for (uint32_t i = 0; i < dtlstat_nr_cpus(c->dtls); i++) {
+			const struct dtlstat_cpu *d = dtlstat_cpu(c->dtls, i);
+			if (!d || !d->entries)
+				continue;
+			snprintf(cpu, sizeof(cpu), "%u", d->cpu);
+			for (unsigned code = 0; code < 256; code++) {
+				uint64_t n = why[k].preempt ? d->preempt[code] : d->dispatch[code];
+				char buf[32];
+				if (!n)
+					continue;
+				struct promexp_label l[] = {
+					{ "cpu", cpu },
+					{ "reason", why[k].preempt ? dtl_preempt_reason_str(code, buf)
+								   : dtl_dispatch_reason_str(code, buf) },
+				};
+				if ((err = promexp_sample(f, why[k].name, l, 2, (double)n)))
+					return err;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -231,13 +366,6 @@ static double rss_bytes(void)
 	return (double)res * (double)sysconf(_SC_PAGESIZE);
 }
 
-/* one sample of a family of its own */
-static int one(FILE *f, const char *name, const char *type, const char *help, double v)
-{
-	int err = promexp_family(f, name, type, help);
-	return err ? err : promexp_sample(f, name, NULL, 0, v);
-}
-
 /* The exposition: the histograms, then what the monitor costs and saw. */
 static int render(struct hctx *c, FILE *f)
 {
@@ -295,7 +423,9 @@ static int render(struct hctx *c, FILE *f)
 			       (double)ms.scrapes)))
 			return err;
 	}
-	return c->nm ? render_noise(c, f) : 0;
+	if (c->nm && (err = render_noise(c, f)))
+		return err;
+	return c->dtlr ? render_dtl(c, f) : 0;
 }
 
 /* The exposition into the --textfile directory, renamed into place. */
@@ -372,6 +502,13 @@ int hist_monitor_reset(struct hctx *c)
 	}
 	if (c->nm)
 		noisemon_reset(c->nm);
+	if (c->dtls) {
+		struct dtlstat *fresh;
+		if (dtlstat_new(&fresh) == 0) {
+			dtlstat_free(c->dtls);
+			c->dtls = fresh;
+		}
+	}
 	c->resets++;
 	c->reset_unix = wall_s();
 	fprintf(stderr, "%s: SIGHUP: the histograms and worst cases start again from zero\n", c->prog);
@@ -384,6 +521,16 @@ void hist_monitor_end(struct hctx *c)
 
 	noisemon_free(c->nm);	/* threads stopped, programs detached */
 	c->nm = NULL;
+	if (c->dtlr) {
+		/* the last of the DTL, and the debugfs mask written back */
+		int err = dtlrec_close(c->dtlr, NULL);	/* frees it: its message with it */
+		if (err < 0)
+			fprintf(stderr, "%s: --dtl: at the end: %s (the debugfs mask may not be back)\n",
+				c->prog, strerror(-err));
+		c->dtlr = NULL;
+	}
+	dtlstat_free(c->dtls);
+	c->dtls = NULL;
 	if (c->srv) {
 		metricsrv_get_stats(c->srv, &ms);
 		metricsrv_stop(c->srv);

@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "engine/hsource.h"
 #include "engine/noisemon.h"
+#include "live/dtlrec.h"
 #include "live/livesetup.h"
 #include "hist.h"
 #include "format/pdread.h"
@@ -431,6 +432,8 @@ static int live_process(void *arg, uint64_t until_ns)
 		say_why(lv->c, &hw);
 	if (!err && lv->c->nm)
 		noisemon_advance(lv->c->nm, until_ns);
+	if (!err && lv->c->dtlr)
+		hist_monitor_dtl_poll(lv->c);
 	/* the monitor's SIGHUP: from zero, published at once */
 	if (!err && lv->c->mode == H_MONITOR && cmdio_take_request() && hist_monitor_reset(lv->c) == 0)
 		monitor_refresh(lv, tool_now_ns());
@@ -617,6 +620,11 @@ int hist_live(struct hctx *c)
 	};
 	if (c->mode == H_MONITOR && c->noise_period_us && hist_monitor_noise_start(c) < 0)
 		goto out;
+	if (c->mode == H_MONITOR && c->dtl) {
+		if (hist_monitor_dtl_start(c) < 0)
+			goto out;
+		l.wait_ms = dtlrec_poll_ms(c->dtlr);	/* debugfs: read every 10 ms, as dtl record */
+	}
 	if (c->mode == H_MONITOR)
 		monitor_refresh(&lv, start);	/* the first snapshot now: no 503 until the first refresh */
 	tool_run(&l);

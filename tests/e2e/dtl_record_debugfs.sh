@@ -10,12 +10,7 @@
 . "$TESTS_DIR/lib.sh"
 [ -x "$TOOLS/mkdtl" ] || skip "mkdtl tool not built"
 cd "$TMP" || die "no tmp"
-mkdir -p sys/devices/system/cpu dbg/powerpc/dtl proc empty
-echo 0-1 > sys/devices/system/cpu/online
-printf 'processor\t: 0\ncpu\t\t: POWER10 (architected)\ntimebase\t: 512000000\nplatform\t: pSeries\n' > proc/cpuinfo
-echo 0x00 > dbg/powerpc/dtl/dtl_event_mask
-"$TOOLS/mkdtl" --raw 7 --tb0 2000000 --cpu 0 -o dbg/powerpc/dtl/cpu-0 || die mkdtl
-"$TOOLS/mkdtl" --raw 5 --tb0 2002560 --cpu 1 --partial 20 -o dbg/powerpc/dtl/cpu-1 || die mkdtl
+fake_dtl_tree
 R="$LATSCOPE dtl record --sysfs sys --debugfs dbg --procfs proc --boot-tb 1488000"
 
 $R -T none -e dtl_preempt -c 5000000 -o a.data -- \

@@ -12,8 +12,6 @@
 #     counts at least its wake-ups and at least 95 % of its spin time (other
 #     threads may add theirs), never more time than the loop ran.
 #  3. SIGHUP puts the noise counters back to zero too.
-#  4. The Grafana dashboard in contrib/ names only metrics the monitor
-#     exports (their families, in this exposition with --noise).
 . "$TESTS_DIR/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (BPF, SCHED_FIFO)"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
@@ -91,14 +89,3 @@ after=$(val "$TMP/d" 'latscope_noise_class_events_total{cpu="1",class="thread"}'
 stop
 echo "SIGHUP: thread entries back to $after"
 
-dash=$(dirname "$TESTS_DIR")/contrib/grafana/latscope-dashboard.json
-if [ -f "$dash" ]; then
-	sed -n 's/^# TYPE \([a-z_]*\) .*/\1/p' "$TMP/c" > "$TMP/families"
-	grep -o 'latscope_[a-z_]*' "$dash" | sort -u > "$TMP/dash"
-	[ -s "$TMP/dash" ] || die "the dashboard names no latscope metric"
-	while read -r m; do
-		f=$(echo "$m" | sed 's/_\(bucket\|sum\|count\)$//')
-		grep -qx "$f" "$TMP/families" || die "the dashboard's $m is not a metric the monitor exports"
-	done < "$TMP/dash"
-	echo "dashboard: its $(wc -l < "$TMP/dash") metrics are all exported"
-fi

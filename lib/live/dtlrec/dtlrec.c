@@ -333,6 +333,8 @@ static int write_u32_str(uint8_t *p, size_t cap, size_t *n, const char *s)
 
 static int write_header(struct dtlrec *r, const char *output)
 {
+	if (r->o.sink)
+		return 0;	/* no file */
 	struct safeout_refusal why;
 	struct pdwrite_opts wo = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = r->o.force, .checkpoint = true,
 				   .refusal = &why };
@@ -530,6 +532,11 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 	return write_header(r, output);
 }
 
+void dtlrec_get_stats(const struct dtlrec *r, struct dtlrec_stats *st)
+{
+	*st = r->st;
+}
+
 int dtlrec_enable(struct dtlrec *r)
 {
 	for (unsigned i = 0; i < r->nc; i++) {
@@ -559,7 +566,7 @@ int dtlrec_close(struct dtlrec *r, struct dtlrec_stats *st)
 			if (c->fd_tp[t] >= 0)
 				ioctl(c->fd_tp[t], PERF_EVENT_IOC_DISABLE, 0);
 	}
-	if (r->w && r->enabled)
+	if ((r->w || r->o.sink) && r->enabled)
 		err = dtlrec_drain_all(r);
 	if (r->w) {
 		int cerr = pdwrite_close(r->w);

@@ -35,7 +35,8 @@ static int copy_record(void *arg, const struct perf_event_header *h, const uint8
 		if (fl & (PDFORMAT_AUX_FLAG_TRUNCATED | PDFORMAT_AUX_FLAG_PARTIAL | PDFORMAT_AUX_FLAG_COLLISION))
 			r->st.aux_flags_lost++;
 	}
-	int err = pdwrite_write_record(r->w, h->type, h->misc, rec + sizeof(*h), h->size - sizeof(*h));
+	int err = r->o.sink ? 0 : pdwrite_write_record(r->w, h->type, h->misc, rec + sizeof(*h),
+						     h->size - sizeof(*h));
 	if (!err)
 		r->st.records++;
 	return err;
@@ -56,6 +57,12 @@ static int write_aux(struct dtlrec *r, struct rcpu *c, const uint8_t *p, size_t 
 				  .idx = (uint32_t)(c - r->c), .tid = (uint32_t)-1, .cpu = c->cpu };
 	int err;
 
+	if (r->o.sink) {
+		r->st.aux_chunks++;
+		r->st.aux_bytes += len;
+		r->o.sink(r->o.sink_arg, c->cpu, p, len);
+		return 0;
+	}
 	if (padded != len) {
 		err = tmp_reserve(r, padded);
 		if (err)
