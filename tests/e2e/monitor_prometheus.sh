@@ -8,7 +8,10 @@
 #  - histogram_quantile(0.99, sum by (le) (rate(latscope_latency_seconds_bucket
 #    {kind="wakeup"}[1m]))) is a number, between the smallest and the largest
 #    bound that holds a sample, while a wakeup storm runs;
-#  - the monitor's own metrics (latscope_monitor_info, cpu seconds) are there.
+#  - the monitor's own metrics (latscope_monitor_info, cpu seconds) are there;
+#  - every query of the Grafana dashboard (contrib/grafana), its variables
+#    set ($instance, $cpu: .*, $kind: wakeup, $__rate_interval: 1m), is
+#    accepted by this Prometheus, and the histogram ones return data.
 . "$TESTS_DIR/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (tracepoints, BPF, SCHED_FIFO)"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
@@ -75,3 +78,25 @@ api query 'query=latscope_monitor_info' | grep -q '"backend":"' || die "no latsc
 cpu=$(api query 'query=latscope_cpu_seconds_total' | sed -n 's/.*"value":\[[0-9.]*,"\([^"]*\)"\].*/\1/p')
 [ -n "$cpu" ] || die "no latscope_cpu_seconds_total in Prometheus"
 echo "prometheus $(prometheus --version 2>&1 | head -1 | awk '{print $3}'): target up over $s scrapes, cpu labels $cpus, $q = $v s, monitor CPU $cpu s"
+
+# the dashboard's queries through this Prometheus
+dash=$SRC/contrib/grafana/latscope-dashboard.json
+python3 - "$dash" > "$TMP/queries" <<'PYQ' || die "cannot read the dashboard's queries"
+import json, sys
+for p in json.load(open(sys.argv[1]))["panels"]:
+    for t in p.get("targets", []):
+        e = t["expr"].replace("$instance", ".*").replace("$cpu", ".*").replace("$kind", "wakeup")
+        print(e.replace("$__rate_interval", "1m").replace("\n", " "))
+PYQ
+nq=0 ndata=0
+while IFS= read -r q; do
+	r=$(api query "query=$q") || die "Prometheus refused the dashboard's query: $q"
+	echo "$r" | grep -q '"status":"success"' || die "the dashboard's query failed: $q: $r"
+	nq=$((nq + 1))
+	echo "$r" | grep -q '"result":\[\]' || ndata=$((ndata + 1))
+	case $q in *latscope_latency_seconds_bucket*)
+		echo "$r" | grep -q '"result":\[\]' && die "the dashboard's histogram query has no data: $q";;
+	esac
+done < "$TMP/queries"
+[ $nq -gt 0 ] || die "no query in the dashboard"
+echo "dashboard: $nq queries accepted by Prometheus, $ndata with data (the noise and DTL panels are empty without --noise and --dtl)"
