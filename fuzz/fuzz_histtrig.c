@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_histtrig.c - libFuzzer target for the kernel hist-trigger backend's
- * parser (lib/live/histtrig.c, histtrig_parse): the text of a synthetic
+ * parser (lib/live/histtrig/histtrig_parse.c, histtrig_parse): the text of a synthetic
  * event's `hist` file as the kernel prints it.
  *
  * The first input byte picks the geometry (bucket width 1, 10 or 1000 us,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * osnoise.h - private to `latscope osnoise` (src/osnoise/): the run's context
- * shared by the command line (cli.c), the runs (run.c: live, replay, the
- * kernel tracer, recording) and the views (output.c: text and JSON).
+ * shared by the command line (cli.c), the runs (run.c: live, replay,
+ * recording; kernel.c: the kernel tracer and a saved kernel trace) and the
+ * views (output.c: text and JSON).
  * Prefix: osnoise_.
  */
 #ifndef LATSCOPE_OSNOISE_H
@@ -92,6 +93,15 @@ const char *osnoise_bpf_conflict(const struct ctx *c);
 int osnoise_run_live(struct ctx *c);
 int osnoise_run_replay(struct ctx *c);
 int osnoise_run_kernel(struct ctx *c);
+/* run.c, shared with kernel.c: the engine and its state for c's options
+ * (0 or a negative errno), freed by osnoise_free_state; the collector moved
+ * to the house-keeping CPUs (-H, else the online ones not measured; 0 or -1,
+ * said); the end of a run's report (its exit status). */
+int osnoise_setup_state(struct ctx *c);
+void osnoise_free_state(struct ctx *c);
+struct livesetup;
+int osnoise_housekeep(const struct ctx *c, const struct parse_cpuset *online, struct livesetup *ls);
+int osnoise_end_report(struct ctx *c);
 /* run.c: load the bpf backend's programs into c->bpf (LATSCOPE_NO_BPF=1
  * refuses them); false with why ("refused: ...", "not usable: ...") when they
  * do not load. */

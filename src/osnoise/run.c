@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * run.c - the runs of `latscope osnoise`: live (the userspace workload and
- * the tracepoints, optionally recorded to a perf.data file), the replay of
- * such a file, the kernel osnoise tracer, and a saved kernel trace.
+ * the tracepoints, optionally recorded to a perf.data file) and the replay
+ * of such a file; the kernel osnoise tracer and a saved kernel trace are
+ * kernel.c's.
  * First Ctrl-C: finish cleanly with the summary; a second one aborts
  * (src/cmdio.c).  A closed stdout stops the run too.
  */
@@ -14,8 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <tracefs.h>
-
 #include "base/bytes.h"
 #include "cmdio.h"
 #include "commands.h"
@@ -24,7 +23,6 @@
 #include "live/livesetup.h"
 #include "engine/noise.h"
 #include "live/osnbpf.h"
-#include "live/osnkernel.h"
 #include "osnoise.h"
 #include "live/oswork.h"
 #include "format/pdread.h"
@@ -189,7 +187,7 @@ static int open_recording(struct ctx *c)
 
 /* The engine for c->cpus with the options of c (the caller frees it with
  * free_state, also after a failure), and the steal counters. */
-static int setup_state(struct ctx *c)
+int osnoise_setup_state(struct ctx *c)
 {
 	struct osneng_opts o = {
 		.cpus = c->cpus,
@@ -219,7 +217,7 @@ static int setup_state(struct ctx *c)
 	return c->steal0 && c->steal1 ? 0 : -ENOMEM;
 }
 
-static void free_state(struct ctx *c)
+void osnoise_free_state(struct ctx *c)
 {
 	free(c->steal0);
 	free(c->steal1);
@@ -230,7 +228,7 @@ static void free_state(struct ctx *c)
 /* The collector on the house-keeping CPUs (-H), by default the online ones
  * not measured (given back by livesetup_restore(ls)); -H that cannot be had
  * is an error (said), a default that cannot be had is not.  Returns 0 or -1. */
-static int housekeep(const struct ctx *c, const struct parse_cpuset *online, struct livesetup *ls)
+int osnoise_housekeep(const struct ctx *c, const struct parse_cpuset *online, struct livesetup *ls)
 {
 	struct parse_cpuset hk = c->hk;
 	if (!c->have_hk) {
@@ -250,7 +248,7 @@ static int housekeep(const struct ctx *c, const struct parse_cpuset *online, str
 
 /* The end of a run: steal read, the report (unless the reader left), the
  * verdict.  Returns the exit status so far. */
-static int end_report(struct ctx *c)
+int osnoise_end_report(struct ctx *c)
 {
 	sysinfo_steal(c->steal1, c->list, c->nr);
 	if (cmdio_broken_pipe())
@@ -332,15 +330,15 @@ int osnoise_run_live(struct ctx *c)
 		}
 	/* on PREEMPT_RT softirqs are thread time, as the kernel tracer counts them */
 	c->softirq_in_threads = sysinfo_preempt_rt();
-	err = setup_state(c);
+	err = osnoise_setup_state(c);
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise: %s\n", strerror(-err));
-		free_state(c);
+		osnoise_free_state(c);
 		return EXIT_ERR;
 	}
 
-	if (housekeep(c, &online, &ls) < 0) {
-		free_state(c);
+	if (osnoise_housekeep(c, &online, &ls) < 0) {
+		osnoise_free_state(c);
 		return EXIT_ERR;
 	}
 	/* Attribution: counters kept by BPF programs, or tracepoints through
@@ -467,7 +465,7 @@ int osnoise_run_live(struct ctx *c)
 	osneng_close(c->e);
 	if (c->bpf)
 		bpf_collect(c);
-	int rc = tool_end_status(end_report(c));
+	int rc = tool_end_status(osnoise_end_report(c));
 	evsrc_close(c->s);
 	c->s = NULL;
 	osnbpf_close(c->bpf);
@@ -484,7 +482,7 @@ int osnoise_run_live(struct ctx *c)
 		}
 	}
 	oswork_free(c->w);
-	free_state(c);
+	osnoise_free_state(c);
 	livesetup_restore(&ls);	/* memory unlocked, affinity back */
 	return rc;
 out_err:
@@ -494,7 +492,7 @@ out_err:
 	c->bpf = NULL;
 	pdwrite_discard(c->pw);
 	c->pw = NULL;
-	free_state(c);
+	osnoise_free_state(c);
 	livesetup_restore(&ls);
 	return EXIT_ERR;
 }
@@ -545,7 +543,7 @@ static int replay_setup(void *arg, struct pdread *r, bool have_formats, struct o
 	}
 	c->replaying = true;
 	c->ran = "recording";
-	int err = setup_state(c);
+	int err = osnoise_setup_state(c);
 	*ep = c->e;
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise: %s\n", strerror(-err));
@@ -583,232 +581,13 @@ int osnoise_run_replay(struct ctx *c)
 		if (!c->setup_failed)
 			fprintf(stderr, "latscope osnoise: '%s': %s\n", c->input, pdread_strerror(r));
 		pdread_close(r);
-		free_state(c);
+		osnoise_free_state(c);
 		return EXIT_ERR;
 	}
 	c->cnt = *osneng_counts(e);
 	osnoise_final_report(c);
 	int rc = osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0));
 	cmdio_pdr_close(r, "latscope osnoise", c->input);
-	free_state(c);
+	osnoise_free_state(c);
 	return rc;
-}
-
-/* ---- kernel tracer ------------------------------------------------------------ */
-
-static int kernel_setup(struct ctx *c)
-{
-	int err = setup_state(c);
-	if (err < 0) {
-		fprintf(stderr, "latscope osnoise: %s\n", strerror(-err));
-		return err;
-	}
-	c->attribution = true;
-	c->kmode = true;
-	return 0;
-}
-
-/* --parse-kernel FILE: a saved osnoise trace (text) shown in the same views. */
-int osnoise_run_kernel_text(struct ctx *c, const char *path)
-{
-	cmdio_sigpipe_as_error();
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	if (!f) {
-		fprintf(stderr, "latscope osnoise: cannot open '%s': %s\n", path, strerror(errno));
-		return EXIT_ERR;
-	}
-	if (!c->have_cpus) {
-		/* the CPUs are those of the records */
-		char line[4096];
-		struct osnkernel_rec r;
-		memset(&c->cpus, 0, sizeof(c->cpus));
-		while (fgets(line, sizeof(line), f))
-			if (!osnkernel_parse_line(line, &r))
-				parse_cpuset_add(&c->cpus, r.cpu);
-		if (f == stdin || fseek(f, 0, SEEK_SET) < 0) {
-			fprintf(stderr, "latscope osnoise: '%s' cannot be read twice; give the CPUs with -c\n",
-				path);
-			if (f != stdin)
-				fclose(f);
-			return EXIT_ERR;
-		}
-		if (!parse_cpuset_count(&c->cpus)) {
-			fprintf(stderr, "latscope osnoise: no osnoise records in '%s'\n", path);
-			fclose(f);
-			return EXIT_ERR;
-		}
-	}
-	c->replaying = true;
-	c->ran = "kernel";
-	if (kernel_setup(c) < 0) {
-		if (f != stdin)
-			fclose(f);
-		free_state(c);
-		return EXIT_ERR;
-	}
-	static struct osneng_kbuf kb;
-	kb.len = kb.bad = 0;
-	char buf[16384];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		osneng_kernel_text(c->e, &kb, buf, n);
-	osneng_kernel_text(c->e, &kb, "\n", 1);
-	if (f != stdin)
-		fclose(f);
-	if (kb.bad)
-		fprintf(stderr, "latscope osnoise: %" PRIu64 " malformed osnoise lines skipped\n", kb.bad);
-	c->cnt.bad_wrec += kb.bad;
-	c->cnt.lost = osneng_counts(c->e)->lost;	/* the trace's [LOST] lines */
-	osnoise_final_report(c);
-	int rc = osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0));
-	free_state(c);
-	return rc;
-}
-
-/* The kernel tracer's loop (src/tool.h): its text read as it comes, a pause
- * when there is none; a failed read ends the run. */
-struct kernel_feed {
-	struct ctx *c;
-	struct osnkernel *k;
-	struct osneng_kbuf kb;
-	char buf[16384];
-};
-
-static int kernel_wait(void *arg, int timeout_ms)
-{
-	struct kernel_feed *kf = arg;
-	long n = osnkernel_read(kf->k, kf->buf, sizeof(kf->buf));
-	if (n < 0)
-		return -EIO;
-	if (n == 0)
-		tool_sleep_ms(timeout_ms);
-	else
-		osneng_kernel_text(kf->c->e, &kf->kb, kf->buf, (size_t)n);
-	return 0;
-}
-
-static bool live_done_kernel(void *arg)
-{
-	return osnoise_stop_why(((struct kernel_feed *)arg)->c) != 0;
-}
-
-/* The tracer stopped and its settings restored; false (said on stderr) when
- * one could not be written back. */
-static bool kernel_end(struct osnkernel *k)
-{
-	bool ok = osnkernel_stop(k) == 0;
-	if (!ok)
-		fprintf(stderr, "latscope osnoise: cannot restore the kernel tracer's settings: %s\n",
-			osnkernel_strerror(k));
-	osnkernel_free(k);
-	return ok;
-}
-
-int osnoise_run_kernel(struct ctx *c)
-{
-	cmdio_signals_install();	/* first: the tracer is always stopped below */
-	c->ran = "kernel";
-	if (!osnkernel_available()) {
-		fprintf(stderr, "latscope osnoise: --kernel needs the kernel osnoise tracer, which this "
-				"kernel does not have (no %s/osnoise; CONFIG_OSNOISE_TRACER); run without "
-				"--kernel to measure in userspace\n",
-			tracefs_tracing_dir() ? tracefs_tracing_dir() : "tracefs");
-		return EXIT_ERR;
-	}
-	struct parse_cpuset online;
-	sysinfo_online_cpus(&online);
-	if (!c->have_cpus)
-		c->cpus = online;
-	if (kernel_setup(c) < 0) {
-		free_state(c);
-		return EXIT_ERR;
-	}
-	/* off the measured CPUs, like the userspace collector: the reader's
-	 * own time there would be thread noise */
-	struct livesetup ls;
-	livesetup_init(&ls, NULL);
-	if (housekeep(c, &online, &ls) < 0) {
-		free_state(c);
-		return EXIT_ERR;
-	}
-	/* the instance's buffer: --ring-size, by default the perf ring's size */
-	if (!c->ring_bytes)
-		c->ring_bytes = EVSRC_DEFAULT_RING_BYTES;
-	char cl[1024];
-	parse_cpulist_format(&c->cpus, cl, sizeof(cl));
-	struct osnkernel_config kc = {
-		.cpus = cl, .period_us = c->period_us, .runtime_us = c->runtime_us,
-		.stop_us = c->stop_us, .stop_total_us = c->stop_total_us,
-		.threshold_us = c->threshold_us, .no_workload = c->no_workload,
-		.events = c->events || c->mode == M_HIST || c->attribution,
-		/* top's attribution needs the interference events, not one
-		 * sample per gap (-s stops on a sample: then they are on) */
-		.no_samples = !c->events && c->mode != M_HIST && !c->stop_us,
-		.buffer_kb = c->ring_bytes / 1024,
-	};
-	if (tool_setup_interrupted("latscope osnoise")) {	/* the tracer untouched */
-		livesetup_restore(&ls);
-		free_state(c);
-		return EXIT_ERR;
-	}
-	struct osnkernel *k;
-	/* an abort (a second signal) restores too, even in the middle of the start */
-	cmdio_on_abort_call(osnkernel_emergency_restore);
-	int err = osnkernel_start(&k, &kc);
-	if (err < 0) {
-		fprintf(stderr, "latscope osnoise: kernel tracer: %s\n", osnkernel_strerror(k));
-		kernel_end(k);
-		cmdio_on_abort_forget();
-		livesetup_restore(&ls);
-		free_state(c);
-		return EXIT_ERR;
-	}
-
-	/* a signal during the start: the same stop (and restore) as below */
-	if (tool_setup_interrupted("latscope osnoise")) {
-		kernel_end(k);
-		cmdio_on_abort_forget();
-		livesetup_restore(&ls);
-		free_state(c);
-		return EXIT_ERR;
-	}
-	sysinfo_steal(c->steal0, c->list, c->nr);
-	static struct kernel_feed kf;	/* 80 KiB: not on the stack */
-	kf.c = c;
-	kf.k = k;
-	kf.kb.len = kf.kb.bad = 0;
-	struct tool_loop l = {
-		.arg = &kf,
-		.duration_ns = c->duration_ns,
-		.watch_fd = STDOUT_FILENO,
-		.wait = kernel_wait,
-		.done = live_done_kernel,
-	};
-	if (c->mode == M_TRACE && !c->json)
-		osnoise_print_trace_header(stdout);
-	tool_run(&l);
-	/* The window closed and the buffer read to its end, so every record
-	 * written before the end marker is shown; then the instance's loss. */
-	if (osnkernel_quiesce(k) < 0)
-		fprintf(stderr, "latscope osnoise: %s\n", osnkernel_strerror(k));
-	long n;
-	while (!cmdio_broken_pipe() && (n = osnkernel_read(k, kf.buf, sizeof(kf.buf))) > 0)
-		osneng_kernel_text(c->e, &kf.kb, kf.buf, (size_t)n);
-	osneng_kernel_text(c->e, &kf.kb, "\n", 1);
-	c->cnt.bad_wrec += kf.kb.bad;
-	uint64_t overrun = 0;
-	if (osnkernel_lost(k, &overrun) < 0)
-		fprintf(stderr, "latscope osnoise: %s: losses are counted from the trace's [LOST] lines "
-			"only\n", osnkernel_strerror(k));
-	/* the [LOST] lines count what a read found missing; the stats count
-	 * every overwrite, also those no read reported */
-	uint64_t said = osneng_counts(c->e)->lost;
-	c->cnt.lost = overrun > said ? overrun : said;
-	/* the tracer instance removed and the settings restored before anything is printed */
-	bool restored = kernel_end(k);
-	cmdio_on_abort_forget();
-	livesetup_restore(&ls);	/* the affinity back */
-	int rc = end_report(c);
-	free_state(c);
-	return restored ? tool_end_status(rc) : EXIT_ERR;
 }

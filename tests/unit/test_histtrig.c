@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the kernel hist-trigger backend (lib/live/histtrig.c): the
+ * Unit tests of the kernel hist-trigger backend (lib/live/histtrig/): the
  * parser on hist text captured in Debian's 6.1 guests by the kernel tier
  * (tests/data/histtrig/: tests/kernels/guest/hist_kernel_backend.sh saves
  * it as art/captured.hist) and on hostile text; the set-up and its undo

@@ -1,6 +1,6 @@
 #!/bin/sh
 # hist record --backend kernel (issue 19): the kernel's hist triggers and a
-# synthetic event keep the wakeup histogram (lib/live/histtrig.c).
+# synthetic event keep the wakeup histogram (lib/live/histtrig/).
 #
 # 1. A truth the test sets up itself, the same recipe under other names in
 #    an instance of its own (kt_truth): sched_waking (RT tasks) ->
