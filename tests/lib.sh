@@ -50,6 +50,10 @@ bpf_skip_if_refused() {
 	return 0
 }
 
+# prom_val FILE SERIES: the value of the sample SERIES (name{labels} exactly
+# as the exposition prints it) in FILE, "none" when it has none.
+prom_val() { awk -v s="$2" 'index($0, s " ") == 1 { print $NF; f = 1; exit } END { if (!f) print "none" }' "$1"; }
+
 # monitor_start PREFIX ARGS...: `latscope monitor ARGS` in the background,
 # stdout and stderr in PREFIX.out and PREFIX.err; waits (15 s at most) for
 # the line naming its port: sets mpid and port.  A monitor that ends first

@@ -83,6 +83,16 @@ static int shown_prio(int32_t kprio)
 	return kprio < 100 ? 99 - kprio : kprio - 120;
 }
 
+size_t promexp_first_bad_bound(const struct lhist_cfg *g, const uint64_t *bounds_ns, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		int64_t off = (int64_t)bounds_ns[i] - g->lo_ns;
+		if ((i && bounds_ns[i] <= bounds_ns[i - 1]) || off < 0 || (uint64_t)off % g->bucket_ns)
+			return i;
+	}
+	return nr;
+}
+
 int promexp_hset(FILE *f, const char *prefix, const struct hset *set, const bool kinds[HSET_NR_KINDS],
 		 const uint64_t *bounds_ns, size_t nr)
 {
@@ -94,13 +104,8 @@ int promexp_hset(FILE *f, const char *prefix, const struct hset *set, const bool
 		bounds_ns = promexp_default_bounds_ns;
 		nr = promexp_default_nr_bounds;
 	}
-	if (nr > PROMEXP_MAX_BOUNDS)
+	if (nr > PROMEXP_MAX_BOUNDS || promexp_first_bad_bound(g, bounds_ns, nr) < nr)
 		return -EINVAL;
-	for (size_t i = 0; i < nr; i++) {
-		int64_t off = (int64_t)bounds_ns[i] - g->lo_ns;
-		if ((i && bounds_ns[i] <= bounds_ns[i - 1]) || off < 0 || (uint64_t)off % g->bucket_ns)
-			return -EINVAL;
-	}
 	snprintf(name, sizeof(name), "%s_latency_seconds", prefix);
 	err = promexp_family(f, name, "histogram", "latency_hist-style latency per kind and CPU "
 			     "(a bucket counts the samples below its bound)");

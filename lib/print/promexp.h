@@ -36,6 +36,13 @@ extern const uint64_t promexp_default_bounds_ns[];
 extern const size_t promexp_default_nr_bounds;
 
 /*
+ * promexp_first_bad_bound - the index of the first of bounds_ns[nr] that is
+ * not above the one before it or not a bucket edge of geometry g (lo_ns +
+ * a multiple of bucket_ns), nr when every one is fine.  Pure.
+ */
+size_t promexp_first_bad_bound(const struct lhist_cfg *g, const uint64_t *bounds_ns, size_t nr);
+
+/*
  * promexp_hset - the histograms of set whose kind has kinds[k] set, as the
  * family <prefix>_latency_seconds{kind, cpu}, with the buckets bounds_ns[nr]
  * (increasing, multiples of the set's bucket width from its lower edge;

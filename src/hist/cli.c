@@ -22,6 +22,7 @@
 
 #include "commands.h"
 #include "hist.h"
+#include "print/promexp.h"
 #include "base/lhist.h"
 
 static const struct {
@@ -485,16 +486,13 @@ int cmd_monitor(int argc, char **argv)
 			c.prog);
 		return EXIT_ERR;
 	}
-	if (c.nr_bounds) {
-		const struct lhist_cfg *g = &c.lcfg.hist;
-		for (size_t i = 0; i < c.nr_bounds; i++)
-			if ((int64_t)c.bounds_ns[i] < g->lo_ns ||
-			    ((uint64_t)((int64_t)c.bounds_ns[i] - g->lo_ns)) % g->bucket_ns) {
-				fprintf(stderr, "%s: --le %" PRIu64 " ns is not a bucket edge of the kept "
-						"histograms (multiples of --resolution %" PRIu64 " ns)\n",
-					c.prog, c.bounds_ns[i], g->bucket_ns);
-				return EXIT_ERR;
-			}
+	/* the rule promexp_hset() applies, said here, before anything starts */
+	size_t bad = promexp_first_bad_bound(&c.lcfg.hist, c.bounds_ns, c.nr_bounds);
+	if (bad < c.nr_bounds) {
+		fprintf(stderr, "%s: --le %" PRIu64 " ns is not a bucket edge of the kept histograms "
+				"(multiples of --resolution %" PRIu64 " ns)\n",
+			c.prog, c.bounds_ns[bad], c.lcfg.hist.bucket_ns);
+		return EXIT_ERR;
 	}
 	if (!backend_ok(&c))
 		return EXIT_ERR;

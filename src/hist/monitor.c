@@ -30,6 +30,7 @@
 #include "format/dtl.h"
 #include "live/dtlrec.h"
 #include "cmdio.h"
+#include "commands.h"
 #include "hist.h"
 #include "live/metricsrv.h"
 #include "print/promexp.h"
@@ -428,40 +429,21 @@ static int render(struct hctx *c, FILE *f)
 	return c->dtlr ? render_dtl(c, f) : 0;
 }
 
-/* The exposition into the --textfile directory, renamed into place. */
+/* The exposition into the --textfile directory, renamed into place
+ * (cmdio's safe-output stream, as hist's -O tree); 0 or EXIT_ERR (said).
+ * Owner-only as every file latscope writes: node_exporter runs as root or
+ * as the file's owner. */
 static int write_textfile(struct hctx *c)
 {
-	struct safeout_file *sf = NULL;
-	struct safeout_refusal why;
-	int err = safeout_open(&sf, c->text_dirfd, TEXTFILE_NAME, c->force ? SAFEOUT_FORCE : 0, &why);
-	if (err < 0) {
-		char msg[PATH_MAX + 160];
-		fprintf(stderr, "%s: --textfile %s/%s: %s\n", c->prog, c->textfile, TEXTFILE_NAME,
-			safeout_explain(msg, sizeof(msg), err, &why));
-		return err;
-	}
-	/* node_exporter reads files of mode 0644 as well as 0600 (it runs as
-	 * root or as the owner); the textfile stays owner-only, as every file
-	 * latscope writes */
-	size_t off = 0;
-	while (off < c->expo_len) {
-		ssize_t n = write(safeout_fd(sf), c->expo + off, c->expo_len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			fprintf(stderr, "%s: --textfile %s/%s: %s\n", c->prog, c->textfile, TEXTFILE_NAME,
-				strerror(-err));
-			safeout_abort(sf);
-			return err;
-		}
-		off += (size_t)n;
-	}
-	err = safeout_commit(sf);
-	if (err < 0)
-		fprintf(stderr, "%s: --textfile %s/%s: %s\n", c->prog, c->textfile, TEXTFILE_NAME,
-			strerror(-err));
-	return err;
+	struct safeout_file *sf;
+	char shown[PATH_MAX];
+
+	snprintf(shown, sizeof(shown), "%s/%s", c->textfile, TEXTFILE_NAME);
+	FILE *f = cmdio_fopen_safe(&sf, c->text_dirfd, TEXTFILE_NAME, shown, c->force, c->prog);
+	if (!f)
+		return EXIT_ERR;
+	fwrite(c->expo, 1, c->expo_len, f);	/* a short write shows in the close */
+	return cmdio_fclose_safe(f, sf, shown, false, c->prog);
 }
 
 void hist_monitor_publish(struct hctx *c, uint64_t now_ns)
@@ -486,7 +468,7 @@ void hist_monitor_publish(struct hctx *c, uint64_t now_ns)
 	c->expo_len = len;
 	if (c->srv && metricsrv_publish(c->srv, buf, len) < 0 && !c->publish_errors++)
 		fprintf(stderr, "%s: cannot publish the metrics: out of memory\n", c->prog);
-	if (c->text_dirfd >= 0 && write_textfile(c) < 0)
+	if (c->text_dirfd >= 0 && write_textfile(c) != 0)
 		c->publish_errors++;
 	c->publishes++;
 }

@@ -37,8 +37,6 @@ trap 'kill $mpid $spin 2>/dev/null; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXI
 taskset -c 1 chrt -i 0 sh -c 'while :; do :; done' &
 spin=$!
 
-# val FILE SERIES: the value of the sample SERIES (name{labels} as printed)
-val() { awk -v s="$2" 'index($0, s " ") == 1 { print $NF; f = 1; exit } END { if (!f) print "none" }' "$1"; }
 scrape() { curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" > "$1"; }
 
 # storm: a storm of two bursts (wakestorm -n 2: one sleeper for both) into
@@ -120,11 +118,11 @@ for b in ${MONITOR_BACKENDS:-bpf perf}; do
 	burst 1
 	settle "$TMP/$b.m1"
 	check_format "$TMP/$b.m1"
-	got=$(val "$TMP/$b.m1" 'latscope_latency_seconds_count{kind="wakeup",cpu="1"}')
+	got=$(prom_val "$TMP/$b.m1" 'latscope_latency_seconds_count{kind="wakeup",cpu="1"}')
 	[ "$got" != none ] || die "$b: no wakeup histogram of CPU 1 after $wakeups wakeups: $(grep '^latscope_latency_seconds_count' "$TMP/$b.m1")"
 	[ "$got" -le "$wakeups" ] && [ "$got" -ge "$lo" ] ||
 		die "$b: wakeup count of CPU 1 is $got for $wakeups wakeups (want $lo..$wakeups)"
-	[ "$(val "$TMP/$b.m1" 'latscope_latency_seconds_count{kind="wakeup",cpu="0"}')" = none ] ||
+	[ "$(prom_val "$TMP/$b.m1" 'latscope_latency_seconds_count{kind="wakeup",cpu="0"}')" = none ] ||
 		die "$b: wakeup samples on CPU 0 with --pid of the sleeper on CPU 1"
 	grep -q "^latscope_latency_max_info{kind=\"wakeup\",cpu=\"1\",victim_comm=\"[^\"]*\",victim_pid=\"$sleeper\"" "$TMP/$b.m1" ||
 		die "$b: the worst case's victim is not the sleeper $sleeper: $(grep '^latscope_latency_max_info' "$TMP/$b.m1")"
@@ -133,18 +131,18 @@ for b in ${MONITOR_BACKENDS:-bpf perf}; do
 	# 3. SIGHUP: from zero, then a second storm counted alone
 	kill -HUP $mpid
 	n=0
-	until scrape "$TMP/$b.m2" && [ "$(val "$TMP/$b.m2" latscope_resets_total)" = 1 ]; do
+	until scrape "$TMP/$b.m2" && [ "$(prom_val "$TMP/$b.m2" latscope_resets_total)" = 1 ]; do
 		kill -0 $mpid 2>/dev/null || die "$b: SIGHUP stopped the monitor: $(tail -3 "$TMP/$b.err")"
 		n=$((n + 1)); [ $n -lt 50 ] || die "$b: latscope_resets_total is not 1 5 s after SIGHUP: $(tail -3 "$TMP/$b.err")"
 		sleep 0.1
 	done
-	left=$(val "$TMP/$b.m2" 'latscope_latency_seconds_count{kind="wakeup",cpu="1"}')
+	left=$(prom_val "$TMP/$b.m2" 'latscope_latency_seconds_count{kind="wakeup",cpu="1"}')
 	[ "$left" = none ] || [ "$left" = 0 ] || die "$b: $left wakeup samples left on CPU 1 after SIGHUP"
 	grep -q '^latscope_latency_max_info{kind="wakeup",cpu="1"' "$TMP/$b.m2" &&
 		die "$b: the worst case of CPU 1 survived SIGHUP"
 	burst 2
 	settle "$TMP/$b.m3"
-	got2=$(val "$TMP/$b.m3" 'latscope_latency_seconds_count{kind="wakeup",cpu="1"}')
+	got2=$(prom_val "$TMP/$b.m3" 'latscope_latency_seconds_count{kind="wakeup",cpu="1"}')
 	[ "$got2" != none ] && [ "$got2" -le "$wakeups" ] && [ "$got2" -ge "$lo" ] ||
 		die "$b: after SIGHUP, $got2 wakeup samples on CPU 1 for the second burst's $wakeups wakeups (want $lo..$wakeups)"
 	echo "$b: SIGHUP reset the histograms (0 left), the sleeper's next burst counted alone: $got2 for $wakeups"

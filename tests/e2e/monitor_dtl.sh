@@ -31,7 +31,6 @@ awk -F, 'NR > 1 { n[$1]++; t[$1] += $6 + $7; d[$1 " d " $4]++; p[$1 " p " $5]++ 
 	sort > truth.sum
 [ "$(grep -c ' e ' truth.sum)" = 2 ] || die "the truth has not 2 CPUs: $(cat truth.sum)"
 
-val() { awk -v s="$2" 'index($0, s " ") == 1 { print $NF; f = 1; exit } END { if (!f) print "none" }' "$1"; }
 monitor_start mon --listen 127.0.0.1:0 --refresh 200ms -c 0-1 --dtl $ROOTS --noise 1ms/1s
 n=0
 until grep -q 'DTL counters: 2 CPUs via debugfs' mon.err; do
@@ -63,7 +62,7 @@ echo "DTL: $(grep ' e ' mon.sum | awk '{ printf "CPU %s %s entries, %s ticks; ",
 kill -HUP $mpid
 sleep 0.5
 curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" > m2 || die "scrape after SIGHUP"
-[ "$(val m2 'latscope_dtl_entries_total{cpu="0"}')" = none ] || die "DTL entries left after SIGHUP: $(grep '^latscope_dtl_entries' m2)"
+[ "$(prom_val m2 'latscope_dtl_entries_total{cpu="0"}')" = none ] || die "DTL entries left after SIGHUP: $(grep '^latscope_dtl_entries' m2)"
 kill -TERM $mpid
 wait $mpid
 rc=$?

@@ -19,7 +19,6 @@
 command -v curl >/dev/null || skip "needs curl"
 mpid=""
 trap 'kill $mpid 2>/dev/null; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT INT TERM
-val() { awk -v s="$2" 'index($0, s " ") == 1 { print $NF; f = 1; exit } END { if (!f) print "none" }' "$1"; }
 scrape() { curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" > "$1" || die "scrape failed"; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # noise_start ARGS...: the monitor with --noise ARGS on CPU 1; skips where
@@ -46,14 +45,14 @@ noise_start 20ms/100ms
 sleep 1
 scrape "$TMP/a"
 t0=$(cpu_ticks $mpid)
-p0=$(val "$TMP/a" 'latscope_noise_periods_total{cpu="1"}')
+p0=$(prom_val "$TMP/a" 'latscope_noise_periods_total{cpu="1"}')
 sleep 4
 scrape "$TMP/b"
 t1=$(cpu_ticks $mpid)
 stop
 grep -q '^# TYPE latscope_noise_class_seconds_total counter' "$TMP/b" || die "no noise families: $(grep noise "$TMP/b" | head -3)"
-per=$(val "$TMP/b" 'latscope_noise_periods_total{cpu="1"}')
-rt=$(val "$TMP/b" 'latscope_noise_runtime_seconds_total{cpu="1"}')
+per=$(prom_val "$TMP/b" 'latscope_noise_periods_total{cpu="1"}')
+rt=$(prom_val "$TMP/b" 'latscope_noise_runtime_seconds_total{cpu="1"}')
 [ "$per" != none ] && [ "$per" -gt 0 ] || die "no finished period on CPU 1: $(grep '^latscope_noise' "$TMP/b" | head -5)"
 awk -v p="$per" -v p0="$p0" -v r="$rt" -v t0="$t0" -v t1="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN {
 	each = r / p; rate = (p - p0) / 4; share = (t1 - t0) / hz / 4
@@ -74,9 +73,9 @@ scrape "$TMP/c"
 wakes=$(sed -n 's/.*wakes=\([0-9]*\).*/\1/p' "$TMP/ng")
 inj=$(sed -n 's/.*spin_total_ns=\([0-9]*\).*/\1/p' "$TMP/ng")
 [ -n "$wakes" ] && [ "$wakes" -gt 200 ] || die "noisegen did not run: $(cat "$TMP/ng")"
-ev=$(val "$TMP/c" 'latscope_noise_class_events_total{cpu="1",class="thread"}')
-ts=$(val "$TMP/c" 'latscope_noise_class_seconds_total{cpu="1",class="thread"}')
-rt=$(val "$TMP/c" 'latscope_noise_runtime_seconds_total{cpu="1"}')
+ev=$(prom_val "$TMP/c" 'latscope_noise_class_events_total{cpu="1",class="thread"}')
+ts=$(prom_val "$TMP/c" 'latscope_noise_class_seconds_total{cpu="1",class="thread"}')
+rt=$(prom_val "$TMP/c" 'latscope_noise_runtime_seconds_total{cpu="1"}')
 echo "noisegen: $wakes wake-ups, $inj ns spun; monitor: thread $ev entries, $ts s, loop $rt s"
 # a wake-up in the instant between two periods (the loop files one and
 # starts the next) belongs to neither: 2 of them allowed
@@ -86,8 +85,8 @@ awk -v t="$ts" -v i="$inj" -v r="$rt" 'BEGIN { exit !(t * 1e9 >= 0.95 * i && t <
 kill -HUP $mpid
 sleep 0.5
 scrape "$TMP/d"
-[ "$(val "$TMP/d" latscope_resets_total)" = 1 ] || die "no reset"
-after=$(val "$TMP/d" 'latscope_noise_class_events_total{cpu="1",class="thread"}')
+[ "$(prom_val "$TMP/d" latscope_resets_total)" = 1 ] || die "no reset"
+after=$(prom_val "$TMP/d" 'latscope_noise_class_events_total{cpu="1",class="thread"}')
 [ "$after" -lt "$wakes" ] || die "SIGHUP left $after thread entries (of $ev)"
 stop
 echo "SIGHUP: thread entries back to $after"
