@@ -213,6 +213,9 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *params, in
 
 	optind = 0;	/* full re-initialisation (GNU) */
 	opterr = 0;
+	/* the CLI_T_SETINT option that set each field so far: two different
+	 * ones on one field (--wide and --csv) contradict each other */
+	const struct cli_opt *setter[CLI_MAX_OPTS] = { NULL };
 	int c;
 	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
 		const struct cli_opt *o = NULL;
@@ -240,6 +243,17 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *params, in
 		o = c >= 256 ? &cmd->opts[c - 256] : by_key(cmd->opts, c);
 		if (!o)
 			return -EINVAL;
+		if (o->type == CLI_T_SETINT) {
+			for (size_t i = 0; i < n && i < CLI_MAX_OPTS; i++) {
+				const struct cli_opt *s = setter[i];
+				if (s && s != o && s->off == o->off && s->min != o->min) {
+					say(err, errlen, "%s: --%s and --%s cannot be used together", cmd->name,
+					    s->name, o->name);
+					return -EINVAL;
+				}
+			}
+			setter[o - cmd->opts] = o;
+		}
 		if (apply(o, optarg, params)) {
 			say(err, errlen, "%s: --%s '%s': expected %s", cmd->name, o->name,
 			    optarg ? optarg : "", expected(o, buf, sizeof(buf)));

@@ -180,12 +180,10 @@ int cmd_script(int argc, char **argv)
 		    ist.st_size > (8 << 20);
 	struct pdread *r;
 	cmdio_sigpipe_as_error();	/* a closed pipe is a write error: reported, exit 2 */
-	int err = pdread_open(&r, input, &ro);
+	int err = cmdio_pdr_open(&r, input, &ro, "latscope script");
 	if (err) {
-		fprintf(stderr, "latscope script: %s\n", pdread_strerror(r));
 		if (err == -ENOENT)
 			fprintf(stderr, "latscope script: record one with `perf record -e 'sched:*' -a -- sleep 1`, or name it with -i\n");
-		pdread_close(r);
 		return EXIT_ERR;
 	}
 	po.defer_symbols = !json;

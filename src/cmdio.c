@@ -220,12 +220,36 @@ void cmdio_on_abort_forget(void)
 		__atomic_store_n(&abort_c[i], NULL, __ATOMIC_RELEASE);
 }
 
-void cmdio_pipe_closed(const char *prog)
+void cmdio_pipe_closed(void)
 {
-	if (closed_said)
-		return;
 	closed_said = 1;
-	fprintf(stderr, "%s: standard output was closed (%s): stopped\n", prog, strerror(EPIPE));
+}
+
+bool cmdio_reader_left(void)
+{
+	return closed_said != 0;
+}
+
+bool cmdio_stdout_gone(int err)
+{
+	if (err != EPIPE && !pipe_flag)
+		return false;
+	closed_said = 1;
+	return true;
+}
+
+void cmdio_end_reader_left(void)
+{
+	sigset_t m;
+
+	/* what stdio still holds for the closed pipe goes nowhere */
+	fflush(stderr);
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&m);
+	sigaddset(&m, SIGPIPE);
+	sigprocmask(SIG_UNBLOCK, &m, NULL);
+	raise(SIGPIPE);
+	_exit(128 + SIGPIPE);
 }
 
 void cmdio_sigpipe_as_error(void)
@@ -283,12 +307,6 @@ int cmdio_finish(FILE *f, const char *prog, const char *what)
 	int e = r ? errno : 0;
 	if (r == 0 && !ferror(f))
 		return 0;
-	if (pipe_flag && f == stdout) {
-		/* a live run whose reader left: the one line, not a write error */
-		cmdio_pipe_closed(prog);
-		clearerr(f);
-		return EXIT_ERR;
-	}
 	if (!e)
 		e = noted_errno;
 	if (!e) {
@@ -299,6 +317,11 @@ int cmdio_finish(FILE *f, const char *prog, const char *what)
 			e = EPIPE;
 		else
 			e = EIO;
+	}
+	if (f == stdout && cmdio_stdout_gone(e)) {
+		/* the reader left: the quiet end (main raises SIGPIPE), as perf */
+		clearerr(f);
+		return EXIT_ERR;
 	}
 	fprintf(stderr, "%s: error writing %s: %s\n", prog, what, strerror(e));
 	clearerr(f);
@@ -353,6 +376,22 @@ int cmdio_fclose_safe(FILE *f, struct safeout_file *sf, const char *path, bool d
 		return EXIT_ERR;
 	}
 	return 0;
+}
+
+int cmdio_pdr_open(struct pdread **r, const char *path, const struct pdread_opts *o, const char *prog)
+{
+	int err = pdread_open(r, path, o);
+
+	if (err >= 0)
+		return 0;
+	/* pdread's message names the file (and the offset) itself */
+	if (*r && *pdread_strerror(*r))
+		fprintf(stderr, "%s: %s\n", prog, pdread_strerror(*r));
+	else
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(-err));
+	pdread_close(*r);
+	*r = NULL;
+	return err;
 }
 
 void cmdio_pdr_close(struct pdread *r, const char *prog, const char *path)

@@ -44,7 +44,7 @@ struct safeout_file;
  *    SI_TKILL with a pid not ours).
  *  - SIGPIPE raised by our own write (the reader of our output left): the
  *    broken-pipe stop: the stop and broken-pipe flags, writes then fail
- *    with EPIPE, cmdio_finish() says "standard output was closed", exit 2.
+ *    with EPIPE, the run ends quietly (cmdio_reader_left() below).
  *    SIGXFSZ raised by our own write (a file over RLIMIT_FSIZE): the stop;
  *    the write fails (EFBIG) and says so.
  *  - a real fault of this process (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
@@ -118,10 +118,24 @@ int cmdio_on_abort_call(void (*fn)(void));
  * restore is done). */
 void cmdio_on_abort_forget(void);
 /*
- * cmdio_pipe_closed - the closed-pipe line, once per run (cmdio_signals_install
- * resets it): "<prog>: standard output was closed (Broken pipe): stopped".
+ * The reader of standard output left (`latscope script | head -1`): the run
+ * ends quietly, as perf and coreutils do.  The command stops, restores the
+ * system and commits its output files as after Ctrl-C, prints no report and
+ * no message about the pipe (losses it counted are still named), and main()
+ * then ends the process by SIGPIPE's default action (status 141 in a shell).
+ *
+ * cmdio_pipe_closed - remember that the reader left (a live run that saw
+ * cmdio_broken_pipe()).  cmdio_signals_install() forgets it.
+ * cmdio_stdout_gone - err (a positive errno from a write to stdout, or 0)
+ * says the reader left, or a live run saw it go: remember it and return
+ * true; else false (a real write error, for the caller to report).
+ * cmdio_reader_left - true once either said so.
+ * cmdio_end_reader_left - end the process by SIGPIPE (never returns).
  */
-void cmdio_pipe_closed(const char *prog);
+void cmdio_pipe_closed(void);
+bool cmdio_stdout_gone(int err);
+bool cmdio_reader_left(void);
+_Noreturn void cmdio_end_reader_left(void);
 /* True once a stop was asked for (signal, broken pipe, cmdio_stop()). */
 bool cmdio_stopped(void);
 /* cmdio_sigpipe_as_error - for commands that only print at the end (reports):
@@ -151,8 +165,9 @@ void cmdio_note_error(void);
 /*
  * cmdio_finish - flush f and check its error flag.  On a failure prints
  * "<prog>: error writing <what>: <strerror>" once and returns 2 (EXIT_ERR);
- * else 0.  When f is stdout and the reader left during a live run (SIGPIPE
- * or cmdio_watch() seen), the failure is cmdio_pipe_closed()'s line instead.
+ * else 0.  When f is stdout and its reader left (EPIPE, SIGPIPE or
+ * cmdio_watch() seen) it prints nothing, remembers it (cmdio_reader_left())
+ * and returns 2.
  * Does not close f.
  */
 int cmdio_finish(FILE *f, const char *prog, const char *what);
@@ -176,6 +191,14 @@ FILE *cmdio_fopen_safe(struct safeout_file **sf, int atfd, const char *path, con
 int cmdio_fclose_safe(FILE *f, struct safeout_file *sf, const char *path, bool discard, const char *prog);
 
 struct pdread;
+struct pdread_opts;
+/*
+ * cmdio_pdr_open - pdread_open(); on failure prints "<prog>: <file>: <why>"
+ * once (pdread's message, which names the file and the offset), leaves *r
+ * NULL and returns the negative errno; else 0 with *r the caller's to close
+ * (cmdio_pdr_close()).
+ */
+int cmdio_pdr_open(struct pdread **r, const char *path, const struct pdread_opts *o, const char *prog);
 /*
  * cmdio_pdr_close - pdread_close(), after a warning on stderr when the recording
  * was not properly terminated (data size 0: read up to the end of the file,

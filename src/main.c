@@ -64,11 +64,16 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(cmd, commands[i].name)) {
 			int rc = commands[i].fn(argc - 1, argv + 1);
+			if (cmdio_reader_left())
+				cmdio_end_reader_left();	/* quietly, as perf */
 			/* the last word on stdout for every command (help texts, and
 			 * commands that do not check their own output yet): a write
 			 * error is exit 2, never a silent 0 */
-			if (rc != EXIT_ERR && cmdio_finish(stdout, "latscope", "standard output"))
+			if (rc != EXIT_ERR && cmdio_finish(stdout, "latscope", "standard output")) {
+				if (cmdio_reader_left())
+					cmdio_end_reader_left();
 				return EXIT_ERR;
+			}
 			return rc;
 		}
 	fprintf(stderr, "latscope: no command '%s'; `latscope help` lists them\n", cmd);

@@ -108,8 +108,12 @@ bool tool_setup_interrupted(const char *prog)
 {
 	if (!cmdio_stopped() && !cmdio_watch(STDOUT_FILENO))
 		return false;
+	if (cmdio_broken_pipe()) {
+		cmdio_pipe_closed();
+		return true;
+	}
 	fprintf(stderr, "%s: %s before the measurement started; nothing to report\n", prog,
-		cmdio_broken_pipe() ? "standard output was closed" : "interrupted");
+		"interrupted");
 	return true;
 }
 

@@ -353,8 +353,10 @@ static void wake_start(struct latency *l, const struct tpevent *ev, int32_t pid,
 	if (pid <= 0 || (pidf && pid != l->cfg.pid))
 		return;
 	if (!pidf && !is_rt(prio)) {
-		if (!l->cfg.all_tasks)
+		if (!l->cfg.all_tasks) {
+			l->st.wake_not_rt++;	/* latency_hist's rule: RT tasks only */
 			return;
+		}
 		c = cpu_of(l, target, ev->cpu);
 		if (c->cur_known && c->cur.pid == pid) {
 			l->st.wake_ignored++;	/* already running */

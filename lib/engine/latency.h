@@ -93,6 +93,7 @@ struct latency_stats {
 	uint64_t pid_evictions, timer_evictions;
 	uint64_t alloc_failures;	/* samples lost to a failed histogram allocation */
 	uint64_t wake_ignored;		/* wakeups not tracked (prio rules, already running) */
+	uint64_t wake_not_rt;		/* wakeups of non-RT tasks not measured (no all_tasks, no pid) */
 	uint64_t dropped_prio;		/* higher-priority task switched in first */
 	uint64_t dropped_running;	/* the task was already running */
 	uint64_t replaced;		/* tracking replaced by a higher-priority wakeup/migration */

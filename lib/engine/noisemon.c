@@ -108,6 +108,7 @@ int noisemon_start(struct noisemon **out, const struct noisemon_cfg *cfg, char *
 		.prio = cfg->prio,
 	};
 	wo.slots = osnbpf_slots(m->bpf, &wo.nr_slots);
+	uint64_t t_start = oswork_now_ns();
 	err = oswork_start(&m->w, &wo);
 	if (err < 0) {
 		snprintf(why, len, "cannot start the busy loops: %s%s", strerror(-err),
@@ -119,7 +120,7 @@ int noisemon_start(struct noisemon **out, const struct noisemon_cfg *cfg, char *
 	}
 	osneng_use_workload(m->e, m->w);
 	for (size_t i = 0; i < m->nr; i++)
-		osneng_set_tid(m->e, m->cpus[i].cpu, oswork_tid(m->w, i), oswork_floor_ns(m->w, i));
+		osneng_set_tid(m->e, m->cpus[i].cpu, oswork_tid(m->w, i), oswork_floor_ns(m->w, i), t_start);
 	*out = m;
 	return 0;
 }

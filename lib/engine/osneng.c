@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/lhist.h"
 #include "engine/osneng.h"
@@ -45,6 +46,7 @@ struct osneng {
 	char lines[OSNENG_LINE_RING][OSNENG_LINE_LEN];
 	uint64_t nr_lines;
 	uint64_t line_ts_ns;		/* kernel tracer: the record's own time for its line */
+	bool kernel_tracer;		/* fed by the kernel tracer: its threads are osnoise/N */
 };
 
 /* ---- set-up and accessors -------------------------------------------------- */
@@ -194,13 +196,14 @@ size_t osneng_recent_lines(const struct osneng *e, const char **out, size_t max)
 	return n;
 }
 
-/* Context prefix of trace lines: "osnoise/N-TID [NNN] ....." and time. */
+/* Context prefix of trace lines: "osnoise/N-TID [NNN] ....." and time (the
+ * workload thread's own name, ls-osnoise/N, for latscope's busy loop). */
 void osneng_trace_prefix(const struct osneng *e, char *buf, size_t len, unsigned cpu, uint64_t t_ns)
 {
 	char task[32];
 	int i = osneng_index(e, cpu);
 	int tid = i >= 0 ? e->cpu[i].tid : 0;
-	snprintf(task, sizeof(task), "osnoise/%u", cpu);
+	snprintf(task, sizeof(task), e->kernel_tracer ? "osnoise/%u" : OSWORK_THREAD_NAME, cpu);
 	snprintf(buf, len, "%16s-%-7d [%03u] ..... %6" PRIu64 ".%06" PRIu64 ":", task, tid, cpu,
 		 t_ns / NS_PER_S, (t_ns % NS_PER_S) / 1000);
 }
@@ -367,7 +370,7 @@ static void feed_wrec(struct osneng *e, const struct oswork_rec *r)
 	}
 }
 
-int osneng_set_tid(struct osneng *e, unsigned cpu, int32_t tid, uint64_t floor_ns)
+int osneng_set_tid(struct osneng *e, unsigned cpu, int32_t tid, uint64_t floor_ns, uint64_t time_ns)
 {
 	int i = osneng_index(e, cpu);
 	if (i < 0)
@@ -375,8 +378,13 @@ int osneng_set_tid(struct osneng *e, unsigned cpu, int32_t tid, uint64_t floor_n
 	e->cpu[i].tid = tid;
 	e->cpu[i].floor_ns = floor_ns;
 	noise_set_workload(e->n, cpu, tid);
-	/* time 0: replay learns the workload threads first */
-	struct oswork_rec t = { .type = OSWORK_TID, .cpu = cpu };
+	if (e->pw) {
+		/* its name from the start, so perf script does not show :TID */
+		char comm[16];
+		snprintf(comm, sizeof(comm), OSWORK_THREAD_NAME, cpu);
+		pdwrite_write_comm(e->pw, e->wrec_evsel, (uint32_t)getpid(), (uint32_t)tid, comm, time_ns);
+	}
+	struct oswork_rec t = { .type = OSWORK_TID, .cpu = cpu, .t1_ns = time_ns };
 	t.v[0] = (uint64_t)tid;
 	t.v[1] = floor_ns;
 	write_wrec(e, &t);
@@ -581,6 +589,16 @@ bool osneng_is_recording(struct pdread *r)
 	return false;
 }
 
+bool osneng_has_switches(struct pdread *r)
+{
+	for (size_t i = 0; i < pdread_nr_evsels(r); i++) {
+		const struct pdread_evsel *e = pdread_evsel(r, i);
+		if (e->name && !strcmp(e->name, "sched:sched_switch"))
+			return true;
+	}
+	return false;
+}
+
 /* ---- replay --------------------------------------------------------------------------- */
 
 static int replay_setup(struct pdread *r, osneng_setup_fn setup, void *arg, struct osneng **ep,
@@ -604,7 +622,7 @@ static void replay_wrec(struct osneng *e, const struct pdread_sample *s, bool *a
 	if (osneng_index(e, w.cpu) < 0)
 		return;		/* a CPU not asked for */
 	if (w.type == OSWORK_TID) {
-		osneng_set_tid(e, w.cpu, (int32_t)w.v[0], w.v[1]);
+		osneng_set_tid(e, w.cpu, (int32_t)w.v[0], w.v[1], w.t1_ns);
 		return;
 	}
 	if (!*any_wrec && w.type == OSWORK_PERIOD_BEGIN) {
@@ -706,6 +724,7 @@ void osneng_kernel_rec(struct osneng *e, const struct osnkernel_rec *k)
 	/* its line (--events) shows the kernel's time of the record, and comes
 	 * in the kernel's order */
 	e->line_ts_ns = k->ts_ns;
+	e->kernel_tracer = true;
 	if (!e->t.start_ns || k->ts_ns < e->t.start_ns)
 		e->t.start_ns = k->ts_ns;
 	if (k->ts_ns > e->t.end_ns)

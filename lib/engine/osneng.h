@@ -193,15 +193,21 @@ void osneng_params_format(const struct osneng_opts *o, char *buf, size_t len);
 bool osneng_params_apply(const char *ver, struct osneng_opts *o, bool have_T, bool have_cpus);
 /* True when r holds osnoise data: the workload event, or the parameters. */
 bool osneng_is_recording(struct pdread *r);
+/* osneng_has_switches - r has sched:sched_switch samples (it can be replayed
+ * in no-workload mode, whoever recorded it: perf record -e sched:*,irq:*). */
+bool osneng_has_switches(struct pdread *r);
 
 /* The start of the run at t_ns: the warm-up (and no-workload periods) count
  * from there. */
 void osneng_start(struct osneng *e, uint64_t t_ns);
 /* The end of the run (no period boundary after it). */
 void osneng_set_end(struct osneng *e, uint64_t t_ns);
-/* The workload thread of cpu and its floor (recorded when recording).
- * Returns 0 or -EINVAL for a CPU not measured. */
-int osneng_set_tid(struct osneng *e, unsigned cpu, int32_t tid, uint64_t floor_ns);
+/* The workload thread of cpu and its floor, known since time_ns (a time
+ * before the thread started: the replay learns it before the thread's first
+ * event).  Recording, it writes the thread's name (a COMM record) and the
+ * workload's TID record at time_ns.  Returns 0 or -EINVAL for a CPU not
+ * measured. */
+int osneng_set_tid(struct osneng *e, unsigned cpu, int32_t tid, uint64_t floor_ns, uint64_t time_ns);
 
 /* One tracepoint event, in time order per CPU: the workload records before it
  * are fed first.  Always returns 0 (an evsrc_cb). */

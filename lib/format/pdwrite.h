@@ -112,6 +112,11 @@ int pdwrite_write_with_trailer(struct pdwrite *w, int evsel, uint32_t type, uint
  * error; an unreadable procfs is -errno of opendir).
  */
 int pdwrite_write_task_comms(struct pdwrite *w, int evsel, const char *procfs);
+/* pdwrite_write_comm - one PERF_RECORD_COMM naming tid of pid comm (at most
+ * 15 bytes kept), with evsel's sample_id trailer at time_ns.  0 or negative
+ * errno. */
+int pdwrite_write_comm(struct pdwrite *w, int evsel, uint32_t pid, uint32_t tid, const char *comm,
+		       uint64_t time_ns);
 
 /* PERF_RECORD_AUXTRACE + payload; in file mode the record is added to the
  * HEADER_AUXTRACE index. */

@@ -270,7 +270,7 @@ static void *thread_main(void *arg)
 		goto fail;
 	}
 	if (o->policy == SCHED_OTHER) {
-		if (o->prio && setpriority(PRIO_PROCESS, (id_t)t->tid, o->prio) < 0) {
+		if ((o->prio || o->set_nice) && setpriority(PRIO_PROCESS, (id_t)t->tid, o->prio) < 0) {
 			t->err = -errno;
 			goto fail;
 		}
@@ -282,7 +282,8 @@ static void *thread_main(void *arg)
 		}
 	}
 	char name[16];
-	snprintf(name, sizeof(name), "osnoise/%u", t->cpu);
+	/* not osnoise/N: that is the kernel tracer's threads' name */
+	snprintf(name, sizeof(name), OSWORK_THREAD_NAME, t->cpu);
 	pthread_setname_np(pthread_self(), name);
 
 	struct clk clk = { .tsc = o->use_tsc, .mult = w->tsc_mult };

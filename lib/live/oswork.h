@@ -39,6 +39,10 @@ struct oswork_rec {
 	uint64_t v[5];
 };
 
+/* The name of the busy-loop thread of a CPU (printf format, the CPU number):
+ * not osnoise/N, the kernel tracer's threads' name. */
+#define OSWORK_THREAD_NAME "ls-osnoise/%u"
+
 struct oswork_opts {
 	struct parse_cpuset cpus;
 	uint64_t period_ns, runtime_ns;	/* runtime <= period */
@@ -46,6 +50,8 @@ struct oswork_opts {
 	uint64_t floor_ns;		/* sub-threshold floor; 0 = 4 x the smallest gap, >= 100 */
 	int policy;			/* SCHED_OTHER, SCHED_FIFO, SCHED_RR */
 	int prio;			/* nice for SCHED_OTHER, rt priority otherwise */
+	bool set_nice;			/* SCHED_OTHER: set the nice (0 included); false: inherited
+					 * unless prio != 0 */
 	bool use_tsc;			/* read the TSC (x86, constant_tsc) */
 	size_t ring_recs;		/* records per CPU ring; 0 = 65536 */
 	/* Counters of the interference per CPU, indexed by CPU (the bpf backend:

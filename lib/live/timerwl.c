@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -48,6 +49,10 @@ static void *timerwl_run(void *arg)
 	cpu_set_t set;
 	int err = 0;
 
+	char name[16];
+	/* its own name: not "latscope" like the collector */
+	snprintf(name, sizeof(name), "ls-timer/%u", t->info.cpu);
+	pthread_setname_np(pthread_self(), name);
 	CPU_ZERO(&set);
 	CPU_SET(t->info.cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
@@ -60,7 +65,7 @@ static void *timerwl_run(void *arg)
 		else if (!err)
 			err = errno;
 		ok = fifo;
-	} else if (w->cfg.nice) {
+	} else if (w->cfg.nice || w->cfg.set_nice) {
 		/* Linux: the nice value of this thread alone */
 		if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), w->cfg.nice) < 0) {
 			ok = false;

@@ -25,7 +25,8 @@ struct timerwl_cfg {
 	uint64_t interval_ns;		/* period, > 0 */
 	int prio;			/* SCHED_FIFO priority 1..99; 0 = SCHED_OTHER */
 	bool rr;			/* prio > 0: SCHED_RR instead of SCHED_FIFO */
-	int nice;			/* prio 0: the threads' nice value (-20..19; 0 = as is) */
+	int nice;			/* prio 0: the threads' nice value (-20..19) */
+	bool set_nice;			/* prio 0: set nice (0 included); false: as inherited */
 	struct lhist_cfg hist;		/* geometry of each thread's histogram */
 };
 

@@ -108,19 +108,11 @@ int dtl_cmd_file(const struct cli_cmd *cmd, struct dtl_cmd_in *in, int argc, cha
 	return 0;
 }
 
-int dtl_cmd_open(struct pdread **r, const char *path, bool unordered, bool no_map)
+int dtl_cmd_open(struct pdread **r, const char *path, bool unordered, bool no_map, const char *who)
 {
 	struct pdread_opts o = { .unordered = unordered, .no_map = no_map };
-	int err = pdread_open(r, path, &o);
 
-	if (err < 0) {
-		fprintf(stderr, "latscope dtl: cannot read %s: %s\n", path,
-			*r && *pdread_strerror(*r) ? pdread_strerror(*r) : strerror(-err));
-		pdread_close(*r);
-		*r = NULL;
-		return EXIT_ERR;
-	}
-	return 0;
+	return cmdio_pdr_open(r, path, &o, who) ? EXIT_ERR : 0;
 }
 
 void dtl_cmd_tb_warnings(const char *who, const char *path, const struct dtltl *t)

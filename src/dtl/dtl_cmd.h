@@ -93,6 +93,6 @@ int dtl_cmd_verdict(const char *who, const struct dtltl *t, const struct pdread 
 /* Open a perf.data for reading, printing a helpful error; 0 or EXIT_ERR. */
 /* no_map: read(2) into a window instead of a mapping (a single pass that
  * touches every byte: faster on VMs, and RSS does not follow the file). */
-int dtl_cmd_open(struct pdread **r, const char *path, bool unordered, bool no_map);
+int dtl_cmd_open(struct pdread **r, const char *path, bool unordered, bool no_map, const char *who);
 
 #endif

@@ -123,7 +123,7 @@ int dtl_cmd_dump(int argc, char **argv)
 	if (dtl_cmd_file(&dtl_dump_cli, &p.in, argc, argv, first))
 		return EXIT_ERR;
 	const char *path = p.in.path;
-	if (dtl_cmd_open(&r, path, true, true))
+	if (dtl_cmd_open(&r, path, true, true, "latscope dtl dump"))
 		return EXIT_ERR;
 	const char *shown = strcmp(path, "-") ? path : "stdin";
 	bool swap = pdread_needs_swap(r);

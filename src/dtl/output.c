@@ -78,14 +78,17 @@ static void text_hist(const struct dtlstat_hist *h, uint64_t f)
 }
 
 void dtl_rep_text_section(const struct dtlstat *s, const struct dtlstat_cpu *c, const char *title,
-			  const struct rep *o, uint64_t span_tb)
+			  const struct rep *o, uint64_t span_tb, unsigned nr_vcpus)
 {
 	uint64_t f = dtl_rep_freq_of(s, c, o);
 	double span_s = f ? (double)span_tb / (double)f : 0;
 	char buf[DTL_REASON_BUFSZ];
 
 	printf("\n%s: %" PRIu64 " dispatches", title, c->entries);
-	if (span_s > 0)
+	if (span_s > 0 && nr_vcpus > 1)	/* a total: the vCPUs' spans added up */
+		printf(" in %.6f vCPU-seconds (%u vCPUs' spans added), %.1f /s per vCPU", span_s,
+		       nr_vcpus, (double)c->entries / span_s);
+	else if (span_s > 0)
 		printf(" in %.6f s, %.1f /s", span_s, (double)c->entries / span_s);
 	printf("\n");
 	printf("  hypervisor time (enqueue_to_dispatch + ready_to_enqueue): %.3f us", ticks_us(c->stolen_tb, f));

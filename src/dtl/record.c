@@ -282,7 +282,7 @@ int dtl_cmd_record(int argc, char **argv)
 	}
 	cmdio_on_abort_forget();
 	if (cmdio_broken_pipe()) {
-		cmdio_pipe_closed("latscope dtl record");
+		cmdio_pipe_closed();
 		return EXIT_ERR;
 	}
 	char corrupt[96] = "";

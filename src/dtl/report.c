@@ -294,7 +294,7 @@ int dtl_cmd_report(int argc, char **argv)
 		fprintf(stderr, "latscope dtl report: out of memory\n");
 		return EXIT_ERR;
 	}
-	if (dtl_cmd_open(&r, path, false, true)) {
+	if (dtl_cmd_open(&r, path, false, true, "latscope dtl report")) {
 		dtlstat_free(s);
 		return EXIT_ERR;
 	}
@@ -313,7 +313,7 @@ int dtl_cmd_report(int argc, char **argv)
 	}
 	/* no sched_switch to charge: read the AUX data in file order, no merge */
 	pdread_close(r);
-	if (dtl_cmd_open(&r, path, true, true)) {
+	if (dtl_cmd_open(&r, path, true, true, "latscope dtl report")) {
 		dtlstat_free(s);
 		return EXIT_ERR;
 	}
@@ -391,6 +391,18 @@ read_err:
 	}
 
 results:;
+	if (!dtlstat_scan_stats(s)->entries) {
+		/* nothing to report: refused before any output */
+		report_losses(path, &o, r, dtlstat_scan_stats(s));
+		if (o.dropped)
+			fprintf(stderr, "latscope dtl report: %s has no DTL entries it can use: all %" PRIu64
+				" AUX buffers were dropped (above)\n", path, o.dropped);
+		else
+			fprintf(stderr, "latscope dtl report: %s has no DTL entries: no vpa_dtl AUX data (record "
+				"with -e vpa_dtl/dtl_all/, or `latscope dtl record`)\n", path);
+		ret = EXIT_ERR;
+		goto out;
+	}
 	struct dtlstat_cpu *tot = malloc(sizeof(*tot));
 	if (!tot) {
 		ret = EXIT_ERR;
@@ -398,10 +410,12 @@ results:;
 	}
 	dtlstat_total(s, tot);
 	uint64_t tot_span = 0;
+	unsigned nr_vcpus = 0;
 	for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
 		const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
 		if (cc)
 			tot_span += dtlstat_span_tb(cc);
+		nr_vcpus += cc && cc->entries;
 	}
 	const struct dtl_scan_stats *sc = dtlstat_scan_stats(s);
 	struct dtl_tbinfo tbi = dtlstat_tbinfo(s);
@@ -475,11 +489,11 @@ results:;
 				if (!cc || !cc->entries)
 					continue;
 				snprintf(title, sizeof(title), "CPU %u", i);
-				dtl_rep_text_section(s, cc, title, &o, dtlstat_span_tb(cc));
+				dtl_rep_text_section(s, cc, title, &o, dtlstat_span_tb(cc), 1);
 			}
 		}
 		if (tot->entries)
-			dtl_rep_text_section(s, tot, "Total", &o, tot_span);
+			dtl_rep_text_section(s, tot, "Total", &o, tot_span, nr_vcpus);
 		dtl_rep_worst_text(s, &o);
 		if (sc->entries)
 			dtl_rep_syms_text(&o, dtl_rep_freq_of(s, NULL, &o));
@@ -492,16 +506,6 @@ results:;
 		goto out;
 	}
 	report_losses(path, &o, r, sc);
-	if (!sc->entries) {
-		if (o.dropped)
-			fprintf(stderr, "latscope dtl report: %s has no DTL entries it can use: all %" PRIu64
-				" AUX buffers were dropped (above)\n", path, o.dropped);
-		else
-			fprintf(stderr, "latscope dtl report: %s has no DTL entries: no vpa_dtl AUX data (record "
-				"with -e vpa_dtl/dtl_all/, or `latscope dtl record`)\n", path);
-		ret = EXIT_ERR;
-		goto out;
-	}
 	if (o.timeline) {
 		dtl_cmd_tb_warnings("latscope dtl report", path, o.dt);
 	} else {

@@ -59,7 +59,7 @@ void dtl_rep_syms_text(const struct rep *o, uint64_t f);
 struct json_object *dtl_rep_tasks_json(struct rep *o);
 void dtl_rep_tasks_text(struct rep *o);
 void dtl_rep_text_section(const struct dtlstat *s, const struct dtlstat_cpu *c, const char *title,
-			  const struct rep *o, uint64_t span_tb);
+			  const struct rep *o, uint64_t span_tb, unsigned nr_vcpus);
 struct json_object *dtl_rep_timeline_json(const struct rep *o);
 struct json_object *dtl_rep_worst_json(const struct dtlstat *s, const struct rep *o);
 void dtl_rep_worst_text(const struct dtlstat *s, const struct rep *o);

@@ -350,7 +350,7 @@ int dtl_cmd_script(int argc, char **argv)
 	const char *path = s.in.path;
 	if ((to->override_boot_tb || to->override_tb_freq) && !to->fallback.tb_freq)
 		to->fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
-	if (dtl_cmd_open(&s.r, path, false, false))
+	if (dtl_cmd_open(&s.r, path, false, false, "latscope dtl script"))
 		return EXIT_ERR;
 	const struct pdread_info *info = pdread_info(s.r);
 	struct pdprint_opts po = { .ns = s.ns };
@@ -429,7 +429,9 @@ int dtl_cmd_script(int argc, char **argv)
 	}
 	int werr = s.pl ? -pipeline_finish(s.pl) : 0;	/* the formatter's first write error */
 	s.pl = NULL;
-	if (werr) {
+	if (werr && cmdio_stdout_gone(werr)) {
+		ret = EXIT_ERR;
+	} else if (werr) {
 		fprintf(stderr, "latscope dtl script: error writing standard output: %s\n", strerror(werr));
 		clearerr(stdout);
 		fflush(stdout);
@@ -438,7 +440,8 @@ int dtl_cmd_script(int argc, char **argv)
 	} else if (cmdio_finish(stdout, "latscope dtl script", "standard output")) {
 		ret = EXIT_ERR;
 	}
-	report_gaps(path, s.t, &s, s.quiet);
+	if (!cmdio_reader_left())	/* a reader that left asked for nothing more */
+		report_gaps(path, s.t, &s, s.quiet);
 	dtl_cmd_tb_warnings("latscope dtl script", path, s.t);
 	const struct pdread_stats *rs = pdread_stats(s.r);
 	if (rs->unknown_id || rs->bad_samples)

@@ -270,9 +270,11 @@ static void stat_row(FILE *f, unsigned cpu, const char *what, const struct lhist
 	}
 	lhist_percentile_ns(h, 50, &p50);
 	lhist_percentile_ns(h, 99, &p99);
-	fprintf(f, "%6u %-24s %10" PRIu64 " %8.1f %8.1f %8.1f %8.1f %8.1f\n", cpu, what, h->total,
-		(double)h->min_ns / 1e3, (double)lhist_avg_ns(h) / 1e3, (double)p50 / 1e3,
-		(double)p99 / 1e3, (double)h->max_ns / 1e3);
+	/* percentiles as the histograms print them: the bucket, in whole us
+	 * (truncated); min, avg and max are exact values */
+	fprintf(f, "%6u %-24s %10" PRIu64 " %8.1f %8.1f %8" PRId64 " %8" PRId64 " %8.1f\n", cpu, what,
+		h->total, (double)h->min_ns / 1e3, (double)lhist_avg_ns(h) / 1e3, p50 / 1000, p99 / 1000,
+		(double)h->max_ns / 1e3);
 }
 
 static void twl_table(struct hctx *c, FILE *f)
@@ -322,11 +324,11 @@ static void twl_table(struct hctx *c, FILE *f)
 			lhist_percentile_ns(&h, 99, &a99);
 			lhist_percentile_ns(tw, 50, &b50);
 			lhist_percentile_ns(tw, 99, &b99);
-			fprintf(f, "%6u %-24s %10s %8.1f %8.1f %8.1f %8.1f %8.1f\n", info.cpu,
+			fprintf(f, "%6u %-24s %10s %8.1f %8.1f %8" PRId64 " %8" PRId64 " %8.1f\n", info.cpu,
 				"own - timerandwakeup", "",
 				(double)(h.min_ns - tw->min_ns) / 1e3,
 				(double)(lhist_avg_ns(&h) - lhist_avg_ns(tw)) / 1e3,
-				(double)(a50 - b50) / 1e3, (double)(a99 - b99) / 1e3,
+				a50 / 1000 - b50 / 1000, a99 / 1000 - b99 / 1000,
 				(double)(h.max_ns - tw->max_ns) / 1e3);
 		}
 	}
@@ -341,6 +343,10 @@ void hist_term_view(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS])
 		if (!c->types[t] || unsup[t])
 			continue;
 		lhout_term(f, c->set, t, 0);
+		const struct latency_stats *st = c->track;
+		if (t == HSET_WAKEUP && st && st->wake_not_rt && !c->lcfg.all_tasks && c->lcfg.pid <= 0)
+			fprintf(f, "  real-time tasks only (as latency_hist): %" PRIu64 " wakeups of other "
+				   "tasks not measured; --all-tasks measures them\n", st->wake_not_rt);
 		if (hset_kind_has_maxfile(t)) {
 			for (uint32_t cpu = 0; cpu < nr_out_cpus(c); cpu++) {
 				const struct hset_max *m = hset_max(c->set, t, cpu);
@@ -613,10 +619,24 @@ int hist_emit(struct hctx *c)
 			printf("latency_hist tree written to %s\n", c->outdir);
 	}
 	/* say clearly what is missing, on stderr so JSON stays clean */
-	for (int t = 0; t < HSET_NR_KINDS; t++)
-		if (c->types[t] && unsup[t] && (c->json || !c->types_given) && !c->quiet)
-			fprintf(stderr, "%s: %s not reported: %s\n", c->prog, hset_kind_name(t),
-				why_unsupported(c, t));
+	/* (one line per reason: irqsoff, preemptoff and preemptirqsoff share theirs) */
+	bool said[HSET_NR_KINDS] = { false };
+	for (int t = 0; t < HSET_NR_KINDS; t++) {
+		if (!c->types[t] || !unsup[t] || said[t] || !(c->json || !c->types_given) || c->quiet)
+			continue;
+		char why[512];	/* why_unsupported's text is in a static buffer */
+		snprintf(why, sizeof(why), "%s", why_unsupported(c, t));
+		int same[HSET_NR_KINDS], n = 0;
+		for (int u = t; u < HSET_NR_KINDS; u++)
+			if (c->types[u] && unsup[u] && !said[u] && !strcmp(why_unsupported(c, u), why)) {
+				same[n++] = u;
+				said[u] = true;
+			}
+		fprintf(stderr, "%s: ", c->prog);
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", hset_kind_name(same[i]));
+		fprintf(stderr, " not reported: %s\n", why);
+	}
 	uint64_t drop = dropped(c);
 	if (drop || c->out_of_order || c->forced || c->ring_corrupt_bytes) {
 		char b[512];

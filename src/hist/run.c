@@ -76,14 +76,11 @@ int hist_report(struct hctx *c)
 
 	cmdio_sigpipe_as_error();
 
-	rc = pdread_open(&r, path, NULL);
+	rc = cmdio_pdr_open(&r, path, NULL, c->prog);
 	if (rc < 0) {
-		fprintf(stderr, "%s: cannot read %s: %s\n", c->prog, path,
-			r && *pdread_strerror(r) ? pdread_strerror(r) : strerror(-rc));
 		if (rc == -ENOENT)
 			fprintf(stderr, "%s: record one with `latscope hist record -o %s` or perf record "
 					"-e 'sched:*,timer:hrtimer_*' -a\n", c->prog, path);
-		pdread_close(r);
 		return EXIT_ERR;
 	}
 	while ((rc = pdread_next(r, &ev)) > 0) {
@@ -564,8 +561,10 @@ int hist_live(struct hctx *c)
 		memset(&tc, 0, sizeof(tc));
 		tc.cpus = c->cpus;
 		tc.interval_ns = c->interval_ns;
-		if (c->prio.policy == SCHED_OTHER)
-			tc.nice = c->prio.prio;	/* -P o:NICE */
+		if (c->prio.policy == SCHED_OTHER) {
+			tc.nice = c->prio.prio;	/* -P o:NICE, o:0 included */
+			tc.set_nice = c->prio_given;
+		}
 		else
 			tc.prio = c->prio.prio;
 		tc.rr = c->prio.policy == SCHED_RR;
@@ -654,7 +653,7 @@ int hist_live(struct hctx *c)
 		}
 	}
 	if (cmdio_broken_pipe()) {
-		cmdio_pipe_closed(c->prog);
+		cmdio_pipe_closed();
 		goto out;
 	}
 	if (c->mode == H_TOP && !c->quiet && isatty(STDOUT_FILENO))

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,8 +212,14 @@ static void print_details(struct ctx *c, FILE *f)
 		fprintf(f, "\nTime-read loop:");
 		for (size_t i = 0; i < c->nr; i++) {
 			const struct osneng_cpu *pc = ocpu(c, i);
+			if (!pc->iters) {
+				/* the loop's figures come at the end of a period */
+				fprintf(f, " cpu%u no figures (the run ended before its first period did);",
+					c->list[i]);
+				continue;
+			}
 			fprintf(f, " cpu%u %.1f ns/iteration, smallest gap %" PRIu64 " ns;", c->list[i],
-				pc->iters ? (double)pc->loop_ns / (double)pc->iters : 0.0, pc->min_gap_ns);
+				(double)pc->loop_ns / (double)pc->iters, pc->min_gap_ns);
 		}
 		fprintf(f, "\n");
 	}
@@ -235,9 +242,10 @@ static void print_details(struct ctx *c, FILE *f)
 		uint64_t lost = c->s ? evsrc_stats(c->s)->lost : c->cnt.lost;
 		uint64_t samples = c->s ? evsrc_stats(c->s)->samples : c->cnt.samples;
 		if (lost)
-			fprintf(f, "%" PRIu64 " events lost (%.2f%%), attribution is incomplete; raise "
-				   "--ring-size\n", lost,
-				samples + lost ? 100.0 * (double)lost / (double)(samples + lost) : 0.0);
+			fprintf(f, "%" PRIu64 " events lost (%.2f%%)%s, attribution is incomplete%s\n", lost,
+				samples + lost ? 100.0 * (double)lost / (double)(samples + lost) : 0.0,
+				c->replaying ? " while recording" : "",
+				c->replaying ? "" : "; raise --ring-size");
 		else
 			fprintf(f, "0 events lost\n");
 		if (c->s && evsrc_note(c->s)[0])
@@ -298,6 +306,18 @@ static uint64_t hist_pct_us(const struct ctx *c, const struct osneng_hist *h, do
 	return v / 1000;
 }
 
+/* True when the percentile pct of h falls among the values past its last
+ * bucket (the "over:" row): the histogram holds no value for it. */
+static bool hist_pct_clipped(const struct ctx *c, const struct osneng_hist *h, double pct)
+{
+	uint64_t over = h->b[c->entries];
+	if (!h->count || !over)
+		return false;
+	double r = ceil(pct / 100.0 * (double)h->count - 1e-9);
+	uint64_t rank = r < 1 ? 1 : (uint64_t)r;
+	return rank > h->count - over && rank < h->count;	/* rank count: the exact max */
+}
+
 static void print_hist(struct ctx *c, FILE *f)
 {
 	char dur[32];
@@ -343,10 +363,31 @@ static void print_hist(struct ctx *c, FILE *f)
 	}
 	fprintf(f, "\n");
 	ROW("max:", h->max_ns / 1000);
-	ROW("p99:", hist_pct_us(c, h, 99));
-	ROW("p99.9:", hist_pct_us(c, h, 99.9));
-	ROW("p99.99:", hist_pct_us(c, h, 99.99));
 #undef ROW
+	static const struct { const char *label; double pct; } pcts[] = {
+		{ "p99:", 99 }, { "p99.9:", 99.9 }, { "p99.99:", 99.99 },
+	};
+	bool clipped = false;
+	for (size_t p = 0; p < sizeof(pcts) / sizeof(pcts[0]); p++) {
+		fprintf(f, "%-7s", pcts[p].label);
+		for (size_t k = 0; k < ns; k++) {
+			const struct osneng_hist *h = &ocpu(c, show[k])->hist;
+			char v[32];
+			if (hist_pct_clipped(c, h, pcts[p].pct)) {
+				/* the rank lies past the last bucket: only a bound is known */
+				snprintf(v, sizeof(v), ">%" PRIu64, c->entries * c->bucket_us);
+				clipped = true;
+			} else {
+				snprintf(v, sizeof(v), "%" PRIu64, hist_pct_us(c, h, pcts[p].pct));
+			}
+			fprintf(f, "%8s ", v);
+		}
+		fprintf(f, "\n");
+	}
+	if (clipped)
+		fprintf(f, "# a percentile shown as >%" PRIu64 " lies past the last bucket (-E %" PRIu64 " x -b %"
+			   PRIu64 " us): only that bound is known; raise -E or -b to see it\n",
+			c->entries * c->bucket_us, c->entries, c->bucket_us);
 }
 
 static json_object *jdouble5(uint64_t e5)
@@ -572,9 +613,10 @@ static void print_losses(const struct ctx *c)
 		uint64_t samples = c->s ? evsrc_stats(c->s)->samples : c->cnt.samples;
 		const struct noise_anomalies *a = noise_anomalies(c->n);
 		if (lost)
-			fprintf(stderr, "%s: %" PRIu64 " events lost (%.2f%%): the attribution is incomplete; "
-				"raise --ring-size\n", who, lost,
-				samples + lost ? 100.0 * (double)lost / (double)(samples + lost) : 0.0);
+			fprintf(stderr, "%s: %" PRIu64 " events lost (%.2f%%)%s: the attribution is incomplete%s\n",
+				who, lost, samples + lost ? 100.0 * (double)lost / (double)(samples + lost) : 0.0,
+				c->replaying ? " while recording" : "",
+				c->replaying ? "" : "; raise --ring-size");
 		if (unseen_switches(c))
 			fprintf(stderr, "%s: %" PRIu64 " context switches came with no event: those tasks' "
 				"entries are counted, without their time\n", who, unseen_switches(c));
@@ -635,7 +677,7 @@ int osnoise_finish(struct ctx *c, int rc)
 			rc = EXIT_THRESHOLD;
 	}
 	/* a reader that left (SIGPIPE) is cmdio_finish()'s one line */
-	if (c->write_err && !cmdio_broken_pipe()) {
+	if (c->write_err && !cmdio_stdout_gone(c->write_err)) {
 		fprintf(stderr, "latscope osnoise: error writing standard output: %s\n",
 			strerror(c->write_err));
 		clearerr(stdout);

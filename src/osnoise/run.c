@@ -252,7 +252,7 @@ int osnoise_end_report(struct ctx *c)
 {
 	sysinfo_steal(c->steal1, c->list, c->nr);
 	if (cmdio_broken_pipe())
-		cmdio_pipe_closed("latscope osnoise");
+		cmdio_pipe_closed();
 	else
 		osnoise_final_report(c);
 	return osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0));
@@ -407,10 +407,12 @@ int osnoise_run_live(struct ctx *c)
 			.floor_ns = c->floor_ns,
 			.policy = c->prio.policy,
 			.prio = c->prio.prio,
+			.set_nice = c->have_prio,	/* -P o:0 sets nice 0 */
 			.use_tsc = c->tsc,
 		};
 		if (c->bpf)
 			wo.slots = osnbpf_slots(c->bpf, &wo.nr_slots);
+		uint64_t t_start = oswork_now_ns();	/* before the threads exist */
 		err = oswork_start(&c->w, &wo);
 		if (err < 0) {
 			fprintf(stderr, "latscope osnoise: cannot start the workload: %s%s\n",
@@ -429,7 +431,7 @@ int osnoise_run_live(struct ctx *c)
 		}
 		osneng_use_workload(c->e, c->w);
 		for (size_t i = 0; i < c->nr; i++)
-			osneng_set_tid(c->e, c->list[i], oswork_tid(c->w, i), oswork_floor_ns(c->w, i));
+			osneng_set_tid(c->e, c->list[i], oswork_tid(c->w, i), oswork_floor_ns(c->w, i), t_start);
 	}
 	/* Lock memory once everything is allocated (threads, rings). */
 	struct livesetup_cfg lc = { .mlock = true, .dma_latency_us = -1 };
@@ -503,7 +505,8 @@ static int not_osnoise(struct ctx *c)
 {
 	fprintf(stderr, "latscope osnoise: '%s' has no osnoise data (no %s event, no "
 			"latscope-osnoise parameters): replay reads files written by "
-			"`latscope osnoise record`\n", c->input, WREC_EVSEL_NAME);
+			"`latscope osnoise record`, or with --no-workload any recording "
+			"with sched:sched_switch\n", c->input, WREC_EVSEL_NAME);
 	return EXIT_ERR;
 }
 
@@ -518,7 +521,7 @@ static int replay_setup(void *arg, struct pdread *r, bool have_formats, struct o
 	struct ctx *c = arg;
 	const struct pdread_info *info = pdread_info(r);
 	c->setup_failed = true;		/* each failure below says why */
-	if (!osneng_is_recording(r)) {
+	if (!osneng_is_recording(r) && !(c->no_workload && osneng_has_switches(r))) {
 		not_osnoise(c);
 		return -EINVAL;
 	}
@@ -562,24 +565,20 @@ int osnoise_run_replay(struct ctx *c)
 {
 	struct pdread *r = NULL;
 	cmdio_sigpipe_as_error();
-	int err = pdread_open(&r, c->input, NULL);
-	if (err < 0) {
-		fprintf(stderr, "latscope osnoise: cannot read '%s': %s\n", c->input,
-			r ? pdread_strerror(r) : strerror(-err));
-		pdread_close(r);
+	if (cmdio_pdr_open(&r, c->input, NULL, "latscope osnoise") < 0)
 		return EXIT_ERR;
-	}
 	const struct pdread_info *info = pdread_info(r);
-	if (!info->pipe && !info->unterminated && !osneng_is_recording(r)) {
+	if (!info->pipe && !info->unterminated && !osneng_is_recording(r) &&
+	    !(c->no_workload && osneng_has_switches(r))) {
 		pdread_close(r);
 		return not_osnoise(c);
 	}
 	struct osneng *e;
-	err = osneng_replay(r, replay_setup, c, &e);
+	int err = osneng_replay(r, replay_setup, c, &e);
 	c->e = e;	/* the engine set-up made, if any */
 	if (err < 0) {
 		if (!c->setup_failed)
-			fprintf(stderr, "latscope osnoise: '%s': %s\n", c->input, pdread_strerror(r));
+			fprintf(stderr, "latscope osnoise: %s\n", pdread_strerror(r));
 		pdread_close(r);
 		osnoise_free_state(c);
 		return EXIT_ERR;

@@ -201,21 +201,22 @@ abort() {
 }
 
 # closed CMD-LABEL LIMIT-S ALSO cmd...: | head -1 is over within LIMIT-S
-# seconds, quietly: on stderr the one line at most, besides lines matching
-# ALSO (the command's own news, e.g. the file it wrote)
+# seconds, quietly as perf: nothing on stderr besides lines matching ALSO
+# (the command's own news, e.g. the file it wrote), ended by SIGPIPE (141)
 LOSS='^latscope osnoise: .*\(events lost\|came with no event\|workload records lost\|skipped:\|corrupt ring data\)'
 closed() {
 	what=$1 lim=$2 also=$3; shift 3
 	hold0=$(holders)
 	t0=$(now_ms)
-	timeout -s KILL $((lim + 20)) "$@" 2>"$TMP/e" | head -1 >/dev/null
+	{ timeout -s KILL $((lim + 20)) "$@" 2>"$TMP/e"; echo $? > "$TMP/closed.rc"; } | head -1 >/dev/null
 	dt=$(( $(now_ms) - t0 ))
+	rc=$(cat "$TMP/closed.rc")
+	[ "$rc" = 141 ] || [ "$rc" = 0 ] || die "$what | head -1: exit $rc, not 141 (SIGPIPE) ($(head -c 300 "$TMP/e"))"
 	[ $dt -le $((lim * 1000)) ] || die "$what | head -1: took $dt ms"
 	# a run that ended before its reader's leaving was seen (the reader
 	# took the first line of a complete report) names its losses, as any run
 	grep -v -e "$also" -e "$LOSS" "$TMP/e" > "$TMP/e2"
-	[ "$(grep -vc "standard output was closed" "$TMP/e2")" -eq 0 ] && [ "$(wc -l < "$TMP/e2")" -le 1 ] ||
-		die "$what | head -1: $(head -c 500 "$TMP/e")"
+	[ ! -s "$TMP/e2" ] || die "$what | head -1: not quiet: $(head -c 500 "$TMP/e")"
 	check_clean "$what | head -1"
 }
 
@@ -400,7 +401,7 @@ pbase=$TMP/probe.base
 
 # ---- the reader of standard output leaves ------------------------------------
 # 1 s after the command measures, without having read a byte: over within
-# 1 s of that, exit 2, on stderr the one line "standard output was closed"
+# 1 s of that, quietly: nothing on stderr, ended by SIGPIPE (exit 141)
 # (osnoise --json, osnoise hist and hist --json write nothing before the
 # end: only the watch of stdout can see the reader go).  Four at a time:
 # osnoise on each CPU, a hist mode, dtl record.  osnoise without its perf
@@ -419,10 +420,9 @@ left_check() {	# left_check LANE WHAT ALSO (stderr lines matching ALSO are the c
 	dt=$(( $(cat "$TMP/t1.$l") - $(cat "$TMP/t0.$l") ))
 	[ $dt -le 1000 ] || die "$what: still running $dt ms after its reader left"
 	rc=$(cat "$TMP/rc.$l")
-	[ "$rc" = 2 ] || die "$what: its reader left: exit $rc ($(head -c 500 "$TMP/e.$l"))"
+	[ "$rc" = 141 ] || die "$what: its reader left: exit $rc, not 141 ($(head -c 500 "$TMP/e.$l"))"
 	grep -v -e "$also" "$TMP/e.$l" > "$TMP/e2"
-	[ "$(grep -vc "standard output was closed" "$TMP/e2")" -eq 0 ] && [ "$(wc -l < "$TMP/e2")" -le 1 ] ||
-		die "$what: its reader left: $(head -c 500 "$TMP/e.$l")"
+	[ ! -s "$TMP/e2" ] || die "$what: its reader left: not quiet: $(head -c 500 "$TMP/e.$l")"
 }
 left() {	# left "LANE KIND cmd" ...: start them all, then let each reader go when its command measures
 	hold0=$(holders)

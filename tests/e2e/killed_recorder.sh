@@ -161,7 +161,7 @@ if $have_perf; then
 		"$LATSCOPE" osnoise record -c 1 -H 0 -d 2 -o on.data > /dev/null 2>&1 || die "osnoise record -d 2"
 		old=$(unnamed_old on.data "$last_o")
 		[ -z "$old" ] || die "osnoise record: tasks older than the recording without a name: $old"
-		perf script -i on.data 2>/dev/null | grep -q '^ *osnoise/1 ' || die "osnoise record: osnoise/1 not named"
+		perf script -i on.data 2>/dev/null | grep -q '^ *ls-osnoise/1 ' || die "osnoise record: ls-osnoise/1 not named"
 		echo "task names: every task older than the recording is named (hist record -o, osnoise record)"
 	fi
 fi

@@ -92,12 +92,12 @@ run() {
 	LATSCOPE_BPF_STATS=1 "$LATSCOPE" osnoise top --backend "$b" -c $CPU -H 0 -d 8 --top 256 --json >"$TMP/$name.json" 2>"$TMP/$name.err" &
 	pid=$!
 	n=0
-	until grep -qx "osnoise/$CPU" /proc/$pid/task/*/comm 2>/dev/null; do
+	until grep -qx "ls-osnoise/$CPU" /proc/$pid/task/*/comm 2>/dev/null; do
 		if ! kill -0 $pid 2>/dev/null; then
 			bpf_skip_if_refused "$TMP/$name.err"
 			die "$name: latscope ended before measuring: $(cat "$TMP/$name.err")"
 		fi
-		n=$((n + 1)); [ $n -lt 300 ] || die "$name: no osnoise/$CPU thread after 30 s"
+		n=$((n + 1)); [ $n -lt 300 ] || die "$name: no ls-osnoise/$CPU thread after 30 s"
 		sleep 0.1
 	done
 	sleep 0.2	# past the first period's set-up
@@ -179,9 +179,9 @@ for sigs in 1 2; do
 	"$LATSCOPE" osnoise top --backend bpf -c $CPU -H 0 -d 30 -q >/dev/null 2>"$TMP/int.err" &
 	pid=$!
 	n=0
-	until grep -qx "osnoise/$CPU" /proc/$pid/task/*/comm 2>/dev/null; do
+	until grep -qx "ls-osnoise/$CPU" /proc/$pid/task/*/comm 2>/dev/null; do
 		kill -0 $pid 2>/dev/null || die "bpf run ended before measuring: $(cat "$TMP/int.err")"
-		n=$((n + 1)); [ $n -lt 300 ] || die "no osnoise/$CPU thread after 30 s"
+		n=$((n + 1)); [ $n -lt 300 ] || die "no ls-osnoise/$CPU thread after 30 s"
 		sleep 0.1
 	done
 	kill -INT $pid

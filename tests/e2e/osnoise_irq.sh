@@ -21,9 +21,9 @@ CPU=1
 "$LATSCOPE" osnoise trace -c $CPU -H 0 -d 6 --events >"$TMP/irq.out" 2>"$TMP/irq.err" &
 pid=$!
 n=0
-until grep -qx "osnoise/$CPU" /proc/$pid/task/*/comm 2>/dev/null; do
+until grep -qx "ls-osnoise/$CPU" /proc/$pid/task/*/comm 2>/dev/null; do
 	kill -0 $pid 2>/dev/null || die "latscope ended before measuring: $(cat "$TMP/irq.err")"
-	n=$((n + 1)); [ $n -lt 300 ] || die "no osnoise/$CPU thread after 30 s"
+	n=$((n + 1)); [ $n -lt 300 ] || die "no ls-osnoise/$CPU thread after 30 s"
 	sleep 0.1
 done
 sleep 0.2	# past the first period's set-up

@@ -16,9 +16,9 @@ pid=$!
 # measuring thread exists (the tracepoints are enabled before it starts),
 # however long latscope's set-up takes on a loaded machine
 i=0
-until grep -qx "osnoise/$CPU" /proc/$pid/task/*/comm 2>/dev/null; do
+until grep -qx "ls-osnoise/$CPU" /proc/$pid/task/*/comm 2>/dev/null; do
 	kill -0 $pid 2>/dev/null || die "latscope ended before measuring: $(cat "$TMP/err")"
-	i=$((i + 1)); [ $i -lt 300 ] || die "no osnoise/$CPU thread after 30 s"
+	i=$((i + 1)); [ $i -lt 300 ] || die "no ls-osnoise/$CPU thread after 30 s"
 	sleep 0.1
 done
 "$TOOLS/noisegen" thread -c $CPU -i 10000 -s 200 -d 4 > "$TMP/ng" || die "noisegen failed"

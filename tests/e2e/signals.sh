@@ -44,7 +44,7 @@ for cmd in "osnoise top -c 1 -d 20 -p 500000" "hist top -d 20 --no-keep-busy"; d
 	"$LATSCOPE" $cmd 2>"$TMP/e" | head -1 >/dev/null
 	t=$(( $(date +%s) - t0 ))
 	[ $t -le 5 ] || die "$cmd | head -1 took $t s"
-	grep -q "standard output was closed" "$TMP/e" || die "$cmd | head -1: $(cat "$TMP/e")"
+	[ ! -s "$TMP/e" ] || die "$cmd | head -1: not quiet: $(cat "$TMP/e")"
 done
 # hist record prints its first line when the measurement starts
 t0=$(date +%s)
@@ -52,7 +52,7 @@ t0=$(date +%s)
 t=$(( $(date +%s) - t0 ))
 [ $t -le 5 ] || die "hist record | head -1 took $t s"
 grep -q '^# latscope hist record: measuring' "$TMP/first" || die "hist record's first line: $(cat "$TMP/first")"
-grep -q "standard output was closed" "$TMP/e" || die "hist record | head -1: $(cat "$TMP/e")"
+[ ! -s "$TMP/e" ] || die "hist record | head -1: not quiet: $(cat "$TMP/e")"
 t0=$(date +%s)
 "$LATSCOPE" hist record -d 20 --no-keep-busy 2>"$TMP/e" | true
 t=$(( $(date +%s) - t0 ))

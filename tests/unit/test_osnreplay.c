@@ -361,7 +361,7 @@ static void live_record(const struct osneng_opts *o, const char *path, struct lo
 		} else if (it->r.type != OSWORK_TID) {
 			wq[it->r.cpu][wq_n[it->r.cpu]++] = it->r;
 		} else if (!o->no_workload) {
-			assert_int_equal(osneng_set_tid(e, it->r.cpu, (int32_t)it->r.v[0], it->r.v[1]), 0);
+			assert_int_equal(osneng_set_tid(e, it->r.cpu, (int32_t)it->r.v[0], it->r.v[1], it->r.t1_ns), 0);
 		}
 	}
 	if (!o->no_workload) {

@@ -184,7 +184,7 @@ static void osnoise_pcts(int64_t out[NPCT], uint64_t *bucket_ns)
 	struct osneng *e = NULL;
 	struct osneng_sink sk = { 0 };
 	assert_int_equal(osneng_new(&e, &o, &sk), 0);
-	assert_int_equal(osneng_set_tid(e, 0, 500, 100), 0);
+	assert_int_equal(osneng_set_tid(e, 0, 500, 100, 0), 0);
 	struct osneng_wsrc src = { .peek = wq_peek, .pop = wq_pop };
 	osneng_use_source(e, &src);
 	osneng_start(e, base);

@@ -359,6 +359,23 @@ static bool read_comm(int dirfd, const char *path, char comm[16])
 	return true;
 }
 
+int pdwrite_write_comm(struct pdwrite *w, int evsel, uint32_t pid, uint32_t tid, const char *comm,
+		       uint64_t time_ns)
+{
+	if (!w || evsel < 0 || (size_t)evsel >= w->nr_evsels || !comm)
+		return -EINVAL;
+	const struct pdwrite_evsel *e = &w->evsels[evsel];
+	uint8_t body[8 + 16];
+	size_t n = strnlen(comm, 15);
+	bytes_st32(body, pid, w->swap);
+	bytes_st32(body + 4, tid, w->swap);
+	memcpy(body + 8, comm, n);
+	body[8 + n] = '\0';
+	struct pdread_sample s = { .pid = pid, .tid = tid, .time = time_ns,
+				   .id = e->nr_ids ? e->ids[0] : 0 };
+	return pdwrite_write_with_trailer(w, evsel, PDFORMAT_RECORD_COMM, 0, body, 8 + n + 1, &s);
+}
+
 int pdwrite_write_task_comms(struct pdwrite *w, int evsel, const char *procfs)
 {
 	if (!w || evsel < 0 || (size_t)evsel >= w->nr_evsels)
@@ -366,7 +383,6 @@ int pdwrite_write_task_comms(struct pdwrite *w, int evsel, const char *procfs)
 	DIR *d = opendir(procfs ? procfs : "/proc");
 	if (!d)
 		return -errno;
-	const struct pdwrite_evsel *e = &w->evsels[evsel];
 	int err = 0;
 	struct dirent *de;
 	while (!err && (de = readdir(d))) {
@@ -391,14 +407,7 @@ int pdwrite_write_task_comms(struct pdwrite *w, int evsel, const char *procfs)
 			snprintf(cpath, sizeof(cpath), "%lu/comm", tid);
 			if (!read_comm(dirfd(td), cpath, comm))
 				continue;
-			uint8_t body[8 + 16];
-			size_t len = 8 + strlen(comm) + 1;
-			bytes_st32(body, (uint32_t)pid, w->swap);
-			bytes_st32(body + 4, (uint32_t)tid, w->swap);
-			memcpy(body + 8, comm, strlen(comm) + 1);
-			struct pdread_sample s = { .pid = (uint32_t)pid, .tid = (uint32_t)tid,
-						.id = e->nr_ids ? e->ids[0] : 0 };
-			err = pdwrite_write_with_trailer(w, evsel, PDFORMAT_RECORD_COMM, 0, body, len, &s);
+			err = pdwrite_write_comm(w, evsel, (uint32_t)pid, (uint32_t)tid, comm, 0);
 		}
 		closedir(td);
 	}
