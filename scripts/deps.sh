@@ -52,8 +52,9 @@ fi
 command -v bpftool >/dev/null 2>&1 || [ -x /usr/sbin/bpftool ] || opt="${opt:-} bpftool"
 # Tools the tests and fuzzers use (optional for a plain build).
 # prometheus and promtool, curl and systemd-analyze: the monitor's tests
-# (tests/e2e/monitor*.sh, tests/static/contrib.sh).
-for t in zstd:zstd clang:clang strace:strace prometheus:prometheus promtool:prometheus curl:curl \
+# (tests/e2e/monitor*.sh, tests/static/contrib.sh); jq and less: documented examples
+# (tests/e2e/doc_examples.sh).
+for t in zstd:zstd clang:clang strace:strace prometheus:prometheus promtool:prometheus curl:curl jq:jq less:less \
 	 systemd-analyze:systemd; do
 	command -v "${t%%:*}" >/dev/null 2>&1 || opt="${opt:-} ${t#*:}"
 done
