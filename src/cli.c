@@ -216,6 +216,7 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *params, in
 	/* the CLI_T_SETINT option that set each field so far: two different
 	 * ones on one field (--wide and --csv) contradict each other */
 	const struct cli_opt *setter[CLI_MAX_OPTS] = { NULL };
+	bool given[CLI_MAX_OPTS] = { false };
 	int c;
 	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
 		const struct cli_opt *o = NULL;
@@ -261,6 +262,21 @@ int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *params, in
 		}
 		if (o->given_off != CLI_NONE)
 			*(bool *)((char *)params + o->given_off) = true;
+		given[o - cmd->opts] = true;
+	}
+	for (size_t k = 0; cmd->conflicts && cmd->conflicts[k][0]; k++) {
+		bool both = true;
+		for (int side = 0; side < 2; side++) {
+			const struct cli_opt *o = cmd->opts;
+			while (o->name && strcmp(o->name, cmd->conflicts[k][side]))
+				o++;
+			both = both && o->name && given[o - cmd->opts];
+		}
+		if (both) {
+			say(err, errlen, "%s: --%s and --%s cannot be used together", cmd->name,
+			    cmd->conflicts[k][0], cmd->conflicts[k][1]);
+			return -EINVAL;
+		}
 	}
 	if (optind < argc && !cmd->operands) {
 		say(err, errlen, "%s: unexpected argument '%s'; see --help", cmd->name, argv[optind]);

@@ -88,6 +88,10 @@ struct cli_cmd {
 	const char *outro;	/* text after the options (exit status...), or NULL */
 	bool operands;		/* operands allowed (a file, a command to run) */
 	bool stop_at_operand;	/* options end at the first operand ("--" too) */
+	/* pairs of long option names that contradict each other, {NULL, NULL}
+	 * last (or NULL): both given is refused with one line.  Two
+	 * CLI_T_SETINT options on one field always are. */
+	const char *const (*conflicts)[2];
 };
 
 #define CLI_HELP 1

@@ -104,6 +104,8 @@ const struct cli_cmd script_cli = {
 "malformed input (the message names the file offset) or a write error on the\n"
 "output.  See latscope-script(1).\n",
 	.operands = true,	/* refused below, with a hint at -i */
+	/* the JSON objects carry every field, typed */
+	.conflicts = (const char *const[][2]){ { "json", "fields" }, { NULL, NULL } },
 };
 
 int script_parse(struct script_params *p, int argc, char **argv)

@@ -248,6 +248,7 @@ const struct cli_cmd dtl_script_cli = {
 "Gaps (AUX TRUNCATED/PARTIAL/COLLISION, LOST records, a timebase going\n"
 "backwards, discontinuous buffers, odd payload sizes) are summarised on stderr.\n",
 	.operands = true,
+	.conflicts = (const char *const[][2]){ { "dtl-only", "samples-only" }, { NULL, NULL } },
 };
 
 static void report_gaps(const char *path, struct dtltl *t, const struct script *s, bool quiet)

@@ -233,6 +233,9 @@ static const struct cli_opt report_opts[] = {
 	CLI_END
 };
 
+/* --pid measures that task alone, --all-tasks every task */
+#define HIST_CONFLICTS ((const char *const[][2]){ { "all-tasks", "pid" }, { NULL, NULL } })
+
 const struct cli_cmd hist_report_cli = {
 	.name = "latscope hist report",
 	.usage = "usage: latscope hist report [-i perf.data] [options]",
@@ -245,6 +248,7 @@ const struct cli_cmd hist_report_cli = {
 "the JSON.\n",
 	.opts = report_opts,
 	.outro = HIST_OUTRO,
+	.conflicts = HIST_CONFLICTS,
 };
 
 #define HIST_LIVE_FORCE \
@@ -260,6 +264,7 @@ const struct cli_cmd hist_report_cli = {
 	.intro = HIST_LIVE_INTRO, \
 	.opts = (o), \
 	.outro = HIST_OUTRO, \
+	.conflicts = HIST_CONFLICTS, \
 }
 
 static const struct cli_opt record_opts[] = {
@@ -394,6 +399,7 @@ const struct cli_cmd hist_monitor_cli = {
 	.opts = monitor_opts,
 	.outro = "Exit status: 0 stopped by a signal or -d, 2 error.  man latscope-monitor;\n"
 		 "docs/monitor.md for Prometheus, Grafana and systemd.\n",
+	.conflicts = HIST_CONFLICTS,
 };
 
 /* What no in-kernel backend does (bpf, kernel): irqsoff_why names what it

@@ -115,6 +115,8 @@ const struct cli_cmd osnoise_cli = {
 "-s/-S/--strict), 2 error (a write error on stdout included), 130 aborted by a\n"
 "second Ctrl-C.\n"
 "See latscope-osnoise(1).\n",
+	/* --tsc is how the busy loop reads the time: there is none */
+	.conflicts = (const char *const[][2]){ { "no-workload", "tsc" }, { NULL, NULL } },
 };
 
 int osnoise_parse(struct ctx *c, int argc, char **argv)

@@ -66,9 +66,15 @@ edge_conflicting_modes() {
 		[ $rc -eq 2 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] &&
 			grep -q "cannot be used together" "$TMP/err" || die "conflicting_modes: dtl script $o: exit $rc: $(cat "$TMP/err")"
 	done
-	"$LATSCOPE" hist record --keep-busy --no-keep-busy -d 1 >/dev/null 2>"$TMP/err"; rc=$?
-	[ $rc -eq 2 ] && grep -q "cannot be used together" "$TMP/err" || die "conflicting_modes: keep-busy: $(cat "$TMP/err")"
-	ok "conflicting_modes: --wide/--csv/--json and --keep-busy/--no-keep-busy refused"
+	for c in "hist record --keep-busy --no-keep-busy -d 1" "dtl script --dtl-only --samples-only $REC" \
+		 "hist report -i $REC --all-tasks --pid 5" "hist record --pid 5 --all-tasks -d 1" \
+		 "osnoise top --no-workload --tsc -c 0 -d 1" "script -i $REC --json -F comm" \
+		 "monitor --all-tasks --pid 3"; do
+		"$LATSCOPE" $c >"$TMP/out" 2>"$TMP/err"; rc=$?
+		[ $rc -eq 2 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] &&
+			grep -q "cannot be used together" "$TMP/err" || die "conflicting_modes: $c: exit $rc: $(cat "$TMP/err")"
+	done
+	ok "conflicting_modes: --wide/--csv/--json, --keep-busy/--no-keep-busy, --dtl-only/--samples-only, --all-tasks/--pid, --no-workload/--tsc, --json/-F refused"
 }
 
 # --- nice_zero and thread_names: -P o:0 sets nice 0; the workloads' names ----

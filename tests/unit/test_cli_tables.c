@@ -393,10 +393,10 @@ static void test_script_values(void **state)
 	assert_int_equal(sp.t0, 0);
 	assert_true(sp.t1 == UINT64_MAX);
 	/* every option */
-	assert_int_equal(scr("-i - --ns -F comm,tid,event -C 1,3 --pid 5,-1 --tid 7 --time 1.5,2 --json "
+	assert_int_equal(scr("-i - --ns -F comm,tid,event -C 1,3 --pid 5,-1 --tid 7 --time 1.5,2 "
 			     "--unordered -j2 -v -q --strict"), -1);
 	assert_string_equal(sp.input, "-");
-	assert_true(sp.po.ns && sp.ro.unordered && sp.json && sp.verbose && sp.quiet && sp.strict);
+	assert_true(sp.po.ns && sp.ro.unordered && !sp.json && sp.verbose && sp.quiet && sp.strict);
 	assert_int_equal(sp.po.fields, PDPRINT_F_COMM | PDPRINT_F_TID | PDPRINT_F_EVNAME);
 	assert_true(sp.cpu_filter);
 	assert_true(parse_cpuset_has(&sp.cpus, 1) && parse_cpuset_has(&sp.cpus, 3) && !parse_cpuset_has(&sp.cpus, 2));
@@ -408,6 +408,8 @@ static void test_script_values(void **state)
 	assert_int_equal(sp.t0, 1500000000ULL);
 	assert_int_equal(sp.t1, 2000000000ULL);
 	assert_int_equal(sp.jobs, 2);
+	assert_int_equal(scr("--json -i -"), -1);
+	assert_true(sp.json);
 	assert_int_equal(scr("--cpus 0-2 -F +ip --time ,3"), -1);
 	assert_true(sp.cpu_filter && parse_cpuset_has(&sp.cpus, 2));
 	assert_true(sp.po.fields & PDPRINT_F_IP);
