@@ -10,6 +10,7 @@
 
 #include "cmdio.h"
 #include "commands.h"
+#include "jsonout.h"
 #include "script_cmd.h"
 #include <sys/stat.h>
 #include <unistd.h>
@@ -243,7 +244,7 @@ int cmd_script(int argc, char **argv)
 			continue;
 		printed++;
 		if (json) {
-			struct json_object *o = pdprint_json(p, &ev);
+			struct json_object *o = pdprint_json(p, &ev, JSONOUT_SCRIPT);
 			if (o) {
 				fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
 				fputc('\n', stdout);

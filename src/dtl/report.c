@@ -13,6 +13,7 @@
 #include "base/bytes.h"
 #include "format/dtl.h"
 #include "base/jsonv.h"
+#include "jsonout.h"
 #include "format/ksym.h"
 #include "report.h"
 #include "engine/dtlmerge.h"
@@ -406,11 +407,11 @@ results:;
 	const struct dtl_scan_stats *sc = dtlstat_scan_stats(s);
 	struct dtl_tbinfo tbi = dtlstat_tbinfo(s);
 	if (o.json) {
-		struct json_object *j = json_object_new_object(), *cpus = json_object_new_array(),
+		struct json_object *j = jsonout_new(JSONOUT_DTL_REPORT), *cpus = json_object_new_array(),
 				   *data = json_object_new_object();
 		json_object_object_add(j, "file", json_object_new_string(path));
-		json_object_object_add(j, "boot_tb", jsonv_u64(tbi.boot_tb));
-		json_object_object_add(j, "tb_freq", jsonv_u64(dtl_rep_freq_of(s, NULL, &o)));
+		json_object_object_add(j, "boot_ticks", jsonv_u64(tbi.boot_tb));
+		json_object_object_add(j, "tb_freq_hz", jsonv_u64(dtl_rep_freq_of(s, NULL, &o)));
 		json_object_object_add(j, "has_header", json_object_new_boolean(dtl_tbinfo_valid(&tbi)));
 		json_object_object_add(data, "payloads", jsonv_u64(sc->payloads));
 		json_object_object_add(data, "slots", jsonv_u64(sc->slots));
@@ -447,7 +448,7 @@ results:;
 			json_object_object_add(j, "timeline", dtl_rep_timeline_json(&o));
 			json_object_object_add(j, "tasks", dtl_rep_tasks_json(&o));
 		}
-		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+		jsonout_write(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED, NULL, false, NULL);
 		json_object_put(j);
 	} else {
 		printf("DTL report: %s\n", path);

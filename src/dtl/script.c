@@ -15,6 +15,7 @@
 #include "print/pipeline.h"
 #include "format/dtl.h"
 #include "base/jsonv.h"
+#include "jsonout.h"
 #include "format/ksym.h"
 #include "dtl_cmd.h"
 #include "engine/dtlmerge.h"
@@ -137,17 +138,18 @@ static void print_dtl(struct script *s, const struct dtlmerge_item *it)
 		break;
 	}
 	case OUT_JSON: {
-		struct json_object *o = json_object_new_object();
+		struct json_object *o = jsonout_new(JSONOUT_DTL_SCRIPT);
 		if (!o)
 			return;
+		json_object_object_add(o, "type", json_object_new_string("entry"));
 		json_object_object_add(o, "cpu", json_object_new_int64(it->cpu));
 		json_object_object_add(o, "time_ns", jsonv_u64(it->time_ns));
-		json_object_object_add(o, "timebase", jsonv_u64(e->timebase));
+		json_object_object_add(o, "timebase_ticks", jsonv_u64(e->timebase));
 		json_object_object_add(o, "dispatch_reason", json_object_new_string(dr));
 		json_object_object_add(o, "preempt_reason", json_object_new_string(pr));
-		json_object_object_add(o, "enqueue_to_dispatch_time", json_object_new_int64(e->enqueue_to_dispatch_tb));
-		json_object_object_add(o, "ready_to_enqueue_time", json_object_new_int64(e->ready_to_enqueue_tb));
-		json_object_object_add(o, "waiting_to_ready_time", json_object_new_int64(e->waiting_to_ready_tb));
+		json_object_object_add(o, "enqueue_to_dispatch_ticks", json_object_new_int64(e->enqueue_to_dispatch_tb));
+		json_object_object_add(o, "ready_to_enqueue_ticks", json_object_new_int64(e->ready_to_enqueue_tb));
+		json_object_object_add(o, "waiting_to_ready_ticks", json_object_new_int64(e->waiting_to_ready_tb));
 		json_object_object_add(o, "processor_id", json_object_new_int64(e->processor_id));
 		json_object_object_add(o, "fault_addr", jsonv_addr(e->fault_addr));
 		json_object_object_add(o, "srr0", jsonv_addr(e->srr0));
@@ -155,7 +157,7 @@ static void print_dtl(struct script *s, const struct dtlmerge_item *it)
 		char sym[KSYM_NAME_MAX + 64];
 		dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), false);
 		json_object_object_add(o, "symbol", json_object_new_string(sym));
-		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		jsonout_line(o, stdout);	/* a failed write: cmdio_finish() sees it */
 		json_object_put(o);
 		break;
 	}
@@ -410,8 +412,9 @@ int dtl_cmd_script(int argc, char **argv)
 		const struct dtlmerge_stats *ms = dtlmerge_stats(m);
 		const struct dtltl_stats *ts = dtltl_stats(s.t);
 		const struct pdread_stats *rs = pdread_stats(s.r);
-		struct json_object *o = json_object_new_object(), *sm = json_object_new_object(),
+		struct json_object *o = jsonout_new(JSONOUT_DTL_SCRIPT), *sm = json_object_new_object(),
 				   *g = json_object_new_object();
+		json_object_object_add(o, "type", json_object_new_string("summary"));
 		json_object_object_add(sm, "entries", jsonv_u64(ms->entries));
 		json_object_object_add(sm, "printed", jsonv_u64(s.dtl_lines));
 		json_object_object_add(sm, "late", jsonv_u64(ms->late));
@@ -424,7 +427,7 @@ int dtl_cmd_script(int argc, char **argv)
 			json_object_object_add(g, dtlmerge_gap_name(k), jsonv_u64(ms->gaps[k]));
 		json_object_object_add(sm, "gaps", g);
 		json_object_object_add(o, "summary", sm);
-		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		jsonout_line(o, stdout);	/* a failed write: cmdio_finish() sees it */
 		json_object_put(o);
 	}
 	int werr = s.pl ? -pipeline_finish(s.pl) : 0;	/* the formatter's first write error */
