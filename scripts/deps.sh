@@ -64,6 +64,8 @@ command -v perf >/dev/null 2>&1 || opt="${opt:-} linux-perf"
 command -v bc >/dev/null 2>&1 || opt="${opt:-} bc"
 [ -x /usr/bin/time ] || opt="${opt:-} time"
 command -v cyclictest >/dev/null 2>&1 || opt="${opt:-} rt-tests"
+# python3-jsonschema: tests/e2e/json_schema.sh validates the JSON against docs/schema
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import jsonschema' 2>/dev/null || opt="${opt:-} python3-jsonschema"
 [ -n "$need" ] || [ -n "${opt:-}" ] || exit 0
 all="$need ${opt:-}"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

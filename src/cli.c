@@ -118,6 +118,14 @@ static int apply(const struct cli_opt *o, const char *arg, void *params)
 	case CLI_T_STR:
 		*(const char **)field = arg;
 		return 0;
+	case CLI_T_JSON:
+		if (arg && !*arg)
+			return -EINVAL;
+		if (arg)
+			*(const char **)((char *)params + o->file_off) = arg;
+		else
+			*(bool *)field = true;
+		return 0;
 	case CLI_T_U64:
 		if (parse_u64(arg, o->min, o->max ? o->max : UINT64_MAX, &v))
 			return -EINVAL;
@@ -332,7 +340,7 @@ bool cli_table_ok(const struct cli_cmd *cmd)
 	for (const struct cli_opt *o = cmd->opts; o->name; o++) {
 		if (!*o->name || !strcmp(o->name, "help") || o->key == 'h' || o->key < 0 || o->key > 127)
 			return false;
-		if (o->type == CLI_T_CUSTOM ? !o->parse : o->optional)
+		if (o->type == CLI_T_CUSTOM ? !o->parse : o->optional && o->type != CLI_T_JSON)
 			return false;
 		for (const struct cli_opt *p = cmd->opts; p < o; p++)
 			if (!strcmp(p->name, o->name) || (o->key && p->key == o->key))

@@ -6,11 +6,12 @@
  *
  * Prefix: cli_.  The only module in src/ that calls getopt_long().
  *
- *	struct params { struct parse_cpuset cpus; bool have_cpus; uint64_t dur_ns; bool json; };
+ *	struct params { struct parse_cpuset cpus; bool have_cpus; uint64_t dur_ns; bool json;
+ *			const char *json_file; };
  *	static const struct cli_opt opts[] = {
  *		CLI_CPUS('c', struct params, cpus, have_cpus, "measured CPUs (default all online)"),
  *		CLI_DURATION('d', struct params, dur_ns, "run time (default until Ctrl-C)"),
- *		CLI_JSON(struct params, json),
+ *		CLI_JSON(struct params, json, json_file),
  *		CLI_END
  *	};
  *	static const struct cli_cmd cmd = { .name = "latscope osnoise top", .opts = opts, ... };
@@ -54,6 +55,9 @@ enum cli_type {
 	CLI_T_CPUS,	/* struct parse_cpuset */
 	CLI_T_PRIO,	/* struct cli_prio */
 	CLI_T_CUSTOM,	/* parse(arg, params): 0 or negative errno */
+	CLI_T_JSON,	/* --json: bool field = true (JSON on stdout instead of text);
+			 * --json=FILE: const char * at file_off = FILE (text on stdout,
+			 * JSON in FILE), the bool left false */
 };
 
 /* A scheduling priority as -P takes it. */
@@ -76,8 +80,9 @@ struct cli_opt {
 	const char *arg;	/* usage: the argument's name ("LIST"); NULL for flags */
 	const char *help;	/* usage: one line; NULL hides the option (an alias) */
 	const char *expect;	/* error: what a good value is ("100..10000000 us") */
-	bool optional;		/* CLI_T_CUSTOM: the value may be left out (only --name=V or
-				 * -kV give one); parse() gets NULL then */
+	bool optional;		/* CLI_T_CUSTOM, CLI_T_JSON: the value may be left out (only
+				 * --name=V or -kV give one); parse() gets NULL then */
+	size_t file_off;	/* CLI_T_JSON: offsetof the const char * FILE field */
 };
 
 struct cli_cmd {
@@ -138,8 +143,14 @@ bool cli_table_ok(const struct cli_cmd *cmd);
 #define CLI_DURATION(T, f, h) \
 	CLI_OPT("duration", 'd', CLI_T_DUR, T, f, CLI_NONE, 1, 0, 1000000000ULL, "T", h, \
 		"a duration such as 10s, 1m30s, 500ms (a bare number is seconds)")
-#define CLI_JSON(T, f) \
-	CLI_OPT("json", 0, CLI_T_FLAG, T, f, CLI_NONE, 0, 0, 0, NULL, "JSON on standard output (times in ns)", NULL)
+/* --json (JSON on stdout instead of the text) or --json=FILE (the text on
+ * stdout, the JSON in FILE, written as the command's other outputs are:
+ * cmdio_json_write()).  Every command with JSON takes it this way. */
+#define CLI_JSON(T, f, file) \
+	{ .name = "json", .type = CLI_T_JSON, .off = offsetof(T, f), .given_off = CLI_NONE, \
+	  .file_off = offsetof(T, file), .optional = true, .arg = "FILE", \
+	  .help = "JSON instead of the text on standard output; with =FILE the\n" \
+		  "text as usual and the JSON in FILE (docs/json.md)", .expect = "a file name" }
 #define CLI_QUIET(T, f, h) CLI_OPT("quiet", 'q', CLI_T_FLAG, T, f, CLI_NONE, 0, 0, 0, NULL, h, NULL)
 #define CLI_PRIORITY(T, f, g, h) \
 	CLI_OPT("priority", 'P', CLI_T_PRIO, T, f, CLI_GIVEN(T, g), 0, 0, 0, "P", h, \

@@ -10,6 +10,7 @@
 
 #include "cmdio.h"
 #include "commands.h"
+#include "jsonout.h"
 #include "script_cmd.h"
 #include <sys/stat.h>
 #include <unistd.h>
@@ -77,7 +78,7 @@ static const struct cli_opt script_opts[] = {
 	CLI_CUSTOM("time", 0, parse_time, "START,END",
 		   "only samples in this perf-time window (seconds, either\nmay be empty)",
 		   "START,END in seconds (e.g. 485.5,486)"),
-	SCR_FLAG("json", 0, json, "one JSON object per line per sample, fields typed"),
+	CLI_JSON(struct script_params, json, json_file),	/* one object per line per sample */
 	SCR_FLAG("unordered", 0, ro.unordered, "print in file order (no time sorting)"),
 	SCR_OPT("kallsyms", 0, CLI_T_STR, po.kallsyms, 0, 0, "FILE",
 		"resolve symbol fields (%ps) with FILE ('' = never); by\n"
@@ -89,6 +90,7 @@ static const struct cli_opt script_opts[] = {
 		 "which libtraceevent printed (and why)"),
 	CLI_QUIET(struct script_params, quiet, "no summary on stderr"),
 	CLI_STRICT(struct script_params, strict),
+	CLI_FORCE(struct script_params, force),
 	CLI_END
 };
 
@@ -221,6 +223,15 @@ int cmd_script(int argc, char **argv)
 	char *big = NULL;
 	size_t bigcap = 0;
 	uint64_t samples = 0, printed = 0;
+	struct safeout_file *jsf = NULL;
+	FILE *jf = NULL;	/* --json=FILE */
+	if (sp.json_file && !json &&
+	    !(jf = cmdio_fopen_safe(&jsf, AT_FDCWD, sp.json_file, NULL, sp.force, "latscope script"))) {
+		free(ob);
+		pdprint_free(p);
+		pdread_close(r);
+		return EXIT_ERR;
+	}
 	struct pdread_event ev;
 	while ((err = pdread_next(r, &ev)) > 0) {
 		if ((samples & 1023) == 0 && ferror(stdout))
@@ -242,14 +253,14 @@ int cmd_script(int argc, char **argv)
 		if (s->time < t0 || s->time > t1)
 			continue;
 		printed++;
-		if (json) {
-			struct json_object *o = pdprint_json(p, &ev);
+		if (json || jf) {
+			struct json_object *o = pdprint_json(p, &ev, JSONOUT_SCRIPT);
 			if (o) {
-				fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), stdout);
-				fputc('\n', stdout);
+				jsonout_line(o, jf ? jf : stdout);	/* a failed write: said below */
 				json_object_put(o);
 			}
-			continue;
+			if (json)
+				continue;
 		}
 		size_t lim = pdprint_symbols_pending(p) ? OB_HOLD : OB_CHUNK;
 		size_t n = ol < lim ? pdprint_format(p, &ev, ob + ol, lim - ol) : SIZE_MAX;
@@ -283,6 +294,8 @@ int cmd_script(int argc, char **argv)
 		report_formats(p);
 	rc = 0;
 	if (cmdio_finish(stdout, "latscope script", "standard output"))
+		rc = EXIT_ERR;
+	if (jf && cmdio_fclose_safe(jf, jsf, sp.json_file, err < 0, "latscope script"))
 		rc = EXIT_ERR;
 	if (!rc && err < 0) {	/* a read error; after a write error it does not matter */
 		fprintf(stderr, "latscope script: %s\n", pdread_strerror(r));

@@ -26,6 +26,8 @@ struct script_params {
 	struct pdread_opts ro;		/* --unordered */
 	struct parse_cpuset cpus;		/* -C/--cpu/--cpus, when cpu_filter */
 	bool cpu_filter, json, quiet, strict, verbose;
+	bool force;			/* --force: for --json=FILE */
+	const char *json_file;		/* --json=FILE (argv): text on stdout, JSON there */
 	uint64_t jobs;			/* -j: accepted (1 or 2), not used: one thread */
 	struct script_idlist pids, tids;	/* --pid, --tid (n 0: all) */
 	uint64_t t0, t1;		/* --time, perf time in ns (default 0, UINT64_MAX) */

@@ -100,7 +100,8 @@ int lhout_maxline(char *buf, size_t len, const struct hset_max *m)
 }
 
 static const double lh_pcts[] = { 50.0, 90.0, 99.0, 99.9, 99.99 };
-static const char *const lh_pct_names[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
+/* The JSON keys: one spelling in every command (docs/json.md) */
+static const char *const lh_pct_keys[] = { "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "p99_99_ns" };
 #define LH_NR_PCT (sizeof(lh_pcts) / sizeof(lh_pcts[0]))
 
 static int jadd(struct json_object *o, const char *k, struct json_object *v)
@@ -140,10 +141,8 @@ static struct json_object *lh_json_hist(const struct lhist *h, bool buckets)
 		err |= jadd(o, "max_ns", json_object_new_int64(h->max_ns));
 		for (size_t i = 0; i < LH_NR_PCT; i++) {
 			int64_t v = 0;
-			char k[32];
 			lhist_percentile_ns(h, lh_pcts[i], &v);
-			snprintf(k, sizeof(k), "%s_ns", lh_pct_names[i]);
-			err |= jadd(o, k, json_object_new_int64(v));
+			err |= jadd(o, lh_pct_keys[i], json_object_new_int64(v));
 		}
 	}
 	if (buckets) {
@@ -176,11 +175,11 @@ static struct json_object *lh_json_max(const struct hset_max *m)
 	err |= jadd(o, "latency_ns", json_object_new_int64(m->latency_ns));
 	err |= jadd(o, "timer_offset_ns", json_object_new_int64(m->timer_offset_ns));
 	err |= jadd(o, "pid", json_object_new_int(m->pid));
-	err |= jadd(o, "prio", json_object_new_int(m->prio));
+	err |= jadd(o, "prio", json_object_new_int(lhout_user_prio(m->prio)));	/* as the text */
 	err |= jadd(o, "comm", json_object_new_string(m->comm));
 	if (m->has_culprit) {
 		err |= jadd(o, "culprit_pid", json_object_new_int(m->culprit_pid));
-		err |= jadd(o, "culprit_prio", json_object_new_int(m->culprit_prio));
+		err |= jadd(o, "culprit_prio", json_object_new_int(lhout_user_prio(m->culprit_prio)));
 		err |= jadd(o, "culprit_comm", json_object_new_string(m->culprit_comm));
 	}
 	err |= jadd(o, "time_ns", jsonv_u64(m->time_ns));

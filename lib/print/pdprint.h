@@ -158,8 +158,10 @@ struct pdprint_format_stat {
  * order met; false past the last. */
 bool pdprint_format_stat(const struct pdprint *p, size_t i, struct pdprint_format_stat *st);
 
-/* pdprint_json - the sample as a JSON object with typed tracepoint fields.  The
- * caller releases it with json_object_put().  NULL on allocation failure. */
-struct json_object *pdprint_json(struct pdprint *p, const struct pdread_event *ev);
+/* pdprint_json - the sample as a JSON object with typed tracepoint fields,
+ * its first key "schema": schema when schema is not NULL (the command's
+ * document name).  The caller releases it with json_object_put().  NULL on
+ * allocation failure. */
+struct json_object *pdprint_json(struct pdprint *p, const struct pdread_event *ev, const char *schema);
 
 #endif

@@ -130,21 +130,22 @@ static struct json_object *j_hist(const struct dtlstat_hist *h, uint64_t f)
 
 	json_object_object_add(o, "count", jsonv_u64(h->count));
 	json_object_object_add(o, "sum_ticks", jsonv_u64(h->sum));
-	json_object_object_add(o, "min_us", json_object_new_double(h->count ? ticks_us(h->min, f) : 0));
-	json_object_object_add(o, "avg_us", json_object_new_double(h->count ? ticks_us(h->sum, f) / (double)h->count : 0));
-	json_object_object_add(o, "max_us", json_object_new_double(ticks_us(h->max, f)));
-	json_object_object_add(o, "p50_us", json_object_new_double(ticks_us(dtlstat_hist_percentile(h, 50), f)));
-	json_object_object_add(o, "p90_us", json_object_new_double(ticks_us(dtlstat_hist_percentile(h, 90), f)));
-	json_object_object_add(o, "p99_us", json_object_new_double(ticks_us(dtlstat_hist_percentile(h, 99), f)));
-	json_object_object_add(o, "p99_9_us", json_object_new_double(ticks_us(dtlstat_hist_percentile(h, 99.9), f)));
+	/* the ticks as recorded, in ns where converted (docs/json.md) */
+	json_object_object_add(o, "min_ns", jsonv_u64(h->count ? dtl_ticks_to_ns(h->min, f) : 0));
+	json_object_object_add(o, "avg_ns", jsonv_u64(h->count ? dtl_ticks_to_ns(h->sum, f) / h->count : 0));
+	json_object_object_add(o, "max_ns", jsonv_u64(dtl_ticks_to_ns(h->max, f)));
+	json_object_object_add(o, "p50_ns", jsonv_u64(dtl_ticks_to_ns(dtlstat_hist_percentile(h, 50), f)));
+	json_object_object_add(o, "p90_ns", jsonv_u64(dtl_ticks_to_ns(dtlstat_hist_percentile(h, 90), f)));
+	json_object_object_add(o, "p99_ns", jsonv_u64(dtl_ticks_to_ns(dtlstat_hist_percentile(h, 99), f)));
+	json_object_object_add(o, "p99_9_ns", jsonv_u64(dtl_ticks_to_ns(dtlstat_hist_percentile(h, 99.9), f)));
 	dtlstat_hist_log2_us(h, f, bins, NBINS);
 	for (int i = 0; i < NBINS; i++) {
 		if (!bins[i])
 			continue;
 		struct json_object *b = json_object_new_object();
-		json_object_object_add(b, "lo_us", jsonv_u64(i ? 1ULL << (i - 1) : 0));
+		json_object_object_add(b, "lo_ns", jsonv_u64(i ? (1ULL << (i - 1)) * 1000 : 0));
 		if (i < NBINS - 1)
-			json_object_object_add(b, "hi_us", jsonv_u64(1ULL << i));
+			json_object_object_add(b, "hi_ns", jsonv_u64((1ULL << i) * 1000));
 		json_object_object_add(b, "count", jsonv_u64(bins[i]));
 		json_object_array_add(a, b);
 	}
@@ -227,8 +228,9 @@ struct json_object *dtl_rep_worst_json(const struct dtlstat *s, const struct rep
 		json_object_object_add(j, "cpu", json_object_new_int64(w[i].cpu));
 		json_object_object_add(j, "time_ns", jsonv_u64(
 			dtl_tbinfo_valid(&tbi) ? dtl_tb_to_ns(w[i].timebase, &tbi) : 0));
-		json_object_object_add(j, "timebase", jsonv_u64(w[i].timebase));
-		json_object_object_add(j, "delay_us", json_object_new_double(ticks_us(w[i].delay_tb, dtl_rep_freq_of(s, c, o))));
+		json_object_object_add(j, "timebase_ticks", jsonv_u64(w[i].timebase));
+		json_object_object_add(j, "delay_ticks", jsonv_u64(w[i].delay_tb));
+		json_object_object_add(j, "delay_ns", jsonv_u64(dtl_ticks_to_ns(w[i].delay_tb, dtl_rep_freq_of(s, c, o))));
 		json_object_object_add(j, "processor_id", json_object_new_int64(w[i].e.processor_id));
 		json_object_object_add(j, "dispatch_reason",
 				       json_object_new_string(dtl_dispatch_reason_str(w[i].e.dispatch_reason, b1)));

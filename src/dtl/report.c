@@ -13,6 +13,7 @@
 #include "base/bytes.h"
 #include "format/dtl.h"
 #include "base/jsonv.h"
+#include "jsonout.h"
 #include "format/ksym.h"
 #include "report.h"
 #include "engine/dtlmerge.h"
@@ -26,7 +27,8 @@
 #define REP_FLAG(n, f, h) CLI_OPT(n, 0, CLI_T_FLAG, struct rep, f, CLI_NONE, 0, 0, 0, NULL, h, NULL)
 static const struct cli_opt report_opts[] = {
 	DTL_CMD_INPUT,
-	REP_FLAG("json", json, "one JSON document instead of text"),
+	CLI_JSON(struct rep, json, json_file),
+	CLI_FORCE(struct rep, force),
 	REP_FLAG("no-hist", no_hist, "text: leave out the histograms"),
 	REP_FLAG("total-only", total_only, "text: only the total, no per-CPU sections"),
 	CLI_CPU_PERF(struct rep, cpus, have_cpus, "only these CPUs"),
@@ -419,12 +421,13 @@ results:;
 	}
 	const struct dtl_scan_stats *sc = dtlstat_scan_stats(s);
 	struct dtl_tbinfo tbi = dtlstat_tbinfo(s);
-	if (o.json) {
-		struct json_object *j = json_object_new_object(), *cpus = json_object_new_array(),
+	bool json_err = false;
+	if (o.json || o.json_file) {
+		struct json_object *j = jsonout_new(JSONOUT_DTL_REPORT), *cpus = json_object_new_array(),
 				   *data = json_object_new_object();
 		json_object_object_add(j, "file", json_object_new_string(path));
-		json_object_object_add(j, "boot_tb", jsonv_u64(tbi.boot_tb));
-		json_object_object_add(j, "tb_freq", jsonv_u64(dtl_rep_freq_of(s, NULL, &o)));
+		json_object_object_add(j, "boot_ticks", jsonv_u64(tbi.boot_tb));
+		json_object_object_add(j, "tb_freq_hz", jsonv_u64(dtl_rep_freq_of(s, NULL, &o)));
 		json_object_object_add(j, "has_header", json_object_new_boolean(dtl_tbinfo_valid(&tbi)));
 		json_object_object_add(data, "payloads", jsonv_u64(sc->payloads));
 		json_object_object_add(data, "slots", jsonv_u64(sc->slots));
@@ -461,9 +464,11 @@ results:;
 			json_object_object_add(j, "timeline", dtl_rep_timeline_json(&o));
 			json_object_object_add(j, "tasks", dtl_rep_tasks_json(&o));
 		}
-		puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+		json_err = jsonout_write(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED,
+					 o.json ? NULL : o.json_file, o.force, "latscope dtl report") != 0;
 		json_object_put(j);
-	} else {
+	}
+	if (!o.json) {
 		printf("DTL report: %s\n", path);
 		printf("  %" PRIu64 " entries in %" PRIu64 " AUX payloads", sc->entries, sc->payloads);
 		if (dtl_tbinfo_valid(&tbi))
@@ -501,7 +506,7 @@ results:;
 			dtl_rep_tasks_text(&o);
 	}
 	free(tot);
-	if (cmdio_finish(stdout, "latscope dtl report", "standard output")) {
+	if (cmdio_finish(stdout, "latscope dtl report", "standard output") || json_err) {
 		ret = EXIT_ERR;
 		goto out;
 	}

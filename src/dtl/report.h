@@ -23,6 +23,8 @@
 struct rep {
 	struct dtl_cmd_in in;	/* first: DTL_CMD_INPUT, DTL_CMD_READ_OPTS */
 	bool json, no_hist, total_only, have_cpus, timeline;
+	const char *json_file;		/* --json=FILE (argv) */
+	bool force;			/* --force: for --json=FILE */
 	uint64_t top;
 	struct dtltask *tasks;
 	struct dtltl *dt;

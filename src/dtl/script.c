@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* script.c - `latscope dtl script`: one timeline of DTL entries and the other samples. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "print/pipeline.h"
 #include "format/dtl.h"
 #include "base/jsonv.h"
+#include "jsonout.h"
 #include "format/ksym.h"
 #include "dtl_cmd.h"
 #include "engine/dtlmerge.h"
@@ -43,6 +45,10 @@ struct script {
 	uint64_t dtl_lines, sample_lines;
 	struct ksym *syms;	/* NULL: srr0 stays [unknown] */
 	struct pipeline *pl;		/* second formatting thread, or NULL */
+	bool json, force;		/* --json, --force */
+	const char *json_file;		/* --json=FILE (argv) */
+	FILE *jf;			/* it, open (cmdio_fopen_safe), or NULL */
+	struct safeout_file *jsf;
 };
 
 static bool want(const struct script *s, uint32_t cpu, uint64_t t)
@@ -82,6 +88,35 @@ static void emit(struct script *s, const char *fmt, ...)
 		vprintf(fmt, ap);
 	}
 	va_end(ap);
+}
+
+/* One entry as a latscope.dtl-script/1 line on f (docs/json.md); a failed
+ * write is seen by cmdio_finish() (stdout) or cmdio_fclose_safe(). */
+static void json_entry(const struct script *s, const struct dtlmerge_item *it, const char *dr,
+		       const char *pr, FILE *f)
+{
+	const struct dtl_entry *e = &it->e;
+	struct json_object *o = jsonout_new(JSONOUT_DTL_SCRIPT);
+	if (!o)
+		return;
+	json_object_object_add(o, "type", json_object_new_string("entry"));
+	json_object_object_add(o, "cpu", json_object_new_int64(it->cpu));
+	json_object_object_add(o, "time_ns", jsonv_u64(it->time_ns));
+	json_object_object_add(o, "timebase_ticks", jsonv_u64(e->timebase));
+	json_object_object_add(o, "dispatch_reason", json_object_new_string(dr));
+	json_object_object_add(o, "preempt_reason", json_object_new_string(pr));
+	json_object_object_add(o, "enqueue_to_dispatch_ticks", json_object_new_int64(e->enqueue_to_dispatch_tb));
+	json_object_object_add(o, "ready_to_enqueue_ticks", json_object_new_int64(e->ready_to_enqueue_tb));
+	json_object_object_add(o, "waiting_to_ready_ticks", json_object_new_int64(e->waiting_to_ready_tb));
+	json_object_object_add(o, "processor_id", json_object_new_int64(e->processor_id));
+	json_object_object_add(o, "fault_addr", jsonv_addr(e->fault_addr));
+	json_object_object_add(o, "srr0", jsonv_addr(e->srr0));
+	json_object_object_add(o, "srr1", jsonv_addr(e->srr1));
+	char sym[KSYM_NAME_MAX + 64];
+	dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), false);
+	json_object_object_add(o, "symbol", json_object_new_string(sym));
+	jsonout_line(o, f);
+	json_object_put(o);
 }
 
 static void print_dtl(struct script *s, const struct dtlmerge_item *it)
@@ -136,30 +171,12 @@ static void print_dtl(struct script *s, const struct dtlmerge_item *it)
 		       e->processor_id, e->fault_addr, e->srr0, e->srr1, sym);
 		break;
 	}
-	case OUT_JSON: {
-		struct json_object *o = json_object_new_object();
-		if (!o)
-			return;
-		json_object_object_add(o, "cpu", json_object_new_int64(it->cpu));
-		json_object_object_add(o, "time_ns", jsonv_u64(it->time_ns));
-		json_object_object_add(o, "timebase", jsonv_u64(e->timebase));
-		json_object_object_add(o, "dispatch_reason", json_object_new_string(dr));
-		json_object_object_add(o, "preempt_reason", json_object_new_string(pr));
-		json_object_object_add(o, "enqueue_to_dispatch_time", json_object_new_int64(e->enqueue_to_dispatch_tb));
-		json_object_object_add(o, "ready_to_enqueue_time", json_object_new_int64(e->ready_to_enqueue_tb));
-		json_object_object_add(o, "waiting_to_ready_time", json_object_new_int64(e->waiting_to_ready_tb));
-		json_object_object_add(o, "processor_id", json_object_new_int64(e->processor_id));
-		json_object_object_add(o, "fault_addr", jsonv_addr(e->fault_addr));
-		json_object_object_add(o, "srr0", jsonv_addr(e->srr0));
-		json_object_object_add(o, "srr1", jsonv_addr(e->srr1));
-		char sym[KSYM_NAME_MAX + 64];
-		dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), false);
-		json_object_object_add(o, "symbol", json_object_new_string(sym));
-		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-		json_object_put(o);
+	case OUT_JSON:
+		json_entry(s, it, dr, pr, stdout);
 		break;
 	}
-	}
+	if (s->jf)	/* --json=FILE: beside the text */
+		json_entry(s, it, dr, pr, s->jf);
 }
 
 static void print_sample(struct script *s, const struct pdread_event *ev)
@@ -212,7 +229,8 @@ static const struct cli_opt script_opts[] = {
 	SCRIPT_MODE("wide", OUT_WIDE, "one readable line per entry: times in ticks and us,\n"
 		    "CPU, processor_id (other samples get the same time\ncolumn)"),
 	SCRIPT_MODE("csv", OUT_CSV, "DTL entries only, one CSV row each (header first)"),
-	SCRIPT_MODE("json", OUT_JSON, "DTL entries only, one JSON object per line"),
+	CLI_JSON(struct script, json, json_file),
+	CLI_FORCE(struct script, force),
 	SCRIPT_FLAG("ns", ns, "nanosecond timestamps (perf script --ns)"),
 	SCRIPT_FLAG("exact-time", in.to.exact_time, "convert the timebase with exact 128-bit integer\n"
 		    "math instead of perf's double formula (may differ by\n1 ns)"),
@@ -349,6 +367,14 @@ int dtl_cmd_script(int argc, char **argv)
 	if (dtl_cmd_file(&dtl_script_cli, &s.in, argc, argv, first))
 		return EXIT_ERR;
 	const char *path = s.in.path;
+	if (s.json && !s.json_file && s.mode != OUT_PERF) {
+		/* both on standard output: one would silently win */
+		fprintf(stderr, "latscope dtl script: --json and --%s cannot be used together (--json=FILE "
+			"writes the JSON beside them)\n", s.mode == OUT_WIDE ? "wide" : "csv");
+		return EXIT_ERR;
+	}
+	if (s.json && !s.json_file)
+		s.mode = OUT_JSON;	/* DTL entries only, one JSON object per line */
 	if ((to->override_boot_tb || to->override_tb_freq) && !to->fallback.tb_freq)
 		to->fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
 	if (dtl_cmd_open(&s.r, path, false, false, "latscope dtl script"))
@@ -371,6 +397,11 @@ int dtl_cmd_script(int argc, char **argv)
 		goto out;
 	}
 	if (dtl_cmd_syms(&s.syms, s.r, s.in.kallsyms, s.in.no_symbols, "latscope dtl script")) {
+		ret = EXIT_ERR;
+		goto out;
+	}
+	if (s.json_file && !s.json &&
+	    !(s.jf = cmdio_fopen_safe(&s.jsf, AT_FDCWD, s.json_file, NULL, s.force, "latscope dtl script"))) {
 		ret = EXIT_ERR;
 		goto out;
 	}
@@ -405,14 +436,15 @@ int dtl_cmd_script(int argc, char **argv)
 			*pdread_strerror(s.r) ? pdread_strerror(s.r) : strerror(-rc));
 		ret = EXIT_ERR;
 	}
-	if (rc == 0 && s.mode == OUT_JSON) {
+	if (rc == 0 && (s.mode == OUT_JSON || s.jf)) {
 		/* the last line: what was counted, for readers of the stream */
 		const struct dtlmerge *m = dtltl_merge(s.t);
 		const struct dtlmerge_stats *ms = dtlmerge_stats(m);
 		const struct dtltl_stats *ts = dtltl_stats(s.t);
 		const struct pdread_stats *rs = pdread_stats(s.r);
-		struct json_object *o = json_object_new_object(), *sm = json_object_new_object(),
+		struct json_object *o = jsonout_new(JSONOUT_DTL_SCRIPT), *sm = json_object_new_object(),
 				   *g = json_object_new_object();
+		json_object_object_add(o, "type", json_object_new_string("summary"));
 		json_object_object_add(sm, "entries", jsonv_u64(ms->entries));
 		json_object_object_add(sm, "printed", jsonv_u64(s.dtl_lines));
 		json_object_object_add(sm, "late", jsonv_u64(ms->late));
@@ -425,7 +457,7 @@ int dtl_cmd_script(int argc, char **argv)
 			json_object_object_add(g, dtlmerge_gap_name(k), jsonv_u64(ms->gaps[k]));
 		json_object_object_add(sm, "gaps", g);
 		json_object_object_add(o, "summary", sm);
-		puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		jsonout_line(o, s.jf ? s.jf : stdout);	/* a failed write: said below */
 		json_object_put(o);
 	}
 	int werr = s.pl ? -pipeline_finish(s.pl) : 0;	/* the formatter's first write error */
@@ -453,6 +485,8 @@ int dtl_cmd_script(int argc, char **argv)
 out:
 	if (s.pl)
 		pipeline_finish(s.pl);
+	if (s.jf && cmdio_fclose_safe(s.jf, s.jsf, s.json_file, ret == EXIT_ERR, "latscope dtl script"))
+		ret = EXIT_ERR;
 	ksym_free(s.syms);
 	dtltl_free(s.t);
 	pdprint_free(s.pp);

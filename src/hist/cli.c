@@ -130,7 +130,7 @@ static int parse_backend(const char *arg, void *params)
 	      "DIR/wakeup/sharedprio/CPU0, DIR/missed_timer_offsets/CPU0,\n" \
 	      "DIR/timerandwakeup/CPU0, DIR/irqsoff/CPU0, ...,\n" \
 	      "and DIR/<type>/max_latency-CPU0", NULL), \
-	CLI_JSON(struct hctx, json), \
+	CLI_JSON(struct hctx, json, json_file), \
 	H_FLAG("buckets-json", json_buckets, "--json with the non-zero buckets of each histogram"), \
 	CLI_CUSTOM("types", 0, parse_types, "LIST", \
 		   "wakeup,sharedprio,timer,timerandwakeup,irqsoff,\n" \
@@ -456,7 +456,7 @@ static void defaults(struct hctx *c, enum hmode mode, const char *prog)
 /* The values the tables keep apart, into the trackers' configuration. */
 static void settle(struct hctx *c)
 {
-	if (c->json_buckets)
+	if (c->json_buckets && !c->json_file)
 		c->json = true;
 	if (c->pid)
 		c->lcfg.pid = (int32_t)c->pid;

@@ -58,6 +58,7 @@ struct hctx {
 	const char *outdir;		/* -O */
 	const char *record_out;		/* record/top -o */
 	bool json, json_buckets, nonzero, quiet;
+	const char *json_file;		/* --json=FILE (argv): text on stdout, JSON there */
 	bool types[HSET_NR_KINDS];
 	bool types_given;
 	struct latency_cfg lcfg;

@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "hist.h"
 #include "base/jsonv.h"
+#include "jsonout.h"
 #include "base/lhist.h"
 #include "print/lhout.h"
 #include "base/safeout.h"
@@ -476,6 +477,7 @@ int hist_emit(struct hctx *c)
 {
 	bool unsup[HSET_NR_KINDS];
 	int rc = 0;
+	bool json_err = false;
 
 	for (int t = 0; t < HSET_NR_KINDS; t++)
 		unsup[t] = hist_kind_unsupported(c, t);
@@ -486,8 +488,9 @@ int hist_emit(struct hctx *c)
 		if (err)
 			return EXIT_ERR;
 	}
-	if (c->json) {
-		struct json_object *j = lhout_json(c->set, c->types, unsup, c->json_buckets);
+	if (c->json || c->json_file) {
+		struct json_object *j = jsonout_adopt(JSONOUT_HIST,
+						      lhout_json(c->set, c->types, unsup, c->json_buckets));
 		if (j && c->ran == HB_PERF)	/* the userspace engine's counters */
 			json_object_object_add(j, "stats", lhout_json_engine_stats(st));
 		if (j && c->ran != HB_PERF) {	/* those the bpf programs keep (no table evictions: LRU maps) */
@@ -564,12 +567,12 @@ int hist_emit(struct hctx *c)
 		}
 		if (c->twl)
 			json_object_object_add(j, "timer_workload", twl_json(c));
-		if (fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-							    JSON_C_TO_STRING_NOSLASHESCAPE), stdout) < 0 ||
-		    fputc('\n', stdout) < 0)
-			cmdio_note_error();
+		if (jsonout_write(j, JSON_C_TO_STRING_PRETTY, c->json ? NULL : c->json_file, c->force,
+				  c->prog))
+			json_err = true;
 		json_object_put(j);
-	} else {
+	}
+	if (!c->json) {
 		hist_term_view(c, stdout, unsup);
 		if (c->ran == HB_KERNEL)
 			printf("events: counted in the kernel by hist triggers (%" PRIu64 " samples filed, %"
@@ -681,7 +684,7 @@ int hist_emit(struct hctx *c)
 			rc = EXIT_THRESHOLD;
 		}
 	}
-	if (cmdio_finish(stdout, c->prog, "standard output"))
+	if (cmdio_finish(stdout, c->prog, "standard output") || json_err)
 		return EXIT_ERR;
 	return rc;
 }

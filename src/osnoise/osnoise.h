@@ -45,6 +45,8 @@ struct ctx {
 	bool with_zeros, no_header, no_summary;
 	uint64_t top_n;
 	const char *input, *output, *kernel_text;	/* point into argv */
+	const char *json_file;		/* --json=FILE (argv) */
+	int json_rc;			/* its writing: 0 or EXIT_ERR */
 	/* run state */
 	struct osneng *e;			/* the engine (lib/engine/osneng.c) */
 	const unsigned *list;		/* its CPUs, nr of them, its accounting */

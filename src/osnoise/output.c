@@ -17,6 +17,7 @@
 
 #include "cmdio.h"
 #include "commands.h"
+#include "jsonout.h"
 #include "live/evsrc.h"
 #include "base/jsonv.h"
 #include "engine/noise.h"
@@ -425,19 +426,27 @@ static json_object *bpf_json(const struct ctx *c)
 	return o;
 }
 
-static void print_json(struct ctx *c, FILE *f)
+/* Percentile pct of a CPU's gap histogram in ns (0 with no gap), for the JSON. */
+static uint64_t jhist_pct_ns(const struct ctx *c, const struct osneng_hist *h, double pct)
+{
+	uint64_t v = 0;
+	return osneng_hist_percentile_ns(h, c->bucket_us, c->entries, pct, &v) ? 0 : v;
+}
+
+/* The latscope.osnoise/1 document (docs/json.md); the caller puts it. */
+static json_object *build_json(struct ctx *c)
 {
 	static const char *const mode_names[] = { "top", "hist", "trace", "record" };
 	char vm[128];
 	const char *hv = sysinfo_vm_name(vm, sizeof(vm));
 	long tck = sysconf(_SC_CLK_TCK);
-	json_object *root = json_object_new_object();
+	json_object *root = jsonout_new(JSONOUT_OSNOISE);
 	json_object_object_add(root, "tool", json_object_new_string("latscope osnoise"));
 	json_object_object_add(root, "mode", json_object_new_string(mode_names[c->mode]));
 	json_object_object_add(root, "workload", json_object_new_boolean(!c->no_workload));
-	json_object_object_add(root, "threshold_us", ju(c->threshold_us));
-	json_object_object_add(root, "period_us", ju(c->period_us));
-	json_object_object_add(root, "runtime_us", ju(c->runtime_us));
+	json_object_object_add(root, "threshold_ns", ju(c->threshold_us * 1000));
+	json_object_object_add(root, "period_ns", ju(c->period_us * 1000));
+	json_object_object_add(root, "runtime_ns", ju(c->runtime_us * 1000));
 	json_object_object_add(root, "duration_ns", ju(run_ns(c)));
 	json_object_object_add(root, "attribution", json_object_new_boolean(c->attribution));
 	if (!c->kmode)
@@ -447,9 +456,9 @@ static void print_json(struct ctx *c, FILE *f)
 	json_object_object_add(root, "vm", hv ? json_object_new_string(vm) : NULL);
 	struct rusage ru;
 	if (!getrusage(RUSAGE_THREAD, &ru))	/* the collector (main) thread */
-		json_object_object_add(root, "collector_cpu_us",
-				       ju((uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec +
-					  (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec));
+		json_object_object_add(root, "collector_cpu_ns",
+				       ju(((uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec +
+					   (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec) * 1000));
 	json_object_object_add(root, "backend", c->ran ? json_object_new_string(c->ran) : NULL);
 	json_object_object_add(root, "events_lost", ju(events_lost(c)));
 	if (c->bst_read)
@@ -490,7 +499,7 @@ static void print_json(struct ctx *c, FILE *f)
 		json_object_object_add(stop, "reason", json_object_new_string(
 					       st->why == OSNENG_STOP_SINGLE ? "single" : "total"));
 		json_object_object_add(stop, "cpu", ju(st->cpu));
-		json_object_object_add(stop, "value_us", ju(st->value_ns / 1000));
+		json_object_object_add(stop, "value_ns", ju(st->value_ns));
 	}
 	json_object_object_add(root, "stop", stop);
 	json_object *cpus = json_object_new_array();
@@ -501,11 +510,11 @@ static void print_json(struct ctx *c, FILE *f)
 		uint64_t rt = s->runtime_ns / 1000, nz = s->noise_ns / 1000;
 		json_object_object_add(o, "cpu", ju(c->list[i]));
 		json_object_object_add(o, "periods", ju(s->periods));
-		json_object_object_add(o, "runtime_us", ju(rt));
-		json_object_object_add(o, "noise_us", ju(nz));
+		json_object_object_add(o, "runtime_ns", ju(s->runtime_ns));
+		json_object_object_add(o, "noise_ns", ju(s->noise_ns));
 		json_object_object_add(o, "cpu_available_pct", jdouble5(noise_avail_e5(rt, nz)));
-		json_object_object_add(o, "max_noise_us", ju(s->max_noise_ns / 1000));
-		json_object_object_add(o, "max_single_us", ju(s->max_single_ns / 1000));
+		json_object_object_add(o, "max_noise_ns", ju(s->max_noise_ns));
+		json_object_object_add(o, "max_single_ns", ju(s->max_single_ns));
 		bool at = c->attribution;
 #define JA(v) (at ? ju(v) : NULL)
 		json_object_object_add(o, "hw", JA(s->hw_count));
@@ -514,14 +523,14 @@ static void print_json(struct ctx *c, FILE *f)
 		json_object_object_add(o, "softirq", JA(s->count[NOISE_SOFTIRQ]));
 		json_object_object_add(o, "thread", JA(s->count[NOISE_THREAD]));
 		json_object_object_add(o, "gaps", ju(s->gaps));
-		json_object_object_add(o, "hw_us", JA(s->hw_ns / 1000));
-		json_object_object_add(o, "nmi_us", JA(s->net_ns[NOISE_NMI] / 1000));
-		json_object_object_add(o, "irq_us", JA(s->net_ns[NOISE_IRQ] / 1000));
-		json_object_object_add(o, "softirq_us", JA(s->net_ns[NOISE_SOFTIRQ] / 1000));
-		json_object_object_add(o, "thread_us", JA(s->net_ns[NOISE_THREAD] / 1000));
+		json_object_object_add(o, "hw_ns", JA(s->hw_ns));
+		json_object_object_add(o, "nmi_ns", JA(s->net_ns[NOISE_NMI]));
+		json_object_object_add(o, "irq_ns", JA(s->net_ns[NOISE_IRQ]));
+		json_object_object_add(o, "softirq_ns", JA(s->net_ns[NOISE_SOFTIRQ]));
+		json_object_object_add(o, "thread_ns", JA(s->net_ns[NOISE_THREAD]));
 #undef JA
 		json_object_object_add(o, "below_threshold_count", ju(s->sub_count));
-		json_object_object_add(o, "below_threshold_us", ju(s->sub_ns / 1000));
+		json_object_object_add(o, "below_threshold_ns", ju(s->sub_ns));
 		const struct osneng_cpu *pc = ocpu(c, i);
 		json_object_object_add(o, "floor_ns", ju(pc->floor_ns));
 		if (!c->no_workload) {
@@ -531,33 +540,30 @@ static void print_json(struct ctx *c, FILE *f)
 			json_object_object_add(o, "smallest_gap_ns", ju(pc->min_gap_ns));
 		}
 		if (hv && !c->replaying)
-			json_object_object_add(o, "steal_ms",
-					       ju((c->steal1[i] - c->steal0[i]) * 1000 /
+			json_object_object_add(o, "steal_ns",
+					       ju((c->steal1[i] - c->steal0[i]) * 1000000000 /
 						  (uint64_t)(tck > 0 ? tck : 100)));
 		if (pc->hist.b) {
 			const struct osneng_hist *h = &pc->hist;
 			json_object *hj = json_object_new_object();
-			json_object_object_add(hj, "bucket_us", ju(c->bucket_us));
+			json_object_object_add(hj, "bucket_ns", ju(c->bucket_us * 1000));
 			json_object *bk = json_object_new_array();
 			for (uint64_t b = 0; b < c->entries; b++)
 				if (h->b[b] || c->with_zeros) {
 					json_object *e = json_object_new_array();
-					json_object_array_add(e, ju(b * c->bucket_us));
+					json_object_array_add(e, ju(b * c->bucket_us * 1000));
 					json_object_array_add(e, ju(h->b[b]));
 					json_object_array_add(bk, e);
 				}
 			json_object_object_add(hj, "buckets", bk);
 			json_object_object_add(hj, "over", ju(h->b[c->entries]));
 			json_object_object_add(hj, "count", ju(h->count));
-			json_object_object_add(hj, "min_us", ju(h->min_ns / 1000));
-			char avg[32];
-			double a = h->count ? (double)h->sum_ns / (double)h->count / 1000.0 : 0.0;
-			snprintf(avg, sizeof(avg), "%.2f", a);
-			json_object_object_add(hj, "avg_us", json_object_new_double_s(a, avg));
-			json_object_object_add(hj, "max_us", ju(h->max_ns / 1000));
-			json_object_object_add(hj, "p99_us", ju(hist_pct_us(c, h, 99)));
-			json_object_object_add(hj, "p999_us", ju(hist_pct_us(c, h, 99.9)));
-			json_object_object_add(hj, "p9999_us", ju(hist_pct_us(c, h, 99.99)));
+			json_object_object_add(hj, "min_ns", ju(h->min_ns));
+			json_object_object_add(hj, "avg_ns", ju(h->count ? h->sum_ns / h->count : 0));
+			json_object_object_add(hj, "max_ns", ju(h->max_ns));
+			json_object_object_add(hj, "p99_ns", ju(jhist_pct_ns(c, h, 99)));
+			json_object_object_add(hj, "p99_9_ns", ju(jhist_pct_ns(c, h, 99.9)));
+			json_object_object_add(hj, "p99_99_ns", ju(jhist_pct_ns(c, h, 99.99)));
 			json_object_object_add(o, "hist", hj);
 		}
 		json_object *cj = json_object_new_array();
@@ -569,9 +575,8 @@ static void print_json(struct ctx *c, FILE *f)
 			json_object_object_add(e, "name", json_object_new_string(k[j].name));
 			json_object_object_add(e, "id", json_object_new_int(k[j].id));
 			json_object_object_add(e, "count", ju(k[j].count));
-			json_object_object_add(e, "total_us", ju(k[j].total_ns / 1000));
 			json_object_object_add(e, "total_ns", ju(k[j].total_ns));
-			json_object_object_add(e, "max_us", ju(k[j].max_ns / 1000));
+			json_object_object_add(e, "max_ns", ju(k[j].max_ns));
 			json_object_object_add(e, "unseen_starts", ju(k[j].unseen));
 			json_object_array_add(cj, e);
 		}
@@ -580,10 +585,21 @@ static void print_json(struct ctx *c, FILE *f)
 	}
 	free(k);
 	json_object_object_add(root, "cpus", cpus);
-	if (fprintf(f, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								      JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
-		cmdio_note_error();
+	return root;
+}
+
+/* The JSON document on stdout (--json) or in --json=FILE; 0 or EXIT_ERR. */
+static int print_json(struct ctx *c)
+{
+	json_object *root = build_json(c);
+	if (!root) {
+		fprintf(stderr, "latscope osnoise: out of memory building JSON\n");
+		return EXIT_ERR;
+	}
+	int rc = jsonout_write(root, JSON_C_TO_STRING_PRETTY, c->json ? NULL : c->json_file, c->force,
+			       "latscope osnoise");
 	json_object_put(root);
+	return rc;
 }
 
 /*
@@ -683,7 +699,7 @@ int osnoise_finish(struct ctx *c, int rc)
 		clearerr(stdout);
 		return EXIT_ERR;
 	}
-	if (cmdio_finish(stdout, "latscope osnoise", "standard output"))
+	if (cmdio_finish(stdout, "latscope osnoise", "standard output") || c->json_rc)
 		return EXIT_ERR;
 	return rc;
 }
@@ -705,7 +721,7 @@ void osnoise_final_report(struct ctx *c)
 		c->cnt.forced = evsrc_stats(c->s)->forced;
 	}
 	if (c->json) {
-		print_json(c, f);
+		c->json_rc = print_json(c);
 		if (osnoise_stop_why(c))
 			print_stop(c, stderr);
 		return;
@@ -724,6 +740,8 @@ void osnoise_final_report(struct ctx *c)
 	if (c->mode != M_HIST || !c->no_summary)
 		print_details(c, c->mode == M_TRACE ? stderr : f);
 	print_stop(c, f);
+	if (c->json_file)
+		c->json_rc = print_json(c);
 }
 
 void osnoise_refresh_top(struct ctx *c)

@@ -200,7 +200,7 @@ int osnoise_setup_state(struct ctx *c)
 		.no_workload = c->no_workload,
 		.softirq_in_threads = c->softirq_in_threads,
 		.gap_counters = c->bpf != NULL,
-		.hist = c->mode == M_HIST || c->json,
+		.hist = c->mode == M_HIST || c->json || c->json_file,
 		.bucket_us = c->bucket_us,
 		.entries = c->entries,
 	};

@@ -34,7 +34,7 @@ grep -q "kworker/1:1:42" "$TMP/k.out" || die "thread_noise contributor missing"
 "$L" osnoise top --parse-kernel "$TMP/k.txt" -s 2 > /dev/null; [ $? -eq 1 ] || die "stop in parsed text not reported"
 "$L" osnoise hist --parse-kernel "$TMP/k.txt" --json > "$TMP/kh.json" || die "parse-kernel hist"
 [ "$($J "$TMP/kh.json" cpus.1.hist.count)" = 1 ] || die "sample_threshold not in the histogram"
-[ "$($J "$TMP/kh.json" cpus.1.hist.max_us)" = 3 ] || die "histogram max"
+[ "$($J "$TMP/kh.json" cpus.1.hist.max_ns)" = 3000 ] || die "histogram max"
 
 # --kernel: a clear failure where the kernel has no osnoise tracer
 if [ ! -d /sys/kernel/tracing/osnoise ]; then

@@ -76,6 +76,6 @@ sw=$(sed -n 's/.* switched_in=\([0-9]*\).*/\1/p' "$TMP/ng")
 # the table's thread counter counts them too, and the thread share of the noise is there
 th=$($J "$TMP/run.json" cpus.0.thread)
 [ "$th" -ge "$wakes" ] || die "thread counter $th < $wakes"
-tus=$($J "$TMP/run.json" cpus.0.thread_us)
-[ "$tus" -ge $((inj / 1000 * 90 / 100)) ] || die "thread_us $tus below the injected noise"
+tns=$($J "$TMP/run.json" cpus.0.thread_ns)
+[ "$tns" -ge $((inj / 1000 * 90 / 100 * 1000)) ] || die "thread_ns $tns below the injected noise"
 exit 0

@@ -5,7 +5,7 @@
  *   osnjson FILE PATH
  * PATH is dot-separated: object keys, array indexes, and key[field=value] to
  * pick the first array element whose field equals value, e.g.
- *   cpus.0.noise_us    cpus.0.top[name=noisegen].total_ns    cpus.length
+ *   cpus.0.noise_ns    cpus.0.top[name=noisegen].total_ns    cpus.length
  * Strings print without quotes, numbers as stored, null as "null".
  * Exit 0 found, 1 not found, 2 unreadable.
  */

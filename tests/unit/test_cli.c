@@ -27,6 +27,7 @@ struct p {
 	struct cli_prio prio;
 	bool have_prio;
 	bool json, quiet;
+	const char *json_file;
 	const char *out;
 	int keep;
 	int64_t off;
@@ -50,7 +51,7 @@ static const struct cli_opt opts[] = {
 	CLI_THRESHOLD_US(struct p, thr_us, 1, 10000000, "threshold"),
 	CLI_RING_SIZE(struct p, ring, 1024, 4096, 1ULL << 32, "ring per CPU (bare: KiB)", NULL),
 	CLI_PRIORITY(struct p, prio, have_prio, "priority"),
-	CLI_JSON(struct p, json),
+	CLI_JSON(struct p, json, json_file),
 	CLI_QUIET(struct p, quiet, "only the summary"),
 	CLI_OUTPUT(struct p, out, "output file"),
 	CLI_OPT("keep-busy", 0, CLI_T_SETINT, struct p, keep, CLI_NONE, 1, 0, 0, NULL, "keep busy", NULL),
@@ -200,7 +201,7 @@ static void test_usage(void **state)
 	char *buf = usage_text(&cmd);
 	assert_non_null(strstr(buf, "usage: latscope test [options]\n"));
 	assert_non_null(strstr(buf, "  -c, --cpus LIST        measured CPUs\n"));
-	assert_non_null(strstr(buf, "      --json             JSON on standard output (times in ns)\n"));
+	assert_non_null(strstr(buf, "      --json[=FILE]      JSON instead of the text on standard output; with =FILE the\n"));
 	assert_non_null(strstr(buf, "  -h, --help             this help\n"));
 	assert_non_null(strstr(buf, "Exit status: 0.\n"));
 	/* every option with a help line is listed, once */
@@ -213,7 +214,7 @@ static void test_usage(void **state)
 	free(buf);
 }
 
-struct q { int level; bool json; };
+struct q { int level; bool json; const char *json_file; };
 
 static int parse_level(const char *arg, void *params)
 {
@@ -233,7 +234,7 @@ static void test_optional_and_tables(void **state)
 	static const struct cli_opt qo[] = {
 		{ .name = "level", .key = 'z', .type = CLI_T_CUSTOM, .given_off = CLI_NONE, .parse = parse_level,
 		  .optional = true, .arg = "N", .help = "compress\n(level 1-22)", .expect = "1..22" },
-		CLI_JSON(struct q, json),
+		CLI_JSON(struct q, json, json_file),
 		CLI_END
 	};
 	static const struct cli_cmd qc = { .name = "latscope q", .opts = qo, .operands = true };
@@ -258,9 +259,22 @@ static void test_optional_and_tables(void **state)
 				    "                         (level 1-22)\n"));
 	free(buf);
 
+	char *a4[] = { "q", "--json=out.json", NULL };
+	assert_int_equal(cli_parse(&qc, 2, a4, &q, NULL, err, sizeof(err)), 0);
+	assert_false(q.json);	/* the text stays on stdout */
+	assert_string_equal(q.json_file, "out.json");
+	char *a5[] = { "q", "--json", "x", NULL };
+	q.json_file = NULL;
+	assert_int_equal(cli_parse(&qc, 3, a5, &q, &first, err, sizeof(err)), 0);
+	assert_true(q.json);
+	assert_null(q.json_file);
+	assert_int_equal(first, 2);	/* "x" is an operand, not the file */
+	char *a6[] = { "q", "--json=", NULL };
+	assert_int_equal(cli_parse(&qc, 2, a6, &q, NULL, err, sizeof(err)), -EINVAL);
+
 	assert_true(cli_table_ok(&qc));
 	assert_true(cli_table_ok(&cmd));
-	static const struct cli_opt dup_name[] = { CLI_JSON(struct q, json), CLI_JSON(struct q, json), CLI_END };
+	static const struct cli_opt dup_name[] = { CLI_JSON(struct q, json, json_file), CLI_JSON(struct q, json, json_file), CLI_END };
 	static const struct cli_opt dup_key[] = {
 		CLI_OPT("a", 'x', CLI_T_FLAG, struct q, json, CLI_NONE, 0, 0, 0, NULL, "a", NULL),
 		CLI_OPT("b", 'x', CLI_T_FLAG, struct q, json, CLI_NONE, 0, 0, 0, NULL, "b", NULL),

@@ -59,13 +59,15 @@ static struct json_object *field_json(struct tep_format_field *fl, const struct 
 	return jsonv_u64(v);
 }
 
-struct json_object *pdprint_json(struct pdprint *p, const struct pdread_event *ev)
+struct json_object *pdprint_json(struct pdprint *p, const struct pdread_event *ev, const char *schema)
 {
 	const struct pdread_sample *s = &ev->sample;
 	const struct pdread_evsel *e = ev->evsel;
 	struct json_object *o = json_object_new_object();
 	if (!o)
 		return NULL;
+	if (schema)
+		json_object_object_add(o, "schema", json_object_new_string(schema));
 	json_object_object_add(o, "comm", json_object_new_string(thread_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid)));
 	json_object_object_add(o, "pid", json_object_new_int((int32_t)s->pid));
 	json_object_object_add(o, "tid", json_object_new_int((int32_t)s->tid));

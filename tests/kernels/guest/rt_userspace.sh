@@ -90,7 +90,7 @@ periods=$(jnum "$J" periods)
 # at least one: under TCG the set-up before the first period takes seconds
 # and varies (3 periods of 5 s seen), so no count tied to the duration
 [ "${periods:-0}" -ge 1 ] || die "CPU $CPU ran no period"
-[ "$(jnum "$J" runtime_us)" -gt 0 ] || die "CPU $CPU has no runtime"
+[ "$(jnum "$J" runtime_ns)" -gt 0 ] || die "CPU $CPU has no runtime"
 [ "$(jnum "$J" gaps)" -gt 0 ] || die "CPU $CPU has no noise gaps"
 # every loss is named on stderr (docs/osnoise.md)
 named() {	# KEY PATTERN: a non-zero KEY must have a line matching PATTERN on stderr

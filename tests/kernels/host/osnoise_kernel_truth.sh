@@ -208,6 +208,8 @@ set -- $rr
 echo "rtla: its totals over $rp periods = the kernel's records $1-$2 = latscope's records over the same periods ($rl)"
 
 # ---- top and hist: JSON totals over an unbroken run, window ----
+# jus FILE KEY: jcpu's value of a _ns KEY in us, truncated as the kernel's are
+jus() { echo $(($(jcpu "$1" "$2") / 1000)); }
 # jcpu FILE KEY: KEY of the first CPU object (after "cpus")
 jcpu() {
 	awk -v k="\"$2\":" '/"cpus":/ { on = 1 } on && index($0, k) { v = $0; sub(/.*:/, "", v); sub(/,$/, "", v); print v; exit }' "$1"
@@ -222,8 +224,8 @@ for m in top hist; do
 	[ "$(jroot "$f" events_lost)" = 0 ] || die "$m: $(jroot "$f" events_lost) events lost"
 	s=$(jroot "$f" start_ns) e=$(jroot "$f" end_ns)
 	[ -n "$s" ] && [ "$s" != null ] && [ -n "$e" ] && [ "$e" != null ] || die "$m: no kernel_window in the JSON"
-	rr=$(sums_run "$p" "$(jcpu "$f" runtime_us)" "$(jcpu "$f" noise_us)" "$(jcpu "$f" max_noise_us)" \
-		"$(jcpu "$f" max_single_us)" "$(jcpu "$f" hw)" "$(jcpu "$f" nmi)" "$(jcpu "$f" irq)" \
+	rr=$(sums_run "$p" "$(jus "$f" runtime_ns)" "$(jus "$f" noise_ns)" "$(jus "$f" max_noise_ns)" \
+		"$(jus "$f" max_single_ns)" "$(jcpu "$f" hw)" "$(jcpu "$f" nmi)" "$(jcpu "$f" irq)" \
 		"$(jcpu "$f" softirq)" "$(jcpu "$f" thread)") || die "$m: its totals over $p periods are the sums of no run of the kernel's records"
 	set -- $rr
 	ss=$(awk -v x="$s" 'BEGIN { printf "%.6f", x / 1e9 }') ee=$(awk -v x="$e" 'BEGIN { printf "%.6f", x / 1e9 }')

@@ -40,8 +40,8 @@ done
 for k in timerandwakeup wakeup; do
 	v=$(get histograms.$k.cpus.0.max_latency.pid)
 	p=$(get histograms.$k.cpus.0.max_latency.prio)
-	[ "$v" = "$T" ] && [ "$p" = 4 ] || die "$k: the worst case's victim is $v prio $p, not cyclictest's thread $T prio 4"
-	tr -d ' \n' < "$J" | grep -q "\"$k\":{\"cpus\":\[{[^]]*\"pid\":$T,\"prio\":4,\"comm\":\"cyclictest\"" ||
+	[ "$v" = "$T" ] && [ "$p" = 95 ] || die "$k: the worst case's victim is $v prio $p, not cyclictest's thread $T prio 95 (as the text shows it)"
+	tr -d ' \n' < "$J" | grep -q "\"$k\":{\"cpus\":\[{[^]]*\"pid\":$T,\"prio\":95,\"comm\":\"cyclictest\"" ||
 		die "$k: the worst case's victim is not named cyclictest"
 done
 tn=$(get histograms.timerandwakeup.cpus.0.total)
