@@ -201,7 +201,8 @@ static void test_usage(void **state)
 	char *buf = usage_text(&cmd);
 	assert_non_null(strstr(buf, "usage: latscope test [options]\n"));
 	assert_non_null(strstr(buf, "  -c, --cpus LIST        measured CPUs\n"));
-	assert_non_null(strstr(buf, "      --json[=FILE]      JSON instead of the text on standard output; with =FILE the\n"));
+	assert_non_null(strstr(buf, "      --json[=FILE]      JSON (times in ns, docs/json.md) instead of the text on\n"
+				    "                         standard output; with =FILE the text as usual and the\n"));
 	assert_non_null(strstr(buf, "  -h, --help             this help\n"));
 	assert_non_null(strstr(buf, "Exit status: 0.\n"));
 	/* every option with a help line is listed, once */
