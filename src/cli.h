@@ -57,7 +57,7 @@ enum cli_type {
 	CLI_T_CUSTOM,	/* parse(arg, params): 0 or negative errno */
 	CLI_T_JSON,	/* --json: bool field = true (JSON on stdout instead of text);
 			 * --json=FILE: const char * at file_off = FILE (text on stdout,
-			 * JSON in FILE), the bool left false */
+			 * JSON in FILE) and the bool false; the last one given counts */
 };
 
 /* A scheduling priority as -P takes it. */

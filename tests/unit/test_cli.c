@@ -270,6 +270,10 @@ static void test_optional_and_tables(void **state)
 	assert_true(q.json);
 	assert_null(q.json_file);
 	assert_int_equal(first, 2);	/* "x" is an operand, not the file */
+	char *a7[] = { "q", "--json", "--json=f", NULL };
+	assert_int_equal(cli_parse(&qc, 3, a7, &q, NULL, err, sizeof(err)), 0);
+	assert_false(q.json);
+	assert_string_equal(q.json_file, "f");
 	char *a6[] = { "q", "--json=", NULL };
 	assert_int_equal(cli_parse(&qc, 2, a6, &q, NULL, err, sizeof(err)), -EINVAL);
 
