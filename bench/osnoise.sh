@@ -37,11 +37,11 @@ fi
 row() {	# run, label
 	f=$T/$1.json
 	it=$($J "$f" cpus.0.loop_ns_per_iteration); mg=$($J "$f" cpus.0.smallest_gap_ns)
-	gaps=$($J "$f" cpus.0.gaps); rt=$($J "$f" cpus.0.runtime_us); nz=$($J "$f" cpus.0.noise_us)
-	ms=$($J "$f" cpus.0.max_single_us)
+	gaps=$($J "$f" cpus.0.gaps); rt=$($J "$f" cpus.0.runtime_ns); nz=$($J "$f" cpus.0.noise_ns)
+	ms=$(($($J "$f" cpus.0.max_single_ns) / 1000))	# the JSON's times are ns (docs/json.md)
 	awk -v n="$2" -v it="$it" -v mg="$mg" -v g="$gaps" -v rt="$rt" -v nz="$nz" -v ms="$ms" 'BEGIN {
 		printf "%-26s %10.1f %10.1f %10s %12.0f %9.3f %10s\n", n, it, it * (rt - nz) / rt, mg,
-		       g / (rt / 1e6), 100 * nz / rt, ms }'
+		       g / (rt / 1e9), 100 * nz / rt, ms }'
 }
 echo "CPU $CPU, $D s per run, threshold 2 us (oslat's histogram has 1 us buckets)"
 printf "%-26s %10s %10s %10s %12s %9s %10s\n" tool "ns/iter" "clean" "min gap ns" "gaps>=2us/s" "noise %" "max us"
@@ -65,14 +65,14 @@ else
 	echo "oslat                      (not installed: apt-get install rt-tests)"
 fi
 a=$($J "$T/attr.json" cpus.0.loop_ns_per_iteration); m=$($J "$T/mono.json" cpus.0.loop_ns_per_iteration)
-an=$($J "$T/attr.json" cpus.0.noise_us); mn=$($J "$T/mono.json" cpus.0.noise_us)
+an=$($J "$T/attr.json" cpus.0.noise_ns); mn=$($J "$T/mono.json" cpus.0.noise_ns)
 ag=$($J "$T/attr.json" cpus.0.gaps); mgp=$($J "$T/mono.json" cpus.0.gaps)
 al=$($J "$T/attr.json" events_lost)
-ac=$($J "$T/attr.json" collector_cpu_us); mc=$($J "$T/mono.json" collector_cpu_us)
+ac=$($J "$T/attr.json" collector_cpu_ns); mc=$($J "$T/mono.json" collector_cpu_ns)
 awk -v a="$a" -v m="$m" -v an="$an" -v mn="$mn" -v ag="$ag" -v mg="$mgp" -v al="$al" -v ac="$ac" -v mc="$mc" -v d="$D" 'BEGIN {
 	printf "attribution overhead (with / without tracepoints): ns/iter x%.3f, noise x%.2f, gaps x%.2f; events lost %s\n",
 	       a / m, (mn ? an / mn : 0), (mg ? ag / mg : 0), al
 	printf "collector CPU time: %.2f%% of one CPU with tracepoints, %.2f%% without (x%.1f)\n",
-	       ac / (d * 1e4), mc / (d * 1e4), (mc ? ac / mc : 0) }'
-top=$($J "$T/attr.json" cpus.0.hw_us); tot=$($J "$T/attr.json" cpus.0.noise_us)
+	       ac / (d * 1e7), mc / (d * 1e7), (mc ? ac / mc : 0) }'
+top=$(($($J "$T/attr.json" cpus.0.hw_ns) / 1000)); tot=$(($($J "$T/attr.json" cpus.0.noise_ns) / 1000))
 echo "with attribution: HW (hypervisor on a VM) $top us of $tot us noise"

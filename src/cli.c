@@ -121,10 +121,9 @@ static int apply(const struct cli_opt *o, const char *arg, void *params)
 	case CLI_T_JSON:
 		if (arg && !*arg)
 			return -EINVAL;
-		if (arg)
-			*(const char **)((char *)params + o->file_off) = arg;
-		else
-			*(bool *)field = true;
+		/* the last of --json and --json=FILE counts */
+		*(const char **)((char *)params + o->file_off) = arg;
+		*(bool *)field = !arg;
 		return 0;
 	case CLI_T_U64:
 		if (parse_u64(arg, o->min, o->max ? o->max : UINT64_MAX, &v))

@@ -57,7 +57,7 @@ enum cli_type {
 	CLI_T_CUSTOM,	/* parse(arg, params): 0 or negative errno */
 	CLI_T_JSON,	/* --json: bool field = true (JSON on stdout instead of text);
 			 * --json=FILE: const char * at file_off = FILE (text on stdout,
-			 * JSON in FILE), the bool left false */
+			 * JSON in FILE) and the bool false; the last one given counts */
 };
 
 /* A scheduling priority as -P takes it. */
@@ -149,8 +149,9 @@ bool cli_table_ok(const struct cli_cmd *cmd);
 #define CLI_JSON(T, f, file) \
 	{ .name = "json", .type = CLI_T_JSON, .off = offsetof(T, f), .given_off = CLI_NONE, \
 	  .file_off = offsetof(T, file), .optional = true, .arg = "FILE", \
-	  .help = "JSON instead of the text on standard output; with =FILE the\n" \
-		  "text as usual and the JSON in FILE (docs/json.md)", .expect = "a file name" }
+	  .help = "JSON (times in ns, docs/json.md) instead of the text on\n" \
+		  "standard output; with =FILE the text as usual and the\n" \
+		  "JSON in FILE", .expect = "a file name" }
 #define CLI_QUIET(T, f, h) CLI_OPT("quiet", 'q', CLI_T_FLAG, T, f, CLI_NONE, 0, 0, 0, NULL, h, NULL)
 #define CLI_PRIORITY(T, f, g, h) \
 	CLI_OPT("priority", 'P', CLI_T_PRIO, T, f, CLI_GIVEN(T, g), 0, 0, 0, "P", h, \

@@ -89,6 +89,21 @@ run hist-record "$LATSCOPE" hist record -c 0 -d 1s --timer-workload -o hist.data
 run hist-report "$LATSCOPE" hist report -i hist.data --json
 tofile hist-report-file hist report -i hist.data --buckets-json
 run hist-top "$LATSCOPE" hist top -c 0 -d 1s --json
+# the other backends' keys (bpf, input.bpf_*, input.hist_triggers, kernel_window) where
+# this kernel has them; a refusal is said, not failed
+other=""
+for b in bpf kernel; do
+	if "$LATSCOPE" hist record -c 0 -d 1s --timer-workload --backend $b --json > hist-$b.json 2> hist-$b.err; then
+		check "hist --backend $b" hist-$b.json; other="$other hist/$b"
+	else
+		echo "hist --backend $b not checked here: $(tail -1 hist-$b.err)"
+	fi
+	if "$LATSCOPE" osnoise top -c 0 -d 1s --backend $b --json > osnoise-$b.json 2> osnoise-$b.err; then
+		check "osnoise --backend $b" osnoise-$b.json; other="$other osnoise/$b"
+	else
+		echo "osnoise --backend $b not checked here: $(tail -1 osnoise-$b.err)"
+	fi
+done
 grep -q '"prio": *95' hist-record.json ||
 	die "the timer workload (SCHED_FIFO 95) is not prio 95 as the text shows it: $(grep '"prio"' hist-record.json | head -2)"
 
@@ -107,4 +122,4 @@ kill -TERM $mpid; wait $mpid
 $PY "$V" --prom metrics.txt > prom.out || die "metric names: $(cat prom.out)"
 sed 's/latscope_resets_total/latscope_resets/g' metrics.txt > wrong.prom
 $PY "$V" --prom wrong.prom > /dev/null && die "a counter without _total passed the name check"
-echo "ok: $n JSON documents valid (script, dtl script/report, osnoise top/hist/trace/record/replay/parse-kernel, hist record/report/top, --json=FILE of 5), docs in step, $(cat prom.out | sed 's/^ok: //')"
+echo "ok: $n JSON documents valid (script, dtl script/report, osnoise top/hist/trace/record/replay/parse-kernel, hist record/report/top, other backends:${other:- none}, --json=FILE of 5), docs in step, $(cat prom.out | sed 's/^ok: //')"

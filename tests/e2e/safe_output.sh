@@ -5,6 +5,7 @@
 #     inside a user-owned -O tree: refused without --force, replaced (never
 #     written through) with it;
 #  4. dtl synth --truth FILE: the same rules (a link, a 0666 file, a FIFO);
+#     --json=FILE of hist report, script, dtl report and dtl script too;
 #  5. a link of the user's on the way to the target (-o DIR/LINK/f, -O
 #     LINK/run1, -O LINK/.), in a sticky world-writable directory and in the
 #     user's own: refused naming the link, followed with --force;
@@ -97,6 +98,22 @@ rm -f "$TMP/pub/t.json"
 grep -q '"tasks"' "$TMP/pub/t.json" || die "--truth wrote no truth"
 [ "$(stat -c %u:%a "$TMP/pub/t.json")" = "0:600" ] || die "--truth file is $(stat -c %u:%a "$TMP/pub/t.json")"
 [ "$(state)" = "$before" ] || die "--truth: something outside the target changed"
+
+# 4b. --json=FILE (docs/json.md): the same rules, --force as for the command's other outputs
+for c in "hist report -i $TMP/fix.data" "script -q -i $TMP/fix.data" "dtl report $TMP/s.data" \
+	 "dtl script $TMP/s.data"; do
+	rm -f "$TMP/pub/j.json"; as_user ln -s "$TMP/safe/victim" "$TMP/pub/j.json"
+	$LATSCOPE $c --json="$TMP/pub/j.json" > /dev/null 2>"$TMP/e4b"; rc=$?
+	[ $rc -eq 2 ] && grep -q "symbolic link of another user" "$TMP/e4b" ||
+		die "$c --json=FILE over a planted symlink: exit $rc: $(cat "$TMP/e4b")"
+	$LATSCOPE $c --json="$TMP/pub/j.json" --force > /dev/null 2>"$TMP/e4b" ||
+		die "$c --json=FILE --force: $(cat "$TMP/e4b")"
+	[ ! -L "$TMP/pub/j.json" ] && [ "$(head -c 1 "$TMP/pub/j.json")" = "{" ] ||
+		die "$c --json=FILE --force: the link was not replaced by the JSON"
+	[ "$(stat -c %u:%a "$TMP/pub/j.json")" = "0:600" ] || die "$c --json=FILE is $(stat -c %u:%a "$TMP/pub/j.json")"
+done
+rm -f "$TMP/pub/j.json"
+[ "$(state)" = "$before" ] || die "--json=FILE: something outside the target changed"
 
 # 5. a link of the user's on the way, in a sticky directory and in the user's own
 mkdir "$TMP/home" && chown "$U" "$TMP/home"

@@ -201,7 +201,8 @@ static void test_usage(void **state)
 	char *buf = usage_text(&cmd);
 	assert_non_null(strstr(buf, "usage: latscope test [options]\n"));
 	assert_non_null(strstr(buf, "  -c, --cpus LIST        measured CPUs\n"));
-	assert_non_null(strstr(buf, "      --json[=FILE]      JSON instead of the text on standard output; with =FILE the\n"));
+	assert_non_null(strstr(buf, "      --json[=FILE]      JSON (times in ns, docs/json.md) instead of the text on\n"
+				    "                         standard output; with =FILE the text as usual and the\n"));
 	assert_non_null(strstr(buf, "  -h, --help             this help\n"));
 	assert_non_null(strstr(buf, "Exit status: 0.\n"));
 	/* every option with a help line is listed, once */
@@ -269,6 +270,10 @@ static void test_optional_and_tables(void **state)
 	assert_true(q.json);
 	assert_null(q.json_file);
 	assert_int_equal(first, 2);	/* "x" is an operand, not the file */
+	char *a7[] = { "q", "--json", "--json=f", NULL };
+	assert_int_equal(cli_parse(&qc, 3, a7, &q, NULL, err, sizeof(err)), 0);
+	assert_false(q.json);
+	assert_string_equal(q.json_file, "f");
 	char *a6[] = { "q", "--json=", NULL };
 	assert_int_equal(cli_parse(&qc, 2, a6, &q, NULL, err, sizeof(err)), -EINVAL);
 
