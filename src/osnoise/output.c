@@ -564,6 +564,15 @@ static json_object *build_json(struct ctx *c)
 			json_object_object_add(hj, "p99_ns", ju(jhist_pct_ns(c, h, 99)));
 			json_object_object_add(hj, "p99_9_ns", ju(jhist_pct_ns(c, h, 99.9)));
 			json_object_object_add(hj, "p99_99_ns", ju(jhist_pct_ns(c, h, 99.99)));
+			/* the text's >TOP: a rank past the last bucket, its value a bound */
+			json_object *cl = json_object_new_array();
+			static const struct { const char *key; double pct; } pk[] = {
+				{ "p99_ns", 99 }, { "p99_9_ns", 99.9 }, { "p99_99_ns", 99.99 },
+			};
+			for (size_t p = 0; p < sizeof(pk) / sizeof(pk[0]); p++)
+				if (hist_pct_clipped(c, h, pk[p].pct))
+					json_object_array_add(cl, json_object_new_string(pk[p].key));
+			json_object_object_add(hj, "clipped", cl);
 			json_object_object_add(o, "hist", hj);
 		}
 		json_object *cj = json_object_new_array();

@@ -112,7 +112,15 @@ edge_clipped_percentiles() {
 		die "clipped_percentiles: p99 not shown as >10: $(grep '^p99' "$TMP/h")"
 	grep -q "^# a percentile shown as >10 lies past the last bucket" "$TMP/h" ||
 		die "clipped_percentiles: no note: $(tail -5 "$TMP/h")"
-	ok "clipped_percentiles: p99 >10 with the note ($over gaps over 10 us)"
+	# the JSON of the same recording names the clipped percentiles
+	"$TOOLS/noisegen" thread -c 1 -i 10000 -s 200 -d 3 >/dev/null &
+	ng=$!
+	"$LATSCOPE" osnoise record -c 1 -d 2 -p 200000 -T 5 -o "$TMP/n.data" >/dev/null 2>&1 || die "clipped_percentiles: record"
+	wait $ng
+	"$LATSCOPE" osnoise hist -i "$TMP/n.data" -E 10 --json > "$TMP/h.json" 2>/dev/null || die "clipped_percentiles: hist --json"
+	cl=$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["cpus"][0]["hist"]["clipped"]))' "$TMP/h.json")
+	case " $cl " in *" p99_ns "*) ;; *) die "clipped_percentiles: JSON clipped = '$cl'";; esac
+	ok "clipped_percentiles: p99 >10 with the note ($over gaps over 10 us); JSON clipped: $cl"
 }
 
 # --- early_stop_figures: no 0.0 ns/iteration for a run stopped at once ------
