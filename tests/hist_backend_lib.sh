@@ -75,7 +75,7 @@ backend_agree() {
 		# culprit
 		# (where other RT tasks slept on the CPU, ktimers/N on PREEMPT_RT, the
 		# worst may be one of their wakeups: an RT victim, prio 1-99)
-		ba_vp='95 [0-9]+ \([0-9]+\) latscope'
+		ba_vp='95 [0-9]+ \([0-9]+\) ls-timer/[0-9]+'
 		[ "$ba_o_bpf" -eq 0 ] || ba_vp='[0-9]{1,2} [0-9]+ \([0-9]+\) [^ ]+'
 		grep -Eq "^[0-9]+ $ba_vp <- [0-9]+ -?[0-9]+ [^ ]+ [0-9]+\.[0-9]+\$" \
 			"$3/timerandwakeup/max_latency-CPU$ba_w" ||

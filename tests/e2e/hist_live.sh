@@ -25,7 +25,7 @@ for t in wakeup missed_timer_offsets timerandwakeup; do
 	done
 	[ "$s" -gt 100 ] || die "$t: only $s samples in 2 s of 1 ms timers"
 done
-grep -Eq '^[0-9]+ 90 [0-9]+ \([0-9]+\) latscope <- ' "$TMP/live/timerandwakeup/max_latency-CPU0" ||
+grep -Eq '^[0-9]+ 90 [0-9]+ \([0-9]+\) ls-timer/0 <- ' "$TMP/live/timerandwakeup/max_latency-CPU0" ||
 	die "timerandwakeup max is not a timer thread: $(cat "$TMP/live/timerandwakeup/max_latency-CPU0")"
 "$LATSCOPE" hist report -i "$TMP/live.data" -O "$TMP/off" >/dev/null 2>&1 || die "report on -o file"
 diff -r "$TMP/live" "$TMP/off" >/dev/null || die "offline report differs from the live histograms"
