@@ -169,7 +169,7 @@ if [ -n "$shared" ] && command -v perf >/dev/null; then
 	echo "figure dtl-script-vs-perf: shared recording (no DTL, 433,658 samples), medians of $RUNS:" \
 		"latscope dtl script ${lw} s wall ${lc} s CPU, perf script ${pw} s wall ${pc} s CPU:" \
 		"$(awk -v a="$pw" -v b="$lw" 'BEGIN { printf "%.1f", a / b }')x (wall)," \
-		"$(awk -v a="$pc" -v b="$lc" 'BEGIN { printf "%.1f", b > 0 ? a / b : 0 }')x (CPU)"
+		"$(awk -v a="$pc" -v b="$lc" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')x (CPU)"
 fi
 
 # -- 3. memory does not grow with the file -------------------------------------
