@@ -520,8 +520,11 @@ int dtl_cmd_script(int argc, char **argv)
 			continue;
 		}
 		const struct pdread_event *ev = it.ev;
-		pdprint_track(s.pp, ev);
-		if (ev->type != PDFORMAT_RECORD_SAMPLE || dtltl_evsel_is_dtl(s.t, ev->evsel))
+		if (ev->type != PDFORMAT_RECORD_SAMPLE) {
+			pdprint_track(s.pp, ev);	/* task names: COMM, FORK */
+			continue;
+		}
+		if (dtltl_evsel_is_dtl(s.t, ev->evsel))
 			continue;
 		if (!ev->evsel || !ev->has_sample)
 			continue;	/* unknown id or too short: counted by the reader, said below */
