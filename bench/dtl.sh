@@ -12,7 +12,8 @@
 #    a recording with sched_switch samples, where every entry goes through
 #    the merged timeline and the per-task attribution.
 # 2. `dtl script` against `latscope script` on the same file, per output line
-#    (wall and CPU, alternating, medians of RUNS, default 5; callgrind
+#    (wall and CPU, alternating, medians of RUNS measurements, default 5, of
+#    REPS runs each, default 5; callgrind
 #    instruction counts with BENCH_CALLGRIND=1, the default when valgrind is
 #    installed): on the shared recording (../shared/data/sched-load.perf.data.zst,
 #    no DTL) and on a DTL+sched synth.  Then against BASELINE (an older
@@ -93,6 +94,10 @@ echo "  (the merge is bound by the sched samples: about $(rate "$tl_records" "$t
 # same ratio from callgrind's instruction counts, which the machine's load
 # does not change.
 RUNS=${RUNS:-5}
+# each measurement times REPS runs in a row (default 5): /usr/bin/time
+# counts in 10 ms steps, a run on the shared recording takes ~0.1 s
+REPS=${REPS:-5}
+reploop='i=0; while [ $i -lt '"$REPS"' ]; do "$@" > /dev/null 2>&1 || exit 1; i=$((i + 1)); done'
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # Instructions (callgrind, every thread) of one run of "$@"
 irs() {
@@ -108,11 +113,14 @@ vs_script() {
 	di=$(( sl + (dl - sl) / 2 ))
 	: > "$DIR/s.w"; : > "$DIR/s.c"; : > "$DIR/d.w"; : > "$DIR/d.c"
 	for i in $(seq "$RUNS"); do
-		time_cmd s "$LATSCOPE" script -q -i "$f"; echo "$s_wall" >> "$DIR/s.w"; echo "$s_cpu" >> "$DIR/s.c"
-		time_cmd d "$LATSCOPE" dtl script -q "$f"; echo "$d_wall" >> "$DIR/d.w"; echo "$d_cpu" >> "$DIR/d.c"
+		time_cmd s sh -c "$reploop" sh "$LATSCOPE" script -q -i "$f"
+		echo "$s_wall / $REPS" | bc -l >> "$DIR/s.w"; echo "$s_cpu / $REPS" | bc -l >> "$DIR/s.c"
+		time_cmd d sh -c "$reploop" sh "$LATSCOPE" dtl script -q "$f"
+		echo "$d_wall / $REPS" | bc -l >> "$DIR/d.w"; echo "$d_cpu / $REPS" | bc -l >> "$DIR/d.c"
 	done
 	sw=$(median < "$DIR/s.w"); sc=$(median < "$DIR/s.c"); dw=$(median < "$DIR/d.w"); dc=$(median < "$DIR/d.c")
-	echo "dtl script vs latscope script, $name ($(stat -c %s "$f") bytes), medians of $RUNS alternating:"
+	echo "dtl script vs latscope script, $name ($(stat -c %s "$f") bytes), medians of $RUNS alternating" \
+		"measurements of $REPS runs each (per run):"
 	awk -v n="$name" -v sl="$sl" -v dl="$dl" -v di="$di" -v sw="$sw" -v sc="$sc" -v dw="$dw" -v dc="$dc" 'BEGIN {
 		printf "  latscope script: %d lines, %.3f s wall, %.3f s CPU: %.3f us CPU/line\n", sl, sw, sc, sc * 1e6 / sl
 		printf "  dtl script:      %d lines (%d samples + %d DTL entries of 2 lines), %.3f s wall, %.3f s CPU: %.3f us CPU/line\n",

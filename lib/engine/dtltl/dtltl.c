@@ -45,6 +45,22 @@ bool dtltl_file_has_dtl(const struct pdread *r)
 	return true;
 }
 
+/* Can any event of the file write AUX data?  Hardware, software,
+ * tracepoint, cache and breakpoint events cannot; a PMU of its own (type 6
+ * and up: vpa_dtl) or a raw event (latscope's debugfs recordings) can, and
+ * so can a file that declares no event. */
+static bool may_have_aux(const struct pdread *r)
+{
+	size_t n = pdread_nr_evsels(r);
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t type = pdread_evsel(r, i)->attr.type;
+		if (type == PDFORMAT_TYPE_RAW || type >= 6)
+			return true;
+	}
+	return n == 0;
+}
+
 uint64_t dtltl_poll_ns(const struct pdread *r)
 {
 	for (size_t i = 0; i < pdread_nr_evsels(r); i++) {
@@ -442,7 +458,10 @@ int dtltl_new(struct dtltl **tp, struct pdread *r, const struct dtltl_opts *o)
 			t->window_ns = 2 * (t->st.poll_ns ? t->st.poll_ns : MIN_POLL_NS);
 		t->st.window_ns = t->window_ns;
 	} else {
-		t->has_dtl = dtltl_file_has_dtl(r);
+		/* no pre-pass over a file none of whose events can write AUX
+		 * data (a tracepoint recording): it would read the data
+		 * section a second time for nothing */
+		t->has_dtl = dtltl_file_has_dtl(r) && may_have_aux(r);
 		if (t->has_dtl) {
 			err = setup_file(t);
 			if (err) {
