@@ -12,8 +12,7 @@
 #include "commands.h"
 #include "jsonout.h"
 #include "script_cmd.h"
-#include <sys/stat.h>
-#include <unistd.h>
+#include "scriptout.h"
 
 static int parse_idlist(const char *s, struct script_idlist *l)
 {
@@ -136,15 +135,6 @@ int script_parse(struct script_params *p, int argc, char **argv)
 	return -1;
 }
 
-/* pdprint_emit's writer: stdout (errors are seen by ferror/cmdio_finish). */
-static int emit_stdout(void *ctx, const char *s, size_t n)
-{
-	(void)ctx;
-	if (fwrite_unlocked(s, 1, n, stdout) != n)
-		cmdio_note_error();
-	return 0;
-}
-
 /* -v: how each tracepoint format was printed. */
 static void report_formats(struct pdprint *p)
 {
@@ -175,13 +165,7 @@ int cmd_script(int argc, char **argv)
 	bool cpu_filter = sp.cpu_filter, json = sp.json, quiet = sp.quiet, strict = sp.strict;
 	uint64_t t0 = sp.t0, t1 = sp.t1;
 
-	/* Large files are read with read(2) into reused blocks: faulting a
-	 * mapping in costs several times the copy on VMs.  Small ones are
-	 * mapped: then no fresh memory is needed for them at all, which wins
-	 * below a few MB (docs/script.md). */
-	struct stat ist;
-	ro.no_map = strcmp(input, "-") && stat(input, &ist) == 0 && S_ISREG(ist.st_mode) &&
-		    ist.st_size > (8 << 20);
+	ro.no_map = scriptout_no_map(input);
 	struct pdread *r;
 	cmdio_sigpipe_as_error();	/* a closed pipe is a write error: reported, exit 2 */
 	int err = cmdio_pdr_open(&r, input, &ro, "latscope script");
@@ -197,37 +181,24 @@ int cmd_script(int argc, char **argv)
 		fprintf(stderr, "latscope script: out of memory\n");
 		return EXIT_ERR;
 	}
-	/* Lines are formatted straight into an output buffer and written in
-	 * 256 KiB chunks (more than stdout's buffer: written through): fresh
-	 * memory is expensive on VMs, and a chunk this size amortises the write
-	 * calls.  While symbols wait to be resolved the text is held, up to
-	 * OB_HOLD, so that one pass over kallsyms serves them all (only the
-	 * pages used are touched).  Into a pipe, a 1 MiB pipe buffer (where the
-	 * system allows it) saves most of the switches between writer and
-	 * reader: 0.15 -> 0.12 s through `| cat` on the shared recording. */
-	enum { OB_CHUNK = 256 << 10, OB_HOLD = 4 << 20 };
-	struct stat so;
-	if (!json && fstat(STDOUT_FILENO, &so) == 0 && S_ISFIFO(so.st_mode))
-		(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, 4 * OB_CHUNK);
-	char *ob = malloc(OB_HOLD);
-	size_t ol = 0;
-	if (!ob) {
+	/* text: the output buffer shared with dtl script (src/scriptout.h) */
+	struct scriptout so = { 0 };
+	if (json) {
+		static char sbuf[64 << 10];
+		setvbuf(stdout, sbuf, _IOFBF, sizeof(sbuf));
+	} else if (scriptout_init(&so, p)) {
+		scriptout_free(&so);
 		pdprint_free(p);
 		pdread_close(r);
 		fprintf(stderr, "latscope script: out of memory\n");
 		return EXIT_ERR;
 	}
-	/* small pieces (JSON, text around deferred symbols) are gathered here */
-	static char sbuf[64 << 10];
-	setvbuf(stdout, sbuf, _IOFBF, sizeof(sbuf));
-	char *big = NULL;
-	size_t bigcap = 0;
 	uint64_t samples = 0, printed = 0;
 	struct safeout_file *jsf = NULL;
 	FILE *jf = NULL;	/* --json=FILE */
 	if (sp.json_file && !json &&
 	    !(jf = cmdio_fopen_safe(&jsf, AT_FDCWD, sp.json_file, NULL, sp.force, "latscope script"))) {
-		free(ob);
+		scriptout_free(&so);
 		pdprint_free(p);
 		pdread_close(r);
 		return EXIT_ERR;
@@ -262,34 +233,11 @@ int cmd_script(int argc, char **argv)
 			if (json)
 				continue;
 		}
-		size_t lim = pdprint_symbols_pending(p) ? OB_HOLD : OB_CHUNK;
-		size_t n = ol < lim ? pdprint_format(p, &ev, ob + ol, lim - ol) : SIZE_MAX;
-		if (n < lim - ol) {
-			ol += n;
-			continue;
-		}
-		if (ol) {
-			pdprint_emit(p, ob, ol, emit_stdout, NULL);
-			ol = 0;
-			n = pdprint_format(p, &ev, ob, OB_CHUNK);
-			if (n < OB_CHUNK) {
-				ol = n;
-				continue;
-			}
-		}
-		if (n + 1 > bigcap) {
-			char *nb = realloc(big, n + 1);
-			if (!nb)
-				continue;
-			big = nb;
-			bigcap = n + 1;
-		}
-		pdprint_format(p, &ev, big, bigcap);
-		pdprint_emit(p, big, n, emit_stdout, NULL);
+		scriptout_sample(&so, &ev);
 	}
-	pdprint_emit(p, ob, ol, emit_stdout, NULL);
-	free(ob);
-	free(big);
+	if (!json)
+		scriptout_flush(&so);
+	scriptout_free(&so);
 	if (sp.verbose)
 		report_formats(p);
 	rc = 0;

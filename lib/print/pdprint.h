@@ -72,64 +72,14 @@ int pdprint_name_width(struct pdprint *p);
 size_t pdprint_format(struct pdprint *p, const struct pdread_event *ev, char *buf, size_t len);
 
 /*
- * pdprint_format_prefix - only the "comm tid [cpu] time: event: " part (as used
- * for non-tracepoint lines such as DTL entries).  Same return as pdprint_format.
+ * pdprint_format_prefix - only the "comm tid [cpu] time: event: " part (the
+ * start of every line pdprint_format writes).  Same return as pdprint_format.
  */
 size_t pdprint_format_prefix(struct pdprint *p, const char *comm, int32_t pid, int32_t tid, int32_t cpu,
 			uint64_t time_ns, const char *evname, char *buf, size_t len);
 
-/*
- * pdprint_format_with_comm - pdprint_format with the task name supplied by the caller
- * (so a second thread can format while another keeps the task table; this
- * call does not touch the task table).  Thread-safety: one formatting thread
- * per pp at a time; the reader's evsels and tracing data must not change
- * meanwhile (file mode).
- */
-size_t pdprint_format_with_comm(struct pdprint *p, const struct pdread_event *ev, const char *comm, char *buf, size_t len);
-
-/*
- * Pieces for a two-thread pipeline (lib/print/pipeline.c).  The memo calls and
- * pdprint_format_prefix belong to one thread; pdprint_trace_text_uncached may run on
- * another with its own trace_seq, once pdprint_prepare() has run (file mode).
- */
-struct trace_seq;
-void pdprint_prepare(struct pdprint *p);
-/* Cached tracepoint text of a payload: *text (owned by the memo, valid
- * until the next pdprint_memo_put) and *len; false if not cached. */
-bool pdprint_memo_get(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
-		 const char **text, size_t *len);
-/*
- * pdprint_memo_lookup - like pdprint_memo_get, and tells a payload whose text another
- * thread is making (PDPRINT_MEMO_PENDING, with the ref given to pdprint_memo_pending).
- */
-enum { PDPRINT_MEMO_NONE, PDPRINT_MEMO_MISS, PDPRINT_MEMO_HIT, PDPRINT_MEMO_PENDING };
-int pdprint_memo_lookup(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
-		   const char **text, size_t *len, uint32_t *ref);
-/* Mark a payload's text as being made; later lookups return ref. */
-void pdprint_memo_pending(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
-		     uint32_t ref);
-/* Remember text (copied) for this payload (replacing a pending mark). */
-void pdprint_memo_put(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
-		 const char *text, size_t len);
-/* libtraceevent's text of s into seq (caller's); returns seq's buffer. */
-const char *pdprint_trace_text_uncached(struct pdprint *p, const struct pdread_evsel *e, const struct pdread_sample *s,
-				   struct trace_seq *seq, size_t *len);
-/* The same with another thread's own handle (pdread_tep_new()). */
-struct tep_handle;
-const char *pdprint_trace_text_tep(struct tep_handle *tep, const struct pdread_sample *s, struct trace_seq *seq,
-			      size_t *len);
-/* True when some recorded format prints kernel symbols (they need kallsyms
- * loaded into every handle that prints them). */
-bool pdprint_prints_symbols(const struct pdprint *p);
-/* The reader the printer was made for. */
-struct pdread *pdprint_reader(const struct pdprint *p);
-/* A trace_seq for pdprint_trace_text_uncached; free with pdprint_seq_free(). */
-struct trace_seq *pdprint_seq_new(void);
-void pdprint_seq_free(struct trace_seq *seq);
 /* Counters of the tracepoint-text memo (lookups that hit or missed, resets). */
 void pdprint_memo_stats(const struct pdprint *p, uint64_t *hits, uint64_t *misses, uint64_t *resets);
-/* True when the fields are those the pipeline can split (trace, no ip/period/addr). */
-bool pdprint_pipeline_fields(const struct pdprint *p);
 
 /*
  * pdprint_emit - hand buf[0, len) (text pdprint_format() wrote, in order) to emit,

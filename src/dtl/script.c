@@ -13,12 +13,12 @@
 
 #include "cmdio.h"
 #include "commands.h"
-#include "print/pipeline.h"
 #include "format/dtl.h"
 #include "base/jsonv.h"
 #include "jsonout.h"
 #include "format/ksym.h"
 #include "dtl_cmd.h"
+#include "scriptout.h"
 #include "engine/dtlmerge.h"
 #include "engine/dtltl.h"
 #include "base/parse.h"
@@ -44,11 +44,13 @@ struct script {
 	size_t line_cap;
 	uint64_t dtl_lines, sample_lines;
 	struct ksym *syms;	/* NULL: srr0 stays [unknown] */
-	struct pipeline *pl;		/* second formatting thread, or NULL */
 	bool json, force;		/* --json, --force */
 	const char *json_file;		/* --json=FILE (argv) */
 	FILE *jf;			/* it, open (cmdio_fopen_safe), or NULL */
 	struct safeout_file *jsf;
+	bool syms_todo;		/* /proc/kallsyms loaded at the first DTL line */
+	struct scriptout so;	/* the default layout: latscope script's output */
+	bool have_so;
 };
 
 static bool want(const struct script *s, uint32_t cpu, uint64_t t)
@@ -72,22 +74,151 @@ static void us3(char *buf, size_t len, uint64_t ticks, uint64_t tb_freq)
 	snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
 }
 
-/* printf, or through the second formatting thread when there is one. */
-static void emit(struct script *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void emit(struct script *s, const char *fmt, ...)
-{
-	va_list ap;
+/* ---- the default layout's DTL line, written straight into the output ---- */
 
-	va_start(ap, fmt);
-	if (s->pl) {
-		char l[1024 + KSYM_NAME_MAX];
-		int n = vsnprintf(l, sizeof(l), fmt, ap);
-		if (n > 0)
-			pipeline_push_text(s->pl, l, (size_t)n < sizeof(l) ? (size_t)n : sizeof(l) - 1);
-	} else {
-		vprintf(fmt, ap);
+static char *put_str(char *o, const char *str, size_t n)
+{
+	memcpy(o, str, n);
+	return o + n;
+}
+
+#define PUT_LIT(o, lit) put_str(o, lit, sizeof(lit) - 1)
+
+/* v in decimal, at least min digits (zeros in front) */
+static char *put_u64(char *o, uint64_t v, int min)
+{
+	char t[24];
+	int n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v || n < min);
+	while (n)
+		*o++ = t[--n];
+	return o;
+}
+
+static char *put_i32(char *o, int32_t v)
+{
+	if (v < 0) {
+		*o++ = '-';
+		return put_u64(o, -(int64_t)v, 1);
 	}
-	va_end(ap);
+	return put_u64(o, (uint64_t)v, 1);
+}
+
+/* str right-aligned in width (printf's %*s) */
+static char *put_right(char *o, const char *str, size_t n, size_t width)
+{
+	for (; width > n; width--)
+		*o++ = ' ';
+	return put_str(o, str, n);
+}
+
+/* %16 PRIx64 */
+static char *put_hex16(char *o, uint64_t v)
+{
+	char t[16];
+	int n = 0;
+
+	do {
+		t[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	for (int i = n; i < 16; i++)
+		*o++ = ' ';
+	while (n)
+		*o++ = t[--n];
+	return o;
+}
+
+/* fmt_time()'s text into o: its length */
+static size_t put_time(char *o, uint64_t t, bool ns)
+{
+	char *e;
+
+	if (ns) {
+		char *p = put_u64(o, t / 1000000000u, 1);
+		size_t il = (size_t)(p - o);
+		if (il < 5) {	/* %5 PRIu64: right-aligned */
+			memmove(o + 5 - il, o, il);
+			memset(o, ' ', 5 - il);
+			p = o + 5;
+		}
+		*p++ = '.';
+		e = put_u64(p, t % 1000000000u, 9);
+	} else {
+		e = put_u64(o, t / 1000000000u, 1);
+		*e++ = '.';
+		e = put_u64(e, t % 1000000000u / 1000u, 6);
+	}
+	return (size_t)(e - o);
+}
+
+/* The perf-layout DTL line (the same text as the printf it replaces:
+ * "%16s %5s [%03u] %12s: %*s: timebase: ..."), at most bound bytes. */
+static size_t dtl_line(char *out, const struct dtlmerge_item *it, bool ns, int w, const char *dr,
+		       const char *pr, const char *sym)
+{
+	const struct dtl_entry *e = &it->e;
+	char ts[48];
+	size_t tl = put_time(ts, it->time_ns, ns);
+	char *o = out;
+
+	o = PUT_LIT(o, "       [no task]     - [");
+	o = put_u64(o, it->cpu, 3);
+	o = PUT_LIT(o, "] ");
+	o = put_right(o, ts, tl, 12);
+	o = PUT_LIT(o, ": ");
+	o = put_right(o, "vpa-dtl", 7, (size_t)w);
+	o = PUT_LIT(o, ": timebase: ");
+	o = put_u64(o, e->timebase, 1);
+	o = PUT_LIT(o, " dispatch_reason:");
+	o = put_str(o, dr, strlen(dr));
+	o = PUT_LIT(o, ", preempt_reason:");
+	o = put_str(o, pr, strlen(pr));
+	o = PUT_LIT(o, ",\nenqueue_to_dispatch_time:");
+	o = put_i32(o, (int32_t)e->enqueue_to_dispatch_tb);
+	o = PUT_LIT(o, ", ready_to_enqueue_time:");
+	o = put_i32(o, (int32_t)e->ready_to_enqueue_tb);
+	o = PUT_LIT(o, ",waiting_to_ready_time:");
+	o = put_i32(o, (int32_t)e->waiting_to_ready_tb);
+	o = PUT_LIT(o, ", processor_id: ");
+	o = put_u64(o, e->processor_id, 1);
+	*o++ = ' ';
+	o = put_hex16(o, e->srr0);
+	*o++ = ' ';
+	o = put_str(o, sym, strlen(sym));
+	*o++ = '\n';
+	return (size_t)(o - out);
+}
+
+static void print_dtl_perf(struct script *s, const struct dtlmerge_item *it, const char *dr, const char *pr)
+{
+	char sym[KSYM_NAME_MAX + 64];
+	int w = pdprint_name_width(s->pp);
+
+	if (s->syms)
+		dtl_cmd_sym(s->syms, it->e.srr0, sym, sizeof(sym), true);
+	else
+		memcpy(sym, "[unknown] ([unknown])", sizeof("[unknown] ([unknown])"));
+	if (w < 7)
+		w = 7;
+	/* the fixed text and numbers take under 320 bytes */
+	size_t bound = 320 + (size_t)w + strlen(dr) + strlen(pr) + strlen(sym);
+	if (bound <= SCRIPTOUT_CHUNK) {
+		scriptout_commit(&s->so, dtl_line(scriptout_reserve(&s->so, bound), it, s->ns, w, dr, pr, sym));
+		return;
+	}
+	char *big = malloc(bound);	/* an event name longer than a chunk */
+	if (!big)
+		return;
+	size_t n = dtl_line(big, it, s->ns, w, dr, pr, sym);
+	scriptout_flush(&s->so);
+	if (fwrite(big, 1, n, stdout) != n)
+		cmdio_note_error();
+	free(big);
 }
 
 /* One entry as a latscope.dtl-script/1 line on f (docs/json.md); a failed
@@ -128,25 +259,15 @@ static void print_dtl(struct script *s, const struct dtlmerge_item *it)
 
 	if (s->samples_only || !want(s, it->cpu, it->time_ns))
 		return;
+	if (s->syms_todo) {
+		s->syms_todo = false;
+		(void)dtl_cmd_syms(&s->syms, s->r, NULL, false, "latscope dtl script");
+	}
 	s->dtl_lines++;
 	switch (s->mode) {
-	case OUT_PERF: {
-		char sym[KSYM_NAME_MAX + 64];
-		dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), true);
-		int w = pdprint_name_width(s->pp);
-		if (w < 7)
-			w = 7;
-		fmt_time(ts, sizeof(ts), it->time_ns, s->ns);
-		/* The DTL has no task: say so instead of perf's invented pid/tid. */
-		emit(s, "%16s %5s [%03u] %12s: %*s: timebase: %" PRIu64
-		     " dispatch_reason:%s, preempt_reason:%s,\n"
-		     "enqueue_to_dispatch_time:%d, ready_to_enqueue_time:%d,"
-		     "waiting_to_ready_time:%d, processor_id: %d %16" PRIx64 " %s\n",
-		     "[no task]", "-", it->cpu, ts, w, "vpa-dtl", e->timebase, dr, pr,
-		     (int32_t)e->enqueue_to_dispatch_tb, (int32_t)e->ready_to_enqueue_tb,
-		     (int32_t)e->waiting_to_ready_tb, e->processor_id, e->srr0, sym);
+	case OUT_PERF:
+		print_dtl_perf(s, it, dr, pr);
 		break;
-	}
 	case OUT_WIDE: {
 		char a[32], b[32], c[32], sym[KSYM_NAME_MAX + 64];
 		bool have = dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), false);
@@ -187,9 +308,9 @@ static void print_sample(struct script *s, const struct pdread_event *ev)
 		return;
 	if (!want(s, ev->sample.cpu, ev->sample.time))
 		return;
-	if (s->pl) {
-		if (pipeline_push(s->pl, ev, pdprint_comm(s->pp, (int32_t)ev->sample.pid, (int32_t)ev->sample.tid)) == 0)
-			s->sample_lines++;
+	if (s->have_so) {
+		scriptout_sample(&s->so, ev);
+		s->sample_lines++;
 		return;
 	}
 	n = pdprint_format(s->pp, ev, s->line, s->line_cap);
@@ -377,10 +498,12 @@ int dtl_cmd_script(int argc, char **argv)
 		s.mode = OUT_JSON;	/* DTL entries only, one JSON object per line */
 	if ((to->override_boot_tb || to->override_tb_freq) && !to->fallback.tb_freq)
 		to->fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
-	if (dtl_cmd_open(&s.r, path, false, false, "latscope dtl script"))
+	/* read as latscope script reads (a large file with read(2)) */
+	if (dtl_cmd_open(&s.r, path, false, scriptout_no_map(path), "latscope dtl script"))
 		return EXIT_ERR;
-	const struct pdread_info *info = pdread_info(s.r);
-	struct pdprint_opts po = { .ns = s.ns };
+	/* the default layout: samples through latscope script's formatter and
+	 * output buffer (src/scriptout.h), symbols resolved together */
+	struct pdprint_opts po = { .ns = s.ns, .defer_symbols = s.mode == OUT_PERF };
 	s.pp = pdprint_new(s.r, &po);
 	s.line_cap = 4096;
 	s.line = malloc(s.line_cap);
@@ -396,7 +519,11 @@ int dtl_cmd_script(int argc, char **argv)
 		ret = EXIT_ERR;
 		goto out;
 	}
-	if (dtl_cmd_syms(&s.syms, s.r, s.in.kallsyms, s.in.no_symbols, "latscope dtl script")) {
+	/* --kallsyms is loaded (and refused) now; this machine's own symbols
+	 * only when a DTL line needs them */
+	if (!s.in.kallsyms && !s.in.no_symbols)
+		s.syms_todo = true;
+	else if (dtl_cmd_syms(&s.syms, s.r, s.in.kallsyms, s.in.no_symbols, "latscope dtl script")) {
 		ret = EXIT_ERR;
 		goto out;
 	}
@@ -405,27 +532,31 @@ int dtl_cmd_script(int argc, char **argv)
 		ret = EXIT_ERR;
 		goto out;
 	}
-	/* the default layout formats samples on a second thread (file mode) */
-	if (s.mode == OUT_PERF && !info->pipe && !s.dtl_only && sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
-	    !getenv("LATSCOPE_NO_THREADS")) {
-		static char obuf[1 << 20];
-		setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-		s.pl = pipeline_new(s.pp, stdout);
+	if (s.mode == OUT_PERF) {
+		if (scriptout_init(&s.so, s.pp)) {
+			fprintf(stderr, "latscope dtl script: out of memory\n");
+			ret = EXIT_ERR;
+			goto out;
+		}
+		s.have_so = true;
 	}
 	if (s.mode == OUT_CSV)
 		printf("cpu,time_ns,timebase,dispatch_reason,preempt_reason,enqueue_to_dispatch_time,"
 		       "ready_to_enqueue_time,waiting_to_ready_time,processor_id,fault_addr,srr0,srr1,symbol\n");
 	uint64_t n_items = 0;
 	while ((rc = dtltl_next(s.t, &it)) > 0) {
-		if ((++n_items & 4095) == 0 && (ferror(stdout) || (s.pl && pipeline_failed(s.pl))))
+		if ((++n_items & 4095) == 0 && ferror(stdout))
 			break;	/* the output is gone (closed pipe, full disk): said below */
 		if (it.kind == DTLTL_ENTRY) {
 			print_dtl(&s, &it.entry);
 			continue;
 		}
 		const struct pdread_event *ev = it.ev;
-		pdprint_track(s.pp, ev);
-		if (ev->type != PDFORMAT_RECORD_SAMPLE || dtltl_evsel_is_dtl(s.t, ev->evsel))
+		if (ev->type != PDFORMAT_RECORD_SAMPLE) {
+			pdprint_track(s.pp, ev);	/* task names: COMM, FORK */
+			continue;
+		}
+		if (dtltl_evsel_is_dtl(s.t, ev->evsel))
 			continue;
 		if (!ev->evsel || !ev->has_sample)
 			continue;	/* unknown id or too short: counted by the reader, said below */
@@ -460,17 +591,9 @@ int dtl_cmd_script(int argc, char **argv)
 		jsonout_line(o, s.jf ? s.jf : stdout);	/* a failed write: said below */
 		json_object_put(o);
 	}
-	int werr = s.pl ? -pipeline_finish(s.pl) : 0;	/* the formatter's first write error */
-	s.pl = NULL;
-	if (werr && cmdio_stdout_gone(werr)) {
-		ret = EXIT_ERR;
-	} else if (werr) {
-		fprintf(stderr, "latscope dtl script: error writing standard output: %s\n", strerror(werr));
-		clearerr(stdout);
-		fflush(stdout);
-		clearerr(stdout);
-		ret = EXIT_ERR;
-	} else if (cmdio_finish(stdout, "latscope dtl script", "standard output")) {
+	if (s.have_so)
+		scriptout_flush(&s.so);
+	if (cmdio_finish(stdout, "latscope dtl script", "standard output")) {
 		ret = EXIT_ERR;
 	}
 	if (!cmdio_reader_left())	/* a reader that left asked for nothing more */
@@ -483,8 +606,7 @@ int dtl_cmd_script(int argc, char **argv)
 	if (s.in.strict && !ret)
 		ret = dtl_cmd_verdict("latscope dtl script", s.t, s.r);
 out:
-	if (s.pl)
-		pipeline_finish(s.pl);
+	scriptout_free(&s.so);
 	if (s.jf && cmdio_fclose_safe(s.jf, s.jsf, s.json_file, ret == EXIT_ERR, "latscope dtl script"))
 		ret = EXIT_ERR;
 	ksym_free(s.syms);

@@ -45,6 +45,22 @@ bool dtltl_file_has_dtl(const struct pdread *r)
 	return true;
 }
 
+/* Can any event of the file write AUX data?  Hardware, software,
+ * tracepoint, cache and breakpoint events cannot; a PMU of its own (type 6
+ * and up: vpa_dtl) or a raw event (latscope's debugfs recordings) can, and
+ * so can a file that declares no event. */
+static bool may_have_aux(const struct pdread *r)
+{
+	size_t n = pdread_nr_evsels(r);
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t type = pdread_evsel(r, i)->attr.type;
+		if (type == PDFORMAT_TYPE_RAW || type >= 6)
+			return true;
+	}
+	return n == 0;
+}
+
 uint64_t dtltl_poll_ns(const struct pdread *r)
 {
 	for (size_t i = 0; i < pdread_nr_evsels(r); i++) {
@@ -64,10 +80,6 @@ uint64_t dtltl_poll_ns(const struct pdread *r)
 	return 0;
 }
 
-static int pread_cb(void *ctx, uint64_t off, void *buf, size_t len)
-{
-	return pdread_pread(ctx, off, buf, len);
-}
 
 /* len bytes at off through the block b (refilled when they are not in it). */
 static int blk_read(struct dtltl *t, struct scanblk *b, uint64_t off, void *dst, size_t len)
@@ -88,6 +100,20 @@ static int blk_read(struct dtltl *t, struct scanblk *b, uint64_t off, void *dst,
 	}
 	memcpy(dst, b->buf + (off - b->off), len);
 	return 0;
+}
+
+/* The merge's reads of AUX payloads.  A recording with a short poll has
+ * many buffers of a few entries each, and the queues' heads lie close
+ * together in the file: small reads go through one block (one read(2) for
+ * many buffers instead of one each); larger ones straight to the file. */
+#define AUX_SMALL_READ 4096
+static int pread_cb(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	struct dtltl *t = ctx;
+
+	if (len <= AUX_SMALL_READ && blk_read(t, t->sb_aux, off, buf, len) == 0)
+		return 0;
+	return pdread_pread(t->r, off, buf, len);
 }
 
 /* Read the AUXTRACE record at off (through b when given): 0 with *bi, or
@@ -150,7 +176,7 @@ static int index_src(void *ctx, uint64_t pos, struct dtlmerge_buf_info *bi, uint
 		int err = dtltl_idx_get(t, t->iw_src, pos, &off, NULL);
 		if (err)
 			return err;
-		err = read_auxtrace(t, NULL, off, bi, &end);
+		err = read_auxtrace(t, t->sb_src, off, bi, &end);
 		if (err)
 			return err;
 		if (bi->cpu >= DTLMERGE_MAX_CPUS)
@@ -251,7 +277,7 @@ static int validate_index(struct dtltl *t, uint64_t *cpus)
 				 "AUXTRACE index entry %zu cannot be read (%s)", i, strerror(-err));
 			return -EINVAL;
 		}
-		if (sz != PDFORMAT_AUXTRACE_RECORD_SIZE || read_auxtrace(t, NULL, off, &bi, &end)) {
+		if (sz != PDFORMAT_AUXTRACE_RECORD_SIZE || read_auxtrace(t, t->sb_src, off, &bi, &end)) {
 			snprintf(t->st.why_scan, sizeof(t->st.why_scan),
 				 "AUXTRACE index entry %zu (offset %#llx, size %llu) does not point at "
 				 "an AUXTRACE record with its payload in the data section",
@@ -377,15 +403,17 @@ int dtltl_new(struct dtltl **tp, struct pdread *r, const struct dtltl_opts *o)
 	t->iw_cov = calloc(1, sizeof(*t->iw_cov));
 	t->sb_src = malloc(sizeof(*t->sb_src));
 	t->sb_cov = malloc(sizeof(*t->sb_cov));
-	if (!t->iw_src || !t->iw_cov || !t->sb_src || !t->sb_cov) {
+	t->sb_aux = malloc(sizeof(*t->sb_aux));
+	if (!t->iw_src || !t->iw_cov || !t->sb_src || !t->sb_cov || !t->sb_aux) {
 		free(t->iw_src);
 		free(t->iw_cov);
 		free(t->sb_src);
 		free(t->sb_cov);
+		free(t->sb_aux);
 		free(t);
 		return -ENOMEM;
 	}
-	t->sb_src->len = t->sb_cov->len = 0;
+	t->sb_src->len = t->sb_cov->len = t->sb_aux->len = 0;
 	if (o)
 		t->o = *o;
 	if (!t->o.budget_bytes)
@@ -406,7 +434,7 @@ int dtltl_new(struct dtltl **tp, struct pdread *r, const struct dtltl_opts *o)
 	mo.max_copy_bytes = t->o.budget_bytes;
 	if (!t->pipe) {
 		mo.pread = pread_cb;
-		mo.pread_ctx = r;
+		mo.pread_ctx = t;
 	}
 	err = dtlmerge_new(&t->m, &mo);
 	if (err) {
@@ -414,6 +442,7 @@ int dtltl_new(struct dtltl **tp, struct pdread *r, const struct dtltl_opts *o)
 		free(t->iw_cov);
 		free(t->sb_src);
 		free(t->sb_cov);
+		free(t->sb_aux);
 		free(t);
 		return err;
 	}
@@ -429,7 +458,10 @@ int dtltl_new(struct dtltl **tp, struct pdread *r, const struct dtltl_opts *o)
 			t->window_ns = 2 * (t->st.poll_ns ? t->st.poll_ns : MIN_POLL_NS);
 		t->st.window_ns = t->window_ns;
 	} else {
-		t->has_dtl = dtltl_file_has_dtl(r);
+		/* no pre-pass over a file none of whose events can write AUX
+		 * data (a tracepoint recording): it would read the data
+		 * section a second time for nothing */
+		t->has_dtl = dtltl_file_has_dtl(r) && may_have_aux(r);
 		if (t->has_dtl) {
 			err = setup_file(t);
 			if (err) {
@@ -461,6 +493,7 @@ void dtltl_free(struct dtltl *t)
 	free(t->iw_cov);
 	free(t->sb_src);
 	free(t->sb_cov);
+	free(t->sb_aux);
 	free(t->is_dtl);
 	free(t);
 }

@@ -55,7 +55,8 @@ struct dtltl {
 	struct dtlmerge *m;
 	struct dtltl_stats st;
 	struct idxwin *iw_src, *iw_cov;	/* the source walker's and the coverage check's */
-	struct scanblk *sb_src, *sb_cov;	/* the same for scans */
+	struct scanblk *sb_src, *sb_cov;	/* the same for scans (sb_src: also the index's headers) */
+	struct scanblk *sb_aux;		/* small AUX payload reads of the merge (pread_cb) */
 	bool pipe, has_dtl, eof;
 	bool swap;
 	uint64_t data_begin, data_end;

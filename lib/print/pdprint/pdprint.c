@@ -403,24 +403,9 @@ bool pdprint_format_stat(const struct pdprint *p, size_t i, struct pdprint_forma
 	return true;
 }
 
-struct trace_seq *pdprint_seq_new(void)
-{
-	struct trace_seq *seq = malloc(sizeof(*seq));
-	if (seq)
-		trace_seq_init(seq);
-	return seq;
-}
-
-void pdprint_seq_free(struct trace_seq *seq)
-{
-	if (!seq)
-		return;
-	trace_seq_destroy(seq);
-	free(seq);
-}
-
-const char *pdprint_trace_text_tep(struct tep_handle *tep, const struct pdread_sample *s, struct trace_seq *seq,
-			      size_t *len)
+/* libtraceevent's text of s into seq; returns seq's buffer. */
+static const char *trace_text_uncached(struct pdprint *p, const struct pdread_sample *s, struct trace_seq *seq,
+				       size_t *len)
 {
 	struct tep_record rec;
 	memset(&rec, 0, sizeof(rec));
@@ -429,21 +414,9 @@ const char *pdprint_trace_text_tep(struct tep_handle *tep, const struct pdread_s
 	rec.size = (int)s->raw_size;
 	rec.data = (void *)s->raw;
 	trace_seq_reset(seq);
-	tep_print_event(tep, seq, &rec, "%s", TEP_PRINT_INFO);
+	tep_print_event(pdread_tep(p->r), seq, &rec, "%s", TEP_PRINT_INFO);
 	*len = seq->len;
 	return seq->buffer;
-}
-
-struct pdread *pdprint_reader(const struct pdprint *p)
-{
-	return p->r;
-}
-
-const char *pdprint_trace_text_uncached(struct pdprint *p, const struct pdread_evsel *e, const struct pdread_sample *s,
-				   struct trace_seq *seq, size_t *len)
-{
-	(void)e;
-	return pdprint_trace_text_tep(pdread_tep(p->r), s, seq, len);
 }
 
 void pdprint_memo_stats(const struct pdprint *p, uint64_t *hits, uint64_t *misses, uint64_t *resets)
@@ -451,21 +424,6 @@ void pdprint_memo_stats(const struct pdprint *p, uint64_t *hits, uint64_t *misse
 	*hits = p->memo.hits;
 	*misses = p->memo.misses;
 	*resets = p->memo.resets;
-}
-
-bool pdprint_pipeline_fields(const struct pdprint *p)
-{
-	return !(p->o.fields & (PDPRINT_F_IP | PDPRINT_F_PERIOD | PDPRINT_F_ADDR)) && (p->o.fields & PDPRINT_F_TRACE);
-}
-
-void pdprint_prepare(struct pdprint *p)
-{
-	pdprint_name_width(p);
-	for (size_t i = 0; i < pdread_nr_evsels(p->r); i++) {
-		const struct pdread_evsel *e = pdread_evsel(p->r, i);
-		if (e->tp)
-			pdprint_key_start(p, e->tp);
-	}
 }
 
 /* Append the tracepoint text of s to o: compiled, else through the memo. */
@@ -508,7 +466,7 @@ static void trace_text(struct pdprint *p, struct out *o, const struct pdread_evs
 		out_write(o, text, len);
 		return;
 	}
-	text = pdprint_trace_text_uncached(p, e, s, &p->seq, &len);
+	text = trace_text_uncached(p, s, &p->seq, &len);
 	out_write(o, text, len);
 	pdprint_memo_put(p, e, s->raw, s->raw_size, text, len);
 }
@@ -597,22 +555,9 @@ size_t pdprint_format_prefix(struct pdprint *p, const char *comm, int32_t pid, i
 	return out_done(&o);
 }
 
-size_t pdprint_format(struct pdprint *p, const struct pdread_event *ev, char *buf, size_t len)
-{
-	const struct pdread_sample *s = &ev->sample;
-	/* tasks recently printed (direct-mapped by tid): few distinct ones */
-	struct comm_cache *c = &p->cc[(s->tid * 0x9e3779b1u) >> 24 & (PDPRINT_COMM_CACHE - 1)];
-	uint64_t gen = thread_generation(p->thr);
-	if (!c->comm || c->gen != gen || c->pid != s->pid || c->tid != s->tid) {
-		c->comm = thread_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid);
-		c->gen = thread_generation(p->thr);
-		c->pid = s->pid;
-		c->tid = s->tid;
-	}
-	return pdprint_format_with_comm(p, ev, c->comm, buf, len);
-}
-
-size_t pdprint_format_with_comm(struct pdprint *p, const struct pdread_event *ev, const char *comm, char *buf, size_t len)
+/* The sample's line with the task name given. */
+static size_t format_with_comm(struct pdprint *p, const struct pdread_event *ev, const char *comm, char *buf,
+			       size_t len)
 {
 	const struct pdread_sample *s = &ev->sample;
 	const struct pdread_evsel *e = ev->evsel;
@@ -635,4 +580,19 @@ size_t pdprint_format_with_comm(struct pdprint *p, const struct pdread_event *ev
 	if (o.pos >= len)
 		p->nfix = nfix;	/* the caller formats this sample again elsewhere */
 	return out_done(&o);
+}
+
+size_t pdprint_format(struct pdprint *p, const struct pdread_event *ev, char *buf, size_t len)
+{
+	const struct pdread_sample *s = &ev->sample;
+	/* tasks recently printed (direct-mapped by tid): few distinct ones */
+	struct comm_cache *c = &p->cc[(s->tid * 0x9e3779b1u) >> 24 & (PDPRINT_COMM_CACHE - 1)];
+	uint64_t gen = thread_generation(p->thr);
+	if (!c->comm || c->gen != gen || c->pid != s->pid || c->tid != s->tid) {
+		c->comm = thread_comm(p->thr, (int32_t)s->pid, (int32_t)s->tid);
+		c->gen = thread_generation(p->thr);
+		c->pid = s->pid;
+		c->tid = s->tid;
+	}
+	return format_with_comm(p, ev, c->comm, buf, len);
 }

@@ -110,4 +110,13 @@ int pdprint_key_start(struct pdprint *p, struct tep_event *ev);
 void pdprint_setup_symbols(struct pdprint *p);
 size_t pdprint_sym_text(void *ctx, uint64_t addr, bool with_offset, char *out);
 
+/* pdprint_memo.c: the cached tracepoint text of a payload: *text (owned by
+ * the memo, valid until the next pdprint_memo_put) and *len; false if not
+ * cached. */
+bool pdprint_memo_get(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
+		      const char **text, size_t *len);
+/* Remember text (copied) for this payload. */
+void pdprint_memo_put(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
+		      const char *text, size_t len);
+
 #endif

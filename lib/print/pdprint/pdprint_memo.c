@@ -74,40 +74,26 @@ static struct memo_slot *memo_find(struct memo *m, uint64_t h, int32_t id, const
 	}
 }
 
-#define MEMO_PENDING 0xffff	/* out_len of an entry whose text is being made */
-
-int pdprint_memo_lookup(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
-		   const char **text, size_t *len, uint32_t *ref)
+bool pdprint_memo_get(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
+		      const char **text, size_t *len)
 {
 	const uint8_t *key;
 	size_t klen;
 	if (!e->tp || !memo_key(p, e, raw, raw_size, &key, &klen))
-		return PDPRINT_MEMO_NONE;
+		return false;
 	struct memo *m = &p->memo;
 	struct memo_slot *sl = memo_find(m, memo_hash(key, klen, e->tp->id), e->tp->id, key, klen);
 	if (!sl->hash) {
 		m->misses++;
-		return PDPRINT_MEMO_MISS;
-	}
-	if (sl->out_len == MEMO_PENDING) {
-		m->hits++;
-		memcpy(ref, m->arena + sl->off + 4 + klen, 4);
-		return PDPRINT_MEMO_PENDING;
+		return false;
 	}
 	m->hits++;
 	*text = (const char *)m->arena + sl->off + 4 + klen;
 	*len = sl->out_len;
-	return PDPRINT_MEMO_HIT;
+	return true;
 }
 
-bool pdprint_memo_get(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
-		 const char **text, size_t *len)
-{
-	uint32_t ref;
-	return pdprint_memo_lookup(p, e, raw, raw_size, text, len, &ref) == PDPRINT_MEMO_HIT;
-}
-
-/* Store id, key and payload (text, or a pending reference) under slot. */
+/* Store id, key and text under slot. */
 static void memo_store(struct memo *m, struct memo_slot *slot, uint64_t h, int32_t id, const uint8_t *key,
 		       size_t klen, const void *payload, size_t plen, uint16_t out_len)
 {
@@ -123,25 +109,6 @@ static void memo_store(struct memo *m, struct memo_slot *slot, uint64_t h, int32
 	m->arena_used += 4 + klen + plen;
 }
 
-void pdprint_memo_pending(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
-		     uint32_t ref)
-{
-	const uint8_t *key;
-	size_t klen;
-	if (!e->tp || !memo_key(p, e, raw, raw_size, &key, &klen))
-		return;
-	struct memo *m = &p->memo;
-	uint64_t h = memo_hash(key, klen, e->tp->id);
-	struct memo_slot *slot = memo_find(m, h, e->tp->id, key, klen);
-	if (slot->hash)
-		return;
-	if (m->arena_used + 8 + klen > MEMO_ARENA || (m->used + 1) * 4 > MEMO_SLOTS * 3) {
-		memo_reset(m);
-		slot = memo_find(m, h, e->tp->id, key, klen);
-	}
-	memo_store(m, slot, h, e->tp->id, key, klen, &ref, 4, MEMO_PENDING);
-}
-
 void pdprint_memo_put(struct pdprint *p, const struct pdread_evsel *e, const uint8_t *raw, uint32_t raw_size,
 		 const char *text, size_t len)
 {
@@ -151,15 +118,12 @@ void pdprint_memo_put(struct pdprint *p, const struct pdread_evsel *e, const uin
 		return;
 	struct memo *m = &p->memo;
 	uint64_t h = memo_hash(key, klen, e->tp->id);
-	if (len >= MEMO_PENDING)
-		return;
 	struct memo_slot *slot = memo_find(m, h, e->tp->id, key, klen);
-	if (slot->hash && slot->out_len != MEMO_PENDING)
+	if (slot->hash)
 		return;		/* already there */
 	if (m->arena_used + 4 + klen + len > MEMO_ARENA || (m->used + 1) * 4 > MEMO_SLOTS * 3) {
 		memo_reset(m);
 		slot = memo_find(m, h, e->tp->id, key, klen);
 	}
-	/* a pending entry is replaced by a new record with the text */
 	memo_store(m, slot, h, e->tp->id, key, klen, text, len, (uint16_t)len);
 }

@@ -11,19 +11,6 @@
 
 #include "pdprint_int.h"
 
-/* Does any recorded tracepoint print a kernel symbol (%ps, %pS, %pf...)? */
-static bool formats_print_symbols(struct pdread *r)
-{
-	for (size_t i = 0; i < pdread_nr_evsels(r); i++) {
-		const struct pdread_evsel *e = pdread_evsel(r, i);
-		const char *f = e->tp ? e->tp->print_fmt.format : NULL;
-		for (; f && (f = strstr(f, "%p")); f += 2)
-			if (strchr("sSfFB", f[2]) && f[2])
-				return true;
-	}
-	return false;
-}
-
 /*
  * Kernel symbols for %ps-style fields, as perf script resolves them: perf
  * hands libtraceevent a function resolver backed by its kernel map (no
@@ -240,9 +227,4 @@ void pdprint_setup_symbols(struct pdprint *p)
 	}
 	p->ksym_path = path;
 	tep_set_function_resolver(tep, resolve_func, p);
-}
-
-bool pdprint_prints_symbols(const struct pdprint *p)
-{
-	return formats_print_symbols(p->r);
 }
