@@ -9,7 +9,7 @@ PKG_CONFIG ?= pkg-config
 PREFIX     ?= /usr/local
 VERSION    := 0.1.0
 
-PKGS       := libtraceevent libtracefs libzstd json-c libmicrohttpd
+PKGS       := libtraceevent libtracefs libzstd json-c libmicrohttpd libelf
 TEST_PKGS  := cmocka
 
 ifeq ($(V),1)

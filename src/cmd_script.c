@@ -195,6 +195,13 @@ int cmd_script(int argc, char **argv)
 		fprintf(stderr, "latscope script: out of memory\n");
 		return EXIT_ERR;
 	}
+	char why[256];
+	if (!json && pdprint_unsupported(p, why, sizeof(why))) {
+		fprintf(stderr, "latscope script: not printed (perf script would print it otherwise): %s\n", why);
+		pdprint_free(p);
+		pdread_close(r);
+		return EXIT_ERR;
+	}
 	/* Lines are formatted straight into an output buffer and written in
 	 * 256 KiB chunks (more than stdout's buffer: written through): fresh
 	 * memory is expensive on VMs, and a chunk this size amortises the write
@@ -253,6 +260,8 @@ int cmd_script(int argc, char **argv)
 		}
 		size_t lim = pdprint_symbols_pending(p) ? OB_HOLD : OB_CHUNK;
 		size_t n = ol < lim ? pdprint_format(p, &ev, ob + ol, lim - ol) : SIZE_MAX;
+		if (pdprint_refusal(p))
+			break;
 		if (n < lim - ol) {
 			ol += n;
 			continue;
@@ -278,12 +287,18 @@ int cmd_script(int argc, char **argv)
 	}
 	pdprint_emit(p, ob, ol, emit_stdout, NULL);
 	free(ob);
+	const char *refused = pdprint_refusal(p);
 	free(big);
 	if (sp.verbose)
 		report_formats(p);
 	rc = 0;
 	if (cmdio_finish(stdout, "latscope script", "standard output"))
 		rc = EXIT_ERR;
+	if (refused && !rc) {
+		fprintf(stderr, "latscope script: stopped after %llu samples: not printed as perf script prints them: %s\n",
+			(unsigned long long)(printed - 1), refused);
+		rc = EXIT_ERR;
+	}
 	if (!rc && err < 0) {	/* a read error; after a write error it does not matter */
 		fprintf(stderr, "latscope script: %s\n", pdread_strerror(r));
 		rc = EXIT_ERR;

@@ -27,6 +27,7 @@ struct pdprint *pdprint_new(struct pdread *r, const struct pdprint_opts *opts)
 	p->r = r;
 	if (opts)
 		p->o = *opts;
+	p->user_fields = p->o.fields != 0;
 	if (!p->o.fields)
 		p->o.fields = PDPRINT_F_DEFAULT;
 	p->thr = thread_new();
@@ -59,6 +60,7 @@ void pdprint_free(struct pdprint *p)
 		tep_reset_function_resolver(pdread_tep(p->r));
 	ksym_free(p->ksym);
 	pthread_mutex_destroy(&p->ksym_mu);
+	pdprint_samp_free(p);
 	thread_free(p->thr);
 	trace_seq_destroy(&p->seq);
 	free(p);
@@ -125,6 +127,7 @@ void pdprint_track(struct pdprint *p, const struct pdread_event *ev)
 		int32_t ptid = (int32_t)bytes_ld32(ev->data + 20, swap);
 		thread_fork(p->thr, ppid, ptid, pid, tid);
 	}
+	pdprint_samp_track(p, ev);
 }
 
 const char *pdprint_comm(struct pdprint *p, int32_t pid, int32_t tid)
@@ -612,10 +615,128 @@ size_t pdprint_format(struct pdprint *p, const struct pdread_event *ev, char *bu
 	return pdprint_format_with_comm(p, ev, c->comm, buf, len);
 }
 
+/* "%16llx sym+0xoff (dso)" of one address. */
+static void samp_addr(struct out *o, uint64_t shown, const struct samp_loc *l)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%16llx ", (unsigned long long)shown);
+	out_write(o, tmp, (size_t)n);
+	if (l->sym) {
+		out_write(o, l->sym, strlen(l->sym));
+		n = snprintf(tmp, sizeof(tmp), "+0x%llx", (unsigned long long)l->off);
+		out_write(o, tmp, (size_t)n);
+	} else {
+		out_write(o, "[unknown]", 9);
+	}
+	out_write(o, " (", 2);
+	if (l->dso)
+		out_write(o, l->dso, strlen(l->dso));
+	else
+		out_write(o, "[unknown]", 9);
+	out_write(o, ")", 1);
+}
+
+/*
+ * A sampling event's line in perf script's default layout for hardware and
+ * software events: comm tid [cpu] time: period event: then " ip sym+off
+ * (dso)", or with a callchain one "\tip sym+off (dso)" line per entry (user
+ * addresses map-relative) and a blank line; the comm is not padded then.
+ */
+static size_t samp_line(struct pdprint *p, const struct pdread_event *ev, const char *comm, char *buf, size_t len)
+{
+	const struct pdread_sample *s = &ev->sample;
+	const struct pdread_evsel *e = ev->evsel;
+	uint64_t st = e->attr.sample_type;
+	bool chain = st & PDFORMAT_SAMPLE_CALLCHAIN;
+	struct out o = { buf, len, 0 };
+	uint32_t f = p->o.fields;
+	if (chain) {
+		out_write(&o, comm, strlen(comm));
+		out_write(&o, " ", 1);
+		p->o.fields &= ~(uint32_t)PDPRINT_F_COMM;
+	}
+	p->o.fields &= ~(uint32_t)PDPRINT_F_EVNAME;
+	prefix(p, &o, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time, NULL);
+	p->o.fields = f;
+	uint64_t period = (st & PDFORMAT_SAMPLE_PERIOD) ? s->period : e->attr.sample_period;
+	out_u64_w(&o, period, 10, false, false);
+	out_write(&o, " ", 1);
+	const char *name = e->name ? e->name : "[unknown]";
+	out_str_w(&o, name, pdprint_name_width(p));
+	out_write(&o, ": ", 2);
+	int mode = (ev->misc & 7) == 1 ? SAMP_KERNEL : (ev->misc & 7) == 2 ? SAMP_USER : SAMP_OTHER;
+	struct samp_loc l;
+	if (!chain) {
+		out_write(&o, " ", 1);
+		if (st & PDFORMAT_SAMPLE_IP) {
+			pdprint_samp_resolve(p, (int32_t)s->pid, s->ip, mode, &l);
+			samp_addr(&o, s->ip, &l);
+		}
+		out_write(&o, "\n", 1);
+		return out_done(&o);
+	}
+	out_write(&o, "\n", 1);
+	mode = SAMP_USER;
+	for (uint64_t i = 0; i < s->callchain_nr; i++) {
+		uint64_t a = pdread_u64(p->r, s->callchain + 8 * i);
+		if (a >= (uint64_t)-4095) {	/* PERF_CONTEXT_*: whose addresses follow */
+			mode = a == (uint64_t)-128 ? SAMP_KERNEL : a == (uint64_t)-512 ? SAMP_USER : SAMP_OTHER;
+			continue;
+		}
+		pdprint_samp_resolve(p, (int32_t)s->pid, a, mode, &l);
+		out_write(&o, "\t", 1);
+		samp_addr(&o, l.shown, &l);
+		out_write(&o, "\n", 1);
+	}
+	out_write(&o, "\n", 1);
+	return out_done(&o);
+}
+
+const char *pdprint_refusal(const struct pdprint *p)
+{
+	return p->refuse;
+}
+
+/* sample_type bits whose fields the sampling layout prints or that change nothing in it */
+#define SAMP_TYPES (PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_IP | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | \
+		    PDFORMAT_SAMPLE_ID | PDFORMAT_SAMPLE_STREAM_ID | PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_PERIOD | \
+		    PDFORMAT_SAMPLE_CALLCHAIN | PDFORMAT_SAMPLE_RAW)
+
+bool pdprint_unsupported(const struct pdprint *p, char *why, size_t len)
+{
+	if (p->user_fields)
+		return false;
+	for (size_t i = 0; i < pdread_nr_evsels(p->r); i++) {
+		const struct pdread_evsel *e = pdread_evsel(p->r, i);
+		const char *name = e->name ? e->name : "?";
+		if (e->tp)
+			continue;
+		uint32_t ty = e->attr.type;
+		if (ty != PDFORMAT_TYPE_HARDWARE && ty != PDFORMAT_TYPE_SOFTWARE && ty != PDFORMAT_TYPE_HW_CACHE) {
+			snprintf(why, len, "event '%s' is of type %u (printed: tracepoint, hardware, software and "
+				 "cache events)", name, ty);
+			return true;
+		}
+		if (ty == PDFORMAT_TYPE_SOFTWARE && e->attr.config == 10) {
+			snprintf(why, len, "event '%s' is a bpf-output event", name);
+			return true;
+		}
+		uint64_t extra = e->attr.sample_type & ~(uint64_t)SAMP_TYPES;
+		if (extra) {
+			snprintf(why, len, "event '%s' records sample fields 0x%llx that are not printed (sample_type 0x%llx)",
+				 name, (unsigned long long)extra, (unsigned long long)e->attr.sample_type);
+			return true;
+		}
+	}
+	return false;
+}
+
 size_t pdprint_format_with_comm(struct pdprint *p, const struct pdread_event *ev, const char *comm, char *buf, size_t len)
 {
 	const struct pdread_sample *s = &ev->sample;
 	const struct pdread_evsel *e = ev->evsel;
+	if (e && !e->tp && !p->user_fields)
+		return samp_line(p, ev, comm, buf, len);
 	size_t nfix = p->nfix;
 	size_t n = pdprint_format_prefix(p, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time,
 				    e ? e->name : NULL, buf, len);
