@@ -197,7 +197,7 @@ int cmd_script(int argc, char **argv)
 	}
 	char why[256];
 	if (!json && pdprint_unsupported(p, why, sizeof(why))) {
-		fprintf(stderr, "latscope script: not printed (perf script would print it otherwise): %s\n", why);
+		fprintf(stderr, "latscope script: cannot print this recording as perf script does: %s\n", why);
 		pdprint_free(p);
 		pdread_close(r);
 		return EXIT_ERR;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "format/elfsym.h"
@@ -292,10 +293,15 @@ struct cand {
 
 static bool cand_open(struct cand *c, const char *path)
 {
+	struct stat st;
 	c->e = NULL;
-	c->fd = open(path, O_RDONLY | O_CLOEXEC);
+	c->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);	/* a FIFO must not block */
 	if (c->fd < 0)
 		return false;
+	if (fstat(c->fd, &st) || !S_ISREG(st.st_mode)) {
+		close(c->fd);
+		return false;
+	}
 	c->e = elf_begin(c->fd, ELF_C_READ_MMAP, NULL);
 	if (c->e && elf_kind(c->e) == ELF_K_ELF)
 		return true;

@@ -642,41 +642,10 @@ static void samp_addr(struct out *o, uint64_t shown, const struct samp_loc *l)
  * (dso)", or with a callchain one "\tip sym+off (dso)" line per entry (user
  * addresses map-relative) and a blank line; the comm is not padded then.
  */
-static size_t samp_line(struct pdprint *p, const struct pdread_event *ev, const char *comm, char *buf, size_t len)
+static void samp_chain(struct pdprint *p, struct out *o, const struct pdread_sample *s)
 {
-	const struct pdread_sample *s = &ev->sample;
-	const struct pdread_evsel *e = ev->evsel;
-	uint64_t st = e->attr.sample_type;
-	bool chain = st & PDFORMAT_SAMPLE_CALLCHAIN;
-	struct out o = { buf, len, 0 };
-	uint32_t f = p->o.fields;
-	if (chain) {
-		out_write(&o, comm, strlen(comm));
-		out_write(&o, " ", 1);
-		p->o.fields &= ~(uint32_t)PDPRINT_F_COMM;
-	}
-	p->o.fields &= ~(uint32_t)PDPRINT_F_EVNAME;
-	prefix(p, &o, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time, NULL);
-	p->o.fields = f;
-	uint64_t period = (st & PDFORMAT_SAMPLE_PERIOD) ? s->period : e->attr.sample_period;
-	out_u64_w(&o, period, 10, false, false);
-	out_write(&o, " ", 1);
-	const char *name = e->name ? e->name : "[unknown]";
-	out_str_w(&o, name, pdprint_name_width(p));
-	out_write(&o, ": ", 2);
-	int mode = (ev->misc & 7) == 1 ? SAMP_KERNEL : (ev->misc & 7) == 2 ? SAMP_USER : SAMP_OTHER;
 	struct samp_loc l;
-	if (!chain) {
-		out_write(&o, " ", 1);
-		if (st & PDFORMAT_SAMPLE_IP) {
-			pdprint_samp_resolve(p, (int32_t)s->pid, s->ip, mode, &l);
-			samp_addr(&o, s->ip, &l);
-		}
-		out_write(&o, "\n", 1);
-		return out_done(&o);
-	}
-	out_write(&o, "\n", 1);
-	mode = SAMP_USER;
+	int mode = SAMP_USER;
 	for (uint64_t i = 0; i < s->callchain_nr; i++) {
 		uint64_t a = pdread_u64(p->r, s->callchain + 8 * i);
 		if (a >= (uint64_t)-4095) {	/* PERF_CONTEXT_*: whose addresses follow */
@@ -684,59 +653,93 @@ static size_t samp_line(struct pdprint *p, const struct pdread_event *ev, const 
 			continue;
 		}
 		pdprint_samp_resolve(p, (int32_t)s->pid, a, mode, &l);
-		out_write(&o, "\t", 1);
-		samp_addr(&o, l.shown, &l);
+		out_write(o, "\t", 1);
+		samp_addr(o, l.shown, &l);
+		out_write(o, "\n", 1);
+	}
+	out_write(o, "\n", 1);
+}
+
+/* comm (unpadded: a callchain follows) tid [cpu] time: (no cpu when the
+ * sample has none) */
+static void samp_prefix(struct pdprint *p, struct out *o, const struct pdread_sample *s, const char *comm,
+			uint64_t st, bool chain)
+{
+	uint32_t f = p->o.fields;
+	if (chain) {
+		out_write(o, comm, strlen(comm));
+		out_write(o, " ", 1);
+		p->o.fields &= ~(uint32_t)PDPRINT_F_COMM;
+	}
+	if (!(st & PDFORMAT_SAMPLE_CPU))
+		p->o.fields &= ~(uint32_t)PDPRINT_F_CPU;
+	p->o.fields &= ~(uint32_t)PDPRINT_F_EVNAME;
+	prefix(p, o, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time, NULL);
+	p->o.fields = f;
+}
+
+/*
+ * A sampling event's line in perf script's default layout for hardware and
+ * software events: comm tid [cpu] time: period event: then " ip sym+off
+ * (dso)", or with a callchain one "\tip sym+off (dso)" line per entry (user
+ * addresses map-relative) and a blank line; the comm is not padded then.
+ */
+static size_t samp_line(struct pdprint *p, const struct pdread_event *ev, const char *comm, char *buf, size_t len)
+{
+	const struct pdread_sample *s = &ev->sample;
+	const struct pdread_evsel *e = ev->evsel;
+	uint64_t st = e->attr.sample_type;
+	bool chain = st & PDFORMAT_SAMPLE_CALLCHAIN;
+	struct out o = { buf, len, 0 };
+	samp_prefix(p, &o, s, comm, st, chain);
+	uint64_t period = (st & PDFORMAT_SAMPLE_PERIOD) ? s->period : e->attr.sample_period;
+	out_u64_w(&o, period, 10, false, false);
+	out_write(&o, " ", 1);
+	const char *name = e->name ? e->name : "[unknown]";
+	out_str_w(&o, name, pdprint_name_width(p));
+	out_write(&o, ": ", 2);
+	if (chain) {
 		out_write(&o, "\n", 1);
+		samp_chain(p, &o, s);
+		return out_done(&o);
+	}
+	out_write(&o, " ", 1);
+	if (st & PDFORMAT_SAMPLE_IP) {
+		struct samp_loc l;
+		int mode = (ev->misc & 7) == 1 ? SAMP_KERNEL : (ev->misc & 7) == 2 ? SAMP_USER : SAMP_OTHER;
+		pdprint_samp_resolve(p, (int32_t)s->pid, s->ip, mode, &l);
+		samp_addr(&o, s->ip, &l);
 	}
 	out_write(&o, "\n", 1);
 	return out_done(&o);
 }
 
-const char *pdprint_refusal(const struct pdprint *p)
+/* A tracepoint sample with a callchain: the comm unpadded, the trace text,
+ * then the callchain and a blank line. */
+static size_t tp_chain_line(struct pdprint *p, const struct pdread_event *ev, const char *comm, char *buf, size_t len)
 {
-	return p->refuse;
-}
-
-/* sample_type bits whose fields the sampling layout prints or that change nothing in it */
-#define SAMP_TYPES (PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_IP | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | \
-		    PDFORMAT_SAMPLE_ID | PDFORMAT_SAMPLE_STREAM_ID | PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_PERIOD | \
-		    PDFORMAT_SAMPLE_CALLCHAIN | PDFORMAT_SAMPLE_RAW)
-
-bool pdprint_unsupported(const struct pdprint *p, char *why, size_t len)
-{
-	if (p->user_fields)
-		return false;
-	for (size_t i = 0; i < pdread_nr_evsels(p->r); i++) {
-		const struct pdread_evsel *e = pdread_evsel(p->r, i);
-		const char *name = e->name ? e->name : "?";
-		if (e->tp)
-			continue;
-		uint32_t ty = e->attr.type;
-		if (ty != PDFORMAT_TYPE_HARDWARE && ty != PDFORMAT_TYPE_SOFTWARE && ty != PDFORMAT_TYPE_HW_CACHE) {
-			snprintf(why, len, "event '%s' is of type %u (printed: tracepoint, hardware, software and "
-				 "cache events)", name, ty);
-			return true;
-		}
-		if (ty == PDFORMAT_TYPE_SOFTWARE && e->attr.config == 10) {
-			snprintf(why, len, "event '%s' is a bpf-output event", name);
-			return true;
-		}
-		uint64_t extra = e->attr.sample_type & ~(uint64_t)SAMP_TYPES;
-		if (extra) {
-			snprintf(why, len, "event '%s' records sample fields 0x%llx that are not printed (sample_type 0x%llx)",
-				 name, (unsigned long long)extra, (unsigned long long)e->attr.sample_type);
-			return true;
-		}
-	}
-	return false;
+	const struct pdread_sample *s = &ev->sample;
+	const struct pdread_evsel *e = ev->evsel;
+	struct out o = { buf, len, 0 };
+	samp_prefix(p, &o, s, comm, e->attr.sample_type, true);
+	out_str_w(&o, e->name ? e->name : "[unknown]", pdprint_name_width(p));
+	out_write(&o, ": ", 2);
+	bool defer = p->o.defer_symbols;
+	p->o.defer_symbols = false;	/* the text may land in scratch: symbols now */
+	if (s->raw)
+		trace_text(p, &o, e, s);
+	p->o.defer_symbols = defer;
+	out_write(&o, "\n", 1);
+	samp_chain(p, &o, s);
+	return out_done(&o);
 }
 
 size_t pdprint_format_with_comm(struct pdprint *p, const struct pdread_event *ev, const char *comm, char *buf, size_t len)
 {
 	const struct pdread_sample *s = &ev->sample;
 	const struct pdread_evsel *e = ev->evsel;
-	if (e && !e->tp && !p->user_fields)
-		return samp_line(p, ev, comm, buf, len);
+	if (e && !p->user_fields && (!e->tp || (e->attr.sample_type & PDFORMAT_SAMPLE_CALLCHAIN)))
+		return e->tp ? tp_chain_line(p, ev, comm, buf, len) : samp_line(p, ev, comm, buf, len);
 	size_t nfix = p->nfix;
 	size_t n = pdprint_format_prefix(p, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time,
 				    e ? e->name : NULL, buf, len);

@@ -309,6 +309,55 @@ void pdprint_samp_resolve(struct pdprint *p, int32_t pid, uint64_t addr, int mod
 	}
 }
 
+const char *pdprint_refusal(const struct pdprint *p)
+{
+	return p->refuse;
+}
+
+/* sample_type bits whose fields the sampling layout prints or that change nothing in it */
+#define SAMP_TYPES (PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_IP | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | \
+		    PDFORMAT_SAMPLE_ID | PDFORMAT_SAMPLE_STREAM_ID | PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_PERIOD | \
+		    PDFORMAT_SAMPLE_CALLCHAIN | PDFORMAT_SAMPLE_RAW)
+
+bool pdprint_unsupported(const struct pdprint *p, char *why, size_t len)
+{
+	if (p->user_fields)
+		return false;
+	for (size_t i = 0; i < pdread_nr_evsels(p->r); i++) {
+		const struct pdread_evsel *e = pdread_evsel(p->r, i);
+		const char *name = e->name ? e->name : "?";
+		if (e->tp)
+			continue;
+		uint32_t ty = e->attr.type;
+		if (ty != PDFORMAT_TYPE_HARDWARE && ty != PDFORMAT_TYPE_SOFTWARE && ty != PDFORMAT_TYPE_HW_CACHE) {
+			snprintf(why, len, "event '%s' is of type %u (printed: tracepoint, hardware, software and "
+				 "cache events)", name, ty);
+			return true;
+		}
+		if (ty == PDFORMAT_TYPE_SOFTWARE && e->attr.config == 10) {
+			snprintf(why, len, "event '%s' is a bpf-output event", name);
+			return true;
+		}
+		uint64_t extra = e->attr.sample_type & ~(uint64_t)SAMP_TYPES;
+		if (extra) {
+			static const char *const bit[] = { "ip", "tid", "time", "addr", "read", "callchain", "id",
+				"cpu", "period", "stream_id", "raw", "branch_stack", "regs_user", "stack_user (dwarf "
+				"unwinding)", "weight", "data_src", "identifier", "transaction", "regs_intr",
+				"phys_addr", "aux", "cgroup", "data_page_size", "code_page_size", "weight_struct" };
+			int n = snprintf(why, len, "event '%s' records", name);
+			for (int b = 0, k = 0; b < 64 && n >= 0 && (size_t)n < len; b++)
+				if (extra >> b & 1)
+					n += snprintf(why + n, len - (size_t)n, "%s %s", k++ ? "," : "",
+						      b < (int)(sizeof(bit) / sizeof(bit[0])) ? bit[b] : "(unknown field)");
+			if (n >= 0 && (size_t)n < len)
+				snprintf(why + n, len - (size_t)n, ", not printed (sample_type 0x%llx)",
+					 (unsigned long long)e->attr.sample_type);
+			return true;
+		}
+	}
+	return false;
+}
+
 void pdprint_samp_free(struct pdprint *p)
 {
 	for (size_t i = 0; i < p->pm_cap; i++)
