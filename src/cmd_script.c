@@ -260,8 +260,8 @@ int cmd_script(int argc, char **argv)
 		}
 		size_t lim = pdprint_symbols_pending(p) ? OB_HOLD : OB_CHUNK;
 		size_t n = ol < lim ? pdprint_format(p, &ev, ob + ol, lim - ol) : SIZE_MAX;
-		if (pdprint_refusal(p))
-			break;
+		if ((!ev.evsel || !ev.evsel->tp || s->callchain) && pdprint_refusal(p))
+			break;	/* (only sampling lines and callchains refuse) */
 		if (n < lim - ol) {
 			ol += n;
 			continue;

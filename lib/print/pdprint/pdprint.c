@@ -127,7 +127,8 @@ void pdprint_track(struct pdprint *p, const struct pdread_event *ev)
 		int32_t ptid = (int32_t)bytes_ld32(ev->data + 20, swap);
 		thread_fork(p->thr, ppid, ptid, pid, tid);
 	}
-	pdprint_samp_track(p, ev);
+	if (ev->type == PDFORMAT_RECORD_MMAP || ev->type == PDFORMAT_RECORD_MMAP2 || ev->type == PDFORMAT_RECORD_FORK)
+		pdprint_samp_track(p, ev);
 }
 
 const char *pdprint_comm(struct pdprint *p, int32_t pid, int32_t tid)
@@ -472,7 +473,9 @@ void pdprint_prepare(struct pdprint *p)
 }
 
 /* Append the tracepoint text of s to o: compiled, else through the memo. */
-static void trace_text(struct pdprint *p, struct out *o, const struct pdread_evsel *e, const struct pdread_sample *s)
+/* inlined into both callers: the tracepoint line is the hot path */
+static inline __attribute__((always_inline)) void trace_text(struct pdprint *p, struct out *o, const struct pdread_evsel *e,
+							  const struct pdread_sample *s)
 {
 	const char *text;
 	size_t len;

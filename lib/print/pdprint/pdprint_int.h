@@ -90,6 +90,8 @@ struct pdprint {
 	/* sampling events (pdprint_samp.c): user maps per process, DSOs */
 	bool same_kernel;	/* recorded on the running kernel (its vdso is ours) */
 	bool user_fields;	/* -F given: sampling events keep the -F layout */
+	bool maps_needed;	/* some event prints addresses (need_maps) */
+	size_t maps_evsels;	/* evsels when maps_needed was decided */
 	struct pidmaps *pm;	/* open addressing by pid */
 	size_t pm_cap, pm_used;
 	struct udso *dsos;

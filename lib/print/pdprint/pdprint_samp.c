@@ -184,8 +184,29 @@ static void map_fork(struct pdprint *p, int32_t pid, int32_t ppid)
 	ch->n = ch->cap = n;
 }
 
+/* Does some event print addresses (a sampling event's ip, a callchain)?  Else
+ * the maps are not kept.  Rechecked when pipe mode adds events. */
+static bool need_maps(struct pdprint *p)
+{
+	size_t n = pdread_nr_evsels(p->r);
+	if (n != p->maps_evsels) {
+		p->maps_evsels = n;
+		p->maps_needed = false;
+		for (size_t i = 0; i < n; i++) {
+			const struct pdread_evsel *e = pdread_evsel(p->r, i);
+			uint64_t st = e->attr.sample_type;
+			bool dummy = e->attr.type == PDFORMAT_TYPE_SOFTWARE && e->attr.config == 9;	/* side-band only */
+			if ((!e->tp && !dummy && (st & PDFORMAT_SAMPLE_IP)) || (st & PDFORMAT_SAMPLE_CALLCHAIN))
+				p->maps_needed = true;
+		}
+	}
+	return p->maps_needed && !p->user_fields;
+}
+
 void pdprint_samp_track(struct pdprint *p, const struct pdread_event *ev)
 {
+	if (!need_maps(p))
+		return;
 	bool swap = pdread_needs_swap(p->r);
 	const uint8_t *d = ev->data;
 	size_t fo;
