@@ -281,7 +281,7 @@ static int load_elf(struct elfsym *t, Elf *sym, Elf *secs)
 		rc = read_syms(t, sym, scn, &sh, secs, exec);
 	if (!rc)
 		finish(t);
-	if (!rc && t->n)
+	if (!rc)
 		rc = add_plt(t, secs);
 	return rc;
 }

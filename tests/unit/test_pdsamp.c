@@ -345,6 +345,35 @@ static void test_refusals(void **state)
 	assert_non_null(ref);
 	assert_non_null(strstr(ref, "guest"));
 	free(r.img);
+	/* anonymous code of a process with a JIT map file: perf names it, refused */
+	const uint32_t jpid = 2000000001u;
+	char jf[64];
+	snprintf(jf, sizeof(jf), "/tmp/perf-%u.map", jpid);
+	/* without the file: [unknown], named after it, the address itself */
+	unlink(jf);
+	rec_open(&r, ST_BASE | PDFORMAT_SAMPLE_CALLCHAIN);
+	rec_mmap2(&r, jpid, 0x7f0000000000ull, 0x10000, 0x5000, "//anon");
+	uint64_t jchain[] = { CTX_USER, 0x7f0000001010ull };
+	rec_sample(&r, jpid, 2000, PDFORMAT_MISC_USER, 0x7f0000001010ull, jchain, 2);
+	rec_close(&r);
+	assert_null(print_all(&r, "", out, sizeof(out), why, sizeof(why)));
+	char want[256];
+	snprintf(want, sizeof(want), "\t    7f0000001010 [unknown] (/tmp/perf-%u.map)\n\n", jpid);
+	assert_non_null(strstr(out, want));
+	free(r.img);
+	FILE *f = fopen(jf, "w");
+	assert_non_null(f);
+	fputs("7f0000001000 100 jitted_fn\n", f);
+	fclose(f);
+	rec_open(&r, ST_BASE);
+	rec_mmap2(&r, jpid, 0x7f0000000000ull, 0x10000, 0, "//anon");
+	rec_sample(&r, jpid, 2000, PDFORMAT_MISC_USER, 0x7f0000001010ull, NULL, 0);
+	rec_close(&r);
+	ref = print_all(&r, "", out, sizeof(out), why, sizeof(why));
+	unlink(jf);
+	assert_non_null(ref);
+	assert_non_null(strstr(ref, "perf-PID.map"));
+	free(r.img);
 	/* dwarf unwinding's fields: refused before any sample */
 	rec_open(&r, ST_BASE | PDFORMAT_SAMPLE_REGS_USER | PDFORMAT_SAMPLE_STACK_USER);
 	rec_close(&r);

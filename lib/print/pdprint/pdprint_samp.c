@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include "base/bytes.h"
 #include "format/elfsym.h"
@@ -25,11 +26,13 @@
 struct umap {
 	uint64_t start, end, pgoff;
 	uint32_t dso;
+	bool anon;		/* no file: perf shows the address itself */
 };
 
 struct pidmaps {
 	int32_t pid;
 	bool used;
+	int8_t jit;		/* /tmp/perf-PID.map: -1 not looked, 0 none, 1 there */
 	uint32_t n, cap;
 	struct umap *m;		/* sorted by start, not overlapping */
 };
@@ -75,6 +78,7 @@ static struct pidmaps *pm_find(struct pdprint *p, int32_t pid, bool add)
 				return NULL;
 			e->used = true;
 			e->pid = pid;
+			e->jit = -1;
 			p->pm_used++;
 			return e;
 		}
@@ -129,11 +133,26 @@ static uint32_t dso_id(struct pdprint *p, const char *path)
 	return (uint32_t)p->ndsos++;
 }
 
-/* Add [start, start + len) to pid's maps; overlapped maps are dropped. */
-static void map_add(struct pdprint *p, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, const char *path)
+/*
+ * Add [start, start + len) to pid's maps; overlapped maps are dropped.  Code
+ * with no file behind it (anonymous, huge pages, the heap, a stack, SysV
+ * shared memory) is named as perf names it, after the JIT map file perf
+ * would read for it, "/tmp/perf-PID.map", and its addresses are not made
+ * map-relative.
+ */
+static void map_add(struct pdprint *p, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, const char *path,
+		    bool exec, bool huge)
 {
 	if (!len || start + len < start)
 		return;
+	bool anon = !strcmp(path, "//anon") || !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14) ||
+		    huge;
+	bool no_dso = !strncmp(path, "[stack", 6) || !strncmp(path, "/SYSV", 5) || !strcmp(path, "[heap]");
+	char jit[64];
+	if ((anon || no_dso) && exec) {
+		snprintf(jit, sizeof(jit), "/tmp/perf-%d.map", (int)pid);
+		path = jit;
+	}
 	uint32_t d = dso_id(p, path);
 	struct pidmaps *pm = d == UINT32_MAX ? NULL : pm_find(p, pid, true);
 	if (!pm)
@@ -159,7 +178,7 @@ static void map_add(struct pdprint *p, int32_t pid, uint64_t start, uint64_t len
 		pm->cap = nc;
 	}
 	memmove(&pm->m[at + 1], &pm->m[at], (pm->n - at) * sizeof(*pm->m));
-	pm->m[at] = (struct umap){ start, end, pgoff, d };
+	pm->m[at] = (struct umap){ start, end, pgoff, d, anon || no_dso };
 	pm->n++;
 }
 
@@ -230,7 +249,14 @@ void pdprint_samp_track(struct pdprint *p, const struct pdread_event *ev)
 		return;
 	memcpy(path, d + fo, l);
 	path[l] = '\0';
-	map_add(p, pid, bytes_ld64(d + 16, swap), bytes_ld64(d + 24, swap), bytes_ld64(d + 32, swap), path);
+	bool exec = true, huge = false;
+	if (ev->type == PDFORMAT_RECORD_MMAP2) {	/* prot, flags after maj/min/ino/ino_gen (or the build-id) */
+		exec = bytes_ld32(d + 64, swap) & 4;	/* PROT_EXEC */
+		huge = bytes_ld32(d + 68, swap) & 0x40000;	/* MAP_HUGETLB */
+	} else {
+		exec = !(ev->misc & (1u << 13));	/* PERF_RECORD_MISC_MMAP_DATA */
+	}
+	map_add(p, pid, bytes_ld64(d + 16, swap), bytes_ld64(d + 24, swap), bytes_ld64(d + 32, swap), path, exec, huge);
 }
 
 /* The vdso of this process: the recording's when it was made on this kernel. */
@@ -317,7 +343,19 @@ void pdprint_samp_resolve(struct pdprint *p, int32_t pid, uint64_t addr, int mod
 	if (!m)
 		return;
 	struct udso *d = &p->dsos[m->dso];
-	uint64_t off = addr - m->start + m->pgoff;
+	uint64_t off = m->anon ? addr : addr - m->start + m->pgoff;
+	if (m->anon) {
+		if (pm->jit < 0) {	/* perf names anonymous code from a JIT's map file */
+			char jf[64];
+			snprintf(jf, sizeof(jf), "/tmp/perf-%d.map", (int)pid);
+			pm->jit = access(jf, F_OK) == 0;
+		}
+		if (pm->jit)
+			p->refuse = "JIT code named by /tmp/perf-PID.map (perf reads it)";
+		l->dso = d->path;
+		l->shown = off;
+		return;
+	}
 	l->dso = d->path;
 	l->shown = off;
 	struct elfsym_hit h;
