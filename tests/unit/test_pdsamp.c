@@ -374,6 +374,25 @@ static void test_refusals(void **state)
 	assert_non_null(ref);
 	assert_non_null(strstr(ref, "perf-PID.map"));
 	free(r.img);
+	/* a BPF program announced by KSYMBOL: perf names it from the record */
+	char *ks = kallsyms_file();
+	rec_open(&r, ST_BASE | PDFORMAT_SAMPLE_CALLCHAIN);
+	uint8_t kb[48] = { 0 };
+	bytes_st64(kb, 0xffffffffa0001000ull, false);
+	bytes_st32(kb + 8, 0x100, false);
+	bytes_st16(kb + 12, 1, false);	/* BPF */
+	memcpy(kb + 16, "bpf_prog_1234_x", 16);
+	struct pdread_sample ts;
+	trailer(&ts, 42, 1);
+	assert_int_equal(pdwrite_write_with_trailer(r.w, 0, PDFORMAT_RECORD_KSYMBOL, 0, kb, 32, &ts), 0);
+	uint64_t kchain[] = { CTX_KERNEL, 0xffffffff81000110ull, 0xffffffffa0001010ull };
+	rec_sample(&r, 42, 3000, PDFORMAT_MISC_KERNEL, kchain[1], kchain, 3);
+	rec_close(&r);
+	ref = print_all(&r, ks, out, sizeof(out), why, sizeof(why));
+	assert_non_null(ref);
+	assert_non_null(strstr(ref, "KSYMBOL"));
+	free(r.img);
+	unlink(ks);
 	/* dwarf unwinding's fields: refused before any sample */
 	rec_open(&r, ST_BASE | PDFORMAT_SAMPLE_REGS_USER | PDFORMAT_SAMPLE_STACK_USER);
 	rec_close(&r);

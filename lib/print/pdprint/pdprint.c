@@ -127,7 +127,8 @@ void pdprint_track(struct pdprint *p, const struct pdread_event *ev)
 		int32_t ptid = (int32_t)bytes_ld32(ev->data + 20, swap);
 		thread_fork(p->thr, ppid, ptid, pid, tid);
 	}
-	if (ev->type == PDFORMAT_RECORD_MMAP || ev->type == PDFORMAT_RECORD_MMAP2 || ev->type == PDFORMAT_RECORD_FORK)
+	if (ev->type == PDFORMAT_RECORD_MMAP || ev->type == PDFORMAT_RECORD_MMAP2 || ev->type == PDFORMAT_RECORD_FORK ||
+	    ev->type == PDFORMAT_RECORD_KSYMBOL)
 		pdprint_samp_track(p, ev);
 }
 

@@ -98,6 +98,9 @@ struct pdprint {
 	size_t ndsos, cdsos;
 	uint32_t *dh;		/* open addressing by path: index + 1 */
 	size_t dh_cap;
+	uint64_t *ks;		/* KSYMBOL ranges: start, end pairs */
+	size_t nks, cks;
+	uint64_t ks_maxlen;
 	const char *refuse;	/* what a sample needed that is not printed right */
 };
 

@@ -222,10 +222,61 @@ static bool need_maps(struct pdprint *p)
 	return p->maps_needed && !p->user_fields;
 }
 
+/* A KSYMBOL record (a BPF program, a trampoline): its range is kept so that
+ * a sample there is refused (perf names it from the record, not kallsyms). */
+static void ksymbol_add(struct pdprint *p, const struct pdread_event *ev)
+{
+	bool swap = pdread_needs_swap(p->r);
+	if (ev->size < 24 || (bytes_ld16(ev->data + 22, swap) & 1))	/* unregistered: kept (may still be in a chain) */
+		return;
+	if (p->nks == p->cks) {
+		if (p->cks >= SAMP_MAX_MAPS)
+			return;
+		size_t nc = p->cks ? 2 * p->cks : 64;
+		uint64_t *n = realloc(p->ks, nc * 2 * sizeof(*n));
+		if (!n)
+			return;
+		p->ks = n;
+		p->cks = nc;
+	}
+	uint64_t a = bytes_ld64(ev->data + 8, swap);
+	size_t at = p->nks;	/* sorted by start */
+	while (at && p->ks[2 * (at - 1)] > a)
+		at--;
+	memmove(&p->ks[2 * at + 2], &p->ks[2 * at], (p->nks - at) * 2 * sizeof(*p->ks));
+	p->ks[2 * at] = a;
+	p->ks[2 * at + 1] = a + bytes_ld32(ev->data + 16, swap);
+	p->nks++;
+	if (p->ks[2 * at + 1] - a > p->ks_maxlen)
+		p->ks_maxlen = p->ks[2 * at + 1] - a;
+}
+
+/* Is addr in a KSYMBOL range?  Ranges may overlap: every one starting
+ * within the longest range's length below addr is looked at. */
+static bool in_ksymbol(const struct pdprint *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nks;	/* first range starting above addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->ks[2 * mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && addr - p->ks[2 * i] < p->ks_maxlen;)
+		if (addr < p->ks[2 * i + 1])
+			return true;
+	return false;
+}
+
 void pdprint_samp_track(struct pdprint *p, const struct pdread_event *ev)
 {
 	if (!need_maps(p))
 		return;
+	if (ev->type == PDFORMAT_RECORD_KSYMBOL) {
+		ksymbol_add(p, ev);
+		return;
+	}
 	bool swap = pdread_needs_swap(p->r);
 	const uint8_t *d = ev->data;
 	size_t fo;
@@ -309,6 +360,10 @@ static void kernel_loc(struct pdprint *p, uint64_t addr, struct samp_loc *l)
 	struct ksym_hit h;
 	if (!p->ksym_path) {
 		p->refuse = "kernel addresses, without kallsyms of the recorded kernel (give --kallsyms FILE)";
+		return;
+	}
+	if (p->nks && in_ksymbol(p, addr)) {
+		p->refuse = "addresses in BPF programs or other code announced by KSYMBOL records";
 		return;
 	}
 	bool found = pdprint_ksym(p, addr, &h);
@@ -428,4 +483,5 @@ void pdprint_samp_free(struct pdprint *p)
 	}
 	free(p->dsos);
 	free(p->dh);
+	free(p->ks);
 }
