@@ -195,13 +195,6 @@ int cmd_script(int argc, char **argv)
 		fprintf(stderr, "latscope script: out of memory\n");
 		return EXIT_ERR;
 	}
-	char why[256];
-	if (!json && pdprint_unsupported(p, why, sizeof(why))) {
-		fprintf(stderr, "latscope script: cannot print this recording as perf script does: %s\n", why);
-		pdprint_free(p);
-		pdread_close(r);
-		return EXIT_ERR;
-	}
 	/* Lines are formatted straight into an output buffer and written in
 	 * 256 KiB chunks (more than stdout's buffer: written through): fresh
 	 * memory is expensive on VMs, and a chunk this size amortises the write

@@ -56,7 +56,10 @@ void pdprint_free(struct pdprint *p);
  * Sampling (non-tracepoint) events are printed, without -F, in perf script's
  * default layout for them (period, ip, symbol, dso, callchain).
  * pdprint_unsupported - true, with why ("event 'x' ..."), when an event of the
- * recording has fields or a type that layout does not print as perf does.
+ * recording (perf's side-band dummy aside) has fields or a type that layout
+ * does not print as perf does; its samples would be refused (pdprint_refusal)
+ * when met.  A caller may refuse the file at once (script does not: events
+ * without samples, such as an AUX-area PMU event, are harmless).
  * pdprint_refusal - NULL, or what the last formatted samples needed that is
  * not printed right (a static string): the caller must stop printing.
  */

@@ -85,7 +85,7 @@ perf record -q -e cpu-clock --call-graph dwarf -o "$TMP/dw.data" -- sh -c "$work
 if "$LATSCOPE" script -q -i "$TMP/dw.data" > "$TMP/a" 2> "$TMP/e"; then
 	die "dwarf: latscope printed it"
 fi
-grep -q "cannot print this recording as perf script does: event 'cpu-clock' records .*stack_user" "$TMP/e" ||
+grep -q "stopped after 0 samples: not printed as perf script prints them: event 'cpu-clock' records .*stack_user" "$TMP/e" ||
 	die "dwarf: refusal not said: $(cat "$TMP/e")"
 [ ! -s "$TMP/a" ] || die "dwarf: output before the refusal"
 echo "dwarf: refused: $(cat "$TMP/e")"

@@ -695,6 +695,10 @@ static size_t samp_line(struct pdprint *p, const struct pdread_event *ev, const 
 	uint64_t st = e->attr.sample_type;
 	bool chain = st & PDFORMAT_SAMPLE_CALLCHAIN;
 	struct out o = { buf, len, 0 };
+	if (!pdprint_samp_check(p, e)) {
+		out_write(&o, "\n", 1);	/* not used: the caller stops */
+		return out_done(&o);
+	}
 	samp_prefix(p, &o, s, comm, st, chain);
 	uint64_t period = (st & PDFORMAT_SAMPLE_PERIOD) ? s->period : e->attr.sample_period;
 	out_u64_w(&o, period, 10, false, false);

@@ -102,6 +102,9 @@ struct pdprint {
 	size_t nks, cks;
 	uint64_t ks_maxlen;
 	const char *refuse;	/* what a sample needed that is not printed right */
+	char refuse_buf[256];
+	uint8_t *checked;	/* by evsel idx: 0 not yet, 1 printable, 2 refused */
+	size_t nchecked;
 };
 
 /* pdprint_samp.c: where an address of a sample points */
@@ -116,6 +119,8 @@ enum { SAMP_KERNEL, SAMP_USER, SAMP_OTHER };
 void pdprint_samp_resolve(struct pdprint *p, int32_t pid, uint64_t addr, int mode, struct samp_loc *l);
 void pdprint_samp_track(struct pdprint *p, const struct pdread_event *ev);
 void pdprint_samp_free(struct pdprint *p);
+/* false (and p->refuse set) when e's samples cannot be printed as perf does */
+bool pdprint_samp_check(struct pdprint *p, const struct pdread_evsel *e);
 
 struct sym_fix {
 	const char *at;

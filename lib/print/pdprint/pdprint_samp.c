@@ -433,43 +433,85 @@ const char *pdprint_refusal(const struct pdprint *p)
 		    PDFORMAT_SAMPLE_ID | PDFORMAT_SAMPLE_STREAM_ID | PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_PERIOD | \
 		    PDFORMAT_SAMPLE_CALLCHAIN | PDFORMAT_SAMPLE_RAW)
 
+/* Why evsel e's samples cannot be printed as perf does; false when they can. */
+static bool evsel_unsupported(const struct pdread_evsel *e, char *why, size_t len)
+{
+	const char *name = e->name ? e->name : "?";
+	if (e->tp)
+		return false;
+	uint32_t ty = e->attr.type;
+	if (ty != PDFORMAT_TYPE_HARDWARE && ty != PDFORMAT_TYPE_SOFTWARE && ty != PDFORMAT_TYPE_HW_CACHE) {
+		snprintf(why, len, "event '%s' is of type %u (printed: tracepoint, hardware, software and "
+			 "cache events)", name, ty);
+		return true;
+	}
+	if (ty == PDFORMAT_TYPE_SOFTWARE && e->attr.config == 10) {
+		snprintf(why, len, "event '%s' is a bpf-output event", name);
+		return true;
+	}
+	uint64_t extra = e->attr.sample_type & ~(uint64_t)SAMP_TYPES;
+	if (extra) {
+		static const char *const bit[] = { "ip", "tid", "time", "addr", "read", "callchain", "id",
+			"cpu", "period", "stream_id", "raw", "branch_stack", "regs_user", "stack_user (dwarf "
+			"unwinding)", "weight", "data_src", "identifier", "transaction", "regs_intr",
+			"phys_addr", "aux", "cgroup", "data_page_size", "code_page_size", "weight_struct" };
+		int n = snprintf(why, len, "event '%s' records", name);
+		for (int b = 0, k = 0; b < 64 && n >= 0 && (size_t)n < len; b++)
+			if (extra >> b & 1)
+				n += snprintf(why + n, len - (size_t)n, "%s %s", k++ ? "," : "",
+					      b < (int)(sizeof(bit) / sizeof(bit[0])) ? bit[b] : "(unknown field)");
+		if (n >= 0 && (size_t)n < len)
+			snprintf(why + n, len - (size_t)n, ", not printed (sample_type 0x%llx)",
+				 (unsigned long long)e->attr.sample_type);
+		return true;
+	}
+	return false;
+}
+
+/* perf's side-band event (no samples of its own) */
+static bool is_dummy(const struct pdread_evsel *e)
+{
+	return e->attr.type == PDFORMAT_TYPE_SOFTWARE && e->attr.config == 9 && !(e->attr.sample_type & PDFORMAT_SAMPLE_RAW);
+}
+
 bool pdprint_unsupported(const struct pdprint *p, char *why, size_t len)
 {
 	if (p->user_fields)
 		return false;
 	for (size_t i = 0; i < pdread_nr_evsels(p->r); i++) {
 		const struct pdread_evsel *e = pdread_evsel(p->r, i);
-		const char *name = e->name ? e->name : "?";
-		if (e->tp)
-			continue;
-		uint32_t ty = e->attr.type;
-		if (ty != PDFORMAT_TYPE_HARDWARE && ty != PDFORMAT_TYPE_SOFTWARE && ty != PDFORMAT_TYPE_HW_CACHE) {
-			snprintf(why, len, "event '%s' is of type %u (printed: tracepoint, hardware, software and "
-				 "cache events)", name, ty);
+		if (!is_dummy(e) && evsel_unsupported(e, why, len))
 			return true;
-		}
-		if (ty == PDFORMAT_TYPE_SOFTWARE && e->attr.config == 10) {
-			snprintf(why, len, "event '%s' is a bpf-output event", name);
-			return true;
-		}
-		uint64_t extra = e->attr.sample_type & ~(uint64_t)SAMP_TYPES;
-		if (extra) {
-			static const char *const bit[] = { "ip", "tid", "time", "addr", "read", "callchain", "id",
-				"cpu", "period", "stream_id", "raw", "branch_stack", "regs_user", "stack_user (dwarf "
-				"unwinding)", "weight", "data_src", "identifier", "transaction", "regs_intr",
-				"phys_addr", "aux", "cgroup", "data_page_size", "code_page_size", "weight_struct" };
-			int n = snprintf(why, len, "event '%s' records", name);
-			for (int b = 0, k = 0; b < 64 && n >= 0 && (size_t)n < len; b++)
-				if (extra >> b & 1)
-					n += snprintf(why + n, len - (size_t)n, "%s %s", k++ ? "," : "",
-						      b < (int)(sizeof(bit) / sizeof(bit[0])) ? bit[b] : "(unknown field)");
-			if (n >= 0 && (size_t)n < len)
-				snprintf(why + n, len - (size_t)n, ", not printed (sample_type 0x%llx)",
-					 (unsigned long long)e->attr.sample_type);
-			return true;
-		}
 	}
 	return false;
+}
+
+bool pdprint_samp_check(struct pdprint *p, const struct pdread_evsel *e)
+{
+	if (e->idx < 0 || e->idx >= 4096) {	/* not cached */
+		if (!evsel_unsupported(e, p->refuse_buf, sizeof(p->refuse_buf)))
+			return true;
+		p->refuse = p->refuse_buf;
+		return false;
+	}
+	if ((size_t)e->idx >= p->nchecked) {
+		size_t nc = (size_t)e->idx + 16;
+		uint8_t *n = realloc(p->checked, nc);
+		if (!n)
+			return false;
+		memset(n + p->nchecked, 0, nc - p->nchecked);
+		p->checked = n;
+		p->nchecked = nc;
+	}
+	uint8_t *c = &p->checked[e->idx];
+	if (!*c)
+		*c = evsel_unsupported(e, p->refuse_buf, sizeof(p->refuse_buf)) ? 2 : 1;
+	if (*c == 2) {
+		evsel_unsupported(e, p->refuse_buf, sizeof(p->refuse_buf));
+		p->refuse = p->refuse_buf;
+		return false;
+	}
+	return true;
 }
 
 void pdprint_samp_free(struct pdprint *p)
@@ -484,4 +526,5 @@ void pdprint_samp_free(struct pdprint *p)
 	free(p->dsos);
 	free(p->dh);
 	free(p->ks);
+	free(p->checked);
 }
