@@ -103,6 +103,108 @@ static bool better(const struct elfsym *t, const struct esym *a, const struct es
 
 static int add_sym(struct elfsym *t, size_t *cap, const char *nm, uint64_t start, uint64_t end, int bind);
 
+/* libstdc++'s demangler (the C++ ABI's; the program links libstdc++) */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/*
+ * The demangled text without what perf's demangling (libiberty's, without
+ * DMGL_PARAMS) leaves out: the parameter list, the qualifiers after it and
+ * a template function's return type.  Checked against `c++filt -p -i` on
+ * 3,730 names (libstdc++'s, the debug files') and against perf script on a
+ * C++ program's callchains; special names (thunks, clones) are printed in
+ * full by perf, parameters included.
+ */
+static void strip_params(char *d)
+{
+	static const char *const q[] = { " const", " volatile", " &&", " &", " noexcept" };
+	size_t n = strlen(d);
+	while (n && d[n - 1] == ']') {	/* " [clone .isra.0]" suffixes go too */
+		char *c = NULL;
+		for (char *k = d; (k = strstr(k, " [clone ")); k++)
+			c = k;
+		if (!c)
+			break;
+		n = (size_t)(c - d);
+		d[n] = '\0';
+	}
+	for (bool again = true; again;) {
+		again = false;
+		for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+			size_t l = strlen(q[i]);
+			if (n > l && !strcmp(d + n - l, q[i])) {
+				n -= l;
+				d[n] = '\0';
+				again = true;
+			}
+		}
+	}
+	if (!n || d[n - 1] != ')')
+		return;
+	int depth = 0;
+	size_t i = n;
+	while (i-- > 0) {
+		if (d[i] == ')')
+			depth++;
+		else if (d[i] == '(' && --depth == 0)
+			break;
+	}
+	if (depth)
+		return;
+	d[i] = '\0';
+	n = i;
+	if (!n || d[n - 1] != '>')
+		return;
+	int a = 0, p = 0;	/* a template function: "RET name<...>" */
+	size_t sp = SIZE_MAX;
+	for (size_t k = 0; k < n && strncmp(d + k, "operator", 8); k++) {
+		char c = d[k];
+		if (c == '<')
+			a++;
+		else if (c == '>')
+			a--;
+		else if (c == '(')
+			p++;
+		else if (c == ')')
+			p--;
+		else if (c == ' ' && !a && !p)
+			sp = k;
+	}
+	if (sp != SIZE_MAX)
+		memmove(d, d + sp + 1, n - sp);
+}
+
+/* A C++ name as perf prints it (malloc'd), or NULL to keep the name as it
+ * is: not C++, not demangled, or a form printed differently (legacy Rust's
+ * hash, transaction clones), which stays mangled and is refused. */
+static char *demangle(const char *nm)
+{
+	if (strncmp(nm, "_Z", 2))
+		return NULL;
+	int st;
+	char *d = __cxa_demangle(nm, NULL, NULL, &st);
+	if (!d)
+		return NULL;
+	size_t l = strlen(d);
+	bool rust = strchr(d, '$') || (l > 19 && !strncmp(d + l - 19, "::h", 3) &&
+					strspn(d + l - 16, "0123456789abcdef") == 16);
+	if (rust) {
+		free(d);
+		return NULL;
+	}
+	/* special names (thunks, clones, guard variables...) keep their
+	 * parameters: libiberty demangles the encoding inside them in full */
+	static const char *const special[] = { "virtual thunk to ", "non-virtual thunk to ",
+		"covariant return thunk to ", "transaction clone for ", "non-transaction clone for ",
+		"construction vtable for ", "vtable for ", "VTT for ", "typeinfo for ", "typeinfo name for ",
+		"typeinfo fn for ", "guard variable for ", "TLS init function for ", "TLS wrapper function for ",
+		"reference temporary #", "hidden alias for ", "java Class for " };
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+		if (!strncmp(d, special[i], strlen(special[i])))
+			return d;
+	strip_params(d);
+	return d;
+}
+
 /* Is section i of e a text section (its name holds "text"), as perf asks of labels? */
 static bool text_section(Elf *e, size_t i)
 {
@@ -144,7 +246,9 @@ static int read_syms(struct elfsym *t, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh
 				continue;
 			v = v - ss.sh_addr + ss.sh_offset;
 		}
-		int rc = add_sym(t, &cap, nm, v, v + s.st_size, GELF_ST_BIND(s.st_info));
+		char *dm = demangle(nm);
+		int rc = add_sym(t, &cap, dm ? dm : nm, v, v + s.st_size, GELF_ST_BIND(s.st_info));
+		free(dm);
 		if (rc)
 			return rc;
 	}
@@ -256,8 +360,9 @@ static int add_plt(struct elfsym *t, Elf *e)
 		const char *nm = "";
 		if (gelf_getsym(dd, (int)GELF_R_SYM(info), &sym))
 			nm = elf_strptr(e, dsh.sh_link, sym.st_name);
-		char buf[1024];
-		snprintf(buf, sizeof(buf), "%s@plt", nm ? nm : "");
+		char buf[1024], *dm = nm ? demangle(nm) : NULL;
+		snprintf(buf, sizeof(buf), "%s@plt", dm ? dm : nm ? nm : "");
+		free(dm);
 		int rc = add_sym(t, &cap, buf, off, off + psh.sh_entsize, STB_GLOBAL);
 		if (rc)
 			return rc;

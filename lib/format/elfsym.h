@@ -14,8 +14,11 @@
  * one, a non-weak one, a global one, fewer leading '_', the longer name).  A
  * symbol of size 0 ends where the next one starts.  ET_EXEC symbols are moved
  * to file offsets by their section (sh_addr - sh_offset); ET_DYN values are
- * taken as file offsets (as perf does).  Names are not demangled: a table
- * holding C++ or Rust mangled names says so (elfsym_mangled()).
+ * taken as file offsets (as perf does).  C++ names are demangled as perf
+ * prints them (no parameters, through libstdc++'s __cxa_demangle); names
+ * left mangled (Rust, forms perf prints otherwise, names the demangler
+ * refuses) keep their _Z/_R prefix, and the table says it has some
+ * (elfsym_mangled()).
  * Hostile files never crash: libelf validates the headers, every index is
  * checked.  Memory: one array of symbols and one copy of the names.
  */

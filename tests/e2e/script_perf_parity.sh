@@ -79,6 +79,38 @@ sampled cpu-clock -e cpu-clock -a -- sleep 0.3
 sampled task-clock-g -e task-clock -g -- sh -c "$work"
 sampled page-faults-g -e page-faults -g -- sh -c "$work"
 sampled sched-g -e sched:sched_switch,sched:sched_wakeup -g -a -- sleep 0.2
+# C++: names demangled as perf prints them (no parameters, thunks in full,
+# clone suffixes dropped); templates, sorting and streams from libstdc++
+if command -v g++ > /dev/null; then
+	cat > "$TMP/cxx.cpp" <<'EOF'
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+int main()
+{
+	std::map<std::string, std::vector<int>> m;
+	for (int i = 0; i < 300000; i++) {
+		std::ostringstream o;
+		o << "k" << (i % 1000);
+		m[o.str()].push_back((i % 7919) * 13 % 10007);
+	}
+	size_t s = 0;
+	for (auto &kv : m) {
+		std::sort(kv.second.begin(), kv.second.end());
+		s += kv.second.size();
+	}
+	std::cout << s << "\n";
+}
+EOF
+	g++ -O2 -g -o "$TMP/cxx" "$TMP/cxx.cpp" || die "g++ failed"
+	sampled cxx-g -e cpu-clock -g -F 4000 -- "$TMP/cxx"
+	sampled g++-g -e cpu-clock -g -F 2000 -- g++ -O2 -c "$TMP/cxx.cpp" -o "$TMP/cxx.o"
+else
+	echo "g++ not installed: no C++ recording"
+fi
 # dwarf unwinding (user regs and stack) is not done: refused, with its line
 perf record -q -e cpu-clock --call-graph dwarf -o "$TMP/dw.data" -- sh -c "$work" 2>/dev/null ||
 	die "perf record --call-graph dwarf failed"

@@ -650,6 +650,14 @@ static void samp_chain(struct pdprint *p, struct out *o, const struct pdread_sam
 {
 	struct samp_loc l;
 	int mode = SAMP_USER;
+	for (uint64_t i = 0; i < s->callchain_nr; i++) {	/* a marker perf does not know: it shows no entry */
+		uint64_t a = pdread_u64(p->r, s->callchain + 8 * i);
+		if (a >= (uint64_t)-4095 && a != (uint64_t)-32 && a != (uint64_t)-128 && a != (uint64_t)-512 &&
+		    a != (uint64_t)-2048 && a != (uint64_t)-2176 && a != (uint64_t)-2560) {
+			out_write(o, "\n", 1);
+			return;
+		}
+	}
 	for (uint64_t i = 0; i < s->callchain_nr; i++) {
 		uint64_t a = pdread_u64(p->r, s->callchain + 8 * i);
 		if (a >= (uint64_t)-4095) {	/* PERF_CONTEXT_*: whose addresses follow */
