@@ -417,7 +417,7 @@ void pdprint_samp_resolve(struct pdprint *p, int32_t pid, uint64_t addr, int mod
 	struct elfsym *t = dso_syms(p, d);
 	if (t && elfsym_lookup(t, off, &h)) {
 		if (!strncmp(h.name, "_Z", 2) || !strncmp(h.name, "_R", 2))
-			p->refuse = "C++ or Rust symbol names (perf demangles them)";
+			p->refuse = "Rust symbol names, or names the C++ demangler cannot read (perf demangles them)";
 		l->sym = h.name;
 		l->off = h.offset;
 	}
