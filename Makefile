@@ -9,7 +9,7 @@ PKG_CONFIG ?= pkg-config
 PREFIX     ?= /usr/local
 VERSION    := 0.1.0
 
-PKGS       := libtraceevent libtracefs libzstd json-c libmicrohttpd
+PKGS       := libtraceevent libtracefs libzstd json-c libmicrohttpd libelf
 TEST_PKGS  := cmocka
 
 ifeq ($(V),1)
@@ -28,7 +28,7 @@ OPT     ?= -O2
 CFLAGS  := -std=gnu11 $(OPT) -g $(WARN) -D_GNU_SOURCE -DLATSCOPE_VERSION='"$(VERSION)"' \
            -Ilib -Isrc -fno-strict-aliasing -DLATSCOPE_FORMATS_DIR='"$(CURDIR)/tests/data/formats"' \
            $(EXTRA_CFLAGS)
-LDLIBS  := -lpthread -lm
+LDLIBS  := -lpthread -lm -lstdc++  # libstdc++: __cxa_demangle (lib/format/elfsym.c)
 
 ifeq ($(SAN),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined

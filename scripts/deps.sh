@@ -41,9 +41,10 @@ if command -v "$PKG_CONFIG" >/dev/null 2>&1; then
 	chk libzstd libzstd-dev
 	chk json-c libjson-c-dev
 	chk libmicrohttpd libmicrohttpd-dev
+	chk libelf libelf-dev
 	chk cmocka libcmocka-dev
 else
-	need="$need libtraceevent-dev libtracefs-dev libzstd-dev libjson-c-dev libmicrohttpd-dev libcmocka-dev"
+	need="$need libtraceevent-dev libtracefs-dev libzstd-dev libjson-c-dev libmicrohttpd-dev libelf-dev libcmocka-dev"
 fi
 # The bpf histogram backend (hist --backend bpf): libbpf, clang -target bpf
 # and bpftool (vmlinux.h, the skeleton).  Optional: without them the Makefile

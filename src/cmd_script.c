@@ -233,11 +233,13 @@ int cmd_script(int argc, char **argv)
 			if (json)
 				continue;
 		}
-		scriptout_sample(&so, &ev);
+		if (!scriptout_sample(&so, &ev))
+			break;	/* refused: said below */
 	}
 	if (!json)
 		scriptout_flush(&so);
 	scriptout_free(&so);
+	const char *refused = json ? NULL : pdprint_refusal(p);
 	if (sp.verbose)
 		report_formats(p);
 	rc = 0;
@@ -245,6 +247,11 @@ int cmd_script(int argc, char **argv)
 		rc = EXIT_ERR;
 	if (jf && cmdio_fclose_safe(jf, jsf, sp.json_file, err < 0, "latscope script"))
 		rc = EXIT_ERR;
+	if (refused && !rc) {
+		fprintf(stderr, "latscope script: stopped after %llu samples: not printed as perf script prints them: %s\n",
+			(unsigned long long)(printed - 1), refused);
+		rc = EXIT_ERR;
+	}
 	if (!rc && err < 0) {	/* a read error; after a write error it does not matter */
 		fprintf(stderr, "latscope script: %s\n", pdread_strerror(r));
 		rc = EXIT_ERR;

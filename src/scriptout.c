@@ -58,33 +58,47 @@ int scriptout_init(struct scriptout *so, struct pdprint *p)
 	return 0;
 }
 
-void scriptout_sample(struct scriptout *so, const struct pdread_event *ev)
+/* Only sampling lines and callchains can be refused (the tracepoint path
+ * never asks). */
+static bool refused(struct pdprint *p, const struct pdread_event *ev)
+{
+	return (!ev->evsel || !ev->evsel->tp || ev->sample.callchain) && pdprint_refusal(p);
+}
+
+bool scriptout_sample(struct scriptout *so, const struct pdread_event *ev)
 {
 	struct pdprint *p = so->p;
 	size_t lim = pdprint_symbols_pending(p) ? SCRIPTOUT_HOLD : SCRIPTOUT_CHUNK;
 	size_t n = so->ol < lim ? pdprint_format(p, ev, so->ob + so->ol, lim - so->ol) : SIZE_MAX;
 
+	if (n != SIZE_MAX && refused(p, ev))
+		return false;
 	if (n < lim - so->ol) {
 		so->ol += n;
-		return;
+		return true;
 	}
 	if (so->ol) {
 		scriptout_flush(so);
 		n = pdprint_format(p, ev, so->ob, SCRIPTOUT_CHUNK);
+		if (refused(p, ev))
+			return false;
 		if (n < SCRIPTOUT_CHUNK) {
 			so->ol = n;
-			return;
+			return true;
 		}
 	}
 	if (n + 1 > so->bigcap) {
 		char *nb = realloc(so->big, n + 1);
 		if (!nb)
-			return;
+			return true;
 		so->big = nb;
 		so->bigcap = n + 1;
 	}
 	pdprint_format(p, ev, so->big, so->bigcap);
+	if (refused(p, ev))
+		return false;
 	pdprint_emit(p, so->big, n, emit_stdout, NULL);
+	return true;
 }
 
 void scriptout_flush(struct scriptout *so)

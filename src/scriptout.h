@@ -39,8 +39,11 @@ bool scriptout_no_map(const char *input);
  * The caller frees with scriptout_free() (after a last scriptout_flush()). */
 int scriptout_init(struct scriptout *so, struct pdprint *p);
 
-/* The sample's line (pdprint_format()) into the output. */
-void scriptout_sample(struct scriptout *so, const struct pdread_event *ev);
+/* The sample's line (pdprint_format()) into the output.  False when the
+ * printer refused the sample (pdprint_refusal(): a sampling line or callchain
+ * it would not print as perf does): nothing of it is written, and the caller
+ * stops with the refusal. */
+bool scriptout_sample(struct scriptout *so, const struct pdread_event *ev);
 
 /* Write everything buffered (symbols resolved) to stdout. */
 void scriptout_flush(struct scriptout *so);

@@ -262,6 +262,10 @@ int pdread_auxtrace_index_read(struct pdread *r, size_t first, size_t n, uint64_
  */
 struct tep_handle *pdread_tep_new(struct pdread *r);
 
+/* pdread_build_id - the build-id the recording's BUILD_ID feature gives the
+ * file called path, as lowercase hex into hex (>= 41 bytes); false if none. */
+bool pdread_build_id(const struct pdread *r, const char *path, char *hex);
+
 /* True when file fields must be byte-swapped to host order. */
 bool pdread_needs_swap(const struct pdread *r);
 

@@ -52,6 +52,20 @@ struct pdprint;
 struct pdprint *pdprint_new(struct pdread *r, const struct pdprint_opts *opts);
 void pdprint_free(struct pdprint *p);
 
+/*
+ * Sampling (non-tracepoint) events are printed, without -F, in perf script's
+ * default layout for them (period, ip, symbol, dso, callchain).
+ * pdprint_unsupported - true, with why ("event 'x' ..."), when an event of the
+ * recording (perf's side-band dummy aside) has fields or a type that layout
+ * does not print as perf does; its samples would be refused (pdprint_refusal)
+ * when met.  A caller may refuse the file at once (script does not: events
+ * without samples, such as an AUX-area PMU event, are harmless).
+ * pdprint_refusal - NULL, or what the last formatted samples needed that is
+ * not printed right (a static string): the caller must stop printing.
+ */
+bool pdprint_unsupported(const struct pdprint *p, char *why, size_t len);
+const char *pdprint_refusal(const struct pdprint *p);
+
 /* Parse a perf-script-like -F list ("comm,tid,time,event,trace") into fields. */
 int pdprint_parse_fields(const char *list, uint32_t *fields);
 

@@ -300,29 +300,34 @@ static void print_dtl(struct script *s, const struct dtlmerge_item *it)
 		json_entry(s, it, dr, pr, s->jf);
 }
 
-static void print_sample(struct script *s, const struct pdread_event *ev)
+/* False when the printer refused the sample (a sampling line or callchain it
+ * would not print as perf does: pdprint_refusal()). */
+static bool print_sample(struct script *s, const struct pdread_event *ev)
 {
 	size_t n;
 
 	if (s->dtl_only || s->mode == OUT_CSV || s->mode == OUT_JSON)
-		return;
+		return true;
 	if (!want(s, ev->sample.cpu, ev->sample.time))
-		return;
+		return true;
 	if (s->have_so) {
-		scriptout_sample(&s->so, ev);
+		if (!scriptout_sample(&s->so, ev))
+			return false;
 		s->sample_lines++;
-		return;
+		return true;
 	}
 	n = pdprint_format(s->pp, ev, s->line, s->line_cap);
 	if (n >= s->line_cap) {
 		size_t cap = n + 1;
 		char *nl = realloc(s->line, cap);
 		if (!nl)
-			return;
+			return true;
 		s->line = nl;
 		s->line_cap = cap;
 		n = pdprint_format(s->pp, ev, s->line, s->line_cap);
 	}
+	if ((!ev->evsel || !ev->evsel->tp || ev->sample.callchain) && pdprint_refusal(s->pp))
+		return false;
 	if (s->mode == OUT_WIDE) {
 		/* same time format as the DTL lines: ns, first column */
 		char ts[48];
@@ -332,6 +337,7 @@ static void print_sample(struct script *s, const struct pdread_event *ev)
 		fwrite(s->line, 1, n, stdout);
 	}
 	s->sample_lines++;
+	return true;
 }
 
 _Static_assert(offsetof(struct script, in) == 0, "struct dtl_cmd_in first");
@@ -560,7 +566,12 @@ int dtl_cmd_script(int argc, char **argv)
 			continue;
 		if (!ev->evsel || !ev->has_sample)
 			continue;	/* unknown id or too short: counted by the reader, said below */
-		print_sample(&s, ev);
+		if (!print_sample(&s, ev)) {
+			fprintf(stderr, "latscope dtl script: stopped after %" PRIu64 " samples: not printed as "
+				"perf script prints them: %s\n", s.sample_lines, pdprint_refusal(s.pp));
+			ret = EXIT_ERR;
+			break;
+		}
 	}
 	if (rc < 0) {
 		fprintf(stderr, "latscope dtl script: %s: %s\n", path,

@@ -149,6 +149,7 @@ void pdread_close(struct pdread *r)
 	for (size_t i = 0; i < r->nr_strs; i++)
 		free(r->strs[i]);
 	free(r->core_id);
+	free(r->build_ids);
 	free(r->socket_id);
 	free(r->pmu_type);
 	if (r->pmu_name)

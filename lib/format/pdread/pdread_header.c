@@ -180,6 +180,12 @@ int pdread_parse_feature(struct pdread *r, int feat, const uint8_t *p, uint64_t 
 		in->cmdline = keep_str(r, all);
 		break;
 	}
+	case PDFORMAT_FEAT_BUILD_ID:	/* kept as it is; pdread_build_id() reads it */
+		if (len <= (16u << 20) && !r->build_ids && (r->build_ids = malloc(len ? len : 1))) {
+			memcpy(r->build_ids, p, len);
+			r->build_ids_len = len;
+		}
+		break;
 	case PDFORMAT_FEAT_EVENT_DESC:
 		if (parse_event_desc(r, &c))
 			c.bad = true;
@@ -587,4 +593,32 @@ int pdread_open_common(struct pdread *r)
 	if (r->info.pipe)
 		return pdread_fail(r, -EINVAL, 8, "a file-mode perf.data cannot be read from a pipe; give its path");
 	return read_file_header(r);
+}
+
+/*
+ * BUILD_ID entries: u32 type, u16 misc, u16 size, s32 pid, 24 bytes of
+ * build-id (with misc bit 15 the length in byte 20, else 20 bytes), the file
+ * name (NUL-padded) to the entry's size.
+ */
+bool pdread_build_id(const struct pdread *r, const char *path, char *hex)
+{
+	size_t off = 0, pl = strlen(path);
+	while (r->build_ids && r->build_ids_len - off >= 36) {
+		const uint8_t *e = r->build_ids + off;
+		uint16_t misc = bytes_ld16(e + 4, r->swap), size = bytes_ld16(e + 6, r->swap);
+		if (size < 36 || size > r->build_ids_len - off)
+			return false;
+		const char *name = (const char *)e + 36;
+		size_t nl = strnlen(name, size - 36u);
+		if (nl == pl && !memcmp(name, path, pl)) {
+			size_t bl = (misc & (1u << 15)) ? e[32] : 20;
+			if (bl == 0 || bl > 20)
+				return false;
+			for (size_t i = 0; i < bl; i++)
+				sprintf(hex + 2 * i, "%02x", e[12 + i]);
+			return true;
+		}
+		off += size;
+	}
+	return false;
 }

@@ -139,6 +139,8 @@ struct pdread {
 	char *strs[16];
 	size_t nr_strs;
 	uint32_t *core_id, *socket_id;
+	uint8_t *build_ids;		/* the BUILD_ID feature section, file order */
+	size_t build_ids_len;
 	uint32_t *pmu_type;
 	char **pmu_name;
 	uint64_t aux_index_off;		/* file offset of the AUXTRACE index entries */

@@ -27,6 +27,7 @@ struct pdprint *pdprint_new(struct pdread *r, const struct pdprint_opts *opts)
 	p->r = r;
 	if (opts)
 		p->o = *opts;
+	p->user_fields = p->o.fields != 0;
 	if (!p->o.fields)
 		p->o.fields = PDPRINT_F_DEFAULT;
 	p->thr = thread_new();
@@ -59,6 +60,7 @@ void pdprint_free(struct pdprint *p)
 		tep_reset_function_resolver(pdread_tep(p->r));
 	ksym_free(p->ksym);
 	pthread_mutex_destroy(&p->ksym_mu);
+	pdprint_samp_free(p);
 	thread_free(p->thr);
 	trace_seq_destroy(&p->seq);
 	free(p);
@@ -125,6 +127,9 @@ void pdprint_track(struct pdprint *p, const struct pdread_event *ev)
 		int32_t ptid = (int32_t)bytes_ld32(ev->data + 20, swap);
 		thread_fork(p->thr, ppid, ptid, pid, tid);
 	}
+	if (ev->type == PDFORMAT_RECORD_MMAP || ev->type == PDFORMAT_RECORD_MMAP2 || ev->type == PDFORMAT_RECORD_FORK ||
+	    ev->type == PDFORMAT_RECORD_KSYMBOL)
+		pdprint_samp_track(p, ev);
 }
 
 const char *pdprint_comm(struct pdprint *p, int32_t pid, int32_t tid)
@@ -427,7 +432,9 @@ void pdprint_memo_stats(const struct pdprint *p, uint64_t *hits, uint64_t *misse
 }
 
 /* Append the tracepoint text of s to o: compiled, else through the memo. */
-static void trace_text(struct pdprint *p, struct out *o, const struct pdread_evsel *e, const struct pdread_sample *s)
+/* inlined into both callers: the tracepoint line is the hot path */
+static inline __attribute__((always_inline)) void trace_text(struct pdprint *p, struct out *o, const struct pdread_evsel *e,
+							  const struct pdread_sample *s)
 {
 	const char *text;
 	size_t len;
@@ -555,12 +562,145 @@ size_t pdprint_format_prefix(struct pdprint *p, const char *comm, int32_t pid, i
 	return out_done(&o);
 }
 
+/* "%16llx sym+0xoff (dso)" of one address. */
+static void samp_addr(struct out *o, uint64_t shown, const struct samp_loc *l)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%16llx ", (unsigned long long)shown);
+	out_write(o, tmp, (size_t)n);
+	if (l->sym) {
+		out_write(o, l->sym, strlen(l->sym));
+		n = snprintf(tmp, sizeof(tmp), "+0x%llx", (unsigned long long)l->off);
+		out_write(o, tmp, (size_t)n);
+	} else {
+		out_write(o, "[unknown]", 9);
+	}
+	out_write(o, " (", 2);
+	if (l->dso)
+		out_write(o, l->dso, strlen(l->dso));
+	else
+		out_write(o, "[unknown]", 9);
+	out_write(o, ")", 1);
+}
+
+/*
+ * A sampling event's line in perf script's default layout for hardware and
+ * software events: comm tid [cpu] time: period event: then " ip sym+off
+ * (dso)", or with a callchain one "\tip sym+off (dso)" line per entry (user
+ * addresses map-relative) and a blank line; the comm is not padded then.
+ */
+static void samp_chain(struct pdprint *p, struct out *o, const struct pdread_sample *s)
+{
+	struct samp_loc l;
+	int mode = SAMP_USER;
+	for (uint64_t i = 0; i < s->callchain_nr; i++) {	/* a marker perf does not know: it shows no entry */
+		uint64_t a = pdread_u64(p->r, s->callchain + 8 * i);
+		if (a >= (uint64_t)-4095 && a != (uint64_t)-32 && a != (uint64_t)-128 && a != (uint64_t)-512 &&
+		    a != (uint64_t)-2048 && a != (uint64_t)-2176 && a != (uint64_t)-2560) {
+			out_write(o, "\n", 1);
+			return;
+		}
+	}
+	for (uint64_t i = 0; i < s->callchain_nr; i++) {
+		uint64_t a = pdread_u64(p->r, s->callchain + 8 * i);
+		if (a >= (uint64_t)-4095) {	/* PERF_CONTEXT_*: whose addresses follow */
+			mode = a == (uint64_t)-128 ? SAMP_KERNEL : a == (uint64_t)-512 ? SAMP_USER : SAMP_OTHER;
+			continue;
+		}
+		pdprint_samp_resolve(p, (int32_t)s->pid, a, mode, &l);
+		out_write(o, "\t", 1);
+		samp_addr(o, l.shown, &l);
+		out_write(o, "\n", 1);
+	}
+	out_write(o, "\n", 1);
+}
+
+/* comm (unpadded: a callchain follows) tid [cpu] time: (no cpu when the
+ * sample has none) */
+static void samp_prefix(struct pdprint *p, struct out *o, const struct pdread_sample *s, const char *comm,
+			uint64_t st, bool chain)
+{
+	uint32_t f = p->o.fields;
+	if (chain) {
+		out_write(o, comm, strlen(comm));
+		out_write(o, " ", 1);
+		p->o.fields &= ~(uint32_t)PDPRINT_F_COMM;
+	}
+	if (!(st & PDFORMAT_SAMPLE_CPU))
+		p->o.fields &= ~(uint32_t)PDPRINT_F_CPU;
+	p->o.fields &= ~(uint32_t)PDPRINT_F_EVNAME;
+	prefix(p, o, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time, NULL);
+	p->o.fields = f;
+}
+
+/*
+ * A sampling event's line in perf script's default layout for hardware and
+ * software events: comm tid [cpu] time: period event: then " ip sym+off
+ * (dso)", or with a callchain one "\tip sym+off (dso)" line per entry (user
+ * addresses map-relative) and a blank line; the comm is not padded then.
+ */
+static size_t samp_line(struct pdprint *p, const struct pdread_event *ev, const char *comm, char *buf, size_t len)
+{
+	const struct pdread_sample *s = &ev->sample;
+	const struct pdread_evsel *e = ev->evsel;
+	uint64_t st = e->attr.sample_type;
+	bool chain = st & PDFORMAT_SAMPLE_CALLCHAIN;
+	struct out o = { buf, len, 0 };
+	if (!pdprint_samp_check(p, e)) {
+		out_write(&o, "\n", 1);	/* not used: the caller stops */
+		return out_done(&o);
+	}
+	samp_prefix(p, &o, s, comm, st, chain);
+	uint64_t period = (st & PDFORMAT_SAMPLE_PERIOD) ? s->period : e->attr.sample_period;
+	out_u64_w(&o, period, 10, false, false);
+	out_write(&o, " ", 1);
+	const char *name = e->name ? e->name : "[unknown]";
+	out_str_w(&o, name, pdprint_name_width(p));
+	out_write(&o, ": ", 2);
+	if (chain) {
+		out_write(&o, "\n", 1);
+		samp_chain(p, &o, s);
+		return out_done(&o);
+	}
+	out_write(&o, " ", 1);
+	if (st & PDFORMAT_SAMPLE_IP) {
+		struct samp_loc l;
+		int mode = (ev->misc & 7) == 1 ? SAMP_KERNEL : (ev->misc & 7) == 2 ? SAMP_USER : SAMP_OTHER;
+		pdprint_samp_resolve(p, (int32_t)s->pid, s->ip, mode, &l);
+		samp_addr(&o, s->ip, &l);
+	}
+	out_write(&o, "\n", 1);
+	return out_done(&o);
+}
+
+/* A tracepoint sample with a callchain: the comm unpadded, the trace text,
+ * then the callchain and a blank line. */
+static size_t tp_chain_line(struct pdprint *p, const struct pdread_event *ev, const char *comm, char *buf, size_t len)
+{
+	const struct pdread_sample *s = &ev->sample;
+	const struct pdread_evsel *e = ev->evsel;
+	struct out o = { buf, len, 0 };
+	samp_prefix(p, &o, s, comm, e->attr.sample_type, true);
+	out_str_w(&o, e->name ? e->name : "[unknown]", pdprint_name_width(p));
+	out_write(&o, ": ", 2);
+	bool defer = p->o.defer_symbols;
+	p->o.defer_symbols = false;	/* the text may land in scratch: symbols now */
+	if (s->raw)
+		trace_text(p, &o, e, s);
+	p->o.defer_symbols = defer;
+	out_write(&o, "\n", 1);
+	samp_chain(p, &o, s);
+	return out_done(&o);
+}
+
 /* The sample's line with the task name given. */
 static size_t format_with_comm(struct pdprint *p, const struct pdread_event *ev, const char *comm, char *buf,
 			       size_t len)
 {
 	const struct pdread_sample *s = &ev->sample;
 	const struct pdread_evsel *e = ev->evsel;
+	if (e && !p->user_fields && (!e->tp || (e->attr.sample_type & PDFORMAT_SAMPLE_CALLCHAIN)))
+		return e->tp ? tp_chain_line(p, ev, comm, buf, len) : samp_line(p, ev, comm, buf, len);
 	size_t nfix = p->nfix;
 	size_t n = pdprint_format_prefix(p, comm, (int32_t)s->pid, (int32_t)s->tid, (int32_t)s->cpu, s->time,
 				    e ? e->name : NULL, buf, len);

@@ -87,7 +87,40 @@ struct pdprint {
 	struct ksym_set *kset;	/* the one pass over kallsyms */
 	bool kset_done;
 	bool no_defer;		/* text going to scratch: resolve now */
+	/* sampling events (pdprint_samp.c): user maps per process, DSOs */
+	bool same_kernel;	/* recorded on the running kernel (its vdso is ours) */
+	bool user_fields;	/* -F given: sampling events keep the -F layout */
+	bool maps_needed;	/* some event prints addresses (need_maps) */
+	size_t maps_evsels;	/* evsels when maps_needed was decided */
+	struct pidmaps *pm;	/* open addressing by pid */
+	size_t pm_cap, pm_used;
+	struct udso *dsos;
+	size_t ndsos, cdsos;
+	uint32_t *dh;		/* open addressing by path: index + 1 */
+	size_t dh_cap;
+	uint64_t *ks;		/* KSYMBOL ranges: start, end pairs */
+	size_t nks, cks;
+	uint64_t ks_maxlen;
+	const char *refuse;	/* what a sample needed that is not printed right */
+	char refuse_buf[256];
+	uint8_t *checked;	/* by evsel idx: 0 not yet, 1 printable, 2 refused */
+	size_t nchecked;
 };
+
+/* pdprint_samp.c: where an address of a sample points */
+struct samp_loc {
+	const char *sym;	/* NULL: [unknown] */
+	uint64_t off;		/* addr - symbol start */
+	const char *dso;	/* NULL: [unknown] */
+	bool dso_bracket;	/* print "[dso]" (kernel modules) */
+	uint64_t shown;		/* the address perf shows in a callchain */
+};
+enum { SAMP_KERNEL, SAMP_USER, SAMP_OTHER };
+void pdprint_samp_resolve(struct pdprint *p, int32_t pid, uint64_t addr, int mode, struct samp_loc *l);
+void pdprint_samp_track(struct pdprint *p, const struct pdread_event *ev);
+void pdprint_samp_free(struct pdprint *p);
+/* false (and p->refuse set) when e's samples cannot be printed as perf does */
+bool pdprint_samp_check(struct pdprint *p, const struct pdread_evsel *e);
 
 struct sym_fix {
 	const char *at;
@@ -109,6 +142,8 @@ int pdprint_key_start(struct pdprint *p, struct tep_event *ev);
 /* pdprint_sym.c */
 void pdprint_setup_symbols(struct pdprint *p);
 size_t pdprint_sym_text(void *ctx, uint64_t addr, bool with_offset, char *out);
+/* The kernel symbol covering addr (kallsyms loaded on first use); false if none. */
+bool pdprint_ksym(struct pdprint *p, uint64_t addr, struct ksym_hit *hit);
 
 /* pdprint_memo.c: the cached tracepoint text of a payload: *text (owned by
  * the memo, valid until the next pdprint_memo_put) and *len; false if not

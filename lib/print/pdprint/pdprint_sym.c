@@ -31,7 +31,7 @@ static void ksyms_ensure(struct pdprint *p)
 }
 
 /* The symbol covering addr (loading the table on first use); false if none. */
-static bool pdprint_ksym(struct pdprint *p, uint64_t addr, struct ksym_hit *hit)
+bool pdprint_ksym(struct pdprint *p, uint64_t addr, struct ksym_hit *hit)
 {
 	if (!p->ksym_path)
 		return false;
@@ -216,7 +216,7 @@ void pdprint_setup_symbols(struct pdprint *p)
 {
 	struct tep_handle *tep = pdread_tep(p->r);
 	const char *path = p->o.kallsyms;
-	if (!tep || (path && !*path))
+	if (path && !*path)
 		return;
 	if (!path) {
 		struct utsname u;
@@ -224,7 +224,9 @@ void pdprint_setup_symbols(struct pdprint *p)
 		if (uname(&u) || !rel || strcmp(rel, u.release))
 			return;
 		path = "/proc/kallsyms";
+		p->same_kernel = true;
 	}
 	p->ksym_path = path;
-	tep_set_function_resolver(tep, resolve_func, p);
+	if (tep)
+		tep_set_function_resolver(tep, resolve_func, p);
 }
