@@ -106,9 +106,7 @@ int64_t lhist_avg_ns(const struct lhist *h)
 	return h->sum_ns / (int64_t)h->total;
 }
 
-/* ceil(pct/100 * total) with pct read to 6 decimals, in integers (99.9 % of
- * 1000 is 999, not 1000 as a double product can make it); 1..total. */
-static uint64_t lhist_rank(double pct, uint64_t total)
+uint64_t lhist_rank(double pct, uint64_t total)
 {
 	unsigned __int128 ppm = (unsigned __int128)llround(pct * 1e6);	/* 100 % = 1e8 */
 	unsigned __int128 r = (ppm * total + 99999999u) / 100000000u;

@@ -105,6 +105,13 @@ int lhist_pct_buckets(const struct lhist_layout *l, const struct lhist_counts *c
 		      int64_t *out);
 
 /*
+ * lhist_rank - the rule's rank: ceil(pct/100 * total) with pct read to 6
+ * decimals, in integers (99.9 % of 1000 is 999, not 1000 as a double product
+ * can make it); 1..total (1 for total 0).
+ */
+uint64_t lhist_rank(double pct, uint64_t total);
+
+/*
  * lhist_percentile_ns - lhist_pct_buckets() on h (below and above included).
  * Returns 0, or -ENODATA with no samples, -EINVAL for pct outside 0..100.
  */

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 
 #include <json-c/json.h>
 
+#include "base/lhist.h"
 #include "cmdio.h"
 #include "commands.h"
 #include "jsonout.h"
@@ -307,16 +307,21 @@ static uint64_t hist_pct_us(const struct ctx *c, const struct osneng_hist *h, do
 	return v / 1000;
 }
 
+/* The summary's percentiles: the text's row label, the JSON key. */
+static const struct { const char *label, *key; double pct; } hist_pcts[] = {
+	{ "p99:", "p99_ns", 99 }, { "p99.9:", "p99_9_ns", 99.9 }, { "p99.99:", "p99_99_ns", 99.99 },
+};
+
 /* True when the percentile pct of h falls among the values past its last
- * bucket (the "over:" row): the histogram holds no value for it. */
+ * bucket (the "over:" row): the histogram holds no value for it (the rank of
+ * lib/base/lhist.h's rule; rank count is the exact max). */
 static bool hist_pct_clipped(const struct ctx *c, const struct osneng_hist *h, double pct)
 {
 	uint64_t over = h->b[c->entries];
 	if (!h->count || !over)
 		return false;
-	double r = ceil(pct / 100.0 * (double)h->count - 1e-9);
-	uint64_t rank = r < 1 ? 1 : (uint64_t)r;
-	return rank > h->count - over && rank < h->count;	/* rank count: the exact max */
+	uint64_t rank = lhist_rank(pct, h->count);
+	return rank > h->count - over && rank < h->count;
 }
 
 static void print_hist(struct ctx *c, FILE *f)
@@ -365,21 +370,18 @@ static void print_hist(struct ctx *c, FILE *f)
 	fprintf(f, "\n");
 	ROW("max:", h->max_ns / 1000);
 #undef ROW
-	static const struct { const char *label; double pct; } pcts[] = {
-		{ "p99:", 99 }, { "p99.9:", 99.9 }, { "p99.99:", 99.99 },
-	};
 	bool clipped = false;
-	for (size_t p = 0; p < sizeof(pcts) / sizeof(pcts[0]); p++) {
-		fprintf(f, "%-7s", pcts[p].label);
+	for (size_t p = 0; p < sizeof(hist_pcts) / sizeof(hist_pcts[0]); p++) {
+		fprintf(f, "%-7s", hist_pcts[p].label);
 		for (size_t k = 0; k < ns; k++) {
 			const struct osneng_hist *h = &ocpu(c, show[k])->hist;
 			char v[32];
-			if (hist_pct_clipped(c, h, pcts[p].pct)) {
+			if (hist_pct_clipped(c, h, hist_pcts[p].pct)) {
 				/* the rank lies past the last bucket: only a bound is known */
 				snprintf(v, sizeof(v), ">%" PRIu64, c->entries * c->bucket_us);
 				clipped = true;
 			} else {
-				snprintf(v, sizeof(v), "%" PRIu64, hist_pct_us(c, h, pcts[p].pct));
+				snprintf(v, sizeof(v), "%" PRIu64, hist_pct_us(c, h, hist_pcts[p].pct));
 			}
 			fprintf(f, "%8s ", v);
 		}
@@ -561,17 +563,14 @@ static json_object *build_json(struct ctx *c)
 			json_object_object_add(hj, "min_ns", ju(h->min_ns));
 			json_object_object_add(hj, "avg_ns", ju(h->count ? h->sum_ns / h->count : 0));
 			json_object_object_add(hj, "max_ns", ju(h->max_ns));
-			json_object_object_add(hj, "p99_ns", ju(jhist_pct_ns(c, h, 99)));
-			json_object_object_add(hj, "p99_9_ns", ju(jhist_pct_ns(c, h, 99.9)));
-			json_object_object_add(hj, "p99_99_ns", ju(jhist_pct_ns(c, h, 99.99)));
-			/* the text's >TOP: a rank past the last bucket, its value a bound */
+			/* clipped: the text's >TOP, a rank past the last bucket (the
+			 * value here is the max, a bound) */
 			json_object *cl = json_object_new_array();
-			static const struct { const char *key; double pct; } pk[] = {
-				{ "p99_ns", 99 }, { "p99_9_ns", 99.9 }, { "p99_99_ns", 99.99 },
-			};
-			for (size_t p = 0; p < sizeof(pk) / sizeof(pk[0]); p++)
-				if (hist_pct_clipped(c, h, pk[p].pct))
-					json_object_array_add(cl, json_object_new_string(pk[p].key));
+			for (size_t p = 0; p < sizeof(hist_pcts) / sizeof(hist_pcts[0]); p++) {
+				json_object_object_add(hj, hist_pcts[p].key, ju(jhist_pct_ns(c, h, hist_pcts[p].pct)));
+				if (hist_pct_clipped(c, h, hist_pcts[p].pct))
+					json_object_array_add(cl, json_object_new_string(hist_pcts[p].key));
+			}
 			json_object_object_add(hj, "clipped", cl);
 			json_object_object_add(o, "hist", hj);
 		}
