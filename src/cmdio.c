@@ -15,7 +15,7 @@
 #include "commands.h"
 #include "base/safeout.h"
 
-static volatile sig_atomic_t stop_flag, pipe_flag, stop_sig, closed_said;
+static volatile sig_atomic_t stop_flag, pipe_flag, stop_sig, reader_gone;
 static volatile sig_atomic_t req_sig, req_flag;	/* cmdio_request_signal() */
 static int user_sigs;	/* stop requests taken; atomic: any thread may take one */
 
@@ -124,7 +124,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 void cmdio_signals_install(void)
 {
 	struct sigaction sa, cur;
-	stop_flag = pipe_flag = stop_sig = closed_said = 0;
+	stop_flag = pipe_flag = stop_sig = reader_gone = 0;
 	req_sig = req_flag = 0;
 	__atomic_store_n(&user_sigs, 0, __ATOMIC_SEQ_CST);
 	if (!mask_saved)
@@ -220,21 +220,17 @@ void cmdio_on_abort_forget(void)
 		__atomic_store_n(&abort_c[i], NULL, __ATOMIC_RELEASE);
 }
 
-void cmdio_pipe_closed(void)
-{
-	closed_said = 1;
-}
-
 bool cmdio_reader_left(void)
 {
-	return closed_said != 0;
+	/* pipe_flag: a live run saw its reader go (SIGPIPE, cmdio_watch()) */
+	return reader_gone || pipe_flag;
 }
 
 bool cmdio_stdout_gone(int err)
 {
 	if (err != EPIPE && !pipe_flag)
 		return false;
-	closed_said = 1;
+	reader_gone = 1;
 	return true;
 }
 

@@ -124,15 +124,13 @@ void cmdio_on_abort_forget(void);
  * no message about the pipe (losses it counted are still named), and main()
  * then ends the process by SIGPIPE's default action (status 141 in a shell).
  *
- * cmdio_pipe_closed - remember that the reader left (a live run that saw
- * cmdio_broken_pipe()).  cmdio_signals_install() forgets it.
  * cmdio_stdout_gone - err (a positive errno from a write to stdout, or 0)
  * says the reader left, or a live run saw it go: remember it and return
  * true; else false (a real write error, for the caller to report).
- * cmdio_reader_left - true once either said so.
+ * cmdio_reader_left - true once that said so, or once a live run saw its
+ * reader go (cmdio_broken_pipe()).  cmdio_signals_install() forgets both.
  * cmdio_end_reader_left - end the process by SIGPIPE (never returns).
  */
-void cmdio_pipe_closed(void);
 bool cmdio_stdout_gone(int err);
 bool cmdio_reader_left(void);
 _Noreturn void cmdio_end_reader_left(void);

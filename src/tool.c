@@ -108,12 +108,9 @@ bool tool_setup_interrupted(const char *prog)
 {
 	if (!cmdio_stopped() && !cmdio_watch(STDOUT_FILENO))
 		return false;
-	if (cmdio_broken_pipe()) {
-		cmdio_pipe_closed();
-		return true;
-	}
-	fprintf(stderr, "%s: %s before the measurement started; nothing to report\n", prog,
-		"interrupted");
+	if (cmdio_broken_pipe())
+		return true;	/* the quiet end (cmdio_reader_left()) */
+	fprintf(stderr, "%s: interrupted before the measurement started; nothing to report\n", prog);
 	return true;
 }
 

@@ -281,10 +281,8 @@ int dtl_cmd_record(int argc, char **argv)
 		err = cerr;
 	}
 	cmdio_on_abort_forget();
-	if (cmdio_broken_pipe()) {
-		cmdio_pipe_closed();
-		return EXIT_ERR;
-	}
+	if (cmdio_broken_pipe())
+		return EXIT_ERR;	/* the quiet end (cmdio_reader_left()) */
 	char corrupt[96] = "";
 	if (st.corrupt_bytes)	/* the rings' corruption policy: counted, skipped to the head */
 		snprintf(corrupt, sizeof(corrupt), "; corrupt ring data: %" PRIu64 " bytes skipped",

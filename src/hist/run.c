@@ -652,10 +652,8 @@ int hist_live(struct hctx *c)
 			goto out;
 		}
 	}
-	if (cmdio_broken_pipe()) {
-		cmdio_pipe_closed();
-		goto out;
-	}
+	if (cmdio_broken_pipe())
+		goto out;	/* the quiet end (cmdio_reader_left()): no report */
 	if (c->mode == H_TOP && !c->quiet && isatty(STDOUT_FILENO))
 		fputs("\033[H\033[2J", stdout);
 	ret = hist_emit(c);

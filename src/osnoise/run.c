@@ -251,9 +251,7 @@ int osnoise_housekeep(const struct ctx *c, const struct parse_cpuset *online, st
 int osnoise_end_report(struct ctx *c)
 {
 	sysinfo_steal(c->steal1, c->list, c->nr);
-	if (cmdio_broken_pipe())
-		cmdio_pipe_closed();
-	else
+	if (!cmdio_broken_pipe())	/* else the quiet end (cmdio_reader_left()) */
 		osnoise_final_report(c);
 	return osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0));
 }
