@@ -26,6 +26,13 @@
  *
  *   running-wake CPU TIME_NS PID
  *
+ * and, so that a test can tell what ran on a CPU while a task waited for it,
+ * every sched_waking (or sched_wakeup[_new] in a stream without wakings) and
+ * every sched_switch:
+ *
+ *   wake CPU TIME_NS PID PRIO TARGET_CPU
+ *   switch CPU TIME_NS PREV_PID NEXT_PID NEXT_PRIO
+ *
  * The last line is `end samples=N lost_events=N lost_samples=N undecoded=N`.
  * Exit 0, or 2 when the file cannot be read.
  */
@@ -50,6 +57,7 @@ struct hs_state {
 	int32_t running[HS_MAX_CPUS];		/* next_pid of the CPU's last switch */
 	struct { int32_t pid; int64_t expires_ns; } woken[HS_PIDS];
 	uint64_t samples;
+	bool has_waking;			/* the stream has sched_waking */
 };
 
 static int64_t *woken_slot(struct hs_state *s, int32_t pid)
@@ -124,6 +132,15 @@ int main(int argc, char **argv)
 		    t.wake.target_cpu < HS_MAX_CPUS && t.wake.pid > 0 && st.running[t.wake.target_cpu] == t.wake.pid)
 			printf("running-wake %" PRId32 " %" PRIu64 " %" PRId32 "\n", t.wake.target_cpu, t.time_ns,
 			       t.wake.pid);
+		if (t.kind == TPEVENT_SCHED_WAKING)
+			st.has_waking = true;
+		if (t.kind == TPEVENT_SCHED_WAKING ||
+		    (!st.has_waking && (t.kind == TPEVENT_SCHED_WAKEUP || t.kind == TPEVENT_SCHED_WAKEUP_NEW)))
+			printf("wake %" PRIu32 " %" PRIu64 " %" PRId32 " %" PRId32 " %" PRId32 "\n", t.cpu, t.time_ns,
+			       t.wake.pid, t.wake.prio, t.wake.target_cpu);
+		if (t.kind == TPEVENT_SCHED_SWITCH)
+			printf("switch %" PRIu32 " %" PRIu64 " %" PRId32 " %" PRId32 " %" PRId32 "\n", t.cpu, t.time_ns,
+			       t.sw.prev_pid, t.sw.next_pid, t.sw.next_prio);
 		if (t.kind == TPEVENT_HRTIMER_START)
 			printf("start %" PRIu32 " %" PRIu64 " %" PRId32 " %u %" PRId64 "\n", t.cpu, t.time_ns,
 			       t.tid, t.common_flags, t.hrtimer_start.expires_ns);

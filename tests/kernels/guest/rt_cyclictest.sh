@@ -21,14 +21,26 @@ $LATSCOPE hist record -c $CPU -d 120 --types wakeup,sharedprio,timer,timerandwak
 	-o "$ART/hist.data" > "$ART/live.txt" 2> "$ART/live.err" &
 lp=$!
 i=0
-until grep -q '^# latscope hist record: measuring' "$ART/live.txt"; do
+until grep -q '^# latscope hist record: measuring' "$ART/live.txt" 2>/dev/null; do
 	kill -0 $lp 2>/dev/null || die "hist record stopped before measuring: $(tail -3 "$ART/live.err")"
 	i=$((i + 1))
 	[ $i -lt 300 ] || die "hist record did not start measuring in 60 s"
 	sleep 0.2
 done
+# rt_cyclictest_migrate.sh sets MIGRATE=1: a busy loop on the CPU is moved
+# off it and back, over and over, from CPU 0, so that migration/1 (FIFO 99)
+# is woken from CPU 0 and runs on the CPU while the thread waits
+pert=
+if [ "${MIGRATE:-0}" = 1 ]; then
+	busybox taskset -c $CPU sh -c 'while :; do :; done' &
+	spin=$!
+	busybox taskset -c 0 sh -c "while :; do busybox taskset -p -c 0 $spin;
+		busybox taskset -p -c $CPU $spin; done" > /dev/null 2>&1 &
+	pert="$! $spin"
+fi
 cyclictest -N -v -m -p95 -a $CPU -t 1 -i 2000 -l $LOOPS > "$ART/cyclictest.txt" 2> "$ART/cyclictest.err"
 crc=$?
+[ -z "$pert" ] || kill $pert
 kill -INT $lp
 wait $lp
 rc=$?
