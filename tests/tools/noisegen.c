@@ -11,7 +11,15 @@
  *   noisegen timer -c CPU [-f HZ] -d SECONDS
  *	a CPU-wide cpu-clock perf event on CPU with period 1/HZ: its hrtimer
  *	interrupts CPU HZ times a second with no task woken; prints the
- *	expected number of interrupts.
+ *	expected number of interrupts, the CPU's LOC count of /proc/interrupts
+ *	over the event's life (loc_delta) and two windows of CLOCK_MONOTONIC
+ *	around the two reads of LOC: window_start_ns/window_end_ns (outer: from
+ *	before the first read to after the last) and inner_start_ns/
+ *	inner_end_ns (after the first read, before the last).  The interrupts
+ *	LOC counted were taken within the outer window, and every interrupt of
+ *	the inner window was counted; the two differ by the reads' time, which
+ *	is microseconds unless noisegen was preempted between a read and its
+ *	clock read (a busy machine: milliseconds).
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -148,17 +156,47 @@ static int run_timer(int cpu, uint64_t hz, double secs)
 	}
 	/* the window the event lived in (CLOCK_MONOTONIC, as latscope's event
 	 * lines) and the CPU's local timer interrupts over it (LOC; x86) */
-	long long loc0 = loc_of(cpu);
+	/* the tracepoint every local timer interrupt fires, counted (no
+	 * samples): what any tracer of it can see */
+	long long tp_id = -1;
+	FILE *idf = fopen("/sys/kernel/tracing/events/irq_vectors/local_timer_entry/id", "r");
+	if (idf) {
+		if (fscanf(idf, "%lld", &tp_id) != 1)
+			tp_id = -1;
+		fclose(idf);
+	}
+	long cfd = -1;
+	if (tp_id >= 0) {
+		struct perf_event_attr c;
+		memset(&c, 0, sizeof(c));
+		c.size = sizeof(c);
+		c.type = PERF_TYPE_TRACEPOINT;
+		c.config = (uint64_t)tp_id;
+		cfd = syscall(SYS_perf_event_open, &c, -1, cpu, -1, 0);
+	}
 	uint64_t t0 = now_ns();
+	long long loc0 = loc_of(cpu);
+	uint64_t tp0 = 0, tp1 = 0;
+	if (cfd >= 0 && read((int)cfd, &tp0, sizeof(tp0)) != sizeof(tp0))
+		cfd = -1;
+	uint64_t t0_in = now_ns();
 	struct timespec ts = { .tv_sec = (time_t)secs, .tv_nsec = (long)((secs - (double)(time_t)secs) * 1e9) };
 	nanosleep(&ts, NULL);
-	close((int)fd);
-	uint64_t t1 = now_ns();
+	uint64_t t1_in = now_ns();
 	long long loc1 = loc_of(cpu);
+	if (cfd >= 0 && read((int)cfd, &tp1, sizeof(tp1)) != sizeof(tp1))
+		cfd = -1;
+	uint64_t t1 = now_ns();
+	close((int)fd);
 	printf("timer_irqs_expected=%llu\n", (unsigned long long)((double)hz * secs));
 	printf("window_start_ns=%llu\nwindow_end_ns=%llu\n", (unsigned long long)t0, (unsigned long long)t1);
+	printf("inner_start_ns=%llu\ninner_end_ns=%llu\n", (unsigned long long)t0_in, (unsigned long long)t1_in);
 	if (loc0 >= 0 && loc1 >= loc0)
 		printf("loc_delta=%lld\n", loc1 - loc0);
+	if (cfd >= 0) {
+		printf("tracepoint_delta=%llu\n", (unsigned long long)(tp1 - tp0));
+		close((int)cfd);
+	}
 	return 0;
 }
 
