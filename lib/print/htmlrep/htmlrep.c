@@ -200,8 +200,7 @@ void htmlrep_page_end(FILE *f)
 size_t htmlrep_marks(struct json_object *o, struct htmlrep_mark *m, size_t cap)
 {
 	static const struct { const char *key, *label; } k[] = {
-		{ "p50_ns", "p50" }, { "p90_ns", "p90" }, { "p99_ns", "p99" },
-		{ "p99_9_ns", "p99.9" }, { "p99_99_ns", "p99.99" }, { "max_ns", "max" },
+		{ "p50_ns", "p50" }, { "p99_ns", "p99" }, { "p99_9_ns", "p99.9" }, { "max_ns", "max" },
 	};
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]) && n < cap; i++)
@@ -214,7 +213,7 @@ size_t htmlrep_marks(struct json_object *o, struct htmlrep_mark *m, size_t cap)
 #define HH 250
 #define ML 58
 #define MR 16
-#define MT 66
+#define MT 70
 #define MB 40
 
 static double xpos(double lx0, double lx1, uint64_t ns)
@@ -345,20 +344,33 @@ void htmlrep_loghist(FILE *f, const char *title, const struct htmlrep_bucket *b,
 	}
 	fprintf(f, "<text transform=\"translate(12,%d) rotate(-90)\" font-size=\"11\" "
 		"text-anchor=\"middle\" fill=\"#444\">count (log)</text>\n", MT + ph / 2);
-	/* the marks, each label in the highest of three rows where it clears the last label */
+	/* the marks: those within 2 px of each other share one line and label
+	 * ("p99/p99.9/max 3.38 us"); each label in the highest of three rows
+	 * where it clears the last one, kept inside the plot */
 	double last[3] = { -1e9, -1e9, -1e9 };
-	for (size_t i = 0; i < nm; i++) {
+	for (size_t i = 0; i < nm;) {
 		double x = xpos(lx0, lx1, m[i].ns);
-		const char *c = mark_colour(m[i].label);
+		size_t j = i + 1;
+		while (j < nm && fabs(xpos(lx0, lx1, m[j].ns) - x) < 2)
+			j++;
+		const char *c = mark_colour(m[j - 1].label);
+		char names[64] = "";
+		for (size_t k = i; k < j; k++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", k > i ? "/" : "",
+				 m[k].label);
 		int row = 0;
-		while (row < 2 && x - last[row] < 78)
+		while (row < 2 && x - last[row] < 90)
 			row++;
 		last[row] = x;
-		fprintf(f, "<g class=\"mark\"><title>%s = %s</title><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
-			"stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>"
-			"<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"%s\" text-anchor=\"middle\">%s %s"
-			"</text></g>\n", m[i].label, htmlrep_dur(d1, sizeof(d1), m[i].ns), x, 30 + row * 12, x, MT + ph,
-			c, x, 28 + row * 12, c, m[i].label, htmlrep_dur(d2, sizeof(d2), m[i].ns));
+		/* anchored so the label stays inside: start, middle or end */
+		const char *anchor = x < ML + 70 ? "start" : x > HW - MR - 70 ? "end" : "middle";
+		double tx = x < ML + 70 ? x - 4 : x > HW - MR - 70 ? x + 4 : x;
+		fprintf(f, "<g class=\"mark\"><title>%s = %s</title><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+			"y2=\"%d\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>"
+			"<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"%s\" text-anchor=\"%s\">%s %s"
+			"</text></g>\n", names, htmlrep_dur(d1, sizeof(d1), m[i].ns), x, 34 + row * 12, x, MT + ph,
+			c, tx, 32 + row * 12, c, anchor, names, htmlrep_dur(d2, sizeof(d2), m[i].ns));
+		i = j;
 	}
 	fprintf(f, "<text x=\"%d\" y=\"16\" font-size=\"11\" text-anchor=\"end\" fill=\"#555\">"
 		"%" PRIu64 " samples</text>\n</svg>\n", HW - MR, total);
