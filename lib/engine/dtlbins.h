@@ -40,7 +40,7 @@
 
 #include "format/dtl.h"
 
-#define DTLBINS_N		256
+#define DTLBINS_N		512
 #define DTLBINS_START_BIN_NS	1024ULL
 #define DTLBINS_MAX_BIN_NS	(1ULL << 50)	/* 13 days a bin */
 #define DTLBINS_NO_TASK		(-2)		/* pid of a bin with no task seen */

@@ -145,8 +145,10 @@ const char *htmlrep_dur(char *buf, size_t n, uint64_t ns)
 		snprintf(buf, n, "%.3g us", ns / 1e3);
 	else if (ns < 1000000000)
 		snprintf(buf, n, "%.3g ms", ns / 1e6);
-	else
+	else if (ns < 1000000000000ULL)
 		snprintf(buf, n, "%.4g s", ns / 1e9);
+	else
+		snprintf(buf, n, "%.0f s", ns / 1e9);
 	return buf;
 }
 
