@@ -214,7 +214,7 @@ size_t htmlrep_marks(struct json_object *o, struct htmlrep_mark *m, size_t cap)
 #define HW 600
 #define HH 250
 #define ML 58
-#define MR 16
+#define MR 28
 #define MT 70
 #define MB 40
 
