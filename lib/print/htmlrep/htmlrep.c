@@ -120,6 +120,11 @@ size_t htmlrep_len(struct json_object *arr)
 	return arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
 }
 
+struct json_object *htmlrep_idx(struct json_object *arr, size_t i)
+{
+	return i < htmlrep_len(arr) ? json_object_array_get_idx(arr, i) : NULL;
+}
+
 void htmlrep_esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
@@ -274,6 +279,10 @@ void htmlrep_loghist(FILE *f, const char *title, const struct htmlrep_bucket *b,
 	}
 	/* x: whole decades around the data */
 	double lx0 = floor(log10((double)lo)), lx1 = ceil(log10((double)hi + 1));
+	if (lx1 > 19)	/* 10^19 is the last decade a u64 holds */
+		lx1 = 19;
+	if (lx0 > 18)
+		lx0 = 18;
 	if (lx1 <= lx0)
 		lx1 = lx0 + 1;
 	/* y: log10(count + 1) */

@@ -46,12 +46,12 @@ static double tx_ns(const struct tl *t, uint64_t ns)
 
 static uint64_t at(struct json_object *c, const char *key, size_t i)
 {
-	return htmlrep_u64v(json_object_array_get_idx(htmlrep_get(c, key), i));
+	return htmlrep_u64v(htmlrep_idx(htmlrep_get(c, key), i));
 }
 
 static int64_t task_at(struct json_object *c, size_t i)
 {
-	struct json_object *v = json_object_array_get_idx(htmlrep_get(c, "task"), i);
+	struct json_object *v = htmlrep_idx(htmlrep_get(c, "task"), i);
 	return v && json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
 }
 
@@ -66,7 +66,7 @@ static void lane_tasks(FILE *f, const struct tl *t, struct json_object *c, doubl
 		size_t j = i + 1;
 		while (j < n && task_at(c, j) == k)
 			j++;
-		struct json_object *tk = k >= 0 ? json_object_array_get_idx(t->tasks, (size_t)k) : NULL;
+		struct json_object *tk = k >= 0 ? htmlrep_idx(t->tasks, (size_t)k) : NULL;
 		if (tk) {
 			int64_t pid = htmlrep_i64(tk, "pid");
 			const char *comm = htmlrep_str(tk, "comm");
@@ -170,7 +170,7 @@ static void time_axis(FILE *f, const struct tl *t, double y)
 		step *= 10;
 	}
 	fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#444\"/>\n", TL, y, TL + PW, y);
-	for (uint64_t v = 0; v <= span; v += step) {
+	for (uint64_t v = 0, k = 0; v <= span && k <= 20; v += step, k++) {
 		double x = tx_ns(t, t->start_ns + v);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>"
 			"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" stroke-opacity=\"0.07\"/>"
@@ -225,7 +225,7 @@ static void timeline(FILE *f, struct json_object *doc)
 		fprintf(f, "<p class=\"warn\">The first %zu of %zu vCPUs are drawn; the JSON document has "
 			"them all.</p>\n", shown, ncpu);
 	for (size_t i = 0; i < shown; i++) {
-		struct json_object *c = json_object_array_get_idx(cpus, i);
+		struct json_object *c = htmlrep_idx(cpus, i);
 		for (size_t k = 0; k < htmlrep_len(htmlrep_get(c, "worst_delay_ns")); k++)
 			if (at(c, "worst_delay_ns", k) > t.worst_max)
 				t.worst_max = at(c, "worst_delay_ns", k);
@@ -238,7 +238,7 @@ static void timeline(FILE *f, struct json_object *doc)
 		"(share of the column) | worst dispatch delay (1 us .. %s, log)</text>\n", TL,
 		htmlrep_dur(d1, sizeof(d1), t.worst_max));
 	for (size_t i = 0; i < shown; i++) {
-		struct json_object *c = json_object_array_get_idx(cpus, i);
+		struct json_object *c = htmlrep_idx(cpus, i);
 		double y = TOP + (double)i * BLOCK;
 		fprintf(f, "<g class=\"vcpu\" data-cpu=\"%" PRId64 "\">\n<text x=\"4\" y=\"%.1f\" font-size=\"13\" "
 			"font-weight=\"bold\">vCPU %" PRId64 "</text><text x=\"4\" y=\"%.1f\" font-size=\"9\" "
@@ -255,10 +255,10 @@ static void timeline(FILE *f, struct json_object *doc)
 	/* the N worst dispatch delays of the report, numbered */
 	struct json_object *w = htmlrep_get(doc, "worst");
 	for (size_t k = 0; k < htmlrep_len(w); k++) {
-		struct json_object *e = json_object_array_get_idx(w, k);
+		struct json_object *e = htmlrep_idx(w, k);
 		int64_t cpu = htmlrep_i64(e, "cpu");
 		for (size_t i = 0; i < shown; i++) {
-			if (htmlrep_i64(json_object_array_get_idx(cpus, i), "cpu") != cpu)
+			if (htmlrep_i64(htmlrep_idx(cpus, i), "cpu") != cpu)
 				continue;
 			double x = tx_ns(&t, htmlrep_u64(e, "time_ns"));
 			double y = TOP + (double)i * BLOCK + LANE_TASK + LANE_HV;
@@ -300,7 +300,7 @@ static void hists(FILE *f, struct json_object *doc)
 		if (!b)
 			return;
 		for (size_t i = 0; i < n; i++) {
-			struct json_object *e = json_object_array_get_idx(hb, i);
+			struct json_object *e = htmlrep_idx(hb, i);
 			b[i] = (struct htmlrep_bucket){ htmlrep_u64(e, "lo_ns"), htmlrep_u64(e, "hi_ns"),
 							htmlrep_u64(e, "count") };
 		}
@@ -318,7 +318,7 @@ static void cpu_table(FILE *f, struct json_object *doc)
 	      "<th>hypervisor time</th><th>share</th><th>dispatch delay p99</th><th>max</th>"
 	      "<th>other processor</th></tr>\n", f);
 	for (size_t i = 0; i < htmlrep_len(cpus); i++) {
-		struct json_object *c = json_object_array_get_idx(cpus, i);
+		struct json_object *c = htmlrep_idx(cpus, i);
 		struct json_object *e = htmlrep_get(htmlrep_get(c, "times"), "enqueue_to_dispatch");
 		fprintf(f, "<tr><td>%" PRId64 "</td><td>%" PRIu64 "</td><td>%.1f</td>", htmlrep_i64(c, "cpu"),
 			htmlrep_u64(c, "dispatches"), htmlrep_dbl(c, "dispatches_per_sec"));
@@ -338,7 +338,7 @@ static void worst_table(FILE *f, struct json_object *doc)
 	      "<th>delay</th><th>processor</th><th class=\"l\">preempt reason</th>"
 	      "<th class=\"l\">dispatch reason</th></tr>\n", f);
 	for (size_t i = 0; i < htmlrep_len(w); i++) {
-		struct json_object *e = json_object_array_get_idx(w, i);
+		struct json_object *e = htmlrep_idx(w, i);
 		fprintf(f, "<tr><td>%zu</td><td>%" PRId64 "</td><td>%.6f</td>", i + 1, htmlrep_i64(e, "cpu"),
 			(double)htmlrep_u64(e, "time_ns") / 1e9);
 		row_dur(f, htmlrep_u64(e, "delay_ns"));
@@ -367,7 +367,7 @@ static void sym_table(FILE *f, struct json_object *doc)
 		fprintf(f, "<table><tr><th class=\"l\">symbol (%s)</th><th>entries</th>"
 			"<th>hypervisor time</th></tr>\n", k ? "by hypervisor time" : "by count");
 		for (size_t i = 0; i < htmlrep_len(a) && i < 15; i++) {
-			struct json_object *e = json_object_array_get_idx(a, i);
+			struct json_object *e = htmlrep_idx(a, i);
 			fputs("<tr><td class=\"l\">", f);
 			htmlrep_esc(f, htmlrep_str(e, "symbol"));
 			fprintf(f, "</td><td>%" PRIu64 "</td>", htmlrep_u64(e, "count"));
@@ -389,7 +389,7 @@ static void task_table(FILE *f, struct json_object *doc)
 	      "<th>hypervisor time</th><th>worst</th><th>worst on vCPU</th><th>share of its run time</th>"
 	      "</tr>\n", f);
 	for (size_t i = 0; i < htmlrep_len(t); i++) {
-		struct json_object *e = json_object_array_get_idx(t, i);
+		struct json_object *e = htmlrep_idx(t, i);
 		fputs("<tr><td class=\"l\">", f);
 		htmlrep_esc(f, json_object_get_boolean(htmlrep_get(e, "idle")) ? "[idle]"
 			       : json_object_get_boolean(htmlrep_get(e, "unknown")) ? "[unknown]"

@@ -18,10 +18,10 @@ static int pairs_hist(FILE *f, const char *title, struct json_object *pairs, uin
 	if (!b)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *p = json_object_array_get_idx(pairs, i);
-		uint64_t lo = htmlrep_u64v(json_object_array_get_idx(p, 0));
+		struct json_object *p = htmlrep_idx(pairs, i);
+		uint64_t lo = htmlrep_u64v(htmlrep_idx(p, 0));
 		b[i] = (struct htmlrep_bucket){ lo, lo + (bucket_ns ? bucket_ns : 1),
-						htmlrep_u64v(json_object_array_get_idx(p, 1)) };
+						htmlrep_u64v(htmlrep_idx(p, 1)) };
 	}
 	size_t nm = htmlrep_marks(stats, m, 8);
 	htmlrep_loghist(f, title, b, n, m, nm);
@@ -79,7 +79,7 @@ int htmlrep_hist(FILE *f, struct json_object *doc)
 		fputs("<p class=\"note\">Not measured here:", f);
 		for (size_t i = 0; i < htmlrep_len(un); i++) {
 			fputc(' ', f);
-			htmlrep_esc(f, json_object_get_string(json_object_array_get_idx(un, i)));
+			htmlrep_esc(f, json_object_get_string(htmlrep_idx(un, i)));
 		}
 		fputs("</p>\n", f);
 	}
@@ -101,7 +101,7 @@ int htmlrep_hist(FILE *f, struct json_object *doc)
 		      "<th>p99</th><th>p99.9</th><th>max</th><th class=\"l\">worst case: victim</th>"
 		      "<th class=\"l\">culprit</th><th>at (s)</th></tr>\n", f);
 		for (size_t i = 0; i < n; i++) {
-			struct json_object *c = json_object_array_get_idx(cpus, i);
+			struct json_object *c = htmlrep_idx(cpus, i);
 			char who[32];
 			snprintf(who, sizeof(who), "CPU %" PRId64, htmlrep_i64(c, "cpu"));
 			hist_row(f, who, c);
@@ -115,7 +115,7 @@ int htmlrep_hist(FILE *f, struct json_object *doc)
 		}
 		fputs("<div class=\"grid\">\n", f);
 		for (size_t i = 0; i <= n && !rc; i++) {
-			struct json_object *c = i < n ? json_object_array_get_idx(cpus, i) : all;
+			struct json_object *c = i < n ? htmlrep_idx(cpus, i) : all;
 			char t[64];
 			if (i < n)
 				snprintf(t, sizeof(t), "%s, CPU %" PRId64, kind, htmlrep_i64(c, "cpu"));
@@ -142,7 +142,7 @@ static void noise_bars(FILE *f, struct json_object *cpus)
 	const int W = 1000, L = 80, R = 170, RH = 24, T = 40;
 	double mx = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *c = json_object_array_get_idx(cpus, i);
+		struct json_object *c = htmlrep_idx(cpus, i);
 		double rt = (double)htmlrep_u64(c, "runtime_ns"), s = 0;
 		for (size_t k = 0; k < NCLS && rt > 0; k++)
 			s += (double)htmlrep_u64(c, classes[k].key) / rt * 100;
@@ -168,7 +168,7 @@ static void noise_bars(FILE *f, struct json_object *cpus)
 	}
 	int pw = W - L - R;
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *c = json_object_array_get_idx(cpus, i);
+		struct json_object *c = htmlrep_idx(cpus, i);
 		double rt = (double)htmlrep_u64(c, "runtime_ns"), xs = L, s = 0;
 		int y = T + (int)i * RH;
 		char d[32];
@@ -221,7 +221,7 @@ int htmlrep_osnoise(FILE *f, struct json_object *doc)
 	      "in a period</th><th>max single</th><th>HW</th><th>NMI</th><th>IRQ</th><th>SIRQ</th>"
 	      "<th>THREAD</th></tr>\n", f);
 	for (size_t i = 0; i < htmlrep_len(cpus); i++) {
-		struct json_object *c = json_object_array_get_idx(cpus, i);
+		struct json_object *c = htmlrep_idx(cpus, i);
 		fprintf(f, "<tr><td>%" PRId64 "</td>", htmlrep_i64(c, "cpu"));
 		td_dur(f, c, "runtime_ns");
 		td_dur(f, c, "noise_ns");
@@ -236,11 +236,11 @@ int htmlrep_osnoise(FILE *f, struct json_object *doc)
 	fputs("</table>\n", f);
 	bool any_hist = false;
 	for (size_t i = 0; i < htmlrep_len(cpus); i++)
-		any_hist |= htmlrep_get(json_object_array_get_idx(cpus, i), "hist") != NULL;
+		any_hist |= htmlrep_get(htmlrep_idx(cpus, i), "hist") != NULL;
 	if (any_hist) {
 		fputs("<h2>Gap histograms (each interruption of the workload)</h2>\n<div class=\"grid\">\n", f);
 		for (size_t i = 0; i < htmlrep_len(cpus) && !rc; i++) {
-			struct json_object *c = json_object_array_get_idx(cpus, i), *h = htmlrep_get(c, "hist");
+			struct json_object *c = htmlrep_idx(cpus, i), *h = htmlrep_get(c, "hist");
 			char t[48];
 			if (!h)
 				continue;
@@ -253,9 +253,9 @@ int htmlrep_osnoise(FILE *f, struct json_object *doc)
 	fputs("<h2>Top contributors</h2>\n<table><tr><th>CPU</th><th class=\"l\">class</th>"
 	      "<th class=\"l\">name</th><th>id</th><th>count</th><th>total</th><th>max</th></tr>\n", f);
 	for (size_t i = 0; i < htmlrep_len(cpus); i++) {
-		struct json_object *c = json_object_array_get_idx(cpus, i), *top = htmlrep_get(c, "top");
+		struct json_object *c = htmlrep_idx(cpus, i), *top = htmlrep_get(c, "top");
 		for (size_t k = 0; k < htmlrep_len(top) && k < 10; k++) {
-			struct json_object *e = json_object_array_get_idx(top, k);
+			struct json_object *e = htmlrep_idx(top, k);
 			fprintf(f, "<tr><td>%" PRId64 "</td><td class=\"l\">", htmlrep_i64(c, "cpu"));
 			htmlrep_esc(f, htmlrep_str(e, "class"));
 			fputs("</td><td class=\"l\">", f);

@@ -25,6 +25,7 @@ int64_t htmlrep_i64(struct json_object *o, const char *key);
 double htmlrep_dbl(struct json_object *o, const char *key);
 const char *htmlrep_str(struct json_object *o, const char *key);
 size_t htmlrep_len(struct json_object *arr);	/* 0 when not an array */
+struct json_object *htmlrep_idx(struct json_object *arr, size_t i);	/* NULL: not an array, out of range */
 
 /* s with &, <, >, " escaped. */
 void htmlrep_esc(FILE *f, const char *s);
