@@ -64,6 +64,31 @@ printf '{"schema":"latscope.dtl-report/1","cpus":7,"vcpu_timeline":{"bins":"x","
 "$LATSCOPE" html -i odd.json -o odd.html || die "odd document"
 $PY "$C" svg odd.html > /dev/null 2>&1 || true
 
+# byte-flipped and cut documents: exit 0 or 2 with a message, never a crash
+$PY - rep.json <<'PYEOF' || die "mutating rep.json"
+import random, sys
+d = open(sys.argv[1], "rb").read()
+r = random.Random(7)
+for i in range(40):
+    b = bytearray(d)
+    if i % 4 == 0:
+        b = b[:r.randrange(len(b))]
+    else:
+        for _ in range(8):
+            b[r.randrange(len(b))] = r.randrange(256)
+    open("mut%d.json" % i, "wb").write(bytes(b))
+PYEOF
+i=0
+while [ $i -lt 40 ]; do
+	"$LATSCOPE" html -i mut$i.json -o mut.html --force > /dev/null 2> mut.err; rc=$?
+	case $rc in
+	0) ;;
+	2) [ -s mut.err ] || die "mut$i.json: exit 2 without a message" ;;
+	*) die "latscope html on mut$i.json: exit $rc ($(head -2 mut.err))" ;;
+	esac
+	i=$((i + 1))
+done
+
 # 5. a large recording: the page stays small
 "$LATSCOPE" dtl synth -q -o big.data --cpus 64 --duration 20 --no-sched --seed 7 || die "synth big"
 "$LATSCOPE" dtl report --html big.html big.data > /dev/null 2>&1 || die "report big"
