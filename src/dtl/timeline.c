@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <json-c/json.h>
+#include <json-c/printbuf.h>
 
 #include "base/jsonv.h"
 #include "report.h"
@@ -68,6 +69,24 @@ static struct tkey *task_table(const struct dtlbins *b, uint32_t first, uint32_t
 	return t;
 }
 
+/* A column array on one line, pretty output or not: 512 numbers a line each
+ * would make the document ten times longer for nothing. */
+static int one_line(struct json_object *a, struct printbuf *pb, int level, int flags)
+{
+	(void)level;
+	(void)flags;
+	size_t n = json_object_array_length(a);
+	if (printbuf_memappend(pb, "[", 1) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const char *v = json_object_to_json_string_ext(json_object_array_get_idx(a, i),
+							       JSON_C_TO_STRING_PLAIN);
+		if ((i && printbuf_memappend(pb, ", ", 2) < 0) || printbuf_memappend(pb, v, (int)strlen(v)) < 0)
+			return -1;
+	}
+	return printbuf_memappend(pb, "]", 1) < 0 ? -1 : 0;
+}
+
 static struct json_object *column(const struct dtlbins_bin *x, uint32_t first, uint32_t n, size_t off)
 {
 	struct json_object *a = json_object_new_array_ext((int)n);
@@ -76,6 +95,8 @@ static struct json_object *column(const struct dtlbins_bin *x, uint32_t first, u
 		memcpy(&v, (const char *)&x[first + i] + off, sizeof(v));
 		json_object_array_add(a, jsonv_u64(v));
 	}
+	if (a)
+		json_object_set_serializer(a, one_line, NULL, NULL);
 	return a;
 }
 
@@ -134,6 +155,8 @@ struct json_object *dtl_rep_bins_json(const struct rep *o)
 			}
 			json_object_array_add(ta, json_object_new_int(idx));
 		}
+		if (ta)
+			json_object_set_serializer(ta, one_line, NULL, NULL);
 		json_object_object_add(cj, "task", ta);
 		json_object_array_add(cpus, cj);
 	}
