@@ -101,6 +101,7 @@ B=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$B" ] || skip "no chromium (apt-get install chromium); the structure checks above passed"
 shot() {	# shot PAGE PNG: screenshot, stderr with the console kept
 	timeout 90 "$B" --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
+		--user-data-dir="$TMP/chromium" --no-first-run \
 		--hide-scrollbars --screenshot="$2" --window-size=1400,2000 "file://$TMP/$1" \
 		> "$2.out" 2> "$2.log" || die "chromium on $1: $(tail -3 "$2.log")"
 	[ -s "$2" ] || die "chromium wrote no screenshot of $1"
