@@ -67,6 +67,8 @@ command -v bc >/dev/null 2>&1 || opt="${opt:-} bc"
 command -v cyclictest >/dev/null 2>&1 || opt="${opt:-} rt-tests"
 # python3-jsonschema: tests/e2e/json_schema.sh validates the JSON against docs/schema
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import jsonschema' 2>/dev/null || opt="${opt:-} python3-jsonschema"
+# chromium: tests/e2e/html_pages.sh renders the --html pages in a headless browser
+command -v chromium >/dev/null 2>&1 || opt="${opt:-} chromium"
 [ -n "$need" ] || [ -n "${opt:-}" ] || exit 0
 all="$need ${opt:-}"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

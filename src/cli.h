@@ -152,6 +152,13 @@ bool cli_table_ok(const struct cli_cmd *cmd);
 	  .help = "JSON (times in ns, docs/json.md) instead of the text on\n" \
 		  "standard output; with =FILE the text as usual and the\n" \
 		  "JSON in FILE", .expect = "a file name" }
+/* --html FILE: the same report as a self-contained HTML page (inline SVG
+ * pictures, no network), drawn from the JSON document (jsonout_html,
+ * docs/html.md), written as the command's other outputs are (--force). */
+#define CLI_HTML(T, f) \
+	CLI_OPT("html", 0, CLI_T_STR, T, f, CLI_NONE, 0, 0, 0, "FILE", \
+		"the report as one self-contained HTML page with\n" \
+		"pictures (inline SVG, no network; docs/html.md)", NULL)
 #define CLI_QUIET(T, f, h) CLI_OPT("quiet", 'q', CLI_T_FLAG, T, f, CLI_NONE, 0, 0, 0, NULL, h, NULL)
 #define CLI_PRIORITY(T, f, g, h) \
 	CLI_OPT("priority", 'P', CLI_T_PRIO, T, f, CLI_GIVEN(T, g), 0, 0, 0, "P", h, \

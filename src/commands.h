@@ -10,6 +10,10 @@ int cmd_dtl(int argc, char **argv);
 int cmd_osnoise(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
+int cmd_html(int argc, char **argv);
+
+struct cli_cmd;
+extern const struct cli_cmd html_cli;	/* src/cmd_html.c: its option table */
 
 #define EXIT_THRESHOLD 1
 #define EXIT_ERR 2

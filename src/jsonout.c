@@ -5,6 +5,7 @@
 #include "cmdio.h"
 #include "commands.h"
 #include "jsonout.h"
+#include "print/htmlrep.h"
 
 struct json_object *jsonout_new(const char *schema)
 {
@@ -54,5 +55,20 @@ int jsonout_write(struct json_object *j, int flags, const char *file, bool force
 	if (!f)
 		return EXIT_ERR;
 	fprintf(f, "%s\n", text_of(j, flags));
+	return cmdio_fclose_safe(f, sf, file, false, prog);
+}
+
+int jsonout_html(struct json_object *j, const char *file, bool force, const char *prog)
+{
+	struct safeout_file *sf = NULL;
+	FILE *f = cmdio_fopen_safe(&sf, AT_FDCWD, file, NULL, force, prog);
+	if (!f)
+		return EXIT_ERR;
+	int rc = htmlrep_write(f, j);
+	if (rc == -EINVAL) {
+		fprintf(stderr, "%s: %s: %s\n", prog, file, htmlrep_strerror(rc));
+		cmdio_fclose_safe(f, sf, file, true, prog);
+		return EXIT_ERR;
+	}
 	return cmdio_fclose_safe(f, sf, file, false, prog);
 }

@@ -48,6 +48,14 @@ struct json_object *jsonout_adopt(const char *schema, struct json_object *j);
  */
 int jsonout_write(struct json_object *j, int flags, const char *file, bool force, const char *prog);
 
+/*
+ * jsonout_html - the page lib/print/htmlrep draws from j (any document of
+ * the table above with a page: htmlrep_supported) in file, through
+ * cmdio_fopen_safe (force = --force).  0, or 2 (EXIT_ERR) after a line on
+ * stderr.  j stays the caller's.
+ */
+int jsonout_html(struct json_object *j, const char *file, bool force, const char *prog);
+
 /* jsonout_line - j on f as one line (a stream of objects); 0 or -EIO. */
 int jsonout_line(struct json_object *j, FILE *f);
 

@@ -29,6 +29,7 @@ static const struct cli_opt report_opts[] = {
 	DTL_CMD_INPUT,
 	CLI_JSON(struct rep, json, json_file),
 	CLI_FORCE(struct rep, force),
+	CLI_HTML(struct rep, html_file),
 	REP_FLAG("no-hist", no_hist, "text: leave out the histograms"),
 	REP_FLAG("total-only", total_only, "text: only the total, no per-CPU sections"),
 	CLI_CPU_PERF(struct rep, cpus, have_cpus, "only these CPUs"),
@@ -171,6 +172,8 @@ static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, cons
 			rc = dtlstat_add_raw(s, e->cpu, e->raw, &e->tbi);
 			if (!rc)
 				rc = dtltask_entry(o->tasks, e->cpu, e->time_ns, &e->e, e->tbi.tb_freq);
+			if (!rc && o->bins)
+				rc = dtlbins_entry(o->bins, e->cpu, e->time_ns, &e->e, e->tbi.tb_freq);
 			if (rc == -ERANGE)
 				rc = 0;
 			if (rc < 0)
@@ -218,6 +221,9 @@ static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, cons
 		}
 		rc = dtltask_switch(o->tasks, ev->sample.cpu, ev->sample.time, e.sw.prev_pid,
 				    e.sw.prev_comm, e.sw.next_pid, e.sw.next_comm);
+		if (!rc && o->bins)
+			rc = dtlbins_switch(o->bins, ev->sample.cpu, ev->sample.time, e.sw.next_pid,
+					    e.sw.next_comm);
 		if (rc == -ERANGE)
 			rc = 0;
 		if (rc < 0)
@@ -227,6 +233,8 @@ static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, cons
 	if (rc < 0)
 		return rc;
 	dtltask_end(o->tasks, end_ns);
+	if (o->bins)
+		dtlbins_end(o->bins, end_ns);
 	const struct dtlmerge_stats *ms = dtlmerge_stats(dtltl_merge(o->dt));
 	struct dtl_scan_stats sc = {
 		.payloads = ms->buffers, .slots = ms->entries + ms->headers + ms->skipped,
@@ -306,6 +314,11 @@ int dtl_cmd_report(int argc, char **argv)
 		ret = EXIT_ERR;
 		goto out;
 	}
+	if ((o.json || o.json_file || o.html_file) && dtlbins_new(&o.bins)) {
+		fprintf(stderr, "latscope dtl report: out of memory\n");
+		ret = EXIT_ERR;
+		goto out;
+	}
 	o.timeline = pdread_info(r)->pipe || has_sched_switch(r) || o.have_boot_tb;
 	if (o.timeline) {
 		rc = run_timeline(r, s, &o, path);
@@ -338,6 +351,8 @@ int dtl_cmd_report(int argc, char **argv)
 				rc = dtlstat_add_payload(s, a->cpu, ev.aux_data, a->size, swap);
 				if (!rc && o.syms)
 					sym_payload(&o, ev.aux_data, a->size);
+				if (!rc && o.bins)
+					dtl_rep_bins_payload(&o, s, a->cpu, ev.aux_data, a->size);
 			} else {
 				/* large payload left in the file: read it in whole-slot chunks */
 				uint64_t done = 0;
@@ -354,6 +369,8 @@ int dtl_cmd_report(int argc, char **argv)
 						rc = dtlstat_add_payload(s, a->cpu, pay, n, swap);
 					if (!rc && o.syms)
 						sym_payload(&o, pay, n);
+					if (!rc && o.bins)
+						dtl_rep_bins_payload(&o, s, a->cpu, pay, n);
 					done += n;
 				}
 			}
@@ -422,7 +439,7 @@ results:;
 	const struct dtl_scan_stats *sc = dtlstat_scan_stats(s);
 	struct dtl_tbinfo tbi = dtlstat_tbinfo(s);
 	bool json_err = false;
-	if (o.json || o.json_file) {
+	if (o.json || o.json_file || o.html_file) {
 		struct json_object *j = jsonout_new(JSONOUT_DTL_REPORT), *cpus = json_object_new_array(),
 				   *data = json_object_new_object();
 		json_object_object_add(j, "file", json_object_new_string(path));
@@ -464,8 +481,12 @@ results:;
 			json_object_object_add(j, "timeline", dtl_rep_timeline_json(&o));
 			json_object_object_add(j, "tasks", dtl_rep_tasks_json(&o));
 		}
-		json_err = jsonout_write(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED,
-					 o.json ? NULL : o.json_file, o.force, "latscope dtl report") != 0;
+		json_object_object_add(j, "vcpu_timeline", dtl_rep_bins_json(&o));
+		if (o.json || o.json_file)
+			json_err = jsonout_write(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED,
+						 o.json ? NULL : o.json_file, o.force, "latscope dtl report") != 0;
+		if (o.html_file && jsonout_html(j, o.html_file, o.force, "latscope dtl report"))
+			json_err = true;
 		json_object_put(j);
 	}
 	if (!o.json) {
@@ -548,6 +569,7 @@ results:;
 		fprintf(stderr, "latscope dtl report: %s: %s; found %" PRIu64 " AUX buffers by scanning the "
 			"data section instead\n", path, o.tl->why_scan, o.tl->dtl_buffers);
 out:
+	dtlbins_free(o.bins);
 	dtltask_free(o.tasks);
 	ksym_free(o.syms);
 	free(o.sym_count);

@@ -13,6 +13,7 @@
 
 #include "format/dtl.h"
 #include "dtl_cmd.h"
+#include "engine/dtlbins.h"
 #include "engine/dtlstat.h"
 #include "engine/dtltask.h"
 #include "engine/dtltl.h"
@@ -24,7 +25,9 @@ struct rep {
 	struct dtl_cmd_in in;	/* first: DTL_CMD_INPUT, DTL_CMD_READ_OPTS */
 	bool json, no_hist, total_only, have_cpus, timeline;
 	const char *json_file;		/* --json=FILE (argv) */
-	bool force;			/* --force: for --json=FILE */
+	bool force;			/* --force: for --json=FILE and --html */
+	const char *html_file;		/* --html FILE (argv) */
+	struct dtlbins *bins;		/* the vcpu_timeline (JSON, HTML), else NULL */
 	uint64_t top;
 	struct dtltask *tasks;
 	struct dtltl *dt;
@@ -63,6 +66,11 @@ void dtl_rep_tasks_text(struct rep *o);
 void dtl_rep_text_section(const struct dtlstat *s, const struct dtlstat_cpu *c, const char *title,
 			  const struct rep *o, uint64_t span_tb, unsigned nr_vcpus);
 struct json_object *dtl_rep_timeline_json(const struct rep *o);
+/* timeline.c: the vcpu_timeline object of o->bins (docs/json.md); NULL when out of memory */
+struct json_object *dtl_rep_bins_json(const struct rep *o);
+/* the entries of one AUX payload of cpu into o->bins (the path without the merge) */
+void dtl_rep_bins_payload(struct rep *o, const struct dtlstat *s, uint32_t cpu, const uint8_t *p,
+			  uint64_t len);
 struct json_object *dtl_rep_worst_json(const struct dtlstat *s, const struct rep *o);
 void dtl_rep_worst_text(const struct dtlstat *s, const struct rep *o);
 

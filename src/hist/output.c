@@ -473,6 +473,89 @@ static struct json_object *ltimer_json(const struct hctx *c)
 	return o;
 }
 
+/* The latscope.hist/1 document (with the buckets when buckets); NULL when out of memory. */
+static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buckets)
+{
+	const struct latency_stats *st = c->track;	/* the trackers' counters */
+	struct json_object *j = jsonout_adopt(JSONOUT_HIST,
+					      lhout_json(c->set, c->types, unsup, buckets));
+	if (j && c->ran == HB_PERF)	/* the userspace engine's counters */
+		json_object_object_add(j, "stats", lhout_json_engine_stats(st));
+	if (j && c->ran != HB_PERF) {	/* those the bpf programs keep (no table evictions: LRU maps) */
+		struct json_object *so = lhout_json_engine_stats(st);
+		static const char *const not_kept[] = { "events", "bad_cpu", "pid_evictions",
+							 "timer_evictions", "alloc_failures",
+							 "unmatched_enable" };
+		for (size_t i = 0; so && i < sizeof(not_kept) / sizeof(not_kept[0]); i++)
+			json_object_object_del(so, not_kept[i]);
+		json_object_object_add(j, "stats", so);
+	}
+	if (!j)
+		return NULL;
+	struct json_object *in = json_object_new_object();
+	if (in) {
+		json_object_object_add(in, "decoded", json_object_new_int64((int64_t)c->decoded));
+		json_object_object_add(in, "undecoded",
+				       json_object_new_int64((int64_t)c->undecoded));
+		json_object_object_add(in, "bad_raw", json_object_new_int64((int64_t)c->bad_raw));
+		json_object_object_add(in, "lost_events",
+				       json_object_new_int64((int64_t)c->lost_events));
+		json_object_object_add(in, "lost_samples",
+				       json_object_new_int64((int64_t)c->lost_samples));
+		json_object_object_add(in, "no_raw", json_object_new_int64((int64_t)c->no_raw));
+		json_object_object_add(in, "unknown_id",
+				       json_object_new_int64((int64_t)c->unknown_id));
+		json_object_object_add(in, "bad_samples",
+				       json_object_new_int64((int64_t)c->bad_samples));
+		json_object_object_add(in, "out_of_order",
+				       json_object_new_int64((int64_t)c->out_of_order));
+		json_object_object_add(in, "forced_flushes",
+				       json_object_new_int64((int64_t)c->forced));
+		json_object_object_add(in, "dropped", json_object_new_int64((int64_t)dropped(c)));
+		json_object_object_add(in, "nr_cpus", json_object_new_int((int)nr_out_cpus(c)));
+		if (c->decoded_any) {
+			json_object_object_add(in, "first_event_ns",
+					       jsonv_u64(c->first_ns));
+			json_object_object_add(in, "last_event_ns",
+					       jsonv_u64(c->last_ns));
+		}
+		if (c->traced_from_ns) {
+			json_object_object_add(in, "traced_from_ns",
+					       jsonv_u64(c->traced_from_ns));
+			json_object_object_add(in, "traced_until_ns",
+					       jsonv_u64(c->traced_until_ns));
+		}
+		if (c->time_given)
+			json_object_object_add(in, "outside_time",
+					       json_object_new_int64((int64_t)c->outside));
+		if (c->mode != H_REPORT) {
+			json_object_object_add(in, "corrupt_ring_bytes",
+					       jsonv_u64(c->ring_corrupt_bytes));
+			json_object_object_add(in, "keep_busy", keep_busy_json(c));
+			json_object_object_add(in, "backend",
+					       json_object_new_string(c->ran == HB_KERNEL ? "kernel"
+								      : c->ran == HB_BPF ? "bpf" : "perf"));
+			if (c->ran == HB_KERNEL)
+				json_object_object_add(in, "hist_triggers", histtrig_json(c));
+			else if (c->ran == HB_BPF) {
+				json_object_object_add(in, "bpf_program_runs",
+						       jsonv_u64(c->bpf_events));
+				json_object_object_add(in, "bpf_recursion_misses",
+						       jsonv_u64(c->bps.recursion_misses));
+				json_object_object_add(in, "bpf_nested_runs",
+						       jsonv_u64(c->bps.nested));
+				json_object_object_add(in, "bpf_programs", bpfprogs_json(c));
+			}
+			if (c->nltimer)
+				json_object_object_add(in, "local_timer", ltimer_json(c));
+		}
+		json_object_object_add(j, "input", in);
+	}
+	if (c->twl)
+		json_object_object_add(j, "timer_workload", twl_json(c));
+	return j;
+}
+
 int hist_emit(struct hctx *c)
 {
 	bool unsup[HSET_NR_KINDS];
@@ -489,86 +572,23 @@ int hist_emit(struct hctx *c)
 			return EXIT_ERR;
 	}
 	if (c->json || c->json_file) {
-		struct json_object *j = jsonout_adopt(JSONOUT_HIST,
-						      lhout_json(c->set, c->types, unsup, c->json_buckets));
-		if (j && c->ran == HB_PERF)	/* the userspace engine's counters */
-			json_object_object_add(j, "stats", lhout_json_engine_stats(st));
-		if (j && c->ran != HB_PERF) {	/* those the bpf programs keep (no table evictions: LRU maps) */
-			struct json_object *so = lhout_json_engine_stats(st);
-			static const char *const not_kept[] = { "events", "bad_cpu", "pid_evictions",
-								 "timer_evictions", "alloc_failures",
-								 "unmatched_enable" };
-			for (size_t i = 0; so && i < sizeof(not_kept) / sizeof(not_kept[0]); i++)
-				json_object_object_del(so, not_kept[i]);
-			json_object_object_add(j, "stats", so);
-		}
+		struct json_object *j = build_doc(c, unsup, c->json_buckets);
 		if (!j) {
 			fprintf(stderr, "%s: out of memory building JSON\n", c->prog);
 			return EXIT_ERR;
 		}
-		struct json_object *in = json_object_new_object();
-		if (in) {
-			json_object_object_add(in, "decoded", json_object_new_int64((int64_t)c->decoded));
-			json_object_object_add(in, "undecoded",
-					       json_object_new_int64((int64_t)c->undecoded));
-			json_object_object_add(in, "bad_raw", json_object_new_int64((int64_t)c->bad_raw));
-			json_object_object_add(in, "lost_events",
-					       json_object_new_int64((int64_t)c->lost_events));
-			json_object_object_add(in, "lost_samples",
-					       json_object_new_int64((int64_t)c->lost_samples));
-			json_object_object_add(in, "no_raw", json_object_new_int64((int64_t)c->no_raw));
-			json_object_object_add(in, "unknown_id",
-					       json_object_new_int64((int64_t)c->unknown_id));
-			json_object_object_add(in, "bad_samples",
-					       json_object_new_int64((int64_t)c->bad_samples));
-			json_object_object_add(in, "out_of_order",
-					       json_object_new_int64((int64_t)c->out_of_order));
-			json_object_object_add(in, "forced_flushes",
-					       json_object_new_int64((int64_t)c->forced));
-			json_object_object_add(in, "dropped", json_object_new_int64((int64_t)dropped(c)));
-			json_object_object_add(in, "nr_cpus", json_object_new_int((int)nr_out_cpus(c)));
-			if (c->decoded_any) {
-				json_object_object_add(in, "first_event_ns",
-						       jsonv_u64(c->first_ns));
-				json_object_object_add(in, "last_event_ns",
-						       jsonv_u64(c->last_ns));
-			}
-			if (c->traced_from_ns) {
-				json_object_object_add(in, "traced_from_ns",
-						       jsonv_u64(c->traced_from_ns));
-				json_object_object_add(in, "traced_until_ns",
-						       jsonv_u64(c->traced_until_ns));
-			}
-			if (c->time_given)
-				json_object_object_add(in, "outside_time",
-						       json_object_new_int64((int64_t)c->outside));
-			if (c->mode != H_REPORT) {
-				json_object_object_add(in, "corrupt_ring_bytes",
-						       jsonv_u64(c->ring_corrupt_bytes));
-				json_object_object_add(in, "keep_busy", keep_busy_json(c));
-				json_object_object_add(in, "backend",
-						       json_object_new_string(c->ran == HB_KERNEL ? "kernel"
-									      : c->ran == HB_BPF ? "bpf" : "perf"));
-				if (c->ran == HB_KERNEL)
-					json_object_object_add(in, "hist_triggers", histtrig_json(c));
-				else if (c->ran == HB_BPF) {
-					json_object_object_add(in, "bpf_program_runs",
-							       jsonv_u64(c->bpf_events));
-					json_object_object_add(in, "bpf_recursion_misses",
-							       jsonv_u64(c->bps.recursion_misses));
-					json_object_object_add(in, "bpf_nested_runs",
-							       jsonv_u64(c->bps.nested));
-					json_object_object_add(in, "bpf_programs", bpfprogs_json(c));
-				}
-				if (c->nltimer)
-					json_object_object_add(in, "local_timer", ltimer_json(c));
-			}
-			json_object_object_add(j, "input", in);
-		}
-		if (c->twl)
-			json_object_object_add(j, "timer_workload", twl_json(c));
 		if (jsonout_write(j, JSON_C_TO_STRING_PRETTY, c->json ? NULL : c->json_file, c->force,
 				  c->prog))
+			json_err = true;
+		json_object_put(j);
+	}
+	if (c->html_file) {	/* the page draws the buckets: a document with them */
+		struct json_object *j = build_doc(c, unsup, true);
+		if (!j) {
+			fprintf(stderr, "%s: out of memory building the HTML page\n", c->prog);
+			return EXIT_ERR;
+		}
+		if (jsonout_html(j, c->html_file, c->force, c->prog))
 			json_err = true;
 		json_object_put(j);
 	}

@@ -84,6 +84,7 @@ static const struct cli_opt osnoise_opts[] = {
 	OPT("top", 0, CLI_T_U64, top_n, 0, 256, 0, "N", "contributors shown per CPU (default 5)", NULL),
 	CLI_QUIET(struct ctx, quiet, "top: only the final summary"),
 	CLI_JSON(struct ctx, json, json_file),
+	CLI_HTML(struct ctx, html_file),
 	OPT("bucket-size", 'b', CLI_T_DUR_US, bucket_us, 1, 999999, 0, "US", "hist: bucket width (default 1)", NULL),
 	OPT("entries", 'E', CLI_T_U64, entries, 10, 9999999, 0, "N", "hist: number of buckets (default 256)", NULL),
 	FLAG("with-zeros", with_zeros, "hist: also the buckets that are empty on every CPU"),

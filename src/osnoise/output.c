@@ -596,16 +596,21 @@ static json_object *build_json(struct ctx *c)
 	return root;
 }
 
-/* The JSON document on stdout (--json) or in --json=FILE; 0 or EXIT_ERR. */
+/* The JSON document on stdout (--json) or in --json=FILE, and its page in
+ * --html FILE; 0 or EXIT_ERR. */
 static int print_json(struct ctx *c)
 {
 	json_object *root = build_json(c);
+	int rc = 0;
 	if (!root) {
 		fprintf(stderr, "latscope osnoise: out of memory building JSON\n");
 		return EXIT_ERR;
 	}
-	int rc = jsonout_write(root, JSON_C_TO_STRING_PRETTY, c->json ? NULL : c->json_file, c->force,
-			       "latscope osnoise");
+	if (c->json || c->json_file)
+		rc = jsonout_write(root, JSON_C_TO_STRING_PRETTY, c->json ? NULL : c->json_file, c->force,
+				   "latscope osnoise");
+	if (c->html_file && jsonout_html(root, c->html_file, c->force, "latscope osnoise"))
+		rc = EXIT_ERR;
 	json_object_put(root);
 	return rc;
 }
@@ -748,7 +753,7 @@ void osnoise_final_report(struct ctx *c)
 	if (c->mode != M_HIST || !c->no_summary)
 		print_details(c, c->mode == M_TRACE ? stderr : f);
 	print_stop(c, f);
-	if (c->json_file)
+	if (c->json_file || c->html_file)
 		c->json_rc = print_json(c);
 }
 

@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/* htmlrep.c - the page frame, getters, formatting, the log-scale histogram. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "htmlrep_int.h"
+
+static const char *const schemas[] = {
+	"latscope.dtl-report/1", "latscope.hist/1", "latscope.osnoise/1",
+};
+
+bool htmlrep_supported(const char *schema)
+{
+	for (size_t i = 0; schema && i < sizeof(schemas) / sizeof(schemas[0]); i++)
+		if (!strcmp(schema, schemas[i]))
+			return true;
+	return false;
+}
+
+int htmlrep_write(FILE *f, struct json_object *doc)
+{
+	if (!doc || !json_object_is_type(doc, json_type_object))
+		return -EINVAL;
+	const char *s = htmlrep_str(doc, "schema");
+	int rc;
+	if (!strcmp(s, schemas[0]))
+		rc = htmlrep_dtl(f, doc);
+	else if (!strcmp(s, schemas[1]))
+		rc = htmlrep_hist(f, doc);
+	else if (!strcmp(s, schemas[2]))
+		rc = htmlrep_osnoise(f, doc);
+	else
+		return -EINVAL;
+	if (rc)
+		return rc;
+	return ferror(f) ? -EIO : 0;
+}
+
+const char *htmlrep_strerror(int rc)
+{
+	switch (rc) {
+	case 0: return "no error";
+	case -EINVAL: return "not a document with a page (latscope.dtl-report/1, latscope.hist/1, "
+			     "latscope.osnoise/1)";
+	case -EIO: return "write error";
+	case -ENOMEM: return "out of memory";
+	default: return "error";
+	}
+}
+
+struct json_object *htmlrep_get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+	if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+bool htmlrep_has(struct json_object *o, const char *key)
+{
+	struct json_object *v = htmlrep_get(o, key);
+	return v && !json_object_is_type(v, json_type_null);
+}
+
+uint64_t htmlrep_u64v(struct json_object *v)
+{
+	if (!v)
+		return 0;
+	if (json_object_is_type(v, json_type_string)) {
+		const char *s = json_object_get_string(v);
+		char *end;
+		errno = 0;
+		unsigned long long x = strtoull(s, &end, 10);
+		return errno || end == s || *s == '-' ? 0 : (uint64_t)x;
+	}
+	if (json_object_is_type(v, json_type_int)) {
+		int64_t x = json_object_get_int64(v);
+		if (x >= 0)
+			return (uint64_t)x;
+		return json_object_get_uint64(v) > (uint64_t)INT64_MAX ? json_object_get_uint64(v) : 0;
+	}
+	if (json_object_is_type(v, json_type_double)) {
+		double d = json_object_get_double(v);
+		return d > 0 && d < 1.8e19 ? (uint64_t)d : 0;
+	}
+	return 0;
+}
+
+uint64_t htmlrep_u64(struct json_object *o, const char *key)
+{
+	return htmlrep_u64v(htmlrep_get(o, key));
+}
+
+int64_t htmlrep_i64(struct json_object *o, const char *key)
+{
+	struct json_object *v = htmlrep_get(o, key);
+	return v && json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
+}
+
+double htmlrep_dbl(struct json_object *o, const char *key)
+{
+	struct json_object *v = htmlrep_get(o, key);
+	if (!v || !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return 0;
+	double d = json_object_get_double(v);
+	return isfinite(d) ? d : 0;
+}
+
+const char *htmlrep_str(struct json_object *o, const char *key)
+{
+	struct json_object *v = htmlrep_get(o, key);
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+}
+
+size_t htmlrep_len(struct json_object *arr)
+{
+	return arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+}
+
+struct json_object *htmlrep_idx(struct json_object *arr, size_t i)
+{
+	return i < htmlrep_len(arr) ? json_object_array_get_idx(arr, i) : NULL;
+}
+
+void htmlrep_esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			if ((unsigned char)*s < 0x20)
+				fputc(' ', f);
+			else
+				fputc(*s, f);
+		}
+	}
+}
+
+const char *htmlrep_dur(char *buf, size_t n, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, n, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, n, "%.3g us", ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, n, "%.3g ms", ns / 1e6);
+	else if (ns < 1000000000000ULL)
+		snprintf(buf, n, "%.4g s", ns / 1e9);
+	else
+		snprintf(buf, n, "%.0f s", ns / 1e9);
+	return buf;
+}
+
+const char *htmlrep_colour(char *buf, const char *name)
+{
+	uint32_t h = 2166136261u;
+	for (const char *p = name; p && *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	/* a hue away from the hypervisor's red/orange/blue, pale enough for text */
+	static const char *const pal[] = {
+		"#8dd3c7", "#bebada", "#b3de69", "#fccde5", "#d9d9a0", "#bc80bd", "#ccebc5",
+		"#ffed6f", "#a6cee3", "#b2df8a", "#cab2d6", "#e5c494", "#66c2a5", "#a6d854",
+	};
+	snprintf(buf, 8, "%s", pal[h % (sizeof(pal) / sizeof(pal[0]))]);
+	return buf;
+}
+
+void htmlrep_page_start(FILE *f, const char *title, const char *subtitle)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>", f);
+	htmlrep_esc(f, title);
+	fputs("</title>\n<style>\n"
+	      "body{font:14px/1.4 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
+	      "margin:24px auto;max-width:1320px;padding:0 16px;color:#222;background:#fff}\n"
+	      "h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;"
+	      "border-bottom:2px solid #ddd;padding-bottom:4px}h3{font-size:15px;margin:16px 0 6px}\n"
+	      ".sub{color:#555;margin-bottom:12px}.note{color:#666;font-size:13px;margin:4px 0 8px}\n"
+	      "table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}"
+	      "th,td{padding:3px 9px;border-bottom:1px solid #e4e4e4;text-align:right}"
+	      "th{background:#f3f3f3;text-align:center}td.l,th.l{text-align:left}"
+	      "tr:nth-child(even) td{background:#fafafa}\n"
+	      ".kv{display:flex;flex-wrap:wrap;gap:8px 28px;margin:8px 0}.kv div{white-space:nowrap}"
+	      ".kv b{font-size:17px}\n"
+	      ".grid{display:flex;flex-wrap:wrap;gap:10px}"
+	      "svg{background:#fff}svg text{font-family:inherit}\n"
+	      ".warn{background:#fff3cd;border:1px solid #e0c060;padding:6px 10px;margin:8px 0}\n"
+	      "</style></head><body>\n<h1>", f);
+	htmlrep_esc(f, title);
+	fputs("</h1>\n<div class=\"sub\">", f);
+	htmlrep_esc(f, subtitle);
+	fputs("</div>\n", f);
+}
+
+void htmlrep_page_end(FILE *f)
+{
+	fputs("<p class=\"note\">Made by latscope from its JSON document (docs/json.md); "
+	      "times in ns in the document, shown here rounded.  Hover a mark for its values."
+	      "</p>\n</body></html>\n", f);
+}
+
+size_t htmlrep_marks(struct json_object *o, struct htmlrep_mark *m, size_t cap)
+{
+	static const struct { const char *key, *label; } k[] = {
+		{ "p50_ns", "p50" }, { "p99_ns", "p99" }, { "p99_9_ns", "p99.9" }, { "max_ns", "max" },
+	};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]) && n < cap; i++)
+		if (htmlrep_has(o, k[i].key))
+			m[n++] = (struct htmlrep_mark){ k[i].label, htmlrep_u64(o, k[i].key) };
+	return n;
+}
+
+#define HW 600
+#define HH 250
+#define ML 58
+#define MR 28
+#define MT 70
+#define MB 40
+
+static double xpos(double lx0, double lx1, uint64_t ns)
+{
+	double v = ns ? log10((double)ns) : lx0;
+	if (v < lx0)
+		v = lx0;
+	if (v > lx1)
+		v = lx1;
+	return ML + (v - lx0) / (lx1 - lx0) * (HW - ML - MR);
+}
+
+static const char *mark_colour(const char *label)
+{
+	if (!strcmp(label, "p50"))
+		return "#2ca02c";
+	if (!strcmp(label, "p90"))
+		return "#17becf";
+	if (!strcmp(label, "p99"))
+		return "#ff7f0e";
+	if (!strcmp(label, "max"))
+		return "#111";
+	return "#d62728";
+}
+
+void htmlrep_loghist(FILE *f, const char *title, const struct htmlrep_bucket *b, size_t n,
+		     const struct htmlrep_mark *m, size_t nm)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, cmax = 0, total = 0;
+	char d1[32], d2[32];
+
+	for (size_t i = 0; i < n; i++) {
+		if (!b[i].count)
+			continue;
+		uint64_t l = b[i].lo_ns ? b[i].lo_ns : (b[i].hi_ns > 1 ? b[i].hi_ns / 2 : 1);
+		if (l < lo)
+			lo = l;
+		if (b[i].hi_ns > hi)
+			hi = b[i].hi_ns;
+		total += b[i].count;
+	}
+	for (size_t i = 0; i < nm; i++) {
+		if (m[i].ns && m[i].ns < lo)
+			lo = m[i].ns;
+		if (m[i].ns > hi)
+			hi = m[i].ns;
+	}
+	fprintf(f, "<svg class=\"hist\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"xmlns=\"http://www.w3.org/2000/svg\" role=\"img\">\n", HW, HH, HW, HH);
+	fprintf(f, "<text x=\"%d\" y=\"16\" font-size=\"14\" font-weight=\"bold\">", ML);
+	htmlrep_esc(f, title);
+	fprintf(f, "</text>\n");
+	if (!total || lo == UINT64_MAX) {
+		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#777\">no samples</text></svg>\n", ML, HH / 2);
+		return;
+	}
+	/* x: whole decades around the data */
+	double lx0 = floor(log10((double)lo)), lx1 = ceil(log10((double)hi + 1));
+	if (lx1 > 19)	/* 10^19 is the last decade a u64 holds */
+		lx1 = 19;
+	if (lx0 > 18)
+		lx0 = 18;
+	if (lx1 <= lx0)
+		lx1 = lx0 + 1;
+	/* y: log10(count + 1) */
+	int ph = HH - MT - MB;
+	/* bars, several buckets in one pixel column summed */
+	long col = -1;
+	double cx0 = 0, cx1 = 0;
+	uint64_t csum = 0, clo = 0, chi = 0;
+	/* first pass for the tallest column */
+	for (int pass = 0; pass < 2; pass++) {
+		col = -1;
+		csum = 0;
+		for (size_t i = 0; i <= n; i++) {
+			bool end = i == n;
+			double x0 = 0, x1 = 0;
+			if (!end) {
+				if (!b[i].count)
+					continue;
+				x0 = xpos(lx0, lx1, b[i].lo_ns ? b[i].lo_ns : lo);
+				x1 = xpos(lx0, lx1, b[i].hi_ns);
+			}
+			if (end || (long)x0 != col) {
+				if (col >= 0 && csum) {
+					if (!pass) {
+						if (csum > cmax)
+							cmax = csum;
+					} else {
+						double h = log10((double)csum + 1) / log10((double)cmax + 1) * ph;
+						double w = cx1 - cx0 < 1 ? 1 : cx1 - cx0;
+						fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+							"fill=\"#4c78a8\"><title>%s .. %s: %" PRIu64 "</title></rect>\n",
+							cx0, MT + ph - h, w, h, htmlrep_dur(d1, sizeof(d1), clo),
+							htmlrep_dur(d2, sizeof(d2), chi), csum);
+					}
+				}
+				if (end)
+					break;
+				col = (long)x0;
+				cx0 = x0;
+				cx1 = x1;
+				csum = 0;
+				clo = b[i].lo_ns;
+			}
+			csum += b[i].count;
+			chi = b[i].hi_ns;
+			if (x1 > cx1)
+				cx1 = x1;
+		}
+	}
+	/* axes */
+	fprintf(f, "<g stroke=\"#444\" stroke-width=\"1\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
+		"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/></g>\n", ML, MT + ph, HW - MR, MT + ph,
+		ML, MT, ML, MT + ph);
+	for (double d = lx0; d <= lx1 + 1e-9; d += 1) {
+		double x = xpos(lx0, lx1, (uint64_t)pow(10, d));
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\"/>"
+			"<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
+			x, MT + ph, x, MT + ph + 4, x, MT + ph + 16,
+			htmlrep_dur(d1, sizeof(d1), (uint64_t)pow(10, d)));
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\" fill=\"#444\">"
+		"latency (log scale)</text>\n", (ML + HW - MR) / 2, HH - 6);
+	for (uint64_t c = 1; c <= cmax; c *= 10) {
+		double y = MT + ph - log10((double)c + 1) / log10((double)cmax + 1) * ph;
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#444\"/>"
+			"<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%" PRIu64 "</text>\n",
+			ML - 4, y, ML, y, ML - 6, y + 4, c);
+		if (c > UINT64_MAX / 10)
+			break;
+	}
+	fprintf(f, "<text transform=\"translate(12,%d) rotate(-90)\" font-size=\"11\" "
+		"text-anchor=\"middle\" fill=\"#444\">count (log)</text>\n", MT + ph / 2);
+	/* the marks: those within 2 px of each other share one line and label
+	 * ("p99/p99.9/max 3.38 us"); each label in the highest of three rows
+	 * where it clears the last one, kept inside the plot */
+	double last[3] = { -1e9, -1e9, -1e9 };
+	for (size_t i = 0; i < nm;) {
+		double x = xpos(lx0, lx1, m[i].ns);
+		size_t j = i + 1;
+		while (j < nm && fabs(xpos(lx0, lx1, m[j].ns) - x) < 2)
+			j++;
+		const char *c = mark_colour(m[j - 1].label);
+		char names[64] = "";
+		for (size_t k = i; k < j; k++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", k > i ? "/" : "",
+				 m[k].label);
+		int row = 0;
+		while (row < 2 && x - last[row] < 90)
+			row++;
+		last[row] = x;
+		/* anchored so the label stays inside: start, middle or end */
+		const char *anchor = x < ML + 70 ? "start" : x > HW - MR - 70 ? "end" : "middle";
+		double tx = x < ML + 70 ? x - 4 : x > HW - MR - 70 ? x + 4 : x;
+		fprintf(f, "<g class=\"mark\"><title>%s = %s</title><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+			"y2=\"%d\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>"
+			"<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"%s\" text-anchor=\"%s\">%s %s"
+			"</text></g>\n", names, htmlrep_dur(d1, sizeof(d1), m[i].ns), x, 34 + row * 12, x, MT + ph,
+			c, tx, 32 + row * 12, c, anchor, names, htmlrep_dur(d2, sizeof(d2), m[i].ns));
+		i = j;
+	}
+	fprintf(f, "<text x=\"%d\" y=\"16\" font-size=\"11\" text-anchor=\"end\" fill=\"#555\">"
+		"%" PRIu64 " samples</text>\n</svg>\n", HW - MR, total);
+}

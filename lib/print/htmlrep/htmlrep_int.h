@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * htmlrep_int.h - private to lib/print/htmlrep/: the page frame, JSON
+ * getters, formatting and the log-scale histogram shared by the pages
+ * (htmlrep.c), and the pages (htmlrep_dtl.c, htmlrep_hist.c).
+ */
+#ifndef LATSCOPE_HTMLREP_INT_H
+#define LATSCOPE_HTMLREP_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "print/htmlrep.h"
+
+/* JSON getters: a missing or mistyped key gives 0 / "" / NULL. */
+struct json_object *htmlrep_get(struct json_object *o, const char *key);
+bool htmlrep_has(struct json_object *o, const char *key);
+uint64_t htmlrep_u64(struct json_object *o, const char *key);	/* u64 numbers or decimal strings */
+uint64_t htmlrep_u64v(struct json_object *v);
+int64_t htmlrep_i64(struct json_object *o, const char *key);
+double htmlrep_dbl(struct json_object *o, const char *key);
+const char *htmlrep_str(struct json_object *o, const char *key);
+size_t htmlrep_len(struct json_object *arr);	/* 0 when not an array */
+struct json_object *htmlrep_idx(struct json_object *arr, size_t i);	/* NULL: not an array, out of range */
+
+/* s with &, <, >, " escaped. */
+void htmlrep_esc(FILE *f, const char *s);
+/* A duration for people: "812 ns", "12.3 us", "4.56 ms", "1.23 s" in buf. */
+const char *htmlrep_dur(char *buf, size_t n, uint64_t ns);
+/* A colour for a name (a task): a stable pastel hue, "#rrggbb" in buf[8]. */
+const char *htmlrep_colour(char *buf, const char *name);
+
+/* The page around the sections: <head> with the style sheet, the title. */
+void htmlrep_page_start(FILE *f, const char *title, const char *subtitle);
+void htmlrep_page_end(FILE *f);
+
+struct htmlrep_bucket {
+	uint64_t lo_ns, hi_ns, count;
+};
+struct htmlrep_mark {
+	const char *label;	/* "p50", "max"... */
+	uint64_t ns;
+};
+/*
+ * htmlrep_loghist - a histogram as an SVG: log-scale time on x (ns, decade
+ * ticks), log-scale counts on y, the marks as labelled vertical lines.
+ * Buckets in ascending order; several in one pixel column are summed.
+ */
+void htmlrep_loghist(FILE *f, const char *title, const struct htmlrep_bucket *b, size_t n,
+		     const struct htmlrep_mark *m, size_t nm);
+/* The marks present in o among p50_ns, p90_ns, p99_ns, p99_9_ns, p99_99_ns, max_ns. */
+size_t htmlrep_marks(struct json_object *o, struct htmlrep_mark *m, size_t cap);
+
+int htmlrep_dtl(FILE *f, struct json_object *doc);
+int htmlrep_hist(FILE *f, struct json_object *doc);
+int htmlrep_osnoise(FILE *f, struct json_object *doc);
+
+#endif
