@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "format/pdwrite.h"
 #include "hist.h"
+#include "live/timerwl.h"
 #include "tool.h"
 
 #define DEFAULT_TRACE "hist_trace.data"
@@ -257,4 +258,31 @@ void hist_print_auto(const struct hctx *c, FILE *f)
 	row(f, "total", "-", "the latency", 0, total, total);
 	if (!c->has[TPEVENT_IRQ_ENTRY])
 		fprintf(f, "  (no irq tracepoints: IRQ time counts as the task's)\n");
+}
+
+int hist_deadline_refused(struct hctx *c)
+{
+	for (unsigned i = 0; i < timerwl_nr_threads(c->twl); i++) {
+		struct timerwl_thread_info info;
+		struct lhist h;
+		if (lhist_init(&h, &c->lcfg.hist) < 0)
+			return 0;
+		/* the thread sets its policy first: wait for its tid */
+		for (int k = 0; k < 200; k++) {
+			timerwl_snapshot(c->twl, i, &info, &h);
+			if (info.tid)
+				break;
+			tool_sleep_ms(5);
+		}
+		lhist_fini(&h);
+		if (info.tid && !info.deadline) {
+			fprintf(stderr, "%s: -P d:: the timer thread on CPU %u is not SCHED_DEADLINE: %s "
+					"(the kernel admits a deadline thread pinned to one CPU only when that "
+					"CPU is an exclusive cpuset partition of its own, cgroup v2 "
+					"cpuset.cpus.partition; or the bandwidth is used up)\n", c->prog, info.cpu,
+				strerror(info.sched_err ? info.sched_err : EPERM));
+			return -1;
+		}
+	}
+	return 0;
 }

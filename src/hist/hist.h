@@ -232,6 +232,9 @@ void hist_on_end(struct hctx *c);
  * *cfg that feed it.  0 or -1 (said). */
 struct hsource_cfg;
 int hist_auto_setup(struct hctx *c, struct hsource_cfg *cfg);
+/* hist_deadline_refused - -P d:: -1 (said) when a timer thread did not get
+ * SCHED_DEADLINE, else 0. */
+int hist_deadline_refused(struct hctx *c);
 /* hist_print_auto - -a: the analysis of the worst sample over -T. */
 void hist_print_auto(const struct hctx *c, FILE *f);
 /* hist_worst - the worst latency of the selected, supported kinds, INT64_MIN

@@ -285,7 +285,8 @@ static void twl_table(struct hctx *c, FILE *f)
 		return;
 	/* -P: "SCHED_FIFO", "SCHED_RR", "SCHED_OTHER" or "SCHED_OTHER nice 5" */
 	const char *pol = c->prio.policy == SCHED_FIFO ? "SCHED_FIFO"
-			  : c->prio.policy == SCHED_RR ? "SCHED_RR" : "SCHED_OTHER";
+			  : c->prio.policy == SCHED_RR ? "SCHED_RR"
+			  : c->prio.policy == CLI_SCHED_DEADLINE ? "SCHED_DEADLINE" : "SCHED_OTHER";
 	char nice[24] = "", refused[64];
 	if (c->prio.policy == SCHED_OTHER && c->prio.prio)
 		snprintf(nice, sizeof(nice), "nice %d", c->prio.prio);

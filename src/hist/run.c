@@ -582,9 +582,13 @@ int hist_live(struct hctx *c)
 		if (c->prio.policy == SCHED_OTHER) {
 			tc.nice = c->prio.prio;	/* -P o:NICE, o:0 included */
 			tc.set_nice = c->prio_given;
-		}
-		else
+		} else if (c->prio.policy == CLI_SCHED_DEADLINE) {
+			tc.deadline = true;	/* -P d:RUNTIME:PERIOD */
+			tc.dl_runtime_ns = c->prio.dl_runtime_ns;
+			tc.dl_period_ns = c->prio.dl_period_ns;
+		} else {
 			tc.prio = c->prio.prio;
+		}
 		tc.rr = c->prio.policy == SCHED_RR;
 		tc.hist = c->lcfg.hist;
 		err = timerwl_start(&c->twl, &tc);
@@ -592,6 +596,8 @@ int hist_live(struct hctx *c)
 			fprintf(stderr, "%s: cannot start the timer threads: %s\n", c->prog, strerror(-err));
 			goto out;
 		}
+		if (tc.deadline && hist_deadline_refused(c) < 0)
+			goto out;
 	}
 	/* The names of the tasks alive now, ours included (the timer threads
 	 * may be born on an unmeasured CPU: no FORK record); the kernel names

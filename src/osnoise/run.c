@@ -423,6 +423,8 @@ int osnoise_run_live(struct ctx *c)
 			.floor_ns = c->floor_ns,
 			.policy = c->prio.policy,
 			.prio = c->prio.prio,
+			.dl_runtime_ns = c->prio.dl_runtime_ns,
+			.dl_period_ns = c->prio.dl_period_ns,
 			.set_nice = c->have_prio,	/* -P o:0 sets nice 0 */
 			.use_tsc = c->tsc,
 		};
@@ -433,6 +435,10 @@ int osnoise_run_live(struct ctx *c)
 		if (err < 0) {
 			fprintf(stderr, "latscope osnoise: cannot start the workload: %s%s\n",
 				strerror(-err),
+				c->prio.policy == CLI_SCHED_DEADLINE && (err == -EPERM || err == -EBUSY) ?
+				" (SCHED_DEADLINE, -P d:: the kernel admits a deadline thread pinned to one "
+				"CPU only when that CPU is an exclusive cpuset partition of its own (cgroup v2 "
+				"cpuset.cpus.partition), else it needs root or the bandwidth is used up)" :
 				err == -EPERM ? " (real-time priority needs root or CAP_SYS_NICE)" :
 				err == -ENOTSUP ? " (no constant TSC: drop --tsc)" : "");
 			oswork_free(c->w);
