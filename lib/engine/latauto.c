@@ -100,8 +100,11 @@ static struct latauto_part *find(struct acc *x, const struct latauto_part *who)
 {
 	for (size_t i = 0; i < x->n; i++)
 		if (x->all[i].cls == who->cls && x->all[i].id == who->id &&
-		    !strncmp(x->all[i].name, who->name, sizeof(who->name)))
+		    (who->cls == LATAUTO_TASK || !strncmp(x->all[i].name, who->name, sizeof(who->name)))) {
+			if (who->cls == LATAUTO_TASK)	/* a task by pid: its newest name (exec) */
+				memcpy(x->all[i].name, who->name, sizeof(who->name));
 			return &x->all[i];
+		}
 	if (x->n == sizeof(x->all) / sizeof(x->all[0]))
 		return NULL;
 	struct latauto_part *p = &x->all[x->n++];
@@ -216,8 +219,16 @@ int latauto_window(struct latauto *a, uint32_t cpu, uint64_t from_ns, uint64_t t
 		}
 		unsigned d0 = s.depth;
 		int32_t id0 = s.task.id;
+		if (e->kind == TPEVENT_SCHED_SWITCH && e->sw.prev_pid == s.task.id && s.task.cls == LATAUTO_TASK) {
+			/* the name it leaves with (an exec changes it) */
+			snprintf(s.task.name, sizeof(s.task.name), "%.*s", TPEVENT_COMM_LEN, e->sw.prev_comm);
+			if (e->time_ns > from_ns)
+				find(xp, &s.task);
+		}
 		apply(&s, e);
-		if (s.depth != d0 || s.task.id != id0)
+		/* a new turn: another task, or an IRQ/softirq entered (not the
+		 * return from one to the task it interrupted) */
+		if (s.depth > d0 || s.task.id != id0)
 			turn = true;
 	}
 	charge(xp, &s, t, to_ns, &turn);

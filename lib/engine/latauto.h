@@ -34,9 +34,10 @@ enum latauto_cls { LATAUTO_TASK, LATAUTO_IRQ, LATAUTO_SOFTIRQ, LATAUTO_VECTOR, L
 struct latauto_part {
 	enum latauto_cls cls;
 	int32_t id;			/* pid, irq, softirq vec, vector */
-	char name[TPEVENT_NAME_LEN];	/* comm, handler name, softirq name */
+	char name[TPEVENT_NAME_LEN];	/* comm (a task's newest), handler, softirq name */
 	uint64_t ns;			/* its time inside the window */
-	uint64_t count;			/* times it got the CPU inside the window */
+	uint64_t count;			/* times it got the CPU inside the window (a task's
+					 * return from an IRQ over it is not one) */
 };
 
 struct latauto_result {

@@ -271,7 +271,11 @@ int osnoise_end_report(struct ctx *c)
 	sysinfo_steal(c->steal1, c->list, c->nr);
 	if (!cmdio_broken_pipe())	/* else the quiet end (cmdio_reader_left()) */
 		osnoise_final_report(c);
-	return osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0));
+	uint64_t hits = c->e && c->on_thr.cont ? osneng_hits(c->e, NULL) : 0;
+	if (hits && !cmdio_broken_pipe())
+		fprintf(stderr, "%s: %" PRIu64 " single gaps above %" PRIu64 " us (--on-threshold continue): "
+				"exit 1\n", c->prog, hits, c->stop_us);
+	return osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0 || hits));
 }
 
 _Static_assert(OSNBPF_NMI == NOISE_NMI && OSNBPF_IRQ == NOISE_IRQ && OSNBPF_SOFTIRQ == NOISE_SOFTIRQ &&
