@@ -123,7 +123,7 @@ static void charge(struct acc *x, const struct ctxs *s, uint64_t t0, uint64_t t1
 	if (!p)
 		p = &x->all[x->n - 1];	/* full: the last slot takes it (counted in other) */
 	p->ns += t1 - t0;
-	if (*new_turn) {
+	if (*new_turn || !p->count) {	/* (on the CPU at the window's start: a turn too) */
 		p->count++;
 		*new_turn = false;
 	}
