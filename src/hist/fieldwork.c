@@ -176,8 +176,7 @@ bool hist_threshold_check(struct hctx *c)
 	c->hit_cpu = cpu;
 	c->hit_max = *hset_max(c->set, k, cpu);
 	c->hit_max.latency_ns = w;	/* the histogram's maximum (a backend may keep no record) */
-	if (!c->quiet && !c->json)
-		fprintf(stderr, "%s: %s latency %" PRId64 " us on cpu %u exceeds the threshold %" PRIu64
+	fprintf(stderr, "%s: %s latency %" PRId64 " us on cpu %u exceeds the threshold %" PRIu64
 			" us: %s\n", c->prog, hset_kind_name(k), w / 1000, cpu, c->threshold_ns / 1000,
 			c->on_thr.cont ? "going on (--on-threshold continue)" : "stopping now");
 	if (!c->on_thr.cont)
