@@ -3,8 +3,8 @@
 # docs/hist.md, "Field work"):
 #  - osnoise top -a US with a busy competitor on the measured CPU: stops
 #    long before -d, exit 1; its analysis names the parts of the gap, and
-#    they add up to it (ns, exactly); the trace it kept is read by perf
-#    script and latscope script with the same number of lines; an
+#    they add up to it (ns, exactly); the trace it kept is printed by perf
+#    script and latscope script byte for byte alike; an
 #    --on-threshold shell command ran with the event in its environment,
 #    and --on-end's after it;
 #  - osnoise --on-threshold continue: the run goes on to -d, the action ran
@@ -63,9 +63,11 @@ msg=$(sum_check "$TMP/os.out" "osnoise -a") || die "$msg"
 total=$(awk '$1 == "total" && / ns / { for (i = 1; i <= NF; i++) if ($i == "ns") print $(i - 1) }' "$TMP/os.out")
 [ "$total" = "$gap" ] || die "osnoise -a: total $total ns is not the gap $gap ns"
 grep -q "wrote '$TMP/os.data'" "$TMP/os.err" || die "osnoise -a: no trace written: $(cat "$TMP/os.err")"
-np=$(perf script -i "$TMP/os.data" 2>/dev/null | wc -l)
-nl=$("$LATSCOPE" script -i "$TMP/os.data" 2>/dev/null | wc -l)
+perf script -i "$TMP/os.data" >"$TMP/os.perf" 2>/dev/null
+"$LATSCOPE" script -i "$TMP/os.data" >"$TMP/os.ls" 2>/dev/null
+np=$(wc -l < "$TMP/os.perf"); nl=$(wc -l < "$TMP/os.ls")
 [ "$np" -gt 0 ] && [ "$np" -eq "$nl" ] || die "osnoise trace: perf script $np lines, latscope script $nl"
+cmp -s "$TMP/os.perf" "$TMP/os.ls" || die "osnoise trace: perf script and latscope script differ: $(diff "$TMP/os.perf" "$TMP/os.ls" | head -4)"
 perf script -i "$TMP/os.data" 2>/dev/null | grep -q "latscope:osnoise_workload" || die "osnoise trace: no workload records"
 grep -q "^LATSCOPE_EVENT=threshold$" "$TMP/env.txt" || die "on-threshold: no LATSCOPE_EVENT: $(cat "$TMP/env.txt")"
 grep -q "^LATSCOPE_CPU=$CPU$" "$TMP/env.txt" || die "on-threshold: LATSCOPE_CPU: $(cat "$TMP/env.txt")"
@@ -74,7 +76,7 @@ grep -q "^LATSCOPE_TRACE_FILE=$TMP/os.data$" "$TMP/env.txt" || die "on-threshold
 lat=$(sed -n 's/^LATSCOPE_LATENCY_NS=//p' "$TMP/env.txt")
 [ "$lat" = "$gap" ] || die "on-threshold: LATSCOPE_LATENCY_NS=$lat, the gap was $gap"
 [ "$(tail -1 "$TMP/env.txt")" = "end:end" ] || die "on-end did not run after on-threshold: $(cat "$TMP/env.txt")"
-echo "ok osnoise -a: stopped after ${dt}s, gap $gap ns = its parts, trace $np lines in both, actions ran"
+echo "ok osnoise -a: stopped after ${dt}s, gap $gap ns = its parts, trace $np lines identical in both, actions ran"
 
 # ---- osnoise --on-threshold continue ----------------------------------------------
 spin $CPU 4
@@ -115,10 +117,12 @@ lat=$(sed -n "s/^latscope hist auto-analysis: [a-z/]* latency of \([0-9]*\) ns .
 msg=$(sum_check "$TMP/h.out" "hist -a") || die "$msg"
 total=$(awk '$1 == "total" && / ns / { for (i = 1; i <= NF; i++) if ($i == "ns") print $(i - 1) }' "$TMP/h.out")
 [ "$total" = "$lat" ] || die "hist -a: total $total ns is not the sample $lat ns"
-np=$(perf script -i "$TMP/h.data" 2>/dev/null | wc -l)
-nl=$("$LATSCOPE" script -i "$TMP/h.data" 2>/dev/null | wc -l)
+perf script -i "$TMP/h.data" >"$TMP/h.perf" 2>/dev/null
+"$LATSCOPE" script -i "$TMP/h.data" >"$TMP/h.ls" 2>/dev/null
+np=$(wc -l < "$TMP/h.perf"); nl=$(wc -l < "$TMP/h.ls")
 [ "$np" -gt 0 ] && [ "$np" -eq "$nl" ] || die "hist trace: perf script $np lines, latscope script $nl"
-echo "ok hist -a: stopped after ${dt}s at $lat ns = its parts, trace $np lines in both"
+cmp -s "$TMP/h.perf" "$TMP/h.ls" || die "hist trace: perf script and latscope script differ: $(diff "$TMP/h.perf" "$TMP/h.ls" | head -4)"
+echo "ok hist -a: stopped after ${dt}s at $lat ns = its parts, trace $np lines identical in both"
 
 burst
 t0=$(now)
