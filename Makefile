@@ -182,6 +182,11 @@ $(BUILD)/tests/test_tool: $(BUILD)/tests/unit/test_tool.o $(BUILD)/src/tool.o $(
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/src/tool.o $(BUILD)/src/cmdio.o $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
 
+# The --on-threshold / --on-end actions (src/action.c).
+$(BUILD)/tests/test_action: $(BUILD)/tests/unit/test_action.o $(BUILD)/src/action.o $(LIBA)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/src/action.o $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
+
 # The stop signals (src/cmdio.c).
 $(BUILD)/tests/test_cmdio: $(BUILD)/tests/unit/test_cmdio.o $(BUILD)/src/cmdio.o $(LIBA)
 	@$(if $(Q),echo "  LD      $@")

@@ -41,6 +41,23 @@ static int parse_prio(const char *s, struct cli_prio *out)
 	int64_t v;
 	int policy = SCHED_FIFO;
 
+	if (s[0] == 'd' && s[1] == ':') {	/* d:RUNTIME:PERIOD */
+		char rt[64];
+		const char *colon = strchr(s + 2, ':');
+		uint64_t r, p;
+		if (!colon || (size_t)(colon - (s + 2)) >= sizeof(rt))
+			return -EINVAL;
+		memcpy(rt, s + 2, (size_t)(colon - (s + 2)));
+		rt[colon - (s + 2)] = 0;
+		if (parse_duration_ns(rt, 1000, &r) || parse_duration_ns(colon + 1, 1000, &p) ||
+		    r < 1000 || r > p || p > 4000000000ULL)
+			return -EINVAL;
+		out->policy = CLI_SCHED_DEADLINE;
+		out->prio = 0;
+		out->dl_runtime_ns = r;
+		out->dl_period_ns = p;
+		return 0;
+	}
 	if (s[0] && s[1] == ':') {
 		switch (s[0]) {
 		case 'o': policy = SCHED_OTHER; break;
@@ -95,7 +112,8 @@ static const char *expected(const struct cli_opt *o, char *buf, size_t len)
 	case CLI_T_CPUS:
 		return "a CPU list such as 0-3,5";
 	case CLI_T_PRIO:
-		return "o:NICE (-20..19), r:PRIO or f:PRIO (1..99), or PRIO for f:PRIO";
+		return "o:NICE (-20..19), r:PRIO or f:PRIO (1..99), d:RUNTIME:PERIOD (SCHED_DEADLINE, "
+		       "1us <= runtime <= period <= 4s, e.g. d:100us:1ms), or PRIO for f:PRIO";
 	default:
 		return "a valid value";
 	}

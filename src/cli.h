@@ -28,7 +28,9 @@
  *              in the option's unit (bytes, or KiB where the option says so);
  *   CPU lists  "0-3,5";
  *   priorities "o:NICE" (SCHED_OTHER), "r:PRIO" (SCHED_RR), "f:PRIO"
- *              (SCHED_FIFO) as rtla has them; a bare number is f:PRIO.
+ *              (SCHED_FIFO), "d:RUNTIME:PERIOD" (SCHED_DEADLINE; durations,
+ *              a bare number in us; 1us <= runtime <= period <= 4s) as rtla
+ *              has them; a bare number is f:PRIO.
  * Nothing here prints except cli_usage(), to the FILE it is given; nothing
  * exits.  The parser is a function of argv alone (getopt's state is reset on
  * each call), so the unit tests call it directly.
@@ -62,9 +64,11 @@ enum cli_type {
 
 /* A scheduling priority as -P takes it. */
 struct cli_prio {
-	int policy;	/* SCHED_OTHER, SCHED_RR or SCHED_FIFO */
-	int prio;	/* nice for SCHED_OTHER (-20..19), else 1..99 */
+	int policy;	/* SCHED_OTHER, SCHED_RR, SCHED_FIFO or CLI_SCHED_DEADLINE */
+	int prio;	/* nice for SCHED_OTHER (-20..19), else 1..99; 0 for deadline */
+	uint64_t dl_runtime_ns, dl_period_ns;	/* d:RUNTIME:PERIOD (runtime <= period) */
 };
+#define CLI_SCHED_DEADLINE 6	/* SCHED_DEADLINE (linux/sched.h) */
 
 #define CLI_NONE ((size_t)-1)
 
@@ -162,7 +166,8 @@ bool cli_table_ok(const struct cli_cmd *cmd);
 #define CLI_QUIET(T, f, h) CLI_OPT("quiet", 'q', CLI_T_FLAG, T, f, CLI_NONE, 0, 0, 0, NULL, h, NULL)
 #define CLI_PRIORITY(T, f, g, h) \
 	CLI_OPT("priority", 'P', CLI_T_PRIO, T, f, CLI_GIVEN(T, g), 0, 0, 0, "P", h, \
-		"o:NICE (-20..19), r:PRIO or f:PRIO (1..99), or PRIO for f:PRIO")
+		"o:NICE (-20..19), r:PRIO or f:PRIO (1..99), d:RUNTIME:PERIOD (SCHED_DEADLINE, " \
+		"e.g. d:100us:1ms), or PRIO for f:PRIO")
 #define CLI_RING_SIZE(T, f, unit, lo, hi, h, e) \
 	CLI_OPT("ring-size", 0, CLI_T_SIZE, T, f, CLI_NONE, lo, hi, unit, "SIZE", h, e)
 #define CLI_INPUT(T, f, h) CLI_OPT("input", 'i', CLI_T_STR, T, f, CLI_NONE, 0, 0, 0, "FILE", h, NULL)

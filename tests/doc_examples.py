@@ -148,7 +148,7 @@ def examples(root):
 #   - "latscope dtl record" without a POWER DTL source: exit 2 and a line
 #     naming the missing DTL source is the expected answer.
 # Every other example must exit 0, or 1 where it sets a stop threshold
-# (-T, -s: exit 1 says the threshold was hit).
+# (-T, -s, -a/--auto: exit 1 says the threshold was hit).
 
 LIVE = re.compile(r"\blatscope (osnoise (top|hist|trace|record)|hist (record|top)|dtl record)\b")
 UNTIL_STOPPED = re.compile(r"\blatscope (monitor|hist top|osnoise (top|hist|trace))\b(?!.*\s-i\s)")
@@ -242,7 +242,7 @@ def run(root, base):
             c = "sh '%s'" % os.path.join(root, "scripts/demo.sh")
             env["LATSCOPE"] = binary
         expect = {0}
-        if re.search(r"\s-(T|s)\s", c):
+        if re.search(r"\s(-(T|s|a)|--auto)[\s=]", c):
             expect = {0, 1}
         dtl_rec = re.search(r"\blatscope dtl record\b", c) and not has_dtl_source()
         if dtl_rec:

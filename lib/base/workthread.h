@@ -21,6 +21,7 @@
 #define LATSCOPE_WORKTHREAD_H
 
 #include <pthread.h>
+#include <stdint.h>
 #include <signal.h>
 
 /* workthread_blocked - the set a helper thread blocks (see above) into *set. */
@@ -31,6 +32,16 @@ void workthread_blocked(sigset_t *set);
  * workthread_blocked() blocked; the caller's own mask is unchanged when it
  * returns.  attr may be NULL.  Returns 0 or a negative errno.
  */
+/*
+ * workthread_set_deadline - make the calling thread SCHED_DEADLINE with
+ * runtime_ns every period_ns (deadline = period), through sched_setattr(2).
+ * 0 or the negative errno: -EPERM/-EBUSY when the kernel refuses a thread
+ * pinned to fewer CPUs than its root domain (its admission control: pinned
+ * deadline threads need an exclusive cpuset partition), -EINVAL for values
+ * it refuses, -EBUSY when the CPUs' deadline bandwidth is used up.
+ */
+int workthread_set_deadline(uint64_t runtime_ns, uint64_t period_ns);
+
 int workthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
 #endif

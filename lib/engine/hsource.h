@@ -67,6 +67,12 @@ struct hsource_cfg {
 	size_t nr_events;
 	size_t ring_bytes;			/* per CPU, 0 = evsrc's default */
 	bool track_tasks;			/* the rings also name tasks (for a recording) */
+	/* every event read, before the trackers see it (NULL: none); and every
+	 * sample the trackers file (latency_set_observer; NULL: none) */
+	int (*tap)(void *arg, const struct tpevent *ev);
+	void *tap_arg;
+	latency_sample_fn observer;
+	void *observer_arg;
 	/* bpf only */
 	bool irqsoff;				/* also the preemptirq programs (--irqsoff), where
 						 * the kernel has the tracepoints */

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "engine/noise.h"
+#include "engine/noiseauto.h"
 #include "live/oswork.h"
 #include "base/parse.h"
 #include "format/pdformat.h"
@@ -58,6 +59,10 @@ struct osneng_opts {
 	bool gap_counters;		/* the workload's gaps carry their attribution (the bpf
 					 * backend: oswork_opts.slots); no event is fed */
 	bool hist;			/* keep a histogram of single gaps per CPU */
+	bool auto_analysis;		/* -a: keep the recent windows (lib/engine/noiseauto.h)
+					 * and analyse the gap that hits stop_us */
+	bool stop_continue;		/* a gap above stop_us is a hit (osneng_hits) and the run
+					 * goes on; the first hit is osneng_stop()'s record */
 	uint64_t bucket_us, entries;	/* its bucket width and bucket count (hist) */
 };
 
@@ -160,6 +165,12 @@ const struct osneng_stop *osneng_stop(const struct osneng *e);
 bool osneng_stopped(const struct osneng *e);
 const struct osneng_times *osneng_times(const struct osneng *e);
 const struct osneng_counts *osneng_counts(const struct osneng *e);
+/* Gaps above stop_us so far (with stop_continue, every one; else 0 or 1);
+ * the last one in *last (may be NULL). */
+uint64_t osneng_hits(const struct osneng *e, struct osneng_stop *last);
+/* With opts.auto_analysis: the analysis of the last gap above stop_us
+ * (borrowed, valid until osneng_free), NULL before the first. */
+const struct noiseauto_result *osneng_auto(const struct osneng *e);
 
 /* Workload records from src (copied) or from the running workload w
  * (borrowed: stays the caller's to stop and free, after the engine is done). */

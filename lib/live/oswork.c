@@ -274,6 +274,12 @@ static void *thread_main(void *arg)
 			t->err = -errno;
 			goto fail;
 		}
+	} else if (o->policy == 6) {	/* SCHED_DEADLINE */
+		int err = workthread_set_deadline(o->dl_runtime_ns, o->dl_period_ns);
+		if (err < 0) {
+			t->err = err;
+			goto fail;
+		}
 	} else {
 		struct sched_param sp = { .sched_priority = o->prio };
 		if (sched_setscheduler(0, o->policy, &sp) < 0) {

@@ -48,8 +48,12 @@ struct oswork_opts {
 	uint64_t period_ns, runtime_ns;	/* runtime <= period */
 	uint64_t threshold_ns;		/* 0 = 1000 */
 	uint64_t floor_ns;		/* sub-threshold floor; 0 = 4 x the smallest gap, >= 100 */
-	int policy;			/* SCHED_OTHER, SCHED_FIFO, SCHED_RR */
-	int prio;			/* nice for SCHED_OTHER, rt priority otherwise */
+	int policy;			/* SCHED_OTHER, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE (6) */
+	int prio;			/* nice for SCHED_OTHER, rt priority for FIFO/RR */
+	uint64_t dl_runtime_ns, dl_period_ns;	/* SCHED_DEADLINE: workthread_set_deadline();
+					 * the kernel refuses it for pinned threads
+					 * outside an exclusive cpuset partition:
+					 * oswork_start() fails with -EPERM/-EBUSY */
 	bool set_nice;			/* SCHED_OTHER: set the nice (0 included); false: inherited
 					 * unless prio != 0 */
 	bool use_tsc;			/* read the TSC (x86, constant_tsc) */

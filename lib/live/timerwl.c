@@ -57,8 +57,14 @@ static void *timerwl_run(void *arg)
 	CPU_SET(t->info.cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
 		err = errno;
-	bool fifo = false, ok = true;
-	if (w->cfg.prio > 0) {
+	bool fifo = false, ok = true, dl = false;
+	if (w->cfg.deadline) {
+		int e = workthread_set_deadline(w->cfg.dl_runtime_ns, w->cfg.dl_period_ns);
+		dl = e == 0;
+		if (e < 0 && !err)
+			err = -e;
+		ok = dl;
+	} else if (w->cfg.prio > 0) {
 		struct sched_param sp = { .sched_priority = w->cfg.prio };
 		if (sched_setscheduler(0, w->cfg.rr ? SCHED_RR : SCHED_FIFO, &sp) == 0)
 			fifo = true;
@@ -76,6 +82,7 @@ static void *timerwl_run(void *arg)
 	pthread_mutex_lock(&t->lock);
 	t->info.tid = (pid_t)syscall(SYS_gettid);
 	t->info.fifo = fifo;
+	t->info.deadline = dl;
 	t->info.policy_ok = ok;
 	t->info.sched_err = err;
 	pthread_mutex_unlock(&t->lock);

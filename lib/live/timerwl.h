@@ -27,6 +27,9 @@ struct timerwl_cfg {
 	bool rr;			/* prio > 0: SCHED_RR instead of SCHED_FIFO */
 	int nice;			/* prio 0: the threads' nice value (-20..19) */
 	bool set_nice;			/* prio 0: set nice (0 included); false: as inherited */
+	bool deadline;			/* SCHED_DEADLINE instead (prio 0): dl_runtime_ns every
+					 * dl_period_ns (workthread_set_deadline) */
+	uint64_t dl_runtime_ns, dl_period_ns;
 	struct lhist_cfg hist;		/* geometry of each thread's histogram */
 };
 
@@ -34,6 +37,7 @@ struct timerwl_thread_info {
 	unsigned cpu;
 	pid_t tid;			/* 0 until the thread started */
 	bool fifo;			/* the real-time policy (SCHED_FIFO, or SCHED_RR) was granted */
+	bool deadline;			/* SCHED_DEADLINE was granted */
 	bool policy_ok;			/* what cfg asked for (RT policy, nice) was applied */
 	int sched_err;			/* errno of a refused SCHED_FIFO / affinity, 0 = none */
 	uint64_t cycles;		/* wakeups measured */

@@ -154,7 +154,8 @@ static int parse_backend(const char *arg, void *params)
 		0, 0, 1000, "DUR", \
 		"exit 1 when a reported maximum exceeds DUR (100us, 1ms;\n" \
 		"a bare number is us), or when events were lost or\n" \
-		"dropped (the histograms cannot pass then)", \
+		"dropped (the histograms cannot pass then); record and\n" \
+		"top stop as soon as a sample exceeds it", \
 		"a duration such as 100us, 1ms (a bare number is us)"), \
 	CLI_STRICT(struct hctx, strict)
 
@@ -207,7 +208,25 @@ static int parse_backend(const char *arg, void *params)
 	CLI_CUSTOM("prio", 0, parse_old_prio, "N", NULL, "0..99 (0 = SCHED_OTHER); -P takes o:NICE, r:PRIO, f:PRIO"), \
 	H_OPT("dma-latency", 0, CLI_T_I64, dma_latency_us, (uint64_t)-1, INT32_MAX, 0, "US", \
 	      "while it runs, hold /dev/cpu_dma_latency at US (default\n" \
-	      "0, as cyclictest does; -1 = leave the C-states alone)", NULL)
+	      "0, as cyclictest does; -1 = leave the C-states alone)", NULL), \
+	CLI_OPT("auto", 'a', CLI_T_DUR, struct hctx, auto_ns, CLI_GIVEN(struct hctx, have_auto), 1, 0, 1000, \
+		"DUR", "automatic analysis: stop when a sample exceeds DUR\n" \
+		"(-T DUR), keep the trace (--trace) and say what made\n" \
+		"up the worst sample: timer and wakeup parts, who ran", \
+		"a duration such as 100us, 1ms (a bare number is us)"), \
+	{ .name = "trace", .type = CLI_T_CUSTOM, .given_off = CLI_NONE, .parse = hist_parse_trace, \
+	  .optional = true, .arg = "FILE", \
+	  .help = "keep the run's events in a perf.data FILE (= -o FILE;\n" \
+		  "default hist_trace.data) that latscope script, perf\n" \
+		  "script and hist report read", .expect = "a file name" }, \
+	CLI_CUSTOM("on-threshold", 0, hist_parse_on_threshold, "ACTION", \
+		   "when -T/-a is exceeded (repeatable): trace[,file=F],\n" \
+		   "signal,num=N,pid=P|parent, shell,command=CMD (the\n" \
+		   "event in LATSCOPE_* variables), continue (go on)", \
+		   "trace[,file=F], signal,num=N,pid=P|parent, shell,command=CMD (or continue)"), \
+	CLI_CUSTOM("on-end", 0, hist_parse_on_end, "ACTION", \
+		   "at the end of the run (repeatable): the same but\ncontinue", \
+		   "trace[,file=F], signal,num=N,pid=P|parent, shell,command=CMD")
 
 #define HIST_OUTRO \
 	"Exit status: 0 ok, 1 threshold exceeded or data lost under --threshold/--strict,\n" \
@@ -543,11 +562,17 @@ int cmd_hist(int argc, char **argv)
 		cli_usage(subs[i].cli, stdout);
 		return 0;
 	}
+	if (rc < 0 && c.act_err[0]) {
+		fprintf(stderr, "%s: %s\n", c.prog, c.act_err);
+		return EXIT_ERR;
+	}
 	if (rc < 0) {
 		fprintf(stderr, "%s\n", err[0] ? err : "bad command line");
 		return EXIT_ERR;
 	}
 	settle(&c);
+	if (c.mode != H_REPORT && hist_fieldwork_settle(&c))
+		return EXIT_ERR;
 	if (!backend_ok(&c))
 		return EXIT_ERR;
 	int ret = c.mode == H_REPORT ? hist_report(&c) : hist_live(&c);

@@ -21,11 +21,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "action.h"
 #include "cli.h"
 #include "engine/hsource.h"
 #include "live/bpfhist.h"
 #include "live/histtrig.h"
 #include "live/idlecheck.h"
+#include "engine/latauto.h"
 #include "engine/latency.h"
 #include "base/parse.h"
 #include "format/tpevent.h"
@@ -92,6 +94,23 @@ struct hctx {
 	uint64_t noise_threshold_us;	/* --noise-threshold */
 	bool dtl;			/* --dtl: the POWER DTL counters */
 	const char *sysfs, *debugfs, *procfs;	/* --dtl's roots (tests), NULL = the system's */
+	/* field work (fieldwork.c): -a, --trace, --on-threshold, --on-end */
+	uint64_t auto_ns;		/* -a: -T at this, --trace, the analysis */
+	bool have_auto;
+	bool trace_asked;		/* --trace, -a, an --on-end trace: kept whatever happens */
+	bool trace_on_hit;		/* only an --on-threshold trace: kept on a hit */
+	struct action_list on_thr, on_end;
+	char act_err[512];		/* a malformed action, said by cmd_hist */
+	bool hit;			/* -T was exceeded during the run */
+	enum hset_kind hit_kind;	/* where: the worst case kept then */
+	uint32_t hit_cpu;
+	struct hset_max hit_max;
+	uint64_t last_sync_ns;		/* bpf, kernel: when -T last read the counts */
+	bool trace_kept;		/* the trace file was written */
+	struct latauto *an;		/* -a: the recent events of each CPU */
+	bool an_valid;			/* an_res: the worst sample over -T, analysed when filed */
+	struct latency_sample an_sample;
+	struct latauto_result an_res;
 	/* state */
 	struct latency *lat;		/* report: the userspace engine fed from perf.data */
 	struct hsource *src;		/* live: the backend's source (engine/hsource.h) */
@@ -195,6 +214,33 @@ void hist_monitor_publish(struct hctx *c, uint64_t now_ns);
 int hist_monitor_reset(struct hctx *c);
 /* hist_monitor_end - stop serving, the summary line on stderr. */
 void hist_monitor_end(struct hctx *c);
+
+/* fieldwork.c */
+/* Option parsers of the table (cli.c): --on-threshold, --on-end, --trace. */
+int hist_parse_on_threshold(const char *arg, void *params);
+int hist_parse_on_end(const char *arg, void *params);
+int hist_parse_trace(const char *arg, void *params);
+/* hist_fieldwork_settle - after parsing: -a into -T and --trace, the trace
+ * file into -o, the checks (one line on stderr); 0 or EXIT_ERR. */
+int hist_fieldwork_settle(struct hctx *c);
+/* hist_threshold_check - in the loop: true when -T is exceeded and the run
+ * stops now (with --on-threshold continue, the actions run and false). */
+bool hist_threshold_check(struct hctx *c);
+/* hist_on_threshold, hist_on_end - the actions (threshold: when it was hit). */
+void hist_on_threshold(struct hctx *c);
+void hist_on_end(struct hctx *c);
+/* hist_auto_setup - -a: the analyser, and the source's tap and observer in
+ * *cfg that feed it.  0 or -1 (said). */
+struct hsource_cfg;
+int hist_auto_setup(struct hctx *c, struct hsource_cfg *cfg);
+/* hist_deadline_refused - -P d:: -1 (said) when a timer thread did not get
+ * SCHED_DEADLINE, else 0. */
+int hist_deadline_refused(struct hctx *c);
+/* hist_print_auto - -a: the analysis of the worst sample over -T. */
+void hist_print_auto(const struct hctx *c, FILE *f);
+/* hist_worst - the worst latency of the selected, supported kinds, INT64_MIN
+ * with none; *kind, *cpu (may be NULL) where (output.c). */
+int64_t hist_worst(const struct hctx *c, enum hset_kind *kind, uint32_t *cpu);
 
 /* output.c */
 /* hist_term_view - the text histograms of the selected types, their max

@@ -285,7 +285,8 @@ static void twl_table(struct hctx *c, FILE *f)
 		return;
 	/* -P: "SCHED_FIFO", "SCHED_RR", "SCHED_OTHER" or "SCHED_OTHER nice 5" */
 	const char *pol = c->prio.policy == SCHED_FIFO ? "SCHED_FIFO"
-			  : c->prio.policy == SCHED_RR ? "SCHED_RR" : "SCHED_OTHER";
+			  : c->prio.policy == SCHED_RR ? "SCHED_RR"
+			  : c->prio.policy == CLI_SCHED_DEADLINE ? "SCHED_DEADLINE" : "SCHED_OTHER";
 	char nice[24] = "", refused[64];
 	if (c->prio.policy == SCHED_OTHER && c->prio.prio)
 		snprintf(nice, sizeof(nice), "nice %d", c->prio.prio);
@@ -367,16 +368,21 @@ void hist_term_view(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS])
 		twl_table(c, f);
 }
 
-static int64_t worst(const struct hctx *c, const bool unsup[HSET_NR_KINDS])
+int64_t hist_worst(const struct hctx *c, enum hset_kind *kind, uint32_t *cpu)
 {
 	int64_t w = INT64_MIN;
-	for (int t = 0; t < HSET_NR_KINDS; t++) {
-		if (!c->types[t] || unsup[t])
+	for (int t = 0; t < HSET_NR_KINDS && c->set; t++) {
+		if (!c->types[t] || hist_kind_unsupported(c, t))
 			continue;
-		for (uint32_t cpu = 0; cpu < hset_nr_cpus(c->set); cpu++) {
-			const struct lhist *h = hset_hist(c->set, t, cpu);
-			if (h && h->total && h->max_ns > w)
+		for (uint32_t i = 0; i < hset_nr_cpus(c->set); i++) {
+			const struct lhist *h = hset_hist(c->set, t, i);
+			if (h && h->total && h->max_ns > w) {
 				w = h->max_ns;
+				if (kind)
+					*kind = t;
+				if (cpu)
+					*cpu = i;
+			}
 		}
 	}
 	return w;
@@ -696,7 +702,7 @@ int hist_emit(struct hctx *c)
 		rc = EXIT_THRESHOLD;
 	}
 	if (c->threshold_given) {
-		int64_t w = worst(c, unsup);
+		int64_t w = hist_worst(c, NULL, NULL);
 		if (w != INT64_MIN && w >= 0 && (uint64_t)w > c->threshold_ns) {
 			fprintf(stderr, "%s: maximum latency %" PRId64 " us exceeds the threshold %" PRId64
 					" us\n",

@@ -183,6 +183,12 @@ static const char *const live_events[] = {
 	"?timer:hrtimer_expire_entry",
 	"?timer:hrtimer_expire_exit",
 };
+/* -a: who had the CPU in the worst sample's window */
+static const char *const live_auto[] = {
+	"?irq:irq_handler_entry", "?irq:irq_handler_exit",
+	"?irq:softirq_entry", "?irq:softirq_exit",
+	"?irq_vectors:*_entry", "?irq_vectors:*_exit",
+};
 static const char *const live_irqsoff[] = {
 	"?preemptirq:irq_disable",
 	"?preemptirq:irq_enable",
@@ -445,6 +451,12 @@ static void live_checkpoint(void *arg)
 		c->live_err = true;
 }
 
+/* -T: the run stops as soon as a sample exceeds it */
+static bool live_done(void *arg)
+{
+	return hist_threshold_check(((struct live_loop *)arg)->c);
+}
+
 static void live_refresh(void *arg, uint64_t now_ns)
 {
 	struct live_loop *lv = arg;
@@ -488,7 +500,8 @@ static int live_finish(struct hctx *c)
 int hist_live(struct hctx *c)
 {
 	const char *ev[sizeof(live_events) / sizeof(live_events[0]) +
-		       sizeof(live_irqsoff) / sizeof(live_irqsoff[0])];
+		       sizeof(live_irqsoff) / sizeof(live_irqsoff[0]) +
+		       sizeof(live_auto) / sizeof(live_auto[0])];
 	size_t n = 0;
 	struct livesetup ls;	/* the settings changed for the run, given back at out: */
 	struct livesetup_why why;
@@ -514,6 +527,9 @@ int hist_live(struct hctx *c)
 	if (c->irqsoff_live)
 		for (size_t i = 0; i < sizeof(live_irqsoff) / sizeof(live_irqsoff[0]); i++)
 			ev[n++] = live_irqsoff[i];
+	if (c->have_auto)
+		for (size_t i = 0; i < sizeof(live_auto) / sizeof(live_auto[0]); i++)
+			ev[n++] = live_auto[i];
 	if (!c->cpus_given && sysinfo_online_cpus(&c->cpus) < 0) {
 		fprintf(stderr, "%s: cannot find the online CPUs\n", c->prog);
 		goto out;
@@ -528,6 +544,8 @@ int hist_live(struct hctx *c)
 		.irqsoff = c->irqsoff_live,
 		.run_stats = tool_bpf_stats(),
 	};
+	if (hist_auto_setup(c, &scfg) < 0)
+		goto out;
 	if ((c->backend != HB_PERF && open_in_kernel(c, &scfg) < 0) || tool_setup_interrupted(c->prog))
 		goto out;
 	if (!c->src && (open_perf(c, &scfg, &ls) < 0 || tool_setup_interrupted(c->prog)))
@@ -564,9 +582,13 @@ int hist_live(struct hctx *c)
 		if (c->prio.policy == SCHED_OTHER) {
 			tc.nice = c->prio.prio;	/* -P o:NICE, o:0 included */
 			tc.set_nice = c->prio_given;
-		}
-		else
+		} else if (c->prio.policy == CLI_SCHED_DEADLINE) {
+			tc.deadline = true;	/* -P d:RUNTIME:PERIOD */
+			tc.dl_runtime_ns = c->prio.dl_runtime_ns;
+			tc.dl_period_ns = c->prio.dl_period_ns;
+		} else {
 			tc.prio = c->prio.prio;
+		}
 		tc.rr = c->prio.policy == SCHED_RR;
 		tc.hist = c->lcfg.hist;
 		err = timerwl_start(&c->twl, &tc);
@@ -574,6 +596,8 @@ int hist_live(struct hctx *c)
 			fprintf(stderr, "%s: cannot start the timer threads: %s\n", c->prog, strerror(-err));
 			goto out;
 		}
+		if (tc.deadline && hist_deadline_refused(c) < 0)
+			goto out;
 	}
 	/* The names of the tasks alive now, ours included (the timer threads
 	 * may be born on an unmeasured CPU: no FORK record); the kernel names
@@ -616,6 +640,7 @@ int hist_live(struct hctx *c)
 		.checkpoint = c->pw ? live_checkpoint : NULL,
 		.refresh = c->mode == H_MONITOR ? monitor_refresh
 			 : c->mode == H_TOP && !c->quiet ? live_refresh : NULL,
+		.done = live_done,
 	};
 	if (c->mode == H_MONITOR && c->noise_period_us && hist_monitor_noise_start(c) < 0)
 		goto out;
@@ -638,6 +663,13 @@ int hist_live(struct hctx *c)
 		ret = c->monitor_failed ? EXIT_ERR : 0;
 		goto out;
 	}
+	hist_threshold_check(c);	/* the last events read */
+	if (c->pw && c->trace_on_hit && !c->hit) {	/* an --on-threshold trace, no hit */
+		pdwrite_discard(c->pw);
+		c->pw = NULL;
+		if (!c->json && !c->quiet)
+			fprintf(stderr, "%s: no threshold hit: no trace kept\n", c->prog);
+	}
 	if (c->pw) {
 		if (c->live_err) {
 			pdwrite_discard(c->pw);
@@ -651,12 +683,19 @@ int hist_live(struct hctx *c)
 				strerror(-err));
 			goto out;
 		}
+		c->trace_kept = true;
+		if (c->trace_asked && !c->json)
+			fprintf(stderr, "%s: wrote '%s'\n", c->prog, c->record_out);
 	}
+	hist_on_threshold(c);
 	if (cmdio_broken_pipe())
 		goto out;	/* the quiet end (cmdio_reader_left()): no report */
 	if (c->mode == H_TOP && !c->quiet && isatty(STDOUT_FILENO))
 		fputs("\033[H\033[2J", stdout);
 	ret = hist_emit(c);
+	hist_print_auto(c, c->json ? stderr : stdout);
+	fflush(stdout);
+	hist_on_end(c);
 out:
 	/* restore the system: workload stopped, the source closed (events
 	 * disabled, BPF programs detached and unloaded, hist triggers removed
@@ -678,6 +717,8 @@ out:
 	pdwrite_discard(c->pw);	/* still open: setup failed or was interrupted */
 	c->pw = NULL;
 	livesetup_restore(&ls);
+	latauto_free(c->an);
+	c->an = NULL;
 	if (c->monitor_start_ns)
 		hist_monitor_end(c);
 	return ret;

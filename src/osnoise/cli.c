@@ -38,6 +38,44 @@ static int parse_backend(const char *arg, void *params)
 	return -EINVAL;
 }
 
+/* --on-threshold ACTION, --on-end ACTION (src/action.h) */
+static int parse_action(struct ctx *c, struct action_list *l, const char *opt, const char *arg,
+			bool cont)
+{
+	char e[400];
+	if (action_parse(l, arg, cont, e, sizeof(e)) < 0) {
+		snprintf(c->act_err, sizeof(c->act_err), "--%s '%s': %s", opt, arg, e);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_on_threshold(const char *arg, void *params)
+{
+	struct ctx *c = params;
+	return parse_action(c, &c->on_thr, "on-threshold", arg, true);
+}
+
+static int parse_on_end(const char *arg, void *params)
+{
+	struct ctx *c = params;
+	return parse_action(c, &c->on_end, "on-end", arg, false);
+}
+
+/* -t, --trace[=FILE] */
+static int parse_trace(const char *arg, void *params)
+{
+	struct ctx *c = params;
+	if (arg && !*arg)
+		return -EINVAL;
+	c->trace = c->trace_asked = true;
+	if (arg)
+		c->trace_file = arg;
+	return 0;
+}
+
+#define ACTION_EXPECT "trace[,file=F], signal,num=N,pid=P|parent, shell,command=CMD (or continue)"
+
 static const struct cli_opt osnoise_opts[] = {
 	CLI_CPUS('c', struct ctx, cpus, have_cpus, "measured CPUs (default all online)"),
 	GOPT("house-keeping", 'H', CLI_T_CPUS, hk, have_hk, 0, 0, "L",
@@ -49,9 +87,27 @@ static const struct cli_opt osnoise_opts[] = {
 	     "busy-loop part of the period (default = period)"),
 	GOPT("threshold", 'T', CLI_T_DUR_US, threshold_us, have_T, 1, 10000000, "US",
 	     "minimum gap counted as noise (default 1)"),
-	OPT("stop", 's', CLI_T_DUR_US, stop_us, 1, UINT32_MAX, 0, "US", "stop when a single gap is above US", NULL),
+	GOPT("stop", 's', CLI_T_DUR_US, stop_us, have_stop, 1, UINT32_MAX, "US", "stop when a single gap is above US"),
 	OPT("stop-total", 'S', CLI_T_DUR_US, stop_total_us, 1, UINT32_MAX, 0, "US",
 	    "stop when a period's noise is above US", NULL),
+	GOPT("auto", 'a', CLI_T_DUR_US, auto_us, have_auto, 1, UINT32_MAX, "US",
+	     "automatic analysis: stop when a single gap is above\n"
+	     "US (-s US), keep the trace (-t) and say what made up\n"
+	     "that gap: each IRQ, softirq, thread, the HW remainder"),
+	{ .name = "trace", .key = 't', .type = CLI_T_CUSTOM, .given_off = CLI_NONE,
+	  .parse = parse_trace, .optional = true, .arg = "FILE",
+	  .help = "keep the run's events in a perf.data FILE (default\n"
+		  "osnoise_trace.data; -tFILE or --trace=FILE) that\n"
+		  "latscope script and perf script read",
+	  .expect = "a file name" },
+	CLI_CUSTOM("on-threshold", 0, parse_on_threshold, "ACTION",
+		   "when -s/-S/-a is hit (repeatable): trace[,file=F],\n"
+		   "signal,num=N,pid=P|parent, shell,command=CMD (the\n"
+		   "event in LATSCOPE_* variables), continue (go on)", ACTION_EXPECT),
+	CLI_CUSTOM("on-end", 0, parse_on_end, "ACTION",
+		   "at the end of the run (repeatable): the same but\ncontinue", ACTION_EXPECT),
+	OPT("dma-latency", 0, CLI_T_I64, dma_latency_us, (uint64_t)-1, INT32_MAX, 0, "US",
+	    "hold /dev/cpu_dma_latency at US while measuring\n(default -1: leave the C-states alone)", NULL),
 	CLI_PRIORITY(struct ctx, prio, have_prio, "o:nice | r:prio | f:prio (default o:0, SCHED_OTHER)"),
 	OPT("warm-up", 0, CLI_T_DUR, warmup_ns, 0, 0, NS_PER_S, "T",
 	    "run this long before collecting (bare: seconds)",
@@ -141,6 +197,7 @@ int osnoise_parse(struct ctx *c, int argc, char **argv)
 	c->top_n = 5;
 	c->prio.policy = SCHED_OTHER;
 	c->output = "osnoise.data";
+	c->dma_latency_us = -1;
 	if (argc > 1 && argv[1][0] != '-') {
 		size_t m = 0;
 		while (m < 4 && strcmp(argv[1], modes[m]))
@@ -159,6 +216,10 @@ int osnoise_parse(struct ctx *c, int argc, char **argv)
 	if (rc == CLI_HELP) {
 		cli_usage(&cmd, stdout);
 		return 0;
+	}
+	if (rc < 0 && c->act_err[0]) {
+		fprintf(stderr, "%s: %s\n", c->prog, c->act_err);
+		return EXIT_ERR;
 	}
 	if (rc < 0) {
 		fprintf(stderr, "%s\n", err[0] ? err : "latscope osnoise: bad command line");
@@ -189,6 +250,13 @@ int osnoise_parse(struct ctx *c, int argc, char **argv)
 				"measured already\n", c->prog, c->input ? "-i" : "--parse-kernel");
 		return EXIT_ERR;
 	}
+	if (osnoise_fieldwork_settle(c))
+		return EXIT_ERR;
+	const char *no_k = osnoise_fieldwork_kernel_conflict(c);
+	if (c->backend == OB_KERNEL && no_k) {
+		fprintf(stderr, "%s: --backend kernel %s; use --backend perf\n", c->prog, no_k);
+		return EXIT_ERR;
+	}
 	const char *no_bpf = osnoise_bpf_conflict(c);
 	if (c->backend == OB_BPF && no_bpf) {
 		fprintf(stderr, "%s: --backend bpf %s; use --backend %s\n", c->prog, no_bpf,
@@ -210,6 +278,8 @@ const char *osnoise_bpf_conflict(const struct ctx *c)
 		       "their events";
 	if (c->no_attr)
 		return "is an attribution (--no-attribution asks for none)";
+	if (c->trace)
+		return "cannot keep a trace (-t, -a, a trace action): the events never leave the kernel";
 	return NULL;
 }
 
@@ -219,6 +289,10 @@ static bool kernel_usable(const struct ctx *c, char *why, size_t len)
 {
 	if (c->mode == M_RECORD) {
 		snprintf(why, len, "not usable: it cannot record (osnoise record)");
+		return false;
+	}
+	if (osnoise_fieldwork_kernel_conflict(c)) {
+		snprintf(why, len, "not usable: it %s", osnoise_fieldwork_kernel_conflict(c));
 		return false;
 	}
 	if (!osnkernel_available()) {

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "action.h"
 #include "cli.h"
 #include "engine/osneng.h"
 #include "live/osnbpf.h"
@@ -71,6 +72,17 @@ struct ctx {
 	bool softirq_in_threads;	/* PREEMPT_RT (live: this kernel; replay: the recording's) */
 	uint64_t kernel_lost;
 	bool force, strict;
+	/* field work (fieldwork.c): -a, -t, --on-threshold, --on-end, --dma-latency */
+	uint64_t auto_us;		/* -a: stop (-s) at US, trace, analysis */
+	bool have_auto, have_stop;
+	bool trace;			/* -t, -a, or a trace action: the run is recorded */
+	bool trace_asked;		/* -t, -a or an --on-end trace: kept whatever happens */
+	const char *trace_file;		/* its file (argv, or the default) */
+	struct action_list on_thr, on_end;
+	char act_err[512];		/* a malformed action, said by osnoise_parse */
+	int64_t dma_latency_us;		/* -1: leave /dev/cpu_dma_latency alone */
+	uint64_t hits_seen;		/* --on-threshold continue: hits acted on */
+	bool trace_kept;		/* the trace file was written */
 	/* replay: what the reader or the decoders skipped */
 	struct osneng_counts cnt;
 	int write_err;			/* errno of a stdout failure during the run */
@@ -128,5 +140,19 @@ void osnoise_final_report(struct ctx *c);
  * write error).  rc is the status so far.
  */
 int osnoise_finish(struct ctx *c, int rc);
+
+/* fieldwork.c: the field-work options (rtla's -a, -t, --on-threshold,
+ * --on-end) */
+/* osnoise_fieldwork_settle - after parsing: -a into -s and -t, the trace
+ * file, the checks (one line on stderr); 0 or EXIT_ERR. */
+int osnoise_fieldwork_settle(struct ctx *c);
+/* Why the kernel backend cannot run c's field-work options, NULL when it can. */
+const char *osnoise_fieldwork_kernel_conflict(const struct ctx *c);
+/* osnoise_on_threshold - the --on-threshold actions for the last hit. */
+void osnoise_on_threshold(struct ctx *c);
+/* osnoise_on_end - the --on-end actions. */
+void osnoise_on_end(struct ctx *c);
+/* osnoise_print_auto - -a: the analysis of the gap that hit the threshold. */
+void osnoise_print_auto(const struct ctx *c, FILE *f);
 
 #endif

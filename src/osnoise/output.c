@@ -737,6 +737,7 @@ void osnoise_final_report(struct ctx *c)
 		c->json_rc = print_json(c);
 		if (osnoise_stop_why(c))
 			print_stop(c, stderr);
+		osnoise_print_auto(c, stderr);
 		return;
 	}
 	switch (c->mode) {
@@ -753,6 +754,7 @@ void osnoise_final_report(struct ctx *c)
 	if (c->mode != M_HIST || !c->no_summary)
 		print_details(c, c->mode == M_TRACE ? stderr : f);
 	print_stop(c, f);
+	osnoise_print_auto(c, f);
 	if (c->json_file || c->html_file)
 		c->json_rc = print_json(c);
 }

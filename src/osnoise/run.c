@@ -133,8 +133,21 @@ static void live_refresh(void *arg, uint64_t now_ns)
 	osnoise_refresh_top(arg);
 }
 
+/* --on-threshold continue: the actions of each new hit, the trace valid
+ * up to here for them */
+static void check_hits(struct ctx *c)
+{
+	uint64_t hits = c->on_thr.cont && c->e ? osneng_hits(c->e, NULL) : 0;
+	if (hits <= c->hits_seen)
+		return;
+	c->hits_seen = hits;
+	pdwrite_checkpoint(c->pw, true);
+	osnoise_on_threshold(c);
+}
+
 static bool live_done(void *arg)
 {
+	check_hits(arg);
 	return osnoise_stop_why(arg) != 0;
 }
 
@@ -145,19 +158,22 @@ static int open_recording(struct ctx *c)
 	int err;
 	/* Records from the rings are host order: write the file in host order. */
 	struct safeout_refusal why;
-	struct pdwrite_opts o = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = c->force, .checkpoint = true,
-				  .refusal = &why };
-	err = pdwrite_open(&c->pw, c->output, &o);
+	/* a trace kept only if the threshold is hit is not published before
+	 * the end (no checkpoint): without a hit, the target stays as it was */
+	struct pdwrite_opts o = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = c->force,
+				  .checkpoint = c->mode == M_RECORD || c->trace_asked, .refusal = &why };
+	const char *path = c->mode == M_RECORD ? c->output : c->trace_file;
+	err = pdwrite_open(&c->pw, path, &o);
 	if (err < 0) {
 		char msg[PATH_MAX + 160];
-		fprintf(stderr, "latscope osnoise record: cannot create '%s': %s\n", c->output,
+		fprintf(stderr, "%s: cannot create '%s': %s\n", c->prog, path,
 			safeout_explain(msg, sizeof(msg), err, &why));
 		return err;
 	}
 	if (c->s) {
 		err = evsrc_describe(c->s, c->pw, BYTES_HOST_BIG_ENDIAN);
 		if (err < 0) {
-			fprintf(stderr, "latscope osnoise record: cannot describe the tracepoints: %s\n",
+			fprintf(stderr, "%s: cannot describe the tracepoints: %s\n", c->prog,
 				strerror(-err));
 			return err;
 		}
@@ -173,13 +189,13 @@ static int open_recording(struct ctx *c)
 	pdwrite_set_nrcpus(c->pw, (uint32_t)ncpu, (uint32_t)ncpu);
 	err = pdwrite_begin_data(c->pw);
 	if (err < 0) {
-		fprintf(stderr, "latscope osnoise record: writing '%s': %s\n", c->output, strerror(-err));
+		fprintf(stderr, "%s: writing '%s': %s\n", c->prog, path, strerror(-err));
 		return err;
 	}
 	/* the names of the tasks alive now (the kernel names later ones:
 	 * evsrc_opts.track_tasks), so perf script shows names, not :PID */
 	if (pdwrite_write_task_comms(c->pw, 0, NULL) < 0)
-		fprintf(stderr, "latscope osnoise record: '%s': the running tasks are not named\n", c->output);
+		fprintf(stderr, "%s: '%s': the running tasks are not named\n", c->prog, path);
 	return 0;
 }
 
@@ -201,6 +217,8 @@ int osnoise_setup_state(struct ctx *c)
 		.softirq_in_threads = c->softirq_in_threads,
 		.gap_counters = c->bpf != NULL,
 		.hist = c->mode == M_HIST || c->json || c->json_file,
+		.auto_analysis = c->have_auto,
+		.stop_continue = c->on_thr.cont,
 		.bucket_us = c->bucket_us,
 		.entries = c->entries,
 	};
@@ -253,7 +271,11 @@ int osnoise_end_report(struct ctx *c)
 	sysinfo_steal(c->steal1, c->list, c->nr);
 	if (!cmdio_broken_pipe())	/* else the quiet end (cmdio_reader_left()) */
 		osnoise_final_report(c);
-	return osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0));
+	uint64_t hits = c->e && c->on_thr.cont ? osneng_hits(c->e, NULL) : 0;
+	if (hits && !cmdio_broken_pipe())
+		fprintf(stderr, "%s: %" PRIu64 " single gaps above %" PRIu64 " us (--on-threshold continue): "
+				"exit 1\n", c->prog, hits, c->stop_us);
+	return osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0 || hits));
 }
 
 _Static_assert(OSNBPF_NMI == NOISE_NMI && OSNBPF_IRQ == NOISE_IRQ && OSNBPF_SOFTIRQ == NOISE_SOFTIRQ &&
@@ -347,7 +369,7 @@ int osnoise_run_live(struct ctx *c)
 	} else if (c->no_attr) {
 		snprintf(c->attr_why, sizeof(c->attr_why), "--no-attribution");
 	} else {
-		struct evsrc_opts eo = { .ring_bytes = c->ring_bytes, .track_tasks = c->mode == M_RECORD };
+		struct evsrc_opts eo = { .ring_bytes = c->ring_bytes, .track_tasks = c->mode == M_RECORD || c->trace };
 		err = evsrc_open(&c->s, attr_events, sizeof(attr_events) / sizeof(attr_events[0]),
 			       &c->cpus, &eo);
 		if (err < 0) {
@@ -383,7 +405,7 @@ int osnoise_run_live(struct ctx *c)
 	}
 	if (tool_setup_interrupted("latscope osnoise"))
 		goto out_err;
-	if (c->mode == M_RECORD && open_recording(c) < 0)
+	if ((c->mode == M_RECORD || c->trace) && open_recording(c) < 0)
 		goto out_err;
 	if (tool_setup_interrupted("latscope osnoise"))
 		goto out_err;
@@ -405,6 +427,8 @@ int osnoise_run_live(struct ctx *c)
 			.floor_ns = c->floor_ns,
 			.policy = c->prio.policy,
 			.prio = c->prio.prio,
+			.dl_runtime_ns = c->prio.dl_runtime_ns,
+			.dl_period_ns = c->prio.dl_period_ns,
 			.set_nice = c->have_prio,	/* -P o:0 sets nice 0 */
 			.use_tsc = c->tsc,
 		};
@@ -415,6 +439,10 @@ int osnoise_run_live(struct ctx *c)
 		if (err < 0) {
 			fprintf(stderr, "latscope osnoise: cannot start the workload: %s%s\n",
 				strerror(-err),
+				c->prio.policy == CLI_SCHED_DEADLINE && (err == -EPERM || err == -EBUSY) ?
+				" (SCHED_DEADLINE, -P d:: the kernel admits a deadline thread pinned to one "
+				"CPU only when that CPU is an exclusive cpuset partition of its own (cgroup v2 "
+				"cpuset.cpus.partition), else it needs root or the bandwidth is used up)" :
 				err == -EPERM ? " (real-time priority needs root or CAP_SYS_NICE)" :
 				err == -ENOTSUP ? " (no constant TSC: drop --tsc)" : "");
 			oswork_free(c->w);
@@ -431,13 +459,19 @@ int osnoise_run_live(struct ctx *c)
 		for (size_t i = 0; i < c->nr; i++)
 			osneng_set_tid(c->e, c->list[i], oswork_tid(c->w, i), oswork_floor_ns(c->w, i), t_start);
 	}
-	/* Lock memory once everything is allocated (threads, rings). */
-	struct livesetup_cfg lc = { .mlock = true, .dma_latency_us = -1 };
+	/* Lock memory once everything is allocated (threads, rings); hold
+	 * /dev/cpu_dma_latency (--dma-latency). */
+	struct livesetup_cfg lc = { .mlock = true, .dma_latency_us = (int32_t)c->dma_latency_us };
 	struct livesetup_why why;
-	int lerr = livesetup_apply(&ls, &lc, LIVESETUP_MLOCK, &why);
+	livesetup_apply(&ls, &lc, LIVESETUP_MLOCK | (c->dma_latency_us >= 0 ? LIVESETUP_DMA_LATENCY : 0),
+			&why);
+	int lerr = livesetup_failed(&why, LIVESETUP_MLOCK);
 	if (lerr < 0 && !c->quiet && !c->json)
 		fprintf(stderr, "latscope osnoise: mlockall failed (%s%s%s); page faults may add "
 			"noise\n", strerror(-lerr), why.mlock_hint[0] ? ": " : "", why.mlock_hint);
+	if ((lerr = livesetup_failed(&why, LIVESETUP_DMA_LATENCY)) < 0)
+		fprintf(stderr, "%s: cannot hold /dev/cpu_dma_latency at %" PRId64 " us: %s (going on)\n",
+			c->prog, c->dma_latency_us, strerror(-lerr));
 
 	if (c->mode == M_TRACE && !c->json)
 		osnoise_print_trace_header(stdout);
@@ -465,22 +499,38 @@ int osnoise_run_live(struct ctx *c)
 	osneng_close(c->e);
 	if (c->bpf)
 		bpf_collect(c);
-	int rc = tool_end_status(osnoise_end_report(c));
+	check_hits(c);	/* continue: the hits of the last events */
+	/* the recording, or the trace: closed before the actions and the report
+	 * (a trace asked for by an --on-threshold action only: kept on a hit) */
+	int rc_file = 0;
+	if (c->pw && c->mode != M_RECORD && !c->trace_asked && !osnoise_stop_why(c) &&
+	    !osneng_hits(c->e, NULL)) {
+		pdwrite_discard(c->pw);
+		c->pw = NULL;
+		if (!c->json && !c->quiet)
+			fprintf(stderr, "%s: no threshold hit: no trace kept\n", c->prog);
+	}
+	if (c->pw) {
+		const char *path = c->mode == M_RECORD ? c->output : c->trace_file;
+		err = pdwrite_close(c->pw);
+		c->pw = NULL;
+		if (err < 0) {
+			fprintf(stderr, "%s: writing '%s': %s\n", c->prog, path, strerror(-err));
+			rc_file = EXIT_ERR;
+		} else {
+			c->trace_kept = c->mode != M_RECORD;
+			if (!c->json)
+				fprintf(stderr, "%s: wrote '%s'\n", c->prog, path);
+		}
+	}
+	if (!c->on_thr.cont && osnoise_stop_why(c))
+		osnoise_on_threshold(c);
+	int rc = tool_status_worst(tool_end_status(osnoise_end_report(c)), rc_file);
+	osnoise_on_end(c);
 	evsrc_close(c->s);
 	c->s = NULL;
 	osnbpf_close(c->bpf);
 	c->bpf = NULL;
-	if (c->pw) {
-		err = pdwrite_close(c->pw);
-		c->pw = NULL;
-		if (err < 0) {
-			fprintf(stderr, "latscope osnoise record: writing '%s': %s\n", c->output,
-				strerror(-err));
-			rc = EXIT_ERR;
-		} else if (!c->json) {
-			fprintf(stderr, "latscope osnoise record: wrote '%s'\n", c->output);
-		}
-	}
 	oswork_free(c->w);
 	osnoise_free_state(c);
 	livesetup_restore(&ls);	/* memory unlocked, affinity back */

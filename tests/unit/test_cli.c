@@ -125,6 +125,14 @@ static void test_values(void **state)
 	assert_true(parse_cpuset_has(&p.cpus, 3));
 	assert_int_equal(p.prio.policy, SCHED_RR);
 	assert_int_equal(p.dur_ns, 1500000000ULL);
+	/* SCHED_DEADLINE as rtla spells it: d:RUNTIME:PERIOD, a bare number in us */
+	assert_int_equal(run(&p, err, sizeof(err), NULL, "-P", "d:100us:1ms", NULL), 0);
+	assert_int_equal(p.prio.policy, CLI_SCHED_DEADLINE);
+	assert_int_equal(p.prio.dl_runtime_ns, 100000);
+	assert_int_equal(p.prio.dl_period_ns, 1000000);
+	assert_int_equal(run(&p, err, sizeof(err), NULL, "-P", "d:50:200", NULL), 0);
+	assert_int_equal(p.prio.dl_runtime_ns, 50000);
+	assert_int_equal(p.prio.dl_period_ns, 200000);
 }
 
 static void test_errors(void **state)
@@ -152,6 +160,14 @@ static void test_errors(void **state)
 	assert_int_equal(run(&p, err, sizeof(err), NULL, "-d", "0", NULL), -EINVAL);
 	assert_int_equal(run(&p, err, sizeof(err), NULL, "-P", "f:100", NULL), -EINVAL);
 	assert_int_equal(run(&p, err, sizeof(err), NULL, "-P", "x:1", NULL), -EINVAL);
+	/* deadline: runtime above the period, below 1 us, no period, a period above 4 s */
+	assert_int_equal(run(&p, err, sizeof(err), NULL, "-P", "d:1ms:100us", NULL), -EINVAL);
+	assert_non_null(strstr(err, "d:RUNTIME:PERIOD"));
+	assert_int_equal(run(&p, err, sizeof(err), NULL, "-P", "d:500ns:1ms", NULL), -EINVAL);
+	assert_int_equal(run(&p, err, sizeof(err), NULL, "-P", "d:100us", NULL), -EINVAL);
+	assert_int_equal(run(&p, err, sizeof(err), NULL, "-P", "d:100us:", NULL), -EINVAL);
+	assert_int_equal(run(&p, err, sizeof(err), NULL, "-P", "d:1s:5s", NULL), -EINVAL);
+	assert_int_equal(run(&p, err, sizeof(err), NULL, "-P", "d::1ms", NULL), -EINVAL);
 	assert_int_equal(run(&p, err, sizeof(err), NULL, "--ring-size", "1K", NULL), -EINVAL);
 	assert_int_equal(run(&p, err, sizeof(err), NULL, "--offset", "9", NULL), -EINVAL);
 	assert_int_equal(run(&p, err, sizeof(err), NULL, "--custom", "maybe", NULL), -EINVAL);

@@ -326,7 +326,7 @@ static void test_hist_values(void **state)
 				 "1m30s, 500ms (a bare number is seconds)");
 	assert_int_equal(hist_parse(&hist_record_cli, &c, err, sizeof(err), "-P", "f:100", NULL), -EINVAL);
 	assert_string_equal(err, "latscope hist record: --priority 'f:100': expected o:NICE (-20..19), "
-				 "r:PRIO or f:PRIO (1..99), or PRIO for f:PRIO");
+				 "r:PRIO or f:PRIO (1..99), d:RUNTIME:PERIOD (SCHED_DEADLINE, e.g. d:100us:1ms), or PRIO for f:PRIO");
 	assert_int_equal(hist_parse(&hist_record_cli, &c, err, sizeof(err), "-p", "95", NULL), -EINVAL);
 	assert_string_equal(err, "latscope hist record: unknown option '-p'; see --help");
 	assert_int_equal(hist_parse(&hist_top_cli, &c, err, sizeof(err), "--ring-size", "1", NULL), -EINVAL);

@@ -18,6 +18,8 @@ struct perf_src {
 	struct evsrc *s;
 	struct hsource_feed feed;	/* the engine and what it was fed */
 	bool has[TPEVENT_NR_KINDS];	/* the kinds the opened events carry */
+	int (*tap)(void *arg, const struct tpevent *ev);	/* hsource_cfg's */
+	void *tap_arg;
 };
 
 static void perf_free(struct perf_src *p)
@@ -57,6 +59,10 @@ static int perf_open(void **state, const struct hsource_cfg *cfg, struct hsource
 		perf_free(p);
 		return err;
 	}
+	p->tap = cfg->tap;
+	p->tap_arg = cfg->tap_arg;
+	if (cfg->observer)
+		latency_set_observer(p->feed.lat, cfg->observer, cfg->observer_arg);
 	*state = p;
 	return 0;
 }
@@ -77,14 +83,17 @@ static size_t perf_pollfds(void *state, struct pollfd **fds)
 
 static int on_event(void *arg, const struct tpevent *ev)
 {
-	hsource_feed_event(arg, ev);
+	struct perf_src *p = arg;
+	if (p->tap)
+		p->tap(p->tap_arg, ev);
+	hsource_feed_event(&p->feed, ev);
 	return 0;
 }
 
 static int perf_drain(void *state, uint64_t until_ns, struct hsource_why *why)
 {
 	struct perf_src *p = state;
-	int err = evsrc_read(p->s, until_ns, on_event, &p->feed);
+	int err = evsrc_read(p->s, until_ns, on_event, p);
 	if (err < 0)
 		hsource_reason(why, "reading the rings: %s", evsrc_strerror(p->s));
 	return err < 0 ? err : 0;
@@ -104,7 +113,7 @@ static int perf_finish(void *state, struct hsource_why *why)
 	struct perf_src *p = state;
 	(void)why;
 	evsrc_disable(p->s);
-	evsrc_read(p->s, UINT64_MAX, on_event, &p->feed);
+	evsrc_read(p->s, UINT64_MAX, on_event, p);
 	return 0;
 }
 

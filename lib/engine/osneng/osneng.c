@@ -41,6 +41,11 @@ struct osneng {
 	struct osneng_times t;
 	uint64_t nw_next_ns;		/* no-workload: next period boundary */
 	struct osneng_stop stop;
+	uint64_t hits;			/* gaps above stop_us */
+	struct osneng_stop last_hit;	/* the last of them */
+	struct noiseauto *an;		/* opts.auto_analysis: the recent windows */
+	struct noiseauto_result an_res;	/* the last hit's analysis */
+	bool an_valid;
 	bool halted;
 	struct osneng_counts counts;
 	char lines[OSNENG_LINE_RING][OSNENG_LINE_LEN];
@@ -111,6 +116,11 @@ int osneng_new(struct osneng **ep, const struct osneng_opts *o, const struct osn
 		.softirq_in_threads = o->softirq_in_threads,
 	};
 	struct noise_sink sk = { .arg = e, .win = sink_win, .gap = sink_gap, .period = sink_period };
+	if (o->auto_analysis) {
+		int err = noiseauto_new(&e->an, e->list[e->nr - 1] + 1);
+		if (err < 0)
+			return err;
+	}
 	return noise_new(&e->n, e->list[e->nr - 1] + 1, &no, &sk);
 }
 
@@ -124,6 +134,7 @@ void osneng_free(struct osneng *e)
 	free(e->active);
 	free(e->pstart);
 	noise_free(e->n);
+	noiseauto_free(e->an);
 	free(e);
 }
 
@@ -134,6 +145,16 @@ const struct osneng_cpu *osneng_cpu(const struct osneng *e, size_t idx) { return
 struct noise *osneng_noise(const struct osneng *e) { return e->n; }
 const struct osneng_stop *osneng_stop(const struct osneng *e) { return &e->stop; }
 bool osneng_stopped(const struct osneng *e) { return e->stop.why != OSNENG_RUNNING; }
+uint64_t osneng_hits(const struct osneng *e, struct osneng_stop *last)
+{
+	if (last)
+		*last = e->last_hit;
+	return e->hits;
+}
+const struct noiseauto_result *osneng_auto(const struct osneng *e)
+{
+	return e->an_valid ? &e->an_res : NULL;
+}
 const struct osneng_times *osneng_times(const struct osneng *e) { return &e->t; }
 const struct osneng_counts *osneng_counts(const struct osneng *e) { return &e->counts; }
 void osneng_halt(struct osneng *e) { e->halted = true; }
@@ -214,6 +235,8 @@ static void sink_win(void *arg, const struct noise_win *w)
 {
 	struct osneng *e = arg;
 	char pre[96], ts[32], line[OSNENG_LINE_LEN];
+	if (e->an)
+		noiseauto_win(e->an, w);
 	/* In workload mode the kernel reports threads other than the workload
 	 * and every IRQ; the line ring keeps the last ones for a stop. */
 	osneng_trace_prefix(e, pre, sizeof(pre), w->cpu, e->line_ts_ns ? e->line_ts_ns : w->end_ns);
@@ -343,8 +366,15 @@ static void feed_wrec(struct osneng *e, const struct oswork_rec *r)
 		} else {
 			rc = noise_gap(e->n, r->cpu, r->t0_ns, r->t1_ns);
 		}
-		if (rc == NOISE_STOP)
-			osneng_set_stop(e, OSNENG_STOP_SINGLE, r->cpu, r->t1_ns - r->t0_ns, r->t1_ns);
+		if (rc == NOISE_STOP) {
+			e->hits++;
+			if (e->an && noiseauto_gap(e->an, r->cpu, r->t0_ns, r->t1_ns, &e->an_res) == 0)
+				e->an_valid = true;
+			if (!e->o.stop_continue)
+				osneng_set_stop(e, OSNENG_STOP_SINGLE, r->cpu, r->t1_ns - r->t0_ns, r->t1_ns);
+			e->last_hit = (struct osneng_stop){ .why = OSNENG_STOP_SINGLE, .cpu = r->cpu,
+							    .value_ns = r->t1_ns - r->t0_ns, .t_ns = r->t1_ns };
+		}
 		break;
 	}
 	case OSWORK_PERIOD_COUNTS:
