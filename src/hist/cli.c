@@ -22,6 +22,7 @@
 
 #include "commands.h"
 #include "hist.h"
+#include "progress.h"
 #include "print/promexp.h"
 #include "base/lhist.h"
 
@@ -272,6 +273,8 @@ static const struct cli_opt record_opts[] = {
 	HIST_LIVE_OPTS,
 	HIST_OUTPUT_OPTS,
 	HIST_LIVE_FORCE,
+	CLI_PROGRESS(struct hctx, progress, "a status line on stderr (elapsed, events, lost)\n"
+		     "redrawn each second (default: when stderr is a\nterminal and no -q)"),
 	CLI_QUIET(struct hctx, quiet, "only the histograms at the end: no \"# ... measuring\"\n"
 		  "line, no notes on stderr about types this kernel cannot\ngive"),
 	CLI_END
@@ -450,6 +453,7 @@ static void defaults(struct hctx *c, enum hmode mode, const char *prog)
 	c->prio.policy = SCHED_FIFO;
 	c->prio.prio = 95;
 	c->keep_busy = -1;
+	c->progress = PROGRESS_AUTO;
 	c->ring_bytes = HIST_DEFAULT_RING_BYTES;
 }
 

@@ -80,6 +80,7 @@ struct hctx {
 	bool prio_given;
 	uint64_t pid, nr_buckets, table_size;	/* --pid, --buckets, --table-size (into lcfg) */
 	bool force, strict;
+	int progress;			/* --progress 1, --no-progress 0, PROGRESS_AUTO */
 	enum hbackend backend;		/* --backend (record, top, monitor) */
 	/* monitor: options */
 	const char *listen;		/* --listen ADDR:PORT (NULL with --textfile only) */

@@ -28,6 +28,7 @@
 #include "base/safeout.h"
 #include "base/sysinfo.h"
 #include "live/timerwl.h"
+#include "progress.h"
 #include "tool.h"
 
 /* What a source saw (live) or the engine was fed (report) into c, for
@@ -385,6 +386,7 @@ struct live_loop {
 	struct hctx *c;
 	uint64_t start_ns;
 	bool tty;
+	struct progress prog;		/* record: the status line on stderr */
 };
 
 /* The source's descriptors; none (bpf, kernel: the kernel keeps the
@@ -467,6 +469,26 @@ static void live_refresh(void *arg, uint64_t now_ns)
 	hist_term_view(c, stdout, unsup);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		cmdio_stop();	/* reported by cmdio_finish() */
+}
+
+/* record: the status line (the in-kernel backends read first: their
+ * counts are in the kernel) */
+static void record_progress(void *arg, uint64_t now_ns)
+{
+	struct live_loop *lv = arg;
+	struct hsource_why hw;
+	struct hsource_stats st;
+
+	if (!progress_on(&lv->prog))
+		return;
+	if (lv->c->ran != HB_PERF && hsource_sync(lv->c->src, &hw) < 0) {
+		progress_clear(&lv->prog);
+		say_why(lv->c, &hw);
+		cmdio_stop();
+		return;
+	}
+	hsource_stats(lv->c->src, &st);
+	progress_update(&lv->prog, now_ns, st.seen, st.lost);
 }
 
 /* The end of the window: the source's last counts into c, and nothing of
@@ -602,6 +624,9 @@ int hist_live(struct hctx *c)
 		fflush(stdout);
 	}
 	struct live_loop lv = { .c = c, .start_ns = start, .tty = isatty(STDOUT_FILENO) };
+	progress_init(&lv.prog, stderr,
+		      c->mode != H_RECORD ? 0 : c->quiet && c->progress == PROGRESS_AUTO ? 0 : c->progress,
+		      start, c->duration_ns, "events");
 	struct tool_loop l = {
 		.arg = &lv,
 		.start_ns = start,
@@ -615,8 +640,11 @@ int hist_live(struct hctx *c)
 		.process = live_process,
 		.checkpoint = c->pw ? live_checkpoint : NULL,
 		.refresh = c->mode == H_MONITOR ? monitor_refresh
-			 : c->mode == H_TOP && !c->quiet ? live_refresh : NULL,
+			 : c->mode == H_TOP && !c->quiet ? live_refresh
+			 : progress_on(&lv.prog) ? record_progress : NULL,
 	};
+	if (progress_on(&lv.prog))
+		l.refresh_ns = PROGRESS_PERIOD_NS;
 	if (c->mode == H_MONITOR && c->noise_period_us && hist_monitor_noise_start(c) < 0)
 		goto out;
 	if (c->mode == H_MONITOR && c->dtl) {
@@ -626,7 +654,9 @@ int hist_live(struct hctx *c)
 	}
 	if (c->mode == H_MONITOR)
 		monitor_refresh(&lv, start);	/* the first snapshot now: no 503 until the first refresh */
+	record_progress(&lv, start);	/* the line at once: 0 s */
 	tool_run(&l);
+	progress_clear(&lv.prog);	/* erased before anything else is said */
 	/* the workload's cycles end inside the traced window: every cycle it
 	 * counts was traced (under QEMU/TCG, reading the bpf maps took a second,
 	 * hundreds of 4 ms cycles the programs no longer saw) */

@@ -18,6 +18,7 @@
 #include "engine/osneng.h"
 #include "live/osnbpf.h"
 #include "base/parse.h"
+#include "progress.h"
 
 enum mode { M_TOP, M_HIST, M_TRACE, M_RECORD };
 
@@ -70,6 +71,8 @@ struct ctx {
 	bool softirq_in_threads;	/* PREEMPT_RT (live: this kernel; replay: the recording's) */
 	uint64_t kernel_lost;
 	bool force, strict;
+	int progress;			/* hist: --progress 1, --no-progress 0, PROGRESS_AUTO */
+	struct progress status;		/* hist, live: its status line on stderr */
 	/* replay: what the reader or the decoders skipped */
 	struct osneng_counts cnt;
 	int write_err;			/* errno of a stdout failure during the run */
@@ -117,6 +120,8 @@ int osnoise_stop_why(const struct ctx *c);
  * samples skipped as unreadable. */
 uint64_t osnoise_dropped(const struct ctx *c);
 void osnoise_print_trace_header(FILE *f);
+/* hist: the gaps filed so far on every CPU (the status line) */
+uint64_t osnoise_gaps(const struct ctx *c);
 /* top: the table again (not with --json, -q, or another mode) */
 void osnoise_refresh_top(struct ctx *c);
 /* The summary of the mode (text or JSON) on stdout (trace: its details on stderr). */
