@@ -56,6 +56,8 @@ struct hsource_why {
 };
 
 /* What the source is asked to measure (hsource_open copies what it keeps). */
+struct tasklat;
+
 struct hsource_cfg {
 	uint32_t nr_cpus;			/* the set's CPUs 0..nr_cpus-1 (1..HSET_MAX_CPUS;
 						 * clamped) */
@@ -67,6 +69,9 @@ struct hsource_cfg {
 	size_t nr_events;
 	size_t ring_bytes;			/* per CPU, 0 = evsrc's default */
 	bool track_tasks;			/* the rings also name tasks (for a recording) */
+	struct tasklat *tasks;			/* non-NULL: every wakeup sample also filed per
+						 * task (engine/tasklat.h; the caller's, it
+						 * outlives the source) */
 	/* bpf only */
 	bool irqsoff;				/* also the preemptirq programs (--irqsoff), where
 						 * the kernel has the tracepoints */

@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "hist.h"
 #include "progress.h"
+#include "engine/tasklat.h"
 #include "print/promexp.h"
 #include "base/lhist.h"
 
@@ -103,6 +104,19 @@ static int parse_old_prio(const char *arg, void *params)
 	return 0;
 }
 
+/* --per-task[=N]: N rows in the text (default 20, 0 = every task kept) */
+static int parse_per_task(const char *arg, void *params)
+{
+	struct hctx *c = params;
+	uint64_t v = 20;
+
+	if (arg && parse_u64(arg, 0, TASKLAT_MAX_SLOTS, &v))
+		return -EINVAL;
+	c->per_task = true;
+	c->per_task_rows = v;
+	return 0;
+}
+
 /* --backend NAME */
 static int parse_backend(const char *arg, void *params)
 {
@@ -150,6 +164,12 @@ static int parse_backend(const char *arg, void *params)
 	H_OPT("table-size", 0, CLI_T_U64, table_size, 8, 1u << 24, 0, "N", \
 	      "per-task tracking slots (default 4096; evictions are\ncounted)", NULL), \
 	H_FLAG("nonzero", nonzero, "omit zero rows in the CPU files"), \
+	{ .name = "per-task", .type = CLI_T_CUSTOM, .given_off = CLI_NONE, .parse = parse_per_task, \
+	  .optional = true, .arg = "N", \
+	  .help = "also the tasks that waited longest from wakeup to\n" \
+		  "switch-in (wakeup kinds; comm, pid: count, p50, p99,\n" \
+		  "max), the N worst by max (default 20, 0 = all kept)", \
+	  .expect = "a number of rows 0..1048576 (--per-task=N)" }, \
 	CLI_OPT("threshold", 'T', CLI_T_DUR, struct hctx, threshold_ns, CLI_GIVEN(struct hctx, threshold_given), \
 		0, 0, 1000, "DUR", \
 		"exit 1 when a reported maximum exceeds DUR (100us, 1ms;\n" \
@@ -415,6 +435,8 @@ static const char *in_kernel_conflict(const struct hctx *c, const char *irqsoff_
 		return irqsoff_why;
 	if (c->keep_busy > 0)
 		return "never starts the keep-busy spinners (--keep-busy)";
+	if (c->per_task)
+		return "keeps no latency per task (--per-task)";
 	return NULL;
 }
 
@@ -553,7 +575,15 @@ int cmd_hist(int argc, char **argv)
 	settle(&c);
 	if (!backend_ok(&c))
 		return EXIT_ERR;
+	if (c.per_task) {
+		int terr = tasklat_new(&c.tasks, TASKLAT_DEFAULT_SLOTS);
+		if (terr < 0) {
+			fprintf(stderr, "%s: --per-task: %s\n", c.prog, strerror(-terr));
+			return EXIT_ERR;
+		}
+	}
 	int ret = c.mode == H_REPORT ? hist_report(&c) : hist_live(&c);
 	latency_free(c.lat);
+	tasklat_free(c.tasks);
 	return ret;
 }

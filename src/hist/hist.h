@@ -45,6 +45,7 @@ struct metricsrv;
 struct noisemon;
 struct dtlrec;
 struct dtlstat;
+struct tasklat;
 
 #define HIST_MONITOR_MAX_BOUNDS 64	/* = PROMEXP_MAX_BOUNDS */
 
@@ -81,6 +82,9 @@ struct hctx {
 	uint64_t pid, nr_buckets, table_size;	/* --pid, --buckets, --table-size (into lcfg) */
 	bool force, strict;
 	int progress;			/* --progress 1, --no-progress 0, PROGRESS_AUTO */
+	bool per_task;			/* --per-task[=N]: the tasks that waited longest */
+	uint64_t per_task_rows;		/* N of them in the text (0 = all kept) */
+	struct tasklat *tasks;		/* --per-task: the table (cmd_hist frees it) */
 	enum hbackend backend;		/* --backend (record, top, monitor) */
 	/* monitor: options */
 	const char *listen;		/* --listen ADDR:PORT (NULL with --textfile only) */
@@ -200,6 +204,14 @@ void hist_monitor_end(struct hctx *c);
 /* hist_term_view - the text histograms of the selected types, their max
  * records and the timer workload's table, to f (top's screen, the report). */
 void hist_term_view(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS]);
+/* tasks.c: --per-task, the table of the tasks that waited longest */
+/* hist_tasks_text - its rows (the per_task_rows worst by max) and its
+ * losses, to f; nothing without --per-task. */
+void hist_tasks_text(const struct hctx *c, FILE *f);
+/* hist_tasks_json - the "tasks" object of the hist JSON (every task kept,
+ * worst first), NULL without --per-task or out of memory.  The caller
+ * owns it. */
+struct json_object *hist_tasks_json(const struct hctx *c);
 /* hist_emit - the end of a run: -O tree, JSON or text on stdout, the notes
  * and warnings on stderr, the verdict; returns the exit status. */
 int hist_emit(struct hctx *c);

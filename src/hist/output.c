@@ -567,6 +567,8 @@ int hist_emit(struct hctx *c)
 		}
 		if (c->twl)
 			json_object_object_add(j, "timer_workload", twl_json(c));
+		if (c->tasks)
+			json_object_object_add(j, "tasks", hist_tasks_json(c));
 		if (jsonout_write(j, JSON_C_TO_STRING_PRETTY, c->json ? NULL : c->json_file, c->force,
 				  c->prog))
 			json_err = true;
@@ -574,6 +576,7 @@ int hist_emit(struct hctx *c)
 	}
 	if (!c->json) {
 		hist_term_view(c, stdout, unsup);
+		hist_tasks_text(c, stdout);
 		if (c->ran == HB_KERNEL)
 			printf("events: counted in the kernel by hist triggers (%" PRIu64 " samples filed, %"
 			       PRIu64 " dropped by a full map, %" PRIu64 " on CPUs not asked, %" PRIu64

@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "engine/hsource.h"
 #include "engine/noisemon.h"
+#include "engine/tasklat.h"
 #include "live/dtlrec.h"
 #include "live/livesetup.h"
 #include "hist.h"
@@ -125,6 +126,8 @@ int hist_report(struct hctx *c)
 				fprintf(stderr, "%s: %s\n", c->prog, why.reason);
 				goto out;
 			}
+			if (c->tasks)
+				latency_set_observer(feed.lat, tasklat_observe, c->tasks);
 		}
 		if (c->time_given &&
 		    (ev.sample.time < c->time_lo_ns || ev.sample.time > c->time_hi_ns)) {
@@ -547,6 +550,7 @@ int hist_live(struct hctx *c)
 	struct hsource_cfg scfg = {
 		.nr_cpus = maxcpu + 1, .cpus = &c->cpus, .lcfg = c->lcfg, .events = ev, .nr_events = n,
 		.ring_bytes = (size_t)c->ring_bytes, .track_tasks = c->record_out != NULL,
+		.tasks = c->tasks,
 		.irqsoff = c->irqsoff_live,
 		.run_stats = tool_bpf_stats(),
 	};

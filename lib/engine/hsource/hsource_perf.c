@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "engine/tasklat.h"
 #include "hsource_int.h"
 
 struct perf_src {
@@ -57,6 +58,8 @@ static int perf_open(void **state, const struct hsource_cfg *cfg, struct hsource
 		perf_free(p);
 		return err;
 	}
+	if (cfg->tasks)
+		latency_set_observer(p->feed.lat, tasklat_observe, cfg->tasks);
 	*state = p;
 	return 0;
 }
