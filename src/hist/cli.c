@@ -308,6 +308,8 @@ static const struct cli_opt top_opts[] = {
 	H_OPT("refresh", 0, CLI_T_DUR, refresh_ns, 10000000, 0, 1000000000ULL, "DUR",
 	      "screen refresh period (default 1s)",
 	      "a duration of at least 10ms such as 1s, 500ms (a bare number is seconds)"),
+	H_FLAG("full", full, "the whole histograms on each screen (default: one line\n"
+	       "per CPU: count, min, p50, p99, max of each kind, cut\nto the terminal)"),
 	HIST_OUTPUT_OPTS,
 	HIST_LIVE_FORCE,
 	CLI_QUIET(struct hctx, quiet, "no refreshed screens: only the histograms at the end;\n"

@@ -82,6 +82,7 @@ struct hctx {
 	uint64_t pid, nr_buckets, table_size;	/* --pid, --buckets, --table-size (into lcfg) */
 	bool force, strict;
 	int progress;			/* --progress 1, --no-progress 0, PROGRESS_AUTO */
+	bool full;			/* top --full: the whole histograms on each screen */
 	bool per_task;			/* --per-task[=N]: the tasks that waited longest */
 	uint64_t per_task_rows;		/* N of them in the text (0 = all kept) */
 	struct tasklat *tasks;		/* --per-task: the table (cmd_hist frees it) */
@@ -204,6 +205,11 @@ void hist_monitor_end(struct hctx *c);
 /* hist_term_view - the text histograms of the selected types, their max
  * records and the timer workload's table, to f (top's screen, the report). */
 void hist_term_view(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS]);
+/* topview.c: hist top's screen without --full: head (one line), then one
+ * line per measured CPU and an "all" line (count, min, p50, p99, max of
+ * each kind that fits), cut to rows lines of cols columns (0: no limit). */
+void hist_top_compact(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS], const char *head,
+		      unsigned rows, unsigned cols);
 /* tasks.c: --per-task, the table of the tasks that waited longest */
 /* hist_tasks_text - its rows (the per_task_rows worst by max) and its
  * losses, to f; nothing without --per-task. */

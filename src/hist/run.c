@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -468,8 +469,24 @@ static void live_refresh(void *arg, uint64_t now_ns)
 	if (lv->tty)
 		fputs("\033[H\033[2J", stdout);
 	hsource_describe(c->src, seen, sizeof(seen));
-	printf("latscope hist top: %.1f s, %s\n\n", (double)(now_ns - lv->start_ns) / 1e9, seen);
-	hist_term_view(c, stdout, unsup);
+	if (!c->full) {
+		/* a terminal: cut to its size; else a snapshot per refresh, whole */
+		struct winsize ws = { 0 };
+		unsigned rows = 0, cols = 0;
+		if (lv->tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col) {
+			rows = ws.ws_row - 1;	/* the cursor's line stays free: no scroll */
+			cols = ws.ws_col;
+		}
+		char head[256];
+		snprintf(head, sizeof(head), "latscope hist top: %.1f s, %s",
+			 (double)(now_ns - lv->start_ns) / 1e9, seen);
+		hist_top_compact(c, stdout, unsup, head, rows, cols);
+		if (!lv->tty)
+			putchar('\n');
+	} else {
+		printf("latscope hist top: %.1f s, %s\n\n", (double)(now_ns - lv->start_ns) / 1e9, seen);
+		hist_term_view(c, stdout, unsup);
+	}
 	if (fflush(stdout) != 0 || ferror(stdout))
 		cmdio_stop();	/* reported by cmdio_finish() */
 }
