@@ -11,6 +11,8 @@
  *             verdict (threshold, --strict) and the exit status
  *   monitor.c `latscope monitor` (cmd_monitor in cli.c): the exposition
  *             rendered at each refresh of run.c's loop, served and written
+ *   topview.c top's screen without --full: a line per CPU, cut to the terminal
+ *   tasks.c   --per-task: the tasks that waited longest (text, JSON)
  *
  * Everything here prints to stdout/stderr (src/ only); nothing exits.
  */
