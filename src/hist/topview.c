@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/lhist.h"
+#include "engine/tasklat.h"
 #include "hist.h"
 
 /* the kinds in the order they get a column block */
@@ -135,4 +136,26 @@ void hist_top_compact(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS], 
 		u += (size_t)snprintf(line + u, sizeof(line) - u, "%s", b);
 	}
 	put(f, cols, line);
+	used += listed + more_line + 1;
+
+	/* --per-task: the worst tasks in the rows left (a heading and one at least) */
+	if (!c->tasks || (rows && rows < used + 3))
+		return;
+	size_t want = c->per_task_rows ? (size_t)c->per_task_rows : tasklat_stats(c->tasks)->used;
+	if (rows && want > rows - used - 2)
+		want = rows - used - 2;
+	struct tasklat_row tr[64];
+	if (want > sizeof(tr) / sizeof(tr[0]))
+		want = sizeof(tr) / sizeof(tr[0]);
+	size_t n = tasklat_rows(c->tasks, tr, want, TASKLAT_BY_MAX);
+	put(f, cols, "");
+	snprintf(line, sizeof(line), "%-16s %8s %8s %7s %7s %8s  (tasks, wakeup us, worst max first)",
+		 "comm", "pid", "count", "p50", "p99", "max");
+	put(f, cols, line);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "%-16s %8" PRId32 " %8" PRIu64 " %7" PRIu64 " %7" PRIu64
+			 " %8" PRIu64, tr[i].comm[0] ? tr[i].comm : "?", tr[i].pid, tr[i].count,
+			 tr[i].p50_ns / 1000, tr[i].p99_ns / 1000, tr[i].max_ns / 1000);
+		put(f, cols, line);
+	}
 }

@@ -82,4 +82,13 @@ grep -q '^   0 ' "$TMP/p" && grep -q '^   1 ' "$TMP/p" || die "piped: no CPU lin
 # --full: the histograms on each screen
 $T --full >"$TMP/f" 2>"$TMP/err" || die "hist top --full: $(cat "$TMP/err")"
 [ "$(grep -c '^        latency      CPU0      CPU1       all' "$TMP/f")" -ge 2 ] || die "--full: no histograms per screen"
+# --per-task: the worst tasks under the CPU lines, N of them piped, cut to the rows on a terminal
+$T --per-task=3 --types wakeup >"$TMP/t" 2>"$TMP/err" || die "hist top --per-task: $(cat "$TMP/err")"
+awk '/^latscope hist top: / { if (s && (h != 1 || n < 1 || n > 3)) bad = 1; s++; h = 0; n = 0; on = 0; next }
+     /\(tasks, wakeup us, worst max first\)$/ { h++; on = 1; next }
+     on && NF == 0 { on = 0 } on && NF >= 6 { n++ }
+     /^wakeup \(us\)$/ { exit }
+     END { if (bad || s < 2) exit 1 }' "$TMP/t" || die "--per-task screens: $(sed -n 1,20p "$TMP/t")"
+ptytop 10 100 "$TMP/s4" $T --per-task --types wakeup
+screens 10 100 "$TMP/s4" "(tasks, wakeup us, worst max first)"
 echo "ok: hist_top_view"
