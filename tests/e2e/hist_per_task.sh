@@ -5,7 +5,9 @@
 # --all-tasks rule for non-RT tasks (docs/hist.md: each task on its own,
 # from its first wakeup while it does not run to its switch-in; a switch-out
 # forgets a pending wakeup).  Every non-RT task's count and max must match
-# latscope's to the ns; without --all-tasks only real-time tasks are listed;
+# latscope's to the ns; without --all-tasks only real-time tasks are listed,
+# each adding up exactly the samples the trackers filed for it
+# (tests/tools/histsamples);
 # the text table shows N rows and counts the rest; --backend bpf refuses.
 . "$TESTS_DIR/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
@@ -52,6 +54,10 @@ grep -q '^rt ' ref.txt || die "the reference found no RT task"
 "$LATSCOPE" hist report -i rec.data --all-tasks --per-task --json >all.json 2>err.txt ||
 	die "hist report: $(cat err.txt)"
 "$LATSCOPE" hist report -i rec.data --per-task --json >rt.json 2>err.txt || die "hist report (RT): $(cat err.txt)"
+# RT tasks (the trackers' per-CPU rules, no simple reference): the table
+# must add up the samples the trackers file, pid by pid (histsamples prints
+# each through the same observer)
+"$TOOLS/histsamples" rec.data >samples.txt || die "histsamples"
 python3 - ref.txt all.json rt.json <<'PY' || die "per-task rows differ from the reference"
 import json, sys
 ref, rt = {}, set()
@@ -75,6 +81,15 @@ assert maxes == sorted(maxes, reverse=True), "not worst first"
 print("ok: %d non-RT tasks match the reference (count, max)" % len(got))
 r = json.load(open(sys.argv[3]))["tasks"]["rows"]
 assert r and all(x["pid"] in rt for x in r), ("not RT only", r[:3], rt)
+filed = {}
+for line in open("samples.txt"):
+    w = line.split()
+    if w[0] == "sample" and w[1] in ("wakeup", "wakeup/sharedprio"):
+        c, m = filed.get(int(w[6]), (0, 0))
+        filed[int(w[6])] = (c + 1, max(m, int(w[4])))
+got = {x["pid"]: (x["count"], x["max_ns"]) for x in r}
+assert got == filed, (got, filed)
+print("ok: %d RT tasks add up the trackers' samples" % len(got))
 PY
 
 # the text: 2 rows and the rest counted
