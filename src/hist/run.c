@@ -661,7 +661,7 @@ int hist_live(struct hctx *c)
 		.process = live_process,
 		.checkpoint = c->pw ? live_checkpoint : NULL,
 		.refresh = c->mode == H_MONITOR ? monitor_refresh
-			 : c->mode == H_TOP && !c->quiet ? live_refresh
+			 : c->mode == H_TOP && !c->quiet && !c->json ? live_refresh	/* --json: JSON alone */
 			 : progress_on(&lv.prog) ? record_progress : NULL,
 	};
 	if (progress_on(&lv.prog))
@@ -705,7 +705,7 @@ int hist_live(struct hctx *c)
 	}
 	if (cmdio_broken_pipe())
 		goto out;	/* the quiet end (cmdio_reader_left()): no report */
-	if (c->mode == H_TOP && !c->quiet && isatty(STDOUT_FILENO))
+	if (c->mode == H_TOP && !c->quiet && !c->json && isatty(STDOUT_FILENO))
 		fputs("\033[H\033[2J", stdout);
 	ret = hist_emit(c);
 out:

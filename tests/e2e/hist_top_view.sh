@@ -91,4 +91,8 @@ awk '/^latscope hist top: / { if (s && (h != 1 || n < 1 || n > 3)) bad = 1; s++;
      END { if (bad || s < 2) exit 1 }' "$TMP/t" || die "--per-task screens: $(sed -n 1,20p "$TMP/t")"
 ptytop 10 100 "$TMP/s4" $T --per-task --types wakeup
 screens 10 100 "$TMP/s4" "(tasks, wakeup us, worst max first)"
+# --json: the JSON alone on stdout, however many refreshes passed
+$T --json >"$TMP/j" 2>"$TMP/err" || die "hist top --json: $(cat "$TMP/err")"
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["schema"] == "latscope.hist/1"' "$TMP/j" ||
+	die "hist top --json: not JSON alone: $(head -3 "$TMP/j")"
 echo "ok: hist_top_view"
