@@ -171,7 +171,7 @@ $(BUILD)/fuzz-replay/%: fuzz/%.c fuzz/replay.c $(LIBA)
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< fuzz/replay.c $(LIBA) $(PKG_LIBS) $(LDLIBS)
 
 # src/ modules the unit tests reach (pure functions of their arguments)
-UNIT_SRC_OBJS := $(BUILD)/src/cli.o
+UNIT_SRC_OBJS := $(BUILD)/src/cli.o $(BUILD)/src/progress.o
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_SRC_OBJS) $(LIBA)
 	@$(if $(Q),echo "  LD      $@")

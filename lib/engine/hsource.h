@@ -56,6 +56,8 @@ struct hsource_why {
 };
 
 /* What the source is asked to measure (hsource_open copies what it keeps). */
+struct tasklat;
+
 struct hsource_cfg {
 	uint32_t nr_cpus;			/* the set's CPUs 0..nr_cpus-1 (1..HSET_MAX_CPUS;
 						 * clamped) */
@@ -73,6 +75,9 @@ struct hsource_cfg {
 	void *tap_arg;
 	latency_sample_fn observer;
 	void *observer_arg;
+	struct tasklat *tasks;			/* non-NULL: every wakeup sample also filed per
+						 * task (engine/tasklat.h; the caller's, it
+						 * outlives the source) */
 	/* bpf only */
 	bool irqsoff;				/* also the preemptirq programs (--irqsoff), where
 						 * the kernel has the tracepoints */

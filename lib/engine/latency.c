@@ -285,6 +285,7 @@ static void latency_record(struct latency *l, uint32_t cpu, enum hset_kind t, in
 			.type = t, .cpu = cpu, .latency_ns = lat_ns, .time_ns = now_ns,
 			.timer_offset_ns = timer_offset_ns,
 			.pid = victim ? victim->pid : -1, .prio = victim ? victim->prio : -1,
+			.comm = victim ? victim->comm : NULL,
 			.culprit_pid = culprit ? culprit->pid : -1,
 			.culprit_prio = culprit ? culprit->prio : -1,
 		};

@@ -81,6 +81,8 @@ struct latency_sample {
 	int64_t timer_offset_ns;	/* its timer part (timer types), else 0 */
 	uint64_t time_ns;		/* stamp of the event that completed it */
 	int32_t pid, prio;		/* victim (-1 when none) */
+	const char *comm;		/* the victim's comm (NUL-terminated, valid during
+					 * the call), NULL when none */
 	int32_t culprit_pid, culprit_prio;	/* -1 when none */
 };
 

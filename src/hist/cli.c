@@ -22,6 +22,8 @@
 
 #include "commands.h"
 #include "hist.h"
+#include "progress.h"
+#include "engine/tasklat.h"
 #include "print/promexp.h"
 #include "base/lhist.h"
 
@@ -102,6 +104,19 @@ static int parse_old_prio(const char *arg, void *params)
 	return 0;
 }
 
+/* --per-task[=N]: N rows in the text (default 20, 0 = every task kept) */
+static int parse_per_task(const char *arg, void *params)
+{
+	struct hctx *c = params;
+	uint64_t v = 20;
+
+	if (arg && parse_u64(arg, 0, TASKLAT_MAX_SLOTS, &v))
+		return -EINVAL;
+	c->per_task = true;
+	c->per_task_rows = v;
+	return 0;
+}
+
 /* --backend NAME */
 static int parse_backend(const char *arg, void *params)
 {
@@ -150,6 +165,12 @@ static int parse_backend(const char *arg, void *params)
 	H_OPT("table-size", 0, CLI_T_U64, table_size, 8, 1u << 24, 0, "N", \
 	      "per-task tracking slots (default 4096; evictions are\ncounted)", NULL), \
 	H_FLAG("nonzero", nonzero, "omit zero rows in the CPU files"), \
+	{ .name = "per-task", .type = CLI_T_CUSTOM, .given_off = CLI_NONE, .parse = parse_per_task, \
+	  .optional = true, .arg = "N", \
+	  .help = "also the tasks that waited longest from wakeup to\n" \
+		  "switch-in (wakeup kinds; comm, pid: count, p50, p99,\n" \
+		  "max), the N worst by max (default 20, 0 = all kept)", \
+	  .expect = "a number of rows 0..1048576 (--per-task=N)" }, \
 	CLI_OPT("threshold", 'T', CLI_T_DUR, struct hctx, threshold_ns, CLI_GIVEN(struct hctx, threshold_given), \
 		0, 0, 1000, "DUR", \
 		"exit 1 when a reported maximum exceeds DUR (100us, 1ms;\n" \
@@ -292,6 +313,8 @@ static const struct cli_opt record_opts[] = {
 	HIST_LIVE_OPTS,
 	HIST_OUTPUT_OPTS,
 	HIST_LIVE_FORCE,
+	CLI_PROGRESS(struct hctx, progress, "a status line on stderr (elapsed, events, lost)\n"
+		     "redrawn each second (default: when stderr is a\nterminal and no -q)"),
 	CLI_QUIET(struct hctx, quiet, "only the histograms at the end: no \"# ... measuring\"\n"
 		  "line, no notes on stderr about types this kernel cannot\ngive"),
 	CLI_END
@@ -305,6 +328,8 @@ static const struct cli_opt top_opts[] = {
 	H_OPT("refresh", 0, CLI_T_DUR, refresh_ns, 10000000, 0, 1000000000ULL, "DUR",
 	      "screen refresh period (default 1s)",
 	      "a duration of at least 10ms such as 1s, 500ms (a bare number is seconds)"),
+	H_FLAG("full", full, "the whole histograms on each screen (default: one line\n"
+	       "per CPU: count, min, p50, p99, max of each kind, cut\nto the terminal)"),
 	HIST_OUTPUT_OPTS,
 	HIST_LIVE_FORCE,
 	CLI_QUIET(struct hctx, quiet, "no refreshed screens: only the histograms at the end;\n"
@@ -432,6 +457,8 @@ static const char *in_kernel_conflict(const struct hctx *c, const char *irqsoff_
 		return irqsoff_why;
 	if (c->keep_busy > 0)
 		return "never starts the keep-busy spinners (--keep-busy)";
+	if (c->per_task)
+		return "keeps no latency per task (--per-task)";
 	return NULL;
 }
 
@@ -470,6 +497,7 @@ static void defaults(struct hctx *c, enum hmode mode, const char *prog)
 	c->prio.policy = SCHED_FIFO;
 	c->prio.prio = 95;
 	c->keep_busy = -1;
+	c->progress = PROGRESS_AUTO;
 	c->ring_bytes = HIST_DEFAULT_RING_BYTES;
 }
 
@@ -575,7 +603,15 @@ int cmd_hist(int argc, char **argv)
 		return EXIT_ERR;
 	if (!backend_ok(&c))
 		return EXIT_ERR;
+	if (c.per_task) {
+		int terr = tasklat_new(&c.tasks, TASKLAT_DEFAULT_SLOTS);
+		if (terr < 0) {
+			fprintf(stderr, "%s: --per-task: %s\n", c.prog, strerror(-terr));
+			return EXIT_ERR;
+		}
+	}
 	int ret = c.mode == H_REPORT ? hist_report(&c) : hist_live(&c);
 	latency_free(c.lat);
+	tasklat_free(c.tasks);
 	return ret;
 }

@@ -11,6 +11,8 @@
  *             verdict (threshold, --strict) and the exit status
  *   monitor.c `latscope monitor` (cmd_monitor in cli.c): the exposition
  *             rendered at each refresh of run.c's loop, served and written
+ *   topview.c top's screen without --full: a line per CPU, cut to the terminal
+ *   tasks.c   --per-task: the tasks that waited longest (text, JSON)
  *
  * Everything here prints to stdout/stderr (src/ only); nothing exits.
  */
@@ -47,6 +49,7 @@ struct metricsrv;
 struct noisemon;
 struct dtlrec;
 struct dtlstat;
+struct tasklat;
 
 #define HIST_MONITOR_MAX_BOUNDS 64	/* = PROMEXP_MAX_BOUNDS */
 
@@ -83,6 +86,11 @@ struct hctx {
 	bool prio_given;
 	uint64_t pid, nr_buckets, table_size;	/* --pid, --buckets, --table-size (into lcfg) */
 	bool force, strict;
+	int progress;			/* --progress 1, --no-progress 0, PROGRESS_AUTO */
+	bool full;			/* top --full: the whole histograms on each screen */
+	bool per_task;			/* --per-task[=N]: the tasks that waited longest */
+	uint64_t per_task_rows;		/* N of them in the text (0 = all kept) */
+	struct tasklat *tasks;		/* --per-task: the table (cmd_hist frees it) */
 	enum hbackend backend;		/* --backend (record, top, monitor) */
 	/* monitor: options */
 	const char *listen;		/* --listen ADDR:PORT (NULL with --textfile only) */
@@ -246,6 +254,19 @@ int64_t hist_worst(const struct hctx *c, enum hset_kind *kind, uint32_t *cpu);
 /* hist_term_view - the text histograms of the selected types, their max
  * records and the timer workload's table, to f (top's screen, the report). */
 void hist_term_view(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS]);
+/* topview.c: hist top's screen without --full: head (one line), then one
+ * line per measured CPU and an "all" line (count, min, p50, p99, max of
+ * each kind that fits), cut to rows lines of cols columns (0: no limit). */
+void hist_top_compact(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS], const char *head,
+		      unsigned rows, unsigned cols);
+/* tasks.c: --per-task, the table of the tasks that waited longest */
+/* hist_tasks_text - its rows (the per_task_rows worst by max) and its
+ * losses, to f; nothing without --per-task. */
+void hist_tasks_text(const struct hctx *c, FILE *f);
+/* hist_tasks_json - the "tasks" object of the hist JSON (every task kept,
+ * worst first), NULL without --per-task or out of memory.  The caller
+ * owns it. */
+struct json_object *hist_tasks_json(const struct hctx *c);
 /* hist_emit - the end of a run: -O tree, JSON or text on stdout, the notes
  * and warnings on stderr, the verdict; returns the exit status. */
 int hist_emit(struct hctx *c);

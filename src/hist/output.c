@@ -559,6 +559,8 @@ static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buc
 	}
 	if (c->twl)
 		json_object_object_add(j, "timer_workload", twl_json(c));
+	if (c->tasks)
+		json_object_object_add(j, "tasks", hist_tasks_json(c));
 	return j;
 }
 
@@ -600,6 +602,7 @@ int hist_emit(struct hctx *c)
 	}
 	if (!c->json) {
 		hist_term_view(c, stdout, unsup);
+		hist_tasks_text(c, stdout);
 		if (c->ran == HB_KERNEL)
 			printf("events: counted in the kernel by hist triggers (%" PRIu64 " samples filed, %"
 			       PRIu64 " dropped by a full map, %" PRIu64 " on CPUs not asked, %" PRIu64

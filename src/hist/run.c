@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "commands.h"
 #include "engine/hsource.h"
 #include "engine/noisemon.h"
+#include "engine/tasklat.h"
 #include "live/dtlrec.h"
 #include "live/livesetup.h"
 #include "hist.h"
@@ -28,6 +30,7 @@
 #include "base/safeout.h"
 #include "base/sysinfo.h"
 #include "live/timerwl.h"
+#include "progress.h"
 #include "tool.h"
 
 /* What a source saw (live) or the engine was fed (report) into c, for
@@ -124,6 +127,8 @@ int hist_report(struct hctx *c)
 				fprintf(stderr, "%s: %s\n", c->prog, why.reason);
 				goto out;
 			}
+			if (c->tasks)
+				latency_set_observer(feed.lat, tasklat_observe, c->tasks);
 		}
 		if (c->time_given &&
 		    (ev.sample.time < c->time_lo_ns || ev.sample.time > c->time_hi_ns)) {
@@ -391,6 +396,7 @@ struct live_loop {
 	struct hctx *c;
 	uint64_t start_ns;
 	bool tty;
+	struct progress prog;		/* record: the status line on stderr */
 };
 
 /* The source's descriptors; none (bpf, kernel: the kernel keeps the
@@ -475,10 +481,46 @@ static void live_refresh(void *arg, uint64_t now_ns)
 	if (lv->tty)
 		fputs("\033[H\033[2J", stdout);
 	hsource_describe(c->src, seen, sizeof(seen));
-	printf("latscope hist top: %.1f s, %s\n\n", (double)(now_ns - lv->start_ns) / 1e9, seen);
-	hist_term_view(c, stdout, unsup);
+	if (!c->full) {
+		/* a terminal: cut to its size; else a snapshot per refresh, whole */
+		struct winsize ws = { 0 };
+		unsigned rows = 0, cols = 0;
+		if (lv->tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col) {
+			rows = ws.ws_row - 1;	/* the cursor's line stays free: no scroll */
+			cols = ws.ws_col;
+		}
+		char head[256];
+		snprintf(head, sizeof(head), "latscope hist top: %.1f s, %s",
+			 (double)(now_ns - lv->start_ns) / 1e9, seen);
+		hist_top_compact(c, stdout, unsup, head, rows, cols);
+		if (!lv->tty)
+			putchar('\n');
+	} else {
+		printf("latscope hist top: %.1f s, %s\n\n", (double)(now_ns - lv->start_ns) / 1e9, seen);
+		hist_term_view(c, stdout, unsup);
+	}
 	if (fflush(stdout) != 0 || ferror(stdout))
 		cmdio_stop();	/* reported by cmdio_finish() */
+}
+
+/* record: the status line (the in-kernel backends read first: their
+ * counts are in the kernel) */
+static void record_progress(void *arg, uint64_t now_ns)
+{
+	struct live_loop *lv = arg;
+	struct hsource_why hw;
+	struct hsource_stats st;
+
+	if (!progress_on(&lv->prog))
+		return;
+	if (lv->c->ran != HB_PERF && hsource_sync(lv->c->src, &hw) < 0) {
+		progress_clear(&lv->prog);
+		say_why(lv->c, &hw);
+		cmdio_stop();
+		return;
+	}
+	hsource_stats(lv->c->src, &st);
+	progress_update(&lv->prog, now_ns, st.seen, st.lost);
 }
 
 /* The end of the window: the source's last counts into c, and nothing of
@@ -541,6 +583,7 @@ int hist_live(struct hctx *c)
 	struct hsource_cfg scfg = {
 		.nr_cpus = maxcpu + 1, .cpus = &c->cpus, .lcfg = c->lcfg, .events = ev, .nr_events = n,
 		.ring_bytes = (size_t)c->ring_bytes, .track_tasks = c->record_out != NULL,
+		.tasks = c->tasks,
 		.irqsoff = c->irqsoff_live,
 		.run_stats = tool_bpf_stats(),
 	};
@@ -626,6 +669,9 @@ int hist_live(struct hctx *c)
 		fflush(stdout);
 	}
 	struct live_loop lv = { .c = c, .start_ns = start, .tty = isatty(STDOUT_FILENO) };
+	progress_init(&lv.prog, stderr,
+		      c->mode != H_RECORD ? 0 : c->quiet && c->progress == PROGRESS_AUTO ? 0 : c->progress,
+		      start, c->duration_ns, "events");
 	struct tool_loop l = {
 		.arg = &lv,
 		.start_ns = start,
@@ -639,9 +685,12 @@ int hist_live(struct hctx *c)
 		.process = live_process,
 		.checkpoint = c->pw ? live_checkpoint : NULL,
 		.refresh = c->mode == H_MONITOR ? monitor_refresh
-			 : c->mode == H_TOP && !c->quiet ? live_refresh : NULL,
+			 : c->mode == H_TOP && !c->quiet && !c->json ? live_refresh	/* --json: JSON alone */
+			 : progress_on(&lv.prog) ? record_progress : NULL,
 		.done = live_done,
 	};
+	if (progress_on(&lv.prog))
+		l.refresh_ns = PROGRESS_PERIOD_NS;
 	if (c->mode == H_MONITOR && c->noise_period_us && hist_monitor_noise_start(c) < 0)
 		goto out;
 	if (c->mode == H_MONITOR && c->dtl) {
@@ -651,7 +700,9 @@ int hist_live(struct hctx *c)
 	}
 	if (c->mode == H_MONITOR)
 		monitor_refresh(&lv, start);	/* the first snapshot now: no 503 until the first refresh */
+	record_progress(&lv, start);	/* the line at once: 0 s */
 	tool_run(&l);
+	progress_clear(&lv.prog);	/* erased before anything else is said */
 	/* the workload's cycles end inside the traced window: every cycle it
 	 * counts was traced (under QEMU/TCG, reading the bpf maps took a second,
 	 * hundreds of 4 ms cycles the programs no longer saw) */
@@ -690,7 +741,7 @@ int hist_live(struct hctx *c)
 	hist_on_threshold(c);
 	if (cmdio_broken_pipe())
 		goto out;	/* the quiet end (cmdio_reader_left()): no report */
-	if (c->mode == H_TOP && !c->quiet && isatty(STDOUT_FILENO))
+	if (c->mode == H_TOP && !c->quiet && !c->json && isatty(STDOUT_FILENO))
 		fputs("\033[H\033[2J", stdout);
 	ret = hist_emit(c);
 	hist_print_auto(c, c->json ? stderr : stdout);

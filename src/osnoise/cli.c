@@ -139,6 +139,8 @@ static const struct cli_opt osnoise_opts[] = {
 		"exit 1 when events or records were lost or skipped\n(so do -s/-S)", NULL),
 	OPT("top", 0, CLI_T_U64, top_n, 0, 256, 0, "N", "contributors shown per CPU (default 5)", NULL),
 	CLI_QUIET(struct ctx, quiet, "top: only the final summary"),
+	CLI_PROGRESS(struct ctx, progress, "hist: a status line on stderr (elapsed, gaps, lost)\n"
+		     "redrawn each second (default: when stderr is a\nterminal)"),
 	CLI_JSON(struct ctx, json, json_file),
 	CLI_HTML(struct ctx, html_file),
 	OPT("bucket-size", 'b', CLI_T_DUR_US, bucket_us, 1, 999999, 0, "US", "hist: bucket width (default 1)", NULL),
@@ -195,6 +197,7 @@ int osnoise_parse(struct ctx *c, int argc, char **argv)
 	c->bucket_us = 1;
 	c->entries = 256;
 	c->top_n = 5;
+	c->progress = PROGRESS_AUTO;
 	c->prio.policy = SCHED_OTHER;
 	c->output = "osnoise.data";
 	c->dma_latency_us = -1;

@@ -121,6 +121,14 @@ static bool live_done_kernel(void *arg)
 	return osnoise_stop_why(((struct kernel_feed *)arg)->c) != 0;
 }
 
+/* hist: the status line (gaps parsed so far, the trace's [LOST] so far) */
+static void kernel_progress(void *arg, uint64_t now_ns)
+{
+	struct ctx *c = ((struct kernel_feed *)arg)->c;
+
+	progress_update(&c->status, now_ns, osnoise_gaps(c), osneng_counts(c->e)->lost);
+}
+
 /* The tracer stopped and its settings restored; false (said on stderr) when
  * one could not be written back. */
 static bool kernel_end(struct osnkernel *k)
@@ -206,16 +214,24 @@ int osnoise_run_kernel(struct ctx *c)
 	kf.c = c;
 	kf.k = k;
 	kf.kb.len = kf.kb.bad = 0;
+	uint64_t t0 = tool_now_ns();
+	progress_init(&c->status, stderr, c->mode == M_HIST ? c->progress : 0, t0, c->duration_ns, "gaps");
 	struct tool_loop l = {
 		.arg = &kf,
+		.start_ns = t0,
 		.duration_ns = c->duration_ns,
+		.refresh_ns = progress_on(&c->status) ? PROGRESS_PERIOD_NS : 0,
 		.watch_fd = STDOUT_FILENO,
 		.wait = kernel_wait,
+		.refresh = kernel_progress,
 		.done = live_done_kernel,
 	};
 	if (c->mode == M_TRACE && !c->json)
 		osnoise_print_trace_header(stdout);
+	if (progress_on(&c->status))
+		kernel_progress(&kf, t0);	/* the line at once */
 	tool_run(&l);
+	progress_clear(&c->status);	/* erased before the report */
 	/* The window closed and the buffer read to its end, so every record
 	 * written before the end marker is shown; then the instance's loss. */
 	if (osnkernel_quiesce(k) < 0)

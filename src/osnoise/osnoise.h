@@ -19,6 +19,7 @@
 #include "engine/osneng.h"
 #include "live/osnbpf.h"
 #include "base/parse.h"
+#include "progress.h"
 
 enum mode { M_TOP, M_HIST, M_TRACE, M_RECORD };
 
@@ -83,6 +84,8 @@ struct ctx {
 	int64_t dma_latency_us;		/* -1: leave /dev/cpu_dma_latency alone */
 	uint64_t hits_seen;		/* --on-threshold continue: hits acted on */
 	bool trace_kept;		/* the trace file was written */
+	int progress;			/* hist: --progress 1, --no-progress 0, PROGRESS_AUTO */
+	struct progress status;		/* hist, live: its status line on stderr */
 	/* replay: what the reader or the decoders skipped */
 	struct osneng_counts cnt;
 	int write_err;			/* errno of a stdout failure during the run */
@@ -130,6 +133,8 @@ int osnoise_stop_why(const struct ctx *c);
  * samples skipped as unreadable. */
 uint64_t osnoise_dropped(const struct ctx *c);
 void osnoise_print_trace_header(FILE *f);
+/* hist: the gaps filed so far on every CPU (the status line) */
+uint64_t osnoise_gaps(const struct ctx *c);
 /* top: the table again (not with --json, -q, or another mode) */
 void osnoise_refresh_top(struct ctx *c);
 /* The summary of the mode (text or JSON) on stdout (trace: its details on stderr). */

@@ -759,6 +759,14 @@ void osnoise_final_report(struct ctx *c)
 		c->json_rc = print_json(c);
 }
 
+uint64_t osnoise_gaps(const struct ctx *c)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; c->e && i < c->nr; i++)
+		n += osneng_cpu(c->e, i)->hist.count;
+	return n;
+}
+
 void osnoise_refresh_top(struct ctx *c)
 {
 	if (c->json || c->quiet || c->mode != M_TOP)

@@ -129,8 +129,10 @@ static void live_checkpoint(void *arg)
 
 static void live_refresh(void *arg, uint64_t now_ns)
 {
-	(void)now_ns;
-	osnoise_refresh_top(arg);
+	struct ctx *c = arg;
+
+	progress_update(&c->status, now_ns, osnoise_gaps(c), osnoise_dropped(c));
+	osnoise_refresh_top(c);
 }
 
 /* --on-threshold continue: the actions of each new hit, the trace valid
@@ -476,9 +478,11 @@ int osnoise_run_live(struct ctx *c)
 	if (c->mode == M_TRACE && !c->json)
 		osnoise_print_trace_header(stdout);
 
+	uint64_t t0 = osneng_times(c->e)->warm_end_ns;
+	progress_init(&c->status, stderr, c->mode == M_HIST ? c->progress : 0, t0, c->duration_ns, "gaps");
 	struct tool_loop l = {
 		.arg = c,
-		.start_ns = osneng_times(c->e)->warm_end_ns,	/* -d counts from the warm-up's end */
+		.start_ns = t0,	/* -d counts from the warm-up's end */
 		.duration_ns = c->duration_ns,
 		.refresh_ns = c->period_us * 1000,
 		.slack_ns = SLACK_NS,
@@ -489,7 +493,10 @@ int osnoise_run_live(struct ctx *c)
 		.refresh = live_refresh,
 		.done = live_done,
 	};
+	if (progress_on(&c->status) && l.refresh_ns > PROGRESS_PERIOD_NS)
+		l.refresh_ns = PROGRESS_PERIOD_NS;	/* hist draws nothing else */
 	tool_run(&l);
+	progress_clear(&c->status);	/* erased before the report */
 	/* Stop the workload (its last period ends here), then take everything. */
 	oswork_stop(c->w);
 	if (c->s)

@@ -87,6 +87,7 @@ run osnoise-replay-hist "$LATSCOPE" osnoise hist -i osn.data --json
 tofile osnoise-file osnoise hist -i osn.data
 run hist-record "$LATSCOPE" hist record -c 0 -d 1s --timer-workload -o hist.data --buckets-json
 run hist-report "$LATSCOPE" hist report -i hist.data --json
+run hist-report-tasks "$LATSCOPE" hist report -i hist.data --json --per-task --all-tasks
 tofile hist-report-file hist report -i hist.data --buckets-json
 run hist-top "$LATSCOPE" hist top -c 0 -d 1s --json
 # the other backends' keys (bpf, input.bpf_*, input.hist_triggers, kernel_window) where

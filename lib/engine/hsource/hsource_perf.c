@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "engine/tasklat.h"
 #include "hsource_int.h"
 
 struct perf_src {
@@ -20,7 +21,20 @@ struct perf_src {
 	bool has[TPEVENT_NR_KINDS];	/* the kinds the opened events carry */
 	int (*tap)(void *arg, const struct tpevent *ev);	/* hsource_cfg's */
 	void *tap_arg;
+	latency_sample_fn observer;	/* hsource_cfg's */
+	void *observer_arg;
+	struct tasklat *tasks;		/* hsource_cfg's: per-task latency */
 };
+
+/* every sample filed: to the per-task table and the caller's observer */
+static void perf_observe(void *arg, const struct latency_sample *s)
+{
+	struct perf_src *p = arg;
+	if (p->tasks)
+		tasklat_observe(p->tasks, s);
+	if (p->observer)
+		p->observer(p->observer_arg, s);
+}
 
 static void perf_free(struct perf_src *p)
 {
@@ -61,8 +75,11 @@ static int perf_open(void **state, const struct hsource_cfg *cfg, struct hsource
 	}
 	p->tap = cfg->tap;
 	p->tap_arg = cfg->tap_arg;
-	if (cfg->observer)
-		latency_set_observer(p->feed.lat, cfg->observer, cfg->observer_arg);
+	p->observer = cfg->observer;
+	p->observer_arg = cfg->observer_arg;
+	p->tasks = cfg->tasks;
+	if (p->observer || p->tasks)
+		latency_set_observer(p->feed.lat, perf_observe, p);
 	*state = p;
 	return 0;
 }
