@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # latscope - plain Makefile.  `make help` lists the targets.
 #
 # Variables: BUILD (output dir, default build), SAN=1 (ASan+UBSan build),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Check latscope's build dependencies; install missing ones with apt-get when
 # running as root on Debian, otherwise name the packages and fail.
 #
