@@ -10,6 +10,7 @@ int cmd_dtl(int argc, char **argv);
 int cmd_osnoise(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
+int cmd_completion(int argc, char **argv);	/* src/completion.c */
 
 #define EXIT_THRESHOLD 1
 #define EXIT_ERR 2
