@@ -31,7 +31,7 @@ head=$(git -C "$SRC" rev-parse HEAD)
 git clone -q --no-checkout "$SRC" "$W/latscope"
 git -C "$W/latscope" checkout -q "$head"
 say "building the package of $(git -C "$SRC" log -1 --format='%h %s' | cut -c1-60)"
-(cd "$W/latscope" && dpkg-buildpackage -us -uc -b) > "$W/build.log" 2>&1 || {
+(cd "$W/latscope" && DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-parallel=2} dpkg-buildpackage -us -uc -b) > "$W/build.log" 2>&1 || {
 	tail -40 "$W/build.log" >&2; fail "dpkg-buildpackage failed (the last lines above)"; }
 grep -q "apt-get" "$W/build.log" && ! grep -q "apt-get install" "$W/latscope/debian/rules" &&
 	grep -n "deps: installing\|apt-get" "$W/build.log" | head -3 >&2 && fail "the package build ran apt-get"
