@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # latscope - plain Makefile.  `make help` lists the targets.
 #
 # Variables: BUILD (output dir, default build), SAN=1 (ASan+UBSan build),
@@ -17,6 +18,9 @@ Q :=
 else
 Q := @
 endif
+# make -s: not a word on success (no "  CC" lines, no optional-package note)
+SILENT := $(if $(findstring s,$(firstword -$(MAKEFLAGS))),1,0)
+QE     := $(if $(filter 1,$(SILENT)),,$(Q))
 
 PKG_CFLAGS  = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
@@ -79,54 +83,74 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 REPLAY_BINS := $(FUZZ_SRCS:fuzz/%.c=$(BUILD)/fuzz-replay/%)
 LIBA      := $(BUILD)/liblatscope.a
 BIN       := $(BUILD)/latscope
+COMPLETION := $(BUILD)/latscope.bash
 
 .SECONDARY:
 
-.PHONY: demo all deps check check-inner unit unit-run shell-tests san-unit fuzz fuzz-build \
+.PHONY: demo all deps completion uninstall deb check-deb check check-inner unit unit-run shell-tests san-unit fuzz fuzz-build \
         fuzz-replay fuzz-replay-run check-repeat check-kernels bench clean install help man
 
-all: deps
-	$(Q)$(MAKE) --no-print-directory $(BIN) $(UNIT_BINS) $(TOOL_BINS)
+# Plain make never installs anything: when a build dependency is missing,
+# the build stops with one line naming the packages and `make deps`
+# (scripts/deps.sh check; the optional ones are named on stderr, unless -s).
+# The targets that install what they need first (make deps, check, demo) or
+# build nothing skip the check, as do sub-makes.
+NO_DEPCHECK := deps demo check check-inner check-kernels check-repeat fuzz fuzz-build bench clean \
+	       help man uninstall deb check-deb san-unit fuzz-replay
+ifeq ($(MAKELEVEL)$(filter $(NO_DEPCHECK),$(MAKECMDGOALS)),0)
+DEPS_MISSING := $(shell QUIET=$(SILENT) PKG_CONFIG=$(PKG_CONFIG) sh scripts/deps.sh check \
+		  $(if $(filter-out install,$(MAKECMDGOALS)),,$(if $(MAKECMDGOALS),notest)))
+ifneq ($(DEPS_MISSING),)
+$(error $(DEPS_MISSING))
+endif
+endif
 
-demo: all
+all: $(BIN) $(COMPLETION) $(UNIT_BINS) $(TOOL_BINS)
+
+# make demo and make check install what is missing (make deps) first
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)LATSCOPE=$(BIN) sh scripts/demo.sh
 
 help:
 	@echo "make demo       install dependencies, build, and show latscope's main job on a synthetic LPAR"
-	@echo "make            build build/latscope (installs missing Debian packages first)"
-	@echo "make deps       check/install build dependencies (apt-get as root)"
+	@echo "make            build build/latscope and the tests (installs nothing: names what is missing)"
+	@echo "make deps       check/install build dependencies and test tools (apt-get as root)"
 	@echo "make check      unit tests, golden and end-to-end tests, unit tests and fuzz corpora under ASan+UBSan,"
 	@echo "                then the kernel tier"
 	@echo "make check-kernels   boot Debian's RT and generic kernels in QEMU and run tests/kernels/guest/ there"
 	@echo "make check-repeat N=5   the golden+e2e tier N times and once under a CPU hog: pass rate per test"
 	@echo "make fuzz       build the libFuzzer targets and run each (FUZZ_SECONDS=600)"
 	@echo "make bench      benchmarks side by side with perf/oslat/cyclictest (bench/)"
-	@echo "make install    install latscope and its man pages under PREFIX"
+	@echo "make install    install latscope, man pages, bash completion, the monitor's systemd unit"
+	@echo "                and docs under PREFIX (/usr/local), DESTDIR for staging; make uninstall"
+	@echo "make deb        build the Debian package (../latscope_*.deb) with dpkg-buildpackage"
+	@echo "make check-deb  build the .deb from a clean clone of HEAD, install it in a Debian 12 chroot"
 
 deps:
 	$(Q)sh scripts/deps.sh
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  CC      $<")
+	@$(if $(QE),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  CC      $<")
+	@$(if $(QE),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BPF_DIR)/vmlinux.h:
 	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  BTF     $@")
+	@$(if $(QE),echo "  BTF     $@")
 	$(Q)$(BPFTOOL) btf dump file $(BTF_VMLINUX) format c > $@.tmp && mv $@.tmp $@
 
 $(BPF_DIR)/bpfhist.bpf.o: lib/live/bpf/bpfhist.bpf.c lib/live/bpf/bpfhist_abi.h $(BPF_DIR)/vmlinux.h
-	@$(if $(Q),echo "  BPF     $<")
+	@$(if $(QE),echo "  BPF     $<")
 	$(Q)$(BPF_CLANG) -target bpf -g -O2 -Wall -Werror -I$(BPF_DIR) -Ilib -c -o $@ $<
 
 $(BPF_SKEL): $(BPF_DIR)/bpfhist.bpf.o
-	@$(if $(Q),echo "  SKEL    $@")
+	@$(if $(QE),echo "  SKEL    $@")
 	$(Q)$(BPFTOOL) gen skeleton $< name bpfhist_bpf > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/lib/live/bpfhist.o: CFLAGS += -I$(BPF_DIR)
@@ -141,45 +165,45 @@ endif
 # The osnoise bpf backend (lib/live/osnbpf.c, docs/osnoise.md "Backends"),
 # built like bpfhist's; without BPF, lib/live/osnbpf_none.c.
 $(BPF_DIR)/osnbpf.bpf.o: lib/live/bpf/osnbpf.bpf.c lib/live/bpf/osnbpf_abi.h $(BPF_DIR)/vmlinux.h
-	@$(if $(Q),echo "  BPF     $<")
+	@$(if $(QE),echo "  BPF     $<")
 	$(Q)$(BPF_CLANG) -target bpf -g -O2 -Wall -Werror -I$(BPF_DIR) -Ilib -c -o $@ $<
 
 $(BPF_DIR)/osnbpf.skel.h: $(BPF_DIR)/osnbpf.bpf.o
-	@$(if $(Q),echo "  SKEL    $@")
+	@$(if $(QE),echo "  SKEL    $@")
 	$(Q)$(BPFTOOL) gen skeleton $< name osnbpf_bpf > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/lib/live/osnbpf.o: CFLAGS += -I$(BPF_DIR)
 $(BUILD)/lib/live/osnbpf.o: $(BPF_DIR)/osnbpf.skel.h
 
 $(LIBA): $(LIB_OBJS)
-	@$(if $(Q),echo "  AR      $@")
+	@$(if $(QE),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(BIN): $(SRC_OBJS) $(LIBA)
-	@$(if $(Q),echo "  LD      $@")
+	@$(if $(QE),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(SRC_OBJS) $(LIBA) $(PKG_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIBA)
 	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  TOOL    $<")
+	@$(if $(QE),echo "  TOOL    $<")
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(PKG_LIBS) $(LDLIBS)
 
 # A fuzz target with fuzz/replay.c as its main (no libFuzzer, any compiler).
 $(BUILD)/fuzz-replay/%: fuzz/%.c fuzz/replay.c $(LIBA)
 	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  REPLAY  $<")
+	@$(if $(QE),echo "  REPLAY  $<")
 	$(Q)$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< fuzz/replay.c $(LIBA) $(PKG_LIBS) $(LDLIBS)
 
 # src/ modules the unit tests reach (pure functions of their arguments)
 UNIT_SRC_OBJS := $(BUILD)/src/cli.o $(BUILD)/src/progress.o
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_SRC_OBJS) $(LIBA)
-	@$(if $(Q),echo "  LD      $@")
+	@$(if $(QE),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(UNIT_SRC_OBJS) $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
 
 # The live loop's arithmetic and exit statuses (src/tool.c, over src/cmdio.c).
 $(BUILD)/tests/test_tool: $(BUILD)/tests/unit/test_tool.o $(BUILD)/src/tool.o $(BUILD)/src/cmdio.o $(LIBA)
-	@$(if $(Q),echo "  LD      $@")
+	@$(if $(QE),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/src/tool.o $(BUILD)/src/cmdio.o $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
 
 # The --on-threshold / --on-end actions (src/action.c).
@@ -189,13 +213,13 @@ $(BUILD)/tests/test_action: $(BUILD)/tests/unit/test_action.o $(BUILD)/src/actio
 
 # The stop signals (src/cmdio.c).
 $(BUILD)/tests/test_cmdio: $(BUILD)/tests/unit/test_cmdio.o $(BUILD)/src/cmdio.o $(LIBA)
-	@$(if $(Q),echo "  LD      $@")
+	@$(if $(QE),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/src/cmdio.o $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
 
 # The option tables live in the commands: this test links them (not main.o).
 CMD_OBJS := $(filter-out $(BUILD)/src/main.o,$(SRC_OBJS))
 $(BUILD)/tests/test_cli_tables: $(BUILD)/tests/unit/test_cli_tables.o $(CMD_OBJS) $(LIBA)
-	@$(if $(Q),echo "  LD      $@")
+	@$(if $(QE),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(CMD_OBJS) $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
 
 unit-run: $(UNIT_BINS)
@@ -262,10 +286,41 @@ bench: all
 man:
 	@ls docs/man/*.1
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/latscope
-	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+# The bash completion, generated from the option tables by the binary.
+$(COMPLETION): $(BIN)
+	@$(if $(QE),echo "  GEN     $@")
+	$(Q)$(BIN) completion bash > $@.tmp && mv $@.tmp $@
+
+completion: $(COMPLETION)
+
+# make install: the product only (scripts/install.sh says what goes where).
+# SPLIT_DEBUG=1 (default): the binary stripped, its debug info in
+# DEBUGDIR/.build-id/; SPLIT_DEBUG=0: the binary as built (debian/rules:
+# dh_strip makes the -dbgsym package).  SYSTEMD_UNIT_DIR: where the unit goes.
+SPLIT_DEBUG      ?= 1
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
+INSTALL_ENV = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" SPLIT_DEBUG="$(SPLIT_DEBUG)" \
+	      SYSTEMD_UNIT_DIR="$(SYSTEMD_UNIT_DIR)"
+
+install: $(BIN) $(COMPLETION)
+	$(Q)$(INSTALL_ENV) sh scripts/install.sh install $(BIN) $(COMPLETION)
+
+uninstall:
+	$(Q)$(INSTALL_ENV) sh scripts/install.sh uninstall $(BIN) $(COMPLETION)
+
+# The Debian package (debian/): ../latscope_$(VERSION)_*.deb.  Installs the
+# packaging tools as root when missing (scripts/deps.sh deb); the build
+# dependencies must be there (make deps).
+deb:
+	$(Q)sh scripts/deps.sh deb
+	$(Q)dpkg-buildpackage -us -uc -b
+
+# The .deb built from a clean clone of HEAD, installed into a Debian 12 root
+# (debootstrap, cached in DEB_CACHE), checked there (tests/deb/check-deb.sh).
+DEB_CACHE ?= /var/cache/latscope-check-deb
+check-deb:
+	$(Q)sh scripts/deps.sh deb check
+	$(Q)DEB_CACHE=$(DEB_CACHE) sh tests/deb/check-deb.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/backends.sh - the cost of `latscope hist record` per traced event,
 # its event rate without loss, and its peak RSS, for each backend side by
 # side in one run (issue 19's acceptance; docs/hist.md, "Backends").

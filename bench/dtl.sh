@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/dtl.sh - throughput and memory of `latscope dtl`.
 #
 #   LATSCOPE=build/latscope sh bench/dtl.sh [GB]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/hist.sh - latscope hist's timer workload side by side with cyclictest
 # (same CPUs, priority, interval and duration, one after the other in one
 # run), and the live event-processing rate under a heavy sched event load.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/kernels.sh - bench/backends.sh inside Debian's 6.1 PREEMPT_RT kernel
 # under QEMU (the kernel tier, tests/kernels/run.sh, with bench/guest as its
 # tests): the only place the kernel backend (hist triggers) runs, as this

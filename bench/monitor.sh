@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/monitor.sh - latscope monitor left on under a wakeup storm (issue
 # 20's acceptance; docs/monitor.md, "What it costs"):
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/osnoise.sh - latscope osnoise's time-read loop and the cost of its
 # attribution, side by side with oslat on the same CPU in the same run.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Run every benchmark in bench/ (each prints its own side-by-side table);
 # `make bench` runs this.  LATSCOPE names the binary.  Run on an otherwise
 # idle machine: the header says what the machine is and what else is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # latscope script vs perf script, side by side in one run.
 #
 # For each case the two commands run alternately (perf, latscope, perf, ...)

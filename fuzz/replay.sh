@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Replay every fuzz target's seed corpus (fuzz/corpus/<target>/) and
 # regression inputs (fuzz/regress/<target>/) through its replay binary
 # (fuzz/replay.c, built with ASan+UBSan by `make check`).  Every

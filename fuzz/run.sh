@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Run every built libFuzzer target for SECONDS each, with its seed corpus
 # (fuzz/corpus/<target>/, copied to a scratch dir so the tree stays clean).
 # usage: fuzz/run.sh BUILD_FUZZ_DIR SECONDS

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # latscope's main job on a machine without a POWER LPAR: synthesise a
 # shared-processor LPAR recording (vpa_dtl AUX stream + sched events), then
 # show the hypervisor's share and the merged hypervisor/OS timeline, and draw

@@ -1,6 +1,21 @@
 #!/bin/sh
-# Check latscope's build dependencies; install missing ones with apt-get when
+# SPDX-License-Identifier: MIT
+# latscope's dependencies (Debian package names).
+#
+# `deps.sh` (make deps, make check, make demo): check the build dependencies
+# and the tools the tests use; install the missing ones with apt-get when
 # running as root on Debian, otherwise name the packages and fail.
+#
+# `deps.sh check [notest]` (plain make, make install): never installs
+# anything.  Silent when every build dependency is there (notest: without
+# cmocka, which only the unit tests need); else one line on stdout naming the
+# packages to install and `make deps`, exit 1.  The optional packages of the product
+# (libbpf-dev, clang, bpftool: the bpf backends) are named on one line,
+# unless QUIET=1 (make -s), with what is lost without them; exit 0.
+#
+# `deps.sh deb` (make deb, make check-deb): the Debian packaging tools
+# (dpkg-dev, debhelper, fakeroot) and, for check-deb, debootstrap; installed
+# as root, else named; exit 1 when missing and not installable.
 #
 # `deps.sh kernels`: the kernel test tier's host tools (tests/kernels/run.sh):
 # QEMU, a busybox, cpio, rtla, perf and cyclictest.  Installs the missing ones
@@ -8,6 +23,63 @@
 # "PACKAGE: why" for each one still missing; the tier skips what needs them
 # with that reason.  Always exits 0.
 set -u
+PKG_CONFIG=${PKG_CONFIG:-pkg-config}
+# pkg-config name:Debian package of every library the build needs
+BUILD_LIBS="libtraceevent:libtraceevent-dev libtracefs:libtracefs-dev libzstd:libzstd-dev json-c:libjson-c-dev
+libmicrohttpd:libmicrohttpd-dev libelf:libelf-dev"
+TEST_LIBS="cmocka:libcmocka-dev"
+# missing_build [notest]: the Debian packages of the missing build dependencies
+missing_build() {
+	m=""
+	command -v cc >/dev/null 2>&1 || m="$m gcc"
+	command -v make >/dev/null 2>&1 || m="$m make"
+	if command -v "$PKG_CONFIG" >/dev/null 2>&1; then
+		libs=$BUILD_LIBS
+		[ "${1:-}" = notest ] || libs="$libs $TEST_LIBS"
+		for l in $libs; do "$PKG_CONFIG" --exists "${l%%:*}" 2>/dev/null || m="$m ${l#*:}"; done
+	else
+		m="$m pkg-config"
+		for l in $BUILD_LIBS $TEST_LIBS; do m="$m ${l#*:}"; done
+	fi
+	echo "$m"
+}
+# the optional packages of the product: the bpf backends
+missing_bpf() {
+	m=""
+	"$PKG_CONFIG" --exists libbpf 2>/dev/null || m="$m libbpf-dev"
+	command -v clang >/dev/null 2>&1 || m="$m clang"
+	command -v bpftool >/dev/null 2>&1 || [ -x /usr/sbin/bpftool ] || m="$m bpftool"
+	echo "$m"
+}
+if [ "${1:-}" = check ]; then
+	need=$(missing_build "${2:-}")
+	if [ -n "$need" ]; then
+		# on stdout: the Makefile stops with it ($(error))
+		echo "latscope: missing build dependencies:$need; install them: make deps (as root), or apt-get install$need"
+		exit 1
+	fi
+	opt=$(missing_bpf)
+	[ -z "$opt" ] || [ "${QUIET:-0}" = 1 ] ||
+		echo "latscope: optional, not installed:$opt: the bpf backends (hist/osnoise/monitor --backend bpf) are left out; make deps installs them" >&2
+	exit 0
+fi
+if [ "${1:-}" = deb ]; then
+	m=""
+	for t in dpkg-buildpackage:dpkg-dev dh:debhelper fakeroot:fakeroot; do
+		command -v "${t%%:*}" >/dev/null 2>&1 || m="$m ${t#*:}"
+	done
+	[ "${2:-}" != check ] || command -v debootstrap >/dev/null 2>&1 || [ -x /usr/sbin/debootstrap ] ||
+		m="$m debootstrap"
+	[ -n "$m" ] || exit 0
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "deps: installing:$m" >&2
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >/dev/null 2>&1 || true
+		apt-get install -y -qq --no-install-recommends $m >/dev/null && exit 0
+	fi
+	echo "deps: missing packaging tools:$m; install them: apt-get install$m" >&2
+	exit 1
+fi
 if [ "${1:-}" = kernels ]; then
 	miss=""
 	for t in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static cpio:cpio rtla:rtla \
@@ -29,23 +101,7 @@ if [ "${1:-}" = kernels ]; then
 	done
 	exit 0
 fi
-PKG_CONFIG=${PKG_CONFIG:-pkg-config}
-need=""
-command -v "$PKG_CONFIG" >/dev/null 2>&1 || need="$need pkg-config"
-command -v cc >/dev/null 2>&1 || need="$need gcc"
-command -v make >/dev/null 2>&1 || need="$need make"
-chk() { "$PKG_CONFIG" --exists "$1" 2>/dev/null || need="$need $2"; }
-if command -v "$PKG_CONFIG" >/dev/null 2>&1; then
-	chk libtraceevent libtraceevent-dev
-	chk libtracefs libtracefs-dev
-	chk libzstd libzstd-dev
-	chk json-c libjson-c-dev
-	chk libmicrohttpd libmicrohttpd-dev
-	chk libelf libelf-dev
-	chk cmocka libcmocka-dev
-else
-	need="$need libtraceevent-dev libtracefs-dev libzstd-dev libjson-c-dev libmicrohttpd-dev libelf-dev libcmocka-dev"
-fi
+need=$(missing_build)
 # The bpf histogram backend (hist --backend bpf): libbpf, clang -target bpf
 # and bpftool (vmlinux.h, the skeleton).  Optional: without them the Makefile
 # compiles the backend out and says why.

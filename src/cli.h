@@ -87,6 +87,8 @@ struct cli_opt {
 	bool optional;		/* CLI_T_CUSTOM, CLI_T_JSON: the value may be left out (only
 				 * --name=V or -kV give one); parse() gets NULL then */
 	size_t file_off;	/* CLI_T_JSON: offsetof the const char * FILE field */
+	const char *const *choices;	/* the fixed values it takes (NULL-terminated,
+					 * static), for `latscope completion`; NULL: any */
 };
 
 struct cli_cmd {
@@ -137,6 +139,12 @@ bool cli_table_ok(const struct cli_cmd *cmd);
 #define CLI_CUSTOM(n, k, fn, a, h, e) \
 	{ .name = (n), .key = (k), .type = CLI_T_CUSTOM, .given_off = CLI_NONE, .parse = (fn), \
 	  .arg = (a), .help = (h), .expect = (e) }
+
+/* a value out of a fixed set: choices (a static NULL-terminated array) is
+ * every value fn accepts (tests/unit/test_cli_tables.c parses each) */
+#define CLI_CHOICE(n, k, fn, ch, a, h, e) \
+	{ .name = (n), .key = (k), .type = CLI_T_CUSTOM, .given_off = CLI_NONE, .parse = (fn), \
+	  .choices = (ch), .arg = (a), .help = (h), .expect = (e) }
 
 /* -c/--cpus (rtla) or -C/--cpu (perf; --cpus also accepted there) */
 #define CLI_CPUS(k, T, f, g, h) \

@@ -14,6 +14,7 @@ int cmd_html(int argc, char **argv);
 
 struct cli_cmd;
 extern const struct cli_cmd html_cli;	/* src/cmd_html.c: its option table */
+int cmd_completion(int argc, char **argv);	/* src/completion.c */
 
 #define EXIT_THRESHOLD 1
 #define EXIT_ERR 2

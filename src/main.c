@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "hist",    cmd_hist,    "latency histograms: wakeup, timer, irqsoff... (record, report, top)" },
 	{ "monitor", cmd_monitor, "keep the histograms running and serve them to Prometheus (/metrics)" },
 	{ "html",    cmd_html,    "draw the HTML page (inline SVG) of a saved JSON report" },
+	{ "completion", cmd_completion, "print the bash completion script: latscope completion bash" },
 };
 
 static void usage(FILE *f)
@@ -27,8 +28,8 @@ static void usage(FILE *f)
 		   "When your code was not running on its CPU: who took the CPU, and for how long?\n\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "  %-9s %s\n", "help", "this text, or `latscope help <command>` for a command's options");
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "  %-10s %s\n", "help", "this text, or `latscope help <command>` for a command's options");
 	fprintf(f, "\nOptions: -h/--help, -v/--version.  Each command takes --help; man latscope-<command>.\n");
 }
 

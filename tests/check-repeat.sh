@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Stress the golden + end-to-end tier: run tests/run-shell.sh N times, then
 # once more with a niced busy loop on every CPU (the hog is killed on any
 # exit), and print each test's pass rate.  Exits 1 when any test failed in

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Every example command in README.md, docs/*.md and docs/man/*.1, extracted
 from the files themselves (a new example is tested by default).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The bpf and perf backends of `hist record --timer-workload --json` compared
 # (tests/e2e/hist_backend.sh on this machine, tests/kernels/host/bpf_hist.sh
 # on the kernel tier's guests): . "$TESTS_DIR/hist_backend_lib.sh", then

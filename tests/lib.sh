@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Helpers for shell tests: source "$TESTS_DIR/lib.sh".
 set -u
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/latscope-test.XXXXXX")

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Run the static checks, golden and end-to-end tests (tests/static/*.sh,
 # tests/golden/*.sh, tests/e2e/*.sh).
 # Each script exits 0 (pass), 77 (skip: the machine lacks a feature) or

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Run cmocka unit-test binaries: print cmocka's per-test lines (OK, SKIPPED,
 # FAILED, with their ERROR/LINE details) and its summaries, prefixed with the
 # binary's name, then a closing "unit: N passed, N failed, N skipped" line

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/backends.sh in a guest of the kernel tier (bench/kernels.sh): the
 # kernel backend (hist triggers) exists only in Debian's 6.1 kernels, which
 # run here under QEMU.  Under TCG everything runs emulated, several times

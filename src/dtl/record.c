@@ -30,6 +30,8 @@ struct record_params {
 	char ev[64];		/* -e vpa_dtl/EV/: EV (o.event points here) */
 };
 
+static const char *const event_names[] = { "dtl_all", "dtl_cede", "dtl_preempt", "dtl_fault", NULL };
+
 static int parse_event(const char *arg, void *params)
 {
 	struct record_params *p = params;
@@ -86,7 +88,7 @@ static int parse_ring_size(const char *arg, void *params)
 #define REC_OPT(n, k, t, f, a, h) CLI_OPT(n, k, t, struct record_params, f, CLI_NONE, 0, 0, 0, a, h, NULL)
 static const struct cli_opt record_opts[] = {
 	CLI_CPU_PERF(struct record_params, o.cpus, have_cpus, "CPUs to record (default: all online)"),
-	CLI_CUSTOM("event", 'e', parse_event, "EV", "dtl_all (default), dtl_cede, dtl_preempt or dtl_fault",
+	CLI_CHOICE("event", 'e', parse_event, event_names, "EV", "dtl_all (default), dtl_cede, dtl_preempt or dtl_fault",
 		   "dtl_all, dtl_cede, dtl_preempt or dtl_fault"),
 	CLI_OPT("period", 'c', CLI_T_DUR, struct record_params, o.period_ns, CLI_NONE, 1000, UINT64_MAX / 4, 1,
 		"NS", "PMU poll period in ns (min 1000000, default 1000000;\n"

@@ -46,6 +46,8 @@ SYN_DBL(parse_pre, preempt_hz, 0.001, 1e6)
 SYN_DBL(parse_fault, fault_hz, 0.001, 1e6)
 SYN_DBL(parse_confer, confer_hz, 0.001, 1e6)
 
+static const char *const layout_names[] = { "perf", "poll", NULL };
+
 static int parse_layout(const char *arg, void *params)
 {
 	struct synth_params *p = params;
@@ -105,7 +107,7 @@ static const struct cli_opt synth_opts[] = {
 		"perf record drains every D, +-25 % (default 4ms),\n"
 		"whatever the poll: AUXTRACE records come after newer\nsched samples",
 		"a duration of at least 1us such as 4ms (a bare number is seconds)"),
-	CLI_CUSTOM("layout", 0, parse_layout, "L", "perf (default: the above) or poll (the old friendly\n"
+	CLI_CHOICE("layout", 0, parse_layout, layout_names, "L", "perf (default: the above) or poll (the old friendly\n"
 		   "layout: one round per poll, AUX data right after its\nwindow)", "perf or poll"),
 	{ .name = "compression-level", .key = 'z', .type = CLI_T_CUSTOM, .given_off = CLI_NONE,
 	  .parse = parse_zlevel, .optional = true, .arg = "N",

@@ -118,6 +118,8 @@ static int parse_per_task(const char *arg, void *params)
 }
 
 /* --backend NAME */
+static const char *const backend_names[] = { "perf", "bpf", "kernel", "auto", NULL };
+
 static int parse_backend(const char *arg, void *params)
 {
 	struct hctx *c = params;
@@ -182,7 +184,7 @@ static int parse_backend(const char *arg, void *params)
 
 /* The live runs: record and top. */
 #define HIST_LIVE_OPTS \
-	CLI_CUSTOM("backend", 0, parse_backend, "NAME", \
+	CLI_CHOICE("backend", 0, parse_backend, backend_names, "NAME", \
 		   "where the histograms are kept: perf (default: events\n" \
 		   "through perf rings to the userspace trackers), bpf\n" \
 		   "(BPF programs keep them in the kernel: wakeup,\n" \
@@ -398,7 +400,7 @@ static const struct cli_opt monitor_opts[] = {
 	H_OPT("debugfs", 0, CLI_T_STR, debugfs, 0, 0, 0, "DIR", "--dtl: debugfs root (default /sys/kernel/debug)", NULL),
 	H_OPT("procfs", 0, CLI_T_STR, procfs, 0, 0, 0, "DIR", "--dtl: procfs root (default /proc)", NULL),
 	CLI_DURATION(struct hctx, duration_ns, "stop after this long (default: until SIGTERM or\nCtrl-C)"),
-	CLI_CUSTOM("backend", 0, parse_backend, "NAME",
+	CLI_CHOICE("backend", 0, parse_backend, backend_names, "NAME",
 		   "where the histograms are kept: auto (default: bpf,\n"
 		   "else kernel, else perf, one line on stderr saying\n"
 		   "why), bpf, kernel or perf (as hist record)", "perf, bpf, kernel or auto"),

@@ -23,13 +23,15 @@
 #define FLAG(n, f, h) OPT(n, 0, CLI_T_FLAG, f, 0, 0, 0, NULL, h, NULL)
 #define STR(n, k, f, a, h) OPT(n, k, CLI_T_STR, f, 0, 0, 0, a, h, NULL)
 
-/* --backend NAME */
+/* --backend NAME: enum osnoise_backend's order */
+static const char *const backend_names[] = { "perf", "bpf", "kernel", "auto", NULL };
+
 static int parse_backend(const char *arg, void *params)
 {
-	static const char *const names[] = { "perf", "bpf", "kernel", "auto" };
+	const char *const *names = backend_names;
 	struct ctx *c = params;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (size_t i = 0; names[i]; i++)
 		if (!strcmp(arg, names[i])) {
 			c->backend = (enum osnoise_backend)i;
 			c->backend_given = true;
@@ -121,7 +123,7 @@ static const struct cli_opt osnoise_opts[] = {
 		      "a size from 4K to 1G such as 512K, 16M (a bare number is KiB)"),
 	FLAG("no-attribution", no_attr, "do not open tracepoints"),
 	FLAG("no-workload", no_workload, "no busy loop: report every task's and IRQ's net time"),
-	CLI_CUSTOM("backend", 0, parse_backend, "NAME",
+	CLI_CHOICE("backend", 0, parse_backend, backend_names, "NAME",
 		   "who attributes the gaps: perf (default: tracepoints\n"
 		   "through perf rings), bpf (BPF programs count each CPU's\n"
 		   "interference in the kernel; the loop reads the counts;\n"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Clean stops of every live command (osnoise top|hist|trace|record, hist
 # record|top, dtl record against a fake debugfs tree):
 #  - SIGINT, and SIGTERM, during the measurement: the summary, exit 0;

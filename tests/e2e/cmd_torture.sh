@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The command layer on hostile input (the reader alone is tortured by
 # script_torture.sh and the fuzzers): hist report, osnoise replay and script
 # (-j 1 and -j 2) on cut and byte-flipped recordings.  Every run ends with

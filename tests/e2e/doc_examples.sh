@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every example of README.md, docs/*.md and the man pages, extracted from the
 # files (tests/doc_examples.py: a new example is tested by default) and run
 # against this machine's kernel; the few changes the runner makes (2 s runs,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The dtl command lines (src/cli.c tables): a bad value is one line on stderr
 # naming the command, the option and what is expected, with exit 2; --help
 # is exit 0 on stdout; the shared spellings work (--cpus beside -C, sizes

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # srr0 symbols from /proc/kallsyms when the recording was made on the running
 # kernel (osrelease and arch match), and only then: a synthetic recording that
 # claims this kernel, with cedes leaving the vCPU inside `schedule`, must

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # perf 6.1 stops at AUXTRACE_INFO type 7, so `dtl synth --no-dtl` writes the
 # same recording without DTL records: perf report -D and perf script must read
 # it (both byte orders; pipe mode in the host's order) without a warning, and perf script

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `dtl record` against files built by the test: a fake sysfs/debugfs/procfs
 # tree (no vpa_dtl PMU, powerpc/dtl/{dtl_event_mask,cpu-0,cpu-1}, cpuinfo with
 # a timebase line).  The recording must carry exactly the entries of the cpu-N

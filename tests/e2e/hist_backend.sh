@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # hist record --backend: the bpf backend (BPF programs keep the histograms in
 # the kernel) beside the perf backend on the same workload, auto's fallback
 # line when BPF is refused (LATSCOPE_NO_BPF=1), bpf's refusals (-o), no

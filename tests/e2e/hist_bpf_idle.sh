@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The bpf backend on an idle CPU (issue 19; docs/hist.md, "Backends" and
 # "The idle-drop quirk").  On this machine perf samples of tracepoints that
 # fire in an interrupt taken while the CPU is idle are never delivered; a

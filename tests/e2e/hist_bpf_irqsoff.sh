@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The bpf backend's irqsoff, preemptoff and preemptirqsoff programs (issue
 # 19).  No kernel this project boots has the preemptirq tracepoints (this
 # machine's 6.18 nor Debian's 6.1 kernels: CONFIG_PREEMPTIRQ_TRACEPOINTS

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # perf record around cyclictest, then latscope hist report on perf's file:
 # every cyclictest cycle is a timer wakeup, so missed_timer_offsets and
 # timerandwakeup must hold one sample per such wakeup the recording holds: a

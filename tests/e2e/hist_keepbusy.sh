@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The idle-drop self-test and --keep-busy / --no-keep-busy: the default run
 # reports a self-test verdict per traced CPU, turns keep-busy on exactly when
 # a CPU drops (with one line on stderr naming --no-keep-busy), and the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # latscope hist record on the running kernel with the timer workload: the
 # timer threads' wakeups fill wakeup / missed_timer_offsets / timerandwakeup,
 # the workload reports its own latency, and `hist report` on the raw events

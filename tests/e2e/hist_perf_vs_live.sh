@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The acceptance test "a perf.data recorded with perf record -e sched:*,timer:*
 # gives the same histograms offline as the live run over the same window":
 # perf records system-wide around a live `latscope hist record

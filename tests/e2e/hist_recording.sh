@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # latscope hist report on a real recording of sched_switch/waking/wakeup (no
 # timer or preemptirq events): the RT wakeup histogram with its victims, the
 # --all-tasks histogram (its maximum against perf sched latency's on the shared

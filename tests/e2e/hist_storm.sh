@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The histogram backends on a wakeup storm at a fixed rate (issue 19's
 # agreement test beside the timer workload's, tests/e2e/hist_backend.sh):
 # tests/tools/wakestorm wakes a SCHED_FIFO sleeper on CPU 1 from a SCHED_FIFO

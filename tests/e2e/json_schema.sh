@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The JSON output contract (docs/json.md): every command's --json document
 # validates against its schema in docs/schema (additionalProperties false:
 # an undocumented key fails), every key of docs/json.md's tables is in a

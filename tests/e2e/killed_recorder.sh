@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A recorder killed with SIGKILL keeps what it recorded: hist record -o,
 # osnoise record -o and dtl record -o checkpoint their file every 0.2 s
 # (pdwrite_checkpoint: the feature table appended as a record perf skips,

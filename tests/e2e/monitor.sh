@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # latscope monitor on this kernel, per backend (MONITOR_BACKENDS, default
 # "bpf perf"): the exposition against a workload whose wakeups are known,
 # the SIGHUP reset, SIGTERM, the textfile, promtool.

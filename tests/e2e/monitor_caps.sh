@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The systemd unit's capabilities are enough (contrib/systemd/
 # latscope-monitor.service; tests/static/contrib.sh checks the unit itself):
 # root with only its CapabilityBoundingSet (setpriv), as systemd runs it,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Hostile clients never stop latscope monitor from serving (the daemon
 # itself, beside test_metricsrv's unit test of the server): on loopback,
 # bounded in time, while the clients below hold their connections, a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # latscope monitor --dtl against files built by the test, as
 # dtl_record_debugfs.sh: a fake sysfs/debugfs/procfs tree (no vpa_dtl PMU;
 # powerpc/dtl/{dtl_event_mask,cpu-0,cpu-1}, a stray partial entry on cpu-1;

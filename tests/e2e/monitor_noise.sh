@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # latscope monitor --noise: the OS-noise counters at a duty cycle
 # (lib/engine/noisemon.c; docs/monitor.md).
 #  1. The duty cycle: --noise 20ms/100ms on CPU 1 for a few seconds: the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A real Prometheus (Debian's prometheus) scrapes latscope monitor with the
 # shipped scrape configuration (contrib/prometheus/latscope.yml, its targets
 # file pointed at the monitor and its interval at 1 s), and answers through

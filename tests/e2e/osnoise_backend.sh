@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # osnoise --backend: the same known noise measured under --backend perf and
 # --backend bpf, auto's fallback line when BPF is refused
 # (LATSCOPE_NO_BPF=1), bpf's refusals, and nothing of ours left in the kernel

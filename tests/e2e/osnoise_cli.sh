@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # latscope osnoise: options, exit statuses, stop thresholds, the trace layout,
 # VM/HW reporting, --kernel on a kernel without the tracer, --parse-kernel of
 # the tracer's text layout, --no-workload, and a run without root.

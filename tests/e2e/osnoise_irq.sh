@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Ground truth: a burst of timer interrupts (a CPU-wide cpu-clock perf event at
 # 2 kHz on the measured CPU, no task woken) must show up as IRQ noise, one
 # irq_noise local_timer event per local timer interrupt the kernel took.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `osnoise record` writes the tracepoints and the workload's gaps to a
 # perf.data file; replaying it must give the same numbers as the live run,
 # and the text views (top table, histogram) must agree with --json on every

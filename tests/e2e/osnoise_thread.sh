@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Ground truth: a SCHED_FIFO thread (tests/tools/noisegen) wakes every 10 ms on
 # the measured CPU and spins 200 us.  latscope must attribute that noise to
 # THREAD with noisegen's comm:pid, its total between noisegen's own spin time

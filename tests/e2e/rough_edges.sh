@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The rough edges a new user hit (issue "one output contract"), one named
 # case each; every case failed before its fix.  Runs the real binary against
 # this machine's kernel (root: tracepoints, the busy loop, nice).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # As root, writing where another user can write, the attacks played by a
 # throwaway user:
 #  1-3. a symlink planted at -o, a 0666 file pre-created at -o, a symlink

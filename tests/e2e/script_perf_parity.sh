@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Parity with perf script: the shared recording (>= 99.9 % identical lines,
 # in practice all), and fresh recordings made on this machine: sched, irq,
 # irq_vectors and timer tracepoints; one with -z; one in pipe mode.  Then

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A recording cut at 1,000 offsets (as is, and with its data size shortened
 # to the cut) and with random bytes flipped: every run ends cleanly or with a
 # one-line error naming an offset; no crash, no hang.  Runs on the recordings

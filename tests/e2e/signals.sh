@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Ctrl-C at 0.1 s (during setup) and at 3 s: osnoise top and hist record exit
 # cleanly (setup: exit 2 and one line, no partial -o file; running: the
 # report, exit 0), nothing of theirs left running.  A reader that goes away

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Nothing silently wrong: a pipe-mode recording with one sample whose id no
 # event declares and one sample too short for its sample_type.  hist report
 # and script say so on stderr, hist report puts the counts in its JSON, and

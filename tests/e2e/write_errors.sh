@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A full device on stdout: every printing command ends with one line naming
 # the error and exit 2 (never a silent 0).  A closed pipe likewise.
 . "$TESTS_DIR/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # perf itself must read what lib/pdwrite writes: a little-endian file, its
 # big-endian twin and a little-endian pipe stream, each through
 # `perf report -D` and `perf script`, without any warning or error, with the

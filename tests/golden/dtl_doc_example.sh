@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The vpa-dtl documentation's example: a 1680-byte AUX buffer holding the
 # boot_tb/tb_freq header and 34 entries.  `dtl dump` must print the same
 # numbers as the documentation (size 1680 bytes, entries is 35, boot_tb

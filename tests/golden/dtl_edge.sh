@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # DTL golden test on a hand-built recording (tests/tools/mkdtl.c): split and
 # partly consumed buffers, a payload not a multiple of 48, out-of-range
 # reasons, a timebase going backwards, entries after the last record, an AUX

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The DTL commands on damaged recordings say what they counted, put it in the
 # JSON, and let --strict turn it into exit 1; write errors give exit 2; a file
 # without DTL is refused by `dtl report`; implausible timebase parameters are

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `dtl synth`: a small synthetic LPAR recording (fixed seed, formats from
 # tests/data/formats).  The timeline must match the expected file, be the
 # same from the big-endian and pipe-mode twins, the sched samples must be the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The DTL timeline on recordings laid out the way `perf record` writes them
 # (`dtl synth`'s default layout: rounds every ~4 ms, AUXTRACE written at the
 # next drain after each poll, so a 1 s poll puts a second of entries hundreds

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # latscope hist report on a scripted fixture (tests/golden/hist/scenario.txt,
 # written to perf.data by tests/tools/histfix from the stored formats):
 # the latency_hist tree, the max_latency lines and the table must equal the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Golden: latscope script on the shipped recordings (file, zstd, pipe) in the
 # default, --ns and --json layouts equals the kept expected output.  The
 # expected text was checked equal to perf script's on the recording machine.

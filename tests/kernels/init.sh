@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: MIT
 # The guest's /init (busybox sh), put in the initramfs by tests/kernels/run.sh.
 #
 # Mounts proc, sysfs, devtmpfs and tracefs, loads the modules the host listed

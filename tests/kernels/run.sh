@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The kernel tier (docs/kernels.md): boots each kernel of kernels.list in QEMU
 # with an initramfs holding LATSCOPE, busybox, the commands the guest tests
 # need and the tests; runs every guest test in one boot per kernel; prints

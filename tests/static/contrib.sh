@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What contrib/ ships for the monitor (docs/monitor.md):
 #  - the systemd unit passes `systemd-analyze verify` (its ExecStart pointed
 #    at the binary under test: verify wants the command to exist) and keeps

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # docs/architecture.md's rule: no source file of lib/ or src/ over 800 lines
 # (a module that grows is split into <module>_<part>.c in a folder of its
 # own, behind its _int.h).

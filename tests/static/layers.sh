@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # lib/ is layered (docs/architecture.md): base < format < live < engine <
 # print.  A file of lib/ includes headers of its own layer or of the layers
 # below it, always by the layer's path ("format/pdread.h"); a private _int.h

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every file latscope writes goes through the safe-output path (lib/base/safeout):
 # no source file of lib/ or src/ but lib/base/safeout.c may create, rename or link
 # a file.  Writes to files that exist already and that no other user can

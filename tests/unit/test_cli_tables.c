@@ -455,10 +455,42 @@ static void test_script_messages(void **state)
 	assert_string_equal(err, "latscope script: --time '1,x': expected START,END in seconds (e.g. 485.5,486)");
 }
 
+/* every value an option's choices list (what `latscope completion` offers)
+ * is one its parser takes, and a value off the list is refused */
+static void test_choices_parse(void **state)
+{
+	static _Alignas(64) unsigned char params[1 << 20];	/* any command's params */
+	size_t n = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		for (const struct cli_opt *o = cmds[i]->opts; o->name; o++) {
+			if (!o->choices)
+				continue;
+			assert_int_equal(o->type, CLI_T_CUSTOM);
+			assert_non_null(o->choices[0]);
+			char name[64], err[256];
+			snprintf(name, sizeof(name), "--%s", o->name);
+			for (const char *const *v = o->choices; *v; v++, n++) {
+				char *argv[] = { (char *)"x", name, (char *)*v, NULL };
+				memset(params, 0, sizeof(params));
+				int rc = cli_parse(cmds[i], 3, argv, params, NULL, err, sizeof(err));
+				if (rc)
+					fail_msg("%s %s %s: %s", cmds[i]->name, name, *v, err);
+			}
+			char *bad[] = { (char *)"x", name, (char *)"no-such-value", NULL };
+			memset(params, 0, sizeof(params));
+			assert_true(cli_parse(cmds[i], 3, bad, params, NULL, err, sizeof(err)) < 0);
+		}
+	}
+	assert_true(n >= 14);	/* osnoise, hist record/top, monitor --backend; dtl --event, --layout */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tables_ok),
+		cmocka_unit_test(test_choices_parse),
 		cmocka_unit_test(test_usage_lists_all),
 		cmocka_unit_test(test_perf_letters),
 		cmocka_unit_test(test_rtla_letters),

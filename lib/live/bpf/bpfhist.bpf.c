@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: MIT OR GPL-2.0-only */
 /*
  * bpfhist.bpf.c - the BPF programs of `latscope hist --backend bpf`: the
  * latency_hist histograms kept in the kernel, by the rules of the userspace

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: MIT OR GPL-2.0-only */
 /*
  * osnbpf.bpf.c - the BPF programs of `latscope osnoise --backend bpf`: the
  * interference of every measured CPU counted in the kernel, the way the

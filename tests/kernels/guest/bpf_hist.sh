@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The bpf backend of `latscope hist` on Debian's 6.1 kernels (issue 19).
 #
 # The BPF object is built on the host (6.18) against a vmlinux.h dumped

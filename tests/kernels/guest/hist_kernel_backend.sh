@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # hist record --backend kernel (issue 19): the kernel's hist triggers and a
 # synthetic event keep the wakeup histogram (lib/live/histtrig/).
 #

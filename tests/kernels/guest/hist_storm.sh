@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The histogram backends on a wakeup storm at a fixed rate, on this kernel:
 # tests/e2e/hist_storm.sh (what each backend must show, and why) run in the
 # guest, with every backend the kernel has: perf, bpf where it has BTF

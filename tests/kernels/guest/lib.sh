@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Helpers for the guest tests (busybox sh): . "$KTEST_DIR/guest/lib.sh".
 #
 # A guest test is tests/kernels/guest/NAME.sh, run by the guest's /init

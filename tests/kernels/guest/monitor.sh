@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # latscope monitor on this kernel: tests/e2e/monitor.sh (the exposition
 # against a wakeup storm, SIGHUP, SIGTERM, the textfile) run in the guest
 # with every backend the kernel has, the kernel backend (hist triggers:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The bpf backend of `latscope osnoise` on Debian's 6.1 kernels (issue 19):
 # the object built on the host (6.18 BTF) relocated by CO-RE against the
 # guest's /sys/kernel/btf/vmlinux.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `latscope osnoise top --kernel` on a kernel with the osnoise tracer: it runs,
 # shows CPU 0's periods, and leaves the tracer's settings as it found them.
 # The settings are set to values that are not the defaults first, so a run

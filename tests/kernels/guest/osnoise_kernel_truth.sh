@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The kernel osnoise path against the kernel's own records.  A second tracefs
 # instance, "truth", runs the same osnoise tracer with its events the whole
 # time (since 5.17 the tracer's threads write every record and event into

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # perf record of the scheduler, IRQ and timer tracepoints in the guest, for the
 # host to decode (tests/kernels/host/perf_record.sh): the kernel's own formats
 # (on PREEMPT_RT, sched_switch and the threaded IRQ handlers) brought back.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # cyclictest and latscope's timerandwakeup on the same wakeups (issue 18).
 #
 # `latscope hist record -c 1 -o hist.data` runs, and once it measures,

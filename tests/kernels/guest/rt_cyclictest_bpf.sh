@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Truth for the bpf backend on PREEMPT_RT (issue 19): cyclictest's own
 # latencies against the histograms the BPF programs keep.
 #

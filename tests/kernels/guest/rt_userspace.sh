@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # latscope's userspace paths on PREEMPT_RT (issue 18).
 #
 # 1. `latscope osnoise top -c 1 -d 5 --json` (the userspace loop) while

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The bpf and perf backends on the same workload in one boot of a 6.1
 # kernel (tests/kernels/guest/bpf_hist.sh): per CPU each files
 # timerandwakeup and missed_timer_offsets for its own run's cycles, and the

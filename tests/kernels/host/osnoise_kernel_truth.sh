@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The guest's runs of the kernel osnoise path (tests/kernels/guest/
 # osnoise_kernel_truth.sh) against the truth instance's trace:
 #  trace  every per-period record latscope printed is the kernel's record,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The guest's perf.data (tests/kernels/guest/perf_record.sh) on the host:
 # latscope script prints what perf script prints, line for line, on the host
 # (kernel addresses unresolved) and in the guest (resolved by the guest's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # cyclictest vs latscope's timerandwakeup, per wakeup, on the guest's run
 # (tests/kernels/guest/rt_cyclictest.sh).  The bound is derived in
 # docs/hist.md ("cyclictest and timerandwakeup, per wakeup").

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # cyclictest vs the bpf backend on the guest's run
 # (tests/kernels/guest/rt_cyclictest_bpf.sh), CPU 1, latscope tracking only
 # cyclictest's thread (--pid).  The BPF backend keeps histograms: the bound
