@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # rtla's field-work options on this machine's kernel (docs/osnoise.md and
 # docs/hist.md, "Field work"):
 #  - osnoise top -a US with a busy competitor on the measured CPU: stops

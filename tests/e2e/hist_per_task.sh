@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # hist report --per-task against a reference computed independently: a
 # perf record of sched_switch/sched_wakeup on this machine (a sleep loop and
 # a SCHED_FIFO one), and an awk pass over `perf script --ns` applying the

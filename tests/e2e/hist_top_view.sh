@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # hist top's screen: one line per CPU and an "all" line (count, min, p50,
 # p99, max per kind) by default, cut to the terminal (a pseudo-terminal of a
 # set size, python3's pty module): no line wider than its columns, no more

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The HTML pages (docs/html.md): dtl report --html, hist report --html,
 # osnoise hist --html and `latscope html`.  Structure and content are checked
 # with python3 (tests/html_check.py: every SVG well-formed XML, the page

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The status line of long live runs (hist record, osnoise hist): on stderr
 # under a terminal (a pseudo-terminal made by python3's pty module), one
 # line redrawn in place with elapsed/duration, events and lost counts that

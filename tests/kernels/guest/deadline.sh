@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # -P d:RUNTIME:PERIOD on a real kernel: SCHED_DEADLINE threads pinned to one
 # CPU are admitted only when that CPU is a root domain of its own, an
 # exclusive cpuset partition (cgroup v2: cpuset.cpus.partition=root).  The

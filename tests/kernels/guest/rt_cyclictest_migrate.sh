@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # rt_cyclictest with migration/1 woken from the other CPU (issue 21's CI
 # failure): while cyclictest runs on CPU 1, CPU 0 moves a busy loop off CPU 1
 # and back without pause, and each move wakes migration/1 (SCHED_FIFO 99)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The host check of rt_cyclictest (tests/kernels/host/rt_cyclictest.sh) on
 # the run with migration/1 woken from CPU 0
 # (tests/kernels/guest/rt_cyclictest_migrate.sh); the moves must have put
