@@ -87,7 +87,7 @@ COMPLETION := $(BUILD)/latscope.bash
 
 .SECONDARY:
 
-.PHONY: demo all deps completion uninstall deb check-deb check check-inner unit unit-run shell-tests san-unit fuzz fuzz-build \
+.PHONY: demo all deps completion uninstall deb check-deb check-html-large check check-inner unit unit-run shell-tests san-unit fuzz fuzz-build \
         fuzz-replay fuzz-replay-run check-repeat check-kernels bench clean install help man
 
 # Plain make never installs anything: when a build dependency is missing,
@@ -126,6 +126,7 @@ help:
 	@echo "                and docs under PREFIX (/usr/local), DESTDIR for staging; make uninstall"
 	@echo "make deb        build the Debian package (../latscope_*.deb) with dpkg-buildpackage"
 	@echo "make check-deb  build the .deb from a clean clone of HEAD, install it in a Debian 12 chroot"
+	@echo "make check-html-large   the DTL page of 20+ million entries: under 5 MB, worst events kept"
 
 deps:
 	$(Q)sh scripts/deps.sh
@@ -318,6 +319,10 @@ deb:
 # The .deb built from a clean clone of HEAD, installed into a Debian 12 root
 # (debootstrap, cached in DEB_CACHE), checked there (tests/deb/check-deb.sh).
 DEB_CACHE ?= /var/cache/latscope-check-deb
+# the DTL page of tens of millions of entries (about 3 GB written to LARGE_DIR, minutes)
+check-html-large: $(BIN)
+	$(Q)LATSCOPE=$(CURDIR)/$(BIN) TESTS_DIR=$(CURDIR)/tests sh tests/large/html_large.sh
+
 check-deb:
 	$(Q)sh scripts/deps.sh deb check
 	$(Q)DEB_CACHE=$(DEB_CACHE) sh tests/deb/check-deb.sh

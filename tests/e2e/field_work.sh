@@ -154,6 +154,29 @@ else
 	echo "ok -P d:100us:1ms: the workload threads are SCHED_DEADLINE"
 fi
 
+# ---- --dma-latency (osnoise as hist) ------------------------------------------------------
+# the PM QoS request is held while the run measures (reading
+# /dev/cpu_dma_latency gives the current target, 2000000000 us when nobody
+# asks) and given back at the end
+if [ -r /dev/cpu_dma_latency ] && [ "$(od -An -tu4 /dev/cpu_dma_latency | tr -d ' ')" != 0 ]; then
+	before=$(od -An -tu4 /dev/cpu_dma_latency | tr -d ' ')
+	"$LATSCOPE" osnoise top -c $CPU -d 3 -q --dma-latency 0 >/dev/null 2>"$TMP/dma.err" &
+	dp=$!
+	held=
+	for i in $(seq 1 30); do
+		sleep 0.1
+		[ "$(od -An -tu4 /dev/cpu_dma_latency | tr -d ' ')" = 0 ] && { held=1; break; }
+	done
+	ls -l /proc/$dp/fd 2>/dev/null | grep -q cpu_dma_latency || held=
+	wait $dp || die "osnoise --dma-latency 0: exit $?: $(cat "$TMP/dma.err")"
+	[ -n "$held" ] || die "osnoise --dma-latency 0: /dev/cpu_dma_latency not held at 0 while it ran"
+	after=$(od -An -tu4 /dev/cpu_dma_latency | tr -d ' ')
+	[ "$after" = "$before" ] || die "osnoise --dma-latency 0: the target is $after after the run, $before before"
+	echo "ok osnoise --dma-latency 0: the target was 0 us while it ran (its fd open), $after us again after"
+else
+	echo "note: /dev/cpu_dma_latency not readable or already held at 0: --dma-latency not checked"
+fi
+
 # ---- malformed actions ----------------------------------------------------------------
 bad() {	# WANT-TEXT ARGS...
 	want=$1; shift

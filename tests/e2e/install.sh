@@ -62,4 +62,27 @@ empty "$D" "make uninstall DESTDIR=$D"
 
 mk all
 mk all
-echo "ok: install/uninstall PREFIX=$n files, then empty; DESTDIR staging; SPLIT_DEBUG=0; make -s silent"
+
+# plain make and make install with a build dependency missing (a pkg-config
+# that does not know json-c): one line naming its Debian package and `make
+# deps`, a non-zero exit, and no apt-get or apt run (both shadowed in PATH by
+# scripts that log their call)
+mkdir "$TMP/bin"
+for a in apt-get apt; do
+	printf '#!/bin/sh\necho "%s $*" >> "%s/apt.calls"\n' "$a" "$TMP" > "$TMP/bin/$a"
+	chmod +x "$TMP/bin/$a"
+done
+printf '#!/bin/sh\nfor a; do [ "$a" = json-c ] && exit 1; done\nexec pkg-config "$@"\n' > "$TMP/pc"
+chmod +x "$TMP/pc"
+for goal in all install; do
+	if PATH="$TMP/bin:$PATH" make -C "$SRC" BUILD="$B" PKG_CONFIG="$TMP/pc" PREFIX="$P" $goal \
+		> "$TMP/miss.out" 2>&1; then
+		die "make $goal went on without json-c: $(tail -3 "$TMP/miss.out")"
+	fi
+	grep -q 'libjson-c-dev' "$TMP/miss.out" && grep -q 'make deps' "$TMP/miss.out" ||
+		die "make $goal without json-c did not name libjson-c-dev and make deps: $(cat "$TMP/miss.out")"
+	[ ! -e "$TMP/apt.calls" ] || die "make $goal ran: $(cat "$TMP/apt.calls")"
+done
+empty "$P" "make install with a dependency missing"
+echo "ok: install/uninstall PREFIX=$n files, then empty; DESTDIR staging; SPLIT_DEBUG=0; make -s silent;" \
+	"a missing json-c: make and make install name libjson-c-dev and make deps, run no apt-get ($(grep -m1 json-c "$TMP/miss.out" | cut -c1-100))"
