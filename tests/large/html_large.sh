@@ -4,7 +4,7 @@
 # entries stays under 5 MB, keeps its worst events, and costs bounded memory.
 # (Separate from make check: the recording is about 3 GB and the run takes
 # minutes.)  A synthetic LPAR of 64 vCPUs (`dtl synth --no-sched`, a high
-# preempt rate) over LARGE_SECONDS (default 180 s of recorded time) must hold
+# preempt rate) over LARGE_SECONDS (default 400 s of recorded time) must hold
 # at least 20 million DTL entries; `dtl report --json=J --html=P` on it must
 # write a page under 5 000 000 bytes whose timeline has one lane group per
 # vCPU and one numbered mark per worst delay the JSON lists, with a maximum
@@ -14,7 +14,7 @@
 . "$TESTS_DIR/lib.sh"
 command -v python3 >/dev/null || skip "needs python3"
 [ -x /usr/bin/time ] || skip "needs /usr/bin/time (Debian package time)"
-secs=${LARGE_SECONDS:-180}
+secs=${LARGE_SECONDS:-400}
 dir=$(mktemp -d "${LARGE_DIR:-/var/tmp}/latscope-large.XXXXXX")
 trap 'rm -rf "$dir" "$TMP"' EXIT INT TERM
 f=$dir/big.data
@@ -56,7 +56,7 @@ want = len(doc.get("worst", []))
 if want == 0 or marks != want:
     fail("%d worst marks in the page, the document lists %d" % (marks, want))
 lanes = len(doc.get("vcpu_timeline", {}).get("cpus", []))
-print("ok: %d DTL entries (64 vCPUs), page %d bytes (< 5 MB), %d timeline lanes groups, %d worst marks, max RSS %d MB"
+print("ok: %d DTL entries (64 vCPUs), page %d bytes (< 5 MB), %d timeline lane groups, %d worst marks, max RSS %d MB"
       % (n, size, lanes, marks, rss_kb // 1024))
 PY
 echo "times: dtl synth $((t1 - t0)) s, dtl report --json --html ${wall} s; recording $(($(stat -c %s "$f") / 1048576)) MB"
