@@ -209,7 +209,7 @@ $(BUILD)/tests/test_tool: $(BUILD)/tests/unit/test_tool.o $(BUILD)/src/tool.o $(
 
 # The --on-threshold / --on-end actions (src/action.c).
 $(BUILD)/tests/test_action: $(BUILD)/tests/unit/test_action.o $(BUILD)/src/action.o $(LIBA)
-	@$(if $(Q),echo "  LD      $@")
+	@$(if $(QE),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/src/action.o $(LIBA) $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
 
 # The stop signals (src/cmdio.c).

@@ -309,7 +309,8 @@ static uint64_t hist_pct_us(const struct ctx *c, const struct osneng_hist *h, do
 
 /* The summary's percentiles: the text's row label, the JSON key. */
 static const struct { const char *label, *key; double pct; } hist_pcts[] = {
-	{ "p99:", "p99_ns", 99 }, { "p99.9:", "p99_9_ns", 99.9 }, { "p99.99:", "p99_99_ns", 99.99 },
+	{ "p50:", "p50_ns", 50 }, { "p99:", "p99_ns", 99 }, { "p99.9:", "p99_9_ns", 99.9 },
+	{ "p99.99:", "p99_99_ns", 99.99 },
 };
 
 /* True when the percentile pct of h falls among the values past its last

@@ -8,7 +8,7 @@
 #    after a second install over the first;
 #  - DESTDIR stages (PREFIX=/usr inside it), uninstall empties the stage;
 #  - SPLIT_DEBUG=0 installs the binary as built (what debian/rules asks);
-#  - make -s of the up-to-date tree prints nothing.
+#  - make -s prints nothing, of the up-to-date tree and while it rebuilds.
 # Runs make in the tree the binary under test was built in (LATSCOPE =
 # <tree>/<build dir>/latscope).
 . "$TESTS_DIR/lib.sh"
@@ -61,6 +61,9 @@ mk uninstall DESTDIR="$D" PREFIX=/usr
 empty "$D" "make uninstall DESTDIR=$D"
 
 mk all
+mk all
+# and while it rebuilds (a source, the binary and a unit test linked again)
+touch "$SRC/src/action.c"
 mk all
 
 # plain make and make install with a build dependency missing (a pkg-config

@@ -61,6 +61,24 @@ static void test_escaped(void **state)
 	free(p);
 }
 
+/* Durations near a unit's 1000 take the next unit: 999 950 000 ns is "1 s"
+ * or "999.9 ms", never "1e+03 ms" (%.3g's exponent). */
+static void test_durations(void **state)
+{
+	(void)state;
+	static const char *const v[] = { "999999", "999950000", "999499", "999499999", "999" };
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char doc[256];
+		int rc;
+		snprintf(doc, sizeof(doc), "{\"schema\":\"latscope.osnoise/1\",\"mode\":\"top\",\"cpus\":"
+			 "[{\"cpu\":0,\"runtime_ns\":%s,\"noise_ns\":%s}]}", v[i], v[i]);
+		char *p = page(doc, &rc);
+		assert_int_equal(rc, 0);
+		assert_null(strstr(p, "e+0"));
+		free(p);
+	}
+}
+
 /* Wrong types, huge and negative numbers, missing keys: a page, no crash. */
 static void test_hostile(void **state)
 {
@@ -108,6 +126,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schemas),
 		cmocka_unit_test(test_escaped),
+		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_write_error),
 	};

@@ -144,11 +144,13 @@ void htmlrep_esc(FILE *f, const char *s)
 
 const char *htmlrep_dur(char *buf, size_t n, uint64_t ns)
 {
+	/* each unit up to what rounds to 1000 of it in 3 digits (999.5): 999 950 ns
+	 * is "1 ms", not "1e+03 us" */
 	if (ns < 1000)
 		snprintf(buf, n, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
+	else if (ns < 999500)
 		snprintf(buf, n, "%.3g us", ns / 1e3);
-	else if (ns < 1000000000)
+	else if (ns < 999500000)
 		snprintf(buf, n, "%.3g ms", ns / 1e6);
 	else if (ns < 1000000000000ULL)
 		snprintf(buf, n, "%.4g s", ns / 1e9);

@@ -234,9 +234,12 @@ int htmlrep_osnoise(FILE *f, struct json_object *doc)
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
-	bool any_hist = false;
-	for (size_t i = 0; i < htmlrep_len(cpus); i++)
-		any_hist |= htmlrep_get(htmlrep_idx(cpus, i), "hist") != NULL;
+	bool any_hist = false, no_p50 = false;
+	for (size_t i = 0; i < htmlrep_len(cpus); i++) {
+		struct json_object *h = htmlrep_get(htmlrep_idx(cpus, i), "hist");
+		any_hist |= h != NULL;
+		no_p50 |= h && !htmlrep_has(h, "p50_ns");
+	}
 	if (any_hist) {
 		fputs("<h2>Gap histograms (each interruption of the workload)</h2>\n<div class=\"grid\">\n", f);
 		for (size_t i = 0; i < htmlrep_len(cpus) && !rc; i++) {
@@ -247,8 +250,10 @@ int htmlrep_osnoise(FILE *f, struct json_object *doc)
 			snprintf(t, sizeof(t), "CPU %" PRId64 " gaps", htmlrep_i64(c, "cpu"));
 			rc = pairs_hist(f, t, htmlrep_get(h, "buckets"), htmlrep_u64(h, "bucket_ns"), h);
 		}
-		fputs("</div>\n<p class=\"note\">p50 is not in the osnoise document; the marks are the "
-		      "percentiles it has.</p>\n", f);
+		fputs("</div>\n", f);
+		if (no_p50)	/* a document written before p50_ns */
+			fputs("<p class=\"note\">p50 is not in this osnoise document; the marks are the "
+			      "percentiles it has.</p>\n", f);
 	}
 	fputs("<h2>Top contributors</h2>\n<table><tr><th>CPU</th><th class=\"l\">class</th>"
 	      "<th class=\"l\">name</th><th>id</th><th>count</th><th>total</th><th>max</th></tr>\n", f);
