@@ -100,7 +100,8 @@ struct hsource_ltimer {
 struct hsource_stats {
 	uint64_t seen;		/* perf: events decoded and fed; bpf: program runs; kernel:
 				 * samples filed */
-	uint64_t lost;		/* perf: events the kernel dropped from the rings; bpf: runs
+	uint64_t lost;		/* perf: events the kernel dropped from the rings, and those
+				 * it fired and never delivered (evsrc_count); bpf: runs
 				 * its recursion guard skipped; kernel: samples a full map
 				 * dropped */
 	const struct latency_stats *track;	/* the trackers' counters: the engine's (perf),
@@ -111,6 +112,7 @@ struct hsource_stats {
 	bool any_event;		/* perf: an event was fed, first_ns/last_ns are its times */
 	uint64_t first_ns, last_ns;
 	const struct evsrc_stats *ring;		/* perf: the rings' counters */
+	const struct evsrc *evs;		/* perf: the source (evsrc_fired_table) */
 	const struct bpfhist_stats *bpf;	/* bpf: the programs' and the kernel's counters */
 	const struct hsource_ltimer *ltimer;	/* bpf: nltimer traced CPUs (0: no counter) */
 	size_t nltimer;

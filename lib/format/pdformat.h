@@ -196,6 +196,8 @@ enum {
 	 * never parsed by perf, now or when it adds features (docs/osnoise.md,
 	 * "The parameters section"). */
 	PDFORMAT_FEAT_LATSCOPE_OSNOISE = 255,
+	/* what the kernel fired against what it delivered (base/firedtab.h) */
+	PDFORMAT_FEAT_LATSCOPE_FIRED = 254,
 };
 
 /*

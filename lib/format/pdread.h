@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/firedtab.h"
 #include "format/pdformat.h"
 
 struct tep_handle;
@@ -181,6 +182,10 @@ struct pdread_info {
 	/* LATSCOPE_OSNOISE (latscope osnoise record's parameters; pdformat.h) */
 	bool has_osnoise_params;
 	struct pdformat_osnp osnoise_params;
+	/* LATSCOPE_FIRED (base/firedtab.h): the recorder's counts of what the
+	 * kernel fired against what it delivered; fired.counted when present
+	 * (names empty: the events are the evsels of the same config) */
+	struct firedtab fired;
 	/* CPU_TOPOLOGY */
 	size_t nr_core_ids;
 	const uint32_t *core_id, *socket_id;		/* nr_core_ids entries */

@@ -85,6 +85,11 @@ int pdwrite_set_raw_feature(struct pdwrite *w, int feat, const void *payload, si
  * big_endian are ignored: the writer's own, tagged in the section).  Not sent
  * in pipe mode (perf would stop there). */
 int pdwrite_set_osnoise_params(struct pdwrite *w, const struct pdformat_osnp *p);
+/* The LATSCOPE_FIRED feature (base/firedtab.h) from t, in the file's byte
+ * order (may be set after pdwrite_begin_data: the table is written at
+ * checkpoints and at close; not in pipe mode). */
+struct firedtab;
+int pdwrite_set_fired(struct pdwrite *w, const struct firedtab *t);
 
 /* Start the data section: writes the file header area (file mode) or the pipe
  * header and HEADER_ATTR / HEADER_FEATURE / TRACING_DATA records (pipe mode). */

@@ -18,11 +18,13 @@
 #include <tracefs.h>
 
 #include "live/evsrc.h"
+#include "base/firedtab.h"
 #include "base/privhint.h"
 #include "format/pdread.h"
 #include "format/pdwrite.h"
 #include "format/tfsformat.h"
 #include "live/pring.h"
+#include "live/ptwin.h"
 
 #define EVSRC_MAX_EVENTS	128
 #define EVSRC_MAX_SYSTEMS	16
@@ -35,6 +37,10 @@ struct evsrc_event {
 	bool skipped;			/* the kernel refused it: left out */
 	uint64_t *ids;			/* one per CPU */
 	size_t nr_ids;
+	/* per traced CPU (index as s->cpus): the counting twin (-1: none), the
+	 * times it fired (its last read) and the samples read of it */
+	int *twin;
+	uint64_t *fired, *got;
 };
 
 struct evsrc_cpu {
@@ -47,6 +53,9 @@ struct evsrc_cpu {
 	struct tpevent *q;			/* reorder queue, sorted by time */
 	size_t q_head, q_len;
 	struct evsrc *owner;
+	uint64_t samples;		/* PERF_RECORD_SAMPLEs read from this ring */
+	uint64_t undelivered;		/* fired - samples - lost at the last evsrc_count */
+	bool pending;			/* the last drain left records in the ring */
 };
 
 struct evsrc {
@@ -69,6 +78,7 @@ struct evsrc {
 	bool *rec_err;
 	uint8_t *tmp;			/* bounce buffer of every ring (pring) */
 	char note[1024];		/* events left out */
+	char count_note[256];		/* why the twins do not count ("" when they do) */
 	size_t page;
 	char err[512];
 };
@@ -89,6 +99,45 @@ const char *evsrc_strerror(const struct evsrc *s)
 const struct evsrc_stats *evsrc_stats(const struct evsrc *s)
 {
 	return &s->st;
+}
+
+const char *evsrc_count_note(const struct evsrc *s)
+{
+	return s->count_note;
+}
+
+size_t evsrc_nr_cpus(const struct evsrc *s)
+{
+	return s->nr_cpus;
+}
+
+unsigned evsrc_cpu(const struct evsrc *s, size_t ci)
+{
+	return ci < s->nr_cpus ? (unsigned)s->cpus[ci].cpu : 0;
+}
+
+bool evsrc_event_counts(const struct evsrc *s, size_t idx, size_t ci, uint64_t *fired, uint64_t *delivered)
+{
+	if (!s->st.counting || idx >= s->nr_ev || ci >= s->nr_cpus || !s->ev[idx].fired)
+		return false;
+	*fired = s->ev[idx].fired[ci];
+	*delivered = s->ev[idx].got[ci];
+	return true;
+}
+
+uint64_t evsrc_undelivered_cpu(const struct evsrc *s, size_t ci, uint64_t *fired)
+{
+	uint64_t f = 0;
+	if (ci >= s->nr_cpus) {
+		if (fired)
+			*fired = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < s->nr_ev; i++)
+		f += s->ev[i].fired ? s->ev[i].fired[ci] : 0;
+	if (fired)
+		*fired = f;
+	return s->cpus[ci].undelivered;
 }
 
 uint64_t evsrc_lost_cpu(const struct evsrc *s, unsigned cpu)
@@ -205,6 +254,33 @@ size_t evsrc_pollfds(struct evsrc *s, struct pollfd **fds)
 	return s->nr_cpus;
 }
 
+static void free_event_arrays(const struct evsrc *s, struct evsrc_event *e)
+{
+	if (e->twin)
+		for (size_t c = 0; c < s->nr_cpus; c++)
+			if (e->twin[c] >= 0)
+				close(e->twin[c]);
+	free(e->twin);
+	free(e->fired);
+	free(e->got);
+	free(e->ids);
+	e->twin = NULL;
+	e->fired = e->got = e->ids = NULL;
+}
+
+/* No counting after all: every twin closed, why in count_note. */
+static void twins_off(struct evsrc *s, const char *why, int err)
+{
+	for (size_t i = 0; i < s->nr_ev; i++)
+		for (size_t c = 0; s->ev[i].twin && c < s->nr_cpus; c++)
+			if (s->ev[i].twin[c] >= 0) {
+				close(s->ev[i].twin[c]);
+				s->ev[i].twin[c] = -1;
+			}
+	s->st.counting = false;
+	snprintf(s->count_note, sizeof(s->count_note), "%s: %s", why, strerror(-err));
+}
+
 void evsrc_close(struct evsrc *s)
 {
 	if (!s)
@@ -221,7 +297,7 @@ void evsrc_close(struct evsrc *s)
 			free(s->cpus[c].q);
 		}
 	for (size_t i = 0; i < s->nr_ev; i++)
-		free(s->ev[i].ids);
+		free_event_arrays(s, &s->ev[i]);
 	free(s->cpus);
 	free(s->fds);
 	free(s->pfd);
@@ -400,10 +476,17 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 	for (size_t i = 0; i < s->nr_fds; i++)
 		s->fds[i] = -1;
 	for (size_t i = 0; i < s->nr_ev; i++) {
-		s->ev[i].ids = calloc(s->nr_cpus, sizeof(uint64_t));
-		if (!s->ev[i].ids)
+		struct evsrc_event *e = &s->ev[i];
+		e->ids = calloc(s->nr_cpus, sizeof(uint64_t));
+		e->twin = malloc(s->nr_cpus * sizeof(int));
+		e->fired = calloc(s->nr_cpus, sizeof(uint64_t));
+		e->got = calloc(s->nr_cpus, sizeof(uint64_t));
+		if (!e->ids || !e->twin || !e->fired || !e->got)
 			return -ENOMEM;
+		for (size_t c = 0; c < s->nr_cpus; c++)
+			e->twin[c] = -1;
 	}
+	s->st.counting = true;
 
 	/* Events of globs/optional specs the kernel refuses are left out; an
 	 * _entry/_exit pair is kept or left out together (half a pair would
@@ -527,6 +610,14 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 					return err;
 				}
 			}
+			/* its counting twin, in the group: enabled and disabled with it */
+			if (s->st.counting) {
+				int t = ptwin_open(&a, (int)cpu, c->ring_fd);
+				if (t < 0)
+					twins_off(s, "the counting events could not be opened", t);
+				else
+					s->ev[i].twin[ci] = t;
+			}
 		}
 		ci++;
 	}
@@ -534,7 +625,7 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 	size_t k = 0;
 	for (size_t i = 0; i < s->nr_ev; i++) {
 		if (s->ev[i].skipped) {
-			free(s->ev[i].ids);
+			free_event_arrays(s, &s->ev[i]);
 			continue;
 		}
 		s->ev[k++] = s->ev[i];
@@ -639,6 +730,7 @@ static int handle_record(void *arg, const struct perf_event_header *h, const uin
 	if (h->type != PERF_RECORD_SAMPLE)
 		return 0;
 	s->st.samples++;
+	c->samples++;
 	struct pdread_sample smp;
 	if (pdread_parse_sample(&s->ev[s->first_ok].pattr, false, rec, size, false, &smp) < 0 || smp.raw_size < 2) {
 		s->st.undecoded++;
@@ -647,6 +739,8 @@ static int handle_record(void *arg, const struct perf_event_header *h, const uin
 	uint16_t type;
 	memcpy(&type, smp.raw, 2);
 	int idx = event_idx(s, type);
+	if (idx >= 0)
+		s->ev[idx].got[c - s->cpus]++;
 	if (s->raw_cb)
 		s->raw_cb(s->raw_arg, c->cpu, idx, rec, size);
 	struct tpevent e;
@@ -673,9 +767,12 @@ static bool drain_all(struct evsrc *s)
 
 	for (size_t i = 0; i < s->nr_cpus; i++) {
 		struct evsrc_cpu *c = &s->cpus[i];
-		pending |= pring_walk(&c->ring, handle_record, c) == PRING_STOPPED;
+		c->pending = pring_walk(&c->ring, handle_record, c) == PRING_STOPPED;
+		pending |= c->pending;
 		pring_stats_add(&tot, &c->ring.st);
 	}
+	s->st.throttles = tot.throttles;
+	s->st.unthrottles = tot.unthrottles;
 	s->st.lost = tot.lost;
 	s->st.lost_records = tot.lost_records;
 	s->st.corrupt = tot.corrupt;
@@ -741,6 +838,80 @@ int evsrc_read(struct evsrc *s, uint64_t until_ns, evsrc_cb cb, void *arg)
 			return r;
 		if (!pending)
 			return 0;
+	}
+	return 0;
+}
+
+int evsrc_count(struct evsrc *s)
+{
+	int err = 0;
+
+	if (!s->st.counting)
+		return -EOPNOTSUPP;
+	/* the twins first: every sample of a firing they counted is in its
+	 * ring by now (the kernel writes it in the firing), so the drain
+	 * below reads it; firings after the read only make delivered larger,
+	 * and a figure taken while the events run is a lower bound */
+	for (size_t i = 0; i < s->nr_ev && !err; i++)
+		for (size_t c = 0; c < s->nr_cpus && !err; c++) {
+			uint64_t v;
+			if (s->ev[i].twin[c] < 0)
+				continue;
+			err = ptwin_read(s->ev[i].twin[c], &v);
+			if (!err)
+				s->ev[i].fired[c] = v;
+		}
+	if (err) {
+		twins_off(s, "reading the counting events", err);
+		seterr(s, "%s", s->count_note);
+		return err;
+	}
+	drain_all(s);
+	uint64_t fired = 0, und = 0;
+	for (size_t c = 0; c < s->nr_cpus; c++) {
+		struct evsrc_cpu *cp = &s->cpus[c];
+		uint64_t f = 0;
+		for (size_t i = 0; i < s->nr_ev; i++)
+			f += s->ev[i].fired[c];
+		uint64_t seen = cp->samples + cp->ring.st.lost;
+		/* a ring left with records (its queue full) has delivered
+		 * more than it counted so far: keep the earlier figure */
+		if (!cp->pending && f > seen && f - seen > cp->undelivered)
+			cp->undelivered = f - seen;
+		fired += f;
+		und += cp->undelivered;
+	}
+	s->st.fired = fired;
+	s->st.undelivered = und;
+	return 0;
+}
+
+int evsrc_fired_table(const struct evsrc *s, struct firedtab *t)
+{
+	int err = firedtab_alloc(t, s->st.counting ? s->nr_cpus : 0, s->st.counting ? s->nr_cpus * s->nr_ev : 0);
+	if (err)
+		return err;
+	t->counted = s->st.counting;
+	snprintf(t->note, sizeof(t->note), "%s", s->count_note);
+	t->throttles = s->st.throttles;
+	t->unthrottles = s->st.unthrottles;
+	if (!s->st.counting)
+		return 0;
+	size_t k = 0;
+	for (size_t c = 0; c < s->nr_cpus; c++) {
+		struct firedtab_cpu *fc = &t->cpu[c];
+		fc->cpu = (uint32_t)s->cpus[c].cpu;
+		fc->samples = s->cpus[c].samples;
+		fc->lost = s->cpus[c].ring.st.lost;
+		fc->undelivered = evsrc_undelivered_cpu(s, c, &fc->fired);
+		for (size_t i = 0; i < s->nr_ev; i++) {
+			struct firedtab_event *e = &t->ev[k++];
+			e->config = (uint64_t)s->ev[i].id;
+			e->cpu = fc->cpu;
+			e->fired = s->ev[i].fired[c];
+			e->delivered = s->ev[i].got[c];
+			snprintf(e->name, sizeof(e->name), "%s", s->ev[i].name);
+		}
 	}
 	return 0;
 }

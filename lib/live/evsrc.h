@@ -22,7 +22,10 @@
  * Formats and ids come from tracefs through libtracefs (only the systems
  * named are parsed).  Timestamps are CLOCK_MONOTONIC (use_clockid).
  * The rings are read by pring (pring.h): every PERF_RECORD_LOST is counted,
- * and corrupt ring data is counted and skipped (evsrc_stats).  Memory is bounded: the
+ * and corrupt ring data is counted and skipped (evsrc_stats).  Each event
+ * has a counting twin (ptwin.h) in its CPU's group: evsrc_count() compares
+ * what fired with what the rings delivered, and names the samples a kernel
+ * dropped without a LOST record.  Memory is bounded: the
  * rings (ring_bytes per CPU) and a fixed per-CPU reorder queue; nothing is
  * allocated per sample.
  */
@@ -58,6 +61,14 @@ struct evsrc_stats {
 	uint64_t undecoded;		/* samples the decoder does not know or could not parse */
 	uint64_t forced;		/* events delivered early because a queue was full */
 	uint64_t out_of_order;		/* events older than one already delivered */
+	uint64_t throttles;		/* PERF_RECORD_THROTTLE records (pring.h) */
+	uint64_t unthrottles;		/* PERF_RECORD_UNTHROTTLE records */
+	/* The counting twins (ptwin.h), as of the last evsrc_count(): */
+	bool counting;			/* every event has its twin (else evsrc_count_note) */
+	uint64_t fired;			/* times the events fired on the traced CPUs */
+	uint64_t undelivered;		/* of those, neither read as a sample nor counted in a
+					 * PERF_RECORD_LOST: dropped by the kernel without a
+					 * record (per CPU: fired - samples - lost) */
 };
 
 struct evsrc;
@@ -136,6 +147,34 @@ const struct evsrc_stats *evsrc_stats(const struct evsrc *s);
 const char *evsrc_note(const struct evsrc *s);
 /* Events lost on one CPU. */
 uint64_t evsrc_lost_cpu(const struct evsrc *s, unsigned cpu);
+
+/*
+ * evsrc_count - read every event's counting twin, then drain the rings (the
+ * records stay queued for evsrc_read), and update st.fired and
+ * st.undelivered.  Exact once the events are disabled and the rings read
+ * to the end (evsrc_disable, evsrc_read(UINT64_MAX), evsrc_count); while
+ * they run, a lower bound.  Returns 0, -EOPNOTSUPP when the twins could not
+ * be opened (evsrc_count_note says why), or a negative errno from reading
+ * one (counting then stops, evsrc_strerror says why).
+ */
+int evsrc_count(struct evsrc *s);
+/* Why the events are not counted ("" when they are); owned by s. */
+const char *evsrc_count_note(const struct evsrc *s);
+/* The traced CPUs: their number, and the CPU of index ci (0..nr-1). */
+size_t evsrc_nr_cpus(const struct evsrc *s);
+unsigned evsrc_cpu(const struct evsrc *s, size_t ci);
+/* Of event idx on traced CPU index ci, as of the last evsrc_count(): the
+ * times it fired and the samples of it read.  false when not counted. */
+bool evsrc_event_counts(const struct evsrc *s, size_t idx, size_t ci, uint64_t *fired, uint64_t *delivered);
+/* Samples the kernel fired on traced CPU index ci and never delivered
+ * (fired - samples - lost), and in *fired (may be NULL) every firing there. */
+uint64_t evsrc_undelivered_cpu(const struct evsrc *s, size_t ci, uint64_t *fired);
+struct firedtab;
+/* evsrc_fired_table - the counts of the last evsrc_count() into t (every
+ * traced CPU, every event on each; t's arrays are the caller's to free with
+ * firedtab_free).  Not counting: t->counted false, t->note why.  0 or
+ * -ENOMEM. */
+int evsrc_fired_table(const struct evsrc *s, struct firedtab *t);
 
 /* The opened events (after glob expansion): count, name "sys:event", tep id,
  * perf attr (host order), and the sample ids of each (one per CPU). */

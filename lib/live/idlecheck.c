@@ -40,6 +40,16 @@ const char *idlecheck_verdict_name(enum idlecheck_verdict v)
 	}
 }
 
+enum idlecheck_verdict idlecheck_judge(const struct idlecheck_cpu_result *r)
+{
+	/* the event's own counter counts every firing; the window is closed
+	 * (disabled) and the ring read to the end before the verdict, so on a
+	 * kernel that delivers what it fires, samples + lost == counted */
+	if (r->counted < IDLECHECK_MIN_IRQS)
+		return IDLECHECK_UNKNOWN;
+	return r->samples + r->lost < r->counted ? IDLECHECK_DROPS : IDLECHECK_OK;
+}
+
 bool idlecheck_any_drops(const struct idlecheck_cpu_result *r, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -290,12 +300,7 @@ int idlecheck_check(const struct parse_cpuset *cpus, const struct idlecheck_opts
 		if (err)
 			goto join;
 		r->irqs = after[r->cpu] >= before[r->cpu] ? after[r->cpu] - before[r->cpu] : 0;
-		if (r->irqs < IDLECHECK_MIN_IRQS)
-			r->verdict = r->samples + r->lost >= IDLECHECK_MIN_IRQS ? IDLECHECK_OK : IDLECHECK_UNKNOWN;
-		else if ((r->samples + r->lost) * 2 < r->irqs)
-			r->verdict = IDLECHECK_DROPS;
-		else
-			r->verdict = IDLECHECK_OK;
+		r->verdict = idlecheck_judge(r);
 	}
 	*nr_out = n;
 	err = 0;

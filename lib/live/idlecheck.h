@@ -14,7 +14,8 @@
  * (irq_vectors:local_timer_entry by default) for a short window while a
  * pinned thread sleeps in 1 ms steps on that CPU (so the CPU idles between
  * timer interrupts), and compares the samples with the CPU's column of the
- * matching /proc/interrupts line (LOC).  idlecheck_spin_start() is the cure: one
+ * matching /proc/interrupts line (LOC), and judges by the event's own counter,
+ * which counts every firing (idlecheck_judge).  idlecheck_spin_start() is the cure: one
  * SCHED_IDLE thread per CPU that spins, so the CPU never enters idle; a
  * SCHED_IDLE thread runs only when nothing else wants the CPU, so it never
  * delays SCHED_OTHER or real-time work (beyond a context switch).
@@ -31,9 +32,11 @@
 #include "base/parse.h"
 
 enum idlecheck_verdict {
-	IDLECHECK_UNKNOWN,			/* too few interrupts to tell (CPU busy or tickless) */
-	IDLECHECK_OK,				/* perf saw (nearly) every interrupt */
-	IDLECHECK_DROPS,			/* perf saw less than half of them */
+	IDLECHECK_UNKNOWN,			/* the tracepoint fired fewer than 10 times (CPU
+						 * busy or tickless): too few to tell */
+	IDLECHECK_OK,				/* every firing was delivered as a sample or
+						 * counted in a PERF_RECORD_LOST */
+	IDLECHECK_DROPS,			/* at least one firing was neither */
 };
 
 struct idlecheck_opts {
@@ -47,7 +50,7 @@ struct idlecheck_cpu_result {
 	unsigned cpu;
 	uint64_t irqs;			/* /proc/interrupts delta over the window */
 	uint64_t samples;		/* perf samples of the tracepoint in the window */
-	uint64_t counted;		/* the event's counter value */
+	uint64_t counted;		/* the event's counter value: every firing in the window */
 	uint64_t lost;			/* samples the ring lost (PERF_RECORD_LOST) */
 	uint64_t corrupt_bytes;		/* ring bytes skipped as corrupt (pring.h) */
 	enum idlecheck_verdict verdict;
@@ -62,6 +65,15 @@ struct idlecheck_cpu_result {
  */
 int idlecheck_check(const struct parse_cpuset *cpus, const struct idlecheck_opts *opts,
 	      struct idlecheck_cpu_result *out, size_t out_len, size_t *nr_out);
+
+/*
+ * idlecheck_judge - the verdict of one CPU's counts: unknown below 10
+ * firings (counted), else drops when samples + lost < counted (a firing the
+ * kernel neither delivered nor reported lost: the bound is exact, the
+ * window is closed before the ring is read), else ok.  The /proc/interrupts
+ * delta (irqs) is reported beside it, not judged: the window's edges differ.
+ */
+enum idlecheck_verdict idlecheck_judge(const struct idlecheck_cpu_result *r);
 
 /* Whether any CPU of the results shows the drop. */
 bool idlecheck_any_drops(const struct idlecheck_cpu_result *r, size_t n);

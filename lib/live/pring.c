@@ -37,6 +37,8 @@ void pring_stats_add(struct pring_stats *dst, const struct pring_stats *src)
 	dst->records += src->records;
 	dst->lost += src->lost;
 	dst->lost_records += src->lost_records;
+	dst->throttles += src->throttles;
+	dst->unthrottles += src->unthrottles;
 	dst->corrupt += src->corrupt;
 	dst->corrupt_bytes += src->corrupt_bytes;
 }
@@ -102,6 +104,10 @@ int pring_walk(struct pring *r, pring_cb cb, void *arg)
 			if (h.size >= sizeof(h) + 16)	/* id, lost */
 				memcpy(&lost, rec + sizeof(h) + 8, sizeof(lost));
 			r->st.lost += lost;
+		} else if (h.type == PERF_RECORD_THROTTLE) {
+			r->st.throttles++;
+		} else if (h.type == PERF_RECORD_UNTHROTTLE) {
+			r->st.unthrottles++;
 		}
 		tail += h.size;
 	}

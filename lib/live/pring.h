@@ -22,8 +22,10 @@
  * is left before data_head, or a head/tail pair more than the data area
  * apart (or backwards), is counted (st.corrupt, st.corrupt_bytes) and the
  * walk skips to data_head.  It never stops for good and never reads outside
- * the data area.  PERF_RECORD_LOST is counted here (st.lost, st.lost_records)
- * and still handed to the callback.
+ * the data area.  PERF_RECORD_LOST is counted here (st.lost, st.lost_records),
+ * and so are PERF_RECORD_THROTTLE/UNTHROTTLE (st.throttles, st.unthrottles:
+ * samples the kernel did not take while an event was throttled have no
+ * record of their own); all are still handed to the callback.
  *
  * Never prints, never exits; not thread-safe (one walker per ring).
  */
@@ -49,6 +51,9 @@ struct pring_stats {
 	uint64_t lost_records;		/* PERF_RECORD_LOST records */
 	uint64_t corrupt;		/* bad headers / head-tail pairs: each a skip to head */
 	uint64_t corrupt_bytes;		/* bytes those skips jumped over */
+	uint64_t throttles;		/* PERF_RECORD_THROTTLE: the kernel stopped sampling an
+					 * event for the rest of a tick (perf_event_max_sample_rate) */
+	uint64_t unthrottles;		/* PERF_RECORD_UNTHROTTLE: it sampled again */
 };
 
 struct pring {

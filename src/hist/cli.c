@@ -615,5 +615,6 @@ int cmd_hist(int argc, char **argv)
 	int ret = c.mode == H_REPORT ? hist_report(&c) : hist_live(&c);
 	latency_free(c.lat);
 	tasklat_free(c.tasks);
+	firedtab_free(&c.fired);
 	return ret;
 }

@@ -155,7 +155,7 @@ bool hist_threshold_check(struct hctx *c)
 	if (!c->threshold_given || c->mode == H_MONITOR || !c->src)
 		return false;
 	const struct hsource_ops *ops = hsource_ops_of(c->src);
-	if (ops->sync) {	/* bpf, kernel: the counts read, at most every 100 ms */
+	if (ops->sync && ops != &hsource_perf) {	/* bpf, kernel: the counts read, at most every 100 ms */
 		uint64_t now = tool_now_ns();
 		if (now - c->last_sync_ns < 100000000ULL)
 			return false;

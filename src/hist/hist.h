@@ -31,6 +31,7 @@
 #include "live/idlecheck.h"
 #include "engine/latauto.h"
 #include "engine/latency.h"
+#include "base/firedtab.h"
 #include "base/parse.h"
 #include "format/tpevent.h"
 
@@ -141,6 +142,8 @@ struct hctx {
 	bool any_cpu;
 	uint64_t decoded, undecoded, bad_raw, no_raw;
 	uint64_t lost_events, lost_samples;
+	struct firedtab fired;			/* perf path: fired against delivered (the live
+						 * source's, or the recording's LATSCOPE_FIRED) */
 	uint64_t unknown_id, bad_samples;	/* report: samples the reader skipped */
 	uint64_t out_of_order, forced;		/* delivered late / flushes forced by a full queue */
 	uint64_t ring_corrupt_bytes;		/* live: ring bytes skipped as corrupt (pring.h) */

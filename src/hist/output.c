@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "cmdio.h"
+#include "firedout.h"
 #include "commands.h"
 #include "hist.h"
 #include "base/jsonv.h"
@@ -180,6 +181,7 @@ static struct json_object *keep_busy_json(const struct hctx *c)
 			json_object_object_add(e, "cpu", json_object_new_int((int)c->idc[i].cpu));
 			json_object_object_add(e, "timer_irqs",
 					       json_object_new_int64((int64_t)c->idc[i].irqs));
+			json_object_object_add(e, "fired", jsonv_u64(c->idc[i].counted));
 			json_object_object_add(e, "samples",
 					       json_object_new_int64((int64_t)c->idc[i].samples));
 			json_object_object_add(e, "lost", json_object_new_int64((int64_t)c->idc[i].lost));
@@ -392,9 +394,17 @@ int64_t hist_worst(const struct hctx *c, enum hset_kind *kind, uint32_t *cpu)
 static uint64_t dropped(const struct hctx *c)
 {
 	const struct latency_stats *st = c->track;
-	return c->lost_events + c->lost_samples + c->unknown_id + c->bad_samples + c->bad_raw +
+	return c->lost_events + c->lost_samples + firedtab_undelivered(&c->fired) + c->unknown_id +
+	       c->bad_samples + c->bad_raw +
 	       c->no_raw + st->bad_cpu + st->alloc_failures + c->hstats.dropped + c->hstats.bad_lines +
 	       (c->ran == HB_BPF ? c->bps.recursion_misses : 0);
+}
+
+/* The perf path's fired-against-delivered counts are shown: a live perf
+ * backend (counted or why not), or a recording that carries them. */
+static bool fired_shown(const struct hctx *c)
+{
+	return c->fired.counted || (c->mode != H_REPORT && c->ran == HB_PERF);
 }
 
 /* The perf backend's events line: decoded, malformed, lost. */
@@ -518,6 +528,8 @@ static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buc
 		json_object_object_add(in, "forced_flushes",
 				       json_object_new_int64((int64_t)c->forced));
 		json_object_object_add(in, "dropped", json_object_new_int64((int64_t)dropped(c)));
+		if (fired_shown(c))
+			json_object_object_add(in, "fired", firedout_json(&c->fired));
 		json_object_object_add(in, "nr_cpus", json_object_new_int((int)nr_out_cpus(c)));
 		if (c->decoded_any) {
 			json_object_object_add(in, "first_event_ns",
@@ -615,6 +627,8 @@ int hist_emit(struct hctx *c)
 			       c->bps.nested);
 		else
 			print_events(c);
+		if (c->ran != HB_KERNEL && c->ran != HB_BPF && fired_shown(c))
+			firedout_text(&c->fired, stdout);
 		for (size_t i = 0; i < c->nltimer; i++) {
 			printf("local timer interrupts: CPU%" PRIu32 " %" PRIu64 " (bpf, "
 			       "irq_vectors:local_timer_entry), /proc/interrupts LOC +%" PRIu64,
@@ -670,7 +684,7 @@ int hist_emit(struct hctx *c)
 		fprintf(stderr, " not reported: %s\n", why);
 	}
 	uint64_t drop = dropped(c);
-	if (drop || c->out_of_order || c->forced || c->ring_corrupt_bytes) {
+	if (drop || c->out_of_order || c->forced || c->ring_corrupt_bytes || c->fired.throttles) {
 		char b[512];
 		size_t u = 0;
 #define DROPPED(v, what) \
@@ -695,7 +709,12 @@ int hist_emit(struct hctx *c)
 					      c->bps.recursion_misses, names);
 		}
 #undef DROPPED
-		fprintf(stderr, "%s: warning: %s: %s\n", c->prog, b,
+		char fw[1024];
+		if (firedout_warning(&c->fired, fw, sizeof(fw)))
+			fprintf(stderr, "%s: warning: %s%s\n", c->prog, fw,
+				firedtab_undelivered(&c->fired) ? ": histograms are incomplete" : "");
+		if (u)
+			fprintf(stderr, "%s: warning: %s: %s\n", c->prog, b,
 			drop || c->ring_corrupt_bytes ? "histograms are incomplete" : "ordering may be off");
 	}
 	if (drop && (c->threshold_given || c->strict)) {

@@ -30,6 +30,7 @@
 #include "base/safeout.h"
 #include "base/sysinfo.h"
 #include "live/timerwl.h"
+#include "firedout.h"
 #include "progress.h"
 #include "tool.h"
 
@@ -52,6 +53,8 @@ static void take_stats(struct hctx *c, const struct hsource_stats *st)
 		c->out_of_order = st->ring->out_of_order;
 		c->ring_corrupt_bytes = st->ring->corrupt_bytes;
 	}
+	if (st->evs && evsrc_fired_table(st->evs, &c->fired) < 0)
+		c->fired.counted = false;	/* out of memory: said as not counted */
 	if (st->bpf) {
 		c->bpf_events = st->seen;
 		c->bps = *st->bpf;
@@ -155,6 +158,8 @@ int hist_report(struct hctx *c)
 	c->bad_samples = st->bad_samples;
 	c->out_of_order = st->out_of_order;
 	c->forced = st->forced_flushes;
+	if (pdread_info(r)->fired.counted && firedout_copy(&c->fired, &pdread_info(r)->fired) == 0)
+		firedout_names(&c->fired, r);
 	if (!feed.lat) {
 		fprintf(stderr, "%s: %s has no tracepoint samples; record sched:sched_switch, "
 				"sched:sched_wakeup (and timer:hrtimer_*) with -a\n", c->prog, path);
@@ -272,10 +277,11 @@ static int keep_busy_setup(struct hctx *c, struct livesetup *ls)
 					used += (size_t)snprintf(list + used, sizeof(list) - used,
 								 "%sCPU%u %" PRIu64 "/%" PRIu64,
 								 used ? ", " : "", c->idc[i].cpu,
-								 c->idc[i].samples, c->idc[i].irqs);
+								 c->idc[i].samples + c->idc[i].lost,
+								 c->idc[i].counted);
 			fprintf(stderr,
 				"%s: this kernel drops perf samples of interrupts taken on an idle CPU "
-				"(self-test, samples/timer interrupts: %s): keeping the traced CPUs busy "
+				"(self-test, timer interrupts delivered/fired: %s): keeping the traced CPUs busy "
 				"with SCHED_IDLE spinners (--no-keep-busy to turn off)\n",
 				c->prog, list);
 			c->busy_why = "self-test";
@@ -722,6 +728,9 @@ int hist_live(struct hctx *c)
 			fprintf(stderr, "%s: no threshold hit: no trace kept\n", c->prog);
 	}
 	if (c->pw) {
+		/* what the kernel fired and never delivered, for hist report */
+		if (!c->live_err && c->fired.counted && pdwrite_set_fired(c->pw, &c->fired) < 0)
+			c->live_err = true;
 		if (c->live_err) {
 			pdwrite_discard(c->pw);
 			err = -EIO;

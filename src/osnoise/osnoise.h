@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/firedtab.h"
 #include "action.h"
 #include "cli.h"
 #include "engine/osneng.h"
@@ -57,6 +58,8 @@ struct ctx {
 	struct noise *n;
 	struct oswork *w;
 	struct evsrc *s;
+	struct firedtab fired;	/* perf path: fired against delivered (live: the
+				 * source's; replay: the recording's LATSCOPE_FIRED) */
 	struct pdwrite *pw;
 	struct osnbpf *bpf;		/* the bpf backend's programs (lib/live/osnbpf.h) */
 	struct osnbpf_stats bst;	/* their counts, read at the end */

@@ -16,6 +16,7 @@
 
 #include "base/lhist.h"
 #include "cmdio.h"
+#include "firedout.h"
 #include "commands.h"
 #include "jsonout.h"
 #include "live/evsrc.h"
@@ -72,8 +73,8 @@ static uint64_t unseen_switches(const struct ctx *c)
  * samples skipped as unreadable. */
 uint64_t osnoise_dropped(const struct ctx *c)
 {
-	return events_lost(c) + wrec_lost(c) + c->cnt.unknown_id + c->cnt.bad_samples + c->cnt.undecoded +
-	       c->cnt.bad_wrec;
+	return events_lost(c) + firedtab_undelivered(&c->fired) + wrec_lost(c) + c->cnt.unknown_id +
+	       c->cnt.bad_samples + c->cnt.undecoded + c->cnt.bad_wrec;
 }
 
 /* ---- output --------------------------------------------------------------- */
@@ -251,6 +252,8 @@ static void print_details(struct ctx *c, FILE *f)
 			fprintf(f, "0 events lost\n");
 		if (c->s && evsrc_note(c->s)[0])
 			fprintf(f, "tracepoints left out: %s\n", evsrc_note(c->s));
+		if (c->s || c->fired.counted)
+			firedout_text(&c->fired, f);
 		if (a->switch_mismatch)
 			fprintf(f, "%" PRIu64 " context switches came with no event (the kernel "
 				   "reported none while the task before ran): those tasks' entries "
@@ -486,6 +489,8 @@ static json_object *build_json(struct ctx *c)
 	json_object_object_add(sk, "corrupt_ring_bytes", ju(c->s ? evsrc_stats(c->s)->corrupt_bytes : 0));
 	json_object_object_add(root, "skipped", sk);
 	json_object_object_add(root, "dropped", ju(osnoise_dropped(c)));
+	if (c->s || c->fired.counted)
+		json_object_object_add(root, "fired", firedout_json(&c->fired));
 	const struct noise_anomalies *an = noise_anomalies(c->n);
 	json_object *aj = json_object_new_object();
 	json_object_object_add(aj, "unmatched_exit", ju(an->unmatched_exit));
@@ -647,6 +652,10 @@ static void print_losses(const struct ctx *c)
 				who, lost, samples + lost ? 100.0 * (double)lost / (double)(samples + lost) : 0.0,
 				c->replaying ? " while recording" : "",
 				c->replaying ? "" : "; raise --ring-size");
+		char fw[1024];
+		if (firedout_warning(&c->fired, fw, sizeof(fw)))
+			fprintf(stderr, "%s: warning: %s%s\n", who, fw,
+				firedtab_undelivered(&c->fired) ? ": the attribution is incomplete" : "");
 		if (unseen_switches(c))
 			fprintf(stderr, "%s: %" PRIu64 " context switches came with no event: those tasks' "
 				"entries are counted, without their time\n", who, unseen_switches(c));

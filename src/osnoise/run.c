@@ -19,6 +19,7 @@
 #include "cmdio.h"
 #include "commands.h"
 #include "live/evsrc.h"
+#include "firedout.h"
 #include "live/idlecheck.h"
 #include "live/livesetup.h"
 #include "engine/noise.h"
@@ -239,6 +240,7 @@ int osnoise_setup_state(struct ctx *c)
 
 void osnoise_free_state(struct ctx *c)
 {
+	firedtab_free(&c->fired);
 	free(c->steal0);
 	free(c->steal1);
 	osneng_free(c->e);
@@ -399,9 +401,9 @@ int osnoise_run_live(struct ctx *c)
 			for (size_t i = 0; i < nidr; i++)
 				if (idr[i].verdict == IDLECHECK_DROPS)
 					snprintf(list + strlen(list), sizeof(list) - strlen(list), " CPU%u %" PRIu64 "/%" PRIu64,
-						 idr[i].cpu, idr[i].samples, idr[i].irqs);
+						 idr[i].cpu, idr[i].samples + idr[i].lost, idr[i].counted);
 			fprintf(stderr, "latscope osnoise: this kernel drops perf samples of interrupts taken on an "
-					"idle CPU (self-test, samples/timer interrupts:%s): with --no-workload the "
+					"idle CPU (self-test, timer interrupts delivered/fired:%s): with --no-workload the "
 					"IRQ and softirq time of idle CPUs is undercounted\n", list);
 		}
 	}
@@ -503,6 +505,15 @@ int osnoise_run_live(struct ctx *c)
 		evsrc_disable(c->s);
 	osneng_set_end(c->e, oswork_now_ns());
 	process(c, UINT64_MAX);
+	if (c->s) {	/* disabled and read to the end: what fired and never came */
+		if (evsrc_count(c->s) < 0 && evsrc_count_note(c->s)[0] == 0)
+			fprintf(stderr, "%s: %s\n", c->prog, evsrc_strerror(c->s));
+		if (evsrc_fired_table(c->s, &c->fired) < 0)
+			c->fired.counted = false;
+		if (c->pw && c->fired.counted && pdwrite_set_fired(c->pw, &c->fired) < 0)
+			fprintf(stderr, "%s: out of memory: the recording does not carry the fired counts\n",
+				c->prog);
+	}
 	osneng_close(c->e);
 	if (c->bpf)
 		bpf_collect(c);
@@ -639,6 +650,8 @@ int osnoise_run_replay(struct ctx *c)
 		return EXIT_ERR;
 	}
 	c->cnt = *osneng_counts(e);
+	if (info->fired.counted && firedout_copy(&c->fired, &info->fired) == 0)
+		firedout_names(&c->fired, r);
 	osnoise_final_report(c);
 	int rc = osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0));
 	cmdio_pdr_close(r, "latscope osnoise", c->input);

@@ -132,6 +132,7 @@ void pdread_close(struct pdread *r)
 	}
 	free(r->evsels);
 	free(r->idmap);
+	firedtab_free(&r->info.fired);
 	if (r->tep)
 		tep_free(r->tep);
 	free(r->q);

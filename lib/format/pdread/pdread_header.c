@@ -284,6 +284,15 @@ int pdread_parse_feature(struct pdread *r, int feat, const uint8_t *p, uint64_t 
 		break;
 	case PDFORMAT_FEAT_LATSCOPE_OSNOISE:
 		return pdread_parse_osnp(r, p, len, off);
+	case PDFORMAT_FEAT_LATSCOPE_FIRED: {
+		size_t bad;
+		const char *why;
+		int ferr = firedtab_decode(p, (size_t)len, &r->info.fired, &bad, &why);
+		if (ferr)
+			return pdread_fail(r, ferr, off + bad, "LATSCOPE_FIRED feature (bit 254): %s",
+					 ferr == -ENOMEM ? "out of memory" : why);
+		return 0;
+	}
 	default:
 		return 0;	/* known but not needed, or unknown: skipped */
 	}

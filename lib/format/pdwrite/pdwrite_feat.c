@@ -11,6 +11,7 @@
 #include <sys/utsname.h>
 
 #include "base/bytes.h"
+#include "base/firedtab.h"
 #include "pdwrite_int.h"
 
 /* ----------------------------------------------------------- growable blob */
@@ -267,6 +268,20 @@ int pdwrite_set_raw_feature(struct pdwrite *w, int feat, const void *payload, si
 	struct gbuf b = { 0 };
 	gb_put(&b, payload, len);
 	return feat_set(w, feat, &b);
+}
+
+int pdwrite_set_fired(struct pdwrite *w, const struct firedtab *t)
+{
+	uint8_t *buf;
+	size_t len;
+	if (!w || !t)
+		return -EINVAL;
+	int err = firedtab_encode(t, w->big_endian, &buf, &len);
+	if (err)
+		return err;
+	err = pdwrite_set_raw_feature(w, PDFORMAT_FEAT_LATSCOPE_FIRED, buf, len);
+	free(buf);
+	return err;
 }
 
 int pdwrite_set_osnoise_params(struct pdwrite *w, const struct pdformat_osnp *p)
