@@ -215,6 +215,26 @@ static struct json_object *stat_json(const struct lhist *h)
 	return o;
 }
 
+/* A workload thread's cycles without a timerandwakeup sample (0 when the
+ * kernel side filed as many or more: other RT wakeups of its CPU). */
+static uint64_t twl_unfiled(const struct hctx *c, const struct timerwl_thread_info *info)
+{
+	if (!c->set || info->cpu >= hset_nr_cpus(c->set))
+		return 0;
+	const struct lhist *tw = hset_hist(c->set, HSET_TIMERANDWAKEUP, info->cpu);
+	uint64_t n = tw ? tw->total : 0;
+	return info->cycles > n ? info->cycles - n : 0;
+}
+
+/* The undelivered samples of CPU cpu (0 when not counted there). */
+static uint64_t cpu_undelivered(const struct hctx *c, uint32_t cpu)
+{
+	for (size_t i = 0; i < c->fired.nr_cpu; i++)
+		if (c->fired.cpu[i].cpu == cpu)
+			return c->fired.cpu[i].undelivered;
+	return 0;
+}
+
 static struct json_object *twl_json(struct hctx *c)
 {
 	struct json_object *a = json_object_new_array();
@@ -234,6 +254,8 @@ static struct json_object *twl_json(struct hctx *c)
 		json_object_object_add(o, "sched_fifo", json_object_new_boolean(info.fifo));
 		json_object_object_add(o, "cycles", json_object_new_int64((int64_t)info.cycles));
 		json_object_object_add(o, "overruns", json_object_new_int64((int64_t)info.overruns));
+		if (c->set)
+			json_object_object_add(o, "unfiled", jsonv_u64(twl_unfiled(c, &info)));
 		if (h.total) {
 			int64_t p50 = 0, p99 = 0;
 			lhist_percentile_ns(&h, 50, &p50);
@@ -713,6 +735,17 @@ int hist_emit(struct hctx *c)
 		if (firedout_warning(&c->fired, fw, sizeof(fw)))
 			fprintf(stderr, "%s: warning: %s%s\n", c->prog, fw,
 				firedtab_undelivered(&c->fired) ? ": histograms are incomplete" : "");
+		/* the workload's own count says what that cost it */
+		for (unsigned i = 0; c->twl && i < timerwl_nr_threads(c->twl); i++) {
+			struct timerwl_thread_info info;
+			timerwl_snapshot(c->twl, i, &info, NULL);
+			uint64_t un = twl_unfiled(c, &info), ud = cpu_undelivered(c, info.cpu);
+			if (un && ud)
+				fprintf(stderr, "%s: warning: CPU%u: %" PRIu64 " of %" PRIu64 " timer-workload "
+						"cycles have no timerandwakeup sample; the kernel fired %" PRIu64
+						" samples there that it never delivered\n",
+					c->prog, info.cpu, un, info.cycles, ud);
+		}
 		if (u)
 			fprintf(stderr, "%s: warning: %s: %s\n", c->prog, b,
 			drop || c->ring_corrupt_bytes ? "histograms are incomplete" : "ordering may be off");

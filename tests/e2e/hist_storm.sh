@@ -106,11 +106,14 @@ check() {
 	periods=$(field "$f" periods)
 	[ "$periods" -eq "$(awk -v r="$RATE" -v d="$DUR" 'BEGIN { printf "%d", r * d }')" ] ||
 		die "$b: the storm made $periods periods for $RATE Hz x $DUR s"
-	# (a sanity bound, not a tolerance: the counts above are exact
-	# whatever it is; a run where many periods found the sleeper awake
-	# measured an overloaded machine, not a storm of wakeups)
+	# (not a tolerance: the counts below are exact whatever it is; a run
+	# where many periods found the sleeper awake measured a loaded machine
+	# (another job on the waker's or the sleeper's CPU): said, and checked
+	# all the same; under half, the storm was no storm of wakeups: skipped)
+	[ "$wakeups" -ge $((RATE * DUR / 2)) ] ||
+		skip "$b: only $wakeups of $((RATE * DUR)) periods found the sleeper asleep: the machine is too loaded for a wakeup storm ($(head -1 "$f"))"
 	[ "$wakeups" -ge $((RATE * DUR * MIN_PCT / 100)) ] ||
-		die "$b: only $wakeups of $((RATE * DUR)) periods found the sleeper asleep ($(head -1 "$f"))"
+		echo "$b: note: $wakeups of $((RATE * DUR)) periods found the sleeper asleep (under $MIN_PCT %: the machine is loaded)"
 	tr=$(grep '^tracking: ' "$TMP/$b.out") || die "$b: no tracking line: $(cat "$TMP/$b.out")"
 	unfiled=0
 	case $tr in
@@ -122,6 +125,9 @@ check() {
 	esac
 	lost=$(sed -n 's/.* lost \([0-9]*\) events, \([0-9]*\) samples.*/\1 \2/p' "$TMP/$b.out")
 	[ -n "$lost" ] && unfiled=$((unfiled + ${lost% *} + ${lost#* }))
+	# (perf: the samples the kernel fired and never delivered, named)
+	und=$(sed -n 's/^fired: .* \([0-9]*\) never delivered.*/\1/p' "$TMP/$b.out")
+	[ -n "$und" ] && unfiled=$((unfiled + und))
 	# (bpf: the runs the kernel's recursion guard skipped; kernel: samples a
 	# full map dropped)
 	rec=$(sed -n 's/.* \([0-9]*\) skipped by the kernel.s recursion guard.*/\1/p; s/.* \([0-9]*\) dropped by a full map.*/\1/p' "$TMP/$b.out")
