@@ -67,6 +67,13 @@ struct dtlrec_stats {
 	uint64_t corrupt_bytes;		/* data-ring bytes those skips left unread */
 	uint64_t aux_flags_lost;	/* AUX records with TRUNCATED/PARTIAL/COLLISION */
 	uint64_t odd_reads;		/* debugfs reads that were not a multiple of 48 */
+	/* the tracepoints' counting twins (live/ptwin.h), read at the close: */
+	bool tp_counted;		/* every tracepoint was counted */
+	uint64_t tp_fired;		/* times they fired on the recorded CPUs */
+	uint64_t tp_undelivered;	/* of those, neither copied as a sample nor counted in a
+					 * PERF_RECORD_LOST: dropped by the kernel without a record
+					 * (also written into the file: LATSCOPE_FIRED) */
+	uint64_t throttles;		/* PERF_RECORD_THROTTLE records */
 	unsigned cpus;
 	bool pmu;			/* the PMU was used (else debugfs) */
 	bool boot_tb_estimated;		/* debugfs: boot_tb computed from mftb and the clock */

@@ -297,6 +297,14 @@ int dtl_cmd_record(int argc, char **argv)
 			st.boot_tb_unknown ? "; boot_tb unknown (not Power; pass --boot-tb): DTL times are "
 					     "timebase/tb_freq and will not line up with the samples" : "",
 			st.boot_tb_estimated ? "; boot_tb estimated from the timebase and CLOCK_MONOTONIC" : "");
+	if (st.tp_undelivered)	/* the tracepoints' counting twins (every loss named) */
+		fprintf(stderr, "latscope dtl record: warning: the kernel fired %" PRIu64 " tracepoint samples "
+				"it never delivered, with no LOST record (of %" PRIu64 "): the sched events in %s "
+				"are incomplete\n", st.tp_undelivered, st.tp_fired, out);
+	if (st.throttles)
+		fprintf(stderr, "latscope dtl record: warning: the kernel throttled sampling %" PRIu64 " times "
+				"(perf_event_max_sample_rate): the samples it did not take have no record\n",
+			st.throttles);
 	/* COMMAND not run (127) is a failure too */
 	return tool_status(err || (WIFEXITED(status) && WEXITSTATUS(status) == 127), false);
 }

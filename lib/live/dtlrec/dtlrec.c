@@ -22,6 +22,8 @@
 #include "base/bytes.h"
 #include "format/dtl.h"
 #include "dtlrec_int.h"
+#include "base/firedtab.h"
+#include "live/ptwin.h"
 #include "format/pdwrite.h"
 #include "base/safeout.h"
 #include "format/tfsformat.h"
@@ -199,6 +201,15 @@ static int open_tracepoints(struct dtlrec *r, struct rcpu *c)
 		c->fd_tp[i] = (int)fd;
 		if (ioctl((int)fd, PERF_EVENT_IOC_ID, &c->id_tp[i]) < 0)
 			return dtlrec_seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+		/* its counting twin, a member of its group: enabled and
+		 * disabled with it (a twin that cannot be had: not counted) */
+		if (r->counting) {
+			int t = ptwin_open(&a, (int)c->cpu, (int)fd);
+			if (t < 0)
+				r->counting = false;
+			else
+				c->fd_twin[i] = t;
+		}
 		if (c->fd_main < 0) {
 			int err;
 			c->fd_main = (int)fd;
@@ -432,6 +443,7 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 	if (!r)
 		return -ENOMEM;
 	r->o = *o;
+	r->counting = true;	/* until a twin cannot be opened */
 	if (!r->o.mask)
 		r->o.mask = DTL_MASK_ALL;
 	r->page = (size_t)sysconf(_SC_PAGESIZE);
@@ -454,7 +466,7 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 		c->cpu = cpu;
 		c->fd_main = c->fd_dtl = c->dbg_fd = -1;
 		for (int i = 0; i < MAX_TP; i++)
-			c->fd_tp[i] = -1;
+			c->fd_tp[i] = c->fd_twin[i] = -1;
 	}
 	r->st.cpus = r->nc;
 
@@ -552,6 +564,49 @@ int dtlrec_enable(struct dtlrec *r)
 	return 0;
 }
 
+/* The window closed and the rings drained: what the tracepoints fired
+ * against what was copied, into r->st and the file (LATSCOPE_FIRED). */
+static void count_fired(struct dtlrec *r)
+{
+	struct firedtab t = { 0 };
+	bool ok = r->counting && firedtab_alloc(&t, r->nc, r->nc * r->o.nr_tracepoints) == 0;
+	size_t k = 0;
+
+	r->st.tp_counted = false;
+	for (unsigned i = 0; ok && i < r->nc; i++) {
+		struct rcpu *c = &r->c[i];
+		struct firedtab_cpu *fc = &t.cpu[i];
+		fc->cpu = c->cpu;
+		fc->lost = c->ring.st.lost;
+		for (size_t tp = 0; ok && tp < r->o.nr_tracepoints; tp++) {
+			struct firedtab_event *e = &t.ev[k++];
+			uint64_t v = 0;
+			ok = c->fd_twin[tp] >= 0 && ptwin_read(c->fd_twin[tp], &v) == 0;
+			e->config = r->tp_id[tp];
+			e->cpu = c->cpu;
+			e->fired = v;
+			e->delivered = c->got_tp[tp];
+			snprintf(e->name, sizeof(e->name), "%s", r->o.tracepoints[tp]);
+			fc->fired += v;
+			fc->samples += c->got_tp[tp];
+		}
+		/* (the ring's LOST records may count vpa_dtl samples too: taken
+		 * off all the same, the figure is never too high) */
+		if (fc->fired > fc->samples + fc->lost)
+			fc->undelivered = fc->fired - fc->samples - fc->lost;
+	}
+	if (ok) {
+		t.counted = true;
+		t.throttles = r->st.throttles;
+		r->st.tp_counted = true;
+		r->st.tp_fired = firedtab_fired(&t);
+		r->st.tp_undelivered = firedtab_undelivered(&t);
+		if (r->w)
+			pdwrite_set_fired(r->w, &t);	/* out of memory: the file without it */
+	}
+	firedtab_free(&t);
+}
+
 int dtlrec_close(struct dtlrec *r, struct dtlrec_stats *st)
 {
 	int err = 0;
@@ -568,6 +623,8 @@ int dtlrec_close(struct dtlrec *r, struct dtlrec_stats *st)
 	}
 	if ((r->w || r->o.sink) && r->enabled)
 		err = dtlrec_drain_all(r);
+	if (r->enabled && r->o.nr_tracepoints)
+		count_fired(r);
 	if (r->w) {
 		int cerr = pdwrite_close(r->w);
 		if (!err)
@@ -582,9 +639,12 @@ int dtlrec_close(struct dtlrec *r, struct dtlrec_stats *st)
 			munmap(c->base, c->map_len);
 		if (c->fd_dtl >= 0)
 			close(c->fd_dtl);
-		for (size_t t = 0; t < MAX_TP; t++)
+		for (size_t t = 0; t < MAX_TP; t++) {
 			if (c->fd_tp[t] >= 0)
 				close(c->fd_tp[t]);
+			if (c->fd_twin[t] >= 0)
+				close(c->fd_twin[t]);
+		}
 		if (c->dbg_fd >= 0)
 			close(c->dbg_fd);
 	}

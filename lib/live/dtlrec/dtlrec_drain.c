@@ -29,7 +29,18 @@ static int tmp_reserve(struct dtlrec *r, size_t n)
 static int copy_record(void *arg, const struct perf_event_header *h, const uint8_t *rec)
 {
 	struct dtlrec *r = arg;
+	struct rcpu *c = r->cur;
 
+	if (h->type == PERF_RECORD_SAMPLE && h->size >= 16 && c) {
+		uint64_t id = bytes_ld64(rec + 8, false);	/* PERF_SAMPLE_IDENTIFIER: first */
+		for (size_t t = 0; t < r->o.nr_tracepoints; t++)
+			if (c->fd_tp[t] >= 0 && id == c->id_tp[t]) {
+				c->got_tp[t]++;
+				break;
+			}
+	} else if (h->type == PERF_RECORD_THROTTLE) {
+		r->st.throttles++;
+	}
 	if (h->type == PERF_RECORD_AUX && h->size >= 32) {
 		uint64_t fl = bytes_ld64(rec + 24, false);
 		if (fl & (PDFORMAT_AUX_FLAG_TRUNCATED | PDFORMAT_AUX_FLAG_PARTIAL | PDFORMAT_AUX_FLAG_COLLISION))
@@ -46,7 +57,9 @@ static int drain_ring(struct dtlrec *r, struct rcpu *c)
 {
 	if (!c->base)
 		return 0;
+	r->cur = c;
 	int err = pring_walk(&c->ring, copy_record, r);
+	r->cur = NULL;
 	return err < 0 ? err : 0;
 }
 

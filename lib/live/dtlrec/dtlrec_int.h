@@ -26,6 +26,8 @@ struct rcpu {
 	int fd_main;			/* owns the ring: vpa_dtl (PMU) or the first tracepoint */
 	int fd_dtl;			/* vpa_dtl event, -1 in debugfs mode */
 	int fd_tp[MAX_TP];
+	int fd_twin[MAX_TP];		/* each tracepoint's counting twin (ptwin.h), -1: none */
+	uint64_t got_tp[MAX_TP];	/* its samples copied */
 	uint64_t id_dtl, id_tp[MAX_TP];
 	void *base;
 	size_t map_len;
@@ -55,6 +57,8 @@ struct dtlrec {
 	size_t tmp_cap;
 	struct dtlrec_stats st;
 	bool enabled;
+	bool counting;			/* every tracepoint has its twin */
+	struct rcpu *cur;		/* the CPU whose ring is being drained */
 	char mask_path[4096];		/* debugfs dtl_event_mask, "" when not written */
 	char mask_old[16];		/* its text before the run, written back by dtlrec_close */
 };
