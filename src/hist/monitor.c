@@ -390,7 +390,8 @@ static int render(struct hctx *c, FILE *f)
 		       "events the backend took (perf: tracepoint events decoded; bpf: program "
 		       "runs; kernel: samples filed)", (double)st.seen)) ||
 	    (err = one(f, "latscope_events_lost_total", "counter",
-		       "events lost (perf: dropped from the rings; bpf: runs the kernel's recursion "
+		       "events lost (perf: dropped from the rings, or fired and never delivered; bpf: "
+		       "runs the kernel's recursion "
 		       "guard skipped; kernel: samples a full map dropped)", (double)st.lost)) ||
 	    (err = one(f, "latscope_cpu_seconds_total", "counter",
 		       "CPU time of the monitor's process (collection, rendering, serving)", cpu_s())) ||

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* evsrc.c - live tracepoint source (see evsrc.h). */
+/* evsrc.c - live tracepoint source: open, close, the events (see evsrc.h). */
 #include <errno.h>
 #include <fnmatch.h>
 #include <linux/perf_event.h>
@@ -17,7 +17,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "live/evsrc.h"
+#include "evsrc_int.h"
 #include "base/firedtab.h"
 #include "base/privhint.h"
 #include "format/pdread.h"
@@ -26,64 +26,7 @@
 #include "live/pring.h"
 #include "live/ptwin.h"
 
-#define EVSRC_MAX_EVENTS	128
-#define EVSRC_MAX_SYSTEMS	16
-
-struct evsrc_event {
-	char name[128];			/* "system:event" */
-	int id;				/* tracepoint id */
-	struct pdformat_attr pattr;
-	bool may_skip;			/* from a glob or an optional spec */
-	bool skipped;			/* the kernel refused it: left out */
-	uint64_t *ids;			/* one per CPU */
-	size_t nr_ids;
-	/* per traced CPU (index as s->cpus): the counting twin (-1: none), the
-	 * times it fired (its last read) and the samples read of it */
-	int *twin;
-	uint64_t *fired, *got;
-};
-
-struct evsrc_cpu {
-	int cpu;
-	int ring_fd;			/* fd the ring is mapped on */
-	void *base;
-	size_t map_len;
-	size_t data_len;
-	struct pring ring;		/* walks base's data area */
-	struct tpevent *q;			/* reorder queue, sorted by time */
-	size_t q_head, q_len;
-	struct evsrc *owner;
-	uint64_t samples;		/* PERF_RECORD_SAMPLEs read from this ring */
-	uint64_t undelivered;		/* fired - samples - lost at the last evsrc_count */
-	bool pending;			/* the last drain left records in the ring */
-};
-
-struct evsrc {
-	struct evsrc_opts opts;
-	struct tep_handle *tep;
-	struct tpdecode *tpd;
-	struct evsrc_event ev[EVSRC_MAX_EVENTS];
-	size_t nr_ev;
-	size_t first_ok;		/* first event not skipped */
-	struct evsrc_cpu *cpus;
-	size_t nr_cpus;
-	int *fds;			/* nr_fds, -1 when not open */
-	size_t nr_fds;
-	struct pollfd *pfd;
-	struct evsrc_stats st;
-	uint64_t last_delivered_ns;
-	evsrc_raw_cb raw_cb;
-	void *raw_arg;
-	struct pdwrite *rec_pw;		/* evsrc_record_into */
-	bool *rec_err;
-	uint8_t *tmp;			/* bounce buffer of every ring (pring) */
-	char note[1024];		/* events left out */
-	char count_note[256];		/* why the twins do not count ("" when they do) */
-	size_t page;
-	char err[512];
-};
-
-static void seterr(struct evsrc *s, const char *fmt, ...)
+void evsrc_seterr(struct evsrc *s, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -99,45 +42,6 @@ const char *evsrc_strerror(const struct evsrc *s)
 const struct evsrc_stats *evsrc_stats(const struct evsrc *s)
 {
 	return &s->st;
-}
-
-const char *evsrc_count_note(const struct evsrc *s)
-{
-	return s->count_note;
-}
-
-size_t evsrc_nr_cpus(const struct evsrc *s)
-{
-	return s->nr_cpus;
-}
-
-unsigned evsrc_cpu(const struct evsrc *s, size_t ci)
-{
-	return ci < s->nr_cpus ? (unsigned)s->cpus[ci].cpu : 0;
-}
-
-bool evsrc_event_counts(const struct evsrc *s, size_t idx, size_t ci, uint64_t *fired, uint64_t *delivered)
-{
-	if (!s->st.counting || idx >= s->nr_ev || ci >= s->nr_cpus || !s->ev[idx].fired)
-		return false;
-	*fired = s->ev[idx].fired[ci];
-	*delivered = s->ev[idx].got[ci];
-	return true;
-}
-
-uint64_t evsrc_undelivered_cpu(const struct evsrc *s, size_t ci, uint64_t *fired)
-{
-	uint64_t f = 0;
-	if (ci >= s->nr_cpus) {
-		if (fired)
-			*fired = 0;
-		return 0;
-	}
-	for (size_t i = 0; i < s->nr_ev; i++)
-		f += s->ev[i].fired ? s->ev[i].fired[ci] : 0;
-	if (fired)
-		*fired = f;
-	return s->cpus[ci].undelivered;
 }
 
 uint64_t evsrc_lost_cpu(const struct evsrc *s, unsigned cpu)
@@ -269,18 +173,6 @@ static void free_event_arrays(const struct evsrc *s, struct evsrc_event *e)
 }
 
 /* No counting after all: every twin closed, why in count_note. */
-static void twins_off(struct evsrc *s, const char *why, int err)
-{
-	for (size_t i = 0; i < s->nr_ev; i++)
-		for (size_t c = 0; s->ev[i].twin && c < s->nr_cpus; c++)
-			if (s->ev[i].twin[c] >= 0) {
-				close(s->ev[i].twin[c]);
-				s->ev[i].twin[c] = -1;
-			}
-	s->st.counting = false;
-	snprintf(s->count_note, sizeof(s->count_note), "%s: %s", why, strerror(-err));
-}
-
 void evsrc_close(struct evsrc *s)
 {
 	if (!s)
@@ -350,7 +242,7 @@ static int expand_events(struct evsrc *s, const char *const *events, size_t nr)
 	int nr_tep = tep_get_events_count(s->tep);
 	struct tep_event **all = tep_list_events(s->tep, TEP_EVENT_SORT_ID);
 	if (!all && nr_tep > 0) {
-		seterr(s, "cannot list the tracepoint formats");
+		evsrc_seterr(s, "cannot list the tracepoint formats");
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nr; i++) {
@@ -360,7 +252,7 @@ static int expand_events(struct evsrc *s, const char *const *events, size_t nr)
 		if (optional)
 			spec++;
 		if (split_spec(spec, sys, sizeof(sys), name, sizeof(name)) < 0) {
-			seterr(s, "bad event name '%s': use system:event", events[i]);
+			evsrc_seterr(s, "bad event name '%s': use system:event", events[i]);
 			return -EINVAL;
 		}
 		size_t found = 0;
@@ -376,7 +268,7 @@ static int expand_events(struct evsrc *s, const char *const *events, size_t nr)
 			if (dup)
 				continue;
 			if (s->nr_ev == EVSRC_MAX_EVENTS) {
-				seterr(s, "too many events (at most %d)", EVSRC_MAX_EVENTS);
+				evsrc_seterr(s, "too many events (at most %d)", EVSRC_MAX_EVENTS);
 				return -E2BIG;
 			}
 			struct evsrc_event *d = &s->ev[s->nr_ev++];
@@ -385,13 +277,13 @@ static int expand_events(struct evsrc *s, const char *const *events, size_t nr)
 			d->may_skip = optional || strpbrk(name, "*?[") != NULL;
 		}
 		if (!found && !optional) {
-			seterr(s, "tracepoint '%s' not found in tracefs (is the kernel built with it? "
+			evsrc_seterr(s, "tracepoint '%s' not found in tracefs (is the kernel built with it? "
 				  "see %s/available_events)", spec, tracefs_tracing_dir() ?: "tracefs");
 			return -ENOENT;
 		}
 	}
 	if (!s->nr_ev) {
-		seterr(s, "none of the requested tracepoints exists on this kernel");
+		evsrc_seterr(s, "none of the requested tracepoints exists on this kernel");
 		return -ENOENT;
 	}
 	return 0;
@@ -424,7 +316,7 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 		char sys[64], name[96];
 		const char *spec = events[i][0] == '?' ? events[i] + 1 : events[i];
 		if (split_spec(spec, sys, sizeof(sys), name, sizeof(name)) < 0) {
-			seterr(s, "bad event name '%s': use system:event", events[i]);
+			evsrc_seterr(s, "bad event name '%s': use system:event", events[i]);
 			return -EINVAL;
 		}
 		bool have = false;
@@ -433,7 +325,7 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 		if (have)
 			continue;
 		if (nsys == EVSRC_MAX_SYSTEMS) {
-			seterr(s, "too many tracepoint systems");
+			evsrc_seterr(s, "too many tracepoint systems");
 			return -E2BIG;
 		}
 		strcpy(sysbuf[nsys], sys);
@@ -447,7 +339,7 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 		err = errno ? -errno : -ENOENT;
 		char hint[384];
 		privhint_tracepoints(hint, sizeof(hint), tracefs_tracing_dir());
-		seterr(s, "cannot read the tracepoint formats from tracefs (%s): %s%s%s",
+		evsrc_seterr(s, "cannot read the tracepoint formats from tracefs (%s): %s%s%s",
 		       tracefs_tracing_dir() ?: "not mounted", strerror(-err), hint[0] ? "; " : "",
 		       hint[0] ? hint : !tracefs_tracing_dir() ?
 		       "mount it: mount -t tracefs nodev /sys/kernel/tracing" : "");
@@ -458,13 +350,13 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 		return err;
 	s->tpd = tpdecode_new(s->tep);
 	if (!s->tpd) {
-		seterr(s, "out of memory");
+		evsrc_seterr(s, "out of memory");
 		return -ENOMEM;
 	}
 
 	s->nr_cpus = parse_cpuset_count(cpus);
 	if (!s->nr_cpus) {
-		seterr(s, "empty CPU set");
+		evsrc_seterr(s, "empty CPU set");
 		return -EINVAL;
 	}
 	s->cpus = calloc(s->nr_cpus, sizeof(*s->cpus));
@@ -567,7 +459,7 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 				char hint[384] = "";
 				if (fd == -EACCES || fd == -EPERM)
 					privhint_tracepoints(hint, sizeof(hint), tracefs_tracing_dir());
-				seterr(s, "perf_event_open(%s, cpu %u): %s%s%s", s->ev[i].name, cpu,
+				evsrc_seterr(s, "perf_event_open(%s, cpu %u): %s%s%s", s->ev[i].name, cpu,
 				       strerror(-fd), hint[0] ? "; " : "", hint);
 				return fd;
 			}
@@ -575,7 +467,7 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 			uint64_t id = 0;
 			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
 				err = -errno;
-				seterr(s, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+				evsrc_seterr(s, "PERF_EVENT_IOC_ID: %s", strerror(errno));
 				return err;
 			}
 			s->ev[i].ids[s->ev[i].nr_ids++] = id;
@@ -593,7 +485,7 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 				if (c->base == MAP_FAILED) {
 					err = -errno;
 					c->base = NULL;
-					seterr(s, "mmap of a %zu KiB ring on cpu %u: %s; use a smaller ring "
+					evsrc_seterr(s, "mmap of a %zu KiB ring on cpu %u: %s; use a smaller ring "
 						  "or raise /proc/sys/kernel/perf_event_mlock_kb",
 					       c->data_len >> 10, cpu, strerror(errno));
 					return err;
@@ -606,7 +498,7 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 			} else {
 				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->ring_fd) < 0) {
 					err = -errno;
-					seterr(s, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
+					evsrc_seterr(s, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
 					return err;
 				}
 			}
@@ -614,7 +506,7 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 			if (s->st.counting) {
 				int t = ptwin_open(&a, (int)cpu, c->ring_fd);
 				if (t < 0)
-					twins_off(s, "the counting events could not be opened", t);
+					evsrc_twins_off(s, "the counting events could not be opened", t);
 				else
 					s->ev[i].twin[ci] = t;
 			}
@@ -633,7 +525,7 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 	s->nr_ev = k;
 	s->first_ok = 0;
 	if (!k) {
-		seterr(s, "no tracepoint could be opened: %s", s->note);
+		evsrc_seterr(s, "no tracepoint could be opened: %s", s->note);
 		return -EPERM;
 	}
 	return 0;
@@ -649,7 +541,7 @@ static int ioctl_all(struct evsrc *s, unsigned long req)
 	for (size_t i = 0; i < s->nr_cpus; i++)
 		if (s->cpus[i].ring_fd >= 0 && ioctl(s->cpus[i].ring_fd, req, PERF_IOC_FLAG_GROUP) < 0) {
 			int err = -errno;
-			seterr(s, "perf ioctl: %s", strerror(errno));
+			evsrc_seterr(s, "perf ioctl: %s", strerror(errno));
 			return err;
 		}
 	return 0;
@@ -669,249 +561,4 @@ int evsrc_poll(struct evsrc *s, int timeout_ms)
 {
 	int r = poll(s->pfd, s->nr_cpus, timeout_ms);
 	return r < 0 ? -errno : r;
-}
-
-static int event_idx(const struct evsrc *s, int id)
-{
-	for (size_t i = 0; i < s->nr_ev; i++)
-		if (s->ev[i].id == id)
-			return (int)i;
-	return -1;
-}
-
-static bool q_full(const struct evsrc *s, const struct evsrc_cpu *c)
-{
-	return c->q_len == s->opts.queue_events;
-}
-
-static struct tpevent *q_at(const struct evsrc *s, struct evsrc_cpu *c, size_t i)
-{
-	return &c->q[(c->q_head + i) % s->opts.queue_events];
-}
-
-/* Insert keeping the queue sorted (records are nearly sorted already). */
-static void q_insert(struct evsrc *s, struct evsrc_cpu *c, const struct tpevent *e)
-{
-	size_t pos = c->q_len;
-	size_t steps = 0;
-	while (pos > 0 && q_at(s, c, pos - 1)->time_ns > e->time_ns && steps < 256) {
-		pos--;
-		steps++;
-	}
-	if (pos > 0 && q_at(s, c, pos - 1)->time_ns > e->time_ns) {
-		s->st.out_of_order++;
-		pos = c->q_len;
-	}
-	for (size_t i = c->q_len; i > pos; i--)
-		*q_at(s, c, i) = *q_at(s, c, i - 1);
-	*q_at(s, c, pos) = *e;
-	c->q_len++;
-}
-
-/* One ring record (pring_cb): PERF_RECORD_LOST is counted by the walker. */
-static int handle_record(void *arg, const struct perf_event_header *h, const uint8_t *rec)
-{
-	struct evsrc_cpu *c = arg;
-	struct evsrc *s = c->owner;
-	size_t size = h->size;
-
-	if (q_full(s, c))
-		return PRING_STOPPED;	/* resumed by the next drain */
-	if (h->type == PERF_RECORD_LOST) {
-		if (s->raw_cb)
-			s->raw_cb(s->raw_arg, c->cpu, 0, rec, size);
-		return 0;
-	}
-	if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) {
-		if (s->raw_cb)	/* opts.track_tasks: for the recording */
-			s->raw_cb(s->raw_arg, c->cpu, -1, rec, size);
-		return 0;
-	}
-	if (h->type != PERF_RECORD_SAMPLE)
-		return 0;
-	s->st.samples++;
-	c->samples++;
-	struct pdread_sample smp;
-	if (pdread_parse_sample(&s->ev[s->first_ok].pattr, false, rec, size, false, &smp) < 0 || smp.raw_size < 2) {
-		s->st.undecoded++;
-		return 0;
-	}
-	uint16_t type;
-	memcpy(&type, smp.raw, 2);
-	int idx = event_idx(s, type);
-	if (idx >= 0)
-		s->ev[idx].got[c - s->cpus]++;
-	if (s->raw_cb)
-		s->raw_cb(s->raw_arg, c->cpu, idx, rec, size);
-	struct tpevent e;
-	memset(&e, 0, sizeof(e));
-	if (idx < 0 || tpdecode_decode(s->tpd, type, smp.raw, smp.raw_size, &e) < 0) {
-		s->st.undecoded++;
-		return 0;
-	}
-	e.time_ns = smp.time;
-	e.cpu = smp.cpu;
-	e.pid = (int32_t)smp.pid;
-	e.tid = (int32_t)smp.tid;
-	q_insert(s, c, &e);
-	return 0;
-}
-
-/* Drain every ring until empty or its queue is full, then total the rings'
- * counters (lost events, corrupt data) into s->st.  Returns whether a ring
- * has records left. */
-static bool drain_all(struct evsrc *s)
-{
-	struct pring_stats tot = { 0 };
-	bool pending = false;
-
-	for (size_t i = 0; i < s->nr_cpus; i++) {
-		struct evsrc_cpu *c = &s->cpus[i];
-		c->pending = pring_walk(&c->ring, handle_record, c) == PRING_STOPPED;
-		pending |= c->pending;
-		pring_stats_add(&tot, &c->ring.st);
-	}
-	s->st.throttles = tot.throttles;
-	s->st.unthrottles = tot.unthrottles;
-	s->st.lost = tot.lost;
-	s->st.lost_records = tot.lost_records;
-	s->st.corrupt = tot.corrupt;
-	s->st.corrupt_bytes = tot.corrupt_bytes;
-	return pending;
-}
-
-/* Pop the head of c's queue, count it and hand it to cb. */
-static int deliver_head(struct evsrc *s, struct evsrc_cpu *c, evsrc_cb cb, void *arg)
-{
-	struct tpevent *e = q_at(s, c, 0);
-
-	if (e->time_ns < s->last_delivered_ns)
-		s->st.out_of_order++;
-	else
-		s->last_delivered_ns = e->time_ns;
-	c->q_head = (c->q_head + 1) % s->opts.queue_events;
-	c->q_len--;
-	s->st.delivered++;
-	return cb ? cb(arg, e) : 0;
-}
-
-/* Deliver in time order everything <= until; force: also the oldest of full queues. */
-static int deliver(struct evsrc *s, uint64_t until_ns, evsrc_cb cb, void *arg, bool force)
-{
-	for (;;) {
-		struct evsrc_cpu *best = NULL;
-		for (size_t i = 0; i < s->nr_cpus; i++) {
-			struct evsrc_cpu *c = &s->cpus[i];
-			if (!c->q_len)
-				continue;
-			if (!best || q_at(s, c, 0)->time_ns < q_at(s, best, 0)->time_ns)
-				best = c;
-		}
-		if (!best)
-			return 0;
-		struct tpevent *e = q_at(s, best, 0);
-		if (e->time_ns > until_ns) {
-			if (!force || !q_full(s, best))
-				return 0;
-			/* A full queue: release its older half out of order. */
-			size_t n = best->q_len / 2;
-			while (n--) {
-				s->st.forced++;
-				int r = deliver_head(s, best, cb, arg);
-				if (r)
-					return r;
-			}
-			continue;
-		}
-		int r = deliver_head(s, best, cb, arg);
-		if (r)
-			return r;
-	}
-}
-
-int evsrc_read(struct evsrc *s, uint64_t until_ns, evsrc_cb cb, void *arg)
-{
-	for (int round = 0; round < 1000; round++) {
-		bool pending = drain_all(s);
-		int r = deliver(s, until_ns, cb, arg, pending);
-		if (r)
-			return r;
-		if (!pending)
-			return 0;
-	}
-	return 0;
-}
-
-int evsrc_count(struct evsrc *s)
-{
-	int err = 0;
-
-	if (!s->st.counting)
-		return -EOPNOTSUPP;
-	/* the twins first: every sample of a firing they counted is in its
-	 * ring by now (the kernel writes it in the firing), so the drain
-	 * below reads it; firings after the read only make delivered larger,
-	 * and a figure taken while the events run is a lower bound */
-	for (size_t i = 0; i < s->nr_ev && !err; i++)
-		for (size_t c = 0; c < s->nr_cpus && !err; c++) {
-			uint64_t v;
-			if (s->ev[i].twin[c] < 0)
-				continue;
-			err = ptwin_read(s->ev[i].twin[c], &v);
-			if (!err)
-				s->ev[i].fired[c] = v;
-		}
-	if (err) {
-		twins_off(s, "reading the counting events", err);
-		seterr(s, "%s", s->count_note);
-		return err;
-	}
-	drain_all(s);
-	uint64_t fired = 0, und = 0;
-	for (size_t c = 0; c < s->nr_cpus; c++) {
-		struct evsrc_cpu *cp = &s->cpus[c];
-		uint64_t f = 0;
-		for (size_t i = 0; i < s->nr_ev; i++)
-			f += s->ev[i].fired[c];
-		uint64_t seen = cp->samples + cp->ring.st.lost;
-		/* a ring left with records (its queue full) has delivered
-		 * more than it counted so far: keep the earlier figure */
-		if (!cp->pending && f > seen && f - seen > cp->undelivered)
-			cp->undelivered = f - seen;
-		fired += f;
-		und += cp->undelivered;
-	}
-	s->st.fired = fired;
-	s->st.undelivered = und;
-	return 0;
-}
-
-int evsrc_fired_table(const struct evsrc *s, struct firedtab *t)
-{
-	int err = firedtab_alloc(t, s->st.counting ? s->nr_cpus : 0, s->st.counting ? s->nr_cpus * s->nr_ev : 0);
-	if (err)
-		return err;
-	t->counted = s->st.counting;
-	snprintf(t->note, sizeof(t->note), "%s", s->count_note);
-	t->throttles = s->st.throttles;
-	t->unthrottles = s->st.unthrottles;
-	if (!s->st.counting)
-		return 0;
-	size_t k = 0;
-	for (size_t c = 0; c < s->nr_cpus; c++) {
-		struct firedtab_cpu *fc = &t->cpu[c];
-		fc->cpu = (uint32_t)s->cpus[c].cpu;
-		fc->samples = s->cpus[c].samples;
-		fc->lost = s->cpus[c].ring.st.lost;
-		fc->undelivered = evsrc_undelivered_cpu(s, c, &fc->fired);
-		for (size_t i = 0; i < s->nr_ev; i++) {
-			struct firedtab_event *e = &t->ev[k++];
-			e->config = (uint64_t)s->ev[i].id;
-			e->cpu = fc->cpu;
-			e->fired = s->ev[i].fired[c];
-			e->delivered = s->ev[i].got[c];
-			snprintf(e->name, sizeof(e->name), "%s", s->ev[i].name);
-		}
-	}
-	return 0;
 }
