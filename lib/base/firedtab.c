@@ -98,6 +98,8 @@ int firedtab_decode(const uint8_t *p, size_t len, struct firedtab *t, size_t *ba
 		BAD(0, "does not start with \"" FIREDTAB_MAGIC "\"");
 	if (p[4] != 'l' && p[4] != 'B')
 		BAD(4, "byte order tag is neither 'l' nor 'B'");
+	if (p[5])
+		BAD(5, "a reserved byte is not 0");
 	bool swap = (p[4] == 'B') != BYTES_HOST_BIG_ENDIAN;
 	if (bytes_ld16(p + 6, swap) != FIREDTAB_VERSION) {
 		*bad_off = 6;
@@ -115,6 +117,16 @@ int firedtab_decode(const uint8_t *p, size_t len, struct firedtab *t, size_t *ba
 		BAD(8, "size field does not match its CPU and event counts");
 	if (len != want)
 		BAD(0, len < want ? "truncated" : "longer than its size field");
+	if (bytes_ld32(p + 20, swap))
+		BAD(20, "a reserved field is not 0");
+	for (uint32_t i = 0; i < nc; i++)
+		if (bytes_ld32(p + FIREDTAB_FIXED + FIREDTAB_CPU_REC * i + 4, swap))
+			BAD(FIREDTAB_FIXED + FIREDTAB_CPU_REC * i + 4, "a CPU record's reserved field is not 0");
+	for (uint32_t i = 0; i < ne; i++) {
+		size_t o = FIREDTAB_FIXED + FIREDTAB_CPU_REC * (size_t)nc + FIREDTAB_EV_REC * i + 12;
+		if (bytes_ld32(p + o, swap))
+			BAD(o, "an event record's reserved field is not 0");
+	}
 	struct firedtab v = { 0 };
 	int err = firedtab_alloc(&v, nc, ne);
 	if (err)

@@ -28,7 +28,9 @@
  *	         nr_ev records of 32 bytes: u64 config (tracepoint id), u32 cpu,
  *	         u32 0, u64 fired, u64 delivered
  *
- * size = 40 + 40 * nr_cpu + 32 * nr_ev; the decoder refuses anything else.
+ * size = 40 + 40 * nr_cpu + 32 * nr_ev; the reserved fields (0 above) are
+ * 0; the decoder refuses anything else, so a decoded section encodes back
+ * to the same bytes.
  * Pure: no I/O, never prints.
  */
 #ifndef LATSCOPE_FIREDTAB_H

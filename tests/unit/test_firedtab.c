@@ -178,6 +178,12 @@ static void test_malformed(void **state)
 	bytes_st32(c + 12, 0xffffffffu, BYTES_HOST_BIG_ENDIAN);
 	refused(c, n, -EINVAL, 12);			/* absurd CPU count */
 	memcpy(c, b, n);
+	c[5] = 1;
+	refused(c, n, -EINVAL, 5);			/* reserved byte */
+	memcpy(c, b, n);
+	c[FIREDTAB_FIXED + 2 * FIREDTAB_CPU_REC + FIREDTAB_EV_REC + 12] = 1;
+	refused(c, n, -EINVAL, FIREDTAB_FIXED + 2 * FIREDTAB_CPU_REC + FIREDTAB_EV_REC + 12);	/* an event's pad */
+	memcpy(c, b, n);
 	bytes_st32(c + 16, 4, BYTES_HOST_BIG_ENDIAN);
 	refused(c, n, -EINVAL, 8);			/* counts and size disagree */
 	free(c);
