@@ -204,7 +204,7 @@ abort() {
 # closed CMD-LABEL LIMIT-S ALSO cmd...: | head -1 is over within LIMIT-S
 # seconds, quietly as perf: nothing on stderr besides lines matching ALSO
 # (the command's own news, e.g. the file it wrote), ended by SIGPIPE (141)
-LOSS='^latscope osnoise: .*\(events lost\|came with no event\|workload records lost\|skipped:\|corrupt ring data\)'
+LOSS='^latscope osnoise: .*\(events lost\|came with no event\|workload records lost\|skipped:\|corrupt ring data\|never delivered\|throttled sampling\)'
 closed() {
 	what=$1 lim=$2 also=$3; shift 3
 	hold0=$(holders)

@@ -35,6 +35,8 @@ command -v python3 >/dev/null || skip "no python3 (reads the JSON)"
 
 loads=""
 stop_loads() {
+	# (the gzip loop's pipeline first: it would finish its round after the loop)
+	for p in $loads; do pkill -P "$p" 2>/dev/null; done
 	[ -n "$loads" ] && kill $loads 2>/dev/null
 	for p in $loads; do
 		n=0

@@ -5,7 +5,8 @@
 #  1. The duty cycle: --noise 20ms/100ms on CPU 1 for a few seconds: the
 #     periods counted are those that ended (about 10 a second), each with
 #     its 20 ms of busy loop (runtime_seconds_total / periods within 10 % of
-#     20 ms), and the process's CPU time is about a fifth of one CPU
+#     20 ms, above it by up to the periods' noise more: a loop preempted
+#     near its end ends late), and the process's CPU time is about a fifth of one CPU
 #     (the loop's share; at most 30 %).
 #  2. Ground truth, as tests/e2e/osnoise_thread.sh: a SCHED_FIFO thread
 #     (tests/tools/noisegen) wakes every 10 ms on CPU 1 and spins 200 us,
@@ -55,10 +56,14 @@ grep -q '^# TYPE latscope_noise_class_seconds_total counter' "$TMP/b" || die "no
 per=$(prom_val "$TMP/b" 'latscope_noise_periods_total{cpu="1"}')
 rt=$(prom_val "$TMP/b" 'latscope_noise_runtime_seconds_total{cpu="1"}')
 [ "$per" != none ] && [ "$per" -gt 0 ] || die "no finished period on CPU 1: $(grep '^latscope_noise' "$TMP/b" | head -5)"
-awk -v p="$per" -v p0="$p0" -v r="$rt" -v t0="$t0" -v t1="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+# the noise the periods measured (every class): a loop taken off its CPU
+# near its 20 ms ends late by that much (other work on CPU 1 is noise, and
+# the test must pass beside it), so the bound above 20 ms adds the noise
+nz=$(awk '/^latscope_noise_class_seconds_total\{cpu="1",/ { s += $2 } END { print s + 0 }' "$TMP/b")
+awk -v p="$per" -v p0="$p0" -v r="$rt" -v t0="$t0" -v t1="$t1" -v nz="$nz" -v hz="$(getconf CLK_TCK)" 'BEGIN {
 	each = r / p; rate = (p - p0) / 4; share = (t1 - t0) / hz / 4
-	printf "duty 20ms/100ms: %d periods (%.1f a second), %.2f ms of loop each, the process %.1f %% of a CPU\n", p, rate, each * 1000, share * 100
-	if (each < 0.018 || each > 0.022) { print "FAIL: runtime per period is not 20 ms"; exit 1 }
+	printf "duty 20ms/100ms: %d periods (%.1f a second), %.2f ms of loop each (%.2f ms of it noise), the process %.1f %% of a CPU\n", p, rate, each * 1000, nz / p * 1000, share * 100
+	if (each < 0.018 || each > 0.022 + nz / p) { print "FAIL: runtime per period is not 20 ms (plus its noise)"; exit 1 }
 	if (rate < 8 || rate > 11) { print "FAIL: not about 10 periods a second"; exit 1 }
 	if (share > 0.30) { print "FAIL: the loop took more than its duty"; exit 1 }
 }' > "$TMP/duty" || die "$(cat "$TMP/duty")"
