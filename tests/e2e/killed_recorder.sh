@@ -20,24 +20,72 @@ have_perf=false
 command -v perf >/dev/null 2>&1 && have_perf=true
 export HOME="$TMP"	# keep perf's caches out of the user's home
 
+# proc_state PID...: what each process (and its children) is doing, for a
+# wait that does not end: ps, State, the kernel stack and wchan of each, and
+# of each of its threads
+proc_state() {
+	for q in $*; do
+		for c in $q $(ps -o pid= --ppid "$q" 2>/dev/null); do
+			[ -d "/proc/$c" ] || continue
+			ps -o pid,ppid,stat,wchan:20,etime,args -p "$c" | cut -c1-160
+			grep -E '^(State|Threads|SigPnd|ShdPnd|SigBlk)' "/proc/$c/status"
+			for d in "/proc/$c/task"/*; do
+				echo "  tid ${d##*/} $(sed 's/^[0-9]* (\(.*\)) \([A-Za-z]\) .*/\2 \1/' "$d/stat" 2>/dev/null), wchan $(cat "$d/wchan" 2>/dev/null)"
+				sed 's/^/    /' "$d/stack" 2>/dev/null
+			done
+		done
+	done
+}
+# wait_end PID SECONDS WHAT: the exit status of the background PID, which
+# should end within SECONDS; one that does not (a process in D state, or a
+# thread of it, survives even SIGKILL; the leader stays a zombie until its
+# last thread is gone) has its state printed, is killed, and the test fails
+# instead of hanging in `wait`
+wait_end() {
+	we_n=0
+	while [ -d "/proc/$1" ] && [ $we_n -lt $(($2 * 10)) ]; do
+		# a zombie whose threads are all gone: wait returns at once
+		[ "$(sed 's/.*) \(.\) .*/\1/' "/proc/$1/stat" 2>/dev/null)" = Z ] &&
+			[ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -le 1 ] && break
+		sleep 0.1; we_n=$((we_n + 1))
+	done
+	if [ $we_n -ge $(($2 * 10)) ]; then
+		{ echo "$3: pid $1 still there after $2 s:"; proc_state "$1"; } >&2
+		kill -KILL "$1" $(ps -o pid= --ppid "$1" 2>/dev/null) 2>/dev/null
+		die "$3: pid $1 did not end within $2 s (its state above)"
+	fi
+	[ $we_n -lt 50 ] || echo "$3: pid $1 took $((we_n / 10)) s to end" >&2
+	wait "$1"
+}
+
 # kill_after FILE SECONDS cmd...: SIGKILL SECONDS after FILE appears (the
 # first checkpoint puts it under its name, 0.2 s into the recording), so the
 # set-up, which takes seconds on a loaded machine, is not in the 3 s; kids
-# names the recorder's children then (they outlive it)
+# names the recorder's children then (they outlive it).  The recorder has
+# 120 s to be gone after SIGKILL (wait_end): its exit closes each tracepoint
+# event (an RCU-tasks-trace and an RCU grace period each) and unmaps its
+# rings in whichever thread exits last, with hist's keep-busy that is the
+# SCHED_IDLE spinner on CPU 1, which any load there starves: 0.4 s alone,
+# 7 s with two busy loops on CPU 1, 25 s with four
 kill_after() {
 	f=$1 d=$2; shift 2
-	"$@" > run.out 2> run.err &
+	what="$(basename "$1") $2"
+	"$@" > run.out 2> run.err < /dev/null &
 	p=$!
 	n=0
 	while [ ! -e "$f" ] && kill -0 $p 2>/dev/null && [ $n -lt 300 ]; do
 		sleep 0.1; n=$((n + 1))
 	done
-	[ -e "$f" ] || { kill -KILL $p; wait $p 2>/dev/null; die "$1: no $f after $((n / 10)) s: $(cat run.err)"; }
+	if [ ! -e "$f" ]; then
+		kill -KILL $p 2>/dev/null
+		wait_end $p 120 "$what"
+		die "$what: no $f after $((n / 10)) s: $(cat run.err)"
+	fi
 	sleep "$d"
 	kids=$(ps -o pid= --ppid $p | tr -d ' ')
 	kill_s=$(cut -d' ' -f1 /proc/uptime)	# CLOCK_BOOTTIME: the recorders' MONOTONIC, no suspend here
 	kill -KILL $p
-	wait $p 2>/dev/null
+	wait_end $p 120 "$what (SIGKILL)"
 	return 0
 }
 times_s() {	# the first and the last sample time of `latscope script` output
@@ -140,9 +188,9 @@ fi
 
 # the same recording ended normally: perf reads it, no warning from latscope
 last_h=$(cat /proc/sys/kernel/ns_last_pid)
-"$LATSCOPE" hist record -d 2 --timer-workload -c 1 -o f.data > /dev/null 2>&1 &
+"$LATSCOPE" hist record -d 2 --timer-workload -c 1 -o f.data > /dev/null 2>&1 < /dev/null &
 rec_pid=$!
-wait $rec_pid || die "hist record -d 2"
+wait_end $rec_pid 120 "hist record -d 2" || die "hist record -d 2"
 "$LATSCOPE" script -i f.data > f.txt 2> f.err || die "script f.data: $(cat f.err)"
 grep -q 'not properly terminated\|came again' f.err && die "a finished recording read as cut short: $(cat f.err)"
 if $have_perf; then
