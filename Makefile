@@ -119,7 +119,7 @@ help:
 	@echo "make check      unit tests, golden and end-to-end tests, unit tests and fuzz corpora under ASan+UBSan,"
 	@echo "                then the kernel tier"
 	@echo "make check-kernels   boot Debian's RT and generic kernels in QEMU and run tests/kernels/guest/ there"
-	@echo "make check-repeat N=5   the golden+e2e tier N times and once under a CPU hog: pass rate per test"
+	@echo "make check-repeat N=5   the golden+e2e tier N times, then under a CPU hog and under a bursty load: pass rate per test"
 	@echo "make fuzz       build the libFuzzer targets and run each (FUZZ_SECONDS=600)"
 	@echo "make bench      benchmarks side by side with perf/oslat/cyclictest (bench/)"
 	@echo "make install    install latscope, man pages, bash completion, the monitor's systemd unit"
@@ -258,7 +258,8 @@ fuzz-replay:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 OPT=-O1 fuzz-replay-run
 
 # The golden + end-to-end tier N times, then once more with a niced busy loop
-# on every CPU; prints each test's pass rate (tests/check-repeat.sh).
+# on every CPU and once beside a bursty load (tests/tools/burstload and a
+# gzip loop); prints each test's pass rate (tests/check-repeat.sh).
 N ?= 5
 check-repeat: $(BIN) $(TOOL_BINS)
 	$(Q)LATSCOPE=$(CURDIR)/$(BIN) TOOLS=$(CURDIR)/$(BUILD)/tests/tools sh tests/check-repeat.sh $(N)

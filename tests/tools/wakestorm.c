@@ -32,7 +32,7 @@
  * At the end, on standard output, one line of key=value pairs:
  *   sleeper_tid waker_tid periods woken not_waiting wakeups other_sleeps
  *   own_samples
- *   own_p50_ns own_p99_ns own_max_ns
+ *   own_p50_ns own_p99_ns own_max_ns last_burst_wakeups preempted
  * periods: FUTEX_WAKE calls; woken: those that woke the sleeper (the
  * kernel emitted sched_waking/sched_wakeup for each: a task still on its
  * CPU's run queue, on its way to sleep, included); not_waiting: those that
@@ -45,7 +45,11 @@
  * sample); own_samples: the wakes that ended a sleep in FUTEX_WAIT (its
  * voluntary switches counted around the wait), the final one included (a
  * wake that found the sleeper on its CPU, on its way into FUTEX_WAIT, has no
- * kernel-side wakeup and no own sample).  The quantiles are upper bounds of 1 us buckets (the
+ * kernel-side wakeup and no own sample); preempted: the sleeper's
+ * involuntary switches (getrusage): each may be a wake that found it taken
+ * off its CPU on its way into FUTEX_WAIT (preempted with its sleeping state
+ * set, it is still queued: the kernel files a wakeup for it, and it never
+ * slept, so no own sample).  The quantiles are upper bounds of 1 us buckets (the
  * histograms' rule: docs/hist.md).  Then one line per non-empty 1 us bucket
  * of the sleeper's own latencies, "bucket US COUNT" (US: the bucket's lower
  * end), the last one holding everything from 100 ms on.
@@ -82,6 +86,7 @@ struct storm {
 	_Atomic int sleeper_tid, ready;
 	uint64_t periods, woken, not_waiting;
 	uint64_t own_samples, own_max_ns;
+	uint64_t preempted;		/* the sleeper's involuntary switches */
 	uint64_t slept;			/* the sleeper's voluntary switches */
 	uint64_t futex_sleeps;		/* of them, its sleeps in FUTEX_WAIT ended by a wake */
 	uint32_t *buckets;
@@ -116,6 +121,13 @@ static uint64_t nvcsw(void)
 	return getrusage(RUSAGE_THREAD, &ru) < 0 ? 0 : (uint64_t)ru.ru_nvcsw;
 }
 
+static uint64_t nivcsw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) < 0 ? 0 : (uint64_t)ru.ru_nivcsw;
+}
+
 static void *sleeper(void *arg)
 {
 	struct storm *s = arg;
@@ -128,7 +140,7 @@ static void *sleeper(void *arg)
 		return NULL;
 	}
 	atomic_store(&s->sleeper_tid, (int)syscall(SYS_gettid));
-	uint64_t sw0 = nvcsw();
+	uint64_t sw0 = nvcsw(), iv0 = nivcsw();
 	atomic_store(&s->ready, 1);
 	while (!atomic_load(&s->done)) {
 		uint64_t sw = nvcsw();
@@ -153,6 +165,7 @@ static void *sleeper(void *arg)
 			s->own_max_ns = lat;
 	}
 	s->slept = nvcsw() - sw0;
+	s->preempted = nivcsw() - iv0;
 	return NULL;
 }
 
@@ -306,13 +319,14 @@ int main(int argc, char **argv)
 	pthread_join(th, NULL);
 	printf("sleeper_tid=%d waker_tid=%d periods=%llu woken=%llu not_waiting=%llu wakeups=%llu "
 	       "other_sleeps=%llu own_samples=%llu own_p50_ns=%llu own_p99_ns=%llu own_max_ns=%llu "
-	       "last_burst_wakeups=%llu\n",
+	       "last_burst_wakeups=%llu preempted=%llu\n",
 	       atomic_load(&s.sleeper_tid), (int)syscall(SYS_gettid),
 	       (unsigned long long)s.periods, (unsigned long long)s.woken,
 	       (unsigned long long)s.not_waiting, (unsigned long long)s.slept,
 	       (unsigned long long)(s.slept - s.futex_sleeps), (unsigned long long)s.own_samples,
 	       (unsigned long long)quantile_ns(&s, 0.5), (unsigned long long)quantile_ns(&s, 0.99),
-	       (unsigned long long)s.own_max_ns, (unsigned long long)(s.slept - before));
+	       (unsigned long long)s.own_max_ns, (unsigned long long)(s.slept - before),
+	       (unsigned long long)s.preempted);
 	for (uint32_t i = 0; i < WS_BUCKETS; i++)
 		if (s.buckets[i])
 			printf("bucket %u %u\n", i, s.buckets[i]);

@@ -86,7 +86,9 @@ J=$ART/osnoise.json
 for kv in '"mode":"top"' '"workload":true' '"attribution":true' "\"cpu\":$CPU,"; do
 	grep -q "^ *$kv" "$J" || die "osnoise JSON has no $kv"
 done
-[ "$(grep -c '^ *"cpu":' "$J")" -eq 1 ] || die "osnoise JSON has more than CPU $CPU"
+# (the entries of the top-level cpus array, 6 spaces in: fired.cpus[] is
+# deeper)
+[ "$(grep -c '^      "cpu":' "$J")" -eq 1 ] || die "osnoise JSON has more than CPU $CPU: $(grep -c '^      "cpu":' "$J") entries in cpus[]"
 periods=$(jnum "$J" periods)
 # at least one: under TCG the set-up before the first period takes seconds
 # and varies (3 periods of 5 s seen), so no count tied to the duration
