@@ -63,14 +63,19 @@ ptyrun "$TMP/o1" "$TMP/e1" $H
 check_lines "$TMP/e1" 3 events
 grep -q "$(printf '\033')" "$TMP/o1" && die "hist record stdout has escape codes"
 grep -q '^wakeup (us)' "$TMP/o1" || die "hist record report: $(head -3 "$TMP/o1")"
-# the terminal got nothing but the line and its erasure
-python3 -c 'import re,sys; d=open(sys.argv[1],"rb").read().decode(); r=re.sub(r"\r\x1b\[K([^\r\x1b]*)", "", d); sys.exit(1 if r.strip() else 0)' "$TMP/e1" ||
+# the terminal got nothing but the line and its erasure (and the losses a
+# run names: samples the kernel fired and never delivered, docs/hist.md)
+python3 -c 'import re,sys; d=open(sys.argv[1],"rb").read().decode(); r=re.sub(r"\r\x1b\[K([^\r\x1b]*)", "", d); r=re.sub(r"(?m)^latscope hist record: (warning: (the kernel fired \d+ samples it never delivered|CPU\d+: \d+ of \d+ timer-workload cycles|the kernel throttled)|this kernel drops perf samples).*$", "", r); sys.exit(1 if r.strip() else 0)' "$TMP/e1" ||
 	die "hist record: more than the status line on the terminal: $(od -c "$TMP/e1" | tail -5)"
 
 # piped: not a byte of it, the same stderr as --no-progress
 $H >"$TMP/o2" 2>"$TMP/e2" || die "hist record piped: $(cat "$TMP/e2")"
 $H --no-progress >"$TMP/o3" 2>"$TMP/e3" || die "hist record --no-progress: $(cat "$TMP/e3")"
-cmp -s "$TMP/e2" "$TMP/e3" || die "piped stderr differs from --no-progress: $(od -c "$TMP/e2" | head)"
+# (the losses each run names, and its self-test's verdict, are its own:
+# left out of the comparison)
+noloss() { grep -Ev '^latscope hist record: (warning: (the kernel fired [0-9]+ samples it never delivered|CPU[0-9]+: [0-9]+ of [0-9]+ timer-workload cycles|the kernel throttled)|this kernel drops perf samples)' "$1" > "$1.nl"; }
+noloss "$TMP/e2"; noloss "$TMP/e3"
+cmp -s "$TMP/e2.nl" "$TMP/e3.nl" || die "piped stderr differs from --no-progress: $(od -c "$TMP/e2" | head)"
 grep -q "$(printf '\033')\|$(printf '\r')" "$TMP/e2" "$TMP/o2" && die "escape codes in a piped run"
 # --no-progress on a terminal: none; --progress into a pipe: there
 ptyrun "$TMP/o4" "$TMP/e4" $H --no-progress
