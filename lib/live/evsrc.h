@@ -160,15 +160,6 @@ uint64_t evsrc_lost_cpu(const struct evsrc *s, unsigned cpu);
 int evsrc_count(struct evsrc *s);
 /* Why the events are not counted ("" when they are); owned by s. */
 const char *evsrc_count_note(const struct evsrc *s);
-/* The traced CPUs: their number, and the CPU of index ci (0..nr-1). */
-size_t evsrc_nr_cpus(const struct evsrc *s);
-unsigned evsrc_cpu(const struct evsrc *s, size_t ci);
-/* Of event idx on traced CPU index ci, as of the last evsrc_count(): the
- * times it fired and the samples of it read.  false when not counted. */
-bool evsrc_event_counts(const struct evsrc *s, size_t idx, size_t ci, uint64_t *fired, uint64_t *delivered);
-/* Samples the kernel fired on traced CPU index ci and never delivered
- * (fired - samples - lost), and in *fired (may be NULL) every firing there. */
-uint64_t evsrc_undelivered_cpu(const struct evsrc *s, size_t ci, uint64_t *fired);
 struct firedtab;
 /* evsrc_fired_table - the counts of the last evsrc_count() into t (every
  * traced CPU, every event on each; t's arrays are the caller's to free with

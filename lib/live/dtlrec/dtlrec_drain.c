@@ -38,8 +38,6 @@ static int copy_record(void *arg, const struct perf_event_header *h, const uint8
 				c->got_tp[t]++;
 				break;
 			}
-	} else if (h->type == PERF_RECORD_THROTTLE) {
-		r->st.throttles++;
 	}
 	if (h->type == PERF_RECORD_AUX && h->size >= 32) {
 		uint64_t fl = bytes_ld64(rec + 24, false);
@@ -192,6 +190,7 @@ int dtlrec_drain_all(struct dtlrec *r)
 	for (unsigned i = 0; i < r->nc; i++)
 		pring_stats_add(&tot, &r->c[i].ring.st);
 	r->st.lost = tot.lost;
+	r->st.throttles = tot.throttles;	/* pring counts them */
 	r->st.corrupt = tot.corrupt;
 	r->st.corrupt_bytes = tot.corrupt_bytes;
 	if (!err && r->w)

@@ -18,7 +18,6 @@
 #include <tracefs.h>
 
 #include "evsrc_int.h"
-#include "base/firedtab.h"
 #include "base/privhint.h"
 #include "format/pdread.h"
 #include "format/pdwrite.h"
@@ -172,7 +171,6 @@ static void free_event_arrays(const struct evsrc *s, struct evsrc_event *e)
 	e->fired = e->got = e->ids = NULL;
 }
 
-/* No counting after all: every twin closed, why in count_note. */
 void evsrc_close(struct evsrc *s)
 {
 	if (!s)

@@ -1,29 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* evsrc_count.c - the counting twins: fired against delivered (see evsrc.h, ptwin.h). */
 #include <errno.h>
-#include <fnmatch.h>
-#include <linux/perf_event.h>
-#include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
-
-#include <event-parse.h>
-#include <tracefs.h>
 
 #include "evsrc_int.h"
 #include "base/firedtab.h"
-#include "base/privhint.h"
-#include "format/pdread.h"
-#include "format/pdwrite.h"
-#include "format/tfsformat.h"
-#include "live/pring.h"
 #include "live/ptwin.h"
 
 const char *evsrc_count_note(const struct evsrc *s)
@@ -31,38 +14,13 @@ const char *evsrc_count_note(const struct evsrc *s)
 	return s->count_note;
 }
 
-size_t evsrc_nr_cpus(const struct evsrc *s)
-{
-	return s->nr_cpus;
-}
-
-unsigned evsrc_cpu(const struct evsrc *s, size_t ci)
-{
-	return ci < s->nr_cpus ? (unsigned)s->cpus[ci].cpu : 0;
-}
-
-bool evsrc_event_counts(const struct evsrc *s, size_t idx, size_t ci, uint64_t *fired, uint64_t *delivered)
-{
-	if (!s->st.counting || idx >= s->nr_ev || ci >= s->nr_cpus || !s->ev[idx].fired)
-		return false;
-	*fired = s->ev[idx].fired[ci];
-	*delivered = s->ev[idx].got[ci];
-	return true;
-}
-
-uint64_t evsrc_undelivered_cpu(const struct evsrc *s, size_t ci, uint64_t *fired)
+/* every event's firings on traced CPU index ci, as of the last read */
+static uint64_t cpu_fired(const struct evsrc *s, size_t ci)
 {
 	uint64_t f = 0;
-	if (ci >= s->nr_cpus) {
-		if (fired)
-			*fired = 0;
-		return 0;
-	}
 	for (size_t i = 0; i < s->nr_ev; i++)
-		f += s->ev[i].fired ? s->ev[i].fired[ci] : 0;
-	if (fired)
-		*fired = f;
-	return s->cpus[ci].undelivered;
+		f += s->ev[i].fired[ci];
+	return f;
 }
 
 void evsrc_twins_off(struct evsrc *s, const char *why, int err)
@@ -105,9 +63,7 @@ int evsrc_count(struct evsrc *s)
 	uint64_t fired = 0, und = 0;
 	for (size_t c = 0; c < s->nr_cpus; c++) {
 		struct evsrc_cpu *cp = &s->cpus[c];
-		uint64_t f = 0;
-		for (size_t i = 0; i < s->nr_ev; i++)
-			f += s->ev[i].fired[c];
+		uint64_t f = cpu_fired(s, c);
 		uint64_t seen = cp->samples + cp->ring.st.lost;
 		/* a ring left with records (its queue full) has delivered
 		 * more than it counted so far: keep the earlier figure */
@@ -138,7 +94,8 @@ int evsrc_fired_table(const struct evsrc *s, struct firedtab *t)
 		fc->cpu = (uint32_t)s->cpus[c].cpu;
 		fc->samples = s->cpus[c].samples;
 		fc->lost = s->cpus[c].ring.st.lost;
-		fc->undelivered = evsrc_undelivered_cpu(s, c, &fc->fired);
+		fc->fired = cpu_fired(s, c);
+		fc->undelivered = s->cpus[c].undelivered;
 		for (size_t i = 0; i < s->nr_ev; i++) {
 			struct firedtab_event *e = &t->ev[k++];
 			e->config = (uint64_t)s->ev[i].id;

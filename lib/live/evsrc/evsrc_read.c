@@ -1,30 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* evsrc_read.c - the rings drained, their samples decoded and delivered in time order (see evsrc.h). */
-#include <errno.h>
-#include <fnmatch.h>
 #include <linux/perf_event.h>
-#include <poll.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <event-parse.h>
-#include <tracefs.h>
 
 #include "evsrc_int.h"
-#include "base/firedtab.h"
-#include "base/privhint.h"
 #include "format/pdread.h"
-#include "format/pdwrite.h"
-#include "format/tfsformat.h"
-#include "live/pring.h"
-#include "live/ptwin.h"
 
 static int event_idx(const struct evsrc *s, int id)
 {
