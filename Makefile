@@ -50,6 +50,9 @@ endif
 # compiled out, `hist --backend bpf` says why (BPF_WHY) and everything else
 # builds and works.
 BTF_VMLINUX ?= /sys/kernel/btf/vmlinux
+# (scripts/cross.sh: -fms-extensions, for the BTF of kernels built with it
+# since 6.19, whose vmlinux.h embeds tagged structs without a member name)
+BPF_EXTRA_CFLAGS ?=
 BPF_CLANG   ?= clang
 BPFTOOL     ?= $(or $(shell command -v bpftool 2>/dev/null),$(wildcard /usr/sbin/bpftool))
 ifeq ($(BPF),0)
@@ -88,14 +91,14 @@ COMPLETION := $(BUILD)/latscope.bash
 .SECONDARY:
 
 .PHONY: demo all deps completion uninstall deb check-deb check-html-large check check-inner unit unit-run shell-tests san-unit fuzz fuzz-build \
-        fuzz-replay fuzz-replay-run check-repeat check-kernels bench clean install help man
+        fuzz-replay fuzz-replay-run cross-ppc64el cross-extras check-repeat check-kernels bench clean install help man
 
 # Plain make never installs anything: when a build dependency is missing,
 # the build stops with one line naming the packages and `make deps`
 # (scripts/deps.sh check; the optional ones are named on stderr, unless -s).
 # The targets that install what they need first (make deps, check, demo) or
 # build nothing skip the check, as do sub-makes.
-NO_DEPCHECK := deps demo check check-inner check-kernels check-repeat fuzz fuzz-build bench clean \
+NO_DEPCHECK := cross-ppc64el deps demo check check-inner check-kernels check-repeat fuzz fuzz-build bench clean \
 	       help man uninstall deb check-deb san-unit fuzz-replay
 ifeq ($(MAKELEVEL)$(filter $(NO_DEPCHECK),$(MAKECMDGOALS)),0)
 DEPS_MISSING := $(shell QUIET=$(SILENT) PKG_CONFIG=$(PKG_CONFIG) sh scripts/deps.sh check \
@@ -117,7 +120,8 @@ help:
 	@echo "make            build build/latscope and the tests (installs nothing: names what is missing)"
 	@echo "make deps       check/install build dependencies and test tools (apt-get as root)"
 	@echo "make check      unit tests, golden and end-to-end tests, unit tests and fuzz corpora under ASan+UBSan,"
-	@echo "                then the kernel tier"
+	@echo "                the ppc64el build with the golden tests under qemu-user, then the kernel tier"
+	@echo "make cross-ppc64el   latscope for ppc64el in build-ppc64el/ (Debian's cross toolchain, docs/power.md)"
 	@echo "make check-kernels   boot Debian's RT and generic kernels in QEMU and run tests/kernels/guest/ there"
 	@echo "make check-repeat N=5   the golden+e2e tier N times, then under a CPU hog and under a bursty load: pass rate per test"
 	@echo "make fuzz       build the libFuzzer targets and run each (FUZZ_SECONDS=600)"
@@ -148,7 +152,7 @@ $(BPF_DIR)/vmlinux.h:
 
 $(BPF_DIR)/bpfhist.bpf.o: lib/live/bpf/bpfhist.bpf.c lib/live/bpf/bpfhist_abi.h $(BPF_DIR)/vmlinux.h
 	@$(if $(QE),echo "  BPF     $<")
-	$(Q)$(BPF_CLANG) -target bpf -g -O2 -Wall -Werror -I$(BPF_DIR) -Ilib -c -o $@ $<
+	$(Q)$(BPF_CLANG) -target bpf -g -O2 -Wall -Werror $(BPF_EXTRA_CFLAGS) -I$(BPF_DIR) -Ilib -c -o $@ $<
 
 $(BPF_SKEL): $(BPF_DIR)/bpfhist.bpf.o
 	@$(if $(QE),echo "  SKEL    $@")
@@ -167,7 +171,7 @@ endif
 # built like bpfhist's; without BPF, lib/live/osnbpf_none.c.
 $(BPF_DIR)/osnbpf.bpf.o: lib/live/bpf/osnbpf.bpf.c lib/live/bpf/osnbpf_abi.h $(BPF_DIR)/vmlinux.h
 	@$(if $(QE),echo "  BPF     $<")
-	$(Q)$(BPF_CLANG) -target bpf -g -O2 -Wall -Werror -I$(BPF_DIR) -Ilib -c -o $@ $<
+	$(Q)$(BPF_CLANG) -target bpf -g -O2 -Wall -Werror $(BPF_EXTRA_CFLAGS) -I$(BPF_DIR) -Ilib -c -o $@ $<
 
 $(BPF_DIR)/osnbpf.skel.h: $(BPF_DIR)/osnbpf.bpf.o
 	@$(if $(QE),echo "  SKEL    $@")
@@ -231,7 +235,8 @@ fuzz-replay-run: $(REPLAY_BINS)
 
 # The whole suite: unit tests, golden + end-to-end tests against the real
 # binary, then the unit tests again and every fuzz target's corpus and
-# regression inputs under gcc's ASan+UBSan, then the kernel tier.
+# regression inputs under gcc's ASan+UBSan, the ppc64el build with the golden
+# tests under qemu-user (tests/cross/run.sh), then the kernel tier.
 check: deps
 	$(Q)$(MAKE) --no-print-directory check-inner
 
@@ -239,6 +244,7 @@ check-inner: $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	$(Q)sh tests/run-unit.sh $(UNIT_BINS)
 	$(Q)LATSCOPE=$(CURDIR)/$(BIN) TOOLS=$(CURDIR)/$(BUILD)/tests/tools sh tests/run-shell.sh
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 OPT=-O1 unit-run fuzz-replay-run
+	+$(Q)TOOLS=$(CURDIR)/$(BUILD)/tests/tools sh tests/cross/run.sh
 	$(Q)LATSCOPE=$(CURDIR)/$(BIN) sh tests/kernels/run.sh
 
 # The kernel tier alone (docs/kernels.md): installs QEMU & co. when it can
@@ -281,6 +287,14 @@ fuzz-build: deps
 
 fuzz: fuzz-build
 	$(Q)sh fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
+
+# latscope for ppc64el (scripts/cross.sh, docs/power.md): Debian's cross
+# toolchain, a sysroot of Debian 12's ppc64el -dev packages in the cache,
+# the BPF objects against sid's ppc64el kernel BTF; build-ppc64el/latscope,
+# the test tools and the unit tests (cross-extras, run by the sub-make).
+cross-ppc64el:
+	+$(Q)sh scripts/cross.sh ppc64el
+cross-extras: $(TOOL_BINS) $(UNIT_BINS)
 
 bench: all
 	$(Q)LATSCOPE=$(CURDIR)/$(BIN) sh bench/run.sh
@@ -329,6 +343,6 @@ check-deb:
 	$(Q)DEB_CACHE=$(DEB_CACHE) sh tests/deb/check-deb.sh
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-ppc64el
 
 -include $(LIB_OBJS:.o=.d) $(SRC_OBJS:.o=.d) $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%.d)

@@ -17,6 +17,11 @@
 # (dpkg-dev, debhelper, fakeroot) and, for check-deb, debootstrap; installed
 # as root, else named; exit 1 when missing and not installable.
 #
+# `deps.sh cross TRIPLET` (make cross-ppc64el, scripts/cross.sh): Debian's
+# cross compilers for TRIPLET (gcc and g++: libstdc++) and qemu-user (the
+# cross-built unit tests run under it); installed as root, else named; exit 1
+# when the compiler is missing and not installable.
+#
 # `deps.sh kernels`: the kernel test tier's host tools (tests/kernels/run.sh):
 # QEMU, a busybox, cpio, rtla, perf and cyclictest.  Installs the missing ones
 # as root on Debian (one by one when the set fails), then prints a line
@@ -78,6 +83,24 @@ if [ "${1:-}" = deb ]; then
 		apt-get install -y -qq --no-install-recommends $m >/dev/null && exit 0
 	fi
 	echo "deps: missing packaging tools:$m; install them: apt-get install$m" >&2
+	exit 1
+fi
+if [ "${1:-}" = cross ]; then
+	tr=${2:?deps.sh cross TRIPLET}
+	m=""
+	command -v "$tr-gcc" >/dev/null 2>&1 || m="$m gcc-$tr"
+	command -v "$tr-g++" >/dev/null 2>&1 || m="$m g++-$tr"
+	case $tr in powerpc64le-*) q=qemu-ppc64le;; *) q=;; esac
+	[ -z "$q" ] || command -v "$q" >/dev/null 2>&1 || m="$m qemu-user"
+	[ -n "$m" ] || exit 0
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "deps: installing:$m" >&2
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >/dev/null 2>&1 || true
+		apt-get install -y -qq --no-install-recommends $m >/dev/null 2>&1
+	fi
+	command -v "$tr-gcc" >/dev/null 2>&1 && command -v "$tr-g++" >/dev/null 2>&1 && exit 0
+	echo "deps: no cross compiler for $tr; install it: apt-get install$m" >&2
 	exit 1
 fi
 if [ "${1:-}" = kernels ]; then

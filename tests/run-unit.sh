@@ -9,7 +9,7 @@ export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp:print
 export ASAN_OPTIONS="malloc_context_size=256${ASAN_OPTIONS:+:$ASAN_OPTIONS}"	# (fuzz/replay.sh says why)
 pass=0; fail=0; skip=0; failed=""; skipped=""
 for t in "$@"; do
-	out=$("$t" 2>&1); rc=$?
+	out=$(${UNIT_RUNNER:-} "$t" 2>&1); rc=$?
 	b=$(basename "$t")
 	echo "$out" | grep -E '^\[ +(OK|SKIPPED|FAILED|ERROR|LINE|PASSED) +\]|^\[==========\]' | sed "s|^|$b: |"
 	n=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
