@@ -22,6 +22,11 @@
 # cross-built unit tests run under it); installed as root, else named; exit 1
 # when the compiler is missing and not installable.
 #
+# `deps.sh power` (tests/power/): what the test QEMU's build needs (meson,
+# ninja, glib, pixman, libfdt and zlib headers, dpkg-source), the pseries
+# firmware (qemu-system-data: vof.bin), cpio; installed as root, else named;
+# exit 1 when one is missing and not installable.
+#
 # `deps.sh kernels`: the kernel test tier's host tools (tests/kernels/run.sh):
 # QEMU, a busybox, cpio, rtla, perf and cyclictest.  Installs the missing ones
 # as root on Debian (one by one when the set fails), then prints a line
@@ -101,6 +106,25 @@ if [ "${1:-}" = cross ]; then
 	fi
 	command -v "$tr-gcc" >/dev/null 2>&1 && command -v "$tr-g++" >/dev/null 2>&1 && exit 0
 	echo "deps: no cross compiler for $tr; install it: apt-get install$m" >&2
+	exit 1
+fi
+if [ "${1:-}" = power ]; then
+	m=""
+	for t in meson:meson ninja:ninja-build dpkg-source:dpkg-dev cpio:cpio; do
+		command -v "${t%%:*}" >/dev/null 2>&1 || m="$m ${t#*:}"
+	done
+	for l in glib-2.0:libglib2.0-dev pixman-1:libpixman-1-dev libfdt:libfdt-dev zlib:zlib1g-dev; do
+		"$PKG_CONFIG" --exists "${l%%:*}" 2>/dev/null || m="$m ${l#*:}"
+	done
+	[ -f /usr/share/qemu/vof.bin ] || m="$m qemu-system-data"
+	[ -n "$m" ] || exit 0
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "deps: installing:$m" >&2
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >/dev/null 2>&1 || true
+		apt-get install -y -qq --no-install-recommends $m >/dev/null 2>&1 && exit 0
+	fi
+	echo "deps: missing for the POWER tier:$m; install them: apt-get install$m" >&2
 	exit 1
 fi
 if [ "${1:-}" = kernels ]; then

@@ -15,6 +15,10 @@
 #        foreign-apt.sh SUITE ARCH version PKG      its candidate version
 #        foreign-apt.sh SUITE ARCH field PKG FIELD  a field of its candidate
 #                      (Depends, ...)
+#        foreign-apt.sh SUITE ARCH source PKG DIR   the source package of PKG
+#                      (its .dsc and tarballs, cached) unpacked into DIR
+#                      (dpkg-source -x, no signature check: the archive's
+#                      Sources index, signed, names the files' hashes)
 # update runs by itself when the lists are missing or older than a day.
 # Environment: LATSCOPE_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/latscope),
 #   DEBIAN_MIRROR (default: the mirror /etc/apt names, else deb.debian.org).
@@ -37,7 +41,10 @@ keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
 mkdir -p "$d/lists/partial" "$d/archives/partial" "$d/etc" || exit 1
 [ -f "$d/status" ] || : > "$d/status"
-echo "deb [signed-by=$keyring] $mirror $suite main" > "$d/etc/sources.list.new"
+{
+	echo "deb [signed-by=$keyring] $mirror $suite main"
+	echo "deb-src [signed-by=$keyring] $mirror $suite main"
+} > "$d/etc/sources.list.new"
 cmp -s "$d/etc/sources.list.new" "$d/etc/sources.list" 2>/dev/null || {
 	mv "$d/etc/sources.list.new" "$d/etc/sources.list"; rm -f "$d/lists/"*_Packages* "$d/updated"; }
 rm -f "$d/etc/sources.list.new"
@@ -117,6 +124,20 @@ get)
 		fi
 		echo "$f"
 	done
+	;;
+source)
+	[ $# -eq 2 ] || { echo "foreign-apt: source PKG DIR" >&2; exit 2; }
+	mkdir -p "$d/sources" || exit 1
+	if ! err=$(cd "$d/sources" && apt-get source -qq --download-only "$1" 2>&1); then
+		echo "foreign-apt: apt-get source $1 ($suite) failed: $(echo "$err" | grep -v '^W:' | tail -1)" >&2
+		exit 1
+	fi
+	v=$(apt-cache showsrc "$1" 2>/dev/null | awk '/^Version:/ { print $2; exit }' | sed 's/^[0-9]*://')
+	dsc=$(ls "$d/sources/"*"_$v.dsc" 2>/dev/null | head -1)
+	[ -n "$dsc" ] || { echo "foreign-apt: no .dsc of $1 $v after apt-get source" >&2; exit 1; }
+	rm -rf "$2" && mkdir -p "$(dirname "$2")" && dpkg-source --no-check -x "$dsc" "$2" >/dev/null 2>&1 ||
+		{ echo "foreign-apt: dpkg-source -x $dsc failed" >&2; exit 1; }
+	echo "$dsc"
 	;;
 *) echo "foreign-apt: unknown command $cmd" >&2; exit 2;;
 esac

@@ -9,7 +9,8 @@
 #   - "KT RUN NAME TIMEOUT" when it starts, a result line "KT PASS|FAIL|SKIP
 #     NAME [why]" when it ends, on the second serial port (ttyS1: nothing
 #     else writes there; the host watches it for progress) and the console;
-#   - its output in /results/log/NAME, its artefacts in /results/art/NAME/.
+#   - its output in /results/log/NAME, its artefacts in /results/art/NAME/,
+#     "NAME SECONDS TIMEOUT" in /results/times.
 # /results goes to the virtio disk /dev/vda as a tar at the end; "KT DONE"
 # says the guest got there.
 /bin/busybox mkdir -p /proc /sys /dev /tmp /root /usr/bin /usr/sbin /sbin
@@ -78,8 +79,11 @@ for t in /ktest/guest/*.sh; do
 	export ART=/results/art/$name
 	mkdir -p "$ART"
 	report RUN "$name" "${to:=60}"
+	t0=$(cut -d. -f1 /proc/uptime)
 	(cd /tmp && timeout -s KILL "$to" sh "$t") > "/results/log/$name" 2>&1
 	rc=$?
+	# how long it took, against its timeout (the host lists them)
+	echo "$name $(( $(cut -d. -f1 /proc/uptime) - t0 )) $to" >> /results/times
 	case $rc in
 	0) report PASS "$name";;
 	77) report SKIP "$name" "$(tail -1 "/results/log/$name")";;

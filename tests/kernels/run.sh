@@ -465,6 +465,10 @@ run_kernel() {	# name package must...
 			[ -f "$kw/out/log/$n.host" ] && indent < "$kw/out/log/$n.host"
 		fi
 	done
+	# each test's time in the guest against its timeout: where a timeout
+	# is too tight shows before it fails
+	[ ! -s "$kw/out/times" ] ||
+		echo "kernels: $name: seconds (timeout): $(awk '{ printf "%s%s %d (%d)", (NR > 1 ? ", " : ""), $1, $2, $3 }' "$kw/out/times")"
 }
 
 # The kernels boot side by side, each in its own subshell (a TCG guest runs
