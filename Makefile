@@ -91,14 +91,14 @@ COMPLETION := $(BUILD)/latscope.bash
 .SECONDARY:
 
 .PHONY: demo all deps completion uninstall deb check-deb check-html-large check check-inner unit unit-run shell-tests san-unit fuzz fuzz-build \
-        fuzz-replay fuzz-replay-run cross-ppc64el cross-extras check-repeat check-kernels bench clean install help man
+        fuzz-replay fuzz-replay-run cross-ppc64el cross-extras check-power check-repeat check-kernels bench clean install help man
 
 # Plain make never installs anything: when a build dependency is missing,
 # the build stops with one line naming the packages and `make deps`
 # (scripts/deps.sh check; the optional ones are named on stderr, unless -s).
 # The targets that install what they need first (make deps, check, demo) or
 # build nothing skip the check, as do sub-makes.
-NO_DEPCHECK := cross-ppc64el deps demo check check-inner check-kernels check-repeat fuzz fuzz-build bench clean \
+NO_DEPCHECK := cross-ppc64el check-power deps demo check check-inner check-kernels check-repeat fuzz fuzz-build bench clean \
 	       help man uninstall deb check-deb san-unit fuzz-replay
 ifeq ($(MAKELEVEL)$(filter $(NO_DEPCHECK),$(MAKECMDGOALS)),0)
 DEPS_MISSING := $(shell QUIET=$(SILENT) PKG_CONFIG=$(PKG_CONFIG) sh scripts/deps.sh check \
@@ -120,8 +120,9 @@ help:
 	@echo "make            build build/latscope and the tests (installs nothing: names what is missing)"
 	@echo "make deps       check/install build dependencies and test tools (apt-get as root)"
 	@echo "make check      unit tests, golden and end-to-end tests, unit tests and fuzz corpora under ASan+UBSan,"
-	@echo "                the ppc64el build with the golden tests under qemu-user, then the kernel tier"
+	@echo "                the ppc64el build with the golden tests under qemu-user, the POWER tier, then the kernel tier"
 	@echo "make cross-ppc64el   latscope for ppc64el in build-ppc64el/ (Debian's cross toolchain, docs/power.md)"
+	@echo "make check-power     boot sid's ppc64el kernel in a pseries guest under a QEMU that writes DTL entries (docs/power.md)"
 	@echo "make check-kernels   boot Debian's RT and generic kernels in QEMU and run tests/kernels/guest/ there"
 	@echo "make check-repeat N=5   the golden+e2e tier N times, then under a CPU hog and under a bursty load: pass rate per test"
 	@echo "make fuzz       build the libFuzzer targets and run each (FUZZ_SECONDS=600)"
@@ -238,6 +239,9 @@ fuzz-replay-run: $(REPLAY_BINS)
 # regression inputs under gcc's ASan+UBSan, the ppc64el build with the golden
 # tests under qemu-user (tests/cross/run.sh), then the kernel tier.
 check: deps
+	@# the POWER tier's test hypervisor is built once (about 5 minutes):
+	@# in the background from the start, beside the first tiers
+	$(Q)mkdir -p $(BUILD) && (nice -n 10 sh tests/power/qemu/build.sh > $(BUILD)/qemu-dtl.log 2>&1 &)
 	$(Q)$(MAKE) --no-print-directory check-inner
 
 check-inner: $(BIN) $(UNIT_BINS) $(TOOL_BINS)
@@ -245,7 +249,14 @@ check-inner: $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	$(Q)LATSCOPE=$(CURDIR)/$(BIN) TOOLS=$(CURDIR)/$(BUILD)/tests/tools sh tests/run-shell.sh
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 OPT=-O1 unit-run fuzz-replay-run
 	+$(Q)TOOLS=$(CURDIR)/$(BUILD)/tests/tools sh tests/cross/run.sh
+	+$(Q)sh tests/power/run.sh
 	$(Q)LATSCOPE=$(CURDIR)/$(BIN) sh tests/kernels/run.sh
+
+# The POWER tier alone (docs/power.md): the test hypervisor (built once into
+# the cache), the ppc64el build, sid's ppc64el kernel in a pseries guest,
+# tests/power/guest/*.sh there, checked against the hypervisor's log.
+check-power: $(BIN)
+	+$(Q)sh tests/power/run.sh
 
 # The kernel tier alone (docs/kernels.md): installs QEMU & co. when it can
 # (scripts/deps.sh kernels), boots each kernel of tests/kernels/kernels.list

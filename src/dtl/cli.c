@@ -144,7 +144,7 @@ int dtl_cmd_verdict(const char *who, const struct dtltl *t, const struct pdread 
 
 	if (st)
 		for (int k = 0; k < DTLMERGE_GAP_NR_KINDS; k++)
-			if (k != DTLMERGE_GAP_TB_BACKWARDS && k != DTLMERGE_GAP_ODD_SIZE && k != DTLMERGE_GAP_RING_FULL)
+			if (k != DTLMERGE_GAP_TB_BACKWARDS)
 				lost += st->gaps[k];
 	lost += rs->lost_records + rs->aux_truncated + rs->aux_partial + rs->aux_collision;
 #define SAY(cond, ...) do { if ((cond) && n < sizeof(what)) \

@@ -564,6 +564,16 @@ results:;
 				" AUX buffers dropped; exit 1\n", o.dropped);
 			ret = EXIT_THRESHOLD;
 		}
+		/* entries lost in the kernel: the bytes of a payload cut at an AUX
+		 * wrap, and the polls that found the hypervisor's ring full (the
+		 * vpa_dtl driver then skips the oldest: at least one each, unless
+		 * exactly 84 had arrived; docs/dtl.md "Losses") */
+		if (!ret && (sc->tail_bytes || o.ring_full)) {
+			fprintf(stderr, "latscope dtl report: --strict: the result is incomplete: %" PRIu64
+				" bytes of entries cut at an AUX wrap, %" PRIu64 " polls that found the "
+				"hypervisor's ring full; exit 1\n", sc->tail_bytes, o.ring_full);
+			ret = EXIT_THRESHOLD;
+		}
 	}
 	if (o.timeline && o.tl && o.tl->source == DTLTL_SRC_SCAN && o.tl->why_scan[0])
 		fprintf(stderr, "latscope dtl report: %s: %s; found %" PRIu64 " AUX buffers by scanning the "

@@ -7,8 +7,10 @@
 # test "features", runs every guest test (/ktest/guest/*.sh but lib.sh) whose
 # needs the kernel meets, and powers off.  Per test:
 #   - "KT RUN NAME TIMEOUT" when it starts, a result line "KT PASS|FAIL|SKIP
-#     NAME [why]" when it ends, on the second serial port (ttyS1: nothing
-#     else writes there; the host watches it for progress) and the console;
+#     NAME [why]" when it ends, on the second serial port (ttyS1, or hvc1
+#     on pseries: nothing else writes there; the host watches it for
+#     progress) and the console;
+#   - the result lines in /results/results too;
 #   - its output in /results/log/NAME, its artefacts in /results/art/NAME/,
 #     "NAME SECONDS TIMEOUT" in /results/times.
 # /results goes to the virtio disk /dev/vda as a tar at the end; "KT DONE"
@@ -21,22 +23,29 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tracefs tracefs /sys/kernel/tracing
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+ip link set lo up 2>/dev/null
 
 . /ktest/kernel.env	# KERNEL (name), MUST (words), MODULES (files in load order)
 export KERNEL KTEST_DIR=/ktest TRACEFS=/sys/kernel/tracing LATSCOPE=/bin/latscope
 
-if [ -c /dev/ttyS1 ]; then
-	stty -F /dev/ttyS1 raw -echo 2>/dev/null
-	exec 3>/dev/ttyS1
+# the results port: the second serial port (x86: ttyS1; pseries, whose
+# serial ports are hypervisor consoles: hvc1; tests/power/run.sh)
+port=""
+for p in /dev/ttyS1 /dev/hvc1; do [ -c "$p" ] && { port=$p; break; }; done
+if [ -n "$port" ]; then
+	stty -F "$port" raw -echo 2>/dev/null
+	exec 3>"$port"
 else
-	echo "ktest: no /dev/ttyS1: the host will see no results"
+	echo "ktest: no /dev/ttyS1 or /dev/hvc1: the host will see no results"
 	exec 3>/dev/null
 fi
 report() {	# STATUS NAME [why]
 	echo "KT $*" >&3
 	echo "KT $*"
+	echo "KT $*" >> /results/results
 }
 
+mkdir -p /results/log /results/art
 for m in $MODULES; do
 	insmod "/ktest/modules/$m" || echo "ktest: insmod $m failed"
 done

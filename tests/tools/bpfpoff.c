@@ -165,6 +165,7 @@ int main(void)
 	CLOSE(bpfhist_irq_enable);
 	expect(BPFHIST_IRQSOFF, 1, tc - tb, td - ta, "irqs off 2 ms");
 	expect(BPFHIST_PREEMPTIRQSOFF, 1, tc - tb, td - ta, "irqs off 2 ms");
+	ia = tc - tb, ib = td - ta;	/* that section's bounds */
 	/* preemption off, then irqs off inside, preemption back on, then irqs:
 	 * preemptoff and the either-off section from pa/pb on (the second
 	 * irqsoff section is counted; the worst is the larger of the two) */
@@ -184,7 +185,12 @@ int main(void)
 		return 1;
 	}
 	printf("ok: irqsoff 2 samples after two sections\n");
-	expect(BPFHIST_PREEMPTIRQSOFF, 2, tc - pb, td - pa, "either off 3 ms");
+	/* the preemptirqsoff worst is the larger of the 2 ms section before
+	 * and this 3 ms one: the 2 ms sleep can take longer than 3 ms on a
+	 * loaded machine (5.2 ms seen beside burstload + a gzip loop), so the
+	 * bounds are those of the larger of two values, one in each section's */
+	expect(BPFHIST_PREEMPTIRQSOFF, 2, ia > tc - pb ? ia : tc - pb, ib > td - pa ? ib : td - pa,
+	       "either off 3 ms (or the 2 ms one before, when longer)");
 	bpfhist_bpf__destroy(skel);
 
 	/* --both-off: the combined section only while both are off */

@@ -10,7 +10,7 @@
 # Header lines, read by the host and by /init:
 #   # needs: WORD...     what the test needs: config:X (CONFIG_X=y or m),
 #                        tracer:X (in available_tracers), event:SYS/NAME,
-#                        file:PATH, cmd:NAME (the host copies the command
+#                        file:PATH, pmu:NAME (a perf PMU), cmd:NAME (the host copies the command
 #                        and the libraries ldd names into the guest);
 #                        tool:NAME (the host copies tests/tools/NAME from
 #                        beside LATSCOPE), e2e:NAME (the host copies
@@ -45,6 +45,9 @@ kt_has() {
 	file:*)
 		[ -e "${1#file:}" ] && return 0
 		echo "no ${1#file:}";;
+	pmu:*)	# a perf PMU (tests/power: vpa_dtl)
+		[ -d "/sys/bus/event_source/devices/${1#pmu:}" ] && return 0
+		echo "no ${1#pmu:} PMU (the kernel has: $(ls /sys/bus/event_source/devices | tr '\n' ' '))";;
 	cmd:*|tool:*)
 		command -v "${1#*:}" >/dev/null && return 0
 		echo "no ${1#*:} in the guest";;

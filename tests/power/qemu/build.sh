@@ -20,6 +20,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 SRCDIR=$(cd "$here/../../.." && pwd)
 CACHE=${LATSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/latscope}
 
+# one build at a time (make check starts one in the background early; the
+# POWER tier's call then waits for it here)
+mkdir -p "$CACHE/qemu-dtl" || exit 1
+if [ -z "${QEMU_DTL_LOCKED:-}" ] && command -v flock >/dev/null 2>&1; then
+	QEMU_DTL_LOCKED=1 exec flock "$CACHE/qemu-dtl/.lock" sh "$0" "$@"
+fi
 sh "$SRCDIR/scripts/deps.sh" power >&2 || exit 77
 ver=$(sh "$SRCDIR/scripts/foreign-apt.sh" bookworm amd64 version qemu-system-ppc) || exit 77
 key=$( { echo "$ver"; cat "$here/spapr_dtl_test.c" "$here/spapr_dtl_test.h" "$here/build.sh"; } |
@@ -29,7 +35,6 @@ if [ -x "$out/qemu-system-ppc64" ]; then
 	echo "$out/qemu-system-ppc64"
 	exit 0
 fi
-mkdir -p "$CACHE/qemu-dtl" || exit 1
 work=$CACHE/qemu-dtl/build.$$
 trap 'rm -rf "$work"' EXIT INT TERM
 echo "qemu-dtl: building QEMU $ver for ppc64 with the DTL writer (once: about 3 minutes)" >&2
