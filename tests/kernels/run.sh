@@ -39,15 +39,7 @@ if [ -n "${KEEP_TMP:-}" ]; then echo "kernels: keeping $WORK"; else trap 'rm -rf
 t_start=$(date +%s)
 pass=0; fail=0; skip=0; failed=""; skipped=""
 
-result() {	# STATUS NAME [why]: one line, counted
-	local rs=$1 rn=$2
-	shift 2
-	case $rs in
-	PASS) pass=$((pass + 1)); echo "PASS $rn";;
-	SKIP) skip=$((skip + 1)); skipped="$skipped $rn"; echo "SKIP $rn: $*";;
-	*) fail=$((fail + 1)); failed="$failed $rn"; echo "FAIL $rn${*:+: $*}";;
-	esac
-}
+. "$KDIR/result.inc"
 hangs=0; hung_list=""
 summary() {
 	[ $hangs -eq 0 ] || echo "kernels: guest hangs: $hangs ($(echo $hung_list)), each booted again once"

@@ -27,15 +27,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/latscope-power.XXXXXX") || exit 1
 if [ -n "${KEEP_TMP:-}" ]; then echo "power: keeping $WORK"; else trap 'rm -rf "$WORK"' EXIT INT TERM; fi
 t_start=$(date +%s)
 pass=0; fail=0; skip=0; failed=""; skipped=""
-result() {	# STATUS NAME [why]
-	local rs=$1 rn=$2
-	shift 2
-	case $rs in
-	PASS) pass=$((pass + 1)); echo "PASS $rn";;
-	SKIP) skip=$((skip + 1)); skipped="$skipped $rn"; echo "SKIP $rn: $*";;
-	*) fail=$((fail + 1)); failed="$failed $rn"; echo "FAIL $rn${*:+: $*}";;
-	esac
-}
+. "$TESTS_DIR/kernels/result.inc"
 summary() {
 	echo "power: $pass passed, $fail failed, $skip skipped ($(( $(date +%s) - t_start )) s)"
 	[ -z "$skipped" ] || echo "skipped:$skipped"
