@@ -85,13 +85,18 @@ fresh || update || {
 	ls "$d/lists/"*_Packages* >/dev/null 2>&1 || exit 1
 	echo "foreign-apt: using the $suite/$arch lists of $(date -r "$d/updated" +%F 2>/dev/null || echo before)" >&2
 }
+# candidate PKG: its candidate version, or a line on stderr and status 1
+candidate() {
+	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }' | grep -v '(none)' ||
+		{ echo "foreign-apt: no package $1 in $suite/$arch" >&2; return 1; }
+}
 case $cmd in
 version)
-	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }' | grep -v '(none)' ||
-		{ echo "foreign-apt: no package $1 in $suite/$arch" >&2; exit 1; }
+	candidate "$1" || exit 1
 	;;
 field)
-	apt-cache show "$1=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }')" 2>/dev/null |
+	v=$(candidate "$1") || exit 1
+	apt-cache show "$1=$v" 2>/dev/null |
 		awk -v f="$2:" '$1 == f { sub(/^[^:]*: */, ""); print; exit }' | grep . ||
 		{ echo "foreign-apt: no field $2 of $1 in $suite/$arch" >&2; exit 1; }
 	;;
@@ -113,14 +118,14 @@ closure)
 	;;
 get)
 	for p in "$@"; do
-		v=$(apt-cache policy "$p" 2>/dev/null | awk '/Candidate:/ { print $2 }')
-		[ -n "$v" ] && [ "$v" != "(none)" ] || { echo "foreign-apt: no package $p in $suite/$arch" >&2; exit 1; }
-		f=$d/archives/${p}_$(echo "$v" | sed 's/:/%3a/')_$arch.deb
-		[ -f "$f" ] || f=$d/archives/${p}_$(echo "$v" | sed 's/:/%3a/')_all.deb
-		if [ ! -f "$f" ]; then
+		v=$(candidate "$p") || exit 1
+		# (the file name: NAME_VERSION_ARCH.deb, the epoch's ':' as %3a)
+		stem=$d/archives/${p}_$(echo "$v" | sed 's/:/%3a/')_
+		f=$(ls "$stem"*.deb 2>/dev/null | head -1)
+		if [ -z "$f" ]; then
 			(cd "$d/archives" && apt-get download -qq "$p=$v" >/dev/null 2>&1) ||
 				{ echo "foreign-apt: apt-get download $p=$v ($suite/$arch) failed" >&2; exit 1; }
-			f=$(ls "$d/archives/${p}_$(echo "$v" | sed 's/:/%3a/')_"*.deb 2>/dev/null | head -1)
+			f=$(ls "$stem"*.deb 2>/dev/null | head -1)
 		fi
 		echo "$f"
 	done

@@ -54,7 +54,6 @@ while [ ! -b /dev/vda ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ -b /dev/vda ] || echo "ktest: no /dev/vda: the logs and artefacts stay in the guest"
 
 . /ktest/guest/lib.sh
-mkdir -p /results/log /results/art
 uname -a > /results/uname
 
 # MUST-HAVE: the kernel is the one the list says it is.

@@ -36,19 +36,14 @@ MEM=${KERNEL_MEM_MB:-1024}
 GRACE_S=${KERNEL_GRACE_S:-60}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/latscope-kernels.XXXXXX") || exit 1
 if [ -n "${KEEP_TMP:-}" ]; then echo "kernels: keeping $WORK"; else trap 'rm -rf "$WORK"' EXIT INT TERM; fi
-t_start=$(date +%s)
-pass=0; fail=0; skip=0; failed=""; skipped=""
-
-. "$KDIR/result.inc"
+TIER=kernels
+GDIR=${KERNEL_GUEST_DIR:-$KDIR/guest}
+. "$KDIR/harness.inc"
 hangs=0; hung_list=""
 summary() {
 	[ $hangs -eq 0 ] || echo "kernels: guest hangs: $hangs ($(echo $hung_list)), each booted again once"
-	echo "kernels: $pass passed, $fail failed, $skip skipped ($(( $(date +%s) - t_start )) s)"
-	[ -z "$skipped" ] || echo "skipped:$skipped"
-	[ $fail -eq 0 ] || { echo "failing:$failed"; exit 1; }
-	exit 0
+	tier_summary
 }
-indent() { sed 's/\r$//; s/^/    /'; }
 
 # ---- the kernels and the tests ------------------------------------------------
 kernels=$(sed 's/#.*//' "${KERNEL_LIST:-$KDIR/kernels.list}" | awk 'NF >= 2')
@@ -56,7 +51,6 @@ if [ -n "${KERNELS:-}" ]; then
 	kernels=$(echo "$kernels" | awk -v want=" $KERNELS " 'index(want, " " $1 " ")')
 fi
 tests=""
-GDIR=${KERNEL_GUEST_DIR:-$KDIR/guest}
 for t in "$GDIR"/*.sh; do
 	n=$(basename "$t" .sh)
 	[ "$n" != lib ] || continue
@@ -65,7 +59,6 @@ for t in "$GDIR"/*.sh; do
 	fi
 	tests="$tests $n"
 done
-header() { sed -n "s/^# $2: *//p" "$GDIR/$1.sh" | head -1; }
 
 skip_all() {	# why: every kernel skipped
 	for k in $(echo "$kernels" | awk '{print $1}'); do result SKIP "$k" "$*"; done
@@ -457,10 +450,7 @@ run_kernel() {	# name package must...
 			[ -f "$kw/out/log/$n.host" ] && indent < "$kw/out/log/$n.host"
 		fi
 	done
-	# each test's time in the guest against its timeout: where a timeout
-	# is too tight shows before it fails
-	[ ! -s "$kw/out/times" ] ||
-		echo "kernels: $name: seconds (timeout): $(awk '{ printf "%s%s %d (%d)", (NR > 1 ? ", " : ""), $1, $2, $3 }' "$kw/out/times")"
+	times_line "$name" "$kw/out/times"
 }
 
 # The kernels boot side by side, each in its own subshell (a TCG guest runs

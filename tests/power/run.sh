@@ -25,16 +25,10 @@ MEM=${POWER_MEM_MB:-1024}
 GRACE_S=${POWER_GRACE_S:-60}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/latscope-power.XXXXXX") || exit 1
 if [ -n "${KEEP_TMP:-}" ]; then echo "power: keeping $WORK"; else trap 'rm -rf "$WORK"' EXIT INT TERM; fi
-t_start=$(date +%s)
-pass=0; fail=0; skip=0; failed=""; skipped=""
-. "$TESTS_DIR/kernels/result.inc"
-summary() {
-	echo "power: $pass passed, $fail failed, $skip skipped ($(( $(date +%s) - t_start )) s)"
-	[ -z "$skipped" ] || echo "skipped:$skipped"
-	[ $fail -eq 0 ] || { echo "failing:$failed"; exit 1; }
-	exit 0
-}
-indent() { sed 's/\r$//; s/^/    /'; }
+TIER=power
+GDIR=$PDIR/guest
+. "$TESTS_DIR/kernels/harness.inc"
+summary() { tier_summary; }
 fa() { sh "$SRCDIR/scripts/foreign-apt.sh" "$@"; }
 
 # ---- the hypervisor, the build, the kernel, busybox -----------------------------
@@ -135,7 +129,7 @@ cp "$mdir/config" "$ROOT/ktest/kconfig" || exit 1
 # ---- the boot -----------------------------------------------------------------------
 limit=$((2 * GRACE_S))
 for n in $tests; do
-	to=$(sed -n 's/^# timeout: *//p' "$PDIR/guest/$n.sh" | head -1); limit=$((limit + ${to:-60}))
+	to=$(header "$n" timeout); limit=$((limit + ${to:-60}))
 done
 echo "power: sid: $KVER under $(basename "$(dirname "$qemu")")'s QEMU $(cat "$(dirname "$qemu")/version"), tcg, -smp 2 -m $MEM"
 truncate -s 256M "$WORK/disk.img"
@@ -187,6 +181,5 @@ for n in features $tests; do
 	[ -z "$hout" ] || echo "$hout" | tail -30 | indent
 	[ "$st" != FAIL ] || [ ! -f "$WORK/out/log/$n" ] || tail -30 "$WORK/out/log/$n" | indent
 done
-[ ! -s "$WORK/out/times" ] ||
-	echo "power: sid: seconds (timeout): $(awk '{ printf "%s%s %d (%d)", (NR > 1 ? ", " : ""), $1, $2, $3 }' "$WORK/out/times")"
+times_line sid "$WORK/out/times"
 summary
