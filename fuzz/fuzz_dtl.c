@@ -50,16 +50,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		f.tbi.boot_tb = data[0];
 		f.tbi.tb_freq = DTL_DEFAULT_TB_FREQ;
 	}
+	/* the payload's stream offset: near a lap's end (4096) where the zero
+	 * run of an AUX wrap may sit, by the top bits of data[0] */
+	uint64_t pos = 4096 - 16 * (uint64_t)(data[0] >> 2);
 	/* data + 1 is deliberately misaligned */
-	dtl_scan_payload(data + 1, size - 1, swap, &f.tbi, &st, fz_entry, &f);
+	dtl_scan_payload(pos, data + 1, size - 1, swap, &f.tbi, &st, fz_entry, &f);
 	if (st.entries + st.headers + st.skipped != st.slots)
 		__builtin_trap();
-	if (st.slots * DTL_ENTRY_SIZE + (size - 1) % DTL_ENTRY_SIZE != size - 1)
+	if (st.slots * DTL_ENTRY_SIZE + st.wrap_gap_bytes + st.tail_bytes != size - 1)
 		__builtin_trap();
 
 	struct dtlstat *ds;
 	if (!dtlstat_new(&ds)) {
-		dtlstat_add_payload(ds, data[0] & 3, data + 1, size - 1, swap);
+		dtlstat_add_payload(ds, data[0] & 3, pos, data + 1, size - 1, true, swap);
 		struct dtlstat_cpu tot;
 		dtlstat_total(ds, &tot);
 		if (tot.entries != st.entries)

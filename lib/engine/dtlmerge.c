@@ -16,21 +16,28 @@ struct qbuf {
 	uint64_t aux_offset;
 	uint8_t *data;			/* pipe mode copy */
 	size_t cap;
-	/* gaps found when the buffer was queued, reported with the time of
+	/* a gap found when the buffer was queued, reported with the time of
 	 * its first entry (so the same in every mode and reading order) */
-	bool gaps_pending, gap_offset, gap_odd;
-	uint64_t expect, odd_tail;
+	bool gaps_pending, gap_offset;
+	uint64_t expect;
 };
 
 struct queue {
 	uint32_t cpu;
 	struct qbuf *head, *tail;	/* head = buffer being consumed */
-	/* the loaded part of the head buffer */
+	/* the loaded part of the head buffer, walked by the slicer */
 	const uint8_t *cur;
 	uint64_t cur_len;		/* bytes loaded */
-	uint64_t cur_pos;		/* next slot within the loaded part */
 	uint64_t chunk_base;		/* offset of the loaded part within the buffer */
 	bool loaded;
+	struct dtl_slicer sl;		/* the CPU's AUX stream (lap ends, cut slots) */
+	const uint8_t *run;		/* slots of the slicer's current run */
+	size_t run_n;
+	uint64_t run_pos;		/* stream offset of run */
+	uint64_t seen_wraps, seen_cut, seen_gap_bytes;	/* sl.st already in stats and gaps */
+	bool wrap_pending;		/* a lap end to report with the next entry's time */
+	uint64_t wrap_at;
+	uint64_t last_ns;		/* time of the queue's last entry */
 	uint8_t *fbuf;			/* file mode chunk buffer */
 	size_t fcap;
 	/* the pre-decoded next entry */
@@ -82,6 +89,7 @@ static const char *const gap_names[DTLMERGE_GAP_NR_KINDS] = {
 	[DTLMERGE_GAP_ODD_SIZE] = "odd_payload_size",
 	[DTLMERGE_GAP_FORCED] = "forced_flush",
 	[DTLMERGE_GAP_RING_FULL] = "ring_full",
+	[DTLMERGE_GAP_AUX_WRAP] = "aux_wrap",
 };
 
 const char *dtlmerge_gap_name(enum dtlmerge_gap_kind k)
@@ -218,8 +226,37 @@ static void flush_buf_gaps(struct dtlmerge *m, struct queue *q, struct qbuf *b, 
 	b->gaps_pending = false;
 	if (b->gap_offset)
 		add_gap(m, DTLMERGE_GAP_OFFSET, q->cpu, t, b->expect, b->aux_offset);
-	if (b->gap_odd)
-		add_gap(m, DTLMERGE_GAP_ODD_SIZE, q->cpu, t, b->size, b->odd_tail);
+}
+
+/* What the slicer found since the last look: lap ends (reported with the
+ * next entry's time) and slots cut at a payload's end (with the last). */
+static void note_slicer(struct dtlmerge *m, struct queue *q)
+{
+	const struct dtl_slice_stats *st = &q->sl.st;
+
+	if (st->wrap_gaps != q->seen_wraps) {
+		m->st.wrap_gaps += st->wrap_gaps - q->seen_wraps;
+		q->seen_wraps = st->wrap_gaps;
+		q->wrap_pending = true;
+		q->wrap_at = q->sl.gap_end;
+	}
+	if (st->cut_bytes != q->seen_cut) {
+		m->st.odd_buffers++;
+		m->st.tail_bytes += st->cut_bytes - q->seen_cut;
+		add_gap(m, DTLMERGE_GAP_ODD_SIZE, q->cpu, q->last_ns, q->head ? q->head->size : 0,
+			st->cut_bytes - q->seen_cut);
+		q->seen_cut = st->cut_bytes;
+	}
+	m->st.wrap_gap_bytes += st->gap_bytes - q->seen_gap_bytes;
+	q->seen_gap_bytes = st->gap_bytes;
+}
+
+static void flush_wrap(struct dtlmerge *m, struct queue *q, uint64_t t)
+{
+	if (q->wrap_pending) {
+		q->wrap_pending = false;
+		add_gap(m, DTLMERGE_GAP_AUX_WRAP, q->cpu, t, q->wrap_at, 0);
+	}
 }
 
 static void release_head(struct dtlmerge *m, struct queue *q)
@@ -238,7 +275,8 @@ static void release_head(struct dtlmerge *m, struct queue *q)
 	m->free = b;
 	q->loaded = false;
 	q->cur = NULL;
-	q->cur_len = q->cur_pos = q->chunk_base = 0;
+	q->cur_len = q->chunk_base = 0;
+	q->run_n = 0;
 }
 
 /* Load the next chunk of the head buffer: 1 loaded, 0 buffer done, -errno. */
@@ -246,7 +284,7 @@ static int load_chunk(struct dtlmerge *m, struct queue *q)
 {
 	struct qbuf *b = q->head;
 	uint64_t start = q->loaded ? q->chunk_base + q->cur_len : 0;
-	uint64_t whole = b->size - b->size % DTL_ENTRY_SIZE;
+	uint64_t whole = b->size;
 	uint64_t n;
 
 	if (start >= whole)
@@ -277,7 +315,9 @@ static int load_chunk(struct dtlmerge *m, struct queue *q)
 		q->cur_len = n;
 		q->chunk_base = start;
 	}
-	q->cur_pos = 0;
+	dtl_slicer_feed(&q->sl, b->aux_offset + q->chunk_base, q->cur, q->cur_len,
+			q->chunk_base + q->cur_len == whole);
+	q->run_n = 0;
 	q->loaded = true;
 	return 1;
 }
@@ -362,7 +402,11 @@ static int q_advance(struct dtlmerge *m, struct queue *q)
 			if (!q->head)
 				break;
 		}
-		if (!q->loaded || q->cur_pos + DTL_ENTRY_SIZE > q->cur_len) {
+		if (!q->run_n) {
+			q->run_n = q->loaded ? dtl_slicer_next(&q->sl, &q->run, &q->run_pos) : 0;
+			note_slicer(m, q);
+		}
+		if (!q->run_n) {
 			int rc = load_chunk(m, q);
 			if (rc < 0)
 				return rc;
@@ -371,13 +415,15 @@ static int q_advance(struct dtlmerge *m, struct queue *q)
 				continue;
 			}
 		}
-		while (q->cur_pos + DTL_ENTRY_SIZE <= q->cur_len) {
-			const uint8_t *p = q->cur + q->cur_pos;
-			uint64_t slot_off = q->chunk_base + q->cur_pos;
+		while (q->run_n) {
+			const uint8_t *p = q->run;
+			uint64_t slot_off = q->run_pos - q->head->aux_offset;
 			const struct dtl_tbinfo *tbi;
 			struct dtlmerge_item *it = &q->next;
 
-			q->cur_pos += DTL_ENTRY_SIZE;
+			q->run += DTL_ENTRY_SIZE;
+			q->run_pos += DTL_ENTRY_SIZE;
+			q->run_n--;
 			if (dtl_raw_is_skipped(p)) {
 				struct dtl_tbinfo h;
 
@@ -423,6 +469,8 @@ static int q_advance(struct dtlmerge *m, struct queue *q)
 			it->slot_off = slot_off;
 			it->late = false;
 			flush_buf_gaps(m, q, q->head, it->time_ns);
+			flush_wrap(m, q, it->time_ns);
+			q->last_ns = it->time_ns;
 			if (q->have_last && it->e.timebase < q->last_tb)
 				add_gap(m, DTLMERGE_GAP_TB_BACKWARDS, q->cpu, it->time_ns,
 					q->last_tb, it->e.timebase);
@@ -566,13 +614,7 @@ static int q_append(struct dtlmerge *m, struct queue *q, const struct dtlmerge_b
 	b->expect = q->expect_offset;
 	q->have_expect = true;
 	q->expect_offset = bi->offset + bi->size;
-	b->gap_odd = bi->size % DTL_ENTRY_SIZE != 0;
-	if (b->gap_odd) {
-		m->st.odd_buffers++;
-		m->st.tail_bytes += bi->size % DTL_ENTRY_SIZE;
-	}
-	b->odd_tail = bi->size % DTL_ENTRY_SIZE;
-	b->gaps_pending = b->gap_offset || b->gap_odd;
+	b->gaps_pending = b->gap_offset;
 	if (q->tail)
 		q->tail->next = b;
 	else
@@ -656,31 +698,40 @@ int dtlmerge_next(struct dtlmerge *m, struct dtlmerge_item *it)
 	return pop_top(m, it);
 }
 
-bool dtlmerge_first_time(const struct dtlmerge *m, uint32_t cpu, const void *data, uint64_t size,
-		     uint64_t *time_ns)
+bool dtlmerge_first_time(const struct dtlmerge *m, uint32_t cpu, uint64_t pos, const void *data,
+			 uint64_t size, uint64_t *time_ns)
 {
 	const struct queue *q = cpu < DTLMERGE_MAX_CPUS ? m->q[cpu] : NULL;
-	const uint8_t *p = data;
 	struct dtl_tbinfo tbi = { 0, 0 };
+	struct dtl_slicer sl;
+	const uint8_t *p;
+	uint64_t at;
+	size_t n;
 
 	if (q && dtl_tbinfo_valid(&q->tbi))
 		tbi = q->tbi;
-	for (uint64_t off = 0; data && off + DTL_ENTRY_SIZE <= size; off += DTL_ENTRY_SIZE) {
-		if (dtl_raw_is_skipped(p + off)) {
-			struct dtl_tbinfo h;
-			dtl_header_read(p + off, m->o.swap, &h);
-			if (dtl_raw_is_header(p + off) && dtl_tbinfo_valid(&h) && !dtl_tbinfo_valid(&tbi))
-				tbi = h;
-			continue;
+	if (!data)
+		return false;
+	dtl_slicer_init(&sl);
+	dtl_slicer_feed(&sl, pos, data, size, true);
+	while ((n = dtl_slicer_next(&sl, &p, &at)) > 0) {
+		for (size_t i = 0; i < n; i++, p += DTL_ENTRY_SIZE) {
+			if (dtl_raw_is_skipped(p)) {
+				struct dtl_tbinfo h;
+				dtl_header_read(p, m->o.swap, &h);
+				if (dtl_raw_is_header(p) && dtl_tbinfo_valid(&h) && !dtl_tbinfo_valid(&tbi))
+					tbi = h;
+				continue;
+			}
+			struct dtl_entry e;
+			dtl_decode(p, &e);
+			if (!dtl_tbinfo_valid(&tbi))
+				tbi = dtl_tbinfo_valid(&m->o.fallback) ? m->o.fallback
+				      : dtl_tbinfo_valid(&m->global_tbi) ? m->global_tbi : default_tbi;
+			*time_ns = m->o.exact_time ? dtl_tb_to_ns_exact(e.timebase, &tbi)
+						   : dtl_tb_to_ns(e.timebase, &tbi);
+			return true;
 		}
-		struct dtl_entry e;
-		dtl_decode(p + off, &e);
-		if (!dtl_tbinfo_valid(&tbi))
-			tbi = dtl_tbinfo_valid(&m->o.fallback) ? m->o.fallback
-			      : dtl_tbinfo_valid(&m->global_tbi) ? m->global_tbi : default_tbi;
-		*time_ns = m->o.exact_time ? dtl_tb_to_ns_exact(e.timebase, &tbi)
-					   : dtl_tb_to_ns(e.timebase, &tbi);
-		return true;
 	}
 	return false;
 }

@@ -94,11 +94,15 @@ enum dtlmerge_gap_kind {
 	DTLMERGE_GAP_LOST,			/* PERF_RECORD_LOST / LOST_SAMPLES (a = count) */
 	DTLMERGE_GAP_TB_BACKWARDS,		/* a CPU's timebase went backwards (a = prev tb, b = tb) */
 	DTLMERGE_GAP_OFFSET,		/* buffer does not continue the previous (a = expected, b = got) */
-	DTLMERGE_GAP_ODD_SIZE,		/* payload not a multiple of 48 (a = size, b = tail bytes) */
+	DTLMERGE_GAP_ODD_SIZE,		/* a payload ends inside an entry (a = size, b = its bytes) */
 	DTLMERGE_GAP_FORCED,		/* pipe budget exceeded: entries emitted early (a = bytes) */
 	DTLMERGE_GAP_RING_FULL,		/* a poll copied 84 entries, all the 85-entry hypervisor
 					 * ring lets through: older ones were probably lost
 					 * before it (a = entries copied) */
+	DTLMERGE_GAP_AUX_WRAP,		/* the driver's AUX buffer wrapped (a = the stream
+					 * offset of the lap's end): it dropped the rest of
+					 * the poll that filled it and overwrote the next
+					 * poll's entries (docs/dtl.md) */
 	DTLMERGE_GAP_NR_KINDS
 };
 
@@ -116,8 +120,10 @@ struct dtlmerge_stats {
 	uint64_t entries;		/* entries emitted */
 	uint64_t headers;
 	uint64_t skipped;		/* zero / negative timebase slots */
-	uint64_t odd_buffers;		/* payloads not a multiple of 48 */
-	uint64_t tail_bytes;		/* bytes ignored at their ends */
+	uint64_t odd_buffers;		/* payloads that end inside an entry */
+	uint64_t tail_bytes;		/* the bytes of those cut entries */
+	uint64_t wrap_gaps;		/* AUX laps' end zero runs skipped (AUX wraps) */
+	uint64_t wrap_gap_bytes;
 	uint64_t late;			/* entries emitted after a newer record */
 	uint64_t no_tbinfo;		/* entries converted without any boot_tb/tb_freq */
 	uint64_t gaps[DTLMERGE_GAP_NR_KINDS];
@@ -173,10 +179,10 @@ int dtlmerge_next(struct dtlmerge *m, struct dtlmerge_item *it);
 
 /*
  * dtlmerge_first_time - the time of the first real entry of an AUX payload of
- * cpu (with the timebase parameters that CPU's entries would get; a header
+ * cpu at stream offset pos (with the timebase parameters that CPU's entries would get; a header
  * slot in the payload counts).  True when there is one.
  */
-bool dtlmerge_first_time(const struct dtlmerge *m, uint32_t cpu, const void *data, uint64_t size,
+bool dtlmerge_first_time(const struct dtlmerge *m, uint32_t cpu, uint64_t pos, const void *data, uint64_t size,
 		     uint64_t *time_ns);
 
 /* Bytes of AUX payload copied and queued (pipe mode). */

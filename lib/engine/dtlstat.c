@@ -42,6 +42,13 @@ uint64_t dtlstat_bucket_low(unsigned idx)
 	return lhist_loglin_lo(idx, DTLSTAT_SUB_BITS);
 }
 
+/* A CPU's counters and the slicer of its AUX stream (pub first: s->cpu[]
+ * points at it, and free() of it frees both). */
+struct cpu_priv {
+	struct dtlstat_cpu pub;
+	struct dtl_slicer sl;
+};
+
 static struct dtlstat_cpu *get_cpu(struct dtlstat *s, uint32_t cpu)
 {
 	struct dtlstat_cpu *c;
@@ -51,9 +58,10 @@ static struct dtlstat_cpu *get_cpu(struct dtlstat *s, uint32_t cpu)
 	c = s->cpu[cpu];
 	if (c)
 		return c;
-	c = calloc(1, sizeof(*c));
-	if (!c)
+	struct cpu_priv *cp = calloc(1, sizeof(*cp));
+	if (!cp)
 		return NULL;
+	c = &cp->pub;
 	c->cpu = cpu;
 	for (int i = 0; i < DTLSTAT_NTIMES; i++)
 		c->h[i].min = UINT64_MAX;
@@ -168,44 +176,50 @@ void dtlstat_set_scan(struct dtlstat *s, const struct dtl_scan_stats *sc)
 	s->scan.bad_reasons = bad;
 }
 
-int dtlstat_add_payload(struct dtlstat *s, uint32_t cpu, const void *data, uint64_t len, bool swap)
+int dtlstat_add_payload(struct dtlstat *s, uint32_t cpu, uint64_t pos, const void *data, uint64_t len,
+			bool last, bool swap)
 {
 	struct dtlstat_cpu *c = get_cpu(s, cpu);
-	const uint8_t *p = data;
-	uint64_t tail;
-	size_t n;
 
 	if (!c)
 		return cpu >= DTLSTAT_MAX_CPUS ? -ERANGE : -ENOMEM;
-	n = dtl_payload_slots(len, &tail);
-	s->scan.payloads++;
-	s->scan.slots += n;
-	if (tail) {
-		s->scan.odd_payloads++;
-		s->scan.tail_bytes += tail;
-	}
-	uint64_t before = c->entries, bad = 0;
-	for (size_t i = 0; i < n; i++, p += DTL_ENTRY_SIZE) {
-		uint64_t tb = bytes_ld64_be(p + 16);
-		if (__builtin_expect((int64_t)tb <= 0, 0)) {
-			struct dtl_tbinfo h;
+	struct dtl_slicer *sl = &((struct cpu_priv *)c)->sl;
+	struct dtl_slice_stats before = sl->st;
+	const uint8_t *p;
+	uint64_t at, ent0 = c->entries, bad = 0;
+	size_t n;
 
-			dtl_header_read(p, swap, &h);
-			if (dtl_raw_is_header(p) && dtl_tbinfo_valid(&h)) {
-				s->scan.headers++;
-				if (!dtl_tbinfo_valid(&c->tbi))
-					c->tbi = h;
-				if (!dtl_tbinfo_valid(&s->tbi))
-					s->tbi = h;
-			} else {
-				s->scan.skipped++;
+	dtl_slicer_feed(sl, pos, data, len, last);
+	while ((n = dtl_slicer_next(sl, &p, &at)) > 0) {
+		for (size_t i = 0; i < n; i++, p += DTL_ENTRY_SIZE) {
+			uint64_t tb = bytes_ld64_be(p + 16);
+			if (__builtin_expect((int64_t)tb <= 0, 0)) {
+				struct dtl_tbinfo h;
+
+				dtl_header_read(p, swap, &h);
+				if (dtl_raw_is_header(p) && dtl_tbinfo_valid(&h)) {
+					s->scan.headers++;
+					if (!dtl_tbinfo_valid(&c->tbi))
+						c->tbi = h;
+					if (!dtl_tbinfo_valid(&s->tbi))
+						s->tbi = h;
+				} else {
+					s->scan.skipped++;
+				}
+				continue;
 			}
-			continue;
+			account_raw(s, c, p, tb);
+			bad += (p[0] >= DTL_NR_DISPATCH_REASONS) | (p[1] >= DTL_NR_PREEMPT_REASONS);
 		}
-		account_raw(s, c, p, tb);
-		bad += (p[0] >= DTL_NR_DISPATCH_REASONS) | (p[1] >= DTL_NR_PREEMPT_REASONS);
 	}
-	s->scan.entries += c->entries - before;
+	if (last)
+		s->scan.payloads++;
+	s->scan.slots += sl->st.slots - before.slots;
+	s->scan.odd_payloads += sl->st.cut_pieces - before.cut_pieces;
+	s->scan.tail_bytes += sl->st.cut_bytes - before.cut_bytes;
+	s->scan.wrap_gaps += sl->st.wrap_gaps - before.wrap_gaps;
+	s->scan.wrap_gap_bytes += sl->st.gap_bytes - before.gap_bytes;
+	s->scan.entries += c->entries - ent0;
 	s->scan.bad_reasons += bad;
 	return 0;
 }

@@ -62,12 +62,18 @@ int dtlstat_new(struct dtlstat **sp);
 void dtlstat_free(struct dtlstat *s);
 
 /*
- * dtlstat_add_payload - account one AUX payload of CPU cpu.  Header slots set
- * that CPU's timebase parameters (read in the file's order: swap), skipped
- * slots and a trailing partial slot are counted in the scan stats.
+ * dtlstat_add_payload - account the bytes [data, data + len) of CPU cpu's AUX
+ * stream, at stream offset pos (the AUXTRACE record's offset plus the
+ * position in its payload); last: they end the payload (a payload may come
+ * in several calls, in order).  The CPU's dtl_slicer (format/dtl.h) skips
+ * the zero run at each AUX buffer lap's end and joins a slot the calls cut.
+ * Header slots set that CPU's timebase parameters (read in the file's
+ * order: swap); skipped slots, lap ends and a payload's partial last slot
+ * are counted in the scan stats.
  * Returns 0, -ERANGE (cpu out of range, not counted) or -ENOMEM.
  */
-int dtlstat_add_payload(struct dtlstat *s, uint32_t cpu, const void *data, uint64_t len, bool swap);
+int dtlstat_add_payload(struct dtlstat *s, uint32_t cpu, uint64_t pos, const void *data, uint64_t len,
+			bool last, bool swap);
 
 /* dtlstat_add_entry - account one decoded entry (the slow path, e.g. debugfs). */
 int dtlstat_add_entry(struct dtlstat *s, uint32_t cpu, const struct dtl_entry *e);

@@ -20,7 +20,10 @@
  *  - every poll_ns the driver's timer copies at most ring entries (the
  *    hypervisor ring holds 85: older ones are lost silently, as on Power)
  *    into the AUX buffer: PERF_RECORD_AUX + PERF_RECORD_AUXTRACE; the first
- *    chunk of each CPU starts with the boot_tb/tb_freq header record.
+ *    chunk of each CPU starts with the boot_tb/tb_freq header record.  The
+ *    copy wraps in an AUX buffer of aux_bytes as the driver's does: the
+ *    poll that fills it loses its rest, the next commit is the unwritten
+ *    end of the buffer (zeros) and the entries of that poll are overwritten.
  * Layout (as perf record writes it): each vCPU's driver timer polls every
  * poll_ns with its own phase and emits PERF_RECORD_AUX (time = the poll)
  * into that CPU's data ring; perf record wakes up every few milliseconds
@@ -69,6 +72,11 @@ struct dtlsynth_cfg {
 					 * at most ring - 1, as the driver does */
 	bool ring_unlimited;		/* no ring loss at all (benchmarks) */
 	unsigned gaps;			/* inject a lost chunk every N chunks on CPU 0 (0 = none) */
+	uint64_t aux_bytes;		/* the AUX buffer per CPU (default 128 KiB, perf's
+					 * and dtl record's); the driver's copy wraps in it
+					 * as the vpa_dtl source does (docs/dtl.md "The AUX
+					 * buffer wrap"); aux_unlimited: no buffer, no wrap */
+	bool aux_unlimited;
 	uint64_t boot_tb, tb_freq;	/* default 21349649546353231, 512000000 */
 	uint64_t start_ns;		/* perf time of the first event (default 100 s) */
 	const char *formats_dir;	/* tracefs-like events dir; NULL = live tracefs */
@@ -82,6 +90,8 @@ struct dtlsynth_cfg {
 struct dtlsynth_stats {
 	uint64_t dtl_entries;		/* written */
 	uint64_t ring_lost;		/* dropped by the modelled 85-entry ring */
+	uint64_t aux_wraps;		/* laps of the AUX buffers */
+	uint64_t wrap_lost;		/* entries the driver dropped or overwrote there */
 	uint64_t gap_lost;		/* dropped by injected gaps */
 	uint64_t samples;
 	uint64_t aux_chunks;

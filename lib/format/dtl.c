@@ -145,49 +145,174 @@ uint64_t dtl_ticks_to_ns(uint64_t ticks, uint64_t tb_freq)
 	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
-int dtl_scan_payload(const void *data, uint64_t len, bool swap, struct dtl_tbinfo *tbi,
-		     struct dtl_scan_stats *st, dtl_entry_fn fn, void *ctx)
+void dtl_slicer_init(struct dtl_slicer *s)
 {
-	const uint8_t *p = data;
-	uint64_t tail;
-	size_t n = dtl_payload_slots(len, &tail);
-	struct dtl_entry e;
+	memset(s, 0, sizeof(*s));
+}
 
-	if (st) {
-		st->payloads++;
-		st->slots += n;
-		if (tail) {
-			st->odd_payloads++;
-			st->tail_bytes += tail;
-		}
+/* where a lap-end zero run can start: 32 or 64 bytes before a multiple of 4096 */
+#define LAP_ALIGN	4096u
+
+static bool all_zero(const uint8_t *p, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+static void slicer_cut(struct dtl_slicer *s)
+{
+	if (s->part_len) {
+		s->st.cut_pieces++;
+		s->st.cut_bytes += s->part_len;
+		s->part_len = 0;
 	}
-	for (size_t i = 0; i < n; i++, p += DTL_ENTRY_SIZE) {
-		if (dtl_raw_is_skipped(p)) {
-			struct dtl_tbinfo h;
+}
 
-			dtl_header_read(p, swap, &h);
-			if (dtl_raw_is_header(p) && dtl_tbinfo_valid(&h)) {
-				if (st)
-					st->headers++;
-				if (tbi && !dtl_tbinfo_valid(tbi))
-					*tbi = h;
-			} else if (st) {
-				st->skipped++;
+void dtl_slicer_feed(struct dtl_slicer *s, uint64_t pos, const void *data, uint64_t len, bool last)
+{
+	if (s->have_next && pos != s->next_pos) {
+		slicer_cut(s);		/* the stream jumps: a held partial slot is lost */
+		s->gap_end = 0;
+	}
+	s->p = data;
+	s->len = data ? len : 0;
+	s->pos = pos;
+	s->last = last;
+	s->have_next = true;
+	s->next_pos = pos + s->len;
+}
+
+static void slicer_skip(struct dtl_slicer *s, uint64_t n)
+{
+	s->p += n;
+	s->pos += n;
+	s->len -= n;
+}
+
+size_t dtl_slicer_next(struct dtl_slicer *s, const uint8_t **run, uint64_t *run_pos)
+{
+	for (;;) {
+		if (!s->len) {
+			if (s->last)
+				slicer_cut(s);
+			return 0;
+		}
+		if (s->part_len) {
+			/* a held start of a lap-end zero run that this piece goes on with */
+			uint64_t part_lap = LAP_ALIGN - s->part_pos % LAP_ALIGN;
+			if ((part_lap == 32 || part_lap == 64) && all_zero(s->part, s->part_len)) {
+				uint64_t rest = part_lap - s->part_len;
+				if (all_zero(s->p, s->len < rest ? s->len : rest)) {
+					s->st.wrap_gaps++;
+					s->st.gap_bytes += s->part_len;
+					s->gap_end = s->part_pos + part_lap;
+					s->part_len = 0;
+					continue;
+				}
 			}
+			/* complete the slot a previous piece of this payload cut */
+			uint64_t n = DTL_ENTRY_SIZE - s->part_len;
+			if (n > s->len)
+				n = s->len;
+			memcpy(s->part + s->part_len, s->p, (size_t)n);
+			s->part_len += (uint32_t)n;
+			slicer_skip(s, n);
+			if (s->part_len < DTL_ENTRY_SIZE)
+				continue;
+			s->part_len = 0;
+			s->st.slots++;
+			*run = s->part;
+			*run_pos = s->part_pos;
+			return 1;
+		}
+		if (s->gap_end > s->pos) {
+			uint64_t n = s->gap_end - s->pos;
+			if (n > s->len)
+				n = s->len;
+			s->st.gap_bytes += n;
+			slicer_skip(s, n);
 			continue;
 		}
-		dtl_decode(p, &e);
-		if (st) {
-			st->entries++;
-			if (e.dispatch_reason >= DTL_NR_DISPATCH_REASONS ||
-			    e.preempt_reason >= DTL_NR_PREEMPT_REASONS)
-				st->bad_reasons++;
+		uint64_t to_lap = LAP_ALIGN - s->pos % LAP_ALIGN;
+		if ((to_lap == 32 || to_lap == 64) && s->len >= 32 &&
+		    all_zero(s->p, s->len < to_lap ? s->len : to_lap)) {
+			s->st.wrap_gaps++;
+			s->gap_end = s->pos + to_lap;
+			continue;
 		}
-		if (fn) {
-			int rc = fn(ctx, &e, (uint64_t)i * DTL_ENTRY_SIZE);
-			if (rc)
-				return rc;
+		if (s->len < DTL_ENTRY_SIZE) {
+			/* a partial slot: the next piece may complete it */
+			memcpy(s->part, s->p, (size_t)s->len);
+			s->part_len = (uint32_t)s->len;
+			s->part_pos = s->pos;
+			slicer_skip(s, s->len);
+			continue;
 		}
+		/* whole slots up to the next place a zero run can start */
+		size_t n = 0;
+		uint64_t max = s->len / DTL_ENTRY_SIZE, at = to_lap;
+		do {
+			n++;
+			at = at > DTL_ENTRY_SIZE ? at - DTL_ENTRY_SIZE : at + LAP_ALIGN - DTL_ENTRY_SIZE;
+		} while (n < max && at != 32 && at != 64);
+		*run = s->p;
+		*run_pos = s->pos;
+		slicer_skip(s, (uint64_t)n * DTL_ENTRY_SIZE);
+		s->st.slots += n;
+		return n;
+	}
+}
+
+int dtl_scan_payload(uint64_t pos, const void *data, uint64_t len, bool swap, struct dtl_tbinfo *tbi,
+		     struct dtl_scan_stats *st, dtl_entry_fn fn, void *ctx)
+{
+	struct dtl_slicer sl;
+	const uint8_t *p;
+	uint64_t at;
+	size_t n;
+	struct dtl_entry e;
+
+	dtl_slicer_init(&sl);
+	dtl_slicer_feed(&sl, pos, data, len, true);
+	while ((n = dtl_slicer_next(&sl, &p, &at)) > 0) {
+		for (size_t i = 0; i < n; i++, p += DTL_ENTRY_SIZE, at += DTL_ENTRY_SIZE) {
+			if (dtl_raw_is_skipped(p)) {
+				struct dtl_tbinfo h;
+
+				dtl_header_read(p, swap, &h);
+				if (dtl_raw_is_header(p) && dtl_tbinfo_valid(&h)) {
+					if (st)
+						st->headers++;
+					if (tbi && !dtl_tbinfo_valid(tbi))
+						*tbi = h;
+				} else if (st) {
+					st->skipped++;
+				}
+				continue;
+			}
+			dtl_decode(p, &e);
+			if (st) {
+				st->entries++;
+				if (e.dispatch_reason >= DTL_NR_DISPATCH_REASONS ||
+				    e.preempt_reason >= DTL_NR_PREEMPT_REASONS)
+					st->bad_reasons++;
+			}
+			if (fn) {
+				int rc = fn(ctx, &e, at - pos);
+				if (rc)
+					return rc;
+			}
+		}
+	}
+	if (st) {
+		st->payloads++;
+		st->slots += sl.st.slots;
+		st->odd_payloads += sl.st.cut_pieces;
+		st->tail_bytes += sl.st.cut_bytes;
+		st->wrap_gaps += sl.st.wrap_gaps;
+		st->wrap_gap_bytes += sl.st.gap_bytes;
 	}
 	return 0;
 }

@@ -167,6 +167,62 @@ static inline size_t dtl_payload_slots(uint64_t len, uint64_t *tail_bytes)
 	return (size_t)(len / DTL_ENTRY_SIZE);
 }
 
+/*
+ * The AUX buffer wrap of the vpa_dtl driver (docs/dtl.md, "The AUX buffer
+ * wrap"): the driver copies whole entries up to threshold = (size - 32) / 48
+ * entries into its AUX buffer of size bytes (a power of two of pages) and
+ * never writes the 32 or 64 bytes after them; the commit that reaches the
+ * buffer's end commits those bytes too, so each lap of a CPU's AUX stream
+ * ends with a run of zero bytes and the next lap starts, entry-aligned, at a
+ * multiple of the buffer size.  A reader that steps 48 bytes at a time from a
+ * payload's start reads shifted garbage after such a run (perf does).
+ *
+ * dtl_slicer walks one CPU's AUX stream, fed piece by piece in stream order
+ * (pos = the stream offset of the piece's first byte: the AUXTRACE record's
+ * offset plus the position in its payload), and hands out runs of whole
+ * 48-byte slots, skipping the zero run at a lap's end.  A lap ends at a
+ * multiple of the buffer size, and every buffer size is a multiple of 4096,
+ * so a zero run of 32 or 64 bytes that ends at a multiple of 4096 is taken
+ * for one; a real entry cannot be one (its timebase, bytes 16-23, is never
+ * zero).  A slot that a piece cuts is completed from the next piece when
+ * that continues the stream (a payload read in chunks); at the end of a
+ * payload (last) or where the stream jumps, its bytes are counted as cut.
+ * No allocation; the struct is the caller's (zero it, or dtl_slicer_init).
+ */
+struct dtl_slice_stats {
+	uint64_t slots;			/* whole slots handed out */
+	uint64_t wrap_gaps;		/* zero runs at a lap's end skipped */
+	uint64_t gap_bytes;		/* their bytes */
+	uint64_t cut_pieces;		/* payload ends (or jumps) inside a slot */
+	uint64_t cut_bytes;		/* the bytes of those partial slots */
+};
+
+struct dtl_slicer {
+	const uint8_t *p;		/* the piece being walked */
+	uint64_t len, pos;
+	bool last;
+	bool have_next;
+	uint64_t next_pos;		/* stream offset after the last piece */
+	uint64_t gap_end;		/* inside a lap-end zero run up to here */
+	uint64_t part_pos;
+	uint32_t part_len;
+	uint8_t part[DTL_ENTRY_SIZE];	/* a slot cut by a piece boundary */
+	struct dtl_slice_stats st;
+};
+
+void dtl_slicer_init(struct dtl_slicer *s);
+
+/* dtl_slicer_feed - walk [data, data + len) next, the stream bytes at pos;
+ * last: the piece ends its payload.  data must stay valid until
+ * dtl_slicer_next returns 0. */
+void dtl_slicer_feed(struct dtl_slicer *s, uint64_t pos, const void *data, uint64_t len, bool last);
+
+/* dtl_slicer_next - the next run of whole slots of the piece: returns their
+ * number (0: the piece is used up) and sets *run to the first slot's bytes
+ * (into the piece, or the slicer's own copy of a slot the pieces cut) and
+ * *run_pos to its stream offset.  Slots are contiguous within a run. */
+size_t dtl_slicer_next(struct dtl_slicer *s, const uint8_t **run, uint64_t *run_pos);
+
 /* Counters of a payload scan (see dtl_scan_payload). */
 struct dtl_scan_stats {
 	uint64_t payloads;
@@ -174,20 +230,24 @@ struct dtl_scan_stats {
 	uint64_t entries;		/* real entries delivered */
 	uint64_t headers;		/* header records (timebase 0, tb_freq != 0) */
 	uint64_t skipped;		/* other slots with timebase <= 0 */
-	uint64_t odd_payloads;		/* payloads whose size is not a multiple of 48 */
-	uint64_t tail_bytes;		/* bytes ignored in those */
+	uint64_t odd_payloads;		/* payloads that end inside a slot (cut) */
+	uint64_t tail_bytes;		/* the bytes of those partial slots */
+	uint64_t wrap_gaps;		/* AUX laps' end zero runs skipped */
+	uint64_t wrap_gap_bytes;	/* their bytes */
 	uint64_t bad_reasons;		/* entries with a reason outside the tables */
 };
 
 /*
- * dtl_scan_payload - walk one AUX payload: header slots update *tbi (when
+ * dtl_scan_payload - walk one whole AUX payload whose first byte is at
+ * stream offset pos (its AUXTRACE record's offset; see dtl_slicer, whose
+ * wrap rule it applies): header slots update *tbi (when
  * tbi != NULL and it is still unset, i.e. tb_freq == 0), skipped slots are
  * counted, and fn(ctx, entry, slot_offset) is called for each real entry in
  * order.  fn returning non-zero stops the scan and that value is returned;
  * otherwise 0.  swap is the file's byte order (for the header).
  */
 typedef int (*dtl_entry_fn)(void *ctx, const struct dtl_entry *e, uint64_t slot_off);
-int dtl_scan_payload(const void *data, uint64_t len, bool swap, struct dtl_tbinfo *tbi,
+int dtl_scan_payload(uint64_t pos, const void *data, uint64_t len, bool swap, struct dtl_tbinfo *tbi,
 		     struct dtl_scan_stats *st, dtl_entry_fn fn, void *ctx);
 
 #endif

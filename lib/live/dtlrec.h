@@ -50,10 +50,10 @@ struct dtlrec_opts {
 	const char *const *argv;
 	/* No file: every chunk of DTL data (the AUX payload a recording would
 	 * hold, a header slot first on debugfs) goes to sink(sink_arg, cpu,
-	 * data, len) instead, from dtlrec_poll() and dtlrec_close(); data is
+	 * pos, data, len) instead (pos: its offset in the CPU's AUX stream), from dtlrec_poll() and dtlrec_close(); data is
 	 * valid during the call.  The other records of the rings are only
 	 * counted.  dtlrec_open()'s output is then NULL.  (The monitor.) */
-	void (*sink)(void *arg, unsigned cpu, const uint8_t *data, size_t len);
+	void (*sink)(void *arg, unsigned cpu, uint64_t pos, const uint8_t *data, size_t len);
 	void *sink_arg;
 };
 

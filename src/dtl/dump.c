@@ -79,33 +79,57 @@ static void tstamp_prefix(const struct pdread *r, char *buf, size_t len)
 	snprintf(buf, len, "%s%s", (st & PDFORMAT_SAMPLE_CPU) ? "0 " : "", (st & PDFORMAT_SAMPLE_TIME) ? "0 " : "");
 }
 
-static void dump_payload(const uint8_t *p, uint64_t size, bool swap)
+#define DUMP_MAX_CPUS	4096
+
+static void dump_slot(const uint8_t *s, uint64_t off, bool swap)
 {
+	printf(".  %08" PRIx64 ": ", off);
+	if (!dtl_raw_is_header(s)) {
+		struct dtl_entry e;
+		char b1[DTL_REASON_BUFSZ], b2[DTL_REASON_BUFSZ];
+
+		dtl_decode(s, &e);
+		printf("dispatch_reason:%s, preempt_reason:%s, enqueue_to_dispatch_time:%d, "
+		       "ready_to_enqueue_time:%d, waiting_to_ready_time:%d\n",
+		       dtl_dispatch_reason_str(e.dispatch_reason, b1),
+		       dtl_preempt_reason_str(e.preempt_reason, b2),
+		       (int32_t)e.enqueue_to_dispatch_tb, (int32_t)e.ready_to_enqueue_tb,
+		       (int32_t)e.waiting_to_ready_tb);
+	} else {
+		struct dtl_tbinfo h;
+		dtl_header_read(s, swap, &h);
+		printf("boot_tb: %" PRIu64 ", tb_freq: %" PRIu64 "\n", h.boot_tb, h.tb_freq);
+	}
+}
+
+/* One payload at stream offset pos of a CPU whose stream sl walks: perf's
+ * lines, but entries at their real places (the zero run at an AUX buffer
+ * lap's end is said and skipped, where perf steps on 48 bytes at a time and
+ * prints shifted garbage), offsets from the payload's start. */
+static void dump_payload(struct dtl_slicer *sl, uint64_t pos, const uint8_t *p, uint64_t size, bool swap)
+{
+	const uint8_t *run;
+	uint64_t at, done = 0, cut0 = sl->st.cut_bytes;
+	size_t n;
+
 	printf(".\n. ... VPA DTL PMU data: size %" PRIu64 " bytes, entries is %" PRIu64 "\n",
 	       size, size / DTL_ENTRY_SIZE);
-	for (uint64_t off = 0; off + DTL_ENTRY_SIZE <= size; off += DTL_ENTRY_SIZE) {
-		const uint8_t *s = p + off;
-		printf(".  %08" PRIx64 ": ", off);
-		if (!dtl_raw_is_header(s)) {
-			struct dtl_entry e;
-			char b1[DTL_REASON_BUFSZ], b2[DTL_REASON_BUFSZ];
-
-			dtl_decode(s, &e);
-			printf("dispatch_reason:%s, preempt_reason:%s, enqueue_to_dispatch_time:%d, "
-			       "ready_to_enqueue_time:%d, waiting_to_ready_time:%d\n",
-			       dtl_dispatch_reason_str(e.dispatch_reason, b1),
-			       dtl_preempt_reason_str(e.preempt_reason, b2),
-			       (int32_t)e.enqueue_to_dispatch_tb, (int32_t)e.ready_to_enqueue_tb,
-			       (int32_t)e.waiting_to_ready_tb);
-		} else {
-			struct dtl_tbinfo h;
-			dtl_header_read(s, swap, &h);
-			printf("boot_tb: %" PRIu64 ", tb_freq: %" PRIu64 "\n", h.boot_tb, h.tb_freq);
-		}
+	dtl_slicer_feed(sl, pos, p, size, true);
+	while ((n = dtl_slicer_next(sl, &run, &at)) > 0) {
+		if (at - pos > done)
+			printf(".  %08" PRIx64 ": (%" PRIu64 " zero bytes: the end of a lap of the AUX "
+			       "buffer, which the driver does not write)\n", done, at - pos - done);
+		for (size_t i = 0; i < n; i++)
+			dump_slot(run + i * DTL_ENTRY_SIZE, at - pos + i * DTL_ENTRY_SIZE, swap);
+		done = at - pos + (uint64_t)n * DTL_ENTRY_SIZE;
 	}
-	if (size % DTL_ENTRY_SIZE)
+	uint64_t cut = sl->st.cut_bytes - cut0;
+	if (size - done > cut)
+		printf(".  %08" PRIx64 ": (%" PRIu64 " zero bytes: the end of a lap of the AUX "
+		       "buffer, which the driver does not write)\n", done, size - done - cut);
+	if (cut)
 		printf(".  %08" PRIx64 ": (%" PRIu64 " trailing bytes, not a whole entry)\n",
-		       size - size % DTL_ENTRY_SIZE, size % DTL_ENTRY_SIZE);
+		       size - cut, cut);
 }
 
 int dtl_cmd_dump(int argc, char **argv)
@@ -117,6 +141,7 @@ int dtl_cmd_dump(int argc, char **argv)
 	uint8_t *pay = NULL;
 	size_t pay_cap = 0;
 	uint64_t nrec = 0;
+	struct dtl_slicer **sl = NULL;	/* per CPU (the last one for CPUs beyond) */
 
 	if ((rc = dtl_cmd_parse(&dtl_dump_cli, argc, argv, &p, &first)) >= 0)
 		return rc;
@@ -177,9 +202,22 @@ int dtl_cmd_dump(int argc, char **argv)
 			}
 			data = pay;
 		}
-		dump_payload(data, a->size, swap);
+		if (!sl && !(sl = calloc(DUMP_MAX_CPUS, sizeof(*sl)))) {
+			fprintf(stderr, "latscope dtl dump: out of memory\n");
+			break;
+		}
+		uint32_t c = a->cpu < DUMP_MAX_CPUS ? a->cpu : DUMP_MAX_CPUS - 1;
+		if (!sl[c] && !(sl[c] = calloc(1, sizeof(*sl[c])))) {
+			fprintf(stderr, "latscope dtl dump: out of memory\n");
+			break;
+		}
+		dump_payload(sl[c], a->offset, data, a->size, swap);
 	}
 	free(pay);
+	if (sl)
+		for (uint32_t i = 0; i < DUMP_MAX_CPUS; i++)
+			free(sl[i]);
+	free(sl);
 	if (rc < 0) {
 		fprintf(stderr, "latscope dtl dump: %s: %s\n", path, *pdread_strerror(r) ? pdread_strerror(r) : strerror(-rc));
 		pdread_close(r);

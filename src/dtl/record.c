@@ -46,14 +46,36 @@ static int parse_event(const char *arg, void *params)
 	return dtlrec_event_mask(p->o.event, &p->o.mask) ? -EINVAL : 0;
 }
 
-/* A ring of bytes into o.ring_pages: a power of two of whole pages. */
-static int ring_bytes(uint64_t bytes, void *params)
+/* bytes as a power of two of whole pages, into *pages_out */
+static int pow2_pages(uint64_t bytes, uint64_t *pages_out)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), pages = bytes / page;
 
 	if (!pages || bytes % page || pages > (1u << 20) || (pages & (pages - 1)))
 		return -EINVAL;
+	*pages_out = pages;
+	return 0;
+}
+
+/* A ring of bytes into o.ring_pages: a power of two of whole pages. */
+static int ring_bytes(uint64_t bytes, void *params)
+{
+	uint64_t pages;
+
+	if (pow2_pages(bytes, &pages))
+		return -EINVAL;
 	((struct record_params *)params)->o.ring_pages = (size_t)pages;
+	return 0;
+}
+
+/* The AUX buffer in bytes into o.aux_bytes: a power of two of whole pages. */
+static int aux_bytes(uint64_t bytes, void *params)
+{
+	uint64_t pages;
+
+	if (pow2_pages(bytes, &pages))
+		return -EINVAL;
+	((struct record_params *)params)->o.aux_bytes = (size_t)bytes;
 	return 0;
 }
 
@@ -62,17 +84,47 @@ static bool bare_number(const char *s)
 	return *s && s[strspn(s, "0123456789")] == '\0';
 }
 
-/* -m N (pages, as perf's -m) or -m SIZE (512K, 4M) */
-static int parse_mmap_pages(const char *arg, void *params)
+/* N (pages) or SIZE (512K, 4M) into *bytes */
+static int pages_or_size(const char *arg, uint64_t *bytes)
 {
 	uint64_t v;
 
 	if (!bare_number(arg))
-		return parse_size_bytes(arg, &v) ? -EINVAL : ring_bytes(v, params);
-	if (parse_u64(arg, 1, 1u << 20, &v) || (v & (v - 1)))
+		return parse_size_bytes(arg, bytes) ? -EINVAL : 0;
+	if (parse_u64(arg, 1, 1u << 20, &v))
 		return -EINVAL;
-	((struct record_params *)params)->o.ring_pages = (size_t)v;
+	*bytes = v * (uint64_t)sysconf(_SC_PAGESIZE);
 	return 0;
+}
+
+/* -m N (pages, as perf's -m) or -m SIZE (512K, 4M), and as perf's -m
+ * DATA,AUX the AUX buffer after a comma (either part may be empty) */
+static int parse_mmap_pages(const char *arg, void *params)
+{
+	char data[64];
+	const char *comma = strchr(arg, ',');
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+	uint64_t v;
+
+	if (n >= sizeof(data))
+		return -EINVAL;
+	memcpy(data, arg, n);
+	data[n] = '\0';
+	if (n && (pages_or_size(data, &v) || ring_bytes(v, params)))
+		return -EINVAL;
+	if (comma && comma[1] && (pages_or_size(comma + 1, &v) || aux_bytes(v, params)))
+		return -EINVAL;
+	return n || (comma && comma[1]) ? 0 : -EINVAL;
+}
+
+/* --aux-size SIZE (a bare number is KiB, as --ring-size) */
+static int parse_aux_size(const char *arg, void *params)
+{
+	uint64_t v;
+
+	if (bare_number(arg))
+		return parse_u64(arg, 1, UINT64_MAX >> 10, &v) ? -EINVAL : aux_bytes(v << 10, params);
+	return parse_size_bytes(arg, &v) ? -EINVAL : aux_bytes(v, params);
 }
 
 /* --ring-size SIZE (512K, 4M; a bare number is KiB, as in osnoise) */
@@ -112,9 +164,15 @@ static const struct cli_opt record_opts[] = {
 	REC_OPT("procfs", 0, CLI_T_STR, o.procfs, "DIR", "procfs root (default /proc; env LATSCOPE_PROCFS)"),
 	REC_OPT("formats", 0, CLI_T_STR, o.tracefs_events, "DIR",
 		"tracefs-like events dir for tracepoint formats (tests)"),
-	CLI_CUSTOM("mmap-pages", 'm', parse_mmap_pages, "N|SIZE", "data ring pages per CPU (power of two, default\n"
-		   "512 KiB worth), or a size such as 1M (as perf's -m)",
-		   "a power of two of pages, or a size such as 512K or 4M that is a power of two of pages"),
+	CLI_CUSTOM("mmap-pages", 'm', parse_mmap_pages, "N|SIZE[,AUX]", "data ring pages per CPU (power of two, default\n"
+		   "512 KiB worth), or a size such as 1M; after a comma the\n"
+		   "AUX buffer's (as perf's -m 512,1024)",
+		   "a power of two of pages, or a size such as 512K or 4M that is a power of two of pages, "
+		   "optionally followed by ,AUX in the same form"),
+	CLI_CUSTOM("aux-size", 0, parse_aux_size, "SIZE", "PMU: the AUX buffer per CPU, where the driver\n"
+		   "copies the entries (default 128K; a bare number is KiB;\n"
+		   "a power of two of pages)",
+		   "a size such as 64K or 4M (a bare number is KiB) that is a power of two of pages"),
 	CLI_CUSTOM("ring-size", 0, parse_ring_size, "SIZE", "data ring per CPU as a size such as 512K or 4M (a\n"
 		   "bare number is KiB); a power of two of pages",
 		   "a size such as 512K or 4M (a bare number is KiB) that is a power of two of pages"),

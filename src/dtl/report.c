@@ -100,6 +100,38 @@ static void sym_account(struct rep *o, const uint8_t *raw)
 	o->sym_hv[i] += (uint64_t)bytes_ld32_be(raw + 4) + bytes_ld32_be(raw + 8);
 }
 
+static void sym_payload(struct rep *o, const uint8_t *p, uint64_t len);
+
+/* Fast path: the bytes [p, p + len) of cpu's payload at stream offset pos
+ * (last: they end it) into the stats, the symbols and the bins. */
+static int rep_piece(struct rep *o, struct dtlstat *s, uint32_t cpu, uint64_t pos, const uint8_t *p,
+		     uint64_t len, bool last, bool swap)
+{
+	int rc = dtlstat_add_payload(s, cpu, pos, p, len, last, swap);
+
+	if (rc || (!o->syms && !o->bins))
+		return rc;
+	if (!o->sl && !(o->sl = calloc(DTLSTAT_MAX_CPUS, sizeof(*o->sl))))
+		return -ENOMEM;
+	if (!o->sl[cpu]) {
+		if (!(o->sl[cpu] = malloc(sizeof(*o->sl[cpu]))))
+			return -ENOMEM;
+		dtl_slicer_init(o->sl[cpu]);
+	}
+	const uint8_t *run;
+	uint64_t at;
+	size_t n;
+
+	dtl_slicer_feed(o->sl[cpu], pos, p, len, last);
+	while ((n = dtl_slicer_next(o->sl[cpu], &run, &at)) > 0) {
+		if (o->syms)
+			sym_payload(o, run, (uint64_t)n * DTL_ENTRY_SIZE);
+		if (o->bins)
+			dtl_rep_bins_payload(o, s, cpu, run, (uint64_t)n * DTL_ENTRY_SIZE);
+	}
+	return 0;
+}
+
 static void sym_payload(struct rep *o, const uint8_t *p, uint64_t len)
 {
 	for (uint64_t off = 0; off + DTL_ENTRY_SIZE <= len; off += DTL_ENTRY_SIZE)
@@ -239,7 +271,7 @@ static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, cons
 	struct dtl_scan_stats sc = {
 		.payloads = ms->buffers, .slots = ms->entries + ms->headers + ms->skipped,
 		.headers = ms->headers, .skipped = ms->skipped, .odd_payloads = ms->odd_buffers,
-		.tail_bytes = ms->tail_bytes,
+		.tail_bytes = ms->tail_bytes, .wrap_gaps = ms->wrap_gaps, .wrap_gap_bytes = ms->wrap_gap_bytes,
 	};
 	dtlstat_set_scan(s, &sc);
 	o->late = ms->late;
@@ -268,8 +300,14 @@ static void report_losses(const char *path, const struct rep *o, const struct pd
 		fprintf(stderr, "%s: %s: %" PRIu64 " of %" PRIu64 " polls copied 84 entries, all the "
 			"hypervisor's 85-entry ring lets through: entries were probably overwritten (poll "
 			"more often: -c)\n", who, path, o->ring_full, o->aux_records);
+	if (sc->wrap_gaps)
+		fprintf(stderr, "%s: %s: the driver's AUX buffer wrapped %" PRIu64 " times: each time it "
+			"dropped the rest of the poll that filled it and overwrote the next poll's entries "
+			"(at least %" PRIu64 " entries lost; how many is not in the file; a larger AUX buffer "
+			"wraps less often: dtl record --aux-size, perf record -m ,SIZE)\n", who, path,
+			sc->wrap_gaps, sc->wrap_gaps);
 	if (sc->tail_bytes)
-		fprintf(stderr, "%s: %s: %" PRIu64 " AUX payloads not a multiple of 48 bytes: %" PRIu64
+		fprintf(stderr, "%s: %s: %" PRIu64 " AUX payloads end inside an entry: %" PRIu64
 			" bytes ignored\n", who, path, sc->odd_payloads, sc->tail_bytes);
 	if (rs->unknown_id || rs->bad_samples)
 		fprintf(stderr, "%s: %s: %" PRIu64 " samples with an id no event declares and %" PRIu64
@@ -348,13 +386,10 @@ int dtl_cmd_report(int argc, char **argv)
 			if (o.have_cpus && !parse_cpuset_has(&o.cpus, a->cpu))
 				break;
 			if (ev.aux_data) {
-				rc = dtlstat_add_payload(s, a->cpu, ev.aux_data, a->size, swap);
-				if (!rc && o.syms)
-					sym_payload(&o, ev.aux_data, a->size);
-				if (!rc && o.bins)
-					dtl_rep_bins_payload(&o, s, a->cpu, ev.aux_data, a->size);
+				rc = rep_piece(&o, s, a->cpu, a->offset, ev.aux_data, a->size, true, swap);
 			} else {
-				/* large payload left in the file: read it in whole-slot chunks */
+				/* large payload left in the file: read it in chunks (the
+				 * slicer joins a slot two chunks cut) */
 				uint64_t done = 0;
 				const uint64_t chunk = DTL_ENTRY_SIZE * 21845ULL;
 				if (!pay) {
@@ -366,11 +401,8 @@ int dtl_cmd_report(int argc, char **argv)
 					uint64_t n = a->size - done < pay_cap ? a->size - done : pay_cap;
 					rc = pdread_pread(r, ev.aux_file_offset + done, pay, (size_t)n);
 					if (!rc)
-						rc = dtlstat_add_payload(s, a->cpu, pay, n, swap);
-					if (!rc && o.syms)
-						sym_payload(&o, pay, n);
-					if (!rc && o.bins)
-						dtl_rep_bins_payload(&o, s, a->cpu, pay, n);
+						rc = rep_piece(&o, s, a->cpu, a->offset + done, pay, n,
+							       done + n == a->size, swap);
 					done += n;
 				}
 			}
@@ -453,6 +485,8 @@ results:;
 		json_object_object_add(data, "skipped_slots", jsonv_u64(sc->skipped));
 		json_object_object_add(data, "odd_payloads", jsonv_u64(sc->odd_payloads));
 		json_object_object_add(data, "tail_bytes", jsonv_u64(sc->tail_bytes));
+		json_object_object_add(data, "aux_wraps", jsonv_u64(sc->wrap_gaps));
+		json_object_object_add(data, "aux_wrap_bytes", jsonv_u64(sc->wrap_gap_bytes));
 		json_object_object_add(data, "unknown_reasons", jsonv_u64(sc->bad_reasons));
 		json_object_object_add(data, "aux_truncated", jsonv_u64(o.aux_flags[0]));
 		json_object_object_add(data, "aux_partial", jsonv_u64(o.aux_flags[1]));
@@ -497,7 +531,7 @@ results:;
 		else
 			printf(", no header record: tb_freq %" PRIu64 " Hz assumed\n", dtl_rep_freq_of(s, NULL, &o));
 		printf("  slots %" PRIu64 ": headers %" PRIu64 ", skipped %" PRIu64
-		       "; payloads not a multiple of 48: %" PRIu64 " (%" PRIu64 " bytes ignored)"
+		       "; payloads ending inside an entry: %" PRIu64 " (%" PRIu64 " bytes ignored)"
 		       "; entries with unknown reasons: %" PRIu64 "\n", sc->slots, sc->headers,
 		       sc->skipped, sc->odd_payloads, sc->tail_bytes, sc->bad_reasons);
 		if (o.aux_flags[0] || o.aux_flags[1] || o.aux_flags[2] || o.lost_records)
@@ -508,6 +542,11 @@ results:;
 			printf("  PROBABLY LOST: %" PRIu64 " of %" PRIu64 " polls copied 84 entries, all the hypervisor's "
 			       "85-entry ring lets through: older entries were overwritten before them "
 			       "(poll more often: -c)\n", o.ring_full, o.aux_records);
+		if (sc->wrap_gaps)
+			printf("  LOST: the driver's AUX buffer wrapped %" PRIu64 " times, losing the rest of "
+			       "the poll that filled it and the next poll each time (at least %" PRIu64
+			       " entries; a larger AUX buffer wraps less often: --aux-size)\n",
+			       sc->wrap_gaps, sc->wrap_gaps);
 		if (!o.total_only) {
 			for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
 				const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
@@ -564,14 +603,16 @@ results:;
 				" AUX buffers dropped; exit 1\n", o.dropped);
 			ret = EXIT_THRESHOLD;
 		}
-		/* entries lost in the kernel: the bytes of a payload cut at an AUX
-		 * wrap, and the polls that found the hypervisor's ring full (the
-		 * vpa_dtl driver then skips the oldest: at least one each, unless
-		 * exactly 84 had arrived; docs/dtl.md "Losses") */
-		if (!ret && (sc->tail_bytes || o.ring_full)) {
+		/* entries lost in the kernel: at each wrap of the driver's AUX
+		 * buffer (at least one each), the polls that found the
+		 * hypervisor's ring full (the vpa_dtl driver then skips the
+		 * oldest: at least one each, unless exactly 84 had arrived), and
+		 * the bytes of an entry a payload cuts; docs/dtl.md "Losses" */
+		if (!ret && (sc->tail_bytes || o.ring_full || sc->wrap_gaps)) {
 			fprintf(stderr, "latscope dtl report: --strict: the result is incomplete: %" PRIu64
-				" bytes of entries cut at an AUX wrap, %" PRIu64 " polls that found the "
-				"hypervisor's ring full; exit 1\n", sc->tail_bytes, o.ring_full);
+				" AUX buffer wraps, %" PRIu64 " polls that found the hypervisor's ring full, %"
+				PRIu64 " bytes of cut entries; exit 1\n", sc->wrap_gaps, o.ring_full,
+				sc->tail_bytes);
 			ret = EXIT_THRESHOLD;
 		}
 	}
@@ -579,6 +620,10 @@ results:;
 		fprintf(stderr, "latscope dtl report: %s: %s; found %" PRIu64 " AUX buffers by scanning the "
 			"data section instead\n", path, o.tl->why_scan, o.tl->dtl_buffers);
 out:
+	if (o.sl)
+		for (uint32_t i = 0; i < DTLSTAT_MAX_CPUS; i++)
+			free(o.sl[i]);
+	free(o.sl);
 	dtlbins_free(o.bins);
 	dtltask_free(o.tasks);
 	ksym_free(o.syms);

@@ -42,6 +42,7 @@ struct rep {
 	uint64_t bad_switches;		/* sched_switch samples without a (whole) payload */
 	uint64_t dropped;		/* AUX buffers with a CPU out of range */
 	uint64_t ring_full;		/* polls that copied all the hypervisor ring lets through */
+	struct dtl_slicer **sl;		/* fast path, --syms or bins: [DTLSTAT_MAX_CPUS] */
 	uint8_t aux_seen[DTLSTAT_MAX_CPUS];
 	struct parse_cpuset cpus;
 	uint64_t tb_freq_opt, boot_tb_opt;

@@ -459,8 +459,14 @@ static void report_gaps(const char *path, struct dtltl *t, const struct script *
 			snprintf(what, sizeof(what), "expected AUX offset %#" PRIx64 ", got %#" PRIx64, g[i].a, g[i].b);
 			break;
 		case DTLMERGE_GAP_ODD_SIZE:
-			snprintf(what, sizeof(what), "payload of %" PRIu64 " bytes, %" PRIu64 " trailing bytes ignored",
-				 g[i].a, g[i].b);
+			snprintf(what, sizeof(what), "payload of %" PRIu64 " bytes ends inside an entry: its %"
+				 PRIu64 " bytes ignored", g[i].a, g[i].b);
+			break;
+		case DTLMERGE_GAP_AUX_WRAP:
+			snprintf(what, sizeof(what), "the driver's AUX buffer wrapped at AUX offset %#" PRIx64
+				 ": the rest of the poll that filled it and the next poll are lost (how many "
+				 "entries is not in the file; a larger AUX buffer wraps less often: --aux-size)",
+				 g[i].a);
 			break;
 		case DTLMERGE_GAP_RING_FULL:
 			snprintf(what, sizeof(what), "a poll copied %" PRIu64 " entries, all the hypervisor's "

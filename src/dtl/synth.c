@@ -34,7 +34,7 @@ struct synth_params {
 	struct dtlsynth_cfg c;
 	const char *out, *truth_path;
 	uint64_t cpus, move, ring, gaps;	/* 0: not given (the model's default) */
-	bool have_ring, quiet;
+	bool have_ring, have_aux, quiet;
 };
 
 #define SYN_DBL(fn, field, lo, hi) \
@@ -122,6 +122,10 @@ static const struct cli_opt synth_opts[] = {
 		"involuntary hypervisor interruptions, their time and\nthe task's run time"),
 	CLI_OPT("ring", 0, CLI_T_U64, struct synth_params, ring, CLI_GIVEN(struct synth_params, have_ring),
 		0, 1u << 30, 0, "N", "entries kept per poll before loss (default 85;\n0 = unlimited)", NULL),
+	CLI_OPT("aux-size", 0, CLI_T_SIZE, struct synth_params, c.aux_bytes, CLI_GIVEN(struct synth_params, have_aux),
+		0, 1ULL << 32, 1024, "SIZE", "the driver's AUX buffer per CPU, where its copy wraps\n"
+		"(default 128K, perf's; a power of two of 4K pages;\n0 = none, no wrap)",
+		"0 or a power of two of 4K pages, such as 8K or 4M (a bare number is KiB)"),
 	SYN_OPT("gaps", 0, CLI_T_U64, gaps, 2, 1u << 30, 0, "N",
 		"drop every Nth AUX chunk of CPU 0 (TRUNCATED + LOST)\nto test gap reports", NULL),
 	SYN_STR("formats", c.formats_dir, "DIR", "tracefs-like events directory for the sched formats\n"
@@ -199,6 +203,12 @@ int dtl_cmd_synth(int argc, char **argv)
 	c.gaps = (unsigned)p.gaps;
 	c.ring = (unsigned)p.ring;
 	c.ring_unlimited = p.have_ring && !p.ring;
+	c.aux_unlimited = p.have_aux && !c.aux_bytes;
+	if (c.aux_bytes && (c.aux_bytes < 4096 || (c.aux_bytes & (c.aux_bytes - 1)))) {
+		fprintf(stderr, "latscope dtl synth: --aux-size: not a power of two of 4K pages: %" PRIu64 "\n",
+			c.aux_bytes);
+		return EXIT_ERR;
+	}
 	const char *out = p.out, *truth_path = p.truth_path;
 	bool quiet = p.quiet;
 	if (c.no_dtl && c.no_sched) {
@@ -247,8 +257,9 @@ int dtl_cmd_synth(int argc, char **argv)
 	if (!quiet)
 		fprintf(stderr, "latscope dtl synth: %s: %" PRIu64 " DTL entries (%" PRIu64 " cedes, %" PRIu64
 			" preempts, %" PRIu64 " faults, %" PRIu64 " confers; %" PRIu64 " lost to the 85-entry ring, %"
-			PRIu64 " to injected gaps) in %" PRIu64 " AUX chunks, %" PRIu64 " sched samples\n",
+			PRIu64 " to injected gaps, %" PRIu64 " at %" PRIu64 " AUX buffer wraps) in %" PRIu64
+			" AUX chunks, %" PRIu64 " sched samples\n",
 			out, st.dtl_entries, st.cedes, st.preempts, st.faults, st.confers, st.ring_lost,
-			st.gap_lost, st.aux_chunks, st.samples);
+			st.gap_lost, st.wrap_lost, st.aux_wraps, st.aux_chunks, st.samples);
 	return 0;
 }

@@ -113,11 +113,11 @@ static int one(FILE *f, const char *name, const char *type, const char *help, do
 }
 
 /* dtlrec's sink: a chunk of one CPU's DTL into the counters */
-static void dtl_sink(void *arg, unsigned cpu, const uint8_t *data, size_t len)
+static void dtl_sink(void *arg, unsigned cpu, uint64_t pos, const uint8_t *data, size_t len)
 {
 	struct hctx *c = arg;
 
-	if (dtlstat_add_payload(c->dtls, cpu, data, len, false) < 0)
+	if (dtlstat_add_payload(c->dtls, cpu, pos, data, len, true, false) < 0)
 		c->dtl_bad++;
 }
 

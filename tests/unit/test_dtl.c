@@ -179,7 +179,7 @@ static void test_doc_example_scan(void **state)
 		memset(&tbi, 0, sizeof(tbi));
 		build_doc_payload(buf, swap);
 		assert_int_equal(dtl_payload_slots(1680, NULL), 35);
-		assert_int_equal(dtl_scan_payload(buf, 1680, swap, &tbi, &st, collect_fn, &c), 0);
+		assert_int_equal(dtl_scan_payload(0, buf, 1680, swap, &tbi, &st, collect_fn, &c), 0);
 		assert_true(tbi.boot_tb == DOC_BOOT_TB);
 		assert_true(tbi.tb_freq == DOC_TB_FREQ);
 		assert_int_equal(st.slots, 35);
@@ -210,7 +210,7 @@ static void test_odd_payload_and_skips(void **state)
 	dtl_encode(&e, buf + 96);
 	e.timebase = 9;
 	dtl_encode(&e, buf + 144);
-	assert_int_equal(dtl_scan_payload(buf, sizeof(buf), false, &tbi, &st, collect_fn, &c), 0);
+	assert_int_equal(dtl_scan_payload(0, buf, sizeof(buf), false, &tbi, &st, collect_fn, &c), 0);
 	assert_int_equal(st.slots, 4);
 	assert_int_equal(st.entries, 2);
 	assert_int_equal(st.skipped, 2);
@@ -221,9 +221,210 @@ static void test_odd_payload_and_skips(void **state)
 	assert_false(dtl_tbinfo_valid(&tbi));
 	assert_int_equal(c.off[1], 144);
 	/* shorter than one slot: nothing, counted */
-	assert_int_equal(dtl_scan_payload(buf, 47, false, &tbi, &st, collect_fn, &c), 0);
+	assert_int_equal(dtl_scan_payload(0, buf, 47, false, &tbi, &st, collect_fn, &c), 0);
 	assert_int_equal(st.odd_payloads, 2);
 	assert_int_equal(st.tail_bytes, 67);
+}
+
+/*
+ * The vpa_dtl driver's copy into an AUX buffer of aux bytes, as its source
+ * does it (docs/dtl.md, "The AUX buffer wrap"), for n_polls polls of
+ * per_poll[i] entries (entry k has timebase k + 1): returns the stream the
+ * perf core hands out (bytes [0, *stream_len) of the CPU's AUX stream, what
+ * a reader copies out at each commit) and the timebases that reached it in
+ * *reached (their number in *n_reached).  Test model, written from the
+ * driver's description, independent of the slicer.
+ */
+struct drv {
+	uint64_t aux;			/* buffer bytes */
+	uint8_t *buf;			/* the AUX buffer */
+	uint64_t threshold, head, head_size;
+	bool header_done;
+	uint64_t core;			/* the core's aux_head */
+	uint8_t *stream;
+	uint64_t stream_len;
+	uint64_t next_tb;
+	uint64_t ends[8192];		/* where each commit ended: a reader's */
+	size_t nends;			/* payload ends at one of them */
+};
+
+static void drv_commit(struct drv *d, uint64_t size)
+{
+	for (uint64_t i = 0; i < size; i++)
+		d->stream[d->stream_len++] = d->buf[(d->core + i) % d->aux];
+	d->core += size;
+	if (size && d->nends < 8192)
+		d->ends[d->nends++] = d->stream_len;
+}
+
+static void drv_poll(struct drv *d, uint64_t n)
+{
+	uint64_t copied = 0;
+	bool full = false;
+
+	if (!d->header_done) {
+		struct dtl_tbinfo tb = { 1, DTL_DEFAULT_TB_FREQ };
+		dtl_header_write(d->buf, &tb, false);
+		d->head = 1;
+		copied = 1;
+		d->header_done = true;
+	}
+	if (d->head + n >= d->threshold) {	/* the copy that fills the buffer */
+		n = d->threshold - d->head;
+		full = true;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		struct dtl_entry e = { .dispatch_reason = 3, .timebase = d->next_tb++ };
+		dtl_encode(&e, d->buf + (d->head + i) * DTL_ENTRY_SIZE);
+	}
+	copied += n;
+	d->head = full ? 0 : d->head + n;
+	uint64_t size = copied * DTL_ENTRY_SIZE;
+	if (size + d->head_size > d->aux) {
+		/* the commit that reaches the end: the rest of the buffer, and the
+		 * driver starts again at 0 over what this poll copied */
+		size = d->aux - d->head_size;
+		d->head_size = 0;
+		d->head = 0;
+	} else {
+		d->head_size += size;
+	}
+	drv_commit(d, size);
+}
+
+struct slice_out {
+	uint64_t tb[16384];
+	size_t n;
+	uint64_t bad;			/* slots neither entry nor header */
+};
+
+static void take_runs(struct dtl_slicer *sl, struct slice_out *o)
+{
+	const uint8_t *p;
+	uint64_t at;
+	size_t n;
+
+	while ((n = dtl_slicer_next(sl, &p, &at)) > 0)
+		for (size_t i = 0; i < n; i++, p += DTL_ENTRY_SIZE) {
+			uint64_t tb = bytes_ld64_be(p + 16);
+			if (tb == 0 && dtl_raw_is_header(p) && bytes_ld64(p + 8, false) == DTL_DEFAULT_TB_FREQ)
+				continue;
+			if (tb == 0 || p[0] != 3) {
+				o->bad++;
+				continue;
+			}
+			if (o->n < 16384)
+				o->tb[o->n++] = tb;
+		}
+}
+
+static void slice_case(uint64_t aux, unsigned seed)
+{
+	static struct drv d;
+	memset(&d, 0, sizeof(d));
+	d.aux = aux;
+	d.threshold = (aux - 32) / DTL_ENTRY_SIZE;
+	d.next_tb = 1;
+	static struct slice_out o;
+
+	memset(&o, 0, sizeof(o));
+	struct dtl_slicer sl;
+	uint64_t lap_gap = aux - d.threshold * DTL_ENTRY_SIZE;
+
+	d.buf = calloc(1, aux);
+	d.stream = calloc(1, 1 << 20);
+	assert_non_null(d.buf);
+	assert_non_null(d.stream);
+	srand(seed);
+	/* polls of 0..84 entries until the stream has 3.5 laps */
+	while (d.stream_len < aux * 7 / 2)
+		drv_poll(&d, (uint64_t)(rand() % 85));
+	dtl_slicer_init(&sl);
+	/* a reader's payloads: from one commit's end to a later one's (1 to 40
+	 * commits), each fed in random chunks */
+	for (size_t e = 0; e < d.nends;) {
+		uint64_t pos = e ? d.ends[e - 1] : 0;
+		e += 1 + (size_t)rand() % 40;
+		if (e > d.nends)
+			e = d.nends;
+		uint64_t plen = d.ends[e - 1] - pos;
+		for (uint64_t c = 0; c < plen;) {
+			uint64_t clen = 1 + (uint64_t)rand() % 700;
+			if (c + clen > plen)
+				clen = plen - c;
+			dtl_slicer_feed(&sl, pos + c, d.stream + pos + c, clen, c + clen == plen);
+			take_runs(&sl, &o);
+			c += clen;
+		}
+	}
+	/* every entry whose bytes are in the stream, once, in order, nothing
+	 * else (only an entry's first byte is 3: the model's entries have
+	 * dispatch reason 3 and no other byte of 3) */
+	size_t want = 0;
+	assert_int_equal(o.bad, 0);
+	for (uint64_t off = 0; off + DTL_ENTRY_SIZE <= d.stream_len; off += 16) {
+		uint64_t tb = bytes_ld64_be(d.stream + off + 16);
+		if (d.stream[off] != 3 || !tb || tb >= d.next_tb)
+			continue;
+		assert_true(want < o.n);
+		assert_true(o.tb[want] == tb);
+		want++;
+	}
+	assert_int_equal(want, o.n);
+	assert_true(o.n > 2 * d.threshold);	/* the stream has entries of 3 laps */
+	for (size_t i = 1; i < o.n; i++)
+		assert_true(o.tb[i] > o.tb[i - 1]);
+	assert_int_equal(sl.st.wrap_gaps, d.stream_len / aux);
+	assert_int_equal(sl.st.gap_bytes, (d.stream_len / aux) * lap_gap);
+	assert_int_equal(sl.st.cut_bytes, 0);
+	free(d.buf);
+	free(d.stream);
+}
+
+/* The slicer against the driver's layout: 4K and 16K buffers end each lap
+ * with 64 unwritten bytes, 8K and 128K with 32; payloads cut anywhere the
+ * commits allow, fed in chunks. */
+static void test_slicer_wrap(void **state)
+{
+	(void)state;
+	static const uint64_t sizes[] = { 4096, 8192, 16384, 131072 };
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned seed = 1; seed <= 5; seed++)
+			slice_case(sizes[i], seed);
+}
+
+/* What a reader that steps 48 bytes from a payload's start gets wrong: a
+ * payload across a lap's end (entries, 32 zero bytes, entries). */
+static void test_slicer_gap_in_payload(void **state)
+{
+	(void)state;
+	uint8_t buf[2 * 48 + 32 + 2 * 48];
+	struct dtl_scan_stats st = { 0 };
+	struct dtl_entry e = { .dispatch_reason = 3 };
+	struct collect c = { 0 };
+
+	memset(buf, 0, sizeof(buf));
+	for (int i = 0; i < 2; i++) {
+		e.timebase = 100 + i;
+		dtl_encode(&e, buf + 48 * i);
+		e.timebase = 200 + i;
+		dtl_encode(&e, buf + 96 + 32 + 48 * i);
+	}
+	/* the payload starts 96 + 32 bytes before a lap's end at 8192 */
+	assert_int_equal(dtl_scan_payload(8192 - 128, buf, sizeof(buf), false, NULL, &st, collect_fn, &c), 0);
+	assert_int_equal(st.entries, 4);
+	assert_int_equal(st.skipped, 0);
+	assert_int_equal(st.wrap_gaps, 1);
+	assert_int_equal(st.wrap_gap_bytes, 32);
+	assert_int_equal(st.tail_bytes, 0);
+	assert_true(c.e[2].timebase == 200 && c.e[3].timebase == 201);
+	assert_int_equal(c.off[2], 128);
+	/* the same bytes elsewhere in the stream are no lap's end: cut slots */
+	memset(&st, 0, sizeof(st));
+	c.n = 0;
+	assert_int_equal(dtl_scan_payload(8192 - 256, buf, sizeof(buf), false, NULL, &st, collect_fn, &c), 0);
+	assert_int_equal(st.wrap_gaps, 0);
+	assert_int_equal(st.tail_bytes, 32);
 }
 
 static int stop_fn(void *ctx, const struct dtl_entry *e, uint64_t off)
@@ -241,7 +442,7 @@ static void test_scan_stop(void **state)
 
 	for (int i = 0; i < 3; i++)
 		dtl_encode(&e, buf + 48 * i);
-	assert_int_equal(dtl_scan_payload(buf, sizeof(buf), false, NULL, NULL, stop_fn, &n), 42);
+	assert_int_equal(dtl_scan_payload(0, buf, sizeof(buf), false, NULL, NULL, stop_fn, &n), 42);
 	assert_int_equal(n, 2);
 }
 
@@ -270,6 +471,8 @@ int main(void)
 		cmocka_unit_test(test_odd_payload_and_skips),
 		cmocka_unit_test(test_scan_stop),
 		cmocka_unit_test(test_poll_filled_ring),
+		cmocka_unit_test(test_slicer_wrap),
+		cmocka_unit_test(test_slicer_gap_in_payload),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,8 +55,8 @@ static void test_payload_accounting(void **state)
 	put(buf + 192, 200, 99, 11, 0, 0, 0, 2048000000 + 1000);	/* unknown reasons */
 	/* slot 5 all zero: skipped */
 	assert_int_equal(dtlstat_new(&s), 0);
-	assert_int_equal(dtlstat_add_payload(s, 2, buf, sizeof(buf), true), 0);
-	assert_int_equal(dtlstat_add_payload(s, DTLSTAT_MAX_CPUS, buf, 48, true), -ERANGE);
+	assert_int_equal(dtlstat_add_payload(s, 2, 0, buf, sizeof(buf), true, true), 0);
+	assert_int_equal(dtlstat_add_payload(s, DTLSTAT_MAX_CPUS, 0, buf, 48, true, true), -ERANGE);
 	c = dtlstat_cpu(s, 2);
 	assert_non_null(c);
 	assert_null(dtlstat_cpu(s, 1));
@@ -85,7 +85,7 @@ static void test_payload_accounting(void **state)
 	assert_int_equal(w[0].cpu, 2);
 	assert_int_equal(w[1].delay_tb, 1024);
 	/* a second CPU, total */
-	assert_int_equal(dtlstat_add_payload(s, 0, buf + 48, 48, true), 0);
+	assert_int_equal(dtlstat_add_payload(s, 0, 48, buf + 48, 48, true, true), 0);
 	dtlstat_total(s, &tot);
 	assert_int_equal(tot.entries, 5);
 	assert_int_equal(tot.dispatch[3], 3);

@@ -66,6 +66,8 @@ void dtlsynth_defaults(struct dtlsynth_cfg *c)
 		c->move_permille = 100;
 	if (!c->ring)
 		c->ring = DTL_RING_ENTRIES;
+	if (!c->aux_bytes)
+		c->aux_bytes = 128 * 1024;
 	if (!c->poll_ns)
 		c->poll_ns = 1000000ULL;
 	if (!c->round_ns)
@@ -446,6 +448,8 @@ int dtlsynth_write_truth(const struct dtlsynth_cfg *cfg, const char *path, struc
 	for (unsigned i = 0; i < s.c.cpus; i++) {
 		free(s.v[i].ring);
 		free(s.v[i].ring_victim);
+		free(s.v[i].auxbuf);
+		free(s.v[i].aux_victim);
 		free(s.v[i].pend);
 		free(s.v[i].segs);
 	}

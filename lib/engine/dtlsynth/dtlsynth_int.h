@@ -59,7 +59,12 @@ struct vcpu {
 	size_t pend_len, pend_cap;
 	struct seg *segs;
 	size_t nsegs, cap_segs;
-	uint64_t aux_head;		/* AUX stream offset */
+	uint64_t aux_head;		/* AUX stream offset (the perf core's aux_head) */
+	/* the driver's AUX buffer (cfg.aux_bytes): its bytes, the victim of
+	 * each slot, its private head (entries) and committed bytes of the lap */
+	uint8_t *auxbuf;
+	int16_t *aux_victim;
+	uint64_t drv_head, drv_head_size;
 	bool header_done;
 	uint64_t chunks;
 	uint64_t next_poll;

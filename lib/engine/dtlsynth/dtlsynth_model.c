@@ -199,6 +199,79 @@ static bool involuntary(uint8_t preempt_reason)
 	return preempt_reason != 2 && preempt_reason != 3 && preempt_reason != 7;
 }
 
+/* The truth of one entry that reached the stream: its victim's interruption. */
+static void truth_entry(struct syn *s, const uint8_t *raw, int16_t victim)
+{
+	struct dtl_entry e;
+
+	dtl_decode(raw, &e);
+	s->st->dtl_entries++;
+	uint64_t t_e = dtl_tb_to_ns(e.timebase, &(struct dtl_tbinfo){ s->c.boot_tb, s->c.tb_freq });
+	if (t_e > s->last_written_ns)
+		s->last_written_ns = t_e;
+	if (!s->truth || !involuntary(e.preempt_reason))
+		return;
+	struct dtlsynth_task *k = &s->truth->tasks[victim + 1];
+	uint64_t hv = (uint64_t)e.enqueue_to_dispatch_tb + e.ready_to_enqueue_tb;
+	k->interruptions++;
+	k->hv_ticks += hv;
+	if (hv > k->worst_ticks)
+		k->worst_ticks = hv;
+}
+
+/*
+ * The driver's copy of one poll into its AUX buffer (aux_bytes), as the
+ * vpa_dtl source does it (docs/dtl.md, "The AUX buffer wrap"): whole
+ * entries up to threshold = (aux_bytes - 32) / 48; the poll that reaches it
+ * copies only what fits (the rest is lost) and the driver starts again at
+ * 0; a commit that would pass the buffer's end is cut to it (the bytes
+ * after the threshold, never written: zeros) and the driver starts again
+ * at 0 over what that poll copied.  The committed bytes are
+ * auxbuf[aux_head % aux_bytes, + *size): *size returned, the header
+ * written on the CPU's first poll.
+ */
+static int drv_copy(struct syn *s, struct vcpu *v, uint64_t *size)
+{
+	uint64_t aux = s->c.aux_bytes, thr = (aux - 32) / DTL_ENTRY_SIZE;
+	uint64_t n = v->ring_used, copied = 0;
+	bool full = false;
+
+	if (!v->auxbuf) {
+		v->auxbuf = calloc(1, (size_t)aux);
+		v->aux_victim = calloc((size_t)(aux / DTL_ENTRY_SIZE), sizeof(*v->aux_victim));
+		if (!v->auxbuf || !v->aux_victim)
+			return -ENOMEM;
+	}
+	if (!v->header_done) {
+		struct dtl_tbinfo tb = { s->c.boot_tb, s->c.tb_freq };
+		dtl_header_write(v->auxbuf, &tb, s->swap);
+		memset(v->auxbuf + 24, 0xa5, 24);	/* the kernel leaves the padding uninitialised */
+		v->drv_head = 1;
+		copied = 1;
+	}
+	if (v->drv_head + n >= thr) {
+		s->st->wrap_lost += n - (thr - v->drv_head);
+		n = thr - v->drv_head;
+		full = true;
+	}
+	memcpy(v->auxbuf + v->drv_head * DTL_ENTRY_SIZE, v->ring, (size_t)n * DTL_ENTRY_SIZE);
+	memcpy(v->aux_victim + v->drv_head, v->ring_victim, (size_t)n * sizeof(*v->aux_victim));
+	copied += n;
+	v->drv_head = full ? 0 : v->drv_head + n;
+	*size = copied * DTL_ENTRY_SIZE;
+	if (*size + v->drv_head_size > aux) {
+		/* this poll's entries are overwritten by the next one's */
+		s->st->aux_wraps++;
+		s->st->wrap_lost += n;
+		*size = aux - v->drv_head_size;
+		v->drv_head_size = 0;
+		v->drv_head = 0;
+	} else {
+		v->drv_head_size += *size;
+	}
+	return 0;
+}
+
 /*
  * The driver's timer on cpu at time t: copy the ring into the AUX area
  * (header first, once) and emit PERF_RECORD_AUX into the CPU's data ring.
@@ -207,13 +280,23 @@ static bool involuntary(uint8_t preempt_reason)
 int dtlsynth_poll_cpu(struct syn *s, uint32_t cpu, uint64_t t)
 {
 	struct vcpu *v = &s->v[cpu];
-	size_t size = (size_t)v->ring_used * DTL_ENTRY_SIZE + (v->header_done ? 0 : DTL_ENTRY_SIZE);
+	uint64_t size = (uint64_t)v->ring_used * DTL_ENTRY_SIZE + (v->header_done ? 0 : DTL_ENTRY_SIZE);
 	struct sev aux = { .t = t, .cpu = cpu, .kind = EV_AUX };
+	const uint8_t *src = NULL;
+	const int16_t *victim = NULL;
 	bool drop;
 	int err;
 
 	if (!v->ring_used)
 		return 0;	/* the driver writes nothing (not even the header) without entries */
+	if (!s->c.aux_unlimited) {
+		err = drv_copy(s, v, &size);
+		if (err)
+			return err;
+		uint64_t at = v->aux_head % s->c.aux_bytes;
+		src = v->auxbuf + at;
+		victim = v->aux_victim + at / DTL_ENTRY_SIZE;
+	}
 	v->chunks++;
 	s->st->aux_chunks++;
 	drop = s->c.gaps && cpu == 0 && v->chunks % s->c.gaps == 0 && v->header_done;
@@ -235,31 +318,25 @@ int dtlsynth_poll_cpu(struct syn *s, uint32_t cpu, uint64_t t)
 		if (grow((void **)&v->pend, &v->pend_cap, v->pend_len + size, 1))
 			return -ENOMEM;
 		uint8_t *p = v->pend + v->pend_len;
-		if (!v->header_done) {
-			struct dtl_tbinfo tb = { s->c.boot_tb, s->c.tb_freq };
-			dtl_header_write(p, &tb, s->swap);
-			memset(p + 24, 0xa5, 24);	/* the kernel leaves the padding uninitialised */
-			p += DTL_ENTRY_SIZE;
+		if (src) {
+			/* what the perf core hands out: the committed bytes */
+			memcpy(p, src, (size_t)size);
+			for (uint64_t o = 0; o + DTL_ENTRY_SIZE <= size; o += DTL_ENTRY_SIZE)
+				if (!dtl_raw_is_skipped(src + o))
+					truth_entry(s, src + o, victim[o / DTL_ENTRY_SIZE]);
+		} else {
+			if (!v->header_done) {
+				struct dtl_tbinfo tb = { s->c.boot_tb, s->c.tb_freq };
+				dtl_header_write(p, &tb, s->swap);
+				memset(p + 24, 0xa5, 24);	/* the kernel leaves the padding uninitialised */
+				p += DTL_ENTRY_SIZE;
+			}
+			memcpy(p, v->ring, (size_t)v->ring_used * DTL_ENTRY_SIZE);
+			for (unsigned i = 0; i < v->ring_used; i++)
+				truth_entry(s, v->ring + (size_t)i * DTL_ENTRY_SIZE, v->ring_victim[i]);
 		}
-		memcpy(p, v->ring, (size_t)v->ring_used * DTL_ENTRY_SIZE);
 		v->pend_len += size;
 		v->segs[v->nsegs - 1].len += size;
-		s->st->dtl_entries += v->ring_used;
-		for (unsigned i = 0; i < v->ring_used; i++) {
-			struct dtl_entry e;
-			dtl_decode(v->ring + (size_t)i * DTL_ENTRY_SIZE, &e);
-			uint64_t t_e = dtl_tb_to_ns(e.timebase, &(struct dtl_tbinfo){ s->c.boot_tb, s->c.tb_freq });
-			if (t_e > s->last_written_ns)
-				s->last_written_ns = t_e;
-			if (!s->truth || !involuntary(e.preempt_reason))
-				continue;
-			struct dtlsynth_task *k = &s->truth->tasks[v->ring_victim[i] + 1];
-			uint64_t hv = (uint64_t)e.enqueue_to_dispatch_tb + e.ready_to_enqueue_tb;
-			k->interruptions++;
-			k->hv_ticks += hv;
-			if (hv > k->worst_ticks)
-				k->worst_ticks = hv;
-		}
 	}
 	v->header_done = true;
 	v->aux_head += size;

@@ -144,7 +144,7 @@ static int take_auxtrace(struct dtltl *t, const struct pdread_event *ev)
 		return err;
 	/* how late did this buffer come?  The window follows. */
 	uint64_t first;
-	if (dtlmerge_first_time(t->m, bi.cpu, ev->aux_data, bi.size, &first) && t->max_time > first) {
+	if (dtlmerge_first_time(t->m, bi.cpu, bi.offset, ev->aux_data, bi.size, &first) && t->max_time > first) {
 		uint64_t need = t->max_time - first;
 		if (need > t->st.window_max_need_ns)
 			t->st.window_max_need_ns = need;

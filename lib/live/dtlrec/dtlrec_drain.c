@@ -71,7 +71,7 @@ static int write_aux(struct dtlrec *r, struct rcpu *c, const uint8_t *p, size_t 
 	if (r->o.sink) {
 		r->st.aux_chunks++;
 		r->st.aux_bytes += len;
-		r->o.sink(r->o.sink_arg, c->cpu, p, len);
+		r->o.sink(r->o.sink_arg, c->cpu, offset, p, len);
 		return 0;
 	}
 	if (padded != len) {
@@ -110,9 +110,14 @@ static int drain_aux(struct dtlrec *r, struct rcpu *c)
 	size_t k = (size_t)(c->aux_len - off < n ? c->aux_len - off : n);
 	memcpy(r->tmp, (uint8_t *)c->aux + off, k);
 	memcpy(r->tmp + k, c->aux, (size_t)n - k);
-	r->st.dtl_entries += n / DTL_ENTRY_SIZE;
-	if (tail == 0 && n >= DTL_ENTRY_SIZE && dtl_raw_is_header(r->tmp))
-		r->st.dtl_entries--;
+	/* the entries (not the header, not the zero run at a lap's end) */
+	const uint8_t *run;
+	uint64_t at;
+	size_t k2;
+	dtl_slicer_feed(&c->sl, tail, r->tmp, n, true);
+	while ((k2 = dtl_slicer_next(&c->sl, &run, &at)) > 0)
+		for (size_t i = 0; i < k2; i++)
+			r->st.dtl_entries += !dtl_raw_is_skipped(run + i * DTL_ENTRY_SIZE);
 	err = write_aux(r, c, r->tmp, (size_t)n, head - n);
 	__atomic_store_n(&pg->aux_tail, head, __ATOMIC_RELEASE);
 	return err;

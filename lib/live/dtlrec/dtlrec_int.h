@@ -38,6 +38,7 @@ struct rcpu {
 	uint8_t carry[DTL_ENTRY_SIZE];
 	size_t carry_len;
 	uint64_t aux_off;		/* debugfs: bytes of AUX stream written */
+	struct dtl_slicer sl;		/* PMU: counts the entries of the AUX stream */
 	bool header_done;
 };
 
