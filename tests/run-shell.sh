@@ -110,6 +110,11 @@ for t in $(for s in ${RUN_SETS:-static golden e2e}; do echo "$TESTS_DIR/$s"/*.sh
 	# timed out: the watchdog ends when all is killed
 	[ -e "$RS_TMP/timedout" ] || kill -TERM $wd 2>/dev/null
 	wait $wd 2>/dev/null	# (dash says "Terminated" otherwise)
+	# a process the test killed at its end may not have died yet (a
+	# SCHED_IDLE spinner beside nice-19 loops waits long for a CPU to die
+	# on): two seconds for the session to empty before what is left counts
+	rp_n=0
+	while [ -n "$(procs "$tp")" ] && [ $rp_n -lt 20 ]; do sleep 0.1; rp_n=$((rp_n + 1)); done
 	left=$(reap "$tp" 2>&1)
 	tp="" wd=""
 	[ -e "$RS_TMP/timedout" ] && rc=timeout

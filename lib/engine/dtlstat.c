@@ -218,6 +218,7 @@ int dtlstat_add_payload(struct dtlstat *s, uint32_t cpu, uint64_t pos, const voi
 	s->scan.odd_payloads += sl->st.cut_pieces - before.cut_pieces;
 	s->scan.tail_bytes += sl->st.cut_bytes - before.cut_bytes;
 	s->scan.wrap_gaps += sl->st.wrap_gaps - before.wrap_gaps;
+	c->aux_wraps += sl->st.wrap_gaps - before.wrap_gaps;
 	s->scan.wrap_gap_bytes += sl->st.gap_bytes - before.gap_bytes;
 	s->scan.entries += c->entries - ent0;
 	s->scan.bad_reasons += bad;

@@ -52,6 +52,7 @@ struct dtlstat_cpu {
 	bool have_proc;
 	uint16_t last_proc;
 	uint64_t proc_changes;			/* dispatched on another processor than last time */
+	uint64_t aux_wraps;			/* laps of the driver's AUX buffer (dtl_slicer) */
 	struct dtl_tbinfo tbi;			/* from this CPU's header, if any */
 };
 

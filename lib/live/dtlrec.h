@@ -54,6 +54,9 @@ struct dtlrec_opts {
 	 * valid during the call.  The other records of the rings are only
 	 * counted.  dtlrec_open()'s output is then NULL.  (The monitor.) */
 	void (*sink)(void *arg, unsigned cpu, uint64_t pos, const uint8_t *data, size_t len);
+	/* with sink, may be NULL: each PERF_RECORD_AUX of a CPU's ring (a
+	 * commit of the driver: its AUX offset, size and flags) */
+	void (*aux_sink)(void *arg, unsigned cpu, uint64_t offset, uint64_t size, uint64_t flags);
 	void *sink_arg;
 };
 

@@ -172,6 +172,8 @@ struct hctx {
 	struct dtlrec *dtlr;		/* --dtl: the DTL source (no file), or NULL */
 	struct dtlstat *dtls;		/* its counters */
 	uint64_t dtl_bad;		/* chunks the counters refused */
+	uint64_t *dtl_ring_full;	/* [DTLSTAT_MAX_CPUS]: polls that found the ring overrun */
+	uint8_t *dtl_aux_seen;		/* [DTLSTAT_MAX_CPUS]: a commit came (the first has the header) */
 	bool dtl_poll_failed;		/* a read of the DTL failed (said once) */
 	char *expo;			/* the last exposition (open_memstream's) */
 	size_t expo_len;

@@ -121,15 +121,34 @@ static void dtl_sink(void *arg, unsigned cpu, uint64_t pos, const uint8_t *data,
 		c->dtl_bad++;
 }
 
+/* dtlrec's aux_sink: each commit of the driver; one of exactly 84 entries
+ * (85 slots with the header) found the hypervisor's ring overrun */
+static void dtl_aux_sink(void *arg, unsigned cpu, uint64_t offset, uint64_t size, uint64_t flags)
+{
+	struct hctx *c = arg;
+
+	(void)offset;
+	(void)flags;
+	if (cpu >= DTLSTAT_MAX_CPUS)
+		return;
+	if (dtl_poll_filled_ring(size, !c->dtl_aux_seen[cpu]))
+		c->dtl_ring_full[cpu]++;
+	c->dtl_aux_seen[cpu] = 1;
+}
+
 int hist_monitor_dtl_start(struct hctx *c)
 {
 	struct dtlrec_opts o = {
 		.cpus = c->cpus, .sysfs = c->sysfs, .debugfs = c->debugfs, .procfs = c->procfs,
-		.sink = dtl_sink, .sink_arg = c,
+		.sink = dtl_sink, .aux_sink = dtl_aux_sink, .sink_arg = c,
 	};
 	const char *knob, *knob_old;
 	int err = dtlstat_new(&c->dtls);
 
+	c->dtl_ring_full = calloc(DTLSTAT_MAX_CPUS, sizeof(*c->dtl_ring_full));
+	c->dtl_aux_seen = calloc(DTLSTAT_MAX_CPUS, 1);
+	if (!err && (!c->dtl_ring_full || !c->dtl_aux_seen))
+		err = -ENOMEM;
 	if (err < 0) {
 		fprintf(stderr, "%s: --dtl: %s\n", c->prog, strerror(-err));
 		return -1;
@@ -201,6 +220,23 @@ static int render_dtl(struct hctx *c, FILE *f)
 			if ((err = promexp_sample(f, fam[k].name, l, 1, v)))
 				return err;
 		}
+	}
+	if ((err = promexp_family(f, "latscope_dtl_loss_events_total", "counter",
+				  "events that lost DTL entries in the kernel, at least one each, how many not "
+				  "known: polls that found the hypervisor's 85-entry ring overrun (ring_full), "
+				  "wraps of the driver's AUX buffer (aux_wrap)")))
+		return err;
+	for (uint32_t i = 0; i < dtlstat_nr_cpus(c->dtls); i++) {
+		const struct dtlstat_cpu *d = dtlstat_cpu(c->dtls, i);
+		if (!d || !d->entries)
+			continue;
+		snprintf(cpu, sizeof(cpu), "%u", d->cpu);
+		struct promexp_label l1[] = { { "cpu", cpu }, { "cause", "ring_full" } };
+		struct promexp_label l2[] = { { "cpu", cpu }, { "cause", "aux_wrap" } };
+		if ((err = promexp_sample(f, "latscope_dtl_loss_events_total", l1, 2,
+					  (double)(d->cpu < DTLSTAT_MAX_CPUS ? c->dtl_ring_full[d->cpu] : 0))) ||
+		    (err = promexp_sample(f, "latscope_dtl_loss_events_total", l2, 2, (double)d->aux_wraps)))
+			return err;
 	}
 	static const struct {
 		const char *name, *help;
@@ -514,6 +550,10 @@ void hist_monitor_end(struct hctx *c)
 	}
 	dtlstat_free(c->dtls);
 	c->dtls = NULL;
+	free(c->dtl_ring_full);
+	free(c->dtl_aux_seen);
+	c->dtl_ring_full = NULL;
+	c->dtl_aux_seen = NULL;
 	if (c->srv) {
 		metricsrv_get_stats(c->srv, &ms);
 		metricsrv_stop(c->srv);

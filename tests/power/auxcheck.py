@@ -3,22 +3,24 @@
 """What reached the AUX buffer, against the hypervisor's log and latscope's
 decoding of a vpa_dtl recording (tests/power).
 
-  auxcheck.py PERFDATA HVLOG CSV [AUX_BYTES]
+  auxcheck.py PERFDATA HVLOG CSV AUX_BYTES
 
 Reads the file's PERF_RECORD_AUX records (what the driver committed, per
 CPU) and its AUXTRACE payloads (what the recorder copied out of the AUX
-buffer), finds every entry of the hypervisor's log (HVLOG, tests/power/qemu)
-in those bytes at any offset, and checks that latscope's CSV (`dtl script
---csv`) has each of them: no entry whose 48 bytes reached the file may be
-missing from latscope's output.  With AUX_BYTES (the buffer's size) it also
-checks the layout the driver's copy makes at a wrap (docs/dtl.md, "The AUX
-buffer wrap"): each commit is whole entries but the one that reaches the
-end of the buffer, which ends there with the bytes the driver never writes
-(zeros); and it prints where the hypervisor's entries went missing
-relative to the wraps.
-
-Prints one line per vCPU and a last line "missing_decoded=N"; exit 1 when an
-entry in the file is not in the CSV.
+buffer), and finds every entry of the hypervisor's log (HVLOG, tests/power/
+qemu) in those bytes, at any offset.  Checks, per CPU:
+  - latscope's CSV (`dtl script --csv`) has every entry whose 48 bytes are in
+    the file (none may be missing from latscope's output);
+  - the layout docs/dtl.md ("The AUX buffer wrap") gives the driver's copy:
+    every commit is whole entries but those that reach a lap's end (a
+    multiple of AUX_BYTES), and the bytes from (AUX_BYTES - 32) // 48 * 48
+    to a lap's end are zeros;
+  - each run of the hypervisor's indexes missing between two entries in the
+    file lies across a lap's end (the wrap's loss) or not (the hypervisor's
+    ring overflowed before a poll).
+Prints one line per CPU, then "wraps=N holes_at_wraps=N lost_at_wraps=N
+other_holes=N lost_other=N not_decoded=N bad_layout=N".  Exit 1 when an entry
+in the file is not in the CSV or the layout is not the documented one.
 """
 import csv
 import struct
@@ -28,28 +30,27 @@ ENTRY = 48
 
 
 def records(data):
-    """(type, misc, body, payload) of each record of the data section"""
+    """(type, body, payload, endian, attrs) of each record of the data section"""
     if data[:8] == b"PERFILE2":
         end = "<"
     elif data[:8] == b"2ELIFREP":
         end = ">"
     else:
         sys.exit("not a perf.data file")
-    hsize, attr_size = struct.unpack_from(end + "QQ", data, 8)
+    attr_size = struct.unpack_from(end + "Q", data, 16)[0]
     a_off, a_size, d_off, d_size = struct.unpack_from(end + "QQQQ", data, 24)
     attrs = []
     for o in range(a_off, a_off + a_size, attr_size):
-        typ, size, config, period, stype = struct.unpack_from(end + "IIQQQ", data, o)
-        flags = struct.unpack_from(end + "Q", data, o + 40)[0]
-        attrs.append((typ, config, stype, bool(flags & (1 << 18))))
+        typ, _size, _config, _period, stype = struct.unpack_from(end + "IIQQQ", data, o)
+        attrs.append((typ, stype))
     pos, stop = d_off, d_off + d_size
     while pos + 8 <= stop:
-        typ, misc, size = struct.unpack_from(end + "IHH", data, pos)
+        typ, _misc, size = struct.unpack_from(end + "IHH", data, pos)
         if size < 8:
             sys.exit("a record of size %d at %#x" % (size, pos))
         body = data[pos + 8:pos + size]
         payload = b""
-        if typ == 71:	# AUXTRACE: its payload follows
+        if typ == 71:	# PERF_RECORD_AUXTRACE: its payload follows the record
             psize = struct.unpack_from(end + "Q", body, 0)[0]
             payload = data[pos + size:pos + size + psize]
             pos += psize
@@ -58,7 +59,7 @@ def records(data):
 
 
 def trailer_cpu(body, nfixed, stype, end):
-    """the cpu of a sample_id trailer after nfixed bytes of body"""
+    """the cpu of the sample_id trailer after nfixed bytes of a record's body"""
     o = nfixed
     for bit in (1 << 1, 1 << 2, 1 << 6, 1 << 9):	# TID TIME ID STREAM_ID
         if stype & bit:
@@ -69,24 +70,20 @@ def trailer_cpu(body, nfixed, stype, end):
 
 
 def main():
-    if len(sys.argv) not in (4, 5):
+    if len(sys.argv) != 5:
         sys.exit(__doc__)
-    pd, hvlog, csvf = sys.argv[1:4]
-    aux_bytes = int(sys.argv[4]) if len(sys.argv) == 5 else 0
-    data = open(pd, "rb").read()
-    pay = {}	# cpu -> [(offset, bytes)]
-    commits = {}	# cpu -> [(aux_offset, size, flags)]
-    for typ, body, payload, end, attrs in records(data):
+    pd, hvlog, csvf, aux = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    lap_data = (aux - 32) // ENTRY * ENTRY	# where a lap's unwritten end starts
+    pays, commits = {}, {}
+    for typ, body, payload, end, attrs in records(open(pd, "rb").read()):
         if typ == 71:
-            size, off, ref, idx, tid, cpu = struct.unpack_from(end + "QQQIII", body, 0)
-            pay.setdefault(cpu, []).append((off, payload))
-        elif typ == 11:
+            _size, off, _ref, _idx, _tid, cpu = struct.unpack_from(end + "QQQIII", body, 0)
+            pays.setdefault(cpu, []).append((off, payload))
+        elif typ == 11:	# PERF_RECORD_AUX
             off, size, flags = struct.unpack_from(end + "QQQ", body, 0)
-            # the vpa_dtl event's attr: neither tracepoint (2) nor software (1)
-            st = [a[2] for a in attrs if a[0] not in (1, 2)]
+            st = [a[1] for a in attrs if a[0] not in (1, 2)]	# the vpa_dtl event's
             cpu = trailer_cpu(body, 24, st[0], end) if st else None
             commits.setdefault(cpu, []).append((off, size, flags))
-    # the hypervisor's entries by their bytes: (vcpu, segment, index)
     where, nseg = {}, {}
     for line in open(hvlog):
         f = line.split()
@@ -99,53 +96,70 @@ def main():
     mine = set()
     for row in csv.DictReader(open(csvf)):
         mine.add((int(row["cpu"]), int(row["timebase"])))
-    bad = 0
-    for cpu in sorted(pay):
-        stream = b"".join(p for _, p in sorted(pay[cpu], key=lambda x: x[0]))
-        found = []
-        for o in range(0, len(stream) - ENTRY + 1, 16):	# commits are 16-byte aligned
-            w = where.get(stream[o:o + ENTRY])
-            if w and w[0] == cpu:
-                found.append((o, w))
+    tot = dict(wraps=0, holes_at_wraps=0, lost_at_wraps=0, other_holes=0, lost_other=0,
+               not_decoded=0, bad_layout=0)
+    for cpu in sorted(pays):
+        found = []	# (stream offset, (vcpu, segment, index), timebase)
+        for off, p in pays[cpu]:
+            for o in range(0, len(p) - ENTRY + 1, 16):	# commits are 16-byte aligned
+                w = where.get(p[o:o + ENTRY])
+                if w and w[0] == cpu:
+                    found.append((off + o, w, struct.unpack(">Q", p[o + 16:o + 24])[0]))
         segs = {}
-        for _, w in found:
+        for _, w, _ in found:
             segs[w[1]] = segs.get(w[1], 0) + 1
         seg = max(segs, key=segs.get) if segs else None
-        inseg = [(o, w) for o, w in found if w[1] == seg]
-        missing = [w for o, w in inseg
-                   if (cpu, struct.unpack(">Q", stream[o + 16:o + 24])[0]) not in mine]
-        bad += len(missing)
+        found = sorted(x for x in found if x[1][1] == seg)
+        missing = [x for x in found if (cpu, x[2]) not in mine]
+        tot["not_decoded"] += len(missing)
+        notes = []
+        # the layout: commits whole entries, but those ending at a lap's end
         c = commits.get(cpu, [])
-        odd = [(o, s) for o, s, _ in c if s % ENTRY]
-        line = ("cpu %d: %d AUXTRACE bytes, %d commits (%d not whole entries), %d of the "
-                "hypervisor's entries in them (segment %s), %d of those not decoded by latscope"
-                % (cpu, len(stream), len(c), len(odd), len(inseg), seg, len(missing)))
-        if aux_bytes and c:
-            # each commit that is not whole entries ends at a wrap, with zeros
-            wraps = 0
-            for o, s in odd:
-                e = o + s
-                if e % aux_bytes:
-                    line += "; commit at %#x of %d bytes does not end at a wrap" % (o, s)
-                    bad += 1
-                    continue
+        wraps = 0
+        for off, size, _ in c:
+            e = off + size
+            if e % aux == 0:
                 wraps += 1
-                base = sorted(pay[cpu])[0][0]
-                gap = stream[e - base - (aux_bytes - aux_bytes // ENTRY * ENTRY):e - base] \
-                    if e - base <= len(stream) else None
-                if gap is not None and gap.strip(b"\0"):
-                    line += "; the bytes before the wrap at %#x are not zeros" % e
-                    bad += 1
-            # the hypervisor's indexes missing, by whether a wrap came in between
-            idxs = sorted(w[2] for _, w in inseg)
-            holes = [(a, b) for a, b in zip(idxs, idxs[1:]) if b != a + 1]
-            line += "; %d wraps; %d index gaps (%s)" % (
-                wraps, len(holes), ", ".join("%d..%d" % (a + 1, b - 1) for a, b in holes[:8]))
-        for w in missing[:3]:
-            line += "\n  not decoded: vCPU %d index %d" % (w[0], w[2])
-        print(line)
-    print("missing_decoded=%d" % bad)
-    return 1 if bad else 0
+            elif size % ENTRY or (off % aux) % ENTRY or e % aux > lap_data:
+                tot["bad_layout"] += 1
+                notes.append("commit at %#x of %d bytes: not whole entries before a lap's end"
+                             % (off, size))
+        for off, p in pays[cpu]:
+            for lap in range((off // aux + 1) * aux, off + len(p) + 1, aux):
+                z = p[max(lap - aux + lap_data - off, 0):lap - off]
+                if z.strip(b"\0"):
+                    tot["bad_layout"] += 1
+                    notes.append("bytes before the lap's end at %#x are not zeros" % lap)
+        tot["wraps"] += wraps
+        # the missing indexes between entries in the file, by place
+        holes_w = holes_o = lost_w = lost_o = 0
+        for (o1, w1, _), (o2, w2, _) in zip(found, found[1:]):
+            if w2[2] == w1[2] + 1:
+                continue
+            n = w2[2] - w1[2] - 1
+            if n < 0:
+                notes.append("index %d after %d in the file" % (w2[2], w1[2]))
+                continue
+            if o2 // aux != o1 // aux:
+                holes_w += 1
+                lost_w += n
+            else:
+                holes_o += 1
+                lost_o += n
+        tot["holes_at_wraps"] += holes_w
+        tot["lost_at_wraps"] += lost_w
+        tot["other_holes"] += holes_o
+        tot["lost_other"] += lost_o
+        idx = [w[2] for _, w, _ in found]
+        print("cpu %d: %d commits, %d wraps; %d of the hypervisor's entries in the file "
+              "(indexes %s..%s of segment %s), %d not decoded by latscope; missing between them: "
+              "%d in %d holes across a lap's end, %d in %d holes inside a lap"
+              % (cpu, len(c), wraps, len(found), idx[0] if idx else "-", idx[-1] if idx else "-",
+                 seg, len(missing), lost_w, holes_w, lost_o, holes_o))
+        for n in notes[:5] + ["not decoded: index %d" % x[1][2] for x in missing[:3]]:
+            print("  " + n)
+    print(" ".join("%s=%d" % kv for kv in tot.items()))
+    return 1 if tot["not_decoded"] or tot["bad_layout"] else 0
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ hypervisor's log of every entry it wrote (tests/power/qemu).
 HVLOG: "dtl VCPU IDX HEX" lines (HEX: the entry's 48 bytes).  Each DTL
 registration restarts the index at 0, so the SEGMENT-th run of indexes from
 0 (0-based) of a vCPU is what the hypervisor wrote during the SEGMENT-th
-recording.  CSV: `latscope dtl script --csv` of that recording.
+recording; SEGMENT "auto" takes, per vCPU, the run that holds most of the
+CSV's entries.  CSV: `latscope dtl script --csv` of that recording.
 
 Per vCPU it prints what the hypervisor wrote, what latscope has, and what is
 missing, split into the gaps inside the recording (entries overwritten in
@@ -52,8 +53,9 @@ def from_csv(row):
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
-    hvlog, seg, csvf = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    truth, nseg = {}, {}
+    hvlog, seg, csvf = sys.argv[1], sys.argv[2], sys.argv[3]
+    seg = None if seg == "auto" else int(seg)
+    runs, nseg = {}, {}
     for no, line in enumerate(open(hvlog), 1):
         f = line.split()
         if not f or f[0] != "dtl":
@@ -65,11 +67,20 @@ def main():
             sys.exit("%s:%d: %s" % (hvlog, no, err))
         if idx == 0:
             nseg[v] = nseg.get(v, -1) + 1
-        if nseg.get(v, -1) == seg:
-            truth.setdefault(v, []).append(e)
+        runs.setdefault(v, {}).setdefault(nseg[v], []).append(e)
     mine = {}
     for row in csv.DictReader(open(csvf)):
         mine.setdefault(int(row["cpu"]), []).append(from_csv(row))
+    truth = {}
+    for v, r in runs.items():
+        if seg is not None:
+            if seg in r:
+                truth[v] = r[seg]
+            continue
+        have = set(mine.get(v, []))
+        best = max(r, key=lambda k: sum(1 for e in r[k] if e in have))
+        if have & set(r[best]):
+            truth[v] = r[best]
     bad = 0
     gaps_all = tail_all = 0
     for v in sorted(set(truth) | set(mine)):

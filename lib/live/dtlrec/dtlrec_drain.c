@@ -43,6 +43,8 @@ static int copy_record(void *arg, const struct perf_event_header *h, const uint8
 		uint64_t fl = bytes_ld64(rec + 24, false);
 		if (fl & (PDFORMAT_AUX_FLAG_TRUNCATED | PDFORMAT_AUX_FLAG_PARTIAL | PDFORMAT_AUX_FLAG_COLLISION))
 			r->st.aux_flags_lost++;
+		if (r->o.sink && r->o.aux_sink && c)
+			r->o.aux_sink(r->o.sink_arg, c->cpu, bytes_ld64(rec, false), bytes_ld64(rec + 8, false), fl);
 	}
 	int err = r->o.sink ? 0 : pdwrite_write_record(r->w, h->type, h->misc, rec + sizeof(*h),
 						     h->size - sizeof(*h));
