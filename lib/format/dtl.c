@@ -231,6 +231,13 @@ size_t dtl_slicer_next(struct dtl_slicer *s, const uint8_t **run, uint64_t *run_
 			uint64_t n = s->gap_end - s->pos;
 			if (n > s->len)
 				n = s->len;
+			if (!all_zero(s->p, n)) {
+				/* not a lap's end after all (the zeros before were a
+				 * zero slot): slots go on from here */
+				s->gap_end = 0;
+				s->st.wrap_gaps--;
+				continue;
+			}
 			s->st.gap_bytes += n;
 			slicer_skip(s, n);
 			continue;

@@ -27,6 +27,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/latscope-power.XXXXXX") || exit 1
 if [ -n "${KEEP_TMP:-}" ]; then echo "power: keeping $WORK"; else trap 'rm -rf "$WORK"' EXIT INT TERM; fi
 TIER=power
 GDIR=$PDIR/guest
+GDIR2=$TESTS_DIR/kernels/guest	# the kernel tier's tests that run here too (KT_REUSE)
 . "$TESTS_DIR/kernels/harness.inc"
 summary() { tier_summary; }
 fa() { sh "$SRCDIR/scripts/foreign-apt.sh" "$@"; }
@@ -99,12 +100,28 @@ mkdir -p "$ROOT/ktest/src/tests" "$ROOT/ktest/src/fuzz" && cp -r "$TESTS_DIR/dat
 cp "$TESTS_DIR/kernels/init.sh" "$ROOT/init" && chmod 755 "$ROOT/init" || exit 1
 cp "$TESTS_DIR/kernels/guest/lib.sh" "$ROOT/ktest/guest/" || exit 1
 tests=""
-for t in "$PDIR"/guest/*.sh; do
+: > "$ROOT/ktest/skip"
+# the POWER tier's own guest tests, and the kernel tier's that run here as
+# they are (KT_REUSE: hist on every backend the kernel has, the osnoise
+# tracer's options); a host check of either tier's host/ runs after
+for t in "$PDIR"/guest/*.sh $(for n in ${KT_REUSE-hist_storm osnoise_kernel_options}; do
+	echo "$TESTS_DIR/kernels/guest/$n.sh"; done); do
 	n=$(basename "$t" .sh)
 	if [ -n "${PTESTS:-}" ]; then case " $PTESTS " in *" $n "*) ;; *) continue;; esac; fi
-	cp "$t" "$ROOT/ktest/guest/" && tests="$tests $n"
+	cp "$t" "$ROOT/ktest/guest/" && tests="$tests $n" || continue
+	for w in $(sed -n 's/^# needs: *//p' "$t" | head -1); do
+		case $w in
+		e2e:*)	# a host end-to-end test the guest runs too, with tests/lib.sh
+			mkdir -p "$ROOT/ktest/e2e"
+			cp "$TESTS_DIR/lib.sh" "$ROOT/ktest/lib.sh"
+			cp "$TESTS_DIR/e2e/${w#e2e:}.sh" "$ROOT/ktest/e2e/" ||
+				echo "$n has no tests/e2e/${w#e2e:}.sh" >> "$ROOT/ktest/skip";;
+		tool:*)	# the tools are all in /bin (cross-built)
+			[ -e "$ROOT/bin/${w#tool:}" ] ||
+				echo "$n has no ${w#tool:} built for ppc64el" >> "$ROOT/ktest/skip";;
+		esac
+	done
 done
-: > "$ROOT/ktest/skip"
 # the results disk's driver (the kernel's modules are xz-compressed; the
 # guest's insmod takes them plain)
 mods=""
@@ -168,9 +185,12 @@ for n in features $tests; do
 	st=$(echo "$line" | cut -d' ' -f2)
 	why=$(echo "$line" | cut -d' ' -f4-)
 	hout=""
-	if [ "$st" = PASS ] && [ -f "$PDIR/host/$n.sh" ]; then
+	hc=$PDIR/host/$n.sh
+	[ -f "$hc" ] || hc=$TESTS_DIR/kernels/host/$n.sh
+	if [ "$st" = PASS ] && [ -f "$hc" ]; then
 		hout=$(ART="$WORK/out/art/$n" HVLOG="$WORK/hv.log" LATSCOPE_HOST="$SRCDIR/build/latscope" \
-			PDIR="$PDIR" sh "$PDIR/host/$n.sh" 2>&1)
+			LATSCOPE="$SRCDIR/build/latscope" TESTS_DIR="$TESTS_DIR" TOOLS="$SRCDIR/build/tests/tools" \
+			KERNEL=sid PDIR="$PDIR" sh "$hc" 2>&1)
 		case $? in
 		0) ;;
 		77) st=SKIP why="host check: $(echo "$hout" | tail -1)";;

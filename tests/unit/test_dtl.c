@@ -425,6 +425,36 @@ static void test_slicer_gap_in_payload(void **state)
 	assert_int_equal(dtl_scan_payload(8192 - 256, buf, sizeof(buf), false, NULL, &st, collect_fn, &c), 0);
 	assert_int_equal(st.wrap_gaps, 0);
 	assert_int_equal(st.tail_bytes, 32);
+	/* a zero slot 64 bytes before a lap's end, then an entry: no lap end
+	 * (the entry is where the run's last 16 bytes would be) */
+	uint8_t z[96];
+	memset(z, 0, sizeof(z));
+	e.timebase = 300;
+	dtl_encode(&e, z + 48);
+	memset(&st, 0, sizeof(st));
+	c.n = 0;
+	assert_int_equal(dtl_scan_payload(4096 - 64, z, sizeof(z), false, NULL, &st, collect_fn, &c), 0);
+	assert_int_equal(st.wrap_gaps, 0);
+	assert_int_equal(st.entries, 1);
+	assert_true(c.e[0].timebase == 300);
+	/* the same in two pieces: the zero slot alone looks like a lap's end
+	 * until the next piece shows an entry where its zeros would go on */
+	struct dtl_slicer sl;
+	const uint8_t *run;
+	uint64_t at;
+	size_t n, got = 0;
+	dtl_slicer_init(&sl);
+	dtl_slicer_feed(&sl, 4096 - 64, z, 48, false);
+	while ((n = dtl_slicer_next(&sl, &run, &at)) > 0)
+		got += n;
+	dtl_slicer_feed(&sl, 4096 - 16, z + 48, 48, true);
+	while ((n = dtl_slicer_next(&sl, &run, &at)) > 0) {
+		assert_int_equal(at, 4096 - 16);
+		assert_true(bytes_ld64_be(run + 16) == 300);
+		got += n;
+	}
+	assert_int_equal(got, 1);
+	assert_int_equal(sl.st.wrap_gaps, 0);
 }
 
 static int stop_fn(void *ctx, const struct dtl_entry *e, uint64_t off)
