@@ -396,6 +396,10 @@ static const struct cli_opt monitor_opts[] = {
 	H_FLAG("dtl", dtl, "also count the POWER hypervisor's dispatches per CPU\n"
 	       "(Dispatch Trace Log: the vpa_dtl PMU, else debugfs;\n"
 	       "shared-processor LPARs only)"),
+	H_OPT("dtl-aux-size", 0, CLI_T_SIZE, dtl_aux_bytes, 4096, 1ULL << 32, 1024, "SIZE",
+	      "--dtl: the vpa_dtl AUX buffer per CPU (default 128K;\n"
+	      "a power of two of pages; each wrap of it loses\n"
+	      "entries: a larger one wraps less often)", NULL),
 	H_OPT("sysfs", 0, CLI_T_STR, sysfs, 0, 0, 0, "DIR", "--dtl: sysfs root (default /sys; tests)", NULL),
 	H_OPT("debugfs", 0, CLI_T_STR, debugfs, 0, 0, 0, "DIR", "--dtl: debugfs root (default /sys/kernel/debug)", NULL),
 	H_OPT("procfs", 0, CLI_T_STR, procfs, 0, 0, 0, "DIR", "--dtl: procfs root (default /proc)", NULL),

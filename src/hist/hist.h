@@ -102,6 +102,7 @@ struct hctx {
 	uint64_t noise_runtime_us, noise_period_us;	/* --noise RUNTIME/PERIOD; 0: off */
 	uint64_t noise_threshold_us;	/* --noise-threshold */
 	bool dtl;			/* --dtl: the POWER DTL counters */
+	uint64_t dtl_aux_bytes;		/* --dtl-aux-size (0: dtlrec's default) */
 	const char *sysfs, *debugfs, *procfs;	/* --dtl's roots (tests), NULL = the system's */
 	/* field work (fieldwork.c): -a, --trace, --on-threshold, --on-end */
 	uint64_t auto_ns;		/* -a: -T at this, --trace, the analysis */

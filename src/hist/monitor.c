@@ -141,10 +141,20 @@ int hist_monitor_dtl_start(struct hctx *c)
 	struct dtlrec_opts o = {
 		.cpus = c->cpus, .sysfs = c->sysfs, .debugfs = c->debugfs, .procfs = c->procfs,
 		.sink = dtl_sink, .aux_sink = dtl_aux_sink, .sink_arg = c,
+		.aux_bytes = (size_t)c->dtl_aux_bytes,
 	};
 	const char *knob, *knob_old;
 	int err = dtlstat_new(&c->dtls);
 
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t pages = page > 0 ? c->dtl_aux_bytes / (uint64_t)page : 0;
+	if (c->dtl_aux_bytes && (c->dtl_aux_bytes % (uint64_t)page || (pages & (pages - 1)))) {
+		fprintf(stderr, "%s: --dtl-aux-size: %" PRIu64 " bytes is not a power of two of %ld-byte pages\n",
+			c->prog, c->dtl_aux_bytes, page);
+		dtlstat_free(c->dtls);
+		c->dtls = NULL;
+		return -1;
+	}
 	c->dtl_ring_full = calloc(DTLSTAT_MAX_CPUS, sizeof(*c->dtl_ring_full));
 	c->dtl_aux_seen = calloc(DTLSTAT_MAX_CPUS, 1);
 	if (!err && (!c->dtl_ring_full || !c->dtl_aux_seen))

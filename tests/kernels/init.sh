@@ -26,7 +26,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 ip link set lo up 2>/dev/null
 
 . /ktest/kernel.env	# KERNEL (name), MUST (words), MODULES (files in load order)
-export KERNEL KTEST_DIR=/ktest TRACEFS=/sys/kernel/tracing LATSCOPE=/bin/latscope
+export KERNEL ${KT_STORM_DUR+KT_STORM_DUR} KTEST_DIR=/ktest TRACEFS=/sys/kernel/tracing LATSCOPE=/bin/latscope
 
 # the results port: the second serial port (x86: ttyS1; pseries, whose
 # serial ports are hypervisor consoles: hvc1; tests/power/run.sh)

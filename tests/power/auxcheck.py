@@ -23,8 +23,12 @@ other_holes=N lost_other=N not_decoded=N bad_layout=N".  Exit 1 when an entry
 in the file is not in the CSV or the layout is not the documented one.
 """
 import csv
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dtltruth import read_runs  # noqa: E402
 
 ENTRY = 48
 
@@ -84,15 +88,11 @@ def main():
             st = [a[1] for a in attrs if a[0] not in (1, 2)]	# the vpa_dtl event's
             cpu = trailer_cpu(body, 24, st[0], end) if st else None
             commits.setdefault(cpu, []).append((off, size, flags))
-    where, nseg = {}, {}
-    for line in open(hvlog):
-        f = line.split()
-        if not f or f[0] != "dtl":
-            continue
-        v, idx = int(f[1]), int(f[2])
-        if idx == 0:
-            nseg[v] = nseg.get(v, -1) + 1
-        where[bytes.fromhex(f[3])] = (v, nseg[v], idx)
+    where = {}
+    for v, segs in read_runs(hvlog).items():
+        for seg, ents in segs.items():
+            for idx, raw in enumerate(ents):
+                where[raw] = (v, seg, idx)
     mine = set()
     for row in csv.DictReader(open(csvf)):
         mine.add((int(row["cpu"]), int(row["timebase"])))

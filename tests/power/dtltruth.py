@@ -31,14 +31,31 @@ PREEMPT = ["unused", "firmware_internal_event", "H_CEDE", "H_CONFER", "time_slic
            "hcall_adjunct", "HDEC_adjunct"]
 
 
+def read_runs(hvlog):
+    """the log's entries as {vcpu: {segment: [48 bytes, ...]}}: a segment is a
+    run of indexes from 0 (each DTL registration starts one), in log order"""
+    runs, nseg = {}, {}
+    for no, line in enumerate(open(hvlog), 1):
+        f = line.split()
+        if not f or f[0] != "dtl":
+            continue
+        try:
+            v, idx, raw = int(f[1]), int(f[2]), bytes.fromhex(f[3])
+        except (IndexError, ValueError) as err:
+            sys.exit("%s:%d: %s" % (hvlog, no, err))
+        if len(raw) != 48:
+            sys.exit("%s:%d: an entry of %d bytes" % (hvlog, no, len(raw)))
+        if idx == 0:
+            nseg[v] = nseg.get(v, -1) + 1
+        runs.setdefault(v, {}).setdefault(nseg.get(v, 0), []).append(raw)
+    return runs
+
+
 def name(table, i):
     return table[i] if i < len(table) else "unknown(%d)" % i
 
 
-def from_hex(h):
-    b = bytes.fromhex(h)
-    if len(b) != 48:
-        raise ValueError("an entry of %d bytes" % len(b))
+def from_bytes(b):
     d, p, proc, e2d, r2e, w2r, tb, fault, srr0, srr1 = struct.unpack(">BBHIIIQQQQ", b)
     return (tb, name(DISPATCH, d), name(PREEMPT, p), e2d, r2e, w2r, proc, fault, srr0, srr1)
 
@@ -55,19 +72,8 @@ def main():
         sys.exit(__doc__)
     hvlog, seg, csvf = sys.argv[1], sys.argv[2], sys.argv[3]
     seg = None if seg == "auto" else int(seg)
-    runs, nseg = {}, {}
-    for no, line in enumerate(open(hvlog), 1):
-        f = line.split()
-        if not f or f[0] != "dtl":
-            continue
-        try:
-            v, idx = int(f[1]), int(f[2])
-            e = from_hex(f[3])
-        except (IndexError, ValueError) as err:
-            sys.exit("%s:%d: %s" % (hvlog, no, err))
-        if idx == 0:
-            nseg[v] = nseg.get(v, -1) + 1
-        runs.setdefault(v, {}).setdefault(nseg[v], []).append(e)
+    runs = {v: {k: [from_bytes(b) for b in r] for k, r in segs.items()}
+            for v, segs in read_runs(hvlog).items()}
     mine = {}
     for row in csv.DictReader(open(csvf)):
         mine.setdefault(int(row["cpu"]), []).append(from_csv(row))

@@ -82,6 +82,14 @@ mkdir -p "$ROOT/bin" "$ROOT/ktest/guest" "$ROOT/ktest/modules" "$ROOT/ktest/unit
 dpkg-deb --fsys-tarfile "$bb" | tar -x -C "$WORK" ./usr/bin/busybox && mv "$WORK/usr/bin/busybox" "$ROOT/bin/" ||
 	{ result FAIL power/initramfs "no busybox in $bb"; summary; }
 cp -a "$BUILD/root/." "$ROOT/" && cp "$BUILD/latscope" "$ROOT/bin/latscope" || exit 1
+# chrt (Debian's busybox has none): bookworm's util-linux for ppc64el, on the
+# libc of build-ppc64el/root
+if ul=$(fa bookworm ppc64el get util-linux 2> "$WORK/ul.err"); then
+	dpkg-deb --fsys-tarfile "$ul" | tar -x -C "$WORK" ./usr/bin/chrt && mv "$WORK/usr/bin/chrt" "$ROOT/bin/" ||
+		echo "power: no chrt in $ul: the tests that need it skip" >&2
+else
+	echo "power: no ppc64el util-linux ($(tail -1 "$WORK/ul.err")): the tests that need chrt skip" >&2
+fi
 cp "$BUILD"/tests/tools/* "$ROOT/bin/" 2>/dev/null
 cp "$BUILD"/tests/test_* "$ROOT/ktest/unit/" 2>/dev/null
 # the unit tests the guest runs (tests/power/guest/unit.sh): those that
@@ -102,8 +110,9 @@ cp "$TESTS_DIR/kernels/guest/lib.sh" "$ROOT/ktest/guest/" || exit 1
 tests=""
 : > "$ROOT/ktest/skip"
 # the POWER tier's own guest tests, and the kernel tier's that run here as
-# they are (KT_REUSE: hist on every backend the kernel has, the osnoise
-# tracer's options); a host check of either tier's host/ runs after
+# they are (KT_REUSE: hist_storm, every hist backend the kernel has, with 3 s
+# storms; the osnoise tracer's options, where the kernel has the tracer); a
+# host check of either tier's host/ runs after
 for t in "$PDIR"/guest/*.sh $(for n in ${KT_REUSE-hist_storm osnoise_kernel_options}; do
 	echo "$TESTS_DIR/kernels/guest/$n.sh"; done); do
 	n=$(basename "$t" .sh)
@@ -139,6 +148,7 @@ cp "$mdir/config" "$ROOT/ktest/kconfig" || exit 1
 	echo "KERNEL='sid'"
 	echo "MUST='pmu:vpa_dtl'"
 	echo "MODULES='$mods'"
+	echo "KT_STORM_DUR=3"	# the kernel tier's hist_storm: 3 s storms here
 } > "$ROOT/ktest/kernel.env"
 (cd "$ROOT" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$WORK/initrd" ||
 	{ echo "power: cannot build the initramfs"; exit 1; }
@@ -152,14 +162,17 @@ echo "power: sid: $KVER under $(basename "$(dirname "$qemu")")'s QEMU $(cat "$(d
 truncate -s 256M "$WORK/disk.img"
 : > "$WORK/results"; : > "$WORK/hv.log"
 t0=$(date +%s)
+# (ulimit -f: dash counts 512-byte blocks; a guest that hangs with the DTL
+# on fills the log at megabytes a second: 1 GiB stops it, said below)
+(ulimit -f 2097152
 LATSCOPE_DTL_LOG=$WORK/hv.log LATSCOPE_DTL_MODE=${POWER_DTL_MODE:-stress} \
-timeout -k 10 "$limit" "$qemu" -L /usr/share/qemu -M pseries,x-vof=on -accel tcg -smp 2 -m "$MEM" \
+exec timeout -k 10 "$limit" "$qemu" -L /usr/share/qemu -M pseries,x-vof=on -accel tcg -smp 2 -m "$MEM" \
 	-nodefaults -display none -vga none -no-reboot \
 	-kernel "$kd/usr/lib/modules/$KVER/vmlinuz" -initrd "$WORK/initrd" \
 	-append "console=hvc0 rdinit=/init quiet panic=-1" \
 	-serial "file:$WORK/console" -serial "file:$WORK/results" \
 	-drive "file=$WORK/disk.img,format=raw,if=none,id=rd" -device virtio-blk-pci,drive=rd \
-	> "$WORK/qemu.out" 2>&1
+	> "$WORK/qemu.out" 2>&1)
 qrc=$?
 echo "power: sid: guest ran $(( $(date +%s) - t0 )) s (qemu exit $qrc), the hypervisor wrote $(grep -c '^dtl ' "$WORK/hv.log") DTL entries"
 mkdir -p "$WORK/out" && tar -xf "$WORK/disk.img" -C "$WORK/out" 2>/dev/null
@@ -173,6 +186,7 @@ else
 	tr -d '\r' < "$WORK/console" | sed -n 's/.*\(KT [A-Z]* .*\)/\1/p' > "$WORK/results.txt"
 fi
 if grep -q '^KT DONE' "$WORK/results.txt"; then lost="the guest gave no result"
+elif [ "$(stat -c %s "$WORK/hv.log")" -ge 1073741824 ]; then lost="the hypervisor's log reached 1 GiB: the guest ran away with the DTL on (qemu exit $qrc)"
 elif [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then lost="the guest hung: killed after $limit s"
 else lost="the guest stopped before it (qemu exit $qrc)"; fi
 for n in features $tests; do

@@ -23,17 +23,8 @@ for a in 8K 16K 128K 4M; do
 	aout=$(python3 "$PDIR/auxcheck.py" "$ART/$r.data" "$HVLOG" "$ART/$r.csv" "$bytes") ||
 		die "$r: $(echo "$aout" | tr '\n' ' ')"
 	echo "$aout" | sed "s/^/$r: /"
-	wraps=$(echo "$aout" | tail -1 | sed 's/.*wraps=\([0-9]*\).*/\1/')
-	set -- $(python3 -c 'import json,sys
-def find(o, k):
-    if isinstance(o, dict):
-        if k in o: return o[k]
-        for v in o.values():
-            r = find(v, k)
-            if r is not None: return r
-    return None
-j = json.load(open(sys.argv[1]))
-print(find(j, "ring_full_polls"), find(j, "aux_wraps"))' "$ART/$r.json") || die "$r: cannot read $r.json"
+	wraps=$(echo "$aout" | tail -1 | tr ' ' '\n' | sed -n 's/^wraps=//p')
+	set -- $(python3 "$PDIR/jsonget.py" "$ART/$r.json" ring_full_polls aux_wraps) || die "$r: cannot read $r.json"
 	full=$1 jw=$2
 	strict=$(cat "$ART/$r.strict")
 	echo "$r: latscope: aux_wraps $jw, ring_full_polls $full, --strict exit $strict"
