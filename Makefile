@@ -237,7 +237,8 @@ fuzz-replay-run: $(REPLAY_BINS)
 # The whole suite: unit tests, golden + end-to-end tests against the real
 # binary, then the unit tests again and every fuzz target's corpus and
 # regression inputs under gcc's ASan+UBSan, the ppc64el build with the golden
-# tests under qemu-user (tests/cross/run.sh), then the kernel tier.
+# tests under qemu-user (tests/cross/run.sh), then the POWER and kernel
+# tiers side by side.
 check: deps
 	@# the POWER tier's test hypervisor is built once (about 5 minutes):
 	@# in the background from the start, beside the first tiers
@@ -249,8 +250,11 @@ check-inner: $(BIN) $(UNIT_BINS) $(TOOL_BINS)
 	$(Q)LATSCOPE=$(CURDIR)/$(BIN) TOOLS=$(CURDIR)/$(BUILD)/tests/tools sh tests/run-shell.sh
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 OPT=-O1 unit-run fuzz-replay-run
 	+$(Q)TOOLS=$(CURDIR)/$(BUILD)/tests/tools sh tests/cross/run.sh
-	+$(Q)sh tests/power/run.sh
-	$(Q)LATSCOPE=$(CURDIR)/$(BIN) sh tests/kernels/run.sh
+	@# the POWER and kernel tiers side by side (their guests idle in many
+	@# tests' waits): the POWER tier's lines when both are done
+	+$(Q)sh tests/power/run.sh > $(BUILD)/power.log 2>&1 & pw=$$!; \
+	LATSCOPE=$(CURDIR)/$(BIN) sh tests/kernels/run.sh; kr=$$?; \
+	wait $$pw; prc=$$?; cat $(BUILD)/power.log; [ $$kr -eq 0 ] && [ $$prc -eq 0 ]
 
 # The POWER tier alone (docs/power.md): the test hypervisor (built once into
 # the cache), the ppc64el build, sid's ppc64el kernel in a pseries guest,

@@ -80,14 +80,16 @@ hi=$((hi + stn))
 # Without schedstats, one per wake-up.
 sw=$(sed -n 's/.* switched_in=\([0-9]*\).*/\1/p' "$TMP/ng")
 [ "${sw:-0}" -gt 0 ] || sw=$wakes
-[ "$sw" -ge "$wakes" ] || die "noisegen: $sw switches for $wakes wake-ups"
+# (a wake-up whose timer fired before the sleep got to schedule() is no
+# switch: under TCG 4 of 392 did; the kernel's count is the truth here)
+[ "$sw" -ge "$wakes" ] || echo "note: $((wakes - sw)) of noisegen's $wakes sleeps did not switch it out"
 [ "$cnt" -ge $((sw + 1)) ] && [ "$cnt" -le $((sw + 3)) ] ||
 	die "$cnt entries for $wakes wake-ups: the kernel counted $sw switch-ins over the loop (schedstat), and its arrival"
 # untimed entries are the exception, not the rule
 [ "$uns" -le $((wakes / 10)) ] || die "$uns of $cnt entries untimed"
 # the table's thread counter counts them too, and the thread share of the noise is there
 th=$($J "$TMP/run.json" cpus.0.thread)
-[ "$th" -ge "$wakes" ] || die "thread counter $th < $wakes"
+[ "$th" -ge "$sw" ] || die "thread counter $th < the $sw switch-ins"
 tns=$($J "$TMP/run.json" cpus.0.thread_ns)
 [ "$tns" -ge $((inj / 1000 * 90 / 100 * 1000)) ] || die "thread_ns $tns below the injected noise"
 exit 0
