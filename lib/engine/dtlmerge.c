@@ -35,6 +35,7 @@ struct queue {
 	size_t run_n;
 	uint64_t run_pos;		/* stream offset of run */
 	uint64_t seen_wraps, seen_cut, seen_gap_bytes;	/* sl.st already in stats and gaps */
+	uint64_t seen_holes, seen_hole_bytes;
 	bool wrap_pending;		/* a lap end to report with the next entry's time */
 	uint64_t wrap_at;
 	uint64_t last_ns;		/* time of the queue's last entry */
@@ -90,6 +91,7 @@ static const char *const gap_names[DTLMERGE_GAP_NR_KINDS] = {
 	[DTLMERGE_GAP_FORCED] = "forced_flush",
 	[DTLMERGE_GAP_RING_FULL] = "ring_full",
 	[DTLMERGE_GAP_AUX_WRAP] = "aux_wrap",
+	[DTLMERGE_GAP_AUX_ERROR] = "aux_error",
 };
 
 const char *dtlmerge_gap_name(enum dtlmerge_gap_kind k)
@@ -249,6 +251,10 @@ static void note_slicer(struct dtlmerge *m, struct queue *q)
 	}
 	m->st.wrap_gap_bytes += st->gap_bytes - q->seen_gap_bytes;
 	q->seen_gap_bytes = st->gap_bytes;
+	m->st.holes += st->holes - q->seen_holes;
+	q->seen_holes = st->holes;
+	m->st.hole_bytes += st->hole_bytes - q->seen_hole_bytes;
+	q->seen_hole_bytes = st->hole_bytes;
 }
 
 static void flush_wrap(struct dtlmerge *m, struct queue *q, uint64_t t)
@@ -505,6 +511,7 @@ static struct queue *get_queue(struct dtlmerge *m, uint32_t cpu)
 			return NULL;
 		q->cpu = cpu;
 		q->heap_pos = -1;
+		dtl_slicer_init_stream(&q->sl);
 		m->q[cpu] = q;
 		m->st.nr_queues++;
 	}
@@ -645,6 +652,11 @@ void dtlmerge_note_lost(struct dtlmerge *m, uint32_t cpu, uint64_t time_ns, uint
 {
 	m->st.lost_events += lost;
 	add_gap(m, DTLMERGE_GAP_LOST, cpu, time_ns, lost, 0);
+}
+
+void dtlmerge_note_auxerr(struct dtlmerge *m, uint32_t cpu, uint64_t time_ns, uint32_t type, uint32_t code)
+{
+	add_gap(m, DTLMERGE_GAP_AUX_ERROR, cpu, time_ns, code, type);
 }
 
 void dtlmerge_note_time(struct dtlmerge *m, uint64_t time_ns)

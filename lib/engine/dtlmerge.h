@@ -103,6 +103,8 @@ enum dtlmerge_gap_kind {
 					 * offset of the lap's end): it dropped the rest of
 					 * the poll that filled it and overwrote the next
 					 * poll's entries (docs/dtl.md) */
+	DTLMERGE_GAP_AUX_ERROR,		/* a PERF_RECORD_AUXTRACE_ERROR: the recorder says
+					 * what it lost (a = code, b = type; DTL_AUXERR_*) */
 	DTLMERGE_GAP_NR_KINDS
 };
 
@@ -124,6 +126,8 @@ struct dtlmerge_stats {
 	uint64_t tail_bytes;		/* the bytes of those cut entries */
 	uint64_t wrap_gaps;		/* AUX laps' end zero runs skipped (AUX wraps) */
 	uint64_t wrap_gap_bytes;
+	uint64_t holes;			/* buffers that start past the CPU's stream so far */
+	uint64_t hole_bytes;		/* the stream bytes they skip (never in the file) */
 	uint64_t late;			/* entries emitted after a newer record */
 	uint64_t no_tbinfo;		/* entries converted without any boot_tb/tb_freq */
 	uint64_t gaps[DTLMERGE_GAP_NR_KINDS];
@@ -166,6 +170,8 @@ int dtlmerge_add_buffer(struct dtlmerge *m, const struct dtlmerge_buf_info *bi, 
 void dtlmerge_note_aux(struct dtlmerge *m, uint32_t cpu, uint64_t time_ns, uint64_t aux_offset,
 		   uint64_t aux_size, uint64_t flags);
 void dtlmerge_note_lost(struct dtlmerge *m, uint32_t cpu, uint64_t time_ns, uint64_t lost);
+/* a PERF_RECORD_AUXTRACE_ERROR of cpu (DTLMERGE_GAP_AUX_ERROR) */
+void dtlmerge_note_auxerr(struct dtlmerge *m, uint32_t cpu, uint64_t time_ns, uint32_t type, uint32_t code);
 
 /* The time of the last record delivered (entries older than it are "late"). */
 void dtlmerge_note_time(struct dtlmerge *m, uint64_t time_ns);

@@ -61,6 +61,7 @@ static struct dtlstat_cpu *get_cpu(struct dtlstat *s, uint32_t cpu)
 	struct cpu_priv *cp = calloc(1, sizeof(*cp));
 	if (!cp)
 		return NULL;
+	dtl_slicer_init_stream(&cp->sl);
 	c = &cp->pub;
 	c->cpu = cpu;
 	for (int i = 0; i < DTLSTAT_NTIMES; i++)
@@ -220,6 +221,10 @@ int dtlstat_add_payload(struct dtlstat *s, uint32_t cpu, uint64_t pos, const voi
 	s->scan.wrap_gaps += sl->st.wrap_gaps - before.wrap_gaps;
 	c->aux_wraps += sl->st.wrap_gaps - before.wrap_gaps;
 	s->scan.wrap_gap_bytes += sl->st.gap_bytes - before.gap_bytes;
+	s->scan.holes += sl->st.holes - before.holes;
+	s->scan.hole_bytes += sl->st.hole_bytes - before.hole_bytes;
+	c->aux_holes += sl->st.holes - before.holes;
+	c->aux_hole_bytes += sl->st.hole_bytes - before.hole_bytes;
 	s->scan.entries += c->entries - ent0;
 	s->scan.bad_reasons += bad;
 	return 0;

@@ -53,6 +53,8 @@ struct dtlstat_cpu {
 	uint16_t last_proc;
 	uint64_t proc_changes;			/* dispatched on another processor than last time */
 	uint64_t aux_wraps;			/* laps of the driver's AUX buffer (dtl_slicer) */
+	uint64_t aux_holes;			/* holes in its AUX stream (an overrun) */
+	uint64_t aux_hole_bytes;		/* their bytes: never in the file */
 	struct dtl_tbinfo tbi;			/* from this CPU's header, if any */
 };
 

@@ -150,6 +150,13 @@ void dtl_slicer_init(struct dtl_slicer *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void dtl_slicer_init_stream(struct dtl_slicer *s)
+{
+	dtl_slicer_init(s);
+	s->have_next = true;
+	s->next_pos = 0;
+}
+
 /* where a lap-end zero run can start: 32 or 64 bytes before a multiple of 4096 */
 #define LAP_ALIGN	4096u
 
@@ -173,6 +180,10 @@ static void slicer_cut(struct dtl_slicer *s)
 void dtl_slicer_feed(struct dtl_slicer *s, uint64_t pos, const void *data, uint64_t len, bool last)
 {
 	if (s->have_next && pos != s->next_pos) {
+		if (pos > s->next_pos) {
+			s->st.holes++;
+			s->st.hole_bytes += pos - s->next_pos;
+		}
 		slicer_cut(s);		/* the stream jumps: a held partial slot is lost */
 		s->gap_end = 0;
 	}

@@ -186,7 +186,9 @@ static inline size_t dtl_payload_slots(uint64_t len, uint64_t *tail_bytes)
  * for one; a real entry cannot be one (its timebase, bytes 16-23, is never
  * zero).  A slot that a piece cuts is completed from the next piece when
  * that continues the stream (a payload read in chunks); at the end of a
- * payload (last) or where the stream jumps, its bytes are counted as cut.
+ * payload (last) or where the stream jumps, its bytes are counted as cut; a
+ * piece that starts past the stream's end so far is a hole (counted: bytes
+ * the reader never copied) and must start at an entry's place.
  * No allocation; the struct is the caller's (zero it, or dtl_slicer_init).
  */
 struct dtl_slice_stats {
@@ -195,6 +197,9 @@ struct dtl_slice_stats {
 	uint64_t gap_bytes;		/* their bytes */
 	uint64_t cut_pieces;		/* payload ends (or jumps) inside a slot */
 	uint64_t cut_bytes;		/* the bytes of those partial slots */
+	uint64_t holes;			/* pieces that start past where the stream was: bytes
+					 * of the stream never in the file (an AUX overrun) */
+	uint64_t hole_bytes;		/* the bytes skipped */
 };
 
 struct dtl_slicer {
@@ -212,6 +217,11 @@ struct dtl_slicer {
 
 void dtl_slicer_init(struct dtl_slicer *s);
 
+/* dtl_slicer_init_stream - for a CPU's whole AUX stream, which starts at
+ * offset 0 (the perf core's aux_head does): a first piece past 0 is a hole
+ * too (what an overrun before the first read leaves). */
+void dtl_slicer_init_stream(struct dtl_slicer *s);
+
 /* dtl_slicer_feed - walk [data, data + len) next, the stream bytes at pos;
  * last: the piece ends its payload.  data must stay valid until
  * dtl_slicer_next returns 0. */
@@ -222,6 +232,18 @@ void dtl_slicer_feed(struct dtl_slicer *s, uint64_t pos, const void *data, uint6
  * (into the piece, or the slicer's own copy of a slot the pieces cut) and
  * *run_pos to its stream offset.  Slots are contiguous within a run. */
 size_t dtl_slicer_next(struct dtl_slicer *s, const uint8_t **run, uint64_t *run_pos);
+
+/*
+ * The codes of the PERF_RECORD_AUXTRACE_ERROR records latscope dtl record
+ * writes (pdformat.h, type PDFORMAT_AUXERR_TYPE_ITRACE: perf counts them as
+ * trace errors and dumps their message): DTL_AUXERR_STOPPED, the CPU's AUX
+ * buffer was full at a poll of the driver, which lost that poll and the
+ * kernel disabled the event for good (its DTL ends there);
+ * DTL_AUXERR_OVERRUN, the driver wrote over AUX bytes before they were read
+ * (the bytes are a hole in the CPU's AUX stream: dtl_slice_stats.holes).
+ */
+#define DTL_AUXERR_STOPPED	1
+#define DTL_AUXERR_OVERRUN	2
 
 /* Counters of a payload scan (see dtl_scan_payload). */
 struct dtl_scan_stats {
@@ -234,6 +256,9 @@ struct dtl_scan_stats {
 	uint64_t tail_bytes;		/* the bytes of those partial slots */
 	uint64_t wrap_gaps;		/* AUX laps' end zero runs skipped */
 	uint64_t wrap_gap_bytes;	/* their bytes */
+	uint64_t holes;			/* payloads that start past where the CPU's stream was:
+					 * bytes the reader never copied (an AUX overrun) */
+	uint64_t hole_bytes;		/* those bytes */
 	uint64_t bad_reasons;		/* entries with a reason outside the tables */
 };
 

@@ -266,6 +266,15 @@ struct pdformat_osnp {
 #define PDFORMAT_AUX_FLAG_PARTIAL	0x4
 #define PDFORMAT_AUX_FLAG_COLLISION	0x8
 
+/* PERF_RECORD_AUXTRACE_ERROR (a user record: the recorder or a decoder says
+ * what it lost): type, code, cpu, pid, tid, fmt (u32 each), ip, time (u64;
+ * time only when fmt >= 1), msg[64] (NUL-terminated), and from fmt 2
+ * machine_pid, vcpu (u32).  Offsets into the body (after the header). */
+#define PDFORMAT_AUXERR_TYPE_ITRACE	1	/* perf counts these as trace errors */
+#define PDFORMAT_AUXERR_MSG_OFF		40
+#define PDFORMAT_AUXERR_MSG_LEN		64
+#define PDFORMAT_AUXERR_BODY_FMT1	(PDFORMAT_AUXERR_MSG_OFF + PDFORMAT_AUXERR_MSG_LEN)	/* 104 */
+
 /* AUXTRACE_INFO types. */
 #define PDFORMAT_AUXTRACE_VPA_DTL	7
 

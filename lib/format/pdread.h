@@ -277,6 +277,18 @@ bool pdread_needs_swap(const struct pdread *r);
 /* Read a u64 of the file's byte order from p (e.g. callchain entries). */
 uint64_t pdread_u64(const struct pdread *r, const void *p);
 
+/* A PERF_RECORD_AUXTRACE_ERROR (what a recorder or a decoder says it lost;
+ * pdformat.h). */
+struct pdread_auxerr {
+	uint32_t type, code, cpu;
+	uint64_t time_ns;		/* 0 when the record has none (fmt 0) */
+	char msg[PDFORMAT_AUXERR_MSG_LEN + 1];	/* NUL-terminated, control bytes as '?' */
+};
+
+/* pdread_auxerr - decode ev (a PERF_RECORD_AUXTRACE_ERROR) into *e (the
+ * caller's); false when it is another type or too short for its fields. */
+bool pdread_auxerr(const struct pdread *r, const struct pdread_event *ev, struct pdread_auxerr *e);
+
 /*
  * pdread_pread - read len bytes at absolute file offset off (file mode only; e.g.
  * to re-read an AUXTRACE payload later).  Returns 0 or a negative errno

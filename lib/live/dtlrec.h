@@ -69,6 +69,11 @@ struct dtlrec_stats {
 	uint64_t corrupt;		/* corrupt data-ring headers, each a skip to the head */
 	uint64_t corrupt_bytes;		/* data-ring bytes those skips left unread */
 	uint64_t aux_flags_lost;	/* AUX records with TRUNCATED/PARTIAL/COLLISION */
+	uint64_t aux_full;		/* drains that found a CPU's AUX buffer full */
+	uint64_t aux_overruns;		/* drains that found bytes written over before they were read */
+	uint64_t aux_overrun_bytes;	/* those bytes (AUX stream offsets not in the file) */
+	uint64_t aux_stopped;		/* CPUs whose event the kernel disabled (a full AUX buffer):
+					 * their DTL ends there */
 	uint64_t odd_reads;		/* debugfs reads that were not a multiple of 48 */
 	/* the tracepoints' counting twins (live/ptwin.h), read at the close: */
 	bool tp_counted;		/* every tracepoint was counted */
@@ -121,6 +126,10 @@ void dtlrec_get_stats(const struct dtlrec *r, struct dtlrec_stats *st);
 bool dtlrec_changed_setting(const struct dtlrec *r, const char **path, const char **restore);
 
 const char *dtlrec_strerror(const struct dtlrec *r);
+
+/* dtlrec_cpu_stopped - the kernel disabled CPU cpu's vpa_dtl event (its AUX
+ * buffer filled up): no more of its DTL comes. */
+bool dtlrec_cpu_stopped(const struct dtlrec *r, unsigned cpu);
 
 /* Helpers (exposed for tests). */
 int dtlrec_read_pmu_type(const char *sysfs, uint32_t *type);

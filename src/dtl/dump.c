@@ -155,7 +155,8 @@ int dtl_cmd_dump(int argc, char **argv)
 	while ((rc = pdread_next(r, &ev)) > 0) {
 		char pfx[16];
 
-		if (ev.type != PDFORMAT_RECORD_AUXTRACE_INFO && ev.type != PDFORMAT_RECORD_AUXTRACE)
+		if (ev.type != PDFORMAT_RECORD_AUXTRACE_INFO && ev.type != PDFORMAT_RECORD_AUXTRACE &&
+		    ev.type != PDFORMAT_RECORD_AUXTRACE_ERROR)
 			continue;
 		nrec++;
 		printf("\n%#" PRIx64 "@%s [%#x]: event: %u\n", ev.file_offset, shown, ev.size, ev.type);
@@ -163,7 +164,17 @@ int dtl_cmd_dump(int argc, char **argv)
 			hexdump(ev.data, ev.size);
 		tstamp_prefix(r, pfx, sizeof(pfx));
 		printf("\n%s%#" PRIx64 " [%#x]: PERF_RECORD_%s", pfx, ev.file_offset, ev.size,
-		       ev.type == PDFORMAT_RECORD_AUXTRACE ? "AUXTRACE" : "AUXTRACE_INFO");
+		       ev.type == PDFORMAT_RECORD_AUXTRACE ? "AUXTRACE"
+		       : ev.type == PDFORMAT_RECORD_AUXTRACE_ERROR ? "AUXTRACE_ERROR" : "AUXTRACE_INFO");
+		if (ev.type == PDFORMAT_RECORD_AUXTRACE_ERROR) {
+			struct pdread_auxerr e;
+			if (pdread_auxerr(r, &ev, &e))
+				printf(" type: %u  code: %u  cpu: %d  time: %" PRIu64 ": %s\n", e.type, e.code,
+				       (int32_t)e.cpu, e.time_ns, e.msg);
+			else
+				printf(" (too short: %u bytes)\n", ev.size);
+			continue;
+		}
 		if (ev.type == PDFORMAT_RECORD_AUXTRACE_INFO) {
 			uint32_t type = ev.size >= 12 ? bytes_ld32(ev.data + 8, swap) : 0;
 			printf(" type: %u\n", type);
@@ -211,6 +222,8 @@ int dtl_cmd_dump(int argc, char **argv)
 			fprintf(stderr, "latscope dtl dump: out of memory\n");
 			break;
 		}
+		if (!sl[c]->have_next)
+			dtl_slicer_init_stream(sl[c]);
 		dump_payload(sl[c], a->offset, data, a->size, swap);
 	}
 	free(pay);

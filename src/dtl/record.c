@@ -359,6 +359,16 @@ int dtl_cmd_record(int argc, char **argv)
 		fprintf(stderr, "latscope dtl record: warning: the kernel fired %" PRIu64 " tracepoint samples "
 				"it never delivered, with no LOST record (of %" PRIu64 "): the sched events in %s "
 				"are incomplete\n", st.tp_undelivered, st.tp_fired, out);
+	if (st.aux_stopped)
+		fprintf(stderr, "latscope dtl record: warning: the AUX buffer of %" PRIu64 " CPU%s filled up and the "
+				"kernel stopped recording its DTL for the rest of the run (their entries end there; a "
+				"larger buffer, --aux-size, gives the reader more time)\n", st.aux_stopped,
+			st.aux_stopped == 1 ? "" : "s");
+	if (st.aux_overruns)
+		fprintf(stderr, "latscope dtl record: warning: the driver wrote over %" PRIu64 " bytes of AUX data "
+				"before they were read (%" PRIu64 " times; at least %" PRIu64 " entries lost; a larger "
+				"buffer, --aux-size, gives the reader more time)\n", st.aux_overrun_bytes,
+			st.aux_overruns, (st.aux_overrun_bytes + 47) / 48);
 	if (st.throttles)
 		fprintf(stderr, "latscope dtl record: warning: the kernel throttled sampling %" PRIu64 " times "
 				"(perf_event_max_sample_rate): the samples it did not take have no record\n",

@@ -116,7 +116,7 @@ static int rep_piece(struct rep *o, struct dtlstat *s, uint32_t cpu, uint64_t po
 	if (!o->sl[cpu]) {
 		if (!(o->sl[cpu] = malloc(sizeof(*o->sl[cpu]))))
 			return -ENOMEM;
-		dtl_slicer_init(o->sl[cpu]);
+		dtl_slicer_init_stream(o->sl[cpu]);
 	}
 	const uint8_t *run;
 	uint64_t at;
@@ -150,6 +150,24 @@ static void note_ring(struct rep *o, const struct pdread_event *ev, const struct
 		o->aux_seen[cpu] = 1;
 	if (dtl_poll_filled_ring(size, first))
 		o->ring_full++;
+}
+
+/* A PERF_RECORD_AUXTRACE_ERROR: what the recorder says it lost. */
+static void note_auxerr(struct rep *o, const struct pdread_event *ev, const struct pdread *r)
+{
+	struct pdread_auxerr e;
+
+	if (!pdread_auxerr(r, ev, &e))
+		return;
+	if (e.code == DTL_AUXERR_STOPPED) {
+		o->auxerr[0]++;
+		if (e.cpu < DTLSTAT_MAX_CPUS)
+			o->stopped[e.cpu] = 1;
+	} else if (e.code == DTL_AUXERR_OVERRUN) {
+		o->auxerr[1]++;
+	} else {
+		o->auxerr[2]++;
+	}
 }
 
 static bool has_sched_switch(const struct pdread *r)
@@ -226,6 +244,9 @@ static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, cons
 				o->aux_flags[2] += !!(fl & PDFORMAT_AUX_FLAG_COLLISION);
 			}
 			continue;
+		case PDFORMAT_RECORD_AUXTRACE_ERROR:
+			note_auxerr(o, ev, r);
+			continue;
 		case PDFORMAT_RECORD_LOST:
 			o->lost_records++;
 			if (ev->size >= 24)
@@ -272,11 +293,23 @@ static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, cons
 		.payloads = ms->buffers, .slots = ms->entries + ms->headers + ms->skipped,
 		.headers = ms->headers, .skipped = ms->skipped, .odd_payloads = ms->odd_buffers,
 		.tail_bytes = ms->tail_bytes, .wrap_gaps = ms->wrap_gaps, .wrap_gap_bytes = ms->wrap_gap_bytes,
+		.holes = ms->holes, .hole_bytes = ms->hole_bytes,
 	};
 	dtlstat_set_scan(s, &sc);
 	o->late = ms->late;
 	o->dropped = o->tl->bad_cpu_buffers;
 	return 0;
+}
+
+/* "0, 1, 5" : the CPUs whose DTL the kernel stopped, into buf */
+static void stopped_list(const struct rep *o, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (uint32_t i = 0; i < DTLSTAT_MAX_CPUS && n + 16 < size; i++)
+		if (o->stopped[i])
+			n += (size_t)snprintf(buf + n, size - n, "%s%u", n ? ", " : "", i);
 }
 
 /*
@@ -309,6 +342,22 @@ static void report_losses(const char *path, const struct rep *o, const struct pd
 	if (sc->tail_bytes)
 		fprintf(stderr, "%s: %s: %" PRIu64 " AUX payloads end inside an entry: %" PRIu64
 			" bytes ignored\n", who, path, sc->odd_payloads, sc->tail_bytes);
+	if (sc->hole_bytes)
+		fprintf(stderr, "%s: %s: %" PRIu64 " bytes of AUX data (at least %" PRIu64 " entries) never "
+			"reached the file, in %" PRIu64 " holes of the AUX stream: the driver writes over what the "
+			"reader has not copied yet (a larger AUX buffer gives the reader more time: dtl record "
+			"--aux-size)\n",
+			who, path, sc->hole_bytes, (sc->hole_bytes + DTL_ENTRY_SIZE - 1) / DTL_ENTRY_SIZE, sc->holes);
+	if (o->auxerr[0]) {
+		char l[256];
+		stopped_list(o, l, sizeof(l));
+		fprintf(stderr, "%s: %s: the AUX buffer of CPU %s filled up and the kernel stopped recording "
+			"its DTL: no entries after that point (a larger AUX buffer: dtl record --aux-size)\n",
+			who, path, l);
+	}
+	if (o->auxerr[2])
+		fprintf(stderr, "%s: %s: %" PRIu64 " AUX trace errors of other kinds recorded\n", who, path,
+			o->auxerr[2]);
 	if (rs->unknown_id || rs->bad_samples)
 		fprintf(stderr, "%s: %s: %" PRIu64 " samples with an id no event declares and %" PRIu64
 			" too short for their sample_type were skipped: a task switch among them is missed, "
@@ -424,6 +473,9 @@ int dtl_cmd_report(int argc, char **argv)
 				o.aux_flags[2] += !!(fl & PDFORMAT_AUX_FLAG_COLLISION);
 			}
 			break;
+		case PDFORMAT_RECORD_AUXTRACE_ERROR:
+			note_auxerr(&o, &ev, r);
+			break;
 		case PDFORMAT_RECORD_LOST:
 			o.lost_records++;
 			if (ev.size >= 24)
@@ -487,6 +539,14 @@ results:;
 		json_object_object_add(data, "tail_bytes", jsonv_u64(sc->tail_bytes));
 		json_object_object_add(data, "aux_wraps", jsonv_u64(sc->wrap_gaps));
 		json_object_object_add(data, "aux_wrap_bytes", jsonv_u64(sc->wrap_gap_bytes));
+		json_object_object_add(data, "aux_holes", jsonv_u64(sc->holes));
+		json_object_object_add(data, "aux_hole_bytes", jsonv_u64(sc->hole_bytes));
+		json_object_object_add(data, "aux_errors", jsonv_u64(o.auxerr[0] + o.auxerr[1] + o.auxerr[2]));
+		struct json_object *stop = json_object_new_array();
+		for (uint32_t i = 0; i < DTLSTAT_MAX_CPUS; i++)
+			if (o.stopped[i])
+				json_object_array_add(stop, json_object_new_int64(i));
+		json_object_object_add(data, "dtl_stopped_cpus", stop);
 		json_object_object_add(data, "unknown_reasons", jsonv_u64(sc->bad_reasons));
 		json_object_object_add(data, "aux_truncated", jsonv_u64(o.aux_flags[0]));
 		json_object_object_add(data, "aux_partial", jsonv_u64(o.aux_flags[1]));
@@ -547,6 +607,16 @@ results:;
 			       "the poll that filled it and the next poll each time (at least %" PRIu64
 			       " entries; a larger AUX buffer wraps less often: --aux-size)\n",
 			       sc->wrap_gaps, sc->wrap_gaps);
+		if (sc->hole_bytes)
+			printf("  LOST: %" PRIu64 " bytes of AUX data (at least %" PRIu64 " entries) in %" PRIu64
+			       " holes of the stream, never copied out of the AUX buffer (an overrun: --aux-size)\n",
+			       sc->hole_bytes, (sc->hole_bytes + DTL_ENTRY_SIZE - 1) / DTL_ENTRY_SIZE, sc->holes);
+		if (o.auxerr[0]) {
+			char l[256];
+			stopped_list(&o, l, sizeof(l));
+			printf("  LOST: the AUX buffer of CPU %s filled up and the kernel stopped its DTL there "
+			       "(--aux-size)\n", l);
+		}
 		if (!o.total_only) {
 			for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
 				const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
@@ -608,11 +678,13 @@ results:;
 		 * hypervisor's ring full (the vpa_dtl driver then skips the
 		 * oldest: at least one each, unless exactly 84 had arrived), and
 		 * the bytes of an entry a payload cuts; docs/dtl.md "Losses" */
-		if (!ret && (sc->tail_bytes || o.ring_full || sc->wrap_gaps)) {
+		if (!ret && (sc->tail_bytes || o.ring_full || sc->wrap_gaps || sc->hole_bytes || o.auxerr[0] ||
+			     o.auxerr[1] || o.auxerr[2])) {
 			fprintf(stderr, "latscope dtl report: --strict: the result is incomplete: %" PRIu64
 				" AUX buffer wraps, %" PRIu64 " polls that found the hypervisor's ring full, %"
-				PRIu64 " bytes of cut entries; exit 1\n", sc->wrap_gaps, o.ring_full,
-				sc->tail_bytes);
+				PRIu64 " bytes of cut entries, %" PRIu64 " bytes in AUX holes, %" PRIu64
+				" AUX trace errors; exit 1\n", sc->wrap_gaps, o.ring_full, sc->tail_bytes,
+				sc->hole_bytes, o.auxerr[0] + o.auxerr[1] + o.auxerr[2]);
 			ret = EXIT_THRESHOLD;
 		}
 	}

@@ -49,6 +49,9 @@ struct rep {
 	bool have_boot_tb;
 	uint64_t min_rec_ns, max_rec_ns;	/* fast path: timed records seen */
 	uint64_t aux_flags[3], lost_events, lost_records, aux_records;
+	/* PERF_RECORD_AUXTRACE_ERROR records: DTL_AUXERR_STOPPED, _OVERRUN, other */
+	uint64_t auxerr[3];
+	uint8_t stopped[DTLSTAT_MAX_CPUS];	/* CPUs whose DTL the kernel stopped */
 	uint64_t first_sample_ns, last_sample_ns;
 };
 _Static_assert(offsetof(struct rep, in) == 0, "struct dtl_cmd_in first");

@@ -176,6 +176,7 @@ struct hctx {
 	uint64_t *dtl_ring_full;	/* [DTLSTAT_MAX_CPUS]: polls that found the ring overrun */
 	uint8_t *dtl_aux_seen;		/* [DTLSTAT_MAX_CPUS]: a commit came (the first has the header) */
 	bool dtl_poll_failed;		/* a read of the DTL failed (said once) */
+	uint64_t dtl_stopped_said;	/* CPUs whose stopped DTL was said */
 	char *expo;			/* the last exposition (open_memstream's) */
 	size_t expo_len;
 };

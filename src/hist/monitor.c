@@ -189,6 +189,17 @@ void hist_monitor_dtl_poll(struct hctx *c)
 		fprintf(stderr, "%s: --dtl: %s (counted as lost from here)\n", c->prog,
 			dtlrec_strerror(c->dtlr));
 	}
+	struct dtlrec_stats st;
+	if (c->dtlr) {
+		dtlrec_get_stats(c->dtlr, &st);
+		if (st.aux_stopped > c->dtl_stopped_said) {
+			c->dtl_stopped_said = st.aux_stopped;
+			fprintf(stderr, "%s: --dtl: the AUX buffer of %" PRIu64 " CPU%s filled up and the kernel "
+				"stopped its DTL: latscope_dtl_loss_events_total{cause=\"dtl_stopped\"} (a larger "
+				"--dtl-aux-size gives more time)\n", c->prog, st.aux_stopped,
+				st.aux_stopped == 1 ? "" : "s");
+		}
+	}
 }
 
 /* The DTL counters' families, per CPU (and reason). */
@@ -234,7 +245,9 @@ static int render_dtl(struct hctx *c, FILE *f)
 	if ((err = promexp_family(f, "latscope_dtl_loss_events_total", "counter",
 				  "events that lost DTL entries in the kernel, at least one each, how many not "
 				  "known: polls that found the hypervisor's 85-entry ring overrun (ring_full), "
-				  "wraps of the driver's AUX buffer (aux_wrap)")))
+				  "wraps of the driver's AUX buffer (aux_wrap), holes where the driver wrote over "
+				  "AUX data before it was read (aux_overrun), and 1 once the kernel stopped the "
+				  "CPU's DTL because its AUX buffer filled up (dtl_stopped)")))
 		return err;
 	for (uint32_t i = 0; i < dtlstat_nr_cpus(c->dtls); i++) {
 		const struct dtlstat_cpu *d = dtlstat_cpu(c->dtls, i);
@@ -243,9 +256,14 @@ static int render_dtl(struct hctx *c, FILE *f)
 		snprintf(cpu, sizeof(cpu), "%u", d->cpu);
 		struct promexp_label l1[] = { { "cpu", cpu }, { "cause", "ring_full" } };
 		struct promexp_label l2[] = { { "cpu", cpu }, { "cause", "aux_wrap" } };
+		struct promexp_label l3[] = { { "cpu", cpu }, { "cause", "aux_overrun" } };
+		struct promexp_label l4[] = { { "cpu", cpu }, { "cause", "dtl_stopped" } };
 		if ((err = promexp_sample(f, "latscope_dtl_loss_events_total", l1, 2,
 					  (double)(d->cpu < DTLSTAT_MAX_CPUS ? c->dtl_ring_full[d->cpu] : 0))) ||
-		    (err = promexp_sample(f, "latscope_dtl_loss_events_total", l2, 2, (double)d->aux_wraps)))
+		    (err = promexp_sample(f, "latscope_dtl_loss_events_total", l2, 2, (double)d->aux_wraps)) ||
+		    (err = promexp_sample(f, "latscope_dtl_loss_events_total", l3, 2, (double)d->aux_holes)) ||
+		    (err = promexp_sample(f, "latscope_dtl_loss_events_total", l4, 2,
+					  dtlrec_cpu_stopped(c->dtlr, d->cpu) ? 1.0 : 0.0)))
 			return err;
 	}
 	static const struct {

@@ -17,9 +17,11 @@ qemu) in those bytes, at any offset.  Checks, per CPU:
     to a lap's end are zeros (a 64-byte end may come as a commit of 48,
     then one of 16);
   - each run of the hypervisor's indexes missing between two entries in the
-    file lies across a lap's end (the wrap's loss) or not (the hypervisor's
-    ring overflowed before a poll).
-Prints one line per CPU, then "wraps=N holes_at_wraps=N lost_at_wraps=N
+    file lies across a hole of the CPU's AUX stream (bytes the recorder never
+    copied: an overrun, said in the file), across a lap's end (the wrap's
+    loss) or neither (the hypervisor's ring overflowed before a poll).
+Prints one line per CPU, then "wraps=N stream_holes=N stream_hole_bytes=N
+holes_at_overrun=N lost_at_overrun=N holes_at_wraps=N lost_at_wraps=N
 other_holes=N lost_other=N not_decoded=N bad_layout=N".  Exit 1 when an entry
 in the file is not in the CSV or the layout is not the documented one.
 """
@@ -97,7 +99,8 @@ def main():
     mine = set()
     for row in csv.DictReader(open(csvf)):
         mine.add((int(row["cpu"]), int(row["timebase"])))
-    tot = dict(wraps=0, holes_at_wraps=0, lost_at_wraps=0, other_holes=0, lost_other=0,
+    tot = dict(wraps=0, stream_holes=0, stream_hole_bytes=0, holes_at_overrun=0, lost_at_overrun=0,
+               holes_at_wraps=0, lost_at_wraps=0, other_holes=0, lost_other=0,
                not_decoded=0, bad_layout=0)
     for cpu in sorted(pays):
         found = []	# (stream offset, (vcpu, segment, index), timebase)
@@ -134,8 +137,16 @@ def main():
                     tot["bad_layout"] += 1
                     notes.append("bytes before the lap's end at %#x are not zeros" % lap)
         tot["wraps"] += wraps
+        # the stream's holes: [from, to) of the AUX stream in no payload
+        gaps, at = [], 0
+        for off, p in sorted(pays[cpu], key=lambda x: x[0]):
+            if off > at:
+                gaps.append((at, off))
+            at = max(at, off + len(p))
+        tot["stream_holes"] += len(gaps)
+        tot["stream_hole_bytes"] += sum(b - a for a, b in gaps)
         # the missing indexes between entries in the file, by place
-        holes_w = holes_o = lost_w = lost_o = 0
+        holes_w = holes_o = lost_w = lost_o = holes_v = lost_v = 0
         for (o1, w1, _), (o2, w2, _) in zip(found, found[1:]):
             if w2[2] == w1[2] + 1:
                 continue
@@ -143,12 +154,17 @@ def main():
             if n < 0:
                 notes.append("index %d after %d in the file" % (w2[2], w1[2]))
                 continue
-            if o2 // aux != o1 // aux:
+            if any(o1 < b and a <= o2 for a, b in gaps):
+                holes_v += 1
+                lost_v += n
+            elif o2 // aux != o1 // aux:
                 holes_w += 1
                 lost_w += n
             else:
                 holes_o += 1
                 lost_o += n
+        tot["holes_at_overrun"] += holes_v
+        tot["lost_at_overrun"] += lost_v
         tot["holes_at_wraps"] += holes_w
         tot["lost_at_wraps"] += lost_w
         tot["other_holes"] += holes_o
@@ -156,9 +172,9 @@ def main():
         idx = [w[2] for _, w, _ in found]
         print("cpu %d: %d commits, %d wraps; %d of the hypervisor's entries in the file "
               "(indexes %s..%s of segment %s), %d not decoded by latscope; missing between them: "
-              "%d in %d holes across a lap's end, %d in %d holes inside a lap"
+              "%d in %d holes of the stream, %d in %d holes across a lap's end, %d in %d holes inside a lap"
               % (cpu, len(c), wraps, len(found), idx[0] if idx else "-", idx[-1] if idx else "-",
-                 seg, len(missing), lost_w, holes_w, lost_o, holes_o))
+                 seg, len(missing), lost_v, holes_v, lost_w, holes_w, lost_o, holes_o))
         for n in notes[:5] + ["not decoded: index %d" % x[1][2] for x in missing[:3]]:
             print("  " + n)
     print(" ".join("%s=%d" % kv for kv in tot.items()))

@@ -395,6 +395,49 @@ static void test_slicer_wrap(void **state)
 
 /* What a reader that steps 48 bytes from a payload's start gets wrong: a
  * payload across a lap's end (entries, 32 zero bytes, entries). */
+/* holes of a CPU's AUX stream (bytes the reader never copied): a piece that
+ * starts past the stream so far, from offset 0 for a whole stream; the
+ * entries after a hole decode as ever */
+static void test_slicer_holes(void **state)
+{
+	(void)state;
+	uint8_t buf[3 * 48];
+	struct dtl_entry e = { .dispatch_reason = 3 };
+	struct dtl_slicer sl;
+	const uint8_t *run;
+	uint64_t at;
+	size_t n, got = 0;
+
+	for (int i = 0; i < 3; i++) {
+		e.timebase = 100 + i;
+		dtl_encode(&e, buf + 48 * i);
+	}
+	dtl_slicer_init_stream(&sl);
+	dtl_slicer_feed(&sl, 480, buf, sizeof(buf), true);	/* overrun before the first read */
+	while ((n = dtl_slicer_next(&sl, &run, &at)) > 0)
+		got += n;
+	assert_int_equal(sl.st.holes, 1);
+	assert_int_equal(sl.st.hole_bytes, 480);
+	dtl_slicer_feed(&sl, 480 + 144, buf, sizeof(buf), true);	/* continues: no hole */
+	while ((n = dtl_slicer_next(&sl, &run, &at)) > 0)
+		got += n;
+	assert_int_equal(sl.st.holes, 1);
+	dtl_slicer_feed(&sl, 480 + 288 + 960, buf, 96, true);	/* 960 bytes skipped */
+	while ((n = dtl_slicer_next(&sl, &run, &at)) > 0) {
+		assert_int_equal(at, 480 + 288 + 960);
+		got += n;
+	}
+	assert_int_equal(sl.st.holes, 2);
+	assert_int_equal(sl.st.hole_bytes, 480 + 960);
+	assert_int_equal(got, 3 + 3 + 2);
+	/* a single payload's slicer knows no stream: no hole at its start */
+	dtl_slicer_init(&sl);
+	dtl_slicer_feed(&sl, 480, buf, sizeof(buf), true);
+	while (dtl_slicer_next(&sl, &run, &at) > 0)
+		;
+	assert_int_equal(sl.st.holes, 0);
+}
+
 static void test_slicer_gap_in_payload(void **state)
 {
 	(void)state;
@@ -503,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_poll_filled_ring),
 		cmocka_unit_test(test_slicer_wrap),
 		cmocka_unit_test(test_slicer_gap_in_payload),
+		cmocka_unit_test(test_slicer_holes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

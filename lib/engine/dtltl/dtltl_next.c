@@ -52,6 +52,12 @@ static void note_record(struct dtltl *t, const struct pdread_event *ev)
 		if (ev->size >= 24)
 			dtlmerge_note_lost(t->m, cpu, tm, pdread_u64(t->r, ev->data + 16));
 		break;
+	case PDFORMAT_RECORD_AUXTRACE_ERROR: {
+		struct pdread_auxerr e;
+		if (pdread_auxerr(t->r, ev, &e))
+			dtlmerge_note_auxerr(t->m, e.cpu, e.time_ns, e.type, e.code);
+		break;
+	}
 	case PDFORMAT_RECORD_LOST_SAMPLES:
 		if (ev->size >= 16)
 			dtlmerge_note_lost(t->m, cpu, tm, pdread_u64(t->r, ev->data + 8));

@@ -54,6 +54,30 @@ struct tep_handle *pdread_tep(const struct pdread *r) { return r->tep; }
 bool pdread_needs_swap(const struct pdread *r) { return r->swap; }
 uint64_t pdread_u64(const struct pdread *r, const void *p) { return bytes_ld64(p, r->swap); }
 
+bool pdread_auxerr(const struct pdread *r, const struct pdread_event *ev, struct pdread_auxerr *e)
+{
+	const size_t hdr = 8;
+
+	if (ev->type != PDFORMAT_RECORD_AUXTRACE_ERROR || ev->size < hdr + PDFORMAT_AUXERR_MSG_OFF)
+		return false;
+	const uint8_t *b = ev->data + hdr;
+	uint32_t fmt = bytes_ld32(b + 20, r->swap);
+	e->type = bytes_ld32(b, r->swap);
+	e->code = bytes_ld32(b + 4, r->swap);
+	e->cpu = bytes_ld32(b + 8, r->swap);
+	e->time_ns = fmt >= 1 ? bytes_ld64(b + 32, r->swap) : 0;
+	size_t n = ev->size - hdr - PDFORMAT_AUXERR_MSG_OFF;
+	if (n > PDFORMAT_AUXERR_MSG_LEN)
+		n = PDFORMAT_AUXERR_MSG_LEN;
+	size_t i;
+	for (i = 0; i < n && b[PDFORMAT_AUXERR_MSG_OFF + i]; i++) {
+		uint8_t ch = b[PDFORMAT_AUXERR_MSG_OFF + i];
+		e->msg[i] = ch < 0x20 || ch >= 0x7f ? '?' : (char)ch;
+	}
+	e->msg[i] = 0;
+	return true;
+}
+
 const struct pdread_evsel *pdread_evsel(const struct pdread *r, size_t idx)
 {
 	return idx < r->nr_evsels ? &r->evsels[idx] : NULL;

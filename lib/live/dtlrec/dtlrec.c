@@ -519,6 +519,11 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 			a.config = r->o.mask;
 			a.sample_period = r->o.period_ns;
 			a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+			/* the enabled time tells a disabled event (a full AUX buffer) */
+			a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
+			/* wake the reader at a quarter of the AUX buffer: the driver
+			 * writes over what is unread, and stops at a full buffer */
+			a.aux_watermark = (uint32_t)((r->o.aux_bytes ? r->o.aux_bytes : 128 * 1024) / 4);
 			a.disabled = 1;
 			a.sample_id_all = 1;
 			a.comm = 1;
@@ -542,6 +547,14 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 			return err;
 	}
 	return write_header(r, output);
+}
+
+bool dtlrec_cpu_stopped(const struct dtlrec *r, unsigned cpu)
+{
+	for (unsigned i = 0; i < r->nc; i++)
+		if (r->c[i].cpu == cpu)
+			return r->c[i].stopped;
+	return false;
 }
 
 void dtlrec_get_stats(const struct dtlrec *r, struct dtlrec_stats *st)
@@ -613,6 +626,9 @@ int dtlrec_close(struct dtlrec *r, struct dtlrec_stats *st)
 
 	if (!r)
 		return 0;
+	if (r->w || r->o.sink)
+		err = dtlrec_check_stopped(r);
+	r->closing = true;
 	for (unsigned i = 0; i < r->nc; i++) {
 		struct rcpu *c = &r->c[i];
 		if (c->fd_dtl >= 0)
@@ -621,7 +637,7 @@ int dtlrec_close(struct dtlrec *r, struct dtlrec_stats *st)
 			if (c->fd_tp[t] >= 0)
 				ioctl(c->fd_tp[t], PERF_EVENT_IOC_DISABLE, 0);
 	}
-	if ((r->w || r->o.sink) && r->enabled)
+	if ((r->w || r->o.sink) && r->enabled && !err)
 		err = dtlrec_drain_all(r);
 	if (r->enabled && r->o.nr_tracepoints)
 		count_fired(r);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* dtlrec_drain.c - the DTL recorder's drain: perf rings, AUX areas and debugfs into the file (see dtlrec.c). */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,8 @@ static int copy_record(void *arg, const struct perf_event_header *h, const uint8
 		uint64_t fl = bytes_ld64(rec + 24, false);
 		if (fl & (PDFORMAT_AUX_FLAG_TRUNCATED | PDFORMAT_AUX_FLAG_PARTIAL | PDFORMAT_AUX_FLAG_COLLISION))
 			r->st.aux_flags_lost++;
+		if (c && h->size >= sizeof(*h) + 24 + 16)	/* sample_id_all: tid, then time */
+			c->last_aux_ns = bytes_ld64(rec + 32, false);
 		if (r->o.sink && r->o.aux_sink && c)
 			r->o.aux_sink(r->o.sink_arg, c->cpu, bytes_ld64(rec, false), bytes_ld64(rec + 8, false), fl);
 	}
@@ -90,38 +93,140 @@ static int write_aux(struct dtlrec *r, struct rcpu *c, const uint8_t *p, size_t 
 	return pdwrite_write_auxtrace(r->w, &a, p, padded);
 }
 
+/* The most one poll of the driver writes past aux_head (the hypervisor's
+ * ring and the header slot), never past the lap's end: the poll that
+ * reaches it commits up to the end and the next one starts the next lap. */
+#define DRIVER_WRITE_MAX	((DTL_RING_ENTRIES + 1) * DTL_ENTRY_SIZE + 64)
+
+/* The first entry place at or after stream offset pos: each lap of the
+ * stream is len bytes, entries from its start, 48 bytes apart, up to
+ * (len - 32) / 48 of them (docs/dtl.md, "The AUX buffer wrap"). */
+static uint64_t entry_place(uint64_t pos, uint64_t len)
+{
+	uint64_t in = pos % len, lap = pos - in;
+	uint64_t at = (in + DTL_ENTRY_SIZE - 1) / DTL_ENTRY_SIZE * DTL_ENTRY_SIZE;
+	return at + DTL_ENTRY_SIZE <= len - 32 ? lap + at : lap + len;
+}
+
+/* One PERF_RECORD_AUXTRACE_ERROR of CPU c into the file (or the monitor's
+ * counters only): code DTL_AUXERR_*, at time_ns (perf clock; 0 = unknown). */
+static int write_auxerr(struct dtlrec *r, struct rcpu *c, uint32_t code, uint64_t time_ns, const char *msg)
+{
+	uint8_t b[PDFORMAT_AUXERR_BODY_FMT1];
+	uint32_t u[6] = { PDFORMAT_AUXERR_TYPE_ITRACE, code, c->cpu, (uint32_t)-1, (uint32_t)-1, 1 };
+
+	if (!r->w)
+		return 0;
+	memset(b, 0, sizeof(b));
+	memcpy(b, u, sizeof(u));	/* the file is in this machine's order */
+	memcpy(b + 32, &time_ns, 8);
+	snprintf((char *)b + PDFORMAT_AUXERR_MSG_OFF, PDFORMAT_AUXERR_MSG_LEN, "%s", msg);
+	return pdwrite_write_record(r->w, PDFORMAT_RECORD_AUXTRACE_ERROR, 0, b, sizeof(b));
+}
+
+/* Has the kernel disabled CPU c's vpa_dtl event?  An enabled event's
+ * enabled time runs on: two reads differ. */
+static bool event_stopped(const struct rcpu *c)
+{
+	uint64_t a[2], b[2];
+
+	if (read(c->fd_dtl, a, sizeof(a)) != (ssize_t)sizeof(a) || read(c->fd_dtl, b, sizeof(b)) != (ssize_t)sizeof(b))
+		return false;
+	return a[1] == b[1];
+}
+
+/* A CPU whose AUX buffer was found full: has the kernel disabled its event? */
+static int check_stopped(struct dtlrec *r, struct rcpu *c)
+{
+	if (!c->suspect || c->stopped || !r->enabled || r->closing || c->fd_dtl < 0)
+		return 0;
+	c->suspect--;
+	if (!event_stopped(c))
+		return 0;
+	c->stopped = true;
+	r->st.aux_stopped++;
+	return write_auxerr(r, c, DTL_AUXERR_STOPPED, c->last_aux_ns,
+			    "vpa_dtl AUX buffer full: the kernel stopped this CPU's DTL");
+}
+
+/*
+ * Copy what the driver committed to CPU c's AUX buffer since the last drain.
+ * The driver writes at its own place whatever room the perf core says is
+ * left, so a reader that falls behind finds bytes written over before it
+ * read them (head - tail > the buffer's size), and bytes a poll may be
+ * writing while they are copied (the oldest, when less than one poll's
+ * write is free): those are not copied, and the stream has a hole there
+ * (counted, and said in the file as an AUXTRACE_ERROR).  A driver poll that
+ * finds the buffer full loses its entries and the kernel disables the event
+ * for good (the driver frees its DTL buffer): checked when the buffer was
+ * found full, said once per CPU.
+ */
 static int drain_aux(struct dtlrec *r, struct rcpu *c)
 {
 	struct perf_event_mmap_page *pg = c->base;
-	uint64_t head, tail, n;
-	int err;
+	uint64_t head, head2, tail, start, n, len;
+	int err = 0;
 
 	if (!pg || !c->aux)
 		return 0;
+	len = c->aux_len;
 	head = __atomic_load_n(&pg->aux_head, __ATOMIC_ACQUIRE);
 	tail = pg->aux_tail;
-	if (head <= tail)
-		return 0;
-	n = head - tail;
-	if (n > c->aux_len)
-		n = c->aux_len;
-	err = tmp_reserve(r, (size_t)n + 8);
-	if (err)
-		return err;
-	uint64_t off = tail % c->aux_len;
-	size_t k = (size_t)(c->aux_len - off < n ? c->aux_len - off : n);
-	memcpy(r->tmp, (uint8_t *)c->aux + off, k);
-	memcpy(r->tmp + k, c->aux, (size_t)n - k);
-	/* the entries (not the header, not the zero run at a lap's end) */
-	const uint8_t *run;
-	uint64_t at;
-	size_t k2;
-	dtl_slicer_feed(&c->sl, tail, r->tmp, n, true);
-	while ((k2 = dtl_slicer_next(&c->sl, &run, &at)) > 0)
-		for (size_t i = 0; i < k2; i++)
-			r->st.dtl_entries += !dtl_raw_is_skipped(run + i * DTL_ENTRY_SIZE);
-	err = write_aux(r, c, r->tmp, (size_t)n, head - n);
-	__atomic_store_n(&pg->aux_tail, head, __ATOMIC_RELEASE);
+	if (head > tail) {
+		n = head - tail;
+		if (n >= len) {
+			r->st.aux_full++;
+			c->suspect = 2;
+		}
+		start = n > len ? head - len : tail;
+		n = head - start;
+		err = tmp_reserve(r, (size_t)n + 8);
+		if (err)
+			return err;
+		uint64_t off = start % len;
+		size_t k = (size_t)(len - off < n ? len - off : n);
+		memcpy(r->tmp, (uint8_t *)c->aux + off, k);
+		memcpy(r->tmp + k, c->aux, (size_t)n - k);
+		/* what the driver may have written over while it was copied */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		head2 = __atomic_load_n(&pg->aux_head, __ATOMIC_ACQUIRE);
+		/* a poll writing now writes from head2 to its lap's end at most */
+		uint64_t lap_end = (head2 / len + 1) * len;
+		uint64_t busy_end = head2 + DRIVER_WRITE_MAX < lap_end ? head2 + DRIVER_WRITE_MAX : lap_end;
+		if (busy_end > start + len)
+			start = entry_place(busy_end - len, len);
+		if (start > tail) {
+			uint64_t gone = (start < head ? start : head) - tail;
+			char msg[PDFORMAT_AUXERR_MSG_LEN];
+			r->st.aux_overruns++;
+			r->st.aux_overrun_bytes += gone;
+			snprintf(msg, sizeof(msg), "vpa_dtl AUX overrun: %" PRIu64 " bytes written over unread", gone);
+			err = write_auxerr(r, c, DTL_AUXERR_OVERRUN, c->last_aux_ns, msg);
+		}
+		if (!err && start < head) {
+			const uint8_t *p = r->tmp + (n - (head - start)), *run;
+			uint64_t at, m = head - start;
+			size_t k2;
+			/* the entries (not the header, not the zero run at a lap's end) */
+			dtl_slicer_feed(&c->sl, start, p, m, true);
+			while ((k2 = dtl_slicer_next(&c->sl, &run, &at)) > 0)
+				for (size_t i = 0; i < k2; i++)
+					r->st.dtl_entries += !dtl_raw_is_skipped(run + i * DTL_ENTRY_SIZE);
+			err = write_aux(r, c, p, (size_t)m, start);
+		}
+		__atomic_store_n(&pg->aux_tail, head, __ATOMIC_RELEASE);
+		if (err)
+			return err;
+	}
+	return check_stopped(r, c);
+}
+
+int dtlrec_check_stopped(struct dtlrec *r)
+{
+	int err = 0;
+
+	for (unsigned i = 0; i < r->nc && !err; i++)
+		err = check_stopped(r, &r->c[i]);
 	return err;
 }
 

@@ -39,6 +39,9 @@ struct rcpu {
 	size_t carry_len;
 	uint64_t aux_off;		/* debugfs: bytes of AUX stream written */
 	struct dtl_slicer sl;		/* PMU: counts the entries of the AUX stream */
+	uint64_t last_aux_ns;		/* time of its last PERF_RECORD_AUX (perf clock) */
+	int suspect;			/* its AUX buffer was found full: drains left to check */
+	bool stopped;			/* the kernel disabled its event (a full AUX buffer) */
 	bool header_done;
 };
 
@@ -58,6 +61,7 @@ struct dtlrec {
 	size_t tmp_cap;
 	struct dtlrec_stats st;
 	bool enabled;
+	bool closing;			/* dtlrec_close disabled the events */
 	bool counting;			/* every tracepoint has its twin */
 	struct rcpu *cur;		/* the CPU whose ring is being drained */
 	char mask_path[4096];		/* debugfs dtl_event_mask, "" when not written */
@@ -66,6 +70,9 @@ struct dtlrec {
 
 /* dtlrec_drain.c */
 int dtlrec_drain_all(struct dtlrec *r);
+/* the CPUs whose AUX buffer was found full: is their event disabled? (said
+ * in the file and the counters) */
+int dtlrec_check_stopped(struct dtlrec *r);
 
 /* dtlrec.c */
 int dtlrec_seterr(struct dtlrec *r, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
