@@ -20,7 +20,7 @@ latscope dtl record --pmu -d 6 --aux-size 64K -o "$f" > "$ART/full.rec" 2>&1 &
 rec=$!
 # stopped once it has copied something: the events are enabled by then
 i=0
-until [ "$(wc -c < "$f" 2>/dev/null || echo 0)" -gt 200000 ]; do
+until [ -f "$f" ] && [ "$(wc -c < "$f")" -gt 200000 ]; do
 	kill -0 $rec 2>/dev/null || die "dtl record ended early: $(cat "$ART/full.rec")"
 	i=$((i + 1)); [ $i -lt 300 ] || die "dtl record wrote no DTL data in 30 s"
 	sleep 0.1
