@@ -40,14 +40,16 @@ static int copy_record(void *arg, const struct perf_event_header *h, const uint8
 				break;
 			}
 	}
+	/* rec is the whole record: aux_offset at 8, aux_size at 16, flags at
+	 * 24, then the sample_id trailer (TID, TIME, ...) */
 	if (h->type == PERF_RECORD_AUX && h->size >= 32) {
 		uint64_t fl = bytes_ld64(rec + 24, false);
 		if (fl & (PDFORMAT_AUX_FLAG_TRUNCATED | PDFORMAT_AUX_FLAG_PARTIAL | PDFORMAT_AUX_FLAG_COLLISION))
 			r->st.aux_flags_lost++;
-		if (c && h->size >= sizeof(*h) + 24 + 16)	/* sample_id_all: tid, then time */
-			c->last_aux_ns = bytes_ld64(rec + 32, false);
+		if (c && h->size >= 48)	/* sample_id_all: pid/tid, then time */
+			c->last_aux_ns = bytes_ld64(rec + 40, false);
 		if (r->o.sink && r->o.aux_sink && c)
-			r->o.aux_sink(r->o.sink_arg, c->cpu, bytes_ld64(rec, false), bytes_ld64(rec + 8, false), fl);
+			r->o.aux_sink(r->o.sink_arg, c->cpu, bytes_ld64(rec + 8, false), bytes_ld64(rec + 16, false), fl);
 	}
 	int err = r->o.sink ? 0 : pdwrite_write_record(r->w, h->type, h->misc, rec + sizeof(*h),
 						     h->size - sizeof(*h));

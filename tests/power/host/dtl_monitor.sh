@@ -7,7 +7,7 @@
 # per vCPU, must be exactly those of the segment's first N entries (N = its
 # latscope_dtl_entries_total) per dispatch and per preempt reason.  Where it
 # reports a loss (latscope_dtl_loss_events_total) the counts may only be
-# smaller.
+# smaller; where it reports none they must be a prefix.
 set -u
 die() { echo "FAIL: $*"; exit 1; }
 [ -s "$ART/monitor.prom" ] || die "no textfile came back"
@@ -57,17 +57,12 @@ for v in cpus:
             "a part of a segment of the log, reason by reason" if ok else "more than any segment of the log has"))
         bad += not ok
     else:
-        # seen in 1 of 3 runs: the counts are no prefix and no loss event
-        # says why (docs/power.md, "Not yet"); that must still be a part of
-        # the segment, reason by reason
-        md = {k[2]: int(val) for k, val in mon.items() if k[0] == "latscope_dtl_dispatches_total" and k[1] == str(v)}
-        ok = any(all(sum(1 for e in ents if name(DISPATCH, e[0]) == r) >= c for r, c in md.items())
-                 and len(ents) >= n for ents in runs.get(v, {}).values())
-        print("%svCPU %d: the monitor's %d entries are no segment's first %d and it reports no loss "
-              "(NOTE: an unexplained loss, docs/power.md); %s" % (
-                  "" if ok else "FAIL: ", v, n, n,
-                  "a part of a segment, reason by reason" if ok else "more than any segment has"))
-        bad += not ok
+        # entries missing and no loss said: until 2026-11-29 the monitor's
+        # ring_full count read the wrong fields of PERF_RECORD_AUX (the
+        # hypervisor's ring overflowing while the guest is busy went
+        # unsaid in 7 of 10 runs)
+        print("FAIL: vCPU %d: the monitor's %d entries are no segment's first %d and it reports no loss" % (v, n, n))
+        bad += 1
 sys.exit(1 if bad else 0)
 PY
 echo "ok: monitor --dtl counted the hypervisor's entries, reason by reason"
