@@ -20,14 +20,27 @@
 #         in the spin, which the 2 kHz timer makes ~2-3 % of it here; 10 %
 #         is osnoise_thread.sh's allowance), at most the kernel's run time of
 #         the thread (schedstat, from before its move onto CPU 1 to after its
-#         move away) / spin, + 1 %.
-#         Agreement: |t_bpf - t_perf| <= 0.10.  Both backends time the same
+#         move away) / spin, + 1 %, + noisegen's hidden_ns / spin: the wall
+#         time of its spins that its CPU time does not count (the
+#         hypervisor's steal: in the thread's noise, not in the kernel's run
+#         time; a loaded run had 74.8 ms of noise for 72.1 ms run).
+#   r_b = the same net time / (the kernel's run time + hidden): what the
+#         thread took from the CPU, by the kernel's account and noisegen's,
+#         measured in the same run.  The spin alone differs from run to run
+#         by more than the backends do (60.1 vs 66.7 ms spun for 300
+#         wake-ups: a stop of the vCPU at a spin's end stretches it; the
+#         switch and system-call paths grow with the load), so the two
+#         sequential runs are compared on r.
+#         Agreement: |r_bpf - r_perf| <= 0.10.  Both backends time the same
 #         two sched_switch tracepoints of each wake-up with the same clock
 #         (CLOCK_MONOTONIC: perf's sample stamps, bpf_ktime_get_ns); what
 #         differs is only what each takes out as nested interrupt time (perf
 #         makes every interrupt longer by the samples it writes), at most the
-#         0.10 the lower bound allows.  Seen here (5 runs): perf 0.980-1.026,
-#         bpf 0.964-1.024, |t_bpf - t_perf| 0.002-0.044.
+#         0.10 the lower bound allows.  Seen (2026-11-29, 8 runs idle, beside
+#         two busy loops or a compile loop): r perf 0.824-0.945, bpf
+#         0.875-0.931, |r_bpf - r_perf| 0.001-0.059, while |t_bpf - t_perf|
+#         reached 0.178 (a perf run whose thread ran 94 ms for 66 ms spun)
+#         and failed the old check on t twice (0.105, 0.138).
 #   d_b = noisegen's THREAD entries - the kernel's switch-ins of it over its
 #         loop (schedstat).  Truth: 1..3 (its arrival on CPU 1, and up to 2
 #         preemptions around its arrival and departure; osnoise_thread.sh).
@@ -119,6 +132,7 @@ run() {
 	inj=$(echo "$ng" | sed -n 's/.*spin_total_ns=\([0-9]*\).*/\1/p')
 	wakes=$(echo "$ng" | sed -n 's/.*wakes=\([0-9]*\).*/\1/p')
 	srun=$(echo "$ng" | sed -n 's/.*stay_run_ns=\([0-9]*\).*/\1/p')
+	hid=$(echo "$ng" | sed -n 's/.*hidden_ns=\([0-9]*\).*/\1/p')
 	sw=$(echo "$ng" | sed -n 's/.* switched_in=\([0-9]*\).*/\1/p')
 	[ "${sw:-0}" -gt 0 ] || sw=$wakes
 	[ "${srun:-0}" -gt 0 ] || srun=$((inj * 110 / 100))
@@ -133,17 +147,22 @@ run() {
 	inj_loc=$((l1 - l0)) life_loc=$((life1 - life0))
 	# the normalised values, in thousandths
 	t=$((tot * 1000 / inj)) d=$((cnt - sw)) f=$((lt * 1000 / life_loc))
-	t_lo=$(( (inj - uns * (inj / wakes)) * 900 / inj )) t_hi=$((srun * 1010 / inj))
+	# (the hypervisor's time in the thread's windows is in its noise, not in
+	# the kernel's run time of it: noisegen's hidden_ns, spin by spin)
+	t_lo=$(( (inj - uns * (inj / wakes)) * 900 / inj )) t_hi=$(( (srun * 1010 / 1000 + ${hid:-0}) * 1000 / inj ))
+	# the noise against what the thread took from the CPU by the kernel's
+	# account and noisegen's: run time + hidden (for the agreement)
+	r=$((tot * 1000 / (srun + ${hid:-0})))
 	f_lo=$((inj_loc * 900 / life_loc))
 	echo "$b: noisegen $tot ns in $cnt entries ($uns untimed) for $inj ns spun in $wakes wake-ups," \
-		"$sw switch-ins, kernel run time $srun ns -> t=$t/1000 [$t_lo, $t_hi], d=$d [1, 3];" \
+		"$sw switch-ins, kernel run time $srun ns, hidden ${hid:-0} ns -> t=$t/1000 [$t_lo, $t_hi], r=$r/1000, d=$d [1, 3];" \
 		"local_timer $lt, LOC $inj_loc over the injection, $life_loc over latscope's life -> f=$f/1000 [$f_lo, 1000];" \
 		"IRQ $irq, thread $($J "$TMP/$name.json" cpus.0.thread), HW $($J "$TMP/$name.json" cpus.0.hw) of $($J "$TMP/$name.json" cpus.0.gaps) gaps"
 	[ "$t" -ge "$t_lo" ] && [ "$t" -le "$t_hi" ] || die "$b: thread time $t/1000 of the spin outside [$t_lo, $t_hi]"
 	[ "$d" -ge 1 ] && [ "$d" -le 3 ] || die "$b: $cnt entries for $sw switch-ins (+1..3 expected)"
 	[ "$f" -le 1000 ] && [ "$f" -ge "$f_lo" ] || die "$b: $lt local_timer entries: $f/1000 of LOC, outside [$f_lo, 1000]"
 	[ "$irq" -ge "$lt" ] || die "$b: IRQ counter $irq below the $lt local_timer entries"
-	eval "t_$b=$t d_$b=$d f_$b=$f w_$b=$((1000 - f_lo))"
+	eval "t_$b=$t r_$b=$r d_$b=$d f_$b=$f w_$b=$((1000 - f_lo))"
 }
 run perf perf
 run bpf bpf
@@ -168,8 +187,9 @@ done
 # -- agreement
 adiff() { [ "$1" -ge "$2" ] && echo $(($1 - $2)) || echo $(($2 - $1)); }
 fw=$w_perf; [ "$w_bpf" -gt "$fw" ] && fw=$w_bpf
-echo "agreement: |t| $(adiff $t_bpf $t_perf)/1000 (<= 100), |d| $(adiff $d_bpf $d_perf) (<= 2), |f| $(adiff $f_bpf $f_perf)/1000 (<= $fw)"
-[ "$(adiff $t_bpf $t_perf)" -le 100 ] || die "thread time: bpf $t_bpf/1000, perf $t_perf/1000 of the spin"
+echo "agreement: |r| $(adiff $r_bpf $r_perf)/1000 (<= 100), |d| $(adiff $d_bpf $d_perf) (<= 2), |f| $(adiff $f_bpf $f_perf)/1000 (<= $fw); |t| $(adiff $t_bpf $t_perf)/1000"
+[ "$(adiff $r_bpf $r_perf)" -le 100 ] ||
+	die "thread time: bpf $r_bpf/1000, perf $r_perf/1000 of the thread's run time and hidden time (of the spin: bpf $t_bpf/1000, perf $t_perf/1000)"
 [ "$(adiff $d_bpf $d_perf)" -le 2 ] || die "thread entries: bpf +$d_bpf, perf +$d_perf over the switch-ins"
 [ "$(adiff $f_bpf $f_perf)" -le "$fw" ] || die "local_timer: bpf $f_bpf/1000, perf $f_perf/1000 of LOC"
 # -- clean stop
