@@ -66,8 +66,11 @@ struct cpu_state {
 	__u32 cur_known, trk, sharedprio;
 	struct bpfhist_task cur, trk_task;
 	__u64 trk_ns;
-	__u32 in_expire, exp_valid, exp_woke;
+	__u32 in_expire, exp_valid, exp_woke, exp_cur_known;
 	__s64 exp_offset_ns;
+	__u64 exp_timer;		/* the timer whose expiry entry we saw */
+	__u64 exp_wake_ns;		/* the wakeup it made (exp_woke): filed at its exit */
+	struct bpfhist_task exp_task, exp_cur;
 };
 
 struct {
@@ -335,8 +338,12 @@ static __always_inline void timer_wake(struct bpfhist_task *t, __s32 target, __u
 		count(BPFHIST_C_TIMER_EARLY);
 		return;
 	}
-	file(BPFHIST_MISSED_TIMER, c->exp_offset_ns, c->exp_offset_ns, t,
-	     c->cur_known ? &c->cur : 0, now);
+	/* filed at the expiry's exit, once it is known to be this timer's */
+	c->exp_task = *t;
+	c->exp_cur_known = c->cur_known;
+	if (c->cur_known)
+		c->exp_cur = c->cur;
+	c->exp_wake_ns = now;
 	struct pid_state *s = pid_get(t->pid);
 	if (s) {
 		s->timer_offset_ns = c->exp_offset_ns;
@@ -550,6 +557,7 @@ static __always_inline int bpfhist_expire_entry_run(struct hrtimer *timer, ktime
 		return 0;
 	c->in_expire = 1;
 	c->exp_woke = 0;
+	c->exp_timer = key;
 	c->exp_valid = exp != 0;
 	if (!exp) {
 		count(BPFHIST_C_TIMER_UNKNOWN);
@@ -565,13 +573,35 @@ static __always_inline int bpfhist_expire_entry_run(struct hrtimer *timer, ktime
 TRACKED("hrtimer_expire_entry", bpfhist_expire_entry, (timer, nowp), struct hrtimer *timer,
 	ktime_t *nowp)
 
+/*
+ * The expiry's exit: the wakeup its callback made is filed now.  An exit of
+ * another timer than the entry we saw is an expiry nested in ours whose
+ * entry program the kernel skipped (its recursion guard: a hard interrupt
+ * while our entry program ran, e.g. a softirq hrtimer's on PREEMPT_RT): the
+ * wakeup seen meanwhile was that timer's, not ours, so it is not filed
+ * (counted as a timer not known) and ours goes on.
+ */
 static __always_inline int bpfhist_expire_exit_run(struct hrtimer *timer)
 {
 	struct cpu_state *c = cpu_at(bpf_get_smp_processor_id());
 
 	count(BPFHIST_C_EVENTS);
-	if (c)
-		c->in_expire = 0;
+	if (!c)
+		return 0;
+	if (c->in_expire && c->exp_timer != (__u64)timer) {
+		count(BPFHIST_C_TIMER_UNKNOWN);
+		if (c->exp_woke && c->exp_offset_ns >= 0) {
+			struct pid_state *s = bpf_map_lookup_elem(&bpfhist_pids, &c->exp_task.pid);
+			if (s)
+				s->timer_valid = 0;
+			c->exp_woke = 0;
+		}
+		return 0;
+	}
+	if (c->in_expire && c->exp_woke && c->exp_valid && c->exp_offset_ns >= 0)
+		file(BPFHIST_MISSED_TIMER, c->exp_offset_ns, c->exp_offset_ns, &c->exp_task,
+		     c->exp_cur_known ? &c->exp_cur : 0, c->exp_wake_ns);
+	c->in_expire = 0;
 	return 0;
 }
 
