@@ -140,7 +140,7 @@ check() {
 	n=$(sed -n 's/^#Total samples: //p' "$h")
 	pre=$(field "$f" preempted)
 	[ "$n" -ge $((wakeups - unfiled)) ] && [ "$n" -le $((wakeups + pre)) ] ||
-		die "$b: CPU$S wakeup has $n samples for $wakeups wakeups of the sleeper ($unfiled not filed: $tr${lost:+, lost $lost})"
+		die "$b: CPU$S wakeup has $n samples for $wakeups wakeups of the sleeper ($unfiled not filed: $tr${lost:+, lost $lost}; $(grep -E '^(fired|events|input|self-test)' "$TMP/$b.out" | tr '\n' ' ')storm: $(head -1 "$f"))"
 	# K(L) >= O(L) - (own - matched) at every bucket, where matched >= n -
 	# other - preempted: kernel samples of sleeps outside FUTEX_WAIT have no
 	# own sample (CI once had n = own + 1 in a TCG guest), nor those of a
