@@ -218,12 +218,13 @@ int dtl_cmd_dump(int argc, char **argv)
 			break;
 		}
 		uint32_t c = a->cpu < DUMP_MAX_CPUS ? a->cpu : DUMP_MAX_CPUS - 1;
-		if (!sl[c] && !(sl[c] = calloc(1, sizeof(*sl[c])))) {
-			fprintf(stderr, "latscope dtl dump: out of memory\n");
-			break;
-		}
-		if (!sl[c]->have_next)
+		if (!sl[c]) {
+			if (!(sl[c] = malloc(sizeof(*sl[c])))) {
+				fprintf(stderr, "latscope dtl dump: out of memory\n");
+				break;
+			}
 			dtl_slicer_init_stream(sl[c]);
+		}
 		dump_payload(sl[c], a->offset, data, a->size, swap);
 	}
 	free(pay);

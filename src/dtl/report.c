@@ -301,6 +301,12 @@ static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, cons
 	return 0;
 }
 
+/* the PERF_RECORD_AUXTRACE_ERROR records of every code */
+static uint64_t auxerr_total(const struct rep *o)
+{
+	return o->auxerr[0] + o->auxerr[1] + o->auxerr[2];
+}
+
 /* "0, 1, 5" : the CPUs whose DTL the kernel stopped, into buf */
 static void stopped_list(const struct rep *o, char *buf, size_t size)
 {
@@ -541,7 +547,7 @@ results:;
 		json_object_object_add(data, "aux_wrap_bytes", jsonv_u64(sc->wrap_gap_bytes));
 		json_object_object_add(data, "aux_holes", jsonv_u64(sc->holes));
 		json_object_object_add(data, "aux_hole_bytes", jsonv_u64(sc->hole_bytes));
-		json_object_object_add(data, "aux_errors", jsonv_u64(o.auxerr[0] + o.auxerr[1] + o.auxerr[2]));
+		json_object_object_add(data, "aux_errors", jsonv_u64(auxerr_total(&o)));
 		struct json_object *stop = json_object_new_array();
 		for (uint32_t i = 0; i < DTLSTAT_MAX_CPUS; i++)
 			if (o.stopped[i])
@@ -678,13 +684,12 @@ results:;
 		 * hypervisor's ring full (the vpa_dtl driver then skips the
 		 * oldest: at least one each, unless exactly 84 had arrived), and
 		 * the bytes of an entry a payload cuts; docs/dtl.md "Losses" */
-		if (!ret && (sc->tail_bytes || o.ring_full || sc->wrap_gaps || sc->hole_bytes || o.auxerr[0] ||
-			     o.auxerr[1] || o.auxerr[2])) {
+		if (!ret && (sc->tail_bytes || o.ring_full || sc->wrap_gaps || sc->hole_bytes || auxerr_total(&o))) {
 			fprintf(stderr, "latscope dtl report: --strict: the result is incomplete: %" PRIu64
 				" AUX buffer wraps, %" PRIu64 " polls that found the hypervisor's ring full, %"
 				PRIu64 " bytes of cut entries, %" PRIu64 " bytes in AUX holes, %" PRIu64
 				" AUX trace errors; exit 1\n", sc->wrap_gaps, o.ring_full, sc->tail_bytes,
-				sc->hole_bytes, o.auxerr[0] + o.auxerr[1] + o.auxerr[2]);
+				sc->hole_bytes, auxerr_total(&o));
 			ret = EXIT_THRESHOLD;
 		}
 	}

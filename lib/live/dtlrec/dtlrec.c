@@ -246,7 +246,7 @@ static int map_ring(struct dtlrec *r, struct rcpu *c)
 		return dtlrec_seterr(r, -ENOMEM, "out of memory");
 	if (c->fd_dtl >= 0) {
 		struct perf_event_mmap_page *pg = c->base;
-		c->aux_len = r->o.aux_bytes ? r->o.aux_bytes : 128 * 1024;
+		c->aux_len = r->o.aux_bytes;
 		pg->aux_offset = c->map_len;
 		pg->aux_size = c->aux_len;
 		c->aux = mmap(NULL, c->aux_len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd_dtl,
@@ -491,6 +491,8 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 	r->st.pmu = r->pmu;
 	if (!r->o.period_ns)
 		r->o.period_ns = r->pmu ? 1000000ULL : 10000000ULL;
+	if (!r->o.aux_bytes)
+		r->o.aux_bytes = 128 * 1024;	/* perf's default */
 
 	if (r->o.nr_tracepoints) {
 		err = tfsformat_collect(o->tracefs_events, o->tracepoints, o->nr_tracepoints, &r->tf);
@@ -523,7 +525,7 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 			a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
 			/* wake the reader at a quarter of the AUX buffer: the driver
 			 * writes over what is unread, and stops at a full buffer */
-			a.aux_watermark = (uint32_t)((r->o.aux_bytes ? r->o.aux_bytes : 128 * 1024) / 4);
+			a.aux_watermark = (uint32_t)(r->o.aux_bytes / 4);
 			a.disabled = 1;
 			a.sample_id_all = 1;
 			a.comm = 1;
