@@ -73,7 +73,8 @@ cat "$TMP/duty"
 noise_start 1s/1s
 # one whole period before noisegen, one after: its run lies in finished periods
 sleep 1.5
-"$TOOLS/noisegen" thread -c 1 -i 10000 -s 200 -d 3 > "$TMP/ng" || die "noisegen failed"
+# (started on CPU 0: its exec and start-up are not the noise measured)
+taskset -c 0 "$TOOLS/noisegen" thread -c 1 -i 10000 -s 200 -d 3 > "$TMP/ng" || die "noisegen failed"
 sleep 2.5
 scrape "$TMP/c"
 wakes=$(sed -n 's/.*wakes=\([0-9]*\).*/\1/p' "$TMP/ng")

@@ -119,7 +119,9 @@ run() {
 	l0=$(loc)
 	"$TOOLS/noisegen" timer -c $CPU -f 2000 -d 3 >"$TMP/$name.timer" &
 	tp=$!
-	"$TOOLS/noisegen" thread -c $CPU -i 10000 -s 200 -d 3 >"$TMP/$name.ng" || die "$name: noisegen thread failed"
+	# (started on CPU 0: its exec and start-up off the measured CPU, where
+	# they would be entries of its tid outside the switch-ins counted)
+	taskset -c 0 "$TOOLS/noisegen" thread -c $CPU -i 10000 -s 200 -d 3 >"$TMP/$name.ng" || die "$name: noisegen thread failed"
 	wait $tp || skip "cannot create a cpu-clock event: $(cat "$TMP/$name.timer")"
 	l1=$(loc)
 	kill -0 $pid 2>/dev/null || die "$name: the measurement ended before the injection did"

@@ -76,6 +76,10 @@ static uint64_t cpu_ns(void)
 
 static int run_thread(int cpu, int prio, uint64_t interval_us, uint64_t spin_us, double secs)
 {
+	/* where the process came to life: a start on the measured CPU (exec,
+	 * the loader) is noise there by this thread before the loop, which the
+	 * caller must expect or avoid (start it pinned elsewhere) */
+	int start_cpu = sched_getcpu();
 	/* Start-up and exit run on the other CPUs, so the measured CPU sees
 	 * only the loop (and the two migrations around it): what the kernel
 	 * accounts below (schedstat over the loop) is then all this thread
@@ -141,11 +145,12 @@ static int run_thread(int cpu, int prio, uint64_t interval_us, uint64_t spin_us,
 		sched_setaffinity(0, sizeof(others), &others);
 	schedstat(&runb, &cntb);
 	printf("tid=%ld comm=noisegen wakes=%llu late=%llu spin_total_ns=%llu run_ns=%llu switched_in=%llu "
-	       "stay_run_ns=%llu hidden_ns=%llu\n",
+	       "stay_run_ns=%llu hidden_ns=%llu start_cpu=%d switched_in_before=%llu\n",
 	       (long)syscall(SYS_gettid), (unsigned long long)wakes, (unsigned long long)late,
 	       (unsigned long long)total,
 	       (unsigned long long)(run1 - run0), (unsigned long long)(cnt1 - cnt0),
-	       (unsigned long long)(runb - runa), (unsigned long long)hidden);
+	       (unsigned long long)(runb - runa), (unsigned long long)hidden, start_cpu,
+	       (unsigned long long)cnta);
 	return 0;
 }
 
