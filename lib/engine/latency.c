@@ -42,6 +42,7 @@ struct latency_task {
 struct latency_cpu {
 	bool cur_known;
 	struct latency_task cur;
+	uint64_t sw_ns;			/* time of the last sched_switch fed */
 	/* wakeup tracking */
 	bool trk;
 	struct latency_task trk_task;
@@ -344,6 +345,19 @@ static struct latency_cpu *cpu_of(struct latency *l, int32_t cpu, uint32_t fallb
 	return &l->cpu[cpu];
 }
 
+/* A wakeup at ev's time onto c that comes after c's later switches: the
+ * source wrote it late (a live ring's writer stalled past the reader's
+ * slack, evsrc.h out_of_order; a recording of such a run).  The switch-in
+ * that ended it may already be behind, so it starts no measurement (which
+ * would file the next wake's switch-in against this stamp): counted. */
+static bool wake_late(struct latency *l, const struct tpevent *ev, const struct latency_cpu *c)
+{
+	if (c->sw_ns <= ev->time_ns)
+		return false;
+	l->st.late_wakeups++;
+	return true;
+}
+
 /* A wakeup of task (pid, prio, comm) onto target at stamp_ns. */
 static void wake_start(struct latency *l, const struct tpevent *ev, int32_t pid, int32_t prio,
 		       const char *comm, int32_t target, uint64_t stamp_ns)
@@ -359,6 +373,8 @@ static void wake_start(struct latency *l, const struct tpevent *ev, int32_t pid,
 			return;
 		}
 		c = cpu_of(l, target, ev->cpu);
+		if (wake_late(l, ev, c))
+			return;
 		if (c->cur_known && c->cur.pid == pid) {
 			l->st.wake_ignored++;	/* already running */
 			return;
@@ -370,6 +386,8 @@ static void wake_start(struct latency *l, const struct tpevent *ev, int32_t pid,
 		return;
 	}
 	c = cpu_of(l, target, ev->cpu);
+	if (wake_late(l, ev, c))
+		return;
 	if (c->cur_known && c->cur.pid == pid) {
 		l->st.wake_ignored++;	/* already running */
 		return;
@@ -538,6 +556,8 @@ static void on_switch(struct latency *l, const struct tpevent *ev)
 	}
 	c->cur_known = true;
 	c->cur = next;
+	if (now > c->sw_ns)
+		c->sw_ns = now;
 }
 
 static void on_migrate(struct latency *l, const struct tpevent *ev)

@@ -100,6 +100,8 @@ struct latency_stats {
 	uint64_t dropped_running;	/* the task was already running */
 	uint64_t replaced;		/* tracking replaced by a higher-priority wakeup/migration */
 	uint64_t migrated;		/* tracking moved by sched_migrate_task */
+	uint64_t late_wakeups;		/* wakeups fed after a later switch of their CPU:
+					 * not measured (written late by the kernel) */
 	uint64_t timer_unknown;		/* expire_entry without a seen hrtimer_start */
 	uint64_t timer_early;		/* timer woke a task before its expiry time */
 	uint64_t unmatched_enable;	/* irq/preempt enable without a seen disable */

@@ -65,6 +65,8 @@ struct tpevent {
 	int32_t pid, tid;
 	uint8_t common_flags;
 	uint8_t common_preempt_count;
+	bool late;		/* a live source delivered it after a later event
+				 * (evsrc.h out_of_order); decoders leave it false */
 	union {
 		struct {
 			char prev_comm[TPEVENT_COMM_LEN];

@@ -60,7 +60,9 @@ struct evsrc_stats {
 	uint64_t corrupt_bytes;		/* ring bytes those skips left unread */
 	uint64_t undecoded;		/* samples the decoder does not know or could not parse */
 	uint64_t forced;		/* events delivered early because a queue was full */
-	uint64_t out_of_order;		/* events older than one already delivered */
+	uint64_t out_of_order;		/* events older than one already delivered (each
+					 * delivered with tpevent.late set) */
+	uint64_t max_late_ns;		/* the most one of them was older by */
 	uint64_t throttles;		/* PERF_RECORD_THROTTLE records (pring.h) */
 	uint64_t unthrottles;		/* PERF_RECORD_UNTHROTTLE records */
 	/* The counting twins (ptwin.h), as of the last evsrc_count(): */

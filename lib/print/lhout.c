@@ -269,6 +269,7 @@ struct json_object *lhout_json_engine_stats(const struct latency_stats *st)
 		err |= jadd(so, "timer_early", json_object_new_int64((int64_t)st->timer_early));
 		err |= jadd(so, "unmatched_enable",
 			    json_object_new_int64((int64_t)st->unmatched_enable));
+		err |= jadd(so, "late_wakeups", json_object_new_int64((int64_t)st->late_wakeups));
 	}
 	if (err) {
 		json_object_put(so);

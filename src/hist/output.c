@@ -443,6 +443,11 @@ static void print_events(const struct hctx *c)
 	       c->lost_samples);
 	if (c->ring_corrupt_bytes)
 		printf("; corrupt ring data: %" PRIu64 " bytes skipped", c->ring_corrupt_bytes);
+	if (c->out_of_order) {
+		printf("; %" PRIu64 " out of order", c->out_of_order);
+		if (c->max_late_ns)
+			printf(" (written up to %" PRIu64 " us after a later event)", c->max_late_ns / 1000);
+	}
 	printf("\n");
 }
 
@@ -523,7 +528,7 @@ static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buc
 		struct json_object *so = lhout_json_engine_stats(st);
 		static const char *const not_kept[] = { "events", "bad_cpu", "pid_evictions",
 							 "timer_evictions", "alloc_failures",
-							 "unmatched_enable" };
+							 "unmatched_enable", "late_wakeups" };
 		for (size_t i = 0; so && i < sizeof(not_kept) / sizeof(not_kept[0]); i++)
 			json_object_object_del(so, not_kept[i]);
 		json_object_object_add(j, "stats", so);
@@ -547,6 +552,9 @@ static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buc
 				       json_object_new_int64((int64_t)c->bad_samples));
 		json_object_object_add(in, "out_of_order",
 				       json_object_new_int64((int64_t)c->out_of_order));
+		if (c->ran == HB_PERF && c->mode != H_REPORT)
+			json_object_object_add(in, "max_late_ns",
+					       json_object_new_int64((int64_t)c->max_late_ns));
 		json_object_object_add(in, "forced_flushes",
 				       json_object_new_int64((int64_t)c->forced));
 		json_object_object_add(in, "dropped", json_object_new_int64((int64_t)dropped(c)));
@@ -671,8 +679,9 @@ int hist_emit(struct hctx *c)
 				printf("%" PRIu64 " expiries of unknown timers\n", st->timer_unknown);
 			else
 				printf("%" PRIu64 " pid-table evictions, %" PRIu64 " timer-table evictions, %"
-				       PRIu64 " expiries of unknown timers\n", st->pid_evictions,
-				       st->timer_evictions, st->timer_unknown);
+				       PRIu64 " expiries of unknown timers, %" PRIu64 " wakeups written late "
+				       "(not measured)\n", st->pid_evictions, st->timer_evictions,
+				       st->timer_unknown, st->late_wakeups);
 		}
 		if (c->mode != H_REPORT)
 			printf("keep-busy: %s\n",

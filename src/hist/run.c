@@ -51,6 +51,7 @@ static void take_stats(struct hctx *c, const struct hsource_stats *st)
 		c->undecoded = st->ring->undecoded;
 		c->forced = st->ring->forced;
 		c->out_of_order = st->ring->out_of_order;
+		c->max_late_ns = st->ring->max_late_ns;
 		c->ring_corrupt_bytes = st->ring->corrupt_bytes;
 	}
 	if (st->evs && evsrc_fired_table(st->evs, &c->fired) < 0)

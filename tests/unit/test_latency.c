@@ -335,6 +335,40 @@ static void test_pid_filter(void **state)
 	assert_int_equal(latency_stats(L)->dropped_prio, 1);
 }
 
+/* A wakeup fed after later switches of its target CPU (a live ring's
+ * writer stalled past the reader's slack): its switch-in is already behind,
+ * so it must start no measurement, or the next wake's switch-in would be
+ * filed against its stamp (one sample for two wakes, too long); counted. */
+static void test_late_wakeup(void **state)
+{
+	(void)state;
+	L = mk(2, pid300);
+	sw(0, 1, 0, 120, 100, 120);
+	/* in order: woken from CPU0 at 1000, runs at 1500, sleeps at 1600 */
+	wakeup(1000, 0, 300, 10, 1);
+	sw(1500, 1, 100, 120, 300, 10);
+	sw(1600, 1, 300, 10, 100, 120);
+	assert_int_equal(total(HSET_WAKEUP, 1), 1);
+	/* the next wake at 2000 ran at 2500 and slept at 2600, but CPU0 wrote
+	 * its wakeup late: CPU1's switches come first */
+	sw(2500, 1, 100, 120, 300, 10);
+	sw(2600, 1, 300, 10, 100, 120);
+	wakeup(2000, 0, 300, 10, 1);
+	assert_int_equal(latency_stats(L)->late_wakeups, 1);
+	/* the wake after it is measured from its own stamp */
+	wakeup(3000, 0, 300, 10, 1);
+	sw(3200, 1, 100, 120, 300, 10);
+	assert_int_equal(total(HSET_WAKEUP, 1), 2);
+	assert_int_equal(maxv(HSET_WAKEUP, 1), 500);
+	assert_int_equal(hset_hist(latency_set(L), HSET_WAKEUP, 1)->min_ns, 200);
+	/* a wakeup at the time of the CPU's last switch is in order */
+	sw(3300, 1, 300, 10, 100, 120);
+	wakeup(3300, 0, 300, 10, 1);
+	sw(3400, 1, 100, 120, 300, 10);
+	assert_int_equal(total(HSET_WAKEUP, 1), 3);
+	assert_int_equal(latency_stats(L)->late_wakeups, 1);
+}
+
 static void all_tasks_small(struct latency_cfg *c)
 {
 	c->all_tasks = true;
@@ -576,6 +610,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_sharedprio, teardown),
 		cmocka_unit_test_teardown(test_migration, teardown),
 		cmocka_unit_test_teardown(test_pid_filter, teardown),
+		cmocka_unit_test_teardown(test_late_wakeup, teardown),
 		cmocka_unit_test_teardown(test_all_tasks_and_eviction, teardown),
 		cmocka_unit_test_teardown(test_timer, teardown),
 		cmocka_unit_test_teardown(test_irqsoff_nesting, teardown),

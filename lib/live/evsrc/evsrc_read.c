@@ -120,10 +120,18 @@ static int deliver_head(struct evsrc *s, struct evsrc_cpu *c, evsrc_cb cb, void 
 {
 	struct tpevent *e = q_at(s, c, 0);
 
-	if (e->time_ns < s->last_delivered_ns)
+	/* Older than one already delivered: its CPU wrote it to the ring more
+	 * than the caller's slack after its time stamp (a vCPU the host
+	 * descheduled in between, say).  Delivered all the same, marked, for
+	 * the engines to tell what it cost them. */
+	e->late = e->time_ns < s->last_delivered_ns;
+	if (e->late) {
 		s->st.out_of_order++;
-	else
+		if (s->last_delivered_ns - e->time_ns > s->st.max_late_ns)
+			s->st.max_late_ns = s->last_delivered_ns - e->time_ns;
+	} else {
 		s->last_delivered_ns = e->time_ns;
+	}
 	c->q_head = (c->q_head + 1) % s->opts.queue_events;
 	c->q_len--;
 	s->st.delivered++;
