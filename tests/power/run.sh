@@ -128,6 +128,14 @@ for t in "$PDIR"/guest/*.sh $(for n in ${KT_REUSE-hist_storm osnoise_kernel_opti
 		tool:*)	# the tools are all in /bin (cross-built)
 			[ -e "$ROOT/bin/${w#tool:}" ] ||
 				echo "$n has no ${w#tool:} built for ppc64el" >> "$ROOT/ktest/skip";;
+		file:/perf/*)	# sid's perf for ppc64el (tests/power/perfroot.sh), in /perf
+			if [ ! -e "$ROOT/perf/bin/perf" ] && [ ! -e "$WORK/perf.err" ]; then
+				if pr=$(sh "$PDIR/perfroot.sh" 2> "$WORK/perf.err"); then
+					mkdir -p "$ROOT/perf" && cp -a "$pr/." "$ROOT/perf/" && rm -f "$WORK/perf.err"
+				fi
+			fi
+			[ -e "$ROOT/perf/bin/perf" ] ||
+				echo "$n no ppc64el perf: $(tail -1 "$WORK/perf.err")" >> "$ROOT/ktest/skip";;
 		esac
 	done
 done

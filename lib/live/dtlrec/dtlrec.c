@@ -367,7 +367,12 @@ static int write_header(struct dtlrec *r, const char *output)
 	a.type = r->pmu ? r->pmu_type : PDFORMAT_TYPE_RAW;
 	a.config = r->o.mask;
 	a.sample_period = r->o.period_ns;
-	a.sample_type = PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_CPU;
+	/* as perf record writes vpa_dtl's: perf script on the file wants IP
+	 * (its default fields print symbols; without it perf script refuses
+	 * the file); the AUX records' sample_id trailer is the same without IP
+	 * and PERIOD */
+	a.sample_type = PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_IP | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME |
+			PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_PERIOD;
 	a.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL);
 	for (unsigned i = 0; i < r->nc; i++)
 		ids[i] = r->pmu ? r->c[i].id_dtl : SYNTH_ID_BASE + r->c[i].cpu;
@@ -520,7 +525,8 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 			a.type = r->pmu_type;
 			a.config = r->o.mask;
 			a.sample_period = r->o.period_ns;
-			a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+			a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+					PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 			/* the enabled time tells a disabled event (a full AUX buffer) */
 			a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
 			/* wake the reader at a quarter of the AUX buffer: the driver
