@@ -22,9 +22,11 @@ LIMIT=${LATSCOPE_TEST_TIMEOUT:-600}
 case $LIMIT in ''|*[!0-9]*|0) echo "LATSCOPE_TEST_TIMEOUT=$LIMIT: want seconds > 0"; exit 2;; esac
 command -v setsid >/dev/null 2>&1 || { echo "run-shell: no setsid (util-linux)"; exit 2; }
 # a command this shell runs in the background starts with SIGINT and SIGQUIT
-# ignored: the tests get them back (a test's Ctrl-C reaches what it runs)
-dfl="env --default-signal=INT,QUIT"
-$dfl true 2>/dev/null || { echo "run-shell: env has no --default-signal (coreutils < 8.31): the tests start with SIGINT ignored"; dfl=""; }
+# ignored, and a harness started under nohup hands SIGHUP down ignored; latscope
+# leaves a signal it was started with ignored ignored: the tests get every
+# signal back at its default (a test's Ctrl-C or SIGHUP reaches what it runs)
+dfl="env --default-signal"
+$dfl true 2>/dev/null || { echo "run-shell: env has no --default-signal (coreutils < 8.31): the tests start with the signals this shell ignores ignored"; dfl=""; }
 RS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/latscope-shell.XXXXXX") || exit 2
 tp="" wd=""
 trap 'rm -rf "$RS_TMP"' EXIT

@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "cmdio.h"
+#include "test_sigdefault.h"
 
 static void nap_ms(int ms)
 {
@@ -401,6 +402,7 @@ static int teardown(void **state)
 
 int main(void)
 {
+	test_sigdefault();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_which),
 		cmocka_unit_test(test_every_signal_stops),

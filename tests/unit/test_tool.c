@@ -17,6 +17,7 @@
 #include "cmdio.h"
 #include "commands.h"
 #include "tool.h"
+#include "test_sigdefault.h"
 
 #define MS 1000000ULL
 
@@ -380,6 +381,7 @@ static void test_run_start_ahead(void **state)
 
 int main(void)
 {
+	test_sigdefault();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sched_deadline),
 		cmocka_unit_test(test_sched_wait),
