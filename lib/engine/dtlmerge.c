@@ -430,11 +430,11 @@ static int q_advance(struct dtlmerge *m, struct queue *q)
 			q->run += DTL_ENTRY_SIZE;
 			q->run_pos += DTL_ENTRY_SIZE;
 			q->run_n--;
-			if (dtl_raw_is_skipped(p)) {
-				struct dtl_tbinfo h;
+			struct dtl_tbinfo h;
+			enum dtl_slot_kind k = dtl_slot_kind(p, m->o.swap, &h);
 
-				dtl_header_read(p, m->o.swap, &h);
-				if (dtl_raw_is_header(p) && dtl_tbinfo_valid(&h)) {
+			if (k != DTL_SLOT_ENTRY) {
+				if (k == DTL_SLOT_HEADER) {
 					m->st.headers++;
 					if ((h.tb_freq < DTLMERGE_TB_FREQ_MIN || h.tb_freq > DTLMERGE_TB_FREQ_MAX) &&
 					    !m->st.bad_tb_freq++) {
@@ -728,13 +728,13 @@ bool dtlmerge_first_time(const struct dtlmerge *m, uint32_t cpu, uint64_t pos, c
 	dtl_slicer_feed(&sl, pos, data, size, true);
 	while ((n = dtl_slicer_next(&sl, &p, &at)) > 0) {
 		for (size_t i = 0; i < n; i++, p += DTL_ENTRY_SIZE) {
-			if (dtl_raw_is_skipped(p)) {
-				struct dtl_tbinfo h;
-				dtl_header_read(p, m->o.swap, &h);
-				if (dtl_raw_is_header(p) && dtl_tbinfo_valid(&h) && !dtl_tbinfo_valid(&tbi))
-					tbi = h;
+			struct dtl_tbinfo h;
+			enum dtl_slot_kind k = dtl_slot_kind(p, m->o.swap, &h);
+
+			if (k == DTL_SLOT_HEADER && !dtl_tbinfo_valid(&tbi))
+				tbi = h;
+			if (k != DTL_SLOT_ENTRY)
 				continue;
-			}
 			struct dtl_entry e;
 			dtl_decode(p, &e);
 			if (!dtl_tbinfo_valid(&tbi))

@@ -197,8 +197,7 @@ int dtlstat_add_payload(struct dtlstat *s, uint32_t cpu, uint64_t pos, const voi
 			if (__builtin_expect((int64_t)tb <= 0, 0)) {
 				struct dtl_tbinfo h;
 
-				dtl_header_read(p, swap, &h);
-				if (dtl_raw_is_header(p) && dtl_tbinfo_valid(&h)) {
+				if (dtl_slot_kind(p, swap, &h) == DTL_SLOT_HEADER) {
 					s->scan.headers++;
 					if (!dtl_tbinfo_valid(&c->tbi))
 						c->tbi = h;

@@ -296,20 +296,19 @@ int dtl_scan_payload(uint64_t pos, const void *data, uint64_t len, bool swap, st
 	dtl_slicer_feed(&sl, pos, data, len, true);
 	while ((n = dtl_slicer_next(&sl, &p, &at)) > 0) {
 		for (size_t i = 0; i < n; i++, p += DTL_ENTRY_SIZE, at += DTL_ENTRY_SIZE) {
-			if (dtl_raw_is_skipped(p)) {
-				struct dtl_tbinfo h;
+			struct dtl_tbinfo h;
+			enum dtl_slot_kind k = dtl_slot_kind(p, swap, &h);
 
-				dtl_header_read(p, swap, &h);
-				if (dtl_raw_is_header(p) && dtl_tbinfo_valid(&h)) {
-					if (st)
-						st->headers++;
-					if (tbi && !dtl_tbinfo_valid(tbi))
-						*tbi = h;
-				} else if (st) {
-					st->skipped++;
-				}
-				continue;
+			if (k == DTL_SLOT_HEADER) {
+				if (st)
+					st->headers++;
+				if (tbi && !dtl_tbinfo_valid(tbi))
+					*tbi = h;
+			} else if (k == DTL_SLOT_SKIPPED && st) {
+				st->skipped++;
 			}
+			if (k != DTL_SLOT_ENTRY)
+				continue;
 			dtl_decode(p, &e);
 			if (st) {
 				st->entries++;

@@ -127,6 +127,31 @@ static inline bool dtl_tbinfo_valid(const struct dtl_tbinfo *tb)
 	return tb->tb_freq != 0;
 }
 
+/* What a 48-byte slot of a vpa_dtl payload is, by perf's skip rule. */
+enum dtl_slot_kind {
+	DTL_SLOT_ENTRY,		/* timebase (signed, big-endian) > 0 */
+	DTL_SLOT_HEADER,	/* timebase 0 and a plausible boot_tb/tb_freq */
+	DTL_SLOT_SKIPPED,	/* any other timebase <= 0: zero fill, garbage */
+};
+
+/*
+ * dtl_slot_kind - classify the slot at p.  For a header, *h holds its
+ * boot_tb/tb_freq read in the file's order (swap); otherwise *h is not
+ * touched.  Nothing is allocated.
+ */
+static inline enum dtl_slot_kind dtl_slot_kind(const void *p, bool swap, struct dtl_tbinfo *h)
+{
+	struct dtl_tbinfo t;
+
+	if (!dtl_raw_is_skipped(p))
+		return DTL_SLOT_ENTRY;
+	dtl_header_read(p, swap, &t);
+	if (!dtl_raw_is_header(p) || !dtl_tbinfo_valid(&t))
+		return DTL_SLOT_SKIPPED;
+	*h = t;
+	return DTL_SLOT_HEADER;
+}
+
 /* Table names; NULL when the code is outside the table. Static strings. */
 const char *dtl_dispatch_reason_name(unsigned code);
 const char *dtl_preempt_reason_name(unsigned code);

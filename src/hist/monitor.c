@@ -202,10 +202,103 @@ void hist_monitor_dtl_poll(struct hctx *c)
 	}
 }
 
-/* The DTL counters' families, per CPU (and reason). */
-static int render_dtl(struct hctx *c, FILE *f)
+/* One vCPU's samples of a DTL family: d is a CPU with entries, cpu its
+ * label, k the caller's index (which family, which reason table). */
+typedef int (*dtl_cpu_fn)(struct hctx *c, FILE *f, const struct dtlstat_cpu *d, const char *cpu, size_t k);
+
+/* fn for every vCPU that has entries, in CPU order; the first error ends it. */
+static int each_dtl_cpu(struct hctx *c, FILE *f, dtl_cpu_fn fn, size_t k)
 {
 	char cpu[16];
+	int err;
+
+	for (uint32_t i = 0; i < dtlstat_nr_cpus(c->dtls); i++) {
+		const struct dtlstat_cpu *d = dtlstat_cpu(c->dtls, i);
+		if (!d || !d->entries)
+			continue;
+		snprintf(cpu, sizeof(cpu), "%u", d->cpu);
+		if ((err = fn(c, f, d, cpu, k)))
+			return err;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name, *type, *help;
+} dtl_fam[] = {
+	{ "latscope_dtl_entries_total", "counter", "DTL entries: the hypervisor's dispatches of the vCPU" },
+	{ "latscope_dtl_hypervisor_seconds_total", "counter",
+	  "time the vCPU waited for the hypervisor (enqueue_to_dispatch + ready_to_enqueue)" },
+	{ "latscope_dtl_dispatch_delay_max_seconds", "gauge",
+	  "the largest enqueue_to_dispatch time since the start or the last reset" },
+};
+
+static int dtl_fam_sample(struct hctx *c, FILE *f, const struct dtlstat_cpu *d, const char *cpu, size_t k)
+{
+	(void)c;
+	uint64_t hz = d->tbi.tb_freq;
+	double v = k == 0 ? (double)d->entries
+		 : !hz ? NAN
+		 : k == 1 ? (double)dtl_ticks_to_ns(d->stolen_tb, hz) / 1e9
+			  : (double)dtl_ticks_to_ns(d->h[DTLSTAT_E2D].max, hz) / 1e9;
+	struct promexp_label l[] = { { "cpu", cpu } };
+	return promexp_sample(f, dtl_fam[k].name, l, 1, v);
+}
+
+static int dtl_loss_samples(struct hctx *c, FILE *f, const struct dtlstat_cpu *d, const char *cpu, size_t k)
+{
+	(void)k;
+	const struct {
+		const char *cause;
+		double v;
+	} ev[] = {
+		{ "ring_full", (double)(d->cpu < DTLSTAT_MAX_CPUS ? c->dtl_ring_full[d->cpu] : 0) },
+		{ "aux_wrap", (double)d->aux_wraps },
+		{ "aux_overrun", (double)d->aux_holes },
+		{ "dtl_stopped", dtlrec_cpu_stopped(c->dtlr, d->cpu) ? 1.0 : 0.0 },
+	};
+	int err;
+
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		struct promexp_label l[] = { { "cpu", cpu }, { "cause", ev[i].cause } };
+		if ((err = promexp_sample(f, "latscope_dtl_loss_events_total", l, 2, ev[i].v)))
+			return err;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name, *help;
+	bool preempt;
+} dtl_why[] = {
+	{ "latscope_dtl_dispatches_total", "dispatches by the reason the hypervisor gave", false },
+	{ "latscope_dtl_preemptions_total", "preemptions by the reason the hypervisor gave", true },
+};
+
+static int dtl_reason_samples(struct hctx *c, FILE *f, const struct dtlstat_cpu *d, const char *cpu, size_t k)
+{
+	(void)c;
+	int err;
+
+	for (unsigned code = 0; code < 256; code++) {
+		uint64_t n = dtl_why[k].preempt ? d->preempt[code] : d->dispatch[code];
+		char buf[32];
+		if (!n)
+			continue;
+		struct promexp_label l[] = {
+			{ "cpu", cpu },
+			{ "reason", dtl_why[k].preempt ? dtl_preempt_reason_str(code, buf) : dtl_dispatch_reason_str(code, buf) },
+		};
+		if ((err = promexp_sample(f, dtl_why[k].name, l, 2, (double)n)))
+			return err;
+	}
+	return 0;
+}
+
+/* The DTL families: the loss total, then per vCPU its counts, its losses
+ * by cause and its dispatches and preemptions by reason. */
+static int render_dtl(struct hctx *c, FILE *f)
+{
 	int err;
 	struct dtlrec_stats rs;
 
@@ -215,87 +308,22 @@ static int render_dtl(struct hctx *c, FILE *f)
 		       "counters refused, reads that failed", (double)(rs.lost + rs.aux_flags_lost + c->dtl_bad +
 								       c->dtl_poll_failed))))
 		return err;
-	static const struct {
-		const char *name, *type, *help;
-	} fam[] = {
-		{ "latscope_dtl_entries_total", "counter", "DTL entries: the hypervisor's dispatches of the vCPU" },
-		{ "latscope_dtl_hypervisor_seconds_total", "counter",
-		  "time the vCPU waited for the hypervisor (enqueue_to_dispatch + ready_to_enqueue)" },
-		{ "latscope_dtl_dispatch_delay_max_seconds", "gauge",
-		  "the largest enqueue_to_dispatch time since the start or the last reset" },
-	};
-	for (size_t k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
-		if ((err = promexp_family(f, fam[k].name, fam[k].type, fam[k].help)))
+	for (size_t k = 0; k < sizeof(dtl_fam) / sizeof(dtl_fam[0]); k++)
+		if ((err = promexp_family(f, dtl_fam[k].name, dtl_fam[k].type, dtl_fam[k].help)) ||
+		    (err = each_dtl_cpu(c, f, dtl_fam_sample, k)))
 			return err;
-		for (uint32_t i = 0; i < dtlstat_nr_cpus(c->dtls); i++) {
-			const struct dtlstat_cpu *d = dtlstat_cpu(c->dtls, i);
-			if (!d || !d->entries)
-				continue;
-			uint64_t hz = d->tbi.tb_freq;
-			double v = k == 0 ? (double)d->entries
-				 : !hz ? NAN
-				 : k == 1 ? (double)dtl_ticks_to_ns(d->stolen_tb, hz) / 1e9
-					  : (double)dtl_ticks_to_ns(d->h[DTLSTAT_E2D].max, hz) / 1e9;
-			snprintf(cpu, sizeof(cpu), "%u", d->cpu);
-			struct promexp_label l[] = { { "cpu", cpu } };
-			if ((err = promexp_sample(f, fam[k].name, l, 1, v)))
-				return err;
-		}
-	}
 	if ((err = promexp_family(f, "latscope_dtl_loss_events_total", "counter",
 				  "events that lost DTL entries in the kernel, at least one each, how many not "
 				  "known: polls that found the hypervisor's 85-entry ring overrun (ring_full), "
 				  "wraps of the driver's AUX buffer (aux_wrap), holes where the driver wrote over "
 				  "AUX data before it was read (aux_overrun), and 1 once the kernel stopped the "
-				  "CPU's DTL because its AUX buffer filled up (dtl_stopped)")))
+				  "CPU's DTL because its AUX buffer filled up (dtl_stopped)")) ||
+	    (err = each_dtl_cpu(c, f, dtl_loss_samples, 0)))
 		return err;
-	for (uint32_t i = 0; i < dtlstat_nr_cpus(c->dtls); i++) {
-		const struct dtlstat_cpu *d = dtlstat_cpu(c->dtls, i);
-		if (!d || !d->entries)
-			continue;
-		snprintf(cpu, sizeof(cpu), "%u", d->cpu);
-		struct promexp_label l1[] = { { "cpu", cpu }, { "cause", "ring_full" } };
-		struct promexp_label l2[] = { { "cpu", cpu }, { "cause", "aux_wrap" } };
-		struct promexp_label l3[] = { { "cpu", cpu }, { "cause", "aux_overrun" } };
-		struct promexp_label l4[] = { { "cpu", cpu }, { "cause", "dtl_stopped" } };
-		if ((err = promexp_sample(f, "latscope_dtl_loss_events_total", l1, 2,
-					  (double)(d->cpu < DTLSTAT_MAX_CPUS ? c->dtl_ring_full[d->cpu] : 0))) ||
-		    (err = promexp_sample(f, "latscope_dtl_loss_events_total", l2, 2, (double)d->aux_wraps)) ||
-		    (err = promexp_sample(f, "latscope_dtl_loss_events_total", l3, 2, (double)d->aux_holes)) ||
-		    (err = promexp_sample(f, "latscope_dtl_loss_events_total", l4, 2,
-					  dtlrec_cpu_stopped(c->dtlr, d->cpu) ? 1.0 : 0.0)))
+	for (size_t k = 0; k < sizeof(dtl_why) / sizeof(dtl_why[0]); k++)
+		if ((err = promexp_family(f, dtl_why[k].name, "counter", dtl_why[k].help)) ||
+		    (err = each_dtl_cpu(c, f, dtl_reason_samples, k)))
 			return err;
-	}
-	static const struct {
-		const char *name, *help;
-		bool preempt;
-	} why[] = {
-		{ "latscope_dtl_dispatches_total", "dispatches by the reason the hypervisor gave", false },
-		{ "latscope_dtl_preemptions_total", "preemptions by the reason the hypervisor gave", true },
-	};
-	for (size_t k = 0; k < sizeof(why) / sizeof(why[0]); k++) {
-		if ((err = promexp_family(f, why[k].name, "counter", why[k].help)))
-			return err;
-		for (uint32_t i = 0; i < dtlstat_nr_cpus(c->dtls); i++) {
-			const struct dtlstat_cpu *d = dtlstat_cpu(c->dtls, i);
-			if (!d || !d->entries)
-				continue;
-			snprintf(cpu, sizeof(cpu), "%u", d->cpu);
-			for (unsigned code = 0; code < 256; code++) {
-				uint64_t n = why[k].preempt ? d->preempt[code] : d->dispatch[code];
-				char buf[32];
-				if (!n)
-					continue;
-				struct promexp_label l[] = {
-					{ "cpu", cpu },
-					{ "reason", why[k].preempt ? dtl_preempt_reason_str(code, buf)
-								   : dtl_dispatch_reason_str(code, buf) },
-				};
-				if ((err = promexp_sample(f, why[k].name, l, 2, (double)n)))
-					return err;
-			}
-		}
-	}
 	return 0;
 }
 

@@ -3,7 +3,7 @@
 # perf beside latscope in the pseries guest: sid's perf for ppc64el
 # (tests/power/perfroot.sh, in /perf) records vpa_dtl with sched_switch for
 # 1 s under the test hypervisor, latscope dtl record --pmu records as long;
-# each file is printed by both tools: perf report -D against latscope dtl
+# each file, and one of latscope dtl synth, is printed by both tools: perf report -D against latscope dtl
 # dump, perf script against latscope dtl script.  The texts come back as
 # artefacts; tests/power/host/dtl_perf.sh compares them, and both with the
 # hypervisor's log.
@@ -22,7 +22,11 @@ perf record -N -B -a -e vpa_dtl/dtl_all/ -e sched:sched_switch -o "$ART/perf.dat
 latscope dtl record --pmu -d 1 -o "$ART/ls.data" > "$ART/ls.rec" 2>&1 ||
 	die "latscope dtl record failed: $(tail -3 "$ART/ls.rec")"
 kill $(jobs -p) 2>/dev/null
-for f in perf ls; do
+# and a file of dtl synth (its realistic layout: AUX data drained after newer
+# sched samples), which perf must read as it reads its own
+latscope dtl synth -o "$ART/syn.data" --cpus 2 -d 1 > "$ART/syn.rec" 2>&1 ||
+	die "latscope dtl synth failed: $(tail -3 "$ART/syn.rec")"
+for f in perf ls syn; do
 	perf report -D -i "$ART/$f.data" > "$ART/$f.perf-D" 2> "$ART/$f.perf-D.err" ||
 		die "$f: perf report -D failed: $(tail -3 "$ART/$f.perf-D.err")"
 	perf script -i "$ART/$f.data" > "$ART/$f.perf-script" 2> "$ART/$f.perf-script.err" ||
