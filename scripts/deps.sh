@@ -22,6 +22,9 @@
 # cross-built unit tests run under it); installed as root, else named; exit 1
 # when the compiler is missing and not installable.
 #
+# Every install waits up to 10 minutes for dpkg's lock (another apt, or
+# the other tier's install in make check).
+#
 # `deps.sh power` (tests/power/): what the test QEMU's build needs (meson,
 # ninja, glib, pixman, libfdt and zlib headers, dpkg-source), the pseries
 # firmware (qemu-system-data: vof.bin), cpio; installed as root, else named;
@@ -84,8 +87,8 @@ if [ "${1:-}" = deb ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		echo "deps: installing:$m" >&2
 		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq >/dev/null 2>&1 || true
-		apt-get install -y -qq --no-install-recommends $m >/dev/null && exit 0
+		apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null 2>&1 || true
+		apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $m >/dev/null && exit 0
 	fi
 	echo "deps: missing packaging tools:$m; install them: apt-get install$m" >&2
 	exit 1
@@ -101,8 +104,8 @@ if [ "${1:-}" = cross ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		echo "deps: installing:$m" >&2
 		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq >/dev/null 2>&1 || true
-		apt-get install -y -qq --no-install-recommends $m >/dev/null 2>&1
+		apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null 2>&1 || true
+		apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $m >/dev/null 2>&1
 	fi
 	command -v "$tr-gcc" >/dev/null 2>&1 && command -v "$tr-g++" >/dev/null 2>&1 && exit 0
 	echo "deps: no cross compiler for $tr; install it: apt-get install$m" >&2
@@ -113,16 +116,20 @@ if [ "${1:-}" = power ]; then
 	for t in meson:meson ninja:ninja-build dpkg-source:dpkg-dev cpio:cpio; do
 		command -v "${t%%:*}" >/dev/null 2>&1 || m="$m ${t#*:}"
 	done
-	for l in glib-2.0:libglib2.0-dev pixman-1:libpixman-1-dev libfdt:libfdt-dev zlib:zlib1g-dev; do
+	for l in glib-2.0:libglib2.0-dev pixman-1:libpixman-1-dev zlib:zlib1g-dev; do
 		"$PKG_CONFIG" --exists "${l%%:*}" 2>/dev/null || m="$m ${l#*:}"
 	done
+	# (Debian's libfdt-dev has no .pc file: pkg-config never finds it, and
+	# every call installed it again, holding dpkg's lock while the kernel
+	# tier, beside, installed its tools: they skipped)
+	[ -f /usr/include/libfdt.h ] || m="$m libfdt-dev"
 	[ -f /usr/share/qemu/vof.bin ] || m="$m qemu-system-data"
 	[ -n "$m" ] || exit 0
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		echo "deps: installing:$m" >&2
 		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq >/dev/null 2>&1 || true
-		apt-get install -y -qq --no-install-recommends $m >/dev/null 2>&1 && exit 0
+		apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null 2>&1 || true
+		apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $m >/dev/null 2>&1 && exit 0
 	fi
 	echo "deps: missing for the POWER tier:$m; install them: apt-get install$m" >&2
 	exit 1
@@ -140,10 +147,10 @@ if [ "${1:-}" = kernels ]; then
 	fi
 	export DEBIAN_FRONTEND=noninteractive
 	echo "deps: installing:$miss" >&2
-	apt-get update -qq >/dev/null 2>&1 || true
-	apt-get install -y -qq --no-install-recommends $miss >/dev/null 2>&1 && exit 0
+	apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null 2>&1 || true
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $miss >/dev/null 2>&1 && exit 0
 	for p in $miss; do
-		err=$(apt-get install -y -qq --no-install-recommends "$p" 2>&1 >/dev/null) ||
+		err=$(apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$p" 2>&1 >/dev/null) ||
 			echo "$p: apt-get install failed: $(echo "$err" | grep -v '^W:' | tail -1)"
 	done
 	exit 0
@@ -177,10 +184,10 @@ all="$need ${opt:-}"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "deps: installing:$all" >&2
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >/dev/null 2>&1 || true
-	if ! apt-get install -y -qq $all >/dev/null 2>&1; then
+	apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null 2>&1 || true
+	if ! apt-get -o DPkg::Lock::Timeout=600 install -y -qq $all >/dev/null 2>&1; then
 		# Optional tools may be unavailable; retry with the required ones only.
-		[ -z "$need" ] || apt-get install -y -qq $need >/dev/null || {
+		[ -z "$need" ] || apt-get -o DPkg::Lock::Timeout=600 install -y -qq $need >/dev/null || {
 			echo "deps: apt-get install$need failed; install them and run make again" >&2; exit 1; }
 	fi
 	exit 0

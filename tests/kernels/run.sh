@@ -161,7 +161,7 @@ fetch_deb() {
 	ver=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }')
 	if { [ -z "$ver" ] || [ "$ver" = "(none)" ]; } && [ "$(id -u)" = 0 ]; then
 		# a fresh machine may have no package lists yet
-		apt-get update -qq > /dev/null 2>&1
+		apt-get -o DPkg::Lock::Timeout=600 update -qq > /dev/null 2>&1
 		ver=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }')
 	fi
 	if [ -n "$ver" ] && [ "$ver" != "(none)" ]; then
@@ -222,38 +222,15 @@ prepare_kernel() {
 	if ! mods=$(modules virtio_pci virtio_blk 2> "$kw/why"); then
 		exit 2
 	fi
-	for f in $mods; do cp "$mdir/$f" "$kw/root/ktest/modules/"; done
+	mlist=""
+	for f in $mods; do b=$(mod_copy "$f" "$kw/root/ktest/modules") || exit 2; mlist="$mlist $b"; done
 	cp "$vmlinuz" "$kw/vmlinuz" && cp "$kconfig" "$kw/root/ktest/kconfig" || exit 2
 	{
 		echo "KERNEL='$name'"
 		echo "MUST='$*'"
-		echo "MODULES='$(for f in $mods; do basename "$f"; done | tr '\n' ' ')'"
+		echo "MODULES='${mlist# }'"
 	} > "$kw/root/ktest/kernel.env"
 	echo "${vmlinuz##*/vmlinuz-} ($(basename "$kd"))" > "$kw/kinfo"
-}
-
-# modules NAME...: the module files (under $mdir, the kernel's
-# lib/modules/VERSION) of NAME... and of what they depend on, dependencies
-# first, built-in ones left out: one path relative to $mdir a line.
-modules() {
-	mod_seen=" "
-	for m in "$@"; do mod_add "$m" || return 1; done
-}
-mod_add() {
-	local f alt dep	# (dash, bash and busybox sh have local)
-	case $mod_seen in *" $1 "*) return 0;; esac
-	mod_seen="$mod_seen$1 "
-	alt=$(echo "$1" | tr _ -)
-	f=$(cd "$mdir" && find kernel -name "$1.ko" -o -name "$alt.ko" | head -1)
-	if [ -z "$f" ]; then
-		grep -qE "/($1|$alt)\.ko\$" "$mdir/modules.builtin" 2>/dev/null && return 0
-		echo "kernels: no module $1 in $mdir" >&2
-		return 1
-	fi
-	for dep in $(tr '\0' '\n' < "$mdir/$f" | sed -n 's/^depends=//p' | tr ',' ' '); do
-		mod_add "$dep" || return 1
-	done
-	echo "$f"
 }
 
 # ---- one kernel: initramfs, boot, results -------------------------------------
