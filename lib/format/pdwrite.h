@@ -117,6 +117,19 @@ int pdwrite_write_with_trailer(struct pdwrite *w, int evsel, uint32_t type, uint
  * error; an unreadable procfs is -errno of opendir).
  */
 int pdwrite_write_task_comms(struct pdwrite *w, int evsel, const char *procfs);
+
+/*
+ * pdwrite_write_kernel_mmap - the kernel's PERF_RECORD_MMAP as perf record
+ * synthesizes it at start (misc KERNEL, pid -1, filename
+ * "[kernel.kallsyms]_text"; start and pgoff the address of _text, or _stext;
+ * the length to the end of the kernel image's last function symbol), read
+ * from the kallsyms file (NULL = "/proc/kallsyms"), with evsel's sample_id
+ * trailer: perf script resolves the file's kernel addresses (srr0) only
+ * with it.  *written says whether it was written: a kallsyms that cannot be
+ * read, hides its addresses (kptr_restrict) or has no _text/_stext gives
+ * none, and 0.  Negative errno for a write error or a bad argument.
+ */
+int pdwrite_write_kernel_mmap(struct pdwrite *w, int evsel, const char *kallsyms, bool *written);
 /* pdwrite_write_comm - one PERF_RECORD_COMM naming tid of pid comm (at most
  * 15 bytes kept), with evsel's sample_id trailer at time_ns.  0 or negative
  * errno. */

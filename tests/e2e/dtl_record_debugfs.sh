@@ -31,10 +31,42 @@ printf '%s\n' \
 diff -u want.csv head.csv || die "recorded entries differ"
 "$LATSCOPE" dtl dump --no-raw a.data | grep -q 'boot_tb: 1488000, tb_freq: 512000000' || die "header record missing"
 
+# the kernel's map, as perf record writes it (perf script names srr0 with
+# it): from proc/kallsyms, from _text over the kernel image's functions
+printf '%s\n' 'c000000000000000 T _text' 'c000000000000000 T _stext' 'c000000000001000 T start_here' \
+	'c000000000002000 t do_idle' 'c000000000004000 D _edata' 'c008000000010000 t vblk_probe\t[virtio_blk]' |
+	sed 's/\\t/\t/' > proc/kallsyms
+$R -T none -o k.data -- true 2> k.err || die "record with kallsyms failed: $(cat k.err)"
+python3 - k.data <<'PY' || die "the kernel's MMAP record"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+off, size = struct.unpack_from("<QQ", b, 40)
+p, maps = off, []
+while p + 8 <= off + size:
+    t, misc, sz = struct.unpack_from("<IHH", b, p)
+    if sz < 8:
+        break
+    if t == 1:
+        pid, tid, start, ln, pgoff = struct.unpack_from("<IIQQQ", b, p + 8)
+        name = b[p + 40:p + sz].split(b"\0")[0].decode()
+        maps.append((misc, pid, start, ln, pgoff, name))
+    p += sz
+if len(maps) != 1:
+    sys.exit("%d MMAP records, want the kernel's alone" % len(maps))
+misc, pid, start, ln, pgoff, name = maps[0]
+# misc KERNEL, pid -1, start and pgoff _text, past the last kernel function
+# (do_idle at +0x2000), short of the first module, perf's name
+if (misc, pid, start, pgoff, name) != (1, 0xffffffff, 0xc000000000000000, 0xc000000000000000,
+                                       "[kernel.kallsyms]_text") or not 0x2000 < ln <= 0x8000000010000:
+    sys.exit("MMAP misc %d pid %#x start %#x len %#x pgoff %#x %s" % maps[0])
+print("kernel map: %s %#x + %#x @ %#x" % (name, start, ln, pgoff))
+PY
+rm proc/kallsyms
+
 # refusals
 $LATSCOPE dtl record --sysfs sys --debugfs empty --procfs proc -T none -o b.data -- true 2> e1.err && die "no source accepted"
 [ $? -eq 2 ] || die "no-source exit code"
-grep -q 'not a shared-processor LPAR' e1.err || die "no-source message: $(cat e1.err)"
+grep -q 'no powerpc/ there: not POWER' e1.err || die "no-source message: $(cat e1.err)"
 mkdir -p sys/bus/event_source/devices/vpa_dtl && echo 4000 > sys/bus/event_source/devices/vpa_dtl/type
 $LATSCOPE dtl record --sysfs sys --debugfs dbg --procfs proc --pmu -T none -o c.data -- true 2> e2.err && die "bogus PMU accepted"
 grep -q 'shared-processor LPAR\|permission denied' e2.err || die "PMU refusal message: $(cat e2.err)"

@@ -74,7 +74,7 @@ echo "mask $mask_during while running, 0x00 after SIGTERM; SIGHUP left no entry"
 
 "$LATSCOPE" monitor --listen 127.0.0.1:0 --dtl --sysfs sys --debugfs empty --procfs proc -d 2 > e.out 2> e.err && die "--dtl without a source ran"
 [ $? = 2 ] || die "--dtl without a source: exit not 2"
-grep -q 'not a shared-processor LPAR' e.err || die "--dtl without a source: $(cat e.err)"
+grep -q 'no powerpc/ there: not POWER' e.err || die "--dtl without a source: $(cat e.err)"
 echo "no DTL source: exit 2, $(grep -o 'no DTL source[^(]*' e.err | head -1)"
 
 dash=$(dirname "$TESTS_DIR")/contrib/grafana/latscope-dashboard.json

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The POWER tier (docs/power.md): boots Debian sid's ppc64el kernel in a
+# The POWER tier (docs/power.md): boots Debian's ppc64el kernels (sid's, in
+# the stress and the realistic mode, and bookworm's 64K-page 6.1) in a
 # pseries guest under the test hypervisor (tests/power/qemu: QEMU writing DTL
 # entries and logging every one), with latscope built for ppc64el
 # (build-ppc64el, scripts/cross.sh), and runs tests/power/guest/*.sh there
@@ -11,7 +12,8 @@
 # SKIP per test and "power: N passed, N failed, N skipped".
 #
 # Environment: CROSS_BUILD (default build-ppc64el), LATSCOPE_CACHE,
-#   PTESTS="name ..." (only these guest tests), KEEP_TMP=1, POWER_UNIT=all
+#   PTESTS="name ..." (only these guest tests), PBOOTS="boot ..." (only
+#   these boots: sid sid-realistic bookworm), KEEP_TMP=1, POWER_UNIT=all
 #   (every unit test in the guest, not only those that drive the kernel),
 #   POWER_MEM_MB (1024), POWER_GRACE_S (60: no progress that long past a
 #   test's timeout kills the guest).
@@ -49,30 +51,43 @@ case $? in
 77) result SKIP power "no ppc64el build: $(tail -1 "$WORK/cross.log")"; summary;;
 *) result FAIL power/cross "$(tail -1 "$WORK/cross.log")"; summary;;
 esac
-# sid's ppc64el kernel: linux-image-powerpc64le -> linux-image-VER -> its
-# linux-binary (vmlinuz, an ELF QEMU boots), linux-base (config), linux-modules
+# ---- the kernels --------------------------------------------------------------------
+# kernel SUITE: the suite's ppc64el kernel (linux-image-powerpc64le's
+# linux-image-VER), unpacked once into $CACHE/power/kernels/SUITE/VER (older
+# versions go); its directory on stdout.  sid splits it into linux-binary
+# (vmlinuz, an ELF QEMU boots), linux-base (config) and linux-modules;
+# bookworm's is one package (boot/vmlinux-VER, boot/config-VER).
 kernel() {
-	img=$(fa sid ppc64el field linux-image-powerpc64le Depends | tr ',' '\n' |
+	img=$(fa "$1" ppc64el field linux-image-powerpc64le Depends | tr ',' '\n' |
 		sed -n 's/^ *\(linux-image-[0-9][^ ]*\).*/\1/p' | head -1) && [ -n "$img" ] || return 1
-	KVER=${img#linux-image-}
-	kd=$CACHE/power/kernels/$KVER
+	v=${img#linux-image-}
+	kd=$CACHE/power/kernels/$1/$v
 	if [ ! -f "$kd/.done" ]; then
+		case $1 in sid) pkgs="linux-binary-$v linux-base-$v linux-modules-$v";; *) pkgs=$img;; esac
 		rm -rf "$kd.tmp" && mkdir -p "$kd.tmp" || return 1
-		for p in linux-binary linux-base linux-modules; do
-			deb=$(fa sid ppc64el get "$p-$KVER") || return 1
+		for p in $pkgs; do
+			deb=$(fa "$1" ppc64el get "$p") || return 1
 			dpkg-deb -x "$deb" "$kd.tmp" || return 1
 		done
 		: > "$kd.tmp/.done"
 		rm -rf "$kd" && mv "$kd.tmp" "$kd" || return 1
 	fi
-	# older kernels of the cache go
-	for o in "$CACHE"/power/kernels/*; do [ "$o" = "$kd" ] || rm -rf "$o"; done
+	for o in "$CACHE/power/kernels/$1"/*; do [ "$o" = "$kd" ] || rm -rf "$o"; done
 	echo "$kd"
 }
-kd=$(kernel 2> "$WORK/kernel.err") ||
+# kfiles KD: vml (the image QEMU boots), mdir (lib/modules/VER), kcfg (the config)
+kfiles() {
+	v=$(basename "$1")
+	if [ -f "$1/usr/lib/modules/$v/vmlinuz" ]; then
+		mdir=$1/usr/lib/modules/$v vml=$1/usr/lib/modules/$v/vmlinuz kcfg=$1/usr/lib/modules/$v/config
+	else
+		mdir=$1/lib/modules/$v vml=$1/boot/vmlinux-$v kcfg=$1/boot/config-$v
+	fi
+}
+# (the cache's layout before the suites had a directory each)
+for o in "$CACHE"/power/kernels/*; do case ${o##*/} in sid|bookworm|"*") ;; *) rm -rf "$o";; esac; done
+sidkd=$(kernel sid 2> "$WORK/kernel.err") ||
 	{ result SKIP power "no sid ppc64el kernel: $(tail -1 "$WORK/kernel.err")"; summary; }
-KVER=$(basename "$kd")
-mdir=$kd/usr/lib/modules/$KVER
 bb=$(fa sid ppc64el get busybox-static 2> "$WORK/bb.err") ||
 	{ result SKIP power "no ppc64el busybox: $(tail -1 "$WORK/bb.err")"; summary; }
 
@@ -107,8 +122,23 @@ mkdir -p "$ROOT/ktest/src/tests" "$ROOT/ktest/src/fuzz" && cp -r "$TESTS_DIR/dat
 	cp -r "$SRCDIR/fuzz/regress" "$ROOT/ktest/src/fuzz/" || exit 1
 cp "$TESTS_DIR/kernels/init.sh" "$ROOT/init" && chmod 755 "$ROOT/init" || exit 1
 cp "$TESTS_DIR/kernels/guest/lib.sh" "$ROOT/ktest/guest/" || exit 1
-tests=""
+# The boots, each one guest run of its tests:
+#   sid            sid's kernel (4K pages, the vpa_dtl PMU, BTF), the
+#                  hypervisor's stress mode: every guest test but those
+#                  whose "# boots:" line names other boots
+#   sid-realistic  sid's kernel, the realistic mode (cedes and preempts of
+#                  100 us and more) and forced holds of vCPU 1
+#                  (POWER_HOLD, default 250000:20000:1: 20 ms every 250 ms)
+#   bookworm       bookworm's 6.1 (64K pages, no vpa_dtl PMU, no BTF): the
+#                  basic set
+# A guest test says where it runs in its "# boots:" line (default sid); of
+# the kernel tier's, hist_storm runs on sid and bookworm, the others on sid.
+# PBOOTS="label ..." runs only those boots.
+BOOTS="sid sid-realistic bookworm"
+[ -z "${PBOOTS:-}" ] || BOOTS=$PBOOTS
 : > "$ROOT/ktest/skip"
+mkdir -p "$WORK/tests"
+for b in $BOOTS; do : > "$WORK/tests/$b"; done
 # the POWER tier's own guest tests, and the kernel tier's that run here as
 # they are (KT_REUSE: hist_storm, every hist backend the kernel has, with 3 s
 # storms; the osnoise tracer's options, where the kernel has the tracer); a
@@ -117,7 +147,17 @@ for t in "$PDIR"/guest/*.sh $(for n in ${KT_REUSE-hist_storm osnoise_kernel_opti
 	echo "$TESTS_DIR/kernels/guest/$n.sh"; done); do
 	n=$(basename "$t" .sh)
 	if [ -n "${PTESTS:-}" ]; then case " $PTESTS " in *" $n "*) ;; *) continue;; esac; fi
-	cp "$t" "$ROOT/ktest/guest/" && tests="$tests $n" || continue
+	case $t in
+	"$PDIR"/*) tb=$(sed -n 's/^# boots: *//p' "$t" | head -1); tb=${tb:-sid};;
+	*/hist_storm.sh) tb="sid bookworm";;
+	*) tb=sid;;
+	esac
+	on=""
+	for b in $tb; do
+		[ -e "$WORK/tests/$b" ] || continue
+		echo "$t" >> "$WORK/tests/$b"; on=1
+	done
+	[ -n "$on" ] || continue
 	for w in $(sed -n 's/^# needs: *//p' "$t" | head -1); do
 		case $w in
 		e2e:*)	# a host end-to-end test the guest runs too, with tests/lib.sh
@@ -139,89 +179,122 @@ for t in "$PDIR"/guest/*.sh $(for n in ${KT_REUSE-hist_storm osnoise_kernel_opti
 		esac
 	done
 done
-# the results disk's driver (the kernel's modules are xz-compressed; the
-# guest's insmod takes them plain)
-mods=""
-for m in virtio_blk; do
-	f=$(cd "$mdir" && find kernel -name "$m.ko*" | head -1)
-	if [ -n "$f" ]; then
-		xz -dc "$mdir/$f" > "$ROOT/ktest/modules/$m.ko" 2>/dev/null || cp "$mdir/$f" "$ROOT/ktest/modules/$m.ko"
-		mods="$mods $m.ko"
-	elif ! grep -q "/$m.ko" "$mdir/modules.builtin"; then
-		result FAIL power/initramfs "no $m module in $mdir"; summary
-	fi
-done
-cp "$mdir/config" "$ROOT/ktest/kconfig" || exit 1
-{
-	echo "KERNEL='sid'"
-	echo "MUST='pmu:vpa_dtl'"
-	echo "MODULES='$mods'"
-	echo "KT_STORM_DUR=3"	# the kernel tier's hist_storm: 3 s storms here
-} > "$ROOT/ktest/kernel.env"
-(cd "$ROOT" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$WORK/initrd" ||
+(cd "$ROOT" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$WORK/base.cpio.gz" ||
 	{ echo "power: cannot build the initramfs"; exit 1; }
 
-# ---- the boot -----------------------------------------------------------------------
-limit=$((2 * GRACE_S))
-for n in $tests; do
-	to=$(header "$n" timeout); limit=$((limit + ${to:-60}))
-done
-echo "power: sid: $KVER under $(basename "$(dirname "$qemu")")'s QEMU $(cat "$(dirname "$qemu")/version"), tcg, -smp 2 -m $MEM"
-truncate -s 256M "$WORK/disk.img"
-: > "$WORK/results"; : > "$WORK/hv.log"
-t0=$(date +%s)
-# (ulimit -f: dash counts 512-byte blocks; a guest that hangs with the DTL
-# on fills the log at megabytes a second: 1 GiB stops it, said below)
-(ulimit -f 2097152
-LATSCOPE_DTL_LOG=$WORK/hv.log LATSCOPE_DTL_MODE=${POWER_DTL_MODE:-stress} \
-exec timeout -k 10 "$limit" "$qemu" -L /usr/share/qemu -M pseries,x-vof=on -accel tcg -smp 2 -m "$MEM" \
-	-nodefaults -display none -vga none -no-reboot \
-	-kernel "$kd/usr/lib/modules/$KVER/vmlinuz" -initrd "$WORK/initrd" \
-	-append "console=hvc0 rdinit=/init quiet panic=-1" \
-	-serial "file:$WORK/console" -serial "file:$WORK/results" \
-	-drive "file=$WORK/disk.img,format=raw,if=none,id=rd" -device virtio-blk-pci,drive=rd \
-	> "$WORK/qemu.out" 2>&1)
-qrc=$?
-echo "power: sid: guest ran $(( $(date +%s) - t0 )) s (qemu exit $qrc), the hypervisor wrote $(grep -c '^dtl ' "$WORK/hv.log") DTL entries"
-mkdir -p "$WORK/out" && tar -xf "$WORK/disk.img" -C "$WORK/out" 2>/dev/null
-# the result lines: the second console (hvc1) loses some under TCG (the
-# guest's writes fail with EIO when the hypervisor console's buffer is
-# full), so the results disk's copy (init.sh's /results/results) comes
-# first, the console's lines when the disk gave none
-if [ -s "$WORK/out/results" ]; then
-	cp "$WORK/out/results" "$WORK/results.txt"
-else
-	tr -d '\r' < "$WORK/console" | sed -n 's/.*\(KT [A-Z]* .*\)/\1/p' > "$WORK/results.txt"
-fi
-if grep -q '^KT DONE' "$WORK/results.txt"; then lost="the guest gave no result"
-elif [ "$(stat -c %s "$WORK/hv.log")" -ge 1073741824 ]; then lost="the hypervisor's log reached 1 GiB: the guest ran away with the DTL on (qemu exit $qrc)"
-elif [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then lost="the guest hung: killed after $limit s"
-else lost="the guest stopped before it (qemu exit $qrc)"; fi
-for n in features $tests; do
-	line=$(grep -v '^KT RUN ' "$WORK/results.txt" | grep -m1 "^KT [A-Z]* $n\( \|\$\)")
-	if [ -z "$line" ]; then
-		result FAIL "sid/$n" "$lost"
-		tail -20 "$WORK/console" | indent
-		continue
+# ---- a boot -------------------------------------------------------------------------
+# boot LABEL KD MUST [VAR=VALUE...]: the kernel in KD under the test
+# hypervisor (VAR=VALUE: its environment) with the tests listed in
+# $WORK/tests/LABEL; the initramfs is the common one and, appended, a second
+# archive with the tests, the modules, the config and kernel.env (the kernel
+# unpacks both).  Result lines "LABEL/NAME"; the host checks run on the
+# artefacts with HVLOG, this boot's log of every DTL entry.
+boot() {
+	label=$1 kd=$2 must=$3
+	shift 3
+	bw=$WORK/$label
+	ov=$bw/ov
+	mkdir -p "$ov/ktest/guest" "$ov/ktest/modules" || return 1
+	tests=""
+	while read -r t; do
+		cp "$t" "$ov/ktest/guest/" && tests="$tests $(basename "$t" .sh)"
+	done < "$WORK/tests/$label"
+	kfiles "$kd"
+	kver=$(basename "$kd")
+	# the results disk's driver and what it depends on (sid's modules are
+	# xz-compressed; the guest's insmod takes them plain)
+	if ! mods=$(modules virtio_pci virtio_blk 2> "$bw/mod.err"); then
+		result FAIL "$label/initramfs" "$(tail -1 "$bw/mod.err")"
+		return 0
 	fi
-	st=$(echo "$line" | cut -d' ' -f2)
-	why=$(echo "$line" | cut -d' ' -f4-)
-	hout=""
-	hc=$PDIR/host/$n.sh
-	[ -f "$hc" ] || hc=$TESTS_DIR/kernels/host/$n.sh
-	if [ "$st" = PASS ] && [ -f "$hc" ]; then
-		hout=$(ART="$WORK/out/art/$n" HVLOG="$WORK/hv.log" LATSCOPE_HOST="$SRCDIR/build/latscope" \
-			LATSCOPE="$SRCDIR/build/latscope" TESTS_DIR="$TESTS_DIR" TOOLS="$SRCDIR/build/tests/tools" \
-			KERNEL=sid PDIR="$PDIR" sh "$hc" 2>&1)
-		case $? in
-		0) ;;
-		77) st=SKIP why="host check: $(echo "$hout" | tail -1)";;
-		*) st=FAIL why="host check failed";;
-		esac
+	mlist=""
+	for f in $mods; do m=$(mod_copy "$f" "$ov/ktest/modules") || return 1; mlist="$mlist $m"; done
+	cp "$kcfg" "$ov/ktest/kconfig" || return 1
+	{
+		echo "KERNEL='$label'"
+		echo "MUST='$must'"
+		echo "MODULES='${mlist# }'"
+		echo "KT_STORM_DUR=3"	# the kernel tier's hist_storm: 3 s storms here
+	} > "$ov/ktest/kernel.env"
+	(cd "$ov" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 | cat "$WORK/base.cpio.gz" - > "$bw/initrd" ||
+		{ result FAIL "$label/initramfs" "cannot build the initramfs"; return 0; }
+	limit=$((2 * GRACE_S))
+	for n in $tests; do
+		to=$(sed -n 's/^# timeout: *//p' "$ov/ktest/guest/$n.sh" | head -1); limit=$((limit + ${to:-60}))
+	done
+	echo "power: $label: $kver under $(basename "$(dirname "$qemu")")'s QEMU $(cat "$(dirname "$qemu")/version"), tcg, -smp 2 -m $MEM${*:+, $*}"
+	truncate -s 256M "$bw/disk.img"
+	: > "$bw/results"; : > "$bw/hv.log"
+	t0=$(date +%s)
+	# (ulimit -f: dash counts 512-byte blocks; a guest that hangs with the DTL
+	# on fills the log at megabytes a second: 1 GiB stops it, said below)
+	(ulimit -f 2097152
+	exec env LATSCOPE_DTL_LOG="$bw/hv.log" LATSCOPE_DTL_MODE=stress "$@" \
+		timeout -k 10 "$limit" "$qemu" -L /usr/share/qemu -M pseries,x-vof=on -accel tcg -smp 2 -m "$MEM" \
+		-nodefaults -display none -vga none -no-reboot \
+		-kernel "$vml" -initrd "$bw/initrd" \
+		-append "console=hvc0 rdinit=/init quiet panic=-1" \
+		-serial "file:$bw/console" -serial "file:$bw/results" \
+		-drive "file=$bw/disk.img,format=raw,if=none,id=rd" -device virtio-blk-pci,drive=rd \
+		> "$bw/qemu.out" 2>&1)
+	qrc=$?
+	echo "power: $label: guest ran $(( $(date +%s) - t0 )) s (qemu exit $qrc), the hypervisor wrote $(grep -c '^dtl ' "$bw/hv.log") DTL entries"
+	mkdir -p "$bw/out" && tar -xf "$bw/disk.img" -C "$bw/out" 2>/dev/null
+	# the result lines: the second console (hvc1) loses some under TCG (the
+	# guest's writes fail with EIO when the hypervisor console's buffer is
+	# full), so the results disk's copy (init.sh's /results/results) comes
+	# first, the console's lines when the disk gave none
+	if [ -s "$bw/out/results" ]; then
+		cp "$bw/out/results" "$bw/results.txt"
+	else
+		tr -d '\r' < "$bw/console" | sed -n 's/.*\(KT [A-Z]* .*\)/\1/p' > "$bw/results.txt"
 	fi
-	result "$st" "sid/$n" "$why"
-	[ -z "$hout" ] || echo "$hout" | tail -30 | indent
-	[ "$st" != FAIL ] || [ ! -f "$WORK/out/log/$n" ] || tail -30 "$WORK/out/log/$n" | indent
+	if grep -q '^KT DONE' "$bw/results.txt"; then lost="the guest gave no result"
+	elif [ "$(stat -c %s "$bw/hv.log")" -ge 1073741824 ]; then lost="the hypervisor's log reached 1 GiB: the guest ran away with the DTL on (qemu exit $qrc)"
+	elif [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then lost="the guest hung: killed after $limit s"
+	else lost="the guest stopped before it (qemu exit $qrc)"; fi
+	for n in features $tests; do
+		line=$(grep -v '^KT RUN ' "$bw/results.txt" | grep -m1 "^KT [A-Z]* $n\\( \\|\$\\)")
+		if [ -z "$line" ]; then
+			result FAIL "$label/$n" "$lost"
+			tail -20 "$bw/console" | indent
+			continue
+		fi
+		st=$(echo "$line" | cut -d' ' -f2)
+		why=$(echo "$line" | cut -d' ' -f4-)
+		hout=""
+		hc=$PDIR/host/$n.sh
+		[ -f "$hc" ] || hc=$TESTS_DIR/kernels/host/$n.sh
+		if [ "$st" = PASS ] && [ -f "$hc" ]; then
+			hout=$(ART="$bw/out/art/$n" HVLOG="$bw/hv.log" LATSCOPE_HOST="$SRCDIR/build/latscope" \
+				LATSCOPE="$SRCDIR/build/latscope" TESTS_DIR="$TESTS_DIR" TOOLS="$SRCDIR/build/tests/tools" \
+				KERNEL=$label PDIR="$PDIR" sh "$hc" 2>&1)
+			case $? in
+			0) ;;
+			77) st=SKIP why="host check: $(echo "$hout" | tail -1)";;
+			*) st=FAIL why="host check failed";;
+			esac
+		fi
+		result "$st" "$label/$n" "$why"
+		[ -z "$hout" ] || echo "$hout" | tail -30 | indent
+		[ "$st" != FAIL ] || [ ! -f "$bw/out/log/$n" ] || tail -30 "$bw/out/log/$n" | indent
+	done
+	times_line "$label" "$bw/out/times"
+}
+
+for b in $BOOTS; do
+	[ -s "$WORK/tests/$b" ] || continue
+	case $b in
+	sid) boot sid "$sidkd" pmu:vpa_dtl LATSCOPE_DTL_MODE=${POWER_DTL_MODE:-stress};;
+	sid-realistic) boot sid-realistic "$sidkd" pmu:vpa_dtl LATSCOPE_DTL_MODE=realistic \
+		LATSCOPE_DTL_HOLD=${POWER_HOLD:-250000:20000:1};;
+	bookworm)
+		if bwkd=$(kernel bookworm 2> "$WORK/bookworm.err"); then
+			boot bookworm "$bwkd" config:PPC_64K_PAGES
+		else
+			result SKIP bookworm "no bookworm ppc64el kernel: $(tail -1 "$WORK/bookworm.err")"
+		fi;;
+	*) echo "power: PBOOTS: no boot $b (the boots: sid sid-realistic bookworm)"; exit 2;;
+	esac
 done
-times_line sid "$WORK/out/times"
 summary

@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include "base/bytes.h"
+#include "format/ksym.h"
 #include "pdwrite_int.h"
 
 /* ---------------------------------------------------------------- encoding */
@@ -412,6 +413,40 @@ int pdwrite_write_task_comms(struct pdwrite *w, int evsel, const char *procfs)
 		closedir(td);
 	}
 	closedir(d);
+	return err;
+}
+
+int pdwrite_write_kernel_mmap(struct pdwrite *w, int evsel, const char *kallsyms, bool *written)
+{
+	static const char kname[] = "[kernel.kallsyms]_text";
+	struct ksym *k;
+	struct ksym_hit h;
+	uint64_t text, end = 0;
+	uint8_t body[32 + sizeof(kname)];
+
+	*written = false;
+	if (!w || evsel < 0 || (size_t)evsel >= w->nr_evsels)
+		return -EINVAL;
+	if (ksym_load(&k, kallsyms ? kallsyms : "/proc/kallsyms"))
+		return 0;
+	if (!ksym_find(k, "_text", NULL, &text) && !ksym_find(k, "_stext", NULL, &text))
+		text = UINT64_MAX;
+	for (size_t i = 0; ksym_get(k, i, &h); i++)
+		if (!h.module && h.start + h.size > end)
+			end = h.start + h.size;
+	ksym_free(k);
+	if (text == UINT64_MAX || end <= text)
+		return 0;
+	memset(body, 0, sizeof(body));
+	bytes_st32(body, UINT32_MAX, w->swap);	/* pid -1: the kernel */
+	bytes_st64(body + 8, text, w->swap);
+	bytes_st64(body + 16, end - text, w->swap);
+	bytes_st64(body + 24, text, w->swap);
+	memcpy(body + 32, kname, sizeof(kname));
+	const struct pdwrite_evsel *e = &w->evsels[evsel];
+	struct pdread_sample s = { .pid = UINT32_MAX, .tid = 0, .id = e->nr_ids ? e->ids[0] : 0 };
+	int err = pdwrite_write_with_trailer(w, evsel, PDFORMAT_RECORD_MMAP, PDFORMAT_MISC_KERNEL, body, sizeof(body), &s);
+	*written = !err;
 	return err;
 }
 

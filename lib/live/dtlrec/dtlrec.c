@@ -432,6 +432,14 @@ static int write_header(struct dtlrec *r, const char *output)
 		return dtlrec_seterr(r, err, "writing %s: %s", output, strerror(-err));
 	{
 		char procfs[4096];	/* every thread's name, as perf record starts */
+		bool kmap;
+		snprintf(procfs, sizeof(procfs), "%s/kallsyms", root(r->o.procfs, "/proc"));
+		/* the kernel's map, as perf record writes it: perf script names
+		 * srr0's symbols with it (without kallsyms, none: perf's
+		 * [unknown], latscope's --kallsyms) */
+		err = pdwrite_write_kernel_mmap(r->w, ev_first, procfs, &kmap);
+		if (err)
+			return dtlrec_seterr(r, err, "writing %s: %s", output, strerror(-err));
 		snprintf(procfs, sizeof(procfs), "%s", root(r->o.procfs, "/proc"));
 		pdwrite_write_task_comms(r->w, r->o.nr_tracepoints ? ev_first + 1 : ev_first, procfs);
 	}
@@ -486,12 +494,20 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 	} else {
 		char path[4096];
 		struct stat sb;
-		snprintf(path, sizeof(path), "%s/powerpc/dtl", root(o->debugfs, "/sys/kernel/debug"));
+		const char *dbg = root(o->debugfs, "/sys/kernel/debug");
+		snprintf(path, sizeof(path), "%s/powerpc", dbg);
+		/* debugfs's powerpc/ without dtl: a POWER kernel built without
+		 * CONFIG_DTL (every Debian kernel), or not a shared-processor LPAR */
+		bool ppc = stat(path, &sb) == 0;
+		snprintf(path, sizeof(path), "%s/powerpc/dtl", dbg);
 		if (stat(path, &sb) < 0)
 			return dtlrec_seterr(r, -ENODEV, "no DTL source: no vpa_dtl PMU in %s/bus/event_source/devices "
-					   "and no %s (debugfs not mounted, or not a shared-processor LPAR: the DTL "
-					   "exists only on POWER shared-processor partitions, not in KVM guests)",
-				      root(o->sysfs, "/sys"), path);
+					   "(Linux 6.18+) and no %s (%s; the DTL exists only on POWER "
+					   "shared-processor LPARs, not in KVM guests)",
+					   root(o->sysfs, "/sys"), path,
+					   ppc ? "the kernel was built without CONFIG_DTL, as Debian's are, or this is not "
+						 "a shared-processor LPAR"
+					       : "no powerpc/ there: not POWER, or debugfs not mounted there");
 	}
 	r->st.pmu = r->pmu;
 	if (!r->o.period_ns)

@@ -33,7 +33,12 @@ for f in perf ls syn; do
 		die "$f: perf script failed: $(tail -3 "$ART/$f.perf-script.err")"
 	latscope dtl dump "$ART/$f.data" > "$ART/$f.ls-dump" 2> "$ART/$f.ls-dump.err" ||
 		die "$f: latscope dtl dump failed: $(tail -3 "$ART/$f.ls-dump.err")"
-	latscope dtl script -i "$ART/$f.data" > "$ART/$f.ls-script" 2> "$ART/$f.ls-script.err" ||
+	# (perf names srr0 from the running kernel's kallsyms even in synth's
+	# file of another kernel, 6.18.0-synth; latscope only when told so)
+	ks=""
+	[ $f != syn ] || ks="--kallsyms /proc/kallsyms"
+	# shellcheck disable=SC2086
+	latscope dtl script $ks -i "$ART/$f.data" > "$ART/$f.ls-script" 2> "$ART/$f.ls-script.err" ||
 		die "$f: latscope dtl script failed: $(tail -3 "$ART/$f.ls-script.err")"
 	echo "$f: perf -D $(grep -c ': dispatch_reason:' "$ART/$f.perf-D") DTL slots, latscope dump $(grep -c ': dispatch_reason:' "$ART/$f.ls-dump");" \
 		"perf script $(grep -c 'vpa-dtl:' "$ART/$f.perf-script") entries, latscope script $(grep -c 'vpa-dtl:' "$ART/$f.ls-script")"

@@ -6,6 +6,7 @@
 # noisegen's comm:pid, one entry per wake-up, its total between noisegen's
 # spin time and the kernel's account of the thread's run time).
 # needs: e2e:osnoise_thread tool:noisegen tool:osnjson cmd:chrt
+# boots: sid bookworm
 # timeout: 200
 . "$KTEST_DIR/guest/lib.sh"
 # busybox has no getconf: the one question the test asks of it

@@ -6,6 +6,7 @@
 # it with latscope script, and tests/power/host/script.sh compares the
 # host's perf script of the same file with it, line by line.
 # needs: event:sched/sched_switch
+# boots: sid bookworm
 # timeout: 120
 . "$KTEST_DIR/guest/lib.sh"
 latscope hist record --backend perf --timer-workload -c 0,1 -d 2 --no-keep-busy -o "$ART/rec.data" \

@@ -5,6 +5,7 @@
 # by default the ones that drive the kernel (signals, sockets, files made
 # and linked, tracefs formats, the output path), which qemu-user cannot all
 # run; POWER_UNIT=all on the host: every one (about 5.5 minutes under TCG).
+# boots: sid bookworm
 # timeout: 600
 . "$KTEST_DIR/guest/lib.sh"
 cd /ktest/src || die "no /ktest/src"
