@@ -25,6 +25,9 @@
 # Every install waits up to 10 minutes for dpkg's lock (another apt, or
 # the other tier's install in make check).
 #
+# `deps.sh kbuild` (tests/power/dtlkernel.sh): what building a Linux kernel
+# needs on the host (flex, bison, bc, libssl-dev, libelf-dev).
+#
 # `deps.sh power` (tests/power/): what the test QEMU's build needs (meson,
 # ninja, glib, pixman, libfdt and zlib headers, dpkg-source), the pseries
 # firmware (qemu-system-data: vof.bin), cpio; installed as root, else named;
@@ -37,6 +40,15 @@
 # with that reason.  Always exits 0.
 set -u
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
+# apt_install PKG...: as root with apt-get, install them (waiting up to 10
+# minutes for dpkg's lock); false when not root, no apt-get, or it failed
+apt_install() {
+	[ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 || return 1
+	echo "deps: installing: $*" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null 2>&1 || true
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$@" >/dev/null 2>&1
+}
 # pkg-config name:Debian package of every library the build needs
 BUILD_LIBS="libtraceevent:libtraceevent-dev libtracefs:libtracefs-dev libzstd:libzstd-dev json-c:libjson-c-dev
 libmicrohttpd:libmicrohttpd-dev libelf:libelf-dev"
@@ -101,12 +113,7 @@ if [ "${1:-}" = cross ]; then
 	case $tr in powerpc64le-*) q=qemu-ppc64le;; *) q=;; esac
 	[ -z "$q" ] || command -v "$q" >/dev/null 2>&1 || m="$m qemu-user"
 	[ -n "$m" ] || exit 0
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		echo "deps: installing:$m" >&2
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null 2>&1 || true
-		apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $m >/dev/null 2>&1
-	fi
+	apt_install $m
 	command -v "$tr-gcc" >/dev/null 2>&1 && command -v "$tr-g++" >/dev/null 2>&1 && exit 0
 	echo "deps: no cross compiler for $tr; install it: apt-get install$m" >&2
 	exit 1
@@ -125,13 +132,20 @@ if [ "${1:-}" = power ]; then
 	[ -f /usr/include/libfdt.h ] || m="$m libfdt-dev"
 	[ -f /usr/share/qemu/vof.bin ] || m="$m qemu-system-data"
 	[ -n "$m" ] || exit 0
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		echo "deps: installing:$m" >&2
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null 2>&1 || true
-		apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $m >/dev/null 2>&1 && exit 0
-	fi
+	apt_install $m && exit 0
 	echo "deps: missing for the POWER tier:$m; install them: apt-get install$m" >&2
+	exit 1
+fi
+if [ "${1:-}" = kbuild ]; then
+	m=""
+	for t in flex:flex bison:bison bc:bc; do
+		command -v "${t%%:*}" >/dev/null 2>&1 || m="$m ${t#*:}"
+	done
+	[ -f /usr/include/openssl/ssl.h ] || m="$m libssl-dev"
+	[ -f /usr/include/libelf.h ] || m="$m libelf-dev"
+	[ -n "$m" ] || exit 0
+	apt_install $m && exit 0
+	echo "deps: missing to build a kernel:$m; install them: apt-get install$m" >&2
 	exit 1
 fi
 if [ "${1:-}" = kernels ]; then

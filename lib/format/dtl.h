@@ -265,10 +265,14 @@ size_t dtl_slicer_next(struct dtl_slicer *s, const uint8_t **run, uint64_t *run_
  * buffer was full at a poll of the driver, which lost that poll and the
  * kernel disabled the event for good (its DTL ends there);
  * DTL_AUXERR_OVERRUN, the driver wrote over AUX bytes before they were read
- * (the bytes are a hole in the CPU's AUX stream: dtl_slice_stats.holes).
+ * (the bytes are a hole in the CPU's AUX stream: dtl_slice_stats.holes);
+ * DTL_AUXERR_LAPPED, the hypervisor lapped the debugfs reader (a read that
+ * returned the kernel's whole buffer less one, or entries out of order,
+ * dropped): entries before it are lost, how many is not known.
  */
 #define DTL_AUXERR_STOPPED	1
 #define DTL_AUXERR_OVERRUN	2
+#define DTL_AUXERR_LAPPED	3
 
 /* Counters of a payload scan (see dtl_scan_payload). */
 struct dtl_scan_stats {

@@ -75,6 +75,13 @@ struct dtlrec_stats {
 	uint64_t aux_stopped;		/* CPUs whose event the kernel disabled (a full AUX buffer):
 					 * their DTL ends there */
 	uint64_t odd_reads;		/* debugfs reads that were not a multiple of 48 */
+	uint64_t dbg_full_reads;	/* debugfs reads that returned the kernel's whole
+					 * buffer less one: the hypervisor lapped the
+					 * reader, entries before them are lost (how many
+					 * is not known) */
+	uint64_t dbg_out_of_order;	/* debugfs entries dropped: written over during
+					 * the copy (newer than the next) or not newer
+					 * than the last written; a lap */
 	/* the tracepoints' counting twins (live/ptwin.h), read at the close: */
 	bool tp_counted;		/* every tracepoint was counted */
 	uint64_t tp_fired;		/* times they fired on the recorded CPUs */

@@ -369,6 +369,11 @@ int dtl_cmd_record(int argc, char **argv)
 				"before they were read (%" PRIu64 " times; at least %" PRIu64 " entries lost; a larger "
 				"buffer, --aux-size, gives the reader more time)\n", st.aux_overrun_bytes,
 			st.aux_overruns, (st.aux_overrun_bytes + 47) / 48);
+	if (st.dbg_full_reads || st.dbg_out_of_order)
+		fprintf(stderr, "latscope dtl record: warning: the hypervisor lapped the debugfs reader: %" PRIu64
+				" reads returned the kernel's whole buffer less one, %" PRIu64 " entries came out of "
+				"order and were dropped; entries were probably lost (poll more often: -c)\n",
+			st.dbg_full_reads, st.dbg_out_of_order);
 	if (st.throttles)
 		fprintf(stderr, "latscope dtl record: warning: the kernel throttled sampling %" PRIu64 " times "
 				"(perf_event_max_sample_rate): the samples it did not take have no record\n",

@@ -165,6 +165,8 @@ static void note_auxerr(struct rep *o, const struct pdread_event *ev, const stru
 			o->stopped[e.cpu] = 1;
 	} else if (e.code == DTL_AUXERR_OVERRUN) {
 		o->auxerr[1]++;
+	} else if (e.code == DTL_AUXERR_LAPPED) {
+		o->auxerr[3]++;
 	} else {
 		o->auxerr[2]++;
 	}
@@ -304,7 +306,7 @@ static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, cons
 /* the PERF_RECORD_AUXTRACE_ERROR records of every code */
 static uint64_t auxerr_total(const struct rep *o)
 {
-	return o->auxerr[0] + o->auxerr[1] + o->auxerr[2];
+	return o->auxerr[0] + o->auxerr[1] + o->auxerr[2] + o->auxerr[3];
 }
 
 /* "0, 1, 5" : the CPUs whose DTL the kernel stopped, into buf */
@@ -361,6 +363,10 @@ static void report_losses(const char *path, const struct rep *o, const struct pd
 			"its DTL: no entries after that point (a larger AUX buffer: dtl record --aux-size)\n",
 			who, path, l);
 	}
+	if (o->auxerr[3])
+		fprintf(stderr, "%s: %s: the hypervisor lapped the debugfs reader %" PRIu64 " times (a read "
+			"of the kernel's whole buffer less one, or entries out of order, dropped): entries were "
+			"probably lost (dtl record -c: poll more often)\n", who, path, o->auxerr[3]);
 	if (o->auxerr[2])
 		fprintf(stderr, "%s: %s: %" PRIu64 " AUX trace errors of other kinds recorded\n", who, path,
 			o->auxerr[2]);
@@ -617,6 +623,9 @@ results:;
 			printf("  LOST: %" PRIu64 " bytes of AUX data (at least %" PRIu64 " entries) in %" PRIu64
 			       " holes of the stream, never copied out of the AUX buffer (an overrun: --aux-size)\n",
 			       sc->hole_bytes, (sc->hole_bytes + DTL_ENTRY_SIZE - 1) / DTL_ENTRY_SIZE, sc->holes);
+		if (o.auxerr[3])
+			printf("  LOST: the hypervisor lapped the debugfs reader %" PRIu64 " times: entries "
+			       "probably lost (-c)\n", o.auxerr[3]);
 		if (o.auxerr[0]) {
 			char l[256];
 			stopped_list(&o, l, sizeof(l));

@@ -50,7 +50,7 @@ struct rep {
 	uint64_t min_rec_ns, max_rec_ns;	/* fast path: timed records seen */
 	uint64_t aux_flags[3], lost_events, lost_records, aux_records;
 	/* PERF_RECORD_AUXTRACE_ERROR records: DTL_AUXERR_STOPPED, _OVERRUN, other */
-	uint64_t auxerr[3];
+	uint64_t auxerr[4];	/* stopped, overrun, other, lapped (DTL_AUXERR_*) */
 	uint8_t stopped[DTLSTAT_MAX_CPUS];	/* CPUs whose DTL the kernel stopped */
 	uint64_t first_sample_ns, last_sample_ns;
 };

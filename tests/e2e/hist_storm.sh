@@ -56,7 +56,7 @@ MIN_PCT=${STORM_MIN_PCT:-99}	# of the periods that must find the sleeper asleep
 DUR=${STORM_DUR:-2}
 W=0 S=1
 spin=""
-trap 'kill $spin 2>/dev/null; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT INT TERM
+trap 'kill $spin ${sp:-} 2>/dev/null; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT INT TERM
 taskset -c $S chrt -i 0 sh -c 'while :; do :; done' &
 spin=$!
 sleep 0.2

@@ -33,7 +33,7 @@ RATE=${STORM_RATE:-2000}
 DUR=${STORM_DUR:-1}
 MIN_PCT=${STORM_MIN_PCT:-99}
 mpid="" spin=""
-trap 'kill $mpid $spin 2>/dev/null; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT INT TERM
+trap 'kill $mpid $spin ${sp:-} 2>/dev/null; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT INT TERM
 # a SCHED_IDLE spinner keeps CPU 1 out of idle (hist_storm.sh says why)
 taskset -c 1 chrt -i 0 sh -c 'while :; do :; done' &
 spin=$!

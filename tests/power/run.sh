@@ -13,7 +13,7 @@
 #
 # Environment: CROSS_BUILD (default build-ppc64el), LATSCOPE_CACHE,
 #   PTESTS="name ..." (only these guest tests), PBOOTS="boot ..." (only
-#   these boots: sid sid-realistic bookworm), KEEP_TMP=1, POWER_UNIT=all
+#   these boots: sid sid-realistic bookworm dtl), KEEP_TMP=1, POWER_UNIT=all
 #   (every unit test in the guest, not only those that drive the kernel),
 #   POWER_MEM_MB (1024), POWER_GRACE_S (60: no progress that long past a
 #   test's timeout kills the guest).
@@ -78,7 +78,9 @@ kernel() {
 # kfiles KD: vml (the image QEMU boots), mdir (lib/modules/VER), kcfg (the config)
 kfiles() {
 	v=$(basename "$1")
-	if [ -f "$1/usr/lib/modules/$v/vmlinuz" ]; then
+	if [ -f "$1/vmlinux" ]; then	# tests/power/dtlkernel.sh's: no modules
+		mdir=$1/modules vml=$1/vmlinux kcfg=$1/config
+	elif [ -f "$1/usr/lib/modules/$v/vmlinuz" ]; then
 		mdir=$1/usr/lib/modules/$v vml=$1/usr/lib/modules/$v/vmlinuz kcfg=$1/usr/lib/modules/$v/config
 	else
 		mdir=$1/lib/modules/$v vml=$1/boot/vmlinux-$v kcfg=$1/boot/config-$v
@@ -131,10 +133,13 @@ cp "$TESTS_DIR/kernels/guest/lib.sh" "$ROOT/ktest/guest/" || exit 1
 #                  (POWER_HOLD, default 250000:20000:1: 20 ms every 250 ms)
 #   bookworm       bookworm's 6.1 (64K pages, no vpa_dtl PMU, no BTF): the
 #                  basic set
+#   dtl            sid's source built with CONFIG_DTL (tests/power/dtlkernel.sh,
+#                  make power-dtl-kernel; skipped, saying so, until built):
+#                  the debugfs DTL
 # A guest test says where it runs in its "# boots:" line (default sid); of
 # the kernel tier's, hist_storm runs on sid and bookworm, the others on sid.
 # PBOOTS="label ..." runs only those boots.
-BOOTS="sid sid-realistic bookworm"
+BOOTS="sid sid-realistic bookworm dtl"
 [ -z "${PBOOTS:-}" ] || BOOTS=$PBOOTS
 : > "$ROOT/ktest/skip"
 mkdir -p "$WORK/tests"
@@ -203,7 +208,9 @@ boot() {
 	kver=$(basename "$kd")
 	# the results disk's driver and what it depends on (sid's modules are
 	# xz-compressed; the guest's insmod takes them plain)
-	if ! mods=$(modules virtio_pci virtio_blk 2> "$bw/mod.err"); then
+	if [ ! -d "$mdir" ] && grep -q '^CONFIG_VIRTIO_BLK=y' "$kcfg"; then
+		mods=""
+	elif ! mods=$(modules virtio_pci virtio_blk 2> "$bw/mod.err"); then
 		result FAIL "$label/initramfs" "$(tail -1 "$bw/mod.err")"
 		return 0
 	fi
@@ -294,7 +301,13 @@ for b in $BOOTS; do
 		else
 			result SKIP bookworm "no bookworm ppc64el kernel: $(tail -1 "$WORK/bookworm.err")"
 		fi;;
-	*) echo "power: PBOOTS: no boot $b (the boots: sid sid-realistic bookworm)"; exit 2;;
+	dtl)	# the CONFIG_DTL kernel, when make power-dtl-kernel built it
+		if dk=$(sh "$PDIR/dtlkernel.sh" path 2> "$WORK/dtlk.err"); then
+			boot dtl "$dk" "pmu:vpa_dtl file:/sys/kernel/debug/powerpc/dtl"
+		else
+			result SKIP dtl "$(tail -1 "$WORK/dtlk.err")"
+		fi;;
+	*) echo "power: PBOOTS: no boot $b (the boots: sid sid-realistic bookworm dtl)"; exit 2;;
 	esac
 done
 summary

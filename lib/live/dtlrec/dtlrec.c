@@ -299,6 +299,15 @@ static int open_debugfs(struct dtlrec *r)
 	if (err)
 		return dtlrec_seterr(r, err, "no 'timebase' line in %s/cpuinfo: cannot convert the timebase",
 				   root(r->o.procfs, "/proc"));
+	/* the kernel's buffer per CPU: a read of all but one of it is a lap */
+	snprintf(path, sizeof(path), "%s/powerpc/dtl/dtl_buf_entries", dbg);
+	FILE *bf = fopen(path, "re");
+	unsigned long long be = 0;
+	if (bf) {
+		if (fscanf(bf, "%llu", &be) == 1 && be <= 1u << 20)
+			r->dbg_entries = be;
+		fclose(bf);
+	}
 	for (unsigned i = 0; i < r->nc; i++) {
 		struct rcpu *c = &r->c[i];
 		snprintf(path, sizeof(path), "%s/powerpc/dtl/cpu-%u", dbg, c->cpu);

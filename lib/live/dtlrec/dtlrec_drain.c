@@ -232,6 +232,36 @@ int dtlrec_check_stopped(struct dtlrec *r)
 	return err;
 }
 
+/*
+ * The entries a debugfs read copied while the hypervisor wrote into the
+ * same buffer, in place: an entry newer than the one after it was written
+ * over the slot during the copy (it is read again at its own index later)
+ * and one not newer than the last entry written is stale; both are dropped
+ * and counted in *dropped, the rest stay in order.  Returns the bytes kept.
+ */
+static size_t drop_lapped(struct rcpu *c, uint8_t *p, size_t len, uint64_t *dropped)
+{
+	size_t n = len / DTL_ENTRY_SIZE, out = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t tb = bytes_ld64_be(p + i * DTL_ENTRY_SIZE + 16);
+		uint64_t next = i + 1 < n ? bytes_ld64_be(p + (i + 1) * DTL_ENTRY_SIZE + 16) : UINT64_MAX;
+		if (tb <= c->dbg_last_tb) {
+			(*dropped)++;
+			continue;
+		}
+		if (next < tb && next > c->dbg_last_tb) {
+			(*dropped)++;
+			continue;
+		}
+		if (out != i)
+			memmove(p + out * DTL_ENTRY_SIZE, p + i * DTL_ENTRY_SIZE, DTL_ENTRY_SIZE);
+		out++;
+		c->dbg_last_tb = tb;
+	}
+	return out * DTL_ENTRY_SIZE;
+}
+
 static int drain_debugfs(struct dtlrec *r, struct rcpu *c)
 {
 	size_t len = 0;
@@ -251,6 +281,7 @@ static int drain_debugfs(struct dtlrec *r, struct rcpu *c)
 	memcpy(r->tmp + len, c->carry, c->carry_len);
 	len += c->carry_len;
 	c->carry_len = 0;
+	uint64_t full = 0;
 	for (int rounds = 0; rounds < 64; rounds++) {
 		ssize_t n = read(c->dbg_fd, r->tmp + len, DBG_READ);
 		if (n < 0) {
@@ -262,12 +293,28 @@ static int drain_debugfs(struct dtlrec *r, struct rcpu *c)
 			break;
 		if (n % DTL_ENTRY_SIZE)
 			r->st.odd_reads++;
+		/* the kernel skips its reader ahead to its buffer's oldest
+		 * entry when the hypervisor has lapped it: a read then returns
+		 * the whole buffer less one (r->dbg_entries - 1) */
+		full += r->dbg_entries > 1 && (uint64_t)n / DTL_ENTRY_SIZE >= r->dbg_entries - 1;
 		len += (size_t)n;
 	}
 	/* keep a partial entry for the next read (only regular files do that) */
 	c->carry_len = (len - body) % DTL_ENTRY_SIZE;
 	len -= c->carry_len;
 	memcpy(c->carry, r->tmp + len, c->carry_len);
+	uint64_t dropped = 0;
+	len = body + drop_lapped(c, r->tmp + body, len - body, &dropped);
+	if (full || dropped) {
+		char msg[128];
+		r->st.dbg_full_reads += full;
+		r->st.dbg_out_of_order += dropped;
+		snprintf(msg, sizeof(msg), "debugfs: the hypervisor lapped the reader (%" PRIu64 " full reads, %" PRIu64
+			 " entries out of order dropped): entries probably lost", full, dropped);
+		err = write_auxerr(r, c, DTL_AUXERR_LAPPED, 0, msg);
+		if (err)
+			return err;
+	}
 	if (len == body)
 		return 0;
 	r->st.dtl_entries += (len - body) / DTL_ENTRY_SIZE;

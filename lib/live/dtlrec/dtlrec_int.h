@@ -38,6 +38,7 @@ struct rcpu {
 	uint8_t carry[DTL_ENTRY_SIZE];
 	size_t carry_len;
 	uint64_t aux_off;		/* debugfs: bytes of AUX stream written */
+	uint64_t dbg_last_tb;		/* debugfs: timebase of the last entry written */
 	struct dtl_slicer sl;		/* PMU: counts the entries of the AUX stream */
 	uint64_t last_aux_ns;		/* time of its last PERF_RECORD_AUX (perf clock) */
 	int suspect;			/* its AUX buffer was found full: drains left to check */
@@ -54,6 +55,7 @@ struct dtlrec {
 	bool pmu;
 	uint32_t pmu_type;
 	uint64_t tb_freq, boot_tb;
+	uint64_t dbg_entries;		/* debugfs: the kernel's buffer (dtl_buf_entries), 0: unknown */
 	size_t page;
 	struct tfsformat_formats *tf;
 	uint64_t tp_id[MAX_TP];

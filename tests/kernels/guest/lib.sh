@@ -59,3 +59,15 @@ kt_has() {
 	esac
 	return 1
 }
+
+# dtl_outputs NAME: of the DTL recording $ART/NAME.data, dtl report's text
+# (NAME.report) and JSON (NAME.json), --strict's exit (NAME.strict) and dtl
+# script --csv (NAME.csv), as the POWER tier's host checks read them
+dtl_outputs() {
+	latscope dtl report --json="$ART/$1.json" "$ART/$1.data" > "$ART/$1.report" 2>&1 ||
+		die "$1: dtl report failed: $(tail -3 "$ART/$1.report")"
+	latscope dtl report --strict "$ART/$1.data" > /dev/null 2>&1
+	echo $? > "$ART/$1.strict"
+	latscope dtl script --csv -i "$ART/$1.data" > "$ART/$1.csv" 2> "$ART/$1.csv.err" ||
+		die "$1: dtl script --csv failed: $(cat "$ART/$1.csv.err")"
+}

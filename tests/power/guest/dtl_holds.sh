@@ -15,11 +15,6 @@ taskset -c 1 sh -c 'while :; do :; done' &
 trap 'kill $(jobs -p) 2>/dev/null' EXIT
 latscope dtl record --pmu -d 2 -o "$ART/h.data" > "$ART/h.rec" 2>&1 ||
 	die "dtl record failed: $(cat "$ART/h.rec")"
-latscope dtl report --json="$ART/h.json" "$ART/h.data" > "$ART/h.report" 2>&1 ||
-	die "dtl report failed: $(tail -3 "$ART/h.report")"
-latscope dtl report --strict "$ART/h.data" > /dev/null 2>&1
-echo $? > "$ART/h.strict"
-latscope dtl script --csv -i "$ART/h.data" > "$ART/h.csv" 2> "$ART/h.csv.err" ||
-	die "dtl script --csv failed: $(cat "$ART/h.csv.err")"
+dtl_outputs h
 echo "$(tail -1 "$ART/h.rec")"
 grep -i "worst\|max" "$ART/h.report" | head -5

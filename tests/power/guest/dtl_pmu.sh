@@ -18,12 +18,7 @@ for r in pmu overflow; do
 	# shellcheck disable=SC2086
 	latscope dtl record --pmu -d 2 $o -o "$ART/$r.data" > "$ART/$r.rec" 2>&1 ||
 		die "$r: dtl record failed: $(cat "$ART/$r.rec")"
-	latscope dtl report --json="$ART/$r.json" "$ART/$r.data" > "$ART/$r.report" 2>&1 ||
-		die "$r: dtl report failed: $(tail -3 "$ART/$r.report")"
-	latscope dtl report --strict "$ART/$r.data" > /dev/null 2>&1
-	echo $? > "$ART/$r.strict"
-	latscope dtl script --csv -i "$ART/$r.data" > "$ART/$r.csv" 2> "$ART/$r.csv.err" ||
-		die "$r: dtl script --csv failed: $(cat "$ART/$r.csv.err")"
+	dtl_outputs $r
 	echo "$r: $(cat "$ART/$r.rec" | tail -1)"
 	sleep 0.5
 done

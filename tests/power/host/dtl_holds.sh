@@ -9,16 +9,8 @@
 # dtl report's worst dispatch delay is at least the longest of them.
 set -u
 die() { echo "FAIL: $*"; exit 1; }
-[ -s "$ART/h.data" ] && [ -s "$ART/h.csv" ] && [ -s "$ART/h.json" ] || die "no recording, CSV or JSON came back"
-out=$(python3 "$PDIR/dtltruth.py" "$HVLOG" auto "$ART/h.csv") || die "$out"
-echo "$out"
-set -- $(echo "$out" | tail -1 | tr '=' ' ')
-gaps=$2
-set -- $(python3 "$PDIR/jsonget.py" "$ART/h.json" ring_full_polls aux_wraps) || die "cannot read h.json"
-if [ "$gaps" -gt 0 ]; then
-	[ $(($1 + $2)) -gt 0 ] && [ "$(cat "$ART/h.strict")" = 1 ] ||
-		die "$gaps entries missing, dtl report says ring_full_polls $1, aux_wraps $2, --strict exit $(cat "$ART/h.strict")"
-fi
+. "$PDIR/host/truth.inc"
+truth_losses h ring_full_polls aux_wraps
 tbf=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tb_freq_hz"])' "$ART/h.json") ||
 	die "no tb_freq_hz in h.json"
 python3 "$PDIR/holdcheck.py" "$HVLOG" "$ART/h.csv" "$tbf" 100 || exit 1
