@@ -127,6 +127,12 @@ static inline bool dtl_tbinfo_valid(const struct dtl_tbinfo *tb)
 	return tb->tb_freq != 0;
 }
 
+/* The sample_type perf record gives the vpa_dtl event (IDENTIFIER, IP, TID,
+ * TIME, CPU, PERIOD: 0x10187); perf script refuses a file without IP, as
+ * its default fields print symbols.  dtl record (file and live event) and
+ * dtl synth write it. */
+#define DTL_VPA_SAMPLE_TYPE	((1ULL << 16) | (1ULL << 0) | (1ULL << 1) | (1ULL << 2) | (1ULL << 7) | (1ULL << 8))
+
 /* What a 48-byte slot of a vpa_dtl payload is, by perf's skip rule. */
 enum dtl_slot_kind {
 	DTL_SLOT_ENTRY,		/* timebase (signed, big-endian) > 0 */

@@ -125,7 +125,7 @@ int pdwrite_write_task_comms(struct pdwrite *w, int evsel, const char *procfs);
  * the length to the end of the kernel image's last function symbol), read
  * from the kallsyms file (NULL = "/proc/kallsyms"), with evsel's sample_id
  * trailer: perf script resolves the file's kernel addresses (srr0) only
- * with it.  *written says whether it was written: a kallsyms that cannot be
+ * with it.  *written (when not NULL) says whether it was written: a kallsyms that cannot be
  * read, hides its addresses (kptr_restrict) or has no _text/_stext gives
  * none, and 0.  Negative errno for a write error or a bad argument.
  */

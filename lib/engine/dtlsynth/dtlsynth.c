@@ -243,11 +243,7 @@ static int setup(struct syn *s, const char *path, struct tfsformat_formats **tfp
 		a.type = VPA_PMU_TYPE;
 		a.config = 7;
 		a.sample_period = s->c.poll_ns;
-		/* perf record's sample_type for vpa_dtl: perf script wants IP
-		 * (its default fields print symbols); the AUX records' sample_id
-		 * trailer is the same without IP and PERIOD */
-		a.sample_type = PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_IP | PDFORMAT_SAMPLE_TID |
-				PDFORMAT_SAMPLE_TIME | PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_PERIOD;
+		a.sample_type = DTL_VPA_SAMPLE_TYPE;	/* perf record's */
 		a.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL);
 		for (unsigned i = 0; i < s->c.cpus; i++)
 			idv[i] = 1000u + i;

@@ -424,6 +424,10 @@ int pdwrite_write_kernel_mmap(struct pdwrite *w, int evsel, const char *kallsyms
 	uint64_t text, end = 0;
 	uint8_t body[32 + sizeof(kname)];
 
+	bool none;
+
+	if (!written)
+		written = &none;
 	*written = false;
 	if (!w || evsel < 0 || (size_t)evsel >= w->nr_evsels)
 		return -EINVAL;

@@ -376,12 +376,7 @@ static int write_header(struct dtlrec *r, const char *output)
 	a.type = r->pmu ? r->pmu_type : PDFORMAT_TYPE_RAW;
 	a.config = r->o.mask;
 	a.sample_period = r->o.period_ns;
-	/* as perf record writes vpa_dtl's: perf script on the file wants IP
-	 * (its default fields print symbols; without it perf script refuses
-	 * the file); the AUX records' sample_id trailer is the same without IP
-	 * and PERIOD */
-	a.sample_type = PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_IP | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME |
-			PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_PERIOD;
+	a.sample_type = DTL_VPA_SAMPLE_TYPE;	/* perf record's */
 	a.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL);
 	for (unsigned i = 0; i < r->nc; i++)
 		ids[i] = r->pmu ? r->c[i].id_dtl : SYNTH_ID_BASE + r->c[i].cpu;
@@ -441,12 +436,11 @@ static int write_header(struct dtlrec *r, const char *output)
 		return dtlrec_seterr(r, err, "writing %s: %s", output, strerror(-err));
 	{
 		char procfs[4096];	/* every thread's name, as perf record starts */
-		bool kmap;
 		snprintf(procfs, sizeof(procfs), "%s/kallsyms", root(r->o.procfs, "/proc"));
 		/* the kernel's map, as perf record writes it: perf script names
 		 * srr0's symbols with it (without kallsyms, none: perf's
 		 * [unknown], latscope's --kallsyms) */
-		err = pdwrite_write_kernel_mmap(r->w, ev_first, procfs, &kmap);
+		err = pdwrite_write_kernel_mmap(r->w, ev_first, procfs, NULL);
 		if (err)
 			return dtlrec_seterr(r, err, "writing %s: %s", output, strerror(-err));
 		snprintf(procfs, sizeof(procfs), "%s", root(r->o.procfs, "/proc"));
@@ -550,8 +544,7 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 			a.type = r->pmu_type;
 			a.config = r->o.mask;
 			a.sample_period = r->o.period_ns;
-			a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-					PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+			a.sample_type = DTL_VPA_SAMPLE_TYPE;
 			/* the enabled time tells a disabled event (a full AUX buffer) */
 			a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
 			/* wake the reader at a quarter of the AUX buffer: the driver
