@@ -119,6 +119,14 @@ int pdwrite_write_with_trailer(struct pdwrite *w, int evsel, uint32_t type, uint
 int pdwrite_write_task_comms(struct pdwrite *w, int evsel, const char *procfs);
 
 /*
+ * pdwrite_write_kernel_map - the kernel's PERF_RECORD_MMAP (misc KERNEL,
+ * pid -1, "[kernel.kallsyms]_text") of [start, start + len) at pgoff, with
+ * evsel's sample_id trailer built from s.  0 or negative errno.
+ */
+int pdwrite_write_kernel_map(struct pdwrite *w, int evsel, uint64_t start, uint64_t len, uint64_t pgoff,
+			     const struct pdread_sample *s);
+
+/*
  * pdwrite_write_kernel_mmap - the kernel's PERF_RECORD_MMAP as perf record
  * synthesizes it at start (misc KERNEL, pid -1, filename
  * "[kernel.kallsyms]_text"; start and pgoff the address of _text, or _stext;

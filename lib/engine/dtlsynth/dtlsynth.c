@@ -295,17 +295,9 @@ static int setup(struct syn *s, const char *path, struct tfsformat_formats **tfp
 		return fail(s, err, "writing the header failed");
 
 	/* task names: COMM records, and the kernel map perf expects */
-	static const char kname[] = "[kernel.kallsyms]_text";
 	uint8_t body[64];
-	memset(body, 0, sizeof(body));
-	bytes_st32(body, (uint32_t)-1, s->swap);
-	bytes_st64(body + 8, 0xc000000000000000ULL, s->swap);
-	bytes_st64(body + 16, 0x2000000ULL, s->swap);
-	bytes_st64(body + 24, 0xc000000000000000ULL, s->swap);
-	memcpy(body + 32, kname, sizeof(kname));
 	struct pdread_sample tr = { .pid = (uint32_t)-1, .tid = 0 };
-	err = pdwrite_write_with_trailer(s->w, s->ev_sw, PDFORMAT_RECORD_MMAP, PDFORMAT_MISC_KERNEL, body,
-				     32 + sizeof(kname), &tr);
+	err = pdwrite_write_kernel_map(s->w, s->ev_sw, 0xc000000000000000ULL, 0x2000000ULL, 0xc000000000000000ULL, &tr);
 	for (unsigned t = 0; !err && t < s->c.cpus * TASKS_PER_CPU; t++) {
 		char comm[32];
 		memset(body, 0, sizeof(body));

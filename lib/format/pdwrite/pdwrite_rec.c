@@ -416,13 +416,26 @@ int pdwrite_write_task_comms(struct pdwrite *w, int evsel, const char *procfs)
 	return err;
 }
 
-int pdwrite_write_kernel_mmap(struct pdwrite *w, int evsel, const char *kallsyms, bool *written)
+int pdwrite_write_kernel_map(struct pdwrite *w, int evsel, uint64_t start, uint64_t len, uint64_t pgoff,
+			     const struct pdread_sample *s)
 {
 	static const char kname[] = "[kernel.kallsyms]_text";
+	uint8_t body[32 + sizeof(kname)];
+
+	memset(body, 0, sizeof(body));
+	bytes_st32(body, UINT32_MAX, w->swap);	/* pid -1: the kernel */
+	bytes_st64(body + 8, start, w->swap);
+	bytes_st64(body + 16, len, w->swap);
+	bytes_st64(body + 24, pgoff, w->swap);
+	memcpy(body + 32, kname, sizeof(kname));
+	return pdwrite_write_with_trailer(w, evsel, PDFORMAT_RECORD_MMAP, PDFORMAT_MISC_KERNEL, body, sizeof(body), s);
+}
+
+int pdwrite_write_kernel_mmap(struct pdwrite *w, int evsel, const char *kallsyms, bool *written)
+{
 	struct ksym *k;
 	struct ksym_hit h;
 	uint64_t text, end = 0;
-	uint8_t body[32 + sizeof(kname)];
 
 	bool none;
 
@@ -441,15 +454,9 @@ int pdwrite_write_kernel_mmap(struct pdwrite *w, int evsel, const char *kallsyms
 	ksym_free(k);
 	if (text == UINT64_MAX || end <= text)
 		return 0;
-	memset(body, 0, sizeof(body));
-	bytes_st32(body, UINT32_MAX, w->swap);	/* pid -1: the kernel */
-	bytes_st64(body + 8, text, w->swap);
-	bytes_st64(body + 16, end - text, w->swap);
-	bytes_st64(body + 24, text, w->swap);
-	memcpy(body + 32, kname, sizeof(kname));
 	const struct pdwrite_evsel *e = &w->evsels[evsel];
 	struct pdread_sample s = { .pid = UINT32_MAX, .tid = 0, .id = e->nr_ids ? e->ids[0] : 0 };
-	int err = pdwrite_write_with_trailer(w, evsel, PDFORMAT_RECORD_MMAP, PDFORMAT_MISC_KERNEL, body, sizeof(body), &s);
+	int err = pdwrite_write_kernel_map(w, evsel, text, end - text, text, &s);
 	*written = !err;
 	return err;
 }
