@@ -141,6 +141,21 @@ int ksym_resolve(struct ksym_set **sp, const char *path, const uint64_t *addrs, 
  * Strings are owned by the set. */
 bool ksym_set_lookup(const struct ksym_set *s, uint64_t addr, struct ksym_hit *hit);
 
+/*
+ * ksym_image - where the kernel image lies, from one streaming pass over a
+ * kallsyms file (a second one only when a module's line comes before the
+ * image's last symbol, which the live kernel never lists so): *text is the
+ * address of _text, else of _stext (the lowest, should there be several);
+ * *end is where the image's highest kept symbol ends as ksym_load() ends it
+ * (at the next kept symbol above it, or at the page after it).  A module's
+ * symbol listed later at that same address hides the image's from
+ * ksym_load()'s table, not from this pass.  Memory: a 256 KiB read buffer, not the table.
+ * 0; -ENOENT when the text has no _text/_stext or no symbol of the image;
+ * else as ksym_load() fails (-errno of open/read, -ENOMEM, -EFBIG, -EPERM,
+ * -ENODATA).  *text and *end are set only on success.
+ */
+int ksym_image(const char *path, uint64_t *text, uint64_t *end);
+
 /* ksym_set_free - NULL is fine. */
 void ksym_set_free(struct ksym_set *s);
 

@@ -583,6 +583,62 @@ static void test_resolve_live(void **state)
 	live_case(1);
 }
 
+/* ksym_image on text written to a memfd: its result, *text and *end. */
+static int image_of(const char *text, uint64_t *t, uint64_t *e)
+{
+	int fd = memfd_create("ksym_image", MFD_CLOEXEC);
+	char path[64];
+	size_t len = strlen(text);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int rc = ksym_image(path, t, e);
+	close(fd);
+	return rc;
+}
+
+static void test_image(void **state)
+{
+	uint64_t t = 1, e = 1;
+
+	(void)state;
+	/* the live kernel's order: the image, then modules */
+	assert_int_equal(image_of("ffffffff81000000 T _text\nffffffff81000100 T a\n"
+				  "ffffffff81002010 T last\nffffffffc0001000 t m\t[mod]\n", &t, &e), 0);
+	assert_true(t == 0xffffffff81000000ULL);
+	assert_true(e == 0xffffffff81004000ULL);	/* the page after last's */
+	/* the page end clamped to a module starting before it */
+	assert_int_equal(image_of("ffffffff81000000 T _text\nffffffff81002010 T last\n"
+				  "ffffffff81003000 t m\t[mod]\n", &t, &e), 0);
+	assert_true(e == 0xffffffff81003000ULL);
+	/* modules listed first, one of them below the image's last symbol:
+	 * the second pass finds the lowest start above it */
+	assert_int_equal(image_of("ffffffff81001800 t m0\t[m]\nffffffff81002100 t m1\t[m]\n"
+				  "ffffffff81000000 T _stext\nffffffff81002000 T z\n", &t, &e), 0);
+	assert_true(t == 0xffffffff81000000ULL);
+	assert_true(e == 0xffffffff81002100ULL);
+	/* _text wins over _stext; CRLF and no final newline */
+	assert_int_equal(image_of("ffffffff81000040 T _stext\r\nffffffff81000000 T _text\r\n"
+				  "ffffffff81000080 t x", &t, &e), 0);
+	assert_true(t == 0xffffffff81000000ULL);
+	assert_true(e == 0xffffffff81002000ULL);
+	/* none: no _text/_stext in the image, hidden addresses, nothing */
+	t = e = 7;
+	assert_int_equal(image_of("ffffffff81000000 T a\nffffffffc0000000 t _text\t[m]\n", &t, &e), -ENOENT);
+	assert_int_equal(image_of("0000000000000000 T _text\n0000000000000000 T a\n", &t, &e), -EPERM);
+	assert_int_equal(image_of("garbage\n", &t, &e), -ENODATA);
+	assert_true(t == 7 && e == 7);
+	assert_int_equal(ksym_image("/nonexistent/kallsyms", &t, &e), -ENOENT);
+	/* the live kernel against its table (skipped where addresses are hidden) */
+	struct ksym *k;
+	if (ksym_load(&k, "/proc/kallsyms") == 0) {
+		assert_int_equal(ksymo_image(k, 0, "/proc/kallsyms"), 0);
+		assert_int_equal(ksym_image("/proc/kallsyms", &t, &e), 0);
+		ksym_free(k);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -599,6 +655,7 @@ int main(void)
 		cmocka_unit_test(test_regressions),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_resolve_live),
+		cmocka_unit_test(test_image),
 	};
 	return cmocka_run_group_tests_name("ksym", tests, NULL, NULL);
 }

@@ -129,10 +129,21 @@ static void ksym_set_note(struct ksym_set *s, const struct ksym_line_sym *ls)
 		ksym_slot_take(s, &s->ncand[lo - 1], ls);
 }
 
+/*
+ * A pass over a kallsyms text: each kept symbol goes to sym() while its
+ * strings point into the read buffer; chunk() runs after each chunk's
+ * complete lines, before the buffer moves, and returns negative errno, 1 to
+ * end the pass early, or 0.
+ */
+struct ksym_scan_ops {
+	void (*sym)(void *arg, const struct ksym_line_sym *ls);
+	int (*chunk)(void *arg);
+};
+
 /* Parse the complete lines of [p, end) (end writable); returns where the
  * unfinished last line starts (end when final). */
-static char *ksym_set_lines(struct ksym_set *s, struct ksym_stats *st, size_t *nonzero,
-			    char *p, char *end, bool final)
+static char *ksym_scan_lines(const struct ksym_scan_ops *ops, void *arg, struct ksym_stats *st,
+			     size_t *nonzero, char *p, char *end, bool final)
 {
 	while (p < end) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -146,14 +157,22 @@ static char *ksym_set_lines(struct ksym_set *s, struct ksym_stats *st, size_t *n
 		kl = ksym_parse_line(p, nl ? nl : end, &ls, &nz);
 		if (ksym_count_line(st, kl, nz, nonzero)) {
 			st->symbols++;
-			ksym_set_note(s, &ls);
-			if (ls.start < s->top || ls.mod)
-				s->in_order = false;
-			s->top = ls.start;
+			ops->sym(arg, &ls);
 		}
 		p = nl ? nl + 1 : end;
 	}
 	return end;
+}
+
+/* ksym_set's sym(): note the symbol, follow the live kernel's order. */
+static void ksym_set_sym(void *arg, const struct ksym_line_sym *ls)
+{
+	struct ksym_set *s = arg;
+
+	ksym_set_note(s, ls);
+	if (ls->start < s->top || ls->mod)
+		s->in_order = false;
+	s->top = ls->start;
 }
 
 static int ksym_u64_cmp(const void *a, const void *b)
@@ -177,6 +196,15 @@ static int ksym_u64_cmp(const void *a, const void *b)
 static bool ksym_set_decided(const struct ksym_set *s)
 {
 	return s->live && s->in_order && s->n && s->addr[s->n - 1] < s->top;
+}
+
+/* ksym_set's chunk(): copy the strings noted, then end once decided. */
+static int ksym_set_chunk(void *arg)
+{
+	struct ksym_set *s = arg;
+	int err = ksym_set_settle(s);
+
+	return err ? err : ksym_set_decided(s);
 }
 
 /*
@@ -301,8 +329,9 @@ static int ksym_reader_start(struct ksym_reader *rd, int fd)
 	return 0;
 }
 
-/* Read path through in chunks, noting symbols; 0 or -errno. */
-static int ksym_set_read(struct ksym_set *s, const char *path)
+/* Read path through in chunks, giving kept symbols to ops; 0 or -errno,
+ * -EPERM and -ENODATA as ksym_load() would fail on the text. */
+static int ksym_scan(const char *path, const struct ksym_scan_ops *ops, void *arg)
 {
 	struct ksym_stats st;
 	size_t cap = 256u << 10, len = 0, total = 0, nonzero = 0;
@@ -335,10 +364,10 @@ static int ksym_set_read(struct ksym_set *s, const char *path)
 			cap *= 2;
 		}
 		r = threaded ? ksym_reader_take(&rd, buf + len) : read(fd, buf + len, cap - len);
-		if (r < 0 && errno == EINTR && !threaded)
+		if (r < 0 && !threaded && errno == EINTR)
 			continue;
 		if (r < 0) {
-			err = -errno;
+			err = threaded ? (int)r : -errno;	/* the reader returns -errno */
 			break;
 		}
 		total += (size_t)r;
@@ -348,12 +377,10 @@ static int ksym_set_read(struct ksym_set *s, const char *path)
 		}
 		len += (size_t)r;
 		buf[len] = '\0';
-		rest = ksym_set_lines(s, &st, &nonzero, buf, buf + len, r == 0);
-		err = ksym_set_settle(s);
+		rest = ksym_scan_lines(ops, arg, &st, &nonzero, buf, buf + len, r == 0);
+		err = ops->chunk(arg);
 		if (err || r == 0)
-			break;
-		if (ksym_set_decided(s))
-			break;	/* the rest of the text cannot change an answer */
+			break;	/* > 0: the rest of the text cannot change an answer */
 		len -= (size_t)(rest - buf);
 		memmove(buf, rest, len);
 	}
@@ -361,6 +388,8 @@ static int ksym_set_read(struct ksym_set *s, const char *path)
 		ksym_reader_stop(&rd);
 	close(fd);
 	free(buf);
+	if (err > 0)
+		err = 0;
 	if (!err && st.parsed && !nonzero)
 		err = -EPERM;
 	if (!err && !st.symbols)
@@ -397,7 +426,9 @@ int ksym_resolve(struct ksym_set **sp, const char *path, const uint64_t *addrs, 
 			s->addr[s->n++] = s->addr[i];
 	s->live = !strcmp(path, "/proc/kallsyms");
 	s->in_order = true;
-	err = ksym_set_read(s, path);
+	static const struct ksym_scan_ops ops = { ksym_set_sym, ksym_set_chunk };
+
+	err = ksym_scan(path, &ops, s);
 	if (err == -EPERM || err == -ENODATA) {
 		s->failed = true;	/* no table: every lookup misses */
 		err = 0;
@@ -471,4 +502,83 @@ void ksym_set_free(struct ksym_set *s)
 	free(s->next);
 	free(s->dirty);
 	free(s);
+}
+
+/* ------------------------------------------------------------ ksym_image */
+
+struct ksym_img {
+	uint64_t text;
+	int text_rank;		/* 2: _text, 1: _stext, 0: none yet */
+	bool have_top, have_next;
+	uint64_t top;		/* highest kept start in the image */
+	uint64_t next;		/* lowest kept start above top, any DSO */
+	bool lost;		/* a rise of top dropped the next candidates */
+	bool second;		/* the second pass: top is known */
+};
+
+static void ksym_img_sym(void *arg, const struct ksym_line_sym *ls)
+{
+	struct ksym_img *m = arg;
+
+	if (m->second) {
+		if (ls->start > m->top && (!m->have_next || ls->start < m->next)) {
+			m->next = ls->start;
+			m->have_next = true;
+		}
+		return;
+	}
+	if (ls->mod) {
+		if ((!m->have_top || ls->start > m->top) && (!m->have_next || ls->start < m->next)) {
+			m->next = ls->start;
+			m->have_next = true;
+		}
+		return;
+	}
+	/* the lowest _text, else the lowest _stext (one of each, really) */
+	int rank = !strcmp(ls->name, "_text") ? 2 : !strcmp(ls->name, "_stext") ? 1 : 0;
+
+	if (rank > m->text_rank || (rank && rank == m->text_rank && ls->start < m->text)) {
+		m->text = ls->start;
+		m->text_rank = rank;
+	}
+	if (m->have_top && ls->start <= m->top)
+		return;
+	m->top = ls->start;
+	m->have_top = true;
+	/* the lowest start above the old top still is the lowest above the
+	 * new one when it lies above the new one; else the others are gone */
+	if (m->have_next && m->next <= ls->start) {
+		m->have_next = false;
+		m->lost = true;
+	}
+}
+
+static int ksym_img_chunk(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+int ksym_image(const char *path, uint64_t *text, uint64_t *end)
+{
+	static const struct ksym_scan_ops ops = { ksym_img_sym, ksym_img_chunk };
+	struct ksym_img m;
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	err = ksym_scan(path, &ops, &m);
+	if (!err && m.lost) {
+		/* a module's symbol came before the image's last: read again
+		 * with the top known (the live kernel lists its image first) */
+		m.second = true;
+		m.have_next = false;
+		err = ksym_scan(path, &ops, &m);
+	}
+	if (err)
+		return err;
+	if (!m.text_rank || !m.have_top)
+		return -ENOENT;
+	*text = m.text;
+	*end = ksym_end(m.top, m.have_next ? &m.next : NULL, false);
+	return 0;
 }

@@ -433,10 +433,7 @@ int pdwrite_write_kernel_map(struct pdwrite *w, int evsel, uint64_t start, uint6
 
 int pdwrite_write_kernel_mmap(struct pdwrite *w, int evsel, const char *kallsyms, bool *written)
 {
-	struct ksym *k;
-	struct ksym_hit h;
-	uint64_t text, end = 0;
-
+	uint64_t text, end;
 	bool none;
 
 	if (!written)
@@ -444,15 +441,7 @@ int pdwrite_write_kernel_mmap(struct pdwrite *w, int evsel, const char *kallsyms
 	*written = false;
 	if (!w || evsel < 0 || (size_t)evsel >= w->nr_evsels)
 		return -EINVAL;
-	if (ksym_load(&k, kallsyms ? kallsyms : "/proc/kallsyms"))
-		return 0;
-	if (!ksym_find(k, "_text", NULL, &text) && !ksym_find(k, "_stext", NULL, &text))
-		text = UINT64_MAX;
-	for (size_t i = 0; ksym_get(k, i, &h); i++)
-		if (!h.module && h.start + h.size > end)
-			end = h.start + h.size;
-	ksym_free(k);
-	if (text == UINT64_MAX || end <= text)
+	if (ksym_image(kallsyms ? kallsyms : "/proc/kallsyms", &text, &end) || end <= text)
 		return 0;
 	const struct pdwrite_evsel *e = &w->evsels[evsel];
 	struct pdread_sample s = { .pid = UINT32_MAX, .tid = 0, .id = e->nr_ids ? e->ids[0] : 0 };
