@@ -141,6 +141,11 @@ bool dtlrec_cpu_stopped(const struct dtlrec *r, unsigned cpu);
 /* Helpers (exposed for tests). */
 int dtlrec_read_pmu_type(const char *sysfs, uint32_t *type);
 int dtlrec_read_tb_freq(const char *procfs, uint64_t *hz);
+
+/* dtlrec_kvm_guest - true when the device tree under procfs (NULL = /proc)
+ * says the kernel runs under KVM (/hypervisor compatible "linux,kvm", what
+ * the kernel's is_kvm_guest() reads): no vpa_dtl PMU there, debugfs only. */
+bool dtlrec_kvm_guest(const char *procfs);
 int dtlrec_event_mask(const char *name, uint8_t *mask);
 
 #endif

@@ -192,11 +192,12 @@ const struct cli_cmd dtl_record_cli = {
 "while COMMAND runs, or for --duration, or until Ctrl-C.\n",
 	.opts = record_opts,
 	.outro =
-"Refusals: ENODEV - not a shared-processor LPAR, or a KVM guest (the DTL exists\n"
-"only on POWER shared-processor partitions); EBUSY - the DTL is in use (debugfs\n"
-"reader, vcpudispatch_stats, another perf session); EACCES - needs root or\n"
-"CAP_PERFMON.  A second Ctrl-C aborts (exit 130; COMMAND killed); the file keeps\n"
-"what was recorded up to its last checkpoint (at most 0.2 s old).\n",
+"Refusals: ENODEV - not a shared-processor LPAR (the DTL exists only on POWER),\n"
+"or a KVM guest without CONFIG_DTL (a KVM guest has no vpa_dtl PMU: its DTL,\n"
+"written by the host's KVM, is read through debugfs); EBUSY - the DTL is in use\n"
+"(debugfs reader, vcpudispatch_stats, another perf session); EACCES - needs root\n"
+"or CAP_PERFMON.  A second Ctrl-C aborts (exit 130; COMMAND killed); the file\n"
+"keeps what was recorded up to its last checkpoint (at most 0.2 s old).\n",
 	.operands = true,
 	.stop_at_operand = true,
 };

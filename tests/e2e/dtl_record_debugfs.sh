@@ -97,6 +97,21 @@ mkdir -p sys/bus/event_source/devices/vpa_dtl && echo 4000 > sys/bus/event_sourc
 $LATSCOPE dtl record --sysfs sys --debugfs dbg --procfs proc --pmu -T none -o c.data -- true 2> e2.err && die "bogus PMU accepted"
 grep -q 'shared-processor LPAR\|permission denied' e2.err || die "PMU refusal message: $(cat e2.err)"
 rm -r sys/bus
+# a KVM guest (the device tree's /hypervisor is "linux,kvm"): no PMU there,
+# debugfs only; one line each, exit 2
+mkdir -p kvm/proc/device-tree/hypervisor kvm/dbg/powerpc
+printf 'linux,kvm\0' > kvm/proc/device-tree/hypervisor/compatible
+(cd kvm && $LATSCOPE dtl record --sysfs ../sys --debugfs dbg --procfs proc --pmu -T none -o k.data -- true) 2> e3.err
+[ $? -eq 2 ] && [ "$(grep -c . e3.err)" = 1 ] || die "KVM guest, --pmu: $(cat e3.err)"
+grep -q 'no vpa_dtl PMU: this is a KVM guest' e3.err || die "KVM guest, --pmu message: $(cat e3.err)"
+(cd kvm && $LATSCOPE dtl record --sysfs ../sys --debugfs dbg --procfs proc -T none -o k.data -- true) 2> e4.err
+[ $? -eq 2 ] && [ "$(grep -c . e4.err)" = 1 ] || die "KVM guest, auto: $(cat e4.err)"
+grep -q 'this is a KVM guest.*built without CONFIG_DTL' e4.err || die "KVM guest, auto message: $(cat e4.err)"
+[ ! -e kvm/k.data ] || die "a refused record left k.data"
+printf 'ibm,other\0' > kvm/proc/device-tree/hypervisor/compatible
+(cd kvm && $LATSCOPE dtl record --sysfs ../sys --debugfs dbg --procfs proc -T none -o k.data -- true) 2> e5.err
+grep -q 'KVM guest,' e5.err && die "not KVM but said so: $(cat e5.err)"
+echo "KVM guest: $(cut -c1-60 e3.err)..."
 
 # with the default sched tracepoints, where the kernel allows it
 if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing/events/sched ]; then

@@ -75,6 +75,29 @@ static int read_small(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+bool dtlrec_kvm_guest(const char *procfs)
+{
+	char path[4096], buf[256];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/device-tree/hypervisor/compatible", root(procfs, "/proc"));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	/* a list of NUL-terminated strings (the kernel's is_kvm_guest() asks
+	 * of_device_is_compatible(/hypervisor, "linux,kvm")) */
+	for (ssize_t i = 0; i < n;) {
+		size_t len = strnlen(buf + i, (size_t)(n - i));
+		if (len == 9 && !memcmp(buf + i, "linux,kvm", 9))
+			return true;
+		i += (ssize_t)len + 1;
+	}
+	return false;
+}
+
 int dtlrec_read_pmu_type(const char *sysfs, uint32_t *type)
 {
 	char path[4096], buf[64];
@@ -490,6 +513,11 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 	err = o->source == DTLREC_DEBUGFS ? -ENOENT : dtlrec_read_pmu_type(o->sysfs, &r->pmu_type);
 	if (!err) {
 		r->pmu = true;
+	} else if (o->source == DTLREC_PMU && dtlrec_kvm_guest(o->procfs)) {
+		return dtlrec_seterr(r, -ENODEV, "no vpa_dtl PMU: this is a KVM guest (%s/device-tree/hypervisor is "
+				   "\"linux,kvm\"), where the kernel does not offer it (only an LPAR's kernel does); here "
+				   "the host's KVM writes the DTL and debugfs reads it (dtl record --debugfs-only, a "
+				   "kernel with CONFIG_DTL)", root(o->procfs, "/proc"));
 	} else if (o->source == DTLREC_PMU) {
 		return dtlrec_seterr(r, -ENODEV, "no vpa_dtl PMU (%s/bus/event_source/devices/vpa_dtl): the kernel "
 				   "lacks it (Linux 6.18+), or this is not a shared-processor LPAR, or it is a KVM guest",
@@ -502,11 +530,18 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 		/* debugfs's powerpc/ without dtl: a POWER kernel built without
 		 * CONFIG_DTL (every Debian kernel), or not a shared-processor LPAR */
 		bool ppc = stat(path, &sb) == 0;
+		bool kvm = dtlrec_kvm_guest(o->procfs);
 		snprintf(path, sizeof(path), "%s/powerpc/dtl", dbg);
+		if (stat(path, &sb) < 0 && kvm)
+			return dtlrec_seterr(r, -ENODEV, "no DTL source: this is a KVM guest, where the kernel offers "
+					   "no vpa_dtl PMU, and there is no %s (%s): the DTL of a KVM guest is read "
+					   "through debugfs, which needs a kernel built with CONFIG_DTL",
+					   path, ppc ? "the kernel was built without CONFIG_DTL, as Debian's are"
+						     : "no powerpc/ there: debugfs not mounted there");
 		if (stat(path, &sb) < 0)
 			return dtlrec_seterr(r, -ENODEV, "no DTL source: no vpa_dtl PMU in %s/bus/event_source/devices "
-					   "(Linux 6.18+) and no %s (%s; the DTL exists only on POWER "
-					   "shared-processor LPARs, not in KVM guests)",
+					   "(Linux 6.18+) and no %s (%s; the DTL exists only on POWER: a "
+					   "shared-processor LPAR, or a KVM guest through debugfs)",
 					   root(o->sysfs, "/sys"), path,
 					   ppc ? "the kernel was built without CONFIG_DTL, as Debian's are, or this is not "
 						 "a shared-processor LPAR"
