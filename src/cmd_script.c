@@ -166,6 +166,7 @@ int cmd_script(int argc, char **argv)
 	uint64_t t0 = sp.t0, t1 = sp.t1;
 
 	ro.no_map = scriptout_no_map(input);
+	ro.keep_duplicates = true;	/* printed as perf script prints them, and said */
 	struct pdread *r;
 	cmdio_sigpipe_as_error();	/* a closed pipe is a write error: reported, exit 2 */
 	int err = cmdio_pdr_open(&r, input, &ro, "latscope script");
@@ -265,7 +266,8 @@ int cmd_script(int argc, char **argv)
 		rc = EXIT_THRESHOLD;
 	}
 	if (!quiet && (st->lost_records || st->lost_samples_records || st->unknown_records ||
-		       st->bad_samples || st->unknown_id || st->out_of_order || st->forced_flushes)) {
+		       st->bad_samples || st->unknown_id || st->out_of_order || st->forced_flushes ||
+		       st->duplicates)) {
 		fprintf(stderr, "latscope script: %llu records, %llu samples, %llu printed\n",
 			(unsigned long long)st->records, (unsigned long long)samples, (unsigned long long)printed);
 		if (st->lost_records)
@@ -285,6 +287,10 @@ int cmd_script(int argc, char **argv)
 				(unsigned long long)st->out_of_order);
 		if (st->forced_flushes)
 			fprintf(stderr, "  %llu queue flushes forced by the memory cap\n", (unsigned long long)st->forced_flushes);
+		if (st->duplicates)
+			fprintf(stderr, "  %llu samples are byte for byte the one before them (the recorder wrote part of "
+				"a ring twice): printed, as perf script does; latscope's analyses drop them\n",
+				(unsigned long long)st->duplicates);
 	}
 	if (getenv("LATSCOPE_MEMO_STATS")) {
 		uint64_t h, m, z;

@@ -127,6 +127,10 @@ struct pdread_stats {
 	uint64_t lost_samples_records, lost_samples;	/* PERF_RECORD_LOST_SAMPLES */
 	uint64_t aux_truncated, aux_partial, aux_collision; /* PERF_RECORD_AUX flags */
 	uint64_t out_of_order;		/* records older than an already released time */
+	uint64_t duplicates;		/* samples byte for byte one released just before
+					 * at the same time (a recorder that wrote part of a
+					 * ring twice: perf 6.1 under load); dropped unless
+					 * opts.keep_duplicates */
 	uint64_t unknown_id;		/* samples whose id maps to no evsel */
 	uint64_t bad_samples;		/* samples too short for their sample_type */
 	uint64_t compressed_records;
@@ -140,6 +144,8 @@ struct pdread_opts {
 	bool no_tracing_data;		/* do not parse TRACING_DATA */
 	uint64_t max_queue_bytes;	/* 0 = default (256 MiB) */
 	bool no_map;			/* read a regular file with read(2), not a mapping */
+	bool keep_duplicates;		/* deliver stats.duplicates too (as perf script
+					 * prints them); ordered mode only finds them */
 };
 
 /* Header-level facts; strings owned by the reader, NULL when absent. */

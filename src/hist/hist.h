@@ -147,6 +147,7 @@ struct hctx {
 						 * source's, or the recording's LATSCOPE_FIRED) */
 	uint64_t unknown_id, bad_samples;	/* report: samples the reader skipped */
 	uint64_t out_of_order, forced;		/* delivered late / flushes forced by a full queue */
+	uint64_t duplicates;			/* report: samples a recorder wrote twice, dropped */
 	uint64_t max_late_ns;			/* live perf: the latest of them, behind a later event */
 	uint64_t ring_corrupt_bytes;		/* live: ring bytes skipped as corrupt (pring.h) */
 	struct timerwl *twl;

@@ -443,6 +443,8 @@ static void print_events(const struct hctx *c)
 	       c->lost_samples);
 	if (c->ring_corrupt_bytes)
 		printf("; corrupt ring data: %" PRIu64 " bytes skipped", c->ring_corrupt_bytes);
+	if (c->duplicates)
+		printf("; %" PRIu64 " duplicate samples dropped", c->duplicates);
 	if (c->out_of_order) {
 		printf("; %" PRIu64 " out of order", c->out_of_order);
 		if (c->max_late_ns)
@@ -552,6 +554,9 @@ static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buc
 				       json_object_new_int64((int64_t)c->bad_samples));
 		json_object_object_add(in, "out_of_order",
 				       json_object_new_int64((int64_t)c->out_of_order));
+		if (c->mode == H_REPORT)
+			json_object_object_add(in, "duplicates",
+					       json_object_new_int64((int64_t)c->duplicates));
 		if (c->ran == HB_PERF && c->mode != H_REPORT)
 			json_object_object_add(in, "max_late_ns",
 					       json_object_new_int64((int64_t)c->max_late_ns));
@@ -715,6 +720,9 @@ int hist_emit(struct hctx *c)
 		fprintf(stderr, " not reported: %s\n", why);
 	}
 	uint64_t drop = dropped(c);
+	if (c->duplicates)
+		fprintf(stderr, "%s: %" PRIu64 " samples are byte for byte the one before them (the recorder wrote part "
+				"of a ring twice): dropped, nothing is missing\n", c->prog, c->duplicates);
 	if (drop || c->out_of_order || c->forced || c->ring_corrupt_bytes || c->fired.throttles) {
 		char b[512];
 		size_t u = 0;

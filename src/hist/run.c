@@ -158,6 +158,7 @@ int hist_report(struct hctx *c)
 	c->unknown_id = st->unknown_id;
 	c->bad_samples = st->bad_samples;
 	c->out_of_order = st->out_of_order;
+	c->duplicates = st->duplicates;
 	c->forced = st->forced_flushes;
 	if (pdread_info(r)->fired.counted && firedout_copy(&c->fired, &pdread_info(r)->fired) == 0)
 		firedout_names(&c->fired, r);

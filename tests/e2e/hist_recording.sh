@@ -76,8 +76,16 @@ echo "ok: $(basename "$DATA"): $rt RT samples, $total with --all-tasks; max $our
 # sched latency here: its "max" also counts the wait of a preempted task
 # (prev_state R), which on this shared, loaded machine exceeds every wakeup
 # latency (seen: 209 ms vs our 25 ms).
-perf script -i "$TMP/gen.data" -F event,trace 2>/dev/null | awk '
-	$1 ~ /sched_wakeup:$/ {
+# perf record 6.1 under load sometimes writes the end of a CPU's ring twice
+# (the same records, byte for byte, at the start of the next round): perf
+# script prints both, latscope drops the copy and counts it
+# (input.duplicates), so a line seen before (CPU, time in ns, event and
+# fields) is not counted again.  A new task's first wakeup
+# (sched_wakeup_new: perf bench forks the second sched-pipe task) is filed
+# as a wakeup too, as latency_hist files it.
+perf script --ns -i "$TMP/gen.data" -F cpu,time,event,trace 2>/dev/null | awk '
+	seen[$0]++ { next }
+	$3 ~ /sched_wakeup(_new)?:$/ {
 		if ($0 ~ /comm=sched-pipe /) w++
 		else if (match($0, /prio=[0-9]+/) && substr($0, RSTART + 5, RLENGTH - 5) + 0 < 100) o++
 	}

@@ -354,6 +354,32 @@ static int process_user(struct pdread *r, struct pdread_event *ev)
 	}
 }
 
+/*
+ * Is the next ready record a sample the recorder wrote twice?  perf record
+ * (6.1, seen under load) sometimes writes the end of a CPU's ring again at
+ * the start of the next round: the same records, byte for byte, time and
+ * CPU included.  Sorted, a copy comes right after its original among the
+ * records of that time, which this flush has released already and whose
+ * memory is still there (nothing is read, so nothing reused, until the
+ * ready records are all delivered).  Two real samples never share every
+ * byte: a time in ns, the CPU and the payload.  Samples without a time
+ * (time 0) are never compared.
+ */
+static bool queued_duplicate(const struct pdread *r)
+{
+	const struct qent *q = &r->q[r->ready_pos];
+	uint16_t size = bytes_ld16(q->rec + 6, r->swap);
+
+	if (!q->time || bytes_ld32(q->rec, r->swap) != PDFORMAT_RECORD_SAMPLE)
+		return false;
+	for (size_t j = r->ready_pos, n = 0; j-- > 0 && n < 64 && r->q[j].time == q->time; n++) {
+		const struct qent *o = &r->q[j];
+		if (bytes_ld16(o->rec + 6, r->swap) == size && !memcmp(o->rec, q->rec, size))
+			return true;
+	}
+	return false;
+}
+
 /* Deliver the next ready queued record into ev. */
 static void deliver_queued(struct pdread *r, struct pdread_event *ev)
 {
@@ -380,6 +406,15 @@ int pdread_next(struct pdread *r, struct pdread_event *ev)
 {
 	for (;;) {
 		if (r->ready_pos < r->ready_len) {
+			bool dup = queued_duplicate(r);
+			r->stats.duplicates += dup;
+			if (dup && !r->opts.keep_duplicates) {
+				struct qent *q = &r->q[r->ready_pos++];
+				r->live_bytes -= bytes_ld16(q->rec + 6, r->swap) + 2 * sizeof(struct qent);
+				if (q->blk)
+					pdread_arena_release(r, q->blk);
+				continue;
+			}
 			deliver_queued(r, ev);
 			return 1;
 		}
