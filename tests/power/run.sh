@@ -13,7 +13,7 @@
 #
 # Environment: CROSS_BUILD (default build-ppc64el), LATSCOPE_CACHE,
 #   PTESTS="name ..." (only these guest tests), PBOOTS="boot ..." (only
-#   these boots: sid sid-realistic bookworm dtl), KEEP_TMP=1, POWER_UNIT=all
+#   these boots: sid sid-realistic bookworm sid-kvm dtl), KEEP_TMP=1, POWER_UNIT=all
 #   (every unit test in the guest, not only those that drive the kernel),
 #   POWER_MEM_MB (1024), POWER_GRACE_S (60: no progress that long past a
 #   test's timeout kills the guest).
@@ -133,13 +133,15 @@ cp "$TESTS_DIR/kernels/guest/lib.sh" "$ROOT/ktest/guest/" || exit 1
 #                  (POWER_HOLD, default 250000:20000:1: 20 ms every 250 ms)
 #   bookworm       bookworm's 6.1 (64K pages, no vpa_dtl PMU, no BTF): the
 #                  basic set
+#   sid-kvm        sid's kernel told it is a KVM guest (LATSCOPE_DTL_KVM=1:
+#                  /hypervisor "linux,kvm" in the device tree): the refusals
 #   dtl            sid's source built with CONFIG_DTL (tests/power/dtlkernel.sh,
 #                  make power-dtl-kernel; skipped, saying so, until built):
 #                  the debugfs DTL
 # A guest test says where it runs in its "# boots:" line (default sid); of
 # the kernel tier's, hist_storm runs on sid and bookworm, the others on sid.
 # PBOOTS="label ..." runs only those boots.
-BOOTS="sid sid-realistic bookworm dtl"
+BOOTS="sid sid-realistic bookworm sid-kvm dtl"
 [ -z "${PBOOTS:-}" ] || BOOTS=$PBOOTS
 : > "$ROOT/ktest/skip"
 mkdir -p "$WORK/tests"
@@ -295,6 +297,7 @@ for b in $BOOTS; do
 	sid) boot sid "$sidkd" pmu:vpa_dtl LATSCOPE_DTL_MODE=${POWER_DTL_MODE:-stress};;
 	sid-realistic) boot sid-realistic "$sidkd" pmu:vpa_dtl LATSCOPE_DTL_MODE=realistic \
 		LATSCOPE_DTL_HOLD=${POWER_HOLD:-250000:20000:1};;
+	sid-kvm) boot sid-kvm "$sidkd" file:/proc/device-tree/hypervisor/compatible LATSCOPE_DTL_KVM=1;;
 	bookworm)
 		if bwkd=$(kernel bookworm 2> "$WORK/bookworm.err"); then
 			boot bookworm "$bwkd" config:PPC_64K_PAGES
@@ -307,7 +310,7 @@ for b in $BOOTS; do
 		else
 			result SKIP dtl "$(tail -1 "$WORK/dtlk.err")"
 		fi;;
-	*) echo "power: PBOOTS: no boot $b (the boots: sid sid-realistic bookworm dtl)"; exit 2;;
+	*) echo "power: PBOOTS: no boot $b (the boots: sid sid-realistic bookworm sid-kvm dtl)"; exit 2;;
 	esac
 done
 summary

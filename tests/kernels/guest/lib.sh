@@ -71,3 +71,17 @@ dtl_outputs() {
 	latscope dtl script --csv -i "$ART/$1.data" > "$ART/$1.csv" 2> "$ART/$1.csv.err" ||
 		die "$1: dtl script --csv failed: $(cat "$ART/$1.csv.err")"
 }
+
+# refused NAME PATTERN LINES CMD...: CMD must exit 2 with PATTERN on its
+# stderr ($ART/NAME.err), in one line when LINES is 1 (the refusal tests)
+refused() {
+	n=$1 pat=$2 lines=$3
+	shift 3
+	"$@" > "$ART/$n.out" 2> "$ART/$n.err"
+	rc=$?
+	[ $rc = 2 ] || die "$n: exit $rc, not 2: $(cat "$ART/$n.err")"
+	grep -q "$pat" "$ART/$n.err" || die "$n: no '$pat' in: $(cat "$ART/$n.err")"
+	[ "$lines" != 1 ] || [ "$(grep -c . "$ART/$n.err")" = 1 ] ||
+		die "$n: more than one line: $(cat "$ART/$n.err")"
+	echo "$n: exit 2: $(grep -m1 "$pat" "$ART/$n.err")"
+}

@@ -15,19 +15,6 @@
 ps=$(sed -n 's/^KernelPageSize: *//p' /proc/self/smaps | head -1)
 [ "$ps" = "64 kB" ] || die "the kernel's page size is $ps, not 64 kB"
 echo "page size $ps"
-# refused NAME PATTERN LINES CMD...: CMD exits 2; its stderr has PATTERN, in
-# one line when LINES is 1
-refused() {
-	n=$1 pat=$2 lines=$3
-	shift 3
-	"$@" > "$ART/$n.out" 2> "$ART/$n.err"
-	rc=$?
-	[ $rc = 2 ] || die "$n: exit $rc, not 2: $(cat "$ART/$n.err")"
-	grep -q "$pat" "$ART/$n.err" || die "$n: no '$pat' in: $(cat "$ART/$n.err")"
-	[ "$lines" != 1 ] || [ "$(grep -c . "$ART/$n.err")" = 1 ] ||
-		die "$n: more than one line: $(cat "$ART/$n.err")"
-	echo "$n: exit 2: $(grep -m1 "$pat" "$ART/$n.err")"
-}
 refused pmu 'no vpa_dtl PMU' 1 latscope dtl record --pmu -d 1 -o pmu.data
 refused auto 'built without CONFIG_DTL' 1 latscope dtl record -d 1 -o auto.data
 refused debugfs 'built without CONFIG_DTL' 1 latscope dtl record --debugfs-only -d 1 -o debugfs.data

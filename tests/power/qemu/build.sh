@@ -51,6 +51,10 @@ for h in enter exit; do
 	grep -q "^    spapr_dtl_test_$h(cpu);" hw/ppc/spapr.c ||
 		{ echo "qemu-dtl: spapr_cpu_exec_$h not found in hw/ppc/spapr.c of QEMU $ver" >&2; exit 1; }
 done
+# the device tree's /hypervisor node: the test's one before stock QEMU's (KVM only)
+sed -i 's|^    /\* /hypervisor \*/$|&\n    spapr_dtl_test_fdt(fdt);|' hw/ppc/spapr.c
+grep -q '^    spapr_dtl_test_fdt(fdt);' hw/ppc/spapr.c ||
+	{ echo "qemu-dtl: no '/* /hypervisor */' line in spapr_build_fdt of QEMU $ver" >&2; exit 1; }
 grep -q '^#include "spapr_dtl_test.h"' hw/ppc/spapr.c ||
 	{ echo "qemu-dtl: no #include \"qemu/osdep.h\" line in hw/ppc/spapr.c" >&2; exit 1; }
 sed -i "s/^  'spapr_cpu_core.c',\$/&\n  'spapr_dtl_test.c',/" hw/ppc/meson.build

@@ -7,7 +7,7 @@
  *
  * Stock QEMU registers a vCPU's DTL buffer (H_REGISTER_VPA) and never writes
  * to it.  This file is called where TCG stops running a vCPU and where it
- * resumes it (spapr_cpu_exec_exit/enter, hooked by hooks.patch), and writes
+ * resumes it (spapr_cpu_exec_exit/enter, hooked by build.sh), and writes
  * one PAPR-shaped entry per dispatch, as the PowerVM hypervisor does:
  *
  *   at the exit    the timebase, SRR0/SRR1 (the guest's NIP and MSR) and why
@@ -41,6 +41,11 @@
  *                              each) is held off for HOLD_US before it is
  *                              dispatched again (its thread sleeps); logged
  *                              as "hold VCPU TB_FROM TB_TO"
+ *   LATSCOPE_DTL_KVM=1         the device tree says the guest runs under KVM:
+ *                              a /hypervisor node compatible with "linux,kvm",
+ *                              which is what the guest kernel's is_kvm_guest()
+ *                              reads (its vpa_dtl PMU then stays away), with
+ *                              no "hcall-instructions" (no KVM paravirt calls)
  */
 #include "qemu/osdep.h"
 #include "qemu/timer.h"
@@ -50,6 +55,7 @@
 #include "hw/ppc/spapr.h"
 #include "hw/ppc/spapr_cpu_core.h"
 #include "spapr_dtl_test.h"
+#include <libfdt.h>
 
 #define LPPACA_DTL_ENABLE_MASK   0xB8
 #define LPPACA_ENQ_DISPATCH_TB   0x158
@@ -114,6 +120,21 @@ static void dtl_test_init(void)
         dt.hold_period_ns = period_us * 1000;
         dt.hold_ns = hold_us * 1000;
         dt.hold_vcpu = vcpu;
+    }
+}
+
+void spapr_dtl_test_fdt(void *fdt)
+{
+    const char *s = getenv("LATSCOPE_DTL_KVM");
+    int node;
+
+    if (!s || strcmp(s, "1") || fdt_path_offset(fdt, "/hypervisor") >= 0) {
+        return;
+    }
+    node = fdt_add_subnode(fdt, 0, "hypervisor");
+    if (node < 0 || fdt_setprop_string(fdt, node, "compatible", "linux,kvm") < 0) {
+        error_report("latscope dtl test: cannot add /hypervisor to the device tree");
+        exit(1);
     }
 }
 

@@ -13,4 +13,8 @@ void spapr_dtl_test_exit(PowerPCCPU *cpu);
 /* TCG runs the vCPU again (spapr_cpu_exec_enter): the entry is written here */
 void spapr_dtl_test_enter(PowerPCCPU *cpu);
 
+/* spapr_build_fdt, before its /hypervisor node: with LATSCOPE_DTL_KVM=1 the
+ * guest is told it runs under KVM (/hypervisor, compatible "linux,kvm") */
+void spapr_dtl_test_fdt(void *fdt);
+
 #endif
