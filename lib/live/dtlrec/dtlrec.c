@@ -292,6 +292,28 @@ static uint64_t mftb(void)
 }
 #endif
 
+/*
+ * Open CPU c's debugfs DTL file: the kernel registers the DTL with the
+ * hypervisor at the open (its index restarts at 0) and unregisters it at
+ * the close.  0 or negative errno, said.
+ */
+static int open_dbg_cpu(struct dtlrec *r, struct rcpu *c)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/powerpc/dtl/cpu-%u", root(r->o.debugfs, "/sys/kernel/debug"), c->cpu);
+	c->dbg_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (c->dbg_fd < 0) {
+		int e = errno;
+		if (e == EBUSY)
+			return dtlrec_seterr(r, -EBUSY, "%s: the DTL is in use (another reader of this file, "
+					   "vcpudispatch_stats, or a perf vpa_dtl session)", path);
+		return dtlrec_seterr(r, -e, "%s: %s%s", path, strerror(e),
+				   e == EACCES || e == EPERM ? " (run as root)" : "");
+	}
+	return 0;
+}
+
 static int open_debugfs(struct dtlrec *r)
 {
 	char path[4096], buf[16];
@@ -332,17 +354,9 @@ static int open_debugfs(struct dtlrec *r)
 		fclose(bf);
 	}
 	for (unsigned i = 0; i < r->nc; i++) {
-		struct rcpu *c = &r->c[i];
-		snprintf(path, sizeof(path), "%s/powerpc/dtl/cpu-%u", dbg, c->cpu);
-		c->dbg_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (c->dbg_fd < 0) {
-			int e = errno;
-			if (e == EBUSY)
-				return dtlrec_seterr(r, -EBUSY, "%s: the DTL is in use (another reader of this file, "
-						   "vcpudispatch_stats, or a perf vpa_dtl session)", path);
-			return dtlrec_seterr(r, -e, "%s: %s%s", path, strerror(e),
-					   e == EACCES || e == EPERM ? " (run as root)" : "");
-		}
+		err = open_dbg_cpu(r, &r->c[i]);
+		if (err)
+			return err;
 	}
 	if (r->o.have_boot_tb) {
 		r->boot_tb = r->o.boot_tb;
@@ -627,6 +641,19 @@ int dtlrec_enable(struct dtlrec *r)
 {
 	for (unsigned i = 0; i < r->nc; i++) {
 		struct rcpu *c = &r->c[i];
+		/* debugfs: the open in dtlrec_open claimed the DTL (a refusal
+		 * comes before the file exists) and started the log; the
+		 * recording starts now, so register it again: the entries of
+		 * the set-up (the file's header, kallsyms, the task names:
+		 * 0.84 s in a TCG guest, far more than the kernel's buffer of
+		 * 85 entries holds) are not the recording's, and a first read
+		 * would find them lapped */
+		if (c->dbg_fd >= 0) {
+			close(c->dbg_fd);
+			int err = open_dbg_cpu(r, c);
+			if (err)
+				return err;
+		}
 		if (c->fd_dtl >= 0 && ioctl(c->fd_dtl, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return dtlrec_seterr(r, -errno, "enabling vpa_dtl on CPU %u: %s", c->cpu, strerror(errno));
 		for (size_t t = 0; t < r->o.nr_tracepoints; t++)
