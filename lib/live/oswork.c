@@ -287,11 +287,6 @@ static void *thread_main(void *arg)
 			goto fail;
 		}
 	}
-	char name[16];
-	/* not osnoise/N: that is the kernel tracer's threads' name */
-	snprintf(name, sizeof(name), OSWORK_THREAD_NAME, t->cpu);
-	pthread_setname_np(pthread_self(), name);
-
 	struct clk clk = { .tsc = o->use_tsc, .mult = w->tsc_mult };
 	clk_anchor(&clk);
 	/* Sub-threshold floor: 4 x the loop's smallest gap, at least 100 ns. */
@@ -307,6 +302,15 @@ static void *thread_main(void *arg)
 		}
 		t->floor_ns = minv == UINT64_MAX || minv * 4 < 100 ? 100 : minv * 4;
 	}
+	/* Named once it measures (not osnoise/N: that is the kernel tracer's
+	 * threads' name): whoever waits for ls-osnoise/N to appear knows its
+	 * loop runs.  Named before the calibration above (20000 clock reads:
+	 * tens of ms in a loaded TCG guest), a task started then ran on the
+	 * CPU unmeasured: the POWER tier's osnoise_thread lost noisegen's
+	 * arrival that way. */
+	char name[16];
+	snprintf(name, sizeof(name), OSWORK_THREAD_NAME, t->cpu);
+	pthread_setname_np(pthread_self(), name);
 	__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
 
 	volatile struct osnbpf_slot *slot = o->slots && t->cpu < o->nr_slots ? &o->slots[t->cpu] : NULL;
