@@ -135,6 +135,7 @@ struct osneng_counts {
 	uint64_t lost;			/* events the recorder lost (LOST, LOST_SAMPLES; kernel
 					 * tracer: its [LOST N EVENTS] lines, one at least each) */
 	uint64_t unknown_id, bad_samples, out_of_order, forced;	/* from the reader */
+	uint64_t duplicates;	/* replay: samples a recorder wrote twice, dropped */
 	uint64_t undecoded;		/* tracepoint samples without a payload or whose
 					 * payload does not decode */
 	uint64_t bad_wrec;		/* malformed workload records (kernel text: lines) */

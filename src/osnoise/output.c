@@ -281,6 +281,9 @@ static void print_details(struct ctx *c, FILE *f)
 	if (c->cnt.out_of_order + c->cnt.forced)
 		fprintf(f, "ordering: %" PRIu64 " events delivered out of order, %" PRIu64
 			" queue flushes forced by a full queue\n", c->cnt.out_of_order, c->cnt.forced);
+	if (c->cnt.duplicates)
+		fprintf(f, "duplicates: %" PRIu64 " samples byte for byte the one before them (the recorder "
+			"wrote part of a ring twice), dropped: nothing is missing\n", c->cnt.duplicates);
 }
 
 static void print_stop(struct ctx *c, FILE *f)
@@ -486,6 +489,8 @@ static json_object *build_json(struct ctx *c)
 	json_object_object_add(sk, "workload_records_lost", ju(wrec_lost(c)));
 	json_object_object_add(sk, "out_of_order", ju(c->cnt.out_of_order));
 	json_object_object_add(sk, "forced_flushes", ju(c->cnt.forced));
+	if (c->cnt.duplicates)
+		json_object_object_add(sk, "duplicates", ju(c->cnt.duplicates));
 	json_object_object_add(sk, "corrupt_ring_bytes", ju(c->s ? evsrc_stats(c->s)->corrupt_bytes : 0));
 	json_object_object_add(root, "skipped", sk);
 	json_object_object_add(root, "dropped", ju(osnoise_dropped(c)));

@@ -623,6 +623,7 @@ int osneng_replay(struct pdread *r, osneng_setup_fn setup, void *arg, struct osn
 	e->counts.unknown_id = st->unknown_id;
 	e->counts.bad_samples = st->bad_samples;
 	e->counts.out_of_order = st->out_of_order;
+	e->counts.duplicates = st->duplicates;
 	e->counts.forced = st->forced_flushes;
 	osneng_close(e);
 	err = 0;
