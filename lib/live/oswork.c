@@ -305,9 +305,8 @@ static void *thread_main(void *arg)
 	/* Named once it measures (not osnoise/N: that is the kernel tracer's
 	 * threads' name): whoever waits for ls-osnoise/N to appear knows its
 	 * loop runs.  Named before the calibration above (20000 clock reads:
-	 * tens of ms in a loaded TCG guest), a task started then ran on the
-	 * CPU unmeasured: the POWER tier's osnoise_thread lost noisegen's
-	 * arrival that way. */
+	 * tens of ms in a loaded TCG guest), a task started then could run on
+	 * the CPU unmeasured. */
 	char name[16];
 	snprintf(name, sizeof(name), OSWORK_THREAD_NAME, t->cpu);
 	pthread_setname_np(pthread_self(), name);

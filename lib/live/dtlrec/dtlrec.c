@@ -544,15 +544,15 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 		/* debugfs's powerpc/ without dtl: a POWER kernel built without
 		 * CONFIG_DTL (every Debian kernel), or not a shared-processor LPAR */
 		bool ppc = stat(path, &sb) == 0;
-		bool kvm = dtlrec_kvm_guest(o->procfs);
 		snprintf(path, sizeof(path), "%s/powerpc/dtl", dbg);
-		if (stat(path, &sb) < 0 && kvm)
+		bool dtl = stat(path, &sb) == 0;
+		if (!dtl && dtlrec_kvm_guest(o->procfs))
 			return dtlrec_seterr(r, -ENODEV, "no DTL source: this is a KVM guest, where the kernel offers "
 					   "no vpa_dtl PMU, and there is no %s (%s): the DTL of a KVM guest is read "
 					   "through debugfs, which needs a kernel built with CONFIG_DTL",
 					   path, ppc ? "the kernel was built without CONFIG_DTL, as Debian's are"
 						     : "no powerpc/ there: debugfs not mounted there");
-		if (stat(path, &sb) < 0)
+		if (!dtl)
 			return dtlrec_seterr(r, -ENODEV, "no DTL source: no vpa_dtl PMU in %s/bus/event_source/devices "
 					   "(Linux 6.18+) and no %s (%s; the DTL exists only on POWER: a "
 					   "shared-processor LPAR, or a KVM guest through debugfs)",
