@@ -205,19 +205,30 @@ static inline __attribute__((always_inline)) bool read_counted(const struct clk 
  * read again, as the kernel tracer's loop does with its interrupt counter),
  * and when the seq moved since the last read, the counters' difference is
  * the gap's attribution (a gap below the threshold only moves the view).
+ *
+ * *last is the last time read of the previous period when the loop goes on
+ * without a sleep (0: none, the period starts at its first read): the
+ * period then starts there, so that whatever took the CPU between two
+ * periods (the records written at the end of one, a task woken then) is a
+ * gap of the next one, not unmeasured time.  On return, *last is this
+ * period's last read.
  */
 static inline __attribute__((always_inline)) void run_period(struct oswork_thread *t, struct clk *clk,
 							     volatile struct osnbpf_slot *slot,
-							     struct oswork_view *view)
+							     struct oswork_view *view, uint64_t *last)
 {
 	const struct oswork_opts *o = &t->w->o;
 	uint64_t thr = o->threshold_ns, floor_ns = t->floor_ns;
 	uint64_t pstart, now, s0 = 0, count0[OSWORK_NR_CLASSES] = { 0 };
 
-	if (slot)
-		slot->active = 1;
-	while (!read_counted(clk, slot, &pstart, &s0) || (slot && oswork_view_advance(view, slot, s0, NULL) < 0))
-		;
+	if (*last) {
+		/* the view is that of the last read (the loop below keeps it so) */
+		pstart = *last;
+	} else {
+		while (!read_counted(clk, slot, &pstart, &s0) ||
+		       (slot && oswork_view_advance(view, slot, s0, NULL) < 0))
+			;
+	}
 	if (slot)
 		memcpy(count0, view->count, sizeof(count0));
 	push(t, OSWORK_PERIOD_BEGIN, pstart, pstart, NULL);
@@ -227,7 +238,9 @@ static inline __attribute__((always_inline)) void run_period(struct oswork_threa
 		uint64_t gap[5];
 		if (!read_counted(clk, slot, &now, &s0))
 			continue;
-		uint64_t d = now - prev;
+		/* (a TSC re-anchored between two periods may read a hair
+		 * before the last read of the previous one) */
+		uint64_t d = now > prev ? now - prev : 0;
 		bool moved = slot && s0 != view->seq;
 		if (moved && oswork_view_advance(view, slot, s0, d >= thr ? gap : NULL) < 0)
 			continue;
@@ -239,20 +252,21 @@ static inline __attribute__((always_inline)) void run_period(struct oswork_threa
 		}
 		if (d < minv)
 			minv = d;
-		prev = now;
+		if (now > prev)
+			prev = now;
 		iters++;
-		if (now - pstart >= o->runtime_ns || __atomic_load_n(&t->w->stop, __ATOMIC_RELAXED))
+		if (prev - pstart >= o->runtime_ns || __atomic_load_n(&t->w->stop, __ATOMIC_RELAXED))
 			break;
 	}
 	if (slot) {
 		uint64_t pc[5] = { 0 };
 		for (int c = 0; c < OSWORK_NR_CLASSES; c++)
 			pc[c] = view->count[c] - count0[c];
-		push(t, OSWORK_PERIOD_COUNTS, now, now, pc);
-		slot->active = 0;
+		push(t, OSWORK_PERIOD_COUNTS, prev, prev, pc);
 	}
-	uint64_t v[5] = { now - pstart, sub_c, sub_ns, iters, minv };
-	push(t, OSWORK_PERIOD_END, now, now, v);
+	uint64_t v[5] = { prev - pstart, sub_c, sub_ns, iters, minv };
+	push(t, OSWORK_PERIOD_END, prev, prev, v);
+	*last = prev;
 }
 
 static void *thread_main(void *arg)
@@ -316,17 +330,28 @@ static void *thread_main(void *arg)
 	struct oswork_view view = { 0 };
 	if (slot)
 		slot->workload_tid = t->tid;	/* from here the programs count this CPU */
-	uint64_t first = oswork_now_ns();
+	uint64_t first = oswork_now_ns(), last = 0;
+	bool naps = o->period_ns > o->runtime_ns;
 	for (uint64_t k = 0; !__atomic_load_n(&w->stop, __ATOMIC_RELAXED); k++) {
 		clk_anchor(&clk);
+		/* the contributor table counts the windows of the measured time:
+		 * without naps, all of it from the first period on */
+		if (slot)
+			slot->active = 1;
 		/* one loop without counters, one with: each compiled on its own */
 		if (slot)
-			run_period(t, &clk, slot, &view);
+			run_period(t, &clk, slot, &view, &last);
 		else
-			run_period(t, &clk, NULL, NULL);
-		if (o->period_ns > o->runtime_ns)
+			run_period(t, &clk, NULL, NULL, &last);
+		if (naps) {
+			if (slot)
+				slot->active = 0;
 			nap_until(t, first + (k + 1) * o->period_ns);
+			last = 0;	/* the sleep is no noise: the next period starts afresh */
+		}
 	}
+	if (slot)
+		slot->active = 0;
 	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 fail:

@@ -8,7 +8,10 @@
  * Prefix: oswork_.
  *
  * Records per CPU, in time order (key = t1_ns):
- *   OSWORK_PERIOD_BEGIN  t0 = t1 = start of the busy loop
+ *   OSWORK_PERIOD_BEGIN  t0 = t1 = start of the busy loop: the previous
+ *                     period's end when runtime = period (the periods are
+ *                     contiguous, no time between them goes unmeasured),
+ *                     else its first read after the sleep
  *   OSWORK_GAP           t0 = previous read, t1 = this read
  *   OSWORK_PERIOD_END    t1 = end; v[0] runtime_ns, v[1] sub-threshold gaps,
  *                     v[2] their sum in ns, v[3] loop iterations,

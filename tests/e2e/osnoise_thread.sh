@@ -11,7 +11,9 @@ J=$TOOLS/osnjson
 ncpu=$(getconf _NPROCESSORS_ONLN)
 [ "$ncpu" -ge 2 ] || skip "needs 2 CPUs (one measured, one for the collector)"
 CPU=1
-"$LATSCOPE" osnoise top -c $CPU -H 0 -d 10 --top 256 --json > "$TMP/run.json" 2> "$TMP/err" &
+# (the run's events are kept, --trace: where a count is off, the replay of
+# the file and the file itself say which entry went where)
+"$LATSCOPE" osnoise top -c $CPU -H 0 -d 10 --top 256 --trace="$TMP/run.data" --json > "$TMP/run.json" 2> "$TMP/err" &
 pid=$!
 # noisegen's whole run must lie inside the measurement: start it once the
 # measuring thread exists (the tracepoints are enabled before it starts),
@@ -103,6 +105,13 @@ sw=$(sed -n 's/.* switched_in=\([0-9]*\).*/\1/p' "$TMP/ng")
 # switch: under TCG 4 of 392 did; the kernel's count is the truth here)
 [ "$sw" -ge "$wakes" ] || echo "note: $((wakes - sw)) of noisegen's $wakes sleeps did not switch it out"
 [ "$und" = 0 ] || echo "note: $und sched_switch samples on CPU $CPU fired and never delivered (latscope names them)"
+# off: the replay of the kept trace (the same events and gaps, in time
+# order) and, with ART (the kernel tiers' artefacts), the files themselves
+if [ "$cnt" -lt $((sw + 1 - und)) ] || [ "$cnt" -gt $((sw + 3)) ]; then
+	"$LATSCOPE" osnoise top -i "$TMP/run.data" --top 256 --json > "$TMP/replay.json" 2> "$TMP/replay.err"
+	echo "replay of the trace: $($J "$TMP/replay.json" "cpus.0.top[name=noisegen].count" 2>&1) entries ($(head -c 300 "$TMP/replay.err"))"
+	[ -z "${ART:-}" ] || cp "$TMP/run.data" "$TMP/run.json" "$TMP/ng" "$TMP/err" "$ART/"
+fi
 [ "$cnt" -ge $((sw + 1 - und)) ] && [ "$cnt" -le $((sw + 3)) ] ||
 	die "$cnt entries for $wakes wake-ups: the kernel counted $sw switch-ins over the loop (schedstat), and its arrival; sched_switch on CPU $CPU: fired $swf, delivered $swd; lost $($J "$TMP/run.json" events_lost), anomalies $($J "$TMP/run.json" anomalies)"
 # untimed entries are the exception, not the rule
