@@ -51,6 +51,15 @@ struct hset_max {
 	uint64_t time_ns;		/* when the sample completed */
 };
 
+/* hset_user_prio - a kernel prio (hset_max's prio and culprit_prio) as every
+ * output shows it, latency_hist's MAX_RT_PRIO-1 - prio: 95 for SCHED_FIFO
+ * 95, -21 for a nice 0 task.  The one rule of the text, the JSON, the HTML
+ * page and the /metrics labels. */
+static inline int hset_user_prio(int32_t kprio)
+{
+	return 99 - kprio;
+}
+
 struct hset;
 
 /*

@@ -84,11 +84,11 @@ int lhout_maxline(char *buf, size_t len, const struct hset_max *m)
 		char cul[64];
 		if (m->has_culprit)
 			snprintf(cul, sizeof(cul), "%d %d %s", m->culprit_pid,
-				 lhout_user_prio(m->culprit_prio), m->culprit_comm);
+				 hset_user_prio(m->culprit_prio), m->culprit_comm);
 		else
 			snprintf(cul, sizeof(cul), "-1 -1 (unknown)");
 		n = snprintf(buf, len, "%d %d %" PRId64 " (%" PRId64 ") %s <- %s %" PRIu64 ".%06" PRIu64 "\n",
-			     m->pid, lhout_user_prio(m->prio), m->latency_ns / 1000,
+			     m->pid, hset_user_prio(m->prio), m->latency_ns / 1000,
 			     m->timer_offset_ns / 1000, m->comm[0] ? m->comm : "(unknown)", cul,
 			     m->time_ns / 1000000000u, (m->time_ns % 1000000000u) / 1000u);
 	}
@@ -175,11 +175,11 @@ static struct json_object *lh_json_max(const struct hset_max *m)
 	err |= jadd(o, "latency_ns", json_object_new_int64(m->latency_ns));
 	err |= jadd(o, "timer_offset_ns", json_object_new_int64(m->timer_offset_ns));
 	err |= jadd(o, "pid", json_object_new_int(m->pid));
-	err |= jadd(o, "prio", json_object_new_int(lhout_user_prio(m->prio)));	/* as the text */
+	err |= jadd(o, "prio", json_object_new_int(hset_user_prio(m->prio)));	/* as the text */
 	err |= jadd(o, "comm", json_object_new_string(m->comm));
 	if (m->has_culprit) {
 		err |= jadd(o, "culprit_pid", json_object_new_int(m->culprit_pid));
-		err |= jadd(o, "culprit_prio", json_object_new_int(lhout_user_prio(m->culprit_prio)));
+		err |= jadd(o, "culprit_prio", json_object_new_int(hset_user_prio(m->culprit_prio)));
 		err |= jadd(o, "culprit_comm", json_object_new_string(m->culprit_comm));
 	}
 	err |= jadd(o, "time_ns", jsonv_u64(m->time_ns));

@@ -66,10 +66,4 @@ struct json_object *lhout_json_engine_stats(const struct latency_stats *st);
  */
 int lhout_term(FILE *f, const struct hset *set, enum hset_kind t, unsigned max_rows);
 
-/* User RT priority of a kernel prio (latency_hist: MAX_RT_PRIO-1 - prio). */
-static inline int lhout_user_prio(int kprio)
-{
-	return 99 - kprio;
-}
-
 #endif

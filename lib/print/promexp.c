@@ -76,13 +76,6 @@ static void seconds_label(char *buf, size_t n, uint64_t ns)
 		*e = '\0';
 }
 
-/* The priority as the text output shows it (lhout): 99 - kernel prio for RT
- * (0..98), nice for the others (100..139 -> -20..19). */
-static int shown_prio(int32_t kprio)
-{
-	return kprio < 100 ? 99 - kprio : kprio - 120;
-}
-
 size_t promexp_first_bad_bound(const struct lhist_cfg *g, const uint64_t *bounds_ns, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++) {
@@ -175,10 +168,10 @@ int promexp_hset(FILE *f, const char *prefix, const struct hset *set, const bool
 			char vpid[16], vprio[16], cpid[16] = "", cprio[16] = "";
 			snprintf(cpu, sizeof(cpu), "%u", c);
 			snprintf(vpid, sizeof(vpid), "%d", m->pid);
-			snprintf(vprio, sizeof(vprio), "%d", m->pid >= 0 ? shown_prio(m->prio) : 0);
+			snprintf(vprio, sizeof(vprio), "%d", m->pid >= 0 ? hset_user_prio(m->prio) : 0);
 			if (m->has_culprit) {
 				snprintf(cpid, sizeof(cpid), "%d", m->culprit_pid);
-				snprintf(cprio, sizeof(cprio), "%d", shown_prio(m->culprit_prio));
+				snprintf(cprio, sizeof(cprio), "%d", hset_user_prio(m->culprit_prio));
 			}
 			struct promexp_label l[] = {
 				{ "kind", hset_kind_name(k) }, { "cpu", cpu },

@@ -49,8 +49,8 @@ size_t promexp_first_bad_bound(const struct lhist_cfg *g, const uint64_t *bounds
  * NULL = the defaults), then the worst cases as <prefix>_latency_max_seconds
  * {kind, cpu} and the info series <prefix>_latency_max_info{kind, cpu,
  * victim_comm, victim_pid, victim_prio, culprit_comm, culprit_pid,
- * culprit_prio} 1 (priorities as the text output shows them: RT 1..99 as
- * chrt does, -20..19 nice for others).  A CPU without samples of a kind is
+ * culprit_prio} 1 (priorities as the text and the JSON show them,
+ * hset_user_prio(): 95 for SCHED_FIFO 95, -21 for nice 0).  A CPU without samples of a kind is
  * left out.  Returns 0, -EINVAL for bad bounds, -EIO on a write error.
  */
 int promexp_hset(FILE *f, const char *prefix, const struct hset *set, const bool kinds[HSET_NR_KINDS],

@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <json-c/json.h>
 
+#include "print/lhout.h"
 #include "print/promexp.h"
 
 static char *render(const struct hset *s, const bool kinds[HSET_NR_KINDS], const uint64_t *b, size_t n,
@@ -110,9 +112,21 @@ static void test_worst_case(void **state)
 	char *t = render(s, kinds, NULL, 0, &rc);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(t, "latscope_latency_max_seconds{kind=\"timerandwakeup\",cpu=\"0\"} 5.7e-05\n"));
+	/* a nice 0 culprit (kernel prio 120): -21, as the text and the JSON say */
 	assert_non_null(strstr(t, "latscope_latency_max_info{kind=\"timerandwakeup\",cpu=\"0\","
 				  "victim_comm=\"cyc\\\"lic\\\\test\",victim_pid=\"4242\",victim_prio=\"99\","
-				  "culprit_comm=\"kworker/0:1\",culprit_pid=\"17\",culprit_prio=\"0\"} 1\n"));
+				  "culprit_comm=\"kworker/0:1\",culprit_pid=\"17\",culprit_prio=\"-21\"} 1\n"));
+	struct json_object *j = lhout_json(s, kinds, NULL, false), *hs, *h, *c, *mx, *v;
+	assert_non_null(j);
+	assert_true(json_object_object_get_ex(j, "histograms", &hs));
+	assert_true(json_object_object_get_ex(hs, "timerandwakeup", &h));
+	assert_true(json_object_object_get_ex(h, "cpus", &c));
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(c, 0), "max_latency", &mx));
+	assert_true(json_object_object_get_ex(mx, "culprit_prio", &v));
+	assert_int_equal(json_object_get_int(v), -21);
+	assert_true(json_object_object_get_ex(mx, "prio", &v));
+	assert_int_equal(json_object_get_int(v), 99);
+	json_object_put(j);
 	/* the default bounds: 13 of them, then +Inf */
 	assert_non_null(strstr(t, "le=\"0.00005\"} 0\n"));
 	assert_non_null(strstr(t, "le=\"0.0001\"} 1\n"));
