@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "print/render.h"
 
 #define CLI_MAX_OPTS 96
 
@@ -114,9 +115,41 @@ static const char *expected(const struct cli_opt *o, char *buf, size_t len)
 	case CLI_T_PRIO:
 		return "o:NICE (-20..19), r:PRIO or f:PRIO (1..99), d:RUNTIME:PERIOD (SCHED_DEADLINE, "
 		       "1us <= runtime <= period <= 4s, e.g. d:100us:1ms), or PRIO for f:PRIO";
+	case CLI_T_RENDER: {
+		char names[128];
+		snprintf(buf, len, "%s (FORMAT one of %s; at most %d forms)", o->render ? "a file name" : "FORMAT=FILE",
+			 render_names(names, sizeof(names)), CLI_MAX_RENDERS);
+		return buf;
+	}
 	default:
 		return "a valid value";
 	}
+}
+
+/* --html FILE or --render FORMAT=FILE appended to r. */
+static int add_render(const struct cli_opt *o, const char *arg, struct cli_renders *r)
+{
+	const struct render_ops *ops = NULL;
+	const char *file = arg;
+	if (!arg || r->nr == CLI_MAX_RENDERS)
+		return -EINVAL;
+	if (o->render) {
+		ops = render_find(o->render);
+	} else {
+		const char *eq = strchr(arg, '=');
+		char name[32];
+		if (!eq || (size_t)(eq - arg) >= sizeof(name))
+			return -EINVAL;
+		memcpy(name, arg, (size_t)(eq - arg));
+		name[eq - arg] = '\0';
+		ops = render_find(name);
+		file = eq + 1;
+	}
+	if (!ops || !*file)
+		return -EINVAL;
+	r->format[r->nr] = ops->name;
+	r->file[r->nr++] = file;
+	return 0;
 }
 
 /* Store arg into the field of o; 0 or -EINVAL/-ERANGE. */
@@ -184,6 +217,8 @@ static int apply(const struct cli_opt *o, const char *arg, void *params)
 		return parse_prio(arg, (struct cli_prio *)field);
 	case CLI_T_CUSTOM:
 		return o->parse ? o->parse(arg, params) : -EINVAL;
+	case CLI_T_RENDER:
+		return add_render(o, arg, (struct cli_renders *)field);
 	}
 	return -EINVAL;
 }

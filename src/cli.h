@@ -60,6 +60,18 @@ enum cli_type {
 	CLI_T_JSON,	/* --json: bool field = true (JSON on stdout instead of text);
 			 * --json=FILE: const char * at file_off = FILE (text on stdout,
 			 * JSON in FILE) and the bool false; the last one given counts */
+	CLI_T_RENDER,	/* struct cli_renders: (render, FILE) appended, or with render
+			 * NULL (FORMAT, FILE) from FORMAT=FILE; FORMAT a renderer of
+			 * lib/print/render.h */
+};
+
+/* The forms of the report asked for (--html FILE, --render FORMAT=FILE), in
+ * the order given: jsonout_render() writes them. */
+#define CLI_MAX_RENDERS 8
+struct cli_renders {
+	unsigned nr;
+	const char *format[CLI_MAX_RENDERS];	/* a renderer's name (static) */
+	const char *file[CLI_MAX_RENDERS];	/* argv's storage */
 };
 
 /* A scheduling priority as -P takes it. */
@@ -87,6 +99,8 @@ struct cli_opt {
 	bool optional;		/* CLI_T_CUSTOM, CLI_T_JSON: the value may be left out (only
 				 * --name=V or -kV give one); parse() gets NULL then */
 	size_t file_off;	/* CLI_T_JSON: offsetof the const char * FILE field */
+	const char *render;	/* CLI_T_RENDER: the form the option names ("html"), NULL:
+				 * FORMAT=FILE */
 	const char *const *choices;	/* the fixed values it takes (NULL-terminated,
 					 * static), for `latscope completion`; NULL: any */
 };
@@ -165,12 +179,20 @@ bool cli_table_ok(const struct cli_cmd *cmd);
 		  "standard output; with =FILE the text as usual and the\n" \
 		  "JSON in FILE", .expect = "a file name" }
 /* --html FILE: the same report as a self-contained HTML page (inline SVG
- * pictures, no network), drawn from the JSON document (jsonout_html,
- * docs/html.md), written as the command's other outputs are (--force). */
-#define CLI_HTML(T, f) \
-	CLI_OPT("html", 0, CLI_T_STR, T, f, CLI_NONE, 0, 0, 0, "FILE", \
-		"the report as one self-contained HTML page with\n" \
-		"pictures (inline SVG, no network; docs/html.md)", NULL)
+ * pictures, no network; docs/html.md); --render FORMAT=FILE: in any form
+ * lib/print/render.h has (html, md...).  Both drawn from the JSON document
+ * (jsonout_render), written as the command's other outputs are (--force);
+ * f is a struct cli_renders. */
+#define CLI_RENDERS(T, f) \
+	{ .name = "html", .type = CLI_T_RENDER, .off = offsetof(T, f), .given_off = CLI_NONE, \
+	  .render = "html", .arg = "FILE", \
+	  .help = "the report as one self-contained HTML page with\n" \
+		  "pictures (inline SVG, no network; docs/html.md)" }, \
+	{ .name = "render", .type = CLI_T_RENDER, .off = offsetof(T, f), .given_off = CLI_NONE, \
+	  .arg = "FORMAT=FILE", \
+	  .help = "the report in FORMAT in FILE (repeatable): html, or\n" \
+		  "md (a Markdown summary: the headline tables and\n" \
+		  "every loss; docs/render.md)" }
 #define CLI_QUIET(T, f, h) CLI_OPT("quiet", 'q', CLI_T_FLAG, T, f, CLI_NONE, 0, 0, 0, NULL, h, NULL)
 #define CLI_PRIORITY(T, f, g, h) \
 	CLI_OPT("priority", 'P', CLI_T_PRIO, T, f, CLI_GIVEN(T, g), 0, 0, 0, "P", h, \

@@ -226,7 +226,7 @@ int cmd_script(int argc, char **argv)
 			continue;
 		printed++;
 		if (json || jf) {
-			struct json_object *o = pdprint_json(p, &ev, JSONOUT_SCRIPT);
+			struct json_object *o = pdprint_json(p, &ev, REPORT_SCRIPT);
 			if (o) {
 				jsonout_line(o, jf ? jf : stdout);	/* a failed write: said below */
 				json_object_put(o);

@@ -10,10 +10,12 @@ int cmd_dtl(int argc, char **argv);
 int cmd_osnoise(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
+int cmd_render(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 
 struct cli_cmd;
-extern const struct cli_cmd html_cli;	/* src/cmd_html.c: its option table */
+extern const struct cli_cmd render_cli;	/* src/cmd_render.c: its option table */
+extern const struct cli_cmd html_cli;	/* src/cmd_render.c: its option table */
 int cmd_completion(int argc, char **argv);	/* src/completion.c */
 
 #define EXIT_THRESHOLD 1

@@ -47,12 +47,13 @@ static const struct {
 	{ "hist record", "hist_record", &hist_record_cli },
 	{ "hist top", "hist_top", &hist_top_cli },
 	{ "monitor", "monitor", &hist_monitor_cli },
+	{ "render", "render", &render_cli },
 	{ "html", "html", &html_cli },
 };
 #define NPATHS (sizeof(paths) / sizeof(paths[0]))
 
 /* the commands and the subcommands of each (src/main.c, the dispatchers) */
-static const char commands[] = "script dtl osnoise hist monitor html help completion";
+static const char commands[] = "script dtl osnoise hist monitor render html help completion";
 static const char *const subcommands[][2] = {
 	{ "dtl", "dump script report record synth" },
 	{ "osnoise", "top hist trace record" },

@@ -5,7 +5,8 @@
 #include "cmdio.h"
 #include "commands.h"
 #include "jsonout.h"
-#include "print/htmlrep.h"
+#include "cli.h"
+#include "print/render.h"
 
 struct json_object *jsonout_new(const char *schema)
 {
@@ -58,17 +59,34 @@ int jsonout_write(struct json_object *j, int flags, const char *file, bool force
 	return cmdio_fclose_safe(f, sf, file, false, prog);
 }
 
-int jsonout_html(struct json_object *j, const char *file, bool force, const char *prog)
+int jsonout_render_one(struct json_object *j, const char *format, const char *file, bool force,
+		       const char *prog)
 {
+	const struct render_ops *r = render_find(format);
+	char why[160];
+	if (!r || !r->supported(report_schema(j))) {
+		/* refused before the file is made: nothing half-written left */
+		fprintf(stderr, "%s: %s: %s\n", prog, file, render_strerror(r, -EINVAL, why, sizeof(why)));
+		return EXIT_ERR;
+	}
 	struct safeout_file *sf = NULL;
 	FILE *f = cmdio_fopen_safe(&sf, AT_FDCWD, file, NULL, force, prog);
 	if (!f)
 		return EXIT_ERR;
-	int rc = htmlrep_write(f, j);
-	if (rc == -EINVAL) {
-		fprintf(stderr, "%s: %s: %s\n", prog, file, htmlrep_strerror(rc));
+	int rc = render_write(r, f, j);
+	if (rc < 0 && rc != -EIO) {	/* a write error: cmdio_fclose_safe says it */
+		fprintf(stderr, "%s: %s: %s\n", prog, file, render_strerror(r, rc, why, sizeof(why)));
 		cmdio_fclose_safe(f, sf, file, true, prog);
 		return EXIT_ERR;
 	}
 	return cmdio_fclose_safe(f, sf, file, false, prog);
+}
+
+int jsonout_render(struct json_object *j, const struct cli_renders *r, bool force, const char *prog)
+{
+	int rc = 0;
+	for (unsigned i = 0; r && i < r->nr; i++)
+		if (jsonout_render_one(j, r->format[i], r->file[i], force, prog))
+			rc = EXIT_ERR;
+	return rc;
 }

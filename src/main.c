@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "osnoise", cmd_osnoise, "measure OS noise per CPU and attribute every gap (top, hist, trace)" },
 	{ "hist",    cmd_hist,    "latency histograms: wakeup, timer, irqsoff... (record, report, top)" },
 	{ "monitor", cmd_monitor, "keep the histograms running and serve them to Prometheus (/metrics)" },
+	{ "render",  cmd_render,  "draw a saved JSON report as HTML or a Markdown summary" },
 	{ "html",    cmd_html,    "draw the HTML page (inline SVG) of a saved JSON report" },
 	{ "completion", cmd_completion, "print the bash completion script: latscope completion bash" },
 };

@@ -29,7 +29,7 @@ static const struct cli_opt report_opts[] = {
 	DTL_CMD_INPUT,
 	CLI_JSON(struct rep, json, json_file),
 	CLI_FORCE(struct rep, force),
-	CLI_HTML(struct rep, html_file),
+	CLI_RENDERS(struct rep, renders),
 	REP_FLAG("no-hist", no_hist, "text: leave out the histograms"),
 	REP_FLAG("total-only", total_only, "text: only the total, no per-CPU sections"),
 	CLI_CPU_PERF(struct rep, cpus, have_cpus, "only these CPUs"),
@@ -413,7 +413,7 @@ int dtl_cmd_report(int argc, char **argv)
 		ret = EXIT_ERR;
 		goto out;
 	}
-	if ((o.json || o.json_file || o.html_file) && dtlbins_new(&o.bins)) {
+	if ((o.json || o.json_file || o.renders.nr) && dtlbins_new(&o.bins)) {
 		fprintf(stderr, "latscope dtl report: out of memory\n");
 		ret = EXIT_ERR;
 		goto out;
@@ -535,8 +535,8 @@ results:;
 	const struct dtl_scan_stats *sc = dtlstat_scan_stats(s);
 	struct dtl_tbinfo tbi = dtlstat_tbinfo(s);
 	bool json_err = false;
-	if (o.json || o.json_file || o.html_file) {
-		struct json_object *j = jsonout_new(JSONOUT_DTL_REPORT), *cpus = json_object_new_array(),
+	if (o.json || o.json_file || o.renders.nr) {
+		struct json_object *j = jsonout_new(REPORT_DTL_REPORT), *cpus = json_object_new_array(),
 				   *data = json_object_new_object();
 		json_object_object_add(j, "file", json_object_new_string(path));
 		json_object_object_add(j, "boot_ticks", jsonv_u64(tbi.boot_tb));
@@ -591,7 +591,7 @@ results:;
 		if (o.json || o.json_file)
 			json_err = jsonout_write(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED,
 						 o.json ? NULL : o.json_file, o.force, "latscope dtl report") != 0;
-		if (o.html_file && jsonout_html(j, o.html_file, o.force, "latscope dtl report"))
+		if (jsonout_render(j, &o.renders, o.force, "latscope dtl report"))
 			json_err = true;
 		json_object_put(j);
 	}

@@ -26,7 +26,7 @@ struct rep {
 	bool json, no_hist, total_only, have_cpus, timeline;
 	const char *json_file;		/* --json=FILE (argv) */
 	bool force;			/* --force: for --json=FILE and --html */
-	const char *html_file;		/* --html FILE (argv) */
+	struct cli_renders renders;	/* --html FILE, --render FORMAT=FILE */
 	struct dtlbins *bins;		/* the vcpu_timeline (JSON, HTML), else NULL */
 	uint64_t top;
 	struct dtltask *tasks;

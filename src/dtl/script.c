@@ -227,7 +227,7 @@ static void json_entry(const struct script *s, const struct dtlmerge_item *it, c
 		       const char *pr, FILE *f)
 {
 	const struct dtl_entry *e = &it->e;
-	struct json_object *o = jsonout_new(JSONOUT_DTL_SCRIPT);
+	struct json_object *o = jsonout_new(REPORT_DTL_SCRIPT);
 	if (!o)
 		return;
 	json_object_object_add(o, "type", json_object_new_string("entry"));
@@ -590,7 +590,7 @@ int dtl_cmd_script(int argc, char **argv)
 		const struct dtlmerge_stats *ms = dtlmerge_stats(m);
 		const struct dtltl_stats *ts = dtltl_stats(s.t);
 		const struct pdread_stats *rs = pdread_stats(s.r);
-		struct json_object *o = jsonout_new(JSONOUT_DTL_SCRIPT), *sm = json_object_new_object(),
+		struct json_object *o = jsonout_new(REPORT_DTL_SCRIPT), *sm = json_object_new_object(),
 				   *g = json_object_new_object();
 		json_object_object_add(o, "type", json_object_new_string("summary"));
 		json_object_object_add(sm, "entries", jsonv_u64(ms->entries));

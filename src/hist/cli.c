@@ -148,7 +148,7 @@ static int parse_backend(const char *arg, void *params)
 	      "DIR/timerandwakeup/CPU0, DIR/irqsoff/CPU0, ...,\n" \
 	      "and DIR/<type>/max_latency-CPU0", NULL), \
 	CLI_JSON(struct hctx, json, json_file), \
-	CLI_HTML(struct hctx, html_file), \
+	CLI_RENDERS(struct hctx, renders), \
 	H_FLAG("buckets-json", json_buckets, "--json with the non-zero buckets of each histogram"), \
 	CLI_CUSTOM("types", 0, parse_types, "LIST", \
 		   "wakeup,sharedprio,timer,timerandwakeup,irqsoff,\n" \

@@ -65,7 +65,7 @@ struct hctx {
 	const char *record_out;		/* record/top -o */
 	bool json, json_buckets, nonzero, quiet;
 	const char *json_file;		/* --json=FILE (argv): text on stdout, JSON there */
-	const char *html_file;		/* --html FILE (argv): the page of the document */
+	struct cli_renders renders;	/* --html FILE, --render FORMAT=FILE: the forms of the document */
 	bool types[HSET_NR_KINDS];
 	bool types_given;
 	struct latency_cfg lcfg;

@@ -522,7 +522,7 @@ static struct json_object *ltimer_json(const struct hctx *c)
 static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buckets)
 {
 	const struct latency_stats *st = c->track;	/* the trackers' counters */
-	struct json_object *j = jsonout_adopt(JSONOUT_HIST,
+	struct json_object *j = jsonout_adopt(REPORT_HIST,
 					      lhout_json(c->set, c->types, unsup, buckets));
 	if (j && c->ran == HB_PERF)	/* the userspace engine's counters */
 		json_object_object_add(j, "stats", lhout_json_engine_stats(st));
@@ -637,13 +637,13 @@ int hist_emit(struct hctx *c)
 			json_err = true;
 		json_object_put(j);
 	}
-	if (c->html_file) {	/* the page draws the buckets: a document with them */
+	if (c->renders.nr) {	/* the page draws the buckets: a document with them */
 		struct json_object *j = build_doc(c, unsup, true);
 		if (!j) {
-			fprintf(stderr, "%s: out of memory building the HTML page\n", c->prog);
+			fprintf(stderr, "%s: out of memory building the report's forms\n", c->prog);
 			return EXIT_ERR;
 		}
-		if (jsonout_html(j, c->html_file, c->force, c->prog))
+		if (jsonout_render(j, &c->renders, c->force, c->prog))
 			json_err = true;
 		json_object_put(j);
 	}

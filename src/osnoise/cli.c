@@ -144,7 +144,7 @@ static const struct cli_opt osnoise_opts[] = {
 	CLI_PROGRESS(struct ctx, progress, "hist: a status line on stderr (elapsed, gaps, lost)\n"
 		     "redrawn each second (default: when stderr is a\nterminal)"),
 	CLI_JSON(struct ctx, json, json_file),
-	CLI_HTML(struct ctx, html_file),
+	CLI_RENDERS(struct ctx, renders),
 	OPT("bucket-size", 'b', CLI_T_DUR_US, bucket_us, 1, 999999, 0, "US", "hist: bucket width (default 1)", NULL),
 	OPT("entries", 'E', CLI_T_U64, entries, 10, 9999999, 0, "N", "hist: number of buckets (default 256)", NULL),
 	FLAG("with-zeros", with_zeros, "hist: also the buckets that are empty on every CPU"),

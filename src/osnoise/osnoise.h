@@ -49,7 +49,7 @@ struct ctx {
 	uint64_t top_n;
 	const char *input, *output, *kernel_text;	/* point into argv */
 	const char *json_file;		/* --json=FILE (argv) */
-	const char *html_file;		/* --html FILE (argv) */
+	struct cli_renders renders;	/* --html FILE, --render FORMAT=FILE */
 	int json_rc;			/* its writing: 0 or EXIT_ERR */
 	/* run state */
 	struct osneng *e;			/* the engine (lib/engine/osneng.c) */

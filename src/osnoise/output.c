@@ -449,7 +449,7 @@ static json_object *build_json(struct ctx *c)
 	char vm[128];
 	const char *hv = sysinfo_vm_name(vm, sizeof(vm));
 	long tck = sysconf(_SC_CLK_TCK);
-	json_object *root = jsonout_new(JSONOUT_OSNOISE);
+	json_object *root = jsonout_new(REPORT_OSNOISE);
 	json_object_object_add(root, "tool", json_object_new_string("latscope osnoise"));
 	json_object_object_add(root, "mode", json_object_new_string(mode_names[c->mode]));
 	json_object_object_add(root, "workload", json_object_new_boolean(!c->no_workload));
@@ -620,7 +620,7 @@ static int print_json(struct ctx *c)
 	if (c->json || c->json_file)
 		rc = jsonout_write(root, JSON_C_TO_STRING_PRETTY, c->json ? NULL : c->json_file, c->force,
 				   "latscope osnoise");
-	if (c->html_file && jsonout_html(root, c->html_file, c->force, "latscope osnoise"))
+	if (jsonout_render(root, &c->renders, c->force, "latscope osnoise"))
 		rc = EXIT_ERR;
 	json_object_put(root);
 	return rc;
@@ -770,7 +770,7 @@ void osnoise_final_report(struct ctx *c)
 		print_details(c, c->mode == M_TRACE ? stderr : f);
 	print_stop(c, f);
 	osnoise_print_auto(c, f);
-	if (c->json_file || c->html_file)
+	if (c->json_file || c->renders.nr)
 		c->json_rc = print_json(c);
 }
 

@@ -32,6 +32,7 @@ struct p {
 	int keep;
 	int64_t off;
 	int custom;
+	struct cli_renders renders;
 };
 
 static int parse_custom(const char *arg, void *params)
@@ -59,6 +60,7 @@ static const struct cli_opt opts[] = {
 	CLI_OPT("offset", 0, CLI_T_I64, struct p, off, CLI_NONE, (uint64_t)-5, 5, 0, "N", "offset", NULL),
 	{ .name = "custom", .type = CLI_T_CUSTOM, .off = 0, .given_off = CLI_NONE, .parse = parse_custom,
 	  .arg = "yes|no", .help = "custom", .expect = "yes or no" },
+	CLI_RENDERS(struct p, renders),
 	CLI_END
 };
 
@@ -314,6 +316,40 @@ static void test_optional_and_tables(void **state)
 	}
 }
 
+/* --html FILE and --render FORMAT=FILE: the forms in the order given, each
+ * a renderer of lib/print/render.h */
+static void test_renders(void **state)
+{
+	(void)state;
+	struct p p;
+	char err[256];
+	assert_int_equal(run(&p, err, sizeof(err), NULL, "--render", "md=sum.md", "--html", "a.html",
+			     "--render=html=b=c.html", NULL), 0);
+	assert_int_equal(p.renders.nr, 3);
+	assert_string_equal(p.renders.format[0], "md");
+	assert_string_equal(p.renders.file[0], "sum.md");
+	assert_string_equal(p.renders.format[1], "html");
+	assert_string_equal(p.renders.file[1], "a.html");
+	assert_string_equal(p.renders.format[2], "html");
+	assert_string_equal(p.renders.file[2], "b=c.html");
+	/* an unknown form, no FILE, no '=': one line naming the forms */
+	const char *bad[] = { "pdf=x.pdf", "md=", "md", "=x" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(run(&p, err, sizeof(err), NULL, "--render", bad[i], NULL), -EINVAL);
+		assert_non_null(strstr(err, "FORMAT one of html, md"));
+	}
+	/* at most CLI_MAX_RENDERS */
+	char *argv[2 + 2 * (CLI_MAX_RENDERS + 1)] = { "test" };
+	int argc = 1;
+	for (int i = 0; i <= CLI_MAX_RENDERS; i++) {
+		argv[argc++] = "--render";
+		argv[argc++] = "md=x.md";
+	}
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(cli_parse(&cmd, argc, argv, &p, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(p.renders.nr, CLI_MAX_RENDERS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_operands),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_optional_and_tables),
+		cmocka_unit_test(test_renders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

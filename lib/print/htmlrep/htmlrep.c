@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* htmlrep.c - the page frame, getters, formatting, the log-scale histogram. */
+/* htmlrep.c - the page frame, formatting, the log-scale histogram. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 #include "htmlrep_int.h"
 
 static const char *const schemas[] = {
-	"latscope.dtl-report/1", "latscope.hist/1", "latscope.osnoise/1",
+	REPORT_DTL_REPORT, REPORT_HIST, REPORT_OSNOISE,
 };
 
 bool htmlrep_supported(const char *schema)
@@ -24,7 +24,7 @@ int htmlrep_write(FILE *f, struct json_object *doc)
 {
 	if (!doc || !json_object_is_type(doc, json_type_object))
 		return -EINVAL;
-	const char *s = htmlrep_str(doc, "schema");
+	const char *s = report_str(doc, "schema");
 	int rc;
 	if (!strcmp(s, schemas[0]))
 		rc = htmlrep_dtl(f, doc);
@@ -51,80 +51,6 @@ const char *htmlrep_strerror(int rc)
 	}
 }
 
-struct json_object *htmlrep_get(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-	if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
-
-bool htmlrep_has(struct json_object *o, const char *key)
-{
-	struct json_object *v = htmlrep_get(o, key);
-	return v && !json_object_is_type(v, json_type_null);
-}
-
-uint64_t htmlrep_u64v(struct json_object *v)
-{
-	if (!v)
-		return 0;
-	if (json_object_is_type(v, json_type_string)) {
-		const char *s = json_object_get_string(v);
-		char *end;
-		errno = 0;
-		unsigned long long x = strtoull(s, &end, 10);
-		return errno || end == s || *s == '-' ? 0 : (uint64_t)x;
-	}
-	if (json_object_is_type(v, json_type_int)) {
-		int64_t x = json_object_get_int64(v);
-		if (x >= 0)
-			return (uint64_t)x;
-		return json_object_get_uint64(v) > (uint64_t)INT64_MAX ? json_object_get_uint64(v) : 0;
-	}
-	if (json_object_is_type(v, json_type_double)) {
-		double d = json_object_get_double(v);
-		return d > 0 && d < 1.8e19 ? (uint64_t)d : 0;
-	}
-	return 0;
-}
-
-uint64_t htmlrep_u64(struct json_object *o, const char *key)
-{
-	return htmlrep_u64v(htmlrep_get(o, key));
-}
-
-int64_t htmlrep_i64(struct json_object *o, const char *key)
-{
-	struct json_object *v = htmlrep_get(o, key);
-	return v && json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
-}
-
-double htmlrep_dbl(struct json_object *o, const char *key)
-{
-	struct json_object *v = htmlrep_get(o, key);
-	if (!v || !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return 0;
-	double d = json_object_get_double(v);
-	return isfinite(d) ? d : 0;
-}
-
-const char *htmlrep_str(struct json_object *o, const char *key)
-{
-	struct json_object *v = htmlrep_get(o, key);
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
-}
-
-size_t htmlrep_len(struct json_object *arr)
-{
-	return arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
-}
-
-struct json_object *htmlrep_idx(struct json_object *arr, size_t i)
-{
-	return i < htmlrep_len(arr) ? json_object_array_get_idx(arr, i) : NULL;
-}
-
 void htmlrep_esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
@@ -140,23 +66,6 @@ void htmlrep_esc(FILE *f, const char *s)
 				fputc(*s, f);
 		}
 	}
-}
-
-const char *htmlrep_dur(char *buf, size_t n, uint64_t ns)
-{
-	/* each unit up to what rounds to 1000 of it in 3 digits (999.5): 999 950 ns
-	 * is "1 ms", not "1e+03 us" */
-	if (ns < 1000)
-		snprintf(buf, n, "%" PRIu64 " ns", ns);
-	else if (ns < 999500)
-		snprintf(buf, n, "%.3g us", ns / 1e3);
-	else if (ns < 999500000)
-		snprintf(buf, n, "%.3g ms", ns / 1e6);
-	else if (ns < 1000000000000ULL)
-		snprintf(buf, n, "%.4g s", ns / 1e9);
-	else
-		snprintf(buf, n, "%.0f s", ns / 1e9);
-	return buf;
 }
 
 const char *htmlrep_colour(char *buf, const char *name)
@@ -213,8 +122,8 @@ size_t htmlrep_marks(struct json_object *o, struct htmlrep_mark *m, size_t cap)
 	};
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]) && n < cap; i++)
-		if (htmlrep_has(o, k[i].key))
-			m[n++] = (struct htmlrep_mark){ k[i].label, htmlrep_u64(o, k[i].key) };
+		if (report_has(o, k[i].key))
+			m[n++] = (struct htmlrep_mark){ k[i].label, report_u64(o, k[i].key) };
 	return n;
 }
 
@@ -316,8 +225,8 @@ void htmlrep_loghist(FILE *f, const char *title, const struct htmlrep_bucket *b,
 						double w = cx1 - cx0 < 1 ? 1 : cx1 - cx0;
 						fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 							"fill=\"#4c78a8\"><title>%s .. %s: %" PRIu64 "</title></rect>\n",
-							cx0, MT + ph - h, w, h, htmlrep_dur(d1, sizeof(d1), clo),
-							htmlrep_dur(d2, sizeof(d2), chi), csum);
+							cx0, MT + ph - h, w, h, report_dur(d1, sizeof(d1), clo),
+							report_dur(d2, sizeof(d2), chi), csum);
 					}
 				}
 				if (end)
@@ -343,7 +252,7 @@ void htmlrep_loghist(FILE *f, const char *title, const struct htmlrep_bucket *b,
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\"/>"
 			"<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
 			x, MT + ph, x, MT + ph + 4, x, MT + ph + 16,
-			htmlrep_dur(d1, sizeof(d1), (uint64_t)pow(10, d)));
+			report_dur(d1, sizeof(d1), (uint64_t)pow(10, d)));
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\" fill=\"#444\">"
 		"latency (log scale)</text>\n", (ML + HW - MR) / 2, HH - 6);
@@ -381,8 +290,8 @@ void htmlrep_loghist(FILE *f, const char *title, const struct htmlrep_bucket *b,
 		fprintf(f, "<g class=\"mark\"><title>%s = %s</title><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
 			"y2=\"%d\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>"
 			"<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"%s\" text-anchor=\"%s\">%s %s"
-			"</text></g>\n", names, htmlrep_dur(d1, sizeof(d1), m[i].ns), x, 34 + row * 12, x, MT + ph,
-			c, tx, 32 + row * 12, c, anchor, names, htmlrep_dur(d2, sizeof(d2), m[i].ns));
+			"</text></g>\n", names, report_dur(d1, sizeof(d1), m[i].ns), x, 34 + row * 12, x, MT + ph,
+			c, tx, 32 + row * 12, c, anchor, names, report_dur(d2, sizeof(d2), m[i].ns));
 		i = j;
 	}
 	fprintf(f, "<text x=\"%d\" y=\"16\" font-size=\"11\" text-anchor=\"end\" fill=\"#555\">"

@@ -46,19 +46,19 @@ static double tx_ns(const struct tl *t, uint64_t ns)
 
 static uint64_t at(struct json_object *c, const char *key, size_t i)
 {
-	return htmlrep_u64v(htmlrep_idx(htmlrep_get(c, key), i));
+	return report_u64v(report_idx(report_get(c, key), i));
 }
 
 static int64_t task_at(struct json_object *c, size_t i)
 {
-	struct json_object *v = htmlrep_idx(htmlrep_get(c, "task"), i);
+	struct json_object *v = report_idx(report_get(c, "task"), i);
 	return v && json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : -1;
 }
 
 /* The task lane: runs of one dominant task as one rectangle. */
 static void lane_tasks(FILE *f, const struct tl *t, struct json_object *c, double y)
 {
-	size_t n = htmlrep_len(htmlrep_get(c, "task"));
+	size_t n = report_len(report_get(c, "task"));
 	if (n > t->bins)
 		n = t->bins;
 	for (size_t i = 0; i < n;) {
@@ -66,10 +66,10 @@ static void lane_tasks(FILE *f, const struct tl *t, struct json_object *c, doubl
 		size_t j = i + 1;
 		while (j < n && task_at(c, j) == k)
 			j++;
-		struct json_object *tk = k >= 0 ? htmlrep_idx(t->tasks, (size_t)k) : NULL;
+		struct json_object *tk = k >= 0 ? report_idx(t->tasks, (size_t)k) : NULL;
 		if (tk) {
-			int64_t pid = htmlrep_i64(tk, "pid");
-			const char *comm = htmlrep_str(tk, "comm");
+			int64_t pid = report_i64(tk, "pid");
+			const char *comm = report_str(tk, "comm");
 			char col[8];
 			double x0 = tx(t, (double)i), x1 = tx(t, (double)j);
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
@@ -98,7 +98,7 @@ static void lane_hv(FILE *f, const struct tl *t, struct json_object *c, double y
 	static const struct { const char *key, *colour; } cls[] = {
 		{ "preempted_ns", C_PRE }, { "delay_ns", C_DELAY }, { "ceded_ns", C_CEDE },
 	};
-	size_t n = htmlrep_len(htmlrep_get(c, "preempted_ns"));
+	size_t n = report_len(report_get(c, "preempted_ns"));
 	if (n > t->bins)
 		n = t->bins;
 	double *base = calloc(n ? n : 1, sizeof(double));
@@ -134,7 +134,7 @@ static void lane_worst(FILE *f, const struct tl *t, struct json_object *c, doubl
 	static const struct { uint64_t below; const char *colour; } cls[] = {
 		{ 100000, "#9a9a9a" }, { 1000000, "#ff7f0e" }, { UINT64_MAX, "#b00000" },
 	};
-	size_t n = htmlrep_len(htmlrep_get(c, "worst_delay_ns"));
+	size_t n = report_len(report_get(c, "worst_delay_ns"));
 	if (n > t->bins)
 		n = t->bins;
 	double top = log10((double)(t->worst_max > 10000 ? t->worst_max : 10000) / 1000.0);
@@ -204,10 +204,10 @@ static void legend(FILE *f, int y)
 
 static void timeline(FILE *f, struct json_object *doc)
 {
-	struct json_object *v = htmlrep_get(doc, "vcpu_timeline"), *cpus = htmlrep_get(v, "cpus");
-	struct tl t = { .start_ns = htmlrep_u64(v, "start_ns"), .bin_ns = htmlrep_u64(v, "bin_ns"),
-			.bins = (size_t)htmlrep_u64(v, "bins"), .tasks = htmlrep_get(v, "tasks") };
-	size_t ncpu = htmlrep_len(cpus), shown = ncpu < HTMLREP_MAX_LANES ? ncpu : HTMLREP_MAX_LANES;
+	struct json_object *v = report_get(doc, "vcpu_timeline"), *cpus = report_get(v, "cpus");
+	struct tl t = { .start_ns = report_u64(v, "start_ns"), .bin_ns = report_u64(v, "bin_ns"),
+			.bins = (size_t)report_u64(v, "bins"), .tasks = report_get(v, "tasks") };
+	size_t ncpu = report_len(cpus), shown = ncpu < HTMLREP_MAX_LANES ? ncpu : HTMLREP_MAX_LANES;
 	char d1[32];
 
 	fputs("<h2>Timeline: who had each vCPU</h2>\n", f);
@@ -220,13 +220,13 @@ static void timeline(FILE *f, struct json_object *doc)
 		"task the kernel ran longest in the column (from the sched_switch samples; empty without "
 		"them); the share of the column the hypervisor had the vCPU; the worst dispatch delay "
 		"(enqueue_to_dispatch + ready_to_enqueue) of an entry dispatched in the column.</p>\n",
-		t.bins, htmlrep_dur(d1, sizeof(d1), t.bin_ns));
+		t.bins, report_dur(d1, sizeof(d1), t.bin_ns));
 	if (shown < ncpu)
 		fprintf(f, "<p class=\"warn\">The first %zu of %zu vCPUs are drawn; the JSON document has "
 			"them all.</p>\n", shown, ncpu);
 	for (size_t i = 0; i < shown; i++) {
-		struct json_object *c = htmlrep_idx(cpus, i);
-		for (size_t k = 0; k < htmlrep_len(htmlrep_get(c, "worst_delay_ns")); k++)
+		struct json_object *c = report_idx(cpus, i);
+		for (size_t k = 0; k < report_len(report_get(c, "worst_delay_ns")); k++)
 			if (at(c, "worst_delay_ns", k) > t.worst_max)
 				t.worst_max = at(c, "worst_delay_ns", k);
 	}
@@ -236,14 +236,14 @@ static void timeline(FILE *f, struct json_object *doc)
 	legend(f, 8);
 	fprintf(f, "<text x=\"%d\" y=\"44\" font-size=\"11\" fill=\"#555\">lanes: task | hypervisor "
 		"(share of the column) | worst dispatch delay (1 us .. %s, log)</text>\n", TL,
-		htmlrep_dur(d1, sizeof(d1), t.worst_max));
+		report_dur(d1, sizeof(d1), t.worst_max));
 	for (size_t i = 0; i < shown; i++) {
-		struct json_object *c = htmlrep_idx(cpus, i);
+		struct json_object *c = report_idx(cpus, i);
 		double y = TOP + (double)i * BLOCK;
 		fprintf(f, "<g class=\"vcpu\" data-cpu=\"%" PRId64 "\">\n<text x=\"4\" y=\"%.1f\" font-size=\"13\" "
 			"font-weight=\"bold\">vCPU %" PRId64 "</text><text x=\"4\" y=\"%.1f\" font-size=\"9\" "
-			"fill=\"#777\">task / hv / worst</text>\n", htmlrep_i64(c, "cpu"), y + 22,
-			htmlrep_i64(c, "cpu"), y + 34);
+			"fill=\"#777\">task / hv / worst</text>\n", report_i64(c, "cpu"), y + 22,
+			report_i64(c, "cpu"), y + 34);
 		fputs("<g class=\"lane-task\">", f);
 		lane_tasks(f, &t, c, y);
 		fputs("</g>\n<g class=\"lane-hv\">", f);
@@ -253,20 +253,20 @@ static void timeline(FILE *f, struct json_object *doc)
 		fputs("</g>\n</g>\n", f);
 	}
 	/* the N worst dispatch delays of the report, numbered */
-	struct json_object *w = htmlrep_get(doc, "worst");
-	for (size_t k = 0; k < htmlrep_len(w); k++) {
-		struct json_object *e = htmlrep_idx(w, k);
-		int64_t cpu = htmlrep_i64(e, "cpu");
+	struct json_object *w = report_get(doc, "worst");
+	for (size_t k = 0; k < report_len(w); k++) {
+		struct json_object *e = report_idx(w, k);
+		int64_t cpu = report_i64(e, "cpu");
 		for (size_t i = 0; i < shown; i++) {
-			if (htmlrep_i64(htmlrep_idx(cpus, i), "cpu") != cpu)
+			if (report_i64(report_idx(cpus, i), "cpu") != cpu)
 				continue;
-			double x = tx_ns(&t, htmlrep_u64(e, "time_ns"));
+			double x = tx_ns(&t, report_u64(e, "time_ns"));
 			double y = TOP + (double)i * BLOCK + LANE_TASK + LANE_HV;
 			char d2[32];
 			fprintf(f, "<g class=\"worst-mark\"><title>#%zu worst dispatch delay: %s on vCPU %" PRId64
-				" at %.6f s (", k + 1, htmlrep_dur(d2, sizeof(d2), htmlrep_u64(e, "delay_ns")), cpu,
-				(double)htmlrep_u64(e, "time_ns") / 1e9);
-			htmlrep_esc(f, htmlrep_str(e, "preempt_reason"));
+				" at %.6f s (", k + 1, report_dur(d2, sizeof(d2), report_u64(e, "delay_ns")), cpu,
+				(double)report_u64(e, "time_ns") / 1e9);
+			htmlrep_esc(f, report_str(e, "preempt_reason"));
 			fprintf(f, ")</title><path d=\"M%.1f %.1fl-5 -9h10z\" fill=\"#000\"/>"
 				"<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" font-weight=\"bold\" "
 				"text-anchor=\"middle\" fill=\"#000\">%zu</text></g>\n", x, y - 1, x + 8, y - 3, k + 1);
@@ -274,35 +274,35 @@ static void timeline(FILE *f, struct json_object *doc)
 	}
 	time_axis(f, &t, TOP + (double)shown * BLOCK);
 	fputs("</svg>\n", f);
-	if (htmlrep_u64(v, "outside"))
+	if (report_u64(v, "outside"))
 		fprintf(f, "<p class=\"warn\">%" PRIu64 " times lay too far from the others to be drawn "
-			"(corrupt timestamps?).</p>\n", htmlrep_u64(v, "outside"));
+			"(corrupt timestamps?).</p>\n", report_u64(v, "outside"));
 }
 
 static void row_dur(FILE *f, uint64_t ns)
 {
 	char d[32];
-	fprintf(f, "<td>%s</td>", htmlrep_dur(d, sizeof(d), ns));
+	fprintf(f, "<td>%s</td>", report_dur(d, sizeof(d), ns));
 }
 
 static void hists(FILE *f, struct json_object *doc)
 {
 	static const char *const keys[] = { "enqueue_to_dispatch", "ready_to_enqueue", "waiting_to_ready" };
-	struct json_object *times = htmlrep_get(htmlrep_get(doc, "total"), "times");
+	struct json_object *times = report_get(report_get(doc, "total"), "times");
 	fputs("<h2>DTL times, all vCPUs</h2>\n<p class=\"note\">enqueue_to_dispatch + ready_to_enqueue "
 	      "is the dispatch delay (the hypervisor's stolen time); waiting_to_ready is the partition "
 	      "waiting for its own event after a cede.</p>\n<div class=\"grid\">\n", f);
 	for (size_t k = 0; k < 3; k++) {
-		struct json_object *h = htmlrep_get(times, keys[k]), *hb = htmlrep_get(h, "hist");
-		size_t n = htmlrep_len(hb);
+		struct json_object *h = report_get(times, keys[k]), *hb = report_get(h, "hist");
+		size_t n = report_len(hb);
 		struct htmlrep_bucket *b = calloc(n ? n : 1, sizeof(*b));
 		struct htmlrep_mark m[8];
 		if (!b)
 			return;
 		for (size_t i = 0; i < n; i++) {
-			struct json_object *e = htmlrep_idx(hb, i);
-			b[i] = (struct htmlrep_bucket){ htmlrep_u64(e, "lo_ns"), htmlrep_u64(e, "hi_ns"),
-							htmlrep_u64(e, "count") };
+			struct json_object *e = report_idx(hb, i);
+			b[i] = (struct htmlrep_bucket){ report_u64(e, "lo_ns"), report_u64(e, "hi_ns"),
+							report_u64(e, "count") };
 		}
 		size_t nm = htmlrep_marks(h, m, 8);
 		htmlrep_loghist(f, keys[k], b, n, m, nm);
@@ -313,39 +313,39 @@ static void hists(FILE *f, struct json_object *doc)
 
 static void cpu_table(FILE *f, struct json_object *doc)
 {
-	struct json_object *cpus = htmlrep_get(doc, "cpus");
+	struct json_object *cpus = report_get(doc, "cpus");
 	fputs("<h2>Per vCPU</h2>\n<table><tr><th>vCPU</th><th>dispatches</th><th>per s</th>"
 	      "<th>hypervisor time</th><th>share</th><th>dispatch delay p99</th><th>max</th>"
 	      "<th>other processor</th></tr>\n", f);
-	for (size_t i = 0; i < htmlrep_len(cpus); i++) {
-		struct json_object *c = htmlrep_idx(cpus, i);
-		struct json_object *e = htmlrep_get(htmlrep_get(c, "times"), "enqueue_to_dispatch");
-		fprintf(f, "<tr><td>%" PRId64 "</td><td>%" PRIu64 "</td><td>%.1f</td>", htmlrep_i64(c, "cpu"),
-			htmlrep_u64(c, "dispatches"), htmlrep_dbl(c, "dispatches_per_sec"));
-		row_dur(f, htmlrep_u64(c, "hypervisor_ns"));
-		fprintf(f, "<td>%.2f %%</td>", htmlrep_dbl(c, "hypervisor_share") * 100);
-		row_dur(f, htmlrep_u64(e, "p99_ns"));
-		row_dur(f, htmlrep_u64(e, "max_ns"));
-		fprintf(f, "<td>%" PRIu64 "</td></tr>\n", htmlrep_u64(c, "processor_changes"));
+	for (size_t i = 0; i < report_len(cpus); i++) {
+		struct json_object *c = report_idx(cpus, i);
+		struct json_object *e = report_get(report_get(c, "times"), "enqueue_to_dispatch");
+		fprintf(f, "<tr><td>%" PRId64 "</td><td>%" PRIu64 "</td><td>%.1f</td>", report_i64(c, "cpu"),
+			report_u64(c, "dispatches"), report_dbl(c, "dispatches_per_sec"));
+		row_dur(f, report_u64(c, "hypervisor_ns"));
+		fprintf(f, "<td>%.2f %%</td>", report_dbl(c, "hypervisor_share") * 100);
+		row_dur(f, report_u64(e, "p99_ns"));
+		row_dur(f, report_u64(e, "max_ns"));
+		fprintf(f, "<td>%" PRIu64 "</td></tr>\n", report_u64(c, "processor_changes"));
 	}
 	fputs("</table>\n", f);
 }
 
 static void worst_table(FILE *f, struct json_object *doc)
 {
-	struct json_object *w = htmlrep_get(doc, "worst");
+	struct json_object *w = report_get(doc, "worst");
 	fputs("<h2>The worst dispatch delays</h2>\n<table><tr><th>#</th><th>vCPU</th><th>time (s)</th>"
 	      "<th>delay</th><th>processor</th><th class=\"l\">preempt reason</th>"
 	      "<th class=\"l\">dispatch reason</th></tr>\n", f);
-	for (size_t i = 0; i < htmlrep_len(w); i++) {
-		struct json_object *e = htmlrep_idx(w, i);
-		fprintf(f, "<tr><td>%zu</td><td>%" PRId64 "</td><td>%.6f</td>", i + 1, htmlrep_i64(e, "cpu"),
-			(double)htmlrep_u64(e, "time_ns") / 1e9);
-		row_dur(f, htmlrep_u64(e, "delay_ns"));
-		fprintf(f, "<td>%" PRId64 "</td><td class=\"l\">", htmlrep_i64(e, "processor_id"));
-		htmlrep_esc(f, htmlrep_str(e, "preempt_reason"));
+	for (size_t i = 0; i < report_len(w); i++) {
+		struct json_object *e = report_idx(w, i);
+		fprintf(f, "<tr><td>%zu</td><td>%" PRId64 "</td><td>%.6f</td>", i + 1, report_i64(e, "cpu"),
+			(double)report_u64(e, "time_ns") / 1e9);
+		row_dur(f, report_u64(e, "delay_ns"));
+		fprintf(f, "<td>%" PRId64 "</td><td class=\"l\">", report_i64(e, "processor_id"));
+		htmlrep_esc(f, report_str(e, "preempt_reason"));
 		fputs("</td><td class=\"l\">", f);
-		htmlrep_esc(f, htmlrep_str(e, "dispatch_reason"));
+		htmlrep_esc(f, report_str(e, "dispatch_reason"));
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -353,9 +353,9 @@ static void worst_table(FILE *f, struct json_object *doc)
 
 static void sym_table(FILE *f, struct json_object *doc)
 {
-	struct json_object *s = htmlrep_get(doc, "symbols");
+	struct json_object *s = report_get(doc, "symbols");
 	fputs("<h2>Where the vCPUs were taken (srr0)</h2>\n", f);
-	if (!json_object_get_boolean(htmlrep_get(s, "resolved"))) {
+	if (!json_object_get_boolean(report_get(s, "resolved"))) {
 		fputs("<p class=\"note\">No symbols (no kallsyms for this recording: "
 		      "<code>--kallsyms FILE</code>).</p>\n", f);
 		return;
@@ -363,15 +363,15 @@ static void sym_table(FILE *f, struct json_object *doc)
 	static const char *const keys[] = { "by_count", "by_hypervisor_time" };
 	fputs("<div class=\"grid\">", f);
 	for (size_t k = 0; k < 2; k++) {
-		struct json_object *a = htmlrep_get(s, keys[k]);
+		struct json_object *a = report_get(s, keys[k]);
 		fprintf(f, "<table><tr><th class=\"l\">symbol (%s)</th><th>entries</th>"
 			"<th>hypervisor time</th></tr>\n", k ? "by hypervisor time" : "by count");
-		for (size_t i = 0; i < htmlrep_len(a) && i < 15; i++) {
-			struct json_object *e = htmlrep_idx(a, i);
+		for (size_t i = 0; i < report_len(a) && i < 15; i++) {
+			struct json_object *e = report_idx(a, i);
 			fputs("<tr><td class=\"l\">", f);
-			htmlrep_esc(f, htmlrep_str(e, "symbol"));
-			fprintf(f, "</td><td>%" PRIu64 "</td>", htmlrep_u64(e, "count"));
-			row_dur(f, htmlrep_u64(e, "hypervisor_ns"));
+			htmlrep_esc(f, report_str(e, "symbol"));
+			fprintf(f, "</td><td>%" PRIu64 "</td>", report_u64(e, "count"));
+			row_dur(f, report_u64(e, "hypervisor_ns"));
 			fputs("</tr>\n", f);
 		}
 		fputs("</table>\n", f);
@@ -381,53 +381,53 @@ static void sym_table(FILE *f, struct json_object *doc)
 
 static void task_table(FILE *f, struct json_object *doc)
 {
-	struct json_object *t = htmlrep_get(doc, "tasks");
+	struct json_object *t = report_get(doc, "tasks");
 	if (!t)
 		return;
 	fputs("<h2>Who the hypervisor hurt (involuntary interruptions per task)</h2>\n"
 	      "<table><tr><th class=\"l\">task</th><th>pid</th><th>interruptions</th>"
 	      "<th>hypervisor time</th><th>worst</th><th>worst on vCPU</th><th>share of its run time</th>"
 	      "</tr>\n", f);
-	for (size_t i = 0; i < htmlrep_len(t); i++) {
-		struct json_object *e = htmlrep_idx(t, i);
+	for (size_t i = 0; i < report_len(t); i++) {
+		struct json_object *e = report_idx(t, i);
 		fputs("<tr><td class=\"l\">", f);
-		htmlrep_esc(f, json_object_get_boolean(htmlrep_get(e, "idle")) ? "[idle]"
-			       : json_object_get_boolean(htmlrep_get(e, "unknown")) ? "[unknown]"
-			       : htmlrep_str(e, "comm"));
-		fprintf(f, "</td><td>%" PRId64 "</td><td>%" PRIu64 "</td>", htmlrep_i64(e, "pid"),
-			htmlrep_u64(e, "interruptions"));
-		row_dur(f, htmlrep_u64(e, "hypervisor_ns"));
-		row_dur(f, htmlrep_u64(e, "worst_ns"));
-		fprintf(f, "<td>%" PRId64 "</td><td>%.3f %%</td></tr>\n", htmlrep_i64(e, "worst_cpu"),
-			htmlrep_dbl(e, "share_of_run") * 100);
+		htmlrep_esc(f, json_object_get_boolean(report_get(e, "idle")) ? "[idle]"
+			       : json_object_get_boolean(report_get(e, "unknown")) ? "[unknown]"
+			       : report_str(e, "comm"));
+		fprintf(f, "</td><td>%" PRId64 "</td><td>%" PRIu64 "</td>", report_i64(e, "pid"),
+			report_u64(e, "interruptions"));
+		row_dur(f, report_u64(e, "hypervisor_ns"));
+		row_dur(f, report_u64(e, "worst_ns"));
+		fprintf(f, "<td>%" PRId64 "</td><td>%.3f %%</td></tr>\n", report_i64(e, "worst_cpu"),
+			report_dbl(e, "share_of_run") * 100);
 	}
 	fputs("</table>\n", f);
 }
 
 int htmlrep_dtl(FILE *f, struct json_object *doc)
 {
-	struct json_object *tot = htmlrep_get(doc, "total"), *data = htmlrep_get(doc, "data");
+	struct json_object *tot = report_get(doc, "total"), *data = report_get(doc, "data");
 	char d1[32], sub[600];
 
-	snprintf(sub, sizeof(sub), "latscope dtl report of %s", htmlrep_str(doc, "file"));
+	snprintf(sub, sizeof(sub), "latscope dtl report of %s", report_str(doc, "file"));
 	htmlrep_page_start(f, "POWER DTL: when the hypervisor had the vCPUs", sub);
 	fprintf(f, "<div class=\"kv\"><div>hypervisor share <b>%.3f %%</b></div>"
 		"<div>hypervisor time <b>%s</b></div><div>DTL entries <b>%" PRIu64 "</b></div>"
 		"<div>vCPUs <b>%zu</b></div><div>dispatches/s <b>%.1f</b></div>"
 		"<div>timebase <b>%" PRIu64 " Hz</b></div></div>\n",
-		htmlrep_dbl(tot, "hypervisor_share") * 100,
-		htmlrep_dur(d1, sizeof(d1), htmlrep_u64(tot, "hypervisor_ns")),
-		htmlrep_u64(data, "entries"), htmlrep_len(htmlrep_get(doc, "cpus")),
-		htmlrep_dbl(tot, "dispatches_per_sec"), htmlrep_u64(doc, "tb_freq_hz"));
-	uint64_t lost = htmlrep_u64(data, "aux_truncated") + htmlrep_u64(data, "aux_partial") +
-			htmlrep_u64(data, "aux_collision") + htmlrep_u64(data, "lost_records");
+		report_dbl(tot, "hypervisor_share") * 100,
+		report_dur(d1, sizeof(d1), report_u64(tot, "hypervisor_ns")),
+		report_u64(data, "entries"), report_len(report_get(doc, "cpus")),
+		report_dbl(tot, "dispatches_per_sec"), report_u64(doc, "tb_freq_hz"));
+	uint64_t lost = report_u64(data, "aux_truncated") + report_u64(data, "aux_partial") +
+			report_u64(data, "aux_collision") + report_u64(data, "lost_records");
 	if (lost)
 		fprintf(f, "<p class=\"warn\">DATA LOST while recording: %" PRIu64 " AUX records truncated, "
 			"partial or collided, or LOST records.</p>\n", lost);
-	if (htmlrep_u64(data, "ring_full_polls"))
+	if (report_u64(data, "ring_full_polls"))
 		fprintf(f, "<p class=\"warn\">%" PRIu64 " of %" PRIu64 " polls copied all the hypervisor's "
 			"ring lets through: entries were probably overwritten (poll more often).</p>\n",
-			htmlrep_u64(data, "ring_full_polls"), htmlrep_u64(data, "polls"));
+			report_u64(data, "ring_full_polls"), report_u64(data, "polls"));
 	timeline(f, doc);
 	hists(f, doc);
 	cpu_table(f, doc);

@@ -12,16 +12,16 @@
 static int pairs_hist(FILE *f, const char *title, struct json_object *pairs, uint64_t bucket_ns,
 		      struct json_object *stats)
 {
-	size_t n = htmlrep_len(pairs);
+	size_t n = report_len(pairs);
 	struct htmlrep_bucket *b = calloc(n ? n : 1, sizeof(*b));
 	struct htmlrep_mark m[8];
 	if (!b)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *p = htmlrep_idx(pairs, i);
-		uint64_t lo = htmlrep_u64v(htmlrep_idx(p, 0));
+		struct json_object *p = report_idx(pairs, i);
+		uint64_t lo = report_u64v(report_idx(p, 0));
 		b[i] = (struct htmlrep_bucket){ lo, lo + (bucket_ns ? bucket_ns : 1),
-						htmlrep_u64v(htmlrep_idx(p, 1)) };
+						report_u64v(report_idx(p, 1)) };
 	}
 	size_t nm = htmlrep_marks(stats, m, 8);
 	htmlrep_loghist(f, title, b, n, m, nm);
@@ -32,16 +32,16 @@ static int pairs_hist(FILE *f, const char *title, struct json_object *pairs, uin
 static void td_dur(FILE *f, struct json_object *o, const char *key)
 {
 	char d[32];
-	if (htmlrep_has(o, key))
-		fprintf(f, "<td>%s</td>", htmlrep_dur(d, sizeof(d), htmlrep_u64(o, key)));
+	if (report_has(o, key))
+		fprintf(f, "<td>%s</td>", report_dur(d, sizeof(d), report_u64(o, key)));
 	else
 		fputs("<td></td>", f);
 }
 
 static void hist_row(FILE *f, const char *who, struct json_object *c)
 {
-	struct json_object *ml = htmlrep_get(c, "max_latency");
-	fprintf(f, "<tr><td class=\"l\">%s</td><td>%" PRIu64 "</td>", who, htmlrep_u64(c, "total"));
+	struct json_object *ml = report_get(c, "max_latency");
+	fprintf(f, "<tr><td class=\"l\">%s</td><td>%" PRIu64 "</td>", who, report_u64(c, "total"));
 	td_dur(f, c, "min_ns");
 	td_dur(f, c, "avg_ns");
 	td_dur(f, c, "p50_ns");
@@ -50,15 +50,15 @@ static void hist_row(FILE *f, const char *who, struct json_object *c)
 	td_dur(f, c, "max_ns");
 	fputs("<td class=\"l\">", f);
 	if (ml) {
-		htmlrep_esc(f, htmlrep_str(ml, "comm"));
-		fprintf(f, " (pid %" PRId64 ", prio %" PRId64 ")</td><td class=\"l\">", htmlrep_i64(ml, "pid"),
-			htmlrep_i64(ml, "prio"));
-		if (htmlrep_has(ml, "culprit_comm")) {
-			htmlrep_esc(f, htmlrep_str(ml, "culprit_comm"));
-			fprintf(f, " (pid %" PRId64 ", prio %" PRId64 ")", htmlrep_i64(ml, "culprit_pid"),
-				htmlrep_i64(ml, "culprit_prio"));
+		htmlrep_esc(f, report_str(ml, "comm"));
+		fprintf(f, " (pid %" PRId64 ", prio %" PRId64 ")</td><td class=\"l\">", report_i64(ml, "pid"),
+			report_i64(ml, "prio"));
+		if (report_has(ml, "culprit_comm")) {
+			htmlrep_esc(f, report_str(ml, "culprit_comm"));
+			fprintf(f, " (pid %" PRId64 ", prio %" PRId64 ")", report_i64(ml, "culprit_pid"),
+				report_i64(ml, "culprit_prio"));
 		}
-		fprintf(f, "</td><td>%.6f</td></tr>\n", (double)htmlrep_u64(ml, "time_ns") / 1e9);
+		fprintf(f, "</td><td>%.6f</td></tr>\n", (double)report_u64(ml, "time_ns") / 1e9);
 	} else {
 		fputs("</td><td></td><td></td></tr>\n", f);
 	}
@@ -66,20 +66,20 @@ static void hist_row(FILE *f, const char *who, struct json_object *c)
 
 int htmlrep_hist(FILE *f, struct json_object *doc)
 {
-	struct json_object *hs = htmlrep_get(doc, "histograms"), *un = htmlrep_get(doc, "unavailable");
-	uint64_t bns = htmlrep_u64(doc, "bucket_ns");
+	struct json_object *hs = report_get(doc, "histograms"), *un = report_get(doc, "unavailable");
+	uint64_t bns = report_u64(doc, "bucket_ns");
 	char sub[200];
 	int rc = 0;
 
 	snprintf(sub, sizeof(sub), "latscope hist: latency_hist-style histograms, %" PRIu64 " ns buckets "
 		 "from %" PRIu64 " ns; per kind and CPU the log-scale histogram and its worst case", bns,
-		 htmlrep_u64(doc, "lo_ns"));
+		 report_u64(doc, "lo_ns"));
 	htmlrep_page_start(f, "Latency histograms", sub);
-	if (htmlrep_len(un)) {
+	if (report_len(un)) {
 		fputs("<p class=\"note\">Not measured here:", f);
-		for (size_t i = 0; i < htmlrep_len(un); i++) {
+		for (size_t i = 0; i < report_len(un); i++) {
 			fputc(' ', f);
-			htmlrep_esc(f, json_object_get_string(htmlrep_idx(un, i)));
+			htmlrep_esc(f, json_object_get_string(report_idx(un, i)));
 		}
 		fputs("</p>\n", f);
 	}
@@ -88,12 +88,12 @@ int htmlrep_hist(FILE *f, struct json_object *doc)
 		return 0;
 	}
 	json_object_object_foreach(hs, kind, h) {
-		struct json_object *cpus = htmlrep_get(h, "cpus"), *all = htmlrep_get(h, "all");
-		size_t n = htmlrep_len(cpus);
+		struct json_object *cpus = report_get(h, "cpus"), *all = report_get(h, "all");
+		size_t n = report_len(cpus);
 		fputs("<h2>", f);
 		htmlrep_esc(f, kind);
 		fprintf(f, "</h2>\n");
-		if (!htmlrep_u64(all, "total")) {
+		if (!report_u64(all, "total")) {
 			fputs("<p class=\"note\">no samples</p>\n", f);
 			continue;
 		}
@@ -101,27 +101,27 @@ int htmlrep_hist(FILE *f, struct json_object *doc)
 		      "<th>p99</th><th>p99.9</th><th>max</th><th class=\"l\">worst case: victim</th>"
 		      "<th class=\"l\">culprit</th><th>at (s)</th></tr>\n", f);
 		for (size_t i = 0; i < n; i++) {
-			struct json_object *c = htmlrep_idx(cpus, i);
+			struct json_object *c = report_idx(cpus, i);
 			char who[32];
-			snprintf(who, sizeof(who), "CPU %" PRId64, htmlrep_i64(c, "cpu"));
+			snprintf(who, sizeof(who), "CPU %" PRId64, report_i64(c, "cpu"));
 			hist_row(f, who, c);
 		}
 		hist_row(f, "all", all);
 		fputs("</table>\n", f);
-		if (!htmlrep_get(all, "buckets")) {
+		if (!report_get(all, "buckets")) {
 			fputs("<p class=\"note\">No buckets in this document (written without "
 			      "<code>--buckets-json</code>): the percentiles above only.</p>\n", f);
 			continue;
 		}
 		fputs("<div class=\"grid\">\n", f);
 		for (size_t i = 0; i <= n && !rc; i++) {
-			struct json_object *c = i < n ? htmlrep_idx(cpus, i) : all;
+			struct json_object *c = i < n ? report_idx(cpus, i) : all;
 			char t[64];
 			if (i < n)
-				snprintf(t, sizeof(t), "%s, CPU %" PRId64, kind, htmlrep_i64(c, "cpu"));
+				snprintf(t, sizeof(t), "%s, CPU %" PRId64, kind, report_i64(c, "cpu"));
 			else
 				snprintf(t, sizeof(t), "%s, all CPUs", kind);
-			rc = pairs_hist(f, t, htmlrep_get(c, "buckets"), bns, c);
+			rc = pairs_hist(f, t, report_get(c, "buckets"), bns, c);
 		}
 		fputs("</div>\n", f);
 	}
@@ -138,14 +138,14 @@ static const struct { const char *key, *name, *colour; } classes[] = {
 /* Noise per CPU as a stacked horizontal bar per class, in % of the runtime. */
 static void noise_bars(FILE *f, struct json_object *cpus)
 {
-	size_t n = htmlrep_len(cpus);
+	size_t n = report_len(cpus);
 	const int W = 1000, L = 80, R = 170, RH = 24, T = 40;
 	double mx = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *c = htmlrep_idx(cpus, i);
-		double rt = (double)htmlrep_u64(c, "runtime_ns"), s = 0;
+		struct json_object *c = report_idx(cpus, i);
+		double rt = (double)report_u64(c, "runtime_ns"), s = 0;
 		for (size_t k = 0; k < NCLS && rt > 0; k++)
-			s += (double)htmlrep_u64(c, classes[k].key) / rt * 100;
+			s += (double)report_u64(c, classes[k].key) / rt * 100;
 		if (s > mx)
 			mx = s;
 	}
@@ -168,26 +168,26 @@ static void noise_bars(FILE *f, struct json_object *cpus)
 	}
 	int pw = W - L - R;
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *c = htmlrep_idx(cpus, i);
-		double rt = (double)htmlrep_u64(c, "runtime_ns"), xs = L, s = 0;
+		struct json_object *c = report_idx(cpus, i);
+		double rt = (double)report_u64(c, "runtime_ns"), xs = L, s = 0;
 		int y = T + (int)i * RH;
 		char d[32];
 		fprintf(f, "<g class=\"cpu-noise\"><text x=\"4\" y=\"%d\" font-size=\"13\">CPU %" PRId64 "</text>\n",
-			y + 16, htmlrep_i64(c, "cpu"));
+			y + 16, report_i64(c, "cpu"));
 		for (size_t k = 0; k < NCLS && rt > 0; k++) {
-			uint64_t ns = htmlrep_u64(c, classes[k].key);
+			uint64_t ns = report_u64(c, classes[k].key);
 			double p = (double)ns / rt * 100, w = p / top * pw;
 			if (ns)
 				fprintf(f, "<rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
 					"fill=\"%s\"><title>CPU %" PRId64 " %s: %s, %.4f %% of the runtime</title>"
 					"</rect>\n", classes[k].name, xs, y + 3, w < 0.5 ? 0.5 : w, RH - 6,
-					classes[k].colour, htmlrep_i64(c, "cpu"), classes[k].name,
-					htmlrep_dur(d, sizeof(d), ns), p);
+					classes[k].colour, report_i64(c, "cpu"), classes[k].name,
+					report_dur(d, sizeof(d), ns), p);
 			xs += w;
 			s += p;
 		}
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"12\">%.4g %% (%s)</text></g>\n", xs + 6, y + 16,
-			s, htmlrep_dur(d, sizeof(d), htmlrep_u64(c, "noise_ns")));
+			s, report_dur(d, sizeof(d), report_u64(c, "noise_ns")));
 	}
 	int ya = T + (int)n * RH;
 	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#444\"/>\n", L, ya, L + pw, ya);
@@ -203,52 +203,51 @@ static void noise_bars(FILE *f, struct json_object *cpus)
 
 int htmlrep_osnoise(FILE *f, struct json_object *doc)
 {
-	struct json_object *cpus = htmlrep_get(doc, "cpus");
+	struct json_object *cpus = report_get(doc, "cpus");
 	char sub[300], d1[32], d2[32];
 	int rc = 0;
 
 	snprintf(sub, sizeof(sub), "latscope osnoise %s: %s measured, threshold %s, backend %s",
-		 htmlrep_str(doc, "mode"), htmlrep_dur(d1, sizeof(d1), htmlrep_u64(doc, "duration_ns")),
-		 htmlrep_dur(d2, sizeof(d2), htmlrep_u64(doc, "threshold_ns")), htmlrep_str(doc, "backend"));
+		 report_str(doc, "mode"), report_dur(d1, sizeof(d1), report_u64(doc, "duration_ns")),
+		 report_dur(d2, sizeof(d2), report_u64(doc, "threshold_ns")), report_str(doc, "backend"));
 	htmlrep_page_start(f, "OS noise: who took the CPU from the workload", sub);
-	if (htmlrep_u64(doc, "events_lost") || htmlrep_u64(doc, "dropped"))
+	if (report_u64(doc, "events_lost") || report_u64(doc, "dropped"))
 		fprintf(f, "<p class=\"warn\">Events lost: %" PRIu64 ", dropped: %" PRIu64
-			": the attribution is incomplete.</p>\n", htmlrep_u64(doc, "events_lost"),
-			htmlrep_u64(doc, "dropped"));
+			": the attribution is incomplete.</p>\n", report_u64(doc, "events_lost"),
+			report_u64(doc, "dropped"));
 	fputs("<h2>Noise per CPU by class</h2>\n", f);
 	noise_bars(f, cpus);
 	fputs("<table><tr><th>CPU</th><th>runtime</th><th>noise</th><th>available</th><th>max noise "
 	      "in a period</th><th>max single</th><th>HW</th><th>NMI</th><th>IRQ</th><th>SIRQ</th>"
 	      "<th>THREAD</th></tr>\n", f);
-	for (size_t i = 0; i < htmlrep_len(cpus); i++) {
-		struct json_object *c = htmlrep_idx(cpus, i);
-		fprintf(f, "<tr><td>%" PRId64 "</td>", htmlrep_i64(c, "cpu"));
+	for (size_t i = 0; i < report_len(cpus); i++) {
+		struct json_object *c = report_idx(cpus, i);
+		fprintf(f, "<tr><td>%" PRId64 "</td>", report_i64(c, "cpu"));
 		td_dur(f, c, "runtime_ns");
 		td_dur(f, c, "noise_ns");
-		fprintf(f, "<td>%.5f %%</td>", htmlrep_dbl(c, "cpu_available_pct"));
+		fprintf(f, "<td>%.5f %%</td>", report_dbl(c, "cpu_available_pct"));
 		td_dur(f, c, "max_noise_ns");
 		td_dur(f, c, "max_single_ns");
-		static const char *const cnt[] = { "hw", "nmi", "irq", "softirq", "thread" };
-		for (size_t k = 0; k < 5; k++)
-			fprintf(f, "<td>%" PRIu64 "</td>", htmlrep_u64(c, cnt[k]));
+		for (size_t k = 0; k < REPORT_NOISE_CLASSES; k++)
+			fprintf(f, "<td>%" PRIu64 "</td>", report_u64(c, report_noise_class_keys[k]));
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
 	bool any_hist = false, no_p50 = false;
-	for (size_t i = 0; i < htmlrep_len(cpus); i++) {
-		struct json_object *h = htmlrep_get(htmlrep_idx(cpus, i), "hist");
+	for (size_t i = 0; i < report_len(cpus); i++) {
+		struct json_object *h = report_get(report_idx(cpus, i), "hist");
 		any_hist |= h != NULL;
-		no_p50 |= h && !htmlrep_has(h, "p50_ns");
+		no_p50 |= h && !report_has(h, "p50_ns");
 	}
 	if (any_hist) {
 		fputs("<h2>Gap histograms (each interruption of the workload)</h2>\n<div class=\"grid\">\n", f);
-		for (size_t i = 0; i < htmlrep_len(cpus) && !rc; i++) {
-			struct json_object *c = htmlrep_idx(cpus, i), *h = htmlrep_get(c, "hist");
+		for (size_t i = 0; i < report_len(cpus) && !rc; i++) {
+			struct json_object *c = report_idx(cpus, i), *h = report_get(c, "hist");
 			char t[48];
 			if (!h)
 				continue;
-			snprintf(t, sizeof(t), "CPU %" PRId64 " gaps", htmlrep_i64(c, "cpu"));
-			rc = pairs_hist(f, t, htmlrep_get(h, "buckets"), htmlrep_u64(h, "bucket_ns"), h);
+			snprintf(t, sizeof(t), "CPU %" PRId64 " gaps", report_i64(c, "cpu"));
+			rc = pairs_hist(f, t, report_get(h, "buckets"), report_u64(h, "bucket_ns"), h);
 		}
 		fputs("</div>\n", f);
 		if (no_p50)	/* a document written before p50_ns */
@@ -257,16 +256,16 @@ int htmlrep_osnoise(FILE *f, struct json_object *doc)
 	}
 	fputs("<h2>Top contributors</h2>\n<table><tr><th>CPU</th><th class=\"l\">class</th>"
 	      "<th class=\"l\">name</th><th>id</th><th>count</th><th>total</th><th>max</th></tr>\n", f);
-	for (size_t i = 0; i < htmlrep_len(cpus); i++) {
-		struct json_object *c = htmlrep_idx(cpus, i), *top = htmlrep_get(c, "top");
-		for (size_t k = 0; k < htmlrep_len(top) && k < 10; k++) {
-			struct json_object *e = htmlrep_idx(top, k);
-			fprintf(f, "<tr><td>%" PRId64 "</td><td class=\"l\">", htmlrep_i64(c, "cpu"));
-			htmlrep_esc(f, htmlrep_str(e, "class"));
+	for (size_t i = 0; i < report_len(cpus); i++) {
+		struct json_object *c = report_idx(cpus, i), *top = report_get(c, "top");
+		for (size_t k = 0; k < report_len(top) && k < 10; k++) {
+			struct json_object *e = report_idx(top, k);
+			fprintf(f, "<tr><td>%" PRId64 "</td><td class=\"l\">", report_i64(c, "cpu"));
+			htmlrep_esc(f, report_str(e, "class"));
 			fputs("</td><td class=\"l\">", f);
-			htmlrep_esc(f, htmlrep_str(e, "name"));
-			fprintf(f, "</td><td>%" PRId64 "</td><td>%" PRIu64 "</td>", htmlrep_i64(e, "id"),
-				htmlrep_u64(e, "count"));
+			htmlrep_esc(f, report_str(e, "name"));
+			fprintf(f, "</td><td>%" PRId64 "</td><td>%" PRIu64 "</td>", report_i64(e, "id"),
+				report_u64(e, "count"));
 			td_dur(f, e, "total_ns");
 			td_dur(f, e, "max_ns");
 			fputs("</tr>\n", f);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * htmlrep_int.h - private to lib/print/htmlrep/: the page frame, JSON
- * getters, formatting and the log-scale histogram shared by the pages
+ * htmlrep_int.h - private to lib/print/htmlrep/: the page frame,
+ * formatting and the log-scale histogram shared by the pages
  * (htmlrep.c), and the pages (htmlrep_dtl.c, htmlrep_hist.c).
  */
 #ifndef LATSCOPE_HTMLREP_INT_H
@@ -15,22 +15,10 @@
 #include <json-c/json.h>
 
 #include "print/htmlrep.h"
-
-/* JSON getters: a missing or mistyped key gives 0 / "" / NULL. */
-struct json_object *htmlrep_get(struct json_object *o, const char *key);
-bool htmlrep_has(struct json_object *o, const char *key);
-uint64_t htmlrep_u64(struct json_object *o, const char *key);	/* u64 numbers or decimal strings */
-uint64_t htmlrep_u64v(struct json_object *v);
-int64_t htmlrep_i64(struct json_object *o, const char *key);
-double htmlrep_dbl(struct json_object *o, const char *key);
-const char *htmlrep_str(struct json_object *o, const char *key);
-size_t htmlrep_len(struct json_object *arr);	/* 0 when not an array */
-struct json_object *htmlrep_idx(struct json_object *arr, size_t i);	/* NULL: not an array, out of range */
+#include "report/report.h"
 
 /* s with &, <, >, " escaped. */
 void htmlrep_esc(FILE *f, const char *s);
-/* A duration for people: "812 ns", "12.3 us", "4.56 ms", "1.23 s" in buf. */
-const char *htmlrep_dur(char *buf, size_t n, uint64_t ns);
 /* A colour for a name (a task): a stable pastel hue, "#rrggbb" in buf[8]. */
 const char *htmlrep_colour(char *buf, const char *name);
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_htmlrep.c - libFuzzer target for the HTML pages (lib/print/htmlrep)
- * drawn from a JSON document, as `latscope html -i DOC.json` reads one from
- * any file: the input is parsed by json-c (as the command does) and every
- * object that parses is drawn to /dev/null, whatever its keys, types,
+ * fuzz_render.c - libFuzzer target for the report's forms
+ * (lib/print/render.h: the HTML page, the Markdown summary) drawn from a
+ * JSON document, as `latscope render -i DOC.json` reads one from any file:
+ * the input is parsed by json-c (as the command does) and every object that
+ * parses is drawn in every form to /dev/null, whatever its keys, types,
  * values and sizes (a hostile document must give 0 or -EINVAL, never a
  * crash or an endless loop).
  */
@@ -12,7 +13,7 @@
 
 #include <json-c/json.h>
 
-#include "print/htmlrep.h"
+#include "print/render.h"
 
 static FILE *devnull;
 
@@ -28,8 +29,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct json_object *doc = json_tokener_parse_ex(tok, (const char *)data, (int)size);
 	json_tokener_free(tok);
 	if (doc) {
-		(void)htmlrep_write(devnull, doc);
-		clearerr(devnull);
+		const struct render_ops *const *r;
+		size_t n = render_all(&r);
+		for (size_t i = 0; i < n; i++) {
+			(void)render_write(r[i], devnull, doc);
+			clearerr(devnull);
+		}
 		json_object_put(doc);
 	}
 	return 0;
