@@ -86,7 +86,7 @@ static void hist_row(FILE *f, const char *label, struct json_object *c)
 	hist_worst(f, report_get(c, "max_latency"));
 }
 
-static int hist(FILE *f, struct json_object *doc)
+static int hist_summary(FILE *f, struct json_object *doc)
 {
 	struct json_object *hs = report_get(doc, "histograms");
 	fputs("## latscope hist\n\n", f);
@@ -150,7 +150,7 @@ static void osnoise_top(FILE *f, struct json_object *c)
 		report_dur(b, sizeof(b), report_u64(t, "total_ns")), report_u64(t, "count"));
 }
 
-static int osnoise(FILE *f, struct json_object *doc)
+static int osnoise_summary(FILE *f, struct json_object *doc)
 {
 	struct json_object *cpus = report_get(doc, "cpus");
 	fprintf(f, "## latscope osnoise %s\n\n", report_str(doc, "mode"));
@@ -210,7 +210,7 @@ static void dtl_row(FILE *f, const char *label, struct json_object *c)
 	fputc('\n', f);
 }
 
-static int dtl(FILE *f, struct json_object *doc)
+static int dtl_summary(FILE *f, struct json_object *doc)
 {
 	struct json_object *cpus = report_get(doc, "cpus");
 	char b[32];
@@ -276,11 +276,11 @@ int mdrep_write(FILE *f, struct json_object *doc)
 	if (!s)
 		return -EINVAL;
 	if (!strcmp(s, REPORT_HIST))
-		rc = hist(f, doc);
+		rc = hist_summary(f, doc);
 	else if (!strcmp(s, REPORT_OSNOISE))
-		rc = osnoise(f, doc);
+		rc = osnoise_summary(f, doc);
 	else if (!strcmp(s, REPORT_DTL_REPORT))
-		rc = dtl(f, doc);
+		rc = dtl_summary(f, doc);
 	else
 		return -EINVAL;
 	if (rc)

@@ -453,42 +453,6 @@ const struct cli_cmd hist_monitor_cli = {
 	.conflicts = HIST_CONFLICTS,
 };
 
-/* What no in-kernel backend does (bpf, kernel): irqsoff_why names what it
- * has no irqsoff/preemptoff of (NULL: it has them). */
-static const char *in_kernel_conflict(const struct hctx *c, const char *irqsoff_why)
-{
-	if (c->record_out)
-		return "cannot record the events (-o): they never leave the kernel";
-	if (c->irqsoff_live && irqsoff_why)
-		return irqsoff_why;
-	if (c->keep_busy > 0)
-		return "never starts the keep-busy spinners (--keep-busy)";
-	if (c->per_task)
-		return "keeps no latency per task (--per-task)";
-	return NULL;
-}
-
-const char *hist_bpf_conflict(const struct hctx *c)
-{
-	return in_kernel_conflict(c, NULL);
-}
-
-const char *hist_kernel_conflict(const struct hctx *c)
-{
-	static char why[512];
-
-	const char *common = in_kernel_conflict(c, "has no irqsoff/preemptoff histograms (--irqsoff)");
-	if (common)
-		return common;
-	for (int t = 0; t < HSET_NR_KINDS && c->types_given; t++)
-		if (c->types[t] && histtrig_kind_refusal(t)) {
-			snprintf(why, sizeof(why), "cannot express %s (--types): it %s",
-				 hset_kind_name(t), histtrig_kind_refusal(t));
-			return why;
-		}
-	return NULL;
-}
-
 static void defaults(struct hctx *c, enum hmode mode, const char *prog)
 {
 	memset(c, 0, sizeof(*c));

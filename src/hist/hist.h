@@ -188,11 +188,11 @@ struct hctx {
 extern const struct cli_cmd hist_report_cli, hist_record_cli, hist_top_cli, hist_monitor_cli;
 
 /* Why the bpf backend cannot serve this command line (-o, --irqsoff,
- * --keep-busy), NULL when it can (cli.c; a static string). */
+ * --keep-busy), NULL when it can (backend.c; a static string). */
 const char *hist_bpf_conflict(const struct hctx *c);
 /* Why the kernel hist-trigger backend cannot serve it (-o, --irqsoff,
  * --keep-busy, --types naming a kind it cannot express), NULL when it can
- * (cli.c; a static string, or one in a static buffer). */
+ * (backend.c; a static string, or one in a static buffer). */
 const char *hist_kernel_conflict(const struct hctx *c);
 /* Whether kind t is missing from this run's histograms, and why (output.c). */
 bool hist_kind_unsupported(const struct hctx *c, enum hset_kind t);

@@ -271,23 +271,6 @@ int osnoise_parse(struct ctx *c, int argc, char **argv)
 	return -1;
 }
 
-const char *osnoise_bpf_conflict(const struct ctx *c)
-{
-	if (c->mode == M_RECORD)
-		return "cannot record (osnoise record): the events never leave the kernel";
-	if (c->mode == M_TRACE && c->events)
-		return "cannot print each noise event (trace --events): the events never leave the "
-		       "kernel, only counts do";
-	if (c->no_workload)
-		return "measures gaps of the busy loop; --no-workload times every task and IRQ from "
-		       "their events";
-	if (c->no_attr)
-		return "is an attribution (--no-attribution asks for none)";
-	if (c->trace)
-		return "cannot keep a trace (-t, -a, a trace action): the events never leave the kernel";
-	return NULL;
-}
-
 /* auto: the kernel tracer where it exists and the mode is not record (it
  * writes no perf.data); false with why otherwise */
 static bool kernel_usable(const struct ctx *c, char *why, size_t len)

@@ -104,7 +104,7 @@ extern const struct cli_cmd osnoise_cli;
  * exit status after the usage on stdout (--help: 0) or one line on stderr. */
 int osnoise_parse(struct ctx *c, int argc, char **argv);
 
-/* cli.c: what the bpf backend cannot do with c's options ("cannot record
+/* backend.c: what the bpf backend cannot do with c's options ("cannot record
  * (osnoise record): ..."), NULL when it can run them. */
 const char *osnoise_bpf_conflict(const struct ctx *c);
 
