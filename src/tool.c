@@ -10,6 +10,8 @@
 #include "cmdio.h"
 #include "commands.h"
 #include "tool.h"
+#include "base/parse.h"
+#include "base/sysinfo.h"
 
 #define TOOL_WAIT_MS 100
 /* the longest wait: a stop flag set by another thread, or a reader of
@@ -102,6 +104,29 @@ int tool_run(const struct tool_loop *l)
 		if (l->refresh && tool_sched_refresh_due(&s, now))
 			l->refresh(l->arg, now);
 	}
+}
+
+int tool_cpus(struct parse_cpuset *cpus, bool given, struct parse_cpuset *online, const char *prog)
+{
+	struct parse_cpuset on;
+	if (sysinfo_online_cpus(&on) < 0) {
+		fprintf(stderr, "%s: cannot find the online CPUs (/sys/devices/system/cpu/online)\n", prog);
+		return EXIT_ERR;
+	}
+	if (online)
+		*online = on;
+	if (!given) {
+		*cpus = on;
+		return 0;
+	}
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
+		if (parse_cpuset_has(cpus, cpu) && !parse_cpuset_has(&on, cpu)) {
+			char list[256];
+			parse_cpulist_format(&on, list, sizeof(list));
+			fprintf(stderr, "%s: CPU %u is not online (online: %s)\n", prog, cpu, list);
+			return EXIT_ERR;
+		}
+	return 0;
 }
 
 bool tool_setup_interrupted(const char *prog)

@@ -118,6 +118,16 @@ int tool_run(const struct tool_loop *l);
  */
 bool tool_setup_interrupted(const char *prog);
 
+struct parse_cpuset;
+/*
+ * tool_cpus - the CPUs of a live run, decided in one place for every
+ * command: the CPUs given (-c), each of which must be online, or all online
+ * CPUs when none was given.  online (may be NULL) gets the online set.
+ * 0, or 2 (EXIT_ERR) after one line on stderr ("<prog>: CPU 5 is not
+ * online (online: 0-1)").
+ */
+int tool_cpus(struct parse_cpuset *cpus, bool given, struct parse_cpuset *online, const char *prog);
+
 /*
  * tool_bpf_stats - whether LATSCOPE_BPF_STATS=1 asks the kernel to count the
  * bpf backends' program runs (bpf_enable_stats: two clock reads a run, a

@@ -580,10 +580,8 @@ int hist_live(struct hctx *c)
 	if (c->have_auto)
 		for (size_t i = 0; i < sizeof(live_auto) / sizeof(live_auto[0]); i++)
 			ev[n++] = live_auto[i];
-	if (!c->cpus_given && sysinfo_online_cpus(&c->cpus) < 0) {
-		fprintf(stderr, "%s: cannot find the online CPUs\n", c->prog);
+	if (tool_cpus(&c->cpus, c->cpus_given, NULL, c->prog))
 		goto out;
-	}
 	uint32_t maxcpu = 0;
 	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
 		if (parse_cpuset_has(&c->cpus, cpu))

@@ -153,9 +153,8 @@ int osnoise_run_kernel(struct ctx *c)
 		return EXIT_ERR;
 	}
 	struct parse_cpuset online;
-	sysinfo_online_cpus(&online);
-	if (!c->have_cpus)
-		c->cpus = online;
+	if (tool_cpus(&c->cpus, c->have_cpus, &online, "latscope osnoise"))
+		return EXIT_ERR;
 	if (kernel_setup(c) < 0) {
 		osnoise_free_state(c);
 		return EXIT_ERR;

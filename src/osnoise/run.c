@@ -344,14 +344,8 @@ int osnoise_run_live(struct ctx *c)
 
 	livesetup_init(&ls, NULL);
 	cmdio_signals_install();	/* first: a Ctrl-C during setup unwinds below */
-	sysinfo_online_cpus(&online);
-	if (!c->have_cpus)
-		c->cpus = online;
-	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
-		if (parse_cpuset_has(&c->cpus, cpu) && !parse_cpuset_has(&online, cpu)) {
-			fprintf(stderr, "latscope osnoise: CPU %u is not online\n", cpu);
-			return EXIT_ERR;
-		}
+	if (tool_cpus(&c->cpus, c->have_cpus, &online, "latscope osnoise"))
+		return EXIT_ERR;
 	/* on PREEMPT_RT softirqs are thread time, as the kernel tracer counts them */
 	c->softirq_in_threads = sysinfo_preempt_rt();
 	err = osnoise_setup_state(c);
