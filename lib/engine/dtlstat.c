@@ -97,13 +97,14 @@ static void worst_insert(struct dtlstat *s, uint32_t cpu, const struct dtl_entry
 /* The hot path: account the raw big-endian entry at p (timebase tb, > 0). */
 static inline __attribute__((always_inline)) void account_raw(struct dtlstat *s, struct dtlstat_cpu *c, const uint8_t *p, uint64_t tb)
 {
-	uint32_t e2d = bytes_ld32_be(p + 4), r2e = bytes_ld32_be(p + 8), w2r = bytes_ld32_be(p + 12);
-	uint16_t proc = bytes_ld16_be(p + 2);
+	uint32_t e2d = dtl_raw_enqueue_to_dispatch(p), r2e = dtl_raw_ready_to_enqueue(p),
+		 w2r = dtl_raw_waiting_to_ready(p);
+	uint16_t proc = dtl_raw_processor_id(p);
 	uint64_t d = (uint64_t)e2d + r2e;
 
 	c->entries++;
-	c->dispatch[p[0]]++;
-	c->preempt[p[1]]++;
+	c->dispatch[dtl_raw_dispatch_reason(p)]++;
+	c->preempt[dtl_raw_preempt_reason(p)]++;
 	hist_add(&c->h[DTLSTAT_E2D], e2d);
 	hist_add(&c->h[DTLSTAT_R2E], r2e);
 	hist_add(&c->h[DTLSTAT_W2R], w2r);
@@ -161,7 +162,7 @@ int dtlstat_add_raw(struct dtlstat *s, uint32_t cpu, const uint8_t *raw, const s
 		if (!dtl_tbinfo_valid(&s->tbi))
 			s->tbi = *tbi;
 	}
-	account_raw(s, c, raw, bytes_ld64_be(raw + 16));
+	account_raw(s, c, raw, dtl_raw_timebase(raw));
 	if (raw[0] >= DTL_NR_DISPATCH_REASONS || raw[1] >= DTL_NR_PREEMPT_REASONS)
 		s->scan.bad_reasons++;
 	s->scan.entries++;
@@ -193,7 +194,7 @@ int dtlstat_add_payload(struct dtlstat *s, uint32_t cpu, uint64_t pos, const voi
 	dtl_slicer_feed(sl, pos, data, len, last);
 	while ((n = dtl_slicer_next(sl, &p, &at)) > 0) {
 		for (size_t i = 0; i < n; i++, p += DTL_ENTRY_SIZE) {
-			uint64_t tb = bytes_ld64_be(p + 16);
+			uint64_t tb = dtl_raw_timebase(p);
 			if (__builtin_expect((int64_t)tb <= 0, 0)) {
 				struct dtl_tbinfo h;
 
@@ -209,7 +210,8 @@ int dtlstat_add_payload(struct dtlstat *s, uint32_t cpu, uint64_t pos, const voi
 				continue;
 			}
 			account_raw(s, c, p, tb);
-			bad += (p[0] >= DTL_NR_DISPATCH_REASONS) | (p[1] >= DTL_NR_PREEMPT_REASONS);
+			bad += (dtl_raw_dispatch_reason(p) >= DTL_NR_DISPATCH_REASONS) |
+			       (dtl_raw_preempt_reason(p) >= DTL_NR_PREEMPT_REASONS);
 		}
 	}
 	if (last)

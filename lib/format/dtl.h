@@ -59,21 +59,35 @@ struct dtl_tbinfo {
 	uint64_t tb_freq;		/* Hz; 0 = unknown */
 };
 
+/*
+ * The fields of a raw entry, the 48 big-endian bytes at p (any alignment):
+ * the one place that knows the layout.  dtl_decode reads them all; a hot
+ * path that needs one or two reads those alone.
+ */
+static inline uint8_t dtl_raw_dispatch_reason(const void *p) { return ((const uint8_t *)p)[0]; }
+static inline uint8_t dtl_raw_preempt_reason(const void *p) { return ((const uint8_t *)p)[1]; }
+static inline uint16_t dtl_raw_processor_id(const void *p) { return bytes_ld16_be((const uint8_t *)p + 2); }
+static inline uint32_t dtl_raw_enqueue_to_dispatch(const void *p) { return bytes_ld32_be((const uint8_t *)p + 4); }
+static inline uint32_t dtl_raw_ready_to_enqueue(const void *p) { return bytes_ld32_be((const uint8_t *)p + 8); }
+static inline uint32_t dtl_raw_waiting_to_ready(const void *p) { return bytes_ld32_be((const uint8_t *)p + 12); }
+static inline uint64_t dtl_raw_timebase(const void *p) { return bytes_ld64_be((const uint8_t *)p + 16); }
+static inline uint64_t dtl_raw_fault_addr(const void *p) { return bytes_ld64_be((const uint8_t *)p + 24); }
+static inline uint64_t dtl_raw_srr0(const void *p) { return bytes_ld64_be((const uint8_t *)p + 32); }
+static inline uint64_t dtl_raw_srr1(const void *p) { return bytes_ld64_be((const uint8_t *)p + 40); }
+
 /* dtl_decode - decode the 48 big-endian bytes at p (any alignment). */
 static inline void dtl_decode(const void *p, struct dtl_entry *e)
 {
-	const uint8_t *b = p;
-
-	e->dispatch_reason = b[0];
-	e->preempt_reason = b[1];
-	e->processor_id = bytes_ld16_be(b + 2);
-	e->enqueue_to_dispatch_tb = bytes_ld32_be(b + 4);
-	e->ready_to_enqueue_tb = bytes_ld32_be(b + 8);
-	e->waiting_to_ready_tb = bytes_ld32_be(b + 12);
-	e->timebase = bytes_ld64_be(b + 16);
-	e->fault_addr = bytes_ld64_be(b + 24);
-	e->srr0 = bytes_ld64_be(b + 32);
-	e->srr1 = bytes_ld64_be(b + 40);
+	e->dispatch_reason = dtl_raw_dispatch_reason(p);
+	e->preempt_reason = dtl_raw_preempt_reason(p);
+	e->processor_id = dtl_raw_processor_id(p);
+	e->enqueue_to_dispatch_tb = dtl_raw_enqueue_to_dispatch(p);
+	e->ready_to_enqueue_tb = dtl_raw_ready_to_enqueue(p);
+	e->waiting_to_ready_tb = dtl_raw_waiting_to_ready(p);
+	e->timebase = dtl_raw_timebase(p);
+	e->fault_addr = dtl_raw_fault_addr(p);
+	e->srr0 = dtl_raw_srr0(p);
+	e->srr1 = dtl_raw_srr1(p);
 }
 
 /* dtl_encode - inverse of dtl_decode (synthetic data, tests). */
@@ -83,14 +97,14 @@ void dtl_encode(const struct dtl_entry *e, void *p);
  * the vpa_dtl header record (or an empty slot). */
 static inline bool dtl_raw_is_header(const void *p)
 {
-	return bytes_ld64((const uint8_t *)p + 16, false) == 0;
+	return dtl_raw_timebase(p) == 0;	/* zero in either byte order */
 }
 
 /* True when perf would skip the slot: its timebase, read as a signed
  * big-endian 64-bit value, is <= 0 (header, zero fill, garbage). */
 static inline bool dtl_raw_is_skipped(const void *p)
 {
-	return (int64_t)bytes_ld64_be((const uint8_t *)p + 16) <= 0;
+	return (int64_t)dtl_raw_timebase(p) <= 0;
 }
 
 /*

@@ -85,7 +85,7 @@ static int syms_init(struct rep *o)
 /* One entry's srr0 and hypervisor ticks into the per-symbol counters. */
 static void sym_account(struct rep *o, const uint8_t *raw)
 {
-	uint64_t a = bytes_ld64_be(raw + 32);
+	uint64_t a = dtl_raw_srr0(raw);
 	size_t i;
 
 	if (a == o->last_addr && o->last_idx != SIZE_MAX) {
@@ -97,7 +97,7 @@ static void sym_account(struct rep *o, const uint8_t *raw)
 		o->last_idx = i;
 	}
 	o->sym_count[i]++;
-	o->sym_hv[i] += (uint64_t)bytes_ld32_be(raw + 4) + bytes_ld32_be(raw + 8);
+	o->sym_hv[i] += (uint64_t)dtl_raw_enqueue_to_dispatch(raw) + dtl_raw_ready_to_enqueue(raw);
 }
 
 static void sym_payload(struct rep *o, const uint8_t *p, uint64_t len);

@@ -244,8 +244,8 @@ static size_t drop_lapped(struct rcpu *c, uint8_t *p, size_t len, uint64_t *drop
 	size_t n = len / DTL_ENTRY_SIZE, out = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		uint64_t tb = bytes_ld64_be(p + i * DTL_ENTRY_SIZE + 16);
-		uint64_t next = i + 1 < n ? bytes_ld64_be(p + (i + 1) * DTL_ENTRY_SIZE + 16) : UINT64_MAX;
+		uint64_t tb = dtl_raw_timebase(p + i * DTL_ENTRY_SIZE);
+		uint64_t next = i + 1 < n ? dtl_raw_timebase(p + (i + 1) * DTL_ENTRY_SIZE) : UINT64_MAX;
 		if (tb <= c->dbg_last_tb) {
 			(*dropped)++;
 			continue;
