@@ -239,20 +239,9 @@ static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, cons
 		case PDFORMAT_RECORD_AUX:
 			o->aux_records++;
 			note_ring(o, ev, r);
-			if (ev->size >= 32) {
-				uint64_t fl = pdread_u64(r, ev->data + 24);
-				o->aux_flags[0] += !!(fl & PDFORMAT_AUX_FLAG_TRUNCATED);
-				o->aux_flags[1] += !!(fl & PDFORMAT_AUX_FLAG_PARTIAL);
-				o->aux_flags[2] += !!(fl & PDFORMAT_AUX_FLAG_COLLISION);
-			}
 			continue;
 		case PDFORMAT_RECORD_AUXTRACE_ERROR:
 			note_auxerr(o, ev, r);
-			continue;
-		case PDFORMAT_RECORD_LOST:
-			o->lost_records++;
-			if (ev->size >= 24)
-				o->lost_events += pdread_u64(r, ev->data + 16);
 			continue;
 		case PDFORMAT_RECORD_SAMPLE:
 			break;
@@ -333,10 +322,10 @@ static void report_losses(const char *path, const struct rep *o, const struct pd
 	if (o->dropped)
 		fprintf(stderr, "%s: %s: %" PRIu64 " AUX buffers dropped (CPU number out of range 0..%d): "
 			"their DTL entries are not in the report\n", who, path, o->dropped, DTLSTAT_MAX_CPUS - 1);
-	if (o->aux_flags[0] || o->aux_flags[1] || o->aux_flags[2] || o->lost_records)
+	if (rs->aux_truncated || rs->aux_partial || rs->aux_collision || rs->lost_records)
 		fprintf(stderr, "%s: %s: data lost while recording: AUX truncated %" PRIu64 ", partial %" PRIu64
 			", collision %" PRIu64 ", LOST records %" PRIu64 " (%" PRIu64 " events)\n", who, path,
-			o->aux_flags[0], o->aux_flags[1], o->aux_flags[2], o->lost_records, o->lost_events);
+			rs->aux_truncated, rs->aux_partial, rs->aux_collision, rs->lost_records, rs->lost_events);
 	if (o->ring_full)
 		fprintf(stderr, "%s: %s: %" PRIu64 " of %" PRIu64 " polls copied 84 entries, all the "
 			"hypervisor's 85-entry ring lets through: entries were probably overwritten (poll "
@@ -478,20 +467,9 @@ int dtl_cmd_report(int argc, char **argv)
 		case PDFORMAT_RECORD_AUX:
 			o.aux_records++;
 			note_ring(&o, &ev, r);
-			if (ev.size >= 32) {
-				uint64_t fl = pdread_u64(r, ev.data + 24);
-				o.aux_flags[0] += !!(fl & PDFORMAT_AUX_FLAG_TRUNCATED);
-				o.aux_flags[1] += !!(fl & PDFORMAT_AUX_FLAG_PARTIAL);
-				o.aux_flags[2] += !!(fl & PDFORMAT_AUX_FLAG_COLLISION);
-			}
 			break;
 		case PDFORMAT_RECORD_AUXTRACE_ERROR:
 			note_auxerr(&o, &ev, r);
-			break;
-		case PDFORMAT_RECORD_LOST:
-			o.lost_records++;
-			if (ev.size >= 24)
-				o.lost_events += pdread_u64(r, ev.data + 16);
 			break;
 		default:
 			break;
@@ -533,6 +511,7 @@ results:;
 		nr_vcpus += cc && cc->entries;
 	}
 	const struct dtl_scan_stats *sc = dtlstat_scan_stats(s);
+	const struct pdread_stats *rs = pdread_stats(r);	/* LOST records, AUX flags */
 	struct dtl_tbinfo tbi = dtlstat_tbinfo(s);
 	bool json_err = false;
 	if (o.json || o.json_file || o.renders.nr) {
@@ -560,11 +539,11 @@ results:;
 				json_object_array_add(stop, json_object_new_int64(i));
 		json_object_object_add(data, "dtl_stopped_cpus", stop);
 		json_object_object_add(data, "unknown_reasons", jsonv_u64(sc->bad_reasons));
-		json_object_object_add(data, "aux_truncated", jsonv_u64(o.aux_flags[0]));
-		json_object_object_add(data, "aux_partial", jsonv_u64(o.aux_flags[1]));
-		json_object_object_add(data, "aux_collision", jsonv_u64(o.aux_flags[2]));
-		json_object_object_add(data, "lost_records", jsonv_u64(o.lost_records));
-		json_object_object_add(data, "lost_events", jsonv_u64(o.lost_events));
+		json_object_object_add(data, "aux_truncated", jsonv_u64(rs->aux_truncated));
+		json_object_object_add(data, "aux_partial", jsonv_u64(rs->aux_partial));
+		json_object_object_add(data, "aux_collision", jsonv_u64(rs->aux_collision));
+		json_object_object_add(data, "lost_records", jsonv_u64(rs->lost_records));
+		json_object_object_add(data, "lost_events", jsonv_u64(rs->lost_events));
 		json_object_object_add(data, "dropped_buffers", jsonv_u64(o.dropped));
 		json_object_object_add(data, "ring_full_polls", jsonv_u64(o.ring_full));
 		json_object_object_add(data, "polls", jsonv_u64(o.aux_records));
@@ -606,10 +585,10 @@ results:;
 		       "; payloads ending inside an entry: %" PRIu64 " (%" PRIu64 " bytes ignored)"
 		       "; entries with unknown reasons: %" PRIu64 "\n", sc->slots, sc->headers,
 		       sc->skipped, sc->odd_payloads, sc->tail_bytes, sc->bad_reasons);
-		if (o.aux_flags[0] || o.aux_flags[1] || o.aux_flags[2] || o.lost_records)
+		if (rs->aux_truncated || rs->aux_partial || rs->aux_collision || rs->lost_records)
 			printf("  DATA LOST: AUX truncated %" PRIu64 ", partial %" PRIu64 ", collision %" PRIu64
-			       ", LOST records %" PRIu64 " (%" PRIu64 " events)\n", o.aux_flags[0],
-			       o.aux_flags[1], o.aux_flags[2], o.lost_records, o.lost_events);
+			       ", LOST records %" PRIu64 " (%" PRIu64 " events)\n", rs->aux_truncated,
+			       rs->aux_partial, rs->aux_collision, rs->lost_records, rs->lost_events);
 		if (o.ring_full)
 			printf("  PROBABLY LOST: %" PRIu64 " of %" PRIu64 " polls copied 84 entries, all the hypervisor's "
 			       "85-entry ring lets through: older entries were overwritten before them "

@@ -48,7 +48,7 @@ struct rep {
 	uint64_t tb_freq_opt, boot_tb_opt;
 	bool have_boot_tb;
 	uint64_t min_rec_ns, max_rec_ns;	/* fast path: timed records seen */
-	uint64_t aux_flags[3], lost_events, lost_records, aux_records;
+	uint64_t aux_records;
 	/* PERF_RECORD_AUXTRACE_ERROR records: DTL_AUXERR_STOPPED, _OVERRUN, other */
 	uint64_t auxerr[4];	/* stopped, overrun, other, lapped (DTL_AUXERR_*) */
 	uint8_t stopped[DTLSTAT_MAX_CPUS];	/* CPUs whose DTL the kernel stopped */
