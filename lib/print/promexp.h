@@ -71,6 +71,35 @@ int promexp_family(FILE *f, const char *name, const char *type, const char *help
 int promexp_sample(FILE *f, const char *name, const struct promexp_label *labels, size_t nr_labels,
 		   double value);
 
+struct noisemon_cpu;
+/*
+ * promexp_noise - the noise counters of nr CPUs (engine/noisemon.h) as the
+ * families latscope_noise_{periods_total, runtime_seconds_total,
+ * seconds_total, gaps_total, max_single_seconds}{cpu} and
+ * latscope_noise_class_{seconds,events}_total{cpu, class} (class hw, nmi,
+ * irq, softirq, thread: the osnoise document's keys).  0 or -EIO.
+ */
+int promexp_noise(FILE *f, const struct noisemon_cpu *n, size_t nr);
+
+/* What the DTL families count beside the statistics: the losses only the
+ * recording side knows (the caller's; arrays indexed by CPU, DTLSTAT_MAX_CPUS
+ * long, NULL = none). */
+struct promexp_dtl_losses {
+	uint64_t lost;			/* data lost: ring drops, truncated AUX chunks,
+					 * chunks refused, failed reads */
+	const uint64_t *ring_full;	/* polls that found the hypervisor's ring overrun */
+	const uint8_t *stopped;		/* 1: the kernel stopped the CPU's DTL */
+};
+struct dtlstat;
+/*
+ * promexp_dtl - the DTL statistics of s (engine/dtlstat.h) as
+ * latscope_dtl_lost_total, per vCPU with entries latscope_dtl_{entries_total,
+ * hypervisor_seconds_total, dispatch_delay_max_seconds}{cpu},
+ * latscope_dtl_loss_events_total{cpu, cause} and
+ * latscope_dtl_{dispatches,preemptions}_total{cpu, reason}.  0 or -EIO.
+ */
+int promexp_dtl(FILE *f, const struct dtlstat *s, const struct promexp_dtl_losses *l);
+
 /* Write s as an escaped label value.  0 or -EIO. */
 int promexp_escape(FILE *f, const char *s);
 

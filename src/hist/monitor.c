@@ -202,196 +202,29 @@ void hist_monitor_dtl_poll(struct hctx *c)
 	}
 }
 
-/* One vCPU's samples of a DTL family: d is a CPU with entries, cpu its
- * label, k the caller's index (which family, which reason table). */
-typedef int (*dtl_cpu_fn)(struct hctx *c, FILE *f, const struct dtlstat_cpu *d, const char *cpu, size_t k);
-
-/* fn for every vCPU that has entries, in CPU order; the first error ends it. */
-static int each_dtl_cpu(struct hctx *c, FILE *f, dtl_cpu_fn fn, size_t k)
-{
-	char cpu[16];
-	int err;
-
-	for (uint32_t i = 0; i < dtlstat_nr_cpus(c->dtls); i++) {
-		const struct dtlstat_cpu *d = dtlstat_cpu(c->dtls, i);
-		if (!d || !d->entries)
-			continue;
-		snprintf(cpu, sizeof(cpu), "%u", d->cpu);
-		if ((err = fn(c, f, d, cpu, k)))
-			return err;
-	}
-	return 0;
-}
-
-static const struct {
-	const char *name, *type, *help;
-} dtl_fam[] = {
-	{ "latscope_dtl_entries_total", "counter", "DTL entries: the hypervisor's dispatches of the vCPU" },
-	{ "latscope_dtl_hypervisor_seconds_total", "counter",
-	  "time the vCPU waited for the hypervisor (enqueue_to_dispatch + ready_to_enqueue)" },
-	{ "latscope_dtl_dispatch_delay_max_seconds", "gauge",
-	  "the largest enqueue_to_dispatch time since the start or the last reset" },
-};
-
-static int dtl_fam_sample(struct hctx *c, FILE *f, const struct dtlstat_cpu *d, const char *cpu, size_t k)
-{
-	(void)c;
-	uint64_t hz = d->tbi.tb_freq;
-	double v = k == 0 ? (double)d->entries
-		 : !hz ? NAN
-		 : k == 1 ? (double)dtl_ticks_to_ns(d->stolen_tb, hz) / 1e9
-			  : (double)dtl_ticks_to_ns(d->h[DTLSTAT_E2D].max, hz) / 1e9;
-	struct promexp_label l[] = { { "cpu", cpu } };
-	return promexp_sample(f, dtl_fam[k].name, l, 1, v);
-}
-
-static int dtl_loss_samples(struct hctx *c, FILE *f, const struct dtlstat_cpu *d, const char *cpu, size_t k)
-{
-	(void)k;
-	const struct {
-		const char *cause;
-		double v;
-	} ev[] = {
-		{ "ring_full", (double)(d->cpu < DTLSTAT_MAX_CPUS ? c->dtl_ring_full[d->cpu] : 0) },
-		{ "aux_wrap", (double)d->aux_wraps },
-		{ "aux_overrun", (double)d->aux_holes },
-		{ "dtl_stopped", dtlrec_cpu_stopped(c->dtlr, d->cpu) ? 1.0 : 0.0 },
-	};
-	int err;
-
-	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
-		struct promexp_label l[] = { { "cpu", cpu }, { "cause", ev[i].cause } };
-		if ((err = promexp_sample(f, "latscope_dtl_loss_events_total", l, 2, ev[i].v)))
-			return err;
-	}
-	return 0;
-}
-
-static const struct {
-	const char *name, *help;
-	bool preempt;
-} dtl_why[] = {
-	{ "latscope_dtl_dispatches_total", "dispatches by the reason the hypervisor gave", false },
-	{ "latscope_dtl_preemptions_total", "preemptions by the reason the hypervisor gave", true },
-};
-
-static int dtl_reason_samples(struct hctx *c, FILE *f, const struct dtlstat_cpu *d, const char *cpu, size_t k)
-{
-	(void)c;
-	int err;
-
-	for (unsigned code = 0; code < 256; code++) {
-		uint64_t n = dtl_why[k].preempt ? d->preempt[code] : d->dispatch[code];
-		char buf[32];
-		if (!n)
-			continue;
-		struct promexp_label l[] = {
-			{ "cpu", cpu },
-			{ "reason", dtl_why[k].preempt ? dtl_preempt_reason_str(code, buf) : dtl_dispatch_reason_str(code, buf) },
-		};
-		if ((err = promexp_sample(f, dtl_why[k].name, l, 2, (double)n)))
-			return err;
-	}
-	return 0;
-}
-
-/* The DTL families: the loss total, then per vCPU its counts, its losses
- * by cause and its dispatches and preemptions by reason. */
+/* The DTL families (lib/print/promexp.h), with the monitor's own counts of
+ * what the recorder and the counters lost. */
 static int render_dtl(struct hctx *c, FILE *f)
 {
-	int err;
 	struct dtlrec_stats rs;
+	uint8_t stopped[DTLSTAT_MAX_CPUS];
 
 	dtlrec_get_stats(c->dtlr, &rs);
-	if ((err = one(f, "latscope_dtl_lost_total", "counter",
-		       "DTL data lost: events the rings dropped, AUX chunks the kernel truncated, chunks the "
-		       "counters refused, reads that failed", (double)(rs.lost + rs.aux_flags_lost + c->dtl_bad +
-								       c->dtl_poll_failed))))
-		return err;
-	for (size_t k = 0; k < sizeof(dtl_fam) / sizeof(dtl_fam[0]); k++)
-		if ((err = promexp_family(f, dtl_fam[k].name, dtl_fam[k].type, dtl_fam[k].help)) ||
-		    (err = each_dtl_cpu(c, f, dtl_fam_sample, k)))
-			return err;
-	if ((err = promexp_family(f, "latscope_dtl_loss_events_total", "counter",
-				  "events that lost DTL entries in the kernel, at least one each, how many not "
-				  "known: polls that found the hypervisor's 85-entry ring overrun (ring_full), "
-				  "wraps of the driver's AUX buffer (aux_wrap), holes where the driver wrote over "
-				  "AUX data before it was read (aux_overrun), and 1 once the kernel stopped the "
-				  "CPU's DTL because its AUX buffer filled up (dtl_stopped)")) ||
-	    (err = each_dtl_cpu(c, f, dtl_loss_samples, 0)))
-		return err;
-	for (size_t k = 0; k < sizeof(dtl_why) / sizeof(dtl_why[0]); k++)
-		if ((err = promexp_family(f, dtl_why[k].name, "counter", dtl_why[k].help)) ||
-		    (err = each_dtl_cpu(c, f, dtl_reason_samples, k)))
-			return err;
-	return 0;
+	for (unsigned i = 0; i < DTLSTAT_MAX_CPUS; i++)
+		stopped[i] = dtlrec_cpu_stopped(c->dtlr, i);
+	struct promexp_dtl_losses l = {
+		.lost = rs.lost + rs.aux_flags_lost + c->dtl_bad + c->dtl_poll_failed,
+		.ring_full = c->dtl_ring_full, .stopped = stopped,
+	};
+	return promexp_dtl(f, c->dtls, &l);
 }
 
-/* The noise counters' families: per CPU, and per CPU and class. */
+/* The noise counters' families (lib/print/promexp.h). */
 static int render_noise(struct hctx *c, FILE *f)
 {
 	const struct noisemon_cpu *n;
 	size_t nr = noisemon_cpus(c->nm, &n);
-	char cpu[16];
-	int err;
-	static const char *const cls[] = { "nmi", "irq", "softirq", "thread" };
-	_Static_assert(NOISE_NR_CLASSES == 4, "the classes' names");
-	static const struct {
-		const char *name, *type, *help;
-		size_t off;
-		bool ns;
-	} per_cpu[] = {
-		{ "latscope_noise_periods_total", "counter", "finished periods of the noise busy loop",
-		  offsetof(struct noisemon_cpu, periods), false },
-		{ "latscope_noise_runtime_seconds_total", "counter",
-		  "time the noise busy loop ran (--noise: runtime out of every period)",
-		  offsetof(struct noisemon_cpu, runtime_ns), true },
-		{ "latscope_noise_seconds_total", "counter",
-		  "its gaps at or above the threshold: the OS noise it saw",
-		  offsetof(struct noisemon_cpu, noise_ns), true },
-		{ "latscope_noise_gaps_total", "counter", "gaps at or above the threshold",
-		  offsetof(struct noisemon_cpu, gaps), false },
-		{ "latscope_noise_max_single_seconds", "gauge",
-		  "the largest single gap since the start or the last reset",
-		  offsetof(struct noisemon_cpu, max_single_ns), true },
-	};
-
-	for (size_t k = 0; k < sizeof(per_cpu) / sizeof(per_cpu[0]); k++) {
-		if ((err = promexp_family(f, per_cpu[k].name, per_cpu[k].type, per_cpu[k].help)))
-			return err;
-		for (size_t i = 0; i < nr; i++) {
-			uint64_t v = *(const uint64_t *)((const char *)&n[i] + per_cpu[k].off);
-			snprintf(cpu, sizeof(cpu), "%u", n[i].cpu);
-			struct promexp_label l[] = { { "cpu", cpu } };
-			if ((err = promexp_sample(f, per_cpu[k].name, l, 1, per_cpu[k].ns ? (double)v / 1e9 : (double)v)))
-				return err;
-		}
-	}
-	static const struct {
-		const char *name, *help;
-		bool events;
-	} per_class[] = {
-		{ "latscope_noise_class_seconds_total", "net time of each class of interference inside "
-		  "the gaps (hw: gaps with none: the hardware, or the hypervisor in a VM)", false },
-		{ "latscope_noise_class_events_total", "interference entries of each class while the busy "
-		  "loop ran (hw: gaps with no interference)", true },
-	};
-	for (size_t k = 0; k < sizeof(per_class) / sizeof(per_class[0]); k++) {
-		if ((err = promexp_family(f, per_class[k].name, "counter", per_class[k].help)))
-			return err;
-		for (size_t i = 0; i < nr; i++) {
-			snprintf(cpu, sizeof(cpu), "%u", n[i].cpu);
-			for (int j = 0; j <= NOISE_NR_CLASSES; j++) {
-				bool hw = j == NOISE_NR_CLASSES;
-				struct promexp_label l[] = { { "cpu", cpu }, { "class", hw ? "hw" : cls[j] } };
-				double v = per_class[k].events ? (double)(hw ? n[i].hw_count : n[i].count[j])
-							       : (double)(hw ? n[i].hw_ns : n[i].net_ns[j]) / 1e9;
-				if ((err = promexp_sample(f, per_class[k].name, l, 2, v)))
-					return err;
-			}
-		}
-	}
-	return 0;
+	return promexp_noise(f, n, nr);
 }
 
 static double wall_s(void)

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "engine/noisemon.h"
 #include "print/lhout.h"
 #include "print/promexp.h"
 
@@ -134,12 +135,46 @@ static void test_worst_case(void **state)
 	hset_free(s);
 }
 
+/* the monitor's noise families: per CPU, per CPU and class (hw first, the
+ * osnoise document's class names), times in seconds */
+static void test_noise(void **state)
+{
+	(void)state;
+	struct noisemon_cpu n = { .cpu = 3, .periods = 10, .runtime_ns = 100000000, .noise_ns = 2500000,
+				  .gaps = 7, .max_single_ns = 1500000, .hw_count = 2, .hw_ns = 4000,
+				  .count = { 0, 5, 1, 3 }, .net_ns = { 0, 12000, 3000, 2000000 } };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(promexp_noise(f, &n, 1), 0);
+	fclose(f);
+	const char *want[] = {
+		"# TYPE latscope_noise_periods_total counter\n",
+		"latscope_noise_periods_total{cpu=\"3\"} 10\n",
+		"latscope_noise_runtime_seconds_total{cpu=\"3\"} 0.1\n",
+		"latscope_noise_seconds_total{cpu=\"3\"} 0.0025\n",
+		"# TYPE latscope_noise_max_single_seconds gauge\n",
+		"latscope_noise_class_seconds_total{cpu=\"3\",class=\"hw\"} 4e-06\n",
+		"latscope_noise_class_seconds_total{cpu=\"3\",class=\"thread\"} 0.002\n",
+		"latscope_noise_class_events_total{cpu=\"3\",class=\"irq\"} 5\n",
+		"latscope_noise_class_events_total{cpu=\"3\",class=\"softirq\"} 1\n",
+		"latscope_noise_class_events_total{cpu=\"3\",class=\"hw\"} 2\n",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (!strstr(buf, want[i]))
+			fail_msg("no %s in:\n%s", want[i], buf);
+	}
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_histogram),
 		cmocka_unit_test(test_torn_read),
 		cmocka_unit_test(test_worst_case),
+		cmocka_unit_test(test_noise),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
