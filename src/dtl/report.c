@@ -373,14 +373,318 @@ static void report_losses(const char *path, const struct rep *o, const struct pd
 			o->bad_switches);
 }
 
+/* A large AUX payload left in the file (ev), read in chunks into *pay
+ * (allocated here once, the caller frees it; the slicer joins a slot two
+ * chunks cut). */
+static int aux_in_chunks(struct pdread *r, struct dtlstat *s, struct rep *o, const struct pdread_event *ev,
+			 bool swap, uint8_t **pay)
+{
+	const struct pdread_auxtrace *a = &ev->auxtrace;
+	const uint64_t chunk = DTL_ENTRY_SIZE * 21845ULL;
+	uint64_t done = 0;
+	int rc;
+
+	if (!*pay)
+		*pay = malloc(chunk);
+	rc = *pay ? 0 : -ENOMEM;
+	while (!rc && done < a->size) {
+		uint64_t n = a->size - done < chunk ? a->size - done : chunk;
+		rc = pdread_pread(r, ev->aux_file_offset + done, *pay, (size_t)n);
+		if (!rc)
+			rc = rep_piece(o, s, a->cpu, a->offset + done, *pay, n, done + n == a->size, swap);
+		done += n;
+	}
+	return rc;
+}
+
+/* No sched_switch to charge: the AUX data read in file order, no merge.
+ * 0 at the end of the file, or a negative errno (the reader says why). */
+static int read_file_order(struct pdread *r, struct dtlstat *s, struct rep *o, bool swap, uint8_t **pay)
+{
+	struct pdread_event ev;
+	int rc;
+
+	while ((rc = pdread_next(r, &ev)) > 0) {
+		if (ev.type < PDFORMAT_RECORD_USER_START && ev.has_sample && ev.sample.time &&
+		    (ev.sample.type & PDFORMAT_SAMPLE_TIME)) {
+			if (!o->min_rec_ns || ev.sample.time < o->min_rec_ns)
+				o->min_rec_ns = ev.sample.time;
+			if (ev.sample.time > o->max_rec_ns)
+				o->max_rec_ns = ev.sample.time;
+		}
+		switch (ev.type) {
+		case PDFORMAT_RECORD_AUXTRACE: {
+			const struct pdread_auxtrace *a = &ev.auxtrace;
+			if (!dtltl_file_has_dtl(r))
+				break;
+			if (o->have_cpus && !parse_cpuset_has(&o->cpus, a->cpu))
+				break;
+			if (ev.aux_data)
+				rc = rep_piece(o, s, a->cpu, a->offset, ev.aux_data, a->size, true, swap);
+			else
+				rc = aux_in_chunks(r, s, o, &ev, swap, pay);
+			if (rc == -ERANGE) {
+				o->dropped++;
+				rc = 0;
+			}
+			if (rc < 0)
+				return rc;
+			break;
+		}
+		case PDFORMAT_RECORD_AUX:
+			o->aux_records++;
+			note_ring(o, &ev, r);
+			break;
+		case PDFORMAT_RECORD_AUXTRACE_ERROR:
+			note_auxerr(o, &ev, r);
+			break;
+		default:
+			break;
+		}
+	}
+	return rc < 0 ? rc : 0;
+}
+
+/* The report document (docs/json.md, latscope.dtl-report/1): the caller's. */
+static struct json_object *report_json(struct dtlstat *s, struct rep *o, const struct pdread *r, const char *path,
+				       const struct dtlstat_cpu *tot, uint64_t tot_span)
+{
+	const struct dtl_scan_stats *sc = dtlstat_scan_stats(s);
+	const struct pdread_stats *rs = pdread_stats(r);	/* LOST records, AUX flags */
+	struct dtl_tbinfo tbi = dtlstat_tbinfo(s);
+
+	struct json_object *j = jsonout_new(REPORT_DTL_REPORT), *cpus = json_object_new_array(),
+			   *data = json_object_new_object();
+	json_object_object_add(j, "file", json_object_new_string(path));
+	json_object_object_add(j, "boot_ticks", jsonv_u64(tbi.boot_tb));
+	json_object_object_add(j, "tb_freq_hz", jsonv_u64(dtl_rep_freq_of(s, NULL, o)));
+	json_object_object_add(j, "has_header", json_object_new_boolean(dtl_tbinfo_valid(&tbi)));
+	json_object_object_add(data, "payloads", jsonv_u64(sc->payloads));
+	json_object_object_add(data, "slots", jsonv_u64(sc->slots));
+	json_object_object_add(data, "entries", jsonv_u64(sc->entries));
+	json_object_object_add(data, "headers", jsonv_u64(sc->headers));
+	json_object_object_add(data, "skipped_slots", jsonv_u64(sc->skipped));
+	json_object_object_add(data, "odd_payloads", jsonv_u64(sc->odd_payloads));
+	json_object_object_add(data, "tail_bytes", jsonv_u64(sc->tail_bytes));
+	json_object_object_add(data, "aux_wraps", jsonv_u64(sc->wrap_gaps));
+	json_object_object_add(data, "aux_wrap_bytes", jsonv_u64(sc->wrap_gap_bytes));
+	json_object_object_add(data, "aux_holes", jsonv_u64(sc->holes));
+	json_object_object_add(data, "aux_hole_bytes", jsonv_u64(sc->hole_bytes));
+	json_object_object_add(data, "aux_errors", jsonv_u64(auxerr_total(o)));
+	struct json_object *stop = json_object_new_array();
+	for (uint32_t i = 0; i < DTLSTAT_MAX_CPUS; i++)
+		if (o->stopped[i])
+			json_object_array_add(stop, json_object_new_int64(i));
+	json_object_object_add(data, "dtl_stopped_cpus", stop);
+	json_object_object_add(data, "unknown_reasons", jsonv_u64(sc->bad_reasons));
+	json_object_object_add(data, "aux_truncated", jsonv_u64(rs->aux_truncated));
+	json_object_object_add(data, "aux_partial", jsonv_u64(rs->aux_partial));
+	json_object_object_add(data, "aux_collision", jsonv_u64(rs->aux_collision));
+	json_object_object_add(data, "lost_records", jsonv_u64(rs->lost_records));
+	json_object_object_add(data, "lost_events", jsonv_u64(rs->lost_events));
+	json_object_object_add(data, "dropped_buffers", jsonv_u64(o->dropped));
+	json_object_object_add(data, "ring_full_polls", jsonv_u64(o->ring_full));
+	json_object_object_add(data, "polls", jsonv_u64(o->aux_records));
+	json_object_object_add(data, "unknown_id_samples", jsonv_u64(pdread_stats(r)->unknown_id));
+	json_object_object_add(data, "short_samples", jsonv_u64(pdread_stats(r)->bad_samples));
+	json_object_object_add(data, "late_entries", jsonv_u64(o->late));
+	if (o->bad_switches)	/* only then: the key is new */
+		json_object_object_add(data, "bad_switch_samples", jsonv_u64(o->bad_switches));
+	json_object_object_add(j, "data", data);
+	for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
+		const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
+		if (cc && cc->entries)
+			json_object_array_add(cpus, dtl_rep_j_section(s, cc, o, dtlstat_span_tb(cc)));
+	}
+	json_object_object_add(j, "cpus", cpus);
+	json_object_object_add(j, "total", dtl_rep_j_section(s, tot, o, tot_span));
+	json_object_object_add(j, "worst", dtl_rep_worst_json(s, o));
+	json_object_object_add(j, "symbols", dtl_rep_syms_json(o, dtl_rep_freq_of(s, NULL, o)));
+	if (o->timeline) {
+		json_object_object_add(j, "timeline", dtl_rep_timeline_json(o));
+		json_object_object_add(j, "tasks", dtl_rep_tasks_json(o));
+	}
+	json_object_object_add(j, "vcpu_timeline", dtl_rep_bins_json(o));
+	return j;
+}
+
+/* The text report on standard output. */
+static void report_text(struct dtlstat *s, struct rep *o, const struct pdread *r, const char *path,
+			const struct dtlstat_cpu *tot, uint64_t tot_span, unsigned nr_vcpus)
+{
+	const struct dtl_scan_stats *sc = dtlstat_scan_stats(s);
+	const struct pdread_stats *rs = pdread_stats(r);	/* LOST records, AUX flags */
+	struct dtl_tbinfo tbi = dtlstat_tbinfo(s);
+
+	printf("DTL report: %s\n", path);
+	printf("  %" PRIu64 " entries in %" PRIu64 " AUX payloads", sc->entries, sc->payloads);
+	if (dtl_tbinfo_valid(&tbi))
+		printf(", boot_tb %" PRIu64 ", tb_freq %" PRIu64 " Hz\n", tbi.boot_tb, tbi.tb_freq);
+	else
+		printf(", no header record: tb_freq %" PRIu64 " Hz assumed\n", dtl_rep_freq_of(s, NULL, o));
+	printf("  slots %" PRIu64 ": headers %" PRIu64 ", skipped %" PRIu64
+	       "; payloads ending inside an entry: %" PRIu64 " (%" PRIu64 " bytes ignored)"
+	       "; entries with unknown reasons: %" PRIu64 "\n", sc->slots, sc->headers,
+	       sc->skipped, sc->odd_payloads, sc->tail_bytes, sc->bad_reasons);
+	if (rs->aux_truncated || rs->aux_partial || rs->aux_collision || rs->lost_records)
+		printf("  DATA LOST: AUX truncated %" PRIu64 ", partial %" PRIu64 ", collision %" PRIu64
+		       ", LOST records %" PRIu64 " (%" PRIu64 " events)\n", rs->aux_truncated,
+		       rs->aux_partial, rs->aux_collision, rs->lost_records, rs->lost_events);
+	if (o->ring_full)
+		printf("  PROBABLY LOST: %" PRIu64 " of %" PRIu64 " polls copied 84 entries, all the hypervisor's "
+		       "85-entry ring lets through: older entries were overwritten before them "
+		       "(poll more often: -c)\n", o->ring_full, o->aux_records);
+	if (sc->wrap_gaps)
+		printf("  LOST: the driver's AUX buffer wrapped %" PRIu64 " times, losing the rest of "
+		       "the poll that filled it and the next poll each time (at least %" PRIu64
+		       " entries; a larger AUX buffer wraps less often: --aux-size)\n",
+		       sc->wrap_gaps, sc->wrap_gaps);
+	if (sc->hole_bytes)
+		printf("  LOST: %" PRIu64 " bytes of AUX data (at least %" PRIu64 " entries) in %" PRIu64
+		       " holes of the stream, never copied out of the AUX buffer (an overrun: --aux-size)\n",
+		       sc->hole_bytes, (sc->hole_bytes + DTL_ENTRY_SIZE - 1) / DTL_ENTRY_SIZE, sc->holes);
+	if (o->auxerr[3])
+		printf("  LOST: the hypervisor lapped the debugfs reader %" PRIu64 " times: entries "
+		       "probably lost (-c)\n", o->auxerr[3]);
+	if (o->auxerr[0]) {
+		char l[256];
+		stopped_list(o, l, sizeof(l));
+		printf("  LOST: the AUX buffer of CPU %s filled up and the kernel stopped its DTL there "
+		       "(--aux-size)\n", l);
+	}
+	if (!o->total_only) {
+		for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
+			const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
+			char title[32];
+			if (!cc || !cc->entries)
+				continue;
+			snprintf(title, sizeof(title), "CPU %u", i);
+			dtl_rep_text_section(s, cc, title, o, dtlstat_span_tb(cc), 1);
+		}
+	}
+	if (tot->entries)
+		dtl_rep_text_section(s, tot, "Total", o, tot_span, nr_vcpus);
+	dtl_rep_worst_text(s, o);
+	if (sc->entries)
+		dtl_rep_syms_text(o, dtl_rep_freq_of(s, NULL, o));
+	if (o->timeline)
+		dtl_rep_tasks_text(o);
+}
+
+/* The fast path's warnings: each CPU's timebase frequency, and its entries'
+ * span against the records' (one line, the first CPU that is off). */
+static void fast_path_tb_warnings(const struct dtlstat *s, const struct rep *o, const char *path)
+{
+	for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
+		const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
+		if (!cc || !cc->entries)
+			continue;
+		struct dtl_tbinfo tb = dtl_rep_eff_tbi(s, cc, o);
+		if (tb.tb_freq < DTLMERGE_TB_FREQ_MIN || tb.tb_freq > DTLMERGE_TB_FREQ_MAX) {
+			fprintf(stderr, "latscope dtl report: %s: CPU %u's tb_freq is %" PRIu64 " Hz, outside "
+				"1 MHz..10 GHz: DTL times are probably wrong; --tb-freq overrides it\n",
+				path, i, tb.tb_freq);
+			break;
+		}
+		uint64_t a = dtl_tb_to_ns(cc->first_tb, &tb), b = dtl_tb_to_ns(cc->last_tb, &tb);
+		if (o->max_rec_ns && (a + DTLTL_FAR_NS < o->min_rec_ns || b > o->max_rec_ns + DTLTL_FAR_NS)) {
+			fprintf(stderr, "latscope dtl report: %s: CPU %u's DTL entries (%" PRIu64 ".%09" PRIu64
+				" s to %" PRIu64 ".%09" PRIu64 " s) lie more than a day from the records: boot_tb "
+				"or tb_freq is probably wrong; --boot-tb and --tb-freq override them\n", path, i,
+				a / 1000000000u, a % 1000000000u, b / 1000000000u, b % 1000000000u);
+			break;
+		}
+	}
+}
+
+/* --strict: 0, or EXIT_THRESHOLD after a line saying what is incomplete. */
+static int strict_verdict(const struct dtlstat *s, const struct rep *o, const struct pdread *r)
+{
+	const struct dtl_scan_stats *sc = dtlstat_scan_stats(s);
+	int ret = dtl_cmd_verdict("latscope dtl report", o->dt, r);
+	if (!ret && o->dropped) {
+		fprintf(stderr, "latscope dtl report: --strict: the result is incomplete: %" PRIu64
+			" AUX buffers dropped; exit 1\n", o->dropped);
+		ret = EXIT_THRESHOLD;
+	}
+	/* entries lost in the kernel: at each wrap of the driver's AUX
+	 * buffer (at least one each), the polls that found the
+	 * hypervisor's ring full (the vpa_dtl driver then skips the
+	 * oldest: at least one each, unless exactly 84 had arrived), and
+	 * the bytes of an entry a payload cuts; docs/dtl.md "Losses" */
+	if (!ret && (sc->tail_bytes || o->ring_full || sc->wrap_gaps || sc->hole_bytes || auxerr_total(o))) {
+		fprintf(stderr, "latscope dtl report: --strict: the result is incomplete: %" PRIu64
+			" AUX buffer wraps, %" PRIu64 " polls that found the hypervisor's ring full, %"
+			PRIu64 " bytes of cut entries, %" PRIu64 " bytes in AUX holes, %" PRIu64
+			" AUX trace errors; exit 1\n", sc->wrap_gaps, o->ring_full, sc->tail_bytes,
+			sc->hole_bytes, auxerr_total(o));
+		ret = EXIT_THRESHOLD;
+	}
+	return ret;
+}
+
+/* The results of a read: the JSON document and its forms, the text, then
+ * on stderr the losses and warnings; the exit status. */
+static int report_emit(struct dtlstat *s, struct rep *o, struct pdread *r, const char *path)
+{
+	if (!dtlstat_scan_stats(s)->entries) {
+		/* nothing to report: refused before any output */
+		report_losses(path, o, r, dtlstat_scan_stats(s));
+		if (o->dropped)
+			fprintf(stderr, "latscope dtl report: %s has no DTL entries it can use: all %" PRIu64
+				" AUX buffers were dropped (above)\n", path, o->dropped);
+		else
+			fprintf(stderr, "latscope dtl report: %s has no DTL entries: no vpa_dtl AUX data (record "
+				"with -e vpa_dtl/dtl_all/, or `latscope dtl record`)\n", path);
+		return EXIT_ERR;
+	}
+	struct dtlstat_cpu *tot = malloc(sizeof(*tot));
+	if (!tot)
+		return EXIT_ERR;
+	dtlstat_total(s, tot);
+	uint64_t tot_span = 0;
+	unsigned nr_vcpus = 0;
+	for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
+		const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
+		if (cc)
+			tot_span += dtlstat_span_tb(cc);
+		nr_vcpus += cc && cc->entries;
+	}
+	const struct dtl_scan_stats *sc = dtlstat_scan_stats(s);
+	bool json_err = false;
+	if (o->json || o->json_file || o->renders.nr) {
+		struct json_object *j = report_json(s, o, r, path, tot, tot_span);
+		if (o->json || o->json_file)
+			json_err = jsonout_write(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED,
+						 o->json ? NULL : o->json_file, o->force, "latscope dtl report") != 0;
+		if (jsonout_render(j, &o->renders, o->force, "latscope dtl report"))
+			json_err = true;
+		json_object_put(j);
+	}
+	if (!o->json)
+		report_text(s, o, r, path, tot, tot_span, nr_vcpus);
+	free(tot);
+	if (cmdio_finish(stdout, "latscope dtl report", "standard output") || json_err) {
+		return EXIT_ERR;
+	}
+	report_losses(path, o, r, sc);
+	if (o->timeline)
+		dtl_cmd_tb_warnings("latscope dtl report", path, o->dt);
+	else
+		fast_path_tb_warnings(s, o, path);
+	int ret = o->in.strict ? strict_verdict(s, o, r) : 0;
+	if (o->timeline && o->tl && o->tl->source == DTLTL_SRC_SCAN && o->tl->why_scan[0])
+		fprintf(stderr, "latscope dtl report: %s: %s; found %" PRIu64 " AUX buffers by scanning the "
+			"data section instead\n", path, o->tl->why_scan, o->tl->dtl_buffers);
+	return ret;
+}
+
 int dtl_cmd_report(int argc, char **argv)
 {
 	struct rep o = { .top = 20 };
 	struct pdread *r;
 	struct dtlstat *s;
-	struct pdread_event ev;
 	uint8_t *pay = NULL;
-	size_t pay_cap = 0;
 	int first, rc, ret = 0;
 
 	if ((rc = dtl_cmd_parse(&dtl_report_cli, argc, argv, &o, &first)) >= 0)
@@ -420,61 +724,7 @@ int dtl_cmd_report(int argc, char **argv)
 		dtlstat_free(s);
 		return EXIT_ERR;
 	}
-	while ((rc = pdread_next(r, &ev)) > 0) {
-		if (ev.type < PDFORMAT_RECORD_USER_START && ev.has_sample && ev.sample.time &&
-		    (ev.sample.type & PDFORMAT_SAMPLE_TIME)) {
-			if (!o.min_rec_ns || ev.sample.time < o.min_rec_ns)
-				o.min_rec_ns = ev.sample.time;
-			if (ev.sample.time > o.max_rec_ns)
-				o.max_rec_ns = ev.sample.time;
-		}
-		switch (ev.type) {
-		case PDFORMAT_RECORD_AUXTRACE: {
-			const struct pdread_auxtrace *a = &ev.auxtrace;
-			if (!dtltl_file_has_dtl(r))
-				break;
-			if (o.have_cpus && !parse_cpuset_has(&o.cpus, a->cpu))
-				break;
-			if (ev.aux_data) {
-				rc = rep_piece(&o, s, a->cpu, a->offset, ev.aux_data, a->size, true, swap);
-			} else {
-				/* large payload left in the file: read it in chunks (the
-				 * slicer joins a slot two chunks cut) */
-				uint64_t done = 0;
-				const uint64_t chunk = DTL_ENTRY_SIZE * 21845ULL;
-				if (!pay) {
-					pay = malloc(chunk);
-					pay_cap = chunk;
-				}
-				rc = pay ? 0 : -ENOMEM;
-				while (!rc && done < a->size) {
-					uint64_t n = a->size - done < pay_cap ? a->size - done : pay_cap;
-					rc = pdread_pread(r, ev.aux_file_offset + done, pay, (size_t)n);
-					if (!rc)
-						rc = rep_piece(&o, s, a->cpu, a->offset + done, pay, n,
-							       done + n == a->size, swap);
-					done += n;
-				}
-			}
-			if (rc == -ERANGE) {
-				o.dropped++;
-				rc = 0;
-			}
-			if (rc < 0)
-				goto read_err;
-			break;
-		}
-		case PDFORMAT_RECORD_AUX:
-			o.aux_records++;
-			note_ring(&o, &ev, r);
-			break;
-		case PDFORMAT_RECORD_AUXTRACE_ERROR:
-			note_auxerr(&o, &ev, r);
-			break;
-		default:
-			break;
-		}
-	}
+	rc = read_file_order(r, s, &o, swap, &pay);
 	if (rc < 0) {
 read_err:
 		fprintf(stderr, "latscope dtl report: %s: %s\n", path,
@@ -483,207 +733,8 @@ read_err:
 		goto out;
 	}
 
-results:;
-	if (!dtlstat_scan_stats(s)->entries) {
-		/* nothing to report: refused before any output */
-		report_losses(path, &o, r, dtlstat_scan_stats(s));
-		if (o.dropped)
-			fprintf(stderr, "latscope dtl report: %s has no DTL entries it can use: all %" PRIu64
-				" AUX buffers were dropped (above)\n", path, o.dropped);
-		else
-			fprintf(stderr, "latscope dtl report: %s has no DTL entries: no vpa_dtl AUX data (record "
-				"with -e vpa_dtl/dtl_all/, or `latscope dtl record`)\n", path);
-		ret = EXIT_ERR;
-		goto out;
-	}
-	struct dtlstat_cpu *tot = malloc(sizeof(*tot));
-	if (!tot) {
-		ret = EXIT_ERR;
-		goto out;
-	}
-	dtlstat_total(s, tot);
-	uint64_t tot_span = 0;
-	unsigned nr_vcpus = 0;
-	for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
-		const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
-		if (cc)
-			tot_span += dtlstat_span_tb(cc);
-		nr_vcpus += cc && cc->entries;
-	}
-	const struct dtl_scan_stats *sc = dtlstat_scan_stats(s);
-	const struct pdread_stats *rs = pdread_stats(r);	/* LOST records, AUX flags */
-	struct dtl_tbinfo tbi = dtlstat_tbinfo(s);
-	bool json_err = false;
-	if (o.json || o.json_file || o.renders.nr) {
-		struct json_object *j = jsonout_new(REPORT_DTL_REPORT), *cpus = json_object_new_array(),
-				   *data = json_object_new_object();
-		json_object_object_add(j, "file", json_object_new_string(path));
-		json_object_object_add(j, "boot_ticks", jsonv_u64(tbi.boot_tb));
-		json_object_object_add(j, "tb_freq_hz", jsonv_u64(dtl_rep_freq_of(s, NULL, &o)));
-		json_object_object_add(j, "has_header", json_object_new_boolean(dtl_tbinfo_valid(&tbi)));
-		json_object_object_add(data, "payloads", jsonv_u64(sc->payloads));
-		json_object_object_add(data, "slots", jsonv_u64(sc->slots));
-		json_object_object_add(data, "entries", jsonv_u64(sc->entries));
-		json_object_object_add(data, "headers", jsonv_u64(sc->headers));
-		json_object_object_add(data, "skipped_slots", jsonv_u64(sc->skipped));
-		json_object_object_add(data, "odd_payloads", jsonv_u64(sc->odd_payloads));
-		json_object_object_add(data, "tail_bytes", jsonv_u64(sc->tail_bytes));
-		json_object_object_add(data, "aux_wraps", jsonv_u64(sc->wrap_gaps));
-		json_object_object_add(data, "aux_wrap_bytes", jsonv_u64(sc->wrap_gap_bytes));
-		json_object_object_add(data, "aux_holes", jsonv_u64(sc->holes));
-		json_object_object_add(data, "aux_hole_bytes", jsonv_u64(sc->hole_bytes));
-		json_object_object_add(data, "aux_errors", jsonv_u64(auxerr_total(&o)));
-		struct json_object *stop = json_object_new_array();
-		for (uint32_t i = 0; i < DTLSTAT_MAX_CPUS; i++)
-			if (o.stopped[i])
-				json_object_array_add(stop, json_object_new_int64(i));
-		json_object_object_add(data, "dtl_stopped_cpus", stop);
-		json_object_object_add(data, "unknown_reasons", jsonv_u64(sc->bad_reasons));
-		json_object_object_add(data, "aux_truncated", jsonv_u64(rs->aux_truncated));
-		json_object_object_add(data, "aux_partial", jsonv_u64(rs->aux_partial));
-		json_object_object_add(data, "aux_collision", jsonv_u64(rs->aux_collision));
-		json_object_object_add(data, "lost_records", jsonv_u64(rs->lost_records));
-		json_object_object_add(data, "lost_events", jsonv_u64(rs->lost_events));
-		json_object_object_add(data, "dropped_buffers", jsonv_u64(o.dropped));
-		json_object_object_add(data, "ring_full_polls", jsonv_u64(o.ring_full));
-		json_object_object_add(data, "polls", jsonv_u64(o.aux_records));
-		json_object_object_add(data, "unknown_id_samples", jsonv_u64(pdread_stats(r)->unknown_id));
-		json_object_object_add(data, "short_samples", jsonv_u64(pdread_stats(r)->bad_samples));
-		json_object_object_add(data, "late_entries", jsonv_u64(o.late));
-		if (o.bad_switches)	/* only then: the key is new */
-			json_object_object_add(data, "bad_switch_samples", jsonv_u64(o.bad_switches));
-		json_object_object_add(j, "data", data);
-		for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
-			const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
-			if (cc && cc->entries)
-				json_object_array_add(cpus, dtl_rep_j_section(s, cc, &o, dtlstat_span_tb(cc)));
-		}
-		json_object_object_add(j, "cpus", cpus);
-		json_object_object_add(j, "total", dtl_rep_j_section(s, tot, &o, tot_span));
-		json_object_object_add(j, "worst", dtl_rep_worst_json(s, &o));
-		json_object_object_add(j, "symbols", dtl_rep_syms_json(&o, dtl_rep_freq_of(s, NULL, &o)));
-		if (o.timeline) {
-			json_object_object_add(j, "timeline", dtl_rep_timeline_json(&o));
-			json_object_object_add(j, "tasks", dtl_rep_tasks_json(&o));
-		}
-		json_object_object_add(j, "vcpu_timeline", dtl_rep_bins_json(&o));
-		if (o.json || o.json_file)
-			json_err = jsonout_write(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED,
-						 o.json ? NULL : o.json_file, o.force, "latscope dtl report") != 0;
-		if (jsonout_render(j, &o.renders, o.force, "latscope dtl report"))
-			json_err = true;
-		json_object_put(j);
-	}
-	if (!o.json) {
-		printf("DTL report: %s\n", path);
-		printf("  %" PRIu64 " entries in %" PRIu64 " AUX payloads", sc->entries, sc->payloads);
-		if (dtl_tbinfo_valid(&tbi))
-			printf(", boot_tb %" PRIu64 ", tb_freq %" PRIu64 " Hz\n", tbi.boot_tb, tbi.tb_freq);
-		else
-			printf(", no header record: tb_freq %" PRIu64 " Hz assumed\n", dtl_rep_freq_of(s, NULL, &o));
-		printf("  slots %" PRIu64 ": headers %" PRIu64 ", skipped %" PRIu64
-		       "; payloads ending inside an entry: %" PRIu64 " (%" PRIu64 " bytes ignored)"
-		       "; entries with unknown reasons: %" PRIu64 "\n", sc->slots, sc->headers,
-		       sc->skipped, sc->odd_payloads, sc->tail_bytes, sc->bad_reasons);
-		if (rs->aux_truncated || rs->aux_partial || rs->aux_collision || rs->lost_records)
-			printf("  DATA LOST: AUX truncated %" PRIu64 ", partial %" PRIu64 ", collision %" PRIu64
-			       ", LOST records %" PRIu64 " (%" PRIu64 " events)\n", rs->aux_truncated,
-			       rs->aux_partial, rs->aux_collision, rs->lost_records, rs->lost_events);
-		if (o.ring_full)
-			printf("  PROBABLY LOST: %" PRIu64 " of %" PRIu64 " polls copied 84 entries, all the hypervisor's "
-			       "85-entry ring lets through: older entries were overwritten before them "
-			       "(poll more often: -c)\n", o.ring_full, o.aux_records);
-		if (sc->wrap_gaps)
-			printf("  LOST: the driver's AUX buffer wrapped %" PRIu64 " times, losing the rest of "
-			       "the poll that filled it and the next poll each time (at least %" PRIu64
-			       " entries; a larger AUX buffer wraps less often: --aux-size)\n",
-			       sc->wrap_gaps, sc->wrap_gaps);
-		if (sc->hole_bytes)
-			printf("  LOST: %" PRIu64 " bytes of AUX data (at least %" PRIu64 " entries) in %" PRIu64
-			       " holes of the stream, never copied out of the AUX buffer (an overrun: --aux-size)\n",
-			       sc->hole_bytes, (sc->hole_bytes + DTL_ENTRY_SIZE - 1) / DTL_ENTRY_SIZE, sc->holes);
-		if (o.auxerr[3])
-			printf("  LOST: the hypervisor lapped the debugfs reader %" PRIu64 " times: entries "
-			       "probably lost (-c)\n", o.auxerr[3]);
-		if (o.auxerr[0]) {
-			char l[256];
-			stopped_list(&o, l, sizeof(l));
-			printf("  LOST: the AUX buffer of CPU %s filled up and the kernel stopped its DTL there "
-			       "(--aux-size)\n", l);
-		}
-		if (!o.total_only) {
-			for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
-				const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
-				char title[32];
-				if (!cc || !cc->entries)
-					continue;
-				snprintf(title, sizeof(title), "CPU %u", i);
-				dtl_rep_text_section(s, cc, title, &o, dtlstat_span_tb(cc), 1);
-			}
-		}
-		if (tot->entries)
-			dtl_rep_text_section(s, tot, "Total", &o, tot_span, nr_vcpus);
-		dtl_rep_worst_text(s, &o);
-		if (sc->entries)
-			dtl_rep_syms_text(&o, dtl_rep_freq_of(s, NULL, &o));
-		if (o.timeline)
-			dtl_rep_tasks_text(&o);
-	}
-	free(tot);
-	if (cmdio_finish(stdout, "latscope dtl report", "standard output") || json_err) {
-		ret = EXIT_ERR;
-		goto out;
-	}
-	report_losses(path, &o, r, sc);
-	if (o.timeline) {
-		dtl_cmd_tb_warnings("latscope dtl report", path, o.dt);
-	} else {
-		/* the fast path: headers and each CPU's entry span against the records */
-		for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
-			const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);
-			if (!cc || !cc->entries)
-				continue;
-			struct dtl_tbinfo tb = dtl_rep_eff_tbi(s, cc, &o);
-			if (tb.tb_freq < DTLMERGE_TB_FREQ_MIN || tb.tb_freq > DTLMERGE_TB_FREQ_MAX) {
-				fprintf(stderr, "latscope dtl report: %s: CPU %u's tb_freq is %" PRIu64 " Hz, outside "
-					"1 MHz..10 GHz: DTL times are probably wrong; --tb-freq overrides it\n",
-					path, i, tb.tb_freq);
-				break;
-			}
-			uint64_t a = dtl_tb_to_ns(cc->first_tb, &tb), b = dtl_tb_to_ns(cc->last_tb, &tb);
-			if (o.max_rec_ns && (a + DTLTL_FAR_NS < o.min_rec_ns || b > o.max_rec_ns + DTLTL_FAR_NS)) {
-				fprintf(stderr, "latscope dtl report: %s: CPU %u's DTL entries (%" PRIu64 ".%09" PRIu64
-					" s to %" PRIu64 ".%09" PRIu64 " s) lie more than a day from the records: boot_tb "
-					"or tb_freq is probably wrong; --boot-tb and --tb-freq override them\n", path, i,
-					a / 1000000000u, a % 1000000000u, b / 1000000000u, b % 1000000000u);
-				break;
-			}
-		}
-	}
-	if (o.in.strict) {
-		ret = dtl_cmd_verdict("latscope dtl report", o.dt, r);
-		if (!ret && o.dropped) {
-			fprintf(stderr, "latscope dtl report: --strict: the result is incomplete: %" PRIu64
-				" AUX buffers dropped; exit 1\n", o.dropped);
-			ret = EXIT_THRESHOLD;
-		}
-		/* entries lost in the kernel: at each wrap of the driver's AUX
-		 * buffer (at least one each), the polls that found the
-		 * hypervisor's ring full (the vpa_dtl driver then skips the
-		 * oldest: at least one each, unless exactly 84 had arrived), and
-		 * the bytes of an entry a payload cuts; docs/dtl.md "Losses" */
-		if (!ret && (sc->tail_bytes || o.ring_full || sc->wrap_gaps || sc->hole_bytes || auxerr_total(&o))) {
-			fprintf(stderr, "latscope dtl report: --strict: the result is incomplete: %" PRIu64
-				" AUX buffer wraps, %" PRIu64 " polls that found the hypervisor's ring full, %"
-				PRIu64 " bytes of cut entries, %" PRIu64 " bytes in AUX holes, %" PRIu64
-				" AUX trace errors; exit 1\n", sc->wrap_gaps, o.ring_full, sc->tail_bytes,
-				sc->hole_bytes, auxerr_total(&o));
-			ret = EXIT_THRESHOLD;
-		}
-	}
-	if (o.timeline && o.tl && o.tl->source == DTLTL_SRC_SCAN && o.tl->why_scan[0])
-		fprintf(stderr, "latscope dtl report: %s: %s; found %" PRIu64 " AUX buffers by scanning the "
-			"data section instead\n", path, o.tl->why_scan, o.tl->dtl_buffers);
+results:
+	ret = report_emit(s, &o, r, path);
 out:
 	if (o.sl)
 		for (uint32_t i = 0; i < DTLSTAT_MAX_CPUS; i++)
