@@ -95,9 +95,18 @@ times_s() {	# the first and the last sample time of `latscope script` output
 # task names: the recorder writes a COMM per thread alive at its start
 # and the kernel reports the later ones on the measured CPUs, so perf
 # names every task that existed before the recording; only a task forked
-# meanwhile on an unmeasured CPU may stay ":PID" (as with perf record -C)
-unnamed_old() {	# FILE LAST_PID -> the unnamed tasks older than LAST_PID
-	perf script -i "$1" 2>/dev/null | awk -v last="$2" '$1 ~ /^:[0-9]+$/ { p = substr($1, 2) + 0; if (p <= last) print p }' | sort -u | tr '\n' ' '
+# meanwhile on an unmeasured CPU may stay ":PID" (as with perf record -C).
+# "Existed before" is the set of thread ids alive just before the recorder
+# starts, not a PID below the last one given: pid_max is 32768 on many
+# machines, and a busy machine (a make check beside a loop of gzip runs)
+# wraps it in minutes, so a task forked during the recording can have a
+# PID lower than one given before it (CI once listed 60 such tasks).
+alive_tids() {	# FILE: the thread ids alive now, one per line, sorted
+	for t in /proc/[0-9]*/task/[0-9]*; do echo "${t##*/}"; done | sort -u > "$1"
+}
+unnamed_old() {	# FILE ALIVE -> the unnamed tasks among the thread ids in ALIVE
+	perf script -i "$1" 2>/dev/null | awk '$1 ~ /^:[0-9]+$/ { print substr($1, 2) + 0 }' | sort -u |
+		comm -12 - "$2" | tr '\n' ' '
 }
 u64_at() {	# FILE OFFSET -> the u64 there (host order: the recorders write it)
 	od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '
@@ -108,10 +117,10 @@ tp_lines() {	# the tracepoint lines (latscope's own osnoise_workload samples are
 	grep -v 'latscope:osnoise_workload:' "$1"
 }
 
-# perf_killed NAME FILE LAST_PID: perf reads the killed recording FILE up
+# perf_killed NAME FILE ALIVE: perf reads the killed recording FILE up
 # to its last checkpoint, and as it was at earlier moments of its writing
 perf_killed() {
-	name=$1 f=$2 last=$3
+	name=$1 f=$2 alive=$3
 	perf script -i "$f" > "$f.perf" 2> "$f.perr" || die "$name: perf script on the killed file: $(head -3 "$f.perr")"
 	if grep -Eiq 'trace data|incompatible|broken|error|fail|invalid|unsupported|unexpected' "$f.perr"; then
 		die "$name: perf script complained: $(head -3 "$f.perr")"
@@ -124,7 +133,7 @@ EOF
 	echo "$name killed at 3 s: perf script reads $(wc -l < "$f.perf") events, tracepoints over $span s"
 	[ "$(echo "$span >= 2.2" | bc)" = 1 ] || die "$name: perf script reads only $span s of events"
 	grep -q 'sched:sched_switch: prev_comm=.* next_comm=' "$f.perf" || die "$name: perf decodes no sched_switch fields"
-	old=$(unnamed_old "$f" "$last")
+	old=$(unnamed_old "$f" "$alive")
 	[ -z "$old" ] || die "$name: perf names none of these tasks older than the recording: $old"
 	perf report -i "$f" --stdio > "$f.rep" 2> "$f.reperr" || die "$name: perf report: $(head -3 "$f.reperr")"
 	grep -q '^# Samples: [0-9]' "$f.rep" || die "$name: perf report shows no samples: $(head -20 "$f.rep")"
@@ -161,7 +170,7 @@ EOF
 
 # hist record -o: killed 3 s after its first checkpoint (3.2 s into the
 # recording), it loses at most the last second: >= 2.2 s of events
-last_h=$(cat /proc/sys/kernel/ns_last_pid)
+alive_tids alive_h
 kill_after h.data 3 "$LATSCOPE" hist record -d 60 --timer-workload -c 1 -o h.data
 [ -s h.data ] || die "hist record: no h.data after SIGKILL at 3 s ($(ls -a))"
 [ -z "$(find . -name '.*.tmp')" ] || die "hist record: a temporary file is left: $(find . -name '.*.tmp')"
@@ -183,11 +192,11 @@ grep -q 'sched:sched_switch: prev_comm=' h.txt || die "events not decoded (forma
 grep -q 'not properly terminated' hr.err || die "hist report does not say the file was cut short"
 grep -q '^wakeup (us)' hr.txt || die "hist report: no wakeup histogram: $(head -5 hr.txt)"
 if $have_perf; then
-	perf_killed "hist record" h.data "$last_h"
+	perf_killed "hist record" h.data alive_h
 fi
 
 # the same recording ended normally: perf reads it, no warning from latscope
-last_h=$(cat /proc/sys/kernel/ns_last_pid)
+alive_tids alive_f
 "$LATSCOPE" hist record -d 2 --timer-workload -c 1 -o f.data > /dev/null 2>&1 < /dev/null &
 rec_pid=$!
 wait_end $rec_pid 120 "hist record -d 2" || die "hist record -d 2"
@@ -196,7 +205,7 @@ grep -q 'not properly terminated\|came again' f.err && die "a finished recording
 if $have_perf; then
 	perf script -i f.data > p.txt 2> p.err || die "perf script on a finished hist recording: $(head -3 p.err)"
 	cmp -s p.txt f.txt || die "perf and latscope disagree on f.data: $(diff p.txt f.txt | head -5)"
-	old=$(unnamed_old f.data "$last_h")
+	old=$(unnamed_old f.data alive_f)
 	[ -z "$old" ] || die "hist record -o: tasks older than the recording without a name: $old"
 	# latscope's own threads (the timer workload) are named too: no ":TID"
 	# sample whose process is the recorder (other latscope processes on the
@@ -206,9 +215,9 @@ if $have_perf; then
 		sort -u | tr '\n' ' ')
 	[ -z "$own" ] || die "hist record -o: latscope's own threads without a name: $own"
 	if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
-		last_o=$(cat /proc/sys/kernel/ns_last_pid)
+		alive_tids alive_o
 		"$LATSCOPE" osnoise record -c 1 -H 0 -d 2 -o on.data > /dev/null 2>&1 || die "osnoise record -d 2"
-		old=$(unnamed_old on.data "$last_o")
+		old=$(unnamed_old on.data alive_o)
 		[ -z "$old" ] || die "osnoise record: tasks older than the recording without a name: $old"
 		perf script -i on.data 2>/dev/null | grep -q '^ *ls-osnoise/1 ' || die "osnoise record: ls-osnoise/1 not named"
 		echo "task names: every task older than the recording is named (hist record -o, osnoise record)"
@@ -217,7 +226,7 @@ fi
 
 # osnoise record -o: the settings and gaps survive (periods of 0.5 s)
 if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
-	last_o=$(cat /proc/sys/kernel/ns_last_pid)
+	alive_tids alive_o
 	kill_after o.data 3 "$LATSCOPE" osnoise record -c 1 -H 0 -d 60 -p 500000 -o o.data
 	"$LATSCOPE" osnoise top -i o.data --json > o.json 2> o.err || die "osnoise replay of the killed file: $(cat o.err)"
 	grep -q 'not properly terminated' o.err || die "osnoise: no cut-short warning: $(cat o.err)"
@@ -226,7 +235,7 @@ if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
 	[ "$periods" -ge 3 ] || die "osnoise record killed at 3 s: $periods periods"
 	[ "$("$TOOLS/osnjson" o.json attribution)" = true ] || die "osnoise: the formats were lost"
 	if $have_perf; then
-		perf_killed "osnoise record" o.data "$last_o"
+		perf_killed "osnoise record" o.data alive_o
 	fi
 fi
 
