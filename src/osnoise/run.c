@@ -336,6 +336,175 @@ static void bpf_collect(struct ctx *c)
 		c->bst_read = true;
 }
 
+/* Attribution: counters kept by BPF programs, or tracepoints through
+ * perf_event_open (c->s; without them c->attr_why says why).  0, or -1
+ * after a line on stderr (--no-workload needs the tracepoints). */
+static int open_attribution(struct ctx *c)
+{
+	int err;
+
+	c->ran = c->bpf ? "bpf" : "perf";
+	if (c->bpf) {
+		c->attribution = true;
+	} else if (c->no_attr) {
+		snprintf(c->attr_why, sizeof(c->attr_why), "--no-attribution");
+	} else {
+		struct evsrc_opts eo = { .ring_bytes = c->ring_bytes, .track_tasks = c->mode == M_RECORD || c->trace };
+		err = evsrc_open(&c->s, attr_events, sizeof(attr_events) / sizeof(attr_events[0]),
+			       &c->cpus, &eo);
+		if (err < 0) {
+			snprintf(c->attr_why, sizeof(c->attr_why), "%s", evsrc_strerror(c->s));
+			evsrc_close(c->s);
+			c->s = NULL;
+			if (c->no_workload) {
+				fprintf(stderr, "latscope osnoise: --no-workload needs the tracepoints: %s\n",
+					c->attr_why);
+				return -1;
+			}
+		} else {
+			c->attribution = true;
+		}
+	}
+	return 0;
+}
+
+/* Without the busy loop the measured CPUs go idle, and some kernels (KVM
+ * guests with haltpoll) drop perf samples of interrupts taken on an idle
+ * CPU: say so, the IRQ/softirq time of idle CPUs is then too low. */
+static void warn_idle_drops(const struct ctx *c)
+{
+	if (c->no_workload && c->attribution) {
+		struct idlecheck_cpu_result idr[64];
+		size_t nidr = 0;
+		if (idlecheck_check(&c->cpus, NULL, idr, sizeof(idr) / sizeof(idr[0]), &nidr) == 0 &&
+		    idlecheck_any_drops(idr, nidr)) {
+			char list[256] = "";
+			for (size_t i = 0; i < nidr; i++)
+				if (idr[i].verdict == IDLECHECK_DROPS)
+					snprintf(list + strlen(list), sizeof(list) - strlen(list), " CPU%u %" PRIu64 "/%" PRIu64,
+						 idr[i].cpu, idr[i].samples + idr[i].lost, idr[i].counted);
+			fprintf(stderr, "latscope osnoise: this kernel drops perf samples of interrupts taken on an "
+					"idle CPU (self-test, timer interrupts delivered/fired:%s): with --no-workload the "
+					"IRQ and softirq time of idle CPUs is undercounted\n", list);
+		}
+	}
+}
+
+/* The busy loop on every measured CPU, its threads made known to the
+ * engine.  0, or -1 after a line on stderr. */
+static int start_workload(struct ctx *c)
+{
+	int err;
+	struct oswork_opts wo = {
+		.cpus = c->cpus,
+		.period_ns = c->period_us * 1000,
+		.runtime_ns = c->runtime_us * 1000,
+		.threshold_ns = c->threshold_us * 1000,
+		.floor_ns = c->floor_ns,
+		.policy = c->prio.policy,
+		.prio = c->prio.prio,
+		.dl_runtime_ns = c->prio.dl_runtime_ns,
+		.dl_period_ns = c->prio.dl_period_ns,
+		.set_nice = c->have_prio,	/* -P o:0 sets nice 0 */
+		.use_tsc = c->tsc,
+	};
+	if (c->bpf)
+		wo.slots = osnbpf_slots(c->bpf, &wo.nr_slots);
+	uint64_t t_start = oswork_now_ns();	/* before the threads exist */
+	err = oswork_start(&c->w, &wo);
+	if (err < 0) {
+		fprintf(stderr, "latscope osnoise: cannot start the workload: %s%s\n",
+			strerror(-err),
+			c->prio.policy == CLI_SCHED_DEADLINE && (err == -EPERM || err == -EBUSY) ?
+			" (SCHED_DEADLINE, -P d:: the kernel admits a deadline thread pinned to one "
+			"CPU only when that CPU is an exclusive cpuset partition of its own (cgroup v2 "
+			"cpuset.cpus.partition), else it needs root or the bandwidth is used up)" :
+			err == -EPERM ? " (real-time priority needs root or CAP_SYS_NICE)" :
+			err == -ENOTSUP ? " (no constant TSC: drop --tsc)" : "");
+		oswork_free(c->w);
+		c->w = NULL;
+		return -1;
+	}
+	if (tool_setup_interrupted("latscope osnoise")) {
+		oswork_stop(c->w);
+		oswork_free(c->w);
+		c->w = NULL;
+		return -1;
+	}
+	osneng_use_workload(c->e, c->w);
+	for (size_t i = 0; i < c->nr; i++)
+		osneng_set_tid(c->e, c->list[i], oswork_tid(c->w, i), oswork_floor_ns(c->w, i), t_start);
+	return 0;
+}
+
+/* Lock memory once everything is allocated (threads, rings); hold
+ * /dev/cpu_dma_latency (--dma-latency).  Failures are said, not fatal. */
+static void lock_memory(const struct ctx *c, struct livesetup *ls)
+{
+	struct livesetup_cfg lc = { .mlock = true, .dma_latency_us = (int32_t)c->dma_latency_us };
+	struct livesetup_why why;
+	livesetup_apply(ls, &lc, LIVESETUP_MLOCK | (c->dma_latency_us >= 0 ? LIVESETUP_DMA_LATENCY : 0),
+			&why);
+	int lerr = livesetup_failed(&why, LIVESETUP_MLOCK);
+	if (lerr < 0 && !c->quiet && !c->json)
+		fprintf(stderr, "latscope osnoise: mlockall failed (%s%s%s); page faults may add "
+			"noise\n", strerror(-lerr), why.mlock_hint[0] ? ": " : "", why.mlock_hint);
+	if ((lerr = livesetup_failed(&why, LIVESETUP_DMA_LATENCY)) < 0)
+		fprintf(stderr, "%s: cannot hold /dev/cpu_dma_latency at %" PRId64 " us: %s (going on)\n",
+			c->prog, c->dma_latency_us, strerror(-lerr));
+}
+
+/* The end of the run: stop the workload (its last period ends here),
+ * then take everything, with what fired and never came. */
+static void take_the_rest(struct ctx *c)
+{
+	oswork_stop(c->w);
+	if (c->s)
+		evsrc_disable(c->s);
+	osneng_set_end(c->e, oswork_now_ns());
+	process(c, UINT64_MAX);
+	if (c->s) {	/* disabled and read to the end: what fired and never came */
+		if (evsrc_count(c->s) < 0 && evsrc_count_note(c->s)[0] == 0)
+			fprintf(stderr, "%s: %s\n", c->prog, evsrc_strerror(c->s));
+		if (evsrc_fired_table(c->s, &c->fired) < 0)
+			c->fired.counted = false;
+		if (c->pw && c->fired.counted && pdwrite_set_fired(c->pw, &c->fired) < 0)
+			fprintf(stderr, "%s: out of memory: the recording does not carry the fired counts\n",
+				c->prog);
+	}
+	osneng_close(c->e);
+	if (c->bpf)
+		bpf_collect(c);
+}
+
+/* The recording, or the trace: closed before the actions and the report
+ * (a trace asked for by an --on-threshold action only: kept on a hit).
+ * 0, or EXIT_ERR after a line on stderr. */
+static int close_file(struct ctx *c)
+{
+	if (c->pw && c->mode != M_RECORD && !c->trace_asked && !osnoise_stop_why(c) &&
+	    !osneng_hits(c->e, NULL)) {
+		pdwrite_discard(c->pw);
+		c->pw = NULL;
+		if (!c->json && !c->quiet)
+			fprintf(stderr, "%s: no threshold hit: no trace kept\n", c->prog);
+	}
+	if (c->pw) {
+		const char *path = c->mode == M_RECORD ? c->output : c->trace_file;
+		int err = pdwrite_close(c->pw);
+		c->pw = NULL;
+		if (err < 0) {
+			fprintf(stderr, "%s: writing '%s': %s\n", c->prog, path, strerror(-err));
+			return EXIT_ERR;
+		} else {
+			c->trace_kept = c->mode != M_RECORD;
+			if (!c->json)
+				fprintf(stderr, "%s: wrote '%s'\n", c->prog, path);
+		}
+	}
+	return 0;
+}
+
 int osnoise_run_live(struct ctx *c)
 {
 	int err;
@@ -359,48 +528,9 @@ int osnoise_run_live(struct ctx *c)
 		osnoise_free_state(c);
 		return EXIT_ERR;
 	}
-	/* Attribution: counters kept by BPF programs, or tracepoints through
-	 * perf_event_open. */
-	c->ran = c->bpf ? "bpf" : "perf";
-	if (c->bpf) {
-		c->attribution = true;
-	} else if (c->no_attr) {
-		snprintf(c->attr_why, sizeof(c->attr_why), "--no-attribution");
-	} else {
-		struct evsrc_opts eo = { .ring_bytes = c->ring_bytes, .track_tasks = c->mode == M_RECORD || c->trace };
-		err = evsrc_open(&c->s, attr_events, sizeof(attr_events) / sizeof(attr_events[0]),
-			       &c->cpus, &eo);
-		if (err < 0) {
-			snprintf(c->attr_why, sizeof(c->attr_why), "%s", evsrc_strerror(c->s));
-			evsrc_close(c->s);
-			c->s = NULL;
-			if (c->no_workload) {
-				fprintf(stderr, "latscope osnoise: --no-workload needs the tracepoints: %s\n",
-					c->attr_why);
-				goto out_err;
-			}
-		} else {
-			c->attribution = true;
-		}
-	}
-	/* Without the busy loop the measured CPUs go idle, and some kernels
-	 * (KVM guests with haltpoll) drop perf samples of interrupts taken on an
-	 * idle CPU: say so, the IRQ/softirq time of idle CPUs is then too low. */
-	if (c->no_workload && c->attribution) {
-		struct idlecheck_cpu_result idr[64];
-		size_t nidr = 0;
-		if (idlecheck_check(&c->cpus, NULL, idr, sizeof(idr) / sizeof(idr[0]), &nidr) == 0 &&
-		    idlecheck_any_drops(idr, nidr)) {
-			char list[256] = "";
-			for (size_t i = 0; i < nidr; i++)
-				if (idr[i].verdict == IDLECHECK_DROPS)
-					snprintf(list + strlen(list), sizeof(list) - strlen(list), " CPU%u %" PRIu64 "/%" PRIu64,
-						 idr[i].cpu, idr[i].samples + idr[i].lost, idr[i].counted);
-			fprintf(stderr, "latscope osnoise: this kernel drops perf samples of interrupts taken on an "
-					"idle CPU (self-test, timer interrupts delivered/fired:%s): with --no-workload the "
-					"IRQ and softirq time of idle CPUs is undercounted\n", list);
-		}
-	}
+	if (open_attribution(c) < 0)
+		goto out_err;
+	warn_idle_drops(c);
 	if (tool_setup_interrupted("latscope osnoise"))
 		goto out_err;
 	if ((c->mode == M_RECORD || c->trace) && open_recording(c) < 0)
@@ -416,60 +546,9 @@ int osnoise_run_live(struct ctx *c)
 	osneng_start(c->e, oswork_now_ns());
 	if (c->bpf)	/* the contributors from the warm-up's end, as the gaps */
 		osnbpf_set_gate(c->bpf, osneng_times(c->e)->warm_end_ns);
-	if (!c->no_workload) {
-		struct oswork_opts wo = {
-			.cpus = c->cpus,
-			.period_ns = c->period_us * 1000,
-			.runtime_ns = c->runtime_us * 1000,
-			.threshold_ns = c->threshold_us * 1000,
-			.floor_ns = c->floor_ns,
-			.policy = c->prio.policy,
-			.prio = c->prio.prio,
-			.dl_runtime_ns = c->prio.dl_runtime_ns,
-			.dl_period_ns = c->prio.dl_period_ns,
-			.set_nice = c->have_prio,	/* -P o:0 sets nice 0 */
-			.use_tsc = c->tsc,
-		};
-		if (c->bpf)
-			wo.slots = osnbpf_slots(c->bpf, &wo.nr_slots);
-		uint64_t t_start = oswork_now_ns();	/* before the threads exist */
-		err = oswork_start(&c->w, &wo);
-		if (err < 0) {
-			fprintf(stderr, "latscope osnoise: cannot start the workload: %s%s\n",
-				strerror(-err),
-				c->prio.policy == CLI_SCHED_DEADLINE && (err == -EPERM || err == -EBUSY) ?
-				" (SCHED_DEADLINE, -P d:: the kernel admits a deadline thread pinned to one "
-				"CPU only when that CPU is an exclusive cpuset partition of its own (cgroup v2 "
-				"cpuset.cpus.partition), else it needs root or the bandwidth is used up)" :
-				err == -EPERM ? " (real-time priority needs root or CAP_SYS_NICE)" :
-				err == -ENOTSUP ? " (no constant TSC: drop --tsc)" : "");
-			oswork_free(c->w);
-			c->w = NULL;
-			goto out_err;
-		}
-		if (tool_setup_interrupted("latscope osnoise")) {
-			oswork_stop(c->w);
-			oswork_free(c->w);
-			c->w = NULL;
-			goto out_err;
-		}
-		osneng_use_workload(c->e, c->w);
-		for (size_t i = 0; i < c->nr; i++)
-			osneng_set_tid(c->e, c->list[i], oswork_tid(c->w, i), oswork_floor_ns(c->w, i), t_start);
-	}
-	/* Lock memory once everything is allocated (threads, rings); hold
-	 * /dev/cpu_dma_latency (--dma-latency). */
-	struct livesetup_cfg lc = { .mlock = true, .dma_latency_us = (int32_t)c->dma_latency_us };
-	struct livesetup_why why;
-	livesetup_apply(&ls, &lc, LIVESETUP_MLOCK | (c->dma_latency_us >= 0 ? LIVESETUP_DMA_LATENCY : 0),
-			&why);
-	int lerr = livesetup_failed(&why, LIVESETUP_MLOCK);
-	if (lerr < 0 && !c->quiet && !c->json)
-		fprintf(stderr, "latscope osnoise: mlockall failed (%s%s%s); page faults may add "
-			"noise\n", strerror(-lerr), why.mlock_hint[0] ? ": " : "", why.mlock_hint);
-	if ((lerr = livesetup_failed(&why, LIVESETUP_DMA_LATENCY)) < 0)
-		fprintf(stderr, "%s: cannot hold /dev/cpu_dma_latency at %" PRId64 " us: %s (going on)\n",
-			c->prog, c->dma_latency_us, strerror(-lerr));
+	if (!c->no_workload && start_workload(c) < 0)
+		goto out_err;
+	lock_memory(c, &ls);
 
 	if (c->mode == M_TRACE && !c->json)
 		osnoise_print_trace_header(stdout);
@@ -493,48 +572,9 @@ int osnoise_run_live(struct ctx *c)
 		l.refresh_ns = PROGRESS_PERIOD_NS;	/* hist draws nothing else */
 	tool_run(&l);
 	progress_clear(&c->status);	/* erased before the report */
-	/* Stop the workload (its last period ends here), then take everything. */
-	oswork_stop(c->w);
-	if (c->s)
-		evsrc_disable(c->s);
-	osneng_set_end(c->e, oswork_now_ns());
-	process(c, UINT64_MAX);
-	if (c->s) {	/* disabled and read to the end: what fired and never came */
-		if (evsrc_count(c->s) < 0 && evsrc_count_note(c->s)[0] == 0)
-			fprintf(stderr, "%s: %s\n", c->prog, evsrc_strerror(c->s));
-		if (evsrc_fired_table(c->s, &c->fired) < 0)
-			c->fired.counted = false;
-		if (c->pw && c->fired.counted && pdwrite_set_fired(c->pw, &c->fired) < 0)
-			fprintf(stderr, "%s: out of memory: the recording does not carry the fired counts\n",
-				c->prog);
-	}
-	osneng_close(c->e);
-	if (c->bpf)
-		bpf_collect(c);
+	take_the_rest(c);
 	check_hits(c);	/* continue: the hits of the last events */
-	/* the recording, or the trace: closed before the actions and the report
-	 * (a trace asked for by an --on-threshold action only: kept on a hit) */
-	int rc_file = 0;
-	if (c->pw && c->mode != M_RECORD && !c->trace_asked && !osnoise_stop_why(c) &&
-	    !osneng_hits(c->e, NULL)) {
-		pdwrite_discard(c->pw);
-		c->pw = NULL;
-		if (!c->json && !c->quiet)
-			fprintf(stderr, "%s: no threshold hit: no trace kept\n", c->prog);
-	}
-	if (c->pw) {
-		const char *path = c->mode == M_RECORD ? c->output : c->trace_file;
-		err = pdwrite_close(c->pw);
-		c->pw = NULL;
-		if (err < 0) {
-			fprintf(stderr, "%s: writing '%s': %s\n", c->prog, path, strerror(-err));
-			rc_file = EXIT_ERR;
-		} else {
-			c->trace_kept = c->mode != M_RECORD;
-			if (!c->json)
-				fprintf(stderr, "%s: wrote '%s'\n", c->prog, path);
-		}
-	}
+	int rc_file = close_file(c);
 	if (!c->on_thr.cont && osnoise_stop_why(c))
 		osnoise_on_threshold(c);
 	int rc = tool_status_worst(tool_end_status(osnoise_end_report(c)), rc_file);
