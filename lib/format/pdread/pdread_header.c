@@ -113,6 +113,123 @@ static int parse_event_desc(struct pdread *r, struct fcur *c)
 	return 0;
 }
 
+/* CMDLINE: perf's argv, joined by spaces into in->cmdline. */
+static void feat_cmdline(struct pdread *r, struct fcur *c)
+{
+	uint32_t n = f_u32(c);
+	size_t cap = 1, used = 0;
+	char *all = calloc(1, 1);
+	for (uint32_t i = 0; i < n && !c->bad && all; i++) {
+		char *a = f_str(c);
+		if (!a)
+			break;
+		size_t l = strlen(a);
+		char *na = realloc(all, cap + l + 1);
+		if (!na) {
+			free(a);
+			break;
+		}
+		all = na;
+		cap += l + 1;
+		if (used)
+			all[used++] = ' ';
+		memcpy(all + used, a, l);
+		used += l;
+		all[used] = '\0';
+		free(a);
+	}
+	r->info.cmdline = keep_str(r, all);
+}
+
+/* CPU_TOPOLOGY: the string lists skipped, then per CPU its core and socket
+ * ids; later parts are optional and vary by version (never malformed). */
+static void feat_cpu_topology(struct pdread *r, struct fcur *c)
+{
+	struct pdread_info *in = &r->info;
+
+	/* string lists (sockets, cores/threads), then per-cpu core and socket ids */
+	for (int list = 0; list < 2 && !c->bad; list++) {
+		uint32_t n = f_u32(c);
+		for (uint32_t i = 0; i < n && !c->bad; i++)
+			free(f_str(c));
+	}
+	uint32_t ncpu = in->nr_cpus_avail;
+	if (!c->bad && ncpu && (uint64_t)(c->end - c->p) >= (uint64_t)ncpu * 8 && ncpu <= 65536) {
+		free(r->core_id);
+		free(r->socket_id);
+		r->core_id = malloc(ncpu * sizeof(uint32_t));
+		r->socket_id = malloc(ncpu * sizeof(uint32_t));
+		if (r->core_id && r->socket_id) {
+			for (uint32_t i = 0; i < ncpu; i++) {
+				r->core_id[i] = f_u32(c);
+				r->socket_id[i] = f_u32(c);
+			}
+			in->nr_core_ids = ncpu;
+			in->core_id = r->core_id;
+			in->socket_id = r->socket_id;
+		}
+	}
+	c->bad = false;	/* later parts are optional and vary by version */
+}
+
+/* PMU_MAPPINGS: type and name of each PMU; a repeated section (pipe mode)
+ * replaces the earlier one.  0 or -ENOMEM. */
+static int feat_pmu_mappings(struct pdread *r, struct fcur *c)
+{
+	struct pdread_info *in = &r->info;
+
+	uint32_t n = f_u32(c);
+	if (c->bad || n > 4096)
+		return 0;
+	if (r->pmu_name)
+		for (size_t i = 0; i < in->nr_pmus; i++)
+			free(r->pmu_name[i]);
+	free(r->pmu_name);
+	free(r->pmu_type);
+	in->nr_pmus = 0;
+	in->pmu_type = NULL;
+	in->pmu_name = NULL;
+	r->pmu_type = calloc(n ? n : 1, sizeof(uint32_t));
+	r->pmu_name = calloc(n ? n : 1, sizeof(char *));
+	if (!r->pmu_type || !r->pmu_name)
+		return -ENOMEM;
+	uint32_t i;
+	for (i = 0; i < n && !c->bad; i++) {
+		r->pmu_type[i] = f_u32(c);
+		r->pmu_name[i] = f_str(c);
+		if (!r->pmu_name[i])
+			break;
+	}
+	in->nr_pmus = i;	/* names 0..i-1 are owned; a failed one is NULL */
+	in->pmu_type = r->pmu_type;
+	in->pmu_name = (const char *const *)r->pmu_name;
+	return 0;
+}
+
+/* AUXTRACE: the index of the AUX buffers, read on demand
+ * (pdread_auxtrace_index); a damaged one is said in
+ * in->auxtrace_index_damaged, not fatal. */
+static void feat_auxtrace(struct pdread *r, struct fcur *c, uint64_t off)
+{
+	struct pdread_info *in = &r->info;
+
+	uint64_t n = f_u64(c);
+	if (c->bad || n > (uint64_t)(c->end - c->p) / 16) {
+		/* not fatal: the AUX data can still be found in the data
+		 * section; the caller decides (see auxtrace_index_damaged) */
+		snprintf(in->auxtrace_index_damaged, sizeof(in->auxtrace_index_damaged),
+			 "AUXTRACE index at %#llx claims %llu entries but holds %llu",
+			 (unsigned long long)off, (unsigned long long)n,
+			 c->bad ? 0ULL : (unsigned long long)((c->end - c->p) / 16));
+		in->nr_auxtrace_index = 0;
+		return;
+	}
+	/* entries are read on demand (pdread_auxtrace_index): memory does not
+	 * grow with the number of AUX chunks */
+	in->nr_auxtrace_index = (size_t)n;
+	r->aux_index_off = off + 8;
+}
+
 int pdread_parse_feature(struct pdread *r, int feat, const uint8_t *p, uint64_t len, uint64_t off)
 {
 	struct fcur c = { .p = p, .end = p + len, .swap = r->swap };
@@ -154,32 +271,9 @@ int pdread_parse_feature(struct pdread *r, int feat, const uint8_t *p, uint64_t 
 	case PDFORMAT_FEAT_TOTAL_MEM:
 		in->total_mem_kb = f_u64(&c);
 		break;
-	case PDFORMAT_FEAT_CMDLINE: {
-		uint32_t n = f_u32(&c);
-		size_t cap = 1, used = 0;
-		char *all = calloc(1, 1);
-		for (uint32_t i = 0; i < n && !c.bad && all; i++) {
-			char *a = f_str(&c);
-			if (!a)
-				break;
-			size_t l = strlen(a);
-			char *na = realloc(all, cap + l + 1);
-			if (!na) {
-				free(a);
-				break;
-			}
-			all = na;
-			cap += l + 1;
-			if (used)
-				all[used++] = ' ';
-			memcpy(all + used, a, l);
-			used += l;
-			all[used] = '\0';
-			free(a);
-		}
-		in->cmdline = keep_str(r, all);
+	case PDFORMAT_FEAT_CMDLINE:
+		feat_cmdline(r, &c);
 		break;
-	}
 	case PDFORMAT_FEAT_BUILD_ID:	/* kept as it is; pdread_build_id() reads it */
 		if (len <= (16u << 20) && !r->build_ids && (r->build_ids = malloc(len ? len : 1))) {
 			memcpy(r->build_ids, p, len);
@@ -190,79 +284,17 @@ int pdread_parse_feature(struct pdread *r, int feat, const uint8_t *p, uint64_t 
 		if (parse_event_desc(r, &c))
 			c.bad = true;
 		break;
-	case PDFORMAT_FEAT_CPU_TOPOLOGY: {
-		/* string lists (sockets, cores/threads), then per-cpu core and socket ids */
-		for (int list = 0; list < 2 && !c.bad; list++) {
-			uint32_t n = f_u32(&c);
-			for (uint32_t i = 0; i < n && !c.bad; i++)
-				free(f_str(&c));
-		}
-		uint32_t ncpu = in->nr_cpus_avail;
-		if (!c.bad && ncpu && (uint64_t)(c.end - c.p) >= (uint64_t)ncpu * 8 && ncpu <= 65536) {
-			free(r->core_id);
-			free(r->socket_id);
-			r->core_id = malloc(ncpu * sizeof(uint32_t));
-			r->socket_id = malloc(ncpu * sizeof(uint32_t));
-			if (r->core_id && r->socket_id) {
-				for (uint32_t i = 0; i < ncpu; i++) {
-					r->core_id[i] = f_u32(&c);
-					r->socket_id[i] = f_u32(&c);
-				}
-				in->nr_core_ids = ncpu;
-				in->core_id = r->core_id;
-				in->socket_id = r->socket_id;
-			}
-		}
-		c.bad = false;	/* later parts are optional and vary by version */
+	case PDFORMAT_FEAT_CPU_TOPOLOGY:
+		feat_cpu_topology(r, &c);
 		break;
-	}
-	case PDFORMAT_FEAT_PMU_MAPPINGS: {
-		uint32_t n = f_u32(&c);
-		if (c.bad || n > 4096)
-			break;
-		/* a repeated section (pipe mode) replaces the earlier one */
-		if (r->pmu_name)
-			for (size_t i = 0; i < in->nr_pmus; i++)
-				free(r->pmu_name[i]);
-		free(r->pmu_name);
-		free(r->pmu_type);
-		in->nr_pmus = 0;
-		in->pmu_type = NULL;
-		in->pmu_name = NULL;
-		r->pmu_type = calloc(n ? n : 1, sizeof(uint32_t));
-		r->pmu_name = calloc(n ? n : 1, sizeof(char *));
-		if (!r->pmu_type || !r->pmu_name)
-			return -ENOMEM;
-		uint32_t i;
-		for (i = 0; i < n && !c.bad; i++) {
-			r->pmu_type[i] = f_u32(&c);
-			r->pmu_name[i] = f_str(&c);
-			if (!r->pmu_name[i])
-				break;
-		}
-		in->nr_pmus = i;	/* names 0..i-1 are owned; a failed one is NULL */
-		in->pmu_type = r->pmu_type;
-		in->pmu_name = (const char *const *)r->pmu_name;
+	case PDFORMAT_FEAT_PMU_MAPPINGS:
+		err = feat_pmu_mappings(r, &c);
+		if (err)
+			return err;
 		break;
-	}
-	case PDFORMAT_FEAT_AUXTRACE: {
-		uint64_t n = f_u64(&c);
-		if (c.bad || n > (uint64_t)(c.end - c.p) / 16) {
-			/* not fatal: the AUX data can still be found in the data
-			 * section; the caller decides (see auxtrace_index_damaged) */
-			snprintf(in->auxtrace_index_damaged, sizeof(in->auxtrace_index_damaged),
-				 "AUXTRACE index at %#llx claims %llu entries but holds %llu",
-				 (unsigned long long)off, (unsigned long long)n,
-				 c.bad ? 0ULL : (unsigned long long)((c.end - c.p) / 16));
-			in->nr_auxtrace_index = 0;
-			break;
-		}
-		/* entries are read on demand (pdread_auxtrace_index): memory does not
-		 * grow with the number of AUX chunks */
-		in->nr_auxtrace_index = (size_t)n;
-		r->aux_index_off = off + 8;
+	case PDFORMAT_FEAT_AUXTRACE:
+		feat_auxtrace(r, &c, off);
 		break;
-	}
 	case PDFORMAT_FEAT_SAMPLE_TIME:
 		in->first_sample_time = f_u64(&c);
 		in->last_sample_time = f_u64(&c);
