@@ -411,79 +411,11 @@ static bool is_checkpoint_table(struct pdread *r, const uint64_t bits[4], uint64
 	return true;
 }
 
-static int read_file_header(struct pdread *r)
+/* The attrs section: an evsel per attr, with its ids.  0, or a negative
+ * errno (pdread_fail said where). */
+static int read_attrs(struct pdread *r, uint64_t attrs_off, uint64_t attrs_size, uint64_t attr_size)
 {
-	uint8_t h[PDFORMAT_FILE_HEADER_SIZE];
-	memset(h, 0, sizeof(h));
-	if (pdread_read_at(r, 0, h, 16))
-		return pdread_fail(r, -EINVAL, 0, "file is too short for a perf.data header");
-	uint64_t size = bytes_ld64(h + 8, r->swap);
-	if (size != PDFORMAT_FILE_HEADER_SIZE && size != PDFORMAT_FILE_HEADER_SIZE_OLD)
-		return pdread_fail(r, -EINVAL, 8, "header size %llu is neither 104 nor 72", (unsigned long long)size);
-	if (pdread_read_at(r, 0, h, (size_t)size))
-		return pdread_fail(r, -EINVAL, 0, "file is too short for its %llu-byte header", (unsigned long long)size);
-	uint64_t attr_size = bytes_ld64(h + 16, r->swap);
-	uint64_t attrs_off = bytes_ld64(h + 24, r->swap), attrs_size = bytes_ld64(h + 32, r->swap);
-	uint64_t data_off = bytes_ld64(h + 40, r->swap), data_size = bytes_ld64(h + 48, r->swap);
 	uint64_t fs = r->info.file_size;
-	if (attr_size < PDFORMAT_ATTR_VER0 + 16 || attr_size > 4096)
-		return pdread_fail(r, -EINVAL, 16, "attr_size %llu is not a perf_event_attr size", (unsigned long long)attr_size);
-	if (attrs_off < size || data_off < size)
-		return pdread_fail(r, -EINVAL, 24, "sections overlap the header");
-	if (attrs_off > fs || attrs_size > fs - attrs_off)
-		return pdread_fail(r, -EINVAL, 24, "attrs section (offset %#llx, size %llu) is outside the file",
-				 (unsigned long long)attrs_off, (unsigned long long)attrs_size);
-	if (data_off > fs || data_size > fs - data_off)
-		return pdread_fail(r, -EINVAL, 40, "data section (offset %#llx, size %llu) is outside the %llu-byte file; the file is truncated",
-				 (unsigned long long)data_off, (unsigned long long)data_size, (unsigned long long)fs);
-	if (attrs_size && data_size && attrs_off < data_off + data_size && data_off < attrs_off + attrs_size)
-		return pdread_fail(r, -EINVAL, 24, "attrs and data sections overlap");
-	uint64_t bits[4] = { 0 };
-	if (size == PDFORMAT_FILE_HEADER_SIZE) {
-		for (int i = 0; i < 4; i++)
-			bits[i] = bytes_ld64(h + 72 + 8 * i, r->swap);
-		if (r->swap && !(bits[0] & (1ULL << PDFORMAT_FEAT_HOSTNAME))) {
-			/* a 32-bit big-endian writer: unsigned long words are u32 */
-			for (int i = 0; i < 4; i++) {
-				uint32_t lo = bytes_ld32(h + 72 + 8 * i, true), hi = bytes_ld32(h + 76 + 8 * i, true);
-				bits[i] = (uint64_t)lo | ((uint64_t)hi << 32);
-			}
-			if (!(bits[0] & (1ULL << PDFORMAT_FEAT_HOSTNAME)))
-				memset(bits, 0, sizeof(bits));
-		}
-	}
-	/* A checkpoint header (pdwrite_checkpoint) of a writer that was
-	 * killed: what it wrote after the checkpoint is read too.  Today's
-	 * checkpoints end their data with a feature table that is a record
-	 * (pdformat.h, PDFORMAT_CKPT_MAGIC); older ones had no feature at all
-	 * (every finished perf.data has some: perf writes several, latscope at
-	 * least HOSTNAME) and their features as records at the data start. */
-	uint64_t table = data_off + data_size;
-	bool ckpt_table = is_checkpoint_table(r, bits, table);
-	if (!data_size && !ckpt_table)
-		memset(bits, 0, sizeof(bits));	/* perf's own killed file: no feature section */
-	bool no_feats = !(bits[0] | bits[1] | bits[2] | bits[3]);
-	if ((data_size && no_feats && size == PDFORMAT_FILE_HEADER_SIZE) || ckpt_table) {
-		r->info.checkpoint_size = data_size;
-		r->info.checkpoint_table = ckpt_table;
-		data_size = 0;
-	}
-	bool unterminated = data_size == 0;
-	if (unterminated) {
-		/* the writer died before it wrote the header back (perf: "Was the
-		 * 'perf record' command properly terminated?"): like perf, read
-		 * up to the end of the file; no feature section was written
-		 * after the data (a checkpoint's features are in its table) */
-		if (data_off >= fs)
-			return pdread_fail(r, -EINVAL, 48, "data size is 0 and nothing follows the header: the "
-					 "recording was not properly terminated and holds no data");
-		data_size = fs - data_off;
-		r->info.unterminated = true;
-	}
-	r->info.data_offset = data_off;
-	r->info.data_size = data_size;
-
-	/* attrs */
 	uint64_t n = attrs_size / attr_size;
 	uint8_t *ab = malloc((size_t)attr_size);
 	uint8_t *ids = NULL;
@@ -525,6 +457,89 @@ static int read_file_header(struct pdread *r)
 	}
 	free(ab);
 	free(ids);
+	return err;
+}
+
+/* The feature bits of a 104-byte header h (a 72-byte one has none): a
+ * 32-bit big-endian writer's unsigned long words are u32, and bits that
+ * make no sense either way (no HOSTNAME) are none. */
+static void header_feature_bits(const struct pdread *r, const uint8_t *h, uint64_t bits[4])
+{
+	for (int i = 0; i < 4; i++)
+		bits[i] = bytes_ld64(h + 72 + 8 * i, r->swap);
+	if (r->swap && !(bits[0] & (1ULL << PDFORMAT_FEAT_HOSTNAME))) {
+		/* a 32-bit big-endian writer: unsigned long words are u32 */
+		for (int i = 0; i < 4; i++) {
+			uint32_t lo = bytes_ld32(h + 72 + 8 * i, true), hi = bytes_ld32(h + 76 + 8 * i, true);
+			bits[i] = (uint64_t)lo | ((uint64_t)hi << 32);
+		}
+		if (!(bits[0] & (1ULL << PDFORMAT_FEAT_HOSTNAME)))
+			memset(bits, 0, 4 * sizeof(bits[0]));
+	}
+}
+
+static int read_file_header(struct pdread *r)
+{
+	uint8_t h[PDFORMAT_FILE_HEADER_SIZE];
+	memset(h, 0, sizeof(h));
+	if (pdread_read_at(r, 0, h, 16))
+		return pdread_fail(r, -EINVAL, 0, "file is too short for a perf.data header");
+	uint64_t size = bytes_ld64(h + 8, r->swap);
+	if (size != PDFORMAT_FILE_HEADER_SIZE && size != PDFORMAT_FILE_HEADER_SIZE_OLD)
+		return pdread_fail(r, -EINVAL, 8, "header size %llu is neither 104 nor 72", (unsigned long long)size);
+	if (pdread_read_at(r, 0, h, (size_t)size))
+		return pdread_fail(r, -EINVAL, 0, "file is too short for its %llu-byte header", (unsigned long long)size);
+	uint64_t attr_size = bytes_ld64(h + 16, r->swap);
+	uint64_t attrs_off = bytes_ld64(h + 24, r->swap), attrs_size = bytes_ld64(h + 32, r->swap);
+	uint64_t data_off = bytes_ld64(h + 40, r->swap), data_size = bytes_ld64(h + 48, r->swap);
+	uint64_t fs = r->info.file_size;
+	if (attr_size < PDFORMAT_ATTR_VER0 + 16 || attr_size > 4096)
+		return pdread_fail(r, -EINVAL, 16, "attr_size %llu is not a perf_event_attr size", (unsigned long long)attr_size);
+	if (attrs_off < size || data_off < size)
+		return pdread_fail(r, -EINVAL, 24, "sections overlap the header");
+	if (attrs_off > fs || attrs_size > fs - attrs_off)
+		return pdread_fail(r, -EINVAL, 24, "attrs section (offset %#llx, size %llu) is outside the file",
+				 (unsigned long long)attrs_off, (unsigned long long)attrs_size);
+	if (data_off > fs || data_size > fs - data_off)
+		return pdread_fail(r, -EINVAL, 40, "data section (offset %#llx, size %llu) is outside the %llu-byte file; the file is truncated",
+				 (unsigned long long)data_off, (unsigned long long)data_size, (unsigned long long)fs);
+	if (attrs_size && data_size && attrs_off < data_off + data_size && data_off < attrs_off + attrs_size)
+		return pdread_fail(r, -EINVAL, 24, "attrs and data sections overlap");
+	uint64_t bits[4] = { 0 };
+	if (size == PDFORMAT_FILE_HEADER_SIZE)
+		header_feature_bits(r, h, bits);
+	/* A checkpoint header (pdwrite_checkpoint) of a writer that was
+	 * killed: what it wrote after the checkpoint is read too.  Today's
+	 * checkpoints end their data with a feature table that is a record
+	 * (pdformat.h, PDFORMAT_CKPT_MAGIC); older ones had no feature at all
+	 * (every finished perf.data has some: perf writes several, latscope at
+	 * least HOSTNAME) and their features as records at the data start. */
+	uint64_t table = data_off + data_size;
+	bool ckpt_table = is_checkpoint_table(r, bits, table);
+	if (!data_size && !ckpt_table)
+		memset(bits, 0, sizeof(bits));	/* perf's own killed file: no feature section */
+	bool no_feats = !(bits[0] | bits[1] | bits[2] | bits[3]);
+	if ((data_size && no_feats && size == PDFORMAT_FILE_HEADER_SIZE) || ckpt_table) {
+		r->info.checkpoint_size = data_size;
+		r->info.checkpoint_table = ckpt_table;
+		data_size = 0;
+	}
+	bool unterminated = data_size == 0;
+	if (unterminated) {
+		/* the writer died before it wrote the header back (perf: "Was the
+		 * 'perf record' command properly terminated?"): like perf, read
+		 * up to the end of the file; no feature section was written
+		 * after the data (a checkpoint's features are in its table) */
+		if (data_off >= fs)
+			return pdread_fail(r, -EINVAL, 48, "data size is 0 and nothing follows the header: the "
+					 "recording was not properly terminated and holds no data");
+		data_size = fs - data_off;
+		r->info.unterminated = true;
+	}
+	r->info.data_offset = data_off;
+	r->info.data_size = data_size;
+
+	int err = read_attrs(r, attrs_off, attrs_size, attr_size);
 	if (err)
 		return err;
 	err = read_features(r, bits, table);
