@@ -15,13 +15,13 @@
  * has no irqsoff/preemptoff of (NULL: it has them). */
 static const char *in_kernel_conflict(const struct hctx *c, const char *irqsoff_why)
 {
-	if (c->record_out)
+	if (c->o.record_out)
 		return "cannot record the events (-o): they never leave the kernel";
-	if (c->irqsoff_live && irqsoff_why)
+	if (c->lo.irqsoff_live && irqsoff_why)
 		return irqsoff_why;
-	if (c->keep_busy > 0)
+	if (c->lo.keep_busy > 0)
 		return "never starts the keep-busy spinners (--keep-busy)";
-	if (c->per_task)
+	if (c->o.per_task)
 		return "keeps no latency per task (--per-task)";
 	return NULL;
 }
@@ -38,8 +38,8 @@ const char *hist_kernel_conflict(const struct hctx *c)
 	const char *common = in_kernel_conflict(c, "has no irqsoff/preemptoff histograms (--irqsoff)");
 	if (common)
 		return common;
-	for (int t = 0; t < HSET_NR_KINDS && c->types_given; t++)
-		if (c->types[t] && histtrig_kind_refusal(t)) {
+	for (int t = 0; t < HSET_NR_KINDS && c->o.types_given; t++)
+		if (c->o.types[t] && histtrig_kind_refusal(t)) {
 			snprintf(why, sizeof(why), "cannot express %s (--types): it %s",
 				 hset_kind_name(t), histtrig_kind_refusal(t));
 			return why;

@@ -63,8 +63,8 @@ static int parse_types(const char *arg, void *params)
 	free(dup);
 	if (err)
 		return err;
-	memcpy(c->types, sel, sizeof(sel));
-	c->types_given = true;
+	memcpy(c->o.types, sel, sizeof(sel));
+	c->o.types_given = true;
 	return 0;
 }
 
@@ -76,7 +76,7 @@ static int parse_offset(const char *arg, void *params)
 
 	if (parse_duration_ns(neg ? arg + 1 : arg, 1000, &v) || v > INT64_MAX)
 		return -EINVAL;
-	((struct hctx *)params)->lcfg.hist.lo_ns = neg ? -(int64_t)v : (int64_t)v;
+	((struct hctx *)params)->o.lcfg.hist.lo_ns = neg ? -(int64_t)v : (int64_t)v;
 	return 0;
 }
 
@@ -85,9 +85,9 @@ static int parse_time(const char *arg, void *params)
 {
 	struct hctx *c = params;
 
-	if (parse_time_range(arg, &c->time_lo_ns, &c->time_hi_ns) || c->time_lo_ns > c->time_hi_ns)
+	if (parse_time_range(arg, &c->o.time_lo_ns, &c->o.time_hi_ns) || c->o.time_lo_ns > c->o.time_hi_ns)
 		return -EINVAL;
-	c->time_given = true;
+	c->o.time_given = true;
 	return 0;
 }
 
@@ -99,8 +99,8 @@ static int parse_old_prio(const char *arg, void *params)
 
 	if (parse_u64(arg, 0, 99, &v))
 		return -EINVAL;
-	c->prio.policy = v ? SCHED_FIFO : SCHED_OTHER;
-	c->prio.prio = (int)v;
+	c->lo.prio.policy = v ? SCHED_FIFO : SCHED_OTHER;
+	c->lo.prio.prio = (int)v;
 	return 0;
 }
 
@@ -112,8 +112,8 @@ static int parse_per_task(const char *arg, void *params)
 
 	if (arg && parse_u64(arg, 0, TASKLAT_MAX_SLOTS, &v))
 		return -EINVAL;
-	c->per_task = true;
-	c->per_task_rows = v;
+	c->o.per_task = true;
+	c->o.per_task_rows = v;
 	return 0;
 }
 
@@ -125,13 +125,13 @@ static int parse_backend(const char *arg, void *params)
 	struct hctx *c = params;
 
 	if (!strcmp(arg, "perf"))
-		c->backend = HB_PERF;
+		c->lo.backend = HB_PERF;
 	else if (!strcmp(arg, "bpf"))
-		c->backend = HB_BPF;
+		c->lo.backend = HB_BPF;
 	else if (!strcmp(arg, "kernel"))
-		c->backend = HB_KERNEL;
+		c->lo.backend = HB_KERNEL;
 	else if (!strcmp(arg, "auto"))
-		c->backend = HB_AUTO;
+		c->lo.backend = HB_AUTO;
 	else
 		return -EINVAL;
 	return 0;
@@ -142,45 +142,45 @@ static int parse_backend(const char *arg, void *params)
 
 /* The histograms and their output: every subcommand. */
 #define HIST_OUTPUT_OPTS \
-	H_OPT("output-dir", 'O', CLI_T_STR, outdir, 0, 0, 0, "DIR", \
+	H_OPT("output-dir", 'O', CLI_T_STR, o.outdir, 0, 0, 0, "DIR", \
 	      "write the latency_hist tree: DIR/wakeup/CPU0,\n" \
 	      "DIR/wakeup/sharedprio/CPU0, DIR/missed_timer_offsets/CPU0,\n" \
 	      "DIR/timerandwakeup/CPU0, DIR/irqsoff/CPU0, ...,\n" \
 	      "and DIR/<type>/max_latency-CPU0", NULL), \
-	CLI_JSON(struct hctx, json, json_file), \
-	CLI_RENDERS(struct hctx, renders), \
-	H_FLAG("buckets-json", json_buckets, "--json with the non-zero buckets of each histogram"), \
+	CLI_JSON(struct hctx, o.json, o.json_file), \
+	CLI_RENDERS(struct hctx, o.renders), \
+	H_FLAG("buckets-json", o.json_buckets, "--json with the non-zero buckets of each histogram"), \
 	CLI_CUSTOM("types", 0, parse_types, "LIST", \
 		   "wakeup,sharedprio,timer,timerandwakeup,irqsoff,\n" \
 		   "preemptoff,preemptirqsoff (default all the input supports)", \
 		   "a comma list of wakeup, sharedprio, timer, timerandwakeup, irqsoff, preemptoff, " \
 		   "preemptirqsoff"), \
-	H_OPT("pid", 0, CLI_T_U64, pid, 1, INT32_MAX, 0, "PID", "only this task (latency_hist's `pid` file)", NULL), \
-	H_FLAG("all-tasks", lcfg.all_tasks, "measure non-RT tasks too (each on its own, no priority\nrules)"), \
-	H_FLAG("both-off", lcfg.both_off, "preemptirqsoff = while irqs AND preemption are off\n(default: either)"), \
-	H_OPT("resolution", 0, CLI_T_DUR, lcfg.hist.bucket_ns, 1, 0, 1000, "DUR", \
+	H_OPT("pid", 0, CLI_T_U64, o.pid, 1, INT32_MAX, 0, "PID", "only this task (latency_hist's `pid` file)", NULL), \
+	H_FLAG("all-tasks", o.lcfg.all_tasks, "measure non-RT tasks too (each on its own, no priority\nrules)"), \
+	H_FLAG("both-off", o.lcfg.both_off, "preemptirqsoff = while irqs AND preemption are off\n(default: either)"), \
+	H_OPT("resolution", 0, CLI_T_DUR, o.lcfg.hist.bucket_ns, 1, 0, 1000, "DUR", \
 	      "bucket width (default 1us; sub-microsecond allowed, e.g.\n100ns; a bare number is us)", \
 	      "a duration > 0 such as 1us, 100ns (a bare number is us)"), \
-	H_OPT("buckets", 0, CLI_T_U64, nr_buckets, 1, LHIST_MAX_BUCKETS, 0, "N", "number of buckets (default 10240)", NULL), \
+	H_OPT("buckets", 0, CLI_T_U64, o.nr_buckets, 1, LHIST_MAX_BUCKETS, 0, "N", "number of buckets (default 10240)", NULL), \
 	CLI_CUSTOM("offset", 0, parse_offset, "DUR", "value of the first bucket (negative allowed; default 0)", \
 		   "a duration such as 10us or -50us (a bare number is us)"), \
-	H_OPT("table-size", 0, CLI_T_U64, table_size, 8, 1u << 24, 0, "N", \
+	H_OPT("table-size", 0, CLI_T_U64, o.table_size, 8, 1u << 24, 0, "N", \
 	      "per-task tracking slots (default 4096; evictions are\ncounted)", NULL), \
-	H_FLAG("nonzero", nonzero, "omit zero rows in the CPU files"), \
+	H_FLAG("nonzero", o.nonzero, "omit zero rows in the CPU files"), \
 	{ .name = "per-task", .type = CLI_T_CUSTOM, .given_off = CLI_NONE, .parse = parse_per_task, \
 	  .optional = true, .arg = "N", \
 	  .help = "also the tasks that waited longest from wakeup to\n" \
 		  "switch-in (wakeup kinds; comm, pid: count, p50, p99,\n" \
 		  "max), the N worst by max (default 20, 0 = all kept)", \
 	  .expect = "a number of rows 0..1048576 (--per-task=N)" }, \
-	CLI_OPT("threshold", 'T', CLI_T_DUR, struct hctx, threshold_ns, CLI_GIVEN(struct hctx, threshold_given), \
+	CLI_OPT("threshold", 'T', CLI_T_DUR, struct hctx, o.threshold_ns, CLI_GIVEN(struct hctx, o.threshold_given), \
 		0, 0, 1000, "DUR", \
 		"exit 1 when a reported maximum exceeds DUR (100us, 1ms;\n" \
 		"a bare number is us), or when events were lost or\n" \
 		"dropped (the histograms cannot pass then); record and\n" \
 		"top stop as soon as a sample exceeds it", \
 		"a duration such as 100us, 1ms (a bare number is us)"), \
-	CLI_STRICT(struct hctx, strict)
+	CLI_STRICT(struct hctx, o.strict)
 
 /* The live runs: record and top. */
 #define HIST_LIVE_OPTS \
@@ -194,45 +194,45 @@ static int parse_backend(const char *arg, void *params)
 		   "wakeup only; no -o, no --irqsoff, no keep-busy),\n" \
 		   "auto (bpf, else kernel, else perf, with one\n" \
 		   "line on stderr saying why)", "perf, bpf, kernel or auto"), \
-	CLI_CPUS('c', struct hctx, cpus, cpus_given, "CPUs to trace and to run the timer threads on\n(default all online)"), \
-	CLI_OUTPUT(struct hctx, record_out, "also write the raw events to a perf.data FILE (hist\nreport reads it)"), \
-	H_OPT("record", 0, CLI_T_STR, record_out, 0, 0, 0, "FILE", NULL, NULL), \
-	CLI_OPT("keep-busy", 0, CLI_T_SETINT, struct hctx, keep_busy, CLI_NONE, 1, 0, 0, NULL, \
+	CLI_CPUS('c', struct hctx, lo.cpus, lo.cpus_given, "CPUs to trace and to run the timer threads on\n(default all online)"), \
+	CLI_OUTPUT(struct hctx, o.record_out, "also write the raw events to a perf.data FILE (hist\nreport reads it)"), \
+	H_OPT("record", 0, CLI_T_STR, o.record_out, 0, 0, 0, "FILE", NULL, NULL), \
+	CLI_OPT("keep-busy", 0, CLI_T_SETINT, struct hctx, lo.keep_busy, CLI_NONE, 1, 0, 0, NULL, \
 		"run a SCHED_IDLE spinner on each traced CPU (it never\n" \
 		"delays other work, but keeps the CPU out of idle: some\n" \
 		"kernels drop the perf samples of interrupts taken while\n" \
 		"idle)", NULL), \
-	CLI_OPT("no-keep-busy", 0, CLI_T_SETINT, struct hctx, keep_busy, CLI_NONE, 0, 0, 0, NULL, \
+	CLI_OPT("no-keep-busy", 0, CLI_T_SETINT, struct hctx, lo.keep_busy, CLI_NONE, 0, 0, 0, NULL, \
 		"never do that.  Default: a 150 ms self-test per CPU at\n" \
 		"start turns it on (with a note on stderr) when the\n" \
 		"kernel drops such samples", NULL), \
-	H_FLAG("irqsoff", irqsoff_live, \
+	H_FLAG("irqsoff", lo.irqsoff_live, \
 	       "also trace preemptirq:* (irqsoff/preemptoff; needs a\n" \
 	       "kernel with CONFIG_PREEMPTIRQ_TRACEPOINTS, and is very\nfrequent)"), \
-	CLI_RING_SIZE(struct hctx, ring_bytes, 1024, 4096, 1ULL << 32, \
+	CLI_RING_SIZE(struct hctx, lo.ring_bytes, 1024, 4096, 1ULL << 32, \
 		      "ring buffer per CPU (512K, 16M; a bare number is KiB;\ndefault 16M)", \
 		      "a size of 4K..4G such as 512K, 16M (a bare number is KiB)"), \
-	H_OPT("ring-bytes", 0, CLI_T_SIZE, ring_bytes, 4096, 1ULL << 32, 1, "N", NULL, \
+	H_OPT("ring-bytes", 0, CLI_T_SIZE, lo.ring_bytes, 4096, 1ULL << 32, 1, "N", NULL, \
 	      "a size of 4K..4G such as 65536 (bytes), 512K, 16M"), \
-	H_OPT("collector-prio", 0, CLI_T_U64, collector_prio, 0, 99, 0, "N", \
+	H_OPT("collector-prio", 0, CLI_T_U64, lo.collector_prio, 0, 99, 0, "N", \
 	      "run the collecting thread SCHED_FIFO N (1..99) so a\n" \
 	      "CPU-hungry load cannot starve it into losing events (it\n" \
 	      "then shows up as an RT task)", NULL), \
-	H_OPT("timer-workload", 't', CLI_T_FLAG, timer, 0, 0, 0, NULL, \
+	H_OPT("timer-workload", 't', CLI_T_FLAG, lo.timer, 0, 0, 0, NULL, \
 	      "run a cyclictest-like timer thread per CPU as the victim\n" \
 	      "workload (its own latency is shown beside the kernel-side\nhistograms)", NULL), \
-	H_FLAG("timer", timer, NULL), \
-	H_OPT("interval", 0, CLI_T_DUR, interval_ns, 10000, 0, 1000, "DUR", \
+	H_FLAG("timer", lo.timer, NULL), \
+	H_OPT("interval", 0, CLI_T_DUR, lo.interval_ns, 10000, 0, 1000, "DUR", \
 	      "its period (default 1000us; a bare number is us)", \
 	      "a duration of at least 10us such as 1ms, 200us (a bare number is us)"), \
-	CLI_PRIORITY(struct hctx, prio, prio_given, \
+	CLI_PRIORITY(struct hctx, lo.prio, lo.prio_given, \
 		     "its policy and priority: f:PRIO (SCHED_FIFO; default\n" \
 		     "f:95), r:PRIO (SCHED_RR), o:NICE (SCHED_OTHER), or PRIO\nfor f:PRIO"), \
 	CLI_CUSTOM("prio", 0, parse_old_prio, "N", NULL, "0..99 (0 = SCHED_OTHER); -P takes o:NICE, r:PRIO, f:PRIO"), \
-	H_OPT("dma-latency", 0, CLI_T_I64, dma_latency_us, (uint64_t)-1, INT32_MAX, 0, "US", \
+	H_OPT("dma-latency", 0, CLI_T_I64, lo.dma_latency_us, (uint64_t)-1, INT32_MAX, 0, "US", \
 	      "while it runs, hold /dev/cpu_dma_latency at US (default\n" \
 	      "0, as cyclictest does; -1 = leave the C-states alone)", NULL), \
-	CLI_OPT("auto", 'a', CLI_T_DUR, struct hctx, auto_ns, CLI_GIVEN(struct hctx, have_auto), 1, 0, 1000, \
+	CLI_OPT("auto", 'a', CLI_T_DUR, struct hctx, fw.auto_ns, CLI_GIVEN(struct hctx, fw.have_auto), 1, 0, 1000, \
 		"DUR", "automatic analysis: stop when a sample exceeds DUR\n" \
 		"(-T DUR), keep the trace (--trace) and say what made\n" \
 		"up the worst sample: timer and wakeup parts, who ran", \
@@ -262,17 +262,17 @@ static int parse_backend(const char *arg, void *params)
 	"Times are in us in the tables, in ns in the JSON.\n"
 
 static const struct cli_opt report_opts[] = {
-	CLI_INPUT(struct hctx, input, "perf.data file, '-' = pipe on stdin (default perf.data)"),
+	CLI_INPUT(struct hctx, o.input, "perf.data file, '-' = pipe on stdin (default perf.data)"),
 	CLI_CUSTOM("time", 0, parse_time, "START,END",
 		   "only samples in this window (seconds of the recording\n"
 		   "clock, e.g. traced_from_ns..traced_until_ns of `hist\n"
 		   "record --json`; either side may be empty)",
 		   "START,END in seconds such as 3425.01,3428.1 (either side may be empty; START <= END)"),
 	HIST_OUTPUT_OPTS,
-	H_FLAG("force", force, "write -O even where the tree (or a file or link in it)\n"
+	H_FLAG("force", o.force, "write -O even where the tree (or a file or link in it)\n"
 	       "belongs to another user (replaced, never written\nthrough), or its path goes through "
 	       "another user's link\n(followed)"),
-	CLI_QUIET(struct hctx, quiet, "no notes on stderr about types the input cannot give"),
+	CLI_QUIET(struct hctx, o.quiet, "no notes on stderr about types the input cannot give"),
 	CLI_END
 };
 
@@ -295,7 +295,7 @@ const struct cli_cmd hist_report_cli = {
 };
 
 #define HIST_LIVE_FORCE \
-	H_FLAG("force", force, "write -o/-O even where the target (or a file or link in\n" \
+	H_FLAG("force", o.force, "write -o/-O even where the target (or a file or link in\n" \
 	       "the tree) belongs to another user (replaced, never\nwritten through), or its path goes " \
 	       "through another\nuser's link (followed)")
 
@@ -311,13 +311,13 @@ const struct cli_cmd hist_report_cli = {
 }
 
 static const struct cli_opt record_opts[] = {
-	CLI_DURATION(struct hctx, duration_ns, "how long (10s, 1m30s; default 10s; Ctrl-C stops\nearly)"),
+	CLI_DURATION(struct hctx, lo.duration_ns, "how long (10s, 1m30s; default 10s; Ctrl-C stops\nearly)"),
 	HIST_LIVE_OPTS,
 	HIST_OUTPUT_OPTS,
 	HIST_LIVE_FORCE,
-	CLI_PROGRESS(struct hctx, progress, "a status line on stderr (elapsed, events, lost)\n"
+	CLI_PROGRESS(struct hctx, o.progress, "a status line on stderr (elapsed, events, lost)\n"
 		     "redrawn each second (default: when stderr is a\nterminal and no -q)"),
-	CLI_QUIET(struct hctx, quiet, "only the histograms at the end: no \"# ... measuring\"\n"
+	CLI_QUIET(struct hctx, o.quiet, "only the histograms at the end: no \"# ... measuring\"\n"
 		  "line, no notes on stderr about types this kernel cannot\ngive"),
 	CLI_END
 };
@@ -325,16 +325,16 @@ static const struct cli_opt record_opts[] = {
 const struct cli_cmd hist_record_cli = HIST_LIVE_CLI("record", record_opts);
 
 static const struct cli_opt top_opts[] = {
-	CLI_DURATION(struct hctx, duration_ns, "how long (10s, 1m30s; default until Ctrl-C)"),
+	CLI_DURATION(struct hctx, lo.duration_ns, "how long (10s, 1m30s; default until Ctrl-C)"),
 	HIST_LIVE_OPTS,
-	H_OPT("refresh", 0, CLI_T_DUR, refresh_ns, 10000000, 0, 1000000000ULL, "DUR",
+	H_OPT("refresh", 0, CLI_T_DUR, lo.refresh_ns, 10000000, 0, 1000000000ULL, "DUR",
 	      "screen refresh period (default 1s)",
 	      "a duration of at least 10ms such as 1s, 500ms (a bare number is seconds)"),
-	H_FLAG("full", full, "the whole histograms on each screen (default: one line\n"
+	H_FLAG("full", o.full, "the whole histograms on each screen (default: one line\n"
 	       "per CPU: count, min, p50, p99, max of each kind, cut\nto the terminal)"),
 	HIST_OUTPUT_OPTS,
 	HIST_LIVE_FORCE,
-	CLI_QUIET(struct hctx, quiet, "no refreshed screens: only the histograms at the end;\n"
+	CLI_QUIET(struct hctx, o.quiet, "no refreshed screens: only the histograms at the end;\n"
 		  "no notes on stderr about types this kernel cannot give"),
 	CLI_END
 };
@@ -347,9 +347,9 @@ static bool backend_ok(const struct hctx *c)
 {
 	const char *no_bpf = hist_bpf_conflict(c), *no_kernel = hist_kernel_conflict(c);
 
-	if (c->backend == HB_BPF && no_bpf)
+	if (c->lo.backend == HB_BPF && no_bpf)
 		fprintf(stderr, "%s: --backend bpf %s; use --backend perf\n", c->prog, no_bpf);
-	else if (c->backend == HB_KERNEL && no_kernel)
+	else if (c->lo.backend == HB_KERNEL && no_kernel)
 		fprintf(stderr, "%s: --backend kernel %s; use --backend perf\n", c->prog, no_kernel);
 	else
 		return true;
@@ -361,8 +361,8 @@ static int parse_listen(const char *arg, void *params)
 {
 	struct hctx *c = params;
 
-	c->no_listen = !*arg || !strcmp(arg, "none");
-	c->listen = c->no_listen ? NULL : arg;
+	c->mo.no_listen = !*arg || !strcmp(arg, "none");
+	c->mo.listen = c->mo.no_listen ? NULL : arg;
 	return 0;
 }
 
@@ -374,10 +374,10 @@ static const struct cli_opt monitor_opts[] = {
 		   ":PORT for every address, PORT; default :9798; none:\n"
 		   "no server, only --textfile)",
 		   "ADDR:PORT, [V6ADDR]:PORT, :PORT, PORT or none"),
-	H_OPT("textfile", 0, CLI_T_STR, textfile, 0, 0, 0, "DIR",
+	H_OPT("textfile", 0, CLI_T_STR, mo.textfile, 0, 0, 0, "DIR",
 	      "also write DIR/latscope.prom at every refresh, renamed\n"
 	      "into place (node_exporter's textfile collector)", NULL),
-	H_OPT("refresh", 0, CLI_T_DUR, refresh_ns, 100000000, 0, 1000000000ULL, "DUR",
+	H_OPT("refresh", 0, CLI_T_DUR, lo.refresh_ns, 100000000, 0, 1000000000ULL, "DUR",
 	      "read the backend and publish every DUR (default 5s; a\n"
 	      "scrape gets the last snapshot, never waits for one)",
 	      "a duration of at least 100ms such as 5s, 1s (a bare number is seconds)"),
@@ -391,50 +391,50 @@ static const struct cli_opt monitor_opts[] = {
 		   "a busy loop RUNTIME of every PERIOD on each measured\n"
 		   "CPU (10ms/1s: 1 percent of it), attribution by BPF\nprograms",
 		   "RUNTIME/PERIOD such as 10ms/1s (runtime <= period; a bare number is us)"),
-	H_OPT("noise-threshold", 0, CLI_T_DUR_US, noise_threshold_us, 1, 1000000, 0, "DUR",
+	H_OPT("noise-threshold", 0, CLI_T_DUR_US, mo.noise_threshold_us, 1, 1000000, 0, "DUR",
 	      "with --noise: gaps at or above DUR are noise (default\n5us; a bare number is us)", NULL),
-	H_FLAG("dtl", dtl, "also count the POWER hypervisor's dispatches per CPU\n"
+	H_FLAG("dtl", mo.dtl, "also count the POWER hypervisor's dispatches per CPU\n"
 	       "(Dispatch Trace Log: the vpa_dtl PMU, else debugfs;\n"
 	       "shared-processor LPARs only)"),
-	H_OPT("dtl-aux-size", 0, CLI_T_SIZE, dtl_aux_bytes, 4096, 1ULL << 32, 1024, "SIZE",
+	H_OPT("dtl-aux-size", 0, CLI_T_SIZE, mo.dtl_aux_bytes, 4096, 1ULL << 32, 1024, "SIZE",
 	      "--dtl: the vpa_dtl AUX buffer per CPU (default 128K;\n"
 	      "a power of two of pages; each wrap of it loses\n"
 	      "entries: a larger one wraps less often)", NULL),
-	H_OPT("sysfs", 0, CLI_T_STR, sysfs, 0, 0, 0, "DIR", "--dtl: sysfs root (default /sys; tests)", NULL),
-	H_OPT("debugfs", 0, CLI_T_STR, debugfs, 0, 0, 0, "DIR", "--dtl: debugfs root (default /sys/kernel/debug)", NULL),
-	H_OPT("procfs", 0, CLI_T_STR, procfs, 0, 0, 0, "DIR", "--dtl: procfs root (default /proc)", NULL),
-	CLI_DURATION(struct hctx, duration_ns, "stop after this long (default: until SIGTERM or\nCtrl-C)"),
+	H_OPT("sysfs", 0, CLI_T_STR, mo.sysfs, 0, 0, 0, "DIR", "--dtl: sysfs root (default /sys; tests)", NULL),
+	H_OPT("debugfs", 0, CLI_T_STR, mo.debugfs, 0, 0, 0, "DIR", "--dtl: debugfs root (default /sys/kernel/debug)", NULL),
+	H_OPT("procfs", 0, CLI_T_STR, mo.procfs, 0, 0, 0, "DIR", "--dtl: procfs root (default /proc)", NULL),
+	CLI_DURATION(struct hctx, lo.duration_ns, "stop after this long (default: until SIGTERM or\nCtrl-C)"),
 	CLI_CHOICE("backend", 0, parse_backend, backend_names, "NAME",
 		   "where the histograms are kept: auto (default: bpf,\n"
 		   "else kernel, else perf, one line on stderr saying\n"
 		   "why), bpf, kernel or perf (as hist record)", "perf, bpf, kernel or auto"),
-	CLI_CPUS('c', struct hctx, cpus, cpus_given, "CPUs to measure (default all online)"),
+	CLI_CPUS('c', struct hctx, lo.cpus, lo.cpus_given, "CPUs to measure (default all online)"),
 	CLI_CUSTOM("types", 0, parse_types, "LIST",
 		   "wakeup,sharedprio,timer,timerandwakeup,irqsoff,\n"
 		   "preemptoff,preemptirqsoff (default all the backend has)",
 		   "a comma list of wakeup, sharedprio, timer, timerandwakeup, irqsoff, preemptoff, "
 		   "preemptirqsoff"),
-	H_OPT("pid", 0, CLI_T_U64, pid, 1, INT32_MAX, 0, "PID", "only this task", NULL),
-	H_FLAG("all-tasks", lcfg.all_tasks, "measure non-RT tasks too (each on its own, no priority\nrules)"),
-	H_FLAG("irqsoff", irqsoff_live, "also irqsoff/preemptoff where the kernel has the\npreemptirq tracepoints"),
-	H_FLAG("both-off", lcfg.both_off, "preemptirqsoff = while irqs AND preemption are off"),
-	H_OPT("resolution", 0, CLI_T_DUR, lcfg.hist.bucket_ns, 1, 0, 1000, "DUR",
+	H_OPT("pid", 0, CLI_T_U64, o.pid, 1, INT32_MAX, 0, "PID", "only this task", NULL),
+	H_FLAG("all-tasks", o.lcfg.all_tasks, "measure non-RT tasks too (each on its own, no priority\nrules)"),
+	H_FLAG("irqsoff", lo.irqsoff_live, "also irqsoff/preemptoff where the kernel has the\npreemptirq tracepoints"),
+	H_FLAG("both-off", o.lcfg.both_off, "preemptirqsoff = while irqs AND preemption are off"),
+	H_OPT("resolution", 0, CLI_T_DUR, o.lcfg.hist.bucket_ns, 1, 0, 1000, "DUR",
 	      "the kept histograms' bucket width (default 1us)",
 	      "a duration > 0 such as 1us, 100ns (a bare number is us)"),
-	H_OPT("buckets", 0, CLI_T_U64, nr_buckets, 1, LHIST_MAX_BUCKETS, 0, "N",
+	H_OPT("buckets", 0, CLI_T_U64, o.nr_buckets, 1, LHIST_MAX_BUCKETS, 0, "N",
 	      "the kept histograms' buckets (default 10240; above\nthe last: the +Inf bucket)", NULL),
-	H_OPT("table-size", 0, CLI_T_U64, table_size, 8, 1u << 24, 0, "N",
+	H_OPT("table-size", 0, CLI_T_U64, o.table_size, 8, 1u << 24, 0, "N",
 	      "per-task tracking slots (default 4096)", NULL),
-	CLI_OPT("keep-busy", 0, CLI_T_SETINT, struct hctx, keep_busy, CLI_NONE, 1, 0, 0, NULL,
+	CLI_OPT("keep-busy", 0, CLI_T_SETINT, struct hctx, lo.keep_busy, CLI_NONE, 1, 0, 0, NULL,
 		"perf backend: SCHED_IDLE spinners on the measured CPUs", NULL),
-	CLI_OPT("no-keep-busy", 0, CLI_T_SETINT, struct hctx, keep_busy, CLI_NONE, 0, 0, 0, NULL,
+	CLI_OPT("no-keep-busy", 0, CLI_T_SETINT, struct hctx, lo.keep_busy, CLI_NONE, 0, 0, 0, NULL,
 		"perf backend: never (default: after a self-test)", NULL),
-	CLI_RING_SIZE(struct hctx, ring_bytes, 1024, 4096, 1ULL << 32,
+	CLI_RING_SIZE(struct hctx, lo.ring_bytes, 1024, 4096, 1ULL << 32,
 		      "perf backend: ring buffer per CPU (default 16M)",
 		      "a size of 4K..4G such as 512K, 16M (a bare number is KiB)"),
-	H_OPT("collector-prio", 0, CLI_T_U64, collector_prio, 0, 99, 0, "N",
+	H_OPT("collector-prio", 0, CLI_T_U64, lo.collector_prio, 0, 99, 0, "N",
 	      "run the collecting thread SCHED_FIFO N (1..99)", NULL),
-	H_FLAG("force", force, "write --textfile where the directory or file belongs\nto another user"),
+	H_FLAG("force", o.force, "write --textfile where the directory or file belongs\nto another user"),
 	CLI_END
 };
 
@@ -458,30 +458,30 @@ static void defaults(struct hctx *c, enum hmode mode, const char *prog)
 	memset(c, 0, sizeof(*c));
 	c->mode = mode;
 	c->prog = prog;
-	latency_cfg_default(&c->lcfg, 1);
+	latency_cfg_default(&c->o.lcfg, 1);
 	for (int t = 0; t < HSET_NR_KINDS; t++)
-		c->types[t] = true;
-	c->duration_ns = mode == H_RECORD ? 10000000000ULL : 0;
-	c->refresh_ns = 1000000000ULL;
-	c->interval_ns = 1000000;
-	c->prio.policy = SCHED_FIFO;
-	c->prio.prio = 95;
-	c->keep_busy = -1;
-	c->progress = PROGRESS_AUTO;
-	c->ring_bytes = HIST_DEFAULT_RING_BYTES;
+		c->o.types[t] = true;
+	c->lo.duration_ns = mode == H_RECORD ? 10000000000ULL : 0;
+	c->lo.refresh_ns = 1000000000ULL;
+	c->lo.interval_ns = 1000000;
+	c->lo.prio.policy = SCHED_FIFO;
+	c->lo.prio.prio = 95;
+	c->lo.keep_busy = -1;
+	c->o.progress = PROGRESS_AUTO;
+	c->lo.ring_bytes = HIST_DEFAULT_RING_BYTES;
 }
 
 /* The values the tables keep apart, into the trackers' configuration. */
 static void settle(struct hctx *c)
 {
-	if (c->json_buckets && !c->json_file)
-		c->json = true;
-	if (c->pid)
-		c->lcfg.pid = (int32_t)c->pid;
-	if (c->nr_buckets)
-		c->lcfg.hist.nr_buckets = (uint32_t)c->nr_buckets;
-	if (c->table_size)
-		c->lcfg.pid_table = c->lcfg.timer_table = (uint32_t)c->table_size;
+	if (c->o.json_buckets && !c->o.json_file)
+		c->o.json = true;
+	if (c->o.pid)
+		c->o.lcfg.pid = (int32_t)c->o.pid;
+	if (c->o.nr_buckets)
+		c->o.lcfg.hist.nr_buckets = (uint32_t)c->o.nr_buckets;
+	if (c->o.table_size)
+		c->o.lcfg.pid_table = c->o.lcfg.timer_table = (uint32_t)c->o.table_size;
 }
 
 int cmd_monitor(int argc, char **argv)
@@ -490,11 +490,11 @@ int cmd_monitor(int argc, char **argv)
 	char err[512];
 
 	defaults(&c, H_MONITOR, hist_monitor_cli.name);
-	c.duration_ns = 0;
-	c.refresh_ns = 5000000000ULL;
-	c.backend = HB_AUTO;
-	c.listen = MONITOR_DEFAULT_LISTEN;
-	c.text_dirfd = -1;
+	c.lo.duration_ns = 0;
+	c.lo.refresh_ns = 5000000000ULL;
+	c.lo.backend = HB_AUTO;
+	c.mo.listen = MONITOR_DEFAULT_LISTEN;
+	c.mon.text_dirfd = -1;
 	int rc = cli_parse(&hist_monitor_cli, argc, argv, &c, NULL, err, sizeof(err));
 	if (rc == CLI_HELP) {
 		cli_usage(&hist_monitor_cli, stdout);
@@ -505,17 +505,17 @@ int cmd_monitor(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	settle(&c);
-	if (c.no_listen && !c.textfile) {
+	if (c.mo.no_listen && !c.mo.textfile) {
 		fprintf(stderr, "%s: --listen none needs --textfile DIR: the metrics would go nowhere\n",
 			c.prog);
 		return EXIT_ERR;
 	}
 	/* the rule promexp_hset() applies, said here, before anything starts */
-	size_t bad = promexp_first_bad_bound(&c.lcfg.hist, c.bounds_ns, c.nr_bounds);
-	if (bad < c.nr_bounds) {
+	size_t bad = promexp_first_bad_bound(&c.o.lcfg.hist, c.mo.bounds_ns, c.mo.nr_bounds);
+	if (bad < c.mo.nr_bounds) {
 		fprintf(stderr, "%s: --le %" PRIu64 " ns is not a bucket edge of the kept histograms "
 				"(multiples of --resolution %" PRIu64 " ns)\n",
-			c.prog, c.bounds_ns[bad], c.lcfg.hist.bucket_ns);
+			c.prog, c.mo.bounds_ns[bad], c.o.lcfg.hist.bucket_ns);
 		return EXIT_ERR;
 	}
 	if (!backend_ok(&c))
@@ -560,8 +560,8 @@ int cmd_hist(int argc, char **argv)
 		cli_usage(subs[i].cli, stdout);
 		return 0;
 	}
-	if (rc < 0 && c.act_err[0]) {
-		fprintf(stderr, "%s: %s\n", c.prog, c.act_err);
+	if (rc < 0 && c.fw.act_err[0]) {
+		fprintf(stderr, "%s: %s\n", c.prog, c.fw.act_err);
 		return EXIT_ERR;
 	}
 	if (rc < 0) {
@@ -573,16 +573,16 @@ int cmd_hist(int argc, char **argv)
 		return EXIT_ERR;
 	if (!backend_ok(&c))
 		return EXIT_ERR;
-	if (c.per_task) {
-		int terr = tasklat_new(&c.tasks, TASKLAT_DEFAULT_SLOTS);
+	if (c.o.per_task) {
+		int terr = tasklat_new(&c.run.tasks, TASKLAT_DEFAULT_SLOTS);
 		if (terr < 0) {
 			fprintf(stderr, "%s: --per-task: %s\n", c.prog, strerror(-terr));
 			return EXIT_ERR;
 		}
 	}
 	int ret = c.mode == H_REPORT ? hist_report(&c) : hist_live(&c);
-	latency_free(c.lat);
-	tasklat_free(c.tasks);
-	firedtab_free(&c.fired);
+	latency_free(c.run.lat);
+	tasklat_free(c.run.tasks);
+	firedtab_free(&c.in.fired);
 	return ret;
 }

@@ -25,7 +25,7 @@ static int parse_action(struct hctx *c, struct action_list *l, const char *opt, 
 {
 	char e[400];
 	if (action_parse(l, arg, cont, e, sizeof(e)) < 0) {
-		snprintf(c->act_err, sizeof(c->act_err), "--%s '%s': %s", opt, arg, e);
+		snprintf(c->fw.act_err, sizeof(c->fw.act_err), "--%s '%s': %s", opt, arg, e);
 		return -EINVAL;
 	}
 	return 0;
@@ -34,13 +34,13 @@ static int parse_action(struct hctx *c, struct action_list *l, const char *opt, 
 int hist_parse_on_threshold(const char *arg, void *params)
 {
 	struct hctx *c = params;
-	return parse_action(c, &c->on_thr, "on-threshold", arg, true);
+	return parse_action(c, &c->fw.on_thr, "on-threshold", arg, true);
 }
 
 int hist_parse_on_end(const char *arg, void *params)
 {
 	struct hctx *c = params;
-	return parse_action(c, &c->on_end, "on-end", arg, false);
+	return parse_action(c, &c->fw.on_end, "on-end", arg, false);
 }
 
 int hist_parse_trace(const char *arg, void *params)
@@ -48,50 +48,50 @@ int hist_parse_trace(const char *arg, void *params)
 	struct hctx *c = params;
 	if (arg && !*arg)
 		return -EINVAL;
-	c->trace_asked = true;
+	c->fw.trace_asked = true;
 	if (arg) {
-		if (c->record_out && strcmp(c->record_out, arg)) {
-			snprintf(c->act_err, sizeof(c->act_err), "--trace '%s': -o '%s' is the trace file "
-				 "already", arg, c->record_out);
+		if (c->o.record_out && strcmp(c->o.record_out, arg)) {
+			snprintf(c->fw.act_err, sizeof(c->fw.act_err), "--trace '%s': -o '%s' is the trace file "
+				 "already", arg, c->o.record_out);
 			return -EINVAL;
 		}
-		c->record_out = arg;
+		c->o.record_out = arg;
 	}
 	return 0;
 }
 
 int hist_fieldwork_settle(struct hctx *c)
 {
-	if (c->have_auto) {
-		if (!c->threshold_given) {
-			c->threshold_ns = c->auto_ns;
-			c->threshold_given = true;
+	if (c->fw.have_auto) {
+		if (!c->o.threshold_given) {
+			c->o.threshold_ns = c->fw.auto_ns;
+			c->o.threshold_given = true;
 		}
-		c->trace_asked = true;
+		c->fw.trace_asked = true;
 	}
-	if (c->on_end.trace)
-		c->trace_asked = true;
-	const char *f = c->on_thr.trace_file ? c->on_thr.trace_file : c->on_end.trace_file;
-	const char *g = c->on_end.trace_file;
-	if ((c->record_out && f && strcmp(c->record_out, f)) || (f && g && strcmp(f, g))) {
+	if (c->fw.on_end.trace)
+		c->fw.trace_asked = true;
+	const char *f = c->fw.on_thr.trace_file ? c->fw.on_thr.trace_file : c->fw.on_end.trace_file;
+	const char *g = c->fw.on_end.trace_file;
+	if ((c->o.record_out && f && strcmp(c->o.record_out, f)) || (f && g && strcmp(f, g))) {
 		fprintf(stderr, "%s: one trace file per run: '%s' and '%s'\n", c->prog,
-			c->record_out ? c->record_out : f, c->record_out ? f : g);
+			c->o.record_out ? c->o.record_out : f, c->o.record_out ? f : g);
 		return EXIT_ERR;
 	}
-	if (c->on_thr.trace && !c->trace_asked && !c->record_out)
-		c->trace_on_hit = true;		/* kept only when the threshold is hit */
-	if ((c->trace_asked || c->trace_on_hit) && !c->record_out)
-		c->record_out = f ? f : DEFAULT_TRACE;
-	if (c->on_thr.n && !c->threshold_given) {
+	if (c->fw.on_thr.trace && !c->fw.trace_asked && !c->o.record_out)
+		c->fw.trace_on_hit = true;		/* kept only when the threshold is hit */
+	if ((c->fw.trace_asked || c->fw.trace_on_hit) && !c->o.record_out)
+		c->o.record_out = f ? f : DEFAULT_TRACE;
+	if (c->fw.on_thr.n && !c->o.threshold_given) {
 		fprintf(stderr, "%s: --on-threshold needs a threshold: -T DUR or -a DUR\n", c->prog);
 		return EXIT_ERR;
 	}
-	if (c->on_thr.cont && c->have_auto) {
+	if (c->fw.on_thr.cont && c->fw.have_auto) {
 		fprintf(stderr, "%s: -a stops at the sample it analyses; --on-threshold continue would go "
 				"on (use -T DUR for that)\n", c->prog);
 		return EXIT_ERR;
 	}
-	if (c->have_auto && c->backend != HB_PERF && c->backend != HB_AUTO) {
+	if (c->fw.have_auto && c->lo.backend != HB_PERF && c->lo.backend != HB_AUTO) {
 		fprintf(stderr, "%s: -a analyses the events, which only the perf backend reads; use "
 				"--backend perf\n", c->prog);
 		return EXIT_ERR;
@@ -110,29 +110,29 @@ static int tap(void *arg, const struct tpevent *ev)
 static void observe(void *arg, const struct latency_sample *s)
 {
 	struct hctx *c = arg;
-	if (s->type >= HSET_NR_KINDS || !c->types[s->type] || s->latency_ns < 0 ||
-	    (uint64_t)s->latency_ns <= c->threshold_ns)
+	if (s->type >= HSET_NR_KINDS || !c->o.types[s->type] || s->latency_ns < 0 ||
+	    (uint64_t)s->latency_ns <= c->o.threshold_ns)
 		return;
-	if (c->an_valid && s->latency_ns <= c->an_sample.latency_ns)
+	if (c->fw.an_valid && s->latency_ns <= c->fw.an_sample.latency_ns)
 		return;
 	uint64_t from = s->time_ns >= (uint64_t)s->latency_ns ? s->time_ns - (uint64_t)s->latency_ns : 0;
-	if (latauto_window(c->an, s->cpu, from, s->time_ns, &c->an_res) == 0) {
-		c->an_sample = *s;
-		c->an_valid = true;
+	if (latauto_window(c->fw.an, s->cpu, from, s->time_ns, &c->fw.an_res) == 0) {
+		c->fw.an_sample = *s;
+		c->fw.an_valid = true;
 	}
 }
 
 int hist_auto_setup(struct hctx *c, struct hsource_cfg *cfg)
 {
-	if (!c->have_auto)
+	if (!c->fw.have_auto)
 		return 0;
-	int err = latauto_new(&c->an, cfg->nr_cpus);
+	int err = latauto_new(&c->fw.an, cfg->nr_cpus);
 	if (err < 0) {
 		fprintf(stderr, "%s: -a: %s\n", c->prog, strerror(-err));
 		return -1;
 	}
 	cfg->tap = tap;
-	cfg->tap_arg = c->an;
+	cfg->tap_arg = c->fw.an;
 	cfg->observer = observe;
 	cfg->observer_arg = c;
 	return 0;
@@ -141,10 +141,10 @@ int hist_auto_setup(struct hctx *c, struct hsource_cfg *cfg)
 static void run_actions(struct hctx *c, const struct action_list *l, const char *what)
 {
 	struct action_event ev = {
-		.what = what, .command = "hist", .cpu = c->hit ? (int)c->hit_cpu : -1,
-		.latency_ns = c->hit && c->hit_max.latency_ns > 0 ? (uint64_t)c->hit_max.latency_ns : 0,
-		.threshold_ns = c->threshold_given ? c->threshold_ns : 0,
-		.trace_file = c->trace_kept || c->pw ? c->record_out : NULL,
+		.what = what, .command = "hist", .cpu = c->fw.hit ? (int)c->fw.hit_cpu : -1,
+		.latency_ns = c->fw.hit && c->fw.hit_max.latency_ns > 0 ? (uint64_t)c->fw.hit_max.latency_ns : 0,
+		.threshold_ns = c->o.threshold_given ? c->o.threshold_ns : 0,
+		.trace_file = c->fw.trace_kept || c->run.pw ? c->o.record_out : NULL,
 	};
 	fflush(stdout);
 	action_run(l, &ev, c->prog);
@@ -152,51 +152,51 @@ static void run_actions(struct hctx *c, const struct action_list *l, const char 
 
 bool hist_threshold_check(struct hctx *c)
 {
-	if (!c->threshold_given || c->mode == H_MONITOR || !c->src)
+	if (!c->o.threshold_given || c->mode == H_MONITOR || !c->run.src)
 		return false;
-	const struct hsource_ops *ops = hsource_ops_of(c->src);
+	const struct hsource_ops *ops = hsource_ops_of(c->run.src);
 	if (ops->sync && ops != &hsource_perf) {	/* bpf, kernel: the counts read, at most every 100 ms */
 		uint64_t now = tool_now_ns();
-		if (now - c->last_sync_ns < 100000000ULL)
+		if (now - c->fw.last_sync_ns < 100000000ULL)
 			return false;
-		c->last_sync_ns = now;
+		c->fw.last_sync_ns = now;
 		struct hsource_why hw;
-		if (hsource_sync(c->src, &hw) < 0)
+		if (hsource_sync(c->run.src, &hw) < 0)
 			return false;	/* the end's read says why */
 	}
 	enum hset_kind k = HSET_WAKEUP;
 	uint32_t cpu = 0;
 	int64_t w = hist_worst(c, &k, &cpu);
-	if (w == INT64_MIN || w < 0 || (uint64_t)w <= c->threshold_ns)
+	if (w == INT64_MIN || w < 0 || (uint64_t)w <= c->o.threshold_ns)
 		return false;
-	if (c->hit && w <= c->hit_max.latency_ns)
+	if (c->fw.hit && w <= c->fw.hit_max.latency_ns)
 		return false;	/* continue: nothing new */
-	c->hit = true;
-	c->hit_kind = k;
-	c->hit_cpu = cpu;
-	c->hit_max = *hset_max(c->set, k, cpu);
-	c->hit_max.latency_ns = w;	/* the histogram's maximum (a backend may keep no record) */
+	c->fw.hit = true;
+	c->fw.hit_kind = k;
+	c->fw.hit_cpu = cpu;
+	c->fw.hit_max = *hset_max(c->run.set, k, cpu);
+	c->fw.hit_max.latency_ns = w;	/* the histogram's maximum (a backend may keep no record) */
 	fprintf(stderr, "%s: %s latency %" PRId64 " us on cpu %u exceeds the threshold %" PRIu64
-			" us: %s\n", c->prog, hset_kind_name(k), w / 1000, cpu, c->threshold_ns / 1000,
-			c->on_thr.cont ? "going on (--on-threshold continue)" : "stopping now");
-	if (!c->on_thr.cont)
+			" us: %s\n", c->prog, hset_kind_name(k), w / 1000, cpu, c->o.threshold_ns / 1000,
+			c->fw.on_thr.cont ? "going on (--on-threshold continue)" : "stopping now");
+	if (!c->fw.on_thr.cont)
 		return true;
-	if (c->pw)
-		pdwrite_checkpoint(c->pw, true);
-	run_actions(c, &c->on_thr, "threshold");
+	if (c->run.pw)
+		pdwrite_checkpoint(c->run.pw, true);
+	run_actions(c, &c->fw.on_thr, "threshold");
 	return false;
 }
 
 void hist_on_threshold(struct hctx *c)
 {
-	if (c->hit && !c->on_thr.cont && c->on_thr.n)
-		run_actions(c, &c->on_thr, "threshold");
+	if (c->fw.hit && !c->fw.on_thr.cont && c->fw.on_thr.n)
+		run_actions(c, &c->fw.on_thr, "threshold");
 }
 
 void hist_on_end(struct hctx *c)
 {
-	if (c->on_end.n)
-		run_actions(c, &c->on_end, "end");
+	if (c->fw.on_end.n)
+		run_actions(c, &c->fw.on_end, "end");
 }
 
 static void row(FILE *f, const char *cls, const char *id, const char *who, uint64_t count, uint64_t ns,
@@ -212,21 +212,21 @@ static void row(FILE *f, const char *cls, const char *id, const char *who, uint6
 
 void hist_print_auto(const struct hctx *c, FILE *f)
 {
-	if (!c->have_auto)
+	if (!c->fw.have_auto)
 		return;
-	if (!c->an_valid) {
+	if (!c->fw.an_valid) {
 		fprintf(f, "latscope hist auto-analysis: no sample above %" PRIu64 " us\n",
-			c->threshold_ns / 1000);
+			c->o.threshold_ns / 1000);
 		return;
 	}
-	const struct latency_sample *s = &c->an_sample;
-	const struct latauto_result *r = &c->an_res;
-	const struct hset_max *m = hset_max(c->set, s->type, s->cpu);
+	const struct latency_sample *s = &c->fw.an_sample;
+	const struct latauto_result *r = &c->fw.an_res;
+	const struct hset_max *m = hset_max(c->run.set, s->type, s->cpu);
 	bool named = m->valid && m->latency_ns == s->latency_ns;	/* its record has the comms */
 	fprintf(f, "latscope hist auto-analysis: %s latency of %" PRId64 " ns (%" PRId64 ".%03" PRId64
 		" us > %" PRIu64 " us) on cpu %u, completed at %" PRIu64 ".%09" PRIu64 "\n",
 		hset_kind_name(s->type), s->latency_ns, s->latency_ns / 1000, s->latency_ns % 1000,
-		c->threshold_ns / 1000, s->cpu, s->time_ns / (uint64_t)1000000000, s->time_ns % (uint64_t)1000000000);
+		c->o.threshold_ns / 1000, s->cpu, s->time_ns / (uint64_t)1000000000, s->time_ns % (uint64_t)1000000000);
 	if (s->pid >= 0)
 		fprintf(f, "  victim: %s (pid %d, prio %d)\n", named ? m->comm : "?", s->pid, s->prio);
 	if (s->culprit_pid >= 0)
@@ -255,20 +255,20 @@ void hist_print_auto(const struct hctx *c, FILE *f)
 	if (r->other_ns)
 		row(f, "other", "-", "parts not listed", 0, r->other_ns, total);
 	row(f, "total", "-", "the latency", 0, total, total);
-	if (!c->has[TPEVENT_IRQ_ENTRY])
+	if (!c->in.has[TPEVENT_IRQ_ENTRY])
 		fprintf(f, "  (no irq tracepoints: IRQ time counts as the task's)\n");
 }
 
 int hist_deadline_refused(struct hctx *c)
 {
-	for (unsigned i = 0; i < timerwl_nr_threads(c->twl); i++) {
+	for (unsigned i = 0; i < timerwl_nr_threads(c->run.twl); i++) {
 		struct timerwl_thread_info info;
 		struct lhist h;
-		if (lhist_init(&h, &c->lcfg.hist) < 0)
+		if (lhist_init(&h, &c->o.lcfg.hist) < 0)
 			return 0;
 		/* the thread sets its policy first: wait for its tid */
 		for (int k = 0; k < 200; k++) {
-			timerwl_snapshot(c->twl, i, &info, &h);
+			timerwl_snapshot(c->run.twl, i, &info, &h);
 			if (info.tid)
 				break;
 			tool_sleep_ms(5);

@@ -54,12 +54,10 @@ struct tasklat;
 
 #define HIST_MONITOR_MAX_BOUNDS 64	/* = PROMEXP_MAX_BOUNDS */
 
-/* One run of `latscope hist`: options (the cli tables write them), then
- * the run's state.  Owned by cmd_hist(); lat is freed there. */
-struct hctx {
-	enum hmode mode;
-	const char *prog;		/* "latscope hist report" */
-	/* options (pointers point into argv) */
+/* The options every mode shares: the input, the kinds, the histograms'
+ * geometry, the outputs and the verdict (the cli tables write them;
+ * pointers point into argv). */
+struct hist_opts {
 	const char *input;		/* report -i */
 	const char *outdir;		/* -O */
 	const char *record_out;		/* record/top -o */
@@ -71,6 +69,18 @@ struct hctx {
 	struct latency_cfg lcfg;
 	uint64_t threshold_ns;		/* -T, when threshold_given */
 	bool threshold_given;
+	uint64_t time_lo_ns, time_hi_ns;	/* report --time window */
+	bool time_given;
+	uint64_t pid, nr_buckets, table_size;	/* --pid, --buckets, --table-size (into lcfg) */
+	bool force, strict;
+	int progress;			/* --progress 1, --no-progress 0, PROGRESS_AUTO */
+	bool full;			/* top --full: the whole histograms on each screen */
+	bool per_task;			/* --per-task[=N]: the tasks that waited longest */
+	uint64_t per_task_rows;		/* N of them in the text (0 = all kept) */
+};
+
+/* The options of the live runs: record, top, monitor. */
+struct hist_live_opts {
 	uint64_t duration_ns, refresh_ns;
 	struct parse_cpuset cpus;
 	bool cpus_given;
@@ -80,20 +90,14 @@ struct hctx {
 	int keep_busy;			/* -1 auto (self-test), 0 off, 1 on */
 	uint64_t collector_prio;	/* SCHED_FIFO priority of the collecting thread, 0 = none */
 	int64_t dma_latency_us;		/* with the timer workload; -1 = leave alone */
-	uint64_t time_lo_ns, time_hi_ns;	/* report --time window */
-	bool time_given;
 	uint64_t interval_ns;
 	struct cli_prio prio;		/* -P: the timer workload's policy and priority */
 	bool prio_given;
-	uint64_t pid, nr_buckets, table_size;	/* --pid, --buckets, --table-size (into lcfg) */
-	bool force, strict;
-	int progress;			/* --progress 1, --no-progress 0, PROGRESS_AUTO */
-	bool full;			/* top --full: the whole histograms on each screen */
-	bool per_task;			/* --per-task[=N]: the tasks that waited longest */
-	uint64_t per_task_rows;		/* N of them in the text (0 = all kept) */
-	struct tasklat *tasks;		/* --per-task: the table (cmd_hist frees it) */
-	enum hbackend backend;		/* --backend (record, top, monitor) */
-	/* monitor: options */
+	enum hbackend backend;		/* --backend */
+};
+
+/* The monitor's options (`latscope monitor`). */
+struct hist_monitor_opts {
 	const char *listen;		/* --listen ADDR:PORT (NULL with --textfile only) */
 	const char *textfile;		/* --textfile DIR */
 	uint64_t bounds_ns[HIST_MONITOR_MAX_BOUNDS];	/* --le, the exposition buckets */
@@ -104,7 +108,11 @@ struct hctx {
 	bool dtl;			/* --dtl: the POWER DTL counters */
 	uint64_t dtl_aux_bytes;		/* --dtl-aux-size (0: dtlrec's default) */
 	const char *sysfs, *debugfs, *procfs;	/* --dtl's roots (tests), NULL = the system's */
-	/* field work (fieldwork.c): -a, --trace, --on-threshold, --on-end */
+};
+
+/* Field work (fieldwork.c): -a, --trace, --on-threshold, --on-end, and
+ * what happened to them.  an is freed by the run that made it. */
+struct hist_fieldwork {
 	uint64_t auto_ns;		/* -a: -T at this, --trace, the analysis */
 	bool have_auto;
 	bool trace_asked;		/* --trace, -a, an --on-end trace: kept whatever happens */
@@ -121,7 +129,32 @@ struct hctx {
 	bool an_valid;			/* an_res: the worst sample over -T, analysed when filed */
 	struct latency_sample an_sample;
 	struct latauto_result an_res;
-	/* state */
+};
+
+/* What the input gave and what it lost (report: the reader's counts; live:
+ * the source's). */
+struct hist_input {
+	bool has[TPEVENT_NR_KINDS];	/* the events the input carries */
+	uint32_t max_cpu_seen;
+	bool any_cpu;
+	uint64_t decoded, undecoded, bad_raw, no_raw;
+	uint64_t lost_events, lost_samples;
+	struct firedtab fired;			/* perf path: fired against delivered (the live
+						 * source's, or the recording's LATSCOPE_FIRED) */
+	uint64_t unknown_id, bad_samples;	/* report: samples the reader skipped */
+	uint64_t out_of_order, forced;		/* delivered late / flushes forced by a full queue */
+	uint64_t duplicates;			/* report: samples a recorder wrote twice, dropped */
+	uint64_t max_late_ns;			/* live perf: the latest of them, behind a later event */
+	uint64_t ring_corrupt_bytes;		/* live: ring bytes skipped as corrupt (pring.h) */
+	uint64_t first_ns, last_ns;	/* time of the first/last event fed */
+	bool decoded_any;
+	uint64_t traced_from_ns, traced_until_ns;	/* live: all CPUs enabled */
+	uint64_t outside;		/* samples outside --time */
+};
+
+/* The run's state: the engine or the live source and what it read.  The
+ * run that opens each frees it, except lat and tasks (cmd_hist). */
+struct hist_run {
 	struct latency *lat;		/* report: the userspace engine fed from perf.data */
 	struct hsource *src;		/* live: the backend's source (engine/hsource.h) */
 	enum hbackend ran;		/* live: the backend that runs (report: HB_PERF) */
@@ -138,32 +171,20 @@ struct hctx {
 	 * nltimer of them (0: the counter is not there); src's */
 	const struct hsource_ltimer *ltimer;
 	size_t nltimer;
-	bool has[TPEVENT_NR_KINDS];
-	uint32_t max_cpu_seen;
-	bool any_cpu;
-	uint64_t decoded, undecoded, bad_raw, no_raw;
-	uint64_t lost_events, lost_samples;
-	struct firedtab fired;			/* perf path: fired against delivered (the live
-						 * source's, or the recording's LATSCOPE_FIRED) */
-	uint64_t unknown_id, bad_samples;	/* report: samples the reader skipped */
-	uint64_t out_of_order, forced;		/* delivered late / flushes forced by a full queue */
-	uint64_t duplicates;			/* report: samples a recorder wrote twice, dropped */
-	uint64_t max_late_ns;			/* live perf: the latest of them, behind a later event */
-	uint64_t ring_corrupt_bytes;		/* live: ring bytes skipped as corrupt (pring.h) */
+	struct tasklat *tasks;		/* --per-task: the table (cmd_hist frees it) */
 	struct timerwl *twl;
 	struct pdwrite *pw;
 	bool live_err;
-	uint64_t first_ns, last_ns;	/* time of the first/last event fed */
-	bool decoded_any;
-	uint64_t traced_from_ns, traced_until_ns;	/* live: all CPUs enabled */
-	uint64_t outside;		/* samples outside --time */
 	bool busy_on;			/* keep-busy spinners ran */
 	const char *busy_why;		/* "self-test", "option" */
 	struct idlecheck_cpu_result idc[64];
 	size_t nidc;
 	int idc_err;			/* self-test error (0 = ran or not run) */
 	bool idc_ran;
-	/* monitor: state (monitor.c) */
+};
+
+/* The monitor's state (monitor.c); hist_monitor_end frees it. */
+struct hist_monitor {
 	struct metricsrv *srv;
 	int text_dirfd;			/* --textfile's directory, -1 */
 	uint64_t resets, publishes, publish_errors;
@@ -181,6 +202,20 @@ struct hctx {
 	uint64_t dtl_stopped_said;	/* CPUs whose stopped DTL was said */
 	char *expo;			/* the last exposition (open_memstream's) */
 	size_t expo_len;
+};
+
+/* One run of `latscope hist` (or monitor): the options the cli tables
+ * write, then the run's state and results.  Owned by cmd_hist(). */
+struct hctx {
+	enum hmode mode;
+	const char *prog;		/* "latscope hist report" */
+	struct hist_opts o;
+	struct hist_live_opts lo;
+	struct hist_monitor_opts mo;
+	struct hist_fieldwork fw;
+	struct hist_input in;
+	struct hist_run run;
+	struct hist_monitor mon;
 };
 
 /* The command lines of the three subcommands and the monitor (cli.c;

@@ -27,21 +27,21 @@
 #include "base/safeout.h"
 #include "live/timerwl.h"
 
-/* The local timer interrupts of c->ltimer[i] that LOC counted and the bpf
+/* The local timer interrupts of c->run.ltimer[i] that LOC counted and the bpf
  * counter program did not see: 0 within one (an interrupt in flight at an
  * end of the window; docs/hist.md, "The kernel's unseen interrupts"). */
 static uint64_t ltimer_not_seen(const struct hctx *c, size_t i)
 {
-	uint64_t e = c->ltimer[i].entries, l = c->ltimer[i].loc_delta;
+	uint64_t e = c->run.ltimer[i].entries, l = c->run.ltimer[i].loc_delta;
 
 	return l > e + 1 ? l - e : 0;
 }
 
 static uint32_t nr_out_cpus(const struct hctx *c)
 {
-	uint32_t n = c->any_cpu ? c->max_cpu_seen + 1 : 1;
-	if (n > hset_nr_cpus(c->set))
-		n = hset_nr_cpus(c->set);
+	uint32_t n = c->in.any_cpu ? c->in.max_cpu_seen + 1 : 1;
+	if (n > hset_nr_cpus(c->run.set))
+		n = hset_nr_cpus(c->run.set);
 	return n;
 }
 
@@ -53,15 +53,15 @@ static int tree_file(struct hctx *c, int dfd, const char *shown, const char *nam
 	struct safeout_file *sf;
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/%s", shown, name);
-	FILE *f = cmdio_fopen_safe(&sf, dfd, name, path, c->force, c->prog);
+	FILE *f = cmdio_fopen_safe(&sf, dfd, name, path, c->o.force, c->prog);
 	if (!f)
 		return EXIT_ERR;
 	if (!strncmp(name, "max_latency", 11)) {
 		char line[256];
-		lhout_maxline(line, sizeof(line), hset_max(c->set, t, cpu));
+		lhout_maxline(line, sizeof(line), hset_max(c->run.set, t, cpu));
 		fputs(line, f);
 	} else {
-		lhout_hist_file(f, hset_hist(c->set, t, cpu), &c->lcfg.hist, c->nonzero);
+		lhout_hist_file(f, hset_hist(c->run.set, t, cpu), &c->o.lcfg.hist, c->o.nonzero);
 	}
 	return cmdio_fclose_safe(f, sf, path, false, c->prog);
 }
@@ -72,26 +72,26 @@ static int write_tree(struct hctx *c, const bool unsup[HSET_NR_KINDS])
 {
 	char path[PATH_MAX], name[64];
 	uint32_t ncpu = nr_out_cpus(c);
-	unsigned fl = c->force ? SAFEOUT_FORCE : 0;
+	unsigned fl = c->o.force ? SAFEOUT_FORCE : 0;
 	int top, err;
 
 	struct safeout_refusal why;
 	char msg[PATH_MAX + 160];
-	err = safeout_dir_open(&top, AT_FDCWD, c->outdir, fl, &why);
+	err = safeout_dir_open(&top, AT_FDCWD, c->o.outdir, fl, &why);
 	if (err) {
-		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->outdir,
+		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->o.outdir,
 			safeout_explain(msg, sizeof(msg), err, &why));
 		return EXIT_ERR;
 	}
 	for (int t = 0; t < HSET_NR_KINDS; t++) {
-		if (!c->types[t] || unsup[t])
+		if (!c->o.types[t] || unsup[t])
 			continue;
 		/* "wakeup/sharedprio": one directory per component */
 		char tn[64];
 		snprintf(tn, sizeof(tn), "%s", hset_kind_name(t));
 		int dfd = dup(top);
 		path[0] = 0;
-		snprintf(path, sizeof(path), "%s", c->outdir);
+		snprintf(path, sizeof(path), "%s", c->o.outdir);
 		for (char *save = NULL, *comp = strtok_r(tn, "/", &save); dfd >= 0 && comp;
 		     comp = strtok_r(NULL, "/", &save)) {
 			int nfd;
@@ -134,14 +134,14 @@ static int write_tree(struct hctx *c, const bool unsup[HSET_NR_KINDS])
 
 bool hist_kind_unsupported(const struct hctx *c, enum hset_kind t)
 {
-	return !latency_type_supported(t, c->has) || (c->ran == HB_KERNEL && histtrig_kind_refusal(t));
+	return !latency_type_supported(t, c->in.has) || (c->run.ran == HB_KERNEL && histtrig_kind_refusal(t));
 }
 
 static const char *why_unsupported(const struct hctx *c, enum hset_kind t)
 {
 	static char why[512];
 
-	if (c->ran == HB_KERNEL && histtrig_kind_refusal(t)) {
+	if (c->run.ran == HB_KERNEL && histtrig_kind_refusal(t)) {
 		snprintf(why, sizeof(why), "the kernel backend (hist triggers) %s",
 			 histtrig_kind_refusal(t));
 		return why;
@@ -166,29 +166,29 @@ static struct json_object *keep_busy_json(const struct hctx *c)
 	struct json_object *o = json_object_new_object();
 	if (!o)
 		return NULL;
-	json_object_object_add(o, "enabled", json_object_new_boolean(c->busy_on));
-	if (c->busy_why)
-		json_object_object_add(o, "why", json_object_new_string(c->busy_why));
-	if (c->idc_ran) {
+	json_object_object_add(o, "enabled", json_object_new_boolean(c->run.busy_on));
+	if (c->run.busy_why)
+		json_object_object_add(o, "why", json_object_new_string(c->run.busy_why));
+	if (c->run.idc_ran) {
 		struct json_object *a = json_object_new_array();
-		if (c->idc_err)
+		if (c->run.idc_err)
 			json_object_object_add(o, "self_test_error",
-					       json_object_new_string(strerror(-c->idc_err)));
-		for (size_t i = 0; a && i < c->nidc; i++) {
+					       json_object_new_string(strerror(-c->run.idc_err)));
+		for (size_t i = 0; a && i < c->run.nidc; i++) {
 			struct json_object *e = json_object_new_object();
 			if (!e)
 				break;
-			json_object_object_add(e, "cpu", json_object_new_int((int)c->idc[i].cpu));
+			json_object_object_add(e, "cpu", json_object_new_int((int)c->run.idc[i].cpu));
 			json_object_object_add(e, "timer_irqs",
-					       json_object_new_int64((int64_t)c->idc[i].irqs));
-			json_object_object_add(e, "fired", jsonv_u64(c->idc[i].counted));
+					       json_object_new_int64((int64_t)c->run.idc[i].irqs));
+			json_object_object_add(e, "fired", jsonv_u64(c->run.idc[i].counted));
 			json_object_object_add(e, "samples",
-					       json_object_new_int64((int64_t)c->idc[i].samples));
-			json_object_object_add(e, "lost", json_object_new_int64((int64_t)c->idc[i].lost));
+					       json_object_new_int64((int64_t)c->run.idc[i].samples));
+			json_object_object_add(e, "lost", json_object_new_int64((int64_t)c->run.idc[i].lost));
 			json_object_object_add(e, "corrupt_ring_bytes",
-					       json_object_new_int64((int64_t)c->idc[i].corrupt_bytes));
+					       json_object_new_int64((int64_t)c->run.idc[i].corrupt_bytes));
 			json_object_object_add(e, "verdict",
-					       json_object_new_string(idlecheck_verdict_name(c->idc[i].verdict)));
+					       json_object_new_string(idlecheck_verdict_name(c->run.idc[i].verdict)));
 			json_object_array_add(a, e);
 		}
 		json_object_object_add(o, "self_test", a);
@@ -219,9 +219,9 @@ static struct json_object *stat_json(const struct lhist *h)
  * kernel side filed as many or more: other RT wakeups of its CPU). */
 static uint64_t twl_unfiled(const struct hctx *c, const struct timerwl_thread_info *info)
 {
-	if (!c->set || info->cpu >= hset_nr_cpus(c->set))
+	if (!c->run.set || info->cpu >= hset_nr_cpus(c->run.set))
 		return 0;
-	const struct lhist *tw = hset_hist(c->set, HSET_TIMERANDWAKEUP, info->cpu);
+	const struct lhist *tw = hset_hist(c->run.set, HSET_TIMERANDWAKEUP, info->cpu);
 	uint64_t n = tw ? tw->total : 0;
 	return info->cycles > n ? info->cycles - n : 0;
 }
@@ -229,9 +229,9 @@ static uint64_t twl_unfiled(const struct hctx *c, const struct timerwl_thread_in
 /* The undelivered samples of CPU cpu (0 when not counted there). */
 static uint64_t cpu_undelivered(const struct hctx *c, uint32_t cpu)
 {
-	for (size_t i = 0; i < c->fired.nr_cpu; i++)
-		if (c->fired.cpu[i].cpu == cpu)
-			return c->fired.cpu[i].undelivered;
+	for (size_t i = 0; i < c->in.fired.nr_cpu; i++)
+		if (c->in.fired.cpu[i].cpu == cpu)
+			return c->in.fired.cpu[i].undelivered;
 	return 0;
 }
 
@@ -239,13 +239,13 @@ static struct json_object *twl_json(struct hctx *c)
 {
 	struct json_object *a = json_object_new_array();
 	struct lhist h;
-	if (!a || lhist_init(&h, &c->lcfg.hist) < 0) {
+	if (!a || lhist_init(&h, &c->o.lcfg.hist) < 0) {
 		json_object_put(a);
 		return NULL;
 	}
-	for (unsigned i = 0; i < timerwl_nr_threads(c->twl); i++) {
+	for (unsigned i = 0; i < timerwl_nr_threads(c->run.twl); i++) {
 		struct timerwl_thread_info info;
-		timerwl_snapshot(c->twl, i, &info, &h);
+		timerwl_snapshot(c->run.twl, i, &info, &h);
 		struct json_object *o = json_object_new_object();
 		if (!o)
 			break;
@@ -254,7 +254,7 @@ static struct json_object *twl_json(struct hctx *c)
 		json_object_object_add(o, "sched_fifo", json_object_new_boolean(info.fifo));
 		json_object_object_add(o, "cycles", json_object_new_int64((int64_t)info.cycles));
 		json_object_object_add(o, "overruns", json_object_new_int64((int64_t)info.overruns));
-		if (c->set)
+		if (c->run.set)
 			json_object_object_add(o, "unfiled", jsonv_u64(twl_unfiled(c, &info)));
 		if (h.total) {
 			int64_t p50 = 0, p99 = 0;
@@ -266,17 +266,17 @@ static struct json_object *twl_json(struct hctx *c)
 			json_object_object_add(o, "p50_ns", json_object_new_int64(p50));
 			json_object_object_add(o, "p99_ns", json_object_new_int64(p99));
 		}
-		if (c->set && info.cpu < hset_nr_cpus(c->set)) {
+		if (c->run.set && info.cpu < hset_nr_cpus(c->run.set)) {
 			struct json_object *k = json_object_new_object();
 			if (k) {
 				json_object_object_add(k, "wakeup",
-						       stat_json(hset_hist(c->set, HSET_WAKEUP, info.cpu)));
+						       stat_json(hset_hist(c->run.set, HSET_WAKEUP, info.cpu)));
 				json_object_object_add(
 					k, "timerandwakeup",
-					stat_json(hset_hist(c->set, HSET_TIMERANDWAKEUP, info.cpu)));
+					stat_json(hset_hist(c->run.set, HSET_TIMERANDWAKEUP, info.cpu)));
 				json_object_object_add(
 					k, "missed_timer_offsets",
-					stat_json(hset_hist(c->set, HSET_MISSED_TIMER, info.cpu)));
+					stat_json(hset_hist(c->run.set, HSET_MISSED_TIMER, info.cpu)));
 				json_object_object_add(o, "kernel", k);
 			}
 		}
@@ -305,23 +305,23 @@ static void stat_row(FILE *f, unsigned cpu, const char *what, const struct lhist
 static void twl_table(struct hctx *c, FILE *f)
 {
 	struct lhist h;
-	if (lhist_init(&h, &c->lcfg.hist) < 0)
+	if (lhist_init(&h, &c->o.lcfg.hist) < 0)
 		return;
 	/* -P: "SCHED_FIFO", "SCHED_RR", "SCHED_OTHER" or "SCHED_OTHER nice 5" */
-	const char *pol = c->prio.policy == SCHED_FIFO ? "SCHED_FIFO"
-			  : c->prio.policy == SCHED_RR ? "SCHED_RR"
-			  : c->prio.policy == CLI_SCHED_DEADLINE ? "SCHED_DEADLINE" : "SCHED_OTHER";
+	const char *pol = c->lo.prio.policy == SCHED_FIFO ? "SCHED_FIFO"
+			  : c->lo.prio.policy == SCHED_RR ? "SCHED_RR"
+			  : c->lo.prio.policy == CLI_SCHED_DEADLINE ? "SCHED_DEADLINE" : "SCHED_OTHER";
 	char nice[24] = "", refused[64];
-	if (c->prio.policy == SCHED_OTHER && c->prio.prio)
-		snprintf(nice, sizeof(nice), "nice %d", c->prio.prio);
+	if (c->lo.prio.policy == SCHED_OTHER && c->lo.prio.prio)
+		snprintf(nice, sizeof(nice), "nice %d", c->lo.prio.prio);
 	snprintf(refused, sizeof(refused), "  (%s refused)", nice[0] ? nice : pol);
 	fprintf(f, "timer workload (own measurement, us): interval %" PRIu64 " us, %s%s%s\n",
-		c->interval_ns / 1000, pol, nice[0] ? " " : "", nice);
+		c->lo.interval_ns / 1000, pol, nice[0] ? " " : "", nice);
 	fprintf(f, "%6s %8s %10s %8s %8s %8s %8s %9s\n", "CPU", "tid", "cycles", "min", "avg", "p99",
 		"max", "overruns");
-	for (unsigned i = 0; i < timerwl_nr_threads(c->twl); i++) {
+	for (unsigned i = 0; i < timerwl_nr_threads(c->run.twl); i++) {
 		struct timerwl_thread_info info;
-		timerwl_snapshot(c->twl, i, &info, &h);
+		timerwl_snapshot(c->run.twl, i, &info, &h);
 		int64_t p99 = 0;
 		lhist_percentile_ns(&h, 99, &p99);
 		fprintf(f, "%6u %8d %10" PRIu64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64
@@ -334,16 +334,16 @@ static void twl_table(struct hctx *c, FILE *f)
 	fprintf(f, "\nworkload's own latency beside the kernel-side histograms (us):\n");
 	fprintf(f, "%6s %-24s %10s %8s %8s %8s %8s %8s\n", "CPU", "source", "samples", "min", "avg",
 		"p50", "p99", "max");
-	for (unsigned i = 0; i < timerwl_nr_threads(c->twl); i++) {
+	for (unsigned i = 0; i < timerwl_nr_threads(c->run.twl); i++) {
 		struct timerwl_thread_info info;
-		timerwl_snapshot(c->twl, i, &info, &h);
+		timerwl_snapshot(c->run.twl, i, &info, &h);
 		stat_row(f, info.cpu, "workload (own)", &h);
-		if (!c->set || info.cpu >= hset_nr_cpus(c->set))
+		if (!c->run.set || info.cpu >= hset_nr_cpus(c->run.set))
 			continue;
-		const struct lhist *tw = hset_hist(c->set, HSET_TIMERANDWAKEUP, info.cpu);
+		const struct lhist *tw = hset_hist(c->run.set, HSET_TIMERANDWAKEUP, info.cpu);
 		stat_row(f, info.cpu, "kernel timerandwakeup", tw);
-		stat_row(f, info.cpu, "kernel wakeup", hset_hist(c->set, HSET_WAKEUP, info.cpu));
-		stat_row(f, info.cpu, "kernel missed_timer", hset_hist(c->set, HSET_MISSED_TIMER, info.cpu));
+		stat_row(f, info.cpu, "kernel wakeup", hset_hist(c->run.set, HSET_WAKEUP, info.cpu));
+		stat_row(f, info.cpu, "kernel missed_timer", hset_hist(c->run.set, HSET_MISSED_TIMER, info.cpu));
 		if (h.total && tw && tw->total) {
 			int64_t a50 = 0, a99 = 0, b50 = 0, b99 = 0;
 			lhist_percentile_ns(&h, 50, &a50);
@@ -366,16 +366,16 @@ static void twl_table(struct hctx *c, FILE *f)
 void hist_term_view(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS])
 {
 	for (int t = 0; t < HSET_NR_KINDS; t++) {
-		if (!c->types[t] || unsup[t])
+		if (!c->o.types[t] || unsup[t])
 			continue;
-		lhout_term(f, c->set, t, 0);
-		const struct latency_stats *st = c->track;
-		if (t == HSET_WAKEUP && st && st->wake_not_rt && !c->lcfg.all_tasks && c->lcfg.pid <= 0)
+		lhout_term(f, c->run.set, t, 0);
+		const struct latency_stats *st = c->run.track;
+		if (t == HSET_WAKEUP && st && st->wake_not_rt && !c->o.lcfg.all_tasks && c->o.lcfg.pid <= 0)
 			fprintf(f, "  real-time tasks only (as latency_hist): %" PRIu64 " wakeups of other "
 				   "tasks not measured; --all-tasks measures them\n", st->wake_not_rt);
 		if (hset_kind_has_maxfile(t)) {
 			for (uint32_t cpu = 0; cpu < nr_out_cpus(c); cpu++) {
-				const struct hset_max *m = hset_max(c->set, t, cpu);
+				const struct hset_max *m = hset_max(c->run.set, t, cpu);
 				char line[256];
 				if (!m->valid)
 					continue;
@@ -386,20 +386,20 @@ void hist_term_view(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS])
 		fprintf(f, "\n");
 	}
 	for (int t = 0; t < HSET_NR_KINDS; t++)
-		if (c->types[t] && unsup[t] && c->types_given)
+		if (c->o.types[t] && unsup[t] && c->o.types_given)
 			fprintf(f, "%s: not available: %s\n", hset_kind_name(t), why_unsupported(c, t));
-	if (c->twl)
+	if (c->run.twl)
 		twl_table(c, f);
 }
 
 int64_t hist_worst(const struct hctx *c, enum hset_kind *kind, uint32_t *cpu)
 {
 	int64_t w = INT64_MIN;
-	for (int t = 0; t < HSET_NR_KINDS && c->set; t++) {
-		if (!c->types[t] || hist_kind_unsupported(c, t))
+	for (int t = 0; t < HSET_NR_KINDS && c->run.set; t++) {
+		if (!c->o.types[t] || hist_kind_unsupported(c, t))
 			continue;
-		for (uint32_t i = 0; i < hset_nr_cpus(c->set); i++) {
-			const struct lhist *h = hset_hist(c->set, t, i);
+		for (uint32_t i = 0; i < hset_nr_cpus(c->run.set); i++) {
+			const struct lhist *h = hset_hist(c->run.set, t, i);
 			if (h && h->total && h->max_ns > w) {
 				w = h->max_ns;
 				if (kind)
@@ -415,40 +415,40 @@ int64_t hist_worst(const struct hctx *c, enum hset_kind *kind, uint32_t *cpu)
 /* Events the histograms miss: lost by the kernel or dropped by us. */
 static uint64_t dropped(const struct hctx *c)
 {
-	const struct latency_stats *st = c->track;
-	return c->lost_events + c->lost_samples + firedtab_undelivered(&c->fired) + c->unknown_id +
-	       c->bad_samples + c->bad_raw +
-	       c->no_raw + st->bad_cpu + st->alloc_failures + c->hstats.dropped + c->hstats.bad_lines +
-	       (c->ran == HB_BPF ? c->bps.recursion_misses : 0);
+	const struct latency_stats *st = c->run.track;
+	return c->in.lost_events + c->in.lost_samples + firedtab_undelivered(&c->in.fired) + c->in.unknown_id +
+	       c->in.bad_samples + c->in.bad_raw +
+	       c->in.no_raw + st->bad_cpu + st->alloc_failures + c->run.hstats.dropped + c->run.hstats.bad_lines +
+	       (c->run.ran == HB_BPF ? c->run.bps.recursion_misses : 0);
 }
 
 /* The perf path's fired-against-delivered counts are shown: a live perf
  * backend (counted or why not), or a recording that carries them. */
 static bool fired_shown(const struct hctx *c)
 {
-	return c->fired.counted || (c->mode != H_REPORT && c->ran == HB_PERF);
+	return c->in.fired.counted || (c->mode != H_REPORT && c->run.ran == HB_PERF);
 }
 
 /* The perf backend's events line: decoded, malformed, lost. */
 static void print_events(const struct hctx *c)
 {
-	uint64_t bad = c->bad_raw + c->no_raw + c->bad_samples + c->unknown_id;
+	uint64_t bad = c->in.bad_raw + c->in.no_raw + c->in.bad_samples + c->in.unknown_id;
 	printf("events: %" PRIu64 " decoded, %" PRIu64 " not used by the decoder, %" PRIu64
-	       " malformed", c->decoded, c->undecoded, bad);
+	       " malformed", c->in.decoded, c->in.undecoded, bad);
 	if (bad)
 		printf(" (%" PRIu64 " bad payload, %" PRIu64 " without payload, %" PRIu64
 		       " too short for their sample_type, %" PRIu64 " with an unknown id)",
-		       c->bad_raw, c->no_raw, c->bad_samples, c->unknown_id);
-	printf("; lost %" PRIu64 " events, %" PRIu64 " samples", c->lost_events,
-	       c->lost_samples);
-	if (c->ring_corrupt_bytes)
-		printf("; corrupt ring data: %" PRIu64 " bytes skipped", c->ring_corrupt_bytes);
-	if (c->duplicates)
-		printf("; %" PRIu64 " duplicate samples dropped", c->duplicates);
-	if (c->out_of_order) {
-		printf("; %" PRIu64 " out of order", c->out_of_order);
-		if (c->max_late_ns)
-			printf(" (written up to %" PRIu64 " us after a later event)", c->max_late_ns / 1000);
+		       c->in.bad_raw, c->in.no_raw, c->in.bad_samples, c->in.unknown_id);
+	printf("; lost %" PRIu64 " events, %" PRIu64 " samples", c->in.lost_events,
+	       c->in.lost_samples);
+	if (c->in.ring_corrupt_bytes)
+		printf("; corrupt ring data: %" PRIu64 " bytes skipped", c->in.ring_corrupt_bytes);
+	if (c->in.duplicates)
+		printf("; %" PRIu64 " duplicate samples dropped", c->in.duplicates);
+	if (c->in.out_of_order) {
+		printf("; %" PRIu64 " out of order", c->in.out_of_order);
+		if (c->in.max_late_ns)
+			printf(" (written up to %" PRIu64 " us after a later event)", c->in.max_late_ns / 1000);
 	}
 	printf("\n");
 }
@@ -460,15 +460,15 @@ static struct json_object *histtrig_json(const struct hctx *c)
 
 	if (!o)
 		return NULL;
-	json_object_object_add(o, "hits", jsonv_u64(c->hstats.hits));
-	json_object_object_add(o, "entries", jsonv_u64(c->hstats.entries));
-	json_object_object_add(o, "dropped", jsonv_u64(c->hstats.dropped));
-	json_object_object_add(o, "outside_cpus", jsonv_u64(c->hstats.outside_cpus));
-	json_object_object_add(o, "bad_lines", jsonv_u64(c->hstats.bad_lines));
-	json_object_object_add(o, "on_lo_ns", jsonv_u64(c->hwin.on_lo_ns));
-	json_object_object_add(o, "on_hi_ns", jsonv_u64(c->hwin.on_hi_ns));
-	json_object_object_add(o, "off_lo_ns", jsonv_u64(c->hwin.off_lo_ns));
-	json_object_object_add(o, "off_hi_ns", jsonv_u64(c->hwin.off_hi_ns));
+	json_object_object_add(o, "hits", jsonv_u64(c->run.hstats.hits));
+	json_object_object_add(o, "entries", jsonv_u64(c->run.hstats.entries));
+	json_object_object_add(o, "dropped", jsonv_u64(c->run.hstats.dropped));
+	json_object_object_add(o, "outside_cpus", jsonv_u64(c->run.hstats.outside_cpus));
+	json_object_object_add(o, "bad_lines", jsonv_u64(c->run.hstats.bad_lines));
+	json_object_object_add(o, "on_lo_ns", jsonv_u64(c->run.hwin.on_lo_ns));
+	json_object_object_add(o, "on_hi_ns", jsonv_u64(c->run.hwin.on_hi_ns));
+	json_object_object_add(o, "off_lo_ns", jsonv_u64(c->run.hwin.off_lo_ns));
+	json_object_object_add(o, "off_hi_ns", jsonv_u64(c->run.hwin.off_hi_ns));
 	return o;
 }
 
@@ -478,13 +478,13 @@ static struct json_object *bpfprogs_json(const struct hctx *c)
 {
 	struct json_object *a = json_object_new_array();
 
-	for (uint32_t i = 0; a && i < c->bps.nr_progs && i < BPFHIST_MAX_PROGS; i++) {
-		const struct bpfload_prog *p = &c->bps.progs[i];
+	for (uint32_t i = 0; a && i < c->run.bps.nr_progs && i < BPFHIST_MAX_PROGS; i++) {
+		const struct bpfload_prog *p = &c->run.bps.progs[i];
 		struct json_object *e = json_object_new_object();
 		if (!e)
 			break;
 		json_object_object_add(e, "name", json_object_new_string(p->name));
-		if (c->bps.run_cnt_known)
+		if (c->run.bps.run_cnt_known)
 			json_object_object_add(e, "run_cnt", jsonv_u64(p->run_cnt));
 		json_object_object_add(e, "recursion_misses", jsonv_u64(p->recursion_misses));
 		json_object_array_add(a, e);
@@ -504,13 +504,13 @@ static struct json_object *ltimer_json(const struct hctx *c)
 		return NULL;
 	}
 	json_object_object_add(o, "tracepoint", json_object_new_string("irq_vectors:local_timer_entry"));
-	for (size_t i = 0; i < c->nltimer; i++) {
+	for (size_t i = 0; i < c->run.nltimer; i++) {
 		struct json_object *e = json_object_new_object();
 		if (!e)
 			break;
-		json_object_object_add(e, "cpu", json_object_new_int((int)c->ltimer[i].cpu));
-		json_object_object_add(e, "entries", jsonv_u64(c->ltimer[i].entries));
-		json_object_object_add(e, "loc_delta", jsonv_u64(c->ltimer[i].loc_delta));
+		json_object_object_add(e, "cpu", json_object_new_int((int)c->run.ltimer[i].cpu));
+		json_object_object_add(e, "entries", jsonv_u64(c->run.ltimer[i].entries));
+		json_object_object_add(e, "loc_delta", jsonv_u64(c->run.ltimer[i].loc_delta));
 		json_object_object_add(e, "not_seen", jsonv_u64(ltimer_not_seen(c, i)));
 		json_object_array_add(a, e);
 	}
@@ -521,12 +521,12 @@ static struct json_object *ltimer_json(const struct hctx *c)
 /* The latscope.hist/1 document (with the buckets when buckets); NULL when out of memory. */
 static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buckets)
 {
-	const struct latency_stats *st = c->track;	/* the trackers' counters */
+	const struct latency_stats *st = c->run.track;	/* the trackers' counters */
 	struct json_object *j = jsonout_adopt(REPORT_HIST,
-					      lhout_json(c->set, c->types, unsup, buckets));
-	if (j && c->ran == HB_PERF)	/* the userspace engine's counters */
+					      lhout_json(c->run.set, c->o.types, unsup, buckets));
+	if (j && c->run.ran == HB_PERF)	/* the userspace engine's counters */
 		json_object_object_add(j, "stats", lhout_json_engine_stats(st));
-	if (j && c->ran != HB_PERF) {	/* those the bpf programs keep (no table evictions: LRU maps) */
+	if (j && c->run.ran != HB_PERF) {	/* those the bpf programs keep (no table evictions: LRU maps) */
 		struct json_object *so = lhout_json_engine_stats(st);
 		static const char *const not_kept[] = { "events", "bad_cpu", "pid_evictions",
 							 "timer_evictions", "alloc_failures",
@@ -539,74 +539,74 @@ static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buc
 		return NULL;
 	struct json_object *in = json_object_new_object();
 	if (in) {
-		json_object_object_add(in, "decoded", json_object_new_int64((int64_t)c->decoded));
+		json_object_object_add(in, "decoded", json_object_new_int64((int64_t)c->in.decoded));
 		json_object_object_add(in, "undecoded",
-				       json_object_new_int64((int64_t)c->undecoded));
-		json_object_object_add(in, "bad_raw", json_object_new_int64((int64_t)c->bad_raw));
+				       json_object_new_int64((int64_t)c->in.undecoded));
+		json_object_object_add(in, "bad_raw", json_object_new_int64((int64_t)c->in.bad_raw));
 		json_object_object_add(in, "lost_events",
-				       json_object_new_int64((int64_t)c->lost_events));
+				       json_object_new_int64((int64_t)c->in.lost_events));
 		json_object_object_add(in, "lost_samples",
-				       json_object_new_int64((int64_t)c->lost_samples));
-		json_object_object_add(in, "no_raw", json_object_new_int64((int64_t)c->no_raw));
+				       json_object_new_int64((int64_t)c->in.lost_samples));
+		json_object_object_add(in, "no_raw", json_object_new_int64((int64_t)c->in.no_raw));
 		json_object_object_add(in, "unknown_id",
-				       json_object_new_int64((int64_t)c->unknown_id));
+				       json_object_new_int64((int64_t)c->in.unknown_id));
 		json_object_object_add(in, "bad_samples",
-				       json_object_new_int64((int64_t)c->bad_samples));
+				       json_object_new_int64((int64_t)c->in.bad_samples));
 		json_object_object_add(in, "out_of_order",
-				       json_object_new_int64((int64_t)c->out_of_order));
+				       json_object_new_int64((int64_t)c->in.out_of_order));
 		if (c->mode == H_REPORT)
 			json_object_object_add(in, "duplicates",
-					       json_object_new_int64((int64_t)c->duplicates));
-		if (c->ran == HB_PERF && c->mode != H_REPORT)
+					       json_object_new_int64((int64_t)c->in.duplicates));
+		if (c->run.ran == HB_PERF && c->mode != H_REPORT)
 			json_object_object_add(in, "max_late_ns",
-					       json_object_new_int64((int64_t)c->max_late_ns));
+					       json_object_new_int64((int64_t)c->in.max_late_ns));
 		json_object_object_add(in, "forced_flushes",
-				       json_object_new_int64((int64_t)c->forced));
+				       json_object_new_int64((int64_t)c->in.forced));
 		json_object_object_add(in, "dropped", json_object_new_int64((int64_t)dropped(c)));
 		if (fired_shown(c))
-			json_object_object_add(in, "fired", firedout_json(&c->fired));
+			json_object_object_add(in, "fired", firedout_json(&c->in.fired));
 		json_object_object_add(in, "nr_cpus", json_object_new_int((int)nr_out_cpus(c)));
-		if (c->decoded_any) {
+		if (c->in.decoded_any) {
 			json_object_object_add(in, "first_event_ns",
-					       jsonv_u64(c->first_ns));
+					       jsonv_u64(c->in.first_ns));
 			json_object_object_add(in, "last_event_ns",
-					       jsonv_u64(c->last_ns));
+					       jsonv_u64(c->in.last_ns));
 		}
-		if (c->traced_from_ns) {
+		if (c->in.traced_from_ns) {
 			json_object_object_add(in, "traced_from_ns",
-					       jsonv_u64(c->traced_from_ns));
+					       jsonv_u64(c->in.traced_from_ns));
 			json_object_object_add(in, "traced_until_ns",
-					       jsonv_u64(c->traced_until_ns));
+					       jsonv_u64(c->in.traced_until_ns));
 		}
-		if (c->time_given)
+		if (c->o.time_given)
 			json_object_object_add(in, "outside_time",
-					       json_object_new_int64((int64_t)c->outside));
+					       json_object_new_int64((int64_t)c->in.outside));
 		if (c->mode != H_REPORT) {
 			json_object_object_add(in, "corrupt_ring_bytes",
-					       jsonv_u64(c->ring_corrupt_bytes));
+					       jsonv_u64(c->in.ring_corrupt_bytes));
 			json_object_object_add(in, "keep_busy", keep_busy_json(c));
 			json_object_object_add(in, "backend",
-					       json_object_new_string(c->ran == HB_KERNEL ? "kernel"
-								      : c->ran == HB_BPF ? "bpf" : "perf"));
-			if (c->ran == HB_KERNEL)
+					       json_object_new_string(c->run.ran == HB_KERNEL ? "kernel"
+								      : c->run.ran == HB_BPF ? "bpf" : "perf"));
+			if (c->run.ran == HB_KERNEL)
 				json_object_object_add(in, "hist_triggers", histtrig_json(c));
-			else if (c->ran == HB_BPF) {
+			else if (c->run.ran == HB_BPF) {
 				json_object_object_add(in, "bpf_program_runs",
-						       jsonv_u64(c->bpf_events));
+						       jsonv_u64(c->run.bpf_events));
 				json_object_object_add(in, "bpf_recursion_misses",
-						       jsonv_u64(c->bps.recursion_misses));
+						       jsonv_u64(c->run.bps.recursion_misses));
 				json_object_object_add(in, "bpf_nested_runs",
-						       jsonv_u64(c->bps.nested));
+						       jsonv_u64(c->run.bps.nested));
 				json_object_object_add(in, "bpf_programs", bpfprogs_json(c));
 			}
-			if (c->nltimer)
+			if (c->run.nltimer)
 				json_object_object_add(in, "local_timer", ltimer_json(c));
 		}
 		json_object_object_add(j, "input", in);
 	}
-	if (c->twl)
+	if (c->run.twl)
 		json_object_object_add(j, "timer_workload", twl_json(c));
-	if (c->tasks)
+	if (c->run.tasks)
 		json_object_object_add(j, "tasks", hist_tasks_json(c));
 	return j;
 }
@@ -619,60 +619,60 @@ int hist_emit(struct hctx *c)
 
 	for (int t = 0; t < HSET_NR_KINDS; t++)
 		unsup[t] = hist_kind_unsupported(c, t);
-	const struct latency_stats *st = c->track;	/* the trackers' counters */
+	const struct latency_stats *st = c->run.track;	/* the trackers' counters */
 
-	if (c->outdir) {
+	if (c->o.outdir) {
 		int err = write_tree(c, unsup);
 		if (err)
 			return EXIT_ERR;
 	}
-	if (c->json || c->json_file) {
-		struct json_object *j = build_doc(c, unsup, c->json_buckets);
+	if (c->o.json || c->o.json_file) {
+		struct json_object *j = build_doc(c, unsup, c->o.json_buckets);
 		if (!j) {
 			fprintf(stderr, "%s: out of memory building JSON\n", c->prog);
 			return EXIT_ERR;
 		}
-		if (jsonout_write(j, JSON_C_TO_STRING_PRETTY, c->json ? NULL : c->json_file, c->force,
+		if (jsonout_write(j, JSON_C_TO_STRING_PRETTY, c->o.json ? NULL : c->o.json_file, c->o.force,
 				  c->prog))
 			json_err = true;
 		json_object_put(j);
 	}
-	if (c->renders.nr) {	/* the page draws the buckets: a document with them */
+	if (c->o.renders.nr) {	/* the page draws the buckets: a document with them */
 		struct json_object *j = build_doc(c, unsup, true);
 		if (!j) {
 			fprintf(stderr, "%s: out of memory building the report's forms\n", c->prog);
 			return EXIT_ERR;
 		}
-		if (jsonout_render(j, &c->renders, c->force, c->prog))
+		if (jsonout_render(j, &c->o.renders, c->o.force, c->prog))
 			json_err = true;
 		json_object_put(j);
 	}
-	if (!c->json) {
+	if (!c->o.json) {
 		hist_term_view(c, stdout, unsup);
 		hist_tasks_text(c, stdout);
-		if (c->ran == HB_KERNEL)
+		if (c->run.ran == HB_KERNEL)
 			printf("events: counted in the kernel by hist triggers (%" PRIu64 " samples filed, %"
 			       PRIu64 " dropped by a full map, %" PRIu64 " on CPUs not asked, %" PRIu64
-			       " unreadable lines)\n", c->hstats.hits, c->hstats.dropped,
-			       c->hstats.outside_cpus, c->hstats.bad_lines);
-		else if (c->ran == HB_BPF)
+			       " unreadable lines)\n", c->run.hstats.hits, c->run.hstats.dropped,
+			       c->run.hstats.outside_cpus, c->run.hstats.bad_lines);
+		else if (c->run.ran == HB_BPF)
 			printf("events: counted in the kernel by the bpf backend (%" PRIu64
 			       " program runs, %" PRIu64 " skipped by the kernel's recursion guard, %"
-			       PRIu64 " nested in another)\n", c->bpf_events, c->bps.recursion_misses,
-			       c->bps.nested);
+			       PRIu64 " nested in another)\n", c->run.bpf_events, c->run.bps.recursion_misses,
+			       c->run.bps.nested);
 		else
 			print_events(c);
-		if (c->ran != HB_KERNEL && c->ran != HB_BPF && fired_shown(c))
-			firedout_text(&c->fired, stdout);
-		for (size_t i = 0; i < c->nltimer; i++) {
+		if (c->run.ran != HB_KERNEL && c->run.ran != HB_BPF && fired_shown(c))
+			firedout_text(&c->in.fired, stdout);
+		for (size_t i = 0; i < c->run.nltimer; i++) {
 			printf("local timer interrupts: CPU%" PRIu32 " %" PRIu64 " (bpf, "
 			       "irq_vectors:local_timer_entry), /proc/interrupts LOC +%" PRIu64,
-			       c->ltimer[i].cpu, c->ltimer[i].entries, c->ltimer[i].loc_delta);
+			       c->run.ltimer[i].cpu, c->run.ltimer[i].entries, c->run.ltimer[i].loc_delta);
 			if (ltimer_not_seen(c, i))
 				printf(": %" PRIu64 " not seen by the programs", ltimer_not_seen(c, i));
 			printf("\n");
 		}
-		if (c->ran == HB_KERNEL) {
+		if (c->run.ran == HB_KERNEL) {
 			printf("tracking: none (hist triggers file every wakeup to its switch-in, per "
 			       "task, without the priority rules)\n");
 		} else {
@@ -680,7 +680,7 @@ int hist_emit(struct hctx *c)
 			       " dropped (higher prio first), %" PRIu64 " dropped (already running), %"
 			       PRIu64 " replaced, %" PRIu64 " migrated, ", st->wake_ignored,
 			       st->dropped_prio, st->dropped_running, st->replaced, st->migrated);
-			if (c->ran == HB_BPF)	/* LRU maps: their evictions are not counted */
+			if (c->run.ran == HB_BPF)	/* LRU maps: their evictions are not counted */
 				printf("%" PRIu64 " expiries of unknown timers\n", st->timer_unknown);
 			else
 				printf("%" PRIu64 " pid-table evictions, %" PRIu64 " timer-table evictions, %"
@@ -690,27 +690,27 @@ int hist_emit(struct hctx *c)
 		}
 		if (c->mode != H_REPORT)
 			printf("keep-busy: %s\n",
-			       c->busy_on ? (strcmp(c->busy_why, "option") ? "on (the self-test saw "
+			       c->run.busy_on ? (strcmp(c->run.busy_why, "option") ? "on (the self-test saw "
 								"idle-entry samples dropped)"
 								: "on (--keep-busy)")
-			       : c->ran == HB_KERNEL ? "off (kernel backend)"
-			       : c->ran == HB_BPF ? "off (bpf backend)"
-			       : c->idc_ran && !c->idc_err ? "off (the self-test saw no drop)"
-			       : c->idc_ran ? "off (the self-test could not run)" : "off (--no-keep-busy)");
-		if (c->outdir)
-			printf("latency_hist tree written to %s\n", c->outdir);
+			       : c->run.ran == HB_KERNEL ? "off (kernel backend)"
+			       : c->run.ran == HB_BPF ? "off (bpf backend)"
+			       : c->run.idc_ran && !c->run.idc_err ? "off (the self-test saw no drop)"
+			       : c->run.idc_ran ? "off (the self-test could not run)" : "off (--no-keep-busy)");
+		if (c->o.outdir)
+			printf("latency_hist tree written to %s\n", c->o.outdir);
 	}
 	/* say clearly what is missing, on stderr so JSON stays clean */
 	/* (one line per reason: irqsoff, preemptoff and preemptirqsoff share theirs) */
 	bool said[HSET_NR_KINDS] = { false };
 	for (int t = 0; t < HSET_NR_KINDS; t++) {
-		if (!c->types[t] || !unsup[t] || said[t] || !(c->json || !c->types_given) || c->quiet)
+		if (!c->o.types[t] || !unsup[t] || said[t] || !(c->o.json || !c->o.types_given) || c->o.quiet)
 			continue;
 		char why[512];	/* why_unsupported's text is in a static buffer */
 		snprintf(why, sizeof(why), "%s", why_unsupported(c, t));
 		int same[HSET_NR_KINDS], n = 0;
 		for (int u = t; u < HSET_NR_KINDS; u++)
-			if (c->types[u] && unsup[u] && !said[u] && !strcmp(why_unsupported(c, u), why)) {
+			if (c->o.types[u] && unsup[u] && !said[u] && !strcmp(why_unsupported(c, u), why)) {
 				same[n++] = u;
 				said[u] = true;
 			}
@@ -720,42 +720,42 @@ int hist_emit(struct hctx *c)
 		fprintf(stderr, " not reported: %s\n", why);
 	}
 	uint64_t drop = dropped(c);
-	if (c->duplicates)
+	if (c->in.duplicates)
 		fprintf(stderr, "%s: %" PRIu64 " samples are byte for byte the one before them (the recorder wrote part "
-				"of a ring twice): dropped, nothing is missing\n", c->prog, c->duplicates);
-	if (drop || c->out_of_order || c->forced || c->ring_corrupt_bytes || c->fired.throttles) {
+				"of a ring twice): dropped, nothing is missing\n", c->prog, c->in.duplicates);
+	if (drop || c->in.out_of_order || c->in.forced || c->in.ring_corrupt_bytes || c->in.fired.throttles) {
 		char b[512];
 		size_t u = 0;
 #define DROPPED(v, what) \
 		if (v && u < sizeof(b)) \
 			u += (size_t)snprintf(b + u, sizeof(b) - u, "%s%" PRIu64 " " what, u ? ", " : "", v)
-		DROPPED(c->lost_events, "events lost by the kernel");
-		DROPPED(c->lost_samples, "samples lost by the kernel");
-		DROPPED(c->unknown_id, "samples with an id no event declares");
-		DROPPED(c->bad_samples, "samples too short for their sample_type");
-		DROPPED(c->bad_raw, "samples with a malformed payload");
-		DROPPED(c->no_raw, "samples without a payload");
+		DROPPED(c->in.lost_events, "events lost by the kernel");
+		DROPPED(c->in.lost_samples, "samples lost by the kernel");
+		DROPPED(c->in.unknown_id, "samples with an id no event declares");
+		DROPPED(c->in.bad_samples, "samples too short for their sample_type");
+		DROPPED(c->in.bad_raw, "samples with a malformed payload");
+		DROPPED(c->in.no_raw, "samples without a payload");
 		DROPPED(st->bad_cpu, "events with a CPU out of range");
 		DROPPED(st->alloc_failures, "samples lost to memory");
-		DROPPED(c->out_of_order, "events delivered out of order");
-		DROPPED(c->forced, "queue flushes forced by a full queue");
-		DROPPED(c->ring_corrupt_bytes, "bytes of corrupt ring data skipped");
-		if (c->ran == HB_BPF && c->bps.recursion_misses && u < sizeof(b)) {
+		DROPPED(c->in.out_of_order, "events delivered out of order");
+		DROPPED(c->in.forced, "queue flushes forced by a full queue");
+		DROPPED(c->in.ring_corrupt_bytes, "bytes of corrupt ring data skipped");
+		if (c->run.ran == HB_BPF && c->run.bps.recursion_misses && u < sizeof(b)) {
 			char names[256];
-			bpfhist_misses_text(&c->bps, names, sizeof(names));
+			bpfhist_misses_text(&c->run.bps, names, sizeof(names));
 			u += (size_t)snprintf(b + u, sizeof(b) - u, "%s%" PRIu64 " bpf program runs "
 					      "skipped by the kernel's recursion guard (%s)", u ? ", " : "",
-					      c->bps.recursion_misses, names);
+					      c->run.bps.recursion_misses, names);
 		}
 #undef DROPPED
 		char fw[1024];
-		if (firedout_warning(&c->fired, fw, sizeof(fw)))
+		if (firedout_warning(&c->in.fired, fw, sizeof(fw)))
 			fprintf(stderr, "%s: warning: %s%s\n", c->prog, fw,
-				firedtab_undelivered(&c->fired) ? ": histograms are incomplete" : "");
+				firedtab_undelivered(&c->in.fired) ? ": histograms are incomplete" : "");
 		/* the workload's own count says what that cost it */
-		for (unsigned i = 0; c->twl && i < timerwl_nr_threads(c->twl); i++) {
+		for (unsigned i = 0; c->run.twl && i < timerwl_nr_threads(c->run.twl); i++) {
 			struct timerwl_thread_info info;
-			timerwl_snapshot(c->twl, i, &info, NULL);
+			timerwl_snapshot(c->run.twl, i, &info, NULL);
 			uint64_t un = twl_unfiled(c, &info), ud = cpu_undelivered(c, info.cpu);
 			if (un && ud)
 				fprintf(stderr, "%s: warning: CPU%u: %" PRIu64 " of %" PRIu64 " timer-workload "
@@ -765,20 +765,20 @@ int hist_emit(struct hctx *c)
 		}
 		if (u)
 			fprintf(stderr, "%s: warning: %s: %s\n", c->prog, b,
-			drop || c->ring_corrupt_bytes ? "histograms are incomplete" : "ordering may be off");
+			drop || c->in.ring_corrupt_bytes ? "histograms are incomplete" : "ordering may be off");
 	}
-	if (drop && (c->threshold_given || c->strict)) {
+	if (drop && (c->o.threshold_given || c->o.strict)) {
 		fprintf(stderr, "%s: %" PRIu64 " events were lost or dropped, so the histograms cannot "
 				"pass %s: exit 1\n", c->prog, drop,
-			c->strict ? "--strict" : "the threshold");
+			c->o.strict ? "--strict" : "the threshold");
 		rc = EXIT_THRESHOLD;
 	}
-	if (c->threshold_given) {
+	if (c->o.threshold_given) {
 		int64_t w = hist_worst(c, NULL, NULL);
-		if (w != INT64_MIN && w >= 0 && (uint64_t)w > c->threshold_ns) {
+		if (w != INT64_MIN && w >= 0 && (uint64_t)w > c->o.threshold_ns) {
 			fprintf(stderr, "%s: maximum latency %" PRId64 " us exceeds the threshold %" PRId64
 					" us\n",
-				c->prog, w / 1000, (int64_t)(c->threshold_ns / 1000));
+				c->prog, w / 1000, (int64_t)(c->o.threshold_ns / 1000));
 			rc = EXIT_THRESHOLD;
 		}
 	}

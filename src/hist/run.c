@@ -38,33 +38,33 @@
  * the outputs. */
 static void take_stats(struct hctx *c, const struct hsource_stats *st)
 {
-	c->track = st->track;
-	c->any_cpu = st->any_cpu;
-	c->max_cpu_seen = st->max_cpu;
-	c->decoded_any = st->any_event;
-	c->first_ns = st->first_ns;
-	c->last_ns = st->last_ns;
+	c->run.track = st->track;
+	c->in.any_cpu = st->any_cpu;
+	c->in.max_cpu_seen = st->max_cpu;
+	c->in.decoded_any = st->any_event;
+	c->in.first_ns = st->first_ns;
+	c->in.last_ns = st->last_ns;
 	if (!st->bpf && !st->trig)	/* events fed to the trackers (perf, report) */
-		c->decoded = st->seen;
+		c->in.decoded = st->seen;
 	if (st->ring) {
-		c->lost_events = st->ring->lost;
-		c->undecoded = st->ring->undecoded;
-		c->forced = st->ring->forced;
-		c->out_of_order = st->ring->out_of_order;
-		c->max_late_ns = st->ring->max_late_ns;
-		c->ring_corrupt_bytes = st->ring->corrupt_bytes;
+		c->in.lost_events = st->ring->lost;
+		c->in.undecoded = st->ring->undecoded;
+		c->in.forced = st->ring->forced;
+		c->in.out_of_order = st->ring->out_of_order;
+		c->in.max_late_ns = st->ring->max_late_ns;
+		c->in.ring_corrupt_bytes = st->ring->corrupt_bytes;
 	}
-	if (st->evs && evsrc_fired_table(st->evs, &c->fired) < 0)
-		c->fired.counted = false;	/* out of memory: said as not counted */
+	if (st->evs && evsrc_fired_table(st->evs, &c->in.fired) < 0)
+		c->in.fired.counted = false;	/* out of memory: said as not counted */
 	if (st->bpf) {
-		c->bpf_events = st->seen;
-		c->bps = *st->bpf;
+		c->run.bpf_events = st->seen;
+		c->run.bps = *st->bpf;
 	}
-	c->ltimer = st->ltimer;
-	c->nltimer = st->nltimer;
+	c->run.ltimer = st->ltimer;
+	c->run.nltimer = st->nltimer;
 	if (st->trig) {
-		c->hstats = *st->trig;
-		c->hwin = *st->window;
+		c->run.hstats = *st->trig;
+		c->run.hwin = *st->window;
 	}
 }
 
@@ -79,7 +79,7 @@ int hist_report(struct hctx *c)
 	struct hsource_why why;
 	struct pdread_event ev;
 	int rc, ret = EXIT_ERR;
-	const char *path = c->input ? c->input : "perf.data";
+	const char *path = c->o.input ? c->o.input : "perf.data";
 
 	cmdio_sigpipe_as_error();
 
@@ -121,22 +121,22 @@ int hist_report(struct hctx *c)
 				}
 				enum tpevent_kind k = tpdecode_kind(d, (int)e->attr.config);
 				if (k != TPEVENT_UNKNOWN)
-					c->has[k] = true;
+					c->in.has[k] = true;
 			}
 			const struct pdread_info *in = pdread_info(r);
 			uint32_t n = in->nr_cpus_avail ? in->nr_cpus_avail : in->nr_cpus_online;
 			if (!n || in->pipe)
 				n = n > 1024 ? n : 1024;
-			if (hsource_feed_init(&feed, &c->lcfg, n, c->has, &why) < 0) {
+			if (hsource_feed_init(&feed, &c->o.lcfg, n, c->in.has, &why) < 0) {
 				fprintf(stderr, "%s: %s\n", c->prog, why.reason);
 				goto out;
 			}
-			if (c->tasks)
-				latency_set_observer(feed.lat, tasklat_observe, c->tasks);
+			if (c->run.tasks)
+				latency_set_observer(feed.lat, tasklat_observe, c->run.tasks);
 		}
-		if (c->time_given &&
-		    (ev.sample.time < c->time_lo_ns || ev.sample.time > c->time_hi_ns)) {
-			c->outside++;
+		if (c->o.time_given &&
+		    (ev.sample.time < c->o.time_lo_ns || ev.sample.time > c->o.time_hi_ns)) {
+			c->in.outside++;
 			continue;
 		}
 		struct tpevent t;
@@ -144,24 +144,24 @@ int hist_report(struct hctx *c)
 			continue;
 		hsource_feed_event(&feed, &t);
 	}
-	c->no_raw = loss.no_raw;
-	c->undecoded = loss.unknown;
-	c->bad_raw = loss.bad_raw;
+	c->in.no_raw = loss.no_raw;
+	c->in.undecoded = loss.unknown;
+	c->in.bad_raw = loss.bad_raw;
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s: %s\n", c->prog, path,
 			*pdread_strerror(r) ? pdread_strerror(r) : strerror(-rc));
 		goto out;
 	}
 	const struct pdread_stats *st = pdread_stats(r);
-	c->lost_events = st->lost_events;
-	c->lost_samples = st->lost_samples;
-	c->unknown_id = st->unknown_id;
-	c->bad_samples = st->bad_samples;
-	c->out_of_order = st->out_of_order;
-	c->duplicates = st->duplicates;
-	c->forced = st->forced_flushes;
-	if (pdread_info(r)->fired.counted && firedout_copy(&c->fired, &pdread_info(r)->fired) == 0)
-		firedout_names(&c->fired, r);
+	c->in.lost_events = st->lost_events;
+	c->in.lost_samples = st->lost_samples;
+	c->in.unknown_id = st->unknown_id;
+	c->in.bad_samples = st->bad_samples;
+	c->in.out_of_order = st->out_of_order;
+	c->in.duplicates = st->duplicates;
+	c->in.forced = st->forced_flushes;
+	if (pdread_info(r)->fired.counted && firedout_copy(&c->in.fired, &pdread_info(r)->fired) == 0)
+		firedout_names(&c->in.fired, r);
 	if (!feed.lat) {
 		fprintf(stderr, "%s: %s has no tracepoint samples; record sched:sched_switch, "
 				"sched:sched_wakeup (and timer:hrtimer_*) with -a\n", c->prog, path);
@@ -170,9 +170,9 @@ int hist_report(struct hctx *c)
 	struct hsource_stats fst = { 0 };
 	hsource_feed_stats(&feed, &fst);
 	take_stats(c, &fst);
-	c->lat = feed.lat;	/* the caller's to free */
+	c->run.lat = feed.lat;	/* the caller's to free */
 	feed.lat = NULL;
-	c->set = latency_set(c->lat);
+	c->run.set = latency_set(c->run.lat);
 	ret = hist_emit(c);
 out:
 	hsource_feed_free(&feed);
@@ -222,7 +222,7 @@ static void take_source(struct hctx *c)
 {
 	struct hsource_stats st;
 
-	hsource_stats(c->src, &st);
+	hsource_stats(c->run.src, &st);
 	take_stats(c, &st);
 }
 
@@ -232,30 +232,30 @@ static int open_record_file(struct hctx *c)
 	/* one rule for every recorder: the host's byte order (the kernel's
 	 * records are copied as they come), as perf writes */
 	struct safeout_refusal why;
-	struct pdwrite_opts o = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = c->force, .checkpoint = true,
+	struct pdwrite_opts o = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = c->o.force, .checkpoint = true,
 				  .refusal = &why };
-	err = pdwrite_open(&c->pw, c->record_out, &o);
+	err = pdwrite_open(&c->run.pw, c->o.record_out, &o);
 	if (err < 0) {
 		char msg[PATH_MAX + 160];
-		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->record_out,
+		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->o.record_out,
 			safeout_explain(msg, sizeof(msg), err, &why));
 		return err;
 	}
 	/* the events and their formats; from then on every ring record */
-	err = hsource_record(c->src, c->pw, &c->live_err);
+	err = hsource_record(c->run.src, c->run.pw, &c->run.live_err);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot describe the tracepoints in %s: %s\n", c->prog,
-			c->record_out, strerror(-err));
+			c->o.record_out, strerror(-err));
 		return err;
 	}
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
-	pdwrite_set_string_feature(c->pw, PDFORMAT_FEAT_HOSTNAME, host);
+	pdwrite_set_string_feature(c->run.pw, PDFORMAT_FEAT_HOSTNAME, host);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	pdwrite_set_nrcpus(c->pw, (uint32_t)ncpu, (uint32_t)ncpu);
-	err = pdwrite_begin_data(c->pw);
+	pdwrite_set_nrcpus(c->run.pw, (uint32_t)ncpu, (uint32_t)ncpu);
+	err = pdwrite_begin_data(c->run.pw);
 	if (err < 0) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", c->prog, c->record_out, strerror(-err));
+		fprintf(stderr, "%s: cannot write %s: %s\n", c->prog, c->o.record_out, strerror(-err));
 		return err;
 	}
 	return 0;
@@ -267,40 +267,40 @@ static int open_record_file(struct hctx *c)
  */
 static int keep_busy_setup(struct hctx *c, struct livesetup *ls)
 {
-	if (c->keep_busy < 0) {
-		c->idc_ran = true;
-		c->idc_err = idlecheck_check(&c->cpus, NULL, c->idc, sizeof(c->idc) / sizeof(c->idc[0]),
-				       &c->nidc);
-		if (!c->idc_err && idlecheck_any_drops(c->idc, c->nidc)) {
+	if (c->lo.keep_busy < 0) {
+		c->run.idc_ran = true;
+		c->run.idc_err = idlecheck_check(&c->lo.cpus, NULL, c->run.idc, sizeof(c->run.idc) / sizeof(c->run.idc[0]),
+				       &c->run.nidc);
+		if (!c->run.idc_err && idlecheck_any_drops(c->run.idc, c->run.nidc)) {
 			char list[256] = "";
 			size_t used = 0;
-			for (size_t i = 0; i < c->nidc && used < sizeof(list) - 64; i++)
-				if (c->idc[i].verdict == IDLECHECK_DROPS)
+			for (size_t i = 0; i < c->run.nidc && used < sizeof(list) - 64; i++)
+				if (c->run.idc[i].verdict == IDLECHECK_DROPS)
 					used += (size_t)snprintf(list + used, sizeof(list) - used,
 								 "%sCPU%u %" PRIu64 "/%" PRIu64,
-								 used ? ", " : "", c->idc[i].cpu,
-								 c->idc[i].samples + c->idc[i].lost,
-								 c->idc[i].counted);
+								 used ? ", " : "", c->run.idc[i].cpu,
+								 c->run.idc[i].samples + c->run.idc[i].lost,
+								 c->run.idc[i].counted);
 			fprintf(stderr,
 				"%s: this kernel drops perf samples of interrupts taken on an idle CPU "
 				"(self-test, timer interrupts delivered/fired: %s): keeping the traced CPUs busy "
 				"with SCHED_IDLE spinners (--no-keep-busy to turn off)\n",
 				c->prog, list);
-			c->busy_why = "self-test";
+			c->run.busy_why = "self-test";
 		}
-	} else if (c->keep_busy > 0) {
-		c->busy_why = "option";
+	} else if (c->lo.keep_busy > 0) {
+		c->run.busy_why = "option";
 	}
-	if (!c->busy_why)
+	if (!c->run.busy_why)
 		return 0;
-	struct livesetup_cfg cfg = { .keep_busy_cpus = &c->cpus, .dma_latency_us = -1 };
+	struct livesetup_cfg cfg = { .keep_busy_cpus = &c->lo.cpus, .dma_latency_us = -1 };
 	int err = livesetup_apply(ls, &cfg, LIVESETUP_KEEP_BUSY, NULL);
 	if (err < 0) {
 		fprintf(stderr, "%s: cannot start the keep-busy threads: %s (try --no-keep-busy)\n",
 			c->prog, strerror(-err));
 		return err;
 	}
-	c->busy_on = true;
+	c->run.busy_on = true;
 	return 0;
 }
 
@@ -342,38 +342,38 @@ static const struct {
  * --backend bpf|kernel|auto: load the BPF programs or set the hist triggers
  * up.  auto tries bpf, then kernel, then perf, and says on stderr which
  * backend runs and why the others do not; an explicit bpf or kernel that
- * cannot run is an error.  Returns 0 (c->src set when one of them runs) or
+ * cannot run is an error.  Returns 0 (c->run.src set when one of them runs) or
  * -1.  From the kernel's start on, an abort (a second signal) undoes it too.
  */
 static int open_in_kernel(struct hctx *c, const struct hsource_cfg *cfg)
 {
 	char why[2][sizeof(((struct hsource_why *)0)->reason) + 16] = { "not tried", "not tried" };
 
-	for (size_t i = 0; i < 2 && !c->src; i++) {
+	for (size_t i = 0; i < 2 && !c->run.src; i++) {
 		const struct hsource_ops *ops = in_kernel[i].ops;
 		struct hsource_why hw;
-		if (c->backend != in_kernel[i].b && c->backend != HB_AUTO)
+		if (c->lo.backend != in_kernel[i].b && c->lo.backend != HB_AUTO)
 			continue;
 		if (!in_kernel[i].refusal(c, why[i], sizeof(why[i]))) {
 			if (ops->emergency_restore)
 				cmdio_on_abort_call(ops->emergency_restore);
-			if (hsource_open(&c->src, ops, cfg, &hw) < 0)
+			if (hsource_open(&c->run.src, ops, cfg, &hw) < 0)
 				snprintf(why[i], sizeof(why[i]), "refused: %s", hw.reason);
 			else
-				c->ran = in_kernel[i].b;
+				c->run.ran = in_kernel[i].b;
 			if (hw.note[0])	/* bpf: runs without the timer kinds; kernel: an undo failed */
 				fprintf(stderr, "%s: %s\n", c->prog, hw.note);
 		}
-		if (!c->src && c->backend == in_kernel[i].b) {
+		if (!c->run.src && c->lo.backend == in_kernel[i].b) {
 			fprintf(stderr, "%s: --backend %s %s\n", c->prog, ops->name, why[i]);
 			return -1;
 		}
 	}
-	if (c->backend == HB_AUTO) {
-		if (c->ran == HB_BPF)
+	if (c->lo.backend == HB_AUTO) {
+		if (c->run.ran == HB_BPF)
 			fprintf(stderr, "%s: backend bpf (the histograms are kept in the kernel by BPF "
 					"programs; kernel hist triggers and perf not needed)\n", c->prog);
-		else if (c->ran == HB_KERNEL)
+		else if (c->run.ran == HB_KERNEL)
 			fprintf(stderr, "%s: backend kernel (bpf %s; the kernel's hist triggers keep "
 					"the wakeup histogram)\n", c->prog, why[0]);
 		else
@@ -391,11 +391,11 @@ static int open_perf(struct hctx *c, const struct hsource_cfg *cfg, struct lives
 
 	if (keep_busy_setup(c, ls) < 0 || tool_setup_interrupted(c->prog))
 		return -1;
-	if (hsource_open(&c->src, &hsource_perf, cfg, &hw) < 0) {
+	if (hsource_open(&c->run.src, &hsource_perf, cfg, &hw) < 0) {
 		say_why(c, &hw);
 		return -1;
 	}
-	c->ran = HB_PERF;
+	c->run.ran = HB_PERF;
 	return 0;
 }
 
@@ -413,7 +413,7 @@ static int live_wait(void *arg, int timeout_ms)
 {
 	struct live_loop *lv = arg;
 	struct pollfd *fds;
-	size_t n = hsource_pollfds(lv->c->src, &fds);
+	size_t n = hsource_pollfds(lv->c->run.src, &fds);
 
 	if (poll(fds, n, timeout_ms) < 0 && errno != EINTR && n) {
 		int err = -errno;
@@ -429,9 +429,9 @@ static void monitor_refresh(void *arg, uint64_t now_ns)
 	struct hctx *c = ((struct live_loop *)arg)->c;
 	struct hsource_why hw;
 
-	if (hsource_sync(c->src, &hw) < 0) {
+	if (hsource_sync(c->run.src, &hw) < 0) {
 		say_why(c, &hw);
-		c->monitor_failed = true;
+		c->mon.monitor_failed = true;
 		cmdio_stop();
 		return;
 	}
@@ -443,13 +443,13 @@ static int live_process(void *arg, uint64_t until_ns)
 {
 	struct live_loop *lv = arg;
 	struct hsource_why hw;
-	int err = hsource_drain(lv->c->src, until_ns, &hw);
+	int err = hsource_drain(lv->c->run.src, until_ns, &hw);
 
 	if (err < 0)
 		say_why(lv->c, &hw);
-	if (!err && lv->c->nm)
-		noisemon_advance(lv->c->nm, until_ns);
-	if (!err && lv->c->dtlr)
+	if (!err && lv->c->mon.nm)
+		noisemon_advance(lv->c->mon.nm, until_ns);
+	if (!err && lv->c->mon.dtlr)
 		hist_monitor_dtl_poll(lv->c);
 	/* the monitor's SIGHUP: from zero, published at once */
 	if (!err && lv->c->mode == H_MONITOR && cmdio_take_request() && hist_monitor_reset(lv->c) == 0)
@@ -461,8 +461,8 @@ static int live_process(void *arg, uint64_t until_ns)
 static void live_checkpoint(void *arg)
 {
 	struct hctx *c = ((struct live_loop *)arg)->c;
-	if (!c->live_err && pdwrite_checkpoint(c->pw, false) < 0)
-		c->live_err = true;
+	if (!c->run.live_err && pdwrite_checkpoint(c->run.pw, false) < 0)
+		c->run.live_err = true;
 }
 
 /* -T: the run stops as soon as a sample exceeds it */
@@ -481,15 +481,15 @@ static void live_refresh(void *arg, uint64_t now_ns)
 
 	for (int t = 0; t < HSET_NR_KINDS; t++)
 		unsup[t] = hist_kind_unsupported(c, t);
-	if (hsource_sync(c->src, &hw) < 0) {
+	if (hsource_sync(c->run.src, &hw) < 0) {
 		say_why(c, &hw);
 		cmdio_stop();
 	}
 	take_source(c);
 	if (lv->tty)
 		fputs("\033[H\033[2J", stdout);
-	hsource_describe(c->src, seen, sizeof(seen));
-	if (!c->full) {
+	hsource_describe(c->run.src, seen, sizeof(seen));
+	if (!c->o.full) {
 		/* a terminal: cut to its size; else a snapshot per refresh, whole */
 		struct winsize ws = { 0 };
 		unsigned rows = 0, cols = 0;
@@ -521,13 +521,13 @@ static void record_progress(void *arg, uint64_t now_ns)
 
 	if (!progress_on(&lv->prog))
 		return;
-	if (lv->c->ran != HB_PERF && hsource_sync(lv->c->src, &hw) < 0) {
+	if (lv->c->run.ran != HB_PERF && hsource_sync(lv->c->run.src, &hw) < 0) {
 		progress_clear(&lv->prog);
 		say_why(lv->c, &hw);
 		cmdio_stop();
 		return;
 	}
-	hsource_stats(lv->c->src, &st);
+	hsource_stats(lv->c->run.src, &st);
 	progress_update(&lv->prog, now_ns, st.seen, st.lost);
 }
 
@@ -536,10 +536,10 @@ static void record_progress(void *arg, uint64_t now_ns)
 static int live_finish(struct hctx *c)
 {
 	struct hsource_why hw;
-	int err = hsource_finish(c->src, &hw);
+	int err = hsource_finish(c->run.src, &hw);
 
 	say_why(c, &hw);
-	if (hsource_ops_of(c->src)->emergency_restore)
+	if (hsource_ops_of(c->run.src)->emergency_restore)
 		cmdio_on_abort_forget();	/* undone */
 	if (err < 0)
 		return -1;
@@ -556,10 +556,10 @@ int hist_live(struct hctx *c)
 	struct livesetup ls;	/* the settings changed for the run, given back at out: */
 	struct livesetup_why why;
 	struct livesetup_cfg lcfg = {
-		.mlock = c->timer,	/* like cyclictest -m: no page fault in the measured path */
-		.dma_latency_us = c->timer && c->dma_latency_us >= 0 ? (int32_t)c->dma_latency_us : -1,
+		.mlock = c->lo.timer,	/* like cyclictest -m: no page fault in the measured path */
+		.dma_latency_us = c->lo.timer && c->lo.dma_latency_us >= 0 ? (int32_t)c->lo.dma_latency_us : -1,
 		.collector_policy = SCHED_FIFO,
-		.collector_prio = (int)c->collector_prio,
+		.collector_prio = (int)c->lo.collector_prio,
 	};
 	struct hsource_why hw;
 	int ret = EXIT_ERR, err;
@@ -574,46 +574,46 @@ int hist_live(struct hctx *c)
 	}
 	for (size_t i = 0; i < sizeof(live_events) / sizeof(live_events[0]); i++)
 		ev[n++] = live_events[i];
-	if (c->irqsoff_live)
+	if (c->lo.irqsoff_live)
 		for (size_t i = 0; i < sizeof(live_irqsoff) / sizeof(live_irqsoff[0]); i++)
 			ev[n++] = live_irqsoff[i];
-	if (c->have_auto)
+	if (c->fw.have_auto)
 		for (size_t i = 0; i < sizeof(live_auto) / sizeof(live_auto[0]); i++)
 			ev[n++] = live_auto[i];
-	if (tool_cpus(&c->cpus, c->cpus_given, NULL, c->prog))
+	if (tool_cpus(&c->lo.cpus, c->lo.cpus_given, NULL, c->prog))
 		goto out;
 	uint32_t maxcpu = 0;
 	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
-		if (parse_cpuset_has(&c->cpus, cpu))
+		if (parse_cpuset_has(&c->lo.cpus, cpu))
 			maxcpu = cpu;
 	struct hsource_cfg scfg = {
-		.nr_cpus = maxcpu + 1, .cpus = &c->cpus, .lcfg = c->lcfg, .events = ev, .nr_events = n,
-		.ring_bytes = (size_t)c->ring_bytes, .track_tasks = c->record_out != NULL,
-		.tasks = c->tasks,
-		.irqsoff = c->irqsoff_live,
+		.nr_cpus = maxcpu + 1, .cpus = &c->lo.cpus, .lcfg = c->o.lcfg, .events = ev, .nr_events = n,
+		.ring_bytes = (size_t)c->lo.ring_bytes, .track_tasks = c->o.record_out != NULL,
+		.tasks = c->run.tasks,
+		.irqsoff = c->lo.irqsoff_live,
 		.run_stats = tool_bpf_stats(),
 	};
 	if (hist_auto_setup(c, &scfg) < 0)
 		goto out;
-	if ((c->backend != HB_PERF && open_in_kernel(c, &scfg) < 0) || tool_setup_interrupted(c->prog))
+	if ((c->lo.backend != HB_PERF && open_in_kernel(c, &scfg) < 0) || tool_setup_interrupted(c->prog))
 		goto out;
-	if (!c->src && (open_perf(c, &scfg, &ls) < 0 || tool_setup_interrupted(c->prog)))
+	if (!c->run.src && (open_perf(c, &scfg, &ls) < 0 || tool_setup_interrupted(c->prog)))
 		goto out;
-	hsource_kinds(c->src, c->has);
-	c->set = hsource_set(c->src);
+	hsource_kinds(c->run.src, c->in.has);
+	c->run.set = hsource_set(c->run.src);
 	take_source(c);
-	if (c->irqsoff_live && !c->has[TPEVENT_IRQ_DISABLE] && !c->has[TPEVENT_PREEMPT_DISABLE])
+	if (c->lo.irqsoff_live && !c->in.has[TPEVENT_IRQ_DISABLE] && !c->in.has[TPEVENT_PREEMPT_DISABLE])
 		fprintf(stderr, "%s: this kernel has no preemptirq tracepoints: irqsoff, preemptoff and "
 				"preemptirqsoff are not measured\n", c->prog);
-	if (c->record_out && open_record_file(c) < 0)
+	if (c->o.record_out && open_record_file(c) < 0)
 		goto out;
 	if (tool_setup_interrupted(c->prog))
 		goto out;
-	if (hsource_start(c->src, &hw) < 0) {
+	if (hsource_start(c->run.src, &hw) < 0) {
 		say_why(c, &hw);
 		goto out;
 	}
-	c->traced_from_ns = tool_now_ns();	/* every CPU traced from here */
+	c->in.traced_from_ns = tool_now_ns();	/* every CPU traced from here */
 	/* with the timer workload: memory locked, /dev/cpu_dma_latency held */
 	livesetup_apply(&ls, &lcfg, LIVESETUP_MLOCK | LIVESETUP_DMA_LATENCY, &why);
 	if ((err = livesetup_failed(&why, LIVESETUP_MLOCK)) < 0)
@@ -622,25 +622,25 @@ int hist_live(struct hctx *c)
 	if ((err = livesetup_failed(&why, LIVESETUP_DMA_LATENCY)) < 0)
 		fprintf(stderr, "%s: cannot hold /dev/cpu_dma_latency at %" PRId64 " us: %s "
 				"(going on; --dma-latency -1 does not try)\n",
-			c->prog, c->dma_latency_us, strerror(-err));
-	if (c->timer) {
+			c->prog, c->lo.dma_latency_us, strerror(-err));
+	if (c->lo.timer) {
 		struct timerwl_cfg tc;
 		memset(&tc, 0, sizeof(tc));
-		tc.cpus = c->cpus;
-		tc.interval_ns = c->interval_ns;
-		if (c->prio.policy == SCHED_OTHER) {
-			tc.nice = c->prio.prio;	/* -P o:NICE, o:0 included */
-			tc.set_nice = c->prio_given;
-		} else if (c->prio.policy == CLI_SCHED_DEADLINE) {
+		tc.cpus = c->lo.cpus;
+		tc.interval_ns = c->lo.interval_ns;
+		if (c->lo.prio.policy == SCHED_OTHER) {
+			tc.nice = c->lo.prio.prio;	/* -P o:NICE, o:0 included */
+			tc.set_nice = c->lo.prio_given;
+		} else if (c->lo.prio.policy == CLI_SCHED_DEADLINE) {
 			tc.deadline = true;	/* -P d:RUNTIME:PERIOD */
-			tc.dl_runtime_ns = c->prio.dl_runtime_ns;
-			tc.dl_period_ns = c->prio.dl_period_ns;
+			tc.dl_runtime_ns = c->lo.prio.dl_runtime_ns;
+			tc.dl_period_ns = c->lo.prio.dl_period_ns;
 		} else {
-			tc.prio = c->prio.prio;
+			tc.prio = c->lo.prio.prio;
 		}
-		tc.rr = c->prio.policy == SCHED_RR;
-		tc.hist = c->lcfg.hist;
-		err = timerwl_start(&c->twl, &tc);
+		tc.rr = c->lo.prio.policy == SCHED_RR;
+		tc.hist = c->o.lcfg.hist;
+		err = timerwl_start(&c->run.twl, &tc);
 		if (err < 0) {
 			fprintf(stderr, "%s: cannot start the timer threads: %s\n", c->prog, strerror(-err));
 			goto out;
@@ -652,57 +652,57 @@ int hist_live(struct hctx *c)
 	 * may be born on an unmeasured CPU: no FORK record); the kernel names
 	 * later ones (evsrc_opts.track_tasks).  Once, before any sample is
 	 * written (the loop below writes them), so perf script shows names. */
-	int named = c->pw ? pdwrite_write_task_comms(c->pw, 0, NULL) : 0;
+	int named = c->run.pw ? pdwrite_write_task_comms(c->run.pw, 0, NULL) : 0;
 	if (named < 0)
 		fprintf(stderr, "%s: %s: the running tasks are not named: %s\n", c->prog,
-			c->record_out, strerror(-named));
+			c->o.record_out, strerror(-named));
 	/* after the workload threads exist, so they do not inherit it */
 	if ((err = livesetup_apply(&ls, &lcfg, LIVESETUP_PRIORITY, NULL)) < 0)
 		fprintf(stderr, "%s: cannot make the collector SCHED_FIFO %d: %s%s (going on)\n",
-			c->prog, (int)c->collector_prio, strerror(-err),
+			c->prog, (int)c->lo.collector_prio, strerror(-err),
 			err == -EPERM ? "; real-time priorities need root or CAP_SYS_NICE" : "");
 	if (tool_setup_interrupted(c->prog))
 		goto out;
 	uint64_t start = tool_now_ns();
-	if (c->mode == H_RECORD && !c->json && !c->quiet) {
+	if (c->mode == H_RECORD && !c->o.json && !c->o.quiet) {
 		/* the table's first line, now: a reader that only wants the start
 		 * (| head -1) can leave, and the run sees it and stops */
-		if (c->duration_ns)
+		if (c->lo.duration_ns)
 			printf("# latscope hist record: measuring for %.3f s (Ctrl-C stops early)\n",
-			       (double)c->duration_ns / 1e9);
+			       (double)c->lo.duration_ns / 1e9);
 		else
 			printf("# latscope hist record: measuring until Ctrl-C\n");
 		fflush(stdout);
 	}
 	struct live_loop lv = { .c = c, .start_ns = start, .tty = isatty(STDOUT_FILENO) };
 	progress_init(&lv.prog, stderr,
-		      c->mode != H_RECORD ? 0 : c->quiet && c->progress == PROGRESS_AUTO ? 0 : c->progress,
-		      start, c->duration_ns, "events");
+		      c->mode != H_RECORD ? 0 : c->o.quiet && c->o.progress == PROGRESS_AUTO ? 0 : c->o.progress,
+		      start, c->lo.duration_ns, "events");
 	struct tool_loop l = {
 		.arg = &lv,
 		.start_ns = start,
-		.duration_ns = c->duration_ns,
-		.refresh_ns = c->refresh_ns,
+		.duration_ns = c->lo.duration_ns,
+		.refresh_ns = c->lo.refresh_ns,
 		.slack_ns = 2000000,	/* the rings are complete up to 2 ms ago */
 		/* the monitor writes nothing to stdout (a journal that restarts
 		 * must not stop it) */
 		.watch_fd = c->mode == H_MONITOR ? -1 : STDOUT_FILENO,
 		.wait = live_wait,
 		.process = live_process,
-		.checkpoint = c->pw ? live_checkpoint : NULL,
+		.checkpoint = c->run.pw ? live_checkpoint : NULL,
 		.refresh = c->mode == H_MONITOR ? monitor_refresh
-			 : c->mode == H_TOP && !c->quiet && !c->json ? live_refresh	/* --json: JSON alone */
+			 : c->mode == H_TOP && !c->o.quiet && !c->o.json ? live_refresh	/* --json: JSON alone */
 			 : progress_on(&lv.prog) ? record_progress : NULL,
 		.done = live_done,
 	};
 	if (progress_on(&lv.prog))
 		l.refresh_ns = PROGRESS_PERIOD_NS;
-	if (c->mode == H_MONITOR && c->noise_period_us && hist_monitor_noise_start(c) < 0)
+	if (c->mode == H_MONITOR && c->mo.noise_period_us && hist_monitor_noise_start(c) < 0)
 		goto out;
-	if (c->mode == H_MONITOR && c->dtl) {
+	if (c->mode == H_MONITOR && c->mo.dtl) {
 		if (hist_monitor_dtl_start(c) < 0)
 			goto out;
-		l.wait_ms = dtlrec_poll_ms(c->dtlr);	/* debugfs: read every 10 ms, as dtl record */
+		l.wait_ms = dtlrec_poll_ms(c->mon.dtlr);	/* debugfs: read every 10 ms, as dtl record */
 	}
 	if (c->mode == H_MONITOR)
 		monitor_refresh(&lv, start);	/* the first snapshot now: no 503 until the first refresh */
@@ -712,48 +712,48 @@ int hist_live(struct hctx *c)
 	/* the workload's cycles end inside the traced window: every cycle it
 	 * counts was traced (under QEMU/TCG, reading the bpf maps took a second,
 	 * hundreds of 4 ms cycles the programs no longer saw) */
-	timerwl_halt(c->twl);
-	c->traced_until_ns = tool_now_ns();	/* ... to here */
+	timerwl_halt(c->run.twl);
+	c->in.traced_until_ns = tool_now_ns();	/* ... to here */
 	if (live_finish(c) < 0)
 		goto out;
 	if (c->mode == H_MONITOR) {
-		ret = c->monitor_failed ? EXIT_ERR : 0;
+		ret = c->mon.monitor_failed ? EXIT_ERR : 0;
 		goto out;
 	}
 	hist_threshold_check(c);	/* the last events read */
-	if (c->pw && c->trace_on_hit && !c->hit) {	/* an --on-threshold trace, no hit */
-		pdwrite_discard(c->pw);
-		c->pw = NULL;
-		if (!c->json && !c->quiet)
+	if (c->run.pw && c->fw.trace_on_hit && !c->fw.hit) {	/* an --on-threshold trace, no hit */
+		pdwrite_discard(c->run.pw);
+		c->run.pw = NULL;
+		if (!c->o.json && !c->o.quiet)
 			fprintf(stderr, "%s: no threshold hit: no trace kept\n", c->prog);
 	}
-	if (c->pw) {
+	if (c->run.pw) {
 		/* what the kernel fired and never delivered, for hist report */
-		if (!c->live_err && c->fired.counted && pdwrite_set_fired(c->pw, &c->fired) < 0)
-			c->live_err = true;
-		if (c->live_err) {
-			pdwrite_discard(c->pw);
+		if (!c->run.live_err && c->in.fired.counted && pdwrite_set_fired(c->run.pw, &c->in.fired) < 0)
+			c->run.live_err = true;
+		if (c->run.live_err) {
+			pdwrite_discard(c->run.pw);
 			err = -EIO;
 		} else {
-			err = pdwrite_close(c->pw);
+			err = pdwrite_close(c->run.pw);
 		}
-		c->pw = NULL;
+		c->run.pw = NULL;
 		if (err < 0) {
-			fprintf(stderr, "%s: error writing %s: %s\n", c->prog, c->record_out,
+			fprintf(stderr, "%s: error writing %s: %s\n", c->prog, c->o.record_out,
 				strerror(-err));
 			goto out;
 		}
-		c->trace_kept = true;
-		if (c->trace_asked && !c->json)
-			fprintf(stderr, "%s: wrote '%s'\n", c->prog, c->record_out);
+		c->fw.trace_kept = true;
+		if (c->fw.trace_asked && !c->o.json)
+			fprintf(stderr, "%s: wrote '%s'\n", c->prog, c->o.record_out);
 	}
 	hist_on_threshold(c);
 	if (cmdio_broken_pipe())
 		goto out;	/* the quiet end (cmdio_reader_left()): no report */
-	if (c->mode == H_TOP && !c->quiet && !c->json && isatty(STDOUT_FILENO))
+	if (c->mode == H_TOP && !c->o.quiet && !c->o.json && isatty(STDOUT_FILENO))
 		fputs("\033[H\033[2J", stdout);
 	ret = hist_emit(c);
-	hist_print_auto(c, c->json ? stderr : stdout);
+	hist_print_auto(c, c->o.json ? stderr : stdout);
 	fflush(stdout);
 	hist_on_end(c);
 out:
@@ -762,24 +762,24 @@ out:
 	 * if setup failed or was interrupted), then what livesetup changed,
 	 * newest first: priority back, /dev/cpu_dma_latency released, memory
 	 * unlocked, spinners stopped */
-	timerwl_stop(c->twl);
-	c->twl = NULL;
-	const struct hsource_ops *ops = c->src ? hsource_ops_of(c->src) : NULL;
-	hsource_close(c->src, &hw);
+	timerwl_stop(c->run.twl);
+	c->run.twl = NULL;
+	const struct hsource_ops *ops = c->run.src ? hsource_ops_of(c->run.src) : NULL;
+	hsource_close(c->run.src, &hw);
 	say_why(c, &hw);
 	if (ops && ops->emergency_restore)
 		cmdio_on_abort_forget();	/* undone */
-	c->src = NULL;
-	c->set = NULL;
-	c->track = NULL;
-	c->ltimer = NULL;
-	c->nltimer = 0;
-	pdwrite_discard(c->pw);	/* still open: setup failed or was interrupted */
-	c->pw = NULL;
+	c->run.src = NULL;
+	c->run.set = NULL;
+	c->run.track = NULL;
+	c->run.ltimer = NULL;
+	c->run.nltimer = 0;
+	pdwrite_discard(c->run.pw);	/* still open: setup failed or was interrupted */
+	c->run.pw = NULL;
 	livesetup_restore(&ls);
-	latauto_free(c->an);
-	c->an = NULL;
-	if (c->monitor_start_ns)
+	latauto_free(c->fw.an);
+	c->fw.an = NULL;
+	if (c->mon.monitor_start_ns)
 		hist_monitor_end(c);
 	return ret;
 }

@@ -18,10 +18,10 @@
 /* every task kept, worst max first: rows (the caller frees it), their number in *n */
 static struct tasklat_row *all_rows(const struct hctx *c, size_t *n)
 {
-	const struct tasklat_stats *st = tasklat_stats(c->tasks);
+	const struct tasklat_stats *st = tasklat_stats(c->run.tasks);
 	struct tasklat_row *r = st->used ? calloc(st->used, sizeof(*r)) : NULL;
 
-	*n = r ? tasklat_rows(c->tasks, r, st->used, TASKLAT_BY_MAX) : 0;
+	*n = r ? tasklat_rows(c->run.tasks, r, st->used, TASKLAT_BY_MAX) : 0;
 	return r;
 }
 
@@ -34,14 +34,14 @@ void hist_tasks_text(const struct hctx *c, FILE *f)
 {
 	size_t n;
 
-	if (!c->tasks)
+	if (!c->run.tasks)
 		return;
-	const struct tasklat_stats *st = tasklat_stats(c->tasks);
+	const struct tasklat_stats *st = tasklat_stats(c->run.tasks);
 	struct tasklat_row *r = all_rows(c, &n);
-	size_t show = c->per_task_rows && c->per_task_rows < n ? (size_t)c->per_task_rows : n;
+	size_t show = c->o.per_task_rows && c->o.per_task_rows < n ? (size_t)c->o.per_task_rows : n;
 
 	fprintf(f, "tasks that waited longest, wakeup to switch-in (us; wakeup and sharedprio%s):\n",
-		c->lcfg.all_tasks ? ", every task" : c->lcfg.pid > 0 ? ", --pid" : ", real-time tasks only");
+		c->o.lcfg.all_tasks ? ", every task" : c->o.lcfg.pid > 0 ? ", --pid" : ", real-time tasks only");
 	fprintf(f, "  %-16s %8s %10s %10s %10s %10s %12s\n", "comm", "pid", "count", "p50", "p99", "max",
 		"total");
 	for (size_t i = 0; i < show; i++)
@@ -60,9 +60,9 @@ struct json_object *hist_tasks_json(const struct hctx *c)
 {
 	size_t n;
 
-	if (!c->tasks)
+	if (!c->run.tasks)
 		return NULL;
-	const struct tasklat_stats *st = tasklat_stats(c->tasks);
+	const struct tasklat_stats *st = tasklat_stats(c->run.tasks);
 	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
 	struct tasklat_row *r = all_rows(c, &n);
 	if (!o || !a || (st->used && !r)) {

@@ -58,7 +58,7 @@ void hist_top_compact(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS], 
 	unsigned used = 0;
 
 	for (size_t i = 0; i < NKINDS; i++)
-		if (c->types[order[i]] && !unsup[order[i]])
+		if (c->o.types[order[i]] && !unsup[order[i]])
 			k[nk++] = order[i];
 	fit = nk;
 	if (cols)
@@ -95,10 +95,10 @@ void hist_top_compact(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS], 
 	used += 2;
 
 	/* the "all" line last: its merged histograms */
-	const struct hset *set = c->set;
+	const struct hset *set = c->run.set;
 	uint32_t ncpu = set ? hset_nr_cpus(set) : 0, listed = 0, total_cpus = 0;
 	for (uint32_t cpu = 0; cpu < ncpu; cpu++)
-		if (parse_cpuset_has(&c->cpus, cpu))
+		if (parse_cpuset_has(&c->lo.cpus, cpu))
 			total_cpus++;
 	/* rows: the lines left, one for "all", one for "... more" when cut */
 	unsigned room = rows ? (rows > used + 1 ? rows - used - 1 : 0) : UINT32_MAX;
@@ -106,7 +106,7 @@ void hist_top_compact(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS], 
 	if (more_line)
 		room--;	/* for "... N more CPUs" (no room at all: only "all") */
 	for (uint32_t cpu = 0; cpu < ncpu && listed < room; cpu++) {
-		if (!parse_cpuset_has(&c->cpus, cpu))
+		if (!parse_cpuset_has(&c->lo.cpus, cpu))
 			continue;
 		u = (size_t)snprintf(line, sizeof(line), "%*" PRIu32, CPU_W, cpu);
 		for (size_t i = 0; i < fit; i++) {
@@ -127,7 +127,7 @@ void hist_top_compact(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS], 
 		bool ok = set && lhist_init(&all, hset_geometry(set)) == 0;
 		for (uint32_t cpu = 0; ok && cpu < ncpu; cpu++) {
 			const struct lhist *h = hset_hist(set, k[i], cpu);
-			if (h && parse_cpuset_has(&c->cpus, cpu))
+			if (h && parse_cpuset_has(&c->lo.cpus, cpu))
 				lhist_merge(&all, h);
 		}
 		cell(b, sizeof(b), ok ? &all : NULL);
@@ -139,15 +139,15 @@ void hist_top_compact(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS], 
 	used += listed + more_line + 1;
 
 	/* --per-task: the worst tasks in the rows left (a heading and one at least) */
-	if (!c->tasks || (rows && rows < used + 3))
+	if (!c->run.tasks || (rows && rows < used + 3))
 		return;
-	size_t want = c->per_task_rows ? (size_t)c->per_task_rows : tasklat_stats(c->tasks)->used;
+	size_t want = c->o.per_task_rows ? (size_t)c->o.per_task_rows : tasklat_stats(c->run.tasks)->used;
 	if (rows && want > rows - used - 2)
 		want = rows - used - 2;
 	struct tasklat_row tr[64];
 	if (want > sizeof(tr) / sizeof(tr[0]))
 		want = sizeof(tr) / sizeof(tr[0]);
-	size_t n = tasklat_rows(c->tasks, tr, want, TASKLAT_BY_MAX);
+	size_t n = tasklat_rows(c->run.tasks, tr, want, TASKLAT_BY_MAX);
 	put(f, cols, "");
 	snprintf(line, sizeof(line), "%-16s %8s %8s %7s %7s %8s  (tasks, wakeup us, worst max first)",
 		 "comm", "pid", "count", "p50", "p99", "max");

@@ -285,8 +285,8 @@ static int hist_parse(const struct cli_cmd *cmd, struct hctx *c, char *err, size
 		argv[argc++] = a;
 	va_end(ap);
 	memset(c, 0, sizeof(*c));
-	c->prio.policy = SCHED_FIFO;
-	c->prio.prio = 95;
+	c->lo.prio.policy = SCHED_FIFO;
+	c->lo.prio.prio = 95;
 	err[0] = 0;
 	return cli_parse(cmd, argc, argv, c, NULL, err, len);
 }
@@ -299,27 +299,27 @@ static void test_hist_values(void **state)
 
 	assert_int_equal(hist_parse(&hist_record_cli, &c, err, sizeof(err), "-P", "90", "-d", "1m30s",
 				    "--ring-size", "512", "-T", "5us", "-q", "-c", "0-1", NULL), 0);
-	assert_int_equal(c.prio.policy, SCHED_FIFO);
-	assert_int_equal(c.prio.prio, 90);
-	assert_int_equal(c.duration_ns, 90000000000ULL);
-	assert_int_equal(c.ring_bytes, 512 << 10);	/* a bare number is KiB */
-	assert_true(c.threshold_given);
-	assert_int_equal(c.threshold_ns, 5000);
-	assert_true(c.quiet && c.cpus_given);
+	assert_int_equal(c.lo.prio.policy, SCHED_FIFO);
+	assert_int_equal(c.lo.prio.prio, 90);
+	assert_int_equal(c.lo.duration_ns, 90000000000ULL);
+	assert_int_equal(c.lo.ring_bytes, 512 << 10);	/* a bare number is KiB */
+	assert_true(c.o.threshold_given);
+	assert_int_equal(c.o.threshold_ns, 5000);
+	assert_true(c.o.quiet && c.lo.cpus_given);
 	assert_int_equal(hist_parse(&hist_top_cli, &c, err, sizeof(err), "-P", "o:5", "--ring-bytes",
 				    "65536", "--threshold", "250", NULL), 0);
-	assert_int_equal(c.prio.policy, SCHED_OTHER);
-	assert_int_equal(c.prio.prio, 5);
-	assert_int_equal(c.ring_bytes, 65536);	/* the old option keeps its bytes */
-	assert_int_equal(c.threshold_ns, 250000);	/* a bare number is us */
+	assert_int_equal(c.lo.prio.policy, SCHED_OTHER);
+	assert_int_equal(c.lo.prio.prio, 5);
+	assert_int_equal(c.lo.ring_bytes, 65536);	/* the old option keeps its bytes */
+	assert_int_equal(c.o.threshold_ns, 250000);	/* a bare number is us */
 	assert_int_equal(hist_parse(&hist_top_cli, &c, err, sizeof(err), "--priority=r:10", NULL), 0);
-	assert_int_equal(c.prio.policy, SCHED_RR);
+	assert_int_equal(c.lo.prio.policy, SCHED_RR);
 	assert_int_equal(hist_parse(&hist_record_cli, &c, err, sizeof(err), "--prio", "0", NULL), 0);
-	assert_int_equal(c.prio.policy, SCHED_OTHER);
-	assert_int_equal(c.prio.prio, 0);
+	assert_int_equal(c.lo.prio.policy, SCHED_OTHER);
+	assert_int_equal(c.lo.prio.prio, 0);
 	assert_int_equal(hist_parse(&hist_record_cli, &c, err, sizeof(err), "--prio", "80", NULL), 0);
-	assert_int_equal(c.prio.policy, SCHED_FIFO);
-	assert_int_equal(c.prio.prio, 80);
+	assert_int_equal(c.lo.prio.policy, SCHED_FIFO);
+	assert_int_equal(c.lo.prio.prio, 80);
 
 	assert_int_equal(hist_parse(&hist_record_cli, &c, err, sizeof(err), "-d", "x", NULL), -EINVAL);
 	assert_string_equal(err, "latscope hist record: --duration 'x': expected a duration such as 10s, "
@@ -335,13 +335,13 @@ static void test_hist_values(void **state)
 	assert_string_equal(err, "latscope hist report: unknown option '-d'; see --help");
 	assert_int_equal(hist_parse(&hist_report_cli, &c, err, sizeof(err), "--types", "wakeup,bogus", NULL),
 			 -EINVAL);
-	assert_false(c.types_given);
+	assert_false(c.o.types_given);
 	assert_int_equal(hist_parse(&hist_report_cli, &c, err, sizeof(err), "--types", "timer", "--offset",
 				    "-5us", "--time", "1.5,", NULL), 0);
-	assert_true(c.types[HSET_MISSED_TIMER] && !c.types[HSET_WAKEUP]);
-	assert_int_equal(c.lcfg.hist.lo_ns, -5000);
-	assert_true(c.time_given);
-	assert_int_equal(c.time_lo_ns, 1500000000ULL);
+	assert_true(c.o.types[HSET_MISSED_TIMER] && !c.o.types[HSET_WAKEUP]);
+	assert_int_equal(c.o.lcfg.hist.lo_ns, -5000);
+	assert_true(c.o.time_given);
+	assert_int_equal(c.o.time_lo_ns, 1500000000ULL);
 	assert_int_equal(hist_parse(&hist_report_cli, &c, err, sizeof(err), "--time", "3,2", NULL), -EINVAL);
 }
 
