@@ -85,7 +85,8 @@ struct hsource_cfg {
 						 * (bpfhist_cfg.run_stats) */
 };
 
-/* bpf: the local timer interrupts of one traced CPU (bpfhist_local_timer). */
+/* bpf: the local timer interrupts of one traced CPU (bpfhist_local_timer),
+ * in the backend's input_json and text. */
 struct hsource_ltimer {
 	uint32_t cpu;
 	uint64_t entries, loc_delta;
@@ -113,15 +114,43 @@ struct hsource_stats {
 	uint64_t first_ns, last_ns;
 	const struct evsrc_stats *ring;		/* perf: the rings' counters */
 	const struct evsrc *evs;		/* perf: the source (evsrc_fired_table) */
-	const struct bpfhist_stats *bpf;	/* bpf: the programs' and the kernel's counters */
-	const struct hsource_ltimer *ltimer;	/* bpf: nltimer traced CPUs (0: no counter) */
-	size_t nltimer;
-	const struct histtrig_stats *trig;	/* kernel: what the hist text said */
-	const struct histtrig_window *window;	/* kernel: its window (CLOCK_MONOTONIC) */
+	bool kernel_time_known;	/* kernel_time_ns: the time the kernel spent running the
+				 * backend's programs in the traced tasks' context (bpf,
+				 * where the kernel counts it) */
+	uint64_t kernel_time_ns;
+	uint64_t dropped;	/* what the backend's own counts say it lost, beyond the
+				 * rings' (bpf: runs skipped by the recursion guard;
+				 * kernel: samples a full map dropped, unreadable lines) */
 };
+
+/*
+ * struct hsource_need - what a command line asks of a backend beyond the
+ * histograms (hsource_conflict): in-kernel backends refuse what needs the
+ * events in userspace.
+ */
+struct hsource_need {
+	bool record;		/* -o: the events written to a recording */
+	bool irqsoff;		/* --irqsoff: the irqsoff/preemptoff kinds */
+	bool keep_busy;		/* --keep-busy: the spinners against the idle-drop quirk */
+	bool per_task;		/* --per-task: latency per task */
+	const bool *kinds;	/* [HSET_NR_KINDS] the kinds asked for by name (--types), NULL: any */
+};
+
+/* What the trackers' counters of a backend hold (the JSON's "stats", the
+ * text's "tracking:" line). */
+enum hsource_tracking {
+	HSOURCE_TRACK_ALL,	/* the userspace trackers: every counter */
+	HSOURCE_TRACK_NO_TABLES,	/* no per-event, CPU-range, table-eviction or memory
+					 * counters (bpf: LRU maps) */
+	HSOURCE_TRACK_NONE,	/* no trackers (kernel: every wakeup filed, no priority rules) */
+};
+
+/* hsource_line_fn - one line of a backend's text (no newline). */
+typedef void (*hsource_line_fn)(void *arg, const char *line);
 
 struct pdwrite;
 struct pollfd;
+struct json_object;
 
 /*
  * struct hsource_ops - one backend.  state is what open made; every op but
@@ -130,6 +159,20 @@ struct pollfd;
  */
 struct hsource_ops {
 	const char *name;	/* "perf", "bpf", "kernel": --backend's word, JSON's input.backend */
+	const char *title;	/* "kernel backend (hist triggers)": in messages */
+	const char *auto_name;	/* in --backend auto's line: "bpf", "kernel hist triggers" */
+	const char *auto_note;	/* said when auto picks it: what keeps the histograms (NULL) */
+	const char *disable_env;	/* an environment variable that refuses it when set and
+					 * not "0" (LATSCOPE_NO_BPF), NULL */
+	/* every event comes up to userspace (perf): the tap, the observer, the
+	 * per-task table, recording, keep-busy and the fired-against-delivered
+	 * counts work; the other backends keep their counts in the kernel and
+	 * are read by sync */
+	bool events_in_userspace;
+	enum hsource_tracking tracking;
+	const char *no_irqsoff;	/* why it has no irqsoff/preemptoff kinds ("has no ..."), NULL */
+	/* why it cannot measure kind k ("has no ..."), NULL when it can; NULL: all */
+	const char *(*kind_refusal)(enum hset_kind k);
 	/* the async-signal-safe undo of the kernel changes that outlive the
 	 * process (for cmdio_on_abort_call, before open); NULL: none */
 	void (*emergency_restore)(void);
@@ -148,10 +191,40 @@ struct hsource_ops {
 	void (*stats)(void *state, struct hsource_stats *st);
 	void (*describe)(void *state, char *buf, size_t len);
 	int (*record)(void *state, struct pdwrite *pw, bool *write_err);
+	/* its own counts, added to the JSON document's input block (NULL: none) */
+	void (*input_json)(void *state, struct json_object *in);
+	/* its own counts as text lines, in place of the events line (NULL: none) */
+	void (*text)(void *state, hsource_line_fn line, void *arg);
+	/* its losses of stats.dropped in words, ", "-joinable, into buf; "" if none */
+	void (*loss_text)(void *state, char *buf, size_t len);
 	void (*close)(void *state, struct hsource_why *why);
 };
 
 extern const struct hsource_ops hsource_perf, hsource_bpf, hsource_kernel;
+
+/*
+ * hsource_backends - every backend, in the order --backend auto tries them
+ * (the last, perf, refuses nothing); NULL-terminated.  A new backend is a
+ * file of lib/engine/hsource/ and an entry here.
+ */
+extern const struct hsource_ops *const hsource_backends[];
+/* hsource_backend - the backend named name, NULL when none is. */
+const struct hsource_ops *hsource_backend(const char *name);
+/*
+ * hsource_conflict - why backend ops cannot serve need ("cannot record the
+ * events (-o): they never leave the kernel"), NULL when it can.  The text
+ * is a static string, or in buf (len bytes).
+ */
+const char *hsource_conflict(const struct hsource_ops *ops, const struct hsource_need *need, char *buf,
+			     size_t len);
+/*
+ * hsource_refusal - why --backend auto must not try ops here, in buf ("refused:
+ * LATSCOPE_NO_BPF=1", "not usable: it cannot ..."), NULL when it may.
+ */
+const char *hsource_refusal(const struct hsource_ops *ops, const struct hsource_need *need, char *buf,
+			    size_t len);
+/* hsource_kind_refusal - why ops cannot measure kind k, NULL when it can. */
+const char *hsource_kind_refusal(const struct hsource_ops *ops, enum hset_kind k);
 
 struct hsource;
 
@@ -224,6 +297,15 @@ int hsource_record(struct hsource *src, struct pdwrite *pw, bool *write_err);
  * hsource_finish); why->note says what could not be undone.  NULL is fine.
  */
 void hsource_close(struct hsource *src, struct hsource_why *why);
+/* hsource_input_json - the backend's own counts into the document's input
+ * object in (the caller's); nothing for a backend without. */
+void hsource_input_json(const struct hsource *src, struct json_object *in);
+/* hsource_text - the backend's own counts, line by line to line(arg, ...);
+ * false (nothing called) for a backend without: the command's events line. */
+bool hsource_text(const struct hsource *src, hsource_line_fn line, void *arg);
+/* hsource_loss_text - what the backend lost (stats.dropped) in words into
+ * buf, "" when nothing or a backend that does not say. */
+void hsource_loss_text(const struct hsource *src, char *buf, size_t len);
 
 /* ---- the userspace engine fed event by event (perf backend, hist report) ---- */
 

@@ -124,15 +124,9 @@ static int parse_backend(const char *arg, void *params)
 {
 	struct hctx *c = params;
 
-	if (!strcmp(arg, "perf"))
-		c->lo.backend = HB_PERF;
-	else if (!strcmp(arg, "bpf"))
-		c->lo.backend = HB_BPF;
-	else if (!strcmp(arg, "kernel"))
-		c->lo.backend = HB_KERNEL;
-	else if (!strcmp(arg, "auto"))
-		c->lo.backend = HB_AUTO;
-	else
+	if (!strcmp(arg, "auto"))
+		c->lo.backend = NULL;
+	else if (!(c->lo.backend = hsource_backend(arg)))
 		return -EINVAL;
 	return 0;
 }
@@ -345,14 +339,14 @@ const struct cli_cmd hist_top_cli = HIST_LIVE_CLI("top", top_opts);
  * false, said on stderr. */
 static bool backend_ok(const struct hctx *c)
 {
-	const char *no_bpf = hist_bpf_conflict(c), *no_kernel = hist_kernel_conflict(c);
+	struct hsource_need need;
+	char buf[512];
 
-	if (c->lo.backend == HB_BPF && no_bpf)
-		fprintf(stderr, "%s: --backend bpf %s; use --backend perf\n", c->prog, no_bpf);
-	else if (c->lo.backend == HB_KERNEL && no_kernel)
-		fprintf(stderr, "%s: --backend kernel %s; use --backend perf\n", c->prog, no_kernel);
-	else
+	hist_need(c, &need);
+	const char *no = c->lo.backend ? hsource_conflict(c->lo.backend, &need, buf, sizeof(buf)) : NULL;
+	if (!no)
 		return true;
+	fprintf(stderr, "%s: --backend %s %s; use --backend perf\n", c->prog, c->lo.backend->name, no);
 	return false;
 }
 
@@ -469,6 +463,7 @@ static void defaults(struct hctx *c, enum hmode mode, const char *prog)
 	c->lo.keep_busy = -1;
 	c->o.progress = PROGRESS_AUTO;
 	c->lo.ring_bytes = HIST_DEFAULT_RING_BYTES;
+	c->lo.backend = &hsource_perf;	/* the default: every event in userspace */
 }
 
 /* The values the tables keep apart, into the trackers' configuration. */
@@ -492,7 +487,7 @@ int cmd_monitor(int argc, char **argv)
 	defaults(&c, H_MONITOR, hist_monitor_cli.name);
 	c.lo.duration_ns = 0;
 	c.lo.refresh_ns = 5000000000ULL;
-	c.lo.backend = HB_AUTO;
+	c.lo.backend = NULL;	/* auto */
 	c.mo.listen = MONITOR_DEFAULT_LISTEN;
 	c.mon.text_dirfd = -1;
 	int rc = cli_parse(&hist_monitor_cli, argc, argv, &c, NULL, err, sizeof(err));

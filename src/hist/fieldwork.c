@@ -91,7 +91,7 @@ int hist_fieldwork_settle(struct hctx *c)
 				"on (use -T DUR for that)\n", c->prog);
 		return EXIT_ERR;
 	}
-	if (c->fw.have_auto && c->lo.backend != HB_PERF && c->lo.backend != HB_AUTO) {
+	if (c->fw.have_auto && c->lo.backend && !c->lo.backend->events_in_userspace) {
 		fprintf(stderr, "%s: -a analyses the events, which only the perf backend reads; use "
 				"--backend perf\n", c->prog);
 		return EXIT_ERR;
@@ -155,7 +155,7 @@ bool hist_threshold_check(struct hctx *c)
 	if (!c->o.threshold_given || c->mode == H_MONITOR || !c->run.src)
 		return false;
 	const struct hsource_ops *ops = hsource_ops_of(c->run.src);
-	if (ops->sync && ops != &hsource_perf) {	/* bpf, kernel: the counts read, at most every 100 ms */
+	if (ops->sync && !ops->events_in_userspace) {	/* in-kernel counts: read at most every 100 ms */
 		uint64_t now = tool_now_ns();
 		if (now - c->fw.last_sync_ns < 100000000ULL)
 			return false;

@@ -26,8 +26,6 @@
 #include "action.h"
 #include "cli.h"
 #include "engine/hsource.h"
-#include "live/bpfhist.h"
-#include "live/histtrig.h"
 #include "live/idlecheck.h"
 #include "engine/latauto.h"
 #include "engine/latency.h"
@@ -36,9 +34,6 @@
 #include "format/tpevent.h"
 
 enum hmode { H_REPORT, H_RECORD, H_TOP, H_MONITOR };
-
-/* Where the live histograms are kept (--backend; docs/hist.md "Backends"). */
-enum hbackend { HB_PERF, HB_BPF, HB_KERNEL, HB_AUTO };
 
 /* 16 MiB per CPU: no loss at 500k events/s (machine-facts.md); the rings
  * also absorb a collector starved for a while by a CPU-hungry load. */
@@ -93,7 +88,7 @@ struct hist_live_opts {
 	uint64_t interval_ns;
 	struct cli_prio prio;		/* -P: the timer workload's policy and priority */
 	bool prio_given;
-	enum hbackend backend;		/* --backend */
+	const struct hsource_ops *backend;	/* --backend (engine/hsource.h), NULL: auto */
 };
 
 /* The monitor's options (`latscope monitor`). */
@@ -157,20 +152,12 @@ struct hist_input {
 struct hist_run {
 	struct latency *lat;		/* report: the userspace engine fed from perf.data */
 	struct hsource *src;		/* live: the backend's source (engine/hsource.h) */
-	enum hbackend ran;		/* live: the backend that runs (report: HB_PERF) */
+	const struct hsource_ops *ran;	/* live: the backend that runs (report: NULL) */
 	const struct hset *set;		/* the histograms the outputs read (lat's or src's) */
 	const struct latency_stats *track;	/* the trackers' counters (lat's or src's; the
 						 * bpf programs' as the engine names them;
 						 * kernel: all zero) */
-	uint64_t bpf_events;		/* bpf program runs */
-	struct bpfhist_stats bps;	/* all the bpf backend read: the kernel's per-program
-					 * run_cnt and recursion_misses (a loss), nested */
-	struct histtrig_stats hstats;	/* kernel: what the hist triggers' text said */
-	struct histtrig_window hwin;	/* their window (CLOCK_MONOTONIC) */
-	/* bpf: the traced CPUs' local timer interrupts (bpfhist_local_timer),
-	 * nltimer of them (0: the counter is not there); src's */
-	const struct hsource_ltimer *ltimer;
-	size_t nltimer;
+	uint64_t backend_dropped;	/* what the backend's own counts lost (hsource_stats.dropped) */
 	struct tasklat *tasks;		/* --per-task: the table (cmd_hist frees it) */
 	struct timerwl *twl;
 	struct pdwrite *pw;
@@ -222,13 +209,10 @@ struct hctx {
  * test_cli_tables). */
 extern const struct cli_cmd hist_report_cli, hist_record_cli, hist_top_cli, hist_monitor_cli;
 
-/* Why the bpf backend cannot serve this command line (-o, --irqsoff,
- * --keep-busy), NULL when it can (backend.c; a static string). */
-const char *hist_bpf_conflict(const struct hctx *c);
-/* Why the kernel hist-trigger backend cannot serve it (-o, --irqsoff,
- * --keep-busy, --types naming a kind it cannot express), NULL when it can
- * (backend.c; a static string, or one in a static buffer). */
-const char *hist_kernel_conflict(const struct hctx *c);
+/* What this command line asks of a backend (-o, --irqsoff, --keep-busy,
+ * --per-task, --types), for hsource_conflict and hsource_refusal
+ * (backend.c; need->kinds points into c). */
+void hist_need(const struct hctx *c, struct hsource_need *need);
 /* Whether kind t is missing from this run's histograms, and why (output.c). */
 bool hist_kind_unsupported(const struct hctx *c, enum hset_kind t);
 

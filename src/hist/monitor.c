@@ -332,15 +332,12 @@ static int render(struct hctx *c, FILE *f)
 	    (err = one(f, "latscope_collection_seconds", "gauge",
 		       "how long the last read of the backend and rendering took", (double)c->mon.collect_ns / 1e9)))
 		return err;
-	if (st.bpf && st.bpf->run_cnt_known) {
+	if (st.kernel_time_known) {
 		/* the programs run in the traced tasks' context, not in ours:
 		 * their time, where the kernel counts it (LATSCOPE_BPF_STATS=1) */
-		uint64_t ns = 0;
-		for (uint32_t i = 0; i < st.bpf->nr_progs; i++)
-			ns += st.bpf->progs[i].run_time_ns;
 		if ((err = one(f, "latscope_bpf_run_seconds_total", "counter",
 			       "time the kernel spent in the BPF programs (counted only with "
-			       "LATSCOPE_BPF_STATS=1)", (double)ns / 1e9)))
+			       "LATSCOPE_BPF_STATS=1)", (double)st.kernel_time_ns / 1e9)))
 			return err;
 	}
 	if (c->mon.srv) {

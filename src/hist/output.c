@@ -27,16 +27,6 @@
 #include "base/safeout.h"
 #include "live/timerwl.h"
 
-/* The local timer interrupts of c->run.ltimer[i] that LOC counted and the bpf
- * counter program did not see: 0 within one (an interrupt in flight at an
- * end of the window; docs/hist.md, "The kernel's unseen interrupts"). */
-static uint64_t ltimer_not_seen(const struct hctx *c, size_t i)
-{
-	uint64_t e = c->run.ltimer[i].entries, l = c->run.ltimer[i].loc_delta;
-
-	return l > e + 1 ? l - e : 0;
-}
-
 static uint32_t nr_out_cpus(const struct hctx *c)
 {
 	uint32_t n = c->in.any_cpu ? c->in.max_cpu_seen + 1 : 1;
@@ -132,18 +122,35 @@ static int write_tree(struct hctx *c, const bool unsup[HSET_NR_KINDS])
 	return 0;
 }
 
+/* The backend's refusal of kind t (report, perf: none). */
+static const char *backend_refusal(const struct hctx *c, enum hset_kind t)
+{
+	return c->run.ran ? hsource_kind_refusal(c->run.ran, t) : NULL;
+}
+
+/* Whether the events came up to userspace: a report, or a backend such
+ * as perf (ring counts, fired against delivered, keep-busy). */
+static bool in_userspace(const struct hctx *c)
+{
+	return !c->run.ran || c->run.ran->events_in_userspace;
+}
+
+static enum hsource_tracking tracking(const struct hctx *c)
+{
+	return c->run.ran ? c->run.ran->tracking : HSOURCE_TRACK_ALL;
+}
+
 bool hist_kind_unsupported(const struct hctx *c, enum hset_kind t)
 {
-	return !latency_type_supported(t, c->in.has) || (c->run.ran == HB_KERNEL && histtrig_kind_refusal(t));
+	return !latency_type_supported(t, c->in.has) || backend_refusal(c, t);
 }
 
 static const char *why_unsupported(const struct hctx *c, enum hset_kind t)
 {
 	static char why[512];
 
-	if (c->run.ran == HB_KERNEL && histtrig_kind_refusal(t)) {
-		snprintf(why, sizeof(why), "the kernel backend (hist triggers) %s",
-			 histtrig_kind_refusal(t));
+	if (backend_refusal(c, t)) {
+		snprintf(why, sizeof(why), "the %s %s", c->run.ran->title, backend_refusal(c, t));
 		return why;
 	}
 	switch (t) {
@@ -418,15 +425,21 @@ static uint64_t dropped(const struct hctx *c)
 	const struct latency_stats *st = c->run.track;
 	return c->in.lost_events + c->in.lost_samples + firedtab_undelivered(&c->in.fired) + c->in.unknown_id +
 	       c->in.bad_samples + c->in.bad_raw +
-	       c->in.no_raw + st->bad_cpu + st->alloc_failures + c->run.hstats.dropped + c->run.hstats.bad_lines +
-	       (c->run.ran == HB_BPF ? c->run.bps.recursion_misses : 0);
+	       c->in.no_raw + st->bad_cpu + st->alloc_failures + c->run.backend_dropped;
 }
 
 /* The perf path's fired-against-delivered counts are shown: a live perf
  * backend (counted or why not), or a recording that carries them. */
 static bool fired_shown(const struct hctx *c)
 {
-	return c->in.fired.counted || (c->mode != H_REPORT && c->run.ran == HB_PERF);
+	return c->in.fired.counted || (c->mode != H_REPORT && in_userspace(c));
+}
+
+/* A backend's line of text (hsource_text) to stdout. */
+static void print_line(void *arg, const char *line)
+{
+	(void)arg;
+	printf("%s\n", line);
 }
 
 /* The perf backend's events line: decoded, malformed, lost. */
@@ -453,80 +466,15 @@ static void print_events(const struct hctx *c)
 	printf("\n");
 }
 
-/* The kernel backend's counts and window (JSON input.hist_triggers). */
-static struct json_object *histtrig_json(const struct hctx *c)
-{
-	struct json_object *o = json_object_new_object();
-
-	if (!o)
-		return NULL;
-	json_object_object_add(o, "hits", jsonv_u64(c->run.hstats.hits));
-	json_object_object_add(o, "entries", jsonv_u64(c->run.hstats.entries));
-	json_object_object_add(o, "dropped", jsonv_u64(c->run.hstats.dropped));
-	json_object_object_add(o, "outside_cpus", jsonv_u64(c->run.hstats.outside_cpus));
-	json_object_object_add(o, "bad_lines", jsonv_u64(c->run.hstats.bad_lines));
-	json_object_object_add(o, "on_lo_ns", jsonv_u64(c->run.hwin.on_lo_ns));
-	json_object_object_add(o, "on_hi_ns", jsonv_u64(c->run.hwin.on_hi_ns));
-	json_object_object_add(o, "off_lo_ns", jsonv_u64(c->run.hwin.off_lo_ns));
-	json_object_object_add(o, "off_hi_ns", jsonv_u64(c->run.hwin.off_hi_ns));
-	return o;
-}
-
-/* bpf: each loaded program's runs and the runs the kernel skipped
- * (JSON input.bpf_programs) */
-static struct json_object *bpfprogs_json(const struct hctx *c)
-{
-	struct json_object *a = json_object_new_array();
-
-	for (uint32_t i = 0; a && i < c->run.bps.nr_progs && i < BPFHIST_MAX_PROGS; i++) {
-		const struct bpfload_prog *p = &c->run.bps.progs[i];
-		struct json_object *e = json_object_new_object();
-		if (!e)
-			break;
-		json_object_object_add(e, "name", json_object_new_string(p->name));
-		if (c->run.bps.run_cnt_known)
-			json_object_object_add(e, "run_cnt", jsonv_u64(p->run_cnt));
-		json_object_object_add(e, "recursion_misses", jsonv_u64(p->recursion_misses));
-		json_object_array_add(a, e);
-	}
-	return a;
-}
-
-/* bpf: the local timer interrupts each traced CPU took, counted by a BPF
- * program and by /proc/interrupts (LOC) around it */
-static struct json_object *ltimer_json(const struct hctx *c)
-{
-	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
-
-	if (!o || !a) {
-		json_object_put(o);
-		json_object_put(a);
-		return NULL;
-	}
-	json_object_object_add(o, "tracepoint", json_object_new_string("irq_vectors:local_timer_entry"));
-	for (size_t i = 0; i < c->run.nltimer; i++) {
-		struct json_object *e = json_object_new_object();
-		if (!e)
-			break;
-		json_object_object_add(e, "cpu", json_object_new_int((int)c->run.ltimer[i].cpu));
-		json_object_object_add(e, "entries", jsonv_u64(c->run.ltimer[i].entries));
-		json_object_object_add(e, "loc_delta", jsonv_u64(c->run.ltimer[i].loc_delta));
-		json_object_object_add(e, "not_seen", jsonv_u64(ltimer_not_seen(c, i)));
-		json_object_array_add(a, e);
-	}
-	json_object_object_add(o, "cpus", a);
-	return o;
-}
-
 /* The latscope.hist/1 document (with the buckets when buckets); NULL when out of memory. */
 static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buckets)
 {
 	const struct latency_stats *st = c->run.track;	/* the trackers' counters */
 	struct json_object *j = jsonout_adopt(REPORT_HIST,
 					      lhout_json(c->run.set, c->o.types, unsup, buckets));
-	if (j && c->run.ran == HB_PERF)	/* the userspace engine's counters */
+	if (j && tracking(c) == HSOURCE_TRACK_ALL)	/* the userspace engine's counters */
 		json_object_object_add(j, "stats", lhout_json_engine_stats(st));
-	if (j && c->run.ran != HB_PERF) {	/* those the bpf programs keep (no table evictions: LRU maps) */
+	if (j && tracking(c) != HSOURCE_TRACK_ALL) {	/* those an in-kernel backend keeps */
 		struct json_object *so = lhout_json_engine_stats(st);
 		static const char *const not_kept[] = { "events", "bad_cpu", "pid_evictions",
 							 "timer_evictions", "alloc_failures",
@@ -557,7 +505,7 @@ static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buc
 		if (c->mode == H_REPORT)
 			json_object_object_add(in, "duplicates",
 					       json_object_new_int64((int64_t)c->in.duplicates));
-		if (c->run.ran == HB_PERF && c->mode != H_REPORT)
+		if (c->run.ran && c->run.ran->events_in_userspace)
 			json_object_object_add(in, "max_late_ns",
 					       json_object_new_int64((int64_t)c->in.max_late_ns));
 		json_object_object_add(in, "forced_flushes",
@@ -585,22 +533,8 @@ static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buc
 			json_object_object_add(in, "corrupt_ring_bytes",
 					       jsonv_u64(c->in.ring_corrupt_bytes));
 			json_object_object_add(in, "keep_busy", keep_busy_json(c));
-			json_object_object_add(in, "backend",
-					       json_object_new_string(c->run.ran == HB_KERNEL ? "kernel"
-								      : c->run.ran == HB_BPF ? "bpf" : "perf"));
-			if (c->run.ran == HB_KERNEL)
-				json_object_object_add(in, "hist_triggers", histtrig_json(c));
-			else if (c->run.ran == HB_BPF) {
-				json_object_object_add(in, "bpf_program_runs",
-						       jsonv_u64(c->run.bpf_events));
-				json_object_object_add(in, "bpf_recursion_misses",
-						       jsonv_u64(c->run.bps.recursion_misses));
-				json_object_object_add(in, "bpf_nested_runs",
-						       jsonv_u64(c->run.bps.nested));
-				json_object_object_add(in, "bpf_programs", bpfprogs_json(c));
-			}
-			if (c->run.nltimer)
-				json_object_object_add(in, "local_timer", ltimer_json(c));
+			json_object_object_add(in, "backend", json_object_new_string(c->run.ran->name));
+			hsource_input_json(c->run.src, in);
 		}
 		json_object_object_add(j, "input", in);
 	}
@@ -650,29 +584,11 @@ int hist_emit(struct hctx *c)
 	if (!c->o.json) {
 		hist_term_view(c, stdout, unsup);
 		hist_tasks_text(c, stdout);
-		if (c->run.ran == HB_KERNEL)
-			printf("events: counted in the kernel by hist triggers (%" PRIu64 " samples filed, %"
-			       PRIu64 " dropped by a full map, %" PRIu64 " on CPUs not asked, %" PRIu64
-			       " unreadable lines)\n", c->run.hstats.hits, c->run.hstats.dropped,
-			       c->run.hstats.outside_cpus, c->run.hstats.bad_lines);
-		else if (c->run.ran == HB_BPF)
-			printf("events: counted in the kernel by the bpf backend (%" PRIu64
-			       " program runs, %" PRIu64 " skipped by the kernel's recursion guard, %"
-			       PRIu64 " nested in another)\n", c->run.bpf_events, c->run.bps.recursion_misses,
-			       c->run.bps.nested);
-		else
+		if (!c->run.src || !hsource_text(c->run.src, print_line, NULL))
 			print_events(c);
-		if (c->run.ran != HB_KERNEL && c->run.ran != HB_BPF && fired_shown(c))
+		if (fired_shown(c))
 			firedout_text(&c->in.fired, stdout);
-		for (size_t i = 0; i < c->run.nltimer; i++) {
-			printf("local timer interrupts: CPU%" PRIu32 " %" PRIu64 " (bpf, "
-			       "irq_vectors:local_timer_entry), /proc/interrupts LOC +%" PRIu64,
-			       c->run.ltimer[i].cpu, c->run.ltimer[i].entries, c->run.ltimer[i].loc_delta);
-			if (ltimer_not_seen(c, i))
-				printf(": %" PRIu64 " not seen by the programs", ltimer_not_seen(c, i));
-			printf("\n");
-		}
-		if (c->run.ran == HB_KERNEL) {
+		if (tracking(c) == HSOURCE_TRACK_NONE) {
 			printf("tracking: none (hist triggers file every wakeup to its switch-in, per "
 			       "task, without the priority rules)\n");
 		} else {
@@ -680,7 +596,7 @@ int hist_emit(struct hctx *c)
 			       " dropped (higher prio first), %" PRIu64 " dropped (already running), %"
 			       PRIu64 " replaced, %" PRIu64 " migrated, ", st->wake_ignored,
 			       st->dropped_prio, st->dropped_running, st->replaced, st->migrated);
-			if (c->run.ran == HB_BPF)	/* LRU maps: their evictions are not counted */
+			if (tracking(c) == HSOURCE_TRACK_NO_TABLES)	/* their evictions are not counted */
 				printf("%" PRIu64 " expiries of unknown timers\n", st->timer_unknown);
 			else
 				printf("%" PRIu64 " pid-table evictions, %" PRIu64 " timer-table evictions, %"
@@ -688,13 +604,13 @@ int hist_emit(struct hctx *c)
 				       "(not measured)\n", st->pid_evictions, st->timer_evictions,
 				       st->timer_unknown, st->late_wakeups);
 		}
-		if (c->mode != H_REPORT)
+		if (c->mode != H_REPORT && !in_userspace(c))
+			printf("keep-busy: off (%s backend)\n", c->run.ran->name);
+		else if (c->mode != H_REPORT)
 			printf("keep-busy: %s\n",
 			       c->run.busy_on ? (strcmp(c->run.busy_why, "option") ? "on (the self-test saw "
 								"idle-entry samples dropped)"
 								: "on (--keep-busy)")
-			       : c->run.ran == HB_KERNEL ? "off (kernel backend)"
-			       : c->run.ran == HB_BPF ? "off (bpf backend)"
 			       : c->run.idc_ran && !c->run.idc_err ? "off (the self-test saw no drop)"
 			       : c->run.idc_ran ? "off (the self-test could not run)" : "off (--no-keep-busy)");
 		if (c->o.outdir)
@@ -740,13 +656,11 @@ int hist_emit(struct hctx *c)
 		DROPPED(c->in.out_of_order, "events delivered out of order");
 		DROPPED(c->in.forced, "queue flushes forced by a full queue");
 		DROPPED(c->in.ring_corrupt_bytes, "bytes of corrupt ring data skipped");
-		if (c->run.ran == HB_BPF && c->run.bps.recursion_misses && u < sizeof(b)) {
-			char names[256];
-			bpfhist_misses_text(&c->run.bps, names, sizeof(names));
-			u += (size_t)snprintf(b + u, sizeof(b) - u, "%s%" PRIu64 " bpf program runs "
-					      "skipped by the kernel's recursion guard (%s)", u ? ", " : "",
-					      c->run.bps.recursion_misses, names);
-		}
+		char bl[400] = "";
+		if (c->run.src)
+			hsource_loss_text(c->run.src, bl, sizeof(bl));
+		if (bl[0] && u < sizeof(b))
+			u += (size_t)snprintf(b + u, sizeof(b) - u, "%s%s", u ? ", " : "", bl);
 #undef DROPPED
 		char fw[1024];
 		if (firedout_warning(&c->in.fired, fw, sizeof(fw)))

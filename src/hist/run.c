@@ -44,7 +44,7 @@ static void take_stats(struct hctx *c, const struct hsource_stats *st)
 	c->in.decoded_any = st->any_event;
 	c->in.first_ns = st->first_ns;
 	c->in.last_ns = st->last_ns;
-	if (!st->bpf && !st->trig)	/* events fed to the trackers (perf, report) */
+	if (!c->run.ran || c->run.ran->events_in_userspace)	/* events fed to the trackers (perf, report) */
 		c->in.decoded = st->seen;
 	if (st->ring) {
 		c->in.lost_events = st->ring->lost;
@@ -56,16 +56,7 @@ static void take_stats(struct hctx *c, const struct hsource_stats *st)
 	}
 	if (st->evs && evsrc_fired_table(st->evs, &c->in.fired) < 0)
 		c->in.fired.counted = false;	/* out of memory: said as not counted */
-	if (st->bpf) {
-		c->run.bpf_events = st->seen;
-		c->run.bps = *st->bpf;
-	}
-	c->run.ltimer = st->ltimer;
-	c->run.nltimer = st->nltimer;
-	if (st->trig) {
-		c->run.hstats = *st->trig;
-		c->run.hwin = *st->window;
-	}
+	c->run.backend_dropped = st->dropped;
 }
 
 /* ---- report ----------------------------------------------------------- */
@@ -304,98 +295,91 @@ static int keep_busy_setup(struct hctx *c, struct livesetup *ls)
 	return 0;
 }
 
-/* The backends --backend auto tries before perf, in that order: why one
- * cannot serve this command line (NULL: it may), into why. */
-static const char *bpf_refusal(const struct hctx *c, char *why, size_t len)
-{
-	const char *no_bpf = getenv("LATSCOPE_NO_BPF"), *conflict = hist_bpf_conflict(c);
-
-	if (no_bpf && *no_bpf && strcmp(no_bpf, "0"))
-		snprintf(why, len, "refused: LATSCOPE_NO_BPF=%s", no_bpf);
-	else if (conflict)
-		snprintf(why, len, "not usable: it %s", conflict);
-	else
-		return NULL;
-	return why;
-}
-
-static const char *kernel_refusal(const struct hctx *c, char *why, size_t len)
-{
-	const char *conflict = hist_kernel_conflict(c);
-
-	if (!conflict)
-		return NULL;
-	snprintf(why, len, "not usable: it %s", conflict);
-	return why;
-}
-
-static const struct {
-	enum hbackend b;
-	const struct hsource_ops *ops;
-	const char *(*refusal)(const struct hctx *c, char *why, size_t len);
-} in_kernel[] = {
-	{ HB_BPF, &hsource_bpf, bpf_refusal },
-	{ HB_KERNEL, &hsource_kernel, kernel_refusal },
-};
-
-/*
- * --backend bpf|kernel|auto: load the BPF programs or set the hist triggers
- * up.  auto tries bpf, then kernel, then perf, and says on stderr which
- * backend runs and why the others do not; an explicit bpf or kernel that
- * cannot run is an error.  Returns 0 (c->run.src set when one of them runs) or
- * -1.  From the kernel's start on, an abort (a second signal) undoes it too.
- */
-static int open_in_kernel(struct hctx *c, const struct hsource_cfg *cfg)
-{
-	char why[2][sizeof(((struct hsource_why *)0)->reason) + 16] = { "not tried", "not tried" };
-
-	for (size_t i = 0; i < 2 && !c->run.src; i++) {
-		const struct hsource_ops *ops = in_kernel[i].ops;
-		struct hsource_why hw;
-		if (c->lo.backend != in_kernel[i].b && c->lo.backend != HB_AUTO)
-			continue;
-		if (!in_kernel[i].refusal(c, why[i], sizeof(why[i]))) {
-			if (ops->emergency_restore)
-				cmdio_on_abort_call(ops->emergency_restore);
-			if (hsource_open(&c->run.src, ops, cfg, &hw) < 0)
-				snprintf(why[i], sizeof(why[i]), "refused: %s", hw.reason);
-			else
-				c->run.ran = in_kernel[i].b;
-			if (hw.note[0])	/* bpf: runs without the timer kinds; kernel: an undo failed */
-				fprintf(stderr, "%s: %s\n", c->prog, hw.note);
-		}
-		if (!c->run.src && c->lo.backend == in_kernel[i].b) {
-			fprintf(stderr, "%s: --backend %s %s\n", c->prog, ops->name, why[i]);
-			return -1;
-		}
-	}
-	if (c->lo.backend == HB_AUTO) {
-		if (c->run.ran == HB_BPF)
-			fprintf(stderr, "%s: backend bpf (the histograms are kept in the kernel by BPF "
-					"programs; kernel hist triggers and perf not needed)\n", c->prog);
-		else if (c->run.ran == HB_KERNEL)
-			fprintf(stderr, "%s: backend kernel (bpf %s; the kernel's hist triggers keep "
-					"the wakeup histogram)\n", c->prog, why[0]);
-		else
-			fprintf(stderr, "%s: backend perf (bpf %s; kernel hist triggers %s)\n", c->prog,
-				why[0], why[1]);
-	}
-	return 0;
-}
-
-/* The perf backend (the default, and auto's last resort): keep-busy first,
- * then the tracepoints' rings, the decoder, the engine.  0 or -1 (said). */
-static int open_perf(struct hctx *c, const struct hsource_cfg *cfg, struct livesetup *ls)
+/* A backend whose events come up to userspace (perf, auto's last resort):
+ * keep-busy first, then the source (the tracepoints' rings, the decoder,
+ * the engine).  0 or -1 (said). */
+static int open_userspace(struct hctx *c, const struct hsource_ops *ops, const struct hsource_cfg *cfg,
+			  struct livesetup *ls)
 {
 	struct hsource_why hw;
 
 	if (keep_busy_setup(c, ls) < 0 || tool_setup_interrupted(c->prog))
 		return -1;
-	if (hsource_open(&c->run.src, &hsource_perf, cfg, &hw) < 0) {
+	if (hsource_open(&c->run.src, ops, cfg, &hw) < 0) {
 		say_why(c, &hw);
 		return -1;
 	}
-	c->run.ran = HB_PERF;
+	c->run.ran = ops;
+	return 0;
+}
+
+#define HIST_MAX_BACKENDS 8
+#define WHY_LEN (sizeof(((struct hsource_why *)0)->reason) + 16)
+
+/* auto's line on stderr: the backend that runs, why each one before it
+ * does not, and what keeps the histograms (its auto_note) */
+static void say_auto(const struct hctx *c, const struct hsource_ops *ops, size_t at,
+		     char why[][WHY_LEN])
+{
+	fprintf(stderr, "%s: backend %s (", c->prog, ops->name);
+	for (size_t i = 0; i < at; i++)
+		fprintf(stderr, "%s%s %s", i ? "; " : "", hsource_backends[i]->auto_name, why[i]);
+	if (ops->auto_note)
+		fprintf(stderr, "%s%s", at ? "; " : "", ops->auto_note);
+	fprintf(stderr, ")\n");
+}
+
+/* One in-kernel backend (bpf, kernel hist triggers), unless this command
+ * line or the environment refuses it (why[i] then says so): loaded or set
+ * up, counting from here.  From the kernel's start on, an abort (a second
+ * signal) undoes it too. */
+static void try_in_kernel(struct hctx *c, const struct hsource_ops *ops, const struct hsource_cfg *cfg,
+			  const struct hsource_need *need, char *why)
+{
+	struct hsource_why hw;
+
+	if (hsource_refusal(ops, need, why, WHY_LEN))
+		return;
+	if (ops->emergency_restore)
+		cmdio_on_abort_call(ops->emergency_restore);
+	if (hsource_open(&c->run.src, ops, cfg, &hw) < 0)
+		snprintf(why, WHY_LEN, "refused: %s", hw.reason);
+	else
+		c->run.ran = ops;
+	if (hw.note[0])	/* bpf: runs without the timer kinds; kernel: an undo failed */
+		fprintf(stderr, "%s: %s\n", c->prog, hw.note);
+}
+
+/*
+ * --backend NAME or auto: auto tries the backends in hsource_backends'
+ * order and says on stderr which one runs and why those before it do not;
+ * an explicit in-kernel backend that cannot run is an error.  0 (c->run.src
+ * set) or -1 (said).
+ */
+static int open_backend(struct hctx *c, const struct hsource_cfg *cfg, struct livesetup *ls)
+{
+	char why[HIST_MAX_BACKENDS][WHY_LEN];
+	struct hsource_need need;
+
+	hist_need(c, &need);
+	for (size_t i = 0; hsource_backends[i] && i < HIST_MAX_BACKENDS && !c->run.src; i++) {
+		const struct hsource_ops *ops = hsource_backends[i];
+		snprintf(why[i], WHY_LEN, "not tried");
+		if (c->lo.backend && c->lo.backend != ops)
+			continue;
+		if (ops->events_in_userspace) {
+			if (!c->lo.backend)
+				say_auto(c, ops, i, why);
+			return open_userspace(c, ops, cfg, ls);
+		}
+		try_in_kernel(c, ops, cfg, &need, why[i]);
+		if (!c->run.src && c->lo.backend) {
+			fprintf(stderr, "%s: --backend %s %s\n", c->prog, ops->name, why[i]);
+			return -1;
+		}
+		if (c->run.src && !c->lo.backend)
+			say_auto(c, ops, i, why);
+	}
 	return 0;
 }
 
@@ -521,7 +505,7 @@ static void record_progress(void *arg, uint64_t now_ns)
 
 	if (!progress_on(&lv->prog))
 		return;
-	if (lv->c->run.ran != HB_PERF && hsource_sync(lv->c->run.src, &hw) < 0) {
+	if (!lv->c->run.ran->events_in_userspace && hsource_sync(lv->c->run.src, &hw) < 0) {
 		progress_clear(&lv->prog);
 		say_why(lv->c, &hw);
 		cmdio_stop();
@@ -595,9 +579,7 @@ int hist_live(struct hctx *c)
 	};
 	if (hist_auto_setup(c, &scfg) < 0)
 		goto out;
-	if ((c->lo.backend != HB_PERF && open_in_kernel(c, &scfg) < 0) || tool_setup_interrupted(c->prog))
-		goto out;
-	if (!c->run.src && (open_perf(c, &scfg, &ls) < 0 || tool_setup_interrupted(c->prog)))
+	if (open_backend(c, &scfg, &ls) < 0 || tool_setup_interrupted(c->prog))
 		goto out;
 	hsource_kinds(c->run.src, c->in.has);
 	c->run.set = hsource_set(c->run.src);
@@ -772,8 +754,6 @@ out:
 	c->run.src = NULL;
 	c->run.set = NULL;
 	c->run.track = NULL;
-	c->run.ltimer = NULL;
-	c->run.nltimer = 0;
 	pdwrite_discard(c->run.pw);	/* still open: setup failed or was interrupted */
 	c->run.pw = NULL;
 	livesetup_restore(&ls);

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "test_faketfs.h"
 
@@ -403,6 +404,60 @@ static void test_refused(void **state)
 }
 
 /* The kernel backend as `hist` drives it (engine/hsource.h). */
+/* hsource_text's line into arg (a 256-byte buffer) */
+static void keep_line(void *arg, const char *line)
+{
+	snprintf(arg, 256, "%s", line);
+}
+
+/* The seam: the backends by name, what each refuses, in neutral words. */
+static void test_backend_seam(void **state)
+{
+	(void)state;
+	char buf[512];
+	bool kinds[HSET_NR_KINDS] = { false };
+	struct hsource_need need = { 0 };
+
+	assert_ptr_equal(hsource_backend("kernel"), &hsource_kernel);
+	assert_ptr_equal(hsource_backend("bpf"), &hsource_bpf);
+	assert_ptr_equal(hsource_backend("perf"), &hsource_perf);
+	assert_null(hsource_backend("auto"));
+	size_t n = 0;
+	while (hsource_backends[n])
+		n++;
+	assert_int_equal(n, 3);
+	assert_true(hsource_backends[n - 1]->events_in_userspace);	/* auto's last resort */
+	for (size_t i = 0; i < n; i++)
+		assert_null(hsource_conflict(hsource_backends[i], &need, buf, sizeof(buf)));
+	need.record = true;
+	assert_null(hsource_conflict(&hsource_perf, &need, buf, sizeof(buf)));
+	assert_string_equal(hsource_conflict(&hsource_bpf, &need, buf, sizeof(buf)),
+			    "cannot record the events (-o): they never leave the kernel");
+	need = (struct hsource_need){ .irqsoff = true };
+	assert_null(hsource_conflict(&hsource_bpf, &need, buf, sizeof(buf)));
+	assert_string_equal(hsource_conflict(&hsource_kernel, &need, buf, sizeof(buf)),
+			    "has no irqsoff/preemptoff histograms (--irqsoff)");
+	kinds[HSET_MISSED_TIMER] = true;
+	need = (struct hsource_need){ .kinds = kinds };
+	assert_null(hsource_conflict(&hsource_bpf, &need, buf, sizeof(buf)));
+	const char *why = hsource_conflict(&hsource_kernel, &need, buf, sizeof(buf));
+	assert_non_null(why);
+	assert_non_null(strstr(why, "cannot express missed_timer_offsets (--types): it "));
+	assert_non_null(hsource_kind_refusal(&hsource_kernel, HSET_MISSED_TIMER));
+	assert_null(hsource_kind_refusal(&hsource_kernel, HSET_WAKEUP));
+	assert_null(hsource_kind_refusal(&hsource_bpf, HSET_MISSED_TIMER));
+	setenv("LATSCOPE_NO_BPF", "1", 1);
+	need = (struct hsource_need){ 0 };
+	assert_string_equal(hsource_refusal(&hsource_bpf, &need, buf, sizeof(buf)), "refused: LATSCOPE_NO_BPF=1");
+	setenv("LATSCOPE_NO_BPF", "0", 1);
+	assert_null(hsource_refusal(&hsource_bpf, &need, buf, sizeof(buf)));
+	unsetenv("LATSCOPE_NO_BPF");
+	need.per_task = true;
+	assert_string_equal(hsource_refusal(&hsource_kernel, &need, buf, sizeof(buf)),
+			    "not usable: it keeps no latency per task (--per-task)");
+	assert_null(hsource_refusal(&hsource_perf, &need, buf, sizeof(buf)));
+}
+
 static void test_hsource_kernel(void **state)
 {
 	(void)state;
@@ -437,9 +492,9 @@ static void test_hsource_kernel(void **state)
 	assert_int_equal(hsource_sync(src, &why), 0);
 	hsource_stats(src, &st);
 	assert_int_equal(st.seen, 2437);
-	assert_non_null(st.trig);
 	assert_null(st.ring);
-	assert_null(st.bpf);
+	assert_false(st.kernel_time_known);
+	assert_int_equal(st.dropped, 0);
 	assert_int_equal(st.track->wake_ignored, 0);
 	assert_true(st.any_cpu);
 	assert_int_equal(st.max_cpu, 1);
@@ -457,7 +512,23 @@ static void test_hsource_kernel(void **state)
 	assert_undone();
 	hsource_stats(src, &st);
 	assert_int_equal(st.seen, 2437);
-	assert_true(st.window->on_lo_ns <= st.window->off_hi_ns);
+	/* its own counts, backend-neutral: the document's input block, text */
+	struct json_object *in = json_object_new_object(), *ht, *v;
+	hsource_input_json(src, in);
+	assert_true(json_object_object_get_ex(in, "hist_triggers", &ht));
+	assert_true(json_object_object_get_ex(ht, "hits", &v));
+	assert_int_equal(json_object_get_int64(v), 2437);
+	json_object_object_get_ex(ht, "on_lo_ns", &v);
+	uint64_t on_lo = (uint64_t)json_object_get_int64(v);
+	json_object_object_get_ex(ht, "off_hi_ns", &v);
+	assert_true(on_lo <= (uint64_t)json_object_get_int64(v));
+	json_object_put(in);
+	char text[256] = "";
+	assert_true(hsource_text(src, keep_line, text));
+	assert_string_equal(text, "events: counted in the kernel by hist triggers (2437 samples filed, 0 "
+				  "dropped by a full map, 0 on CPUs not asked, 0 unreadable lines)");
+	hsource_loss_text(src, text, sizeof(text));
+	assert_string_equal(text, "");
 	assert_ptr_equal(hsource_set(src), set);
 	hsource_close(src, &why);
 	assert_string_equal(why.note, "");
@@ -488,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_emergency),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_hsource_kernel),
+		cmocka_unit_test(test_backend_seam),
 	};
 	return cmocka_run_group_tests(tests, setup_fake, teardown_fake);
 }

@@ -166,6 +166,83 @@ void hsource_close(struct hsource *src, struct hsource_why *why)
 	free(src);
 }
 
+void hsource_input_json(const struct hsource *src, struct json_object *in)
+{
+	if (src->ops->input_json)
+		src->ops->input_json(src->state, in);
+}
+
+bool hsource_text(const struct hsource *src, hsource_line_fn line, void *arg)
+{
+	if (!src->ops->text)
+		return false;
+	src->ops->text(src->state, line, arg);
+	return true;
+}
+
+void hsource_loss_text(const struct hsource *src, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (src->ops->loss_text)
+		src->ops->loss_text(src->state, buf, len);
+}
+
+/* ---- the backends and what they can serve ----------------------------------------- */
+
+const struct hsource_ops *const hsource_backends[] = { &hsource_bpf, &hsource_kernel, &hsource_perf, NULL };
+
+const struct hsource_ops *hsource_backend(const char *name)
+{
+	for (size_t i = 0; hsource_backends[i]; i++)
+		if (!strcmp(hsource_backends[i]->name, name))
+			return hsource_backends[i];
+	return NULL;
+}
+
+const char *hsource_kind_refusal(const struct hsource_ops *ops, enum hset_kind k)
+{
+	return ops->kind_refusal ? ops->kind_refusal(k) : NULL;
+}
+
+const char *hsource_conflict(const struct hsource_ops *ops, const struct hsource_need *need, char *buf,
+			     size_t len)
+{
+	if (ops->events_in_userspace)
+		return NULL;
+	if (need->record)
+		return "cannot record the events (-o): they never leave the kernel";
+	if (need->irqsoff && ops->no_irqsoff)
+		return ops->no_irqsoff;
+	if (need->keep_busy)
+		return "never starts the keep-busy spinners (--keep-busy)";
+	if (need->per_task)
+		return "keeps no latency per task (--per-task)";
+	for (int t = 0; t < HSET_NR_KINDS && need->kinds; t++)
+		if (need->kinds[t] && hsource_kind_refusal(ops, t)) {
+			snprintf(buf, len, "cannot express %s (--types): it %s", hset_kind_name(t),
+				 hsource_kind_refusal(ops, t));
+			return buf;
+		}
+	return NULL;
+}
+
+const char *hsource_refusal(const struct hsource_ops *ops, const struct hsource_need *need, char *buf,
+			    size_t len)
+{
+	const char *off = ops->disable_env ? getenv(ops->disable_env) : NULL;
+	char phrase[512];
+	const char *conflict = hsource_conflict(ops, need, phrase, sizeof(phrase));
+
+	if (off && *off && strcmp(off, "0"))
+		snprintf(buf, len, "refused: %s=%s", ops->disable_env, off);
+	else if (conflict)
+		snprintf(buf, len, "not usable: it %s", conflict);
+	else
+		return NULL;
+	return buf;
+}
+
 /* ---- the engine fed event by event ------------------------------------------------ */
 
 int hsource_feed_init(struct hsource_feed *f, const struct latency_cfg *cfg, uint32_t nr_cpus,

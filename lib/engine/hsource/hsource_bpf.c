@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
+#include "base/jsonv.h"
 #include "hsource_int.h"
 
 struct bpf_src {
@@ -146,9 +149,110 @@ static void bpf_stats(void *state, struct hsource_stats *st)
 	st->track = &p->track;
 	st->any_cpu = true;
 	st->max_cpu = hset_nr_cpus(p->set) - 1;
-	st->bpf = &p->bs;
-	st->ltimer = p->ltimer;
-	st->nltimer = p->nltimer;
+	st->kernel_time_known = p->bs.run_cnt_known;
+	st->kernel_time_ns = 0;
+	for (uint32_t i = 0; i < p->bs.nr_progs && i < BPFHIST_MAX_PROGS; i++)
+		st->kernel_time_ns += p->bs.progs[i].run_time_ns;
+	st->dropped = p->bs.recursion_misses;
+}
+
+/* the local timer interrupts of a traced CPU that LOC counted and the
+ * counter program did not see: 0 within one (an interrupt in flight at an
+ * end of the window; docs/hist.md, "The kernel's unseen interrupts") */
+static uint64_t ltimer_not_seen(const struct hsource_ltimer *t)
+{
+	return t->loc_delta > t->entries + 1 ? t->loc_delta - t->entries : 0;
+}
+
+/* each loaded program's runs and the runs the kernel skipped (JSON
+ * input.bpf_programs) */
+static struct json_object *progs_json(const struct bpfhist_stats *bs)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (uint32_t i = 0; a && i < bs->nr_progs && i < BPFHIST_MAX_PROGS; i++) {
+		const struct bpfload_prog *pr = &bs->progs[i];
+		struct json_object *e = json_object_new_object();
+		if (!e)
+			break;
+		json_object_object_add(e, "name", json_object_new_string(pr->name));
+		if (bs->run_cnt_known)
+			json_object_object_add(e, "run_cnt", jsonv_u64(pr->run_cnt));
+		json_object_object_add(e, "recursion_misses", jsonv_u64(pr->recursion_misses));
+		json_object_array_add(a, e);
+	}
+	return a;
+}
+
+/* the local timer interrupts each traced CPU took, counted by a BPF program
+ * and by /proc/interrupts (LOC) around it (JSON input.local_timer) */
+static struct json_object *ltimer_json(const struct bpf_src *p)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+	if (!o || !a) {
+		json_object_put(o);
+		json_object_put(a);
+		return NULL;
+	}
+	json_object_object_add(o, "tracepoint", json_object_new_string("irq_vectors:local_timer_entry"));
+	for (size_t i = 0; i < p->nltimer; i++) {
+		struct json_object *e = json_object_new_object();
+		if (!e)
+			break;
+		json_object_object_add(e, "cpu", json_object_new_int((int)p->ltimer[i].cpu));
+		json_object_object_add(e, "entries", jsonv_u64(p->ltimer[i].entries));
+		json_object_object_add(e, "loc_delta", jsonv_u64(p->ltimer[i].loc_delta));
+		json_object_object_add(e, "not_seen", jsonv_u64(ltimer_not_seen(&p->ltimer[i])));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "cpus", a);
+	return o;
+}
+
+static void bpf_input_json(void *state, struct json_object *in)
+{
+	struct bpf_src *p = state;
+
+	json_object_object_add(in, "bpf_program_runs", jsonv_u64(p->bs.events));
+	json_object_object_add(in, "bpf_recursion_misses", jsonv_u64(p->bs.recursion_misses));
+	json_object_object_add(in, "bpf_nested_runs", jsonv_u64(p->bs.nested));
+	json_object_object_add(in, "bpf_programs", progs_json(&p->bs));
+	if (p->nltimer)
+		json_object_object_add(in, "local_timer", ltimer_json(p));
+}
+
+static void bpf_text(void *state, hsource_line_fn line, void *arg)
+{
+	struct bpf_src *p = state;
+	char b[256];
+
+	snprintf(b, sizeof(b), "events: counted in the kernel by the bpf backend (%" PRIu64 " program runs, %"
+		 PRIu64 " skipped by the kernel's recursion guard, %" PRIu64 " nested in another)",
+		 p->bs.events, p->bs.recursion_misses, p->bs.nested);
+	line(arg, b);
+	for (size_t i = 0; i < p->nltimer; i++) {
+		const struct hsource_ltimer *t = &p->ltimer[i];
+		int n = snprintf(b, sizeof(b), "local timer interrupts: CPU%" PRIu32 " %" PRIu64 " (bpf, "
+				 "irq_vectors:local_timer_entry), /proc/interrupts LOC +%" PRIu64, t->cpu,
+				 t->entries, t->loc_delta);
+		if (ltimer_not_seen(t) && n > 0 && (size_t)n < sizeof(b))
+			snprintf(b + n, sizeof(b) - (size_t)n, ": %" PRIu64 " not seen by the programs",
+				 ltimer_not_seen(t));
+		line(arg, b);
+	}
+}
+
+static void bpf_loss_text(void *state, char *buf, size_t len)
+{
+	struct bpf_src *p = state;
+	char names[256];
+
+	if (!p->bs.recursion_misses)
+		return;
+	bpfhist_misses_text(&p->bs, names, sizeof(names));
+	snprintf(buf, len, "%" PRIu64 " bpf program runs skipped by the kernel's recursion guard (%s)",
+		 p->bs.recursion_misses, names);
 }
 
 static void bpf_describe(void *state, char *buf, size_t len)
@@ -164,6 +268,12 @@ static void bpf_close(void *state, struct hsource_why *why)
 
 const struct hsource_ops hsource_bpf = {
 	.name = "bpf",
+	.title = "bpf backend",
+	.auto_name = "bpf",
+	.auto_note = "the histograms are kept in the kernel by BPF programs; kernel hist triggers and "
+		     "perf not needed",
+	.disable_env = "LATSCOPE_NO_BPF",
+	.tracking = HSOURCE_TRACK_NO_TABLES,
 	.open = bpf_open,
 	.sync = bpf_sync,
 	.reset = bpf_reset,
@@ -172,5 +282,8 @@ const struct hsource_ops hsource_bpf = {
 	.kinds = bpf_kinds,
 	.stats = bpf_stats,
 	.describe = bpf_describe,
+	.input_json = bpf_input_json,
+	.text = bpf_text,
+	.loss_text = bpf_loss_text,
 	.close = bpf_close,
 };

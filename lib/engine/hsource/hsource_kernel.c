@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
+#include "base/jsonv.h"
 #include "hsource_int.h"
 
 struct kernel_src {
@@ -122,8 +125,38 @@ static void kernel_stats(void *state, struct hsource_stats *st)
 	st->track = &p->track;
 	st->any_cpu = true;
 	st->max_cpu = hset_nr_cpus(p->set) - 1;
-	st->trig = &p->st;
-	st->window = &p->win;
+	st->dropped = p->st.dropped + p->st.bad_lines;
+}
+
+/* the hist triggers' counts and window (JSON input.hist_triggers) */
+static void kernel_input_json(void *state, struct json_object *in)
+{
+	struct kernel_src *p = state;
+	struct json_object *o = json_object_new_object();
+
+	if (o) {
+		json_object_object_add(o, "hits", jsonv_u64(p->st.hits));
+		json_object_object_add(o, "entries", jsonv_u64(p->st.entries));
+		json_object_object_add(o, "dropped", jsonv_u64(p->st.dropped));
+		json_object_object_add(o, "outside_cpus", jsonv_u64(p->st.outside_cpus));
+		json_object_object_add(o, "bad_lines", jsonv_u64(p->st.bad_lines));
+		json_object_object_add(o, "on_lo_ns", jsonv_u64(p->win.on_lo_ns));
+		json_object_object_add(o, "on_hi_ns", jsonv_u64(p->win.on_hi_ns));
+		json_object_object_add(o, "off_lo_ns", jsonv_u64(p->win.off_lo_ns));
+		json_object_object_add(o, "off_hi_ns", jsonv_u64(p->win.off_hi_ns));
+	}
+	json_object_object_add(in, "hist_triggers", o);
+}
+
+static void kernel_text(void *state, hsource_line_fn line, void *arg)
+{
+	struct kernel_src *p = state;
+	char b[256];
+
+	snprintf(b, sizeof(b), "events: counted in the kernel by hist triggers (%" PRIu64 " samples filed, %"
+		 PRIu64 " dropped by a full map, %" PRIu64 " on CPUs not asked, %" PRIu64
+		 " unreadable lines)", p->st.hits, p->st.dropped, p->st.outside_cpus, p->st.bad_lines);
+	line(arg, b);
 }
 
 static void kernel_describe(void *state, char *buf, size_t len)
@@ -144,6 +177,12 @@ static void kernel_close(void *state, struct hsource_why *why)
 
 const struct hsource_ops hsource_kernel = {
 	.name = "kernel",
+	.title = "kernel backend (hist triggers)",
+	.auto_name = "kernel hist triggers",
+	.auto_note = "the kernel's hist triggers keep the wakeup histogram",
+	.tracking = HSOURCE_TRACK_NONE,
+	.no_irqsoff = "has no irqsoff/preemptoff histograms (--irqsoff)",
+	.kind_refusal = histtrig_kind_refusal,
 	.emergency_restore = histtrig_emergency_restore,
 	.open = kernel_open,
 	.sync = kernel_sync,
@@ -153,5 +192,7 @@ const struct hsource_ops hsource_kernel = {
 	.kinds = kernel_kinds,
 	.stats = kernel_stats,
 	.describe = kernel_describe,
+	.input_json = kernel_input_json,
+	.text = kernel_text,
 	.close = kernel_close,
 };

@@ -194,6 +194,10 @@ static void perf_close(void *state, struct hsource_why *why)
 
 const struct hsource_ops hsource_perf = {
 	.name = "perf",
+	.title = "perf backend",
+	.auto_name = "perf",
+	.events_in_userspace = true,
+	.tracking = HSOURCE_TRACK_ALL,
 	.open = perf_open,
 	.start = perf_start,
 	.pollfds = perf_pollfds,
