@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "dtl/dtl_cmd.h"
 #include "hist/hist.h"
+#include "monitor/monitor.h"
 #include "osnoise/osnoise.h"
 #include "script_cmd.h"
 
@@ -46,7 +47,7 @@ static const struct {
 	{ "hist report", "hist_report", &hist_report_cli },
 	{ "hist record", "hist_record", &hist_record_cli },
 	{ "hist top", "hist_top", &hist_top_cli },
-	{ "monitor", "monitor", &hist_monitor_cli },
+	{ "monitor", "monitor", &monitor_cli },
 	{ "render", "render", &render_cli },
 	{ "html", "html", &html_cli },
 };

@@ -43,7 +43,7 @@ static const struct {
 };
 
 /* --types LIST: the selected types, every name known */
-static int parse_types(const char *arg, void *params)
+int hist_parse_types(const char *arg, void *params)
 {
 	struct hctx *c = params;
 	bool sel[HSET_NR_KINDS] = { false };
@@ -118,9 +118,9 @@ static int parse_per_task(const char *arg, void *params)
 }
 
 /* --backend NAME */
-static const char *const backend_names[] = { "perf", "bpf", "kernel", "auto", NULL };
+const char *const hist_backend_names[] = { "perf", "bpf", "kernel", "auto", NULL };
 
-static int parse_backend(const char *arg, void *params)
+int hist_parse_backend(const char *arg, void *params)
 {
 	struct hctx *c = params;
 
@@ -144,7 +144,7 @@ static int parse_backend(const char *arg, void *params)
 	CLI_JSON(struct hctx, o.json, o.json_file), \
 	CLI_RENDERS(struct hctx, o.renders), \
 	H_FLAG("buckets-json", o.json_buckets, "--json with the non-zero buckets of each histogram"), \
-	CLI_CUSTOM("types", 0, parse_types, "LIST", \
+	CLI_CUSTOM("types", 0, hist_parse_types, "LIST", \
 		   "wakeup,sharedprio,timer,timerandwakeup,irqsoff,\n" \
 		   "preemptoff,preemptirqsoff (default all the input supports)", \
 		   "a comma list of wakeup, sharedprio, timer, timerandwakeup, irqsoff, preemptoff, " \
@@ -178,7 +178,7 @@ static int parse_backend(const char *arg, void *params)
 
 /* The live runs: record and top. */
 #define HIST_LIVE_OPTS \
-	CLI_CHOICE("backend", 0, parse_backend, backend_names, "NAME", \
+	CLI_CHOICE("backend", 0, hist_parse_backend, hist_backend_names, "NAME", \
 		   "where the histograms are kept: perf (default: events\n" \
 		   "through perf rings to the userspace trackers), bpf\n" \
 		   "(BPF programs keep them in the kernel: wakeup,\n" \
@@ -270,8 +270,6 @@ static const struct cli_opt report_opts[] = {
 	CLI_END
 };
 
-/* --pid measures that task alone, --all-tasks every task */
-#define HIST_CONFLICTS ((const char *const[][2]){ { "all-tasks", "pid" }, { NULL, NULL } })
 
 const struct cli_cmd hist_report_cli = {
 	.name = "latscope hist report",
@@ -337,7 +335,7 @@ const struct cli_cmd hist_top_cli = HIST_LIVE_CLI("top", top_opts);
 
 /* An explicit --backend bpf|kernel that cannot serve this command line:
  * false, said on stderr. */
-static bool backend_ok(const struct hctx *c)
+bool hist_backend_ok(const struct hctx *c)
 {
 	struct hsource_need need;
 	char buf[512];
@@ -350,104 +348,7 @@ static bool backend_ok(const struct hctx *c)
 	return false;
 }
 
-/* --listen: "" or "none" = no server (only --textfile) */
-static int parse_listen(const char *arg, void *params)
-{
-	struct hctx *c = params;
-
-	c->mo.no_listen = !*arg || !strcmp(arg, "none");
-	c->mo.listen = c->mo.no_listen ? NULL : arg;
-	return 0;
-}
-
-#define MONITOR_DEFAULT_LISTEN ":9798"	/* METRICSRV_DEFAULT_PORT on every address */
-
-static const struct cli_opt monitor_opts[] = {
-	CLI_CUSTOM("listen", 'l', parse_listen, "ADDR:PORT",
-		   "serve Prometheus's /metrics on ADDR:PORT ([V6]:PORT,\n"
-		   ":PORT for every address, PORT; default :9798; none:\n"
-		   "no server, only --textfile)",
-		   "ADDR:PORT, [V6ADDR]:PORT, :PORT, PORT or none"),
-	H_OPT("textfile", 0, CLI_T_STR, mo.textfile, 0, 0, 0, "DIR",
-	      "also write DIR/latscope.prom at every refresh, renamed\n"
-	      "into place (node_exporter's textfile collector)", NULL),
-	H_OPT("refresh", 0, CLI_T_DUR, lo.refresh_ns, 100000000, 0, 1000000000ULL, "DUR",
-	      "read the backend and publish every DUR (default 5s; a\n"
-	      "scrape gets the last snapshot, never waits for one)",
-	      "a duration of at least 100ms such as 5s, 1s (a bare number is seconds)"),
-	CLI_CUSTOM("le", 0, hist_monitor_parse_le, "LIST",
-		   "the exposition's bucket bounds, ascending (default\n"
-		   "1,2,5,10,20,50,100,200,500,1000,2000,5000,10000 us;\n"
-		   "a bare number is us; multiples of --resolution)",
-		   "ascending durations such as 5,10,20us,1ms (a bare number is us; at most 64)"),
-	CLI_CUSTOM("noise", 0, hist_monitor_parse_noise, "RUNTIME/PERIOD",
-		   "also count OS noise per CPU and class as osnoise does:\n"
-		   "a busy loop RUNTIME of every PERIOD on each measured\n"
-		   "CPU (10ms/1s: 1 percent of it), attribution by BPF\nprograms",
-		   "RUNTIME/PERIOD such as 10ms/1s (runtime <= period; a bare number is us)"),
-	H_OPT("noise-threshold", 0, CLI_T_DUR_US, mo.noise_threshold_us, 1, 1000000, 0, "DUR",
-	      "with --noise: gaps at or above DUR are noise (default\n5us; a bare number is us)", NULL),
-	H_FLAG("dtl", mo.dtl, "also count the POWER hypervisor's dispatches per CPU\n"
-	       "(Dispatch Trace Log: the vpa_dtl PMU, else debugfs;\n"
-	       "shared-processor LPARs only)"),
-	H_OPT("dtl-aux-size", 0, CLI_T_SIZE, mo.dtl_aux_bytes, 4096, 1ULL << 32, 1024, "SIZE",
-	      "--dtl: the vpa_dtl AUX buffer per CPU (default 128K;\n"
-	      "a power of two of pages; each wrap of it loses\n"
-	      "entries: a larger one wraps less often)", NULL),
-	H_OPT("sysfs", 0, CLI_T_STR, mo.sysfs, 0, 0, 0, "DIR", "--dtl: sysfs root (default /sys; tests)", NULL),
-	H_OPT("debugfs", 0, CLI_T_STR, mo.debugfs, 0, 0, 0, "DIR", "--dtl: debugfs root (default /sys/kernel/debug)", NULL),
-	H_OPT("procfs", 0, CLI_T_STR, mo.procfs, 0, 0, 0, "DIR", "--dtl: procfs root (default /proc)", NULL),
-	CLI_DURATION(struct hctx, lo.duration_ns, "stop after this long (default: until SIGTERM or\nCtrl-C)"),
-	CLI_CHOICE("backend", 0, parse_backend, backend_names, "NAME",
-		   "where the histograms are kept: auto (default: bpf,\n"
-		   "else kernel, else perf, one line on stderr saying\n"
-		   "why), bpf, kernel or perf (as hist record)", "perf, bpf, kernel or auto"),
-	CLI_CPUS('c', struct hctx, lo.cpus, lo.cpus_given, "CPUs to measure (default all online)"),
-	CLI_CUSTOM("types", 0, parse_types, "LIST",
-		   "wakeup,sharedprio,timer,timerandwakeup,irqsoff,\n"
-		   "preemptoff,preemptirqsoff (default all the backend has)",
-		   "a comma list of wakeup, sharedprio, timer, timerandwakeup, irqsoff, preemptoff, "
-		   "preemptirqsoff"),
-	H_OPT("pid", 0, CLI_T_U64, o.pid, 1, INT32_MAX, 0, "PID", "only this task", NULL),
-	H_FLAG("all-tasks", o.lcfg.all_tasks, "measure non-RT tasks too (each on its own, no priority\nrules)"),
-	H_FLAG("irqsoff", lo.irqsoff_live, "also irqsoff/preemptoff where the kernel has the\npreemptirq tracepoints"),
-	H_FLAG("both-off", o.lcfg.both_off, "preemptirqsoff = while irqs AND preemption are off"),
-	H_OPT("resolution", 0, CLI_T_DUR, o.lcfg.hist.bucket_ns, 1, 0, 1000, "DUR",
-	      "the kept histograms' bucket width (default 1us)",
-	      "a duration > 0 such as 1us, 100ns (a bare number is us)"),
-	H_OPT("buckets", 0, CLI_T_U64, o.nr_buckets, 1, LHIST_MAX_BUCKETS, 0, "N",
-	      "the kept histograms' buckets (default 10240; above\nthe last: the +Inf bucket)", NULL),
-	H_OPT("table-size", 0, CLI_T_U64, o.table_size, 8, 1u << 24, 0, "N",
-	      "per-task tracking slots (default 4096)", NULL),
-	CLI_OPT("keep-busy", 0, CLI_T_SETINT, struct hctx, lo.keep_busy, CLI_NONE, 1, 0, 0, NULL,
-		"perf backend: SCHED_IDLE spinners on the measured CPUs", NULL),
-	CLI_OPT("no-keep-busy", 0, CLI_T_SETINT, struct hctx, lo.keep_busy, CLI_NONE, 0, 0, 0, NULL,
-		"perf backend: never (default: after a self-test)", NULL),
-	CLI_RING_SIZE(struct hctx, lo.ring_bytes, 1024, 4096, 1ULL << 32,
-		      "perf backend: ring buffer per CPU (default 16M)",
-		      "a size of 4K..4G such as 512K, 16M (a bare number is KiB)"),
-	H_OPT("collector-prio", 0, CLI_T_U64, lo.collector_prio, 0, 99, 0, "N",
-	      "run the collecting thread SCHED_FIFO N (1..99)", NULL),
-	H_FLAG("force", o.force, "write --textfile where the directory or file belongs\nto another user"),
-	CLI_END
-};
-
-const struct cli_cmd hist_monitor_cli = {
-	.name = "latscope monitor",
-	.usage = "usage: latscope monitor [--listen ADDR:PORT] [--textfile DIR] [-c cpus] [options]",
-	.intro =
-"Keep the latency histograms of `hist record` for as long as it runs, on the bpf\n"
-"backend where it can (cheap enough to leave on), and serve them to Prometheus:\n"
-"latscope_latency_seconds{kind,cpu} histograms in seconds, the worst case with its\n"
-"victim and culprit, and what the monitor costs.  SIGHUP starts the histograms\n"
-"again from zero; SIGTERM or Ctrl-C stops it and removes everything it set up.\n",
-	.opts = monitor_opts,
-	.outro = "Exit status: 0 stopped by a signal or -d, 2 error.  man latscope-monitor;\n"
-		 "docs/monitor.md for Prometheus, Grafana and systemd.\n",
-	.conflicts = HIST_CONFLICTS,
-};
-
-static void defaults(struct hctx *c, enum hmode mode, const char *prog)
+void hist_defaults(struct hctx *c, enum hmode mode, const char *prog)
 {
 	memset(c, 0, sizeof(*c));
 	c->mode = mode;
@@ -467,7 +368,7 @@ static void defaults(struct hctx *c, enum hmode mode, const char *prog)
 }
 
 /* The values the tables keep apart, into the trackers' configuration. */
-static void settle(struct hctx *c)
+void hist_settle(struct hctx *c)
 {
 	if (c->o.json_buckets && !c->o.json_file)
 		c->o.json = true;
@@ -477,45 +378,6 @@ static void settle(struct hctx *c)
 		c->o.lcfg.hist.nr_buckets = (uint32_t)c->o.nr_buckets;
 	if (c->o.table_size)
 		c->o.lcfg.pid_table = c->o.lcfg.timer_table = (uint32_t)c->o.table_size;
-}
-
-int cmd_monitor(int argc, char **argv)
-{
-	struct hctx c;
-	char err[512];
-
-	defaults(&c, H_MONITOR, hist_monitor_cli.name);
-	c.lo.duration_ns = 0;
-	c.lo.refresh_ns = 5000000000ULL;
-	c.lo.backend = NULL;	/* auto */
-	c.mo.listen = MONITOR_DEFAULT_LISTEN;
-	c.mon.text_dirfd = -1;
-	int rc = cli_parse(&hist_monitor_cli, argc, argv, &c, NULL, err, sizeof(err));
-	if (rc == CLI_HELP) {
-		cli_usage(&hist_monitor_cli, stdout);
-		return 0;
-	}
-	if (rc < 0) {
-		fprintf(stderr, "%s\n", err[0] ? err : "bad command line");
-		return EXIT_ERR;
-	}
-	settle(&c);
-	if (c.mo.no_listen && !c.mo.textfile) {
-		fprintf(stderr, "%s: --listen none needs --textfile DIR: the metrics would go nowhere\n",
-			c.prog);
-		return EXIT_ERR;
-	}
-	/* the rule promexp_hset() applies, said here, before anything starts */
-	size_t bad = promexp_first_bad_bound(&c.o.lcfg.hist, c.mo.bounds_ns, c.mo.nr_bounds);
-	if (bad < c.mo.nr_bounds) {
-		fprintf(stderr, "%s: --le %" PRIu64 " ns is not a bucket edge of the kept histograms "
-				"(multiples of --resolution %" PRIu64 " ns)\n",
-			c.prog, c.mo.bounds_ns[bad], c.o.lcfg.hist.bucket_ns);
-		return EXIT_ERR;
-	}
-	if (!backend_ok(&c))
-		return EXIT_ERR;
-	return hist_live(&c);
 }
 
 int cmd_hist(int argc, char **argv)
@@ -549,7 +411,7 @@ int cmd_hist(int argc, char **argv)
 			argv[1]);
 		return EXIT_ERR;
 	}
-	defaults(&c, subs[i].mode, subs[i].cli->name);
+	hist_defaults(&c, subs[i].mode, subs[i].cli->name);
 	int rc = cli_parse(subs[i].cli, argc - 1, argv + 1, &c, NULL, err, sizeof(err));
 	if (rc == CLI_HELP) {
 		cli_usage(subs[i].cli, stdout);
@@ -563,10 +425,10 @@ int cmd_hist(int argc, char **argv)
 		fprintf(stderr, "%s\n", err[0] ? err : "bad command line");
 		return EXIT_ERR;
 	}
-	settle(&c);
+	hist_settle(&c);
 	if (c.mode != H_REPORT && hist_fieldwork_settle(&c))
 		return EXIT_ERR;
-	if (!backend_ok(&c))
+	if (!hist_backend_ok(&c))
 		return EXIT_ERR;
 	if (c.o.per_task) {
 		int terr = tasklat_new(&c.run.tasks, TASKLAT_DEFAULT_SLOTS);

@@ -5,14 +5,17 @@
  *
  *   cli.c     cmd_hist(): the option tables of report/record/top, parsing
  *             and validation
- *   run.c     the runs: report (perf.data), live record/top (tracepoints,
- *             -o recording, keep-busy, timer workload, system settings)
+ *   run.c     report (perf.data), and what a run saw into c
+ *   live.c    live record/top (backend, -o recording, keep-busy, timer
+ *             workload, system settings), and hist_live's hooks for monitor
  *   output.c  the text histograms and tables, the JSON, the -O tree, the
  *             verdict (threshold, --strict) and the exit status
- *   monitor.c `latscope monitor` (cmd_monitor in cli.c): the exposition
- *             rendered at each refresh of run.c's loop, served and written
  *   topview.c top's screen without --full: a line per CPU, cut to the terminal
  *   tasks.c   --per-task: the tasks that waited longest (text, JSON)
+ *   fieldwork.c  -a, --trace, --on-threshold, --on-end
+ *   backend.c what the command line asks of a backend (engine/hsource.h)
+ *
+ * `latscope monitor` (src/monitor/) runs hist_live with its hooks.
  *
  * Everything here prints to stdout/stderr (src/ only); nothing exits.
  */
@@ -41,13 +44,7 @@ enum hmode { H_REPORT, H_RECORD, H_TOP, H_MONITOR };
 
 struct timerwl;
 struct pdwrite;
-struct metricsrv;
-struct noisemon;
-struct dtlrec;
-struct dtlstat;
 struct tasklat;
-
-#define HIST_MONITOR_MAX_BOUNDS 64	/* = PROMEXP_MAX_BOUNDS */
 
 /* The options every mode shares: the input, the kinds, the histograms'
  * geometry, the outputs and the verdict (the cli tables write them;
@@ -89,20 +86,6 @@ struct hist_live_opts {
 	struct cli_prio prio;		/* -P: the timer workload's policy and priority */
 	bool prio_given;
 	const struct hsource_ops *backend;	/* --backend (engine/hsource.h), NULL: auto */
-};
-
-/* The monitor's options (`latscope monitor`). */
-struct hist_monitor_opts {
-	const char *listen;		/* --listen ADDR:PORT (NULL with --textfile only) */
-	const char *textfile;		/* --textfile DIR */
-	uint64_t bounds_ns[HIST_MONITOR_MAX_BOUNDS];	/* --le, the exposition buckets */
-	size_t nr_bounds;		/* 0 = promexp's defaults */
-	bool no_listen;			/* --textfile without --listen: no server */
-	uint64_t noise_runtime_us, noise_period_us;	/* --noise RUNTIME/PERIOD; 0: off */
-	uint64_t noise_threshold_us;	/* --noise-threshold */
-	bool dtl;			/* --dtl: the POWER DTL counters */
-	uint64_t dtl_aux_bytes;		/* --dtl-aux-size (0: dtlrec's default) */
-	const char *sysfs, *debugfs, *procfs;	/* --dtl's roots (tests), NULL = the system's */
 };
 
 /* Field work (fieldwork.c): -a, --trace, --on-threshold, --on-end, and
@@ -170,25 +153,22 @@ struct hist_run {
 	bool idc_ran;
 };
 
-/* The monitor's state (monitor.c); hist_monitor_end frees it. */
-struct hist_monitor {
-	struct metricsrv *srv;
-	int text_dirfd;			/* --textfile's directory, -1 */
-	uint64_t resets, publishes, publish_errors;
-	double start_unix, reset_unix;	/* wall clock of the start, of the last reset */
-	uint64_t collect_ns;		/* the last read and render */
-	uint64_t monitor_start_ns;	/* 0: not begun */
-	bool monitor_failed;		/* a read of the backend failed: exit 2 */
-	struct noisemon *nm;		/* --noise: the noise counters, or NULL */
-	struct dtlrec *dtlr;		/* --dtl: the DTL source (no file), or NULL */
-	struct dtlstat *dtls;		/* its counters */
-	uint64_t dtl_bad;		/* chunks the counters refused */
-	uint64_t *dtl_ring_full;	/* [DTLSTAT_MAX_CPUS]: polls that found the ring overrun */
-	uint8_t *dtl_aux_seen;		/* [DTLSTAT_MAX_CPUS]: a commit came (the first has the header) */
-	bool dtl_poll_failed;		/* a read of the DTL failed (said once) */
-	uint64_t dtl_stopped_said;	/* CPUs whose stopped DTL was said */
-	char *expo;			/* the last exposition (open_memstream's) */
-	size_t expo_len;
+struct hctx;
+
+/*
+ * What a command built on hist's live run adds to it (`latscope monitor`,
+ * src/monitor/): each may be NULL; each gets the run's c.  The hooks
+ * print what went wrong themselves.
+ */
+struct hist_live_hooks {
+	int (*begin)(struct hctx *c);		/* before any backend is set up: 0 or -1 */
+	/* the source counting, before the loop: other sources; *wait_ms their
+	 * poll period (left alone: none); 0 or -1 */
+	int (*start)(struct hctx *c, int *wait_ms);
+	void (*publish)(struct hctx *c, uint64_t now_ns);	/* at each refresh, counts synced */
+	void (*process)(struct hctx *c, uint64_t until_ns);	/* after each drain */
+	int (*reset)(struct hctx *c);		/* a requested signal (SIGHUP): 0 then published */
+	void (*end)(struct hctx *c);		/* the run is over, on every path after begin */
 };
 
 /* One run of `latscope hist` (or monitor): the options the cli tables
@@ -198,16 +178,16 @@ struct hctx {
 	const char *prog;		/* "latscope hist report" */
 	struct hist_opts o;
 	struct hist_live_opts lo;
-	struct hist_monitor_opts mo;
 	struct hist_fieldwork fw;
 	struct hist_input in;
 	struct hist_run run;
-	struct hist_monitor mon;
+	const struct hist_live_hooks *hooks;	/* NULL: hist record, top */
+	bool sync_failed;		/* a read of the backend at a refresh failed (said) */
 };
 
 /* The command lines of the three subcommands and the monitor (cli.c;
  * test_cli_tables). */
-extern const struct cli_cmd hist_report_cli, hist_record_cli, hist_top_cli, hist_monitor_cli;
+extern const struct cli_cmd hist_report_cli, hist_record_cli, hist_top_cli;
 
 /* What this command line asks of a backend (-o, --irqsoff, --keep-busy,
  * --per-task, --types), for hsource_conflict and hsource_refusal
@@ -220,36 +200,26 @@ bool hist_kind_unsupported(const struct hctx *c, enum hset_kind t);
  * makes c->lat (the caller frees it with latency_free()); both free
  * everything else they open or start, on every path. */
 int hist_report(struct hctx *c);
-int hist_live(struct hctx *c);
+int hist_live(struct hctx *c);	/* live.c */
+/* hist_take_stats - what a source saw (live) or the engine was fed (report)
+ * into c, for the outputs (run.c). */
+struct hsource_stats;
+void hist_take_stats(struct hctx *c, const struct hsource_stats *st);
 
-/* monitor.c: `latscope monitor` around hist_live's loop.  Each prints
- * what went wrong on stderr. */
-/* hist_monitor_parse_le - --le LIST: the exposition buckets (ascending
- * durations, a bare number in us) into c.  0 or -EINVAL. */
-int hist_monitor_parse_le(const char *arg, void *params);
-/* hist_monitor_parse_noise - --noise RUNTIME/PERIOD into c.  0 or -EINVAL. */
-int hist_monitor_parse_noise(const char *arg, void *params);
-/* hist_monitor_noise_start - --noise: the busy loops and their BPF counters
- * (engine/noisemon.h) on the measured CPUs.  0 or -1 (said). */
-int hist_monitor_noise_start(struct hctx *c);
-/* hist_monitor_dtl_start - --dtl: the DTL of the measured CPUs (vpa_dtl PMU
- * or debugfs, lib/live/dtlrec.h without a file) into counters
- * (lib/engine/dtlstat.h).  0 or -1 (said). */
-int hist_monitor_dtl_start(struct hctx *c);
-/* hist_monitor_dtl_poll - what the DTL has now into the counters. */
-void hist_monitor_dtl_poll(struct hctx *c);
-/* hist_monitor_begin - the listening socket and the --textfile directory,
- * before any backend is set up (a port in use fails at once).  0 or -1. */
-int hist_monitor_begin(struct hctx *c);
-/* hist_monitor_publish - the set (synced by the caller) and the self-cost
- * rendered, handed to the server and written to the textfile. */
-void hist_monitor_publish(struct hctx *c, uint64_t now_ns);
-/* hist_monitor_reset - SIGHUP: the backend's histograms from zero (the
- * caller then reads and publishes them).  0 or -1 (said; the monitor goes
- * on with the counts it had). */
-int hist_monitor_reset(struct hctx *c);
-/* hist_monitor_end - stop serving, the summary line on stderr. */
-void hist_monitor_end(struct hctx *c);
+/* cli.c, shared with the commands built on the live run (src/monitor/) */
+/* hist_defaults - c zeroed, then every option's default for mode. */
+void hist_defaults(struct hctx *c, enum hmode mode, const char *prog);
+/* hist_settle - the values the tables keep apart, into lcfg. */
+void hist_settle(struct hctx *c);
+/* hist_backend_ok - false (said on stderr) when an explicit --backend cannot
+ * serve this command line. */
+bool hist_backend_ok(const struct hctx *c);
+/* Option parsers (params is the struct hctx): --types LIST, --backend NAME. */
+int hist_parse_types(const char *arg, void *params);
+int hist_parse_backend(const char *arg, void *params);
+extern const char *const hist_backend_names[];	/* --backend's words */
+/* --pid measures that task alone, --all-tasks every task */
+#define HIST_CONFLICTS ((const char *const[][2]){ { "all-tasks", "pid" }, { NULL, NULL } })
 
 /* fieldwork.c */
 /* Option parsers of the table (cli.c): --on-threshold, --on-end, --trace. */

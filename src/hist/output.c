@@ -545,80 +545,95 @@ static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buc
 	return j;
 }
 
-int hist_emit(struct hctx *c)
+/* The documents: JSON on stdout or in --json=FILE, and --render's forms.
+ * 0, 1 (a write failed: said), or -1 (out of memory: said). */
+static int emit_documents(struct hctx *c, const bool *unsup)
 {
-	bool unsup[HSET_NR_KINDS];
-	int rc = 0;
-	bool json_err = false;
+	bool failed = false;
 
-	for (int t = 0; t < HSET_NR_KINDS; t++)
-		unsup[t] = hist_kind_unsupported(c, t);
-	const struct latency_stats *st = c->run.track;	/* the trackers' counters */
-
-	if (c->o.outdir) {
-		int err = write_tree(c, unsup);
-		if (err)
-			return EXIT_ERR;
-	}
 	if (c->o.json || c->o.json_file) {
 		struct json_object *j = build_doc(c, unsup, c->o.json_buckets);
 		if (!j) {
 			fprintf(stderr, "%s: out of memory building JSON\n", c->prog);
-			return EXIT_ERR;
+			return -1;
 		}
 		if (jsonout_write(j, JSON_C_TO_STRING_PRETTY, c->o.json ? NULL : c->o.json_file, c->o.force,
 				  c->prog))
-			json_err = true;
+			failed = true;
 		json_object_put(j);
 	}
 	if (c->o.renders.nr) {	/* the page draws the buckets: a document with them */
 		struct json_object *j = build_doc(c, unsup, true);
 		if (!j) {
 			fprintf(stderr, "%s: out of memory building the report's forms\n", c->prog);
-			return EXIT_ERR;
+			return -1;
 		}
 		if (jsonout_render(j, &c->o.renders, c->o.force, c->prog))
-			json_err = true;
+			failed = true;
 		json_object_put(j);
 	}
-	if (!c->o.json) {
-		hist_term_view(c, stdout, unsup);
-		hist_tasks_text(c, stdout);
-		if (!c->run.src || !hsource_text(c->run.src, print_line, NULL))
-			print_events(c);
-		if (fired_shown(c))
-			firedout_text(&c->in.fired, stdout);
-		if (tracking(c) == HSOURCE_TRACK_NONE) {
-			printf("tracking: none (hist triggers file every wakeup to its switch-in, per "
-			       "task, without the priority rules)\n");
-		} else {
-			printf("tracking: %" PRIu64 " wakeups ignored by the priority rules, %" PRIu64
-			       " dropped (higher prio first), %" PRIu64 " dropped (already running), %"
-			       PRIu64 " replaced, %" PRIu64 " migrated, ", st->wake_ignored,
-			       st->dropped_prio, st->dropped_running, st->replaced, st->migrated);
-			if (tracking(c) == HSOURCE_TRACK_NO_TABLES)	/* their evictions are not counted */
-				printf("%" PRIu64 " expiries of unknown timers\n", st->timer_unknown);
-			else
-				printf("%" PRIu64 " pid-table evictions, %" PRIu64 " timer-table evictions, %"
-				       PRIu64 " expiries of unknown timers, %" PRIu64 " wakeups written late "
-				       "(not measured)\n", st->pid_evictions, st->timer_evictions,
-				       st->timer_unknown, st->late_wakeups);
-		}
-		if (c->mode != H_REPORT && !in_userspace(c))
-			printf("keep-busy: off (%s backend)\n", c->run.ran->name);
-		else if (c->mode != H_REPORT)
-			printf("keep-busy: %s\n",
-			       c->run.busy_on ? (strcmp(c->run.busy_why, "option") ? "on (the self-test saw "
-								"idle-entry samples dropped)"
-								: "on (--keep-busy)")
-			       : c->run.idc_ran && !c->run.idc_err ? "off (the self-test saw no drop)"
-			       : c->run.idc_ran ? "off (the self-test could not run)" : "off (--no-keep-busy)");
-		if (c->o.outdir)
-			printf("latency_hist tree written to %s\n", c->o.outdir);
+	return failed;
+}
+
+/* The trackers' line: what the priority rules and the tables did. */
+static void print_tracking(const struct hctx *c)
+{
+	const struct latency_stats *st = c->run.track;
+
+	if (tracking(c) == HSOURCE_TRACK_NONE) {
+		printf("tracking: none (hist triggers file every wakeup to its switch-in, per "
+		       "task, without the priority rules)\n");
+		return;
 	}
-	/* say clearly what is missing, on stderr so JSON stays clean */
-	/* (one line per reason: irqsoff, preemptoff and preemptirqsoff share theirs) */
+	printf("tracking: %" PRIu64 " wakeups ignored by the priority rules, %" PRIu64
+	       " dropped (higher prio first), %" PRIu64 " dropped (already running), %"
+	       PRIu64 " replaced, %" PRIu64 " migrated, ", st->wake_ignored,
+	       st->dropped_prio, st->dropped_running, st->replaced, st->migrated);
+	if (tracking(c) == HSOURCE_TRACK_NO_TABLES)	/* their evictions are not counted */
+		printf("%" PRIu64 " expiries of unknown timers\n", st->timer_unknown);
+	else
+		printf("%" PRIu64 " pid-table evictions, %" PRIu64 " timer-table evictions, %"
+		       PRIu64 " expiries of unknown timers, %" PRIu64 " wakeups written late "
+		       "(not measured)\n", st->pid_evictions, st->timer_evictions,
+		       st->timer_unknown, st->late_wakeups);
+}
+
+/* The live run's keep-busy line: on or off, and why. */
+static void print_keep_busy(const struct hctx *c)
+{
+	if (!in_userspace(c))
+		printf("keep-busy: off (%s backend)\n", c->run.ran->name);
+	else
+		printf("keep-busy: %s\n",
+		       c->run.busy_on ? (strcmp(c->run.busy_why, "option") ? "on (the self-test saw "
+							"idle-entry samples dropped)"
+							: "on (--keep-busy)")
+		       : c->run.idc_ran && !c->run.idc_err ? "off (the self-test saw no drop)"
+		       : c->run.idc_ran ? "off (the self-test could not run)" : "off (--no-keep-busy)");
+}
+
+/* The text report on stdout: histograms, tasks, what the input gave. */
+static void print_text(struct hctx *c, const bool *unsup)
+{
+	hist_term_view(c, stdout, unsup);
+	hist_tasks_text(c, stdout);
+	if (!c->run.src || !hsource_text(c->run.src, print_line, NULL))
+		print_events(c);
+	if (fired_shown(c))
+		firedout_text(&c->in.fired, stdout);
+	print_tracking(c);
+	if (c->mode != H_REPORT)
+		print_keep_busy(c);
+	if (c->o.outdir)
+		printf("latency_hist tree written to %s\n", c->o.outdir);
+}
+
+/* The selected kinds the input cannot give, on stderr (JSON stays clean):
+ * one line per reason (irqsoff, preemptoff and preemptirqsoff share theirs). */
+static void say_unsupported(const struct hctx *c, const bool *unsup)
+{
 	bool said[HSET_NR_KINDS] = { false };
+
 	for (int t = 0; t < HSET_NR_KINDS; t++) {
 		if (!c->o.types[t] || !unsup[t] || said[t] || !(c->o.json || !c->o.types_given) || c->o.quiet)
 			continue;
@@ -635,52 +650,62 @@ int hist_emit(struct hctx *c)
 			fprintf(stderr, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", hset_kind_name(same[i]));
 		fprintf(stderr, " not reported: %s\n", why);
 	}
-	uint64_t drop = dropped(c);
-	if (c->in.duplicates)
-		fprintf(stderr, "%s: %" PRIu64 " samples are byte for byte the one before them (the recorder wrote part "
-				"of a ring twice): dropped, nothing is missing\n", c->prog, c->in.duplicates);
-	if (drop || c->in.out_of_order || c->in.forced || c->in.ring_corrupt_bytes || c->in.fired.throttles) {
-		char b[512];
-		size_t u = 0;
+}
+
+/* Every loss in one warning line, the fired-but-undelivered samples and
+ * what they cost the timer workload, on stderr. */
+static void say_losses(const struct hctx *c, uint64_t drop)
+{
+	const struct latency_stats *st = c->run.track;	/* the trackers' counters */
+	char b[512];
+	size_t u = 0;
+
 #define DROPPED(v, what) \
-		if (v && u < sizeof(b)) \
-			u += (size_t)snprintf(b + u, sizeof(b) - u, "%s%" PRIu64 " " what, u ? ", " : "", v)
-		DROPPED(c->in.lost_events, "events lost by the kernel");
-		DROPPED(c->in.lost_samples, "samples lost by the kernel");
-		DROPPED(c->in.unknown_id, "samples with an id no event declares");
-		DROPPED(c->in.bad_samples, "samples too short for their sample_type");
-		DROPPED(c->in.bad_raw, "samples with a malformed payload");
-		DROPPED(c->in.no_raw, "samples without a payload");
-		DROPPED(st->bad_cpu, "events with a CPU out of range");
-		DROPPED(st->alloc_failures, "samples lost to memory");
-		DROPPED(c->in.out_of_order, "events delivered out of order");
-		DROPPED(c->in.forced, "queue flushes forced by a full queue");
-		DROPPED(c->in.ring_corrupt_bytes, "bytes of corrupt ring data skipped");
-		char bl[400] = "";
-		if (c->run.src)
-			hsource_loss_text(c->run.src, bl, sizeof(bl));
-		if (bl[0] && u < sizeof(b))
-			u += (size_t)snprintf(b + u, sizeof(b) - u, "%s%s", u ? ", " : "", bl);
+	if (v && u < sizeof(b)) \
+		u += (size_t)snprintf(b + u, sizeof(b) - u, "%s%" PRIu64 " " what, u ? ", " : "", v)
+	DROPPED(c->in.lost_events, "events lost by the kernel");
+	DROPPED(c->in.lost_samples, "samples lost by the kernel");
+	DROPPED(c->in.unknown_id, "samples with an id no event declares");
+	DROPPED(c->in.bad_samples, "samples too short for their sample_type");
+	DROPPED(c->in.bad_raw, "samples with a malformed payload");
+	DROPPED(c->in.no_raw, "samples without a payload");
+	DROPPED(st->bad_cpu, "events with a CPU out of range");
+	DROPPED(st->alloc_failures, "samples lost to memory");
+	DROPPED(c->in.out_of_order, "events delivered out of order");
+	DROPPED(c->in.forced, "queue flushes forced by a full queue");
+	DROPPED(c->in.ring_corrupt_bytes, "bytes of corrupt ring data skipped");
 #undef DROPPED
-		char fw[1024];
-		if (firedout_warning(&c->in.fired, fw, sizeof(fw)))
-			fprintf(stderr, "%s: warning: %s%s\n", c->prog, fw,
-				firedtab_undelivered(&c->in.fired) ? ": histograms are incomplete" : "");
-		/* the workload's own count says what that cost it */
-		for (unsigned i = 0; c->run.twl && i < timerwl_nr_threads(c->run.twl); i++) {
-			struct timerwl_thread_info info;
-			timerwl_snapshot(c->run.twl, i, &info, NULL);
-			uint64_t un = twl_unfiled(c, &info), ud = cpu_undelivered(c, info.cpu);
-			if (un && ud)
-				fprintf(stderr, "%s: warning: CPU%u: %" PRIu64 " of %" PRIu64 " timer-workload "
-						"cycles have no timerandwakeup sample; the kernel fired %" PRIu64
-						" samples there that it never delivered\n",
-					c->prog, info.cpu, un, info.cycles, ud);
-		}
-		if (u)
-			fprintf(stderr, "%s: warning: %s: %s\n", c->prog, b,
-			drop || c->in.ring_corrupt_bytes ? "histograms are incomplete" : "ordering may be off");
+	char bl[400] = "";
+	if (c->run.src)
+		hsource_loss_text(c->run.src, bl, sizeof(bl));
+	if (bl[0] && u < sizeof(b))
+		u += (size_t)snprintf(b + u, sizeof(b) - u, "%s%s", u ? ", " : "", bl);
+	char fw[1024];
+	if (firedout_warning(&c->in.fired, fw, sizeof(fw)))
+		fprintf(stderr, "%s: warning: %s%s\n", c->prog, fw,
+			firedtab_undelivered(&c->in.fired) ? ": histograms are incomplete" : "");
+	/* the workload's own count says what that cost it */
+	for (unsigned i = 0; c->run.twl && i < timerwl_nr_threads(c->run.twl); i++) {
+		struct timerwl_thread_info info;
+		timerwl_snapshot(c->run.twl, i, &info, NULL);
+		uint64_t un = twl_unfiled(c, &info), ud = cpu_undelivered(c, info.cpu);
+		if (un && ud)
+			fprintf(stderr, "%s: warning: CPU%u: %" PRIu64 " of %" PRIu64 " timer-workload "
+					"cycles have no timerandwakeup sample; the kernel fired %" PRIu64
+					" samples there that it never delivered\n",
+				c->prog, info.cpu, un, info.cycles, ud);
 	}
+	if (u)
+		fprintf(stderr, "%s: warning: %s: %s\n", c->prog, b,
+			drop || c->in.ring_corrupt_bytes ? "histograms are incomplete" : "ordering may be off");
+}
+
+/* -T and --strict: exit 1 when events were lost or a maximum is over -T
+ * (said on stderr), else 0. */
+static int verdict(const struct hctx *c, uint64_t drop)
+{
+	int rc = 0;
+
 	if (drop && (c->o.threshold_given || c->o.strict)) {
 		fprintf(stderr, "%s: %" PRIu64 " events were lost or dropped, so the histograms cannot "
 				"pass %s: exit 1\n", c->prog, drop,
@@ -696,6 +721,31 @@ int hist_emit(struct hctx *c)
 			rc = EXIT_THRESHOLD;
 		}
 	}
+	return rc;
+}
+
+int hist_emit(struct hctx *c)
+{
+	bool unsup[HSET_NR_KINDS];
+
+	for (int t = 0; t < HSET_NR_KINDS; t++)
+		unsup[t] = hist_kind_unsupported(c, t);
+	if (c->o.outdir && write_tree(c, unsup))
+		return EXIT_ERR;
+	int docs = emit_documents(c, unsup);
+	if (docs < 0)
+		return EXIT_ERR;
+	bool json_err = docs > 0;
+	if (!c->o.json)
+		print_text(c, unsup);
+	say_unsupported(c, unsup);
+	uint64_t drop = dropped(c);
+	if (c->in.duplicates)
+		fprintf(stderr, "%s: %" PRIu64 " samples are byte for byte the one before them (the recorder wrote part "
+				"of a ring twice): dropped, nothing is missing\n", c->prog, c->in.duplicates);
+	if (drop || c->in.out_of_order || c->in.forced || c->in.ring_corrupt_bytes || c->in.fired.throttles)
+		say_losses(c, drop);
+	int rc = verdict(c, drop);
 	if (cmdio_finish(stdout, c->prog, "standard output") || json_err)
 		return EXIT_ERR;
 	return rc;

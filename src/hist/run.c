@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run.c - the runs of `latscope hist`: report (a perf.data file), and the
- * live record/top (tracepoints through perf_event_open, the -o recording,
- * keep-busy, the timer workload, the system settings they change and
- * restore).
+ * run.c - `latscope hist report`: the histograms of a perf.data file; and
+ * what a run saw into c for the outputs, shared with the live run (live.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,7 +34,7 @@
 
 /* What a source saw (live) or the engine was fed (report) into c, for
  * the outputs. */
-static void take_stats(struct hctx *c, const struct hsource_stats *st)
+void hist_take_stats(struct hctx *c, const struct hsource_stats *st)
 {
 	c->run.track = st->track;
 	c->in.any_cpu = st->any_cpu;
@@ -61,13 +59,84 @@ static void take_stats(struct hctx *c, const struct hsource_stats *st)
 
 /* ---- report ----------------------------------------------------------- */
 
+/*
+ * At the first tracepoint sample: the decoder for r's formats, the kinds
+ * the recording carries (every tracepoint needs CPU, TIME and RAW), and
+ * the engine sized for its CPUs.  0 or -1 (said); *d and feed are the
+ * caller's to free.
+ */
+static int report_setup(struct hctx *c, struct pdread *r, const char *path, struct tpdecode **d,
+			struct hsource_feed *feed)
+{
+	struct hsource_why why;
+	struct tep_handle *tep = pdread_tep(r);
+
+	if (!tep) {
+		fprintf(stderr, "%s: %s has tracepoint samples but no tracing data "
+				"(formats); record it again with perf record or latscope\n",
+			c->prog, path);
+		return -1;
+	}
+	*d = tpdecode_new(tep);
+	if (!*d) {
+		fprintf(stderr, "%s: out of memory\n", c->prog);
+		return -1;
+	}
+	for (size_t i = 0; i < pdread_nr_evsels(r); i++) {
+		const struct pdread_evsel *e = pdread_evsel(r, i);
+		if (e->attr.type != PDFORMAT_TYPE_TRACEPOINT)
+			continue;
+		if (!(e->attr.sample_type & PDFORMAT_SAMPLE_CPU) ||
+		    !(e->attr.sample_type & PDFORMAT_SAMPLE_TIME) ||
+		    !(e->attr.sample_type & PDFORMAT_SAMPLE_RAW)) {
+			fprintf(stderr, "%s: event %s was recorded without CPU/TIME/RAW "
+					"in its samples; record system-wide (perf record -a)\n",
+				c->prog, e->name ? e->name : "?");
+			return -1;
+		}
+		enum tpevent_kind k = tpdecode_kind(*d, (int)e->attr.config);
+		if (k != TPEVENT_UNKNOWN)
+			c->in.has[k] = true;
+	}
+	const struct pdread_info *in = pdread_info(r);
+	uint32_t n = in->nr_cpus_avail ? in->nr_cpus_avail : in->nr_cpus_online;
+	if (!n || in->pipe)
+		n = n > 1024 ? n : 1024;
+	if (hsource_feed_init(feed, &c->o.lcfg, n, c->in.has, &why) < 0) {
+		fprintf(stderr, "%s: %s\n", c->prog, why.reason);
+		return -1;
+	}
+	if (c->run.tasks)
+		latency_set_observer(feed->lat, tasklat_observe, c->run.tasks);
+	return 0;
+}
+
+/* What the reader and the decoder skipped or lost, and the fired counts
+ * the recording carries, into c. */
+static void report_losses(struct hctx *c, struct pdread *r, const struct tpdecode_losses *loss)
+{
+	const struct pdread_stats *st = pdread_stats(r);
+
+	c->in.no_raw = loss->no_raw;
+	c->in.undecoded = loss->unknown;
+	c->in.bad_raw = loss->bad_raw;
+	c->in.lost_events = st->lost_events;
+	c->in.lost_samples = st->lost_samples;
+	c->in.unknown_id = st->unknown_id;
+	c->in.bad_samples = st->bad_samples;
+	c->in.out_of_order = st->out_of_order;
+	c->in.duplicates = st->duplicates;
+	c->in.forced = st->forced_flushes;
+	if (pdread_info(r)->fired.counted && firedout_copy(&c->in.fired, &pdread_info(r)->fired) == 0)
+		firedout_names(&c->in.fired, r);
+}
+
 int hist_report(struct hctx *c)
 {
 	struct pdread *r = NULL;
 	struct tpdecode *d = NULL;
 	struct tpdecode_losses loss = { 0 };	/* the loop skips non-tracepoint samples itself */
 	struct hsource_feed feed = { 0 };
-	struct hsource_why why;
 	struct pdread_event ev;
 	int rc, ret = EXIT_ERR;
 	const char *path = c->o.input ? c->o.input : "perf.data";
@@ -85,46 +154,8 @@ int hist_report(struct hctx *c)
 		if (ev.type != PDFORMAT_RECORD_SAMPLE || !ev.evsel || !ev.has_sample ||
 		    ev.evsel->attr.type != PDFORMAT_TYPE_TRACEPOINT)
 			continue;
-		if (!d) {
-			struct tep_handle *tep = pdread_tep(r);
-			if (!tep) {
-				fprintf(stderr, "%s: %s has tracepoint samples but no tracing data "
-						"(formats); record it again with perf record or latscope\n",
-					c->prog, path);
-				goto out;
-			}
-			d = tpdecode_new(tep);
-			if (!d) {
-				fprintf(stderr, "%s: out of memory\n", c->prog);
-				goto out;
-			}
-			for (size_t i = 0; i < pdread_nr_evsels(r); i++) {
-				const struct pdread_evsel *e = pdread_evsel(r, i);
-				if (e->attr.type != PDFORMAT_TYPE_TRACEPOINT)
-					continue;
-				if (!(e->attr.sample_type & PDFORMAT_SAMPLE_CPU) ||
-				    !(e->attr.sample_type & PDFORMAT_SAMPLE_TIME) ||
-				    !(e->attr.sample_type & PDFORMAT_SAMPLE_RAW)) {
-					fprintf(stderr, "%s: event %s was recorded without CPU/TIME/RAW "
-							"in its samples; record system-wide (perf record -a)\n",
-						c->prog, e->name ? e->name : "?");
-					goto out;
-				}
-				enum tpevent_kind k = tpdecode_kind(d, (int)e->attr.config);
-				if (k != TPEVENT_UNKNOWN)
-					c->in.has[k] = true;
-			}
-			const struct pdread_info *in = pdread_info(r);
-			uint32_t n = in->nr_cpus_avail ? in->nr_cpus_avail : in->nr_cpus_online;
-			if (!n || in->pipe)
-				n = n > 1024 ? n : 1024;
-			if (hsource_feed_init(&feed, &c->o.lcfg, n, c->in.has, &why) < 0) {
-				fprintf(stderr, "%s: %s\n", c->prog, why.reason);
-				goto out;
-			}
-			if (c->run.tasks)
-				latency_set_observer(feed.lat, tasklat_observe, c->run.tasks);
-		}
+		if (!d && report_setup(c, r, path, &d, &feed) < 0)
+			goto out;
 		if (c->o.time_given &&
 		    (ev.sample.time < c->o.time_lo_ns || ev.sample.time > c->o.time_hi_ns)) {
 			c->in.outside++;
@@ -135,24 +166,12 @@ int hist_report(struct hctx *c)
 			continue;
 		hsource_feed_event(&feed, &t);
 	}
-	c->in.no_raw = loss.no_raw;
-	c->in.undecoded = loss.unknown;
-	c->in.bad_raw = loss.bad_raw;
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s: %s\n", c->prog, path,
 			*pdread_strerror(r) ? pdread_strerror(r) : strerror(-rc));
 		goto out;
 	}
-	const struct pdread_stats *st = pdread_stats(r);
-	c->in.lost_events = st->lost_events;
-	c->in.lost_samples = st->lost_samples;
-	c->in.unknown_id = st->unknown_id;
-	c->in.bad_samples = st->bad_samples;
-	c->in.out_of_order = st->out_of_order;
-	c->in.duplicates = st->duplicates;
-	c->in.forced = st->forced_flushes;
-	if (pdread_info(r)->fired.counted && firedout_copy(&c->in.fired, &pdread_info(r)->fired) == 0)
-		firedout_names(&c->in.fired, r);
+	report_losses(c, r, &loss);
 	if (!feed.lat) {
 		fprintf(stderr, "%s: %s has no tracepoint samples; record sched:sched_switch, "
 				"sched:sched_wakeup (and timer:hrtimer_*) with -a\n", c->prog, path);
@@ -160,7 +179,7 @@ int hist_report(struct hctx *c)
 	}
 	struct hsource_stats fst = { 0 };
 	hsource_feed_stats(&feed, &fst);
-	take_stats(c, &fst);
+	hist_take_stats(c, &fst);
 	c->run.lat = feed.lat;	/* the caller's to free */
 	feed.lat = NULL;
 	c->run.set = latency_set(c->run.lat);
@@ -171,596 +190,3 @@ out:
 	cmdio_pdr_close(r, c->prog, path);
 	return ret;
 }
-
-/* ---- live ------------------------------------------------------------- */
-
-static const char *const live_events[] = {
-	"sched:sched_switch",
-	"sched:sched_wakeup",
-	"?sched:sched_waking",
-	"?sched:sched_wakeup_new",
-	"?sched:sched_migrate_task",
-	"?sched:sched_process_exit",
-	"?timer:hrtimer_start",
-	"?timer:hrtimer_cancel",
-	"?timer:hrtimer_expire_entry",
-	"?timer:hrtimer_expire_exit",
-};
-/* -a: who had the CPU in the worst sample's window */
-static const char *const live_auto[] = {
-	"?irq:irq_handler_entry", "?irq:irq_handler_exit",
-	"?irq:softirq_entry", "?irq:softirq_exit",
-	"?irq_vectors:*_entry", "?irq_vectors:*_exit",
-};
-static const char *const live_irqsoff[] = {
-	"?preemptirq:irq_disable",
-	"?preemptirq:irq_enable",
-	"?preemptirq:preempt_disable",
-	"?preemptirq:preempt_enable",
-};
-
-/* what a call of the source has to say, on stderr */
-static void say_why(const struct hctx *c, const struct hsource_why *why)
-{
-	if (why->reason[0])
-		fprintf(stderr, "%s: %s\n", c->prog, why->reason);
-	if (why->note[0])
-		fprintf(stderr, "%s: %s\n", c->prog, why->note);
-}
-
-/* The source's counts so far into c. */
-static void take_source(struct hctx *c)
-{
-	struct hsource_stats st;
-
-	hsource_stats(c->run.src, &st);
-	take_stats(c, &st);
-}
-
-static int open_record_file(struct hctx *c)
-{
-	int err;
-	/* one rule for every recorder: the host's byte order (the kernel's
-	 * records are copied as they come), as perf writes */
-	struct safeout_refusal why;
-	struct pdwrite_opts o = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = c->o.force, .checkpoint = true,
-				  .refusal = &why };
-	err = pdwrite_open(&c->run.pw, c->o.record_out, &o);
-	if (err < 0) {
-		char msg[PATH_MAX + 160];
-		fprintf(stderr, "%s: cannot create %s: %s\n", c->prog, c->o.record_out,
-			safeout_explain(msg, sizeof(msg), err, &why));
-		return err;
-	}
-	/* the events and their formats; from then on every ring record */
-	err = hsource_record(c->run.src, c->run.pw, &c->run.live_err);
-	if (err < 0) {
-		fprintf(stderr, "%s: cannot describe the tracepoints in %s: %s\n", c->prog,
-			c->o.record_out, strerror(-err));
-		return err;
-	}
-	char host[256] = "";
-	gethostname(host, sizeof(host) - 1);
-	pdwrite_set_string_feature(c->run.pw, PDFORMAT_FEAT_HOSTNAME, host);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	pdwrite_set_nrcpus(c->run.pw, (uint32_t)ncpu, (uint32_t)ncpu);
-	err = pdwrite_begin_data(c->run.pw);
-	if (err < 0) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", c->prog, c->o.record_out, strerror(-err));
-		return err;
-	}
-	return 0;
-}
-
-/*
- * Keep-busy: explicit, or after the idle-drop self-test.  One line on stderr
- * when the self-test turns it on.
- */
-static int keep_busy_setup(struct hctx *c, struct livesetup *ls)
-{
-	if (c->lo.keep_busy < 0) {
-		c->run.idc_ran = true;
-		c->run.idc_err = idlecheck_check(&c->lo.cpus, NULL, c->run.idc, sizeof(c->run.idc) / sizeof(c->run.idc[0]),
-				       &c->run.nidc);
-		if (!c->run.idc_err && idlecheck_any_drops(c->run.idc, c->run.nidc)) {
-			char list[256] = "";
-			size_t used = 0;
-			for (size_t i = 0; i < c->run.nidc && used < sizeof(list) - 64; i++)
-				if (c->run.idc[i].verdict == IDLECHECK_DROPS)
-					used += (size_t)snprintf(list + used, sizeof(list) - used,
-								 "%sCPU%u %" PRIu64 "/%" PRIu64,
-								 used ? ", " : "", c->run.idc[i].cpu,
-								 c->run.idc[i].samples + c->run.idc[i].lost,
-								 c->run.idc[i].counted);
-			fprintf(stderr,
-				"%s: this kernel drops perf samples of interrupts taken on an idle CPU "
-				"(self-test, timer interrupts delivered/fired: %s): keeping the traced CPUs busy "
-				"with SCHED_IDLE spinners (--no-keep-busy to turn off)\n",
-				c->prog, list);
-			c->run.busy_why = "self-test";
-		}
-	} else if (c->lo.keep_busy > 0) {
-		c->run.busy_why = "option";
-	}
-	if (!c->run.busy_why)
-		return 0;
-	struct livesetup_cfg cfg = { .keep_busy_cpus = &c->lo.cpus, .dma_latency_us = -1 };
-	int err = livesetup_apply(ls, &cfg, LIVESETUP_KEEP_BUSY, NULL);
-	if (err < 0) {
-		fprintf(stderr, "%s: cannot start the keep-busy threads: %s (try --no-keep-busy)\n",
-			c->prog, strerror(-err));
-		return err;
-	}
-	c->run.busy_on = true;
-	return 0;
-}
-
-/* A backend whose events come up to userspace (perf, auto's last resort):
- * keep-busy first, then the source (the tracepoints' rings, the decoder,
- * the engine).  0 or -1 (said). */
-static int open_userspace(struct hctx *c, const struct hsource_ops *ops, const struct hsource_cfg *cfg,
-			  struct livesetup *ls)
-{
-	struct hsource_why hw;
-
-	if (keep_busy_setup(c, ls) < 0 || tool_setup_interrupted(c->prog))
-		return -1;
-	if (hsource_open(&c->run.src, ops, cfg, &hw) < 0) {
-		say_why(c, &hw);
-		return -1;
-	}
-	c->run.ran = ops;
-	return 0;
-}
-
-#define HIST_MAX_BACKENDS 8
-#define WHY_LEN (sizeof(((struct hsource_why *)0)->reason) + 16)
-
-/* auto's line on stderr: the backend that runs, why each one before it
- * does not, and what keeps the histograms (its auto_note) */
-static void say_auto(const struct hctx *c, const struct hsource_ops *ops, size_t at,
-		     char why[][WHY_LEN])
-{
-	fprintf(stderr, "%s: backend %s (", c->prog, ops->name);
-	for (size_t i = 0; i < at; i++)
-		fprintf(stderr, "%s%s %s", i ? "; " : "", hsource_backends[i]->auto_name, why[i]);
-	if (ops->auto_note)
-		fprintf(stderr, "%s%s", at ? "; " : "", ops->auto_note);
-	fprintf(stderr, ")\n");
-}
-
-/* One in-kernel backend (bpf, kernel hist triggers), unless this command
- * line or the environment refuses it (why[i] then says so): loaded or set
- * up, counting from here.  From the kernel's start on, an abort (a second
- * signal) undoes it too. */
-static void try_in_kernel(struct hctx *c, const struct hsource_ops *ops, const struct hsource_cfg *cfg,
-			  const struct hsource_need *need, char *why)
-{
-	struct hsource_why hw;
-
-	if (hsource_refusal(ops, need, why, WHY_LEN))
-		return;
-	if (ops->emergency_restore)
-		cmdio_on_abort_call(ops->emergency_restore);
-	if (hsource_open(&c->run.src, ops, cfg, &hw) < 0)
-		snprintf(why, WHY_LEN, "refused: %s", hw.reason);
-	else
-		c->run.ran = ops;
-	if (hw.note[0])	/* bpf: runs without the timer kinds; kernel: an undo failed */
-		fprintf(stderr, "%s: %s\n", c->prog, hw.note);
-}
-
-/*
- * --backend NAME or auto: auto tries the backends in hsource_backends'
- * order and says on stderr which one runs and why those before it do not;
- * an explicit in-kernel backend that cannot run is an error.  0 (c->run.src
- * set) or -1 (said).
- */
-static int open_backend(struct hctx *c, const struct hsource_cfg *cfg, struct livesetup *ls)
-{
-	char why[HIST_MAX_BACKENDS][WHY_LEN];
-	struct hsource_need need;
-
-	hist_need(c, &need);
-	for (size_t i = 0; hsource_backends[i] && i < HIST_MAX_BACKENDS && !c->run.src; i++) {
-		const struct hsource_ops *ops = hsource_backends[i];
-		snprintf(why[i], WHY_LEN, "not tried");
-		if (c->lo.backend && c->lo.backend != ops)
-			continue;
-		if (ops->events_in_userspace) {
-			if (!c->lo.backend)
-				say_auto(c, ops, i, why);
-			return open_userspace(c, ops, cfg, ls);
-		}
-		try_in_kernel(c, ops, cfg, &need, why[i]);
-		if (!c->run.src && c->lo.backend) {
-			fprintf(stderr, "%s: --backend %s %s\n", c->prog, ops->name, why[i]);
-			return -1;
-		}
-		if (c->run.src && !c->lo.backend)
-			say_auto(c, ops, i, why);
-	}
-	return 0;
-}
-
-/* The live loop's callbacks (src/tool.h): poll, read, checkpoint, the top view. */
-struct live_loop {
-	struct hctx *c;
-	uint64_t start_ns;
-	bool tty;
-	struct progress prog;		/* record: the status line on stderr */
-};
-
-/* The source's descriptors; none (bpf, kernel: the kernel keeps the
- * histograms): a pause. */
-static int live_wait(void *arg, int timeout_ms)
-{
-	struct live_loop *lv = arg;
-	struct pollfd *fds;
-	size_t n = hsource_pollfds(lv->c->run.src, &fds);
-
-	if (poll(fds, n, timeout_ms) < 0 && errno != EINTR && n) {
-		int err = -errno;
-		fprintf(stderr, "%s: poll: %s\n", lv->c->prog, strerror(-err));
-		return err;
-	}
-	return 0;
-}
-
-/* The monitor: the backend's counts read, rendered and published. */
-static void monitor_refresh(void *arg, uint64_t now_ns)
-{
-	struct hctx *c = ((struct live_loop *)arg)->c;
-	struct hsource_why hw;
-
-	if (hsource_sync(c->run.src, &hw) < 0) {
-		say_why(c, &hw);
-		c->mon.monitor_failed = true;
-		cmdio_stop();
-		return;
-	}
-	take_source(c);
-	hist_monitor_publish(c, now_ns);
-}
-
-static int live_process(void *arg, uint64_t until_ns)
-{
-	struct live_loop *lv = arg;
-	struct hsource_why hw;
-	int err = hsource_drain(lv->c->run.src, until_ns, &hw);
-
-	if (err < 0)
-		say_why(lv->c, &hw);
-	if (!err && lv->c->mon.nm)
-		noisemon_advance(lv->c->mon.nm, until_ns);
-	if (!err && lv->c->mon.dtlr)
-		hist_monitor_dtl_poll(lv->c);
-	/* the monitor's SIGHUP: from zero, published at once */
-	if (!err && lv->c->mode == H_MONITOR && cmdio_take_request() && hist_monitor_reset(lv->c) == 0)
-		monitor_refresh(lv, tool_now_ns());
-	return err;
-}
-
-/* -o survives a kill: the file is valid up to the last checkpoint */
-static void live_checkpoint(void *arg)
-{
-	struct hctx *c = ((struct live_loop *)arg)->c;
-	if (!c->run.live_err && pdwrite_checkpoint(c->run.pw, false) < 0)
-		c->run.live_err = true;
-}
-
-/* -T: the run stops as soon as a sample exceeds it */
-static bool live_done(void *arg)
-{
-	return hist_threshold_check(((struct live_loop *)arg)->c);
-}
-
-static void live_refresh(void *arg, uint64_t now_ns)
-{
-	struct live_loop *lv = arg;
-	struct hctx *c = lv->c;
-	struct hsource_why hw;
-	bool unsup[HSET_NR_KINDS];
-	char seen[160];
-
-	for (int t = 0; t < HSET_NR_KINDS; t++)
-		unsup[t] = hist_kind_unsupported(c, t);
-	if (hsource_sync(c->run.src, &hw) < 0) {
-		say_why(c, &hw);
-		cmdio_stop();
-	}
-	take_source(c);
-	if (lv->tty)
-		fputs("\033[H\033[2J", stdout);
-	hsource_describe(c->run.src, seen, sizeof(seen));
-	if (!c->o.full) {
-		/* a terminal: cut to its size; else a snapshot per refresh, whole */
-		struct winsize ws = { 0 };
-		unsigned rows = 0, cols = 0;
-		if (lv->tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col) {
-			rows = ws.ws_row - 1;	/* the cursor's line stays free: no scroll */
-			cols = ws.ws_col;
-		}
-		char head[256];
-		snprintf(head, sizeof(head), "latscope hist top: %.1f s, %s",
-			 (double)(now_ns - lv->start_ns) / 1e9, seen);
-		hist_top_compact(c, stdout, unsup, head, rows, cols);
-		if (!lv->tty)
-			putchar('\n');
-	} else {
-		printf("latscope hist top: %.1f s, %s\n\n", (double)(now_ns - lv->start_ns) / 1e9, seen);
-		hist_term_view(c, stdout, unsup);
-	}
-	if (fflush(stdout) != 0 || ferror(stdout))
-		cmdio_stop();	/* reported by cmdio_finish() */
-}
-
-/* record: the status line (the in-kernel backends read first: their
- * counts are in the kernel) */
-static void record_progress(void *arg, uint64_t now_ns)
-{
-	struct live_loop *lv = arg;
-	struct hsource_why hw;
-	struct hsource_stats st;
-
-	if (!progress_on(&lv->prog))
-		return;
-	if (!lv->c->run.ran->events_in_userspace && hsource_sync(lv->c->run.src, &hw) < 0) {
-		progress_clear(&lv->prog);
-		say_why(lv->c, &hw);
-		cmdio_stop();
-		return;
-	}
-	hsource_stats(lv->c->run.src, &st);
-	progress_update(&lv->prog, now_ns, st.seen, st.lost);
-}
-
-/* The end of the window: the source's last counts into c, and nothing of
- * the backend left in the kernel (bpf, kernel).  0 or -1 (said). */
-static int live_finish(struct hctx *c)
-{
-	struct hsource_why hw;
-	int err = hsource_finish(c->run.src, &hw);
-
-	say_why(c, &hw);
-	if (hsource_ops_of(c->run.src)->emergency_restore)
-		cmdio_on_abort_forget();	/* undone */
-	if (err < 0)
-		return -1;
-	take_source(c);
-	return 0;
-}
-
-int hist_live(struct hctx *c)
-{
-	const char *ev[sizeof(live_events) / sizeof(live_events[0]) +
-		       sizeof(live_irqsoff) / sizeof(live_irqsoff[0]) +
-		       sizeof(live_auto) / sizeof(live_auto[0])];
-	size_t n = 0;
-	struct livesetup ls;	/* the settings changed for the run, given back at out: */
-	struct livesetup_why why;
-	struct livesetup_cfg lcfg = {
-		.mlock = c->lo.timer,	/* like cyclictest -m: no page fault in the measured path */
-		.dma_latency_us = c->lo.timer && c->lo.dma_latency_us >= 0 ? (int32_t)c->lo.dma_latency_us : -1,
-		.collector_policy = SCHED_FIFO,
-		.collector_prio = (int)c->lo.collector_prio,
-	};
-	struct hsource_why hw;
-	int ret = EXIT_ERR, err;
-
-	/* From the first instruction: a Ctrl-C during setup unwinds through out: */
-	cmdio_signals_install();
-	livesetup_init(&ls, NULL);
-	if (c->mode == H_MONITOR) {
-		cmdio_request_signal(SIGHUP);	/* latency_hist's `reset` */
-		if (hist_monitor_begin(c) < 0)
-			return EXIT_ERR;
-	}
-	for (size_t i = 0; i < sizeof(live_events) / sizeof(live_events[0]); i++)
-		ev[n++] = live_events[i];
-	if (c->lo.irqsoff_live)
-		for (size_t i = 0; i < sizeof(live_irqsoff) / sizeof(live_irqsoff[0]); i++)
-			ev[n++] = live_irqsoff[i];
-	if (c->fw.have_auto)
-		for (size_t i = 0; i < sizeof(live_auto) / sizeof(live_auto[0]); i++)
-			ev[n++] = live_auto[i];
-	if (tool_cpus(&c->lo.cpus, c->lo.cpus_given, NULL, c->prog))
-		goto out;
-	uint32_t maxcpu = 0;
-	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
-		if (parse_cpuset_has(&c->lo.cpus, cpu))
-			maxcpu = cpu;
-	struct hsource_cfg scfg = {
-		.nr_cpus = maxcpu + 1, .cpus = &c->lo.cpus, .lcfg = c->o.lcfg, .events = ev, .nr_events = n,
-		.ring_bytes = (size_t)c->lo.ring_bytes, .track_tasks = c->o.record_out != NULL,
-		.tasks = c->run.tasks,
-		.irqsoff = c->lo.irqsoff_live,
-		.run_stats = tool_bpf_stats(),
-	};
-	if (hist_auto_setup(c, &scfg) < 0)
-		goto out;
-	if (open_backend(c, &scfg, &ls) < 0 || tool_setup_interrupted(c->prog))
-		goto out;
-	hsource_kinds(c->run.src, c->in.has);
-	c->run.set = hsource_set(c->run.src);
-	take_source(c);
-	if (c->lo.irqsoff_live && !c->in.has[TPEVENT_IRQ_DISABLE] && !c->in.has[TPEVENT_PREEMPT_DISABLE])
-		fprintf(stderr, "%s: this kernel has no preemptirq tracepoints: irqsoff, preemptoff and "
-				"preemptirqsoff are not measured\n", c->prog);
-	if (c->o.record_out && open_record_file(c) < 0)
-		goto out;
-	if (tool_setup_interrupted(c->prog))
-		goto out;
-	if (hsource_start(c->run.src, &hw) < 0) {
-		say_why(c, &hw);
-		goto out;
-	}
-	c->in.traced_from_ns = tool_now_ns();	/* every CPU traced from here */
-	/* with the timer workload: memory locked, /dev/cpu_dma_latency held */
-	livesetup_apply(&ls, &lcfg, LIVESETUP_MLOCK | LIVESETUP_DMA_LATENCY, &why);
-	if ((err = livesetup_failed(&why, LIVESETUP_MLOCK)) < 0)
-		fprintf(stderr, "%s: mlockall: %s%s%s (going on, page faults may show as latency)\n",
-			c->prog, strerror(-err), why.mlock_hint[0] ? "; " : "", why.mlock_hint);
-	if ((err = livesetup_failed(&why, LIVESETUP_DMA_LATENCY)) < 0)
-		fprintf(stderr, "%s: cannot hold /dev/cpu_dma_latency at %" PRId64 " us: %s "
-				"(going on; --dma-latency -1 does not try)\n",
-			c->prog, c->lo.dma_latency_us, strerror(-err));
-	if (c->lo.timer) {
-		struct timerwl_cfg tc;
-		memset(&tc, 0, sizeof(tc));
-		tc.cpus = c->lo.cpus;
-		tc.interval_ns = c->lo.interval_ns;
-		if (c->lo.prio.policy == SCHED_OTHER) {
-			tc.nice = c->lo.prio.prio;	/* -P o:NICE, o:0 included */
-			tc.set_nice = c->lo.prio_given;
-		} else if (c->lo.prio.policy == CLI_SCHED_DEADLINE) {
-			tc.deadline = true;	/* -P d:RUNTIME:PERIOD */
-			tc.dl_runtime_ns = c->lo.prio.dl_runtime_ns;
-			tc.dl_period_ns = c->lo.prio.dl_period_ns;
-		} else {
-			tc.prio = c->lo.prio.prio;
-		}
-		tc.rr = c->lo.prio.policy == SCHED_RR;
-		tc.hist = c->o.lcfg.hist;
-		err = timerwl_start(&c->run.twl, &tc);
-		if (err < 0) {
-			fprintf(stderr, "%s: cannot start the timer threads: %s\n", c->prog, strerror(-err));
-			goto out;
-		}
-		if (tc.deadline && hist_deadline_refused(c) < 0)
-			goto out;
-	}
-	/* The names of the tasks alive now, ours included (the timer threads
-	 * may be born on an unmeasured CPU: no FORK record); the kernel names
-	 * later ones (evsrc_opts.track_tasks).  Once, before any sample is
-	 * written (the loop below writes them), so perf script shows names. */
-	int named = c->run.pw ? pdwrite_write_task_comms(c->run.pw, 0, NULL) : 0;
-	if (named < 0)
-		fprintf(stderr, "%s: %s: the running tasks are not named: %s\n", c->prog,
-			c->o.record_out, strerror(-named));
-	/* after the workload threads exist, so they do not inherit it */
-	if ((err = livesetup_apply(&ls, &lcfg, LIVESETUP_PRIORITY, NULL)) < 0)
-		fprintf(stderr, "%s: cannot make the collector SCHED_FIFO %d: %s%s (going on)\n",
-			c->prog, (int)c->lo.collector_prio, strerror(-err),
-			err == -EPERM ? "; real-time priorities need root or CAP_SYS_NICE" : "");
-	if (tool_setup_interrupted(c->prog))
-		goto out;
-	uint64_t start = tool_now_ns();
-	if (c->mode == H_RECORD && !c->o.json && !c->o.quiet) {
-		/* the table's first line, now: a reader that only wants the start
-		 * (| head -1) can leave, and the run sees it and stops */
-		if (c->lo.duration_ns)
-			printf("# latscope hist record: measuring for %.3f s (Ctrl-C stops early)\n",
-			       (double)c->lo.duration_ns / 1e9);
-		else
-			printf("# latscope hist record: measuring until Ctrl-C\n");
-		fflush(stdout);
-	}
-	struct live_loop lv = { .c = c, .start_ns = start, .tty = isatty(STDOUT_FILENO) };
-	progress_init(&lv.prog, stderr,
-		      c->mode != H_RECORD ? 0 : c->o.quiet && c->o.progress == PROGRESS_AUTO ? 0 : c->o.progress,
-		      start, c->lo.duration_ns, "events");
-	struct tool_loop l = {
-		.arg = &lv,
-		.start_ns = start,
-		.duration_ns = c->lo.duration_ns,
-		.refresh_ns = c->lo.refresh_ns,
-		.slack_ns = 2000000,	/* the rings are complete up to 2 ms ago */
-		/* the monitor writes nothing to stdout (a journal that restarts
-		 * must not stop it) */
-		.watch_fd = c->mode == H_MONITOR ? -1 : STDOUT_FILENO,
-		.wait = live_wait,
-		.process = live_process,
-		.checkpoint = c->run.pw ? live_checkpoint : NULL,
-		.refresh = c->mode == H_MONITOR ? monitor_refresh
-			 : c->mode == H_TOP && !c->o.quiet && !c->o.json ? live_refresh	/* --json: JSON alone */
-			 : progress_on(&lv.prog) ? record_progress : NULL,
-		.done = live_done,
-	};
-	if (progress_on(&lv.prog))
-		l.refresh_ns = PROGRESS_PERIOD_NS;
-	if (c->mode == H_MONITOR && c->mo.noise_period_us && hist_monitor_noise_start(c) < 0)
-		goto out;
-	if (c->mode == H_MONITOR && c->mo.dtl) {
-		if (hist_monitor_dtl_start(c) < 0)
-			goto out;
-		l.wait_ms = dtlrec_poll_ms(c->mon.dtlr);	/* debugfs: read every 10 ms, as dtl record */
-	}
-	if (c->mode == H_MONITOR)
-		monitor_refresh(&lv, start);	/* the first snapshot now: no 503 until the first refresh */
-	record_progress(&lv, start);	/* the line at once: 0 s */
-	tool_run(&l);
-	progress_clear(&lv.prog);	/* erased before anything else is said */
-	/* the workload's cycles end inside the traced window: every cycle it
-	 * counts was traced (under QEMU/TCG, reading the bpf maps took a second,
-	 * hundreds of 4 ms cycles the programs no longer saw) */
-	timerwl_halt(c->run.twl);
-	c->in.traced_until_ns = tool_now_ns();	/* ... to here */
-	if (live_finish(c) < 0)
-		goto out;
-	if (c->mode == H_MONITOR) {
-		ret = c->mon.monitor_failed ? EXIT_ERR : 0;
-		goto out;
-	}
-	hist_threshold_check(c);	/* the last events read */
-	if (c->run.pw && c->fw.trace_on_hit && !c->fw.hit) {	/* an --on-threshold trace, no hit */
-		pdwrite_discard(c->run.pw);
-		c->run.pw = NULL;
-		if (!c->o.json && !c->o.quiet)
-			fprintf(stderr, "%s: no threshold hit: no trace kept\n", c->prog);
-	}
-	if (c->run.pw) {
-		/* what the kernel fired and never delivered, for hist report */
-		if (!c->run.live_err && c->in.fired.counted && pdwrite_set_fired(c->run.pw, &c->in.fired) < 0)
-			c->run.live_err = true;
-		if (c->run.live_err) {
-			pdwrite_discard(c->run.pw);
-			err = -EIO;
-		} else {
-			err = pdwrite_close(c->run.pw);
-		}
-		c->run.pw = NULL;
-		if (err < 0) {
-			fprintf(stderr, "%s: error writing %s: %s\n", c->prog, c->o.record_out,
-				strerror(-err));
-			goto out;
-		}
-		c->fw.trace_kept = true;
-		if (c->fw.trace_asked && !c->o.json)
-			fprintf(stderr, "%s: wrote '%s'\n", c->prog, c->o.record_out);
-	}
-	hist_on_threshold(c);
-	if (cmdio_broken_pipe())
-		goto out;	/* the quiet end (cmdio_reader_left()): no report */
-	if (c->mode == H_TOP && !c->o.quiet && !c->o.json && isatty(STDOUT_FILENO))
-		fputs("\033[H\033[2J", stdout);
-	ret = hist_emit(c);
-	hist_print_auto(c, c->o.json ? stderr : stdout);
-	fflush(stdout);
-	hist_on_end(c);
-out:
-	/* restore the system: workload stopped, the source closed (events
-	 * disabled, BPF programs detached and unloaded, hist triggers removed
-	 * if setup failed or was interrupted), then what livesetup changed,
-	 * newest first: priority back, /dev/cpu_dma_latency released, memory
-	 * unlocked, spinners stopped */
-	timerwl_stop(c->run.twl);
-	c->run.twl = NULL;
-	const struct hsource_ops *ops = c->run.src ? hsource_ops_of(c->run.src) : NULL;
-	hsource_close(c->run.src, &hw);
-	say_why(c, &hw);
-	if (ops && ops->emergency_restore)
-		cmdio_on_abort_forget();	/* undone */
-	c->run.src = NULL;
-	c->run.set = NULL;
-	c->run.track = NULL;
-	pdwrite_discard(c->run.pw);	/* still open: setup failed or was interrupted */
-	c->run.pw = NULL;
-	livesetup_restore(&ls);
-	latauto_free(c->fw.an);
-	c->fw.an = NULL;
-	if (c->mon.monitor_start_ns)
-		hist_monitor_end(c);
-	return ret;
-}
-
