@@ -241,103 +241,160 @@ static const struct cli_opt *by_key(const struct cli_opt *opts, int key)
 	return NULL;
 }
 
-int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *params, int *first,
-	      char *err, size_t errlen)
-{
+/* One cli_parse() call: its table, where its message goes, getopt_long()'s
+ * tables made from the options, and what the command line gave so far. */
+struct parse_state {
+	const struct cli_cmd *cmd;
+	char *err;
+	size_t errlen;
+	/* option i is 256 + i in lo (and its key in shorts); --help is 'h' */
 	struct option lo[CLI_MAX_OPTS + 2];
 	char shorts[3 * CLI_MAX_OPTS + 8];
-	size_t n = 0, sl = 0;
-
-	if (!cmd || !cmd->opts || argc < 1 || !argv || !params)
-		return -EINVAL;
-	if (cmd->stop_at_operand)
-		shorts[sl++] = '+';
-	shorts[sl++] = ':';	/* a missing argument is ':', not '?' */
-	for (const struct cli_opt *o = cmd->opts; o->name; o++) {
-		if (n >= CLI_MAX_OPTS)
-			return -E2BIG;
-		lo[n] = (struct option){ o->name, has_arg(o), NULL, 256 + (int)n };
-		n++;
-		if (o->key) {
-			shorts[sl++] = (char)o->key;
-			if (takes_arg(o))
-				shorts[sl++] = ':';
-			if (takes_arg(o) && o->optional)
-				shorts[sl++] = ':';
-		}
-	}
-	lo[n++] = (struct option){ "help", no_argument, NULL, 'h' };
-	lo[n] = (struct option){ NULL, 0, NULL, 0 };
-	shorts[sl++] = 'h';
-	shorts[sl] = '\0';
-
-	optind = 0;	/* full re-initialisation (GNU) */
-	opterr = 0;
+	size_t n;	/* entries of lo before its terminator: the options and --help */
 	/* the CLI_T_SETINT option that set each field so far: two different
 	 * ones on one field (--wide and --csv) contradict each other */
-	const struct cli_opt *setter[CLI_MAX_OPTS] = { NULL };
-	bool given[CLI_MAX_OPTS] = { false };
-	int c;
-	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
-		const struct cli_opt *o = NULL;
-		char buf[160];
+	const struct cli_opt *setter[CLI_MAX_OPTS];
+	bool given[CLI_MAX_OPTS];	/* by option index */
+};
 
-		if (c == 'h')
-			return CLI_HELP;
-		if (c == '?') {
-			if (optopt && optopt < 256)
-				say(err, errlen, "%s: unknown option '-%c'; see --help", cmd->name, optopt);
-			else
-				say(err, errlen, "%s: unknown option '%s'; see --help", cmd->name,
-				    argv[optind - 1]);
-			return -EINVAL;
+/* getopt_long()'s long and short tables from ps->cmd's options: 0, or
+ * -E2BIG for a table of more than CLI_MAX_OPTS options. */
+static int build_getopt_tables(struct parse_state *ps)
+{
+	size_t n = 0, sl = 0;
+
+	if (ps->cmd->stop_at_operand)
+		ps->shorts[sl++] = '+';
+	ps->shorts[sl++] = ':';	/* a missing argument is ':', not '?' */
+	for (const struct cli_opt *o = ps->cmd->opts; o->name; o++) {
+		if (n >= CLI_MAX_OPTS)
+			return -E2BIG;
+		ps->lo[n] = (struct option){ o->name, has_arg(o), NULL, 256 + (int)n };
+		n++;
+		if (o->key) {
+			ps->shorts[sl++] = (char)o->key;
+			if (takes_arg(o))
+				ps->shorts[sl++] = ':';
+			if (takes_arg(o) && o->optional)
+				ps->shorts[sl++] = ':';
 		}
-		if (c == ':') {
-			o = optopt >= 256 ? &cmd->opts[optopt - 256] : by_key(cmd->opts, optopt);
-			if (o)
-				say(err, errlen, "%s: --%s needs a value: %s", cmd->name, o->name,
-				    expected(o, buf, sizeof(buf)));
-			else
-				say(err, errlen, "%s: option '-%c' needs a value", cmd->name, optopt);
-			return -EINVAL;
-		}
-		o = c >= 256 ? &cmd->opts[c - 256] : by_key(cmd->opts, c);
-		if (!o)
-			return -EINVAL;
-		if (o->type == CLI_T_SETINT) {
-			for (size_t i = 0; i < n && i < CLI_MAX_OPTS; i++) {
-				const struct cli_opt *s = setter[i];
-				if (s && s != o && s->off == o->off && s->min != o->min) {
-					say(err, errlen, "%s: --%s and --%s cannot be used together", cmd->name,
-					    s->name, o->name);
-					return -EINVAL;
-				}
-			}
-			setter[o - cmd->opts] = o;
-		}
-		if (apply(o, optarg, params)) {
-			say(err, errlen, "%s: --%s '%s': expected %s", cmd->name, o->name,
-			    optarg ? optarg : "", expected(o, buf, sizeof(buf)));
-			return -EINVAL;
-		}
-		if (o->given_off != CLI_NONE)
-			*(bool *)((char *)params + o->given_off) = true;
-		given[o - cmd->opts] = true;
 	}
+	ps->lo[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	ps->lo[n] = (struct option){ NULL, 0, NULL, 0 };
+	ps->shorts[sl++] = 'h';
+	ps->shorts[sl] = '\0';
+	ps->n = n;
+	return 0;
+}
+
+/* getopt_long()'s '?' (an unknown option) or ':' (an option without its
+ * value) said in ps->err. */
+static void say_getopt_error(const struct parse_state *ps, int c, char **argv)
+{
+	const struct cli_cmd *cmd = ps->cmd;
+	char buf[160];
+
+	if (c == '?') {
+		if (optopt && optopt < 256)
+			say(ps->err, ps->errlen, "%s: unknown option '-%c'; see --help", cmd->name, optopt);
+		else
+			say(ps->err, ps->errlen, "%s: unknown option '%s'; see --help", cmd->name,
+			    argv[optind - 1]);
+		return;
+	}
+	const struct cli_opt *o = optopt >= 256 ? &cmd->opts[optopt - 256] : by_key(cmd->opts, optopt);
+	if (o)
+		say(ps->err, ps->errlen, "%s: --%s needs a value: %s", cmd->name, o->name,
+		    expected(o, buf, sizeof(buf)));
+	else
+		say(ps->err, ps->errlen, "%s: option '-%c' needs a value", cmd->name, optopt);
+}
+
+/* A CLI_T_SETINT option o: -EINVAL (said) when another one already set its
+ * field to another value, else 0 and o remembered as its setter. */
+static int check_setint(struct parse_state *ps, const struct cli_opt *o)
+{
+	for (size_t i = 0; i < ps->n && i < CLI_MAX_OPTS; i++) {
+		const struct cli_opt *s = ps->setter[i];
+		if (s && s != o && s->off == o->off && s->min != o->min) {
+			say(ps->err, ps->errlen, "%s: --%s and --%s cannot be used together", ps->cmd->name,
+			    s->name, o->name);
+			return -EINVAL;
+		}
+	}
+	ps->setter[o - ps->cmd->opts] = o;
+	return 0;
+}
+
+/* getopt_long()'s answer c (not -1, not 'h') into params: 0, or -EINVAL
+ * with the message in ps->err. */
+static int take_option(struct parse_state *ps, int c, char **argv, void *params)
+{
+	const struct cli_cmd *cmd = ps->cmd;
+	char buf[160];
+
+	if (c == '?' || c == ':') {
+		say_getopt_error(ps, c, argv);
+		return -EINVAL;
+	}
+	const struct cli_opt *o = c >= 256 ? &cmd->opts[c - 256] : by_key(cmd->opts, c);
+	if (!o)
+		return -EINVAL;
+	if (o->type == CLI_T_SETINT && check_setint(ps, o))
+		return -EINVAL;
+	if (apply(o, optarg, params)) {
+		say(ps->err, ps->errlen, "%s: --%s '%s': expected %s", cmd->name, o->name,
+		    optarg ? optarg : "", expected(o, buf, sizeof(buf)));
+		return -EINVAL;
+	}
+	if (o->given_off != CLI_NONE)
+		*(bool *)((char *)params + o->given_off) = true;
+	ps->given[o - cmd->opts] = true;
+	return 0;
+}
+
+/* cmd->conflicts: -EINVAL (said) when both options of a pair were given. */
+static int check_conflicts(const struct parse_state *ps)
+{
+	const struct cli_cmd *cmd = ps->cmd;
+
 	for (size_t k = 0; cmd->conflicts && cmd->conflicts[k][0]; k++) {
 		bool both = true;
 		for (int side = 0; side < 2; side++) {
 			const struct cli_opt *o = cmd->opts;
 			while (o->name && strcmp(o->name, cmd->conflicts[k][side]))
 				o++;
-			both = both && o->name && given[o - cmd->opts];
+			both = both && o->name && ps->given[o - cmd->opts];
 		}
 		if (both) {
-			say(err, errlen, "%s: --%s and --%s cannot be used together", cmd->name,
+			say(ps->err, ps->errlen, "%s: --%s and --%s cannot be used together", cmd->name,
 			    cmd->conflicts[k][0], cmd->conflicts[k][1]);
 			return -EINVAL;
 		}
 	}
+	return 0;
+}
+
+int cli_parse(const struct cli_cmd *cmd, int argc, char **argv, void *params, int *first,
+	      char *err, size_t errlen)
+{
+	struct parse_state ps = { .cmd = cmd, .err = err, .errlen = errlen };
+	int c, rc;
+
+	if (!cmd || !cmd->opts || argc < 1 || !argv || !params)
+		return -EINVAL;
+	if ((rc = build_getopt_tables(&ps)))
+		return rc;
+	optind = 0;	/* full re-initialisation (GNU) */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ps.shorts, ps.lo, NULL)) != -1) {
+		if (c == 'h')
+			return CLI_HELP;
+		if ((rc = take_option(&ps, c, argv, params)))
+			return rc;
+	}
+	if (check_conflicts(&ps))
+		return -EINVAL;
 	if (optind < argc && !cmd->operands) {
 		say(err, errlen, "%s: unexpected argument '%s'; see --help", cmd->name, argv[optind]);
 		return -EINVAL;

@@ -150,155 +150,222 @@ static void report_formats(struct pdprint *p)
 	}
 }
 
-int cmd_script(int argc, char **argv)
-{
-	struct script_params sp;
-	int rc = script_parse(&sp, argc, argv);
-
-	if (rc >= 0)
-		return rc;
-	const char *input = sp.input;
-	struct pdprint_opts po = sp.po;
-	struct pdread_opts ro = sp.ro;
-	const struct parse_cpuset *cpus = &sp.cpus;
-	const struct script_idlist *pids = &sp.pids, *tids = &sp.tids;
-	bool cpu_filter = sp.cpu_filter, json = sp.json, quiet = sp.quiet, strict = sp.strict;
-	uint64_t t0 = sp.t0, t1 = sp.t1;
-
-	ro.no_map = scriptout_no_map(input);
-	ro.keep_duplicates = true;	/* printed as perf script prints them, and said */
+/* One run of latscope script: the command line, the reader and the printer,
+ * the outputs and the counts.  r, p, so and jf are owned here: the steps
+ * below free them (open_outputs() on its failure, cmd_script() at the end). */
+struct script_run {
+	const struct script_params *sp;
 	struct pdread *r;
+	struct pdprint *p;
+	struct scriptout so;	/* text: the output buffer shared with dtl script (src/scriptout.h) */
+	struct safeout_file *jsf;
+	FILE *jf;		/* --json=FILE, or NULL */
+	uint64_t samples, printed;
+};
+
+/* Open the input for reading in perf script's way: 0, or EXIT_ERR after the
+ * message (with a hint when there is no such file). */
+static int open_input(struct script_run *run)
+{
+	const struct script_params *sp = run->sp;
+	struct pdread_opts ro = sp->ro;
+
+	ro.no_map = scriptout_no_map(sp->input);
+	ro.keep_duplicates = true;	/* printed as perf script prints them, and said */
 	cmdio_sigpipe_as_error();	/* a closed pipe is a write error: reported, exit 2 */
-	int err = cmdio_pdr_open(&r, input, &ro, "latscope script");
+	int err = cmdio_pdr_open(&run->r, sp->input, &ro, "latscope script");
 	if (err) {
 		if (err == -ENOENT)
 			fprintf(stderr, "latscope script: record one with `perf record -e 'sched:*' -a -- sleep 1`, or name it with -i\n");
 		return EXIT_ERR;
 	}
-	po.defer_symbols = !json;
-	struct pdprint *p = pdprint_new(r, &po);
-	if (!p) {
-		pdread_close(r);
+	return 0;
+}
+
+/* The printer, and the outputs: stdout's buffer for --json, the text buffer
+ * otherwise, and the --json=FILE file.  0, or EXIT_ERR after the message with
+ * everything of the run freed (the reader too). */
+static int open_outputs(struct script_run *run)
+{
+	const struct script_params *sp = run->sp;
+	struct pdprint_opts po = sp->po;
+
+	po.defer_symbols = !sp->json;
+	run->p = pdprint_new(run->r, &po);
+	if (!run->p) {
+		pdread_close(run->r);
 		fprintf(stderr, "latscope script: out of memory\n");
 		return EXIT_ERR;
 	}
-	/* text: the output buffer shared with dtl script (src/scriptout.h) */
-	struct scriptout so = { 0 };
-	if (json) {
+	if (sp->json) {
 		static char sbuf[64 << 10];
 		setvbuf(stdout, sbuf, _IOFBF, sizeof(sbuf));
-	} else if (scriptout_init(&so, p)) {
-		scriptout_free(&so);
-		pdprint_free(p);
-		pdread_close(r);
+	} else if (scriptout_init(&run->so, run->p)) {
+		scriptout_free(&run->so);
+		pdprint_free(run->p);
+		pdread_close(run->r);
 		fprintf(stderr, "latscope script: out of memory\n");
 		return EXIT_ERR;
 	}
-	uint64_t samples = 0, printed = 0;
-	struct safeout_file *jsf = NULL;
-	FILE *jf = NULL;	/* --json=FILE */
-	if (sp.json_file && !json &&
-	    !(jf = cmdio_fopen_safe(&jsf, AT_FDCWD, sp.json_file, NULL, sp.force, "latscope script"))) {
-		scriptout_free(&so);
-		pdprint_free(p);
-		pdread_close(r);
+	if (sp->json_file && !sp->json &&
+	    !(run->jf = cmdio_fopen_safe(&run->jsf, AT_FDCWD, sp->json_file, NULL, sp->force, "latscope script"))) {
+		scriptout_free(&run->so);
+		pdprint_free(run->p);
+		pdread_close(run->r);
 		return EXIT_ERR;
 	}
+	return 0;
+}
+
+/* Whether the filters (-C, --pid, --tid, --time) let sample s through. */
+static bool sample_wanted(const struct script_params *sp, const struct pdread_sample *s)
+{
+	if (sp->cpu_filter && !parse_cpuset_has(&sp->cpus, s->cpu))
+		return false;
+	if (sp->pids.n && !in_list(&sp->pids, (int32_t)s->pid))
+		return false;
+	if (sp->tids.n && !in_list(&sp->tids, (int32_t)s->tid))
+		return false;
+	return s->time >= sp->t0 && s->time <= sp->t1;
+}
+
+/* One wanted sample: its JSON line (--json, --json=FILE), its text line
+ * (unless --json).  False when the printer refused it (the run stops). */
+static bool print_sample(struct script_run *run, const struct pdread_event *ev)
+{
+	bool json = run->sp->json;
+
+	if (json || run->jf) {
+		struct json_object *o = pdprint_json(run->p, ev, REPORT_SCRIPT);
+		if (o) {
+			jsonout_line(o, run->jf ? run->jf : stdout);	/* a failed write: said below */
+			json_object_put(o);
+		}
+		if (json)
+			return true;
+	}
+	return scriptout_sample(&run->so, ev);
+}
+
+/* Every record of the input: the samples printed, the others tracked (task
+ * names).  Stops when the output is gone or a sample was refused; returns
+ * pdread_next()'s last answer (< 0: a read error). */
+static int print_samples(struct script_run *run)
+{
 	struct pdread_event ev;
-	while ((err = pdread_next(r, &ev)) > 0) {
-		if ((samples & 1023) == 0 && ferror(stdout))
+	int err;
+
+	while ((err = pdread_next(run->r, &ev)) > 0) {
+		if ((run->samples & 1023) == 0 && ferror(stdout))
 			break;	/* the output is gone: stop reading (cmdio_finish() says why) */
 		if (ev.type != PDFORMAT_RECORD_SAMPLE) {
-			pdprint_track(p, &ev);
+			pdprint_track(run->p, &ev);
 			continue;
 		}
-		samples++;
-		if (!ev.has_sample)
+		run->samples++;
+		if (!ev.has_sample || !sample_wanted(run->sp, &ev.sample))
 			continue;
-		const struct pdread_sample *s = &ev.sample;
-		if (cpu_filter && !parse_cpuset_has(cpus, s->cpu))
-			continue;
-		if (pids->n && !in_list(pids, (int32_t)s->pid))
-			continue;
-		if (tids->n && !in_list(tids, (int32_t)s->tid))
-			continue;
-		if (s->time < t0 || s->time > t1)
-			continue;
-		printed++;
-		if (json || jf) {
-			struct json_object *o = pdprint_json(p, &ev, REPORT_SCRIPT);
-			if (o) {
-				jsonout_line(o, jf ? jf : stdout);	/* a failed write: said below */
-				json_object_put(o);
-			}
-			if (json)
-				continue;
-		}
-		if (!scriptout_sample(&so, &ev))
+		run->printed++;
+		if (!print_sample(run, &ev))
 			break;	/* refused: said below */
 	}
-	if (!json)
-		scriptout_flush(&so);
-	scriptout_free(&so);
-	const char *refused = json ? NULL : pdprint_refusal(p);
-	if (sp.verbose)
-		report_formats(p);
-	rc = 0;
+	return err;
+}
+
+/* The exit status of the printing: a write error (stdout, --json=FILE), a
+ * refused sample (refused: why), a read error (err < 0); then --strict's
+ * verdict on what the reader lost or skipped.  Each said on stderr. */
+static int script_status(const struct script_run *run, int err, const char *refused)
+{
+	const struct script_params *sp = run->sp;
+	int rc = 0;
+
 	if (cmdio_finish(stdout, "latscope script", "standard output"))
 		rc = EXIT_ERR;
-	if (jf && cmdio_fclose_safe(jf, jsf, sp.json_file, err < 0, "latscope script"))
+	if (run->jf && cmdio_fclose_safe(run->jf, run->jsf, sp->json_file, err < 0, "latscope script"))
 		rc = EXIT_ERR;
 	if (refused && !rc) {
 		fprintf(stderr, "latscope script: stopped after %llu samples: not printed as perf script prints them: %s\n",
-			(unsigned long long)(printed - 1), refused);
+			(unsigned long long)(run->printed - 1), refused);
 		rc = EXIT_ERR;
 	}
 	if (!rc && err < 0) {	/* a read error; after a write error it does not matter */
-		fprintf(stderr, "latscope script: %s\n", pdread_strerror(r));
+		fprintf(stderr, "latscope script: %s\n", pdread_strerror(run->r));
 		rc = EXIT_ERR;
 	}
-	const struct pdread_stats *st = pdread_stats(r);
+	const struct pdread_stats *st = pdread_stats(run->r);
 	uint64_t dropped = st->lost_events + st->lost_samples + st->unknown_records + st->bad_samples +
 			   st->unknown_id;
-	if (strict && dropped && rc == 0) {
+	if (sp->strict && dropped && rc == 0) {
 		fprintf(stderr, "latscope script: %llu events were lost or skipped (--strict): exit 1\n",
 			(unsigned long long)dropped);
 		rc = EXIT_THRESHOLD;
 	}
-	if (!quiet && (st->lost_records || st->lost_samples_records || st->unknown_records ||
-		       st->bad_samples || st->unknown_id || st->out_of_order || st->forced_flushes ||
-		       st->duplicates)) {
-		fprintf(stderr, "latscope script: %llu records, %llu samples, %llu printed\n",
-			(unsigned long long)st->records, (unsigned long long)samples, (unsigned long long)printed);
-		if (st->lost_records)
-			fprintf(stderr, "  lost: %llu events in %llu LOST records (the kernel ring overflowed)\n",
-				(unsigned long long)st->lost_events, (unsigned long long)st->lost_records);
-		if (st->lost_samples_records)
-			fprintf(stderr, "  lost: %llu samples in %llu LOST_SAMPLES records\n",
-				(unsigned long long)st->lost_samples, (unsigned long long)st->lost_samples_records);
-		if (st->unknown_records)
-			fprintf(stderr, "  skipped: %llu records of unknown type\n", (unsigned long long)st->unknown_records);
-		if (st->bad_samples)
-			fprintf(stderr, "  skipped: %llu samples too short for their sample_type\n", (unsigned long long)st->bad_samples);
-		if (st->unknown_id)
-			fprintf(stderr, "  skipped: %llu records with an id no event declares\n", (unsigned long long)st->unknown_id);
-		if (st->out_of_order)
-			fprintf(stderr, "  %llu records arrived after their time had been flushed (printed late)\n",
-				(unsigned long long)st->out_of_order);
-		if (st->forced_flushes)
-			fprintf(stderr, "  %llu queue flushes forced by the memory cap\n", (unsigned long long)st->forced_flushes);
-		if (st->duplicates)
-			fprintf(stderr, "  %llu samples are byte for byte the one before them (the recorder wrote part of "
-				"a ring twice): printed, as perf script does; latscope's analyses drop them\n",
-				(unsigned long long)st->duplicates);
-	}
+	return rc;
+}
+
+/* The summary on stderr when the reader lost, skipped, reordered or saw
+ * duplicated anything (nothing otherwise). */
+static void report_read_stats(const struct script_run *run)
+{
+	const struct pdread_stats *st = pdread_stats(run->r);
+
+	if (!(st->lost_records || st->lost_samples_records || st->unknown_records || st->bad_samples ||
+	      st->unknown_id || st->out_of_order || st->forced_flushes || st->duplicates))
+		return;
+	fprintf(stderr, "latscope script: %llu records, %llu samples, %llu printed\n",
+		(unsigned long long)st->records, (unsigned long long)run->samples,
+		(unsigned long long)run->printed);
+	if (st->lost_records)
+		fprintf(stderr, "  lost: %llu events in %llu LOST records (the kernel ring overflowed)\n",
+			(unsigned long long)st->lost_events, (unsigned long long)st->lost_records);
+	if (st->lost_samples_records)
+		fprintf(stderr, "  lost: %llu samples in %llu LOST_SAMPLES records\n",
+			(unsigned long long)st->lost_samples, (unsigned long long)st->lost_samples_records);
+	if (st->unknown_records)
+		fprintf(stderr, "  skipped: %llu records of unknown type\n", (unsigned long long)st->unknown_records);
+	if (st->bad_samples)
+		fprintf(stderr, "  skipped: %llu samples too short for their sample_type\n", (unsigned long long)st->bad_samples);
+	if (st->unknown_id)
+		fprintf(stderr, "  skipped: %llu records with an id no event declares\n", (unsigned long long)st->unknown_id);
+	if (st->out_of_order)
+		fprintf(stderr, "  %llu records arrived after their time had been flushed (printed late)\n",
+			(unsigned long long)st->out_of_order);
+	if (st->forced_flushes)
+		fprintf(stderr, "  %llu queue flushes forced by the memory cap\n", (unsigned long long)st->forced_flushes);
+	if (st->duplicates)
+		fprintf(stderr, "  %llu samples are byte for byte the one before them (the recorder wrote part of "
+			"a ring twice): printed, as perf script does; latscope's analyses drop them\n",
+			(unsigned long long)st->duplicates);
+}
+
+int cmd_script(int argc, char **argv)
+{
+	struct script_params sp;
+	struct script_run run = { .sp = &sp };
+	int rc = script_parse(&sp, argc, argv);
+
+	if (rc >= 0)
+		return rc;
+	if (open_input(&run) || open_outputs(&run))
+		return EXIT_ERR;
+	int err = print_samples(&run);
+	if (!sp.json)
+		scriptout_flush(&run.so);
+	scriptout_free(&run.so);
+	const char *refused = sp.json ? NULL : pdprint_refusal(run.p);
+	if (sp.verbose)
+		report_formats(run.p);
+	rc = script_status(&run, err, refused);
+	if (!sp.quiet)
+		report_read_stats(&run);
 	if (getenv("LATSCOPE_MEMO_STATS")) {
 		uint64_t h, m, z;
-		pdprint_memo_stats(p, &h, &m, &z);
+		pdprint_memo_stats(run.p, &h, &m, &z);
 		fprintf(stderr, "memo: %llu hits %llu misses %llu resets\n", (unsigned long long)h,
 			(unsigned long long)m, (unsigned long long)z);
 	}
-	pdprint_free(p);
-	cmdio_pdr_close(r, "latscope script", input);
+	pdprint_free(run.p);
+	cmdio_pdr_close(run.r, "latscope script", sp.input);
 	return rc;
 }

@@ -107,7 +107,10 @@ static int pred_arg(const struct cli_opt *o) { return takes_value(o) && !o->opti
 static int pred_file(const struct cli_opt *o) { return value_kind(o) == 'f'; }
 static int pred_dir(const struct cli_opt *o) { return value_kind(o) == 'd'; }
 
-static void print_script(void)
+/* The heading, then per option table (once for the modes that share one) its
+ * variables: _latscope_o_VAR (offered), _a_ (take a value), _f_ (files),
+ * _d_ (directories), _n_ (1: takes operands). */
+static void print_option_vars(void)
 {
 	printf("# bash completion for latscope %s, made by `latscope completion bash`\n"
 	       "# from the commands' option tables.  SPDX-License-Identifier: MIT\n\n",
@@ -122,6 +125,11 @@ static void print_script(void)
 		opt_var("d", paths[i].var, c, pred_dir);
 		printf("_latscope_n_%s=%d\n", paths[i].var, c->operands ? 1 : 0);
 	}
+}
+
+/* _latscope_choices VAR OPTION: a case over every option with fixed values. */
+static void print_choices_function(void)
+{
 	printf("\n# _latscope_choices VAR OPTION: the fixed values of OPTION\n"
 	       "_latscope_choices()\n{\n\tcase \"$1 $2\" in\n");
 	for (size_t i = 0; i < NPATHS; i++) {
@@ -140,6 +148,38 @@ static void print_script(void)
 		}
 	}
 	printf("\tesac\n}\n\n");
+}
+
+/* The case of a command with subcommands (sc: its name and theirs): the
+ * subcommands at the second word, then var set to the subcommand's table. */
+static void print_subcommand_case(const char *const sc[2])
+{
+	bool bare = false;	/* options right after the command (osnoise: top) */
+	for (size_t i = 0; i < NPATHS; i++)
+		if (!strcmp(paths[i].words, sc[0]))
+			bare = true;
+	printf("\t%s)\n"
+	       "\t\tif [ \"$cword\" -eq 2 ]%s; then\n"
+	       "\t\t\tCOMPREPLY=($(compgen -W '%s' -- \"$cur\"))\n"
+	       "\t\t\treturn\n\t\tfi\n", sc[0],
+	       bare ? " && [ \"${cur#-}\" = \"$cur\" ]" : "", sc[1]);
+	printf("\t\tsub=${COMP_WORDS[2]}\n"
+	       "\t\tcase \" %s \" in *\" $sub \"*) ;; *) sub=;; esac\n", sc[1]);
+	const char *var_bare = NULL;	/* the variable of the command alone */
+	for (size_t i = 0; i < NPATHS; i++)
+		if (!strcmp(paths[i].words, sc[0]))
+			var_bare = paths[i].var;
+	if (var_bare)	/* osnoise: its modes share one table */
+		printf("\t\tvar=%s\n", var_bare);
+	else
+		printf("\t\t[ -n \"$sub\" ] || return\n\t\tvar=%s_$sub\n", sc[0]);
+	printf("\t\t;;\n");
+}
+
+/* _latscope's start: the commands at the first word, then the case that sets
+ * var, the option table of the command line being completed. */
+static void print_command_dispatch(void)
+{
 	printf("_latscope()\n{\n"
 	       "\tlocal cur=${COMP_WORDS[COMP_CWORD]} cword=$COMP_CWORD var sub opt i\n"
 	       "\tlocal prev=${COMP_WORDS[COMP_CWORD-1]}\n"
@@ -151,32 +191,18 @@ static void print_script(void)
 	       "\thelp) [ \"$cword\" -eq 2 ] && COMPREPLY=($(compgen -W '%s' -- \"$cur\")); return;;\n"
 	       "\tcompletion) [ \"$cword\" -eq 2 ] && COMPREPLY=($(compgen -W 'bash' -- \"$cur\")); return;;\n",
 	       commands);
-	for (size_t s = 0; s < sizeof(subcommands) / sizeof(subcommands[0]); s++) {
-		bool bare = false;	/* options right after the command (osnoise: top) */
-		for (size_t i = 0; i < NPATHS; i++)
-			if (!strcmp(paths[i].words, subcommands[s][0]))
-				bare = true;
-		printf("\t%s)\n"
-		       "\t\tif [ \"$cword\" -eq 2 ]%s; then\n"
-		       "\t\t\tCOMPREPLY=($(compgen -W '%s' -- \"$cur\"))\n"
-		       "\t\t\treturn\n\t\tfi\n", subcommands[s][0],
-		       bare ? " && [ \"${cur#-}\" = \"$cur\" ]" : "", subcommands[s][1]);
-		printf("\t\tsub=${COMP_WORDS[2]}\n"
-		       "\t\tcase \" %s \" in *\" $sub \"*) ;; *) sub=;; esac\n", subcommands[s][1]);
-		const char *var_bare = NULL;	/* the variable of the command alone */
-		for (size_t i = 0; i < NPATHS; i++)
-			if (!strcmp(paths[i].words, subcommands[s][0]))
-				var_bare = paths[i].var;
-		if (var_bare)	/* osnoise: its modes share one table */
-			printf("\t\tvar=%s\n", var_bare);
-		else
-			printf("\t\t[ -n \"$sub\" ] || return\n\t\tvar=%s_$sub\n", subcommands[s][0]);
-		printf("\t\t;;\n");
-	}
+	for (size_t s = 0; s < sizeof(subcommands) / sizeof(subcommands[0]); s++)
+		print_subcommand_case(subcommands[s]);
 	for (size_t i = 0; i < NPATHS; i++)
 		if (!strchr(paths[i].words, ' ') && strcmp(paths[i].words, "osnoise"))
 			printf("\t%s) var=%s;;\n", paths[i].words, paths[i].var);
 	printf("\t*) return;;\n\tesac\n");
+}
+
+/* _latscope's rest (fixed text): the value of an option (its choices, file or
+ * directory names), the options after "-", file names for the operands. */
+static void print_value_completion(void)
+{
 	printf("\t# the option whose value this word is: \"-o F\", \"--json=F\"\n"
 	       "\topt=\n"
 	       "\tif [ \"$cur\" = = ]; then opt=$prev; cur=\n"
@@ -211,6 +237,16 @@ static void print_script(void)
 	       "\tfi\n"
 	       "}\n"
 	       "complete -F _latscope latscope\n");
+}
+
+/* The whole script: the tables' variables and _latscope_choices first,
+ * then _latscope, which reads them. */
+static void print_script(void)
+{
+	print_option_vars();
+	print_choices_function();
+	print_command_dispatch();
+	print_value_completion();
 }
 
 int cmd_completion(int argc, char **argv)

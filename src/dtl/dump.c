@@ -132,112 +132,195 @@ static void dump_payload(struct dtl_slicer *sl, uint64_t pos, const uint8_t *p, 
 		       size - cut, cut);
 }
 
+/* What one dump keeps between records.  pay and sl are owned (dump_free()). */
+struct dump {
+	struct pdread *r;
+	const char *shown;	/* the input's name in the record lines ("stdin" for -) */
+	bool swap;		/* the file's byte order is not the host's */
+	bool no_raw;		/* --no-raw */
+	uint8_t *pay;		/* an AUX payload read from the file (not mapped) */
+	size_t pay_cap;
+	struct dtl_slicer **sl;	/* per CPU (the last one for CPUs beyond), made at first use */
+};
+
+/* dump_auxtrace()'s "stop reading" (out of memory, said): not an error of
+ * the input. */
+#define DUMP_STOP 1
+
+static void dump_free(struct dump *d)
+{
+	free(d->pay);
+	if (d->sl)
+		for (uint32_t i = 0; i < DUMP_MAX_CPUS; i++)
+			free(d->sl[i]);
+	free(d->sl);
+}
+
+/* What perf prints before every record: where it is, its raw bytes (unless
+ * --no-raw), then the start of its PERF_RECORD_ line. */
+static void print_record_head(const struct dump *d, const struct pdread_event *ev)
+{
+	char pfx[16];
+
+	printf("\n%#" PRIx64 "@%s [%#x]: event: %u\n", ev->file_offset, d->shown, ev->size, ev->type);
+	if (!d->no_raw)
+		hexdump(ev->data, ev->size);
+	tstamp_prefix(d->r, pfx, sizeof(pfx));
+	printf("\n%s%#" PRIx64 " [%#x]: PERF_RECORD_%s", pfx, ev->file_offset, ev->size,
+	       ev->type == PDFORMAT_RECORD_AUXTRACE ? "AUXTRACE"
+	       : ev->type == PDFORMAT_RECORD_AUXTRACE_ERROR ? "AUXTRACE_ERROR" : "AUXTRACE_INFO");
+}
+
+/* The rest of an AUXTRACE_ERROR line: what the recorder lost. */
+static void print_auxtrace_error(const struct dump *d, const struct pdread_event *ev)
+{
+	struct pdread_auxerr e;
+
+	if (pdread_auxerr(d->r, ev, &e))
+		printf(" type: %u  code: %u  cpu: %d  time: %" PRIu64 ": %s\n", e.type, e.code,
+		       (int32_t)e.cpu, e.time_ns, e.msg);
+	else
+		printf(" (too short: %u bytes)\n", ev->size);
+}
+
+/* The rest of an AUXTRACE_INFO line: its type, and the PMU's for vpa_dtl. */
+static void print_auxtrace_info(const struct dump *d, const struct pdread_event *ev)
+{
+	uint32_t type = ev->size >= 12 ? bytes_ld32(ev->data + 8, d->swap) : 0;
+
+	printf(" type: %u\n", type);
+	if (type == PDFORMAT_AUXTRACE_VPA_DTL)
+		printf("  %-19s%" PRId64 "\n", "PMU Type",
+		       ev->size >= 24 ? (int64_t)bytes_ld64(ev->data + 16, d->swap) : 0);
+}
+
+/* The AUX payload of ev (not mapped) read into d->pay: 0, DUMP_STOP (out of
+ * memory) or a negative errno (the read failed), each said. */
+static int read_payload(struct dump *d, const struct pdread_event *ev)
+{
+	uint64_t size = ev->auxtrace.size;
+
+	if (d->pay_cap < size) {
+		uint8_t *n = realloc(d->pay, (size_t)size);
+		if (!n) {
+			fprintf(stderr, "latscope dtl dump: out of memory\n");
+			return DUMP_STOP;
+		}
+		d->pay = n;
+		d->pay_cap = (size_t)size;
+	}
+	int err = pdread_pread(d->r, ev->aux_file_offset, d->pay, (size_t)size);
+	if (err) {
+		fprintf(stderr, "latscope dtl dump: cannot read the AUX payload at %#" PRIx64 ": %s\n",
+			ev->aux_file_offset, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* The slicer of cpu's stream (CPUs beyond the table share its last), made
+ * at first use: NULL when out of memory (said). */
+static struct dtl_slicer *cpu_slicer(struct dump *d, uint32_t cpu)
+{
+	if (!d->sl && !(d->sl = calloc(DUMP_MAX_CPUS, sizeof(*d->sl)))) {
+		fprintf(stderr, "latscope dtl dump: out of memory\n");
+		return NULL;
+	}
+	uint32_t c = cpu < DUMP_MAX_CPUS ? cpu : DUMP_MAX_CPUS - 1;
+	if (!d->sl[c]) {
+		if (!(d->sl[c] = malloc(sizeof(*d->sl[c])))) {
+			fprintf(stderr, "latscope dtl dump: out of memory\n");
+			return NULL;
+		}
+		dtl_slicer_init_stream(d->sl[c]);
+	}
+	return d->sl[c];
+}
+
+/* The rest of an AUXTRACE line, then its payload's entries when the file
+ * has DTL data: 0, DUMP_STOP or a negative errno (said). */
+static int dump_auxtrace(struct dump *d, const struct pdread_event *ev)
+{
+	const struct pdread_auxtrace *a = &ev->auxtrace;
+
+	printf(" size: %#" PRIx64 "  offset: %#" PRIx64 "  ref: %#" PRIx64
+	       "  idx: %u  tid: %d  cpu: %d\n", a->size, a->offset, a->reference, a->idx,
+	       (int32_t)a->tid, (int32_t)a->cpu);
+	if (!dtltl_file_has_dtl(d->r))
+		return 0;
+	const uint8_t *data = ev->aux_data;
+	if (!data && a->size) {
+		if (a->size > (256u << 20)) {
+			printf(". (payload of %" PRIu64 " bytes not shown)\n", a->size);
+			return 0;
+		}
+		int rc = read_payload(d, ev);
+		if (rc)
+			return rc;
+		data = d->pay;
+	}
+	struct dtl_slicer *sl = cpu_slicer(d, a->cpu);
+	if (!sl)
+		return DUMP_STOP;
+	dump_payload(sl, a->offset, data, a->size, d->swap);
+	return 0;
+}
+
+/* One AUXTRACE_INFO, AUXTRACE or AUXTRACE_ERROR record as perf prints it:
+ * 0, DUMP_STOP or a negative errno (said). */
+static int dump_record(struct dump *d, const struct pdread_event *ev)
+{
+	print_record_head(d, ev);
+	if (ev->type == PDFORMAT_RECORD_AUXTRACE_ERROR) {
+		print_auxtrace_error(d, ev);
+		return 0;
+	}
+	if (ev->type == PDFORMAT_RECORD_AUXTRACE_INFO) {
+		print_auxtrace_info(d, ev);
+		return 0;
+	}
+	return dump_auxtrace(d, ev);
+}
+
 int dtl_cmd_dump(int argc, char **argv)
 {
 	struct dump_params p = { 0 };
+	struct dump d = { 0 };
 	int first, rc;
-	struct pdread *r;
 	struct pdread_event ev;
-	uint8_t *pay = NULL;
-	size_t pay_cap = 0;
 	uint64_t nrec = 0;
-	struct dtl_slicer **sl = NULL;	/* per CPU (the last one for CPUs beyond) */
 
 	if ((rc = dtl_cmd_parse(&dtl_dump_cli, argc, argv, &p, &first)) >= 0)
 		return rc;
 	if (dtl_cmd_file(&dtl_dump_cli, &p.in, argc, argv, first))
 		return EXIT_ERR;
 	const char *path = p.in.path;
-	if (dtl_cmd_open(&r, path, true, true, "latscope dtl dump"))
+	if (dtl_cmd_open(&d.r, path, true, true, "latscope dtl dump"))
 		return EXIT_ERR;
-	const char *shown = strcmp(path, "-") ? path : "stdin";
-	bool swap = pdread_needs_swap(r);
-	while ((rc = pdread_next(r, &ev)) > 0) {
-		char pfx[16];
-
+	d.shown = strcmp(path, "-") ? path : "stdin";
+	d.swap = pdread_needs_swap(d.r);
+	d.no_raw = p.no_raw;
+	while ((rc = pdread_next(d.r, &ev)) > 0) {
 		if (ev.type != PDFORMAT_RECORD_AUXTRACE_INFO && ev.type != PDFORMAT_RECORD_AUXTRACE &&
 		    ev.type != PDFORMAT_RECORD_AUXTRACE_ERROR)
 			continue;
 		nrec++;
-		printf("\n%#" PRIx64 "@%s [%#x]: event: %u\n", ev.file_offset, shown, ev.size, ev.type);
-		if (!p.no_raw)
-			hexdump(ev.data, ev.size);
-		tstamp_prefix(r, pfx, sizeof(pfx));
-		printf("\n%s%#" PRIx64 " [%#x]: PERF_RECORD_%s", pfx, ev.file_offset, ev.size,
-		       ev.type == PDFORMAT_RECORD_AUXTRACE ? "AUXTRACE"
-		       : ev.type == PDFORMAT_RECORD_AUXTRACE_ERROR ? "AUXTRACE_ERROR" : "AUXTRACE_INFO");
-		if (ev.type == PDFORMAT_RECORD_AUXTRACE_ERROR) {
-			struct pdread_auxerr e;
-			if (pdread_auxerr(r, &ev, &e))
-				printf(" type: %u  code: %u  cpu: %d  time: %" PRIu64 ": %s\n", e.type, e.code,
-				       (int32_t)e.cpu, e.time_ns, e.msg);
-			else
-				printf(" (too short: %u bytes)\n", ev.size);
-			continue;
-		}
-		if (ev.type == PDFORMAT_RECORD_AUXTRACE_INFO) {
-			uint32_t type = ev.size >= 12 ? bytes_ld32(ev.data + 8, swap) : 0;
-			printf(" type: %u\n", type);
-			if (type == PDFORMAT_AUXTRACE_VPA_DTL)
-				printf("  %-19s%" PRId64 "\n", "PMU Type",
-				       ev.size >= 24 ? (int64_t)bytes_ld64(ev.data + 16, swap) : 0);
-			continue;
-		}
-		const struct pdread_auxtrace *a = &ev.auxtrace;
-		printf(" size: %#" PRIx64 "  offset: %#" PRIx64 "  ref: %#" PRIx64
-		       "  idx: %u  tid: %d  cpu: %d\n", a->size, a->offset, a->reference, a->idx,
-		       (int32_t)a->tid, (int32_t)a->cpu);
-		if (!dtltl_file_has_dtl(r))
-			continue;
-		const uint8_t *data = ev.aux_data;
-		if (!data && a->size) {
-			if (a->size > (256u << 20)) {
-				printf(". (payload of %" PRIu64 " bytes not shown)\n", a->size);
-				continue;
-			}
-			if (pay_cap < a->size) {
-				uint8_t *n = realloc(pay, (size_t)a->size);
-				if (!n) {
-					fprintf(stderr, "latscope dtl dump: out of memory\n");
-					break;
-				}
-				pay = n;
-				pay_cap = (size_t)a->size;
-			}
-			int err = pdread_pread(r, ev.aux_file_offset, pay, (size_t)a->size);
-			if (err) {
-				fprintf(stderr, "latscope dtl dump: cannot read the AUX payload at %#" PRIx64 ": %s\n",
-					ev.aux_file_offset, strerror(-err));
-				rc = err;
-				break;
-			}
-			data = pay;
-		}
-		if (!sl && !(sl = calloc(DUMP_MAX_CPUS, sizeof(*sl)))) {
-			fprintf(stderr, "latscope dtl dump: out of memory\n");
+		int err = dump_record(&d, &ev);
+		if (err == DUMP_STOP)
+			break;	/* rc stays that of the last record read: not a read error */
+		if (err < 0) {
+			rc = err;
 			break;
 		}
-		uint32_t c = a->cpu < DUMP_MAX_CPUS ? a->cpu : DUMP_MAX_CPUS - 1;
-		if (!sl[c]) {
-			if (!(sl[c] = malloc(sizeof(*sl[c])))) {
-				fprintf(stderr, "latscope dtl dump: out of memory\n");
-				break;
-			}
-			dtl_slicer_init_stream(sl[c]);
-		}
-		dump_payload(sl[c], a->offset, data, a->size, swap);
 	}
-	free(pay);
-	if (sl)
-		for (uint32_t i = 0; i < DUMP_MAX_CPUS; i++)
-			free(sl[i]);
-	free(sl);
+	dump_free(&d);
 	if (rc < 0) {
-		fprintf(stderr, "latscope dtl dump: %s: %s\n", path, *pdread_strerror(r) ? pdread_strerror(r) : strerror(-rc));
-		pdread_close(r);
+		fprintf(stderr, "latscope dtl dump: %s: %s\n", path,
+			*pdread_strerror(d.r) ? pdread_strerror(d.r) : strerror(-rc));
+		pdread_close(d.r);
 		return EXIT_ERR;
 	}
-	cmdio_pdr_close(r, "latscope dtl dump", path);
+	cmdio_pdr_close(d.r, "latscope dtl dump", path);
 	if (cmdio_finish(stdout, "latscope dtl dump", "standard output"))
 		return EXIT_ERR;
 	if (!nrec) {

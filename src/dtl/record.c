@@ -227,92 +227,90 @@ static bool rec_done(void *arg)
 	return false;
 }
 
-int dtl_cmd_record(int argc, char **argv)
+/* -T's list (default sched_switch and sched_wakeup; "none" for none) into
+ * o's tracepoints: tps[] (16) pointing into *dup, a copy of the list the
+ * caller frees.  0, or EXIT_ERR when out of memory or after saying there
+ * are more than 16. */
+static int tracepoint_list(struct dtlrec_opts *o, const char *list, const char **tps, char **dup)
 {
-	cmdio_signals_install();	/* first: a Ctrl-C during setup is seen */
-	struct record_params p = { .o = { .event = "dtl_all", .mask = DTL_MASK_ALL }, .out = "perf.data" };
-	struct dtlrec_opts o;
-	const char *tps[16];
-	int first, rc;
+	char *save = NULL;
 
-	p.o.sysfs = getenv("LATSCOPE_SYSFS");
-	p.o.debugfs = getenv("LATSCOPE_DEBUGFS");
-	p.o.procfs = getenv("LATSCOPE_PROCFS");
-	if ((rc = dtl_cmd_parse(&dtl_record_cli, argc, argv, &p, &first)) >= 0)
-		return rc;
-	o = p.o;
-	o.source = (enum dtlrec_source)p.source;
-	const char *out = p.out;
-	char *tplist = (char *)p.tplist;
-	uint64_t duration_ns = p.duration_ns;
-	bool quiet = p.quiet;
-	char **cmd = first < argc ? argv + first : NULL;
-	if (!tplist)
-		tplist = (char *)"sched:sched_switch,sched:sched_wakeup";
-	char *dup = strdup(tplist), *save = NULL;
-	if (!dup)
+	if (!list)
+		list = "sched:sched_switch,sched:sched_wakeup";
+	if (!(*dup = strdup(list)))
 		return EXIT_ERR;
-	if (strcmp(dup, "none")) {
-		for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			if (o.nr_tracepoints == 16) {
+	if (strcmp(*dup, "none")) {
+		for (char *t = strtok_r(*dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			if (o->nr_tracepoints == 16) {
 				fprintf(stderr, "latscope dtl record: at most 16 tracepoints\n");
-				free(dup);
 				return EXIT_ERR;
 			}
-			tps[o.nr_tracepoints++] = t;
+			tps[o->nr_tracepoints++] = t;
 		}
 	}
-	o.tracepoints = tps;
-	o.argc = argc;
-	o.argv = (const char *const *)argv;
+	o->tracepoints = tps;
+	return 0;
+}
 
-	struct dtlrec *r;
-	int err = dtlrec_open(&r, &o, out);
-	if (err) {
-		fprintf(stderr, "latscope dtl record: %s\n", *dtlrec_strerror(r) ? dtlrec_strerror(r) : strerror(-err));
-		dtlrec_close(r, NULL);
-		free(dup);
+/* The forked child: dies with the recorder, waits for the go byte on go[0]
+ * (the DTL is on), then becomes COMMAND; exit 127 when it cannot. */
+static void __attribute__((noreturn)) run_command(char **cmd, const int go[2], pid_t parent)
+{
+	char b;
+
+	close(go[1]);
+	/* dies with us, even when an abort kills us first */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
+	if (read(go[0], &b, 1) != 1)
+		_exit(127);
+	execvp(cmd[0], cmd);
+	fprintf(stderr, "latscope dtl record: cannot run %s: %s\n", cmd[0], strerror(errno));
+	_exit(127);
+}
+
+/* COMMAND forked into *child, held until a byte is written to *go_w: 0, or
+ * EXIT_ERR after the message. */
+static int start_command(char **cmd, pid_t parent, pid_t *child, int *go_w)
+{
+	int go[2] = { -1, -1 };
+
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		perror("latscope dtl record: pipe");
 		return EXIT_ERR;
 	}
-	const char *knob, *knob_old;
-	if (dtlrec_changed_setting(r, &knob, &knob_old))
-		cmdio_on_abort_write(knob, knob_old);	/* a second Ctrl-C restores it too */
-	pid_t child = -1, parent = getpid();
-	int go[2] = { -1, -1 };
-	if (cmd) {
-		if (pipe2(go, O_CLOEXEC) < 0) {
-			perror("latscope dtl record: pipe");
-			dtlrec_close(r, NULL);
-			free(dup);
-			return EXIT_ERR;
-		}
-		child = cmdio_fork();	/* the workload gets the signals as we got them */
-		if (child == 0) {
-			char b;
-			close(go[1]);
-			/* dies with us, even when an abort kills us first */
-			if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-				_exit(127);
-			if (read(go[0], &b, 1) != 1)
-				_exit(127);
-			execvp(cmd[0], cmd);
-			fprintf(stderr, "latscope dtl record: cannot run %s: %s\n", cmd[0], strerror(errno));
-			_exit(127);
-		}
-		close(go[0]);
-		if (child < 0) {
-			perror("latscope dtl record: fork");
-			dtlrec_close(r, NULL);
-			free(dup);
-			return EXIT_ERR;
-		}
+	*child = cmdio_fork();	/* the workload gets the signals as we got them */
+	if (*child == 0)
+		run_command(cmd, go, parent);
+	close(go[0]);
+	if (*child < 0) {
+		perror("latscope dtl record: fork");
+		return EXIT_ERR;
 	}
-	err = dtlrec_enable(r);
+	*go_w = go[1];
+	return 0;
+}
+
+/* The DTL switched on, then COMMAND (child > 0) let go through go_w: 0 or
+ * the failure. */
+static int start_recording(struct dtlrec *r, pid_t child, int go_w)
+{
+	int err = dtlrec_enable(r);
+
 	if (child > 0) {
-		if (write(go[1], "g", 1) != 1)
+		if (write(go_w, "g", 1) != 1)
 			err = err ? err : -EPIPE;
-		close(go[1]);
+		close(go_w);
 	}
+	return err;
+}
+
+/* Record (unless err, a failure already) until COMMAND ends, the duration
+ * passes, Ctrl-C, or the reader of stdout leaves; then COMMAND, if still
+ * running, ended (SIGTERM) and reaped.  Returns the failure, and in *status
+ * COMMAND's wait status (0 when it was not reaped). */
+static int record_until_done(struct dtlrec *r, pid_t child, uint64_t duration_ns, int err, int *status)
+{
 	/* the workload may write to our stdout: a reader that leaves ends the run */
 	struct rec_loop rl = { .r = r, .child = child };
 	struct tool_loop l = {
@@ -326,59 +324,120 @@ int dtl_cmd_record(int argc, char **argv)
 	if (!err && tool_run(&l) < 0)
 		err = rl.err;
 	child = rl.child;
-	int status = rl.status;
+	*status = rl.status;
 	if (child > 0) {
 		kill(child, SIGTERM);
-		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		while (waitpid(child, status, 0) < 0 && errno == EINTR)
 			;	/* a second Ctrl-C aborts (and the child dies with us) */
 	}
+	return err;
+}
+
+/* The one-line summary of the recording in out. */
+static void print_summary(const char *out, const struct dtlrec_stats *st)
+{
+	char corrupt[96] = "";
+
+	if (st->corrupt_bytes)	/* the rings' corruption policy: counted, skipped to the head */
+		snprintf(corrupt, sizeof(corrupt), "; corrupt ring data: %" PRIu64 " bytes skipped",
+			 st->corrupt_bytes);
+	fprintf(stderr, "latscope dtl record: %s: %u CPUs via %s, %" PRIu64 " DTL entries in %" PRIu64
+		" AUX chunks, %" PRIu64 " other records; lost: %" PRIu64 " events, %" PRIu64
+		" AUX flags%s%s%s\n", out, st->cpus, st->pmu ? "the vpa_dtl PMU" : "debugfs",
+		st->dtl_entries, st->aux_chunks, st->records, st->lost, st->aux_flags_lost, corrupt,
+		st->boot_tb_unknown ? "; boot_tb unknown (not Power; pass --boot-tb): DTL times are "
+				      "timebase/tb_freq and will not line up with the samples" : "",
+		st->boot_tb_estimated ? "; boot_tb estimated from the timebase and CLOCK_MONOTONIC" : "");
+}
+
+/* A warning for each kind of data the kernel or the hypervisor lost (even
+ * under -q). */
+static void warn_losses(const char *out, const struct dtlrec_stats *st)
+{
+	if (st->tp_undelivered)	/* the tracepoints' counting twins (every loss named) */
+		fprintf(stderr, "latscope dtl record: warning: the kernel fired %" PRIu64 " tracepoint samples "
+				"it never delivered, with no LOST record (of %" PRIu64 "): the sched events in %s "
+				"are incomplete\n", st->tp_undelivered, st->tp_fired, out);
+	if (st->aux_stopped)
+		fprintf(stderr, "latscope dtl record: warning: the AUX buffer of %" PRIu64 " CPU%s filled up and the "
+				"kernel stopped recording its DTL for the rest of the run (their entries end there; a "
+				"larger buffer, --aux-size, gives the reader more time)\n", st->aux_stopped,
+			st->aux_stopped == 1 ? "" : "s");
+	if (st->aux_overruns)
+		fprintf(stderr, "latscope dtl record: warning: the driver wrote over %" PRIu64 " bytes of AUX data "
+				"before they were read (%" PRIu64 " times; at least %" PRIu64 " entries lost; a larger "
+				"buffer, --aux-size, gives the reader more time)\n", st->aux_overrun_bytes,
+			st->aux_overruns, (st->aux_overrun_bytes + 47) / 48);
+	if (st->dbg_full_reads || st->dbg_out_of_order)
+		fprintf(stderr, "latscope dtl record: warning: the hypervisor lapped the debugfs reader: %" PRIu64
+				" reads returned the kernel's whole buffer less one, %" PRIu64 " entries came out of "
+				"order and were dropped; entries were probably lost (poll more often: -c)\n",
+			st->dbg_full_reads, st->dbg_out_of_order);
+	if (st->throttles)
+		fprintf(stderr, "latscope dtl record: warning: the kernel throttled sampling %" PRIu64 " times "
+				"(perf_event_max_sample_rate): the samples it did not take have no record\n",
+			st->throttles);
+}
+
+int dtl_cmd_record(int argc, char **argv)
+{
+	cmdio_signals_install();	/* first: a Ctrl-C during setup is seen */
+	struct record_params p = { .o = { .event = "dtl_all", .mask = DTL_MASK_ALL }, .out = "perf.data" };
+	struct dtlrec_opts o;
+	const char *tps[16];
+	char *dup = NULL;	/* -T's list, which tps point into */
+	int first, rc;
+
+	p.o.sysfs = getenv("LATSCOPE_SYSFS");
+	p.o.debugfs = getenv("LATSCOPE_DEBUGFS");
+	p.o.procfs = getenv("LATSCOPE_PROCFS");
+	if ((rc = dtl_cmd_parse(&dtl_record_cli, argc, argv, &p, &first)) >= 0)
+		return rc;
+	o = p.o;
+	o.source = (enum dtlrec_source)p.source;
+	char **cmd = first < argc ? argv + first : NULL;
+	if (tracepoint_list(&o, p.tplist, tps, &dup)) {
+		free(dup);
+		return EXIT_ERR;
+	}
+	o.argc = argc;
+	o.argv = (const char *const *)argv;
+
+	struct dtlrec *r;
+	int err = dtlrec_open(&r, &o, p.out);
+	if (err) {
+		fprintf(stderr, "latscope dtl record: %s\n", *dtlrec_strerror(r) ? dtlrec_strerror(r) : strerror(-err));
+		dtlrec_close(r, NULL);
+		free(dup);
+		return EXIT_ERR;
+	}
+	const char *knob, *knob_old;
+	if (dtlrec_changed_setting(r, &knob, &knob_old))
+		cmdio_on_abort_write(knob, knob_old);	/* a second Ctrl-C restores it too */
+	pid_t child = -1;
+	int go_w = -1, status;
+	if (cmd && start_command(cmd, getpid(), &child, &go_w)) {
+		dtlrec_close(r, NULL);
+		free(dup);
+		return EXIT_ERR;
+	}
+	err = start_recording(r, child, go_w);
+	err = record_until_done(r, child, p.duration_ns, err, &status);
 	if (err)
 		fprintf(stderr, "latscope dtl record: %s\n", *dtlrec_strerror(r) ? dtlrec_strerror(r) : strerror(-err));
 	struct dtlrec_stats st;
 	int cerr = dtlrec_close(r, &st);
 	free(dup);
 	if (cerr && !err) {
-		fprintf(stderr, "latscope dtl record: finishing %s: %s\n", out, strerror(-cerr));
+		fprintf(stderr, "latscope dtl record: finishing %s: %s\n", p.out, strerror(-cerr));
 		err = cerr;
 	}
 	cmdio_on_abort_forget();
 	if (cmdio_broken_pipe())
 		return EXIT_ERR;	/* the quiet end (cmdio_reader_left()) */
-	char corrupt[96] = "";
-	if (st.corrupt_bytes)	/* the rings' corruption policy: counted, skipped to the head */
-		snprintf(corrupt, sizeof(corrupt), "; corrupt ring data: %" PRIu64 " bytes skipped",
-			 st.corrupt_bytes);
-	if (!quiet)
-		fprintf(stderr, "latscope dtl record: %s: %u CPUs via %s, %" PRIu64 " DTL entries in %" PRIu64
-			" AUX chunks, %" PRIu64 " other records; lost: %" PRIu64 " events, %" PRIu64
-			" AUX flags%s%s%s\n", out, st.cpus, st.pmu ? "the vpa_dtl PMU" : "debugfs",
-			st.dtl_entries, st.aux_chunks, st.records, st.lost, st.aux_flags_lost, corrupt,
-			st.boot_tb_unknown ? "; boot_tb unknown (not Power; pass --boot-tb): DTL times are "
-					     "timebase/tb_freq and will not line up with the samples" : "",
-			st.boot_tb_estimated ? "; boot_tb estimated from the timebase and CLOCK_MONOTONIC" : "");
-	if (st.tp_undelivered)	/* the tracepoints' counting twins (every loss named) */
-		fprintf(stderr, "latscope dtl record: warning: the kernel fired %" PRIu64 " tracepoint samples "
-				"it never delivered, with no LOST record (of %" PRIu64 "): the sched events in %s "
-				"are incomplete\n", st.tp_undelivered, st.tp_fired, out);
-	if (st.aux_stopped)
-		fprintf(stderr, "latscope dtl record: warning: the AUX buffer of %" PRIu64 " CPU%s filled up and the "
-				"kernel stopped recording its DTL for the rest of the run (their entries end there; a "
-				"larger buffer, --aux-size, gives the reader more time)\n", st.aux_stopped,
-			st.aux_stopped == 1 ? "" : "s");
-	if (st.aux_overruns)
-		fprintf(stderr, "latscope dtl record: warning: the driver wrote over %" PRIu64 " bytes of AUX data "
-				"before they were read (%" PRIu64 " times; at least %" PRIu64 " entries lost; a larger "
-				"buffer, --aux-size, gives the reader more time)\n", st.aux_overrun_bytes,
-			st.aux_overruns, (st.aux_overrun_bytes + 47) / 48);
-	if (st.dbg_full_reads || st.dbg_out_of_order)
-		fprintf(stderr, "latscope dtl record: warning: the hypervisor lapped the debugfs reader: %" PRIu64
-				" reads returned the kernel's whole buffer less one, %" PRIu64 " entries came out of "
-				"order and were dropped; entries were probably lost (poll more often: -c)\n",
-			st.dbg_full_reads, st.dbg_out_of_order);
-	if (st.throttles)
-		fprintf(stderr, "latscope dtl record: warning: the kernel throttled sampling %" PRIu64 " times "
-				"(perf_event_max_sample_rate): the samples it did not take have no record\n",
-			st.throttles);
+	if (!p.quiet)
+		print_summary(p.out, &st);
+	warn_losses(p.out, &st);
 	/* COMMAND not run (127) is a failure too */
 	return tool_status(err || (WIFEXITED(status) && WEXITSTATUS(status) == 127), false);
 }

@@ -182,19 +182,18 @@ static bool has_sched_switch(const struct pdread *r)
 	return false;
 }
 
-/*
- * The merged timeline: every entry into the statistics (in time order) and
- * every involuntary interruption charged to the task on its CPU.
- */
-static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, const char *path)
-{
-	struct dtltl_item it;
-	struct tpdecode *d = NULL;
-	struct tpdecode_losses loss = { 0 };	/* of the sched_switch samples only */
-	uint64_t end_ns = 0;
-	int rc;
+/* What run_timeline() keeps between items: the sched_switch decoder (made
+ * at the first one; freed by run_timeline()), its losses, the newest time. */
+struct timeline_walk {
+	struct tpdecode *d;
+	struct tpdecode_losses loss;	/* of the sched_switch samples only */
+	uint64_t end_ns;		/* the newest entry or timed sample */
+};
 
-	(void)path;
+/* --tb-freq and --boot-tb into the timeline's options, over the header
+ * records (--boot-tb alone assumes the default tb_freq). */
+static void apply_tb_overrides(struct rep *o)
+{
 	if (o->tb_freq_opt) {
 		o->in.to.fallback.tb_freq = o->tb_freq_opt;
 		o->in.to.override_tb_freq = true;
@@ -205,77 +204,84 @@ static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, cons
 		if (!o->in.to.fallback.tb_freq)
 			o->in.to.fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
 	}
-	rc = dtltask_new(&o->tasks);
-	if (rc)
-		return rc;
-	rc = dtltl_new(&o->dt, r, &o->in.to);
-	if (rc)
-		return rc;
-	o->tl = dtltl_stats(o->dt);
-	while ((rc = dtltl_next(o->dt, &it)) > 0) {
-		if (it.kind == DTLTL_ENTRY) {
-			const struct dtlmerge_item *e = &it.entry;
-			if (e->time_ns > end_ns)
-				end_ns = e->time_ns;
-			if (o->have_cpus && !parse_cpuset_has(&o->cpus, e->cpu))
-				continue;
-			if (o->syms)
-				sym_account(o, e->raw);
-			rc = dtlstat_add_raw(s, e->cpu, e->raw, &e->tbi);
-			if (!rc)
-				rc = dtltask_entry(o->tasks, e->cpu, e->time_ns, &e->e, e->tbi.tb_freq);
-			if (!rc && o->bins)
-				rc = dtlbins_entry(o->bins, e->cpu, e->time_ns, &e->e, e->tbi.tb_freq);
-			if (rc == -ERANGE)
-				rc = 0;
-			if (rc < 0)
-				return rc;
-			continue;
-		}
-		const struct pdread_event *ev = it.ev;
-		if (ev->has_sample && (ev->sample.type & PDFORMAT_SAMPLE_TIME) && ev->sample.time > end_ns)
-			end_ns = ev->sample.time;
-		switch (ev->type) {
-		case PDFORMAT_RECORD_AUX:
-			o->aux_records++;
-			note_ring(o, ev, r);
-			continue;
-		case PDFORMAT_RECORD_AUXTRACE_ERROR:
-			note_auxerr(o, ev, r);
-			continue;
-		case PDFORMAT_RECORD_SAMPLE:
-			break;
-		default:
-			continue;
-		}
-		const struct pdread_evsel *es = ev->evsel;
-		if (!es || !es->tp || !(ev->sample.type & PDFORMAT_SAMPLE_CPU))
-			continue;
-		if (!d) {
-			d = tpdecode_new(pdread_tep(r));
-			if (!d)
-				return -ENOMEM;
-		}
-		struct tpevent e;
-		if (tpdecode_kind(d, (int)es->attr.config) != TPEVENT_SCHED_SWITCH)
-			continue;
-		if (tpdecode_decode_sample(d, ev, &e, &loss) < 0) {
-			o->bad_switches = loss.no_raw + loss.bad_raw;
-			continue;
-		}
-		rc = dtltask_switch(o->tasks, ev->sample.cpu, ev->sample.time, e.sw.prev_pid,
-				    e.sw.prev_comm, e.sw.next_pid, e.sw.next_comm);
-		if (!rc && o->bins)
-			rc = dtlbins_switch(o->bins, ev->sample.cpu, ev->sample.time, e.sw.next_pid,
-					    e.sw.next_comm);
-		if (rc == -ERANGE)
-			rc = 0;
-		if (rc < 0)
-			break;
+}
+
+/* One DTL entry of a wanted CPU into the statistics, the symbols, the task
+ * running on its CPU and the bins.  0, or a negative errno (an entry out of
+ * a table's range, -ERANGE, is skipped: 0). */
+static int timeline_entry(struct dtlstat *s, struct rep *o, const struct dtlmerge_item *e, uint64_t *end_ns)
+{
+	int rc;
+
+	if (e->time_ns > *end_ns)
+		*end_ns = e->time_ns;
+	if (o->have_cpus && !parse_cpuset_has(&o->cpus, e->cpu))
+		return 0;
+	if (o->syms)
+		sym_account(o, e->raw);
+	rc = dtlstat_add_raw(s, e->cpu, e->raw, &e->tbi);
+	if (!rc)
+		rc = dtltask_entry(o->tasks, e->cpu, e->time_ns, &e->e, e->tbi.tb_freq);
+	if (!rc && o->bins)
+		rc = dtlbins_entry(o->bins, e->cpu, e->time_ns, &e->e, e->tbi.tb_freq);
+	return rc == -ERANGE ? 0 : rc;
+}
+
+/* A sample: when it is a sched_switch, its next task runs on its CPU from
+ * now on (the tasks, the bins).  0, or a negative errno (-ERANGE skipped). */
+static int timeline_sample(struct pdread *r, struct rep *o, struct timeline_walk *w, const struct pdread_event *ev)
+{
+	const struct pdread_evsel *es = ev->evsel;
+	struct tpevent e;
+	int rc;
+
+	if (!es || !es->tp || !(ev->sample.type & PDFORMAT_SAMPLE_CPU))
+		return 0;
+	if (!w->d) {
+		w->d = tpdecode_new(pdread_tep(r));
+		if (!w->d)
+			return -ENOMEM;
 	}
-	tpdecode_free(d);
-	if (rc < 0)
-		return rc;
+	if (tpdecode_kind(w->d, (int)es->attr.config) != TPEVENT_SCHED_SWITCH)
+		return 0;
+	if (tpdecode_decode_sample(w->d, ev, &e, &w->loss) < 0) {
+		o->bad_switches = w->loss.no_raw + w->loss.bad_raw;
+		return 0;
+	}
+	rc = dtltask_switch(o->tasks, ev->sample.cpu, ev->sample.time, e.sw.prev_pid,
+			    e.sw.prev_comm, e.sw.next_pid, e.sw.next_comm);
+	if (!rc && o->bins)
+		rc = dtlbins_switch(o->bins, ev->sample.cpu, ev->sample.time, e.sw.next_pid,
+				    e.sw.next_comm);
+	return rc == -ERANGE ? 0 : rc;
+}
+
+/* One record of the timeline other than a DTL entry: AUX records and
+ * AUXTRACE_ERRORs noted, samples to timeline_sample().  0 or a negative errno. */
+static int timeline_record(struct pdread *r, struct rep *o, struct timeline_walk *w, const struct pdread_event *ev)
+{
+	if (ev->has_sample && (ev->sample.type & PDFORMAT_SAMPLE_TIME) && ev->sample.time > w->end_ns)
+		w->end_ns = ev->sample.time;
+	switch (ev->type) {
+	case PDFORMAT_RECORD_AUX:
+		o->aux_records++;
+		note_ring(o, ev, r);
+		return 0;
+	case PDFORMAT_RECORD_AUXTRACE_ERROR:
+		note_auxerr(o, ev, r);
+		return 0;
+	case PDFORMAT_RECORD_SAMPLE:
+		return timeline_sample(r, o, w, ev);
+	default:
+		return 0;
+	}
+}
+
+/* The end at end_ns: the tasks' and bins' last stretches closed, the merge's
+ * scan counts into the statistics, its late entries and the dropped buffers
+ * into o. */
+static void finish_timeline(struct dtlstat *s, struct rep *o, uint64_t end_ns)
+{
 	dtltask_end(o->tasks, end_ns);
 	if (o->bins)
 		dtlbins_end(o->bins, end_ns);
@@ -289,6 +295,39 @@ static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, cons
 	dtlstat_set_scan(s, &sc);
 	o->late = ms->late;
 	o->dropped = o->tl->bad_cpu_buffers;
+}
+
+/*
+ * The merged timeline: every entry into the statistics (in time order) and
+ * every involuntary interruption charged to the task on its CPU.
+ */
+static int run_timeline(struct pdread *r, struct dtlstat *s, struct rep *o, const char *path)
+{
+	struct timeline_walk w = { 0 };
+	struct dtltl_item it;
+	int rc;
+
+	(void)path;
+	apply_tb_overrides(o);
+	rc = dtltask_new(&o->tasks);
+	if (rc)
+		return rc;
+	rc = dtltl_new(&o->dt, r, &o->in.to);
+	if (rc)
+		return rc;
+	o->tl = dtltl_stats(o->dt);
+	while ((rc = dtltl_next(o->dt, &it)) > 0) {
+		if (it.kind == DTLTL_ENTRY)
+			rc = timeline_entry(s, o, &it.entry, &w.end_ns);
+		else
+			rc = timeline_record(r, o, &w, it.ev);
+		if (rc < 0)
+			break;
+	}
+	tpdecode_free(w.d);
+	if (rc < 0)
+		return rc;
+	finish_timeline(s, o, w.end_ns);
 	return 0;
 }
 

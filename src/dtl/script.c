@@ -488,126 +488,160 @@ static void report_gaps(const char *path, struct dtltl *t, const struct script *
 		fprintf(stderr, "  ... (%zu more listed, %" PRIu64 " in all)\n", ng - 20, total);
 }
 
+/* --json beside --wide or --csv refused (both would go to standard output);
+ * --json alone is the JSON mode; --boot-tb or --tb-freq without a tb_freq
+ * assume the default one.  0, or EXIT_ERR after the message. */
+static int settle_modes(struct script *s)
+{
+	struct dtltl_opts *to = &s->in.to;
+
+	if (s->json && !s->json_file && s->mode != OUT_PERF) {
+		/* both on standard output: one would silently win */
+		fprintf(stderr, "latscope dtl script: --json and --%s cannot be used together (--json=FILE "
+			"writes the JSON beside them)\n", s->mode == OUT_WIDE ? "wide" : "csv");
+		return EXIT_ERR;
+	}
+	if (s->json && !s->json_file)
+		s->mode = OUT_JSON;	/* DTL entries only, one JSON object per line */
+	if ((to->override_boot_tb || to->override_tb_freq) && !to->fallback.tb_freq)
+		to->fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
+	return 0;
+}
+
+/* Everything the printing needs once s->r is open: the sample printer and
+ * its line, the timeline, the symbols (--kallsyms now, this machine's at the
+ * first DTL line), the --json=FILE file, the default layout's output buffer,
+ * the CSV header.  0, or EXIT_ERR after the message (what was made is freed
+ * by dtl_cmd_script()'s end). */
+static int open_printing(struct script *s, const char *path)
+{
+	/* the default layout: samples through latscope script's formatter and
+	 * output buffer (src/scriptout.h), symbols resolved together */
+	struct pdprint_opts po = { .ns = s->ns, .defer_symbols = s->mode == OUT_PERF };
+	s->pp = pdprint_new(s->r, &po);
+	s->line_cap = 4096;
+	s->line = malloc(s->line_cap);
+	if (!s->pp || !s->line) {
+		fprintf(stderr, "latscope dtl script: out of memory\n");
+		return EXIT_ERR;
+	}
+	int rc = dtltl_new(&s->t, s->r, &s->in.to);
+	if (rc) {
+		fprintf(stderr, "latscope dtl script: %s: %s\n", path,
+			*pdread_strerror(s->r) ? pdread_strerror(s->r) : strerror(-rc));
+		return EXIT_ERR;
+	}
+	/* --kallsyms is loaded (and refused) now; this machine's own symbols
+	 * only when a DTL line needs them */
+	if (!s->in.kallsyms && !s->in.no_symbols)
+		s->syms_todo = true;
+	else if (dtl_cmd_syms(&s->syms, s->r, s->in.kallsyms, s->in.no_symbols, "latscope dtl script"))
+		return EXIT_ERR;
+	if (s->json_file && !s->json &&
+	    !(s->jf = cmdio_fopen_safe(&s->jsf, AT_FDCWD, s->json_file, NULL, s->force, "latscope dtl script")))
+		return EXIT_ERR;
+	if (s->mode == OUT_PERF) {
+		if (scriptout_init(&s->so, s->pp)) {
+			fprintf(stderr, "latscope dtl script: out of memory\n");
+			return EXIT_ERR;
+		}
+		s->have_so = true;
+	}
+	if (s->mode == OUT_CSV)
+		printf("cpu,time_ns,timebase,dispatch_reason,preempt_reason,enqueue_to_dispatch_time,"
+		       "ready_to_enqueue_time,waiting_to_ready_time,processor_id,fault_addr,srr0,srr1,symbol\n");
+	return 0;
+}
+
+/* The timeline printed: each DTL entry, each sample but the DTL's, task
+ * names tracked from the other records.  Stops when the output is gone or a
+ * sample was refused (said; *ret = EXIT_ERR).  Returns dtltl_next()'s last
+ * answer (< 0: a read error, not yet said). */
+static int print_timeline(struct script *s, int *ret)
+{
+	struct dtltl_item it;
+	uint64_t n_items = 0;
+	int rc;
+
+	while ((rc = dtltl_next(s->t, &it)) > 0) {
+		if ((++n_items & 4095) == 0 && ferror(stdout))
+			break;	/* the output is gone (closed pipe, full disk): said below */
+		if (it.kind == DTLTL_ENTRY) {
+			print_dtl(s, &it.entry);
+			continue;
+		}
+		const struct pdread_event *ev = it.ev;
+		if (ev->type != PDFORMAT_RECORD_SAMPLE) {
+			pdprint_track(s->pp, ev);	/* task names: COMM, FORK */
+			continue;
+		}
+		if (dtltl_evsel_is_dtl(s->t, ev->evsel))
+			continue;
+		if (!ev->evsel || !ev->has_sample)
+			continue;	/* unknown id or too short: counted by the reader, said below */
+		if (!print_sample(s, ev)) {
+			fprintf(stderr, "latscope dtl script: stopped after %" PRIu64 " samples: not printed as "
+				"perf script prints them: %s\n", s->sample_lines, pdprint_refusal(s->pp));
+			*ret = EXIT_ERR;
+			break;
+		}
+	}
+	return rc;
+}
+
+/* The JSON stream's last line (stdout, or the --json=FILE file): what was
+ * counted, for its readers.  A failed write is seen at the end. */
+static void print_json_summary(const struct script *s)
+{
+	const struct dtlmerge *m = dtltl_merge(s->t);
+	const struct dtlmerge_stats *ms = dtlmerge_stats(m);
+	const struct dtltl_stats *ts = dtltl_stats(s->t);
+	const struct pdread_stats *rs = pdread_stats(s->r);
+	struct json_object *o = jsonout_new(REPORT_DTL_SCRIPT), *sm = json_object_new_object(),
+			   *g = json_object_new_object();
+
+	json_object_object_add(o, "type", json_object_new_string("summary"));
+	json_object_object_add(sm, "entries", jsonv_u64(ms->entries));
+	json_object_object_add(sm, "printed", jsonv_u64(s->dtl_lines));
+	json_object_object_add(sm, "late", jsonv_u64(ms->late));
+	json_object_object_add(sm, "dropped_buffers", jsonv_u64(ts->bad_cpu_buffers));
+	json_object_object_add(sm, "unknown_id_samples", jsonv_u64(rs->unknown_id));
+	json_object_object_add(sm, "short_samples", jsonv_u64(rs->bad_samples));
+	json_object_object_add(sm, "forced_records", jsonv_u64(ts->forced_records));
+	json_object_object_add(sm, "far_entries", jsonv_u64(ts->far_entries));
+	for (int k = 0; k < DTLMERGE_GAP_NR_KINDS; k++)
+		json_object_object_add(g, dtlmerge_gap_name(k), jsonv_u64(ms->gaps[k]));
+	json_object_object_add(sm, "gaps", g);
+	json_object_object_add(o, "summary", sm);
+	jsonout_line(o, s->jf ? s->jf : stdout);	/* a failed write: said below */
+	json_object_put(o);
+}
+
 int dtl_cmd_script(int argc, char **argv)
 {
 	struct script s = { .mode = OUT_PERF, .t1_ns = UINT64_MAX };
-	struct dtltl_opts *to = &s.in.to;
 	int first, rc, ret = 0;
-	struct dtltl_item it;
 
 	if ((rc = dtl_cmd_parse(&dtl_script_cli, argc, argv, &s, &first)) >= 0)
 		return rc;
 	if (dtl_cmd_file(&dtl_script_cli, &s.in, argc, argv, first))
 		return EXIT_ERR;
 	const char *path = s.in.path;
-	if (s.json && !s.json_file && s.mode != OUT_PERF) {
-		/* both on standard output: one would silently win */
-		fprintf(stderr, "latscope dtl script: --json and --%s cannot be used together (--json=FILE "
-			"writes the JSON beside them)\n", s.mode == OUT_WIDE ? "wide" : "csv");
+	if (settle_modes(&s))
 		return EXIT_ERR;
-	}
-	if (s.json && !s.json_file)
-		s.mode = OUT_JSON;	/* DTL entries only, one JSON object per line */
-	if ((to->override_boot_tb || to->override_tb_freq) && !to->fallback.tb_freq)
-		to->fallback.tb_freq = DTL_DEFAULT_TB_FREQ;
 	/* read as latscope script reads (a large file with read(2)) */
 	if (dtl_cmd_open(&s.r, path, false, scriptout_no_map(path), "latscope dtl script"))
 		return EXIT_ERR;
-	/* the default layout: samples through latscope script's formatter and
-	 * output buffer (src/scriptout.h), symbols resolved together */
-	struct pdprint_opts po = { .ns = s.ns, .defer_symbols = s.mode == OUT_PERF };
-	s.pp = pdprint_new(s.r, &po);
-	s.line_cap = 4096;
-	s.line = malloc(s.line_cap);
-	if (!s.pp || !s.line) {
-		fprintf(stderr, "latscope dtl script: out of memory\n");
-		ret = EXIT_ERR;
+	if ((ret = open_printing(&s, path)))
 		goto out;
-	}
-	rc = dtltl_new(&s.t, s.r, to);
-	if (rc) {
-		fprintf(stderr, "latscope dtl script: %s: %s\n", path,
-			*pdread_strerror(s.r) ? pdread_strerror(s.r) : strerror(-rc));
-		ret = EXIT_ERR;
-		goto out;
-	}
-	/* --kallsyms is loaded (and refused) now; this machine's own symbols
-	 * only when a DTL line needs them */
-	if (!s.in.kallsyms && !s.in.no_symbols)
-		s.syms_todo = true;
-	else if (dtl_cmd_syms(&s.syms, s.r, s.in.kallsyms, s.in.no_symbols, "latscope dtl script")) {
-		ret = EXIT_ERR;
-		goto out;
-	}
-	if (s.json_file && !s.json &&
-	    !(s.jf = cmdio_fopen_safe(&s.jsf, AT_FDCWD, s.json_file, NULL, s.force, "latscope dtl script"))) {
-		ret = EXIT_ERR;
-		goto out;
-	}
-	if (s.mode == OUT_PERF) {
-		if (scriptout_init(&s.so, s.pp)) {
-			fprintf(stderr, "latscope dtl script: out of memory\n");
-			ret = EXIT_ERR;
-			goto out;
-		}
-		s.have_so = true;
-	}
-	if (s.mode == OUT_CSV)
-		printf("cpu,time_ns,timebase,dispatch_reason,preempt_reason,enqueue_to_dispatch_time,"
-		       "ready_to_enqueue_time,waiting_to_ready_time,processor_id,fault_addr,srr0,srr1,symbol\n");
-	uint64_t n_items = 0;
-	while ((rc = dtltl_next(s.t, &it)) > 0) {
-		if ((++n_items & 4095) == 0 && ferror(stdout))
-			break;	/* the output is gone (closed pipe, full disk): said below */
-		if (it.kind == DTLTL_ENTRY) {
-			print_dtl(&s, &it.entry);
-			continue;
-		}
-		const struct pdread_event *ev = it.ev;
-		if (ev->type != PDFORMAT_RECORD_SAMPLE) {
-			pdprint_track(s.pp, ev);	/* task names: COMM, FORK */
-			continue;
-		}
-		if (dtltl_evsel_is_dtl(s.t, ev->evsel))
-			continue;
-		if (!ev->evsel || !ev->has_sample)
-			continue;	/* unknown id or too short: counted by the reader, said below */
-		if (!print_sample(&s, ev)) {
-			fprintf(stderr, "latscope dtl script: stopped after %" PRIu64 " samples: not printed as "
-				"perf script prints them: %s\n", s.sample_lines, pdprint_refusal(s.pp));
-			ret = EXIT_ERR;
-			break;
-		}
-	}
+	rc = print_timeline(&s, &ret);
 	if (rc < 0) {
 		fprintf(stderr, "latscope dtl script: %s: %s\n", path,
 			*pdread_strerror(s.r) ? pdread_strerror(s.r) : strerror(-rc));
 		ret = EXIT_ERR;
 	}
-	if (rc == 0 && (s.mode == OUT_JSON || s.jf)) {
-		/* the last line: what was counted, for readers of the stream */
-		const struct dtlmerge *m = dtltl_merge(s.t);
-		const struct dtlmerge_stats *ms = dtlmerge_stats(m);
-		const struct dtltl_stats *ts = dtltl_stats(s.t);
-		const struct pdread_stats *rs = pdread_stats(s.r);
-		struct json_object *o = jsonout_new(REPORT_DTL_SCRIPT), *sm = json_object_new_object(),
-				   *g = json_object_new_object();
-		json_object_object_add(o, "type", json_object_new_string("summary"));
-		json_object_object_add(sm, "entries", jsonv_u64(ms->entries));
-		json_object_object_add(sm, "printed", jsonv_u64(s.dtl_lines));
-		json_object_object_add(sm, "late", jsonv_u64(ms->late));
-		json_object_object_add(sm, "dropped_buffers", jsonv_u64(ts->bad_cpu_buffers));
-		json_object_object_add(sm, "unknown_id_samples", jsonv_u64(rs->unknown_id));
-		json_object_object_add(sm, "short_samples", jsonv_u64(rs->bad_samples));
-		json_object_object_add(sm, "forced_records", jsonv_u64(ts->forced_records));
-		json_object_object_add(sm, "far_entries", jsonv_u64(ts->far_entries));
-		for (int k = 0; k < DTLMERGE_GAP_NR_KINDS; k++)
-			json_object_object_add(g, dtlmerge_gap_name(k), jsonv_u64(ms->gaps[k]));
-		json_object_object_add(sm, "gaps", g);
-		json_object_object_add(o, "summary", sm);
-		jsonout_line(o, s.jf ? s.jf : stdout);	/* a failed write: said below */
-		json_object_put(o);
-	}
+	if (rc == 0 && (s.mode == OUT_JSON || s.jf))
+		print_json_summary(&s);
 	if (s.have_so)
 		scriptout_flush(&s.so);
 	if (cmdio_finish(stdout, "latscope dtl script", "standard output")) {
