@@ -230,6 +230,20 @@ static void feat_auxtrace(struct pdread *r, struct fcur *c, uint64_t off)
 	r->aux_index_off = off + 8;
 }
 
+/* LATSCOPE_FIRED (bit 254): latscope's table of the events that fired,
+ * decoded into r->info.fired (which owns it).  A damaged table fails the
+ * read at the offset of its first bad byte. */
+static int feat_latscope_fired(struct pdread *r, const uint8_t *p, uint64_t len, uint64_t off)
+{
+	size_t bad;
+	const char *why;
+	int ferr = firedtab_decode(p, (size_t)len, &r->info.fired, &bad, &why);
+	if (ferr)
+		return pdread_fail(r, ferr, off + bad, "LATSCOPE_FIRED feature (bit 254): %s",
+				 ferr == -ENOMEM ? "out of memory" : why);
+	return 0;
+}
+
 int pdread_parse_feature(struct pdread *r, int feat, const uint8_t *p, uint64_t len, uint64_t off)
 {
 	struct fcur c = { .p = p, .end = p + len, .swap = r->swap };
@@ -316,15 +330,8 @@ int pdread_parse_feature(struct pdread *r, int feat, const uint8_t *p, uint64_t 
 		break;
 	case PDFORMAT_FEAT_LATSCOPE_OSNOISE:
 		return pdread_parse_osnp(r, p, len, off);
-	case PDFORMAT_FEAT_LATSCOPE_FIRED: {
-		size_t bad;
-		const char *why;
-		int ferr = firedtab_decode(p, (size_t)len, &r->info.fired, &bad, &why);
-		if (ferr)
-			return pdread_fail(r, ferr, off + bad, "LATSCOPE_FIRED feature (bit 254): %s",
-					 ferr == -ENOMEM ? "out of memory" : why);
-		return 0;
-	}
+	case PDFORMAT_FEAT_LATSCOPE_FIRED:
+		return feat_latscope_fired(r, p, len, off);
 	default:
 		return 0;	/* known but not needed, or unknown: skipped */
 	}

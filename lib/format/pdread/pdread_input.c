@@ -252,6 +252,70 @@ static void release_behind(struct pdread *r, uint64_t off)
 }
 
 /*
+ * The next whole record of the decompressed buffer into *ev (its data stays
+ * in r->dbuf until the next decompress).  1 when there was one, 0 when the
+ * buffer holds no whole record, or the failure (reported at the compressed
+ * record's offset).
+ */
+static int next_decompressed(struct pdread *r, struct pdread_event *ev)
+{
+	if (r->dbuf_len - r->dbuf_pos < 8)
+		return 0;
+	const uint8_t *p = r->dbuf + r->dbuf_pos;
+	uint16_t size = bytes_ld16(p + 6, r->swap);
+	if (size < 8)
+		return pdread_fail(r, -EINVAL, r->dbuf_file_offset,
+				 "record of size %u inside a compressed record", size);
+	if (r->dbuf_len - r->dbuf_pos < size)
+		return 0;
+	ev->type = bytes_ld32(p, r->swap);
+	ev->misc = bytes_ld16(p + 4, r->swap);
+	ev->size = size;
+	ev->data = p;
+	ev->file_offset = r->dbuf_file_offset;
+	ev->compressed = true;
+	r->dbuf_pos += size;
+	if (ev->type == PDFORMAT_RECORD_AUXTRACE)
+		return pdread_fail(r, -EINVAL, r->dbuf_file_offset,
+				 "AUXTRACE record inside a compressed record");
+	return 1;
+}
+
+/* A mapped file: drop the pages well behind off and map in those ahead. */
+static void keep_mapping_near(struct pdread *r, uint64_t off)
+{
+	if (off > r->dropped + (24u << 20))
+		release_behind(r, off);
+	if (off + (4u << 20) >= r->populated)
+		populate_ahead(r, off);
+}
+
+/*
+ * A COMPRESSED or COMPRESSED2 record (p[size], at file offset off, already
+ * in the window) expanded into r->dbuf, which the next calls read from.
+ * 0 or the failure; a COMPRESSED2 data size that does not fit the record
+ * is reported at off.
+ */
+static int unpack_compressed(struct pdread *r, const uint8_t *p, uint32_t type, uint16_t size, uint64_t off)
+{
+	r->stats.compressed_records++;
+	const uint8_t *src = p + 8;
+	size_t len = size - 8u;
+	if (type == PDFORMAT_RECORD_COMPRESSED2) {
+		if (size < 16)
+			return pdread_fail(r, -EINVAL, off, "COMPRESSED2 record too short");
+		uint64_t dsz = bytes_ld64(p + 8, r->swap);
+		if (dsz > size - 16u)
+			return pdread_fail(r, -EINVAL, off, "COMPRESSED2 data size %llu exceeds the record",
+					 (unsigned long long)dsz);
+		src = p + 16;
+		len = (size_t)dsz;
+	}
+	r->stats.by_type[type]++;
+	return decompress(r, src, len, off);
+}
+
+/*
  * Next raw record, from the decompressed buffer first, then the input.
  * On success *ev has type/misc/size/data/file_offset/compressed.  Returns 1,
  * 0 at the end, or a negative errno.
@@ -259,33 +323,12 @@ static void release_behind(struct pdread *r, uint64_t off)
 int pdread_read_raw(struct pdread *r, struct pdread_event *ev)
 {
 	for (;;) {
-		if (r->dbuf_len - r->dbuf_pos >= 8) {
-			const uint8_t *p = r->dbuf + r->dbuf_pos;
-			uint16_t size = bytes_ld16(p + 6, r->swap);
-			if (size < 8)
-				return pdread_fail(r, -EINVAL, r->dbuf_file_offset,
-						 "record of size %u inside a compressed record", size);
-			if (r->dbuf_len - r->dbuf_pos >= size) {
-				ev->type = bytes_ld32(p, r->swap);
-				ev->misc = bytes_ld16(p + 4, r->swap);
-				ev->size = size;
-				ev->data = p;
-				ev->file_offset = r->dbuf_file_offset;
-				ev->compressed = true;
-				r->dbuf_pos += size;
-				if (ev->type == PDFORMAT_RECORD_AUXTRACE)
-					return pdread_fail(r, -EINVAL, r->dbuf_file_offset,
-							 "AUXTRACE record inside a compressed record");
-				return 1;
-			}
-		}
+		int got = next_decompressed(r, ev);
+		if (got)
+			return got;
 		uint64_t off = in_offset(r);
-		if (r->mapped) {
-			if (off > r->dropped + (24u << 20))
-				release_behind(r, off);
-			if (off + (4u << 20) >= r->populated)
-				populate_ahead(r, off);
-		}
+		if (r->mapped)
+			keep_mapping_near(r, off);
 		if (off >= r->end)
 			goto eof;
 		ssize_t a = pdread_in_need(r, 8);
@@ -328,21 +371,7 @@ int pdread_read_raw(struct pdread *r, struct pdread_event *ev)
 		r->buf_pos += size;
 		r->stats.records++;
 		if (type == PDFORMAT_RECORD_COMPRESSED || type == PDFORMAT_RECORD_COMPRESSED2) {
-			r->stats.compressed_records++;
-			const uint8_t *src = p + 8;
-			size_t len = size - 8u;
-			if (type == PDFORMAT_RECORD_COMPRESSED2) {
-				if (size < 16)
-					return pdread_fail(r, -EINVAL, off, "COMPRESSED2 record too short");
-				uint64_t dsz = bytes_ld64(p + 8, r->swap);
-				if (dsz > size - 16u)
-					return pdread_fail(r, -EINVAL, off, "COMPRESSED2 data size %llu exceeds the record",
-							 (unsigned long long)dsz);
-				src = p + 16;
-				len = (size_t)dsz;
-			}
-			r->stats.by_type[type]++;
-			int err = decompress(r, src, len, off);
+			int err = unpack_compressed(r, p, type, size, off);
 			if (err)
 				return err;
 			continue;

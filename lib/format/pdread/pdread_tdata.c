@@ -179,37 +179,85 @@ static void td_note(struct td_verdicts *tv, size_t i, int rc)
 		tv->n = i + 1;
 }
 
+/* The tracing data's preamble: what the rest is read with. */
+struct td_preamble {
+	const char *version;	/* points into the blob */
+	bool big_endian;
+	int long_size;		/* 4 or 8 */
+	uint32_t page_size;
+};
+
+/*
+ * Read the preamble (magic, "tracing", version, byte order, long size, page
+ * size) into *pre and set b->swap from its byte order.  0, or the failure
+ * reported at off (the section's start).
+ */
+static int read_preamble(struct pdread *r, struct blob *b, uint64_t off, struct td_preamble *pre)
+{
+	static const uint8_t magic[3] = { 0x17, 0x08, 0x44 };
+	const uint8_t *m = blob_take(b, 3);
+	const uint8_t *tag = blob_take(b, 7);
+	if (!m || memcmp(m, magic, 3) || !tag || memcmp(tag, "tracing", 7))
+		return pdread_fail(r, -EINVAL, off, "tracing data has a bad magic");
+	pre->version = blob_str(b);
+	const uint8_t *flags = blob_take(b, 2);
+	if (!pre->version || !flags)
+		return pdread_fail(r, -EINVAL, off, "tracing data is truncated");
+	pre->big_endian = flags[0] != 0;
+	pre->long_size = flags[1];
+	b->swap = pre->big_endian != (bool)BYTES_HOST_BIG_ENDIAN;
+	pre->page_size = blob_u32(b);
+	if (b->bad || (pre->long_size != 4 && pre->long_size != 8))
+		return pdread_fail(r, -EINVAL, off, "tracing data has a bad long size %d", pre->long_size);
+	return 0;
+}
+
+/* A libtraceevent handle set up for the preamble's machine; the caller
+ * frees it (tep_free).  NULL when out of memory. */
+static struct tep_handle *new_tep(const struct td_preamble *pre)
+{
+	struct tep_handle *tep = tep_alloc();
+	if (!tep)
+		return NULL;
+	tep_set_flag(tep, TEP_NSEC_OUTPUT);
+	tep_set_file_bigendian(tep, pre->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, BYTES_HOST_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, pre->long_size);
+	tep_set_page_size(tep, (int)pre->page_size);
+	return tep;
+}
+
+/*
+ * One event format (u64 size, then its text) of system sys, given to the
+ * library when the verdicts allow call number *call (which counts on).  A
+ * truncated one sets b->bad; a NULL sys (its name was truncated) is read
+ * past but not parsed.
+ */
+static void parse_format(struct tep_handle *tep, struct blob *b, struct td_verdicts *tv, size_t *call,
+			 const char *sys)
+{
+	uint64_t sz = blob_u64(b);
+	const uint8_t *txt = blob_take(b, sz);
+	if (txt && sys && td_allowed(tv, *call))
+		td_note(tv, *call, tep_parse_event(tep, (const char *)txt, (unsigned long)sz, sys));
+	(*call)++;
+}
+
 static int parse_tracing_data_unchecked(struct pdread *r, const uint8_t *data, uint64_t len, uint64_t off,
 					struct td_verdicts *tv, struct tep_handle **out)
 {
 	size_t call = 0;
 	struct blob b = { .p = data, .end = data + len };
-	static const uint8_t magic[3] = { 0x17, 0x08, 0x44 };
-	const uint8_t *m = blob_take(&b, 3);
-	const uint8_t *tag = blob_take(&b, 7);
-	if (!m || memcmp(m, magic, 3) || !tag || memcmp(tag, "tracing", 7))
-		return pdread_fail(r, -EINVAL, off, "tracing data has a bad magic");
-	const char *version = blob_str(&b);
-	const uint8_t *flags = blob_take(&b, 2);
-	if (!version || !flags)
-		return pdread_fail(r, -EINVAL, off, "tracing data is truncated");
-	bool be = flags[0] != 0;
-	int long_size = flags[1];
-	b.swap = be != (bool)BYTES_HOST_BIG_ENDIAN;
-	uint32_t page_size = blob_u32(&b);
-	if (b.bad || (long_size != 4 && long_size != 8))
-		return pdread_fail(r, -EINVAL, off, "tracing data has a bad long size %d", long_size);
+	struct td_preamble pre = { 0 };	/* zeroed for gcc: it cannot tell read_preamble fills it */
+	int err = read_preamble(r, &b, off, &pre);
+	if (err)
+		return err;
 
-	struct tep_handle *tep = tep_alloc();
+	struct tep_handle *tep = new_tep(&pre);
 	if (!tep)
 		return -ENOMEM;
-	tep_set_flag(tep, TEP_NSEC_OUTPUT);
-	tep_set_file_bigendian(tep, be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, BYTES_HOST_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, long_size);
-	tep_set_page_size(tep, (int)page_size);
 
-	int err = -EINVAL;
+	err = -EINVAL;
 	const char *what = "header_page";
 	const uint8_t *name = blob_take(&b, 12);
 	if (!name || memcmp(name, "header_page", 12))
@@ -224,7 +272,7 @@ static int parse_tracing_data_unchecked(struct pdread *r, const uint8_t *data, u
 		goto out;
 	}
 	if (td_allowed(tv, call))
-		td_note(tv, call, tep_parse_header_page(tep, s, (unsigned long)sz, long_size));
+		td_note(tv, call, tep_parse_header_page(tep, s, (unsigned long)sz, pre.long_size));
 	call++;
 	free(s);
 
@@ -238,13 +286,8 @@ static int parse_tracing_data_unchecked(struct pdread *r, const uint8_t *data, u
 
 	what = "ftrace formats";
 	uint32_t n = blob_u32(&b);
-	for (uint32_t i = 0; i < n && !b.bad; i++) {
-		sz = blob_u64(&b);
-		txt = blob_take(&b, sz);
-		if (txt && td_allowed(tv, call))
-			td_note(tv, call, tep_parse_event(tep, (const char *)txt, (unsigned long)sz, "ftrace"));
-		call++;
-	}
+	for (uint32_t i = 0; i < n && !b.bad; i++)
+		parse_format(tep, &b, tv, &call, "ftrace");
 	if (b.bad)
 		goto bad;
 
@@ -253,13 +296,8 @@ static int parse_tracing_data_unchecked(struct pdread *r, const uint8_t *data, u
 	for (uint32_t i = 0; i < nsys && !b.bad; i++) {
 		const char *sys = blob_str(&b);
 		uint32_t nev = blob_u32(&b);
-		for (uint32_t j = 0; j < nev && !b.bad; j++) {
-			sz = blob_u64(&b);
-			txt = blob_take(&b, sz);
-			if (txt && sys && td_allowed(tv, call))
-				td_note(tv, call, tep_parse_event(tep, (const char *)txt, (unsigned long)sz, sys));
-			call++;
-		}
+		for (uint32_t j = 0; j < nev && !b.bad; j++)
+			parse_format(tep, &b, tv, &call, sys);
 	}
 	if (b.bad)
 		goto bad;
@@ -275,7 +313,7 @@ static int parse_tracing_data_unchecked(struct pdread *r, const uint8_t *data, u
 	if (!txt)
 		goto bad;
 	register_printk(tep, txt, sz);
-	if (strcmp(version, "0.6") >= 0 && b.p < b.end) {
+	if (strcmp(pre.version, "0.6") >= 0 && b.p < b.end) {
 		what = "saved cmdlines";
 		sz = blob_u64(&b);
 		txt = blob_take(&b, sz);

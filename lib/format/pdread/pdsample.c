@@ -65,6 +65,73 @@ uint64_t pdread_read_size(uint64_t rf, uint64_t nr_group)
 	return hdr + per;
 }
 
+/*
+ * The variable-size parts of a sample body.  Each points s's fields into the
+ * record (nothing is copied) and returns -EINVAL when a count or size it
+ * reads cannot fit what is left of the record, else 0 (a plain overrun
+ * leaves c->bad for parse_body to answer).
+ */
+
+/* READ: the counter values, sized by read_format (and the group's count). */
+static int take_read(const struct pdformat_attr *attr, struct cur *c, struct pdread_sample *s)
+{
+	uint64_t nr = 0;
+	if (attr->read_format & PDFORMAT_FORMAT_GROUP) {
+		if (c->end - c->p < 8)
+			return -EINVAL;
+		nr = bytes_ld64(c->p, c->swap);
+		if (nr > 0xffff)
+			return -EINVAL;
+	}
+	uint64_t sz = pdread_read_size(attr->read_format, nr);
+	s->read = cur_take(c, sz);
+	s->read_size = (uint32_t)sz;
+	return 0;
+}
+
+/* CALLCHAIN: a u64 count, then as many u64 addresses. */
+static int take_callchain(struct cur *c, struct pdread_sample *s)
+{
+	s->callchain_nr = cur_u64(c);
+	if (s->callchain_nr > ((uint64_t)(c->end - c->p)) / 8)
+		return -EINVAL;
+	s->callchain = cur_take(c, s->callchain_nr * 8);
+	return 0;
+}
+
+/* RAW: a u32 size, the tracepoint data, then padding to a u64 boundary. */
+static int take_raw(struct cur *c, struct pdread_sample *s)
+{
+	if (c->end - c->p < 4)
+		return -EINVAL;
+	s->raw_size = bytes_ld32(c->p, c->swap);
+	c->p += 4;
+	s->raw = cur_take(c, s->raw_size);
+	if (!s->raw)
+		return -EINVAL;
+	/* The kernel pads u32 size + data to a u64 boundary. */
+	uint64_t pad = (8 - ((4 + (uint64_t)s->raw_size) & 7)) & 7;
+	if ((uint64_t)(c->end - c->p) < pad)
+		return -EINVAL;
+	c->p += pad;
+	return 0;
+}
+
+/* BRANCH_STACK: a u64 count, the hardware index if asked for, 24-byte
+ * entries, then the branch counters if asked for (skipped). */
+static int take_branch_stack(const struct pdformat_attr *attr, struct cur *c, struct pdread_sample *s)
+{
+	s->branch_nr = cur_u64(c);
+	if (attr->branch_sample_type & PDFORMAT_BRANCH_HW_INDEX)
+		s->branch_hw_idx = cur_u64(c);
+	if (s->branch_nr > ((uint64_t)(c->end - c->p)) / 24)
+		return -EINVAL;
+	s->branch = cur_take(c, s->branch_nr * 24);
+	if (attr->branch_sample_type & PDFORMAT_BRANCH_COUNTERS)
+		cur_take(c, s->branch_nr * 8);
+	return 0;
+}
+
 static int parse_body(const struct pdformat_attr *attr, struct cur *c, struct pdread_sample *s)
 {
 	uint64_t t = attr->sample_type;
@@ -89,49 +156,14 @@ static int parse_body(const struct pdformat_attr *attr, struct cur *c, struct pd
 	}
 	if (t & PDFORMAT_SAMPLE_PERIOD)
 		s->period = cur_u64(c);
-	if (t & PDFORMAT_SAMPLE_READ) {
-		uint64_t nr = 0;
-		if (attr->read_format & PDFORMAT_FORMAT_GROUP) {
-			if (c->end - c->p < 8)
-				return -EINVAL;
-			nr = bytes_ld64(c->p, c->swap);
-			if (nr > 0xffff)
-				return -EINVAL;
-		}
-		uint64_t sz = pdread_read_size(attr->read_format, nr);
-		s->read = cur_take(c, sz);
-		s->read_size = (uint32_t)sz;
-	}
-	if (t & PDFORMAT_SAMPLE_CALLCHAIN) {
-		s->callchain_nr = cur_u64(c);
-		if (s->callchain_nr > ((uint64_t)(c->end - c->p)) / 8)
-			return -EINVAL;
-		s->callchain = cur_take(c, s->callchain_nr * 8);
-	}
-	if (t & PDFORMAT_SAMPLE_RAW) {
-		if (c->end - c->p < 4)
-			return -EINVAL;
-		s->raw_size = bytes_ld32(c->p, c->swap);
-		c->p += 4;
-		s->raw = cur_take(c, s->raw_size);
-		if (!s->raw)
-			return -EINVAL;
-		/* The kernel pads u32 size + data to a u64 boundary. */
-		uint64_t pad = (8 - ((4 + (uint64_t)s->raw_size) & 7)) & 7;
-		if ((uint64_t)(c->end - c->p) < pad)
-			return -EINVAL;
-		c->p += pad;
-	}
-	if (t & PDFORMAT_SAMPLE_BRANCH_STACK) {
-		s->branch_nr = cur_u64(c);
-		if (attr->branch_sample_type & PDFORMAT_BRANCH_HW_INDEX)
-			s->branch_hw_idx = cur_u64(c);
-		if (s->branch_nr > ((uint64_t)(c->end - c->p)) / 24)
-			return -EINVAL;
-		s->branch = cur_take(c, s->branch_nr * 24);
-		if (attr->branch_sample_type & PDFORMAT_BRANCH_COUNTERS)
-			cur_take(c, s->branch_nr * 8);
-	}
+	if ((t & PDFORMAT_SAMPLE_READ) && take_read(attr, c, s))
+		return -EINVAL;
+	if ((t & PDFORMAT_SAMPLE_CALLCHAIN) && take_callchain(c, s))
+		return -EINVAL;
+	if ((t & PDFORMAT_SAMPLE_RAW) && take_raw(c, s))
+		return -EINVAL;
+	if ((t & PDFORMAT_SAMPLE_BRANCH_STACK) && take_branch_stack(attr, c, s))
+		return -EINVAL;
 	if (t & PDFORMAT_SAMPLE_REGS_USER) {
 		s->user_regs_abi = cur_u64(c);
 		if (s->user_regs_abi)

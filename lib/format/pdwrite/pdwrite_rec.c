@@ -113,6 +113,82 @@ static void rc_bytes(struct rcur *c, const void *src, size_t n, size_t pad_to)
 	memset(at + n, 0, pad_to - n);
 }
 
+/*
+ * The variable-size parts of a sample body, each written at c in the target
+ * order (sw: swap).  Each returns -EINVAL when the sample cannot be written
+ * as asked (a count too large, its data missing), else 0; a record grown
+ * past PDWRITE_REC_MAX is left in c->overflow for put_sample_body.
+ */
+
+/* READ: already in target order; its size must match read_format. */
+static int put_read(const struct pdformat_attr *a, const struct pdread_sample *s, struct rcur *c, bool sw)
+{
+	size_t n = s->read_size;
+	if (!s->read || n < 8)
+		return -EINVAL;
+	uint64_t nr = (a->read_format & PDFORMAT_FORMAT_GROUP) ? bytes_ld64(s->read, sw) : 0;
+	if (nr > PDWRITE_REC_MAX / 8 || pdread_read_size(a->read_format, nr) != n)
+		return -EINVAL;
+	rc_bytes(c, s->read, n, n);
+	return 0;
+}
+
+/* CALLCHAIN: a u64 count, then as many u64 addresses. */
+static int put_callchain(const struct pdread_sample *s, struct rcur *c, bool sw)
+{
+	if (s->callchain_nr > PDWRITE_REC_MAX / 8 || (s->callchain_nr && !s->callchain))
+		return -EINVAL;
+	rc_u64(c, s->callchain_nr, sw);
+	rc_bytes(c, s->callchain, (size_t)s->callchain_nr * 8, (size_t)s->callchain_nr * 8);
+	return 0;
+}
+
+/* RAW: u32 size + data padded so the pair ends on a u64 boundary; like the
+ * kernel, the stored size includes the padding. */
+static int put_raw(const struct pdread_sample *s, struct rcur *c, bool sw)
+{
+	size_t n = s->raw_size;
+	if (n > PDWRITE_REC_MAX || (n && !s->raw))
+		return -EINVAL;
+	size_t padded = pdwrite_pad8(4 + n) - 4;
+	uint8_t *at = rc_room(c, 4);
+	if (at)
+		bytes_st32(at, (uint32_t)padded, sw);
+	rc_bytes(c, s->raw, n, padded);
+	return 0;
+}
+
+/* BRANCH_STACK: a u64 count, the hardware index if asked for, 24-byte
+ * entries, then the branch counters if asked for. */
+static int put_branch_stack(const struct pdformat_attr *a, const struct pdread_sample *s, struct rcur *c, bool sw)
+{
+	if (s->branch_nr > PDWRITE_REC_MAX / 24 || (s->branch_nr && !s->branch))
+		return -EINVAL;
+	size_t n = (size_t)s->branch_nr;
+	rc_u64(c, s->branch_nr, sw);
+	if (a->branch_sample_type & PDFORMAT_BRANCH_HW_INDEX)
+		rc_u64(c, s->branch_hw_idx, sw);
+	rc_bytes(c, s->branch, n * 24, n * 24);
+	/* struct pdread_sample carries no branch counters: written as 0. */
+	if (a->branch_sample_type & PDFORMAT_BRANCH_COUNTERS)
+		rc_bytes(c, NULL, 0, n * 8);
+	return 0;
+}
+
+/* REGS_USER or REGS_INTR: the ABI word, then (ABI not 0) a u64 per bit of
+ * mask, from regs. */
+static int put_regs(struct rcur *c, uint64_t abi, uint64_t mask, const uint8_t *regs, bool sw)
+{
+	rc_u64(c, abi, sw);
+	if (abi) {
+		size_t n = 8 * (size_t)__builtin_popcountll(mask);
+		if (n && !regs)
+			return -EINVAL;
+		rc_bytes(c, regs, n, n);
+	}
+	return 0;
+}
+
 static int put_sample_body(const struct pdwrite *w, const struct pdformat_attr *a, const struct pdread_sample *s,
 			   struct rcur *c)
 {
@@ -137,55 +213,17 @@ static int put_sample_body(const struct pdwrite *w, const struct pdformat_attr *
 		rc_u32x2(c, s->cpu, 0, sw);
 	if (t & PDFORMAT_SAMPLE_PERIOD)
 		rc_u64(c, s->period, sw);
-	if (t & PDFORMAT_SAMPLE_READ) {
-		/* Already in target order; its size must match read_format. */
-		size_t n = s->read_size;
-		if (!s->read || n < 8)
-			return -EINVAL;
-		uint64_t nr = (a->read_format & PDFORMAT_FORMAT_GROUP) ? bytes_ld64(s->read, sw) : 0;
-		if (nr > PDWRITE_REC_MAX / 8 || pdread_read_size(a->read_format, nr) != n)
-			return -EINVAL;
-		rc_bytes(c, s->read, n, n);
-	}
-	if (t & PDFORMAT_SAMPLE_CALLCHAIN) {
-		if (s->callchain_nr > PDWRITE_REC_MAX / 8 || (s->callchain_nr && !s->callchain))
-			return -EINVAL;
-		rc_u64(c, s->callchain_nr, sw);
-		rc_bytes(c, s->callchain, (size_t)s->callchain_nr * 8, (size_t)s->callchain_nr * 8);
-	}
-	if (t & PDFORMAT_SAMPLE_RAW) {
-		/* u32 size + data padded so the pair ends on a u64 boundary;
-		 * like the kernel, the stored size includes the padding. */
-		size_t n = s->raw_size;
-		if (n > PDWRITE_REC_MAX || (n && !s->raw))
-			return -EINVAL;
-		size_t padded = pdwrite_pad8(4 + n) - 4;
-		uint8_t *at = rc_room(c, 4);
-		if (at)
-			bytes_st32(at, (uint32_t)padded, sw);
-		rc_bytes(c, s->raw, n, padded);
-	}
-	if (t & PDFORMAT_SAMPLE_BRANCH_STACK) {
-		if (s->branch_nr > PDWRITE_REC_MAX / 24 || (s->branch_nr && !s->branch))
-			return -EINVAL;
-		size_t n = (size_t)s->branch_nr;
-		rc_u64(c, s->branch_nr, sw);
-		if (a->branch_sample_type & PDFORMAT_BRANCH_HW_INDEX)
-			rc_u64(c, s->branch_hw_idx, sw);
-		rc_bytes(c, s->branch, n * 24, n * 24);
-		/* struct pdread_sample carries no branch counters: written as 0. */
-		if (a->branch_sample_type & PDFORMAT_BRANCH_COUNTERS)
-			rc_bytes(c, NULL, 0, n * 8);
-	}
-	if (t & PDFORMAT_SAMPLE_REGS_USER) {
-		rc_u64(c, s->user_regs_abi, sw);
-		if (s->user_regs_abi) {
-			size_t n = 8 * (size_t)__builtin_popcountll(a->sample_regs_user);
-			if (n && !s->user_regs)
-				return -EINVAL;
-			rc_bytes(c, s->user_regs, n, n);
-		}
-	}
+	if ((t & PDFORMAT_SAMPLE_READ) && put_read(a, s, c, sw))
+		return -EINVAL;
+	if ((t & PDFORMAT_SAMPLE_CALLCHAIN) && put_callchain(s, c, sw))
+		return -EINVAL;
+	if ((t & PDFORMAT_SAMPLE_RAW) && put_raw(s, c, sw))
+		return -EINVAL;
+	if ((t & PDFORMAT_SAMPLE_BRANCH_STACK) && put_branch_stack(a, s, c, sw))
+		return -EINVAL;
+	if ((t & PDFORMAT_SAMPLE_REGS_USER) &&
+	    put_regs(c, s->user_regs_abi, a->sample_regs_user, s->user_regs, sw))
+		return -EINVAL;
 	if (t & PDFORMAT_SAMPLE_STACK_USER) {
 		if (s->user_stack_size > PDWRITE_REC_MAX || (s->user_stack_size && !s->user_stack))
 			return -EINVAL;
@@ -202,15 +240,9 @@ static int put_sample_body(const struct pdwrite *w, const struct pdformat_attr *
 		rc_u64(c, s->data_src, sw);
 	if (t & PDFORMAT_SAMPLE_TRANSACTION)
 		rc_u64(c, s->transaction, sw);
-	if (t & PDFORMAT_SAMPLE_REGS_INTR) {
-		rc_u64(c, s->intr_regs_abi, sw);
-		if (s->intr_regs_abi) {
-			size_t n = 8 * (size_t)__builtin_popcountll(a->sample_regs_intr);
-			if (n && !s->intr_regs)
-				return -EINVAL;
-			rc_bytes(c, s->intr_regs, n, n);
-		}
-	}
+	if ((t & PDFORMAT_SAMPLE_REGS_INTR) &&
+	    put_regs(c, s->intr_regs_abi, a->sample_regs_intr, s->intr_regs, sw))
+		return -EINVAL;
 	if (t & PDFORMAT_SAMPLE_PHYS_ADDR)
 		rc_u64(c, s->phys_addr, sw);
 	if (t & PDFORMAT_SAMPLE_CGROUP)

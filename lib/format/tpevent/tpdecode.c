@@ -387,18 +387,14 @@ static int tpdecode_str(const struct tpdecode *d, const struct tpdecode_field *f
 			return e_; \
 	} while (0)
 
-int tpdecode_decode(const struct tpdecode *d, int event_id, const void *raw, size_t raw_size,
-	       struct tpevent *out)
+/*
+ * Clear out for event e, keeping the sample fields the caller may have
+ * filled already (time, CPU, PID, TID), and set its kind and the common
+ * fields read from r.
+ */
+static void start_event(const struct tpdecode *d, const struct tpdecode_ev *e, const uint8_t *r,
+			struct tpevent *out)
 {
-	const struct tpdecode_ev *e = tpdecode_find_ev(d, event_id);
-	const uint8_t *r = raw;
-
-	if (!e)
-		return -ENOENT;
-	if (!raw || raw_size < e->min_size)
-		return -EINVAL;
-
-	/* keep the sample fields the caller may have filled already */
 	uint64_t time_ns = out->time_ns;
 	uint32_t cpu = out->cpu;
 	int32_t pid = out->pid, tid = out->tid;
@@ -410,7 +406,13 @@ int tpdecode_decode(const struct tpdecode *d, int event_id, const void *raw, siz
 	out->kind = e->kind;
 	out->common_flags = (uint8_t)tpdecode_num(d, &e->common_flags, r);
 	out->common_preempt_count = (uint8_t)tpdecode_num(d, &e->common_pc, r);
+}
 
+/* The fields of the sched events; -ENOENT for a kind that is not one, or
+ * -EINVAL when a comm's __data_loc points outside r[raw_size]. */
+static int decode_sched(const struct tpdecode *d, const struct tpdecode_ev *e, const uint8_t *r,
+			size_t raw_size, struct tpevent *out)
+{
 	switch (e->kind) {
 	case TPEVENT_SCHED_SWITCH:
 		TPDECODE_STR(0, out->sw.prev_comm);
@@ -441,6 +443,25 @@ int tpdecode_decode(const struct tpdecode *d, int event_id, const void *raw, siz
 		out->exit.pid = (int32_t)TPDECODE_NUM(1);
 		out->exit.prio = (int32_t)TPDECODE_NUM(2);
 		break;
+	default:
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int tpdecode_decode(const struct tpdecode *d, int event_id, const void *raw, size_t raw_size,
+	       struct tpevent *out)
+{
+	const struct tpdecode_ev *e = tpdecode_find_ev(d, event_id);
+	const uint8_t *r = raw;
+
+	if (!e)
+		return -ENOENT;
+	if (!raw || raw_size < e->min_size)
+		return -EINVAL;
+
+	start_event(d, e, r, out);
+	switch (e->kind) {
 	case TPEVENT_IRQ_ENTRY:
 		out->irq.irq = (int32_t)TPDECODE_NUM(0);
 		TPDECODE_STR(1, out->irq.name);
@@ -501,8 +522,8 @@ int tpdecode_decode(const struct tpdecode *d, int event_id, const void *raw, siz
 			out->osnoise.vector_or_pid = (int32_t)TPDECODE_NUM(2);
 		TPDECODE_STR(3, out->osnoise.desc);
 		break;
-	default:
-		return -ENOENT;
+	default:	/* the sched events, or a kind not decoded (-ENOENT) */
+		return decode_sched(d, e, r, raw_size, out);
 	}
 	return 0;
 }

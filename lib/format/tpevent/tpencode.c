@@ -96,31 +96,28 @@ ssize_t tpencode_size(const struct tpdecode *d, int event_id)
 	return ev ? (ssize_t)ev->rec_size : -ENOENT;
 }
 
-#define NUM(i, v) put_num(d, &ev->f[i], raw, (uint64_t)(v))
+/* The payload being written: raw[cap] over the resolved fields of ev, and
+ * end, where the next __data_loc string goes (the payload's size so far). */
+struct tpenc {
+	const struct tpdecode *d;
+	const struct tpdecode_ev *ev;
+	uint8_t *raw;
+	size_t cap;
+	size_t end;
+};
+
+#define NUM(i, v) put_num(x->d, &x->ev->f[i], x->raw, (uint64_t)(v))
 #define STR(i, s) \
 	do { \
-		int e_ = put_str(d, &ev->f[i], raw, cap, &end, s, sizeof(s)); \
+		int e_ = put_str(x->d, &x->ev->f[i], x->raw, x->cap, &x->end, s, sizeof(s)); \
 		if (e_ < 0) \
 			return e_; \
 	} while (0)
 
-ssize_t tpencode(const struct tpdecode *d, const struct tpevent *e, void *buf, size_t cap)
+/* The fields of the sched events into x: the payload's size, or -ENOENT
+ * for a kind that is not one, or put_str's failure on a comm. */
+static ssize_t encode_sched(struct tpenc *x, const struct tpevent *e)
 {
-	int id = tpencode_id(d, e);
-	if (id < 0)
-		return id;
-	const struct tpdecode_ev *ev = tpdecode_find_ev(d, id);
-	uint8_t *raw = buf;
-	size_t end = ev->rec_size;
-
-	if (!buf || cap < end)
-		return -ENOSPC;
-	memset(raw, 0, end);
-	put_num(d, &ev->common_type, raw, (uint64_t)id);
-	put_num(d, &ev->common_flags, raw, e->common_flags);
-	put_num(d, &ev->common_pc, raw, e->common_preempt_count);
-	put_num(d, &ev->common_pid, raw, (uint64_t)(int64_t)e->pid);
-
 	switch (e->kind) {
 	case TPEVENT_SCHED_SWITCH:
 		STR(0, e->sw.prev_comm);
@@ -151,6 +148,30 @@ ssize_t tpencode(const struct tpdecode *d, const struct tpevent *e, void *buf, s
 		NUM(1, e->exit.pid);
 		NUM(2, e->exit.prio);
 		break;
+	default:
+		return -ENOENT;
+	}
+	return (ssize_t)x->end;
+}
+
+ssize_t tpencode(const struct tpdecode *d, const struct tpevent *e, void *buf, size_t cap)
+{
+	int id = tpencode_id(d, e);
+	if (id < 0)
+		return id;
+	const struct tpdecode_ev *ev = tpdecode_find_ev(d, id);
+	struct tpenc enc = { .d = d, .ev = ev, .raw = buf, .cap = cap, .end = ev->rec_size };
+	struct tpenc *x = &enc;
+
+	if (!buf || cap < x->end)
+		return -ENOSPC;
+	memset(x->raw, 0, x->end);
+	put_num(d, &ev->common_type, x->raw, (uint64_t)id);
+	put_num(d, &ev->common_flags, x->raw, e->common_flags);
+	put_num(d, &ev->common_pc, x->raw, e->common_preempt_count);
+	put_num(d, &ev->common_pid, x->raw, (uint64_t)(int64_t)e->pid);
+
+	switch (e->kind) {
 	case TPEVENT_IRQ_ENTRY:
 		NUM(0, e->irq.irq);
 		STR(1, e->irq.name);
@@ -209,10 +230,10 @@ ssize_t tpencode(const struct tpdecode *d, const struct tpevent *e, void *buf, s
 			NUM(2, e->osnoise.vector_or_pid);
 		STR(3, e->osnoise.desc);
 		break;
-	default:
-		return -ENOENT;
+	default:	/* the sched events, or a kind not encoded (-ENOENT) */
+		return encode_sched(x, e);
 	}
-	return (ssize_t)end;
+	return (ssize_t)x->end;
 }
 
 #undef NUM
