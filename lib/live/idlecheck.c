@@ -198,43 +198,31 @@ static int count_ring(const struct probe *p, size_t page, struct idlecheck_cpu_r
 	return err;
 }
 
-int idlecheck_check(const struct parse_cpuset *cpus, const struct idlecheck_opts *opts,
-	      struct idlecheck_cpu_result *out, size_t out_len, size_t *nr_out)
-{
-	const char *tpname = opts && opts->tracepoint ? opts->tracepoint
-						      : "irq_vectors:local_timer_entry";
-	const char *label = opts && opts->irq_line ? opts->irq_line : "LOC";
-	uint64_t window_ns = opts && opts->window_ns ? opts->window_ns : 150000000u;
-	uint64_t sleep_ns = opts && opts->sleep_ns ? opts->sleep_ns : 1000000u;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	uint64_t *before = NULL, *after = NULL;
-	struct probe *pr = NULL;
-	struct sleeper *sl = NULL;
-	atomic_bool stop;
-	size_t n = 0;
-	uint64_t id = 0;
-	int err;
+/* One check's state, shared by its steps: a probe (the tracepoint sampled
+ * into its ring) and a sleeper per CPU measured, and the interrupt line's
+ * counts before and after the window (per CPU number).  free_check frees
+ * it all; n probes are open (each closed there). */
+struct check {
+	const char *label;		/* the /proc/interrupts line */
+	size_t page;
+	uint64_t *before, *after;
+	struct probe *pr;
+	struct sleeper *sl;		/* one per probe */
+	size_t n;
+	atomic_bool stop;		/* tells the sleepers to return */
+};
 
-	*nr_out = 0;
-	if (!cpus || !out)
-		return -EINVAL;
-	err = tp_id(tpname, &id);
-	if (err)
-		return err;
-	before = calloc(PARSE_MAX_CPUS, sizeof(*before));
-	after = calloc(PARSE_MAX_CPUS, sizeof(*after));
-	pr = calloc(out_len ? out_len : 1, sizeof(*pr));
-	sl = calloc(out_len ? out_len : 1, sizeof(*sl));
-	if (!before || !after || !pr || !sl) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = idlecheck_irq_line(label, before, PARSE_MAX_CPUS);
-	if (err)
-		goto out;
-	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS && n < out_len; cpu++) {
+/* A probe per CPU of cpus (at most out_len): the disabled tracepoint id
+ * sampled into a ring of IDLECHECK_RING_PAGES, and out[] cleared with the
+ * CPU's number.  0 or a negative errno; k->n counts what is to be closed. */
+static int open_probes(struct check *k, const struct parse_cpuset *cpus, uint64_t id,
+		       struct idlecheck_cpu_result *out, size_t out_len)
+{
+	struct probe *pr = k->pr;
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS && k->n < out_len; cpu++) {
 		if (!parse_cpuset_has(cpus, cpu))
 			continue;
+		size_t n = k->n;
 		struct perf_event_attr a;
 		memset(&a, 0, sizeof(a));
 		a.size = sizeof(a);
@@ -248,77 +236,147 @@ int idlecheck_check(const struct parse_cpuset *cpus, const struct idlecheck_opts
 		memset(&out[n], 0, sizeof(out[n]));
 		out[n].cpu = cpu;
 		long fd = syscall(SYS_perf_event_open, &a, -1, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0) {
-			err = -errno;
-			goto out;
-		}
+		if (fd < 0)
+			return -errno;
 		pr[n].fd = (int)fd;
-		pr[n].map_len = (IDLECHECK_RING_PAGES + 1) * page;
-		pr[n++].base = NULL;
-		void *m = mmap(NULL, pr[n - 1].map_len, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
-		if (m == MAP_FAILED) {
-			err = -errno;
-			goto out;
+		pr[n].map_len = (IDLECHECK_RING_PAGES + 1) * k->page;
+		pr[n].base = NULL;
+		k->n++;
+		void *m = mmap(NULL, pr[n].map_len, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+		if (m == MAP_FAILED)
+			return -errno;
+		pr[n].base = m;
+	}
+	return 0;
+}
+
+/* A sleeper on each probe's CPU, waking every sleep_ns until k->stop.
+ * 0, or -EAGAIN with k->stop set (the ones started are joined by
+ * join_sleepers). */
+static int start_sleepers(struct check *k, const struct idlecheck_cpu_result *out, uint64_t sleep_ns)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		struct sleeper *sl = &k->sl[i];
+		sl->cpu = out[i].cpu;
+		sl->sleep_ns = sleep_ns;
+		sl->stop = &k->stop;
+		if (workthread_create(&sl->th, NULL, sleeper_main, sl) != 0) {
+			atomic_store(&k->stop, true);
+			return -EAGAIN;
 		}
-		pr[n - 1].base = m;
+		sl->started = true;
 	}
-	atomic_init(&stop, false);
-	for (size_t i = 0; i < n; i++) {
-		sl[i].cpu = out[i].cpu;
-		sl[i].sleep_ns = sleep_ns;
-		sl[i].stop = &stop;
-		if (workthread_create(&sl[i].th, NULL, sleeper_main, &sl[i]) != 0) {
-			atomic_store(&stop, true);
-			err = -EAGAIN;
-			goto join;
-		}
-		sl[i].started = true;
-	}
-	{
-		struct timespec settle = { 0, 5000000 };
-		nanosleep(&settle, NULL);
-	}
-	idlecheck_irq_line(label, before, PARSE_MAX_CPUS);
-	for (size_t i = 0; i < n; i++)
-		ioctl(pr[i].fd, PERF_EVENT_IOC_ENABLE, 0);
-	{
-		struct timespec w = { .tv_sec = (time_t)(window_ns / 1000000000u),
-				      .tv_nsec = (long)(window_ns % 1000000000u) };
-		while (nanosleep(&w, &w) < 0 && errno == EINTR)
-			;
-	}
-	for (size_t i = 0; i < n; i++)
-		ioctl(pr[i].fd, PERF_EVENT_IOC_DISABLE, 0);
-	idlecheck_irq_line(label, after, PARSE_MAX_CPUS);
-	atomic_store(&stop, true);
-	for (size_t i = 0; i < n; i++) {
+	return 0;
+}
+
+/* The measured window: once the sleepers settled, the probes enabled for
+ * window_ns between the interrupt counts before and after; then the
+ * sleepers are told to stop. */
+static void run_window(struct check *k, uint64_t window_ns)
+{
+	struct timespec settle = { 0, 5000000 };
+	nanosleep(&settle, NULL);
+	idlecheck_irq_line(k->label, k->before, PARSE_MAX_CPUS);
+	for (size_t i = 0; i < k->n; i++)
+		ioctl(k->pr[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+	struct timespec w = { .tv_sec = (time_t)(window_ns / 1000000000u),
+			      .tv_nsec = (long)(window_ns % 1000000000u) };
+	while (nanosleep(&w, &w) < 0 && errno == EINTR)
+		;
+	for (size_t i = 0; i < k->n; i++)
+		ioctl(k->pr[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	idlecheck_irq_line(k->label, k->after, PARSE_MAX_CPUS);
+	atomic_store(&k->stop, true);
+}
+
+/* Each probe's counts into out[]: the event's counter, its ring's samples,
+ * lost and corrupt bytes, the interrupts of its CPU, and the verdict.
+ * 0, or the error of a ring that cannot be walked. */
+static int collect_results(const struct check *k, struct idlecheck_cpu_result *out)
+{
+	for (size_t i = 0; i < k->n; i++) {
 		struct idlecheck_cpu_result *r = &out[i];
 		uint64_t v = 0;
-		if (read(pr[i].fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+		if (read(k->pr[i].fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
 			r->counted = v;
-		err = count_ring(&pr[i], page, r);
+		int err = count_ring(&k->pr[i], k->page, r);
 		if (err)
-			goto join;
-		r->irqs = after[r->cpu] >= before[r->cpu] ? after[r->cpu] - before[r->cpu] : 0;
+			return err;
+		r->irqs = k->after[r->cpu] >= k->before[r->cpu] ? k->after[r->cpu] - k->before[r->cpu] : 0;
 		r->verdict = idlecheck_judge(r);
 	}
-	*nr_out = n;
-	err = 0;
-join:
-	for (size_t i = 0; i < n; i++)
-		if (sl[i].started)
-			pthread_join(sl[i].th, NULL);
-out:
-	for (size_t i = 0; pr && i < n; i++) {
-		if (pr[i].base)
-			munmap(pr[i].base, pr[i].map_len);
-		if (pr[i].fd >= 0)
-			close(pr[i].fd);
+	return 0;
+}
+
+/* Wait for the sleepers started (k->stop is set). */
+static void join_sleepers(const struct check *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->sl[i].started)
+			pthread_join(k->sl[i].th, NULL);
+}
+
+/* The probes unmapped and closed, k's arrays freed. */
+static void free_check(struct check *k)
+{
+	for (size_t i = 0; k->pr && i < k->n; i++) {
+		if (k->pr[i].base)
+			munmap(k->pr[i].base, k->pr[i].map_len);
+		if (k->pr[i].fd >= 0)
+			close(k->pr[i].fd);
 	}
-	free(pr);
-	free(sl);
-	free(before);
-	free(after);
+	free(k->pr);
+	free(k->sl);
+	free(k->before);
+	free(k->after);
+}
+
+int idlecheck_check(const struct parse_cpuset *cpus, const struct idlecheck_opts *opts,
+	      struct idlecheck_cpu_result *out, size_t out_len, size_t *nr_out)
+{
+	const char *tpname = opts && opts->tracepoint ? opts->tracepoint
+						      : "irq_vectors:local_timer_entry";
+	uint64_t window_ns = opts && opts->window_ns ? opts->window_ns : 150000000u;
+	uint64_t sleep_ns = opts && opts->sleep_ns ? opts->sleep_ns : 1000000u;
+	struct check k = {
+		.label = opts && opts->irq_line ? opts->irq_line : "LOC",
+		.page = (size_t)sysconf(_SC_PAGESIZE),
+	};
+	uint64_t id = 0;
+	int err;
+
+	*nr_out = 0;
+	if (!cpus || !out)
+		return -EINVAL;
+	err = tp_id(tpname, &id);
+	if (err)
+		return err;
+	k.before = calloc(PARSE_MAX_CPUS, sizeof(*k.before));
+	k.after = calloc(PARSE_MAX_CPUS, sizeof(*k.after));
+	k.pr = calloc(out_len ? out_len : 1, sizeof(*k.pr));
+	k.sl = calloc(out_len ? out_len : 1, sizeof(*k.sl));
+	if (!k.before || !k.after || !k.pr || !k.sl) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = idlecheck_irq_line(k.label, k.before, PARSE_MAX_CPUS);
+	if (err)
+		goto out;
+	err = open_probes(&k, cpus, id, out, out_len);
+	if (err)
+		goto out;
+	atomic_init(&k.stop, false);
+	err = start_sleepers(&k, out, sleep_ns);
+	if (err)
+		goto join;
+	run_window(&k, window_ns);
+	err = collect_results(&k, out);
+	if (!err)
+		*nr_out = k.n;
+join:
+	join_sleepers(&k);
+out:
+	free_check(&k);
 	return err;
 }
 

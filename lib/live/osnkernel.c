@@ -118,31 +118,33 @@ static int parse_desc_id(const char **pp, struct osnkernel_rec *o)
 	return 0;
 }
 
-int osnkernel_parse_line(const char *line, struct osnkernel_rec *o)
+/* The reader's note of an overrun at p (past "CPU:"'s start): "CPU:N [LOST
+ * M EVENTS]" or, when the kernel does not know how many, "CPU:N [LOST
+ * EVENTS]".  0 or -EINVAL. */
+static int parse_lost(const char *p, struct osnkernel_rec *o)
 {
-	memset(o, 0, sizeof(*o));
-	const char *p = skip_ws(line);
-	if (!*p || *p == '#' || *p == '\n')
-		return -ENOENT;
-	/* The reader's note of an overrun: "CPU:N [LOST M EVENTS]" or, when the
-	 * kernel does not know how many, "CPU:N [LOST EVENTS]" */
-	if (!strncmp(p, "CPU:", 4)) {
-		char *end;
-		errno = 0;
-		unsigned long cpu = strtoul(p + 4, &end, 10);
-		if (end == p + 4 || errno || cpu > 65535 || strncmp(end, " [LOST ", 7))
-			return -EINVAL;
-		p = end + 7;
-		o->kind = OSNKERNEL_LOST;
-		o->cpu = (uint32_t)cpu;
-		if (isdigit((unsigned char)*p) && osnkernel_parse_u64(&p, &o->lost))
-			return -EINVAL;
-		if (expect(&p, "EVENTS]"))
-			return -EINVAL;
-		p = skip_ws(p);
-		return *p && *p != '\n' ? -EINVAL : 0;
-	}
-	/* Context prefix: "<comm>-<pid> [<cpu>] <flags> <sec.usec>: " */
+	char *end;
+	errno = 0;
+	unsigned long cpu = strtoul(p + 4, &end, 10);
+	if (end == p + 4 || errno || cpu > 65535 || strncmp(end, " [LOST ", 7))
+		return -EINVAL;
+	p = end + 7;
+	o->kind = OSNKERNEL_LOST;
+	o->cpu = (uint32_t)cpu;
+	if (isdigit((unsigned char)*p) && osnkernel_parse_u64(&p, &o->lost))
+		return -EINVAL;
+	if (expect(&p, "EVENTS]"))
+		return -EINVAL;
+	p = skip_ws(p);
+	return *p && *p != '\n' ? -EINVAL : 0;
+}
+
+/* The context prefix "<comm>-<pid> [<cpu>] <flags> <sec.usec>: " into o
+ * (comm, pid, cpu, ts_ns), *pp moved past it.  0, or -ENOENT when the line
+ * has none (not a record of the tracer). */
+static int parse_context(const char **pp, struct osnkernel_rec *o)
+{
+	const char *p = *pp;
 	const char *br = strstr(p, " [");
 	if (!br)
 		return -ENOENT;
@@ -172,54 +174,49 @@ int osnkernel_parse_line(const char *line, struct osnkernel_rec *o)
 	}
 	if (parse_ts(&p, &o->ts_ns) || *p != ':')
 		return -ENOENT;
-	p = skip_ws(p + 1);
+	*pp = skip_ws(p + 1);
+	return 0;
+}
 
-	if (!strncmp(p, "tracing_mark_write:", 19)) {
-		o->kind = OSNKERNEL_MARK;
-		p = skip_ws(p + 19);
-		size_t n = strcspn(p, "\n");
-		while (n && p[n - 1] == ' ')
-			n--;
-		if (n >= sizeof(o->desc))
-			n = sizeof(o->desc) - 1;
-		memcpy(o->desc, p, n);
-		o->desc[n] = 0;
-		return 0;
-	}
-	if (!strncmp(p, "sample_threshold:", 17)) {
-		o->kind = OSNKERNEL_SAMPLE;
-		p += 17;
-		if (parse_start_duration(&p, o))
-			return -EINVAL;
-		/* "interference N" (the doc spells it "interferences") */
-		p = skip_ws(p);
-		if (!strncmp(p, "interferences", 13))
-			p += 13;
-		else if (!strncmp(p, "interference", 12))
-			p += 12;
-		else
-			return -EINVAL;
-		return osnkernel_parse_u64(&p, &o->interference) ? -EINVAL : 0;
-	}
-	if (!strncmp(p, "nmi_noise:", 10)) {
-		o->kind = OSNKERNEL_NMI;
-		p += 10;
-		return parse_start_duration(&p, o) ? -EINVAL : 0;
-	}
-	static const struct { const char *name; enum osnkernel_kind kind; } named[] = {
-		{ "irq_noise:", OSNKERNEL_IRQ }, { "softirq_noise:", OSNKERNEL_SOFTIRQ }, { "thread_noise:", OSNKERNEL_THREAD },
-	};
-	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
-		size_t n = strlen(named[i].name);
-		if (strncmp(p, named[i].name, n))
-			continue;
-		o->kind = named[i].kind;
-		p += n;
-		if (parse_desc_id(&p, o) || parse_start_duration(&p, o))
-			return -EINVAL;
-		return 0;
-	}
-	/* Per-period record: runtime noise pct max_single hw nmi irq sirq thread */
+/* A tracing_mark_write's text at p (past its name): trailing spaces and
+ * the newline dropped, cut to o->desc. */
+static int parse_mark(const char *p, struct osnkernel_rec *o)
+{
+	o->kind = OSNKERNEL_MARK;
+	p = skip_ws(p);
+	size_t n = strcspn(p, "\n");
+	while (n && p[n - 1] == ' ')
+		n--;
+	if (n >= sizeof(o->desc))
+		n = sizeof(o->desc) - 1;
+	memcpy(o->desc, p, n);
+	o->desc[n] = 0;
+	return 0;
+}
+
+/* A sample_threshold's fields at p (past its name): "start <ts> duration
+ * <ns> ns interference N" (the doc spells it "interferences").  0 or
+ * -EINVAL. */
+static int parse_threshold(const char *p, struct osnkernel_rec *o)
+{
+	o->kind = OSNKERNEL_SAMPLE;
+	if (parse_start_duration(&p, o))
+		return -EINVAL;
+	p = skip_ws(p);
+	if (!strncmp(p, "interferences", 13))
+		p += 13;
+	else if (!strncmp(p, "interference", 12))
+		p += 12;
+	else
+		return -EINVAL;
+	return osnkernel_parse_u64(&p, &o->interference) ? -EINVAL : 0;
+}
+
+/* A per-period record at p: "runtime noise pct max_single hw nmi irq sirq
+ * thread", pct with 5 decimals (kept as avail_e5).  0, -ENOENT when p is
+ * no number (not such a record), or -EINVAL. */
+static int parse_period(const char *p, struct osnkernel_rec *o)
+{
 	if (!isdigit((unsigned char)*p))
 		return -ENOENT;
 	uint64_t ip, fp;
@@ -239,6 +236,44 @@ int osnkernel_parse_line(const char *line, struct osnkernel_rec *o)
 		return -EINVAL;
 	o->kind = OSNKERNEL_PERIOD;
 	return 0;
+}
+
+/* The line's kind is told by its start (an overrun note), then by the
+ * event name after the context prefix; a number there is a period. */
+int osnkernel_parse_line(const char *line, struct osnkernel_rec *o)
+{
+	memset(o, 0, sizeof(*o));
+	const char *p = skip_ws(line);
+	if (!*p || *p == '#' || *p == '\n')
+		return -ENOENT;
+	if (!strncmp(p, "CPU:", 4))
+		return parse_lost(p, o);
+	if (parse_context(&p, o))
+		return -ENOENT;
+
+	if (!strncmp(p, "tracing_mark_write:", 19))
+		return parse_mark(p + 19, o);
+	if (!strncmp(p, "sample_threshold:", 17))
+		return parse_threshold(p + 17, o);
+	if (!strncmp(p, "nmi_noise:", 10)) {
+		o->kind = OSNKERNEL_NMI;
+		p += 10;
+		return parse_start_duration(&p, o) ? -EINVAL : 0;
+	}
+	static const struct { const char *name; enum osnkernel_kind kind; } named[] = {
+		{ "irq_noise:", OSNKERNEL_IRQ }, { "softirq_noise:", OSNKERNEL_SOFTIRQ }, { "thread_noise:", OSNKERNEL_THREAD },
+	};
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		size_t n = strlen(named[i].name);
+		if (strncmp(p, named[i].name, n))
+			continue;
+		o->kind = named[i].kind;
+		p += n;
+		if (parse_desc_id(&p, o) || parse_start_duration(&p, o))
+			return -EINVAL;
+		return 0;
+	}
+	return parse_period(p, o);
 }
 
 /* ---- driving the tracer ------------------------------------------------- */

@@ -293,51 +293,47 @@ static void term_edge(FILE *f, const struct hset *set, enum hset_kind t, const s
 	fprintf(f, "\n");
 }
 
-int lhout_term(FILE *f, const struct hset *set, enum hset_kind t, unsigned max_rows)
-{
-	const struct lhist_cfg *geo = hset_geometry(set);
-	uint32_t ncpu = hset_nr_cpus(set);
-	struct lhist all;
-	bool us = whole_us(geo);
-	const char *unit = us ? "us" : "ns";
-	int64_t div = us ? 1000 : 1;
+/* One kind's terminal table, shared by its parts: a column per CPU with
+ * samples (ncols of them) and "all" (the merged histogram) when there are
+ * several; values divided by div (1 ns or 1000 us). */
+struct term {
+	FILE *f;
+	const struct hset *set;
+	enum hset_kind t;
+	const struct lhist *all;
+	uint32_t ncols;
+	int64_t div;
+};
 
-	if (!max_rows)
-		max_rows = 40;
-	if (lhist_init(&all, geo) < 0)
-		return -ENOMEM;
-	uint32_t ncols = 0;
-	for (uint32_t c = 0; c < ncpu; c++) {
-		const struct lhist *h = hset_hist(set, t, c);
-		if (h && h->total) {
-			lhist_merge(&all, h);
-			ncols++;
-		}
-	}
-	fprintf(f, "%s (%s)\n", hset_kind_name(t), unit);
-	if (!all.total) {
-		fprintf(f, "  no samples\n");
-		lhist_fini(&all);
-		return ferror(f) ? -EIO : 0;
-	}
-	/* header */
+/* The header row: "latency", then the columns' names. */
+static void term_header(const struct term *tm)
+{
+	FILE *f = tm->f;
 	fprintf(f, "%15s", "latency");
-	for (uint32_t c = 0; c < ncpu; c++) {
-		const struct lhist *h = hset_hist(set, t, c);
+	for (uint32_t c = 0; c < hset_nr_cpus(tm->set); c++) {
+		const struct lhist *h = hset_hist(tm->set, tm->t, c);
 		if (h && h->total) {
 			char col[16];
 			snprintf(col, sizeof(col), "CPU%u", c);
 			fprintf(f, " %9s", col);
 		}
 	}
-	if (ncols > 1)
+	if (tm->ncols > 1)
 		fprintf(f, " %9s", "all");
 	fprintf(f, "\n");
+}
 
-	/* non-zero rows, grouped to at most max_rows */
+/* The buckets' rows between the below and above rows: the non-zero ones,
+ * from the first to the last, grouped to at most max_rows (a group is
+ * labelled with its range), the empty groups left out. */
+static void term_buckets(const struct term *tm, unsigned max_rows)
+{
+	FILE *f = tm->f;
+	const struct lhist *all = tm->all;
+	uint32_t ncpu = hset_nr_cpus(tm->set);
 	uint32_t first = UINT32_MAX, last = 0, nz = 0;
-	for (uint32_t i = 0; i < all.cfg.nr_buckets; i++)
-		if (all.counts[i]) {
+	for (uint32_t i = 0; i < all->cfg.nr_buckets; i++)
+		if (all->counts[i]) {
 			if (first == UINT32_MAX)
 				first = i;
 			last = i;
@@ -346,25 +342,25 @@ int lhout_term(FILE *f, const struct hset *set, enum hset_kind t, unsigned max_r
 	uint32_t group = 1;
 	if (nz > max_rows && first != UINT32_MAX)
 		group = (last - first) / max_rows + 1;
-	if (all.below)
-		term_edge(f, set, t, &all, ncols, false);
+	if (all->below)
+		term_edge(f, tm->set, tm->t, all, tm->ncols, false);
 	for (uint32_t i = first; first != UINT32_MAX && i <= last; i += group) {
-		uint32_t end = i + group > all.cfg.nr_buckets ? all.cfg.nr_buckets : i + group;
+		uint32_t end = i + group > all->cfg.nr_buckets ? all->cfg.nr_buckets : i + group;
 		uint64_t sum = 0;
 		for (uint32_t k = i; k < end; k++)
-			sum += all.counts[k];
+			sum += all->counts[k];
 		if (!sum)
 			continue;
 		char lab[48];
 		if (group == 1)
-			snprintf(lab, sizeof(lab), "%" PRId64, lhist_bucket_lo_ns(&all, i) / div);
+			snprintf(lab, sizeof(lab), "%" PRId64, lhist_bucket_lo_ns(all, i) / tm->div);
 		else
 			snprintf(lab, sizeof(lab), "%" PRId64 "-%" PRId64,
-				 lhist_bucket_lo_ns(&all, i) / div,
-				 (lhist_bucket_lo_ns(&all, end) - 1) / div);
+				 lhist_bucket_lo_ns(all, i) / tm->div,
+				 (lhist_bucket_lo_ns(all, end) - 1) / tm->div);
 		fprintf(f, "%15s", lab);
 		for (uint32_t c = 0; c < ncpu; c++) {
-			const struct lhist *h = hset_hist(set, t, c);
+			const struct lhist *h = hset_hist(tm->set, tm->t, c);
 			if (!h || !h->total)
 				continue;
 			uint64_t s = 0;
@@ -372,20 +368,25 @@ int lhout_term(FILE *f, const struct hset *set, enum hset_kind t, unsigned max_r
 				s += h->counts[k];
 			fprintf(f, " %9" PRIu64, s);
 		}
-		if (ncols > 1)
+		if (tm->ncols > 1)
 			fprintf(f, " %9" PRIu64, sum);
 		fprintf(f, "\n");
 	}
-	if (all.above)
-		term_edge(f, set, t, &all, ncols, true);
+	if (all->above)
+		term_edge(f, tm->set, tm->t, all, tm->ncols, true);
+}
 
-	/* summary rows */
+/* The summary rows: min, avg, max, the percentiles and the total. */
+static void term_summary(const struct term *tm)
+{
+	FILE *f = tm->f;
+	uint32_t ncpu = hset_nr_cpus(tm->set);
 	const char *rows[] = { "min", "avg", "max", "p50", "p90", "p99", "p99.9", "p99.99", "total" };
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		fprintf(f, "%15s", rows[r]);
 		for (uint32_t c = 0; c <= ncpu; c++) {
-			const struct lhist *h = c < ncpu ? hset_hist(set, t, c) : &all;
-			if (!h || !h->total || (c == ncpu && ncols <= 1))
+			const struct lhist *h = c < ncpu ? hset_hist(tm->set, tm->t, c) : tm->all;
+			if (!h || !h->total || (c == ncpu && tm->ncols <= 1))
 				continue;
 			int64_t v = 0;
 			char b[32];
@@ -400,11 +401,42 @@ int lhout_term(FILE *f, const struct hset *set, enum hset_kind t, unsigned max_r
 			if (r == 8)
 				snprintf(b, sizeof(b), "%" PRIu64, h->total);
 			else
-				snprintf(b, sizeof(b), "%" PRId64, v / div);
+				snprintf(b, sizeof(b), "%" PRId64, v / tm->div);
 			fprintf(f, " %9s", b);
 		}
 		fprintf(f, "\n");
 	}
+}
+
+int lhout_term(FILE *f, const struct hset *set, enum hset_kind t, unsigned max_rows)
+{
+	const struct lhist_cfg *geo = hset_geometry(set);
+	uint32_t ncpu = hset_nr_cpus(set);
+	struct lhist all;
+	bool us = whole_us(geo);
+	const char *unit = us ? "us" : "ns";
+
+	if (!max_rows)
+		max_rows = 40;
+	if (lhist_init(&all, geo) < 0)
+		return -ENOMEM;
+	struct term tm = { .f = f, .set = set, .t = t, .all = &all, .div = us ? 1000 : 1 };
+	for (uint32_t c = 0; c < ncpu; c++) {
+		const struct lhist *h = hset_hist(set, t, c);
+		if (h && h->total) {
+			lhist_merge(&all, h);
+			tm.ncols++;
+		}
+	}
+	fprintf(f, "%s (%s)\n", hset_kind_name(t), unit);
+	if (!all.total) {
+		fprintf(f, "  no samples\n");
+		lhist_fini(&all);
+		return ferror(f) ? -EIO : 0;
+	}
+	term_header(&tm);
+	term_buckets(&tm, max_rows);
+	term_summary(&tm);
 	lhist_fini(&all);
 	return ferror(f) ? -EIO : 0;
 }

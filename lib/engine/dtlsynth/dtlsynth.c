@@ -194,15 +194,19 @@ static int write_pmu_mappings(struct syn *s)
 	return pdwrite_set_raw_feature(s->w, PDFORMAT_FEAT_PMU_MAPPINGS, buf, n);
 }
 
-static int setup(struct syn *s, const char *path, struct tfsformat_formats **tfp, struct tep_handle **tepp)
+/* the tracepoints of the recording, in the order of their evsels */
+static const char *const sched_specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
+
+/* The sched formats (*tfp, from the formats directory or tracefs) parsed
+ * into *tepp and s->enc, the encoder of the samples, and their ids in s.
+ * The caller frees *tfp and *tepp (set also on failure), s->enc with s.
+ * 0 or a negative errno (the message set). */
+static int load_sched_formats(struct syn *s, struct tfsformat_formats **tfp, struct tep_handle **tepp)
 {
-	static const char *const specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
 	struct tfsformat_formats *tf = NULL;
-	struct pdwrite_opts o = { .big_endian = s->c.big_endian, .pipe = s->c.pipe, .force = s->c.force,
-				  .refusal = s->c.refusal };
 	int err;
 
-	err = tfsformat_collect(s->c.formats_dir, specs, 2, &tf);
+	err = tfsformat_collect(s->c.formats_dir, sched_specs, 2, &tf);
 	*tfp = tf;
 	if (err == -EACCES || err == -EPERM)
 		return fail(s, err, "tracefs is not readable by this user, so the sched formats "
@@ -228,12 +232,15 @@ static int setup(struct syn *s, const char *path, struct tfsformat_formats **tfp
 	if (tpencode_id(s->enc, &probe_sw) != (int)tsw->id || tpencode_id(s->enc, &probe_wk) != (int)twk->id ||
 	    tpencode_size(s->enc, (int)tsw->id) > 256 || tpencode_size(s->enc, (int)twk->id) > 256)
 		return fail(s, -EINVAL, "the sched formats lack the expected fields");
+	return 0;
+}
 
-	err = pdwrite_open(&s->w, path, &o);
-	if (err)
-		return fail(s, err, "cannot create the output file");
-	s->swap = pdwrite_needs_swap(s->w);
-
+/* The evsels, as perf record adds them: vpa_dtl/dtl_all/ (ids 1000 + cpu)
+ * unless no_dtl, sched_switch (2000 + cpu) and sched_wakeup (3000 + cpu)
+ * unless no_sched (then the sched indexes are the DTL's).  0 or a negative
+ * errno (the message set). */
+static int add_events(struct syn *s)
+{
 	uint64_t *idv = calloc(s->c.cpus, sizeof(*idv));
 	if (!idv)
 		return -ENOMEM;
@@ -260,7 +267,7 @@ static int setup(struct syn *s, const char *path, struct tfsformat_formats **tfp
 			  (1ULL << PDFORMAT_ATTR_FLAG_EXCLUDE_GUEST);
 		for (unsigned i = 0; i < s->c.cpus; i++)
 			idv[i] = (k ? 3000u : 2000u) + i;
-		int ev = pdwrite_add_evsel(s->w, &a, specs[k], idv, s->c.cpus);
+		int ev = pdwrite_add_evsel(s->w, &a, sched_specs[k], idv, s->c.cpus);
 		if (k)
 			s->ev_wk = ev;
 		else
@@ -271,8 +278,15 @@ static int setup(struct syn *s, const char *path, struct tfsformat_formats **tfp
 		s->ev_sw = s->ev_wk = s->ev_dtl;
 	if ((!s->c.no_dtl && s->ev_dtl < 0) || s->ev_sw < 0 || s->ev_wk < 0)
 		return fail(s, -EINVAL, "cannot add the events");
+	return 0;
+}
 
-	err = tfsformat_set_tracing_data(s->w, tf, s->c.big_endian);
+/* The header's features (tracing data of tf, an LPAR's host, release,
+ * CPUs and PMUs), then the data section begins with the AUXTRACE_INFO
+ * of the DTL.  0 or a negative errno (the message set). */
+static int write_features(struct syn *s, const struct tfsformat_formats *tf)
+{
+	int err = tfsformat_set_tracing_data(s->w, tf, s->c.big_endian);
 	if (!err)
 		err = pdwrite_set_string_feature(s->w, PDFORMAT_FEAT_HOSTNAME, "lpar-synth");
 	if (!err)
@@ -293,11 +307,16 @@ static int setup(struct syn *s, const char *path, struct tfsformat_formats **tfp
 		err = pdwrite_write_auxtrace_info(s->w, PDFORMAT_AUXTRACE_VPA_DTL, (const uint64_t[]){ 0 }, 1);
 	if (err)
 		return fail(s, err, "writing the header failed");
+	return 0;
+}
 
-	/* task names: COMM records, and the kernel map perf expects */
+/* The first records: the kernel map perf expects, and a COMM record per
+ * task.  0 or a negative errno (the message set). */
+static int write_tasks(struct syn *s)
+{
 	uint8_t body[64];
 	struct pdread_sample tr = { .pid = (uint32_t)-1, .tid = 0 };
-	err = pdwrite_write_kernel_map(s->w, s->ev_sw, 0xc000000000000000ULL, 0x2000000ULL, 0xc000000000000000ULL, &tr);
+	int err = pdwrite_write_kernel_map(s->w, s->ev_sw, 0xc000000000000000ULL, 0x2000000ULL, 0xc000000000000000ULL, &tr);
 	for (unsigned t = 0; !err && t < s->c.cpus * TASKS_PER_CPU; t++) {
 		char comm[32];
 		memset(body, 0, sizeof(body));
@@ -310,6 +329,27 @@ static int setup(struct syn *s, const char *path, struct tfsformat_formats **tfp
 		err = pdwrite_write_with_trailer(s->w, s->ev_sw, PDFORMAT_RECORD_COMM, 0, body, 8 + strlen(comm) + 1, &ct);
 	}
 	return err ? fail(s, err, "writing the task records failed") : 0;
+}
+
+/* The output opened and its header written, up to the task records; the
+ * formats (*tfp, *tepp) are the caller's to free. */
+static int setup(struct syn *s, const char *path, struct tfsformat_formats **tfp, struct tep_handle **tepp)
+{
+	struct pdwrite_opts o = { .big_endian = s->c.big_endian, .pipe = s->c.pipe, .force = s->c.force,
+				  .refusal = s->c.refusal };
+	int err = load_sched_formats(s, tfp, tepp);
+	if (err)
+		return err;
+	err = pdwrite_open(&s->w, path, &o);
+	if (err)
+		return fail(s, err, "cannot create the output file");
+	s->swap = pdwrite_needs_swap(s->w);
+	err = add_events(s);
+	if (!err)
+		err = write_features(s, *tfp);
+	if (!err)
+		err = write_tasks(s);
+	return err;
 }
 
 void dtlsynth_truth_free(struct dtlsynth_truth *t)
@@ -330,6 +370,127 @@ static uint64_t next_round(struct syn *s, uint64_t r)
 	uint64_t d = s->c.round_ns * 3 / 4 + (uint64_t)(dtlsynth_rnd01(s) * (double)(s->c.round_ns / 2));
 	s->rng_layout = s->rng;
 	return r + (d ? d : 1);
+}
+
+/* The model's constants from the configuration: the driver's poll period,
+ * the layout's random stream, the mean busy and idle times of the load,
+ * the dispatch delays for the entitlement, the hypervisor's event rate. */
+static void model_params(struct syn *s)
+{
+	s->poll_ns = s->c.poll_ns < 1000000ULL ? 1000000ULL : s->c.poll_ns;	/* the driver's clamp */
+	s->rng_layout = 0xD1B54A32D192ED03ULL ^ (s->c.seed * 0x9E3779B97F4A7C15ULL);
+	if (!s->rng_layout)
+		s->rng_layout = 1;
+	s->mean_burst_ns = 2e6;
+	s->mean_idle_ns = s->mean_burst_ns * (1 - s->c.load) / s->c.load;
+	double r = s->c.load / s->c.entitlement;
+	s->pre_e2d_ns = 500000.0 * r;
+	s->cede_e2d_ns = 10000.0 * r;
+	s->hv_hz = s->c.preempt_hz + s->c.fault_hz + s->c.confer_hz;
+}
+
+/* The truth's task table (the caller's, freed by dtlsynth_truth_free):
+ * swapper, then each task's name and pid; s keeps it to add the run
+ * times.  0 or -ENOMEM. */
+static int init_truth(struct syn *s, struct dtlsynth_truth *truth)
+{
+	truth->tb_freq = s->c.tb_freq;
+	truth->nr_tasks = 1 + (size_t)s->c.cpus * TASKS_PER_CPU;
+	truth->tasks = calloc(truth->nr_tasks, sizeof(*truth->tasks));
+	if (!truth->tasks)
+		return -ENOMEM;
+	for (size_t k = 0; k < truth->nr_tasks; k++) {
+		char tmp[32];
+		task_comm((int)k - 1, 0, tmp, sizeof(tmp));
+		snprintf(truth->tasks[k].comm, sizeof(truth->tasks[k].comm), "%.15s", tmp);
+		truth->tasks[k].pid = task_pid((int)k - 1);
+	}
+	snprintf(truth->tasks[0].comm, sizeof(truth->tasks[0].comm), "swapper");
+	s->truth = truth;
+	return 0;
+}
+
+/* Each vCPU's start: its time, its home processor, its own random stream,
+ * no task running, and the phase of its driver timer (from the layout's
+ * stream). */
+static void init_vcpus(struct syn *s)
+{
+	for (unsigned i = 0; i < s->c.cpus; i++) {
+		struct vcpu *v = &s->v[i];
+		v->t = s->c.start_ns + 1000u * i;
+		v->cur = -1;
+		v->home = v->proc = (uint16_t)(i * PROCS_PER_CPU + i % PROCS_PER_CPU);
+		v->rng = (0x9E3779B97F4A7C15ULL ^ (s->c.seed * 0x100000001B3ULL)) + 0x632BE59BD9B4E019ULL * (i + 1);
+		if (!v->rng)
+			v->rng = 1;
+		v->run_task = -2;
+		/* each CPU's driver timer has its own phase */
+		s->rng = s->rng_layout;
+		v->next_poll = s->c.start_ns + (s->c.poll_layout ? s->poll_ns
+						: 1 + (uint64_t)(dtlsynth_rnd01(s) * (double)(s->poll_ns - 1)));
+		s->rng_layout = s->rng;
+	}
+}
+
+/* The recording's data, round by round as perf record writes it: per CPU
+ * the model run to the round's end, its ring records (compressed when
+ * asked) and its AUX data; the last round ends at the duration with the
+ * driver's stop.  0 or a negative errno. */
+static int write_rounds(struct syn *s)
+{
+	uint64_t end = s->c.start_ns + s->c.duration_ns;
+	uint64_t rb = s->c.start_ns;
+	bool last = false;
+	int err = 0;
+	while (!err && !last) {
+		rb = next_round(s, rb);
+		if (rb >= end) {
+			rb = end;
+			last = true;
+		}
+		for (unsigned cpu = 0; !err && cpu < s->c.cpus; cpu++) {
+			s->nwin = 0;
+			err = dtlsynth_run_cpu(s, cpu, rb, end);
+			if (!err && last && !s->c.no_dtl)
+				err = dtlsynth_poll_cpu(s, cpu, end);	/* the driver's stop */
+			if (!err && s->c.compress && s->nwin)
+				err = pdwrite_compress_begin(s->w, s->c.compress);
+			for (size_t i = 0; !err && i < s->nwin; i++)
+				err = dtlsynth_write_ring_rec(s, &s->win[i]);
+			if (!err && s->c.compress && s->nwin)
+				err = pdwrite_compress_end(s->w);
+			if (!err && !s->c.no_dtl)
+				err = dtlsynth_drain_aux(s, cpu);
+		}
+		if (!err)
+			err = pdwrite_finished_round(s->w);
+	}
+	return err;
+}
+
+/* The truth's end, and the run time of the tasks still running then. */
+static void close_truth(struct syn *s, struct dtlsynth_truth *truth)
+{
+	truth->end_ns = s->last_written_ns;
+	for (unsigned i = 0; i < s->c.cpus; i++)
+		if (s->v[i].run_task != -2)
+			truth->tasks[s->v[i].run_task + 1].run_ns += s->last_written_ns - s->v[i].run_since;
+}
+
+/* Free the vCPUs' buffers, the vCPUs, the ring windows and the encoder. */
+static void free_syn(struct syn *s)
+{
+	for (unsigned i = 0; i < s->c.cpus; i++) {
+		free(s->v[i].ring);
+		free(s->v[i].ring_victim);
+		free(s->v[i].auxbuf);
+		free(s->v[i].aux_victim);
+		free(s->v[i].pend);
+		free(s->v[i].segs);
+	}
+	free(s->v);
+	free(s->win);
+	tpdecode_free(s->enc);
 }
 
 int dtlsynth_write_truth(const struct dtlsynth_cfg *cfg, const char *path, struct dtlsynth_stats *st,
@@ -354,100 +515,26 @@ int dtlsynth_write_truth(const struct dtlsynth_cfg *cfg, const char *path, struc
 		memset(truth, 0, sizeof(*truth));
 	if (s.c.cpus > 1024)
 		return fail(&s, -EINVAL, "at most 1024 CPUs");
-	s.poll_ns = s.c.poll_ns < 1000000ULL ? 1000000ULL : s.c.poll_ns;	/* the driver's clamp */
-	s.rng_layout = 0xD1B54A32D192ED03ULL ^ (s.c.seed * 0x9E3779B97F4A7C15ULL);
-	if (!s.rng_layout)
-		s.rng_layout = 1;
-	s.mean_burst_ns = 2e6;
-	s.mean_idle_ns = s.mean_burst_ns * (1 - s.c.load) / s.c.load;
-	double r = s.c.load / s.c.entitlement;
-	s.pre_e2d_ns = 500000.0 * r;
-	s.cede_e2d_ns = 10000.0 * r;
-	s.hv_hz = s.c.preempt_hz + s.c.fault_hz + s.c.confer_hz;
+	model_params(&s);
 	s.v = calloc(s.c.cpus, sizeof(*s.v));
 	if (!s.v)
 		return fail(&s, -ENOMEM, "out of memory");
-	if (truth) {
-		truth->tb_freq = s.c.tb_freq;
-		truth->nr_tasks = 1 + (size_t)s.c.cpus * TASKS_PER_CPU;
-		truth->tasks = calloc(truth->nr_tasks, sizeof(*truth->tasks));
-		if (!truth->tasks) {
-			free(s.v);
-			return fail(&s, -ENOMEM, "out of memory");
-		}
-		for (size_t k = 0; k < truth->nr_tasks; k++) {
-			char tmp[32];
-			task_comm((int)k - 1, 0, tmp, sizeof(tmp));
-			snprintf(truth->tasks[k].comm, sizeof(truth->tasks[k].comm), "%.15s", tmp);
-			truth->tasks[k].pid = task_pid((int)k - 1);
-		}
-		snprintf(truth->tasks[0].comm, sizeof(truth->tasks[0].comm), "swapper");
-		s.truth = truth;
+	if (truth && init_truth(&s, truth)) {
+		free(s.v);
+		return fail(&s, -ENOMEM, "out of memory");
 	}
 	err = setup(&s, path, &tf, &tep);
-	for (unsigned i = 0; i < s.c.cpus; i++) {
-		struct vcpu *v = &s.v[i];
-		v->t = s.c.start_ns + 1000u * i;
-		v->cur = -1;
-		v->home = v->proc = (uint16_t)(i * PROCS_PER_CPU + i % PROCS_PER_CPU);
-		v->rng = (0x9E3779B97F4A7C15ULL ^ (s.c.seed * 0x100000001B3ULL)) + 0x632BE59BD9B4E019ULL * (i + 1);
-		if (!v->rng)
-			v->rng = 1;
-		v->run_task = -2;
-		/* each CPU's driver timer has its own phase */
-		s.rng = s.rng_layout;
-		v->next_poll = s.c.start_ns + (s.c.poll_layout ? s.poll_ns
-					       : 1 + (uint64_t)(dtlsynth_rnd01(&s) * (double)(s.poll_ns - 1)));
-		s.rng_layout = s.rng;
-	}
-	uint64_t end = s.c.start_ns + s.c.duration_ns;
-	uint64_t rb = s.c.start_ns;
-	bool last = false;
-	while (!err && !last) {
-		rb = next_round(&s, rb);
-		if (rb >= end) {
-			rb = end;
-			last = true;
-		}
-		for (unsigned cpu = 0; !err && cpu < s.c.cpus; cpu++) {
-			s.nwin = 0;
-			err = dtlsynth_run_cpu(&s, cpu, rb, end);
-			if (!err && last && !s.c.no_dtl)
-				err = dtlsynth_poll_cpu(&s, cpu, end);	/* the driver's stop */
-			if (!err && s.c.compress && s.nwin)
-				err = pdwrite_compress_begin(s.w, s.c.compress);
-			for (size_t i = 0; !err && i < s.nwin; i++)
-				err = dtlsynth_write_ring_rec(&s, &s.win[i]);
-			if (!err && s.c.compress && s.nwin)
-				err = pdwrite_compress_end(s.w);
-			if (!err && !s.c.no_dtl)
-				err = dtlsynth_drain_aux(&s, cpu);
-		}
-		if (!err)
-			err = pdwrite_finished_round(s.w);
-	}
-	if (truth && !err) {
-		truth->end_ns = s.last_written_ns;
-		for (unsigned i = 0; i < s.c.cpus; i++)
-			if (s.v[i].run_task != -2)
-				truth->tasks[s.v[i].run_task + 1].run_ns += s.last_written_ns - s.v[i].run_since;
-	}
+	init_vcpus(&s);
+	if (!err)
+		err = write_rounds(&s);
+	if (truth && !err)
+		close_truth(&s, truth);
 	if (err && err_msg && !err_msg[0])
 		snprintf(err_msg, err_len, "writing failed");
 	int cerr = pdwrite_close(s.w);
 	if (!err)
 		err = cerr;
-	for (unsigned i = 0; i < s.c.cpus; i++) {
-		free(s.v[i].ring);
-		free(s.v[i].ring_victim);
-		free(s.v[i].auxbuf);
-		free(s.v[i].aux_victim);
-		free(s.v[i].pend);
-		free(s.v[i].segs);
-	}
-	free(s.v);
-	free(s.win);
-	tpdecode_free(s.enc);
+	free_syn(&s);
 	if (tep)
 		tep_free(tep);
 	tfsformat_free(tf);

@@ -13,24 +13,18 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
 
-#include "base/bytes.h"
 #include "format/dtl.h"
 #include "dtlrec_int.h"
 #include "base/firedtab.h"
 #include "live/ptwin.h"
 #include "format/pdwrite.h"
-#include "base/safeout.h"
 #include "format/tfsformat.h"
 
-#ifndef LATSCOPE_VERSION
-#define LATSCOPE_VERSION "unknown"
-#endif
 int dtlrec_seterr(struct dtlrec *r, int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -55,11 +49,6 @@ const char *dtlrec_strerror(const struct dtlrec *r)
 	return r ? r->err : "";
 }
 
-static const char *root(const char *given, const char *def)
-{
-	return given && *given ? given : def;
-}
-
 static int read_small(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -81,7 +70,7 @@ bool dtlrec_kvm_guest(const char *procfs)
 	int fd;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/device-tree/hypervisor/compatible", root(procfs, "/proc"));
+	snprintf(path, sizeof(path), "%s/device-tree/hypervisor/compatible", dtlrec_root(procfs, "/proc"));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -105,7 +94,7 @@ int dtlrec_read_pmu_type(const char *sysfs, uint32_t *type)
 	char *end;
 	int err;
 
-	snprintf(path, sizeof(path), "%s/bus/event_source/devices/vpa_dtl/type", root(sysfs, "/sys"));
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/vpa_dtl/type", dtlrec_root(sysfs, "/sys"));
 	err = read_small(path, buf, sizeof(buf));
 	if (err)
 		return err;
@@ -121,7 +110,7 @@ int dtlrec_read_tb_freq(const char *procfs, uint64_t *hz)
 	char path[4096], line[512];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/cpuinfo", root(procfs, "/proc"));
+	snprintf(path, sizeof(path), "%s/cpuinfo", dtlrec_root(procfs, "/proc"));
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
@@ -156,7 +145,7 @@ static int cpus_online(const char *sysfs, struct parse_cpuset *out)
 	char path[4096], buf[4096];
 	int err;
 
-	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", root(sysfs, "/sys"));
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", dtlrec_root(sysfs, "/sys"));
 	err = read_small(path, buf, sizeof(buf));
 	if (err)
 		return err;
@@ -301,7 +290,7 @@ static int open_dbg_cpu(struct dtlrec *r, struct rcpu *c)
 {
 	char path[4096];
 
-	snprintf(path, sizeof(path), "%s/powerpc/dtl/cpu-%u", root(r->o.debugfs, "/sys/kernel/debug"), c->cpu);
+	snprintf(path, sizeof(path), "%s/powerpc/dtl/cpu-%u", dtlrec_root(r->o.debugfs, "/sys/kernel/debug"), c->cpu);
 	c->dbg_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (c->dbg_fd < 0) {
 		int e = errno;
@@ -317,7 +306,7 @@ static int open_dbg_cpu(struct dtlrec *r, struct rcpu *c)
 static int open_debugfs(struct dtlrec *r)
 {
 	char path[4096], buf[16];
-	const char *dbg = root(r->o.debugfs, "/sys/kernel/debug");
+	const char *dbg = dtlrec_root(r->o.debugfs, "/sys/kernel/debug");
 	int fd, err;
 
 	snprintf(path, sizeof(path), "%s/powerpc/dtl/dtl_event_mask", dbg);
@@ -343,7 +332,7 @@ static int open_debugfs(struct dtlrec *r)
 	err = dtlrec_read_tb_freq(r->o.procfs, &r->tb_freq);
 	if (err)
 		return dtlrec_seterr(r, err, "no 'timebase' line in %s/cpuinfo: cannot convert the timebase",
-				   root(r->o.procfs, "/proc"));
+				   dtlrec_root(r->o.procfs, "/proc"));
 	/* the kernel's buffer per CPU: a read of all but one of it is a lap */
 	snprintf(path, sizeof(path), "%s/powerpc/dtl/dtl_buf_entries", dbg);
 	FILE *bf = fopen(path, "re");
@@ -375,139 +364,19 @@ static int open_debugfs(struct dtlrec *r)
 	return 0;
 }
 
-static int write_u32_str(uint8_t *p, size_t cap, size_t *n, const char *s)
+/* r->c: an rcpu per CPU of o->cpus (the online CPUs when it is empty), its
+ * fds all -1.  0 or a negative errno (the error text set when the online
+ * CPUs cannot be read). */
+static int alloc_cpus(struct dtlrec *r, const struct dtlrec_opts *o)
 {
-	size_t l = strlen(s) + 1, pl = (l + 63) / 64 * 64;
-
-	if (*n + 4 + pl > cap)
-		return -E2BIG;
-	bytes_st32(p + *n, (uint32_t)pl, false);
-	memset(p + *n + 4, 0, pl);
-	memcpy(p + *n + 4, s, l);
-	*n += 4 + pl;
-	return 0;
-}
-
-static int write_header(struct dtlrec *r, const char *output)
-{
-	if (r->o.sink)
-		return 0;	/* no file */
-	struct safeout_refusal why;
-	struct pdwrite_opts wo = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = r->o.force, .checkpoint = true,
-				   .refusal = &why };
-	uint64_t *ids = calloc(r->nc, sizeof(*ids));
-	char name[128];
-	struct utsname u;
-	int err, ev_first = -1;
-
-	if (!ids)
-		return -ENOMEM;
-	err = pdwrite_open(&r->w, output, &wo);
-	if (err) {
-		free(ids);
-		char msg[PATH_MAX + 160];
-		return dtlrec_seterr(r, err, "cannot create %s: %s", output,
-				     safeout_explain(msg, sizeof(msg), err, &why));
-	}
-	struct pdformat_attr a = { 0 };
-	a.type = r->pmu ? r->pmu_type : PDFORMAT_TYPE_RAW;
-	a.config = r->o.mask;
-	a.sample_period = r->o.period_ns;
-	a.sample_type = DTL_VPA_SAMPLE_TYPE;	/* perf record's */
-	a.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL);
-	for (unsigned i = 0; i < r->nc; i++)
-		ids[i] = r->pmu ? r->c[i].id_dtl : SYNTH_ID_BASE + r->c[i].cpu;
-	snprintf(name, sizeof(name), "vpa_dtl/%s/", r->o.event ? r->o.event : "dtl_all");
-	err = pdwrite_add_evsel(r->w, &a, name, ids, r->nc);
-	if (err >= 0)
-		ev_first = err;
-	for (size_t t = 0; err >= 0 && t < r->o.nr_tracepoints; t++) {
-		struct pdformat_attr ta = { 0 };
-		ta.type = PDFORMAT_TYPE_TRACEPOINT;
-		ta.config = r->tp_id[t];
-		ta.sample_period = 1;
-		ta.sample_type = PDFORMAT_SAMPLE_IDENTIFIER | PDFORMAT_SAMPLE_IP | PDFORMAT_SAMPLE_TID | PDFORMAT_SAMPLE_TIME |
-				 PDFORMAT_SAMPLE_CPU | PDFORMAT_SAMPLE_PERIOD | PDFORMAT_SAMPLE_RAW;
-		ta.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL) |
-			   (1ULL << PDFORMAT_ATTR_FLAG_EXCLUDE_GUEST);
-		for (unsigned i = 0; i < r->nc; i++)
-			ids[i] = r->c[i].id_tp[t];
-		err = pdwrite_add_evsel(r->w, &ta, r->o.tracepoints[t], ids, r->nc);
-	}
-	free(ids);
-	if (err < 0)
-		return dtlrec_seterr(r, err, "cannot describe the events: %s", strerror(-err));
-	err = 0;
-	if (r->tf)
-		err = tfsformat_set_tracing_data(r->w, r->tf, BYTES_HOST_BIG_ENDIAN);
-	if (!err && !uname(&u)) {
-		pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_HOSTNAME, u.nodename);
-		pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_OSRELEASE, u.release);
-		pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_ARCH, u.machine);
-	}
-	if (!err)
-		err = pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_VERSION, "latscope " LATSCOPE_VERSION);
-	if (!err) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN), m = sysconf(_SC_NPROCESSORS_CONF);
-		err = pdwrite_set_nrcpus(r->w, (uint32_t)(m > 0 ? m : 1), (uint32_t)(n > 0 ? n : 1));
-	}
-	if (!err && r->o.argc > 0)
-		err = pdwrite_set_cmdline(r->w, r->o.argc, r->o.argv);
-	if (!err) {
-		uint8_t pm[512];
-		size_t n = 4;
-		bytes_st32(pm, 2, false);
-		bytes_st32(pm + n, PDFORMAT_TYPE_TRACEPOINT, false);
-		n += 4;
-		write_u32_str(pm, sizeof(pm), &n, "tracepoint");
-		bytes_st32(pm + n, r->pmu ? r->pmu_type : PDFORMAT_TYPE_RAW, false);
-		n += 4;
-		write_u32_str(pm, sizeof(pm), &n, r->pmu ? "vpa_dtl" : "raw");
-		err = pdwrite_set_raw_feature(r->w, PDFORMAT_FEAT_PMU_MAPPINGS, pm, n);
-	}
-	if (!err)
-		err = pdwrite_begin_data(r->w);
-	if (!err)
-		err = pdwrite_write_auxtrace_info(r->w, PDFORMAT_AUXTRACE_VPA_DTL, (const uint64_t[]){ 0 }, 1);
-	if (err)
-		return dtlrec_seterr(r, err, "writing %s: %s", output, strerror(-err));
-	{
-		char procfs[4096];	/* every thread's name, as perf record starts */
-		snprintf(procfs, sizeof(procfs), "%s/kallsyms", root(r->o.procfs, "/proc"));
-		/* the kernel's map, as perf record writes it: perf script names
-		 * srr0's symbols with it (without kallsyms, none: perf's
-		 * [unknown], latscope's --kallsyms) */
-		err = pdwrite_write_kernel_mmap(r->w, ev_first, procfs, NULL);
-		if (err)
-			return dtlrec_seterr(r, err, "writing %s: %s", output, strerror(-err));
-		snprintf(procfs, sizeof(procfs), "%s", root(r->o.procfs, "/proc"));
-		pdwrite_write_task_comms(r->w, r->o.nr_tracepoints ? ev_first + 1 : ev_first, procfs);
-	}
-	return 0;
-}
-
-int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *output)
-{
-	struct dtlrec *r = calloc(1, sizeof(*r));
-	struct parse_cpuset cpus;
+	struct parse_cpuset cpus = o->cpus;
 	int err;
 
-	*rp = r;
-	if (!r)
-		return -ENOMEM;
-	r->o = *o;
-	r->counting = true;	/* until a twin cannot be opened */
-	if (!r->o.mask)
-		r->o.mask = DTL_MASK_ALL;
-	r->page = (size_t)sysconf(_SC_PAGESIZE);
-	if (r->o.nr_tracepoints > MAX_TP)
-		return dtlrec_seterr(r, -E2BIG, "at most %d tracepoints", MAX_TP);
-	cpus = o->cpus;
 	if (!parse_cpuset_count(&cpus)) {
 		err = cpus_online(o->sysfs, &cpus);
 		if (err)
 			return dtlrec_seterr(r, err, "cannot read the online CPUs from %s/devices/system/cpu/online: %s",
-					   root(o->sysfs, "/sys"), strerror(-err));
+					   dtlrec_root(o->sysfs, "/sys"), strerror(-err));
 	}
 	r->c = calloc(parse_cpuset_count(&cpus), sizeof(*r->c));
 	if (!r->c)
@@ -521,25 +390,31 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 		for (int i = 0; i < MAX_TP; i++)
 			c->fd_tp[i] = c->fd_twin[i] = -1;
 	}
-	r->st.cpus = r->nc;
+	return 0;
+}
 
-	/* which source */
-	err = o->source == DTLREC_DEBUGFS ? -ENOENT : dtlrec_read_pmu_type(o->sysfs, &r->pmu_type);
+/* Which source: the vpa_dtl PMU (r->pmu, r->pmu_type) unless o->source
+ * says debugfs, else debugfs's powerpc/dtl when o->source allows it.
+ * 0, or -ENODEV with the error text saying why there is neither (a KVM
+ * guest, a kernel without CONFIG_DTL, not POWER). */
+static int pick_source(struct dtlrec *r, const struct dtlrec_opts *o)
+{
+	int err = o->source == DTLREC_DEBUGFS ? -ENOENT : dtlrec_read_pmu_type(o->sysfs, &r->pmu_type);
 	if (!err) {
 		r->pmu = true;
 	} else if (o->source == DTLREC_PMU && dtlrec_kvm_guest(o->procfs)) {
 		return dtlrec_seterr(r, -ENODEV, "no vpa_dtl PMU: this is a KVM guest (%s/device-tree/hypervisor is "
 				   "\"linux,kvm\"), where the kernel does not offer it (only an LPAR's kernel does); here "
 				   "the host's KVM writes the DTL and debugfs reads it (dtl record --debugfs-only, a "
-				   "kernel with CONFIG_DTL)", root(o->procfs, "/proc"));
+				   "kernel with CONFIG_DTL)", dtlrec_root(o->procfs, "/proc"));
 	} else if (o->source == DTLREC_PMU) {
 		return dtlrec_seterr(r, -ENODEV, "no vpa_dtl PMU (%s/bus/event_source/devices/vpa_dtl): the kernel "
 				   "lacks it (Linux 6.18+), or this is not a shared-processor LPAR, or it is a KVM guest",
-				   root(o->sysfs, "/sys"));
+				   dtlrec_root(o->sysfs, "/sys"));
 	} else {
 		char path[4096];
 		struct stat sb;
-		const char *dbg = root(o->debugfs, "/sys/kernel/debug");
+		const char *dbg = dtlrec_root(o->debugfs, "/sys/kernel/debug");
 		snprintf(path, sizeof(path), "%s/powerpc", dbg);
 		/* debugfs's powerpc/ without dtl: a POWER kernel built without
 		 * CONFIG_DTL (every Debian kernel), or not a shared-processor LPAR */
@@ -556,11 +431,88 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 			return dtlrec_seterr(r, -ENODEV, "no DTL source: no vpa_dtl PMU in %s/bus/event_source/devices "
 					   "(Linux 6.18+) and no %s (%s; the DTL exists only on POWER: a "
 					   "shared-processor LPAR, or a KVM guest through debugfs)",
-					   root(o->sysfs, "/sys"), path,
+					   dtlrec_root(o->sysfs, "/sys"), path,
 					   ppc ? "the kernel was built without CONFIG_DTL, as Debian's are, or this is not "
 						 "a shared-processor LPAR"
 					       : "no powerpc/ there: not POWER, or debugfs not mounted there");
 	}
+	return 0;
+}
+
+/* The formats of o's tracepoints (r->tf, freed by dtlrec_close) and their
+ * ids (r->tp_id).  0 or a negative errno (the error text set). */
+static int find_tracepoints(struct dtlrec *r, const struct dtlrec_opts *o)
+{
+	int err = tfsformat_collect(o->tracefs_events, o->tracepoints, o->nr_tracepoints, &r->tf);
+	if (err)
+		return dtlrec_seterr(r, err, "cannot read the tracepoint formats (%s): is tracefs mounted?",
+				   strerror(-err));
+	for (size_t i = 0; i < o->nr_tracepoints; i++) {
+		char sys[64], ev[128];
+		if (sscanf(o->tracepoints[i], "%63[^:]:%127s", sys, ev) != 2)
+			return dtlrec_seterr(r, -EINVAL, "%s: expected system:event", o->tracepoints[i]);
+		const struct tfsformat_event *te = tfsformat_find(r->tf, sys, ev);
+		if (!te)
+			return dtlrec_seterr(r, -ENOENT, "no tracepoint %s", o->tracepoints[i]);
+		r->tp_id[i] = te->id;
+	}
+	return 0;
+}
+
+/* The vpa_dtl event of c's CPU (disabled), its id and its mapped ring;
+ * its fd is c's (fd_dtl, fd_main), closed by dtlrec_close also on
+ * failure.  0 or a negative errno (the error text set). */
+static int open_pmu_event(struct dtlrec *r, struct rcpu *c)
+{
+	struct perf_event_attr a;
+	long fd;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = r->pmu_type;
+	a.config = r->o.mask;
+	a.sample_period = r->o.period_ns;
+	a.sample_type = DTL_VPA_SAMPLE_TYPE;
+	/* the enabled time tells a disabled event (a full AUX buffer) */
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
+	/* wake the reader at a quarter of the AUX buffer: the driver
+	 * writes over what is unread, and stops at a full buffer */
+	a.aux_watermark = (uint32_t)(r->o.aux_bytes / 4);
+	a.disabled = 1;
+	a.sample_id_all = 1;
+	a.comm = 1;
+	fd = sys_perf_event_open(&a, (int)c->cpu);
+	if (fd < 0)
+		return pmu_error(r, errno, c->cpu);
+	c->fd_dtl = c->fd_main = (int)fd;
+	if (ioctl((int)fd, PERF_EVENT_IOC_ID, &c->id_dtl) < 0)
+		return dtlrec_seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+	return map_ring(r, c);
+}
+
+/* Every step leaves what it opened in r, for the caller's dtlrec_close. */
+int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *output)
+{
+	struct dtlrec *r = calloc(1, sizeof(*r));
+	int err;
+
+	*rp = r;
+	if (!r)
+		return -ENOMEM;
+	r->o = *o;
+	r->counting = true;	/* until a twin cannot be opened */
+	if (!r->o.mask)
+		r->o.mask = DTL_MASK_ALL;
+	r->page = (size_t)sysconf(_SC_PAGESIZE);
+	if (r->o.nr_tracepoints > MAX_TP)
+		return dtlrec_seterr(r, -E2BIG, "at most %d tracepoints", MAX_TP);
+	err = alloc_cpus(r, o);
+	if (err)
+		return err;
+	r->st.cpus = r->nc;
+
+	err = pick_source(r, o);
+	if (err)
+		return err;
 	r->st.pmu = r->pmu;
 	if (!r->o.period_ns)
 		r->o.period_ns = r->pmu ? 1000000ULL : 10000000ULL;
@@ -568,47 +520,15 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 		r->o.aux_bytes = 128 * 1024;	/* perf's default */
 
 	if (r->o.nr_tracepoints) {
-		err = tfsformat_collect(o->tracefs_events, o->tracepoints, o->nr_tracepoints, &r->tf);
+		err = find_tracepoints(r, o);
 		if (err)
-			return dtlrec_seterr(r, err, "cannot read the tracepoint formats (%s): is tracefs mounted?",
-					   strerror(-err));
-		for (size_t i = 0; i < o->nr_tracepoints; i++) {
-			char sys[64], ev[128];
-			if (sscanf(o->tracepoints[i], "%63[^:]:%127s", sys, ev) != 2)
-				return dtlrec_seterr(r, -EINVAL, "%s: expected system:event", o->tracepoints[i]);
-			const struct tfsformat_event *te = tfsformat_find(r->tf, sys, ev);
-			if (!te)
-				return dtlrec_seterr(r, -ENOENT, "no tracepoint %s", o->tracepoints[i]);
-			r->tp_id[i] = te->id;
-		}
+			return err;
 	}
 
 	for (unsigned i = 0; i < r->nc; i++) {
 		struct rcpu *c = &r->c[i];
 		if (r->pmu) {
-			struct perf_event_attr a;
-			long fd;
-			memset(&a, 0, sizeof(a));
-			a.size = sizeof(a);
-			a.type = r->pmu_type;
-			a.config = r->o.mask;
-			a.sample_period = r->o.period_ns;
-			a.sample_type = DTL_VPA_SAMPLE_TYPE;
-			/* the enabled time tells a disabled event (a full AUX buffer) */
-			a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
-			/* wake the reader at a quarter of the AUX buffer: the driver
-			 * writes over what is unread, and stops at a full buffer */
-			a.aux_watermark = (uint32_t)(r->o.aux_bytes / 4);
-			a.disabled = 1;
-			a.sample_id_all = 1;
-			a.comm = 1;
-			fd = sys_perf_event_open(&a, (int)c->cpu);
-			if (fd < 0)
-				return pmu_error(r, errno, c->cpu);
-			c->fd_dtl = c->fd_main = (int)fd;
-			if (ioctl((int)fd, PERF_EVENT_IOC_ID, &c->id_dtl) < 0)
-				return dtlrec_seterr(r, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
-			err = map_ring(r, c);
+			err = open_pmu_event(r, c);
 			if (err)
 				return err;
 		}
@@ -621,7 +541,7 @@ int dtlrec_open(struct dtlrec **rp, const struct dtlrec_opts *o, const char *out
 		if (err)
 			return err;
 	}
-	return write_header(r, output);
+	return dtlrec_write_header(r, output);
 }
 
 bool dtlrec_cpu_stopped(const struct dtlrec *r, unsigned cpu)

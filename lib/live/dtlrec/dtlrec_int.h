@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dtlrec_int.h - the DTL recorder's state, shared by dtlrec.c (open, enable,
- * close) and dtlrec_drain.c (draining the rings, debugfs and AUX areas).
+ * close), dtlrec_header.c (the output's header) and dtlrec_drain.c (draining
+ * the rings, debugfs and AUX areas).
  * Not for other modules.
  */
 #ifndef LATSCOPE_DTLREC_INT_H
@@ -78,5 +79,16 @@ int dtlrec_check_stopped(struct dtlrec *r);
 
 /* dtlrec.c */
 int dtlrec_seterr(struct dtlrec *r, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* dtlrec_header.c: the output's header (the events, the features, the
+ * kernel's map and the tasks' names); nothing with a sink.  0 or a
+ * negative errno (the error text set). */
+int dtlrec_write_header(struct dtlrec *r, const char *output);
+
+/* given when set and not empty, else def (a root directory's default) */
+static inline const char *dtlrec_root(const char *given, const char *def)
+{
+	return given && *given ? given : def;
+}
 
 #endif

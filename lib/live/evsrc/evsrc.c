@@ -287,28 +287,12 @@ static int expand_events(struct evsrc *s, const char *const *events, size_t nr)
 	return 0;
 }
 
-int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const struct parse_cpuset *cpus,
-	     const struct evsrc_opts *opts)
+/* The systems named by the specs, NULL-terminated in systems (pointing into
+ * sysbuf): only their formats are parsed.  0, or a negative errno (the
+ * error text set). */
+static int spec_systems(struct evsrc *s, const char *const *events, size_t nr,
+			const char *systems[EVSRC_MAX_SYSTEMS + 1], char sysbuf[EVSRC_MAX_SYSTEMS][64])
 {
-	int err;
-	struct evsrc *s = calloc(1, sizeof(*s));
-	*sp = s;
-	if (!s)
-		return -ENOMEM;
-	if (opts)
-		s->opts = *opts;
-	if (!s->opts.ring_bytes)
-		s->opts.ring_bytes = EVSRC_DEFAULT_RING_BYTES;
-	if (!s->opts.queue_events)
-		s->opts.queue_events = 32768;
-	s->page = (size_t)sysconf(_SC_PAGESIZE);
-	s->tmp = malloc(PRING_MAX_RECORD);
-	if (!s->tmp)
-		return -ENOMEM;
-
-	/* Systems named by the specs: only those formats are parsed. */
-	const char *systems[EVSRC_MAX_SYSTEMS + 1];
-	char sysbuf[EVSRC_MAX_SYSTEMS][64];
 	size_t nsys = 0;
 	for (size_t i = 0; i < nr; i++) {
 		char sys[64], name[96];
@@ -331,6 +315,18 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 		nsys++;
 	}
 	systems[nsys] = NULL;
+	return 0;
+}
+
+/* s->tep: the formats of the specs' systems read from tracefs.  0, or a
+ * negative errno (the error text set, with the hint of privhint). */
+static int load_formats(struct evsrc *s, const char *const *events, size_t nr)
+{
+	const char *systems[EVSRC_MAX_SYSTEMS + 1];
+	char sysbuf[EVSRC_MAX_SYSTEMS][64];
+	int err = spec_systems(s, events, nr, systems, sysbuf);
+	if (err < 0)
+		return err;
 	errno = 0;
 	s->tep = tracefs_local_events_system(NULL, systems);
 	if (!s->tep) {
@@ -343,15 +339,14 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 		       "mount it: mount -t tracefs nodev /sys/kernel/tracing" : "");
 		return err;
 	}
-	err = expand_events(s, events, nr);
-	if (err < 0)
-		return err;
-	s->tpd = tpdecode_new(s->tep);
-	if (!s->tpd) {
-		evsrc_seterr(s, "out of memory");
-		return -ENOMEM;
-	}
+	return 0;
+}
 
+/* The per-CPU arrays of the source (cpus, fds all -1, pfd) and of each
+ * event (ids, twins all -1, fired, got); s owns them, evsrc_close frees
+ * them, also when one is missing.  0, -EINVAL (empty set) or -ENOMEM. */
+static int alloc_per_cpu(struct evsrc *s, const struct parse_cpuset *cpus)
+{
 	s->nr_cpus = parse_cpuset_count(cpus);
 	if (!s->nr_cpus) {
 		evsrc_seterr(s, "empty CPU set");
@@ -376,11 +371,13 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 		for (size_t c = 0; c < s->nr_cpus; c++)
 			e->twin[c] = -1;
 	}
-	s->st.counting = true;
+	return 0;
+}
 
-	/* Events of globs/optional specs the kernel refuses are left out; an
-	 * _entry/_exit pair is kept or left out together (half a pair would
-	 * leave windows open). */
+/* Events of globs/optional specs the kernel refuses (a trial open on the
+ * set's first CPU, closed again) are marked skipped, and noted. */
+static void skip_refused(struct evsrc *s, const struct parse_cpuset *cpus)
+{
 	unsigned first_cpu = 0;
 	while (first_cpu < PARSE_MAX_CPUS && !parse_cpuset_has(cpus, first_cpu))
 		first_cpu++;
@@ -399,6 +396,13 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 		snprintf(s->note + l, sizeof(s->note) - l, "%s%s (%s)", l ? ", " : "", s->ev[i].name,
 			 strerror(-fd));
 	}
+}
+
+/* An _entry/_exit pair is kept or left out together (half a pair would
+ * leave windows open): the partner of a skipped event is skipped too, and
+ * noted. */
+static void skip_partners(struct evsrc *s)
+{
 	for (size_t i = 0; i < s->nr_ev; i++) {
 		if (!s->ev[i].skipped)
 			continue;
@@ -418,10 +422,109 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 					 l ? ", " : "", s->ev[j].name);
 			}
 	}
+}
 
-	size_t pages = 1;
-	while (pages * s->page < s->opts.ring_bytes && pages < (1u << 20))
-		pages <<= 1;
+/* The ring of CPU index ci mapped on its group leader fd (pages data pages
+ * and the header page), walked by c->ring and polled through s->pfd[ci].
+ * A failed map leaves c->base NULL; the fd is in s->fds and closed with
+ * the source.  0 or a negative errno (the error text set). */
+static int map_ring(struct evsrc *s, struct evsrc_cpu *c, size_t ci, int fd, size_t pages)
+{
+	c->ring_fd = fd;
+	c->data_len = pages * s->page;
+	c->map_len = c->data_len + s->page;
+	c->base = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (c->base == MAP_FAILED) {
+		int err = -errno;
+		c->base = NULL;
+		evsrc_seterr(s, "mmap of a %zu KiB ring on cpu %u: %s; use a smaller ring "
+			  "or raise /proc/sys/kernel/perf_event_mlock_kb",
+		       c->data_len >> 10, (unsigned)c->cpu, strerror(errno));
+		return err;
+	}
+	int err = pring_init(&c->ring, c->base, s->page, c->data_len, s->tmp);
+	if (err < 0)
+		return err;
+	s->pfd[ci].fd = fd;
+	s->pfd[ci].events = POLLIN;
+	return 0;
+}
+
+/* Event i opened on CPU index ci into c's group: the first event opened
+ * leads the group and gets the ring (pages), the others write into it.
+ * Its fd goes to s->fds, its id to the event's ids, its counting twin
+ * (when the twins still count) to its twin[ci].  0 or a negative errno
+ * (the error text set); what was opened is s's to close. */
+static int open_member(struct evsrc *s, struct evsrc_cpu *c, size_t ci, size_t i, size_t pages)
+{
+	unsigned cpu = (unsigned)c->cpu;
+	struct perf_event_attr a;
+	tp_attr(&a, s->ev[i].id, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW);
+	a.sample_id_all = 1;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	a.watermark = 1;
+	a.wakeup_watermark = (uint32_t)(pages * s->page / 4);
+	/* One group per CPU: the members follow the leader, so
+	 * enabling is one atomic step per CPU (no half-enabled
+	 * entry/exit pairs, one IPI instead of one per event). */
+	if (c->ring_fd >= 0)
+		a.disabled = 0;
+	bool tracker = s->opts.track_tasks && c->ring_fd < 0;
+	if (tracker)
+		a.comm = a.task = a.comm_exec = 1;
+	int fd = perf_open_group(&a, (int)cpu, c->ring_fd);
+	if (fd < 0) {
+		char hint[384] = "";
+		if (fd == -EACCES || fd == -EPERM)
+			privhint_tracepoints(hint, sizeof(hint), tracefs_tracing_dir());
+		evsrc_seterr(s, "perf_event_open(%s, cpu %u): %s%s%s", s->ev[i].name, cpu,
+		       strerror(-fd), hint[0] ? "; " : "", hint);
+		return fd;
+	}
+	s->fds[i * s->nr_cpus + ci] = fd;
+	uint64_t id = 0;
+	int err;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+		err = -errno;
+		evsrc_seterr(s, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+		return err;
+	}
+	s->ev[i].ids[s->ev[i].nr_ids++] = id;
+	/* Host-order copy of the attr for the sample parser/recorder. */
+	evsrc_tp_attr(s->ev[i].id, &s->ev[i].pattr);
+	if (tracker)	/* the same event leads every CPU's group */
+		s->ev[i].pattr.flags |= (1ULL << PDFORMAT_ATTR_FLAG_COMM) |
+					(1ULL << PDFORMAT_ATTR_FLAG_TASK) |
+					(1ULL << PDFORMAT_ATTR_FLAG_COMM_EXEC);
+	if (c->ring_fd < 0) {
+		err = map_ring(s, c, ci, fd, pages);
+		if (err < 0)
+			return err;
+	} else {
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->ring_fd) < 0) {
+			err = -errno;
+			evsrc_seterr(s, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
+			return err;
+		}
+	}
+	/* its counting twin, in the group: enabled and disabled with it */
+	if (s->st.counting) {
+		int t = ptwin_open(&a, (int)cpu, c->ring_fd);
+		if (t < 0)
+			evsrc_twins_off(s, "the counting events could not be opened", t);
+		else
+			s->ev[i].twin[ci] = t;
+	}
+	return 0;
+}
+
+/* Every event not skipped opened on every CPU of the set, a group and a
+ * ring of pages per CPU (s->cpus in the set's order, each with its reorder
+ * queue).  0 or a negative errno; what was opened is s's to close. */
+static int open_cpus(struct evsrc *s, const struct parse_cpuset *cpus, size_t pages)
+{
 	size_t ci = 0;
 	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS && ci < s->nr_cpus; cpu++) {
 		if (!parse_cpuset_has(cpus, cpu))
@@ -436,82 +539,19 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 		for (size_t i = 0; i < s->nr_ev; i++) {
 			if (s->ev[i].skipped)
 				continue;
-			struct perf_event_attr a;
-			tp_attr(&a, s->ev[i].id, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
-					PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW);
-			a.sample_id_all = 1;
-			a.use_clockid = 1;
-			a.clockid = CLOCK_MONOTONIC;
-			a.watermark = 1;
-			a.wakeup_watermark = (uint32_t)(pages * s->page / 4);
-			/* One group per CPU: the members follow the leader, so
-			 * enabling is one atomic step per CPU (no half-enabled
-			 * entry/exit pairs, one IPI instead of one per event). */
-			if (c->ring_fd >= 0)
-				a.disabled = 0;
-			bool tracker = s->opts.track_tasks && c->ring_fd < 0;
-			if (tracker)
-				a.comm = a.task = a.comm_exec = 1;
-			int fd = perf_open_group(&a, (int)cpu, c->ring_fd);
-			if (fd < 0) {
-				char hint[384] = "";
-				if (fd == -EACCES || fd == -EPERM)
-					privhint_tracepoints(hint, sizeof(hint), tracefs_tracing_dir());
-				evsrc_seterr(s, "perf_event_open(%s, cpu %u): %s%s%s", s->ev[i].name, cpu,
-				       strerror(-fd), hint[0] ? "; " : "", hint);
-				return fd;
-			}
-			s->fds[i * s->nr_cpus + ci] = fd;
-			uint64_t id = 0;
-			if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
-				err = -errno;
-				evsrc_seterr(s, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+			int err = open_member(s, c, ci, i, pages);
+			if (err < 0)
 				return err;
-			}
-			s->ev[i].ids[s->ev[i].nr_ids++] = id;
-			/* Host-order copy of the attr for the sample parser/recorder. */
-			evsrc_tp_attr(s->ev[i].id, &s->ev[i].pattr);
-			if (tracker)	/* the same event leads every CPU's group */
-				s->ev[i].pattr.flags |= (1ULL << PDFORMAT_ATTR_FLAG_COMM) |
-							(1ULL << PDFORMAT_ATTR_FLAG_TASK) |
-							(1ULL << PDFORMAT_ATTR_FLAG_COMM_EXEC);
-			if (c->ring_fd < 0) {
-				c->ring_fd = fd;
-				c->data_len = pages * s->page;
-				c->map_len = c->data_len + s->page;
-				c->base = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-				if (c->base == MAP_FAILED) {
-					err = -errno;
-					c->base = NULL;
-					evsrc_seterr(s, "mmap of a %zu KiB ring on cpu %u: %s; use a smaller ring "
-						  "or raise /proc/sys/kernel/perf_event_mlock_kb",
-					       c->data_len >> 10, cpu, strerror(errno));
-					return err;
-				}
-				err = pring_init(&c->ring, c->base, s->page, c->data_len, s->tmp);
-				if (err < 0)
-					return err;
-				s->pfd[ci].fd = fd;
-				s->pfd[ci].events = POLLIN;
-			} else {
-				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->ring_fd) < 0) {
-					err = -errno;
-					evsrc_seterr(s, "PERF_EVENT_IOC_SET_OUTPUT: %s", strerror(errno));
-					return err;
-				}
-			}
-			/* its counting twin, in the group: enabled and disabled with it */
-			if (s->st.counting) {
-				int t = ptwin_open(&a, (int)cpu, c->ring_fd);
-				if (t < 0)
-					evsrc_twins_off(s, "the counting events could not be opened", t);
-				else
-					s->ev[i].twin[ci] = t;
-			}
 		}
 		ci++;
 	}
-	/* Compact the skipped events out of the list. */
+	return 0;
+}
+
+/* Compact the skipped events out of the list (their arrays freed; they
+ * opened no fd).  -EPERM when none is left, with the note as the error. */
+static int drop_skipped(struct evsrc *s)
+{
 	size_t k = 0;
 	for (size_t i = 0; i < s->nr_ev; i++) {
 		if (s->ev[i].skipped) {
@@ -527,6 +567,55 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 		return -EPERM;
 	}
 	return 0;
+}
+
+/* Every step stores what it opened in s at once, so on any failure the
+ * caller's evsrc_close frees it all. */
+int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const struct parse_cpuset *cpus,
+	     const struct evsrc_opts *opts)
+{
+	int err;
+	struct evsrc *s = calloc(1, sizeof(*s));
+	*sp = s;
+	if (!s)
+		return -ENOMEM;
+	if (opts)
+		s->opts = *opts;
+	if (!s->opts.ring_bytes)
+		s->opts.ring_bytes = EVSRC_DEFAULT_RING_BYTES;
+	if (!s->opts.queue_events)
+		s->opts.queue_events = 32768;
+	s->page = (size_t)sysconf(_SC_PAGESIZE);
+	s->tmp = malloc(PRING_MAX_RECORD);
+	if (!s->tmp)
+		return -ENOMEM;
+
+	err = load_formats(s, events, nr);
+	if (err < 0)
+		return err;
+	err = expand_events(s, events, nr);
+	if (err < 0)
+		return err;
+	s->tpd = tpdecode_new(s->tep);
+	if (!s->tpd) {
+		evsrc_seterr(s, "out of memory");
+		return -ENOMEM;
+	}
+	err = alloc_per_cpu(s, cpus);
+	if (err < 0)
+		return err;
+	s->st.counting = true;
+
+	skip_refused(s, cpus);
+	skip_partners(s);
+
+	size_t pages = 1;
+	while (pages * s->page < s->opts.ring_bytes && pages < (1u << 20))
+		pages <<= 1;
+	err = open_cpus(s, cpus, pages);
+	if (err < 0)
+		return err;
+	return drop_skipped(s);
 }
 
 const char *evsrc_note(const struct evsrc *s)

@@ -157,52 +157,53 @@ static const char *mark_colour(const char *label)
 	return "#d62728";
 }
 
-void htmlrep_loghist(FILE *f, const char *title, const struct htmlrep_bucket *b, size_t n,
-		     const struct htmlrep_mark *m, size_t nm)
-{
-	uint64_t lo = UINT64_MAX, hi = 0, cmax = 0, total = 0;
-	char d1[32], d2[32];
+/* The scales of a log-scale histogram: x the decades lx0..lx1 (log10 of
+ * ns), y log10(count + 1) over ph pixels up to the tallest column's cmax. */
+struct hscale {
+	double lx0, lx1;
+	int ph;
+	uint64_t cmax;
+};
 
+/* The range the buckets with samples and the marks span (*lo UINT64_MAX
+ * when there is none), and the buckets' total count. */
+static uint64_t hist_range(const struct htmlrep_bucket *b, size_t n, const struct htmlrep_mark *m, size_t nm,
+			   uint64_t *lo, uint64_t *hi)
+{
+	uint64_t total = 0;
+	*lo = UINT64_MAX;
+	*hi = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!b[i].count)
 			continue;
 		uint64_t l = b[i].lo_ns ? b[i].lo_ns : (b[i].hi_ns > 1 ? b[i].hi_ns / 2 : 1);
-		if (l < lo)
-			lo = l;
-		if (b[i].hi_ns > hi)
-			hi = b[i].hi_ns;
+		if (l < *lo)
+			*lo = l;
+		if (b[i].hi_ns > *hi)
+			*hi = b[i].hi_ns;
 		total += b[i].count;
 	}
 	for (size_t i = 0; i < nm; i++) {
-		if (m[i].ns && m[i].ns < lo)
-			lo = m[i].ns;
-		if (m[i].ns > hi)
-			hi = m[i].ns;
+		if (m[i].ns && m[i].ns < *lo)
+			*lo = m[i].ns;
+		if (m[i].ns > *hi)
+			*hi = m[i].ns;
 	}
-	fprintf(f, "<svg class=\"hist\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-		"xmlns=\"http://www.w3.org/2000/svg\" role=\"img\">\n", HW, HH, HW, HH);
-	fprintf(f, "<text x=\"%d\" y=\"16\" font-size=\"14\" font-weight=\"bold\">", ML);
-	htmlrep_esc(f, title);
-	fprintf(f, "</text>\n");
-	if (!total || lo == UINT64_MAX) {
-		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#777\">no samples</text></svg>\n", ML, HH / 2);
-		return;
-	}
-	/* x: whole decades around the data */
-	double lx0 = floor(log10((double)lo)), lx1 = ceil(log10((double)hi + 1));
-	if (lx1 > 19)	/* 10^19 is the last decade a u64 holds */
-		lx1 = 19;
-	if (lx0 > 18)
-		lx0 = 18;
-	if (lx1 <= lx0)
-		lx1 = lx0 + 1;
-	/* y: log10(count + 1) */
-	int ph = HH - MT - MB;
-	/* bars, several buckets in one pixel column summed */
+	return total;
+}
+
+/* The bars, several buckets in one pixel column summed: a first pass finds
+ * the tallest column (sc->cmax), the second draws them, each with its
+ * range and count as its title.  lo stands for a bucket's missing lower
+ * bound. */
+static void hist_bars(FILE *f, const struct htmlrep_bucket *b, size_t n, uint64_t lo, struct hscale *sc)
+{
+	char d1[32], d2[32];
 	long col = -1;
 	double cx0 = 0, cx1 = 0;
 	uint64_t csum = 0, clo = 0, chi = 0;
-	/* first pass for the tallest column */
+
+	sc->cmax = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		col = -1;
 		csum = 0;
@@ -212,20 +213,20 @@ void htmlrep_loghist(FILE *f, const char *title, const struct htmlrep_bucket *b,
 			if (!end) {
 				if (!b[i].count)
 					continue;
-				x0 = xpos(lx0, lx1, b[i].lo_ns ? b[i].lo_ns : lo);
-				x1 = xpos(lx0, lx1, b[i].hi_ns);
+				x0 = xpos(sc->lx0, sc->lx1, b[i].lo_ns ? b[i].lo_ns : lo);
+				x1 = xpos(sc->lx0, sc->lx1, b[i].hi_ns);
 			}
 			if (end || (long)x0 != col) {
 				if (col >= 0 && csum) {
 					if (!pass) {
-						if (csum > cmax)
-							cmax = csum;
+						if (csum > sc->cmax)
+							sc->cmax = csum;
 					} else {
-						double h = log10((double)csum + 1) / log10((double)cmax + 1) * ph;
+						double h = log10((double)csum + 1) / log10((double)sc->cmax + 1) * sc->ph;
 						double w = cx1 - cx0 < 1 ? 1 : cx1 - cx0;
 						fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 							"fill=\"#4c78a8\"><title>%s .. %s: %" PRIu64 "</title></rect>\n",
-							cx0, MT + ph - h, w, h, report_dur(d1, sizeof(d1), clo),
+							cx0, MT + sc->ph - h, w, h, report_dur(d1, sizeof(d1), clo),
 							report_dur(d2, sizeof(d2), chi), csum);
 					}
 				}
@@ -243,12 +244,20 @@ void htmlrep_loghist(FILE *f, const char *title, const struct htmlrep_bucket *b,
 				cx1 = x1;
 		}
 	}
-	/* axes */
+}
+
+/* The axes: a tick and label per decade on x, per power of ten of the
+ * count on y, and their names. */
+static void hist_axes(FILE *f, const struct hscale *sc)
+{
+	char d1[32];
+	int ph = sc->ph;
+
 	fprintf(f, "<g stroke=\"#444\" stroke-width=\"1\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
 		"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/></g>\n", ML, MT + ph, HW - MR, MT + ph,
 		ML, MT, ML, MT + ph);
-	for (double d = lx0; d <= lx1 + 1e-9; d += 1) {
-		double x = xpos(lx0, lx1, (uint64_t)pow(10, d));
+	for (double d = sc->lx0; d <= sc->lx1 + 1e-9; d += 1) {
+		double x = xpos(sc->lx0, sc->lx1, (uint64_t)pow(10, d));
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\"/>"
 			"<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
 			x, MT + ph, x, MT + ph + 4, x, MT + ph + 16,
@@ -256,8 +265,8 @@ void htmlrep_loghist(FILE *f, const char *title, const struct htmlrep_bucket *b,
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\" fill=\"#444\">"
 		"latency (log scale)</text>\n", (ML + HW - MR) / 2, HH - 6);
-	for (uint64_t c = 1; c <= cmax; c *= 10) {
-		double y = MT + ph - log10((double)c + 1) / log10((double)cmax + 1) * ph;
+	for (uint64_t c = 1; c <= sc->cmax; c *= 10) {
+		double y = MT + ph - log10((double)c + 1) / log10((double)sc->cmax + 1) * ph;
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#444\"/>"
 			"<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%" PRIu64 "</text>\n",
 			ML - 4, y, ML, y, ML - 6, y + 4, c);
@@ -266,14 +275,19 @@ void htmlrep_loghist(FILE *f, const char *title, const struct htmlrep_bucket *b,
 	}
 	fprintf(f, "<text transform=\"translate(12,%d) rotate(-90)\" font-size=\"11\" "
 		"text-anchor=\"middle\" fill=\"#444\">count (log)</text>\n", MT + ph / 2);
-	/* the marks: those within 2 px of each other share one line and label
-	 * ("p99/p99.9/max 3.38 us"); each label in the highest of three rows
-	 * where it clears the last one, kept inside the plot */
+}
+
+/* The marks: those within 2 px of each other share one line and label
+ * ("p99/p99.9/max 3.38 us"); each label in the highest of three rows
+ * where it clears the last one, kept inside the plot. */
+static void hist_marks(FILE *f, const struct htmlrep_mark *m, size_t nm, const struct hscale *sc)
+{
+	char d1[32], d2[32];
 	double last[3] = { -1e9, -1e9, -1e9 };
 	for (size_t i = 0; i < nm;) {
-		double x = xpos(lx0, lx1, m[i].ns);
+		double x = xpos(sc->lx0, sc->lx1, m[i].ns);
 		size_t j = i + 1;
-		while (j < nm && fabs(xpos(lx0, lx1, m[j].ns) - x) < 2)
+		while (j < nm && fabs(xpos(sc->lx0, sc->lx1, m[j].ns) - x) < 2)
 			j++;
 		const char *c = mark_colour(m[j - 1].label);
 		char names[64] = "";
@@ -290,10 +304,39 @@ void htmlrep_loghist(FILE *f, const char *title, const struct htmlrep_bucket *b,
 		fprintf(f, "<g class=\"mark\"><title>%s = %s</title><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
 			"y2=\"%d\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>"
 			"<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"%s\" text-anchor=\"%s\">%s %s"
-			"</text></g>\n", names, report_dur(d1, sizeof(d1), m[i].ns), x, 34 + row * 12, x, MT + ph,
+			"</text></g>\n", names, report_dur(d1, sizeof(d1), m[i].ns), x, 34 + row * 12, x, MT + sc->ph,
 			c, tx, 32 + row * 12, c, anchor, names, report_dur(d2, sizeof(d2), m[i].ns));
 		i = j;
 	}
+}
+
+void htmlrep_loghist(FILE *f, const char *title, const struct htmlrep_bucket *b, size_t n,
+		     const struct htmlrep_mark *m, size_t nm)
+{
+	uint64_t lo, hi;
+	uint64_t total = hist_range(b, n, m, nm, &lo, &hi);
+
+	fprintf(f, "<svg class=\"hist\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"xmlns=\"http://www.w3.org/2000/svg\" role=\"img\">\n", HW, HH, HW, HH);
+	fprintf(f, "<text x=\"%d\" y=\"16\" font-size=\"14\" font-weight=\"bold\">", ML);
+	htmlrep_esc(f, title);
+	fprintf(f, "</text>\n");
+	if (!total || lo == UINT64_MAX) {
+		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#777\">no samples</text></svg>\n", ML, HH / 2);
+		return;
+	}
+	/* x: whole decades around the data */
+	struct hscale sc = { .lx0 = floor(log10((double)lo)), .lx1 = ceil(log10((double)hi + 1)),
+			     .ph = HH - MT - MB };	/* y: log10(count + 1) */
+	if (sc.lx1 > 19)	/* 10^19 is the last decade a u64 holds */
+		sc.lx1 = 19;
+	if (sc.lx0 > 18)
+		sc.lx0 = 18;
+	if (sc.lx1 <= sc.lx0)
+		sc.lx1 = sc.lx0 + 1;
+	hist_bars(f, b, n, lo, &sc);
+	hist_axes(f, &sc);
+	hist_marks(f, m, nm, &sc);
 	fprintf(f, "<text x=\"%d\" y=\"16\" font-size=\"11\" text-anchor=\"end\" fill=\"#555\">"
 		"%" PRIu64 " samples</text>\n</svg>\n", HW - MR, total);
 }

@@ -151,119 +151,143 @@ size_t ppcomp_str_bound(const struct ppcomp_prog *pg, uint32_t i, const struct p
 	return b + w;
 }
 
-/* Segment the format as libtraceevent's parse_args does, compiling each part. */
+/*
+ * One conversion at f ('%' and not "%%"): flags, width, length, letter,
+ * compiled into a step of the argument *argp (then advanced to the next);
+ * an unknown letter is printed as the library does, ">c<".  Returns the
+ * bytes of f the library counts for it, 0 when the end cuts it (nothing
+ * printed, the format ends there), or negative (declined, out of memory).
+ */
+static long c_conversion(struct ppcomp_prog *pg, const char *f, struct tep_print_arg **argp)
+{
+	struct tep_print_arg *arg = *argp;
+	const char *start = f++;
+	long ret = 1;
+	for (; *f; f++, ret++) {
+		if (strchr("#hlLzZ.0123456789-", *f))
+			continue;
+		if (*f == '*')
+			return ppcomp_decline(pg, "'*' width");
+		break;
+	}
+	if (!*f)
+		return 0;
+	char c = *f;
+	size_t slen = (size_t)(f - start) + 1;
+	long i;
+	if (c == 'p' || c == 'd' || c == 'u' || c == 'i' || c == 'x' || c == 'X' || c == 'o' || c == 's') {
+		if (!arg)
+			return ppcomp_decline(pg, "more conversions than arguments");
+	}
+	switch (c) {
+	case 'p': {
+		char ext = f[1];
+		if (ext && strchr("MmIiUh", ext))
+			return ppcomp_decline(pg, "%%p%c", ext);
+		if (arg->type == TEP_PRINT_BSTRING)
+			return ppcomp_decline(pg, "%%p of a string");
+		bool fn = ext && strchr("FfSs", ext);
+		i = step_new(pg, fn ? P_SYM : P_PTR);
+		long x = i < 0 ? -1 : ppcomp_c_num(pg, arg, 0);
+		if (x < 0)
+			return -1;
+		pg->st[i].a = (uint32_t)x;
+		pg->st[i].with_off = ext == 'F' || ext == 'S';
+		if (fn) {
+			pg->syms = true;
+			ret++;
+		}
+		*argp = arg->next;
+		break;
+	}
+	case 'd': case 'u': case 'i': case 'x': case 'X': case 'o': {
+		i = step_new(pg, P_INT);
+		if (i < 0 || spec_int(pg, &pg->st[i], start, slen) < 0)
+			return -1;
+		long x = ppcomp_c_num(pg, arg, 0);
+		if (x < 0)
+			return -1;
+		pg->st[i].a = (uint32_t)x;
+		*argp = arg->next;
+		break;
+	}
+	case 's': {
+		i = step_new(pg, P_STR);
+		if (i < 0 || spec_str(pg, &pg->st[i], start, slen) < 0)
+			return -1;
+		long x = ppcomp_c_str(pg, arg, 0);
+		if (x < 0)
+			return -1;
+		pg->st[i].a = (uint32_t)x;
+		*argp = arg->next;
+		break;
+	}
+	default: {
+		/* the library prints an unknown conversion as ">c<" */
+		char lit[3] = { '>', c, '<' };
+		if (lit_step(pg, lit, 3) < 0)
+			return -1;
+		break;
+	}
+	}
+	return ret + 1;
+}
+
+/* The text at f up to the next conversion, with \n \t \r \\ and %%, into
+ * literal steps.  Returns the bytes of f it spans, or negative (declined,
+ * out of memory). */
+static long c_text(struct ppcomp_prog *pg, const char *f)
+{
+	char lit[64];
+	size_t n = 0;
+	long ret = 0;
+	for (; *f; f++, ret++) {
+		char ch = *f;
+		if (ch == '\\') {
+			if (!f[1])
+				return ppcomp_decline(pg, "format ends in a backslash");
+			f++;
+			ret++;
+			ch = *f == 'n' ? '\n' : *f == 't' ? '\t' : *f == 'r' ? '\r' : *f;
+		} else if (ch == '%') {
+			if (f[1] != '%')
+				break;
+			f++;
+			ret++;
+		}
+		if (n == sizeof(lit)) {
+			if (lit_step(pg, lit, n) < 0)
+				return -1;
+			n = 0;
+		}
+		lit[n++] = ch;
+	}
+	if (lit_step(pg, lit, n) < 0)
+		return -1;
+	return ret;
+}
+
+/* Segment the format as libtraceevent's parse_args does, compiling each
+ * part: a conversion or a run of text. */
 int ppcomp_c_format(struct ppcomp_prog *pg, const char *f)
 {
 	struct tep_print_arg *arg = pg->ev->print_fmt.args;
-	char lit[64];
 	long remaining = (long)strlen(f);
 	while (*f) {
-		const char *part = f;
-		long ret = 0;
+		long ret;
 		if (f[0] == '%' && f[1] != '%') {
-			/* one conversion: flags, width, length, letter */
-			const char *start = f++;
-			ret = 1;
-			for (; *f; f++, ret++) {
-				if (strchr("#hlLzZ.0123456789-", *f))
-					continue;
-				if (*f == '*')
-					return ppcomp_decline(pg, "'*' width");
-				break;
-			}
-			if (!*f)
+			ret = c_conversion(pg, f, &arg);
+			if (!ret)
 				break;	/* a conversion cut by the end: nothing printed */
-			char c = *f;
-			size_t slen = (size_t)(f - start) + 1;
-			long i;
-			if (c == 'p' || c == 'd' || c == 'u' || c == 'i' || c == 'x' || c == 'X' || c == 'o' || c == 's') {
-				if (!arg)
-					return ppcomp_decline(pg, "more conversions than arguments");
-			}
-			switch (c) {
-			case 'p': {
-				char ext = f[1];
-				if (ext && strchr("MmIiUh", ext))
-					return ppcomp_decline(pg, "%%p%c", ext);
-				if (arg->type == TEP_PRINT_BSTRING)
-					return ppcomp_decline(pg, "%%p of a string");
-				bool fn = ext && strchr("FfSs", ext);
-				i = step_new(pg, fn ? P_SYM : P_PTR);
-				long x = i < 0 ? -1 : ppcomp_c_num(pg, arg, 0);
-				if (x < 0)
-					return -1;
-				pg->st[i].a = (uint32_t)x;
-				pg->st[i].with_off = ext == 'F' || ext == 'S';
-				if (fn) {
-					pg->syms = true;
-					ret++;
-				}
-				arg = arg->next;
-				break;
-			}
-			case 'd': case 'u': case 'i': case 'x': case 'X': case 'o': {
-				i = step_new(pg, P_INT);
-				if (i < 0 || spec_int(pg, &pg->st[i], start, slen) < 0)
-					return -1;
-				long x = ppcomp_c_num(pg, arg, 0);
-				if (x < 0)
-					return -1;
-				pg->st[i].a = (uint32_t)x;
-				arg = arg->next;
-				break;
-			}
-			case 's': {
-				i = step_new(pg, P_STR);
-				if (i < 0 || spec_str(pg, &pg->st[i], start, slen) < 0)
-					return -1;
-				long x = ppcomp_c_str(pg, arg, 0);
-				if (x < 0)
-					return -1;
-				pg->st[i].a = (uint32_t)x;
-				arg = arg->next;
-				break;
-			}
-			default:
-				/* the library prints an unknown conversion as ">c<" */
-				lit[0] = '>';
-				lit[1] = c;
-				lit[2] = '<';
-				if (lit_step(pg, lit, 3) < 0)
-					return -1;
-				break;
-			}
-			ret++;
 		} else {
-			/* text up to the next conversion, with \n \t \r \\ and %% */
-			size_t n = 0;
-			for (; *f; f++, ret++) {
-				char ch = *f;
-				if (ch == '\\') {
-					if (!f[1])
-						return ppcomp_decline(pg, "format ends in a backslash");
-					f++;
-					ret++;
-					ch = *f == 'n' ? '\n' : *f == 't' ? '\t' : *f == 'r' ? '\r' : *f;
-				} else if (ch == '%') {
-					if (f[1] != '%')
-						break;
-					f++;
-					ret++;
-				}
-				if (n == sizeof(lit)) {
-					if (lit_step(pg, lit, n) < 0)
-						return -1;
-					n = 0;
-				}
-				lit[n++] = ch;
-			}
-			if (lit_step(pg, lit, n) < 0)
-				return -1;
+			ret = c_text(pg, f);
 		}
+		if (ret < 0)
+			return (int)ret;
 		remaining -= ret;
 		if (remaining <= 0)
 			break;
-		f = part + ret;
+		f += ret;
 	}
 	return 0;
 }
