@@ -3,7 +3,7 @@
  * osnoise.h - private to `latscope osnoise` (src/osnoise/): the run's context
  * shared by the command line (cli.c), the runs (run.c: live, replay,
  * recording; kernel.c: the kernel tracer and a saved kernel trace) and the
- * views (output.c: text and JSON).
+ * views (output.c: text; json.c: JSON; figures.c: what both show).
  * Prefix: osnoise_.
  */
 #ifndef LATSCOPE_OSNOISE_H
@@ -185,19 +185,49 @@ int osnoise_end_report(struct ctx *c);
 bool osnoise_try_bpf(struct ctx *c, char *why, size_t len);
 int osnoise_run_kernel_text(struct ctx *c, const char *path);
 
-/* output.c */
-/* The engine's stop: 0 running, OSNENG_STOP_SINGLE or OSNENG_STOP_TOTAL. */
+/* figures.c: what the results say, for every view and the run's checks.
+ * The engine's stop: 0 running, OSNENG_STOP_SINGLE or OSNENG_STOP_TOTAL. */
 int osnoise_stop_why(const struct ctx *c);
 /* What the results miss: events lost by the kernel, workload records lost,
  * samples skipped as unreadable. */
 uint64_t osnoise_dropped(const struct ctx *c);
-void osnoise_print_trace_header(FILE *f);
 /* hist: the gaps filed so far on every CPU (the status line) */
 uint64_t osnoise_gaps(const struct ctx *c);
+/* Workload records lost; events the attribution did not see (lost from the
+ * perf rings or the recording, or bpf program runs the kernel skipped);
+ * switches the attribution saw with a prev that the last one did not put on
+ * (the accounting's or the bpf programs'); the measured time after the
+ * warm-up. */
+uint64_t osnoise_wrec_lost(const struct ctx *c);
+uint64_t osnoise_events_lost(const struct ctx *c);
+uint64_t osnoise_unseen_switches(const struct ctx *c);
+uint64_t osnoise_run_ns(const struct ctx *c);
+/* CPU cpu's contributors, largest net time first, into out (room for 256),
+ * the number of them up to max. */
+size_t osnoise_sorted_contribs(const struct ctx *c, unsigned cpu, struct noise_contrib *out, size_t max);
+/* The histogram summary's percentiles: the text's row label, the JSON key. */
+#define OSNOISE_NR_PCTS 4
+struct osnoise_pct {
+	const char *label, *key;
+	double pct;
+};
+extern const struct osnoise_pct osnoise_hist_pcts[OSNOISE_NR_PCTS];
+/* True when the percentile pct of h falls among the values past its last
+ * bucket (the "over:" row): the histogram holds no value for it (the rank of
+ * lib/base/lhist.h's rule; rank count is the exact max). */
+bool osnoise_hist_pct_clipped(const struct ctx *c, const struct osneng_hist *h, double pct);
+
+/* output.c */
+void osnoise_print_trace_header(FILE *f);
 /* top: the table again (not with --json, -q, or another mode) */
 void osnoise_refresh_top(struct ctx *c);
 /* The summary of the mode (text or JSON) on stdout (trace: its details on stderr). */
 void osnoise_final_report(struct ctx *c);
+
+/* json.c: the latscope.osnoise/1 document (docs/json.md) on stdout
+ * (--json) or in --json=FILE, and its forms (--html, --render); 0 or
+ * EXIT_ERR. */
+int osnoise_print_json(struct ctx *c);
 /*
  * The end of every mode: the verdict on lost data (exit 1 when a stop
  * threshold or --strict asks for one), then stdout checked (exit 2 on a
