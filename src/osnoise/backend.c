@@ -14,15 +14,15 @@ const char *osnoise_bpf_conflict(const struct ctx *c)
 {
 	if (c->mode == M_RECORD)
 		return "cannot record (osnoise record): the events never leave the kernel";
-	if (c->mode == M_TRACE && c->events)
+	if (c->mode == M_TRACE && c->out.events)
 		return "cannot print each noise event (trace --events): the events never leave the "
 		       "kernel, only counts do";
-	if (c->no_workload)
+	if (c->opt.no_workload)
 		return "measures gaps of the busy loop; --no-workload times every task and IRQ from "
 		       "their events";
-	if (c->no_attr)
+	if (c->opt.no_attr)
 		return "is an attribution (--no-attribution asks for none)";
-	if (c->trace)
+	if (c->fw.trace)
 		return "cannot keep a trace (-t, -a, a trace action): the events never leave the kernel";
 	return NULL;
 }

@@ -33,8 +33,8 @@ static int parse_backend(const char *arg, void *params)
 
 	for (size_t i = 0; names[i]; i++)
 		if (!strcmp(arg, names[i])) {
-			c->backend = (enum osnoise_backend)i;
-			c->backend_given = true;
+			c->opt.backend = (enum osnoise_backend)i;
+			c->opt.backend_given = true;
 			return 0;
 		}
 	return -EINVAL;
@@ -46,7 +46,7 @@ static int parse_action(struct ctx *c, struct action_list *l, const char *opt, c
 {
 	char e[400];
 	if (action_parse(l, arg, cont, e, sizeof(e)) < 0) {
-		snprintf(c->act_err, sizeof(c->act_err), "--%s '%s': %s", opt, arg, e);
+		snprintf(c->fw.act_err, sizeof(c->fw.act_err), "--%s '%s': %s", opt, arg, e);
 		return -EINVAL;
 	}
 	return 0;
@@ -55,13 +55,13 @@ static int parse_action(struct ctx *c, struct action_list *l, const char *opt, c
 static int parse_on_threshold(const char *arg, void *params)
 {
 	struct ctx *c = params;
-	return parse_action(c, &c->on_thr, "on-threshold", arg, true);
+	return parse_action(c, &c->fw.on_thr, "on-threshold", arg, true);
 }
 
 static int parse_on_end(const char *arg, void *params)
 {
 	struct ctx *c = params;
-	return parse_action(c, &c->on_end, "on-end", arg, false);
+	return parse_action(c, &c->fw.on_end, "on-end", arg, false);
 }
 
 /* -t, --trace[=FILE] */
@@ -70,29 +70,31 @@ static int parse_trace(const char *arg, void *params)
 	struct ctx *c = params;
 	if (arg && !*arg)
 		return -EINVAL;
-	c->trace = c->trace_asked = true;
+	c->fw.trace = c->fw.trace_asked = true;
 	if (arg)
-		c->trace_file = arg;
+		c->fw.trace_file = arg;
 	return 0;
 }
 
 #define ACTION_EXPECT "trace[,file=F], signal,num=N,pid=P|parent, shell,command=CMD (or continue)"
 
 static const struct cli_opt osnoise_opts[] = {
-	CLI_CPUS('c', struct ctx, cpus, have_cpus, "measured CPUs (default all online)"),
-	GOPT("house-keeping", 'H', CLI_T_CPUS, hk, have_hk, 0, 0, "L",
+	CLI_CPUS('c', struct ctx, opt.cpus, opt.have_cpus, "measured CPUs (default all online)"),
+	GOPT("house-keeping", 'H', CLI_T_CPUS, opt.hk, opt.have_hk, 0, 0, "L",
 	     "CPUs for latscope's collector (default: the others)"),
-	CLI_DURATION(struct ctx, duration_ns, "run time (10s, 2m, 1m30s; a bare number is\nseconds); default until Ctrl-C"),
-	OPT("period", 'p', CLI_T_DUR_US, period_us, 100, 10000000, 0, "US",
+	CLI_DURATION(struct ctx, opt.duration_ns,
+		     "run time (10s, 2m, 1m30s; a bare number is\nseconds); default until Ctrl-C"),
+	OPT("period", 'p', CLI_T_DUR_US, opt.period_us, 100, 10000000, 0, "US",
 	    "period (default 1000000; 1ms, 1s work too)", NULL),
-	GOPT("runtime", 'r', CLI_T_DUR_US, runtime_us, have_runtime, 100, 10000000, "US",
+	GOPT("runtime", 'r', CLI_T_DUR_US, opt.runtime_us, opt.have_runtime, 100, 10000000, "US",
 	     "busy-loop part of the period (default = period)"),
-	GOPT("threshold", 'T', CLI_T_DUR_US, threshold_us, have_T, 1, 10000000, "US",
+	GOPT("threshold", 'T', CLI_T_DUR_US, opt.threshold_us, opt.have_T, 1, 10000000, "US",
 	     "minimum gap counted as noise (default 1)"),
-	GOPT("stop", 's', CLI_T_DUR_US, stop_us, have_stop, 1, UINT32_MAX, "US", "stop when a single gap is above US"),
-	OPT("stop-total", 'S', CLI_T_DUR_US, stop_total_us, 1, UINT32_MAX, 0, "US",
+	GOPT("stop", 's', CLI_T_DUR_US, opt.stop_us, opt.have_stop, 1, UINT32_MAX, "US",
+	     "stop when a single gap is above US"),
+	OPT("stop-total", 'S', CLI_T_DUR_US, opt.stop_total_us, 1, UINT32_MAX, 0, "US",
 	    "stop when a period's noise is above US", NULL),
-	GOPT("auto", 'a', CLI_T_DUR_US, auto_us, have_auto, 1, UINT32_MAX, "US",
+	GOPT("auto", 'a', CLI_T_DUR_US, fw.auto_us, fw.have_auto, 1, UINT32_MAX, "US",
 	     "automatic analysis: stop when a single gap is above\n"
 	     "US (-s US), keep the trace (-t) and say what made up\n"
 	     "that gap: each IRQ, softirq, thread, the HW remainder"),
@@ -108,21 +110,21 @@ static const struct cli_opt osnoise_opts[] = {
 		   "event in LATSCOPE_* variables), continue (go on)", ACTION_EXPECT),
 	CLI_CUSTOM("on-end", 0, parse_on_end, "ACTION",
 		   "at the end of the run (repeatable): the same but\ncontinue", ACTION_EXPECT),
-	OPT("dma-latency", 0, CLI_T_I64, dma_latency_us, (uint64_t)-1, INT32_MAX, 0, "US",
+	OPT("dma-latency", 0, CLI_T_I64, opt.dma_latency_us, (uint64_t)-1, INT32_MAX, 0, "US",
 	    "hold /dev/cpu_dma_latency at US while measuring\n(default -1: leave the C-states alone)", NULL),
-	CLI_PRIORITY(struct ctx, prio, have_prio, "o:nice | r:prio | f:prio (default o:0, SCHED_OTHER)"),
-	OPT("warm-up", 0, CLI_T_DUR, warmup_ns, 0, 0, NS_PER_S, "T",
+	CLI_PRIORITY(struct ctx, opt.prio, opt.have_prio, "o:nice | r:prio | f:prio (default o:0, SCHED_OTHER)"),
+	OPT("warm-up", 0, CLI_T_DUR, opt.warmup_ns, 0, 0, NS_PER_S, "T",
 	    "run this long before collecting (bare: seconds)",
 	    "a duration such as 10s, 500ms, 1m30s (a bare number is seconds)"),
-	FLAG("tsc", tsc, "read the TSC (constant_tsc) instead of CLOCK_MONOTONIC"),
-	OPT("floor", 0, CLI_T_DUR, floor_ns, 1, 1000000, 1, "NS",
+	FLAG("tsc", opt.tsc, "read the TSC (constant_tsc) instead of CLOCK_MONOTONIC"),
+	OPT("floor", 0, CLI_T_DUR, opt.floor_ns, 1, 1000000, 1, "NS",
 	    "sub-threshold gaps counted from NS (default 4x loop)",
 	    "1..1000000 ns (500ns, 2us, or a bare number of ns)"),
-	CLI_RING_SIZE(struct ctx, ring_bytes, 1024, 4096, 1 << 30,
+	CLI_RING_SIZE(struct ctx, opt.ring_bytes, 1024, 4096, 1 << 30,
 		      "perf ring per CPU (default 8M; a bare number is KiB)",
 		      "a size from 4K to 1G such as 512K, 16M (a bare number is KiB)"),
-	FLAG("no-attribution", no_attr, "do not open tracepoints"),
-	FLAG("no-workload", no_workload, "no busy loop: report every task's and IRQ's net time"),
+	FLAG("no-attribution", opt.no_attr, "do not open tracepoints"),
+	FLAG("no-workload", opt.no_workload, "no busy loop: report every task's and IRQ's net time"),
 	CLI_CHOICE("backend", 0, parse_backend, backend_names, "NAME",
 		   "who attributes the gaps: perf (default: tracepoints\n"
 		   "through perf rings), bpf (BPF programs count each CPU's\n"
@@ -131,26 +133,27 @@ static const struct cli_opt osnoise_opts[] = {
 		   "(the kernel osnoise tracer), auto (bpf, else kernel,\n"
 		   "else perf, with one line on stderr saying why)",
 		   "perf, bpf, kernel or auto"),
-	FLAG("kernel", kernel, "drive the kernel osnoise tracer through tracefs\n(= --backend kernel)"),
-	STR("parse-kernel", 0, kernel_text, "F", "show a saved kernel osnoise trace (text; - = stdin)"),
-	CLI_INPUT(struct ctx, input, "analyse a file written by `osnoise record`"),
-	STR("replay", 0, input, "FILE", NULL),	/* the older name of -i */
-	CLI_OUTPUT(struct ctx, output, "record: output perf.data (default osnoise.data)"),
-	CLI_FORCE(struct ctx, force),
-	CLI_OPT("strict", 0, CLI_T_FLAG, struct ctx, strict, CLI_NONE, 0, 0, 0, NULL,
+	FLAG("kernel", opt.kernel, "drive the kernel osnoise tracer through tracefs\n(= --backend kernel)"),
+	STR("parse-kernel", 0, opt.kernel_text, "F", "show a saved kernel osnoise trace (text; - = stdin)"),
+	CLI_INPUT(struct ctx, opt.input, "analyse a file written by `osnoise record`"),
+	STR("replay", 0, opt.input, "FILE", NULL),	/* the older name of -i */
+	CLI_OUTPUT(struct ctx, opt.output, "record: output perf.data (default osnoise.data)"),
+	CLI_FORCE(struct ctx, opt.force),
+	CLI_OPT("strict", 0, CLI_T_FLAG, struct ctx, opt.strict, CLI_NONE, 0, 0, 0, NULL,
 		"exit 1 when events or records were lost or skipped\n(so do -s/-S)", NULL),
-	OPT("top", 0, CLI_T_U64, top_n, 0, 256, 0, "N", "contributors shown per CPU (default 5)", NULL),
-	CLI_QUIET(struct ctx, quiet, "top: only the final summary"),
-	CLI_PROGRESS(struct ctx, progress, "hist: a status line on stderr (elapsed, gaps, lost)\n"
+	OPT("top", 0, CLI_T_U64, out.top_n, 0, 256, 0, "N", "contributors shown per CPU (default 5)", NULL),
+	CLI_QUIET(struct ctx, out.quiet, "top: only the final summary"),
+	CLI_PROGRESS(struct ctx, out.progress, "hist: a status line on stderr (elapsed, gaps, lost)\n"
 		     "redrawn each second (default: when stderr is a\nterminal)"),
-	CLI_JSON(struct ctx, json, json_file),
-	CLI_RENDERS(struct ctx, renders),
-	OPT("bucket-size", 'b', CLI_T_DUR_US, bucket_us, 1, 999999, 0, "US", "hist: bucket width (default 1)", NULL),
-	OPT("entries", 'E', CLI_T_U64, entries, 10, 9999999, 0, "N", "hist: number of buckets (default 256)", NULL),
-	FLAG("with-zeros", with_zeros, "hist: also the buckets that are empty on every CPU"),
-	FLAG("no-header", no_header, "hist: no header lines"),
-	FLAG("no-summary", no_summary, "hist: no summary rows (over: ... p99.99:) nor details"),
-	FLAG("events", events, "trace: also print sample_threshold, nmi/irq/softirq/\nthread_noise"),
+	CLI_JSON(struct ctx, out.json, out.json_file),
+	CLI_RENDERS(struct ctx, out.renders),
+	OPT("bucket-size", 'b', CLI_T_DUR_US, out.bucket_us, 1, 999999, 0, "US", "hist: bucket width (default 1)",
+	    NULL),
+	OPT("entries", 'E', CLI_T_U64, out.entries, 10, 9999999, 0, "N", "hist: number of buckets (default 256)", NULL),
+	FLAG("with-zeros", out.with_zeros, "hist: also the buckets that are empty on every CPU"),
+	FLAG("no-header", out.no_header, "hist: no header lines"),
+	FLAG("no-summary", out.no_summary, "hist: no summary rows (over: ... p99.99:) nor details"),
+	FLAG("events", out.events, "trace: also print sample_threshold, nmi/irq/softirq/\nthread_noise"),
 	CLI_END
 };
 
@@ -194,15 +197,15 @@ int osnoise_parse(struct ctx *c, int argc, char **argv)
 	memset(c, 0, sizeof(*c));
 	c->mode = M_TOP;
 	c->prog = "latscope osnoise";
-	c->period_us = 1000000;
-	c->threshold_us = 1;
-	c->bucket_us = 1;
-	c->entries = 256;
-	c->top_n = 5;
-	c->progress = PROGRESS_AUTO;
-	c->prio.policy = SCHED_OTHER;
-	c->output = "osnoise.data";
-	c->dma_latency_us = -1;
+	c->opt.period_us = 1000000;
+	c->opt.threshold_us = 1;
+	c->out.bucket_us = 1;
+	c->out.entries = 256;
+	c->out.top_n = 5;
+	c->out.progress = PROGRESS_AUTO;
+	c->opt.prio.policy = SCHED_OTHER;
+	c->opt.output = "osnoise.data";
+	c->opt.dma_latency_us = -1;
 	if (argc > 1 && argv[1][0] != '-') {
 		size_t m = 0;
 		while (m < 4 && strcmp(argv[1], modes[m]))
@@ -222,48 +225,48 @@ int osnoise_parse(struct ctx *c, int argc, char **argv)
 		cli_usage(&cmd, stdout);
 		return 0;
 	}
-	if (rc < 0 && c->act_err[0]) {
-		fprintf(stderr, "%s: %s\n", c->prog, c->act_err);
+	if (rc < 0 && c->fw.act_err[0]) {
+		fprintf(stderr, "%s: %s\n", c->prog, c->fw.act_err);
 		return EXIT_ERR;
 	}
 	if (rc < 0) {
 		fprintf(stderr, "%s\n", err[0] ? err : "latscope osnoise: bad command line");
 		return EXIT_ERR;
 	}
-	if (!c->have_runtime)
-		c->runtime_us = c->period_us;
-	if (c->runtime_us > c->period_us) {
+	if (!c->opt.have_runtime)
+		c->opt.runtime_us = c->opt.period_us;
+	if (c->opt.runtime_us > c->opt.period_us) {
 		fprintf(stderr, "latscope osnoise: runtime (%" PRIu64 " us) must not exceed the period (%"
-			PRIu64 " us)\n", c->runtime_us, c->period_us);
+			PRIu64 " us)\n", c->opt.runtime_us, c->opt.period_us);
 		return EXIT_ERR;
 	}
-	if (c->mode == M_RECORD && c->input) {
+	if (c->mode == M_RECORD && c->opt.input) {
 		fprintf(stderr, "latscope osnoise: record cannot replay (-i); use top/hist/trace -i\n");
 		return EXIT_ERR;
 	}
-	if (c->kernel) {	/* the older spelling of --backend kernel */
-		if (c->backend_given && c->backend != OB_KERNEL) {
+	if (c->opt.kernel) {	/* the older spelling of --backend kernel */
+		if (c->opt.backend_given && c->opt.backend != OB_KERNEL) {
 			fprintf(stderr, "%s: --kernel is --backend kernel; it contradicts --backend %s\n",
-				c->prog, c->backend == OB_PERF ? "perf" : c->backend == OB_BPF ? "bpf" : "auto");
+				c->prog, c->opt.backend == OB_PERF ? "perf" : c->opt.backend == OB_BPF ? "bpf" : "auto");
 			return EXIT_ERR;
 		}
-		c->backend = OB_KERNEL;
-		c->backend_given = true;
+		c->opt.backend = OB_KERNEL;
+		c->opt.backend_given = true;
 	}
-	if (c->backend_given && (c->input || c->kernel_text)) {
+	if (c->opt.backend_given && (c->opt.input || c->opt.kernel_text)) {
 		fprintf(stderr, "%s: --backend chooses how a live run is measured; %s reads what was "
-				"measured already\n", c->prog, c->input ? "-i" : "--parse-kernel");
+				"measured already\n", c->prog, c->opt.input ? "-i" : "--parse-kernel");
 		return EXIT_ERR;
 	}
 	if (osnoise_fieldwork_settle(c))
 		return EXIT_ERR;
 	const char *no_k = osnoise_fieldwork_kernel_conflict(c);
-	if (c->backend == OB_KERNEL && no_k) {
+	if (c->opt.backend == OB_KERNEL && no_k) {
 		fprintf(stderr, "%s: --backend kernel %s; use --backend perf\n", c->prog, no_k);
 		return EXIT_ERR;
 	}
 	const char *no_bpf = osnoise_bpf_conflict(c);
-	if (c->backend == OB_BPF && no_bpf) {
+	if (c->opt.backend == OB_BPF && no_bpf) {
 		fprintf(stderr, "%s: --backend bpf %s; use --backend %s\n", c->prog, no_bpf,
 			c->mode == M_RECORD ? "perf" : "perf or kernel");
 		return EXIT_ERR;
@@ -322,12 +325,12 @@ int cmd_osnoise(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	if (c->kernel_text)
-		return osnoise_run_kernel_text(c, c->kernel_text);
-	if (c->input)
+	if (c->opt.kernel_text)
+		return osnoise_run_kernel_text(c, c->opt.kernel_text);
+	if (c->opt.input)
 		return osnoise_run_replay(c);
 	char why[512];
-	switch (c->backend) {
+	switch (c->opt.backend) {
 	case OB_KERNEL:
 		return osnoise_run_kernel(c);
 	case OB_BPF:
@@ -343,7 +346,7 @@ int cmd_osnoise(int argc, char **argv)
 	default:
 		return osnoise_run_live(c);
 	}
-	osnbpf_close(c->bpf);	/* a run that failed before its end left it */
-	c->bpf = NULL;
+	osnbpf_close(c->run.bpf);	/* a run that failed before its end left it */
+	c->run.bpf = NULL;
 	return rc;
 }

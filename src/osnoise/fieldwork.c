@@ -16,51 +16,51 @@
 
 int osnoise_fieldwork_settle(struct ctx *c)
 {
-	bool live = !c->input && !c->kernel_text;
+	bool live = !c->opt.input && !c->opt.kernel_text;
 
-	if (c->have_auto && !c->have_stop)
-		c->stop_us = c->auto_us;
-	if (c->have_auto && live && c->mode != M_RECORD)
-		c->trace = c->trace_asked = true;	/* a replay is its own trace */
-	if (c->on_thr.trace || c->on_end.trace)
-		c->trace = true;
-	if (c->on_end.trace)
-		c->trace_asked = true;
-	const char *f = c->on_thr.trace_file ? c->on_thr.trace_file : c->on_end.trace_file;
-	const char *g = c->on_end.trace_file;
-	if ((c->trace_file && f && strcmp(c->trace_file, f)) || (f && g && strcmp(f, g))) {
+	if (c->fw.have_auto && !c->opt.have_stop)
+		c->opt.stop_us = c->fw.auto_us;
+	if (c->fw.have_auto && live && c->mode != M_RECORD)
+		c->fw.trace = c->fw.trace_asked = true;	/* a replay is its own trace */
+	if (c->fw.on_thr.trace || c->fw.on_end.trace)
+		c->fw.trace = true;
+	if (c->fw.on_end.trace)
+		c->fw.trace_asked = true;
+	const char *f = c->fw.on_thr.trace_file ? c->fw.on_thr.trace_file : c->fw.on_end.trace_file;
+	const char *g = c->fw.on_end.trace_file;
+	if ((c->fw.trace_file && f && strcmp(c->fw.trace_file, f)) || (f && g && strcmp(f, g))) {
 		fprintf(stderr, "%s: one trace file per run: -t '%s', trace,file='%s'\n", c->prog,
-			c->trace_file ? c->trace_file : f, c->trace_file ? f : g);
+			c->fw.trace_file ? c->fw.trace_file : f, c->fw.trace_file ? f : g);
 		return EXIT_ERR;
 	}
-	if (!c->trace_file)
-		c->trace_file = f ? f : DEFAULT_TRACE;
-	if (!live && (c->trace || c->on_thr.n || c->on_end.n)) {
+	if (!c->fw.trace_file)
+		c->fw.trace_file = f ? f : DEFAULT_TRACE;
+	if (!live && (c->fw.trace || c->fw.on_thr.n || c->fw.on_end.n)) {
 		fprintf(stderr, "%s: -t and --on-threshold/--on-end act on a live run; %s reads one "
 				"measured already (-a alone analyses its stop)\n", c->prog,
-			c->input ? "-i" : "--parse-kernel");
+			c->opt.input ? "-i" : "--parse-kernel");
 		return EXIT_ERR;
 	}
-	if (c->mode == M_RECORD && c->trace) {
+	if (c->mode == M_RECORD && c->fw.trace) {
 		fprintf(stderr, "%s: record writes every event to -o already; -t, -a and the trace "
 				"action are for top, hist and trace\n", c->prog);
 		return EXIT_ERR;
 	}
-	if (c->on_thr.n && !c->stop_us && !c->stop_total_us) {
+	if (c->fw.on_thr.n && !c->opt.stop_us && !c->opt.stop_total_us) {
 		fprintf(stderr, "%s: --on-threshold needs a threshold: -a US, -s US or -S US\n", c->prog);
 		return EXIT_ERR;
 	}
-	if (c->on_thr.cont && c->stop_total_us) {
+	if (c->fw.on_thr.cont && c->opt.stop_total_us) {
 		fprintf(stderr, "%s: --on-threshold continue goes on after single gaps (-s, -a); "
 				"-S stops the run\n", c->prog);
 		return EXIT_ERR;
 	}
-	if (c->on_thr.cont && c->have_auto) {
+	if (c->fw.on_thr.cont && c->fw.have_auto) {
 		fprintf(stderr, "%s: -a stops at the gap it analyses; --on-threshold continue would "
 				"go on (use -s US for that)\n", c->prog);
 		return EXIT_ERR;
 	}
-	if (c->have_auto && c->no_workload) {
+	if (c->fw.have_auto && c->opt.no_workload) {
 		fprintf(stderr, "%s: -a analyses a gap of the busy loop; --no-workload has none\n",
 			c->prog);
 		return EXIT_ERR;
@@ -70,11 +70,11 @@ int osnoise_fieldwork_settle(struct ctx *c)
 
 const char *osnoise_fieldwork_kernel_conflict(const struct ctx *c)
 {
-	if (c->trace || c->have_auto)
+	if (c->fw.trace || c->fw.have_auto)
 		return "keeps no perf.data trace and analyses no gap (-t, -a)";
-	if (c->on_thr.n || c->on_end.n)
+	if (c->fw.on_thr.n || c->fw.on_end.n)
 		return "runs no --on-threshold/--on-end actions";
-	if (c->dma_latency_us >= 0)
+	if (c->opt.dma_latency_us >= 0)
 		return "does not hold /dev/cpu_dma_latency (--dma-latency)";
 	return NULL;
 }
@@ -85,8 +85,8 @@ static void run_actions(struct ctx *c, const struct action_list *l, const char *
 	struct action_event ev = {
 		.what = what, .command = "osnoise", .cpu = hit && hit->why ? (int)hit->cpu : -1,
 		.latency_ns = hit && hit->why ? hit->value_ns : 0,
-		.threshold_ns = (hit && hit->why == OSNENG_STOP_TOTAL ? c->stop_total_us : c->stop_us) * 1000,
-		.trace_file = c->trace_kept ? c->trace_file : NULL,
+		.threshold_ns = (hit && hit->why == OSNENG_STOP_TOTAL ? c->opt.stop_total_us : c->opt.stop_us) * 1000,
+		.trace_file = c->fw.trace_kept ? c->fw.trace_file : NULL,
 	};
 	fflush(stdout);
 	action_run(l, &ev, c->prog);
@@ -95,25 +95,25 @@ static void run_actions(struct ctx *c, const struct action_list *l, const char *
 void osnoise_on_threshold(struct ctx *c)
 {
 	struct osneng_stop hit;
-	if (!c->e || !c->on_thr.n)
+	if (!c->run.e || !c->fw.on_thr.n)
 		return;
-	if (osneng_stop(c->e)->why)
-		hit = *osneng_stop(c->e);
-	else if (!osneng_hits(c->e, &hit))
+	if (osneng_stop(c->run.e)->why)
+		hit = *osneng_stop(c->run.e);
+	else if (!osneng_hits(c->run.e, &hit))
 		return;
-	run_actions(c, &c->on_thr, "threshold", &hit);
+	run_actions(c, &c->fw.on_thr, "threshold", &hit);
 }
 
 void osnoise_on_end(struct ctx *c)
 {
 	struct osneng_stop hit = { 0 };
-	if (!c->on_end.n)
+	if (!c->fw.on_end.n)
 		return;
-	if (c->e && osneng_stop(c->e)->why)
-		hit = *osneng_stop(c->e);
-	else if (c->e)
-		osneng_hits(c->e, &hit);
-	run_actions(c, &c->on_end, "end", &hit);
+	if (c->run.e && osneng_stop(c->run.e)->why)
+		hit = *osneng_stop(c->run.e);
+	else if (c->run.e)
+		osneng_hits(c->run.e, &hit);
+	run_actions(c, &c->fw.on_end, "end", &hit);
 }
 
 static void row(FILE *f, const char *cls, const char *id, const char *who, uint64_t count, int64_t ns,
@@ -130,16 +130,16 @@ static void row(FILE *f, const char *cls, const char *id, const char *who, uint6
 
 void osnoise_print_auto(const struct ctx *c, FILE *f)
 {
-	if (!c->have_auto || !c->e)
+	if (!c->fw.have_auto || !c->run.e)
 		return;
-	const struct noiseauto_result *r = osneng_auto(c->e);
+	const struct noiseauto_result *r = osneng_auto(c->run.e);
 	if (!r) {
-		fprintf(f, "latscope osnoise auto-analysis: no single gap above %" PRIu64 " us\n", c->stop_us);
+		fprintf(f, "latscope osnoise auto-analysis: no single gap above %" PRIu64 " us\n", c->opt.stop_us);
 		return;
 	}
 	fprintf(f, "latscope osnoise auto-analysis: cpu %u: gap of %" PRIu64 " ns (%" PRIu64 ".%03" PRIu64
 		" us > %" PRIu64 " us) from %" PRIu64 ".%09" PRIu64 "\n", r->cpu, r->duration_ns,
-		r->duration_ns / 1000, r->duration_ns % 1000, c->stop_us, r->start_ns / NS_PER_S,
+		r->duration_ns / 1000, r->duration_ns % 1000, c->opt.stop_us, r->start_ns / NS_PER_S,
 		r->start_ns % NS_PER_S);
 	fprintf(f, "  %-8s %6s %-28s %5s %15s %8s\n", "class", "id", "who", "count", "net time", "share");
 	const struct noiseauto_part *longest = NULL;
@@ -178,6 +178,6 @@ void osnoise_print_auto(const struct ctx *c, FILE *f)
 	if (r->ring_short)
 		fprintf(f, "  (more than %d entries since the gap's start: the oldest of them are not "
 			   "listed, they count as hw)\n", NOISEAUTO_RING);
-	if (!c->attribution)
-		fprintf(f, "  (no attribution: %s; every gap is hw)\n", c->attr_why);
+	if (!c->run.attribution)
+		fprintf(f, "  (no attribution: %s; every gap is hw)\n", c->run.attr_why);
 }

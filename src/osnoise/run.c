@@ -48,28 +48,28 @@ static const char *const attr_events[] = {
 static void sink_line(void *arg, const char *line)
 {
 	struct ctx *c = arg;
-	if (c->mode == M_TRACE && c->events && !c->json)
+	if (c->mode == M_TRACE && c->out.events && !c->out.json)
 		printf("%s\n", line);
 }
 
 static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct noise_stats *p)
 {
 	struct ctx *c = arg;
-	if (c->mode != M_TRACE || c->json)
+	if (c->mode != M_TRACE || c->out.json)
 		return;
 	char pre[96];
 	uint64_t rt = p->runtime_ns / 1000, nz = p->noise_ns / 1000;
 	uint64_t av = noise_avail_e5(rt, nz);
-	osneng_trace_prefix(c->e, pre, sizeof(pre), cpu, end_ns);
+	osneng_trace_prefix(c->run.e, pre, sizeof(pre), cpu, end_ns);
 	printf("%s %" PRIu64 " %10" PRIu64 " %3" PRIu64 ".%05" PRIu64 " %7" PRIu64 " %6" PRIu64
 	       " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n",
 	       pre, rt, nz, av / 100000, av % 100000, p->max_single_ns / 1000, p->hw_count,
 	       p->count[NOISE_NMI], p->count[NOISE_IRQ], p->count[NOISE_SOFTIRQ],
 	       p->count[NOISE_THREAD]);
 	errno = 0;
-	if ((fflush(stdout) != 0 || ferror(stdout)) && !c->write_err) {
-		c->write_err = errno ? errno : EIO;
-		osneng_halt(c->e);	/* a replay stops reading */
+	if ((fflush(stdout) != 0 || ferror(stdout)) && !c->res.write_err) {
+		c->res.write_err = errno ? errno : EIO;
+		osneng_halt(c->run.e);	/* a replay stops reading */
 		cmdio_stop();
 	}
 }
@@ -78,7 +78,7 @@ static void sink_period(void *arg, uint32_t cpu, uint64_t end_ns, const struct n
 static void sink_lost(void *arg, uint32_t cpu, uint64_t n)
 {
 	struct ctx *c = arg;
-	if (c->mode != M_TRACE || c->json)
+	if (c->mode != M_TRACE || c->out.json)
 		return;
 	if (n)
 		printf("CPU:%u [LOST %" PRIu64 " EVENTS]\n", cpu, n);
@@ -90,7 +90,7 @@ static void sink_lost(void *arg, uint32_t cpu, uint64_t n)
 static void sink_mark(void *arg, uint32_t cpu, uint64_t ts_ns, const char *text)
 {
 	struct ctx *c = arg;
-	if (c->mode != M_TRACE || c->json)
+	if (c->mode != M_TRACE || c->out.json)
 		return;
 	printf("# %s: %" PRIu64 ".%06" PRIu64 " (CPU %u)\n", text, ts_ns / 1000000000,
 	       ts_ns / 1000 % 1000000, cpu);
@@ -102,9 +102,9 @@ static void sink_mark(void *arg, uint32_t cpu, uint64_t ts_ns, const char *text)
  * then the rest of the records up to until_ns (lib/engine/osneng.c). */
 static void process(struct ctx *c, uint64_t until_ns)
 {
-	if (c->s)
-		evsrc_read(c->s, until_ns, osneng_event, c->e);
-	osneng_advance(c->e, until_ns);
+	if (c->run.s)
+		evsrc_read(c->run.s, until_ns, osneng_event, c->run.e);
+	osneng_advance(c->run.e, until_ns);
 }
 
 /* ---- the live loop's callbacks (src/tool.h) ------------------------------------- */
@@ -112,7 +112,7 @@ static void process(struct ctx *c, uint64_t until_ns)
 static int live_wait(void *arg, int timeout_ms)
 {
 	struct ctx *c = arg;
-	evsrc_poll(c->s, timeout_ms);	/* a failed poll: the loop goes on, as a timeout */
+	evsrc_poll(c->run.s, timeout_ms);	/* a failed poll: the loop goes on, as a timeout */
 	return 0;
 }
 
@@ -125,14 +125,14 @@ static int live_process(void *arg, uint64_t until_ns)
 /* the recording survives a kill (errors stick: reported at close) */
 static void live_checkpoint(void *arg)
 {
-	pdwrite_checkpoint(((struct ctx *)arg)->pw, false);
+	pdwrite_checkpoint(((struct ctx *)arg)->run.pw, false);
 }
 
 static void live_refresh(void *arg, uint64_t now_ns)
 {
 	struct ctx *c = arg;
 
-	progress_update(&c->status, now_ns, osnoise_gaps(c), osnoise_dropped(c));
+	progress_update(&c->run.status, now_ns, osnoise_gaps(c), osnoise_dropped(c));
 	osnoise_refresh_top(c);
 }
 
@@ -140,11 +140,11 @@ static void live_refresh(void *arg, uint64_t now_ns)
  * up to here for them */
 static void check_hits(struct ctx *c)
 {
-	uint64_t hits = c->on_thr.cont && c->e ? osneng_hits(c->e, NULL) : 0;
-	if (hits <= c->hits_seen)
+	uint64_t hits = c->fw.on_thr.cont && c->run.e ? osneng_hits(c->run.e, NULL) : 0;
+	if (hits <= c->fw.hits_seen)
 		return;
-	c->hits_seen = hits;
-	pdwrite_checkpoint(c->pw, true);
+	c->fw.hits_seen = hits;
+	pdwrite_checkpoint(c->run.pw, true);
 	osnoise_on_threshold(c);
 }
 
@@ -163,88 +163,98 @@ static int open_recording(struct ctx *c)
 	struct safeout_refusal why;
 	/* a trace kept only if the threshold is hit is not published before
 	 * the end (no checkpoint): without a hit, the target stays as it was */
-	struct pdwrite_opts o = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = c->force,
-				  .checkpoint = c->mode == M_RECORD || c->trace_asked, .refusal = &why };
-	const char *path = c->mode == M_RECORD ? c->output : c->trace_file;
-	err = pdwrite_open(&c->pw, path, &o);
+	struct pdwrite_opts o = { .big_endian = BYTES_HOST_BIG_ENDIAN, .force = c->opt.force,
+				  .checkpoint = c->mode == M_RECORD || c->fw.trace_asked, .refusal = &why };
+	const char *path = c->mode == M_RECORD ? c->opt.output : c->fw.trace_file;
+	err = pdwrite_open(&c->run.pw, path, &o);
 	if (err < 0) {
 		char msg[PATH_MAX + 160];
 		fprintf(stderr, "%s: cannot create '%s': %s\n", c->prog, path,
 			safeout_explain(msg, sizeof(msg), err, &why));
 		return err;
 	}
-	if (c->s) {
-		err = evsrc_describe(c->s, c->pw, BYTES_HOST_BIG_ENDIAN);
+	if (c->run.s) {
+		err = evsrc_describe(c->run.s, c->run.pw, BYTES_HOST_BIG_ENDIAN);
 		if (err < 0) {
 			fprintf(stderr, "%s: cannot describe the tracepoints: %s\n", c->prog,
 				strerror(-err));
 			return err;
 		}
 		/* the ring records as they come (errors stick: reported at close) */
-		evsrc_record_into(c->s, c->pw, NULL);
+		evsrc_record_into(c->run.s, c->run.pw, NULL);
 	}
 	/* the workload event and the run's parameters */
-	err = osneng_record(c->e, c->pw);
+	err = osneng_record(c->run.e, c->run.pw);
 	if (err < 0)
 		return err;
 	/* HOSTNAME: pdwrite_begin_data() sets uname's node name */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	pdwrite_set_nrcpus(c->pw, (uint32_t)ncpu, (uint32_t)ncpu);
-	err = pdwrite_begin_data(c->pw);
+	pdwrite_set_nrcpus(c->run.pw, (uint32_t)ncpu, (uint32_t)ncpu);
+	err = pdwrite_begin_data(c->run.pw);
 	if (err < 0) {
 		fprintf(stderr, "%s: writing '%s': %s\n", c->prog, path, strerror(-err));
 		return err;
 	}
 	/* the names of the tasks alive now (the kernel names later ones:
 	 * evsrc_opts.track_tasks), so perf script shows names, not :PID */
-	if (pdwrite_write_task_comms(c->pw, 0, NULL) < 0)
+	if (pdwrite_write_task_comms(c->run.pw, 0, NULL) < 0)
 		fprintf(stderr, "%s: '%s': the running tasks are not named\n", c->prog, path);
 	return 0;
 }
 
 /* ---- run modes -------------------------------------------------------------- */
 
-/* The engine for c->cpus with the options of c (the caller frees it with
- * free_state, also after a failure), and the steal counters. */
+void osnoise_begin_run(struct ctx *c)
+{
+	c->run.cpus = c->opt.cpus;
+	c->run.threshold_us = c->opt.threshold_us;
+	c->run.period_us = c->opt.period_us;
+	c->run.runtime_us = c->opt.runtime_us;
+	c->run.no_workload = c->opt.no_workload;
+}
+
+/* The engine for c->run.cpus with the measurement of c->run and the other
+ * options of c (the caller frees it with free_state, also after a failure),
+ * and the steal counters. */
 int osnoise_setup_state(struct ctx *c)
 {
 	struct osneng_opts o = {
-		.cpus = c->cpus,
-		.threshold_us = c->threshold_us,
-		.period_us = c->period_us,
-		.runtime_us = c->runtime_us,
-		.stop_us = c->stop_us,
-		.stop_total_us = c->stop_total_us,
-		.warmup_ns = c->warmup_ns,
-		.no_workload = c->no_workload,
-		.softirq_in_threads = c->softirq_in_threads,
-		.gap_counters = c->bpf != NULL,
-		.hist = c->mode == M_HIST || c->json || c->json_file,
-		.auto_analysis = c->have_auto,
-		.stop_continue = c->on_thr.cont,
-		.bucket_us = c->bucket_us,
-		.entries = c->entries,
+		.cpus = c->run.cpus,
+		.threshold_us = c->run.threshold_us,
+		.period_us = c->run.period_us,
+		.runtime_us = c->run.runtime_us,
+		.stop_us = c->opt.stop_us,
+		.stop_total_us = c->opt.stop_total_us,
+		.warmup_ns = c->opt.warmup_ns,
+		.no_workload = c->run.no_workload,
+		.softirq_in_threads = c->run.softirq_in_threads,
+		.gap_counters = c->run.bpf != NULL,
+		.hist = c->mode == M_HIST || c->out.json || c->out.json_file,
+		.auto_analysis = c->fw.have_auto,
+		.stop_continue = c->fw.on_thr.cont,
+		.bucket_us = c->out.bucket_us,
+		.entries = c->out.entries,
 	};
 	struct osneng_sink sk = { .arg = c, .line = sink_line, .period = sink_period,
 				  .lost = sink_lost, .mark = sink_mark };
-	int err = osneng_new(&c->e, &o, &sk);
+	int err = osneng_new(&c->run.e, &o, &sk);
 	if (err < 0)
 		return err;
-	c->list = osneng_list(c->e);
-	c->nr = osneng_nr(c->e);
-	c->n = osneng_noise(c->e);
-	c->steal0 = calloc(c->nr, sizeof(uint64_t));
-	c->steal1 = calloc(c->nr, sizeof(uint64_t));
-	return c->steal0 && c->steal1 ? 0 : -ENOMEM;
+	c->run.list = osneng_list(c->run.e);
+	c->run.nr = osneng_nr(c->run.e);
+	c->run.n = osneng_noise(c->run.e);
+	c->run.steal0 = calloc(c->run.nr, sizeof(uint64_t));
+	c->run.steal1 = calloc(c->run.nr, sizeof(uint64_t));
+	return c->run.steal0 && c->run.steal1 ? 0 : -ENOMEM;
 }
 
 void osnoise_free_state(struct ctx *c)
 {
-	firedtab_free(&c->fired);
-	free(c->steal0);
-	free(c->steal1);
-	osneng_free(c->e);
-	c->e = NULL;
+	firedtab_free(&c->res.fired);
+	free(c->run.steal0);
+	free(c->run.steal1);
+	osneng_free(c->run.e);
+	c->run.e = NULL;
 }
 
 /* The collector on the house-keeping CPUs (-H), by default the online ones
@@ -252,16 +262,16 @@ void osnoise_free_state(struct ctx *c)
  * is an error (said), a default that cannot be had is not.  Returns 0 or -1. */
 int osnoise_housekeep(const struct ctx *c, const struct parse_cpuset *online, struct livesetup *ls)
 {
-	struct parse_cpuset hk = c->hk;
-	if (!c->have_hk) {
+	struct parse_cpuset hk = c->opt.hk;
+	if (!c->opt.have_hk) {
 		memset(&hk, 0, sizeof(hk));
 		for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
-			if (parse_cpuset_has(online, cpu) && !parse_cpuset_has(&c->cpus, cpu))
+			if (parse_cpuset_has(online, cpu) && !parse_cpuset_has(&c->run.cpus, cpu))
 				parse_cpuset_add(&hk, cpu);
 	}
 	struct livesetup_cfg cfg = { .housekeeping_cpus = &hk, .dma_latency_us = -1 };
 	int err = livesetup_apply(ls, &cfg, LIVESETUP_AFFINITY, NULL);
-	if (err < 0 && c->have_hk) {
+	if (err < 0 && c->opt.have_hk) {
 		fprintf(stderr, "latscope osnoise: cannot run on house-keeping CPUs: %s\n", strerror(-err));
 		return -1;
 	}
@@ -272,13 +282,13 @@ int osnoise_housekeep(const struct ctx *c, const struct parse_cpuset *online, st
  * verdict.  Returns the exit status so far. */
 int osnoise_end_report(struct ctx *c)
 {
-	sysinfo_steal(c->steal1, c->list, c->nr);
+	sysinfo_steal(c->run.steal1, c->run.list, c->run.nr);
 	if (!cmdio_broken_pipe())	/* else the quiet end (cmdio_reader_left()) */
 		osnoise_final_report(c);
-	uint64_t hits = c->e && c->on_thr.cont ? osneng_hits(c->e, NULL) : 0;
+	uint64_t hits = c->run.e && c->fw.on_thr.cont ? osneng_hits(c->run.e, NULL) : 0;
 	if (hits && !cmdio_broken_pipe())
 		fprintf(stderr, "%s: %" PRIu64 " single gaps above %" PRIu64 " us (--on-threshold continue): "
-				"exit 1\n", c->prog, hits, c->stop_us);
+				"exit 1\n", c->prog, hits, c->opt.stop_us);
 	return osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0 || hits));
 }
 
@@ -301,7 +311,7 @@ bool osnoise_try_bpf(struct ctx *c, char *why, size_t len)
 	struct osnbpf_cfg bc = { .softirq_in_threads = sysinfo_preempt_rt(),
 				 .run_stats = tool_bpf_stats() };
 	char msg[400];
-	if (osnbpf_open(&c->bpf, &bc, msg, sizeof(msg)) < 0) {
+	if (osnbpf_open(&c->run.bpf, &bc, msg, sizeof(msg)) < 0) {
 		snprintf(why, len, "refused: %s", msg);
 		return false;
 	}
@@ -316,53 +326,54 @@ static void bpf_contrib(void *arg, const struct osnbpf_contrib *b)
 		.cls = (enum noise_class)b->cls, .id = b->id, .count = b->count, .total_ns = b->total_ns,
 		.max_ns = b->max_ns, .unseen = b->unseen,
 	};
-	if (osneng_index(c->e, b->cpu) < 0)
+	if (osneng_index(c->run.e, b->cpu) < 0)
 		return;		/* not measured (the programs count measured CPUs only) */
 	snprintf(k.name, sizeof(k.name), "%s",
 		 b->cls == OSNBPF_SOFTIRQ ? noise_softirq_name((uint32_t)b->id) : b->name);
-	noise_add_contrib(c->n, b->cpu, &k);
+	noise_add_contrib(c->run.n, b->cpu, &k);
 }
 
 /* The end of the bpf backend's window: programs detached, their contributors
  * and counts read. */
 static void bpf_collect(struct ctx *c)
 {
-	osnbpf_stop(c->bpf);
-	int err = osnbpf_read(c->bpf, bpf_contrib, c, &c->bst);
+	osnbpf_stop(c->run.bpf);
+	int err = osnbpf_read(c->run.bpf, bpf_contrib, c, &c->res.bst);
 	if (err < 0)
 		fprintf(stderr, "%s: cannot read the bpf backend's contributors: %s\n", c->prog,
 			strerror(-err));
 	else
-		c->bst_read = true;
+		c->res.bst_read = true;
 }
 
 /* Attribution: counters kept by BPF programs, or tracepoints through
- * perf_event_open (c->s; without them c->attr_why says why).  0, or -1
+ * perf_event_open (c->run.s; without them c->run.attr_why says why).  0, or -1
  * after a line on stderr (--no-workload needs the tracepoints). */
 static int open_attribution(struct ctx *c)
 {
 	int err;
 
-	c->ran = c->bpf ? "bpf" : "perf";
-	if (c->bpf) {
-		c->attribution = true;
-	} else if (c->no_attr) {
-		snprintf(c->attr_why, sizeof(c->attr_why), "--no-attribution");
+	c->run.ran = c->run.bpf ? "bpf" : "perf";
+	if (c->run.bpf) {
+		c->run.attribution = true;
+	} else if (c->opt.no_attr) {
+		snprintf(c->run.attr_why, sizeof(c->run.attr_why), "--no-attribution");
 	} else {
-		struct evsrc_opts eo = { .ring_bytes = c->ring_bytes, .track_tasks = c->mode == M_RECORD || c->trace };
-		err = evsrc_open(&c->s, attr_events, sizeof(attr_events) / sizeof(attr_events[0]),
-			       &c->cpus, &eo);
+		struct evsrc_opts eo = { .ring_bytes = c->opt.ring_bytes,
+					 .track_tasks = c->mode == M_RECORD || c->fw.trace };
+		err = evsrc_open(&c->run.s, attr_events, sizeof(attr_events) / sizeof(attr_events[0]),
+			       &c->run.cpus, &eo);
 		if (err < 0) {
-			snprintf(c->attr_why, sizeof(c->attr_why), "%s", evsrc_strerror(c->s));
-			evsrc_close(c->s);
-			c->s = NULL;
-			if (c->no_workload) {
+			snprintf(c->run.attr_why, sizeof(c->run.attr_why), "%s", evsrc_strerror(c->run.s));
+			evsrc_close(c->run.s);
+			c->run.s = NULL;
+			if (c->run.no_workload) {
 				fprintf(stderr, "latscope osnoise: --no-workload needs the tracepoints: %s\n",
-					c->attr_why);
+					c->run.attr_why);
 				return -1;
 			}
 		} else {
-			c->attribution = true;
+			c->run.attribution = true;
 		}
 	}
 	return 0;
@@ -373,10 +384,10 @@ static int open_attribution(struct ctx *c)
  * CPU: say so, the IRQ/softirq time of idle CPUs is then too low. */
 static void warn_idle_drops(const struct ctx *c)
 {
-	if (c->no_workload && c->attribution) {
+	if (c->run.no_workload && c->run.attribution) {
 		struct idlecheck_cpu_result idr[64];
 		size_t nidr = 0;
-		if (idlecheck_check(&c->cpus, NULL, idr, sizeof(idr) / sizeof(idr[0]), &nidr) == 0 &&
+		if (idlecheck_check(&c->run.cpus, NULL, idr, sizeof(idr) / sizeof(idr[0]), &nidr) == 0 &&
 		    idlecheck_any_drops(idr, nidr)) {
 			char list[256] = "";
 			for (size_t i = 0; i < nidr; i++)
@@ -396,44 +407,45 @@ static int start_workload(struct ctx *c)
 {
 	int err;
 	struct oswork_opts wo = {
-		.cpus = c->cpus,
-		.period_ns = c->period_us * 1000,
-		.runtime_ns = c->runtime_us * 1000,
-		.threshold_ns = c->threshold_us * 1000,
-		.floor_ns = c->floor_ns,
-		.policy = c->prio.policy,
-		.prio = c->prio.prio,
-		.dl_runtime_ns = c->prio.dl_runtime_ns,
-		.dl_period_ns = c->prio.dl_period_ns,
-		.set_nice = c->have_prio,	/* -P o:0 sets nice 0 */
-		.use_tsc = c->tsc,
+		.cpus = c->run.cpus,
+		.period_ns = c->run.period_us * 1000,
+		.runtime_ns = c->run.runtime_us * 1000,
+		.threshold_ns = c->run.threshold_us * 1000,
+		.floor_ns = c->opt.floor_ns,
+		.policy = c->opt.prio.policy,
+		.prio = c->opt.prio.prio,
+		.dl_runtime_ns = c->opt.prio.dl_runtime_ns,
+		.dl_period_ns = c->opt.prio.dl_period_ns,
+		.set_nice = c->opt.have_prio,	/* -P o:0 sets nice 0 */
+		.use_tsc = c->opt.tsc,
 	};
-	if (c->bpf)
-		wo.slots = osnbpf_slots(c->bpf, &wo.nr_slots);
+	if (c->run.bpf)
+		wo.slots = osnbpf_slots(c->run.bpf, &wo.nr_slots);
 	uint64_t t_start = oswork_now_ns();	/* before the threads exist */
-	err = oswork_start(&c->w, &wo);
+	err = oswork_start(&c->run.w, &wo);
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise: cannot start the workload: %s%s\n",
 			strerror(-err),
-			c->prio.policy == CLI_SCHED_DEADLINE && (err == -EPERM || err == -EBUSY) ?
+			c->opt.prio.policy == CLI_SCHED_DEADLINE && (err == -EPERM || err == -EBUSY) ?
 			" (SCHED_DEADLINE, -P d:: the kernel admits a deadline thread pinned to one "
 			"CPU only when that CPU is an exclusive cpuset partition of its own (cgroup v2 "
 			"cpuset.cpus.partition), else it needs root or the bandwidth is used up)" :
 			err == -EPERM ? " (real-time priority needs root or CAP_SYS_NICE)" :
 			err == -ENOTSUP ? " (no constant TSC: drop --tsc)" : "");
-		oswork_free(c->w);
-		c->w = NULL;
+		oswork_free(c->run.w);
+		c->run.w = NULL;
 		return -1;
 	}
 	if (tool_setup_interrupted("latscope osnoise")) {
-		oswork_stop(c->w);
-		oswork_free(c->w);
-		c->w = NULL;
+		oswork_stop(c->run.w);
+		oswork_free(c->run.w);
+		c->run.w = NULL;
 		return -1;
 	}
-	osneng_use_workload(c->e, c->w);
-	for (size_t i = 0; i < c->nr; i++)
-		osneng_set_tid(c->e, c->list[i], oswork_tid(c->w, i), oswork_floor_ns(c->w, i), t_start);
+	osneng_use_workload(c->run.e, c->run.w);
+	for (size_t i = 0; i < c->run.nr; i++)
+		osneng_set_tid(c->run.e, c->run.list[i], oswork_tid(c->run.w, i), oswork_floor_ns(c->run.w, i),
+			       t_start);
 	return 0;
 }
 
@@ -441,39 +453,39 @@ static int start_workload(struct ctx *c)
  * /dev/cpu_dma_latency (--dma-latency).  Failures are said, not fatal. */
 static void lock_memory(const struct ctx *c, struct livesetup *ls)
 {
-	struct livesetup_cfg lc = { .mlock = true, .dma_latency_us = (int32_t)c->dma_latency_us };
+	struct livesetup_cfg lc = { .mlock = true, .dma_latency_us = (int32_t)c->opt.dma_latency_us };
 	struct livesetup_why why;
-	livesetup_apply(ls, &lc, LIVESETUP_MLOCK | (c->dma_latency_us >= 0 ? LIVESETUP_DMA_LATENCY : 0),
+	livesetup_apply(ls, &lc, LIVESETUP_MLOCK | (c->opt.dma_latency_us >= 0 ? LIVESETUP_DMA_LATENCY : 0),
 			&why);
 	int lerr = livesetup_failed(&why, LIVESETUP_MLOCK);
-	if (lerr < 0 && !c->quiet && !c->json)
+	if (lerr < 0 && !c->out.quiet && !c->out.json)
 		fprintf(stderr, "latscope osnoise: mlockall failed (%s%s%s); page faults may add "
 			"noise\n", strerror(-lerr), why.mlock_hint[0] ? ": " : "", why.mlock_hint);
 	if ((lerr = livesetup_failed(&why, LIVESETUP_DMA_LATENCY)) < 0)
 		fprintf(stderr, "%s: cannot hold /dev/cpu_dma_latency at %" PRId64 " us: %s (going on)\n",
-			c->prog, c->dma_latency_us, strerror(-lerr));
+			c->prog, c->opt.dma_latency_us, strerror(-lerr));
 }
 
 /* The end of the run: stop the workload (its last period ends here),
  * then take everything, with what fired and never came. */
 static void take_the_rest(struct ctx *c)
 {
-	oswork_stop(c->w);
-	if (c->s)
-		evsrc_disable(c->s);
-	osneng_set_end(c->e, oswork_now_ns());
+	oswork_stop(c->run.w);
+	if (c->run.s)
+		evsrc_disable(c->run.s);
+	osneng_set_end(c->run.e, oswork_now_ns());
 	process(c, UINT64_MAX);
-	if (c->s) {	/* disabled and read to the end: what fired and never came */
-		if (evsrc_count(c->s) < 0 && evsrc_count_note(c->s)[0] == 0)
-			fprintf(stderr, "%s: %s\n", c->prog, evsrc_strerror(c->s));
-		if (evsrc_fired_table(c->s, &c->fired) < 0)
-			c->fired.counted = false;
-		if (c->pw && c->fired.counted && pdwrite_set_fired(c->pw, &c->fired) < 0)
+	if (c->run.s) {	/* disabled and read to the end: what fired and never came */
+		if (evsrc_count(c->run.s) < 0 && evsrc_count_note(c->run.s)[0] == 0)
+			fprintf(stderr, "%s: %s\n", c->prog, evsrc_strerror(c->run.s));
+		if (evsrc_fired_table(c->run.s, &c->res.fired) < 0)
+			c->res.fired.counted = false;
+		if (c->run.pw && c->res.fired.counted && pdwrite_set_fired(c->run.pw, &c->res.fired) < 0)
 			fprintf(stderr, "%s: out of memory: the recording does not carry the fired counts\n",
 				c->prog);
 	}
-	osneng_close(c->e);
-	if (c->bpf)
+	osneng_close(c->run.e);
+	if (c->run.bpf)
 		bpf_collect(c);
 }
 
@@ -482,23 +494,23 @@ static void take_the_rest(struct ctx *c)
  * 0, or EXIT_ERR after a line on stderr. */
 static int close_file(struct ctx *c)
 {
-	if (c->pw && c->mode != M_RECORD && !c->trace_asked && !osnoise_stop_why(c) &&
-	    !osneng_hits(c->e, NULL)) {
-		pdwrite_discard(c->pw);
-		c->pw = NULL;
-		if (!c->json && !c->quiet)
+	if (c->run.pw && c->mode != M_RECORD && !c->fw.trace_asked && !osnoise_stop_why(c) &&
+	    !osneng_hits(c->run.e, NULL)) {
+		pdwrite_discard(c->run.pw);
+		c->run.pw = NULL;
+		if (!c->out.json && !c->out.quiet)
 			fprintf(stderr, "%s: no threshold hit: no trace kept\n", c->prog);
 	}
-	if (c->pw) {
-		const char *path = c->mode == M_RECORD ? c->output : c->trace_file;
-		int err = pdwrite_close(c->pw);
-		c->pw = NULL;
+	if (c->run.pw) {
+		const char *path = c->mode == M_RECORD ? c->opt.output : c->fw.trace_file;
+		int err = pdwrite_close(c->run.pw);
+		c->run.pw = NULL;
 		if (err < 0) {
 			fprintf(stderr, "%s: writing '%s': %s\n", c->prog, path, strerror(-err));
 			return EXIT_ERR;
 		} else {
-			c->trace_kept = c->mode != M_RECORD;
-			if (!c->json)
+			c->fw.trace_kept = c->mode != M_RECORD;
+			if (!c->out.json)
 				fprintf(stderr, "%s: wrote '%s'\n", c->prog, path);
 		}
 	}
@@ -513,10 +525,11 @@ int osnoise_run_live(struct ctx *c)
 
 	livesetup_init(&ls, NULL);
 	cmdio_signals_install();	/* first: a Ctrl-C during setup unwinds below */
-	if (tool_cpus(&c->cpus, c->have_cpus, &online, "latscope osnoise"))
+	osnoise_begin_run(c);
+	if (tool_cpus(&c->run.cpus, c->opt.have_cpus, &online, "latscope osnoise"))
 		return EXIT_ERR;
 	/* on PREEMPT_RT softirqs are thread time, as the kernel tracer counts them */
-	c->softirq_in_threads = sysinfo_preempt_rt();
+	c->run.softirq_in_threads = sysinfo_preempt_rt();
 	err = osnoise_setup_state(c);
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise: %s\n", strerror(-err));
@@ -533,67 +546,67 @@ int osnoise_run_live(struct ctx *c)
 	warn_idle_drops(c);
 	if (tool_setup_interrupted("latscope osnoise"))
 		goto out_err;
-	if ((c->mode == M_RECORD || c->trace) && open_recording(c) < 0)
+	if ((c->mode == M_RECORD || c->fw.trace) && open_recording(c) < 0)
 		goto out_err;
 	if (tool_setup_interrupted("latscope osnoise"))
 		goto out_err;
 
-	sysinfo_steal(c->steal0, c->list, c->nr);
-	if (c->s && (err = evsrc_enable(c->s)) < 0) {
-		fprintf(stderr, "latscope osnoise: %s\n", evsrc_strerror(c->s));
+	sysinfo_steal(c->run.steal0, c->run.list, c->run.nr);
+	if (c->run.s && (err = evsrc_enable(c->run.s)) < 0) {
+		fprintf(stderr, "latscope osnoise: %s\n", evsrc_strerror(c->run.s));
 		goto out_err;
 	}
-	osneng_start(c->e, oswork_now_ns());
-	if (c->bpf)	/* the contributors from the warm-up's end, as the gaps */
-		osnbpf_set_gate(c->bpf, osneng_times(c->e)->warm_end_ns);
-	if (!c->no_workload && start_workload(c) < 0)
+	osneng_start(c->run.e, oswork_now_ns());
+	if (c->run.bpf)	/* the contributors from the warm-up's end, as the gaps */
+		osnbpf_set_gate(c->run.bpf, osneng_times(c->run.e)->warm_end_ns);
+	if (!c->run.no_workload && start_workload(c) < 0)
 		goto out_err;
 	lock_memory(c, &ls);
 
-	if (c->mode == M_TRACE && !c->json)
+	if (c->mode == M_TRACE && !c->out.json)
 		osnoise_print_trace_header(stdout);
 
-	uint64_t t0 = osneng_times(c->e)->warm_end_ns;
-	progress_init(&c->status, stderr, c->mode == M_HIST ? c->progress : 0, t0, c->duration_ns, "gaps");
+	uint64_t t0 = osneng_times(c->run.e)->warm_end_ns;
+	progress_init(&c->run.status, stderr, c->mode == M_HIST ? c->out.progress : 0, t0, c->opt.duration_ns, "gaps");
 	struct tool_loop l = {
 		.arg = c,
 		.start_ns = t0,	/* -d counts from the warm-up's end */
-		.duration_ns = c->duration_ns,
-		.refresh_ns = c->period_us * 1000,
+		.duration_ns = c->opt.duration_ns,
+		.refresh_ns = c->run.period_us * 1000,
 		.slack_ns = SLACK_NS,
 		.watch_fd = STDOUT_FILENO,
-		.wait = c->s ? live_wait : NULL,
+		.wait = c->run.s ? live_wait : NULL,
 		.process = live_process,
-		.checkpoint = c->pw ? live_checkpoint : NULL,
+		.checkpoint = c->run.pw ? live_checkpoint : NULL,
 		.refresh = live_refresh,
 		.done = live_done,
 	};
-	if (progress_on(&c->status) && l.refresh_ns > PROGRESS_PERIOD_NS)
+	if (progress_on(&c->run.status) && l.refresh_ns > PROGRESS_PERIOD_NS)
 		l.refresh_ns = PROGRESS_PERIOD_NS;	/* hist draws nothing else */
 	tool_run(&l);
-	progress_clear(&c->status);	/* erased before the report */
+	progress_clear(&c->run.status);	/* erased before the report */
 	take_the_rest(c);
 	check_hits(c);	/* continue: the hits of the last events */
 	int rc_file = close_file(c);
-	if (!c->on_thr.cont && osnoise_stop_why(c))
+	if (!c->fw.on_thr.cont && osnoise_stop_why(c))
 		osnoise_on_threshold(c);
 	int rc = tool_status_worst(tool_end_status(osnoise_end_report(c)), rc_file);
 	osnoise_on_end(c);
-	evsrc_close(c->s);
-	c->s = NULL;
-	osnbpf_close(c->bpf);
-	c->bpf = NULL;
-	oswork_free(c->w);
+	evsrc_close(c->run.s);
+	c->run.s = NULL;
+	osnbpf_close(c->run.bpf);
+	c->run.bpf = NULL;
+	oswork_free(c->run.w);
 	osnoise_free_state(c);
 	livesetup_restore(&ls);	/* memory unlocked, affinity back */
 	return rc;
 out_err:
-	evsrc_close(c->s);
-	c->s = NULL;
-	osnbpf_close(c->bpf);
-	c->bpf = NULL;
-	pdwrite_discard(c->pw);
-	c->pw = NULL;
+	evsrc_close(c->run.s);
+	c->run.s = NULL;
+	osnbpf_close(c->run.bpf);
+	c->run.bpf = NULL;
+	pdwrite_discard(c->run.pw);
+	c->run.pw = NULL;
 	osnoise_free_state(c);
 	livesetup_restore(&ls);
 	return EXIT_ERR;
@@ -606,7 +619,7 @@ static int not_osnoise(struct ctx *c)
 	fprintf(stderr, "latscope osnoise: '%s' has no osnoise data (no %s event, no "
 			"latscope-osnoise parameters): replay reads files written by "
 			"`latscope osnoise record`, or with --no-workload any recording "
-			"with sched:sched_switch\n", c->input, WREC_EVSEL_NAME);
+			"with sched:sched_switch\n", c->opt.input, WREC_EVSEL_NAME);
 	return EXIT_ERR;
 }
 
@@ -620,44 +633,47 @@ static int replay_setup(void *arg, struct pdread *r, bool have_formats, struct o
 {
 	struct ctx *c = arg;
 	const struct pdread_info *info = pdread_info(r);
-	c->setup_failed = true;		/* each failure below says why */
-	if (!osneng_is_recording(r) && !(c->no_workload && osneng_has_switches(r))) {
+	c->run.setup_failed = true;		/* each failure below says why */
+	if (!osneng_is_recording(r) && !(c->opt.no_workload && osneng_has_switches(r))) {
 		not_osnoise(c);
 		return -EINVAL;
 	}
+	/* the recording's parameters into the run (the options stay as given):
+	 * its CPUs unless -c, its threshold unless a larger -T */
 	struct osneng_opts o = {
-		.cpus = c->cpus, .threshold_us = c->threshold_us, .period_us = c->period_us,
-		.runtime_us = c->runtime_us, .no_workload = c->no_workload,
+		.cpus = c->run.cpus, .threshold_us = c->run.threshold_us, .period_us = c->run.period_us,
+		.runtime_us = c->run.runtime_us, .no_workload = c->run.no_workload,
 	};
-	if (osneng_params_take(r, &o, c->have_T, c->have_cpus)) {
-		c->cpus = o.cpus;
-		c->have_cpus = true;
+	bool have_cpus = c->opt.have_cpus;
+	if (osneng_params_take(r, &o, c->opt.have_T, have_cpus)) {
+		c->run.cpus = o.cpus;
+		have_cpus = true;
 	}
-	c->threshold_us = o.threshold_us;
-	c->period_us = o.period_us;
-	c->runtime_us = o.runtime_us;
-	c->no_workload = o.no_workload;
-	c->softirq_in_threads = o.softirq_in_threads;
-	if (!c->have_cpus) {
+	c->run.threshold_us = o.threshold_us;
+	c->run.period_us = o.period_us;
+	c->run.runtime_us = o.runtime_us;
+	c->run.no_workload = o.no_workload;
+	c->run.softirq_in_threads = o.softirq_in_threads;
+	if (!have_cpus) {
 		uint32_t n = info->nr_cpus_online ? info->nr_cpus_online : 1;
-		memset(&c->cpus, 0, sizeof(c->cpus));
+		memset(&c->run.cpus, 0, sizeof(c->run.cpus));
 		for (uint32_t i = 0; i < n && i < PARSE_MAX_CPUS; i++)
-			parse_cpuset_add(&c->cpus, i);
+			parse_cpuset_add(&c->run.cpus, i);
 	}
-	c->replaying = true;
-	c->ran = "recording";
+	c->run.replaying = true;
+	c->run.ran = "recording";
 	int err = osnoise_setup_state(c);
-	*ep = c->e;
+	*ep = c->run.e;
 	if (err < 0) {
 		fprintf(stderr, "latscope osnoise: %s\n", strerror(-err));
 		return err;
 	}
-	c->attribution = have_formats;
+	c->run.attribution = have_formats;
 	if (!have_formats)
-		snprintf(c->attr_why, sizeof(c->attr_why), "'%s' has no tracepoint formats", c->input);
-	if (c->mode == M_TRACE && !c->json)
+		snprintf(c->run.attr_why, sizeof(c->run.attr_why), "'%s' has no tracepoint formats", c->opt.input);
+	if (c->mode == M_TRACE && !c->out.json)
 		osnoise_print_trace_header(stdout);
-	c->setup_failed = false;
+	c->run.setup_failed = false;
 	return 0;
 }
 
@@ -665,30 +681,31 @@ int osnoise_run_replay(struct ctx *c)
 {
 	struct pdread *r = NULL;
 	cmdio_sigpipe_as_error();
-	if (cmdio_pdr_open(&r, c->input, NULL, "latscope osnoise") < 0)
+	osnoise_begin_run(c);
+	if (cmdio_pdr_open(&r, c->opt.input, NULL, "latscope osnoise") < 0)
 		return EXIT_ERR;
 	const struct pdread_info *info = pdread_info(r);
 	if (!info->pipe && !info->unterminated && !osneng_is_recording(r) &&
-	    !(c->no_workload && osneng_has_switches(r))) {
+	    !(c->opt.no_workload && osneng_has_switches(r))) {
 		pdread_close(r);
 		return not_osnoise(c);
 	}
 	struct osneng *e;
 	int err = osneng_replay(r, replay_setup, c, &e);
-	c->e = e;	/* the engine set-up made, if any */
+	c->run.e = e;	/* the engine set-up made, if any */
 	if (err < 0) {
-		if (!c->setup_failed)
+		if (!c->run.setup_failed)
 			fprintf(stderr, "latscope osnoise: %s\n", pdread_strerror(r));
 		pdread_close(r);
 		osnoise_free_state(c);
 		return EXIT_ERR;
 	}
-	c->cnt = *osneng_counts(e);
-	if (info->fired.counted && firedout_copy(&c->fired, &info->fired) == 0)
-		firedout_names(&c->fired, r);
+	c->res.cnt = *osneng_counts(e);
+	if (info->fired.counted && firedout_copy(&c->res.fired, &info->fired) == 0)
+		firedout_names(&c->res.fired, r);
 	osnoise_final_report(c);
 	int rc = osnoise_finish(c, tool_status(false, osnoise_stop_why(c) != 0));
-	cmdio_pdr_close(r, "latscope osnoise", c->input);
+	cmdio_pdr_close(r, "latscope osnoise", c->opt.input);
 	osnoise_free_state(c);
 	return rc;
 }
