@@ -51,6 +51,11 @@ trap 'exit 130' INT TERM HUP
 
 run() {	# label
 	echo "== run $1"
+	# REPEAT_ART=DIR: what a failing test keeps (its ART files) under DIR/label
+	if [ -n "${REPEAT_ART:-}" ]; then
+		mkdir -p "$REPEAT_ART/$1"
+		export ART="$REPEAT_ART/$1"
+	fi
 	sh "$here/run-shell.sh" > "$work/$1.log" 2>&1 &
 	rs=$!
 	wait $rs

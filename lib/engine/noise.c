@@ -8,7 +8,12 @@
 
 #define NOISE_MAX_DEPTH	8	/* nested NMI/IRQ/softirq windows per CPU */
 #define NOISE_HISTORY	256	/* closed windows remembered per CPU (power of 2) */
-#define NOISE_CONTRIBS	256	/* contributor slots per CPU (power of 2) */
+#define NOISE_CONTRIBS_MIN	256	/* contributor slots per CPU at first (power of 2) */
+#define NOISE_CONTRIBS_MAX	4096	/* ... grown up to (power of 2): then the smallest of
+					 * a sample is evicted (a fork-heavy load names
+					 * thousands of short tasks; a late, large
+					 * contributor must still get a slot) */
+#define NOISE_EVICT_SAMPLE	16	/* entries looked at for the one to evict */
 
 struct open_win {
 	enum noise_class cls;
@@ -34,9 +39,14 @@ struct ncpu {
 	struct noise_win hist[NOISE_HISTORY];
 	uint64_t hist_head;		/* windows ever added */
 	uint64_t last_gap_end_ns;
-	struct noise_contrib contrib[NOISE_CONTRIBS];
-	bool contrib_used[NOISE_CONTRIBS];
-	struct noise_contrib list[NOISE_CONTRIBS];	/* compacted copy for noise_contribs */
+	/* the contributors: open addressing, linear probing, cap slots (0
+	 * until the first), at most 3/4 used; list: their compacted copy for
+	 * noise_contribs.  Freed by noise_free. */
+	struct noise_contrib *contrib;
+	bool *contrib_used;
+	struct noise_contrib *list;
+	unsigned contrib_cap, contrib_n;
+	uint32_t evict_seed;		/* the eviction sample's generator */
 };
 
 struct noise {
@@ -105,6 +115,11 @@ void noise_free(struct noise *n)
 {
 	if (!n)
 		return;
+	for (unsigned i = 0; i < n->nr_cpus; i++) {
+		free(n->cpus[i].contrib);
+		free(n->cpus[i].contrib_used);
+		free(n->cpus[i].list);
+	}
 	free(n->cpus);
 	free(n);
 }
@@ -153,29 +168,120 @@ static unsigned contrib_hash(enum noise_class cls, int32_t id, const char *name)
 	return h;
 }
 
-/* The slot of (cls, id, name) in c's table, claimed if new; NULL when full. */
-static struct noise_contrib *contrib_slot(struct ncpu *c, enum noise_class cls, int32_t id, const char *name)
+/* The slot of (cls, id, name) in c's table, or the unused slot where it
+ * would go. */
+static unsigned contrib_find(const struct ncpu *c, enum noise_class cls, int32_t id, const char *name)
 {
-	unsigned h = contrib_hash(cls, id, name);
-	for (unsigned i = 0; i < NOISE_CONTRIBS; i++) {
-		unsigned s = (h + i) & (NOISE_CONTRIBS - 1);
-		struct noise_contrib *k = &c->contrib[s];
-		if (!c->contrib_used[s]) {
-			c->contrib_used[s] = true;
-			k->cls = cls;
-			k->id = id;
-			memcpy(k->name, name, sizeof(k->name));
-			return k;
-		}
+	unsigned mask = c->contrib_cap - 1, s = contrib_hash(cls, id, name) & mask;
+
+	while (c->contrib_used[s]) {
+		const struct noise_contrib *k = &c->contrib[s];
 		if (k->cls == cls && k->id == id && !strcmp(k->name, name))
-			return k;
+			break;
+		s = (s + 1) & mask;
 	}
-	return NULL;
+	return s;
+}
+
+/* c's table at cap slots, its entries moved over.  0 or -ENOMEM (c as it was). */
+static int contrib_grow(struct ncpu *c, unsigned cap)
+{
+	struct noise_contrib *t = calloc(cap, sizeof(*t)), *l = calloc(cap, sizeof(*l));
+	bool *u = calloc(cap, sizeof(*u));
+
+	if (!t || !l || !u) {
+		free(t);
+		free(l);
+		free(u);
+		return -ENOMEM;
+	}
+	struct ncpu old = *c;
+	c->contrib = t;
+	c->contrib_used = u;
+	c->list = l;
+	c->contrib_cap = cap;
+	for (unsigned i = 0; i < old.contrib_cap; i++)
+		if (old.contrib_used[i]) {
+			const struct noise_contrib *k = &old.contrib[i];
+			unsigned s = contrib_find(c, k->cls, k->id, k->name);
+			c->contrib[s] = *k;
+			c->contrib_used[s] = true;
+		}
+	free(old.contrib);
+	free(old.contrib_used);
+	free(old.list);
+	return 0;
+}
+
+/* Slot s emptied, the entries after it moved back so that every entry
+ * stays reachable from its hash (deletion in linear probing). */
+static void contrib_remove(struct ncpu *c, unsigned s)
+{
+	unsigned mask = c->contrib_cap - 1;
+
+	c->contrib_used[s] = false;
+	c->contrib_n--;
+	for (unsigned j = (s + 1) & mask; c->contrib_used[j]; j = (j + 1) & mask) {
+		const struct noise_contrib *k = &c->contrib[j];
+		unsigned h = contrib_hash(k->cls, k->id, k->name) & mask;
+		/* j's entry may move to s when s lies in [h, j) cyclically */
+		if (((j - h) & mask) >= ((j - s) & mask)) {
+			c->contrib[s] = *k;
+			c->contrib_used[s] = true;
+			c->contrib_used[j] = false;
+			s = j;
+		}
+	}
+}
+
+/* A full table at its largest: the smallest total of a sample of the used
+ * slots is evicted, its windows counted as not kept. */
+static void contrib_evict(struct noise *n, struct ncpu *c)
+{
+	unsigned mask = c->contrib_cap - 1, victim = c->contrib_cap;
+
+	for (unsigned i = 0; i < NOISE_EVICT_SAMPLE; i++) {
+		c->evict_seed = c->evict_seed * 1103515245u + 12345u;
+		unsigned s = (c->evict_seed >> 8) & mask;
+		while (!c->contrib_used[s])
+			s = (s + 1) & mask;
+		if (victim == c->contrib_cap || c->contrib[s].total_ns < c->contrib[victim].total_ns)
+			victim = s;
+	}
+	n->anom.contrib_overflow += c->contrib[victim].count;
+	n->anom.contrib_evicted++;
+	contrib_remove(c, victim);
+}
+
+/* The slot of (cls, id, name) in c's table, claimed if new (the table
+ * grown, or an entry evicted when it is at its largest); NULL only when
+ * no memory could be had for a first table. */
+static struct noise_contrib *contrib_slot(struct noise *n, struct ncpu *c, enum noise_class cls, int32_t id,
+					  const char *name)
+{
+	if (!c->contrib_cap && contrib_grow(c, NOISE_CONTRIBS_MIN) < 0)
+		return NULL;
+	unsigned s = contrib_find(c, cls, id, name);
+	if (c->contrib_used[s])
+		return &c->contrib[s];
+	if ((c->contrib_n + 1) * 4 > c->contrib_cap * 3) {
+		if (c->contrib_cap >= NOISE_CONTRIBS_MAX || contrib_grow(c, c->contrib_cap * 2) < 0)
+			contrib_evict(n, c);
+		s = contrib_find(c, cls, id, name);
+	}
+	struct noise_contrib *k = &c->contrib[s];
+	memset(k, 0, sizeof(*k));
+	c->contrib_used[s] = true;
+	c->contrib_n++;
+	k->cls = cls;
+	k->id = id;
+	memcpy(k->name, name, sizeof(k->name));
+	return k;
 }
 
 static void contrib_add(struct noise *n, struct ncpu *c, const struct noise_win *w)
 {
-	struct noise_contrib *k = contrib_slot(c, w->cls, w->id, w->name);
+	struct noise_contrib *k = contrib_slot(n, c, w->cls, w->id, w->name);
 	if (!k) {
 		n->anom.contrib_overflow++;
 		return;
@@ -194,7 +300,7 @@ int noise_add_contrib(struct noise *n, unsigned cpu, const struct noise_contrib 
 	char name[TPEVENT_NAME_LEN];
 	memset(name, 0, sizeof(name));
 	memcpy(name, add->name, sizeof(name) - 1);	/* always terminated */
-	struct noise_contrib *k = contrib_slot(&n->cpus[cpu], add->cls, add->id, name);
+	struct noise_contrib *k = contrib_slot(n, &n->cpus[cpu], add->cls, add->id, name);
 	if (!k) {
 		n->anom.contrib_overflow += add->count;
 		return 0;
@@ -215,7 +321,7 @@ size_t noise_contribs(const struct noise *n, unsigned cpu, const struct noise_co
 	}
 	struct ncpu *c = &n->cpus[cpu];
 	size_t k = 0;
-	for (unsigned i = 0; i < NOISE_CONTRIBS; i++)
+	for (unsigned i = 0; i < c->contrib_cap; i++)
 		if (c->contrib_used[i])
 			c->list[k++] = c->contrib[i];
 	*out = c->list;

@@ -125,7 +125,11 @@ struct noise_anomalies {
 					 * counted as an entry without duration */
 	uint64_t negative;		/* negative durations clamped to 0 */
 	uint64_t history_overflow;	/* gap with more windows than the history holds */
-	uint64_t contrib_overflow;	/* windows not kept in the contributor table */
+	uint64_t contrib_overflow;	/* windows not kept in the contributor table (those
+					 * of evicted contributors included) */
+	uint64_t contrib_evicted;	/* contributors evicted from a full table (the
+					 * smallest total of a sample), their windows in
+					 * contrib_overflow */
 	uint64_t bad_cpu;		/* events for CPUs outside [0, nr_cpus) */
 };
 
@@ -184,7 +188,8 @@ int noise_gap_counted(struct noise *n, unsigned cpu, uint64_t start_ns, uint64_t
 int noise_period_counts(struct noise *n, unsigned cpu, const uint64_t count[NOISE_NR_CLASSES]);
 /* A contributor totalled elsewhere (count windows, total_ns, max_ns; unseen)
  * merged into cpu's table, as if its windows had been fed.  0 or -EINVAL;
- * a full table counts anomalies.contrib_overflow by k->count. */
+ * a full table evicts a small contributor for it (anomalies.contrib_evicted;
+ * its windows in contrib_overflow). */
 int noise_add_contrib(struct noise *n, unsigned cpu, const struct noise_contrib *k);
 
 /* Add an aggregated sub-threshold remainder (count gaps, ns in total). */

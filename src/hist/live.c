@@ -448,6 +448,12 @@ static int open_source(struct hctx *c, struct livesetup *ls)
 				"preemptirqsoff are not measured\n", c->prog);
 	if (c->o.record_out && open_record_file(c) < 0)
 		return -1;
+	/* The names of the tasks alive before the window opens, as perf record
+	 * writes them at its start: a task of another load that is sampled and
+	 * ends before start_workload's scan keeps its name.  (That scan names
+	 * the timer threads, born after this one.) */
+	if (c->run.pw && pdwrite_write_task_comms(c->run.pw, 0, NULL) < 0)
+		fprintf(stderr, "%s: %s: the running tasks are not named\n", c->prog, c->o.record_out);
 	if (tool_setup_interrupted(c->prog))
 		return -1;
 	if (hsource_start(c->run.src, &hw) < 0) {
@@ -517,8 +523,8 @@ static int start_workload(struct hctx *c, struct livesetup *ls)
 		return -1;
 	/* The names of the tasks alive now, ours included (the timer threads
 	 * may be born on an unmeasured CPU: no FORK record); the kernel names
-	 * later ones (evsrc_opts.track_tasks).  Once, before any sample is
-	 * written (the loop below writes them), so perf script shows names. */
+	 * later ones (evsrc_opts.track_tasks).  Before any sample is written
+	 * (the loop below writes them), so perf script shows names. */
 	int named = c->run.pw ? pdwrite_write_task_comms(c->run.pw, 0, NULL) : 0;
 	if (named < 0)
 		fprintf(stderr, "%s: %s: the running tasks are not named: %s\n", c->prog,

@@ -134,6 +134,7 @@ static json_object *anomalies_json(const struct ctx *c)
 	json_object_object_add(aj, "negative", ju(an->negative));
 	json_object_object_add(aj, "history_overflow", ju(an->history_overflow));
 	json_object_object_add(aj, "contrib_overflow", ju(an->contrib_overflow));
+	json_object_object_add(aj, "contrib_evicted", ju(an->contrib_evicted));
 	return aj;
 }
 

@@ -403,9 +403,10 @@ static void print_losses(const struct ctx *c)
 			fprintf(stderr, "%s: %" PRIu64 " nested noise entries dropped (nesting too deep)\n", who,
 				a->dropped_open);
 		if (a->contrib_overflow)
-			fprintf(stderr, "%s: %" PRIu64 " noise entries not in the contributor table (256 "
-				"contributors a CPU, full): the table misses them, the totals do not\n", who,
-				a->contrib_overflow);
+			fprintf(stderr, "%s: %" PRIu64 " noise entries not in the contributor table (%" PRIu64
+				" of the smallest contributors evicted from a full table of 4096 a CPU): the "
+				"table misses them, the totals do not\n", who, a->contrib_overflow,
+				a->contrib_evicted);
 		if (a->history_overflow)
 			fprintf(stderr, "%s: %" PRIu64 " gaps held more entries than the history keeps: their "
 				"entry counts and top contributor are incomplete\n", who, a->history_overflow);

@@ -139,7 +139,10 @@ run() {
 	[ "${sw:-0}" -gt 0 ] || sw=$wakes
 	[ "${srun:-0}" -gt 0 ] || srun=$((inj * 110 / 100))
 	[ -n "$tid" ] && [ "$wakes" -gt 200 ] || die "$name: noisegen did not run: $ng"
-	cls=$($J "$TMP/$name.json" "cpus.0.top[id=$tid].class") || die "$name: noisegen ($tid) not among the contributors"
+	cls=$($J "$TMP/$name.json" "cpus.0.top[id=$tid].class") || {
+		[ -z "${ART:-}" ] || cp "$TMP/$name.json" "$TMP/$name.err" "$TMP/$name.ng" "$ART/"
+		die "$name: noisegen ($tid) not among the contributors (table: $($J "$TMP/$name.json" anomalies.contrib_overflow) entries not kept, $($J "$TMP/$name.json" anomalies.contrib_evicted) contributors evicted)"
+	}
 	[ "$cls" = thread ] || die "$name: noisegen attributed to $cls"
 	tot=$($J "$TMP/$name.json" "cpus.0.top[id=$tid].total_ns")
 	cnt=$($J "$TMP/$name.json" "cpus.0.top[id=$tid].count")

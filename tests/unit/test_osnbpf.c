@@ -254,15 +254,25 @@ static void test_add_contrib(void **state)
 	assert_int_equal(list[0].max_ns, 4000);
 	assert_string_equal(list[0].name, "local_timer");
 	assert_int_equal(noise_add_contrib(n, 1, &k), -EINVAL);
-	/* 256 contributors a CPU: the next are counted as overflow, by their count */
+	/* the table grows past its first 256 slots: nothing lost */
 	k.cls = NOISE_THREAD;
 	for (int pid = 1; pid <= 300; pid++) {
 		k.id = pid;
 		k.count = 2;
 		assert_int_equal(noise_add_contrib(n, 0, &k), 0);
 	}
-	assert_int_equal(noise_contribs(n, 0, &list), 256);
-	assert_int_equal(noise_anomalies(n)->contrib_overflow, 2 * (300 - 255));
+	assert_int_equal(noise_contribs(n, 0, &list), 301);
+	assert_int_equal(noise_anomalies(n)->contrib_overflow, 0);
+	/* at its largest (4096 a CPU, 3/4 used), a contributor evicted per new
+	 * one, its windows counted by their count */
+	for (int pid = 301; pid <= 5000; pid++) {
+		k.id = pid;
+		assert_int_equal(noise_add_contrib(n, 0, &k), 0);
+	}
+	size_t kept = noise_contribs(n, 0, &list);
+	assert_int_equal(kept, 3072);
+	assert_int_equal(noise_anomalies(n)->contrib_evicted, 5001 - kept);
+	assert_int_equal(noise_anomalies(n)->contrib_overflow, 2 * (5001 - kept));
 	noise_free(n);
 }
 
