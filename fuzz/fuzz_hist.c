@@ -7,7 +7,7 @@
  *   u8 event index, u8 cpu, u16 time delta (x64 ns), u8 raw length, raw bytes
  * Each record is decoded (any raw content, any length) and fed to trackers
  * with tiny tables; time may jump; CPUs may be out of range.  At the end
- * every histogram is written through lhout to /dev/null.
+ * every histogram is written through histout to /dev/null.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,8 +18,8 @@
 #include <traceevent/event-parse.h>
 
 #include "engine/latency.h"
-#include "print/lhout.h"
-#include "format/tfsformat.h"
+#include "print/histout.h"
+#include "format/tracedata.h"
 #include "format/tpevent.h"
 
 /* The events, read from tests/data/formats (the tracefs layout of a real
@@ -48,8 +48,8 @@ static FILE *devnull;
 static void fz_init(int be)
 {
 	struct fz_state *s = &fz[be];
-	struct tfsformat_formats *f = NULL;
-	if (tfsformat_collect(LATSCOPE_FORMATS_DIR, fz_specs, FZ_NR, &f) < 0 || f->nr_events != FZ_NR) {
+	struct tracedata_formats *f = NULL;
+	if (tracedata_collect(LATSCOPE_FORMATS_DIR, fz_specs, FZ_NR, &f) < 0 || f->nr_events != FZ_NR) {
 		fprintf(stderr, "fuzz_hist: cannot read the formats in %s\n", LATSCOPE_FORMATS_DIR);
 		abort();
 	}
@@ -57,11 +57,11 @@ static void fz_init(int be)
 	tep_set_long_size(s->tep, 8);
 	tep_set_file_bigendian(s->tep, be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	for (size_t i = 0; i < FZ_NR; i++) {
-		const struct tfsformat_event *e = &f->events[i];
+		const struct tracedata_event *e = &f->events[i];
 		tep_parse_event(s->tep, e->format, strlen(e->format), e->system);
 		s->ids[i] = (int)e->id;
 	}
-	tfsformat_free(f);
+	tracedata_free(f);
 	s->d = tpdecode_new(s->tep);
 }
 
@@ -120,12 +120,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		types[i] = true;
 		char line[256];
 		for (uint32_t c = 0; c < 3; c++) {
-			lhout_hist_file(devnull, hset_hist(latency_set(l), i, c), &cfg.hist, true);
-			lhout_maxline(line, sizeof(line), hset_max(latency_set(l), i, c));
+			histout_hist_file(devnull, hset_hist(latency_set(l), i, c), &cfg.hist, true);
+			histout_maxline(line, sizeof(line), hset_max(latency_set(l), i, c));
 		}
-		lhout_term(devnull, latency_set(l), i, 5);
+		histout_term(devnull, latency_set(l), i, 5);
 	}
-	struct json_object *j = lhout_json(latency_set(l), types, uns, true);
+	struct json_object *j = histout_json(latency_set(l), types, uns, true);
 	json_object_put(j);
 	latency_free(l);
 	return 0;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/jsonv.h"
+#include "base/jsonnum.h"
 #include "firedout.h"
 #include "format/pdread.h"
 
@@ -108,10 +108,10 @@ struct json_object *firedout_json(const struct firedtab *t)
 		json_object_object_add(o, "why", json_object_new_string(t->note[0] ? t->note : "no counting events"));
 		return o;
 	}
-	json_object_object_add(o, "fired", jsonv_u64(firedtab_fired(t)));
-	json_object_object_add(o, "undelivered", jsonv_u64(firedtab_undelivered(t)));
-	json_object_object_add(o, "throttles", jsonv_u64(t->throttles));
-	json_object_object_add(o, "unthrottles", jsonv_u64(t->unthrottles));
+	json_object_object_add(o, "fired", jsonnum_u64(firedtab_fired(t)));
+	json_object_object_add(o, "undelivered", jsonnum_u64(firedtab_undelivered(t)));
+	json_object_object_add(o, "throttles", jsonnum_u64(t->throttles));
+	json_object_object_add(o, "unthrottles", jsonnum_u64(t->unthrottles));
 	struct json_object *a = json_object_new_array();
 	for (size_t c = 0; a && c < t->nr_cpu; c++) {
 		const struct firedtab_cpu *fc = &t->cpu[c];
@@ -119,10 +119,10 @@ struct json_object *firedout_json(const struct firedtab *t)
 		if (!e)
 			break;
 		json_object_object_add(e, "cpu", json_object_new_int((int)fc->cpu));
-		json_object_object_add(e, "fired", jsonv_u64(fc->fired));
-		json_object_object_add(e, "samples", jsonv_u64(fc->samples));
-		json_object_object_add(e, "lost", jsonv_u64(fc->lost));
-		json_object_object_add(e, "undelivered", jsonv_u64(fc->undelivered));
+		json_object_object_add(e, "fired", jsonnum_u64(fc->fired));
+		json_object_object_add(e, "samples", jsonnum_u64(fc->samples));
+		json_object_object_add(e, "lost", jsonnum_u64(fc->lost));
+		json_object_object_add(e, "undelivered", jsonnum_u64(fc->undelivered));
 		struct json_object *ev = json_object_new_array();
 		for (size_t i = 0; ev && i < t->nr_ev; i++) {
 			const struct firedtab_event *x = &t->ev[i];
@@ -132,8 +132,8 @@ struct json_object *firedout_json(const struct firedtab *t)
 			if (!y)
 				break;
 			json_object_object_add(y, "event", json_object_new_string(x->name));
-			json_object_object_add(y, "fired", jsonv_u64(x->fired));
-			json_object_object_add(y, "delivered", jsonv_u64(x->delivered));
+			json_object_object_add(y, "fired", jsonnum_u64(x->fired));
+			json_object_object_add(y, "delivered", jsonnum_u64(x->delivered));
 			json_object_array_add(ev, y);
 		}
 		json_object_object_add(e, "events", ev);

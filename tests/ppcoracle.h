@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ppcoracle.h - libtraceevent as the oracle for compiled print formats,
- * shared by tests/tools/ppccheck.c (recordings), tests/unit/test_ppcomp.c
- * and fuzz/fuzz_ppcomp.c.
+ * shared by tests/tools/ppccheck.c (recordings), tests/unit/test_printfmt.c
+ * and fuzz/fuzz_printfmt.c.
  *
  * Both sides get the same made-up kernel symbols: an address with bit 4
  * clear is in "fn_<start>", start being the address rounded down to 256;
@@ -20,15 +20,15 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
-#include "print/ppcomp.h"
+#include "print/printfmt.h"
 
 struct ppco {
 	struct trace_seq seq;
-	char *buf;		/* ppcomp_run's output */
+	char *buf;		/* printfmt_run's output */
 	size_t cap;
 	char names[64][40];	/* the resolver's answers (the library keeps none) */
 	unsigned next;
-	struct ppcomp_symcb cb;
+	struct printfmt_symcb cb;
 	uint64_t compared, fallbacks, diffs;
 };
 
@@ -75,12 +75,12 @@ static void ppco_done(struct ppco *o, struct tep_handle *tep)
  * Print raw[0, size) with pg and with libtraceevent (tep must know the
  * event).  Returns 0 when they agree or the program declined the payload,
  * 1 on a difference (the first `show` are printed to f, when not NULL),
- * -1 when the program wrote past ppcomp_max_len().
+ * -1 when the program wrote past printfmt_max_len().
  */
-static int ppco_check(struct ppco *o, struct tep_handle *tep, const struct ppcomp_prog *pg, const uint8_t *raw,
+static int ppco_check(struct ppco *o, struct tep_handle *tep, const struct printfmt_prog *pg, const uint8_t *raw,
 		      uint32_t size, FILE *f, unsigned show)
 {
-	size_t need = ppcomp_max_len(pg, size);
+	size_t need = printfmt_max_len(pg, size);
 	if (need + 64 > o->cap) {
 		char *nb = realloc(o->buf, need + 64);
 		if (!nb)
@@ -89,11 +89,11 @@ static int ppco_check(struct ppco *o, struct tep_handle *tep, const struct ppcom
 		o->cap = need + 64;
 	}
 	memset(o->buf + need, 0x5a, 64);
-	int n = ppcomp_run(pg, raw, size, o->buf, &o->cb);
+	int n = printfmt_run(pg, raw, size, o->buf, &o->cb);
 	for (size_t i = need; i < need + 64; i++)
 		if (o->buf[i] != 0x5a)
 			return -1;
-	if (n == PPCOMP_FALLBACK) {
+	if (n == PRINTFMT_FALLBACK) {
 		o->fallbacks++;
 		return 0;
 	}

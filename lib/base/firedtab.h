@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * firedtab.h - what the kernel fired against what it delivered: per traced
- * CPU and per event, the counting twins' counts (live/ptwin.h) beside the
+ * CPU and per event, the counting twins' counts (live/firecount.h) beside the
  * samples read; the one model of that loss, filled by the live source
  * (evsrc_fired_table) or a recording (pdread: the LATSCOPE_FIRED feature)
  * and rendered by every command that uses the perf path.

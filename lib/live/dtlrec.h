@@ -82,7 +82,7 @@ struct dtlrec_stats {
 	uint64_t dbg_out_of_order;	/* debugfs entries dropped: written over during
 					 * the copy (newer than the next) or not newer
 					 * than the last written; a lap */
-	/* the tracepoints' counting twins (live/ptwin.h), read at the close: */
+	/* the tracepoints' counting twins (live/firecount.h), read at the close: */
 	bool tp_counted;		/* every tracepoint was counted */
 	uint64_t tp_fired;		/* times they fired on the recorded CPUs */
 	uint64_t tp_undelivered;	/* of those, neither copied as a sample nor counted in a

@@ -21,9 +21,9 @@
  * A leading '?' marks an optional event (ignored when the kernel lacks it).
  * Formats and ids come from tracefs through libtracefs (only the systems
  * named are parsed).  Timestamps are CLOCK_MONOTONIC (use_clockid).
- * The rings are read by pring (pring.h): every PERF_RECORD_LOST is counted,
+ * The rings are read by perfring (perfring.h): every PERF_RECORD_LOST is counted,
  * and corrupt ring data is counted and skipped (evsrc_stats).  Each event
- * has a counting twin (ptwin.h) in its CPU's group: evsrc_count() compares
+ * has a counting twin (firecount.h) in its CPU's group: evsrc_count() compares
  * what fired with what the rings delivered, and names the samples a kernel
  * dropped without a LOST record.  Memory is bounded: the
  * rings (ring_bytes per CPU) and a fixed per-CPU reorder queue; nothing is
@@ -63,9 +63,9 @@ struct evsrc_stats {
 	uint64_t out_of_order;		/* events older than one already delivered (each
 					 * delivered with tpevent.late set) */
 	uint64_t max_late_ns;		/* the most one of them was older by */
-	uint64_t throttles;		/* PERF_RECORD_THROTTLE records (pring.h) */
+	uint64_t throttles;		/* PERF_RECORD_THROTTLE records (perfring.h) */
 	uint64_t unthrottles;		/* PERF_RECORD_UNTHROTTLE records */
-	/* The counting twins (ptwin.h), as of the last evsrc_count(): */
+	/* The counting twins (firecount.h), as of the last evsrc_count(): */
 	bool counting;			/* every event has its twin (else evsrc_count_note) */
 	uint64_t fired;			/* times the events fired on the traced CPUs */
 	uint64_t undelivered;		/* of those, neither read as a sample nor counted in a

@@ -23,7 +23,7 @@
 
 #include "live/idlecheck.h"
 #include "base/workthread.h"
-#include "live/pring.h"
+#include "live/perfring.h"
 
 #define IDLECHECK_RING_PAGES 16u		/* 64 KiB with 4 KiB pages: > 2000 samples */
 #define IDLECHECK_MIN_IRQS 10u
@@ -188,13 +188,13 @@ static int count_sample(void *arg, const struct perf_event_header *h, const uint
 /* Count the ring's samples, lost events and corrupt bytes into r. */
 static int count_ring(const struct probe *p, size_t page, struct idlecheck_cpu_result *r)
 {
-	struct pring ring;
-	int err = pring_init(&ring, p->base, page, IDLECHECK_RING_PAGES * page, NULL);
+	struct perfring ring;
+	int err = perfring_init(&ring, p->base, page, IDLECHECK_RING_PAGES * page, NULL);
 	if (!err)
-		pring_walk(&ring, count_sample, r);
+		perfring_walk(&ring, count_sample, r);
 	r->lost += ring.st.lost;
 	r->corrupt_bytes += ring.st.corrupt_bytes;
-	pring_fini(&ring);
+	perfring_fini(&ring);
 	return err;
 }
 

@@ -52,7 +52,7 @@ struct idlecheck_cpu_result {
 	uint64_t samples;		/* perf samples of the tracepoint in the window */
 	uint64_t counted;		/* the event's counter value: every firing in the window */
 	uint64_t lost;			/* samples the ring lost (PERF_RECORD_LOST) */
-	uint64_t corrupt_bytes;		/* ring bytes skipped as corrupt (pring.h) */
+	uint64_t corrupt_bytes;		/* ring bytes skipped as corrupt (perfring.h) */
 	enum idlecheck_verdict verdict;
 };
 

@@ -113,7 +113,7 @@ bool pdprint_symbols_pending(const struct pdprint *p);
 /* What happened to one tracepoint format (strings owned by the printer). */
 struct pdprint_format_stat {
 	const char *name;	/* "sys:event" */
-	bool compiled;		/* printed by a compiled program (lib/ppcomp) */
+	bool compiled;		/* printed by a compiled program (lib/printfmt) */
 	const char *why;	/* else why libtraceevent prints it */
 	uint64_t compiled_samples, fallback_samples;	/* samples printed each way */
 };

@@ -11,7 +11,7 @@
 
 #include <json-c/json.h>
 
-#include "base/jsonv.h"
+#include "base/jsonnum.h"
 #include "format/ksym.h"
 #include "report.h"
 
@@ -128,25 +128,25 @@ static struct json_object *j_hist(const struct dtlstat_hist *h, uint64_t f)
 	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
 	uint64_t bins[NBINS];
 
-	json_object_object_add(o, "count", jsonv_u64(h->count));
-	json_object_object_add(o, "sum_ticks", jsonv_u64(h->sum));
+	json_object_object_add(o, "count", jsonnum_u64(h->count));
+	json_object_object_add(o, "sum_ticks", jsonnum_u64(h->sum));
 	/* the ticks as recorded, in ns where converted (docs/json.md) */
-	json_object_object_add(o, "min_ns", jsonv_u64(h->count ? dtl_ticks_to_ns(h->min, f) : 0));
-	json_object_object_add(o, "avg_ns", jsonv_u64(h->count ? dtl_ticks_to_ns(h->sum, f) / h->count : 0));
-	json_object_object_add(o, "max_ns", jsonv_u64(dtl_ticks_to_ns(h->max, f)));
-	json_object_object_add(o, "p50_ns", jsonv_u64(dtl_ticks_to_ns(dtlstat_hist_percentile(h, 50), f)));
-	json_object_object_add(o, "p90_ns", jsonv_u64(dtl_ticks_to_ns(dtlstat_hist_percentile(h, 90), f)));
-	json_object_object_add(o, "p99_ns", jsonv_u64(dtl_ticks_to_ns(dtlstat_hist_percentile(h, 99), f)));
-	json_object_object_add(o, "p99_9_ns", jsonv_u64(dtl_ticks_to_ns(dtlstat_hist_percentile(h, 99.9), f)));
+	json_object_object_add(o, "min_ns", jsonnum_u64(h->count ? dtl_ticks_to_ns(h->min, f) : 0));
+	json_object_object_add(o, "avg_ns", jsonnum_u64(h->count ? dtl_ticks_to_ns(h->sum, f) / h->count : 0));
+	json_object_object_add(o, "max_ns", jsonnum_u64(dtl_ticks_to_ns(h->max, f)));
+	json_object_object_add(o, "p50_ns", jsonnum_u64(dtl_ticks_to_ns(dtlstat_hist_percentile(h, 50), f)));
+	json_object_object_add(o, "p90_ns", jsonnum_u64(dtl_ticks_to_ns(dtlstat_hist_percentile(h, 90), f)));
+	json_object_object_add(o, "p99_ns", jsonnum_u64(dtl_ticks_to_ns(dtlstat_hist_percentile(h, 99), f)));
+	json_object_object_add(o, "p99_9_ns", jsonnum_u64(dtl_ticks_to_ns(dtlstat_hist_percentile(h, 99.9), f)));
 	dtlstat_hist_log2_us(h, f, bins, NBINS);
 	for (int i = 0; i < NBINS; i++) {
 		if (!bins[i])
 			continue;
 		struct json_object *b = json_object_new_object();
-		json_object_object_add(b, "lo_ns", jsonv_u64(i ? (1ULL << (i - 1)) * 1000 : 0));
+		json_object_object_add(b, "lo_ns", jsonnum_u64(i ? (1ULL << (i - 1)) * 1000 : 0));
 		if (i < NBINS - 1)
-			json_object_object_add(b, "hi_ns", jsonv_u64((1ULL << i) * 1000));
-		json_object_object_add(b, "count", jsonv_u64(bins[i]));
+			json_object_object_add(b, "hi_ns", jsonnum_u64((1ULL << i) * 1000));
+		json_object_object_add(b, "count", jsonnum_u64(bins[i]));
 		json_object_array_add(a, b);
 	}
 	json_object_object_add(o, "hist", a);
@@ -164,13 +164,13 @@ struct json_object *dtl_rep_j_section(const struct dtlstat *s, const struct dtls
 
 	if (c->cpu != UINT32_MAX)
 		json_object_object_add(j, "cpu", json_object_new_int64(c->cpu));
-	json_object_object_add(j, "dispatches", jsonv_u64(c->entries));
-	json_object_object_add(j, "recorded_ns", jsonv_u64(dtl_ticks_to_ns(span_tb, f)));
+	json_object_object_add(j, "dispatches", jsonnum_u64(c->entries));
+	json_object_object_add(j, "recorded_ns", jsonnum_u64(dtl_ticks_to_ns(span_tb, f)));
 	json_object_object_add(j, "dispatches_per_sec", json_object_new_double(span_s > 0 ? (double)c->entries / span_s : 0));
-	json_object_object_add(j, "hypervisor_ns", jsonv_u64(dtl_ticks_to_ns(c->stolen_tb, f)));
+	json_object_object_add(j, "hypervisor_ns", jsonnum_u64(dtl_ticks_to_ns(c->stolen_tb, f)));
 	json_object_object_add(j, "hypervisor_share", json_object_new_double(span_tb ? (double)c->stolen_tb / (double)span_tb : 0));
-	json_object_object_add(j, "processor_changes", jsonv_u64(c->proc_changes));
-	json_object_object_add(j, "timebase_backwards", jsonv_u64(c->tb_backwards));
+	json_object_object_add(j, "processor_changes", jsonnum_u64(c->proc_changes));
+	json_object_object_add(j, "timebase_backwards", jsonnum_u64(c->tb_backwards));
 	for (int i = 0; i < 256; i++) {
 		if (c->dispatch[i]) {
 			/* duplicates in the table (firmware_internal_event) add up */
@@ -179,11 +179,11 @@ struct json_object *dtl_rep_j_section(const struct dtlstat *s, const struct dtls
 			uint64_t v = c->dispatch[i];
 			if (json_object_object_get_ex(d, n, &old))
 				v += (uint64_t)json_object_get_int64(old);
-			json_object_object_add(d, n, jsonv_u64(v));
+			json_object_object_add(d, n, jsonnum_u64(v));
 		}
 		if (c->preempt[i])
 			json_object_object_add(p, dtl_preempt_reason_str((unsigned)i, buf),
-					       jsonv_u64(c->preempt[i]));
+					       jsonnum_u64(c->preempt[i]));
 	}
 	json_object_object_add(j, "dispatch_reasons", d);
 	json_object_object_add(j, "preempt_reasons", p);
@@ -226,11 +226,11 @@ struct json_object *dtl_rep_worst_json(const struct dtlstat *s, const struct rep
 		struct dtl_tbinfo tbi = dtl_rep_eff_tbi(s, c, o);
 		struct json_object *j = json_object_new_object();
 		json_object_object_add(j, "cpu", json_object_new_int64(w[i].cpu));
-		json_object_object_add(j, "time_ns", jsonv_u64(
+		json_object_object_add(j, "time_ns", jsonnum_u64(
 			dtl_tbinfo_valid(&tbi) ? dtl_tb_to_ns(w[i].timebase, &tbi) : 0));
-		json_object_object_add(j, "timebase_ticks", jsonv_u64(w[i].timebase));
-		json_object_object_add(j, "delay_ticks", jsonv_u64(w[i].delay_tb));
-		json_object_object_add(j, "delay_ns", jsonv_u64(dtl_ticks_to_ns(w[i].delay_tb, dtl_rep_freq_of(s, c, o))));
+		json_object_object_add(j, "timebase_ticks", jsonnum_u64(w[i].timebase));
+		json_object_object_add(j, "delay_ticks", jsonnum_u64(w[i].delay_tb));
+		json_object_object_add(j, "delay_ns", jsonnum_u64(dtl_ticks_to_ns(w[i].delay_tb, dtl_rep_freq_of(s, c, o))));
 		json_object_object_add(j, "processor_id", json_object_new_int64(w[i].e.processor_id));
 		json_object_object_add(j, "dispatch_reason",
 				       json_object_new_string(dtl_dispatch_reason_str(w[i].e.dispatch_reason, b1)));
@@ -318,8 +318,8 @@ struct json_object *dtl_rep_syms_json(const struct rep *o, uint64_t f)
 			struct json_object *e = json_object_new_object();
 			sym_name(o, v[k], name, sizeof(name));
 			json_object_object_add(e, "symbol", json_object_new_string(name));
-			json_object_object_add(e, "count", jsonv_u64(o->sym_count[v[k]]));
-			json_object_object_add(e, "hypervisor_ns", jsonv_u64(dtl_ticks_to_ns(o->sym_hv[v[k]], f)));
+			json_object_object_add(e, "count", jsonnum_u64(o->sym_count[v[k]]));
+			json_object_object_add(e, "hypervisor_ns", jsonnum_u64(dtl_ticks_to_ns(o->sym_hv[v[k]], f)));
 			json_object_array_add(a, e);
 		}
 		free(v);
@@ -386,14 +386,14 @@ struct json_object *dtl_rep_tasks_json(struct rep *o)
 		json_object_object_add(j, "pid", json_object_new_int64(k->pid));
 		json_object_object_add(j, "idle", json_object_new_boolean(k->pid == DTLTASK_PID_IDLE));
 		json_object_object_add(j, "unknown", json_object_new_boolean(k->pid == DTLTASK_PID_UNKNOWN));
-		json_object_object_add(j, "interruptions", jsonv_u64(k->interruptions));
-		json_object_object_add(j, "hypervisor_ns", jsonv_u64(hv));
-		json_object_object_add(j, "worst_ns", jsonv_u64(dtl_ticks_to_ns(k->worst_ticks, f)));
+		json_object_object_add(j, "interruptions", jsonnum_u64(k->interruptions));
+		json_object_object_add(j, "hypervisor_ns", jsonnum_u64(hv));
+		json_object_object_add(j, "worst_ns", jsonnum_u64(dtl_ticks_to_ns(k->worst_ticks, f)));
 		if (k->interruptions) {
 			json_object_object_add(j, "worst_cpu", json_object_new_int64(k->worst_cpu));
-			json_object_object_add(j, "worst_time_ns", jsonv_u64(k->worst_time_ns));
+			json_object_object_add(j, "worst_time_ns", jsonnum_u64(k->worst_time_ns));
 		}
-		json_object_object_add(j, "run_ns", jsonv_u64(k->run_ns));
+		json_object_object_add(j, "run_ns", jsonnum_u64(k->run_ns));
 		json_object_object_add(j, "share_of_run", json_object_new_double(share(hv, k->run_ns)));
 		json_object_array_add(a, j);
 	}
@@ -409,12 +409,12 @@ struct json_object *dtl_rep_timeline_json(const struct rep *o)
 	json_object_object_add(j, "source", json_object_new_string(src[t->source]));
 	if (t->why_scan[0])
 		json_object_object_add(j, "why_scan", json_object_new_string(t->why_scan));
-	json_object_object_add(j, "late_entries", jsonv_u64(o->late));
-	json_object_object_add(j, "unindexed_buffers", jsonv_u64(t->unindexed_buffers));
-	json_object_object_add(j, "dropped_buffers", jsonv_u64(t->bad_cpu_buffers));
+	json_object_object_add(j, "late_entries", jsonnum_u64(o->late));
+	json_object_object_add(j, "unindexed_buffers", jsonnum_u64(t->unindexed_buffers));
+	json_object_object_add(j, "dropped_buffers", jsonnum_u64(t->bad_cpu_buffers));
 	if (t->source == DTLTL_SRC_STREAM) {
-		json_object_object_add(j, "reorder_window_ns", jsonv_u64(t->window_ns));
-		json_object_object_add(j, "forced_records", jsonv_u64(t->forced_records));
+		json_object_object_add(j, "reorder_window_ns", jsonnum_u64(t->window_ns));
+		json_object_object_add(j, "forced_records", jsonnum_u64(t->forced_records));
 	}
 	return j;
 }

@@ -12,7 +12,7 @@
 #include "commands.h"
 #include "base/bytes.h"
 #include "format/dtl.h"
-#include "base/jsonv.h"
+#include "base/jsonnum.h"
 #include "jsonout.h"
 #include "format/ksym.h"
 #include "report.h"
@@ -495,40 +495,40 @@ static struct json_object *report_json(struct dtlstat *s, struct rep *o, const s
 	struct json_object *j = jsonout_new(REPORT_DTL_REPORT), *cpus = json_object_new_array(),
 			   *data = json_object_new_object();
 	json_object_object_add(j, "file", json_object_new_string(path));
-	json_object_object_add(j, "boot_ticks", jsonv_u64(tbi.boot_tb));
-	json_object_object_add(j, "tb_freq_hz", jsonv_u64(dtl_rep_freq_of(s, NULL, o)));
+	json_object_object_add(j, "boot_ticks", jsonnum_u64(tbi.boot_tb));
+	json_object_object_add(j, "tb_freq_hz", jsonnum_u64(dtl_rep_freq_of(s, NULL, o)));
 	json_object_object_add(j, "has_header", json_object_new_boolean(dtl_tbinfo_valid(&tbi)));
-	json_object_object_add(data, "payloads", jsonv_u64(sc->payloads));
-	json_object_object_add(data, "slots", jsonv_u64(sc->slots));
-	json_object_object_add(data, "entries", jsonv_u64(sc->entries));
-	json_object_object_add(data, "headers", jsonv_u64(sc->headers));
-	json_object_object_add(data, "skipped_slots", jsonv_u64(sc->skipped));
-	json_object_object_add(data, "odd_payloads", jsonv_u64(sc->odd_payloads));
-	json_object_object_add(data, "tail_bytes", jsonv_u64(sc->tail_bytes));
-	json_object_object_add(data, "aux_wraps", jsonv_u64(sc->wrap_gaps));
-	json_object_object_add(data, "aux_wrap_bytes", jsonv_u64(sc->wrap_gap_bytes));
-	json_object_object_add(data, "aux_holes", jsonv_u64(sc->holes));
-	json_object_object_add(data, "aux_hole_bytes", jsonv_u64(sc->hole_bytes));
-	json_object_object_add(data, "aux_errors", jsonv_u64(auxerr_total(o)));
+	json_object_object_add(data, "payloads", jsonnum_u64(sc->payloads));
+	json_object_object_add(data, "slots", jsonnum_u64(sc->slots));
+	json_object_object_add(data, "entries", jsonnum_u64(sc->entries));
+	json_object_object_add(data, "headers", jsonnum_u64(sc->headers));
+	json_object_object_add(data, "skipped_slots", jsonnum_u64(sc->skipped));
+	json_object_object_add(data, "odd_payloads", jsonnum_u64(sc->odd_payloads));
+	json_object_object_add(data, "tail_bytes", jsonnum_u64(sc->tail_bytes));
+	json_object_object_add(data, "aux_wraps", jsonnum_u64(sc->wrap_gaps));
+	json_object_object_add(data, "aux_wrap_bytes", jsonnum_u64(sc->wrap_gap_bytes));
+	json_object_object_add(data, "aux_holes", jsonnum_u64(sc->holes));
+	json_object_object_add(data, "aux_hole_bytes", jsonnum_u64(sc->hole_bytes));
+	json_object_object_add(data, "aux_errors", jsonnum_u64(auxerr_total(o)));
 	struct json_object *stop = json_object_new_array();
 	for (uint32_t i = 0; i < DTLSTAT_MAX_CPUS; i++)
 		if (o->stopped[i])
 			json_object_array_add(stop, json_object_new_int64(i));
 	json_object_object_add(data, "dtl_stopped_cpus", stop);
-	json_object_object_add(data, "unknown_reasons", jsonv_u64(sc->bad_reasons));
-	json_object_object_add(data, "aux_truncated", jsonv_u64(rs->aux_truncated));
-	json_object_object_add(data, "aux_partial", jsonv_u64(rs->aux_partial));
-	json_object_object_add(data, "aux_collision", jsonv_u64(rs->aux_collision));
-	json_object_object_add(data, "lost_records", jsonv_u64(rs->lost_records));
-	json_object_object_add(data, "lost_events", jsonv_u64(rs->lost_events));
-	json_object_object_add(data, "dropped_buffers", jsonv_u64(o->dropped));
-	json_object_object_add(data, "ring_full_polls", jsonv_u64(o->ring_full));
-	json_object_object_add(data, "polls", jsonv_u64(o->aux_records));
-	json_object_object_add(data, "unknown_id_samples", jsonv_u64(pdread_stats(r)->unknown_id));
-	json_object_object_add(data, "short_samples", jsonv_u64(pdread_stats(r)->bad_samples));
-	json_object_object_add(data, "late_entries", jsonv_u64(o->late));
+	json_object_object_add(data, "unknown_reasons", jsonnum_u64(sc->bad_reasons));
+	json_object_object_add(data, "aux_truncated", jsonnum_u64(rs->aux_truncated));
+	json_object_object_add(data, "aux_partial", jsonnum_u64(rs->aux_partial));
+	json_object_object_add(data, "aux_collision", jsonnum_u64(rs->aux_collision));
+	json_object_object_add(data, "lost_records", jsonnum_u64(rs->lost_records));
+	json_object_object_add(data, "lost_events", jsonnum_u64(rs->lost_events));
+	json_object_object_add(data, "dropped_buffers", jsonnum_u64(o->dropped));
+	json_object_object_add(data, "ring_full_polls", jsonnum_u64(o->ring_full));
+	json_object_object_add(data, "polls", jsonnum_u64(o->aux_records));
+	json_object_object_add(data, "unknown_id_samples", jsonnum_u64(pdread_stats(r)->unknown_id));
+	json_object_object_add(data, "short_samples", jsonnum_u64(pdread_stats(r)->bad_samples));
+	json_object_object_add(data, "late_entries", jsonnum_u64(o->late));
 	if (o->bad_switches)	/* only then: the key is new */
-		json_object_object_add(data, "bad_switch_samples", jsonv_u64(o->bad_switches));
+		json_object_object_add(data, "bad_switch_samples", jsonnum_u64(o->bad_switches));
 	json_object_object_add(j, "data", data);
 	for (uint32_t i = 0; i < dtlstat_nr_cpus(s); i++) {
 		const struct dtlstat_cpu *cc = dtlstat_cpu(s, i);

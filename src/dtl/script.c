@@ -14,7 +14,7 @@
 #include "cmdio.h"
 #include "commands.h"
 #include "format/dtl.h"
-#include "base/jsonv.h"
+#include "base/jsonnum.h"
 #include "jsonout.h"
 #include "format/ksym.h"
 #include "dtl_cmd.h"
@@ -232,17 +232,17 @@ static void json_entry(const struct script *s, const struct dtlmerge_item *it, c
 		return;
 	json_object_object_add(o, "type", json_object_new_string("entry"));
 	json_object_object_add(o, "cpu", json_object_new_int64(it->cpu));
-	json_object_object_add(o, "time_ns", jsonv_u64(it->time_ns));
-	json_object_object_add(o, "timebase_ticks", jsonv_u64(e->timebase));
+	json_object_object_add(o, "time_ns", jsonnum_u64(it->time_ns));
+	json_object_object_add(o, "timebase_ticks", jsonnum_u64(e->timebase));
 	json_object_object_add(o, "dispatch_reason", json_object_new_string(dr));
 	json_object_object_add(o, "preempt_reason", json_object_new_string(pr));
 	json_object_object_add(o, "enqueue_to_dispatch_ticks", json_object_new_int64(e->enqueue_to_dispatch_tb));
 	json_object_object_add(o, "ready_to_enqueue_ticks", json_object_new_int64(e->ready_to_enqueue_tb));
 	json_object_object_add(o, "waiting_to_ready_ticks", json_object_new_int64(e->waiting_to_ready_tb));
 	json_object_object_add(o, "processor_id", json_object_new_int64(e->processor_id));
-	json_object_object_add(o, "fault_addr", jsonv_addr(e->fault_addr));
-	json_object_object_add(o, "srr0", jsonv_addr(e->srr0));
-	json_object_object_add(o, "srr1", jsonv_addr(e->srr1));
+	json_object_object_add(o, "fault_addr", jsonnum_addr(e->fault_addr));
+	json_object_object_add(o, "srr0", jsonnum_addr(e->srr0));
+	json_object_object_add(o, "srr1", jsonnum_addr(e->srr1));
 	char sym[KSYM_NAME_MAX + 64];
 	dtl_cmd_sym(s->syms, e->srr0, sym, sizeof(sym), false);
 	json_object_object_add(o, "symbol", json_object_new_string(sym));
@@ -601,16 +601,16 @@ static void print_json_summary(const struct script *s)
 			   *g = json_object_new_object();
 
 	json_object_object_add(o, "type", json_object_new_string("summary"));
-	json_object_object_add(sm, "entries", jsonv_u64(ms->entries));
-	json_object_object_add(sm, "printed", jsonv_u64(s->dtl_lines));
-	json_object_object_add(sm, "late", jsonv_u64(ms->late));
-	json_object_object_add(sm, "dropped_buffers", jsonv_u64(ts->bad_cpu_buffers));
-	json_object_object_add(sm, "unknown_id_samples", jsonv_u64(rs->unknown_id));
-	json_object_object_add(sm, "short_samples", jsonv_u64(rs->bad_samples));
-	json_object_object_add(sm, "forced_records", jsonv_u64(ts->forced_records));
-	json_object_object_add(sm, "far_entries", jsonv_u64(ts->far_entries));
+	json_object_object_add(sm, "entries", jsonnum_u64(ms->entries));
+	json_object_object_add(sm, "printed", jsonnum_u64(s->dtl_lines));
+	json_object_object_add(sm, "late", jsonnum_u64(ms->late));
+	json_object_object_add(sm, "dropped_buffers", jsonnum_u64(ts->bad_cpu_buffers));
+	json_object_object_add(sm, "unknown_id_samples", jsonnum_u64(rs->unknown_id));
+	json_object_object_add(sm, "short_samples", jsonnum_u64(rs->bad_samples));
+	json_object_object_add(sm, "forced_records", jsonnum_u64(ts->forced_records));
+	json_object_object_add(sm, "far_entries", jsonnum_u64(ts->far_entries));
 	for (int k = 0; k < DTLMERGE_GAP_NR_KINDS; k++)
-		json_object_object_add(g, dtlmerge_gap_name(k), jsonv_u64(ms->gaps[k]));
+		json_object_object_add(g, dtlmerge_gap_name(k), jsonnum_u64(ms->gaps[k]));
 	json_object_object_add(sm, "gaps", g);
 	json_object_object_add(o, "summary", sm);
 	jsonout_line(o, s->jf ? s->jf : stdout);	/* a failed write: said below */

@@ -14,7 +14,7 @@
 #include "cmdio.h"
 #include "commands.h"
 #include "format/dtl.h"
-#include "base/jsonv.h"
+#include "base/jsonnum.h"
 #include "dtl_cmd.h"
 #include "engine/dtlsynth.h"
 #include "base/parse.h"
@@ -153,19 +153,19 @@ static int write_truth(const char *path, const struct dtlsynth_truth *t, bool fo
 	struct json_object *j = json_object_new_object(), *a = json_object_new_array();
 	int err = 0;
 
-	json_object_object_add(j, "tb_freq", jsonv_u64(t->tb_freq));
-	json_object_object_add(j, "end_ns", jsonv_u64(t->end_ns));
+	json_object_object_add(j, "tb_freq", jsonnum_u64(t->tb_freq));
+	json_object_object_add(j, "end_ns", jsonnum_u64(t->end_ns));
 	for (size_t i = 0; i < t->nr_tasks; i++) {
 		const struct dtlsynth_task *k = &t->tasks[i];
 		struct json_object *o = json_object_new_object();
 		json_object_object_add(o, "comm", json_object_new_string(k->comm));
 		json_object_object_add(o, "pid", json_object_new_int64(k->pid));
-		json_object_object_add(o, "interruptions", jsonv_u64(k->interruptions));
+		json_object_object_add(o, "interruptions", jsonnum_u64(k->interruptions));
 		json_object_object_add(o, "hypervisor_ns",
-				       jsonv_u64(dtl_ticks_to_ns(k->hv_ticks, t->tb_freq)));
+				       jsonnum_u64(dtl_ticks_to_ns(k->hv_ticks, t->tb_freq)));
 		json_object_object_add(o, "worst_ns",
-				       jsonv_u64(dtl_ticks_to_ns(k->worst_ticks, t->tb_freq)));
-		json_object_object_add(o, "run_ns", jsonv_u64(k->run_ns));
+				       jsonnum_u64(dtl_ticks_to_ns(k->worst_ticks, t->tb_freq)));
+		json_object_object_add(o, "run_ns", jsonnum_u64(k->run_ns));
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(j, "tasks", a);

@@ -7,7 +7,7 @@
 #include <json-c/json.h>
 #include <json-c/printbuf.h>
 
-#include "base/jsonv.h"
+#include "base/jsonnum.h"
 #include "report.h"
 
 void dtl_rep_bins_payload(struct rep *o, const struct dtlstat *s, uint32_t cpu, const uint8_t *p,
@@ -93,7 +93,7 @@ static struct json_object *column(const struct dtlbins_bin *x, uint32_t first, u
 	for (uint32_t i = 0; a && i < n; i++) {
 		uint64_t v;
 		memcpy(&v, (const char *)&x[first + i] + off, sizeof(v));
-		json_object_array_add(a, jsonv_u64(v));
+		json_object_array_add(a, jsonnum_u64(v));
 	}
 	if (a)
 		json_object_set_serializer(a, one_line, NULL, NULL);
@@ -119,10 +119,10 @@ struct json_object *dtl_rep_bins_json(const struct rep *o)
 		json_object_put(tasks);
 		return NULL;
 	}
-	json_object_object_add(j, "start_ns", jsonv_u64(start));
-	json_object_object_add(j, "bin_ns", jsonv_u64(width));
+	json_object_object_add(j, "start_ns", jsonnum_u64(start));
+	json_object_object_add(j, "bin_ns", jsonnum_u64(width));
 	json_object_object_add(j, "bins", json_object_new_int((int)n));
-	json_object_object_add(j, "outside", jsonv_u64(dtlbins_outside(b)));
+	json_object_object_add(j, "outside", jsonnum_u64(dtlbins_outside(b)));
 	for (size_t i = 0; i < nk; i++) {
 		struct json_object *t = json_object_new_object();
 		json_object_object_add(t, "pid", json_object_new_int(tk[i].pid));

@@ -123,7 +123,7 @@ struct hist_input {
 	uint64_t out_of_order, forced;		/* delivered late / flushes forced by a full queue */
 	uint64_t duplicates;			/* report: samples a recorder wrote twice, dropped */
 	uint64_t max_late_ns;			/* live perf: the latest of them, behind a later event */
-	uint64_t ring_corrupt_bytes;		/* live: ring bytes skipped as corrupt (pring.h) */
+	uint64_t ring_corrupt_bytes;		/* live: ring bytes skipped as corrupt (perfring.h) */
 	uint64_t first_ns, last_ns;	/* time of the first/last event fed */
 	bool decoded_any;
 	uint64_t traced_from_ns, traced_until_ns;	/* live: all CPUs enabled */

@@ -20,10 +20,10 @@
 #include "firedout.h"
 #include "commands.h"
 #include "hist.h"
-#include "base/jsonv.h"
+#include "base/jsonnum.h"
 #include "jsonout.h"
 #include "base/lhist.h"
-#include "print/lhout.h"
+#include "print/histout.h"
 #include "base/safeout.h"
 #include "live/timerwl.h"
 
@@ -48,10 +48,10 @@ static int tree_file(struct hctx *c, int dfd, const char *shown, const char *nam
 		return EXIT_ERR;
 	if (!strncmp(name, "max_latency", 11)) {
 		char line[256];
-		lhout_maxline(line, sizeof(line), hset_max(c->run.set, t, cpu));
+		histout_maxline(line, sizeof(line), hset_max(c->run.set, t, cpu));
 		fputs(line, f);
 	} else {
-		lhout_hist_file(f, hset_hist(c->run.set, t, cpu), &c->o.lcfg.hist, c->o.nonzero);
+		histout_hist_file(f, hset_hist(c->run.set, t, cpu), &c->o.lcfg.hist, c->o.nonzero);
 	}
 	return cmdio_fclose_safe(f, sf, path, false, c->prog);
 }
@@ -188,7 +188,7 @@ static struct json_object *keep_busy_json(const struct hctx *c)
 			json_object_object_add(e, "cpu", json_object_new_int((int)c->run.idc[i].cpu));
 			json_object_object_add(e, "timer_irqs",
 					       json_object_new_int64((int64_t)c->run.idc[i].irqs));
-			json_object_object_add(e, "fired", jsonv_u64(c->run.idc[i].counted));
+			json_object_object_add(e, "fired", jsonnum_u64(c->run.idc[i].counted));
 			json_object_object_add(e, "samples",
 					       json_object_new_int64((int64_t)c->run.idc[i].samples));
 			json_object_object_add(e, "lost", json_object_new_int64((int64_t)c->run.idc[i].lost));
@@ -262,7 +262,7 @@ static struct json_object *twl_json(struct hctx *c)
 		json_object_object_add(o, "cycles", json_object_new_int64((int64_t)info.cycles));
 		json_object_object_add(o, "overruns", json_object_new_int64((int64_t)info.overruns));
 		if (c->run.set)
-			json_object_object_add(o, "unfiled", jsonv_u64(twl_unfiled(c, &info)));
+			json_object_object_add(o, "unfiled", jsonnum_u64(twl_unfiled(c, &info)));
 		if (h.total) {
 			int64_t p50 = 0, p99 = 0;
 			lhist_percentile_ns(&h, 50, &p50);
@@ -375,7 +375,7 @@ void hist_term_view(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS])
 	for (int t = 0; t < HSET_NR_KINDS; t++) {
 		if (!c->o.types[t] || unsup[t])
 			continue;
-		lhout_term(f, c->run.set, t, 0);
+		histout_term(f, c->run.set, t, 0);
 		const struct latency_stats *st = c->run.track;
 		if (t == HSET_WAKEUP && st && st->wake_not_rt && !c->o.lcfg.all_tasks && c->o.lcfg.pid <= 0)
 			fprintf(f, "  real-time tasks only (as latency_hist): %" PRIu64 " wakeups of other "
@@ -386,7 +386,7 @@ void hist_term_view(struct hctx *c, FILE *f, const bool unsup[HSET_NR_KINDS])
 				char line[256];
 				if (!m->valid)
 					continue;
-				lhout_maxline(line, sizeof(line), m);
+				histout_maxline(line, sizeof(line), m);
 				fprintf(f, "  max_latency-CPU%u: %s", cpu, line);
 			}
 		}
@@ -471,11 +471,11 @@ static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buc
 {
 	const struct latency_stats *st = c->run.track;	/* the trackers' counters */
 	struct json_object *j = jsonout_adopt(REPORT_HIST,
-					      lhout_json(c->run.set, c->o.types, unsup, buckets));
+					      histout_json(c->run.set, c->o.types, unsup, buckets));
 	if (j && tracking(c) == HSOURCE_TRACK_ALL)	/* the userspace engine's counters */
-		json_object_object_add(j, "stats", lhout_json_engine_stats(st));
+		json_object_object_add(j, "stats", histout_json_engine_stats(st));
 	if (j && tracking(c) != HSOURCE_TRACK_ALL) {	/* those an in-kernel backend keeps */
-		struct json_object *so = lhout_json_engine_stats(st);
+		struct json_object *so = histout_json_engine_stats(st);
 		static const char *const not_kept[] = { "events", "bad_cpu", "pid_evictions",
 							 "timer_evictions", "alloc_failures",
 							 "unmatched_enable", "late_wakeups" };
@@ -516,22 +516,22 @@ static struct json_object *build_doc(struct hctx *c, const bool *unsup, bool buc
 		json_object_object_add(in, "nr_cpus", json_object_new_int((int)nr_out_cpus(c)));
 		if (c->in.decoded_any) {
 			json_object_object_add(in, "first_event_ns",
-					       jsonv_u64(c->in.first_ns));
+					       jsonnum_u64(c->in.first_ns));
 			json_object_object_add(in, "last_event_ns",
-					       jsonv_u64(c->in.last_ns));
+					       jsonnum_u64(c->in.last_ns));
 		}
 		if (c->in.traced_from_ns) {
 			json_object_object_add(in, "traced_from_ns",
-					       jsonv_u64(c->in.traced_from_ns));
+					       jsonnum_u64(c->in.traced_from_ns));
 			json_object_object_add(in, "traced_until_ns",
-					       jsonv_u64(c->in.traced_until_ns));
+					       jsonnum_u64(c->in.traced_until_ns));
 		}
 		if (c->o.time_given)
 			json_object_object_add(in, "outside_time",
 					       json_object_new_int64((int64_t)c->in.outside));
 		if (c->mode != H_REPORT) {
 			json_object_object_add(in, "corrupt_ring_bytes",
-					       jsonv_u64(c->in.ring_corrupt_bytes));
+					       jsonnum_u64(c->in.ring_corrupt_bytes));
 			json_object_object_add(in, "keep_busy", keep_busy_json(c));
 			json_object_object_add(in, "backend", json_object_new_string(c->run.ran->name));
 			hsource_input_json(c->run.src, in);

@@ -11,7 +11,7 @@
 
 #include <json-c/json.h>
 
-#include "base/jsonv.h"
+#include "base/jsonnum.h"
 #include "engine/tasklat.h"
 #include "hist.h"
 
@@ -73,23 +73,23 @@ struct json_object *hist_tasks_json(const struct hctx *c)
 	}
 	json_object_object_add(o, "slots", json_object_new_int64(st->slots));
 	json_object_object_add(o, "kept", json_object_new_int64(st->used));
-	json_object_object_add(o, "samples", jsonv_u64(st->samples));
-	json_object_object_add(o, "evicted", jsonv_u64(st->evicted));
-	json_object_object_add(o, "evicted_samples", jsonv_u64(st->evicted_samples));
-	json_object_object_add(o, "dropped", jsonv_u64(st->dropped));
-	json_object_object_add(o, "no_task", jsonv_u64(st->no_task));
+	json_object_object_add(o, "samples", jsonnum_u64(st->samples));
+	json_object_object_add(o, "evicted", jsonnum_u64(st->evicted));
+	json_object_object_add(o, "evicted_samples", jsonnum_u64(st->evicted_samples));
+	json_object_object_add(o, "dropped", jsonnum_u64(st->dropped));
+	json_object_object_add(o, "no_task", jsonnum_u64(st->no_task));
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *t = json_object_new_object();
 		if (!t)
 			continue;
 		json_object_object_add(t, "pid", json_object_new_int(r[i].pid));
 		json_object_object_add(t, "comm", json_object_new_string(r[i].comm));
-		json_object_object_add(t, "count", jsonv_u64(r[i].count));
-		json_object_object_add(t, "p50_ns", jsonv_u64(r[i].p50_ns));
-		json_object_object_add(t, "p99_ns", jsonv_u64(r[i].p99_ns));
-		json_object_object_add(t, "max_ns", jsonv_u64(r[i].max_ns));
-		json_object_object_add(t, "total_ns", jsonv_u64(r[i].total_ns));
-		json_object_object_add(t, "max_time_ns", jsonv_u64(r[i].max_time_ns));
+		json_object_object_add(t, "count", jsonnum_u64(r[i].count));
+		json_object_object_add(t, "p50_ns", jsonnum_u64(r[i].p50_ns));
+		json_object_object_add(t, "p99_ns", jsonnum_u64(r[i].p99_ns));
+		json_object_object_add(t, "max_ns", jsonnum_u64(r[i].max_ns));
+		json_object_object_add(t, "total_ns", jsonnum_u64(r[i].total_ns));
+		json_object_object_add(t, "max_time_ns", jsonnum_u64(r[i].max_time_ns));
 		json_object_array_add(a, t);
 	}
 	json_object_object_add(o, "rows", a);

@@ -18,7 +18,7 @@
 #include "firedout.h"
 #include "jsonout.h"
 #include "live/evsrc.h"
-#include "base/jsonv.h"
+#include "base/jsonnum.h"
 #include "engine/noise.h"
 #include "osnoise.h"
 #include "base/sysinfo.h"
@@ -32,7 +32,7 @@ static json_object *jdouble5(uint64_t e5)
 
 static json_object *ju(uint64_t v)
 {
-	return jsonv_u64(v);	/* one rule for 64-bit values in every command */
+	return jsonnum_u64(v);	/* one rule for 64-bit values in every command */
 }
 
 /* the bpf backend's programs and counts (docs/osnoise.md, "Backends") */

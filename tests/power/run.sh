@@ -115,7 +115,7 @@ if [ "${POWER_UNIT:-}" = all ]; then
 	(cd "$ROOT/ktest/unit" && ls test_*) > "$ROOT/ktest/unit.list"
 else
 	echo "test_cmdio test_workthread test_metricsrv test_safeout test_pdwrite_io test_osnparams" \
-	     "test_osnreplay test_tfsformat test_regress test_pring test_sysinfo test_livesetup" | tr ' ' '\n' | grep . > "$ROOT/ktest/unit.list"
+	     "test_osnreplay test_tracedata test_regress test_perfring test_sysinfo test_livesetup" | tr ' ' '\n' | grep . > "$ROOT/ktest/unit.list"
 fi
 cp "$TESTS_DIR/run-unit.sh" "$TESTS_DIR/lsan.supp" "$ROOT/ktest/" || exit 1
 # the unit tests read tests/data/... from the source directory

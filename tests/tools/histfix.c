@@ -21,7 +21,7 @@
 #include <traceevent/event-parse.h>
 
 #include "format/pdwrite.h"
-#include "format/tfsformat.h"
+#include "format/tracedata.h"
 #include "format/tpencode.h"
 
 #define MAX_EVENTS 64
@@ -103,8 +103,8 @@ int main(int argc, char **argv)
 			ne++;
 		}
 	}
-	struct tfsformat_formats *tf = NULL;
-	int err = tfsformat_collect(formats, specs, ne, &tf);
+	struct tracedata_formats *tf = NULL;
+	int err = tracedata_collect(formats, specs, ne, &tf);
 	if (err) {
 		fprintf(stderr, "histfix: formats: %s\n", strerror(-err));
 		return 2;
@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 		if (!colon)
 			return 2;
 		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - ev[k].name), ev[k].name);
-		const struct tfsformat_event *te = tfsformat_find(tf, sys, colon + 1);
+		const struct tracedata_event *te = tracedata_find(tf, sys, colon + 1);
 		if (!te || tep_parse_event(tep, te->format, strlen(te->format), sys)) {
 			fprintf(stderr, "histfix: cannot parse %s\n", ev[k].name);
 			return 2;
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 		if (ev[k].evsel < 0)
 			return 2;
 	}
-	err = tfsformat_set_tracing_data(w, tf, be);
+	err = tracedata_set_tracing_data(w, tf, be);
 	if (!err)
 		err = pdwrite_set_string_feature(w, PDFORMAT_FEAT_HOSTNAME, "histfix");
 	if (!err)
@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 	if (!err)
 		err = cerr;
 	tep_free(tep);
-	tfsformat_free(tf);
+	tracedata_free(tf);
 	if (err) {
 		fprintf(stderr, "histfix: writing %s: %s\n", outp, strerror(-err));
 		return 2;

@@ -32,7 +32,7 @@
 #include "base/bytes.h"
 #include "format/dtl.h"
 #include "format/pdwrite.h"
-#include "format/tfsformat.h"
+#include "format/tracedata.h"
 #include "format/tpencode.h"
 
 #define BOOT_TB 21349649546353231ULL
@@ -260,13 +260,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	static const char *const specs[] = { "sched:sched_switch" };
-	struct tfsformat_formats *tf;
-	if (tfsformat_collect(formats, specs, 1, &tf)) {
+	struct tracedata_formats *tf;
+	if (tracedata_collect(formats, specs, 1, &tf)) {
 		fprintf(stderr, "mkdtl: no sched_switch format under %s\n", formats);
 		return 2;
 	}
 	struct tep_handle *tep = tep_alloc();
-	const struct tfsformat_event *te = tfsformat_find(tf, "sched", "sched_switch");
+	const struct tracedata_event *te = tracedata_find(tf, "sched", "sched_switch");
 	if (!tep || !te)
 		return 2;
 	tep_set_file_bigendian(tep, be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
@@ -297,14 +297,14 @@ int main(int argc, char **argv)
 	as.sample_type = (1ULL << 16) | 1 | (1ULL << 1) | (1ULL << 2) | (1ULL << 7) | (1ULL << 8) | (1ULL << 10);
 	as.flags = (1ULL << PDFORMAT_ATTR_FLAG_DISABLED) | (1ULL << PDFORMAT_ATTR_FLAG_SAMPLE_ID_ALL);
 	ev_sw = pdwrite_add_evsel(w, &as, "sched:sched_switch", sids, docmode ? 1 : 2);
-	int err = ev_dtl < 0 || ev_sw < 0 ? -EINVAL : tfsformat_set_tracing_data(w, tf, be);
+	int err = ev_dtl < 0 || ev_sw < 0 ? -EINVAL : tracedata_set_tracing_data(w, tf, be);
 	err = err ? err : pdwrite_begin_data(w);
 	err = err ? err : pdwrite_write_auxtrace_info(w, 7, (const uint64_t[]){ 0 }, 1);
 	err = err ? err : (docmode ? doc() : edge());
 	int cerr = pdwrite_close(w);
 	tpdecode_free(enc);
 	tep_free(tep);
-	tfsformat_free(tf);
+	tracedata_free(tf);
 	if (err || cerr) {
 		fprintf(stderr, "mkdtl: writing %s failed: %s\n", out, strerror(-(err ? err : cerr)));
 		return 2;

@@ -28,7 +28,7 @@
 
 #include "base/bytes.h"
 #include "format/pdwrite.h"
-#include "format/tfsformat.h"
+#include "format/tracedata.h"
 #include "format/tpencode.h"
 
 #define NR_TASKS 6
@@ -98,12 +98,12 @@ int main(int argc, char **argv)
 		rng_state = 1;
 
 	static const char *const specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
-	struct tfsformat_formats *tf = NULL;
+	struct tracedata_formats *tf = NULL;
 	int err = -ENOENT;
 	if (!offline)
-		err = tfsformat_collect(NULL, specs, 2, &tf);
+		err = tracedata_collect(NULL, specs, 2, &tf);
 	if (err && formats)
-		err = tfsformat_collect(formats, specs, 2, &tf);
+		err = tracedata_collect(formats, specs, 2, &tf);
 	if (err) {
 		fprintf(stderr, "mkfixture: cannot read the sched formats (%s); pass --formats DIR\n",
 			strerror(-err));
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 		return 2;
 	tep_set_file_bigendian(tep, be ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	for (int i = 0; i < 2; i++) {
-		const struct tfsformat_event *te = tfsformat_find(tf, "sched", i ? "sched_wakeup" : "sched_switch");
+		const struct tracedata_event *te = tracedata_find(tf, "sched", i ? "sched_wakeup" : "sched_switch");
 		if (!te || tep_parse_event(tep, te->format, strlen(te->format), "sched")) {
 			fprintf(stderr, "mkfixture: cannot parse the %s format\n", specs[i]);
 			return 2;
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	err = tfsformat_set_tracing_data(w, tf, be);
+	err = tracedata_set_tracing_data(w, tf, be);
 	if (!err)
 		err = pdwrite_set_string_feature(w, PDFORMAT_FEAT_HOSTNAME, "fixture");
 	if (!err)
@@ -274,7 +274,7 @@ int main(int argc, char **argv)
 		err = cerr;
 	tpdecode_free(enc);
 	tep_free(tep);
-	tfsformat_free(tf);
+	tracedata_free(tf);
 	if (err) {
 		fprintf(stderr, "mkfixture: writing %s: %s\n", outp, strerror(-err));
 		return 2;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ppccheck - compare compiled print formats (lib/ppcomp) with libtraceevent
+ * ppccheck - compare compiled print formats (lib/printfmt) with libtraceevent
  * on every tracepoint sample of a perf.data file.
  *
  *   ppccheck FILE [MUTATIONS]
@@ -22,7 +22,7 @@
 
 struct ent {
 	int id;
-	struct ppcomp_prog *pg;
+	struct printfmt_prog *pg;
 	char why[160];
 	uint64_t samples;
 };
@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 				continue;
 			e = &ents[nents++];
 			e->id = te->id;
-			if (ppcomp_compile(te, &e->pg, e->why, sizeof(e->why)))
+			if (printfmt_compile(te, &e->pg, e->why, sizeof(e->why)))
 				e->pg = NULL;
 		}
 		e->samples++;
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 		struct tep_event *te = tep_find_event(tep, ents[i].id);	/* tep is set when nents > 0 */
 		printf("%-40s %8" PRIu64 " samples  %s%s\n", te ? te->name : "?", ents[i].samples,
 		       ents[i].pg ? "compiled" : "libtraceevent: ", ents[i].pg ? "" : ents[i].why);
-		ppcomp_free(ents[i].pg);
+		printfmt_free(ents[i].pg);
 	}
 	if (tep) {
 		printf("compared %" PRIu64 " payloads (%" PRIu64 " declined at run time), %" PRIu64 " differ\n",

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of lib/base/lhist.c and lib/print/lhout.c (file format, max line, JSON). */
+/* Unit tests of lib/base/lhist.c and lib/print/histout.c (file format, max line, JSON). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,7 +14,7 @@
 
 #include "base/lhist.h"
 #include "engine/latency.h"
-#include "print/lhout.h"
+#include "print/histout.h"
 
 static void test_default_record(void **state)
 {
@@ -192,7 +192,7 @@ static char *capture_hist(const struct lhist *h, const struct lhist_cfg *cfg, bo
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	assert_int_equal(lhout_hist_file(f, h, cfg, nz), 0);
+	assert_int_equal(histout_hist_file(f, h, cfg, nz), 0);
 	fclose(f);
 	return buf;
 }
@@ -269,7 +269,7 @@ static void test_maxline(void **state)
 	struct hset_max m;
 	char buf[256];
 	memset(&m, 0, sizeof(m));
-	assert_int_equal(lhout_maxline(buf, sizeof(buf), &m), 7);
+	assert_int_equal(histout_maxline(buf, sizeof(buf), &m), 7);
 	assert_string_equal(buf, "(none)\n");
 	m.valid = true;
 	m.pid = 4242;
@@ -282,12 +282,12 @@ static void test_maxline(void **state)
 	m.culprit_prio = 120;	/* SCHED_OTHER: -21 as latency_hist prints it */
 	strcpy(m.culprit_comm, "ksoftirqd/1");
 	m.time_ns = 123456789012345ull;
-	int n = lhout_maxline(buf, sizeof(buf), &m);
+	int n = histout_maxline(buf, sizeof(buf), &m);
 	assert_string_equal(buf, "4242 99 57 (12) cyclictest <- 17 -21 ksoftirqd/1 123456.789012\n");
 	assert_int_equal(n, (int)strlen(buf));
-	assert_int_equal(lhout_maxline(buf, 10, &m), -ENOSPC);
+	assert_int_equal(histout_maxline(buf, 10, &m), -ENOSPC);
 	m.has_culprit = false;
-	lhout_maxline(buf, sizeof(buf), &m);
+	histout_maxline(buf, sizeof(buf), &m);
 	assert_string_equal(buf, "4242 99 57 (12) cyclictest <- -1 -1 (unknown) 123456.789012\n");
 }
 
@@ -314,7 +314,7 @@ static void test_json_term(void **state)
 	types[HSET_IRQSOFF] = true;
 	types[HSET_PREEMPTOFF] = true;
 	uns[HSET_PREEMPTOFF] = true;
-	struct json_object *j = lhout_json(latency_set(l), types, uns, true);
+	struct json_object *j = histout_json(latency_set(l), types, uns, true);
 	assert_non_null(j);
 	const char *s = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN);
 	assert_non_null(strstr(s, "\"unavailable\":[\"preemptoff\"]"));
@@ -328,8 +328,8 @@ static void test_json_term(void **state)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	assert_int_equal(lhout_term(f, latency_set(l), HSET_IRQSOFF, 0), 0);
-	assert_int_equal(lhout_term(f, latency_set(l), HSET_WAKEUP, 0), 0);
+	assert_int_equal(histout_term(f, latency_set(l), HSET_IRQSOFF, 0), 0);
+	assert_int_equal(histout_term(f, latency_set(l), HSET_WAKEUP, 0), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "irqsoff (us)\n        latency      CPU0      CPU1       all\n"
 				    "              5         1         0         1\n"

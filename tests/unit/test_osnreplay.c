@@ -35,7 +35,7 @@
 #include "live/oswork.h"
 #include "format/pdread.h"
 #include "format/pdwrite.h"
-#include "format/tfsformat.h"
+#include "format/tracedata.h"
 #include "format/tpencode.h"
 #include "format/tpevent.h"
 #include "test_tpe.h"
@@ -312,8 +312,8 @@ static void write_event(struct pdwrite *w, const struct tp_evsel *tev, const str
 static void live_record(const struct osneng_opts *o, const char *path, struct log *log,
 			struct osneng **ep)
 {
-	struct tfsformat_formats *f;
-	assert_int_equal(tfsformat_collect(FORMATS_DIR, specs, sizeof(specs) / sizeof(specs[0]), &f), 0);
+	struct tracedata_formats *f;
+	assert_int_equal(tracedata_collect(FORMATS_DIR, specs, sizeof(specs) / sizeof(specs[0]), &f), 0);
 	enc_tep = tep_alloc();
 	assert_non_null(enc_tep);
 	for (size_t i = 0; i < f->nr_events; i++)
@@ -339,7 +339,7 @@ static void live_record(const struct osneng_opts *o, const char *path, struct lo
 	}
 	void *blob;
 	size_t blen;
-	assert_int_equal(tfsformat_tracing_data(f, BYTES_HOST_BIG_ENDIAN, &blob, &blen), 0);
+	assert_int_equal(tracedata_tracing_data(f, BYTES_HOST_BIG_ENDIAN, &blob, &blen), 0);
 	assert_int_equal(pdwrite_set_tracing_data(w, blob, blen), 0);
 	free(blob);
 
@@ -393,7 +393,7 @@ static void live_record(const struct osneng_opts *o, const char *path, struct lo
 	assert_int_equal(pdwrite_close(w), 0);
 	tpdecode_free(enc);
 	tep_free(enc_tep);
-	tfsformat_free(f);
+	tracedata_free(f);
 }
 
 /* ---- replay ---------------------------------------------------------------------- */

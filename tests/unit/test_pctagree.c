@@ -5,7 +5,7 @@
  *
  *   hist         wakeup latencies fed to the trackers (lib/engine/latency.c) as
  *                sched_wakeup / sched_switch pairs, read back with
- *                lhist_percentile_ns() like src/hist/output.c and lhout.c;
+ *                lhist_percentile_ns() like src/hist/output.c and histout.c;
  *   osnoise hist workload gaps fed to the osnoise engine (lib/engine/osneng.c) as
  *                OSWORK_GAP records, read back with osneng_hist_percentile_ns()
  *                like src/osnoise/output.c (1 us buckets, 256 of them);

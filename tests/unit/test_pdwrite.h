@@ -29,7 +29,7 @@
 #include "base/bytes.h"
 #include "format/pdread.h"
 #include "format/pdwrite.h"
-#include "format/tfsformat.h"
+#include "format/tracedata.h"
 
 #define FORMATS_DIR "tests/data/formats"
 
@@ -140,18 +140,18 @@ static __attribute__((unused)) bool have_formats(void)
 }
 
 /* The formats of specs from tests/data/formats and their tracing-data blob
- * (caller frees both: tfsformat_free, free). */
+ * (caller frees both: tracedata_free, free). */
 static __attribute__((unused)) void sched_formats(const char **specs, size_t n, bool be,
-						  struct tfsformat_formats **tf, void **blob, size_t *blen)
+						  struct tracedata_formats **tf, void **blob, size_t *blen)
 {
-	assert_int_equal(tfsformat_collect(FORMATS_DIR, specs, n, tf), 0);
-	assert_int_equal(tfsformat_tracing_data(*tf, be, blob, blen), 0);
+	assert_int_equal(tracedata_collect(FORMATS_DIR, specs, n, tf), 0);
+	assert_int_equal(tracedata_tracing_data(*tf, be, blob, blen), 0);
 }
 
 static __attribute__((unused)) const char *sw_specs[] = { "sched:sched_switch", "sched:sched_wakeup" };
 
 /* sched_switch and sched_wakeup formats in be order (skipped without tracefs formats). */
-static __attribute__((unused)) void switch_wakeup_formats(bool be, struct tfsformat_formats **tf, void **blob,
+static __attribute__((unused)) void switch_wakeup_formats(bool be, struct tracedata_formats **tf, void **blob,
 							  size_t *blen)
 {
 	if (!have_formats())

@@ -75,7 +75,7 @@ static void ck_read(const struct img *im, struct ck_read *o)
 struct ckw {
 	int fd;
 	struct pdwrite *w;
-	struct tfsformat_formats *tf;
+	struct tracedata_formats *tf;
 	uint64_t ids[2];
 	uint8_t raw[64];
 	uint64_t t;
@@ -236,7 +236,7 @@ static void checkpoint_case(bool be)
 	assert_true(off >= data_off(&im) + data_size(&im));
 	assert_int_equal(ld64(&im, off + 8), c.t);
 	free(im.p);
-	tfsformat_free(c.tf);
+	tracedata_free(c.tf);
 }
 
 static void test_checkpoint_le(void **state) { (void)state; checkpoint_case(false); }
@@ -318,7 +318,7 @@ static void moment_case(bool be)
 	assert_int_equal(rd.event_type_delivered, 0);
 	free(buf);
 	free(fin.p);
-	tfsformat_free(c.tf);
+	tracedata_free(c.tf);
 }
 
 static void test_every_moment_le(void **state) { (void)state; moment_case(false); }
@@ -357,7 +357,7 @@ static void test_late_features(void **state)
 	assert_true(rd.cmdline);
 	assert_int_equal(rd.samples, 3);
 	free(im.p);
-	tfsformat_free(c.tf);
+	tracedata_free(c.tf);
 }
 
 /* Nothing written since the last checkpoint: no new table record. */
@@ -380,7 +380,7 @@ static void test_idle_checkpoint(void **state)
 	assert_int_equal(rd.event_type_records, 1);
 	assert_int_equal(rd.samples, 3);
 	free(im.p);
-	tfsformat_free(c.tf);
+	tracedata_free(c.tf);
 }
 
 /* The layout of before (a checkpoint header with no features, the

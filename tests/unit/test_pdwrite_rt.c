@@ -1,66 +1,66 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for lib/tfsformat and lib/pdwrite: format collection, then
+ * Unit tests for lib/tracedata and lib/pdwrite: format collection, then
  * writer -> reader (lib/pdread) round trips in file and pipe mode,
  * a duplicate tracing data copy and the task COMMs (checkpoints:
  * test_pdwrite_ckpt.c).
  */
 #include "test_pdwrite.h"
 
-/* ------------------------------------------------------------- tfsformat */
+/* ------------------------------------------------------------- tracedata */
 
 static void test_tfs_collect_offline(void **state)
 {
 	(void)state;
 	if (!have_formats())
 		skip();
-	struct tfsformat_formats *f;
+	struct tracedata_formats *f;
 	const char *specs[] = { "sched:sched_wak*", "sched:sched_switch", "sched:sched_waking" };
-	assert_int_equal(tfsformat_collect(FORMATS_DIR, specs, 3, &f), 0);
+	assert_int_equal(tracedata_collect(FORMATS_DIR, specs, 3, &f), 0);
 	assert_int_equal(f->nr_events, 4);	/* glob sorted, duplicates kept once */
 	assert_string_equal(f->events[0].name, "sched_wakeup");
 	assert_string_equal(f->events[1].name, "sched_wakeup_new");
 	assert_string_equal(f->events[2].name, "sched_waking");
 	assert_string_equal(f->events[3].name, "sched_switch");
-	const struct tfsformat_event *sw = tfsformat_find(f, "sched", "sched_switch");
+	const struct tracedata_event *sw = tracedata_find(f, "sched", "sched_switch");
 	assert_non_null(sw);
 	assert_true(sw->id > 0);
 	char want[32];
 	snprintf(want, sizeof(want), "\nID: %llu\n", (unsigned long long)sw->id);
 	assert_non_null(strstr(sw->format, want));
 	assert_non_null(strstr(f->header_page, "commit"));
-	assert_null(tfsformat_find(f, "irq", "irq_handler_entry"));
+	assert_null(tracedata_find(f, "irq", "irq_handler_entry"));
 
 	/* The blob parses with libtraceevent the way perf parses it. */
 	void *blob;
 	size_t len;
-	assert_int_equal(tfsformat_tracing_data(f, false, &blob, &len), 0);
+	assert_int_equal(tracedata_tracing_data(f, false, &blob, &len), 0);
 	assert_true(len > 1000);
 	free(blob);
-	tfsformat_free(f);
+	tracedata_free(f);
 
 	const char *sys_only[] = { "irq" };
-	assert_int_equal(tfsformat_collect(FORMATS_DIR, sys_only, 1, &f), 0);
+	assert_int_equal(tracedata_collect(FORMATS_DIR, sys_only, 1, &f), 0);
 	assert_true(f->nr_events >= 5);
 	for (size_t i = 0; i < f->nr_events; i++)
 		assert_string_equal(f->events[i].system, "irq");
-	tfsformat_free(f);
+	tracedata_free(f);
 
 	const char *none[] = { "nosuch:*" };
-	assert_int_equal(tfsformat_collect(FORMATS_DIR, none, 1, &f), -ENOENT);
+	assert_int_equal(tracedata_collect(FORMATS_DIR, none, 1, &f), -ENOENT);
 	const char *bad[] = { ":x" };
-	assert_int_equal(tfsformat_collect(FORMATS_DIR, bad, 1, &f), -EINVAL);
+	assert_int_equal(tracedata_collect(FORMATS_DIR, bad, 1, &f), -EINVAL);
 	const char *bad2[] = { "sched:" };
-	assert_int_equal(tfsformat_collect(FORMATS_DIR, bad2, 1, &f), -EINVAL);
-	tfsformat_free(NULL);
+	assert_int_equal(tracedata_collect(FORMATS_DIR, bad2, 1, &f), -EINVAL);
+	tracedata_free(NULL);
 }
 
 static void test_tfs_live(void **state)
 {
 	(void)state;
-	struct tfsformat_formats *f;
+	struct tracedata_formats *f;
 	const char *specs[] = { "sched:sched_switch" };
-	if (tfsformat_collect(NULL, specs, 1, &f) < 0)
+	if (tracedata_collect(NULL, specs, 1, &f) < 0)
 		skip();	/* no readable tracefs here */
 	assert_int_equal(f->nr_events, 1);
 	FILE *idf = fopen("/sys/kernel/tracing/events/sched/sched_switch/id", "r");
@@ -71,7 +71,7 @@ static void test_tfs_live(void **state)
 		assert_int_equal(f->events[0].id, id);
 	}
 	assert_true(f->page_size >= 4096);
-	tfsformat_free(f);
+	tracedata_free(f);
 }
 
 /* ------------------------------------------- writer -> reader round trips */
@@ -89,7 +89,7 @@ struct rt_expect {
 
 static void roundtrip_case(bool be, bool pipe)
 {
-	struct tfsformat_formats *tf;
+	struct tracedata_formats *tf;
 	void *blob;
 	size_t blen;
 	switch_wakeup_formats(be, &tf, &blob, &blen);
@@ -139,7 +139,7 @@ static void roundtrip_case(bool be, bool pipe)
 		e->evsel = n % 3 == 0;
 		e->cpu = (uint32_t)(n & 1);
 		e->pid = 500 + (uint32_t)(n % 7);
-		const struct tfsformat_event *te = &tf->events[e->evsel];
+		const struct tracedata_event *te = &tf->events[e->evsel];
 		e->raw_size = e->evsel ? 36 : 64;
 		memset(e->raw, 0, sizeof(e->raw));
 		bytes_st16(e->raw, (uint16_t)te->id, swap);
@@ -256,7 +256,7 @@ static void roundtrip_case(bool be, bool pipe)
 	}
 	pdread_close(r);
 	free(im.p);
-	tfsformat_free(tf);
+	tracedata_free(tf);
 }
 
 /* A second copy of the tracing data (a file with the feature and the record)
@@ -266,7 +266,7 @@ static void test_dup_tracing_data(void **state)
 	(void)state;
 	if (!have_formats())
 		skip();
-	struct tfsformat_formats *tf;
+	struct tracedata_formats *tf;
 	const char *specs[] = { "sched:sched_switch" };
 	void *blob;
 	size_t blen;
@@ -325,7 +325,7 @@ static void test_dup_tracing_data(void **state)
 	assert_int_equal(pdread_info(r)->dup_tracing_data, 1);
 	pdread_close(r);
 	free(np);
-	tfsformat_free(tf);
+	tracedata_free(tf);
 }
 
 /* The COMM records of every live thread, as perf record starts: this

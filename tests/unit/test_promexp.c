@@ -18,7 +18,7 @@
 #include <json-c/json.h>
 
 #include "engine/noisemon.h"
-#include "print/lhout.h"
+#include "print/histout.h"
 #include "print/promexp.h"
 
 static char *render(const struct hset *s, const bool kinds[HSET_NR_KINDS], const uint64_t *b, size_t n,
@@ -117,7 +117,7 @@ static void test_worst_case(void **state)
 	assert_non_null(strstr(t, "latscope_latency_max_info{kind=\"timerandwakeup\",cpu=\"0\","
 				  "victim_comm=\"cyc\\\"lic\\\\test\",victim_pid=\"4242\",victim_prio=\"99\","
 				  "culprit_comm=\"kworker/0:1\",culprit_pid=\"17\",culprit_prio=\"-21\"} 1\n"));
-	struct json_object *j = lhout_json(s, kinds, NULL, false), *hs, *h, *c, *mx, *v;
+	struct json_object *j = histout_json(s, kinds, NULL, false), *hs, *h, *c, *mx, *v;
 	assert_non_null(j);
 	assert_true(json_object_object_get_ex(j, "histograms", &hs));
 	assert_true(json_object_object_get_ex(hs, "timerandwakeup", &h));

@@ -26,7 +26,7 @@
 #include "base/bytes.h"
 #include "engine/latency.h"
 #include "engine/noise.h"
-#include "format/tfsformat.h"
+#include "format/tracedata.h"
 #include "format/tpencode.h"
 #include "format/tpevent.h"
 
@@ -43,17 +43,17 @@ struct rt {
 static void rt_load(struct rt *rt, bool big)
 {
 	static const char *const specs[] = { "sched", "irq", "timer", "irq_vectors" };
-	struct tfsformat_formats *f = NULL;
+	struct tracedata_formats *f = NULL;
 
 	rt->tep = tep_alloc();
 	assert_non_null(rt->tep);
-	assert_int_equal(tfsformat_collect(RTFORMATS_TEST_DATA, specs, sizeof(specs) / sizeof(specs[0]), &f), 0);
+	assert_int_equal(tracedata_collect(RTFORMATS_TEST_DATA, specs, sizeof(specs) / sizeof(specs[0]), &f), 0);
 	tep_set_long_size(rt->tep, 8);
 	tep_set_file_bigendian(rt->tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	for (size_t i = 0; i < f->nr_events; i++)
 		assert_int_equal(tep_parse_event(rt->tep, f->events[i].format, strlen(f->events[i].format),
 						 f->events[i].system), 0);
-	tfsformat_free(f);
+	tracedata_free(f);
 	rt->d = tpdecode_new(rt->tep);
 	assert_non_null(rt->d);
 	rt->swap = big != (bool)BYTES_HOST_BIG_ENDIAN;

@@ -18,7 +18,7 @@
 #include <traceevent/event-parse.h>
 
 #include "base/bytes.h"
-#include "format/tfsformat.h"
+#include "format/tracedata.h"
 #include "format/tpencode.h"
 #include "format/tpevent.h"
 
@@ -30,17 +30,17 @@ static struct tep_handle *load(bool big)
 {
 	static const char *const specs[] = { "sched", "irq", "irq_vectors", "nmi", "timer",
 					     "preemptirq", "osnoise" };
-	struct tfsformat_formats *f = NULL;
+	struct tracedata_formats *f = NULL;
 	struct tep_handle *tep = tep_alloc();
 
 	assert_non_null(tep);
-	assert_int_equal(tfsformat_collect(TPENCODE_TEST_DATA, specs, sizeof(specs) / sizeof(specs[0]), &f), 0);
+	assert_int_equal(tracedata_collect(TPENCODE_TEST_DATA, specs, sizeof(specs) / sizeof(specs[0]), &f), 0);
 	tep_set_long_size(tep, 8);
 	tep_set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	for (size_t i = 0; i < f->nr_events; i++)
 		assert_int_equal(tep_parse_event(tep, f->events[i].format, strlen(f->events[i].format),
 						 f->events[i].system), 0);
-	tfsformat_free(f);
+	tracedata_free(f);
 	return tep;
 }
 

@@ -14,7 +14,7 @@
 #include "format/dtl.h"
 #include "dtlsynth_int.h"
 #include "format/pdwrite.h"
-#include "format/tfsformat.h"
+#include "format/tracedata.h"
 #include "format/tpencode.h"
 
 static uint64_t rnd64(struct syn *s)
@@ -106,7 +106,7 @@ uint64_t dtlsynth_ns_to_tb(const struct syn *s, uint64_t ns)
 
 /* ---- tracepoint payloads ---- */
 
-static int parse(struct tep_handle *tep, const struct tfsformat_event *te)
+static int parse(struct tep_handle *tep, const struct tracedata_event *te)
 {
 	if (tep_parse_event(tep, te->format, strlen(te->format), te->system))
 		return -EINVAL;
@@ -201,12 +201,12 @@ static const char *const sched_specs[] = { "sched:sched_switch", "sched:sched_wa
  * into *tepp and s->enc, the encoder of the samples, and their ids in s.
  * The caller frees *tfp and *tepp (set also on failure), s->enc with s.
  * 0 or a negative errno (the message set). */
-static int load_sched_formats(struct syn *s, struct tfsformat_formats **tfp, struct tep_handle **tepp)
+static int load_sched_formats(struct syn *s, struct tracedata_formats **tfp, struct tep_handle **tepp)
 {
-	struct tfsformat_formats *tf = NULL;
+	struct tracedata_formats *tf = NULL;
 	int err;
 
-	err = tfsformat_collect(s->c.formats_dir, sched_specs, 2, &tf);
+	err = tracedata_collect(s->c.formats_dir, sched_specs, 2, &tf);
 	*tfp = tf;
 	if (err == -EACCES || err == -EPERM)
 		return fail(s, err, "tracefs is not readable by this user, so the sched formats "
@@ -218,8 +218,8 @@ static int load_sched_formats(struct syn *s, struct tfsformat_formats **tfp, str
 	*tepp = tep;
 	if (!tep)
 		return -ENOMEM;
-	const struct tfsformat_event *tsw = tfsformat_find(tf, "sched", "sched_switch");
-	const struct tfsformat_event *twk = tfsformat_find(tf, "sched", "sched_wakeup");
+	const struct tracedata_event *tsw = tracedata_find(tf, "sched", "sched_switch");
+	const struct tracedata_event *twk = tracedata_find(tf, "sched", "sched_wakeup");
 	struct tpevent probe_sw = { .kind = TPEVENT_SCHED_SWITCH }, probe_wk = { .kind = TPEVENT_SCHED_WAKEUP };
 	tep_set_file_bigendian(tep, s->c.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	if (!tsw || !twk || parse(tep, tsw) || parse(tep, twk))
@@ -284,9 +284,9 @@ static int add_events(struct syn *s)
 /* The header's features (tracing data of tf, an LPAR's host, release,
  * CPUs and PMUs), then the data section begins with the AUXTRACE_INFO
  * of the DTL.  0 or a negative errno (the message set). */
-static int write_features(struct syn *s, const struct tfsformat_formats *tf)
+static int write_features(struct syn *s, const struct tracedata_formats *tf)
 {
-	int err = tfsformat_set_tracing_data(s->w, tf, s->c.big_endian);
+	int err = tracedata_set_tracing_data(s->w, tf, s->c.big_endian);
 	if (!err)
 		err = pdwrite_set_string_feature(s->w, PDFORMAT_FEAT_HOSTNAME, "lpar-synth");
 	if (!err)
@@ -333,7 +333,7 @@ static int write_tasks(struct syn *s)
 
 /* The output opened and its header written, up to the task records; the
  * formats (*tfp, *tepp) are the caller's to free. */
-static int setup(struct syn *s, const char *path, struct tfsformat_formats **tfp, struct tep_handle **tepp)
+static int setup(struct syn *s, const char *path, struct tracedata_formats **tfp, struct tep_handle **tepp)
 {
 	struct pdwrite_opts o = { .big_endian = s->c.big_endian, .pipe = s->c.pipe, .force = s->c.force,
 				  .refusal = s->c.refusal };
@@ -498,7 +498,7 @@ int dtlsynth_write_truth(const struct dtlsynth_cfg *cfg, const char *path, struc
 {
 	struct syn s;
 	struct dtlsynth_stats dummy;
-	struct tfsformat_formats *tf = NULL;
+	struct tracedata_formats *tf = NULL;
 	struct tep_handle *tep = NULL;
 	int err;
 
@@ -537,7 +537,7 @@ int dtlsynth_write_truth(const struct dtlsynth_cfg *cfg, const char *path, struc
 	free_syn(&s);
 	if (tep)
 		tep_free(tep);
-	tfsformat_free(tf);
+	tracedata_free(tf);
 	return err;
 }
 

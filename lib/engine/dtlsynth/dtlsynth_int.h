@@ -16,7 +16,7 @@
 #include "format/dtl.h"
 #include "engine/dtlsynth.h"
 #include "format/pdwrite.h"
-#include "format/tfsformat.h"
+#include "format/tracedata.h"
 
 #define TASKS_PER_CPU	3
 #define FIFO_MAX	8

@@ -12,7 +12,7 @@
 
 #include <json-c/json.h>
 
-#include "base/jsonv.h"
+#include "base/jsonnum.h"
 #include "hsource_int.h"
 
 struct bpf_src {
@@ -177,8 +177,8 @@ static struct json_object *progs_json(const struct bpfhist_stats *bs)
 			break;
 		json_object_object_add(e, "name", json_object_new_string(pr->name));
 		if (bs->run_cnt_known)
-			json_object_object_add(e, "run_cnt", jsonv_u64(pr->run_cnt));
-		json_object_object_add(e, "recursion_misses", jsonv_u64(pr->recursion_misses));
+			json_object_object_add(e, "run_cnt", jsonnum_u64(pr->run_cnt));
+		json_object_object_add(e, "recursion_misses", jsonnum_u64(pr->recursion_misses));
 		json_object_array_add(a, e);
 	}
 	return a;
@@ -201,9 +201,9 @@ static struct json_object *ltimer_json(const struct bpf_src *p)
 		if (!e)
 			break;
 		json_object_object_add(e, "cpu", json_object_new_int((int)p->ltimer[i].cpu));
-		json_object_object_add(e, "entries", jsonv_u64(p->ltimer[i].entries));
-		json_object_object_add(e, "loc_delta", jsonv_u64(p->ltimer[i].loc_delta));
-		json_object_object_add(e, "not_seen", jsonv_u64(ltimer_not_seen(&p->ltimer[i])));
+		json_object_object_add(e, "entries", jsonnum_u64(p->ltimer[i].entries));
+		json_object_object_add(e, "loc_delta", jsonnum_u64(p->ltimer[i].loc_delta));
+		json_object_object_add(e, "not_seen", jsonnum_u64(ltimer_not_seen(&p->ltimer[i])));
 		json_object_array_add(a, e);
 	}
 	json_object_object_add(o, "cpus", a);
@@ -214,9 +214,9 @@ static void bpf_input_json(void *state, struct json_object *in)
 {
 	struct bpf_src *p = state;
 
-	json_object_object_add(in, "bpf_program_runs", jsonv_u64(p->bs.events));
-	json_object_object_add(in, "bpf_recursion_misses", jsonv_u64(p->bs.recursion_misses));
-	json_object_object_add(in, "bpf_nested_runs", jsonv_u64(p->bs.nested));
+	json_object_object_add(in, "bpf_program_runs", jsonnum_u64(p->bs.events));
+	json_object_object_add(in, "bpf_recursion_misses", jsonnum_u64(p->bs.recursion_misses));
+	json_object_object_add(in, "bpf_nested_runs", jsonnum_u64(p->bs.nested));
 	json_object_object_add(in, "bpf_programs", progs_json(&p->bs));
 	if (p->nltimer)
 		json_object_object_add(in, "local_timer", ltimer_json(p));

@@ -14,7 +14,7 @@
 
 #include <json-c/json.h>
 
-#include "base/jsonv.h"
+#include "base/jsonnum.h"
 #include "hsource_int.h"
 
 struct kernel_src {
@@ -135,15 +135,15 @@ static void kernel_input_json(void *state, struct json_object *in)
 	struct json_object *o = json_object_new_object();
 
 	if (o) {
-		json_object_object_add(o, "hits", jsonv_u64(p->st.hits));
-		json_object_object_add(o, "entries", jsonv_u64(p->st.entries));
-		json_object_object_add(o, "dropped", jsonv_u64(p->st.dropped));
-		json_object_object_add(o, "outside_cpus", jsonv_u64(p->st.outside_cpus));
-		json_object_object_add(o, "bad_lines", jsonv_u64(p->st.bad_lines));
-		json_object_object_add(o, "on_lo_ns", jsonv_u64(p->win.on_lo_ns));
-		json_object_object_add(o, "on_hi_ns", jsonv_u64(p->win.on_hi_ns));
-		json_object_object_add(o, "off_lo_ns", jsonv_u64(p->win.off_lo_ns));
-		json_object_object_add(o, "off_hi_ns", jsonv_u64(p->win.off_hi_ns));
+		json_object_object_add(o, "hits", jsonnum_u64(p->st.hits));
+		json_object_object_add(o, "entries", jsonnum_u64(p->st.entries));
+		json_object_object_add(o, "dropped", jsonnum_u64(p->st.dropped));
+		json_object_object_add(o, "outside_cpus", jsonnum_u64(p->st.outside_cpus));
+		json_object_object_add(o, "bad_lines", jsonnum_u64(p->st.bad_lines));
+		json_object_object_add(o, "on_lo_ns", jsonnum_u64(p->win.on_lo_ns));
+		json_object_object_add(o, "on_hi_ns", jsonnum_u64(p->win.on_hi_ns));
+		json_object_object_add(o, "off_lo_ns", jsonnum_u64(p->win.off_lo_ns));
+		json_object_object_add(o, "off_hi_ns", jsonnum_u64(p->win.off_hi_ns));
 	}
 	json_object_object_add(in, "hist_triggers", o);
 }

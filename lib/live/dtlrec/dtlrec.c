@@ -21,9 +21,9 @@
 #include "format/dtl.h"
 #include "dtlrec_int.h"
 #include "base/firedtab.h"
-#include "live/ptwin.h"
+#include "live/firecount.h"
 #include "format/pdwrite.h"
-#include "format/tfsformat.h"
+#include "format/tracedata.h"
 
 int dtlrec_seterr(struct dtlrec *r, int err, const char *fmt, ...)
 {
@@ -216,7 +216,7 @@ static int open_tracepoints(struct dtlrec *r, struct rcpu *c)
 		/* its counting twin, a member of its group: enabled and
 		 * disabled with it (a twin that cannot be had: not counted) */
 		if (r->counting) {
-			int t = ptwin_open(&a, (int)c->cpu, (int)fd);
+			int t = firecount_open(&a, (int)c->cpu, (int)fd);
 			if (t < 0)
 				r->counting = false;
 			else
@@ -254,7 +254,7 @@ static int map_ring(struct dtlrec *r, struct rcpu *c)
 		return dtlrec_seterr(r, -errno, "mmap of the %zu KiB ring of CPU %u: %s", pages * r->page / 1024,
 				   c->cpu, strerror(errno));
 	}
-	if (pring_init(&c->ring, c->base, r->page, pages * r->page, NULL) < 0)
+	if (perfring_init(&c->ring, c->base, r->page, pages * r->page, NULL) < 0)
 		return dtlrec_seterr(r, -ENOMEM, "out of memory");
 	if (c->fd_dtl >= 0) {
 		struct perf_event_mmap_page *pg = c->base;
@@ -443,7 +443,7 @@ static int pick_source(struct dtlrec *r, const struct dtlrec_opts *o)
  * ids (r->tp_id).  0 or a negative errno (the error text set). */
 static int find_tracepoints(struct dtlrec *r, const struct dtlrec_opts *o)
 {
-	int err = tfsformat_collect(o->tracefs_events, o->tracepoints, o->nr_tracepoints, &r->tf);
+	int err = tracedata_collect(o->tracefs_events, o->tracepoints, o->nr_tracepoints, &r->tf);
 	if (err)
 		return dtlrec_seterr(r, err, "cannot read the tracepoint formats (%s): is tracefs mounted?",
 				   strerror(-err));
@@ -451,7 +451,7 @@ static int find_tracepoints(struct dtlrec *r, const struct dtlrec_opts *o)
 		char sys[64], ev[128];
 		if (sscanf(o->tracepoints[i], "%63[^:]:%127s", sys, ev) != 2)
 			return dtlrec_seterr(r, -EINVAL, "%s: expected system:event", o->tracepoints[i]);
-		const struct tfsformat_event *te = tfsformat_find(r->tf, sys, ev);
+		const struct tracedata_event *te = tracedata_find(r->tf, sys, ev);
 		if (!te)
 			return dtlrec_seterr(r, -ENOENT, "no tracepoint %s", o->tracepoints[i]);
 		r->tp_id[i] = te->id;
@@ -602,7 +602,7 @@ static void count_fired(struct dtlrec *r)
 		for (size_t tp = 0; ok && tp < r->o.nr_tracepoints; tp++) {
 			struct firedtab_event *e = &t.ev[k++];
 			uint64_t v = 0;
-			ok = c->fd_twin[tp] >= 0 && ptwin_read(c->fd_twin[tp], &v) == 0;
+			ok = c->fd_twin[tp] >= 0 && firecount_read(c->fd_twin[tp], &v) == 0;
 			e->config = r->tp_id[tp];
 			e->cpu = c->cpu;
 			e->fired = v;
@@ -658,7 +658,7 @@ int dtlrec_close(struct dtlrec *r, struct dtlrec_stats *st)
 		struct rcpu *c = &r->c[i];
 		if (c->aux)
 			munmap(c->aux, c->aux_len);
-		pring_fini(&c->ring);
+		perfring_fini(&c->ring);
 		if (c->base)
 			munmap(c->base, c->map_len);
 		if (c->fd_dtl >= 0)
@@ -686,7 +686,7 @@ int dtlrec_close(struct dtlrec *r, struct dtlrec_stats *st)
 	}
 	if (st)
 		*st = r->st;
-	tfsformat_free(r->tf);
+	tracedata_free(r->tf);
 	free(r->c);
 	free(r->tmp);
 	free(r);

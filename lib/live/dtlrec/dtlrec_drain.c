@@ -25,7 +25,7 @@ static int tmp_reserve(struct dtlrec *r, size_t n)
 	return 0;
 }
 
-/* One data-ring record into the file (pring_cb); the walker counts
+/* One data-ring record into the file (perfring_cb); the walker counts
  * PERF_RECORD_LOST and corrupt data. */
 static int copy_record(void *arg, const struct perf_event_header *h, const uint8_t *rec)
 {
@@ -63,7 +63,7 @@ static int drain_ring(struct dtlrec *r, struct rcpu *c)
 	if (!c->base)
 		return 0;
 	r->cur = c;
-	int err = pring_walk(&c->ring, copy_record, r);
+	int err = perfring_walk(&c->ring, copy_record, r);
 	r->cur = NULL;
 	return err < 0 ? err : 0;
 }
@@ -338,7 +338,7 @@ int dtlrec_drain_all(struct dtlrec *r)
 {
 	int err = 0;
 
-	struct pring_stats tot = { 0 };
+	struct perfring_stats tot = { 0 };
 
 	for (unsigned i = 0; i < r->nc && !err; i++) {
 		struct rcpu *c = &r->c[i];
@@ -349,9 +349,9 @@ int dtlrec_drain_all(struct dtlrec *r)
 			err = drain_debugfs(r, c);
 	}
 	for (unsigned i = 0; i < r->nc; i++)
-		pring_stats_add(&tot, &r->c[i].ring.st);
+		perfring_stats_add(&tot, &r->c[i].ring.st);
 	r->st.lost = tot.lost;
-	r->st.throttles = tot.throttles;	/* pring counts them */
+	r->st.throttles = tot.throttles;	/* perfring counts them */
 	r->st.corrupt = tot.corrupt;
 	r->st.corrupt_bytes = tot.corrupt_bytes;
 	if (!err && r->w)

@@ -12,7 +12,7 @@
 #include "base/bytes.h"
 #include "base/safeout.h"
 #include "dtlrec_int.h"
-#include "format/tfsformat.h"
+#include "format/tracedata.h"
 
 #ifndef LATSCOPE_VERSION
 #define LATSCOPE_VERSION "unknown"
@@ -82,7 +82,7 @@ int dtlrec_write_header(struct dtlrec *r, const char *output)
 		return dtlrec_seterr(r, err, "cannot describe the events: %s", strerror(-err));
 	err = 0;
 	if (r->tf)
-		err = tfsformat_set_tracing_data(r->w, r->tf, BYTES_HOST_BIG_ENDIAN);
+		err = tracedata_set_tracing_data(r->w, r->tf, BYTES_HOST_BIG_ENDIAN);
 	if (!err && !uname(&u)) {
 		pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_HOSTNAME, u.nodename);
 		pdwrite_set_string_feature(r->w, PDFORMAT_FEAT_OSRELEASE, u.release);

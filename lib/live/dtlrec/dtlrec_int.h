@@ -15,7 +15,7 @@
 #include "format/dtl.h"
 #include "live/dtlrec.h"
 #include "format/pdwrite.h"
-#include "live/pring.h"
+#include "live/perfring.h"
 
 
 #define MAX_TP		16
@@ -27,12 +27,12 @@ struct rcpu {
 	int fd_main;			/* owns the ring: vpa_dtl (PMU) or the first tracepoint */
 	int fd_dtl;			/* vpa_dtl event, -1 in debugfs mode */
 	int fd_tp[MAX_TP];
-	int fd_twin[MAX_TP];		/* each tracepoint's counting twin (ptwin.h), -1: none */
+	int fd_twin[MAX_TP];		/* each tracepoint's counting twin (firecount.h), -1: none */
 	uint64_t got_tp[MAX_TP];	/* its samples copied */
 	uint64_t id_dtl, id_tp[MAX_TP];
 	void *base;
 	size_t map_len;
-	struct pring ring;		/* walks base's data area (owns its bounce buffer) */
+	struct perfring ring;		/* walks base's data area (owns its bounce buffer) */
 	void *aux;
 	size_t aux_len;
 	int dbg_fd;
@@ -58,7 +58,7 @@ struct dtlrec {
 	uint64_t tb_freq, boot_tb;
 	uint64_t dbg_entries;		/* debugfs: the kernel's buffer (dtl_buf_entries), 0: unknown */
 	size_t page;
-	struct tfsformat_formats *tf;
+	struct tracedata_formats *tf;
 	uint64_t tp_id[MAX_TP];
 	uint8_t *tmp;
 	size_t tmp_cap;

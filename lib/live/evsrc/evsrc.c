@@ -21,9 +21,9 @@
 #include "base/privhint.h"
 #include "format/pdread.h"
 #include "format/pdwrite.h"
-#include "format/tfsformat.h"
-#include "live/pring.h"
-#include "live/ptwin.h"
+#include "format/tracedata.h"
+#include "live/perfring.h"
+#include "live/firecount.h"
 
 void evsrc_seterr(struct evsrc *s, const char *fmt, ...)
 {
@@ -121,7 +121,7 @@ int evsrc_describe(struct evsrc *s, struct pdwrite *pw, bool big_endian)
 		err = pdwrite_add_evsel(pw, evsrc_event_attr(s, i), names[i], ids, nid);
 	}
 	if (err >= 0)
-		err = tfsformat_describe(pw, NULL, names, ne, big_endian);
+		err = tracedata_describe(pw, NULL, names, ne, big_endian);
 	free(names);
 	return err < 0 ? err : 0;
 }
@@ -181,7 +181,7 @@ void evsrc_close(struct evsrc *s)
 				close(s->fds[i]);
 	if (s->cpus)
 		for (size_t c = 0; c < s->nr_cpus; c++) {
-			pring_fini(&s->cpus[c].ring);
+			perfring_fini(&s->cpus[c].ring);
 			if (s->cpus[c].base && s->cpus[c].base != MAP_FAILED)
 				munmap(s->cpus[c].base, s->cpus[c].map_len);
 			free(s->cpus[c].q);
@@ -442,7 +442,7 @@ static int map_ring(struct evsrc *s, struct evsrc_cpu *c, size_t ci, int fd, siz
 		       c->data_len >> 10, (unsigned)c->cpu, strerror(errno));
 		return err;
 	}
-	int err = pring_init(&c->ring, c->base, s->page, c->data_len, s->tmp);
+	int err = perfring_init(&c->ring, c->base, s->page, c->data_len, s->tmp);
 	if (err < 0)
 		return err;
 	s->pfd[ci].fd = fd;
@@ -511,7 +511,7 @@ static int open_member(struct evsrc *s, struct evsrc_cpu *c, size_t ci, size_t i
 	}
 	/* its counting twin, in the group: enabled and disabled with it */
 	if (s->st.counting) {
-		int t = ptwin_open(&a, (int)cpu, c->ring_fd);
+		int t = firecount_open(&a, (int)cpu, c->ring_fd);
 		if (t < 0)
 			evsrc_twins_off(s, "the counting events could not be opened", t);
 		else
@@ -586,7 +586,7 @@ int evsrc_open(struct evsrc **sp, const char *const *events, size_t nr, const st
 	if (!s->opts.queue_events)
 		s->opts.queue_events = 32768;
 	s->page = (size_t)sysconf(_SC_PAGESIZE);
-	s->tmp = malloc(PRING_MAX_RECORD);
+	s->tmp = malloc(PERFRING_MAX_RECORD);
 	if (!s->tmp)
 		return -ENOMEM;
 

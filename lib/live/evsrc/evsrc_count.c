@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* evsrc_count.c - the counting twins: fired against delivered (see evsrc.h, ptwin.h). */
+/* evsrc_count.c - the counting twins: fired against delivered (see evsrc.h, firecount.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 
 #include "evsrc_int.h"
 #include "base/firedtab.h"
-#include "live/ptwin.h"
+#include "live/firecount.h"
 
 const char *evsrc_count_note(const struct evsrc *s)
 {
@@ -50,7 +50,7 @@ int evsrc_count(struct evsrc *s)
 			uint64_t v;
 			if (s->ev[i].twin[c] < 0)
 				continue;
-			err = ptwin_read(s->ev[i].twin[c], &v);
+			err = firecount_read(s->ev[i].twin[c], &v);
 			if (!err)
 				s->ev[i].fired[c] = v;
 		}

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "live/evsrc.h"
-#include "live/pring.h"
+#include "live/perfring.h"
 
 #define EVSRC_MAX_EVENTS	128
 #define EVSRC_MAX_SYSTEMS	16
@@ -39,7 +39,7 @@ struct evsrc_cpu {
 	void *base;
 	size_t map_len;
 	size_t data_len;
-	struct pring ring;		/* walks base's data area */
+	struct perfring ring;		/* walks base's data area */
 	struct tpevent *q;			/* reorder queue, sorted by time */
 	size_t q_head, q_len;
 	struct evsrc *owner;
@@ -66,7 +66,7 @@ struct evsrc {
 	void *raw_arg;
 	struct pdwrite *rec_pw;		/* evsrc_record_into */
 	bool *rec_err;
-	uint8_t *tmp;			/* bounce buffer of every ring (pring) */
+	uint8_t *tmp;			/* bounce buffer of every ring (perfring) */
 	char note[1024];		/* events left out */
 	char count_note[256];		/* why the twins do not count ("" when they do) */
 	size_t page;

@@ -43,7 +43,7 @@ static void q_insert(struct evsrc *s, struct evsrc_cpu *c, const struct tpevent 
 	c->q_len++;
 }
 
-/* One ring record (pring_cb): PERF_RECORD_LOST is counted by the walker. */
+/* One ring record (perfring_cb): PERF_RECORD_LOST is counted by the walker. */
 static int handle_record(void *arg, const struct perf_event_header *h, const uint8_t *rec)
 {
 	struct evsrc_cpu *c = arg;
@@ -51,7 +51,7 @@ static int handle_record(void *arg, const struct perf_event_header *h, const uin
 	size_t size = h->size;
 
 	if (q_full(s, c))
-		return PRING_STOPPED;	/* resumed by the next drain */
+		return PERFRING_STOPPED;	/* resumed by the next drain */
 	if (h->type == PERF_RECORD_LOST) {
 		if (s->raw_cb)
 			s->raw_cb(s->raw_arg, c->cpu, 0, rec, size);
@@ -97,14 +97,14 @@ static int handle_record(void *arg, const struct perf_event_header *h, const uin
  * has records left. */
 bool evsrc_drain_all(struct evsrc *s)
 {
-	struct pring_stats tot = { 0 };
+	struct perfring_stats tot = { 0 };
 	bool pending = false;
 
 	for (size_t i = 0; i < s->nr_cpus; i++) {
 		struct evsrc_cpu *c = &s->cpus[i];
-		c->pending = pring_walk(&c->ring, handle_record, c) == PRING_STOPPED;
+		c->pending = perfring_walk(&c->ring, handle_record, c) == PERFRING_STOPPED;
 		pending |= c->pending;
-		pring_stats_add(&tot, &c->ring.st);
+		perfring_stats_add(&tot, &c->ring.st);
 	}
 	s->st.throttles = tot.throttles;
 	s->st.unthrottles = tot.unthrottles;

@@ -50,7 +50,7 @@ void pdprint_free(struct pdprint *p)
 	free(p->memo.slots);
 	free(p->memo.arena);
 	for (size_t i = 0; i < p->nr_tps; i++)
-		ppcomp_free(p->tps[i].prog);
+		printfmt_free(p->tps[i].prog);
 	free(p->tps);
 	free(p->scratch);
 	free(p->fix);
@@ -383,7 +383,7 @@ static struct tp_info *tp_lookup(struct pdprint *p, struct tep_event *ev)
 	t->id = ev->id;
 	t->key_start = ks;
 	snprintf(t->name, sizeof(t->name), "%s:%s", ev->system ? ev->system : "?", ev->name ? ev->name : "?");
-	if (ppcomp_compile(ev, &t->prog, t->why, sizeof(t->why)))
+	if (printfmt_compile(ev, &t->prog, t->why, sizeof(t->why)))
 		t->prog = NULL;
 	p->last_tp = p->nr_tps++;
 	return t;
@@ -440,7 +440,7 @@ static inline __attribute__((always_inline)) void trace_text(struct pdprint *p, 
 	size_t len;
 	struct tp_info *t = tp_lookup(p, e->tp);
 	if (t && t->prog) {
-		size_t need = ppcomp_max_len(t->prog, s->raw_size);
+		size_t need = printfmt_max_len(t->prog, s->raw_size);
 		char *at = o->pos < o->len && o->len - o->pos >= need ? o->buf + o->pos : NULL;
 		if (!at && need > p->scratch_cap) {
 			char *nb = realloc(p->scratch, need);
@@ -453,7 +453,7 @@ static inline __attribute__((always_inline)) void trace_text(struct pdprint *p, 
 			at = p->scratch;
 		p->no_defer = at == p->scratch;
 		size_t nfix = p->nfix;
-		int n = at ? ppcomp_run(t->prog, s->raw, s->raw_size, at, &p->symcb) : PPCOMP_FALLBACK;
+		int n = at ? printfmt_run(t->prog, s->raw, s->raw_size, at, &p->symcb) : PRINTFMT_FALLBACK;
 		p->no_defer = false;
 		if (n < 0)
 			p->nfix = nfix;	/* that text is not used */
@@ -508,9 +508,9 @@ static size_t fast_prefix(struct pdprint *p, const char *comm, size_t cl, int32_
 		memset(o, ' ', 8);
 		o += 5 - n;
 	}
-	o = ppcomp_put_dec(o, (uint64_t)tid, n);
+	o = printfmt_put_dec(o, (uint64_t)tid, n);
 	memcpy(o, " [", 2);
-	o = ppcomp_put_dec(o + 2, (uint64_t)cpu, 3);
+	o = printfmt_put_dec(o + 2, (uint64_t)cpu, 3);
 	memcpy(o, "] ", 2);
 	o += 2;
 	uint64_t sec = t / 1000000000ULL, nsec = t % 1000000000ULL;
@@ -520,17 +520,17 @@ static size_t fast_prefix(struct pdprint *p, const char *comm, size_t cl, int32_
 			memset(o, ' ', 8);
 			o += 5 - n;
 		}
-		o = ppcomp_put_dec(o, sec, n);
+		o = printfmt_put_dec(o, sec, n);
 		*o++ = '.';
-		o = ppcomp_put_dec(o, nsec, 9);
+		o = printfmt_put_dec(o, nsec, 9);
 	} else {	/* "%12s" of "sec.usec" */
 		if (n + 7 < 12) {
 			memset(o, ' ', 16);
 			o += 12 - (n + 7);
 		}
-		o = ppcomp_put_dec(o, sec, n);
+		o = printfmt_put_dec(o, sec, n);
 		*o++ = '.';
-		o = ppcomp_put_dec(o, nsec / 1000ULL, 6);
+		o = printfmt_put_dec(o, nsec / 1000ULL, 6);
 	}
 	memcpy(o, ": ", 2);
 	o += 2;

@@ -16,7 +16,7 @@
 
 #include "format/ksym.h"
 #include "print/pdprint.h"
-#include "print/ppcomp.h"
+#include "print/printfmt.h"
 #include "engine/thread.h"
 
 /*
@@ -47,7 +47,7 @@ struct memo {
 struct tp_info {
 	int id;
 	int key_start;		/* first raw byte that can affect the text; -1 = no memo */
-	struct ppcomp_prog *prog;	/* the compiled print format, or NULL */
+	struct printfmt_prog *prog;	/* the compiled print format, or NULL */
 	char why[96];		/* why not compiled */
 	char name[64];		/* "sys:name" */
 	uint64_t compiled, fallback;	/* samples printed each way */
@@ -68,7 +68,7 @@ struct pdprint {
 	struct memo memo;
 	struct tp_info *tps;
 	size_t nr_tps, last_tp;
-	struct ppcomp_symcb symcb;
+	struct printfmt_symcb symcb;
 	char *scratch;		/* a compiled text that did not fit the caller's buffer */
 	size_t scratch_cap;
 	int name_width;		/* computed lazily: pipe mode adds evsels late */

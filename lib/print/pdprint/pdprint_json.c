@@ -7,7 +7,7 @@
 #include <json-c/json.h>
 #include <traceevent/event-parse.h>
 
-#include "base/jsonv.h"
+#include "base/jsonnum.h"
 #include "pdprint_int.h"
 
 static struct json_object *field_json(struct tep_format_field *fl, const struct pdread_sample *s,
@@ -38,14 +38,14 @@ static struct json_object *field_json(struct tep_format_field *fl, const struct 
 		if (esz > 8)
 			esz = 1;
 		for (unsigned i = 0; i + esz <= len; i += esz)
-			json_object_array_add(a, jsonv_u64(tep_read_number(tep, data + off + i, (int)esz)));
+			json_object_array_add(a, jsonnum_u64(tep_read_number(tep, data + off + i, (int)esz)));
 		return a;
 	}
 	if (len == 0 || len > 8)
 		return NULL;
 	unsigned long long v = tep_read_number(tep, data + off, (int)len);
 	if (fl->flags & TEP_FIELD_IS_POINTER)
-		return jsonv_addr(v);
+		return jsonnum_addr(v);
 	if (fl->flags & TEP_FIELD_IS_SIGNED) {
 		int64_t sv;
 		switch (len) {
@@ -54,9 +54,9 @@ static struct json_object *field_json(struct tep_format_field *fl, const struct 
 		case 4: sv = (int32_t)v; break;
 		default: sv = (int64_t)v; break;
 		}
-		return jsonv_i64(sv);
+		return jsonnum_i64(sv);
 	}
-	return jsonv_u64(v);
+	return jsonnum_u64(v);
 }
 
 struct json_object *pdprint_json(struct pdprint *p, const struct pdread_event *ev, const char *schema)
@@ -72,12 +72,12 @@ struct json_object *pdprint_json(struct pdprint *p, const struct pdread_event *e
 	json_object_object_add(o, "pid", json_object_new_int((int32_t)s->pid));
 	json_object_object_add(o, "tid", json_object_new_int((int32_t)s->tid));
 	json_object_object_add(o, "cpu", json_object_new_int((int32_t)s->cpu));
-	json_object_object_add(o, "time_ns", jsonv_u64(s->time));
+	json_object_object_add(o, "time_ns", jsonnum_u64(s->time));
 	json_object_object_add(o, "event", e && e->name ? json_object_new_string(e->name) : NULL);
 	if (s->type & PDFORMAT_SAMPLE_PERIOD)
-		json_object_object_add(o, "period", jsonv_u64(s->period));
+		json_object_object_add(o, "period", jsonnum_u64(s->period));
 	if (s->type & PDFORMAT_SAMPLE_IP)
-		json_object_object_add(o, "ip", jsonv_addr(s->ip));
+		json_object_object_add(o, "ip", jsonnum_addr(s->ip));
 	if (e && e->tp && s->raw) {
 		struct json_object *fo = json_object_new_object();
 		struct tep_format_field *fl;

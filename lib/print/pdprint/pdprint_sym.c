@@ -195,7 +195,7 @@ int pdprint_emit(struct pdprint *p, const char *buf, size_t len, pdprint_emit_fn
 		if (f->at > at)
 			err = emit(ctx, at, (size_t)(f->at - at));
 		at = f->at;
-		char tmp[PPCOMP_SYM_MAX];
+		char tmp[PRINTFMT_SYM_MAX];
 		struct sym_ent *e = sc_find(p, f->addr);
 		struct ksym_hit h;
 		bool found = e && e->used ? e->name != NULL : pdprint_ksym(p, f->addr, &h);

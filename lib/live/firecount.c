@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* ptwin.c - counting twins of sampled perf events (see ptwin.h). */
+/* firecount.c - counting twins of sampled perf events (see firecount.h). */
 #include <errno.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "live/ptwin.h"
+#include "live/firecount.h"
 
-int ptwin_open(const struct perf_event_attr *sampled, int cpu, int group_fd)
+int firecount_open(const struct perf_event_attr *sampled, int cpu, int group_fd)
 {
 	struct perf_event_attr a;
 
@@ -27,7 +27,7 @@ int ptwin_open(const struct perf_event_attr *sampled, int cpu, int group_fd)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-int ptwin_read(int fd, uint64_t *count)
+int firecount_read(int fd, uint64_t *count)
 {
 	uint64_t v;
 	ssize_t n = read(fd, &v, sizeof(v));

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pring.h - walk the data area of a perf mmap ring: the one reader of
+ * perfring.h - walk the data area of a perf mmap ring: the one reader of
  * perf_event_mmap_page rings (evsrc, dtlrec, idlecheck use it).
  *
- * Prefix: pring_.
+ * Prefix: perfring_.
  *
- *	struct pring r;
- *	pring_init(&r, base, page, data_len, NULL);	// base = the mmap of the fd
+ *	struct perfring r;
+ *	perfring_init(&r, base, page, data_len, NULL);	// base = the mmap of the fd
  *	...
- *	int rc = pring_walk(&r, on_record, arg);	// PRING_STOPPED: on_record said stop
+ *	int rc = perfring_walk(&r, on_record, arg);	// PERFRING_STOPPED: on_record said stop
  *	... r.st.lost, r.st.corrupt_bytes ...
- *	pring_fini(&r);
+ *	perfring_fini(&r);
  *
  * The walk reads data_head with acquire order, hands every record between
  * data_tail and data_head to the callback (header and body contiguous: a
@@ -29,8 +29,8 @@
  *
  * Never prints, never exits; not thread-safe (one walker per ring).
  */
-#ifndef LATSCOPE_PRING_H
-#define LATSCOPE_PRING_H
+#ifndef LATSCOPE_PERFRING_H
+#define LATSCOPE_PERFRING_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,12 +40,12 @@
 
 /* The largest record (perf_event_header.size is 16 bits): the size of a
  * bounce buffer. */
-#define PRING_MAX_RECORD 65536u
+#define PERFRING_MAX_RECORD 65536u
 
-/* pring_walk's return when the callback asked to stop. */
-#define PRING_STOPPED 1
+/* perfring_walk's return when the callback asked to stop. */
+#define PERFRING_STOPPED 1
 
-struct pring_stats {
+struct perfring_stats {
 	uint64_t records;		/* records the callback consumed */
 	uint64_t lost;			/* events the kernel dropped (sum of PERF_RECORD_LOST) */
 	uint64_t lost_records;		/* PERF_RECORD_LOST records */
@@ -56,49 +56,49 @@ struct pring_stats {
 	uint64_t unthrottles;		/* PERF_RECORD_UNTHROTTLE: it sampled again */
 };
 
-struct pring {
+struct perfring {
 	struct perf_event_mmap_page *pg;	/* control page (the caller's mapping) */
 	const uint8_t *data;		/* data area */
 	uint64_t size;			/* bytes in the data area */
-	uint8_t *bounce;		/* PRING_MAX_RECORD bytes for wrapped records */
-	bool own_bounce;		/* allocated by pring_init, freed by pring_fini */
-	struct pring_stats st;
+	uint8_t *bounce;		/* PERFRING_MAX_RECORD bytes for wrapped records */
+	bool own_bounce;		/* allocated by perfring_init, freed by perfring_fini */
+	struct perfring_stats st;
 };
 
 /*
- * pring_cb - one record: h its header (host order), rec the whole record
+ * perfring_cb - one record: h its header (host order), rec the whole record
  * (h->size bytes, header included), valid only during the call.  Return 0
- * to consume it and go on; PRING_STOPPED (or any positive value) to stop
+ * to consume it and go on; PERFRING_STOPPED (or any positive value) to stop
  * before it (it stays in the ring: the next walk starts with it); a
- * negative errno to stop before it and make pring_walk return that error.
+ * negative errno to stop before it and make perfring_walk return that error.
  */
-typedef int (*pring_cb)(void *arg, const struct perf_event_header *h, const uint8_t *rec);
+typedef int (*perfring_cb)(void *arg, const struct perf_event_header *h, const uint8_t *rec);
 
 /*
- * pring_init - set r up over a mapped ring: base is the control page,
+ * perfring_init - set r up over a mapped ring: base is the control page,
  * data_offset/data_size place the data area (data_size > 0).  bounce is a
- * PRING_MAX_RECORD-byte buffer the caller keeps (and frees after
- * pring_fini), or NULL: pring_init allocates one, pring_fini frees it.  The
+ * PERFRING_MAX_RECORD-byte buffer the caller keeps (and frees after
+ * perfring_fini), or NULL: perfring_init allocates one, perfring_fini frees it.  The
  * mapping stays the caller's.  Returns 0, -EINVAL or -ENOMEM (r is then
- * safe to pass to pring_fini).
+ * safe to pass to perfring_fini).
  */
-int pring_init(struct pring *r, void *base, size_t data_offset, size_t data_size, uint8_t *bounce);
+int perfring_init(struct perfring *r, void *base, size_t data_offset, size_t data_size, uint8_t *bounce);
 
-/* pring_fini - free what pring_init allocated (not the mapping, not a
+/* perfring_fini - free what perfring_init allocated (not the mapping, not a
  * caller's bounce buffer); r may be zeroed or never initialised by a
- * failed pring_init.  The counters stay readable. */
-void pring_fini(struct pring *r);
+ * failed perfring_init.  The counters stay readable. */
+void perfring_fini(struct perfring *r);
 
 /*
- * pring_walk - hand the records between data_tail and data_head to cb, in
+ * perfring_walk - hand the records between data_tail and data_head to cb, in
  * ring order, and advance data_tail past the consumed ones.  Returns 0 when
- * the ring was read up to the head it saw, PRING_STOPPED when cb stopped
+ * the ring was read up to the head it saw, PERFRING_STOPPED when cb stopped
  * (call again later to resume with the same record), or cb's negative errno.
  * cb may be NULL: every record is consumed (and counted).
  */
-int pring_walk(struct pring *r, pring_cb cb, void *arg);
+int perfring_walk(struct perfring *r, perfring_cb cb, void *arg);
 
-/* pring_stats_add - add src's counters into *dst (totals over rings). */
-void pring_stats_add(struct pring_stats *dst, const struct pring_stats *src);
+/* perfring_stats_add - add src's counters into *dst (totals over rings). */
+void perfring_stats_add(struct perfring_stats *dst, const struct perfring_stats *src);
 
 #endif

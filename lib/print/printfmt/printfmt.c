@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* ppcomp.c - tracepoint print formats compiled to small programs (see ppcomp.h). */
-/* The format string: ppcomp_fmt.c; running a program: ppcomp_run.c; shared types: ppcomp_int.h. */
-#include "ppcomp_int.h"
+/* printfmt.c - tracepoint print formats compiled to small programs (see printfmt.h). */
+/* The format string: printfmt_fmt.c; running a program: printfmt_run.c; shared types: printfmt_int.h. */
+#include "printfmt_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +14,7 @@
 
 #include "base/bytes.h"
 
-int ppcomp_decline(struct ppcomp_prog *pg, const char *fmt, ...)
+int printfmt_decline(struct printfmt_prog *pg, const char *fmt, ...)
 {
 	if (!pg->err) {
 		pg->err = -ENOTSUP;
@@ -28,7 +28,7 @@ int ppcomp_decline(struct ppcomp_prog *pg, const char *fmt, ...)
 	return -1;
 }
 
-static int oom(struct ppcomp_prog *pg)
+static int oom(struct printfmt_prog *pg)
 {
 	if (!pg->err)
 		pg->err = -ENOMEM;
@@ -36,11 +36,11 @@ static int oom(struct ppcomp_prog *pg)
 }
 
 /* Room for one more item in a growable array; its index, or -1. */
-long ppcomp_grow(struct ppcomp_prog *pg, void **arr, size_t *n, size_t *cap, size_t sz)
+long printfmt_grow(struct printfmt_prog *pg, void **arr, size_t *n, size_t *cap, size_t sz)
 {
 	if (*n == *cap) {
-		if (*cap >= PPCOMP_MAX_ITEMS)
-			return ppcomp_decline(pg, "format too large");
+		if (*cap >= PRINTFMT_MAX_ITEMS)
+			return printfmt_decline(pg, "format too large");
 		size_t nc = *cap ? *cap * 2 : 16;
 		void *p = realloc(*arr, nc * sz);
 		if (!p)
@@ -52,10 +52,10 @@ long ppcomp_grow(struct ppcomp_prog *pg, void **arr, size_t *n, size_t *cap, siz
 }
 
 /* Copy text into the pool; its offset, or -1. */
-long ppcomp_pool_add(struct ppcomp_prog *pg, const char *t, size_t len)
+long printfmt_pool_add(struct printfmt_prog *pg, const char *t, size_t len)
 {
-	if (len > PPCOMP_MAX_ITEMS || pg->npool + len > PPCOMP_MAX_ITEMS)
-		return ppcomp_decline(pg, "format too large");
+	if (len > PRINTFMT_MAX_ITEMS || pg->npool + len > PRINTFMT_MAX_ITEMS)
+		return printfmt_decline(pg, "format too large");
 	if (pg->npool + len > pg->cpool) {
 		size_t nc = pg->cpool ? pg->cpool : 256;
 		while (nc < pg->npool + len)
@@ -71,7 +71,7 @@ long ppcomp_pool_add(struct ppcomp_prog *pg, const char *t, size_t len)
 	return (long)(pg->npool - len);
 }
 
-static void need_bytes(struct ppcomp_prog *pg, uint64_t end)
+static void need_bytes(struct printfmt_prog *pg, uint64_t end)
 {
 	if (end > pg->min_size)
 		pg->min_size = end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
@@ -79,7 +79,7 @@ static void need_bytes(struct ppcomp_prog *pg, uint64_t end)
 
 /* ------------------------------------------------------------ numbers */
 
-static long x_new(struct ppcomp_prog *pg, uint8_t kind)
+static long x_new(struct printfmt_prog *pg, uint8_t kind)
 {
 	long i = NEW(pg, x, nx, cx);
 	if (i >= 0) {
@@ -89,7 +89,7 @@ static long x_new(struct ppcomp_prog *pg, uint8_t kind)
 	return i;
 }
 
-static long x_const(struct ppcomp_prog *pg, uint64_t v)
+static long x_const(struct printfmt_prog *pg, uint64_t v)
 {
 	long i = x_new(pg, X_CONST);
 	if (i >= 0)
@@ -97,7 +97,7 @@ static long x_const(struct ppcomp_prog *pg, uint64_t v)
 	return i;
 }
 
-uint64_t ppcomp_x_binop(uint8_t op, uint64_t l, uint64_t r)
+uint64_t printfmt_x_binop(uint8_t op, uint64_t l, uint64_t r)
 {
 	switch (op) {
 	case B_NOT: return !r;
@@ -162,7 +162,7 @@ static uint64_t cast_mask(const char *type)
 	return UINT64_MAX;
 }
 
-static struct tep_format_field *field_of(struct ppcomp_prog *pg, struct tep_format_field *f, const char *name)
+static struct tep_format_field *field_of(struct printfmt_prog *pg, struct tep_format_field *f, const char *name)
 {
 	if (f)
 		return f;
@@ -171,20 +171,20 @@ static struct tep_format_field *field_of(struct ppcomp_prog *pg, struct tep_form
 	return tep_find_any_field(pg->ev, name);
 }
 
-static bool is_const(const struct ppcomp_prog *pg, long i)
+static bool is_const(const struct printfmt_prog *pg, long i)
 {
 	return i >= 0 && pg->x[i].kind == X_CONST;
 }
 
-static long c_cond(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth, bool str);
+static long c_cond(struct printfmt_prog *pg, struct tep_print_arg *a, int depth, bool str);
 
 /* Compile a numeric argument (libtraceevent's eval_num_arg); node or -1. */
-long ppcomp_c_num(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth)
+long printfmt_c_num(struct printfmt_prog *pg, struct tep_print_arg *a, int depth)
 {
 	if (!a)
-		return ppcomp_decline(pg, "missing operand");
-	if (depth > PPCOMP_MAX_DEPTH)
-		return ppcomp_decline(pg, "expression too deep");
+		return printfmt_decline(pg, "missing operand");
+	if (depth > PRINTFMT_MAX_DEPTH)
+		return printfmt_decline(pg, "expression too deep");
 	switch (a->type) {
 	case TEP_PRINT_NULL:
 	case TEP_PRINT_FLAGS:
@@ -204,9 +204,9 @@ long ppcomp_c_num(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth)
 	case TEP_PRINT_FIELD: {
 		struct tep_format_field *f = field_of(pg, a->field.field, a->field.name);
 		if (!f)
-			return ppcomp_decline(pg, "unknown field %s", a->field.name ? a->field.name : "?");
+			return printfmt_decline(pg, "unknown field %s", a->field.name ? a->field.name : "?");
 		if (f->offset < 0 || f->size < 0 || f->offset > 0xffff || f->size > 0xffff)
-			return ppcomp_decline(pg, "field %s out of range", f->name);
+			return printfmt_decline(pg, "field %s out of range", f->name);
 		long i = x_new(pg, X_FIELD);
 		if (i < 0)
 			return -1;
@@ -216,7 +216,7 @@ long ppcomp_c_num(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth)
 		return i;
 	}
 	case TEP_PRINT_TYPE: {
-		long it = ppcomp_c_num(pg, a->typecast.item, depth + 1);
+		long it = printfmt_c_num(pg, a->typecast.item, depth + 1);
 		if (it < 0)
 			return -1;
 		uint64_t m = a->typecast.type ? cast_mask(a->typecast.type) : UINT64_MAX;
@@ -239,13 +239,13 @@ long ppcomp_c_num(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth)
 			return c_cond(pg, a, depth, false);
 		int code = binop_code(op);
 		if (code < 0)
-			return ppcomp_decline(pg, "operator '%s'", op);
-		long l = ppcomp_c_num(pg, a->op.left, depth + 1);
-		long r = l < 0 ? -1 : ppcomp_c_num(pg, a->op.right, depth + 1);
+			return printfmt_decline(pg, "operator '%s'", op);
+		long l = printfmt_c_num(pg, a->op.left, depth + 1);
+		long r = l < 0 ? -1 : printfmt_c_num(pg, a->op.right, depth + 1);
 		if (r < 0)
 			return -1;
 		if (is_const(pg, l) && is_const(pg, r))
-			return x_const(pg, ppcomp_x_binop((uint8_t)code, pg->x[l].k, pg->x[r].k));
+			return x_const(pg, printfmt_x_binop((uint8_t)code, pg->x[l].k, pg->x[r].k));
 		long i = x_new(pg, X_BIN);
 		if (i >= 0) {
 			pg->x[i].op = (uint8_t)code;
@@ -255,22 +255,22 @@ long ppcomp_c_num(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth)
 		return i;
 	}
 	default:
-		return ppcomp_decline(pg, "numeric argument of type %d", (int)a->type);
+		return printfmt_decline(pg, "numeric argument of type %d", (int)a->type);
 	}
 }
 
-static long s_new(struct ppcomp_prog *pg, uint8_t kind);
+static long s_new(struct printfmt_prog *pg, uint8_t kind);
 
 /* cond ? a : b (the parser makes it "?" with a ":" on its right), as a
  * number or as a string argument; a constant condition picks its branch. */
-static long c_cond(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth, bool str)
+static long c_cond(struct printfmt_prog *pg, struct tep_print_arg *a, int depth, bool str)
 {
 	struct tep_print_arg *r = a->op.right;
 	if (!r || r->type != TEP_PRINT_OP || !r->op.op || strcmp(r->op.op, ":"))
-		return ppcomp_decline(pg, "malformed ?:");
-	long c = ppcomp_c_num(pg, a->op.left, depth + 1);
-	long t = c < 0 ? -1 : str ? ppcomp_c_str(pg, r->op.left, depth + 1) : ppcomp_c_num(pg, r->op.left, depth + 1);
-	long f = t < 0 ? -1 : str ? ppcomp_c_str(pg, r->op.right, depth + 1) : ppcomp_c_num(pg, r->op.right, depth + 1);
+		return printfmt_decline(pg, "malformed ?:");
+	long c = printfmt_c_num(pg, a->op.left, depth + 1);
+	long t = c < 0 ? -1 : str ? printfmt_c_str(pg, r->op.left, depth + 1) : printfmt_c_num(pg, r->op.left, depth + 1);
+	long f = t < 0 ? -1 : str ? printfmt_c_str(pg, r->op.right, depth + 1) : printfmt_c_num(pg, r->op.right, depth + 1);
 	if (f < 0)
 		return -1;
 	if (is_const(pg, c))
@@ -290,7 +290,7 @@ static long c_cond(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth, b
 
 /* ------------------------------------------------------------ strings */
 
-static long s_new(struct ppcomp_prog *pg, uint8_t kind)
+static long s_new(struct printfmt_prog *pg, uint8_t kind)
 {
 	long i = NEW(pg, s, ns, cs);
 	if (i >= 0) {
@@ -300,10 +300,10 @@ static long s_new(struct ppcomp_prog *pg, uint8_t kind)
 	return i;
 }
 
-static long s_lit(struct ppcomp_prog *pg, const char *t)
+static long s_lit(struct printfmt_prog *pg, const char *t)
 {
 	size_t len = t ? strlen(t) : 0;
-	long off = ppcomp_pool_add(pg, t ? t : "", len);
+	long off = printfmt_pool_add(pg, t ? t : "", len);
 	long i = off < 0 ? -1 : s_new(pg, S_LIT);
 	if (i >= 0) {
 		pg->s[i].off = (uint32_t)off;
@@ -334,7 +334,7 @@ static int64_t flag_value(const char *v)
 	return -1;
 }
 
-static long c_entries(struct ppcomp_prog *pg, struct tep_print_flag_sym *fs, uint32_t *count)
+static long c_entries(struct printfmt_prog *pg, struct tep_print_flag_sym *fs, uint32_t *count)
 {
 	long first = (long)pg->ne;
 	*count = 0;
@@ -343,7 +343,7 @@ static long c_entries(struct ppcomp_prog *pg, struct tep_print_flag_sym *fs, uin
 		if (e < 0)
 			return -1;
 		const char *str = fs->str ? fs->str : "";
-		long off = ppcomp_pool_add(pg, str, strlen(str));
+		long off = printfmt_pool_add(pg, str, strlen(str));
 		if (off < 0)
 			return -1;
 		pg->e[e].val = flag_value(fs->value);
@@ -355,12 +355,12 @@ static long c_entries(struct ppcomp_prog *pg, struct tep_print_flag_sym *fs, uin
 }
 
 /* Compile a %s argument (libtraceevent's print_str_arg); node or -1. */
-long ppcomp_c_str(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth)
+long printfmt_c_str(struct printfmt_prog *pg, struct tep_print_arg *a, int depth)
 {
 	if (!a)
-		return ppcomp_decline(pg, "missing string argument");
-	if (depth > PPCOMP_MAX_DEPTH)
-		return ppcomp_decline(pg, "expression too deep");
+		return printfmt_decline(pg, "missing string argument");
+	if (depth > PRINTFMT_MAX_DEPTH)
+		return printfmt_decline(pg, "expression too deep");
 	switch (a->type) {
 	case TEP_PRINT_NULL:
 	case TEP_PRINT_TYPE:
@@ -374,11 +374,11 @@ long ppcomp_c_str(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth)
 	case TEP_PRINT_FIELD: {
 		struct tep_format_field *f = field_of(pg, a->field.field, a->field.name);
 		if (!f)
-			return ppcomp_decline(pg, "unknown field %s", a->field.name ? a->field.name : "?");
+			return printfmt_decline(pg, "unknown field %s", a->field.name ? a->field.name : "?");
 		if (f->size <= 0 || f->offset < 0 || f->offset > 0xffff || f->size > 0xffff)
-			return ppcomp_decline(pg, "string field %s of size %d", f->name, f->size);
+			return printfmt_decline(pg, "string field %s of size %d", f->name, f->size);
 		if (!(f->flags & TEP_FIELD_IS_ARRAY) && f->size == tep_get_long_size(pg->ev->tep))
-			return ppcomp_decline(pg, "%%s of the long field %s (printk string lookup)", f->name);
+			return printfmt_decline(pg, "%%s of the long field %s (printk string lookup)", f->name);
 		long i = s_new(pg, S_ARRAY);
 		if (i >= 0) {
 			pg->s[i].off = (uint32_t)f->offset;
@@ -392,7 +392,7 @@ long ppcomp_c_str(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth)
 		if (!f)
 			return s_new(pg, S_NONE);
 		if (f->size != 4 || f->offset < 0 || f->offset > 0xffff)
-			return ppcomp_decline(pg, "__get_str(%s) with a %d-byte location", f->name, f->size);
+			return printfmt_decline(pg, "__get_str(%s) with a %d-byte location", f->name, f->size);
 		long i = s_new(pg, S_DYN);
 		if (i >= 0) {
 			pg->s[i].off = (uint32_t)f->offset;
@@ -404,7 +404,7 @@ long ppcomp_c_str(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth)
 	case TEP_PRINT_FLAGS:
 	case TEP_PRINT_SYMBOL: {
 		bool fl = a->type == TEP_PRINT_FLAGS;
-		long x = ppcomp_c_num(pg, fl ? a->flags.field : a->symbol.field, depth + 1);
+		long x = printfmt_c_num(pg, fl ? a->flags.field : a->symbol.field, depth + 1);
 		if (x < 0)
 			return -1;
 		uint32_t count;
@@ -415,7 +415,7 @@ long ppcomp_c_str(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth)
 		size_t dlen = 0;
 		if (fl && a->flags.delim) {
 			dlen = strlen(a->flags.delim);
-			doff = ppcomp_pool_add(pg, a->flags.delim, dlen);
+			doff = printfmt_pool_add(pg, a->flags.delim, dlen);
 			if (doff < 0)
 				return -1;
 		}
@@ -436,16 +436,16 @@ long ppcomp_c_str(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth)
 		return c_cond(pg, a, depth, true);
 	}
 	default:
-		return ppcomp_decline(pg, "string argument of type %d", (int)a->type);
+		return printfmt_decline(pg, "string argument of type %d", (int)a->type);
 	}
 }
 
-int ppcomp_compile(struct tep_event *ev, struct ppcomp_prog **out, char *why, size_t why_len)
+int printfmt_compile(struct tep_event *ev, struct printfmt_prog **out, char *why, size_t why_len)
 {
 	*out = NULL;
 	if (why && why_len)
 		why[0] = '\0';
-	struct ppcomp_prog *pg = calloc(1, sizeof(*pg));
+	struct printfmt_prog *pg = calloc(1, sizeof(*pg));
 	if (!pg)
 		return -ENOMEM;
 	pg->ev = ev;
@@ -458,18 +458,18 @@ int ppcomp_compile(struct tep_event *ev, struct ppcomp_prog **out, char *why, si
 	struct tep_format_field *ct = ev ? tep_find_common_field(ev, "common_type") : NULL;
 	struct tep_format_field *ct0 = first ? tep_find_common_field(first, "common_type") : NULL;
 	if (!ev || !ev->tep || !ev->print_fmt.format)
-		ppcomp_decline(pg, "no print format");
+		printfmt_decline(pg, "no print format");
 	else if (ev->flags & bad)
-		ppcomp_decline(pg, "event flags %#x", (unsigned)(ev->flags & bad));
+		printfmt_decline(pg, "event flags %#x", (unsigned)(ev->flags & bad));
 	else if (ev->handler)
-		ppcomp_decline(pg, "a plugin handler prints it");
+		printfmt_decline(pg, "a plugin handler prints it");
 	else if (!ct || !ct0 || ct->offset != ct0->offset || ct->size != ct0->size || ct->offset < 0 ||
 		 (ct->size != 1 && ct->size != 2 && ct->size != 4 && ct->size != 8) || ct->offset > 0xffff)
-		ppcomp_decline(pg, "common_type field");
+		printfmt_decline(pg, "common_type field");
 	else if (sizeof(void *) != 8)
-		ppcomp_decline(pg, "32-bit host");
+		printfmt_decline(pg, "32-bit host");
 	else
-		ppcomp_c_format(pg, ev->print_fmt.format);
+		printfmt_c_format(pg, ev->print_fmt.format);
 	if (!pg->err) {
 		pg->type_off = (uint32_t)ct->offset;
 		pg->type_size = (uint32_t)ct->size;
@@ -484,26 +484,26 @@ int ppcomp_compile(struct tep_event *ev, struct ppcomp_prog **out, char *why, si
 			case P_LIT: m += s->len; break;
 			case P_INT: m += w > 24 ? w : 24; break;
 			case P_PTR: m += 18; break;
-			case P_SYM: m += PPCOMP_SYM_MAX; break;
-			case P_STR: m += ppcomp_str_bound(pg, s->a, s, &pg->ndyn, 0); break;
+			case P_SYM: m += PRINTFMT_SYM_MAX; break;
+			case P_STR: m += printfmt_str_bound(pg, s->a, s, &pg->ndyn, 0); break;
 			}
 		}
 		pg->static_max = m;
-		if (m > PPCOMP_MAX_OUT)
-			ppcomp_decline(pg, "a line of up to %zu bytes", m);
+		if (m > PRINTFMT_MAX_OUT)
+			printfmt_decline(pg, "a line of up to %zu bytes", m);
 	}
 	int err = pg->err;
 	pg->ev = NULL;
 	pg->why = NULL;
 	if (err) {
-		ppcomp_free(pg);
+		printfmt_free(pg);
 		return err;
 	}
 	*out = pg;
 	return 0;
 }
 
-void ppcomp_free(struct ppcomp_prog *pg)
+void printfmt_free(struct printfmt_prog *pg)
 {
 	if (!pg)
 		return;
@@ -515,12 +515,12 @@ void ppcomp_free(struct ppcomp_prog *pg)
 	free(pg);
 }
 
-size_t ppcomp_max_len(const struct ppcomp_prog *pg, uint32_t raw_size)
+size_t printfmt_max_len(const struct printfmt_prog *pg, uint32_t raw_size)
 {
 	return pg->static_max + (size_t)pg->ndyn * ((size_t)raw_size + 1) + 1;
 }
 
-bool ppcomp_prints_symbols(const struct ppcomp_prog *pg)
+bool printfmt_prints_symbols(const struct printfmt_prog *pg)
 {
 	return pg->syms;
 }

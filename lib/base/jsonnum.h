@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jsonv.h - JSON values that JSON readers do not round.
+ * jsonnum.h - JSON values that JSON readers do not round.
  *
- * Prefix: jsonv_.
+ * Prefix: jsonnum_.
  *
  * Many JSON readers (JavaScript, jq, Python's json with floats elsewhere)
  * hold numbers as IEEE doubles, exact only up to 2^53.  Every command writes
@@ -16,17 +16,17 @@
  * The objects are new references the caller hands to json-c (which frees
  * them with their parent).
  */
-#ifndef LATSCOPE_JSONV_H
-#define LATSCOPE_JSONV_H
+#ifndef LATSCOPE_JSONNUM_H
+#define LATSCOPE_JSONNUM_H
 
 #include <stdint.h>
 
 #include <json-c/json.h>
 
-#define JSONV_EXACT_MAX (1ULL << 53)
+#define JSONNUM_EXACT_MAX (1ULL << 53)
 
-struct json_object *jsonv_u64(uint64_t v);
-struct json_object *jsonv_i64(int64_t v);
-struct json_object *jsonv_addr(uint64_t a);
+struct json_object *jsonnum_u64(uint64_t v);
+struct json_object *jsonnum_i64(int64_t v);
+struct json_object *jsonnum_addr(uint64_t a);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for lib/ppcomp (compiled print formats): the real formats of
+ * Unit tests for lib/printfmt (compiled print formats): the real formats of
  * tests/data/formats and made-up ones covering every construct the
  * compiler takes, printed from random payloads in both byte orders and
  * compared with libtraceevent (tests/ppcoracle.h); the constructs it must
@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "base/bytes.h"
-#include "print/ppcomp.h"
+#include "print/printfmt.h"
 #include "../ppcoracle.h"
 
 #define FORMATS "tests/data/formats"
@@ -219,9 +219,9 @@ static void compare_all(struct tep_handle *tep, bool big, unsigned n, size_t wan
 	size_t compiled = 0;
 	for (int i = 0; i < tep_get_events_count(tep); i++) {
 		struct tep_event *ev = tep_get_event(tep, i);
-		struct ppcomp_prog *pg = NULL;
+		struct printfmt_prog *pg = NULL;
 		char why[128];
-		if (ppcomp_compile(ev, &pg, why, sizeof(why))) {
+		if (printfmt_compile(ev, &pg, why, sizeof(why))) {
 			fprintf(stderr, "not compiled: %s: %s\n", ev->name, why);
 			continue;
 		}
@@ -230,7 +230,7 @@ static void compare_all(struct tep_handle *tep, bool big, unsigned n, size_t wan
 			uint32_t size = payload(ev, p, &seed, big);
 			assert_int_equal(ppco_check(&o, tep, pg, p, size, stderr, 10), 0);
 		}
-		ppcomp_free(pg);
+		printfmt_free(pg);
 	}
 	assert_int_equal(compiled, want_compiled);
 	assert_true(o.compared > o.fallbacks * 4);
@@ -267,9 +267,9 @@ static void test_declined(void **state)
 	for (size_t i = 0; i < sizeof(declined) / sizeof(declined[0]); i++)
 		parse_text(tep, declined[i], "synth");
 	for (int i = 0; i < tep_get_events_count(tep); i++) {
-		struct ppcomp_prog *pg = (struct ppcomp_prog *)&pg;
+		struct printfmt_prog *pg = (struct printfmt_prog *)&pg;
 		char why[128];
-		assert_int_equal(ppcomp_compile(tep_get_event(tep, i), &pg, why, sizeof(why)), -ENOTSUP);
+		assert_int_equal(printfmt_compile(tep_get_event(tep, i), &pg, why, sizeof(why)), -ENOTSUP);
 		assert_null(pg);
 		assert_true(why[0] != '\0');
 	}
@@ -284,9 +284,9 @@ static void test_runtime_fallback(void **state)
 	parse_text(tep, synth[1], "synth");	/* strs */
 	parse_text(tep, synth[0], "synth");	/* ints */
 	struct tep_event *strs = tep_find_event_by_name(tep, "synth", "strs");
-	struct ppcomp_prog *pg;
-	assert_int_equal(ppcomp_compile(strs, &pg, NULL, 0), 0);
-	assert_false(ppcomp_prints_symbols(pg));
+	struct printfmt_prog *pg;
+	assert_int_equal(printfmt_compile(strs, &pg, NULL, 0), 0);
+	assert_false(printfmt_prints_symbols(pg));
 	uint8_t p[64];
 	memset(p, 'x', sizeof(p));
 	bytes_st16(p, (uint16_t)strs->id, false);
@@ -294,19 +294,19 @@ static void test_runtime_fallback(void **state)
 	p[23] = 0;
 	p[43] = 0;
 	char out[1024];
-	assert_true(ppcomp_max_len(pg, 48) <= sizeof(out));
-	int n = ppcomp_run(pg, p, 48, out, NULL);
+	assert_true(printfmt_max_len(pg, 48) <= sizeof(out));
+	int n = printfmt_run(pg, p, 48, out, NULL);
 	assert_true(n > 0);
 	assert_memory_equal(out, "n=xxxxxxxxxxxxxxx s=xxx ", 24);
-	assert_int_equal(ppcomp_run(pg, p, 31, out, NULL), PPCOMP_FALLBACK);	/* shorter than its fields */
+	assert_int_equal(printfmt_run(pg, p, 31, out, NULL), PRINTFMT_FALLBACK);	/* shorter than its fields */
 	bytes_st16(p, 901, false);
-	assert_int_equal(ppcomp_run(pg, p, 48, out, NULL), PPCOMP_FALLBACK);	/* another event's payload */
+	assert_int_equal(printfmt_run(pg, p, 48, out, NULL), PRINTFMT_FALLBACK);	/* another event's payload */
 	bytes_st16(p, (uint16_t)strs->id, false);
 	p[43] = 'x';
-	assert_int_equal(ppcomp_run(pg, p, 48, out, NULL), PPCOMP_FALLBACK);	/* __get_str runs off the end */
+	assert_int_equal(printfmt_run(pg, p, 48, out, NULL), PRINTFMT_FALLBACK);	/* __get_str runs off the end */
 	p[47] = 0;
-	assert_true(ppcomp_run(pg, p, 48, out, NULL) > 0);
-	ppcomp_free(pg);
+	assert_true(printfmt_run(pg, p, 48, out, NULL) > 0);
+	printfmt_free(pg);
 	tep_free(tep);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of lib/live/pring.c over a synthetic ring in plain memory (a control
+ * Unit tests of lib/live/perfring.c over a synthetic ring in plain memory (a control
  * page and a 256-byte data area): normal records, records and a header that
  * wrap the end, corrupt sizes (too small, too big, a head/tail gap larger
  * than the area), PERF_RECORD_LOST, an early stop and resume, a callback
@@ -16,15 +16,15 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "live/pring.h"
+#include "live/perfring.h"
 
 #define CTL 4096u
 #define DATA 256u
 
 struct fake {
 	_Alignas(16) uint8_t mem[CTL + DATA];
-	struct pring r;
-	uint8_t bounce[PRING_MAX_RECORD];
+	struct perfring r;
+	uint8_t bounce[PERFRING_MAX_RECORD];
 };
 
 static struct perf_event_mmap_page *pg(struct fake *f)
@@ -37,13 +37,13 @@ static struct fake *fake_new(uint64_t start)
 	struct fake *f = calloc(1, sizeof(*f));
 	assert_non_null(f);
 	pg(f)->data_head = pg(f)->data_tail = start;
-	assert_int_equal(pring_init(&f->r, f->mem, CTL, DATA, f->bounce), 0);
+	assert_int_equal(perfring_init(&f->r, f->mem, CTL, DATA, f->bounce), 0);
 	return f;
 }
 
 static void fake_free(struct fake *f)
 {
-	pring_fini(&f->r);
+	perfring_fini(&f->r);
 	free(f);
 }
 
@@ -118,7 +118,7 @@ static void test_normal(void **state)
 	emit(f, PERF_RECORD_SAMPLE, 16, 1);
 	emit(f, PERF_RECORD_COMM, 24, 2);
 	emit(f, PERF_RECORD_SAMPLE, 32, 3);
-	assert_int_equal(pring_walk(&f->r, on_rec, &s), 0);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &s), 0);
 	assert_int_equal(s.n, 3);
 	assert_int_equal(s.size[0], 16);
 	assert_int_equal(s.type[1], PERF_RECORD_COMM);
@@ -137,7 +137,7 @@ static void test_wrap(void **state)
 	struct seen s = { 0 };
 	emit(f, PERF_RECORD_SAMPLE, 40, 7);
 	emit(f, PERF_RECORD_SAMPLE, 16, 8);
-	assert_int_equal(pring_walk(&f->r, on_rec, &s), 0);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &s), 0);
 	assert_int_equal(s.n, 2);
 	assert_int_equal(s.size[0], 40);
 	assert_int_equal(s.size[1], 16);
@@ -149,7 +149,7 @@ static void test_wrap(void **state)
 	f = fake_new(DATA - 4);
 	memset(&s, 0, sizeof(s));
 	emit(f, PERF_RECORD_SAMPLE, 24, 9);
-	assert_int_equal(pring_walk(&f->r, on_rec, &s), 0);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &s), 0);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.size[0], 24);
 	assert_int_equal(s.bad_body, 0);
@@ -164,14 +164,14 @@ static void test_corrupt_small(void **state)
 	emit(f, PERF_RECORD_SAMPLE, 16, 1);
 	emit(f, PERF_RECORD_SAMPLE, 4, 2);	/* size < 8: head moves 8 */
 	emit(f, PERF_RECORD_SAMPLE, 16, 3);
-	assert_int_equal(pring_walk(&f->r, on_rec, &s), 0);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &s), 0);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(f->r.st.corrupt, 1);
 	assert_int_equal(f->r.st.corrupt_bytes, 24);
 	assert_int_equal(pg(f)->data_tail, pg(f)->data_head);
 	/* the walk goes on with what comes after */
 	emit(f, PERF_RECORD_SAMPLE, 16, 4);
-	assert_int_equal(pring_walk(&f->r, on_rec, &s), 0);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &s), 0);
 	assert_int_equal(s.n, 2);
 	assert_int_equal(f->r.st.corrupt, 1);
 	assert_int_equal(f->r.st.records, 2);
@@ -180,7 +180,7 @@ static void test_corrupt_small(void **state)
 	/* size 0 (a zeroed ring): no endless loop */
 	f = fake_new(0);
 	pg(f)->data_head = 64;
-	assert_int_equal(pring_walk(&f->r, on_rec, &s), 0);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &s), 0);
 	assert_int_equal(f->r.st.corrupt_bytes, 64);
 	assert_int_equal(pg(f)->data_tail, 64);
 	fake_free(f);
@@ -193,7 +193,7 @@ static void test_corrupt_big(void **state)
 	emit(f, PERF_RECORD_SAMPLE, 16, 1);
 	emit(f, PERF_RECORD_SAMPLE, 16, 2);
 	pg(f)->data_head -= 8;			/* the second claims 8 bytes past the head */
-	assert_int_equal(pring_walk(&f->r, on_rec, &s), 0);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &s), 0);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(f->r.st.corrupt, 1);
 	assert_int_equal(f->r.st.corrupt_bytes, 8);
@@ -205,19 +205,19 @@ static void test_corrupt_big(void **state)
 	struct perf_event_header huge = { .type = PERF_RECORD_SAMPLE, .size = 60000 };
 	put(f, 0, &huge, sizeof(huge));
 	pg(f)->data_head = 64;
-	assert_int_equal(pring_walk(&f->r, on_rec, &s), 0);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &s), 0);
 	assert_int_equal(f->r.st.corrupt_bytes, 64);
 	fake_free(f);
 
 	/* head more than the area ahead of tail, and head behind tail */
 	f = fake_new(0);
 	pg(f)->data_head = DATA + 8;
-	assert_int_equal(pring_walk(&f->r, on_rec, &s), 0);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &s), 0);
 	assert_int_equal(f->r.st.corrupt, 1);
 	assert_int_equal(f->r.st.corrupt_bytes, DATA + 8);
 	assert_int_equal(pg(f)->data_tail, DATA + 8);
 	pg(f)->data_head = 8;
-	assert_int_equal(pring_walk(&f->r, on_rec, &s), 0);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &s), 0);
 	assert_int_equal(f->r.st.corrupt, 2);
 	assert_int_equal(pg(f)->data_tail, 8);
 	fake_free(f);
@@ -231,15 +231,15 @@ static void test_lost(void **state)
 	emit_lost(f, 7);
 	emit_lost(f, 5);
 	emit(f, PERF_RECORD_SAMPLE, 16, 2);
-	assert_int_equal(pring_walk(&f->r, on_rec, &s), 0);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &s), 0);
 	assert_int_equal(s.n, 4);			/* LOST still reaches the callback */
 	assert_int_equal(s.type[1], PERF_RECORD_LOST);
 	assert_int_equal(f->r.st.lost, 12);
 	assert_int_equal(f->r.st.lost_records, 2);
 
-	struct pring_stats tot = { 0 };
-	pring_stats_add(&tot, &f->r.st);
-	pring_stats_add(&tot, &f->r.st);
+	struct perfring_stats tot = { 0 };
+	perfring_stats_add(&tot, &f->r.st);
+	perfring_stats_add(&tot, &f->r.st);
 	assert_int_equal(tot.lost, 24);
 	assert_int_equal(tot.records, 8);
 	fake_free(f);
@@ -248,15 +248,15 @@ static void test_lost(void **state)
 static void test_stop_resume(void **state)
 {
 	struct fake *f = fake_new(DATA - 16);
-	struct seen s = { .stop_at = 2, .ret = PRING_STOPPED };
+	struct seen s = { .stop_at = 2, .ret = PERFRING_STOPPED };
 	emit(f, PERF_RECORD_SAMPLE, 16, 1);
 	emit_lost(f, 3);				/* stopped at: not counted yet */
 	emit(f, PERF_RECORD_SAMPLE, 32, 3);
-	assert_int_equal(pring_walk(&f->r, on_rec, &s), PRING_STOPPED);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &s), PERFRING_STOPPED);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(pg(f)->data_tail, DATA);
 	assert_int_equal(f->r.st.lost, 0);
-	assert_int_equal(pring_walk(&f->r, on_rec, &s), 0);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &s), 0);
 	assert_int_equal(s.n, 3);
 	assert_int_equal(s.type[1], PERF_RECORD_LOST);
 	assert_int_equal(s.size[2], 32);
@@ -268,9 +268,9 @@ static void test_stop_resume(void **state)
 	struct seen e = { .stop_at = 1, .ret = -EIO };
 	emit(f, PERF_RECORD_SAMPLE, 16, 4);
 	uint64_t tail = pg(f)->data_tail;
-	assert_int_equal(pring_walk(&f->r, on_rec, &e), -EIO);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &e), -EIO);
 	assert_int_equal(pg(f)->data_tail, tail);
-	assert_int_equal(pring_walk(&f->r, on_rec, &e), 0);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &e), 0);
 	assert_int_equal(e.n, 1);
 	fake_free(f);
 }
@@ -279,14 +279,14 @@ static void test_empty(void **state)
 {
 	struct fake *f = fake_new(12345 * 8);
 	struct seen s = { 0 };
-	assert_int_equal(pring_walk(&f->r, on_rec, &s), 0);
+	assert_int_equal(perfring_walk(&f->r, on_rec, &s), 0);
 	assert_int_equal(s.calls, 0);
 	assert_int_equal(pg(f)->data_tail, 12345 * 8);
 	assert_int_equal(f->r.st.records + f->r.st.corrupt + f->r.st.lost, 0);
 	/* no callback: everything is consumed and counted */
 	emit(f, PERF_RECORD_SAMPLE, 16, 1);
 	emit_lost(f, 2);
-	assert_int_equal(pring_walk(&f->r, NULL, NULL), 0);
+	assert_int_equal(perfring_walk(&f->r, NULL, NULL), 0);
 	assert_int_equal(f->r.st.records, 2);
 	assert_int_equal(f->r.st.lost, 2);
 	fake_free(f);
@@ -294,16 +294,16 @@ static void test_empty(void **state)
 
 static void test_init(void **state)
 {
-	struct pring r;
+	struct perfring r;
 	uint8_t page[64];
-	assert_int_equal(pring_init(&r, NULL, 0, 64, NULL), -EINVAL);
-	pring_fini(&r);
-	assert_int_equal(pring_init(&r, page, 0, 0, NULL), -EINVAL);
-	pring_fini(&r);
-	assert_int_equal(pring_init(&r, page, 0, 64, NULL), 0);	/* owns its bounce buffer */
+	assert_int_equal(perfring_init(&r, NULL, 0, 64, NULL), -EINVAL);
+	perfring_fini(&r);
+	assert_int_equal(perfring_init(&r, page, 0, 0, NULL), -EINVAL);
+	perfring_fini(&r);
+	assert_int_equal(perfring_init(&r, page, 0, 64, NULL), 0);	/* owns its bounce buffer */
 	assert_true(r.own_bounce);
 	assert_non_null(r.bounce);
-	pring_fini(&r);
+	perfring_fini(&r);
 	assert_null(r.bounce);
 }
 

@@ -1,24 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ppcomp_int.h - ppcomp's program representation, shared by ppcomp.c (the
- * program and its arguments), ppcomp_fmt.c (the format string) and
- * ppcomp_run.c (running a program).  Not for other modules.
+ * printfmt_int.h - printfmt's program representation, shared by printfmt.c (the
+ * program and its arguments), printfmt_fmt.c (the format string) and
+ * printfmt_run.c (running a program).  Not for other modules.
  */
-#ifndef LATSCOPE_PPCOMP_INT_H
-#define LATSCOPE_PPCOMP_INT_H
+#ifndef LATSCOPE_PRINTFMT_INT_H
+#define LATSCOPE_PRINTFMT_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "print/ppcomp.h"
+#include "print/printfmt.h"
 
 struct tep_print_arg;
 
-#define PPCOMP_MAX_DEPTH	48	/* argument tree depth we follow */
-#define PPCOMP_MAX_WIDTH	4096	/* larger printf widths/precisions: libtraceevent */
-#define PPCOMP_MAX_ITEMS	(1u << 20)	/* steps, nodes, entries of one program */
-#define PPCOMP_MAX_OUT	(1u << 20)	/* longest text a program may print (+ strings) */
+#define PRINTFMT_MAX_DEPTH	48	/* argument tree depth we follow */
+#define PRINTFMT_MAX_WIDTH	4096	/* larger printf widths/precisions: libtraceevent */
+#define PRINTFMT_MAX_ITEMS	(1u << 20)	/* steps, nodes, entries of one program */
+#define PRINTFMT_MAX_OUT	(1u << 20)	/* longest text a program may print (+ strings) */
 
 /* ------------------------------------------------------------ program */
 
@@ -70,7 +70,7 @@ struct pstep {
 	uint32_t len;		/* P_LIT */
 };
 
-struct ppcomp_prog {
+struct printfmt_prog {
 	struct pstep *st;
 	struct pexpr *x;
 	struct pstr *s;
@@ -91,17 +91,17 @@ struct ppcomp_prog {
 	int err;
 };
 
-/* ppcomp_fmt.c */
-int ppcomp_c_format(struct ppcomp_prog *pg, const char *f);
-size_t ppcomp_str_bound(const struct ppcomp_prog *pg, uint32_t i, const struct pstep *s, uint32_t *dyn, int depth);
+/* printfmt_fmt.c */
+int printfmt_c_format(struct printfmt_prog *pg, const char *f);
+size_t printfmt_str_bound(const struct printfmt_prog *pg, uint32_t i, const struct pstep *s, uint32_t *dyn, int depth);
 
-/* ppcomp.c */
-long ppcomp_c_num(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth);
-long ppcomp_c_str(struct ppcomp_prog *pg, struct tep_print_arg *a, int depth);
-int ppcomp_decline(struct ppcomp_prog *pg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-long ppcomp_grow(struct ppcomp_prog *pg, void **arr, size_t *n, size_t *cap, size_t sz);
-#define NEW(pg, arr, n, cap) ppcomp_grow(pg, (void **)&(pg)->arr, &(pg)->n, &(pg)->cap, sizeof(*(pg)->arr))
-long ppcomp_pool_add(struct ppcomp_prog *pg, const char *t, size_t len);
-uint64_t ppcomp_x_binop(uint8_t op, uint64_t l, uint64_t r);
+/* printfmt.c */
+long printfmt_c_num(struct printfmt_prog *pg, struct tep_print_arg *a, int depth);
+long printfmt_c_str(struct printfmt_prog *pg, struct tep_print_arg *a, int depth);
+int printfmt_decline(struct printfmt_prog *pg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+long printfmt_grow(struct printfmt_prog *pg, void **arr, size_t *n, size_t *cap, size_t sz);
+#define NEW(pg, arr, n, cap) printfmt_grow(pg, (void **)&(pg)->arr, &(pg)->n, &(pg)->cap, sizeof(*(pg)->arr))
+long printfmt_pool_add(struct printfmt_prog *pg, const char *t, size_t len);
+uint64_t printfmt_x_binop(uint8_t op, uint64_t l, uint64_t r);
 
 #endif

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tfsformat.h - collect tracepoint format texts and build perf's
+ * tracedata.h - collect tracepoint format texts and build perf's
  * tracing-data blob for a list of events.
  *
- * Prefix: tfsformat_.
+ * Prefix: tracedata_.
  *
- *	struct tfsformat_formats *f;
+ *	struct tracedata_formats *f;
  *	const char *ev[] = { "sched:sched_switch", "irq:*" };
- *	int err = tfsformat_collect(NULL, ev, 2, &f);		// live tracefs
+ *	int err = tracedata_collect(NULL, ev, 2, &f);		// live tracefs
  *	for (size_t i = 0; i < f->nr_events; i++)
  *		attr.config = f->events[i].id, ...;
  *	void *blob; size_t len;
- *	err = tfsformat_tracing_data(f, false, &blob, &len);	// for pdwrite_set_tracing_data
+ *	err = tracedata_tracing_data(f, false, &blob, &len);	// for pdwrite_set_tracing_data
  *	free(blob);
- *	tfsformat_free(f);
+ *	tracedata_free(f);
  *
  * With events_dir == NULL the live tracefs is used through libtracefs (the
  * events/ directory, header_page, printk_formats and saved_cmdlines).  A
@@ -21,64 +21,64 @@
  * example tests/data/formats): <dir>/header_page and
  * <dir>/<system>/<event>/format; printk formats and cmdlines are left empty.
  */
-#ifndef LATSCOPE_TFSFORMAT_H
-#define LATSCOPE_TFSFORMAT_H
+#ifndef LATSCOPE_TRACEDATA_H
+#define LATSCOPE_TRACEDATA_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-struct tfsformat_event {
+struct tracedata_event {
 	char *system;			/* "sched" */
 	char *name;			/* "sched_switch" */
 	uint64_t id;			/* the format's "ID:" = perf attr.config */
 	char *format;			/* format text, NUL-terminated */
 };
 
-struct tfsformat_formats {
+struct tracedata_formats {
 	char *header_page;		/* events/header_page text ("" if unreadable) */
 	char *printk_formats;		/* NULL when not available */
 	char *saved_cmdlines;		/* NULL when not available */
 	uint32_t page_size;
-	struct tfsformat_event *events;	/* in spec order, globs expanded sorted by name */
+	struct tracedata_event *events;	/* in spec order, globs expanded sorted by name */
 	size_t nr_events;
 };
 
 /*
- * tfsformat_collect - expand specs "system:event" (fnmatch globs allowed in both
+ * tracedata_collect - expand specs "system:event" (fnmatch globs allowed in both
  * parts, e.g. "sched:*", "irq:softirq_*"; a bare "system" means "system:*")
  * and read every matching format.  An event matched twice is kept once.
- * Returns 0 and *out (freed by the caller with tfsformat_free()), -ENOENT when a
+ * Returns 0 and *out (freed by the caller with tracedata_free()), -ENOENT when a
  * spec matches no event, -EINVAL on a malformed spec, -ENODEV when no tracefs
  * is mounted, or another negative errno from reading.
  */
-int tfsformat_collect(const char *events_dir, const char *const *specs, size_t nr_specs,
-		struct tfsformat_formats **out);
+int tracedata_collect(const char *events_dir, const char *const *specs, size_t nr_specs,
+		struct tracedata_formats **out);
 
-/* tfsformat_tracing_data - perf's tracing-data blob (version 0.6) for f, in the
+/* tracedata_tracing_data - perf's tracing-data blob (version 0.6) for f, in the
  * given byte order; *blob is malloc'd, the caller frees it. */
-int tfsformat_tracing_data(const struct tfsformat_formats *f, bool big_endian, void **blob, size_t *len);
+int tracedata_tracing_data(const struct tracedata_formats *f, bool big_endian, void **blob, size_t *len);
 
 struct pdwrite;
-/* tfsformat_set_tracing_data - f's tracing-data blob, in the given byte order,
+/* tracedata_set_tracing_data - f's tracing-data blob, in the given byte order,
  * set as pw's tracing data (pdwrite_set_tracing_data).  0 or a negative errno;
  * f stays the caller's, nothing else is left to free. */
-int tfsformat_set_tracing_data(struct pdwrite *pw, const struct tfsformat_formats *f, bool big_endian);
+int tracedata_set_tracing_data(struct pdwrite *pw, const struct tracedata_formats *f, bool big_endian);
 /*
- * tfsformat_describe - the formats of the events names[0..n-1] ("system:event", as
- * tfsformat_collect() takes them, from events_dir or the live tracefs) set as the
+ * tracedata_describe - the formats of the events names[0..n-1] ("system:event", as
+ * tracedata_collect() takes them, from events_dir or the live tracefs) set as the
  * tracing data of pw (pdwrite_set_tracing_data) in the given byte order: what a
  * recording of tracepoints needs beside its evsels.  0 or a negative errno
- * (tfsformat_collect()'s, -ENOMEM); nothing is left to free.
+ * (tracedata_collect()'s, -ENOMEM); nothing is left to free.
  */
-int tfsformat_describe(struct pdwrite *pw, const char *events_dir, const char *const *names, size_t n,
+int tracedata_describe(struct pdwrite *pw, const char *events_dir, const char *const *names, size_t n,
 		 bool big_endian);
 
-/* tfsformat_find - the collected event system:name, or NULL. */
-const struct tfsformat_event *tfsformat_find(const struct tfsformat_formats *f, const char *system,
+/* tracedata_find - the collected event system:name, or NULL. */
+const struct tracedata_event *tracedata_find(const struct tracedata_formats *f, const char *system,
 				 const char *name);
 
-/* tfsformat_free - free f and everything it owns; NULL is fine. */
-void tfsformat_free(struct tfsformat_formats *f);
+/* tracedata_free - free f and everything it owns; NULL is fine. */
+void tracedata_free(struct tracedata_formats *f);
 
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ppcomp_fmt.c - ppcomp: compiling the print format string into output steps (see ppcomp.c). */
+/* printfmt_fmt.c - printfmt: compiling the print format string into output steps (see printfmt.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,11 +8,11 @@
 
 #include <traceevent/event-parse.h>
 
-#include "ppcomp_int.h"
+#include "printfmt_int.h"
 
 /* ------------------------------------------------------------ the format */
 
-static long step_new(struct ppcomp_prog *pg, uint8_t kind)
+static long step_new(struct printfmt_prog *pg, uint8_t kind)
 {
 	long i = NEW(pg, st, nst, cst);
 	if (i >= 0) {
@@ -23,19 +23,19 @@ static long step_new(struct ppcomp_prog *pg, uint8_t kind)
 	return i;
 }
 
-static int lit_step(struct ppcomp_prog *pg, const char *t, size_t len)
+static int lit_step(struct printfmt_prog *pg, const char *t, size_t len)
 {
 	if (!len)
 		return 0;
 	/* extend the previous literal when it ends the pool */
 	if (pg->nst && pg->st[pg->nst - 1].kind == P_LIT &&
 	    pg->st[pg->nst - 1].a + pg->st[pg->nst - 1].len == pg->npool) {
-		if (ppcomp_pool_add(pg, t, len) < 0)
+		if (printfmt_pool_add(pg, t, len) < 0)
 			return -1;
 		pg->st[pg->nst - 1].len += (uint32_t)len;
 		return 0;
 	}
-	long off = ppcomp_pool_add(pg, t, len);
+	long off = printfmt_pool_add(pg, t, len);
 	long i = off < 0 ? -1 : step_new(pg, P_LIT);
 	if (i < 0)
 		return -1;
@@ -50,7 +50,7 @@ static int32_t digits(const char **p)
 	int64_t v = 0;
 	while (isdigit((unsigned char)**p)) {
 		v = v * 10 + (**p - '0');
-		if (v > PPCOMP_MAX_WIDTH)
+		if (v > PRINTFMT_MAX_WIDTH)
 			return -1;
 		(*p)++;
 	}
@@ -61,7 +61,7 @@ static int32_t digits(const char **p)
  * A conversion's text from '%' to its letter, as the library hands it to
  * printf: accept the forms whose printf output we reproduce.
  */
-static int spec_int(struct ppcomp_prog *pg, struct pstep *s, const char *spec, size_t len)
+static int spec_int(struct printfmt_prog *pg, struct pstep *s, const char *spec, size_t len)
 {
 	const char *p = spec + 1, *end = spec + len - 1;
 	for (; p < end && strchr("-0#", *p); p++) {
@@ -73,7 +73,7 @@ static int spec_int(struct ppcomp_prog *pg, struct pstep *s, const char *spec, s
 			s->alt = true;
 	}
 	if ((s->width = digits(&p)) < 0)
-		return ppcomp_decline(pg, "width in %.*s", (int)len, spec);
+		return printfmt_decline(pg, "width in %.*s", (int)len, spec);
 	int ls = 0;
 	if (p < end && *p == 'h') {
 		ls = (p + 1 < end && p[1] == 'h') ? -2 : -1;
@@ -86,9 +86,9 @@ static int spec_int(struct ppcomp_prog *pg, struct pstep *s, const char *spec, s
 		p++;
 	}
 	if (p != end)
-		return ppcomp_decline(pg, "conversion %.*s", (int)len, spec);
+		return printfmt_decline(pg, "conversion %.*s", (int)len, spec);
 	if (ls == 1 && sizeof(long) != 8)
-		return ppcomp_decline(pg, "%%l on a host whose long is not 64-bit");
+		return printfmt_decline(pg, "%%l on a host whose long is not 64-bit");
 	s->bits = ls == -2 ? 8 : ls == -1 ? 16 : ls == 0 ? 32 : 64;
 	s->conv = (uint8_t)(*end == 'i' ? 'd' : *end);
 	if (s->left)
@@ -96,26 +96,26 @@ static int spec_int(struct ppcomp_prog *pg, struct pstep *s, const char *spec, s
 	return 0;
 }
 
-static int spec_str(struct ppcomp_prog *pg, struct pstep *s, const char *spec, size_t len)
+static int spec_str(struct printfmt_prog *pg, struct pstep *s, const char *spec, size_t len)
 {
 	const char *p = spec + 1, *end = spec + len - 1;
 	for (; p < end && *p == '-'; p++)
 		s->left = true;
 	if ((s->width = digits(&p)) < 0)
-		return ppcomp_decline(pg, "width in %.*s", (int)len, spec);
+		return printfmt_decline(pg, "width in %.*s", (int)len, spec);
 	if (p < end && *p == '.') {
 		p++;
 		if ((s->prec = digits(&p)) < 0)
-			return ppcomp_decline(pg, "precision in %.*s", (int)len, spec);
+			return printfmt_decline(pg, "precision in %.*s", (int)len, spec);
 	}
 	if (p != end)
-		return ppcomp_decline(pg, "conversion %.*s", (int)len, spec);
+		return printfmt_decline(pg, "conversion %.*s", (int)len, spec);
 	return 0;
 }
 
 /* Worst-case bytes of a string argument printed with step s's width:
  * the static part, and how many dynamic strings (each up to the payload). */
-size_t ppcomp_str_bound(const struct ppcomp_prog *pg, uint32_t i, const struct pstep *s, uint32_t *dyn, int depth)
+size_t printfmt_str_bound(const struct printfmt_prog *pg, uint32_t i, const struct pstep *s, uint32_t *dyn, int depth)
 {
 	const struct pstr *a = &pg->s[i];
 	size_t w = s->width > 0 ? (size_t)s->width : 0, b = 0;
@@ -140,10 +140,10 @@ size_t ppcomp_str_bound(const struct ppcomp_prog *pg, uint32_t i, const struct p
 		b = b > w ? b : w;
 		return b > 18 ? b : 18;
 	case S_COND: {
-		if (depth > PPCOMP_MAX_DEPTH + 2)
+		if (depth > PRINTFMT_MAX_DEPTH + 2)
 			return 0;
 		uint32_t d1 = 0, d2 = 0;
-		size_t x = ppcomp_str_bound(pg, a->b, s, &d1, depth + 1), y = ppcomp_str_bound(pg, a->c, s, &d2, depth + 1);
+		size_t x = printfmt_str_bound(pg, a->b, s, &d1, depth + 1), y = printfmt_str_bound(pg, a->c, s, &d2, depth + 1);
 		*dyn += d1 > d2 ? d1 : d2;
 		return x > y ? x : y;
 	}
@@ -158,7 +158,7 @@ size_t ppcomp_str_bound(const struct ppcomp_prog *pg, uint32_t i, const struct p
  * bytes of f the library counts for it, 0 when the end cuts it (nothing
  * printed, the format ends there), or negative (declined, out of memory).
  */
-static long c_conversion(struct ppcomp_prog *pg, const char *f, struct tep_print_arg **argp)
+static long c_conversion(struct printfmt_prog *pg, const char *f, struct tep_print_arg **argp)
 {
 	struct tep_print_arg *arg = *argp;
 	const char *start = f++;
@@ -167,7 +167,7 @@ static long c_conversion(struct ppcomp_prog *pg, const char *f, struct tep_print
 		if (strchr("#hlLzZ.0123456789-", *f))
 			continue;
 		if (*f == '*')
-			return ppcomp_decline(pg, "'*' width");
+			return printfmt_decline(pg, "'*' width");
 		break;
 	}
 	if (!*f)
@@ -177,18 +177,18 @@ static long c_conversion(struct ppcomp_prog *pg, const char *f, struct tep_print
 	long i;
 	if (c == 'p' || c == 'd' || c == 'u' || c == 'i' || c == 'x' || c == 'X' || c == 'o' || c == 's') {
 		if (!arg)
-			return ppcomp_decline(pg, "more conversions than arguments");
+			return printfmt_decline(pg, "more conversions than arguments");
 	}
 	switch (c) {
 	case 'p': {
 		char ext = f[1];
 		if (ext && strchr("MmIiUh", ext))
-			return ppcomp_decline(pg, "%%p%c", ext);
+			return printfmt_decline(pg, "%%p%c", ext);
 		if (arg->type == TEP_PRINT_BSTRING)
-			return ppcomp_decline(pg, "%%p of a string");
+			return printfmt_decline(pg, "%%p of a string");
 		bool fn = ext && strchr("FfSs", ext);
 		i = step_new(pg, fn ? P_SYM : P_PTR);
-		long x = i < 0 ? -1 : ppcomp_c_num(pg, arg, 0);
+		long x = i < 0 ? -1 : printfmt_c_num(pg, arg, 0);
 		if (x < 0)
 			return -1;
 		pg->st[i].a = (uint32_t)x;
@@ -204,7 +204,7 @@ static long c_conversion(struct ppcomp_prog *pg, const char *f, struct tep_print
 		i = step_new(pg, P_INT);
 		if (i < 0 || spec_int(pg, &pg->st[i], start, slen) < 0)
 			return -1;
-		long x = ppcomp_c_num(pg, arg, 0);
+		long x = printfmt_c_num(pg, arg, 0);
 		if (x < 0)
 			return -1;
 		pg->st[i].a = (uint32_t)x;
@@ -215,7 +215,7 @@ static long c_conversion(struct ppcomp_prog *pg, const char *f, struct tep_print
 		i = step_new(pg, P_STR);
 		if (i < 0 || spec_str(pg, &pg->st[i], start, slen) < 0)
 			return -1;
-		long x = ppcomp_c_str(pg, arg, 0);
+		long x = printfmt_c_str(pg, arg, 0);
 		if (x < 0)
 			return -1;
 		pg->st[i].a = (uint32_t)x;
@@ -236,7 +236,7 @@ static long c_conversion(struct ppcomp_prog *pg, const char *f, struct tep_print
 /* The text at f up to the next conversion, with \n \t \r \\ and %%, into
  * literal steps.  Returns the bytes of f it spans, or negative (declined,
  * out of memory). */
-static long c_text(struct ppcomp_prog *pg, const char *f)
+static long c_text(struct printfmt_prog *pg, const char *f)
 {
 	char lit[64];
 	size_t n = 0;
@@ -245,7 +245,7 @@ static long c_text(struct ppcomp_prog *pg, const char *f)
 		char ch = *f;
 		if (ch == '\\') {
 			if (!f[1])
-				return ppcomp_decline(pg, "format ends in a backslash");
+				return printfmt_decline(pg, "format ends in a backslash");
 			f++;
 			ret++;
 			ch = *f == 'n' ? '\n' : *f == 't' ? '\t' : *f == 'r' ? '\r' : *f;
@@ -269,7 +269,7 @@ static long c_text(struct ppcomp_prog *pg, const char *f)
 
 /* Segment the format as libtraceevent's parse_args does, compiling each
  * part: a conversion or a run of text. */
-int ppcomp_c_format(struct ppcomp_prog *pg, const char *f)
+int printfmt_c_format(struct printfmt_prog *pg, const char *f)
 {
 	struct tep_print_arg *arg = pg->ev->print_fmt.args;
 	long remaining = (long)strlen(f);

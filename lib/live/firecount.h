@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ptwin.h - counting twins: for a sampled perf event, a non-sampling event
+ * firecount.h - counting twins: for a sampled perf event, a non-sampling event
  * of the same tracepoint on the same CPU, in the same group, that counts
  * every time the tracepoint fired.
  *
- * Prefix: ptwin_.
+ * Prefix: firecount_.
  *
  * Some kernels fire a tracepoint, count it, and never write its sample into
  * the ring, with no PERF_RECORD_LOST or THROTTLE record to say so (seen on
@@ -16,30 +16,30 @@
  * one step, so both count over the same window; after the group is
  * disabled and the ring read to the end, the figure is exact.
  *
- *	int twin = ptwin_open(&sampled_attr, cpu, leader_fd);
+ *	int twin = firecount_open(&sampled_attr, cpu, leader_fd);
  *	... enable the group, run, disable it, drain the ring ...
  *	uint64_t fired;
- *	if (twin >= 0 && ptwin_read(twin, &fired) == 0) ...
+ *	if (twin >= 0 && firecount_read(twin, &fired) == 0) ...
  *	close(twin);
  *
  * Never prints, never exits.
  */
-#ifndef LATSCOPE_PTWIN_H
-#define LATSCOPE_PTWIN_H
+#ifndef LATSCOPE_FIRECOUNT_H
+#define LATSCOPE_FIRECOUNT_H
 
 #include <stdint.h>
 
 #include <linux/perf_event.h>
 
 /*
- * ptwin_open - open the counting twin of sampled (its type and config; no
+ * firecount_open - open the counting twin of sampled (its type and config; no
  * sampling, no ring, no task records) on cpu in group_fd's group (-1: its
  * own group, opened disabled).  Returns the descriptor (close-on-exec; the
  * caller closes it) or a negative errno.
  */
-int ptwin_open(const struct perf_event_attr *sampled, int cpu, int group_fd);
+int firecount_open(const struct perf_event_attr *sampled, int cpu, int group_fd);
 
-/* ptwin_read - the twin's count so far into *count.  0 or a negative errno. */
-int ptwin_read(int fd, uint64_t *count);
+/* firecount_read - the twin's count so far into *count.  0 or a negative errno. */
+int firecount_read(int fd, uint64_t *count);
 
 #endif

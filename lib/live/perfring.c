@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* pring.c - the perf mmap ring walker (see pring.h). */
+/* perfring.c - the perf mmap ring walker (see perfring.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/pring.h"
+#include "live/perfring.h"
 
-int pring_init(struct pring *r, void *base, size_t data_offset, size_t data_size, uint8_t *bounce)
+int perfring_init(struct perfring *r, void *base, size_t data_offset, size_t data_size, uint8_t *bounce)
 {
 	memset(r, 0, sizeof(*r));
 	if (!base || !data_size)
@@ -16,7 +16,7 @@ int pring_init(struct pring *r, void *base, size_t data_offset, size_t data_size
 	r->size = data_size;
 	r->bounce = bounce;
 	if (!bounce) {
-		r->bounce = malloc(PRING_MAX_RECORD);
+		r->bounce = malloc(PERFRING_MAX_RECORD);
 		if (!r->bounce)
 			return -ENOMEM;
 		r->own_bounce = true;
@@ -24,7 +24,7 @@ int pring_init(struct pring *r, void *base, size_t data_offset, size_t data_size
 	return 0;
 }
 
-void pring_fini(struct pring *r)
+void perfring_fini(struct perfring *r)
 {
 	if (r->own_bounce)
 		free(r->bounce);
@@ -32,7 +32,7 @@ void pring_fini(struct pring *r)
 	r->own_bounce = false;
 }
 
-void pring_stats_add(struct pring_stats *dst, const struct pring_stats *src)
+void perfring_stats_add(struct perfring_stats *dst, const struct perfring_stats *src)
 {
 	dst->records += src->records;
 	dst->lost += src->lost;
@@ -45,7 +45,7 @@ void pring_stats_add(struct pring_stats *dst, const struct pring_stats *src)
 
 /* Copy n bytes at ring position pos (any value: taken modulo the size) to
  * dst, wrapping at the end of the data area; n <= r->size. */
-static void copy_out(const struct pring *r, uint64_t pos, void *dst, size_t n)
+static void copy_out(const struct perfring *r, uint64_t pos, void *dst, size_t n)
 {
 	size_t off = (size_t)(pos % r->size);
 	size_t first = r->size - off < n ? (size_t)(r->size - off) : n;
@@ -55,7 +55,7 @@ static void copy_out(const struct pring *r, uint64_t pos, void *dst, size_t n)
 }
 
 /* The corruption policy: count, and skip everything up to head. */
-static uint64_t skip_to_head(struct pring *r, uint64_t tail, uint64_t head)
+static uint64_t skip_to_head(struct perfring *r, uint64_t tail, uint64_t head)
 {
 	r->st.corrupt++;
 	if (head > tail)
@@ -63,7 +63,7 @@ static uint64_t skip_to_head(struct pring *r, uint64_t tail, uint64_t head)
 	return head;
 }
 
-int pring_walk(struct pring *r, pring_cb cb, void *arg)
+int perfring_walk(struct perfring *r, perfring_cb cb, void *arg)
 {
 	uint64_t head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->pg->data_tail;
@@ -94,7 +94,7 @@ int pring_walk(struct pring *r, pring_cb cb, void *arg)
 		ret = cb ? cb(arg, &h, rec) : 0;
 		if (ret) {
 			if (ret > 0)
-				ret = PRING_STOPPED;
+				ret = PERFRING_STOPPED;
 			break;
 		}
 		r->st.records++;

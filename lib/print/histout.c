@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* lhout.c - latency histogram output (see lhout.h). */
+/* histout.c - latency histogram output (see histout.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,9 +8,9 @@
 
 #include <json-c/json.h>
 
-#include "base/jsonv.h"
+#include "base/jsonnum.h"
 #include "engine/latency.h"
-#include "print/lhout.h"
+#include "print/histout.h"
 
 static bool whole_us(const struct lhist_cfg *cfg)
 {
@@ -28,7 +28,7 @@ static void fmt_us(char *b, size_t n, int64_t ns, bool integer)
 	snprintf(b, n, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
 }
 
-int lhout_hist_file(FILE *f, const struct lhist *h, const struct lhist_cfg *cfg,
+int histout_hist_file(FILE *f, const struct lhist *h, const struct lhist_cfg *cfg,
 		    bool nonzero_only)
 {
 	struct lhist_cfg def;
@@ -75,7 +75,7 @@ int lhout_hist_file(FILE *f, const struct lhist *h, const struct lhist_cfg *cfg,
 	return ferror(f) ? -EIO : 0;
 }
 
-int lhout_maxline(char *buf, size_t len, const struct hset_max *m)
+int histout_maxline(char *buf, size_t len, const struct hset_max *m)
 {
 	int n;
 	if (!m || !m->valid) {
@@ -182,7 +182,7 @@ static struct json_object *lh_json_max(const struct hset_max *m)
 		err |= jadd(o, "culprit_prio", json_object_new_int(hset_user_prio(m->culprit_prio)));
 		err |= jadd(o, "culprit_comm", json_object_new_string(m->culprit_comm));
 	}
-	err |= jadd(o, "time_ns", jsonv_u64(m->time_ns));
+	err |= jadd(o, "time_ns", jsonnum_u64(m->time_ns));
 	if (err) {
 		json_object_put(o);
 		return NULL;
@@ -190,7 +190,7 @@ static struct json_object *lh_json_max(const struct hset_max *m)
 	return o;
 }
 
-struct json_object *lhout_json(const struct hset *set, const bool types[HSET_NR_KINDS],
+struct json_object *histout_json(const struct hset *set, const bool types[HSET_NR_KINDS],
 			       const bool unsupported[HSET_NR_KINDS], bool buckets)
 {
 	const struct lhist_cfg *geo = hset_geometry(set);
@@ -247,7 +247,7 @@ struct json_object *lhout_json(const struct hset *set, const bool types[HSET_NR_
 	return root;
 }
 
-struct json_object *lhout_json_engine_stats(const struct latency_stats *st)
+struct json_object *histout_json_engine_stats(const struct latency_stats *st)
 {
 	struct json_object *so = json_object_new_object();
 	int err = 0;
@@ -408,7 +408,7 @@ static void term_summary(const struct term *tm)
 	}
 }
 
-int lhout_term(FILE *f, const struct hset *set, enum hset_kind t, unsigned max_rows)
+int histout_term(FILE *f, const struct hset *set, enum hset_kind t, unsigned max_rows)
 {
 	const struct lhist_cfg *geo = hset_geometry(set);
 	uint32_t ncpu = hset_nr_cpus(set);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests: tfsformat_describe() writes formats a reader parses back (tests/data/formats). */
+/* Unit tests: tracedata_describe() writes formats a reader parses back (tests/data/formats). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +16,7 @@
 #include "live/evsrc.h"
 #include "format/pdread.h"
 #include "format/pdwrite.h"
-#include "format/tfsformat.h"
+#include "format/tracedata.h"
 
 #define FORMATS_DIR "tests/data/formats"
 
@@ -34,7 +34,7 @@ static void test_describe(void **state)
 	uint64_t id = 1;
 	evsrc_tp_attr(1, &a);	/* a tracepoint evsel, as a recording has */
 	assert_true(pdwrite_add_evsel(w, &a, names[0], &id, 1) >= 0);
-	assert_int_equal(tfsformat_describe(w, FORMATS_DIR, names, 2, BYTES_HOST_BIG_ENDIAN), 0);
+	assert_int_equal(tracedata_describe(w, FORMATS_DIR, names, 2, BYTES_HOST_BIG_ENDIAN), 0);
 	assert_int_equal(pdwrite_begin_data(w), 0);
 	assert_int_equal(pdwrite_finished_round(w), 0);	/* data_size 0 reads as cut short */
 	assert_int_equal(pdwrite_close(w), 0);
@@ -59,7 +59,7 @@ static void test_describe_unknown(void **state)
 	const char *names[] = { "nosuch:event" };
 	struct pdwrite *w;
 	assert_int_equal(pdwrite_open(&w, path, NULL), 0);
-	assert_int_equal(tfsformat_describe(w, FORMATS_DIR, names, 1, false), -ENOENT);
+	assert_int_equal(tracedata_describe(w, FORMATS_DIR, names, 1, false), -ENOENT);
 	pdwrite_discard(w);
 	unlink(path);
 	rmdir(dir);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tfsformat.c - tracepoint format collection (libtracefs) and the
+ * tracedata.c - tracepoint format collection (libtracefs) and the
  * tracing-data blob (through pdwrite_tracing_data_build()).
  */
 #include <dirent.h>
@@ -16,9 +16,9 @@
 #include <tracefs.h>
 
 #include "format/pdwrite.h"
-#include "format/tfsformat.h"
+#include "format/tracedata.h"
 
-#define TFSFORMAT_MAX_FILE	(16u << 20)	/* bound on one text file we read */
+#define TRACEDATA_MAX_FILE	(16u << 20)	/* bound on one text file we read */
 
 /* Read a whole (possibly size-less, like tracefs) file; NUL-terminated. */
 static int read_text(const char *path, char **out)
@@ -31,7 +31,7 @@ static int read_text(const char *path, char **out)
 	int err = 0;
 	while (buf) {
 		if (len + 1 >= cap) {
-			if (cap >= TFSFORMAT_MAX_FILE) {
+			if (cap >= TRACEDATA_MAX_FILE) {
 				err = -EFBIG;
 				break;
 			}
@@ -232,20 +232,20 @@ static int parse_id(const char *fmt, uint64_t *id)
 	return 0;
 }
 
-static int add_event(struct tfsformat_formats *f, size_t *cap, const struct src *s, const char *sys,
+static int add_event(struct tracedata_formats *f, size_t *cap, const struct src *s, const char *sys,
 		     const char *ev)
 {
-	if (tfsformat_find(f, sys, ev))
+	if (tracedata_find(f, sys, ev))
 		return 0;
 	if (f->nr_events == *cap) {
 		size_t nc = *cap ? 2 * *cap : 16;
-		struct tfsformat_event *n = realloc(f->events, nc * sizeof(*n));
+		struct tracedata_event *n = realloc(f->events, nc * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		f->events = n;
 		*cap = nc;
 	}
-	struct tfsformat_event *e = &f->events[f->nr_events];
+	struct tracedata_event *e = &f->events[f->nr_events];
 	memset(e, 0, sizeof(*e));
 	int err = src_format(s, sys, ev, &e->format);
 	if (err)
@@ -264,7 +264,7 @@ static int add_event(struct tfsformat_formats *f, size_t *cap, const struct src 
 	return 0;
 }
 
-static int collect_spec(struct tfsformat_formats *f, size_t *cap, const struct src *s, const char *spec)
+static int collect_spec(struct tracedata_formats *f, size_t *cap, const struct src *s, const char *spec)
 {
 	char sysp[256], evp[256];
 	const char *colon = strchr(spec, ':');
@@ -301,8 +301,8 @@ static int collect_spec(struct tfsformat_formats *f, size_t *cap, const struct s
 	return err;
 }
 
-int tfsformat_collect(const char *events_dir, const char *const *specs, size_t nr_specs,
-		struct tfsformat_formats **out)
+int tracedata_collect(const char *events_dir, const char *const *specs, size_t nr_specs,
+		struct tracedata_formats **out)
 {
 	if (!out || (nr_specs && !specs))
 		return -EINVAL;
@@ -319,7 +319,7 @@ int tfsformat_collect(const char *events_dir, const char *const *specs, size_t n
 		if (k > 0 && (size_t)k < sizeof(ev) && access(ev, R_OK | X_OK) < 0)
 			return -errno;
 	}
-	struct tfsformat_formats *f = calloc(1, sizeof(*f));
+	struct tracedata_formats *f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
 	long ps = sysconf(_SC_PAGESIZE);
@@ -336,14 +336,14 @@ int tfsformat_collect(const char *events_dir, const char *const *specs, size_t n
 	for (size_t i = 0; !err && i < nr_specs; i++)
 		err = specs[i] ? collect_spec(f, &cap, &s, specs[i]) : -EINVAL;
 	if (err) {
-		tfsformat_free(f);
+		tracedata_free(f);
 		return err;
 	}
 	*out = f;
 	return 0;
 }
 
-const struct tfsformat_event *tfsformat_find(const struct tfsformat_formats *f, const char *system, const char *name)
+const struct tracedata_event *tracedata_find(const struct tracedata_formats *f, const char *system, const char *name)
 {
 	for (size_t i = 0; f && system && name && i < f->nr_events; i++)
 		if (!strcmp(f->events[i].system, system) && !strcmp(f->events[i].name, name))
@@ -351,7 +351,7 @@ const struct tfsformat_event *tfsformat_find(const struct tfsformat_formats *f, 
 	return NULL;
 }
 
-int tfsformat_tracing_data(const struct tfsformat_formats *f, bool big_endian, void **blob, size_t *len)
+int tracedata_tracing_data(const struct tracedata_formats *f, bool big_endian, void **blob, size_t *len)
 {
 	if (!f || !blob || !len)
 		return -EINVAL;
@@ -369,11 +369,11 @@ int tfsformat_tracing_data(const struct tfsformat_formats *f, bool big_endian, v
 	return err;
 }
 
-int tfsformat_set_tracing_data(struct pdwrite *pw, const struct tfsformat_formats *f, bool big_endian)
+int tracedata_set_tracing_data(struct pdwrite *pw, const struct tracedata_formats *f, bool big_endian)
 {
 	void *blob;
 	size_t len;
-	int err = tfsformat_tracing_data(f, big_endian, &blob, &len);
+	int err = tracedata_tracing_data(f, big_endian, &blob, &len);
 
 	if (!err) {
 		err = pdwrite_set_tracing_data(pw, blob, len);
@@ -382,19 +382,19 @@ int tfsformat_set_tracing_data(struct pdwrite *pw, const struct tfsformat_format
 	return err < 0 ? err : 0;
 }
 
-int tfsformat_describe(struct pdwrite *pw, const char *events_dir, const char *const *names, size_t n,
+int tracedata_describe(struct pdwrite *pw, const char *events_dir, const char *const *names, size_t n,
 		 bool big_endian)
 {
-	struct tfsformat_formats *f = NULL;
-	int err = tfsformat_collect(events_dir, names, n, &f);
+	struct tracedata_formats *f = NULL;
+	int err = tracedata_collect(events_dir, names, n, &f);
 
 	if (!err)
-		err = tfsformat_set_tracing_data(pw, f, big_endian);
-	tfsformat_free(f);
+		err = tracedata_set_tracing_data(pw, f, big_endian);
+	tracedata_free(f);
 	return err < 0 ? err : 0;
 }
 
-void tfsformat_free(struct tfsformat_formats *f)
+void tracedata_free(struct tracedata_formats *f)
 {
 	if (!f)
 		return;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_ppcomp.c - libFuzzer target for the print-format compiler
- * (lib/print/ppcomp/ppcomp.c), differential against libtraceevent.
+ * fuzz_printfmt.c - libFuzzer target for the print-format compiler
+ * (lib/print/printfmt/printfmt.c), differential against libtraceevent.
  *
  * The input drives a generator of event format texts: fields of every size,
  * char arrays and __data_loc strings, and a print format made of literal
@@ -13,7 +13,7 @@
  * it parses without crashing: no division by a value that can be 0); the
  * compiler must then either refuse the event or print every payload (the
  * rest of the input, in both byte orders) exactly as libtraceevent does, or
- * decline it, and never write past ppcomp_max_len() (tests/ppcoracle.h).
+ * decline it, and never write past printfmt_max_len() (tests/ppcoracle.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,7 +25,7 @@
 #include "base/bytes.h"
 #include "../tests/ppcoracle.h"
 
-#define FZ_CHECK(c)	do { if (!(c)) { fprintf(stderr, "fuzz_ppcomp: %s:%d: %s\n", \
+#define FZ_CHECK(c)	do { if (!(c)) { fprintf(stderr, "fuzz_printfmt: %s:%d: %s\n", \
 				 __FILE__, __LINE__, #c); abort(); } } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -350,9 +350,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tep_set_local_bigendian(tep, BYTES_HOST_BIG_ENDIAN ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	if (tep_parse_event(tep, g.t, g.len, "fz") == 0) {
 		struct tep_event *ev = tep_find_event(tep, 700);
-		struct ppcomp_prog *pg = NULL;
+		struct printfmt_prog *pg = NULL;
 		char why[128];
-		if (ev && ppcomp_compile(ev, &pg, why, sizeof(why)) == 0) {
+		if (ev && printfmt_compile(ev, &pg, why, sizeof(why)) == 0) {
 			struct ppco o;
 			ppco_init(&o, tep);
 			uint8_t raw[512];
@@ -384,7 +384,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			ppco_done(&o, tep);
 		}
-		ppcomp_free(pg);
+		printfmt_free(pg);
 	}
 	tep_free(tep);
 	free(g.t);

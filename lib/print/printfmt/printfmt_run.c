@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* ppcomp_run.c - ppcomp: running a compiled program over one raw payload (see ppcomp.c). */
+/* printfmt_run.c - printfmt: running a compiled program over one raw payload (see printfmt.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/bytes.h"
-#include "ppcomp_int.h"
+#include "printfmt_int.h"
 
 /* ------------------------------------------------------------ running */
 
 struct run {
-	const struct ppcomp_prog *pg;
+	const struct printfmt_prog *pg;
 	const uint8_t *raw;
 	uint32_t size;
 	bool fallback;
@@ -40,7 +40,7 @@ static uint64_t eval(const struct run *r, uint32_t i)
 		case X_CAST:
 			return eval(r, x->a) & x->k;
 		case X_BIN:
-			return ppcomp_x_binop(x->op, eval(r, x->a), eval(r, x->b));
+			return printfmt_x_binop(x->op, eval(r, x->a), eval(r, x->b));
 		case X_COND:
 			x = &r->pg->x[eval(r, x->a) ? x->b : x->c];
 			continue;
@@ -116,7 +116,7 @@ static char *put_int(char *o, uint64_t v, const struct pstep *st)
 		/* fall through */
 	case 'u': {
 		/* two digits per division */
-		const char *d2 = ppcomp_digits2;
+		const char *d2 = printfmt_digits2;
 		while (v >= 100) {
 			unsigned k = (unsigned)(v % 100) * 2;
 			v /= 100;
@@ -203,7 +203,7 @@ static bool dyn_str(struct run *r, const struct pstr *a, const char **s, size_t 
 
 static char *run_str(struct run *r, char *o, uint32_t i, const struct pstep *st)
 {
-	const struct ppcomp_prog *pg = r->pg;
+	const struct printfmt_prog *pg = r->pg;
 	const struct pstr *a = &pg->s[i];
 	for (;;) {
 		switch (a->kind) {
@@ -266,12 +266,12 @@ static char *run_str(struct run *r, char *o, uint32_t i, const struct pstep *st)
 	}
 }
 
-int ppcomp_run(const struct ppcomp_prog *pg, const uint8_t *raw, uint32_t raw_size, char *out,
-	    const struct ppcomp_symcb *syms)
+int printfmt_run(const struct printfmt_prog *pg, const uint8_t *raw, uint32_t raw_size, char *out,
+	    const struct printfmt_symcb *syms)
 {
 	struct run r = { pg, raw, raw_size, false };
 	if (raw_size < pg->min_size || ld(raw + pg->type_off, pg->type_size, pg->swap) != pg->id)
-		return PPCOMP_FALLBACK;
+		return PRINTFMT_FALLBACK;
 	char *o = out;
 	for (size_t i = 0; i < pg->nst; i++) {
 		const struct pstep *st = &pg->st[i];
@@ -288,7 +288,7 @@ int ppcomp_run(const struct ppcomp_prog *pg, const uint8_t *raw, uint32_t raw_si
 		case P_STR:
 			o = run_str(&r, o, st->a, st);
 			if (r.fallback)
-				return PPCOMP_FALLBACK;
+				return PRINTFMT_FALLBACK;
 			break;
 		case P_PTR: {
 			uint64_t v = eval(&r, st->a);

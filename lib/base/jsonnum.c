@@ -1,31 +1,31 @@
 /* SPDX-License-Identifier: MIT */
-/* jsonv.c - JSON values that readers do not round (see jsonv.h). */
+/* jsonnum.c - JSON values that readers do not round (see jsonnum.h). */
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "base/jsonv.h"
+#include "base/jsonnum.h"
 
-struct json_object *jsonv_u64(uint64_t v)
+struct json_object *jsonnum_u64(uint64_t v)
 {
 	char b[24];
 
-	if (v <= JSONV_EXACT_MAX)
+	if (v <= JSONNUM_EXACT_MAX)
 		return json_object_new_int64((int64_t)v);
 	snprintf(b, sizeof(b), "%" PRIu64, v);
 	return json_object_new_string(b);
 }
 
-struct json_object *jsonv_i64(int64_t v)
+struct json_object *jsonnum_i64(int64_t v)
 {
 	char b[24];
 
-	if (v <= (int64_t)JSONV_EXACT_MAX && v >= -(int64_t)JSONV_EXACT_MAX)
+	if (v <= (int64_t)JSONNUM_EXACT_MAX && v >= -(int64_t)JSONNUM_EXACT_MAX)
 		return json_object_new_int64(v);
 	snprintf(b, sizeof(b), "%" PRId64, v);
 	return json_object_new_string(b);
 }
 
-struct json_object *jsonv_addr(uint64_t a)
+struct json_object *jsonnum_addr(uint64_t a)
 {
 	char b[24];
 
