@@ -121,7 +121,7 @@ for x in $irqs; do
 	[ "$after" -gt "$before" ] || die "IRQ $n ($action) did not fire on CPU $CPU during the run ($before -> $after)"
 	thread=$(echo "irq/$n-$action" | cut -c1-15)
 	contrib thread "$thread" "$tpid" > /dev/null ||
-		die "IRQ $n ($action) fired $((after - before)) times on CPU $CPU, but its thread $thread ($tpid) is not a THREAD contributor: $(grep "irq/$n-\|$action" "$ART/contributors" | tr '\n' ' ')"
+		die "IRQ $n ($action) fired $((after - before)) times on CPU $CPU, but its thread $thread ($tpid) is not a THREAD contributor: $(grep "irq/$n-\|$action" "$ART/contributors" | tr '\n' ' '); measured $(jnum "$J" runtime_ns) ns in $(jnum "$J" periods) periods; the thread's CPUs: $(grep Cpus_allowed_list "/proc/$tpid/status" 2>/dev/null); latscope said: $(grep -i 'lost\|deliver\|warning\|unseen' "$ART/osnoise.err" | head -4 | tr '\n' ' ')"
 	grep "|$thread|" "$ART/contributors" | grep -qv "^thread|$thread|$tpid|" &&
 		die "$thread is in the contributors as something other than THREAD $tpid"
 	# the hard top half, where perf saw it, is IRQ noise under the action's name
