@@ -53,7 +53,8 @@ struct pdwrite_opts {
 				 * PDWRITE_CHECKPOINT_NS */
 };
 
-/* pdwrite_open - create path ("-" = stdout). Caller frees with pdwrite_close() or
+/* pdwrite_open - create path ("-" = stdout, in pipe mode where stdout cannot
+ * seek). Caller frees with pdwrite_close() or
  * pdwrite_discard().  The file is written under a temporary name beside path and
  * renamed over it by a successful pdwrite_close() (lib/base/safeout.h: a symlink or
  * another user's file at path is refused, -ELOOP/-EEXIST, unless opts->force;

@@ -146,7 +146,7 @@ static const struct cli_opt record_opts[] = {
 		"NS", "PMU poll period in ns (min 1000000, default 1000000;\n"
 		"1ms works too); debugfs poll period (default 10000000)",
 		"a period in ns (the PMU polls at most every 1000000; 1ms, 10ms work too)"),
-	CLI_OUTPUT(struct record_params, out, "output file (default perf.data)"),
+	CLI_OUTPUT(struct record_params, out, "output file (default perf.data; - = stdout, a pipe\nin pipe mode)"),
 	REC_OPT("tracepoints", 'T', CLI_T_STR, tplist, "LIST", "tracepoints to record beside the DTL (default\n"
 		"sched:sched_switch,sched:sched_wakeup; 'none' for none)"),
 	CLI_DURATION(struct record_params, duration_ns, "stop after this long (1s, 500ms, 2m)"),

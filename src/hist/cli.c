@@ -428,6 +428,11 @@ int cmd_hist(int argc, char **argv)
 	hist_settle(&c);
 	if (c.mode != H_REPORT && hist_fieldwork_settle(&c))
 		return EXIT_ERR;
+	if (c.o.record_out && !strcmp(c.o.record_out, "-")) {
+		fprintf(stderr, "%s: -o -: standard output carries the report; give the recording a file\n",
+			c.prog);
+		return EXIT_ERR;
+	}
 	if (!hist_backend_ok(&c))
 		return EXIT_ERR;
 	if (c.o.per_task) {

@@ -244,6 +244,12 @@ int osnoise_parse(struct ctx *c, int argc, char **argv)
 		fprintf(stderr, "latscope osnoise: record cannot replay (-i); use top/hist/trace -i\n");
 		return EXIT_ERR;
 	}
+	if ((c->mode == M_RECORD && !strcmp(c->opt.output, "-")) ||
+	    (c->fw.trace_file && !strcmp(c->fw.trace_file, "-"))) {
+		fprintf(stderr, "%s: -: standard output carries the report; give the recording a file\n",
+			c->prog);
+		return EXIT_ERR;
+	}
 	if (c->opt.kernel) {	/* the older spelling of --backend kernel */
 		if (c->opt.backend_given && c->opt.backend != OB_KERNEL) {
 			fprintf(stderr, "%s: --kernel is --backend kernel; it contradicts --backend %s\n",

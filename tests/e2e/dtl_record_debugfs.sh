@@ -30,6 +30,14 @@ printf '%s\n' \
  '0,1010000,2005120,decrementer_interrupt,H_CEDE,101,11,1001,0,0x0,0xc0000000000f8094,0x8000000000001033,' > want.csv
 diff -u want.csv head.csv || die "recorded entries differ"
 "$LATSCOPE" dtl dump --no-raw a.data | grep -q 'boot_tb: 1488000, tb_freq: 512000000' || die "header record missing"
+# -o - into a pipe: pipe mode, as perf record -o - writes it, read back the
+# same (an earlier latscope failed with "Illegal seek")
+$R -T none -e dtl_preempt -c 5000000 -o - -- true 2> pipe.err | "$LATSCOPE" dtl script --csv - > p.csv 2> p.err ||
+	die "record -o - | script -: $(cat pipe.err p.err)"
+cmp a.csv p.csv || die "the pipe's entries differ from the file's: $(diff a.csv p.csv | head -5)"
+# (a pipe-mode header is 16 bytes: the magic and its own size)
+hs=$($R -T none -e dtl_preempt -c 5000000 -o - -- true 2> /dev/null | od -An -t u8 -j 8 -N 8 | tr -d ' ')
+[ "$hs" = 16 ] || die "the pipe is not in pipe mode: header size $hs"
 
 # the kernel's map, as perf record writes it (perf script names srr0 with
 # it): from proc/kallsyms, from _text over the kernel image's functions

@@ -75,7 +75,14 @@ edge_conflicting_modes() {
 		[ $rc -eq 2 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] &&
 			grep -q "cannot be used together" "$TMP/err" || die "conflicting_modes: $c: exit $rc: $(cat "$TMP/err")"
 	done
-	ok "conflicting_modes: --wide/--csv/--json, --keep-busy/--no-keep-busy, --dtl-only/--samples-only, --all-tasks/--pid, --no-workload/--tsc, --json/-F refused"
+	# a recording on the standard output that carries the report
+	for c in "hist record -d 1 -o -" "hist top -d 1 -o -" "hist record -d 1 --trace=-" "osnoise record -d 1 -o -" \
+		 "osnoise top -d 1 --trace=-"; do
+		"$LATSCOPE" $c >"$TMP/out" 2>"$TMP/err"; rc=$?
+		[ $rc -eq 2 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] &&
+			grep -q "standard output carries the report" "$TMP/err" || die "conflicting_modes: $c: exit $rc: $(cat "$TMP/err")"
+	done
+	ok "conflicting_modes: --wide/--csv/--json, --keep-busy/--no-keep-busy, --dtl-only/--samples-only, --all-tasks/--pid, --no-workload/--tsc, --json/-F, -o - beside the report refused"
 }
 
 # --- nice_zero and thread_names: -P o:0 sets nice 0; the workloads' names ----

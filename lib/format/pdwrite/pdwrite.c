@@ -217,8 +217,15 @@ int pdwrite_open(struct pdwrite **wp, const char *path, const struct pdwrite_opt
 	if (!wp || !path)
 		return -EINVAL;
 	*wp = NULL;
-	if (!strcmp(path, "-"))
-		return pdwrite_open_fd(wp, STDOUT_FILENO, false, opts);
+	if (!strcmp(path, "-")) {
+		/* standard output: a pipe (dtl record -o - | dtl report -i -)
+		 * cannot seek back to the header, so it gets pipe mode, as
+		 * perf record -o - writes it */
+		struct pdwrite_opts po = opts ? *opts : (struct pdwrite_opts){ 0 };
+		if (!po.pipe && lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0 && errno == ESPIPE)
+			po.pipe = true;
+		return pdwrite_open_fd(wp, STDOUT_FILENO, false, &po);
+	}
 	struct safeout_file *sf = NULL;
 	int err = safeout_open(&sf, AT_FDCWD, path, opts && opts->force ? SAFEOUT_FORCE : 0,
 			       opts ? opts->refusal : NULL);
