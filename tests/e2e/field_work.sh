@@ -105,7 +105,8 @@ burst() {
 	 sleep 0.5; chrt -f 95 taskset -c $CPU python3 -c "
 import time
 t = time.monotonic()
-while time.monotonic() - t < 0.02: pass" "$TMP") &
+while time.monotonic() - t < 0.02: pass
+print('burst at %.3f after %.1f s of waiting for ls-timer' % (t, $i / 10))" >> "$TMP/bursts" 2>&1) &
 }
 command -v python3 >/dev/null && command -v chrt >/dev/null || skip "no python3 or chrt for the burst"
 burst
@@ -116,7 +117,7 @@ rc=$?
 dt=$(elapsed "$t0")
 wait
 [ $rc -eq 1 ] || die "hist -a: exit $rc: $(cat "$TMP/h.err")"
-awk -v d="$dt" 'BEGIN { exit !(d < 15) }' || die "hist -a did not stop at once: ${dt}s"
+awk -v d="$dt" 'BEGIN { exit !(d < 15) }' || die "hist -a did not stop at once: ${dt}s ($(tail -1 "$TMP/bursts"); latscope said: $(tail -3 "$TMP/h.err" | tr '\n' ' '))"
 grep -q "exceeds the threshold 5000 us: stopping now" "$TMP/h.err" || die "hist -a: no stop line: $(cat "$TMP/h.err")"
 lat=$(sed -n "s/^latscope hist auto-analysis: [a-z/]* latency of \([0-9]*\) ns .*/\1/p" "$TMP/h.out")
 [ -n "$lat" ] && [ "$lat" -gt 5000000 ] || die "hist -a: no analysis above 5 ms: $(tail -20 "$TMP/h.out")"
@@ -138,7 +139,7 @@ rc=$?
 dt=$(elapsed "$t0")
 wait
 [ $rc -eq 1 ] || die "hist -T: exit $rc: $(cat "$TMP/t.err")"
-awk -v d="$dt" 'BEGIN { exit !(d < 15) }' || die "hist -T did not stop at once: ${dt}s"
+awk -v d="$dt" 'BEGIN { exit !(d < 15) }' || die "hist -T did not stop at once: ${dt}s ($(tail -1 "$TMP/bursts"); latscope said: $(tail -3 "$TMP/t.err" | tr '\n' ' '))"
 [ "$(cat "$TMP/hlat")" -gt 5000000 ] || die "hist -T: the action saw LATSCOPE_LATENCY_NS=$(cat "$TMP/hlat")"
 echo "ok hist -T: stopped after ${dt}s, the action saw $(cat "$TMP/hlat") ns"
 
