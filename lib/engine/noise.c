@@ -195,21 +195,23 @@ static int contrib_grow(struct ncpu *c, unsigned cap)
 		free(u);
 		return -ENOMEM;
 	}
-	struct ncpu old = *c;
+	struct noise_contrib *old = c->contrib, *old_list = c->list;
+	bool *old_used = c->contrib_used;
+	unsigned old_cap = c->contrib_cap;
 	c->contrib = t;
 	c->contrib_used = u;
 	c->list = l;
 	c->contrib_cap = cap;
-	for (unsigned i = 0; i < old.contrib_cap; i++)
-		if (old.contrib_used[i]) {
-			const struct noise_contrib *k = &old.contrib[i];
+	for (unsigned i = 0; i < old_cap; i++)
+		if (old_used[i]) {
+			const struct noise_contrib *k = &old[i];
 			unsigned s = contrib_find(c, k->cls, k->id, k->name);
 			c->contrib[s] = *k;
 			c->contrib_used[s] = true;
 		}
-	free(old.contrib);
-	free(old.contrib_used);
-	free(old.list);
+	free(old);
+	free(old_used);
+	free(old_list);
 	return 0;
 }
 

@@ -5,32 +5,17 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <sched.h>
-#include <signal.h>
-#include <sys/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "base/bytes.h"
 #include "cmdio.h"
 #include "commands.h"
 #include "engine/hsource.h"
-#include "engine/noisemon.h"
 #include "engine/tasklat.h"
-#include "live/dtlrec.h"
-#include "live/livesetup.h"
 #include "hist.h"
 #include "format/pdread.h"
-#include "format/pdwrite.h"
-#include "base/safeout.h"
-#include "base/sysinfo.h"
-#include "live/timerwl.h"
 #include "firedout.h"
-#include "progress.h"
-#include "tool.h"
 
 /* What a source saw (live) or the engine was fed (report) into c, for
  * the outputs. */
