@@ -246,3 +246,13 @@ int action_run(const struct action_list *l, const struct action_event *ev, const
 	}
 	return failed;
 }
+
+int action_parse_option(struct action_list *l, const char *opt, const char *arg, bool allow_continue,
+			char *err, size_t errlen)
+{
+	char e[400];
+	int rc = action_parse(l, arg, allow_continue, e, sizeof(e));
+	if (rc < 0)
+		snprintf(err, errlen, "--%s '%s': %s", opt, arg, e);
+	return rc;
+}

@@ -58,6 +58,13 @@ struct action_list {
 int action_parse(struct action_list *l, const char *arg, bool allow_continue, char *err,
 		 size_t errlen);
 
+/*
+ * action_parse_option - action_parse() for the option --opt: on failure err
+ * holds "--opt 'ARG': why" (the command's own line, without its name).
+ */
+int action_parse_option(struct action_list *l, const char *opt, const char *arg, bool allow_continue,
+			char *err, size_t errlen);
+
 /* What happened, for the actions and their environment. */
 struct action_event {
 	const char *what;		/* "threshold" or "end" */

@@ -8,6 +8,7 @@
 int cmd_script(int argc, char **argv);
 int cmd_dtl(int argc, char **argv);
 int cmd_osnoise(int argc, char **argv);
+int cmd_timerlat(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_render(int argc, char **argv);

@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	{ "script",  cmd_script,  "print the samples of a perf.data file, like perf script" },
 	{ "dtl",     cmd_dtl,     "POWER Dispatch Trace Log: dump, script, report, record, synth" },
 	{ "osnoise", cmd_osnoise, "measure OS noise per CPU and attribute every gap (top, hist, trace)" },
+	{ "timerlat", cmd_timerlat, "timer IRQ and thread latency per CPU with the kernel's timerlat tracer" },
 	{ "hist",    cmd_hist,    "latency histograms: wakeup, timer, irqsoff... (record, report, top)" },
 	{ "monitor", cmd_monitor, "keep the histograms running and serve them to Prometheus (/metrics)" },
 	{ "render",  cmd_render,  "draw a saved JSON report as HTML or a Markdown summary" },

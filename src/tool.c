@@ -129,6 +129,19 @@ int tool_cpus(struct parse_cpuset *cpus, bool given, struct parse_cpuset *online
 	return 0;
 }
 
+void tool_housekeeping(struct parse_cpuset *out, const struct parse_cpuset *hk, bool given,
+		       const struct parse_cpuset *online, const struct parse_cpuset *measured)
+{
+	if (given) {
+		*out = *hk;
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
+		if (parse_cpuset_has(online, cpu) && !parse_cpuset_has(measured, cpu))
+			parse_cpuset_add(out, cpu);
+}
+
 bool tool_setup_interrupted(const char *prog)
 {
 	if (!cmdio_stopped() && !cmdio_watch(STDOUT_FILENO))

@@ -129,6 +129,13 @@ struct parse_cpuset;
 int tool_cpus(struct parse_cpuset *cpus, bool given, struct parse_cpuset *online, const char *prog);
 
 /*
+ * tool_housekeeping - the CPUs for a live run's collector: hk when given,
+ * else every online CPU that is not measured; into *out.
+ */
+void tool_housekeeping(struct parse_cpuset *out, const struct parse_cpuset *hk, bool given,
+		       const struct parse_cpuset *online, const struct parse_cpuset *measured);
+
+/*
  * tool_bpf_stats - whether LATSCOPE_BPF_STATS=1 asks the kernel to count the
  * bpf backends' program runs (bpf_enable_stats: two clock reads a run, a
  * quarter of the programs' time; off by default; the tests' cross-check).

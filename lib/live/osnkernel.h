@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * osnkernel.h - the kernel osnoise tracer: drive it through libtracefs where
- * the kernel has it, and parse its text output (per-period records and the
- * osnoise:* event lines) into records the views can show.
+ * osnkernel.h - the kernel's osnoise and timerlat tracers (one family: one
+ * set of osnoise/ settings, one run at a time): drive either through
+ * libtracefs where the kernel has it, and parse their text output (osnoise's
+ * per-period records, timerlat's per-activation records, the osnoise:*
+ * event lines, the stacks timerlat prints) into records the views can show.
  *
  * Prefix: osnkernel_.
  *
@@ -27,12 +29,26 @@ enum osnkernel_kind {
 	OSNKERNEL_THREAD,		/* osnoise:thread_noise */
 	OSNKERNEL_LOST,		/* "CPU:N [LOST M EVENTS]": the ring overran before the read */
 	OSNKERNEL_MARK,		/* a trace_marker line ("tracing_mark_write: TEXT") */
+	OSNKERNEL_TIMERLAT,	/* one timerlat activation's latency in one context */
+	OSNKERNEL_STACK,	/* "<stack trace>": the frames follow, one line each */
+	OSNKERNEL_FRAME,	/* " => sym": a frame of the stack above (no context prefix) */
+	OSNKERNEL_STOP,		/* "stop tracing hit on cpu N": a stop threshold was hit */
+};
+
+/* The contexts of a timerlat record, as the kernel numbers them. */
+enum osnkernel_tlat_ctx {
+	OSNKERNEL_TLAT_IRQ = 0,		/* timer expiry to its handler */
+	OSNKERNEL_TLAT_THREAD = 1,	/* expiry to the timerlat thread running */
+	OSNKERNEL_TLAT_USER = 2,	/* expiry to the user thread's return to user space */
 };
 
 /* The text osnkernel_start() and osnkernel_quiesce() write to the instance's
  * trace_marker: what comes between them is the run's window. */
 #define OSNKERNEL_MARK_START	"latscope window start"
 #define OSNKERNEL_MARK_END	"latscope window end"
+/* What a run with a warm-up writes when it ends (osnkernel_mark()): the
+ * window opens there instead. */
+#define OSNKERNEL_MARK_WARM	"latscope warm-up end"
 
 struct osnkernel_rec {
 	enum osnkernel_kind kind;
@@ -50,6 +66,13 @@ struct osnkernel_rec {
 	/* OSNKERNEL_LOST: events lost on cpu; 0 when the kernel did not say
 	 * how many ("[LOST EVENTS]") */
 	uint64_t lost;
+	/* OSNKERNEL_TIMERLAT: the activation's number on its CPU (1 up, the IRQ
+	 * and thread records of one activation share it), its context and
+	 * latency (ns); OSNKERNEL_STOP: cpu is the CPU the kernel named */
+	uint32_t seq;
+	enum osnkernel_tlat_ctx context;
+	uint64_t latency_ns;
+	char sym[96];			/* OSNKERNEL_FRAME: the function, as printed */
 };
 
 /*
@@ -62,8 +85,17 @@ int osnkernel_parse_line(const char *line, struct osnkernel_rec *out);
 /* True when the running kernel has the osnoise tracer (tracefs osnoise/ and
  * "osnoise" in available_tracers). */
 bool osnkernel_available(void);
+/* True when it has the tracer called name ("osnoise", "timerlat"): tracefs
+ * osnoise/ and name in available_tracers. */
+bool osnkernel_has_tracer(const char *name);
+
+enum osnkernel_tracer {
+	OSNKERNEL_TRACER_OSNOISE = 0,
+	OSNKERNEL_TRACER_TIMERLAT,
+};
 
 struct osnkernel_config {
+	enum osnkernel_tracer tracer;	/* which one the instance runs */
 	const char *cpus;		/* CPU list for osnoise/cpus, NULL = all */
 	uint64_t period_us, runtime_us;
 	uint64_t stop_us, stop_total_us;	/* 0 = off */
@@ -77,6 +109,14 @@ struct osnkernel_config {
 					 * records with it, for a view (top's attribution)
 					 * that needs the interference events only */
 	uint64_t buffer_kb;		/* the instance's buffer_size_kb per CPU; 0 = the kernel's */
+	/* timerlat (period_us, runtime_us and threshold_us are osnoise's;
+	 * stop_us is timerlat's IRQ threshold, stop_total_us its thread one;
+	 * no_workload: no kernel threads, user threads read timerlat_fd) */
+	uint64_t timerlat_period_us;
+	uint64_t print_stack_us;	/* osnoise/print_stack; 0 = off */
+	bool ring_off;			/* the instance's ring stays off: the tracer runs,
+					 * its samples reach only the osnoise:timerlat_sample
+					 * tracepoint (a BPF program) */
 };
 
 struct osnkernel;
@@ -104,9 +144,14 @@ long osnkernel_read(struct osnkernel *k, char *buf, size_t len);
  * instance's trace_marker, then stop writing to its buffer (tracing_on 0).
  * What the buffer holds is still read by osnkernel_read() until it returns 0:
  * the caller drains it before osnkernel_stop().  osnkernel_start() wrote
- * OSNKERNEL_MARK_START once the tracer ran.  Returns 0 or a negative errno.
+ * OSNKERNEL_MARK_START once the tracer ran.  Returns 0, 1 when tracing was
+ * off already (a stop threshold of the tracer turned it off in every
+ * instance: the window ended there, no mark follows), or a negative errno.
  */
 int osnkernel_quiesce(struct osnkernel *k);
+/* osnkernel_mark - text written to the instance's trace_marker (a
+ * tracing_mark_write line in the trace).  0 or a negative errno. */
+int osnkernel_mark(struct osnkernel *k, const char *text);
 /*
  * osnkernel_lost - the events the instance's ring lost so far, over its CPUs:
  * per_cpu/cpuN/stats "overrun" (overwritten before they were read) +

@@ -28,6 +28,7 @@ struct json_object;
 #define REPORT_DTL_REPORT "latscope.dtl-report/1"
 #define REPORT_OSNOISE "latscope.osnoise/1"
 #define REPORT_HIST "latscope.hist/1"
+#define REPORT_TIMERLAT "latscope.timerlat/1"
 
 /* The osnoise document's per-CPU counter keys of the noise classes, in the
  * kernel tracer's column order (HW NMI IRQ SIRQ THREAD); the time of each is

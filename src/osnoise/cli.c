@@ -44,12 +44,7 @@ static int parse_backend(const char *arg, void *params)
 static int parse_action(struct ctx *c, struct action_list *l, const char *opt, const char *arg,
 			bool cont)
 {
-	char e[400];
-	if (action_parse(l, arg, cont, e, sizeof(e)) < 0) {
-		snprintf(c->fw.act_err, sizeof(c->fw.act_err), "--%s '%s': %s", opt, arg, e);
-		return -EINVAL;
-	}
-	return 0;
+	return action_parse_option(l, opt, arg, cont, c->fw.act_err, sizeof(c->fw.act_err));
 }
 
 static int parse_on_threshold(const char *arg, void *params)

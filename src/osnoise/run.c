@@ -262,13 +262,8 @@ void osnoise_free_state(struct ctx *c)
  * is an error (said), a default that cannot be had is not.  Returns 0 or -1. */
 int osnoise_housekeep(const struct ctx *c, const struct parse_cpuset *online, struct livesetup *ls)
 {
-	struct parse_cpuset hk = c->opt.hk;
-	if (!c->opt.have_hk) {
-		memset(&hk, 0, sizeof(hk));
-		for (unsigned cpu = 0; cpu < PARSE_MAX_CPUS; cpu++)
-			if (parse_cpuset_has(online, cpu) && !parse_cpuset_has(&c->run.cpus, cpu))
-				parse_cpuset_add(&hk, cpu);
-	}
+	struct parse_cpuset hk;
+	tool_housekeeping(&hk, &c->opt.hk, c->opt.have_hk, online, &c->run.cpus);
 	struct livesetup_cfg cfg = { .housekeeping_cpus = &hk, .dma_latency_us = -1 };
 	int err = livesetup_apply(ls, &cfg, LIVESETUP_AFFINITY, NULL);
 	if (err < 0 && c->opt.have_hk) {

@@ -139,6 +139,54 @@ static void test_lost_mark(void **state)
 	assert_string_equal(r.desc, OSNKERNEL_MARK_START);
 }
 
+/* timerlat's records, its stacks and the kernel's stop line, as a 6.1
+ * guest's trace has them; broken ones refused. */
+static void test_timerlat(void **state)
+{
+	(void)state;
+	struct osnkernel_rec r;
+	assert_int_equal(osnkernel_parse_line("          <idle>-0       [001] dn.h1..    20.197302: #107   context"
+					      "    irq timer_latency   3473180 ns\n", &r), 0);
+	assert_int_equal(r.kind, OSNKERNEL_TIMERLAT);
+	assert_int_equal(r.cpu, 1);
+	assert_int_equal(r.seq, 107);
+	assert_int_equal(r.context, OSNKERNEL_TLAT_IRQ);
+	assert_int_equal(r.latency_ns, 3473180);
+	assert_int_equal(r.ts_ns, 20197302000ULL);
+	assert_int_equal(osnkernel_parse_line("           <...>-212     [001] .......    20.197407: #107   context"
+					      " thread timer_latency   3583860 ns", &r), 0);
+	assert_int_equal(r.context, OSNKERNEL_TLAT_THREAD);
+	assert_int_equal(r.pid, 212);
+	assert_int_equal(osnkernel_parse_line("  rtla-900 [003] ..... 100.000001: #4294967295 context user-ret "
+					      "timer_latency 12 ns", &r), 0);
+	assert_int_equal(r.context, OSNKERNEL_TLAT_USER);
+	assert_int_equal(r.seq, 4294967295u);
+	assert_int_equal(osnkernel_parse_line("           <...>-212     [001] ....1..    20.197435: <stack trace>",
+					      &r), 0);
+	assert_int_equal(r.kind, OSNKERNEL_STACK);
+	assert_int_equal(osnkernel_parse_line(" => __sysvec_apic_timer_interrupt\n", &r), 0);
+	assert_int_equal(r.kind, OSNKERNEL_FRAME);
+	assert_string_equal(r.sym, "__sysvec_apic_timer_interrupt");
+	assert_int_equal(osnkernel_parse_line(" => 0\n", &r), -ENOENT);	/* an unused slot */
+	assert_int_equal(osnkernel_parse_line("  timerlat/1-5 [001] d.h1. 9.000001: timerlat_irq: stop tracing hit on "
+					      "cpu 1\n", &r), 0);
+	assert_int_equal(r.kind, OSNKERNEL_STOP);
+	assert_int_equal(r.cpu, 1);
+	/* broken records */
+	static const char *const bad[] = {
+		"  a-1 [000] ..... 1.000001: #12 context softirq timer_latency 5 ns",
+		"  a-1 [000] ..... 1.000001: #12 context irq timer_latency 5",
+		"  a-1 [000] ..... 1.000001: #12 context irq timer_latency x ns",
+		"  a-1 [000] ..... 1.000001: #12 context irq timer_latency 5 ns junk",
+		"  a-1 [000] ..... 1.000001: #99999999999 context irq timer_latency 5 ns",
+		"  a-1 [000] ..... 1.000001: #1 contxt irq timer_latency 5 ns",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(osnkernel_parse_line(bad[i], &r), -EINVAL);
+	/* a '#' with no number is no record of the tracer's */
+	assert_int_equal(osnkernel_parse_line("  a-1 [000] ..... 1.000001: #x context", &r), -ENOENT);
+}
+
 /* The engine counts every loss, whatever the CPU, and keeps the window. */
 static void test_engine_lost_window(void **state)
 {
@@ -417,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_lost_mark),
+		cmocka_unit_test(test_timerlat),
 		cmocka_unit_test(test_engine_lost_window),
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test_setup_teardown(test_drive_fails_halfway, drive_setup, drive_teardown),

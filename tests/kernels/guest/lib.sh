@@ -85,3 +85,21 @@ refused() {
 		die "$n: more than one line: $(cat "$ART/$n.err")"
 	echo "$n: exit 2: $(grep -m1 "$pat" "$ART/$n.err")"
 }
+
+# stall_reader PID TRACER: once latscope's instance (latscope_osnoise) runs
+# TRACER, stop the reader PID for 2 s (SIGSTOP) so that its small ring
+# overruns, then let it go on and wait for it; its exit status is returned
+stall_reader() {
+	i=0
+	until [ "$(cat "$TRACEFS/instances/latscope_osnoise/current_tracer" 2>/dev/null)" = "$2" ] ||
+		[ $i -ge 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ $i -lt 100 ] || echo "latscope's instance never ran $2 (10 s)"
+	sleep 1
+	kill -STOP "$1"
+	sleep 2
+	kill -CONT "$1"
+	wait "$1"
+}

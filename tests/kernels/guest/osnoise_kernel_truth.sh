@@ -85,21 +85,9 @@ echo "truth: $(grep -c . "$ART/truth.txt") lines; $(grep overrun "$ART/truth.sta
 # the stop the loss depended on the reader's pace: at -T 1 under TCG the
 # tracer writes some hundreds of samples a second, not one per loop turn,
 # and a reader polling every 100 ms kept up with them in 1 run of 3.
-I=$TRACEFS/instances/latscope_osnoise
 latscope osnoise trace --kernel --events --strict --ring-size 4 -c 0 -p $P -r $R -T 1 -d 6 \
 	> "$ART/lost.out" 2> "$ART/lost.err" &
-lpid=$!
-i=0
-until [ "$(cat "$I/current_tracer" 2>/dev/null)" = osnoise ] || [ $i -ge 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ $i -lt 100 ] || echo "lost: latscope's instance never ran osnoise (10 s)"
-sleep 1
-kill -STOP $lpid
-sleep 2
-kill -CONT $lpid
-wait $lpid
+stall_reader $! osnoise
 echo $? > "$ART/lost.rc"
 echo "latscope osnoise trace --kernel --events --strict --ring-size 4 -T 1 -d 6 (stopped 2 s): exit $(cat "$ART/lost.rc")"
 tail -3 "$ART/lost.err"

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* osnkernel.c - drive and parse the kernel osnoise tracer (see osnkernel.h). */
+/* osnkernel.c - drive the kernel osnoise and timerlat tracers through
+ * tracefs (see osnkernel.h; the text is parsed in osnkernel_parse.c). */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -16,265 +17,6 @@
 #include <tracefs.h>
 
 #include "live/osnkernel.h"
-
-/* ---- parsing ---------------------------------------------------------- */
-
-static const char *skip_ws(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-/* "sec.frac" with up to 9 fraction digits -> ns. */
-static int parse_ts(const char **pp, uint64_t *ns)
-{
-	const char *p = *pp;
-	char *end;
-	errno = 0;
-	unsigned long long sec = strtoull(p, &end, 10);
-	if (end == p || errno || *end != '.')
-		return -EINVAL;
-	p = end + 1;
-	uint64_t frac = 0;
-	int digits = 0;
-	while (isdigit((unsigned char)*p)) {
-		if (digits < 9) {
-			frac = frac * 10 + (uint64_t)(*p - '0');
-			digits++;
-		}
-		p++;
-	}
-	if (!digits)
-		return -EINVAL;
-	while (digits++ < 9)
-		frac *= 10;
-	if (sec > UINT64_MAX / 1000000000ULL)
-		return -ERANGE;
-	*ns = sec * 1000000000ULL + frac;
-	*pp = p;
-	return 0;
-}
-
-static int osnkernel_parse_u64(const char **pp, uint64_t *v)
-{
-	const char *p = skip_ws(*pp);
-	char *end;
-	if (!isdigit((unsigned char)*p))
-		return -EINVAL;
-	errno = 0;
-	unsigned long long x = strtoull(p, &end, 10);
-	if (errno)
-		return -ERANGE;
-	*v = x;
-	*pp = end;
-	return 0;
-}
-
-static int expect(const char **pp, const char *word)
-{
-	const char *p = skip_ws(*pp);
-	size_t n = strlen(word);
-	if (strncmp(p, word, n))
-		return -EINVAL;
-	*pp = p + n;
-	return 0;
-}
-
-/* "start <ts> duration <ns> ns" */
-static int parse_start_duration(const char **pp, struct osnkernel_rec *o)
-{
-	const char *p = *pp;
-	if (expect(&p, "start") || (p = skip_ws(p), parse_ts(&p, &o->start_ns)) ||
-	    expect(&p, "duration") || osnkernel_parse_u64(&p, &o->duration_ns) || expect(&p, "ns"))
-		return -EINVAL;
-	*pp = p;
-	return 0;
-}
-
-/* "<desc>:<id> start ..." where desc may hold spaces (comm) and is right-aligned. */
-static int parse_desc_id(const char **pp, struct osnkernel_rec *o)
-{
-	const char *p = skip_ws(*pp);
-	const char *st = strstr(p, " start ");
-	if (!st)
-		return -EINVAL;
-	const char *colon = st;
-	while (colon > p && *colon != ':')
-		colon--;
-	if (*colon != ':' || colon == p)
-		return -EINVAL;
-	size_t n = (size_t)(colon - p);
-	if (n >= sizeof(o->desc))
-		n = sizeof(o->desc) - 1;
-	memcpy(o->desc, p, n);
-	o->desc[n] = 0;
-	char *end;
-	long id = strtol(colon + 1, &end, 10);
-	if (end != st || id < INT32_MIN || id > INT32_MAX)
-		return -EINVAL;
-	o->id = (int32_t)id;
-	*pp = st;
-	return 0;
-}
-
-/* The reader's note of an overrun at p (past "CPU:"'s start): "CPU:N [LOST
- * M EVENTS]" or, when the kernel does not know how many, "CPU:N [LOST
- * EVENTS]".  0 or -EINVAL. */
-static int parse_lost(const char *p, struct osnkernel_rec *o)
-{
-	char *end;
-	errno = 0;
-	unsigned long cpu = strtoul(p + 4, &end, 10);
-	if (end == p + 4 || errno || cpu > 65535 || strncmp(end, " [LOST ", 7))
-		return -EINVAL;
-	p = end + 7;
-	o->kind = OSNKERNEL_LOST;
-	o->cpu = (uint32_t)cpu;
-	if (isdigit((unsigned char)*p) && osnkernel_parse_u64(&p, &o->lost))
-		return -EINVAL;
-	if (expect(&p, "EVENTS]"))
-		return -EINVAL;
-	p = skip_ws(p);
-	return *p && *p != '\n' ? -EINVAL : 0;
-}
-
-/* The context prefix "<comm>-<pid> [<cpu>] <flags> <sec.usec>: " into o
- * (comm, pid, cpu, ts_ns), *pp moved past it.  0, or -ENOENT when the line
- * has none (not a record of the tracer). */
-static int parse_context(const char **pp, struct osnkernel_rec *o)
-{
-	const char *p = *pp;
-	const char *br = strstr(p, " [");
-	if (!br)
-		return -ENOENT;
-	const char *dash = br;
-	while (dash > p && *dash != '-')
-		dash--;
-	if (*dash != '-')
-		return -ENOENT;
-	size_t cl = (size_t)(dash - p);
-	if (cl >= sizeof(o->comm))
-		cl = sizeof(o->comm) - 1;
-	memcpy(o->comm, p, cl);
-	o->comm[cl] = 0;
-	o->pid = (int32_t)strtol(dash + 1, NULL, 10);
-	p = br + 2;
-	char *end;
-	unsigned long cpu = strtoul(p, &end, 10);
-	if (end == p || *end != ']' || cpu > 65535)
-		return -ENOENT;
-	o->cpu = (uint32_t)cpu;
-	p = skip_ws(end + 1);
-	/* optional flags column (".....", "d..2."), then the timestamp */
-	if (!isdigit((unsigned char)*p)) {
-		while (*p && *p != ' ')
-			p++;
-		p = skip_ws(p);
-	}
-	if (parse_ts(&p, &o->ts_ns) || *p != ':')
-		return -ENOENT;
-	*pp = skip_ws(p + 1);
-	return 0;
-}
-
-/* A tracing_mark_write's text at p (past its name): trailing spaces and
- * the newline dropped, cut to o->desc. */
-static int parse_mark(const char *p, struct osnkernel_rec *o)
-{
-	o->kind = OSNKERNEL_MARK;
-	p = skip_ws(p);
-	size_t n = strcspn(p, "\n");
-	while (n && p[n - 1] == ' ')
-		n--;
-	if (n >= sizeof(o->desc))
-		n = sizeof(o->desc) - 1;
-	memcpy(o->desc, p, n);
-	o->desc[n] = 0;
-	return 0;
-}
-
-/* A sample_threshold's fields at p (past its name): "start <ts> duration
- * <ns> ns interference N" (the doc spells it "interferences").  0 or
- * -EINVAL. */
-static int parse_threshold(const char *p, struct osnkernel_rec *o)
-{
-	o->kind = OSNKERNEL_SAMPLE;
-	if (parse_start_duration(&p, o))
-		return -EINVAL;
-	p = skip_ws(p);
-	if (!strncmp(p, "interferences", 13))
-		p += 13;
-	else if (!strncmp(p, "interference", 12))
-		p += 12;
-	else
-		return -EINVAL;
-	return osnkernel_parse_u64(&p, &o->interference) ? -EINVAL : 0;
-}
-
-/* A per-period record at p: "runtime noise pct max_single hw nmi irq sirq
- * thread", pct with 5 decimals (kept as avail_e5).  0, -ENOENT when p is
- * no number (not such a record), or -EINVAL. */
-static int parse_period(const char *p, struct osnkernel_rec *o)
-{
-	if (!isdigit((unsigned char)*p))
-		return -ENOENT;
-	uint64_t ip, fp;
-	if (osnkernel_parse_u64(&p, &o->runtime_us) || osnkernel_parse_u64(&p, &o->noise_us) || osnkernel_parse_u64(&p, &ip) ||
-	    *p != '.')
-		return -EINVAL;
-	p++;
-	const char *f0 = p;
-	if (osnkernel_parse_u64(&p, &fp) || p - f0 != 5 || ip > 100)
-		return -EINVAL;
-	o->avail_e5 = ip * 100000 + fp;
-	if (osnkernel_parse_u64(&p, &o->max_single_us) || osnkernel_parse_u64(&p, &o->hw) || osnkernel_parse_u64(&p, &o->nmi) ||
-	    osnkernel_parse_u64(&p, &o->irq) || osnkernel_parse_u64(&p, &o->softirq) || osnkernel_parse_u64(&p, &o->thread))
-		return -EINVAL;
-	p = skip_ws(p);
-	if (*p && *p != '\n')
-		return -EINVAL;
-	o->kind = OSNKERNEL_PERIOD;
-	return 0;
-}
-
-/* The line's kind is told by its start (an overrun note), then by the
- * event name after the context prefix; a number there is a period. */
-int osnkernel_parse_line(const char *line, struct osnkernel_rec *o)
-{
-	memset(o, 0, sizeof(*o));
-	const char *p = skip_ws(line);
-	if (!*p || *p == '#' || *p == '\n')
-		return -ENOENT;
-	if (!strncmp(p, "CPU:", 4))
-		return parse_lost(p, o);
-	if (parse_context(&p, o))
-		return -ENOENT;
-
-	if (!strncmp(p, "tracing_mark_write:", 19))
-		return parse_mark(p + 19, o);
-	if (!strncmp(p, "sample_threshold:", 17))
-		return parse_threshold(p + 17, o);
-	if (!strncmp(p, "nmi_noise:", 10)) {
-		o->kind = OSNKERNEL_NMI;
-		p += 10;
-		return parse_start_duration(&p, o) ? -EINVAL : 0;
-	}
-	static const struct { const char *name; enum osnkernel_kind kind; } named[] = {
-		{ "irq_noise:", OSNKERNEL_IRQ }, { "softirq_noise:", OSNKERNEL_SOFTIRQ }, { "thread_noise:", OSNKERNEL_THREAD },
-	};
-	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
-		size_t n = strlen(named[i].name);
-		if (strncmp(p, named[i].name, n))
-			continue;
-		o->kind = named[i].kind;
-		p += n;
-		if (parse_desc_id(&p, o) || parse_start_duration(&p, o))
-			return -EINVAL;
-		return 0;
-	}
-	return parse_period(p, o);
-}
 
 /* ---- driving the tracer ------------------------------------------------- */
 
@@ -311,10 +53,16 @@ struct osnkernel {
 	int fd;			/* trace_pipe (closed by its undo step) */
 	bool owner;		/* the steps are this run's */
 	bool stopped;		/* osnkernel_stop() done */
+	bool ring_off;		/* config's ring_off: no markers, nothing to read */
 	char err[1024];
 };
 
 bool osnkernel_available(void)
+{
+	return osnkernel_has_tracer("osnoise");
+}
+
+bool osnkernel_has_tracer(const char *name)
 {
 	/* (not tracefs_dir_exists(NULL, ...): libtracefs 1.6 looks in the
 	 * mounted tracefs there even after tracefs_set_tracing_dir()) */
@@ -327,7 +75,7 @@ bool osnkernel_available(void)
 	char **t = tracefs_tracers(NULL);
 	bool ok = false;
 	for (size_t i = 0; t && t[i]; i++)
-		ok |= !strcmp(t[i], "osnoise");
+		ok |= !strcmp(t[i], name);
 	tracefs_list_free(t);
 	return ok;
 }
@@ -519,25 +267,48 @@ static int set_options(struct osnkernel *k, const struct osnkernel_config *cfg)
 	return err;
 }
 
-static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
+/* osnoise's period and runtime: the kernel keeps runtime <= period at each
+ * write, so the period first unless it goes below the runtime in place (the
+ * undo, newest first, then keeps the rule too). */
+static int set_osnoise_period(struct osnkernel *k, const struct osnkernel_config *cfg)
+{
+	bool period_first = cfg->period_us >= read_u64("osnoise/runtime_us");
+	int err = set_u64(k, period_first ? "osnoise/period_us" : "osnoise/runtime_us",
+			  period_first ? cfg->period_us : cfg->runtime_us);
+	if (!err)
+		err = set_u64(k, period_first ? "osnoise/runtime_us" : "osnoise/period_us",
+			      period_first ? cfg->runtime_us : cfg->period_us);
+	if (!err && cfg->threshold_us)
+		err = set_u64(k, "tracing_thresh", cfg->threshold_us);
+	return err;
+}
+
+/* The global osnoise/ settings of the tracer asked for, each saved first. */
+static int set_globals(struct osnkernel *k, const struct osnkernel_config *cfg)
 {
 	int err;
-	/* osnoise settings are global (top-level osnoise/ and tracing_thresh) */
 	if ((err = set_options(k, cfg)) ||
 	    (err = save(k, NULL, "osnoise/cpus", OSNK_WRITE)) ||
 	    (err = wr(k, NULL, "osnoise/cpus", "%s", cfg->cpus ? cfg->cpus : "all")))
 		return err;
-	/* the kernel keeps runtime <= period at each write: the period first
-	 * unless it goes below the runtime in place (the undo, newest first,
-	 * then keeps the rule too) */
-	bool period_first = cfg->period_us >= read_u64("osnoise/runtime_us");
-	if ((err = set_u64(k, period_first ? "osnoise/period_us" : "osnoise/runtime_us",
-			   period_first ? cfg->period_us : cfg->runtime_us)) ||
-	    (err = set_u64(k, period_first ? "osnoise/runtime_us" : "osnoise/period_us",
-			   period_first ? cfg->runtime_us : cfg->period_us)) ||
-	    (err = set_u64(k, "osnoise/stop_tracing_us", cfg->stop_us)) ||
-	    (err = set_u64(k, "osnoise/stop_tracing_total_us", cfg->stop_total_us)) ||
-	    (cfg->threshold_us && (err = set_u64(k, "tracing_thresh", cfg->threshold_us))))
+	if (cfg->tracer == OSNKERNEL_TRACER_TIMERLAT) {
+		if ((err = set_u64(k, "osnoise/timerlat_period_us", cfg->timerlat_period_us)) ||
+		    (err = set_u64(k, "osnoise/print_stack", cfg->print_stack_us)))
+			return err;
+	} else if ((err = set_osnoise_period(k, cfg))) {
+		return err;
+	}
+	if ((err = set_u64(k, "osnoise/stop_tracing_us", cfg->stop_us)) ||
+	    (err = set_u64(k, "osnoise/stop_tracing_total_us", cfg->stop_total_us)))
+		return err;
+	return 0;
+}
+
+static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
+{
+	/* osnoise settings are global (top-level osnoise/ and tracing_thresh) */
+	int err = set_globals(k, cfg);
+	if (err)
 		return err;
 	errno = 0;
 	k->inst = tracefs_instance_create(OSNKERNEL_INSTANCE);
@@ -567,13 +338,18 @@ static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
 	/* the instance's own buffer: gone with it, nothing to restore */
 	if (cfg->buffer_kb && (err = wr(k, k->inst, "buffer_size_kb", "%" PRIu64, cfg->buffer_kb)))
 		return err;
-	if ((err = save_text(k, k->inst, "current_tracer", "nop")))
+	/* ring_off: the ring stays off before the tracer starts (its samples
+	 * go to the tracepoint only) */
+	if ((err = save_text(k, k->inst, "tracing_on", "0")) ||
+	    (cfg->ring_off && (err = wr(k, k->inst, "tracing_on", "0"))) ||
+	    (err = save_text(k, k->inst, "current_tracer", "nop")))
 		return err;
+	const char *tracer = cfg->tracer == OSNKERNEL_TRACER_TIMERLAT ? "timerlat" : "osnoise";
 	errno = 0;
-	if (tracefs_tracer_set(k->inst, TRACEFS_TRACER_CUSTOM, "osnoise") < 0) {
+	if (tracefs_tracer_set(k->inst, TRACEFS_TRACER_CUSTOM, tracer) < 0) {
 		err = errno ? -errno : -EIO;
-		snprintf(k->err, sizeof(k->err), "cannot select the osnoise tracer: %s (another "
-			 "instance may run osnoise or timerlat)", strerror(-err));
+		snprintf(k->err, sizeof(k->err), "cannot select the %s tracer: %s (another "
+			 "instance may run osnoise or timerlat)", tracer, strerror(-err));
 		return err;
 	}
 	k->fd = tracefs_instance_file_open(k->inst, "trace_pipe", O_RDONLY | O_NONBLOCK);
@@ -582,18 +358,36 @@ static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
 		snprintf(k->err, sizeof(k->err), "cannot open trace_pipe: %s", strerror(-err));
 		return err;
 	}
-	if ((err = osnk_push(k, OSNK_CLOSE, NULL, "", k->fd)) ||
-	    (err = save_text(k, k->inst, "tracing_on", "0")))
+	if ((err = osnk_push(k, OSNK_CLOSE, NULL, "", k->fd)))
 		return err;
+	k->ring_off = cfg->ring_off;
+	if (cfg->ring_off)
+		return 0;
 	tracefs_trace_on(k->inst);
 	/* the window opens once the tracer runs and the pipe is open */
 	return wr(k, k->inst, "trace_marker", "%s", OSNKERNEL_MARK_START);
+}
+
+int osnkernel_mark(struct osnkernel *k, const char *text)
+{
+	if (!k || !k->inst || k->stopped || k->ring_off)
+		return -EINVAL;
+	return wr(k, k->inst, "trace_marker", "%s", text);
 }
 
 int osnkernel_quiesce(struct osnkernel *k)
 {
 	if (!k || !k->inst || k->stopped)
 		return -EINVAL;
+	if (k->ring_off)
+		return 0;
+	/* a stop threshold turned tracing off already (the kernel's stop in
+	 * every instance): the window ended there, no mark can follow */
+	char *on = tracefs_instance_file_read(k->inst, "tracing_on", NULL);
+	bool off = on && on[0] == '0';
+	free(on);
+	if (off)
+		return 1;
 	int err = wr(k, k->inst, "trace_marker", "%s", OSNKERNEL_MARK_END);
 	if (tracefs_trace_off(k->inst) < 0 && !err) {
 		err = errno ? -errno : -EIO;
@@ -655,9 +449,12 @@ int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg)
 		snprintf(k->err, sizeof(k->err), "the kernel tracer is driven already");
 		return -EBUSY;
 	}
-	if (!osnkernel_available()) {
-		snprintf(k->err, sizeof(k->err), "the kernel has no osnoise tracer (no %s/osnoise; needs "
-			 "CONFIG_OSNOISE_TRACER)", tracefs_tracing_dir() ?: "tracefs");
+	bool tl = cfg->tracer == OSNKERNEL_TRACER_TIMERLAT;
+	if (!osnkernel_has_tracer(tl ? "timerlat" : "osnoise")) {
+		snprintf(k->err, sizeof(k->err), "the kernel has no %s tracer (no %s/osnoise or no %s in "
+			 "available_tracers; needs CONFIG_%s_TRACER)", tl ? "timerlat" : "osnoise",
+			 tracefs_tracing_dir() ?: "tracefs", tl ? "timerlat" : "osnoise",
+			 tl ? "TIMERLAT" : "OSNOISE");
 		return -ENODEV;
 	}
 	osnk_running = k->owner = true;

@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# `latscope timerlat` against the kernel's own records.  A second tracefs
+# instance, "truth", runs the timerlat tracer the whole time: the tracer
+# writes every activation's records into every instance that runs it, so its
+# trace is the truth the host compares latscope's output with
+# (tests/kernels/host/timerlat_truth.sh).  The runs:
+#   hist   `timerlat hist --json=FILE -t FILE` on CPUs 0-1 at 1 ms;
+#   top    `timerlat top -q --json` at 500 us;
+#   stop   -T 1 -s 1: the first thread latency stops the run (exit 1), the
+#          kernel stops tracing and prints the stack of that activation;
+#   lost   a 4 KiB ring and the reader stopped for 2 s (SIGSTOP): the loss
+#          is named and --strict exits 1;
+#   the tracer's settings (osnoise/*, tracing_thresh, the top-level tracer,
+#   the instances) read before and after: each must be as it was.
+# The guest only runs and collects; the host checks.
+# needs: tracer:timerlat
+# timeout: 240
+. "$KTEST_DIR/guest/lib.sh"
+O=$TRACEFS/osnoise
+T=$TRACEFS/instances/truth
+
+settings() {
+	for f in cpus period_us runtime_us stop_tracing_us stop_tracing_total_us timerlat_period_us \
+		print_stack options; do
+		[ -e "$O/$f" ] && echo "osnoise/$f: $(cat "$O/$f")"
+	done
+	echo "tracing_thresh: $(cat "$TRACEFS/tracing_thresh")"
+	echo "current_tracer: $(cat "$TRACEFS/current_tracer")"
+	echo "instances: $(ls "$TRACEFS/instances" | tr '\n' ' ')"
+}
+# values that are not the kernel's defaults, so that a run that writes the
+# defaults back instead of what was there is seen
+echo 0-1 > "$O/cpus" && echo 2000 > "$O/timerlat_period_us" && echo 0 > "$O/print_stack" ||
+	die "cannot set the timerlat settings"
+settings > "$ART/before.txt"
+
+mkdir "$T" || die "cannot create the truth instance"
+# 16 MiB a CPU: the whole test's records fit, nothing is read until the end
+echo 16384 > "$T/buffer_size_kb" || die "cannot size the truth's buffer"
+echo timerlat > "$T/current_tracer" || die "cannot start the timerlat tracer in the truth"
+sleep 1
+
+# run NAME ARGS...: latscope timerlat ARGS > NAME.out 2> NAME.err, status in NAME.rc
+run() {
+	n=$1
+	shift
+	latscope timerlat "$@" > "$ART/$n.out" 2> "$ART/$n.err"
+	echo $? > "$ART/$n.rc"
+	echo "latscope timerlat $*: exit $(cat "$ART/$n.rc")"
+	tail -3 "$ART/$n.err"
+}
+run hist hist -c 0-1 -p 1000 -d 5 --json="$ART/hist.json" -t"$ART/hist.trace"
+run top top -q -c 0-1 -p 500 -d 3 --json -t"$ART/top.trace"
+mv "$ART/top.out" "$ART/top.json"
+run stop hist -c 1 -p 1000 -d 20 -T 1 -s 1 --json="$ART/stop.json" -t"$ART/stop.trace"
+
+echo 0 > "$T/tracing_on"
+cat "$T"/per_cpu/cpu*/stats > "$ART/truth.stats"
+cat "$T/trace" > "$ART/truth.txt"
+echo nop > "$T/current_tracer"
+rmdir "$T"
+echo "truth: $(grep -c 'timer_latency' "$ART/truth.txt") records"
+
+# a ring of one page a CPU and a reader that falls behind: at 100 us the
+# tracer writes 20 records a millisecond on two CPUs; the reader is stopped
+# for 2 s once its instance runs
+latscope timerlat hist --strict --trace-buffer-size 4 -c 0-1 -p 100 -d 6 --json="$ART/lost.json" \
+	> "$ART/lost.out" 2> "$ART/lost.err" &
+stall_reader $! timerlat
+echo $? > "$ART/lost.rc"
+echo "latscope timerlat hist --strict --trace-buffer-size 4 -p 100 (stopped 2 s): exit $(cat "$ART/lost.rc")"
+tail -3 "$ART/lost.err"
+
+settings > "$ART/after.txt"
+exit 0

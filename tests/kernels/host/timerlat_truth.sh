@@ -1,0 +1,135 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The guest's runs of `latscope timerlat` (tests/kernels/guest/
+# timerlat_truth.sh) against the truth instance's trace:
+#  hist, top  latscope's window is the text between its marks in its own
+#         trace (-t): every timerlat record there is the kernel's (the same
+#         CPU, context, activation number and latency in the truth); every
+#         truth record inside the window (less 5 ms at each end: the copies
+#         of one record in two instances carry different timestamps) is
+#         among them; the JSON's count, min and max per CPU and context are
+#         those of the window's records, its missed count 0, and the window's
+#         activation numbers run without a gap.
+#  stop   -T 1: exit 1; the stop is a thread sample >= 1 us, the one with
+#         the lowest activation number of the window; the kernel stopped
+#         tracing; -s 1: the stack is in the JSON.
+#  lost   a 4 KiB ring, the reader stopped 2 s: the JSON names missed
+#         activations and the ring's overrun, stderr says so, --strict exits 1.
+#  settings  as they were before the runs.
+. "$TESTS_DIR/lib.sh"
+A=$ART
+for f in hist top; do
+	[ "$(cat "$A/$f.rc")" = 0 ] || die "$f: exit $(cat "$A/$f.rc"): $(tail -3 "$A/$f.err")"
+done
+ov=$(awk -F': *' '$1 ~ /^overrun|dropped events/ { s += $2 } END { print s + 0 }' "$A/truth.stats")
+[ "$ov" = 0 ] || die "the truth instance lost $ov events: it cannot serve as the truth"
+diff "$A/before.txt" "$A/after.txt" > "$TMP/settings.diff" ||
+	die "settings not restored: $(cat "$TMP/settings.diff")"
+echo "settings restored: $(tr '\n' ';' < "$A/after.txt" | cut -c1-160)"
+
+python3 - "$A" <<'PY' || exit 1
+import json, re, sys
+A = sys.argv[1]
+REC = re.compile(r'\[(\d+)\]\s+(?:\S+\s+)?(\d+\.\d+):\s+#(\d+)\s+context\s+(\S+)\s+timer_latency\s+(\d+)\s+ns')
+MARK = re.compile(r'(\d+\.\d+):\s+tracing_mark_write:\s+latscope window (start|end)')
+CTX = {'irq': 'irq', 'thread': 'thread', 'user-ret': 'user'}
+
+def records(path):
+    out = []
+    for line in open(path, errors='replace'):
+        m = REC.search(line)
+        if m:
+            out.append((float(m.group(2)), int(m.group(1)), CTX[m.group(4)], int(m.group(3)), int(m.group(5))))
+    return out
+
+def window(path, stopped=False):
+    start = end = None
+    recs = []
+    for line in open(path, errors='replace'):
+        m = MARK.search(line)
+        if m:
+            if m.group(2) == 'start':
+                start = float(m.group(1))
+            else:
+                end = float(m.group(1))
+            continue
+        m = REC.search(line)
+        if m and start is not None and end is None:
+            recs.append((float(m.group(2)), int(m.group(1)), CTX[m.group(4)], int(m.group(3)), int(m.group(5))))
+    if start is None or (end is None and not stopped):
+        sys.exit('FAIL: %s: no window marks' % path)
+    return start, end, recs
+
+truth = records(A + '/truth.txt')
+tkeys = {(c, x, s, l) for (_, c, x, s, l) in truth}
+
+def check(name):
+    doc = json.load(open('%s/%s.json' % (A, name)))
+    start, end, recs = window('%s/%s.trace' % (A, name))
+    if len(recs) < 100:
+        sys.exit('FAIL: %s: only %d records in the window' % (name, len(recs)))
+    keys = {(c, x, s, l) for (_, c, x, s, l) in recs}
+    notk = [k for k in keys if k not in tkeys]
+    if notk:
+        sys.exit('FAIL: %s: %d records are not the kernel\'s, e.g. %s' % (name, len(notk), notk[:3]))
+    inside = [(c, x, s, l) for (ts, c, x, s, l) in truth if start + 0.005 < ts < end - 0.005]
+    miss = [k for k in inside if k not in keys]
+    if miss:
+        sys.exit('FAIL: %s: %d of the truth\'s %d records inside the window are not latscope\'s, e.g. %s'
+                 % (name, len(miss), len(inside), miss[:3]))
+    by = {}
+    for (_, c, x, s, l) in recs:
+        by.setdefault((c, x), []).append((s, l))
+    for cpu in doc['cpus']:
+        for x in ('irq', 'thread'):
+            got = cpu[x]
+            want = by.get((cpu['cpu'], x), [])
+            lats = [l for (_, l) in want]
+            seqs = [s for (s, _) in want]
+            if got['count'] != len(lats) or got['max_ns'] != max(lats) or got['min_ns'] != min(lats):
+                sys.exit('FAIL: %s: CPU%d %s: JSON count %s min %s max %s, window %d %d %d'
+                         % (name, cpu['cpu'], x, got['count'], got['min_ns'], got['max_ns'],
+                            len(lats), min(lats), max(lats)))
+            gaps = sum(b - a - 1 for a, b in zip(seqs, seqs[1:]) if b > a)
+            if got['missed'] != gaps or gaps:
+                sys.exit('FAIL: %s: CPU%d %s: missed %d, activation numbers skip %d'
+                         % (name, cpu['cpu'], x, got['missed'], gaps))
+    print('%s: %d records in the window, all the kernel\'s; the truth\'s %d inside it all there; '
+          'per CPU and context count/min/max equal, no activation missed' % (name, len(recs), len(inside)))
+    for cpu in doc['cpus']:
+        print('  CPU%d irq %d max %d ns, thread %d max %d ns' % (cpu['cpu'], cpu['irq']['count'],
+              cpu['irq']['max_ns'], cpu['thread']['count'], cpu['thread']['max_ns']))
+
+check('hist')
+check('top')
+
+# the stop
+rc = int(open(A + '/stop.rc').read())
+doc = json.load(open(A + '/stop.json'))
+st = doc['stop']
+if rc != 1 or not st:
+    sys.exit('FAIL: stop: exit %d, stop %s' % (rc, st))
+# (the kernel's stop turned tracing off: no end mark follows)
+start, end, recs = window(A + '/stop.trace', True)
+thr = [r for r in recs if r[2] == 'thread']
+if st['context'] != 'thread' or st['latency_ns'] < 1000 or not thr or st['seq'] != thr[0][3] \
+        or st['latency_ns'] != thr[0][4] or not st['kernel_stopped']:
+    sys.exit('FAIL: stop: %s; the window\'s first thread record %s' % (st, thr[:1]))
+stack = doc['stack']
+if not stack or not stack['frames']:
+    sys.exit('FAIL: stop: -s 1 gave no stack: %s' % stack)
+print('stop: exit 1 at CPU%d thread #%d %d ns (the window\'s first thread record), kernel stopped; '
+      'stack of %d frames: %s' % (st['cpu'], st['seq'], st['latency_ns'], len(stack['frames']),
+                                 ' < '.join(stack['frames'][:4])))
+
+# the loss
+rc = int(open(A + '/lost.rc').read())
+doc = json.load(open(A + '/lost.json'))
+inp = doc['input']
+missed = sum(inp['missed'].values())
+err = open(A + '/lost.err').read()
+if rc != 1 or not missed or not inp['overrun'] or 'missed' not in err or 'lost records' not in err:
+    sys.exit('FAIL: lost: exit %d, input %s, stderr %s' % (rc, inp, err[-300:]))
+print('lost: exit 1 (--strict); %d activations missed, overrun %d, [LOST] %d'
+      % (missed, inp['overrun'], inp['lost_lines']))
+PY
