@@ -37,7 +37,8 @@ static const struct cli_opt html_opts[] = {
 
 #define DOCS "latscope.dtl-report/1 (dtl report),\n" \
 	     "latscope.hist/1 (hist record|report|top; the HTML histograms need\n" \
-	     "--buckets-json), latscope.osnoise/1 (osnoise top|hist|trace|record)"
+	     "--buckets-json), latscope.osnoise/1 (osnoise top|hist|trace|record),\n" \
+	     "latscope.timerlat/1 (timerlat top|hist|trace)"
 
 const struct cli_cmd render_cli = {
 	.name = "latscope render",

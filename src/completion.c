@@ -24,6 +24,7 @@
 #include "monitor/monitor.h"
 #include "osnoise/osnoise.h"
 #include "script_cmd.h"
+#include "timerlat/timerlat.h"
 
 /* Every command line latscope parses with a table: the words before the
  * options ("hist record"), the shell variable suffix, the table. */
@@ -44,6 +45,10 @@ static const struct {
 	{ "osnoise hist", "osnoise", &osnoise_cli },
 	{ "osnoise trace", "osnoise", &osnoise_cli },
 	{ "osnoise record", "osnoise", &osnoise_cli },
+	{ "timerlat", "timerlat", &timerlat_cli },
+	{ "timerlat top", "timerlat", &timerlat_cli },
+	{ "timerlat hist", "timerlat", &timerlat_cli },
+	{ "timerlat trace", "timerlat", &timerlat_cli },
 	{ "hist report", "hist_report", &hist_report_cli },
 	{ "hist record", "hist_record", &hist_record_cli },
 	{ "hist top", "hist_top", &hist_top_cli },
@@ -54,10 +59,11 @@ static const struct {
 #define NPATHS (sizeof(paths) / sizeof(paths[0]))
 
 /* the commands and the subcommands of each (src/main.c, the dispatchers) */
-static const char commands[] = "script dtl osnoise hist monitor render html help completion";
+static const char commands[] = "script dtl osnoise timerlat hist monitor render html help completion";
 static const char *const subcommands[][2] = {
 	{ "dtl", "dump script report record synth" },
 	{ "osnoise", "top hist trace record" },
+	{ "timerlat", "top hist trace" },
 	{ "hist", "report record top" },
 };
 
@@ -194,7 +200,8 @@ static void print_command_dispatch(void)
 	for (size_t s = 0; s < sizeof(subcommands) / sizeof(subcommands[0]); s++)
 		print_subcommand_case(subcommands[s]);
 	for (size_t i = 0; i < NPATHS; i++)
-		if (!strchr(paths[i].words, ' ') && strcmp(paths[i].words, "osnoise"))
+		if (!strchr(paths[i].words, ' ') && strcmp(paths[i].words, "osnoise") &&
+		    strcmp(paths[i].words, "timerlat"))
 			printf("\t%s) var=%s;;\n", paths[i].words, paths[i].var);
 	printf("\t*) return;;\n\tesac\n");
 }

@@ -149,12 +149,15 @@ def examples(root):
 #     runs in it (tests/cross/run.sh): not run again;
 #   - "curl ... localhost:9798" runs against a monitor started for it;
 #   - "latscope dtl record" without a POWER DTL source: exit 2 and a line
-#     naming the missing DTL source is the expected answer.
+#     naming the missing DTL source is the expected answer; so is a live
+#     "latscope timerlat" on a kernel without the timerlat tracer (the kernel
+#     tier runs timerlat where it exists: tests/kernels/guest/timerlat_truth.sh);
+#   - timerlat.txt is a 6.1-rt guest's timerlat trace (tests/data/timerlat).
 # Every other example must exit 0, or 1 where it sets a stop threshold
 # (-T, -s, -a/--auto: exit 1 says the threshold was hit).
 
-LIVE = re.compile(r"\blatscope (osnoise (top|hist|trace|record)|hist (record|top)|dtl record)\b")
-UNTIL_STOPPED = re.compile(r"\blatscope (monitor|hist top|osnoise (top|hist|trace))\b(?!.*\s-i\s)")
+LIVE = re.compile(r"\blatscope (osnoise (top|hist|trace|record)|hist (record|top)|dtl record|timerlat (top|hist|trace))\b")
+UNTIL_STOPPED = re.compile(r"\blatscope (monitor|hist top|osnoise (top|hist|trace)|timerlat (top|hist|trace))\b(?!.*\s(-i|--parse-kernel)\s)")
 
 
 def adapt(cmd, work):
@@ -202,6 +205,13 @@ def sh(cmd, cwd, env, timeout, sigint_after=None):
     return p.returncode, out, err, time.monotonic() - t0
 
 
+def has_timerlat():
+    try:
+        return "timerlat" in open("/sys/kernel/tracing/available_tracers").read().split()
+    except OSError:
+        return False
+
+
 def has_dtl_source():
     return os.path.exists("/sys/bus/event_source/devices/vpa_dtl") or \
         os.path.exists("/sys/kernel/debug/powerpc/dtl")
@@ -216,6 +226,7 @@ def prepare(work, root, env):
     steps = [
         ("lpar.data", "latscope dtl synth -q -o lpar.data --cpus 8 -d 1s"),
         ("lpar-kallsyms.txt", "cp '%s' lpar-kallsyms.txt" % os.path.join(root, "tests/data/kallsyms-lpar")),
+        ("timerlat.txt", "cp '%s' timerlat.txt" % os.path.join(root, "tests/data/timerlat/truth-rt61.txt")),
     ]
     shared = env.get("SHARED_DATA", "")
     if shared and os.path.exists(shared):
@@ -257,6 +268,9 @@ def run(root, base):
         dtl_rec = re.search(r"\blatscope dtl record\b", c) and not has_dtl_source()
         if dtl_rec:
             expect = {2}
+        tl_live = re.search(r"\blatscope timerlat\b", c) and "--parse-kernel" not in c and not has_timerlat()
+        if tl_live:
+            expect = {2}
         if re.match(r"curl\b.*localhost:9798", c) and monitor is None:
             monitor = __import__("subprocess").Popen(["latscope", "monitor", "--listen", "127.0.0.1:9798"],
                                                      cwd=work, env=env, start_new_session=True,
@@ -269,6 +283,8 @@ def run(root, base):
         ok = rc in expect
         if ok and dtl_rec:
             ok = "DTL" in e or "dtl" in e
+        if ok and tl_live:
+            ok = "no timerlat tracer" in e
         shown = c if c == cmd else "%s  [run as: %s]" % (cmd, c)
         if ok:
             print("ok   %s: %s (exit %d, %.1f s%s)" % (where, shown, rc, dt, ", Ctrl-C at 2 s" if stop else ""))

@@ -12,7 +12,7 @@
 bool mdrep_supported(const char *schema)
 {
 	return schema && (!strcmp(schema, REPORT_DTL_REPORT) || !strcmp(schema, REPORT_HIST) ||
-			  !strcmp(schema, REPORT_OSNOISE));
+			  !strcmp(schema, REPORT_OSNOISE) || !strcmp(schema, REPORT_TIMERLAT));
 }
 
 /* Text in a table cell: | and \ escaped, control characters as spaces. */
@@ -269,6 +269,45 @@ static int dtl_summary(FILE *f, struct json_object *doc)
 	return 0;
 }
 
+/* ---- timerlat ---------------------------------------------------------------------- */
+
+static int timerlat_summary(FILE *f, struct json_object *doc)
+{
+	static const char *const ctxs[] = { "irq", "thread", "user" };
+	struct json_object *cpus = report_get(doc, "cpus"), *in = report_get(doc, "input");
+	fprintf(f, "# latscope timerlat %s\n\n", report_str(doc, "mode"));
+	fputs("| CPU | context | count | min | avg | p99 | max | missed |\n|---|---|---|---|---|---|---|---|\n", f);
+	for (size_t i = 0; i < report_len(cpus); i++) {
+		struct json_object *c = report_idx(cpus, i);
+		for (size_t x = 0; x < 3; x++) {
+			struct json_object *o = report_get(c, ctxs[x]);
+			if (!o)
+				continue;
+			fprintf(f, "| %" PRIu64 " | %s | %" PRIu64 " |", report_u64(c, "cpu"), ctxs[x],
+				report_u64(o, "count"));
+			dur(f, o, "min_ns");
+			dur(f, o, "avg_ns");
+			dur(f, o, "p99_ns");
+			dur(f, o, "max_ns");
+			fprintf(f, " %" PRIu64 " |\n", report_u64(o, "missed"));
+		}
+	}
+	struct json_object *s = report_get(doc, "stop");
+	if (s && report_has(s, "latency_ns")) {
+		char b[32];
+		fprintf(f, "\n**Stopped:** CPU %" PRIu64 " %s latency %s\n", report_u64(s, "cpu"),
+			report_str(s, "context"), report_dur(b, sizeof(b), report_u64(s, "latency_ns")));
+	}
+	static const char *const in_keys[] = { "overrun", "lost_lines", "malformed", "bad_cpu", NULL };
+	static const char *const missed_keys[] = { "irq", "thread", "user", NULL };
+	size_t n = 0;
+	fputs("\n**Losses:** ", f);
+	losses_of(f, in, "input.", in_keys, &n);
+	losses_of(f, report_get(in, "missed"), "input.missed.", missed_keys, &n);
+	losses_end(f, n);
+	return 0;
+}
+
 int mdrep_write(FILE *f, struct json_object *doc)
 {
 	const char *s = report_schema(doc);
@@ -281,6 +320,8 @@ int mdrep_write(FILE *f, struct json_object *doc)
 		rc = osnoise_summary(f, doc);
 	else if (!strcmp(s, REPORT_DTL_REPORT))
 		rc = dtl_summary(f, doc);
+	else if (!strcmp(s, REPORT_TIMERLAT))
+		rc = timerlat_summary(f, doc);
 	else
 		return -EINVAL;
 	if (rc)

@@ -120,7 +120,7 @@ static const struct cli_opt timerlat_opts[] = {
 	CLI_END
 };
 
-static const struct cli_cmd timerlat_cli = {
+const struct cli_cmd timerlat_cli = {
 	.name = "latscope timerlat",
 	.usage = "usage: latscope timerlat [top|hist|trace] [options]",
 	.intro =

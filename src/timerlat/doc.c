@@ -33,7 +33,7 @@ static json_object *ji(int64_t v)
 static void add_pcts(json_object *o, const struct lhist *h)
 {
 	static const struct { const char *key; double pct; } p[] = {
-		{ "p50_ns", 50.0 }, { "p99_ns", 99.0 }, { "p999_ns", 99.9 },
+		{ "p50_ns", 50.0 }, { "p99_ns", 99.0 }, { "p99_9_ns", 99.9 },
 	};
 	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
 		int64_t v;

@@ -181,17 +181,23 @@ static int report(struct tl *c, bool failed)
 
 /* ---- a saved trace ------------------------------------------------------------- */
 
-/* The CPUs of a saved trace's timerlat records: the highest + 1, 0 when
- * there is none. */
-static uint32_t text_cpus(FILE *f)
+/* The CPUs of a saved trace's timerlat records (the highest + 1, 0 when
+ * there is none) into *nr; true when the trace has latscope's window start
+ * mark (a -t file): then only its window counts. */
+static bool text_scan(FILE *f, uint32_t *nr)
 {
 	char line[4096];
 	struct osnkernel_rec r;
-	uint32_t n = 0;
-	while (fgets(line, sizeof(line), f))
-		if (!osnkernel_parse_line(line, &r) && r.kind == OSNKERNEL_TIMERLAT && r.cpu + 1 > n)
-			n = r.cpu + 1;
-	return n;
+	bool marked = false;
+	*nr = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (osnkernel_parse_line(line, &r))
+			continue;
+		if (r.kind == OSNKERNEL_TIMERLAT && r.cpu + 1 > *nr)
+			*nr = r.cpu + 1;
+		marked |= r.kind == OSNKERNEL_MARK && !strcmp(r.desc, OSNKERNEL_MARK_START);
+	}
+	return marked;
 }
 
 int timerlat_run_text(struct tl *c, const char *path)
@@ -203,8 +209,10 @@ int timerlat_run_text(struct tl *c, const char *path)
 		fprintf(stderr, "%s: cannot open '%s': %s\n", c->prog, path, strerror(errno));
 		return EXIT_ERR;
 	}
-	/* stdin cannot be read twice: every CPU latscope can name then */
-	uint32_t nr = std ? PARSE_MAX_CPUS : text_cpus(f);
+	/* stdin cannot be read twice: every CPU latscope can name then, and
+	 * its window marks count as they come */
+	uint32_t nr = PARSE_MAX_CPUS;
+	bool marked = std ? false : text_scan(f, &nr);
 	if (!std && fseek(f, 0, SEEK_SET) < 0) {
 		fprintf(stderr, "%s: '%s' cannot be read twice: %s\n", c->prog, path, strerror(errno));
 		fclose(f);
@@ -221,9 +229,12 @@ int timerlat_run_text(struct tl *c, const char *path)
 		return EXIT_ERR;
 	}
 	c->run.ran = "parse-kernel";
-	c->run.counting = true;	/* a trace not of latscope's: no marks, all of it */
+	/* a trace not of latscope's (no window marks): all of it */
+	c->run.counting = !marked;
 	char buf[16384];
 	size_t n;
+	if (c->mode == TL_TRACE && !c->out.json)
+		timerlat_text_trace_header(stdout);
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		timerlat_feed(c, buf, n);
 	timerlat_feed(c, "\n", 1);

@@ -211,7 +211,7 @@ void timerlat_text_hist(FILE *f, json_object *doc, const struct tl_out *o)
 	if (!o->no_summary) {
 		static const struct { const char *name, *key; } rows[] = {
 			{ "over:", "over" }, { "count:", "count" }, { "min:", "min_ns" }, { "avg:", "avg_ns" },
-			{ "max:", "max_ns" }, { "p50:", "p50_ns" }, { "p99:", "p99_ns" }, { "p99.9:", "p999_ns" },
+			{ "max:", "max_ns" }, { "p50:", "p50_ns" }, { "p99:", "p99_ns" }, { "p99.9:", "p99_9_ns" },
 			{ "missed:", "missed" },
 		};
 		for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++)

@@ -109,7 +109,8 @@ struct tl {
 	struct tl_run run;
 };
 
-/* cli.c */
+/* cli.c: the option table (--help, the completion) and the parser */
+extern const struct cli_cmd timerlat_cli;
 int timerlat_parse(struct tl *c, int argc, char **argv);	/* -1: go on, else the exit status */
 
 /* run.c: the runs; each returns the exit status */

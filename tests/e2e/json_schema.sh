@@ -73,6 +73,11 @@ cat > k.txt <<'T'
      osnoise/1-860     [001] ....    82.637221: 1000000        100  99.99000       4      5      0    999     21      3
 T
 run osnoise-parse-kernel "$LATSCOPE" osnoise hist --parse-kernel k.txt --json
+# timerlat: a 6.1-rt guest's trace, and its -t file of a stopped run (stop, stack)
+TL=$TESTS_DIR/data/timerlat
+run timerlat-hist "$LATSCOPE" timerlat hist --parse-kernel "$TL/truth-rt61.txt" --json
+run timerlat-top-stop "$LATSCOPE" timerlat top --parse-kernel "$TL/stop-rt61.txt" -T 1 --json
+tofile timerlat-file timerlat hist --parse-kernel "$TL/truth-rt61.txt"
 
 # 3. live: a second each
 [ -r /sys/kernel/tracing/events/sched/sched_switch/format ] ||
@@ -124,4 +129,4 @@ kill -TERM $mpid; wait $mpid
 $PY "$V" --prom metrics.txt > prom.out || die "metric names: $(cat prom.out)"
 sed 's/latscope_resets_total/latscope_resets/g' metrics.txt > wrong.prom
 $PY "$V" --prom wrong.prom > /dev/null && die "a counter without _total passed the name check"
-echo "ok: $n JSON documents valid (script, dtl script/report, osnoise top/hist/trace/record/replay/parse-kernel, hist record/report/top, other backends:${other:- none}, --json=FILE of 5), docs in step, $(cat prom.out | sed 's/^ok: //')"
+echo "ok: $n JSON documents valid (script, dtl script/report, osnoise top/hist/trace/record/replay/parse-kernel, timerlat hist/top, hist record/report/top, other backends:${other:- none}, --json=FILE of 6), docs in step, $(cat prom.out | sed 's/^ok: //')"

@@ -28,11 +28,12 @@
 #include "../../src/hist/hist.h"
 #include "../../src/monitor/monitor.h"
 #include "../../src/script_cmd.h"
+#include "../../src/timerlat/timerlat.h"
 #include "../../src/commands.h"
 
 static const struct cli_cmd *const cmds[] = {
 	&dtl_dump_cli, &dtl_script_cli, &dtl_report_cli, &dtl_record_cli, &dtl_synth_cli,
-	&osnoise_cli,
+	&osnoise_cli, &timerlat_cli,
 	&hist_report_cli, &hist_record_cli, &hist_top_cli, &monitor_cli,
 	&script_cli, &html_cli,
 };

@@ -9,7 +9,7 @@
 #include "htmlrep_int.h"
 
 static const char *const schemas[] = {
-	REPORT_DTL_REPORT, REPORT_HIST, REPORT_OSNOISE,
+	REPORT_DTL_REPORT, REPORT_HIST, REPORT_OSNOISE, REPORT_TIMERLAT,
 };
 
 bool htmlrep_supported(const char *schema)
@@ -32,6 +32,8 @@ int htmlrep_write(FILE *f, struct json_object *doc)
 		rc = htmlrep_hist(f, doc);
 	else if (!strcmp(s, schemas[2]))
 		rc = htmlrep_osnoise(f, doc);
+	else if (!strcmp(s, schemas[3]))
+		rc = htmlrep_timerlat(f, doc);
 	else
 		return -EINVAL;
 	if (rc)
@@ -113,6 +115,15 @@ void htmlrep_page_end(FILE *f)
 	fputs("<p class=\"note\">Made by latscope from its JSON document (docs/json.md); "
 	      "times in ns in the document, shown here rounded.  Hover a mark for its values."
 	      "</p>\n</body></html>\n", f);
+}
+
+void htmlrep_td_dur(FILE *f, struct json_object *o, const char *key)
+{
+	char d[32];
+	if (report_has(o, key))
+		fprintf(f, "<td>%s</td>", report_dur(d, sizeof(d), report_u64(o, key)));
+	else
+		fputs("<td></td>", f);
 }
 
 size_t htmlrep_marks(struct json_object *o, struct htmlrep_mark *m, size_t cap)

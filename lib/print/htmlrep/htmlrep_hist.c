@@ -9,8 +9,8 @@
 #include "htmlrep_int.h"
 
 /* A histogram of [[lower_ns, count], ...] buckets bucket_ns wide, drawn. */
-static int pairs_hist(FILE *f, const char *title, struct json_object *pairs, uint64_t bucket_ns,
-		      struct json_object *stats)
+int htmlrep_pairs_hist(FILE *f, const char *title, struct json_object *pairs, uint64_t bucket_ns,
+		       struct json_object *stats)
 {
 	size_t n = report_len(pairs);
 	struct htmlrep_bucket *b = calloc(n ? n : 1, sizeof(*b));
@@ -29,25 +29,16 @@ static int pairs_hist(FILE *f, const char *title, struct json_object *pairs, uin
 	return 0;
 }
 
-static void td_dur(FILE *f, struct json_object *o, const char *key)
-{
-	char d[32];
-	if (report_has(o, key))
-		fprintf(f, "<td>%s</td>", report_dur(d, sizeof(d), report_u64(o, key)));
-	else
-		fputs("<td></td>", f);
-}
-
 static void hist_row(FILE *f, const char *who, struct json_object *c)
 {
 	struct json_object *ml = report_get(c, "max_latency");
 	fprintf(f, "<tr><td class=\"l\">%s</td><td>%" PRIu64 "</td>", who, report_u64(c, "total"));
-	td_dur(f, c, "min_ns");
-	td_dur(f, c, "avg_ns");
-	td_dur(f, c, "p50_ns");
-	td_dur(f, c, "p99_ns");
-	td_dur(f, c, "p99_9_ns");
-	td_dur(f, c, "max_ns");
+	htmlrep_td_dur(f, c, "min_ns");
+	htmlrep_td_dur(f, c, "avg_ns");
+	htmlrep_td_dur(f, c, "p50_ns");
+	htmlrep_td_dur(f, c, "p99_ns");
+	htmlrep_td_dur(f, c, "p99_9_ns");
+	htmlrep_td_dur(f, c, "max_ns");
 	fputs("<td class=\"l\">", f);
 	if (ml) {
 		htmlrep_esc(f, report_str(ml, "comm"));
@@ -121,7 +112,7 @@ int htmlrep_hist(FILE *f, struct json_object *doc)
 				snprintf(t, sizeof(t), "%s, CPU %" PRId64, kind, report_i64(c, "cpu"));
 			else
 				snprintf(t, sizeof(t), "%s, all CPUs", kind);
-			rc = pairs_hist(f, t, report_get(c, "buckets"), bns, c);
+			rc = htmlrep_pairs_hist(f, t, report_get(c, "buckets"), bns, c);
 		}
 		fputs("</div>\n", f);
 	}
@@ -223,11 +214,11 @@ int htmlrep_osnoise(FILE *f, struct json_object *doc)
 	for (size_t i = 0; i < report_len(cpus); i++) {
 		struct json_object *c = report_idx(cpus, i);
 		fprintf(f, "<tr><td>%" PRId64 "</td>", report_i64(c, "cpu"));
-		td_dur(f, c, "runtime_ns");
-		td_dur(f, c, "noise_ns");
+		htmlrep_td_dur(f, c, "runtime_ns");
+		htmlrep_td_dur(f, c, "noise_ns");
 		fprintf(f, "<td>%.5f %%</td>", report_dbl(c, "cpu_available_pct"));
-		td_dur(f, c, "max_noise_ns");
-		td_dur(f, c, "max_single_ns");
+		htmlrep_td_dur(f, c, "max_noise_ns");
+		htmlrep_td_dur(f, c, "max_single_ns");
 		for (size_t k = 0; k < REPORT_NOISE_CLASSES; k++)
 			fprintf(f, "<td>%" PRIu64 "</td>", report_u64(c, report_noise_class_keys[k]));
 		fputs("</tr>\n", f);
@@ -247,7 +238,7 @@ int htmlrep_osnoise(FILE *f, struct json_object *doc)
 			if (!h)
 				continue;
 			snprintf(t, sizeof(t), "CPU %" PRId64 " gaps", report_i64(c, "cpu"));
-			rc = pairs_hist(f, t, report_get(h, "buckets"), report_u64(h, "bucket_ns"), h);
+			rc = htmlrep_pairs_hist(f, t, report_get(h, "buckets"), report_u64(h, "bucket_ns"), h);
 		}
 		fputs("</div>\n", f);
 		if (no_p50)	/* a document written before p50_ns */
@@ -266,8 +257,8 @@ int htmlrep_osnoise(FILE *f, struct json_object *doc)
 			htmlrep_esc(f, report_str(e, "name"));
 			fprintf(f, "</td><td>%" PRId64 "</td><td>%" PRIu64 "</td>", report_i64(e, "id"),
 				report_u64(e, "count"));
-			td_dur(f, e, "total_ns");
-			td_dur(f, e, "max_ns");
+			htmlrep_td_dur(f, e, "total_ns");
+			htmlrep_td_dur(f, e, "max_ns");
 			fputs("</tr>\n", f);
 		}
 	}
