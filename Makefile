@@ -68,9 +68,9 @@ BPF_DIR   := $(BUILD)/bpf
 BPF_SKEL  := $(BPF_DIR)/bpfhist.skel.h
 ifeq ($(BPF_WHY),)
 PKGS      += libbpf
-BPF_SKIP   := lib/live/bpfhist_none.c lib/live/osnbpf_none.c
+BPF_SKIP   := lib/live/bpfhist_none.c lib/live/osnbpf_none.c lib/live/tlatbpf_none.c
 else
-BPF_SKIP   := lib/live/bpfhist.c lib/live/osnbpf.c lib/live/bpfload.c
+BPF_SKIP   := lib/live/bpfhist.c lib/live/osnbpf.c lib/live/bpfload.c lib/live/tlatbpf.c
 endif
 
 LIB_SRCS  := $(filter-out $(BPF_SKIP),$(sort $(shell find lib -name '*.c' ! -name '*.bpf.c')))
@@ -181,6 +181,19 @@ $(BPF_DIR)/osnbpf.skel.h: $(BPF_DIR)/osnbpf.bpf.o
 
 $(BUILD)/lib/live/osnbpf.o: CFLAGS += -I$(BPF_DIR)
 $(BUILD)/lib/live/osnbpf.o: $(BPF_DIR)/osnbpf.skel.h
+
+# The timerlat bpf backend (lib/live/tlatbpf.c, docs/timerlat.md "Backends"),
+# built like bpfhist's; without BPF, lib/live/tlatbpf_none.c.
+$(BPF_DIR)/tlatbpf.bpf.o: lib/live/bpf/tlatbpf.bpf.c lib/live/bpf/tlatbpf_abi.h $(BPF_DIR)/vmlinux.h
+	@$(if $(QE),echo "  BPF     $<")
+	$(Q)$(BPF_CLANG) -target bpf -g -O2 -Wall -Werror $(BPF_EXTRA_CFLAGS) -I$(BPF_DIR) -Ilib -c -o $@ $<
+
+$(BPF_DIR)/tlatbpf.skel.h: $(BPF_DIR)/tlatbpf.bpf.o
+	@$(if $(QE),echo "  SKEL    $@")
+	$(Q)$(BPFTOOL) gen skeleton $< name tlatbpf_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/lib/live/tlatbpf.o: CFLAGS += -I$(BPF_DIR)
+$(BUILD)/lib/live/tlatbpf.o: $(BPF_DIR)/tlatbpf.skel.h
 
 $(LIBA): $(LIB_OBJS)
 	@$(if $(QE),echo "  AR      $@")
@@ -297,8 +310,8 @@ FUZZ_SECONDS ?= 600
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib -fsanitize=fuzzer,address,undefined \
                 -DLATSCOPE_FORMATS_DIR='"$(CURDIR)/tests/data/formats"' \
                 -fno-sanitize-recover=undefined
-FUZZ_LIB_SRCS := $(sort $(filter-out lib/live/bpfhist.c lib/live/osnbpf.c lib/live/bpfload.c,$(LIB_SRCS)) lib/live/bpfhist_none.c \
-                   lib/live/osnbpf_none.c)
+FUZZ_LIB_SRCS := $(sort $(filter-out lib/live/bpfhist.c lib/live/osnbpf.c lib/live/bpfload.c lib/live/tlatbpf.c,$(LIB_SRCS)) \
+                   lib/live/bpfhist_none.c lib/live/osnbpf_none.c lib/live/tlatbpf_none.c)
 fuzz-build: deps
 	$(Q)mkdir -p $(BUILD)/fuzz
 	$(Q)for f in $(FUZZ_SRCS); do n=$$(basename $$f .c); \

@@ -51,10 +51,14 @@ bool tlat_add(struct tlat *t, uint32_t cpu, int ctx, uint32_t seq, uint64_t lat_
 	if (s->seen) {
 		/* the next number is last + 1; more skipped some, the same
 		 * or fewer began again */
-		if (seq > s->last.seq)
+		if (seq > s->last.seq) {
 			s->missed += seq - s->last.seq - 1;
-		else
+		} else {
 			s->restarts++;
+			s->first_seq = seq;
+		}
+	} else {
+		s->first_seq = seq;
 	}
 	s->last = smp;
 	s->seen = true;
@@ -70,6 +74,30 @@ bool tlat_add(struct tlat *t, uint32_t cpu, int ctx, uint32_t seq, uint64_t lat_
 	if (!t->stop.hit)
 		t->stop = (struct tlat_stop){ .hit = true, .cpu = cpu, .ctx = ctx, .sample = smp };
 	return true;
+}
+
+int tlat_load(struct tlat *t, uint32_t cpu, int ctx, const struct tlat_totals *tot)
+{
+	if (cpu >= t->nr_cpus || ctx < 0 || ctx >= TLAT_NR_CTX)
+		return -ERANGE;
+	struct tlat_series *s = &t->cpus[cpu].s[ctx];
+	lhist_reset(&s->h);
+	for (uint32_t i = 0; tot->counts && i < s->h.cfg.nr_buckets; i++)
+		s->h.counts[i] = tot->counts[i];
+	s->h.total = tot->count;
+	s->h.above = tot->over;
+	s->h.below = 0;
+	s->h.min_ns = tot->count ? (int64_t)tot->min_ns : 0;
+	s->h.max_ns = tot->count ? (int64_t)tot->max_ns : 0;
+	s->h.sum_ns = tot->sum_ns > INT64_MAX ? INT64_MAX : (int64_t)tot->sum_ns;
+	s->worst = tot->worst;
+	s->last = tot->last;
+	s->missed = tot->missed;
+	s->restarts = tot->restarts;
+	s->first_seq = tot->first_seq;
+	s->seen = tot->count > 0;
+	t->samples += tot->count;
+	return 0;
 }
 
 uint64_t tlat_missed(const struct tlat *t, int ctx)

@@ -47,7 +47,18 @@ struct tlat_series {
 	struct tlat_sample last;	/* the newest (top's "cur") */
 	uint64_t missed;		/* activations skipped between two records */
 	uint64_t restarts;		/* the numbers began again */
+	uint32_t first_seq;		/* the first activation since the last restart */
 	bool seen;			/* last is set */
+};
+
+/* A series' figures kept elsewhere (the bpf backend's maps), for
+ * tlat_load(). */
+struct tlat_totals {
+	const uint64_t *counts;		/* the buckets (the engine's geometry), NULL: none */
+	uint64_t count, sum_ns, min_ns, max_ns, over;
+	uint64_t missed, restarts;
+	struct tlat_sample worst, last;
+	uint32_t first_seq;
 };
 
 struct tlat_cpu {
@@ -94,6 +105,15 @@ void tlat_fini(struct tlat *t);
  * t->stop.  Returns true when this sample is at or above its threshold.
  */
 bool tlat_add(struct tlat *t, uint32_t cpu, int ctx, uint32_t seq, uint64_t lat_ns, uint64_t ts_ns);
+
+/*
+ * tlat_load - cpu's series of context ctx replaced by tot (a run whose
+ * samples were counted elsewhere: the histogram's buckets, exact count,
+ * sum, min and max, the worst and newest sample, missed and restarts).
+ * Samples past the last bucket are tot->over; t->samples grows by the
+ * count.  0, or -ERANGE for a CPU or context out of range.
+ */
+int tlat_load(struct tlat *t, uint32_t cpu, int ctx, const struct tlat_totals *tot);
 
 /* The missed activations of context ctx over every CPU. */
 uint64_t tlat_missed(const struct tlat *t, int ctx);

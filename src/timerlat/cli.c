@@ -13,19 +13,26 @@
 #include <string.h>
 
 #include "commands.h"
+#include "live/bpf/tlatbpf_abi.h"
 #include "timerlat.h"
 
 #define OPT(n, k, t, f, lo, hi, u, a, h, e) CLI_OPT(n, k, t, struct tl, f, CLI_NONE, lo, hi, u, a, h, e)
 #define FLAG(n, k, f, h) OPT(n, k, CLI_T_FLAG, f, 0, 0, 0, NULL, h, NULL)
 #define US(n, k, f, lo, hi, h) OPT(n, k, CLI_T_DUR_US, f, lo, hi, 0, "US", h, NULL)
 
-/* --backend NAME: only the trace path so far */
-static const char *const backend_names[] = { "trace", NULL };
+/* --backend NAME: enum tl_backend's order */
+static const char *const backend_names[] = { "trace", "bpf", "auto", NULL };
 
 static int parse_backend(const char *arg, void *params)
 {
-	(void)params;
-	return strcmp(arg, "trace") ? -EINVAL : 0;
+	struct tl *c = params;
+	for (size_t i = 0; backend_names[i]; i++)
+		if (!strcmp(arg, backend_names[i])) {
+			c->opt.backend = (enum tl_backend)i;
+			c->opt.backend_given = true;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 static int parse_action(struct tl *c, struct action_list *l, const char *opt, const char *arg, bool cont)
@@ -98,7 +105,12 @@ static const struct cli_opt timerlat_opts[] = {
 	CLI_CUSTOM("on-end", 0, parse_on_end, "ACTION",
 		   "at the end of the run (repeatable): the same but\ncontinue", ACTION_EXPECT),
 	CLI_CHOICE("backend", 0, parse_backend, backend_names, "NAME",
-		   "where the samples are kept: trace (the tracer's ring,\nread as text)", "trace"),
+		   "where the samples are kept: trace (default: the\n"
+		   "tracer's ring, read as text), bpf (a BPF program on\n"
+		   "osnoise:timerlat_sample keeps the histograms in the\n"
+		   "kernel, Linux 6.15+; no -t, -s, trace, continue), auto\n"
+		   "(bpf where it can, else trace, with one line saying why)",
+		   "trace, bpf or auto"),
 	OPT("parse-kernel", 0, CLI_T_STR, opt.parse_kernel, 0, 0, 0, "F",
 	    "show a saved timerlat trace (the text of tracefs trace\nor trace_pipe; - = stdin)", NULL),
 	CLI_FORCE(struct tl, opt.force),
@@ -165,6 +177,16 @@ static int settle(struct tl *c)
 		fprintf(stderr, "%s: --on-threshold needs a threshold: -i or -T\n", c->prog);
 		return EXIT_ERR;
 	}
+	const char *no_bpf = timerlat_bpf_conflict(c);
+	if (c->opt.backend == TL_BPF && no_bpf) {
+		fprintf(stderr, "%s: --backend bpf %s; use --backend trace\n", c->prog, no_bpf);
+		return EXIT_ERR;
+	}
+	if (c->opt.parse_kernel && c->opt.backend_given) {
+		fprintf(stderr, "%s: --backend chooses how a live run is measured; --parse-kernel reads what "
+				"was measured already\n", c->prog);
+		return EXIT_ERR;
+	}
 	if (c->opt.parse_kernel && (c->opt.uthreads || c->opt.have_prio || c->opt.trace ||
 				    c->opt.dma_latency_us >= 0 || c->opt.warmup_ns || c->opt.buffer_bytes)) {
 		fprintf(stderr, "%s: --parse-kernel reads what was measured already; -u, -P, -t, "
@@ -172,6 +194,21 @@ static int settle(struct tl *c)
 		return EXIT_ERR;
 	}
 	return -1;
+}
+
+const char *timerlat_bpf_conflict(const struct tl *c)
+{
+	if (c->mode == TL_TRACE)
+		return "keeps no records to print (trace)";
+	if (c->opt.trace)
+		return "keeps no trace (-t)";
+	if (c->opt.stack_us)
+		return "cannot show the kernel's stack (-s: it is printed into the ring)";
+	if (c->opt.on_thr.cont)
+		return "stops counting at the first hit (--on-threshold continue)";
+	if (c->out.entries > TLATBPF_MAX_ENTRIES)
+		return "keeps at most 1000000 buckets (-E)";
+	return NULL;
 }
 
 int timerlat_parse(struct tl *c, int argc, char **argv)

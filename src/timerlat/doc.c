@@ -78,6 +78,8 @@ static json_object *series_json(const struct tlat_series *s, bool buckets)
 	json_object_object_add(o, "cur_ns", s->seen ? ju(s->last.lat_ns) : NULL);
 	json_object_object_add(o, "missed", ju(s->missed));
 	json_object_object_add(o, "restarts", ju(s->restarts));
+	json_object_object_add(o, "seq_first", s->seen ? ju(s->first_seq) : NULL);
+	json_object_object_add(o, "seq_last", s->seen ? ju(s->last.seq) : NULL);
 	json_object *w = NULL;
 	if (s->h.total) {
 		w = json_object_new_object();
@@ -170,7 +172,9 @@ static json_object *input_json(const struct tl *c)
 	json_object_object_add(o, "records", ju(in->records));
 	json_object_object_add(o, "outside_window", ju(in->outside));
 	json_object_object_add(o, "lost_lines", ju(in->lost_lines));
-	json_object_object_add(o, "overrun", c->run.live ? ju(in->overrun) : NULL);
+	bool bpf = c->run.ran && !strcmp(c->run.ran, "bpf");
+	json_object_object_add(o, "overrun", c->run.live && !bpf ? ju(in->overrun) : NULL);
+	json_object_object_add(o, "bpf_misses", bpf ? ju(c->run.bpf_misses) : NULL);
 	json_object_object_add(o, "missed", m);
 	json_object_object_add(o, "restarts", ju(restarts));
 	json_object_object_add(o, "malformed", ju(in->malformed));

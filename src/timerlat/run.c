@@ -30,6 +30,7 @@
 #include "live/evsrc.h"
 #include "live/livesetup.h"
 #include "live/osnkernel.h"
+#include "live/tlatbpf.h"
 #include "timerlat.h"
 #include "tool.h"
 
@@ -413,6 +414,10 @@ struct live_feed {
 static int live_wait(void *arg, int timeout_ms)
 {
 	struct live_feed *lf = arg;
+	if (lf->c->run.bpf) {	/* the samples stay in the kernel */
+		tool_sleep_ms(timeout_ms);
+		return 0;
+	}
 	long n = osnkernel_read(lf->k, lf->buf, sizeof(lf->buf));
 	if (n < 0)
 		return -EIO;
@@ -428,6 +433,8 @@ static int live_wait(void *arg, int timeout_ms)
 static bool live_done(void *arg)
 {
 	struct tl *c = ((struct live_feed *)arg)->c;
+	if (c->run.bpf)
+		return timerlat_bpf_stopped(c);
 	if (c->opt.on_thr.cont)
 		return c->run.t.hits > c->run.acted;
 	return c->run.t.stop.hit || c->run.in.kernel_stop;
@@ -437,6 +444,8 @@ static void live_refresh(void *arg, uint64_t now_ns)
 {
 	struct live_feed *lf = arg;
 	struct tl *c = lf->c;
+	if (c->run.bpf)
+		timerlat_bpf_sync(c);
 	if (c->mode == TL_TOP && !c->out.json && !c->out.quiet) {
 		json_object *doc = timerlat_doc(c, false);
 		if (doc) {
@@ -468,12 +477,15 @@ static int start_tracer(struct tl *c, struct osnkernel **kp)
 {
 	char cl[1024];
 	parse_cpulist_format(&c->run.cpus, cl, sizeof(cl));
-	bool kstop = !c->opt.on_thr.cont;	/* continue: the kernel must not stop */
+	/* continue: the kernel must not stop; bpf: the program stops (the
+	 * kernel's stop would turn off other instances' rings for nothing) */
+	bool bpf = c->opt.backend == TL_BPF;
+	bool kstop = !c->opt.on_thr.cont && !bpf;
 	struct osnkernel_config kc = {
 		.tracer = OSNKERNEL_TRACER_TIMERLAT, .cpus = cl,
 		.timerlat_period_us = c->opt.period_us,
 		.stop_us = kstop ? c->opt.irq_us : 0, .stop_total_us = kstop ? c->opt.thread_us : 0,
-		.print_stack_us = c->opt.stack_us, .no_workload = c->opt.uthreads,
+		.print_stack_us = c->opt.stack_us, .no_workload = c->opt.uthreads, .ring_off = bpf,
 		.buffer_kb = (c->opt.buffer_bytes ? c->opt.buffer_bytes : EVSRC_DEFAULT_RING_BYTES) / 1024,
 	};
 	if (tool_setup_interrupted(c->prog))
@@ -499,6 +511,12 @@ static int live_checks(struct tl *c)
 		fprintf(stderr, "%s: this kernel has no timerlat tracer (no timerlat in %s/available_tracers; "
 				"CONFIG_TIMERLAT_TRACER)\n", c->prog,
 			tracefs_tracing_dir() ? tracefs_tracing_dir() : "tracefs");
+		return -1;
+	}
+	timerlat_pick_backend(c);	/* auto: once the tracer is known to be there */
+	char why[512];
+	if (c->opt.backend == TL_BPF && tlatbpf_usable(why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s: --backend bpf: %s\n", c->prog, why);
 		return -1;
 	}
 	if (c->opt.uthreads) {
@@ -546,6 +564,8 @@ static int warm_up(struct tl *c, struct live_feed *lf)
 			return -1;
 	if (cmdio_stopped())
 		return -1;
+	if (c->opt.backend == TL_BPF)
+		return 0;	/* its window opens when the program is attached */
 	if (osnkernel_mark(lf->k, OSNKERNEL_MARK_WARM) < 0) {
 		fprintf(stderr, "%s: --warm-up: %s\n", c->prog, osnkernel_strerror(lf->k));
 		return -1;
@@ -604,10 +624,10 @@ static void drain(struct tl *c, struct live_feed *lf)
 int timerlat_run_live(struct tl *c)
 {
 	cmdio_signals_install();	/* first: the tracer is always stopped below */
-	c->run.ran = "trace";
 	c->run.live = true;
 	if (live_checks(c) < 0)
 		return EXIT_ERR;
+	c->run.ran = c->opt.backend == TL_BPF ? "bpf" : "trace";
 	struct parse_cpuset online;
 	c->run.cpus = c->opt.cpus;
 	if (tool_cpus(&c->run.cpus, c->opt.have_cpus, &online, c->prog))
@@ -640,10 +660,16 @@ int timerlat_run_live(struct tl *c)
 		goto stop;
 	if (c->opt.warmup_ns && warm_up(c, &lf) < 0)
 		goto stop;
+	if (c->opt.backend == TL_BPF && timerlat_bpf_start(c) < 0)	/* the window opens */
+		goto stop;
 	follow(c, &lf);
-	drain(c, &lf);
+	if (c->run.bpf)
+		timerlat_bpf_end(c);	/* the window closes */
+	else
+		drain(c, &lf);
 	failed = false;
 stop:
+	timerlat_bpf_end(c);	/* (a failed run's) */
 	if (c->opt.uthreads)
 		uok = uthreads_stop_all(c, ut, nr);
 	if (osnkernel_stop(k) < 0) {

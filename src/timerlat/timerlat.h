@@ -27,8 +27,10 @@ struct json_object;
 struct osnkernel;
 struct osnkernel_rec;
 struct safeout_file;
+struct tlatbpf;
 
 enum tl_mode { TL_TOP, TL_HIST, TL_TRACE };
+enum tl_backend { TL_TRACE_BACKEND, TL_BPF, TL_AUTO };
 
 /* What the command line asked for the measurement. */
 struct tl_opts {
@@ -44,6 +46,8 @@ struct tl_opts {
 	int64_t dma_latency_us;		/* -1: leave alone */
 	uint64_t buffer_bytes;		/* --trace-buffer-size; 0 = the kernel's */
 	const char *parse_kernel;	/* a saved trace to read instead */
+	enum tl_backend backend;
+	bool backend_given;
 	bool strict, force;
 	bool trace;			/* -t: keep the trace's text */
 	const char *trace_file;
@@ -99,6 +103,8 @@ struct tl_run {
 	struct safeout_file *trace_sf;
 	struct progress status;
 	uint64_t acted;			/* --on-threshold continue: the hits acted on */
+	struct tlatbpf *bpf;		/* --backend bpf: the program (NULL: the trace path) */
+	uint64_t bpf_misses;		/* samples the program never saw (the kernel's count) */
 };
 
 struct tl {
@@ -112,6 +118,8 @@ struct tl {
 /* cli.c: the option table (--help, the completion) and the parser */
 extern const struct cli_cmd timerlat_cli;
 int timerlat_parse(struct tl *c, int argc, char **argv);	/* -1: go on, else the exit status */
+/* why the bpf backend cannot do what c asks (NULL: it can) */
+const char *timerlat_bpf_conflict(const struct tl *c);
 
 /* run.c: the runs; each returns the exit status */
 int timerlat_run_live(struct tl *c);
@@ -122,6 +130,13 @@ int timerlat_setup(struct tl *c, uint32_t nr_cpus);
 void timerlat_feed(struct tl *c, const char *data, size_t n);
 /* one parsed record */
 void timerlat_rec(struct tl *c, const struct osnkernel_rec *r);
+
+/* bpf.c: --backend auto decided (one line on stderr); the bpf run's steps */
+void timerlat_pick_backend(struct tl *c);
+int timerlat_bpf_start(struct tl *c);		/* the program attached: 0 or -1 (said) */
+void timerlat_bpf_sync(struct tl *c);		/* its maps into the engine */
+bool timerlat_bpf_stopped(const struct tl *c);
+void timerlat_bpf_end(struct tl *c);		/* detached, read a last time, closed */
 
 /* doc.c: the document of the run so far; buckets: with the histograms'
  * buckets (hist).  NULL when out of memory. */

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tlatbpf.bpf.c - `latscope timerlat --backend bpf`: one program on the
+ * osnoise:timerlat_sample tracepoint (Linux 6.15 and later), which the
+ * timerlat tracer fires for every activation's IRQ, thread and user-return
+ * sample whether or not a ring records it.  It keeps, per CPU and context,
+ * the summary (live/bpf/tlatbpf_abi.h) and a histogram of `entries` buckets
+ * `bucket_ns` wide, and the first sample at or above its context's
+ * threshold; after that it counts nothing more (the trace path's kernel
+ * stop likewise ends the records).  No sample leaves the kernel.
+ *
+ * The tracepoint's record is read through a struct of our own with CO-RE
+ * relocations (preserve_access_index; the ___latscope suffix is dropped
+ * when matching the kernel's trace_event_raw_timerlat_sample), so the
+ * object builds on a machine whose kernel has no timerlat tracer.
+ */
+#include <vmlinux.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+#include "live/bpf/tlatbpf_abi.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+struct trace_event_raw_timerlat_sample___latscope {
+	struct trace_entry ent;
+	__u64 timer_latency;
+	unsigned int seqnum;
+	int context;
+} __attribute__((preserve_access_index));
+
+/* set by the loader before the load */
+const volatile __u64 bucket_ns = 1000;
+const volatile __u32 entries = 256;
+const volatile __u64 stop_irq_ns, stop_thread_ns;	/* 0: none; the thread one for user returns too */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TLATBPF_NR_CTX);
+	__type(key, __u32);
+	__type(value, struct tlatbpf_sum);
+} tlatbpf_sums SEC(".maps");
+
+/* key ctx * entries + bucket; max_entries set by the loader to 3 x entries */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TLATBPF_NR_CTX * 256);
+	__type(key, __u32);
+	__type(value, __u64);
+} tlatbpf_buckets SEC(".maps");
+
+struct tlatbpf_stop tlatbpf_stop;
+
+static __always_inline void summary(struct tlatbpf_sum *s, __u64 lat, __u32 seq)
+{
+	if (!s->count) {
+		s->first_seq = seq;
+		s->min_ns = lat;
+	} else if (seq > s->last_seq) {
+		s->missed += seq - s->last_seq - 1;
+	} else {
+		s->restarts++;
+		s->first_seq = seq;
+	}
+	s->last_seq = seq;
+	s->cur_ns = lat;
+	if (!s->count || lat > s->worst_ns) {
+		s->worst_ns = lat;
+		s->worst_seq = seq;
+		s->worst_ts_ns = bpf_ktime_get_ns();
+	}
+	if (lat < s->min_ns)
+		s->min_ns = lat;
+	if (lat > s->max_ns)
+		s->max_ns = lat;
+	s->count++;
+	s->sum_ns += lat;
+}
+
+SEC("tp/osnoise/timerlat_sample")
+int tlatbpf_sample(struct trace_event_raw_timerlat_sample___latscope *tp)
+{
+	if (tlatbpf_stop.hit)
+		return 0;
+	__u64 lat = tp->timer_latency;
+	__u32 seq = tp->seqnum;
+	int ctx = tp->context;
+	if (ctx < 0 || ctx >= TLATBPF_NR_CTX)
+		return 0;
+	__u32 k = (__u32)ctx;
+	struct tlatbpf_sum *s = bpf_map_lookup_elem(&tlatbpf_sums, &k);
+	if (!s)
+		return 0;
+	summary(s, lat, seq);
+	__u64 b = lat / bucket_ns;
+	if (b >= entries) {
+		s->over++;
+	} else {
+		__u32 bk = k * entries + (__u32)b;
+		__u64 *c = bpf_map_lookup_elem(&tlatbpf_buckets, &bk);
+		if (c)
+			(*c)++;
+	}
+	__u64 stop = ctx == 0 ? stop_irq_ns : stop_thread_ns;
+	if (stop && lat >= stop && !__sync_fetch_and_add(&tlatbpf_stop.hit, 1)) {
+		tlatbpf_stop.lat_ns = lat;
+		tlatbpf_stop.ts_ns = bpf_ktime_get_ns();
+		tlatbpf_stop.cpu = bpf_get_smp_processor_id();
+		tlatbpf_stop.ctx = ctx;
+		tlatbpf_stop.seq = seq;
+	}
+	return 0;
+}
