@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* sysinfo.c - online CPUs, steal time, VM detection (see sysinfo.h). */
+/* sysinfo.c - online CPUs, steal time, VM and PREEMPT_RT detection (see sysinfo.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 
 #include "base/sysinfo.h"
 
@@ -75,12 +76,25 @@ const char *sysinfo_vm_name(char *buf, size_t len)
 	return buf;
 }
 
+bool sysinfo_version_rt(const char *version)
+{
+	static const char word[] = "PREEMPT_RT";
+	const size_t n = sizeof(word) - 1;
+
+	for (const char *p = version; p && (p = strstr(p, word)); p += n)
+		if ((p == version || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+			return true;
+	return false;
+}
+
 bool sysinfo_preempt_rt(void)
 {
 	FILE *f = fopen("/sys/kernel/realtime", "re");
-	if (!f)
-		return false;
-	int c = fgetc(f);
-	fclose(f);
-	return c == '1';
+	struct utsname u;
+	if (f) {
+		int c = fgetc(f);
+		fclose(f);
+		return c == '1';
+	}
+	return uname(&u) == 0 && sysinfo_version_rt(u.version);
 }

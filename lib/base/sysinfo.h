@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sysinfo.h - small probes of the running system: the online CPUs, the
- * per-CPU steal time, whether this is a virtual machine.
+ * per-CPU steal time, whether this is a virtual machine, whether the kernel
+ * is PREEMPT_RT.
  *
  * Prefix: sysinfo_.  Nothing here prints or allocates; the caller owns every
  * buffer it passes.
@@ -29,9 +30,15 @@ void sysinfo_steal(uint64_t *out, const unsigned *list, size_t nr);
  * returned; NULL on bare metal. */
 const char *sysinfo_vm_name(char *buf, size_t len);
 
-/* True on a PREEMPT_RT kernel (/sys/kernel/realtime holds 1): there
- * softirqs run in task context, preemptible, and interrupt handlers in
- * threads. */
+/* True on a PREEMPT_RT kernel: there softirqs run in task context,
+ * preemptible, and interrupt handlers in threads.  /sys/kernel/realtime
+ * (holding 1) where the kernel has it (the RT patch set's: Debian's 6.1
+ * -rt); else the word PREEMPT_RT in uname's version (mainline's PREEMPT_RT,
+ * which has no /sys/kernel/realtime: Debian's 7.2 -rt). */
 bool sysinfo_preempt_rt(void);
+
+/* True when version (uname's, "#1 SMP PREEMPT_RT Debian 7.2.13-1
+ * (2026-10-28)") has the word PREEMPT_RT; false for NULL.  Pure. */
+bool sysinfo_version_rt(const char *version);
 
 #endif

@@ -93,6 +93,9 @@ static int load_attach(struct bpfhist *b, bool timers)
 	b->skel->rodata->cfg_all_tasks = cfg->all_tasks;
 	b->skel->rodata->cfg_pid = cfg->pid;
 	b->skel->rodata->cfg_both_off = cfg->both_off;
+	/* hrtimer_expire_entry's `now` (argument 1): a ktime_t * before, a
+	 * ktime_t in newer kernels (7.2); read as a pointer when unknown */
+	b->skel->rodata->cfg_now_by_value = timers && bpfload_tp_arg_is_ptr("hrtimer_expire_entry", 1) == 0;
 	set_timer_progs(b->skel, timers);
 	/* attached on their own: the local timer counter last (attach_ltimer),
 	 * the preemptirq ones with cfg.irqsoff where they exist (attach_poff) */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "live/bpfload.h"
@@ -63,6 +64,31 @@ int bpfload_need_btf(char *why, size_t len)
 	snprintf(why, len, "the kernel has no BTF (%s: %s): CO-RE cannot relocate the "
 		 "programs (a kernel built with CONFIG_DEBUG_INFO_BTF has it)", BTF_VMLINUX, strerror(-err));
 	return err;
+}
+
+int bpfload_tp_arg_is_ptr(const char *tp, unsigned arg)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	char tname[128];
+	int rc = -ENOENT;
+
+	if (!btf)
+		return errno ? -errno : -ENOENT;
+	if (snprintf(tname, sizeof(tname), "btf_trace_%s", tp) < (int)sizeof(tname)) {
+		int id = btf__find_by_name_kind(btf, tname, BTF_KIND_TYPEDEF);
+		/* btf_trace_TP -> pointer -> the prototype (void *ctx, args...) */
+		const struct btf_type *t = id >= 0 ? btf__type_by_id(btf, btf__resolve_type(btf, id)) : NULL;
+		if (t && btf_is_ptr(t))
+			t = btf__type_by_id(btf, t->type);
+		if (t && btf_is_func_proto(t) && arg + 1 < btf_vlen(t)) {
+			int at = btf__resolve_type(btf, btf_params(t)[arg + 1].type);
+			const struct btf_type *a = at >= 0 ? btf__type_by_id(btf, (__u32)at) : NULL;
+			if (a)
+				rc = btf_is_ptr(a) ? 1 : 0;
+		}
+	}
+	btf__free(btf);
+	return rc;
 }
 
 int bpfload_read_progs(struct bpf_object *obj, struct bpfload_prog *out, uint32_t max, uint32_t *nr,

@@ -55,6 +55,18 @@ void bpfload_explain(char *why, size_t len, int err, const char *what);
 int bpfload_need_btf(char *why, size_t len);
 
 /*
+ * bpfload_tp_arg_is_ptr - whether argument arg (0 = the first after the
+ * tracepoint's context) of tracepoint tp is a pointer in the running
+ * kernel, from its BTF (btf_trace_TP: a pointer to the probe's prototype,
+ * whose first parameter is the context; typedefs and qualifiers looked
+ * through).  Kernels change an argument's form: hrtimer_expire_entry's
+ * `now` is a ktime_t * in 6.1 and a ktime_t in 7.2.  Returns 1 (pointer),
+ * 0 (not), -ENOENT when the kernel has no such tracepoint or argument, or
+ * the negative errno of reading the BTF.  The BTF read is freed here.
+ */
+int bpfload_tp_arg_is_ptr(const char *tp, unsigned arg);
+
+/*
  * bpfload_read_progs - every loaded program of obj (not those left out of
  * the load): its name and counts into out[*nr], up to max, and their sums
  * into *run_cnt and *misses (added to).  Returns 0, -E2BIG when more than max

@@ -116,6 +116,7 @@ mv "$ROOT/bin/$(basename "$LATSCOPE")" "$ROOT/bin/latscope" 2>/dev/null
 cp "$KDIR/init.sh" "$ROOT/init" && chmod 755 "$ROOT/init"
 cp "$KDIR/guest/lib.sh" "$ROOT/ktest/guest/"
 : > "$WORK/skip"
+: > "$WORK/cmds"	# "COMMAND TEST" a line: which test needs which command
 for n in $tests; do
 	cp "$GDIR/$n.sh" "$ROOT/ktest/guest/"
 	for w in $(header "$n" needs); do
@@ -141,6 +142,7 @@ for n in $tests; do
 		*) continue;;
 		esac
 		c=${w#cmd:}
+		echo "$c $n" >> "$WORK/cmds"
 		[ -e "$ROOT/bin/$c" ] && continue
 		if p=$(command -v "$c"); then
 			put_cmd "$p" || echo "$n cannot copy $p into the guest" >> "$WORK/skip"
@@ -204,6 +206,54 @@ fetch_kernel() {
 	echo "$d"
 }
 
+# fs_fa ARGS...: scripts/foreign-apt.sh of $fs_suite for amd64; its error
+# as one line naming the kernel ($fs_pkg)
+fs_fa() {
+	sh "$SRCDIR/scripts/foreign-apt.sh" "$fs_suite" amd64 "$@" 2> "$kw/fa.err" ||
+		{ echo "no $fs_suite kernel $fs_pkg: $(tail -1 "$kw/fa.err")" >&2; return 1; }
+}
+# fetch_suite_kernel SUITE PKG: the kernel of another Debian suite, through
+# scripts/foreign-apt.sh (its private APT configuration; the .debs in its
+# archive cache): PKG's linux-image-VER and the packages of VER that one
+# depends on (sid splits a kernel into linux-binary-VER: vmlinuz,
+# linux-base-VER: the config, linux-modules-VER), unpacked together once
+# into $CACHE/unpacked/linux-image-VER_..., prints that directory (or one
+# line why not on stderr).  What SUITE:PKG was before (an older version, its
+# .debs) is removed.
+fetch_suite_kernel() {
+	fs_suite=$1 fs_pkg=$2
+	deps=$(fs_fa field "$2" Depends) || return 1
+	img=$(echo "$deps" | tr ',' '\n' | sed -n 's/^ *\(linux-image-[0-9][^ (|]*\).*/\1/p' | head -1)
+	[ -n "$img" ] || img=$2	# PKG is the linux-image-VER package itself
+	v=${img#linux-image-}
+	deps=$(fs_fa field "$img" Depends) || return 1
+	# the packages named NAME-VER among its Depends ('+' and '.' in VER:
+	# compared as a string, not a pattern)
+	pkgs="$img $(echo "$deps" | tr ',' '\n' | awk -v v="-$v" '{
+		sub(/^ */, ""); sub(/ .*/, "")
+		if (length($0) > length(v) && substr($0, length($0) - length(v) + 1) == v) print }')"
+	# shellcheck disable=SC2086
+	debs=$(fs_fa get $pkgs) || return 1
+	d=$CACHE/unpacked/$(basename "$(echo "$debs" | head -1)" .deb)
+	if [ ! -f "$d/.done" ]; then
+		rm -rf "$d.tmp" && mkdir -p "$d.tmp" || return 1
+		for deb in $debs; do
+			dpkg-deb -x "$deb" "$d.tmp" || { echo "dpkg-deb -x $deb failed" >&2; return 1; }
+		done
+		: > "$d.tmp/.done" && rm -rf "$d" && mv "$d.tmp" "$d" || return 1
+	fi
+	# what SUITE:PKG was before, when it was another version
+	cur=$CACHE/current-$(echo "$1:$2" | tr ':/' '__')
+	keep=" $d $(echo "$debs" | tr '\n' ' ')"
+	if [ -f "$cur" ]; then
+		for old in $(cat "$cur"); do
+			case $keep in *" $old "*) ;; *) rm -rf "$old";; esac
+		done
+	fi
+	echo "$keep" > "$cur"
+	echo "$d"
+}
+
 # prepare_kernel NAME PKG MUST...: the kernel's files copied into $kw (vmlinuz,
 # and in $kw/root/ktest the config, the modules and kernel.env); $kw/kinfo
 # names the package.  Exit 1 (skip) or 2 (fail) with the reason in $kw/why.
@@ -211,26 +261,67 @@ fetch_kernel() {
 # runs sharing the cache do not download or unpack over each other.
 prepare_kernel() {
 	name=$1; pkg=$2; shift 2
-	kd=$(fetch_kernel "$pkg" 2> "$kw/why") || exit 1
-	vmlinuz=$(ls "$kd"/boot/vmlinuz-* 2>/dev/null | head -1)
-	kconfig=$(ls "$kd"/boot/config-* 2>/dev/null | head -1)
-	if [ -z "$vmlinuz" ] || [ -z "$kconfig" ]; then
-		echo "no vmlinuz or config in $kd/boot" > "$kw/why"
+	case $pkg in
+	*:*)	suite=${pkg%%:*}
+		kd=$(fetch_suite_kernel "$suite" "${pkg#*:}" 2> "$kw/why") || exit 1;;
+	*)	suite=""
+		kd=$(fetch_kernel "$pkg" 2> "$kw/why") || exit 1;;
+	esac
+	# bookworm's layout: boot/vmlinuz-VER, boot/config-VER, lib/modules/VER;
+	# sid's: usr/lib/modules/VER/vmlinuz and config beside the modules
+	vmlinuz=$(ls "$kd"/boot/vmlinuz-* "$kd"/usr/lib/modules/*/vmlinuz 2>/dev/null | head -1)
+	kconfig=$(ls "$kd"/boot/config-* "$kd"/usr/lib/modules/*/config 2>/dev/null | head -1)
+	mdir=$(ls -d "$kd"/lib/modules/* "$kd"/usr/lib/modules/* 2>/dev/null | head -1)
+	if [ -z "$vmlinuz" ] || [ -z "$kconfig" ] || [ -z "$mdir" ]; then
+		echo "no vmlinuz, config or modules in $kd (boot/, lib/modules/VER/, usr/lib/modules/VER/)" > "$kw/why"
 		exit 2
 	fi
-	mdir=$(echo "$kd"/lib/modules/*)
 	if ! mods=$(modules virtio_pci virtio_blk 2> "$kw/why"); then
 		exit 2
 	fi
 	mlist=""
 	for f in $mods; do b=$(mod_copy "$f" "$kw/root/ktest/modules") || exit 2; mlist="$mlist $b"; done
 	cp "$vmlinuz" "$kw/vmlinuz" && cp "$kconfig" "$kw/root/ktest/kconfig" || exit 2
+	kpath=""
+	[ -z "$suite" ] || suite_cmds "$suite" || exit 2
 	{
 		echo "KERNEL='$name'"
 		echo "MUST='$*'"
 		echo "MODULES='${mlist# }'"
+		[ -z "$kpath" ] || echo "PATH=$kpath:\$PATH"
 	} > "$kw/root/ktest/kernel.env"
-	echo "${vmlinuz##*/vmlinuz-} ($(basename "$kd"))" > "$kw/kinfo"
+	echo "$(basename "$mdir") ($(basename "$kd"))" > "$kw/kinfo"
+}
+
+# suite_cmds SUITE: of the commands the guest tests need (cmd:X), those that
+# follow the kernel (SUITE_CMDS: rtla, built from the kernel's source, knows
+# the files of its tracers), from SUITE for a kernel of SUITE: each with its
+# libraries and SUITE's dynamic linker (tests/kernels/cmdroot.sh, cached in
+# $CACHE/cmd/SUITE-amd64/X), in the guest's /SUITE/X/, started by the script
+# /SUITE/cmd/X that kernel.env's PATH puts first ($kpath).  The tests that
+# need one SUITE does not give skip with the reason ($kw/skip); the host's
+# own X serves the other kernels.  Exit status 1 when the guest's files
+# cannot be written.
+SUITE_CMDS="rtla"
+suite_cmds() {
+	for c in $SUITE_CMDS; do
+		users=$(awk -v c="$c" '$1 == c { print $2 }' "$WORK/cmds")
+		[ -n "$users" ] || continue
+		if ! r=$(sh "$KDIR/cmdroot.sh" "$1" amd64 "$c" "usr/bin/$c" "$CACHE/cmd/$1-amd64/$c" 2> "$kw/cmd.err"); then
+			for n in $users; do echo "$n no $c of $1: $(tail -1 "$kw/cmd.err")"; done >> "$kw/skip"
+			continue
+		fi
+		ld=$(readelf -l "$r/bin/$c" | sed -n 's/.*interpreter: .*\/\(.*\)\]/\1/p')
+		g=/$1/$c
+		mkdir -p "$kw/root$g" "$kw/root/$1/cmd" && cp -a "$r/." "$kw/root$g/" || return 1
+		printf '#!/bin/sh\n# %s of %s (%s), its own libraries and C library\nexec %s --library-path %s %s "$@"\n' \
+			"$c" "$1" "$(cat "$r/version")" "$g/lib/$ld" "$g/lib" "$g/bin/$c" > "$kw/root/$1/cmd/$c" &&
+			chmod 755 "$kw/root/$1/cmd/$c" || return 1
+		kpath=/$1/cmd
+		# the host's lack of X does not skip the tests here
+		grep -v " the host has no $c (" "$kw/skip.host" > "$kw/skip.host.new"
+		mv "$kw/skip.host.new" "$kw/skip.host"
+	done
 }
 
 # ---- one kernel: initramfs, boot, results -------------------------------------
@@ -315,6 +406,10 @@ run_kernel() {	# name package must...
 	name=$1
 	kw=$WORK/$name
 	mkdir -p "$CACHE" "$kw/root/ktest/modules" "$kw/out"
+	# the tests that skip: for want of a host's command ($WORK/skip; less
+	# those the kernel's suite gives, suite_cmds), for want of the suite's
+	: > "$kw/skip"
+	cp "$WORK/skip" "$kw/skip.host"
 	if command -v flock >/dev/null; then
 		(flock 8 && prepare_kernel "$@") 8> "$CACHE/.lock"
 	else
@@ -325,7 +420,7 @@ run_kernel() {	# name package must...
 	1) result SKIP "$name" "$(cat "$kw/why")"; return;;
 	*) result FAIL "$name" "$(cat "$kw/why")"; return;;
 	esac
-	cp "$WORK/skip" "$kw/root/ktest/skip"
+	cat "$kw/skip.host" "$kw/skip" > "$kw/root/ktest/skip"
 	(cd "$kw/root" && find . | cpio -o -H newc -R 0:0 --quiet) | gzip -1 > "$kw/k.cpio.gz"
 	cat "$WORK/common.cpio.gz" "$kw/k.cpio.gz" > "$kw/initrd"
 	limit=$((2 * GRACE_S))

@@ -18,7 +18,11 @@
  * hrtimer_start is printed too, so that a test can tell which arming a
  * sample's expiry belongs to:
  *
- *   start CPU TIME_NS TID COMMON_FLAGS EXPIRES_NS
+ *   start CPU TIME_NS TID COMMON_FLAGS EXPIRES_NS FUNCTION
+ *
+ * (FUNCTION: the timer's callback, its kernel address in hex, as the
+ * recording has it: tells a task's sleep, hrtimer_wakeup, from a timer the
+ * kernel started in its context, e.g. the scheduler's hrtick)
  *
  * and every wakeup of a task that is running on the CPU it is woken on
  * (the trackers file no latency for it: it never slept, e.g. its timer
@@ -142,8 +146,9 @@ int main(int argc, char **argv)
 			printf("switch %" PRIu32 " %" PRIu64 " %" PRId32 " %" PRId32 " %" PRId32 "\n", t.cpu, t.time_ns,
 			       t.sw.prev_pid, t.sw.next_pid, t.sw.next_prio);
 		if (t.kind == TPEVENT_HRTIMER_START)
-			printf("start %" PRIu32 " %" PRIu64 " %" PRId32 " %u %" PRId64 "\n", t.cpu, t.time_ns,
-			       t.tid, t.common_flags, t.hrtimer_start.expires_ns);
+			printf("start %" PRIu32 " %" PRIu64 " %" PRId32 " %u %" PRId64 " 0x%" PRIx64 "\n", t.cpu,
+			       t.time_ns, t.tid, t.common_flags, t.hrtimer_start.expires_ns,
+			       t.hrtimer_start.function);
 		latency_feed(l, &t);
 	}
 	if (rc < 0 && *pdread_strerror(r))

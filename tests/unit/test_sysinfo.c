@@ -41,12 +41,29 @@ static void test_vm_name(void **state)
 	}
 }
 
+/* uname -v of Debian's kernels (the kernel tier's guests) */
+static void test_version_rt(void **state)
+{
+	(void)state;
+	assert_true(sysinfo_version_rt("#1 SMP PREEMPT_RT Debian 7.2.13-1 (2026-10-28)"));
+	assert_true(sysinfo_version_rt("#1 SMP PREEMPT_RT Debian 6.1.192-3 (2026-11-26)"));
+	assert_false(sysinfo_version_rt("#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-11-26)"));
+	assert_false(sysinfo_version_rt("#1 SMP PREEMPT_DYNAMIC @0"));
+	assert_true(sysinfo_version_rt("PREEMPT_RT"));
+	assert_false(sysinfo_version_rt("#1 SMP PREEMPT_RTX"));
+	assert_false(sysinfo_version_rt("#1 SMP XPREEMPT_RT"));
+	assert_true(sysinfo_version_rt("#1 XPREEMPT_RT PREEMPT_RT"));	/* the second one */
+	assert_false(sysinfo_version_rt(""));
+	assert_false(sysinfo_version_rt(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_online),
 		cmocka_unit_test(test_steal),
 		cmocka_unit_test(test_vm_name),
+		cmocka_unit_test(test_version_rt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,6 +38,9 @@ const volatile __u32 cfg_nr_cpus = 1;
 const volatile __u32 cfg_all_tasks = 0;
 const volatile __s32 cfg_pid = 0;
 const volatile __u32 cfg_both_off = 0;	/* preemptirqsoff: irqs AND preemption off */
+/* hrtimer_expire_entry's `now` comes by value (7.2: ktime_t), not by
+ * address (6.1: ktime_t *): the loader asks the kernel's BTF */
+const volatile __u32 cfg_now_by_value = 0;
 
 /* per CPU: kind * cfg_nr_buckets + bucket -> count (resized by the loader) */
 struct {
@@ -545,7 +548,7 @@ static __always_inline int bpfhist_hrtimer_cancel_run(struct hrtimer *timer)
 
 TRACKED("hrtimer_cancel", bpfhist_hrtimer_cancel, (timer), struct hrtimer *timer)
 
-static __always_inline int bpfhist_expire_entry_run(struct hrtimer *timer, ktime_t *nowp)
+static __always_inline int bpfhist_expire_entry_run(struct hrtimer *timer, __u64 now_arg)
 {
 	__u64 key = (__u64)timer;
 	struct cpu_state *c = cpu_at(bpf_get_smp_processor_id());
@@ -564,14 +567,17 @@ static __always_inline int bpfhist_expire_entry_run(struct hrtimer *timer, ktime
 		return 0;
 	}
 	/* the tracepoint's `now`: the clock base's time the expiry ran at */
-	bpf_probe_read_kernel(&now, sizeof(now), nowp);
+	if (cfg_now_by_value)
+		now = (__s64)now_arg;
+	else
+		bpf_probe_read_kernel(&now, sizeof(now), (const void *)now_arg);
 	c->exp_offset_ns = now - *exp;
 	bpf_map_delete_elem(&bpfhist_timers, &key);
 	return 0;
 }
 
-TRACKED("hrtimer_expire_entry", bpfhist_expire_entry, (timer, nowp), struct hrtimer *timer,
-	ktime_t *nowp)
+TRACKED("hrtimer_expire_entry", bpfhist_expire_entry, (timer, now_arg), struct hrtimer *timer,
+	__u64 now_arg)
 
 /*
  * The expiry's exit: the wakeup its callback made is filed now.  An exit of

@@ -72,8 +72,9 @@ others() {
 spinners() { cat /proc/"$1"/task/*/comm 2>/dev/null | grep -c '^latscope-busy$'; }
 
 state > "$ART/state.0"
-# for the host check: PREEMPT_RT or not
-cat /sys/kernel/realtime > "$ART/realtime" 2>/dev/null || echo 0 > "$ART/realtime"
+# for the host check: PREEMPT_RT or not (the kernel's config: 7.2's
+# mainline PREEMPT_RT has no /sys/kernel/realtime)
+if kt_has config:PREEMPT_RT > /dev/null; then echo 1; else echo 0; fi > "$ART/realtime"
 echo "before: $(grep -c '^prog' "$ART/state.0") programs, $(grep -c '^map' "$ART/state.0") maps, $(grep -c '^link' "$ART/state.0") links, $(grep -vc '^[a-z]* [0-9]' "$ART/state.0") trigger lines"
 
 # ---- 1. bpf, then perf, same workload ---------------------------------------

@@ -52,4 +52,8 @@ cat "$ART/live.err"
 n=$(grep -c '^ *0: *[0-9]*: *[0-9]*$' "$ART/cyclictest.txt")
 [ "$n" -eq $LOOPS ] || die "cyclictest -v printed $n cycles, not $LOOPS"
 echo "$LOOPS" > "$ART/loops"
+# the sleep timer's callback, which tells the thread's armings from other
+# timers started in its context (the host check)
+awk '$3 == "hrtimer_wakeup" { print $1; exit }' /proc/kallsyms > "$ART/hrtimer_wakeup"
+[ -s "$ART/hrtimer_wakeup" ] || die "no hrtimer_wakeup in /proc/kallsyms"
 echo "cyclictest: $n cycles on CPU $CPU; latscope: $(grep -c . "$ART/live.txt") lines, $(wc -c < "$ART/hist.data") bytes recorded"
