@@ -144,11 +144,17 @@ long osnkernel_read(struct osnkernel *k, char *buf, size_t len);
  * instance's trace_marker, then stop writing to its buffer (tracing_on 0).
  * What the buffer holds is still read by osnkernel_read() until it returns 0:
  * the caller drains it before osnkernel_stop().  osnkernel_start() wrote
- * OSNKERNEL_MARK_START once the tracer ran.  Returns 0, 1 when tracing was
+ * OSNKERNEL_MARK_START just before it started the tracer (so no record of
+ * the tracer's comes before it).  Returns 0, 1 when tracing was
  * off already (a stop threshold of the tracer turned it off in every
  * instance: the window ended there, no mark follows), or a negative errno.
  */
 int osnkernel_quiesce(struct osnkernel *k);
+/* osnkernel_unmarked - true when osnkernel_start() could not write the
+ * window's start mark because a stop threshold turned the ring off at
+ * once: the window is then everything the ring holds. */
+bool osnkernel_unmarked(const struct osnkernel *k);
+
 /* osnkernel_mark - text written to the instance's trace_marker (a
  * tracing_mark_write line in the trace).  0 or a negative errno. */
 int osnkernel_mark(struct osnkernel *k, const char *text);

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -17,12 +19,30 @@
 
 struct tlatbpf {
 	struct tlatbpf_bpf *skel;
-	int ncpus;			/* possible CPUs: the per-CPU values of a lookup */
+	int ncpus;			/* possible CPUs */
 	uint32_t entries;
-	struct tlatbpf_sum *sums;	/* one lookup's per-CPU values */
-	uint64_t *counts;		/* likewise */
+	/* the maps, mapped: read with plain loads (tlatbpf.bpf.c says why) */
+	volatile struct tlatbpf_sum *sums;	/* ncpus x 3 */
+	volatile uint64_t *counts;		/* ncpus x 3 x entries */
+	size_t sums_bytes, counts_bytes;
 	bool detached;
 };
+
+/* map's values mapped into *at (bytes rounded to pages into *len) */
+static int map_in(struct bpf_map *map, size_t bytes, void **at, size_t *len, char *why, size_t wlen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	*len = (bytes + (size_t)page - 1) / (size_t)page * (size_t)page;
+	void *m = mmap(NULL, *len, PROT_READ, MAP_SHARED, bpf_map__fd(map), 0);
+	if (m == MAP_FAILED) {
+		int err = -errno;
+		*len = 0;
+		bpfload_explain(why, wlen, err, "cannot map the counters (BPF_F_MMAPABLE)");
+		return err;
+	}
+	*at = m;
+	return 0;
+}
 
 int tlatbpf_usable(char *why, size_t len)
 {
@@ -58,13 +78,29 @@ static int load_attach(struct tlatbpf *b, const struct tlatbpf_cfg *cfg, char *w
 	b->skel->rodata->entries = cfg->entries;
 	b->skel->rodata->stop_irq_ns = cfg->stop_irq_ns;
 	b->skel->rodata->stop_thread_ns = cfg->stop_thread_ns;
-	err = bpf_map__set_max_entries(b->skel->maps.tlatbpf_buckets, TLATBPF_NR_CTX * cfg->entries);
+	uint32_t slots = (uint32_t)b->ncpus * TLATBPF_NR_CTX;
+	if ((uint64_t)slots * cfg->entries > UINT32_MAX) {
+		snprintf(why, len, "%u buckets on %d CPUs do not fit a BPF array", cfg->entries, b->ncpus);
+		return -E2BIG;
+	}
+	err = bpf_map__set_max_entries(b->skel->maps.tlatbpf_sums, slots);
+	if (!err)
+		err = bpf_map__set_max_entries(b->skel->maps.tlatbpf_buckets, slots * cfg->entries);
 	if (!err)
 		err = tlatbpf_bpf__load(b->skel);
 	if (err) {
 		bpfload_explain(why, len, err < 0 ? err : -EINVAL, "cannot load the BPF program");
 		return err < 0 ? err : -EINVAL;
 	}
+	void *at;
+	if ((err = map_in(b->skel->maps.tlatbpf_sums, slots * sizeof(struct tlatbpf_sum), &at, &b->sums_bytes,
+			  why, len)))
+		return err;
+	b->sums = at;
+	if ((err = map_in(b->skel->maps.tlatbpf_buckets, (size_t)slots * cfg->entries * sizeof(uint64_t), &at,
+			  &b->counts_bytes, why, len)))
+		return err;
+	b->counts = at;
 	err = tlatbpf_bpf__attach(b->skel);
 	if (err) {
 		bpfload_explain(why, len, err < 0 ? err : -EINVAL, "cannot attach the BPF program");
@@ -96,12 +132,6 @@ int tlatbpf_open(struct tlatbpf **out, const struct tlatbpf_cfg *cfg, char *why,
 		free(b);
 		return -EINVAL;
 	}
-	b->sums = calloc((size_t)b->ncpus, sizeof(*b->sums));
-	b->counts = calloc((size_t)b->ncpus, sizeof(*b->counts));
-	if (!b->sums || !b->counts) {
-		tlatbpf_close(b);
-		return -ENOMEM;
-	}
 	bpfload_capture_begin();
 	err = load_attach(b, cfg, why, len);
 	bpfload_capture_end();
@@ -125,16 +155,11 @@ int tlatbpf_read(struct tlatbpf *b, uint32_t cpu, int ctx, struct tlatbpf_sum *s
 {
 	if ((int)cpu >= b->ncpus || ctx < 0 || ctx >= TLATBPF_NR_CTX)
 		return -ERANGE;
-	__u32 k = (__u32)ctx;
-	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.tlatbpf_sums), &k, b->sums) < 0)
-		return -errno;
-	*sum = b->sums[cpu];
-	for (uint32_t i = 0; buckets && i < b->entries; i++) {
-		k = (__u32)ctx * b->entries + i;
-		if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.tlatbpf_buckets), &k, b->counts) < 0)
-			return -errno;
-		buckets[i] = b->counts[cpu];
-	}
+	size_t k = (size_t)cpu * TLATBPF_NR_CTX + (size_t)ctx;
+	/* (a copy while the program may write it: exact once detached) */
+	memcpy(sum, (const void *)&b->sums[k], sizeof(*sum));
+	for (uint32_t i = 0; buckets && i < b->entries; i++)
+		buckets[i] = b->counts[k * b->entries + i];
 	return 0;
 }
 
@@ -154,8 +179,10 @@ void tlatbpf_close(struct tlatbpf *b)
 {
 	if (!b)
 		return;
+	if (b->sums)
+		munmap((void *)b->sums, b->sums_bytes);
+	if (b->counts)
+		munmap((void *)b->counts, b->counts_bytes);
 	tlatbpf_bpf__destroy(b->skel);
-	free(b->sums);
-	free(b->counts);
 	free(b);
 }

@@ -163,6 +163,8 @@ const struct cli_cmd timerlat_cli = {
 /* The checks of options that go together. */
 static int settle(struct tl *c)
 {
+	if (!c->opt.have_prio)	/* the kernel's own threads' policy, for -u's too */
+		c->opt.prio = (struct cli_prio){ .policy = SCHED_FIFO, .prio = 95 };
 	if (c->opt.trace && !c->opt.trace_file)
 		c->opt.trace_file = "timerlat_trace.txt";
 	if (c->opt.trace_file && !strcmp(c->opt.trace_file, "-")) {

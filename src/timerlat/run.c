@@ -251,77 +251,95 @@ int timerlat_run_text(struct tl *c, const char *path)
 
 /* ---- user threads (-u) ------------------------------------------------------------ */
 
+/* One CPU's user thread.  The kernel lets a thread open a CPU's
+ * timerlat_fd only on that CPU, pinned to it, while nobody else holds it:
+ * the thread opens it itself, then says so (ready), then reads it until
+ * told to stop (each read returns at the next period). */
 struct uthread {
 	pthread_t th;
 	bool started;
 	uint32_t cpu;
-	int fd;
 	const struct cli_prio *prio;
-	int err;			/* why it ended early: a negative errno */
+	int ready;			/* 1 once open (or failed); atomic */
+	int err;			/* why it failed or ended early: a negative errno */
+	const char *step;		/* what failed */
 };
 static volatile int uthreads_stop;
 
-/* One CPU's user thread: pinned there, at -P's priority, reading its
- * timerlat_fd until told to stop (each read returns at the next period). */
+static int uthread_policy(const struct cli_prio *p)
+{
+	if (p->policy == CLI_SCHED_DEADLINE)
+		return workthread_set_deadline(p->dl_runtime_ns, p->dl_period_ns);
+	if (p->policy != SCHED_OTHER) {
+		struct sched_param sp = { .sched_priority = p->prio };
+		return -pthread_setschedparam(pthread_self(), p->policy, &sp);
+	}
+	return setpriority(PRIO_PROCESS, 0, p->prio) < 0 ? -errno : 0;
+}
+
 static void *uthread_main(void *arg)
 {
 	struct uthread *u = arg;
 	cpu_set_t set;
 	CPU_ZERO(&set);
 	CPU_SET(u->cpu, &set);
-	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set)) {
-		u->err = -EINVAL;
-		return NULL;
-	}
-	if (u->prio->policy == CLI_SCHED_DEADLINE) {
-		int e = workthread_set_deadline(u->prio->dl_runtime_ns, u->prio->dl_period_ns);
-		if (e) {
-			u->err = e;
-			return NULL;
-		}
-	} else if (u->prio->policy != SCHED_OTHER) {
-		struct sched_param sp = { .sched_priority = u->prio->prio };
-		int e = pthread_setschedparam(pthread_self(), u->prio->policy, &sp);
-		if (e) {
-			u->err = -e;
-			return NULL;
-		}
-	} else if (setpriority(PRIO_PROCESS, 0, u->prio->prio) < 0) {
-		u->err = -errno;
-		return NULL;
-	}
+	char file[64];
+	snprintf(file, sizeof(file), "osnoise/per_cpu/cpu%u/timerlat_fd", u->cpu);
+	int fd = -1;
+	if ((u->err = -pthread_setaffinity_np(pthread_self(), sizeof(set), &set)))
+		u->step = "pinning it";
+	else if ((u->err = uthread_policy(u->prio)))
+		u->step = "setting its policy (-P)";
+	else if ((fd = tracefs_instance_file_open(NULL, file, O_RDONLY)) < 0)
+		u->err = -errno, u->step = "opening its timerlat_fd";
+	__atomic_store_n(&u->ready, 1, __ATOMIC_RELEASE);
 	char buf[1024];
-	while (!__atomic_load_n(&uthreads_stop, __ATOMIC_RELAXED)) {
-		if (read(u->fd, buf, sizeof(buf)) < 0 && errno != EINTR) {
+	while (fd >= 0 && !__atomic_load_n(&uthreads_stop, __ATOMIC_RELAXED)) {
+		if (read(fd, buf, sizeof(buf)) < 0 && errno != EINTR) {
 			u->err = -errno;
+			u->step = "reading its timerlat_fd";
 			break;
 		}
 	}
+	if (fd >= 0)
+		close(fd);
 	return NULL;
 }
 
-/* The user threads started on every measured CPU; 0, or -1 after a line. */
+/* Why a user thread could not start, in one line. */
+static void uthread_said(const struct tl *c, const struct uthread *u)
+{
+	const char *hint = "";
+	if (u->err == -EBUSY)
+		hint = " (another timerlat run holds the CPU's tracer thread: -u needs the tracer to run "
+		       "with no kernel threads, so no other instance may run timerlat with them)";
+	fprintf(stderr, "%s: -u: the thread of CPU %u failed %s: %s%s\n", c->prog, u->cpu, u->step,
+		strerror(-u->err), hint);
+}
+
+/* The user threads started on every measured CPU, each with its fd open;
+ * 0, or -1 after a line. */
 static int uthreads_start(struct tl *c, struct uthread *u, uint32_t nr)
 {
 	__atomic_store_n(&uthreads_stop, 0, __ATOMIC_RELAXED);
 	for (uint32_t cpu = 0; cpu < nr; cpu++) {
-		u[cpu].fd = -1;
+		u[cpu] = (struct uthread){ .cpu = cpu, .prio = &c->opt.prio };
 		if (!parse_cpuset_has(&c->run.cpus, cpu))
 			continue;
-		char file[64];
-		snprintf(file, sizeof(file), "osnoise/per_cpu/cpu%u/timerlat_fd", cpu);
-		u[cpu].fd = tracefs_instance_file_open(NULL, file, O_RDONLY);
-		if (u[cpu].fd < 0) {
-			fprintf(stderr, "%s: -u: cannot open tracefs %s: %s\n", c->prog, file, strerror(errno));
-			return -1;
-		}
-		u[cpu].cpu = cpu;
-		u[cpu].prio = &c->opt.prio;
 		if (workthread_create(&u[cpu].th, NULL, uthread_main, &u[cpu])) {
 			fprintf(stderr, "%s: -u: cannot start the thread of CPU %u\n", c->prog, cpu);
 			return -1;
 		}
 		u[cpu].started = true;
+	}
+	for (uint32_t cpu = 0; cpu < nr; cpu++) {
+		while (u[cpu].started && !__atomic_load_n(&u[cpu].ready, __ATOMIC_ACQUIRE))
+			tool_sleep_ms(1);
+		if (u[cpu].err) {
+			uthread_said(c, &u[cpu]);
+			u[cpu].err = 0;	/* said once */
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -333,17 +351,14 @@ static bool uthreads_stop_all(struct tl *c, struct uthread *u, uint32_t nr)
 	bool ok = true;
 	__atomic_store_n(&uthreads_stop, 1, __ATOMIC_RELAXED);
 	for (uint32_t cpu = 0; cpu < nr; cpu++) {
-		if (u[cpu].started) {
-			pthread_join(u[cpu].th, NULL);
-			if (u[cpu].err) {
-				fprintf(stderr, "%s: -u: the thread of CPU %u ended early: %s\n", c->prog, cpu,
-					strerror(-u[cpu].err));
-				ok = false;
-			}
+		if (!u[cpu].started)
+			continue;
+		pthread_join(u[cpu].th, NULL);
+		if (u[cpu].err && u[cpu].ready && ok) {
+			uthread_said(c, &u[cpu]);
+			ok = false;
 		}
-		if (u[cpu].fd >= 0)
-			close(u[cpu].fd);
-		u[cpu] = (struct uthread){ .fd = -1 };
+		u[cpu].started = false;
 	}
 	return ok;
 }
@@ -654,6 +669,8 @@ int timerlat_run_live(struct tl *c)
 		goto out;
 	lf.c = c;
 	lf.k = k;
+	if (osnkernel_unmarked(k))
+		c->run.counting = true;	/* stopped before its mark: all of the ring */
 	if (c->opt.uthreads && uthreads_start(c, ut, nr) < 0)
 		goto stop;
 	if (!c->opt.uthreads && c->opt.have_prio && kthreads_prio(c) < 0)
@@ -665,7 +682,16 @@ int timerlat_run_live(struct tl *c)
 	follow(c, &lf);
 	if (c->run.bpf)
 		timerlat_bpf_end(c);	/* the window closes */
-	else
+	if (c->opt.uthreads) {
+		/* the window closes, then the user threads go: turning the ring
+		 * off stops the tracer's workload, and the kernel kills (SIGKILL,
+		 * the whole process) a user thread that still holds its
+		 * timerlat_fd then */
+		if (!c->run.bpf)
+			osnkernel_mark(k, OSNKERNEL_MARK_END);
+		uok = uthreads_stop_all(c, ut, nr);
+	}
+	if (!c->run.bpf)
 		drain(c, &lf);
 	failed = false;
 stop:

@@ -9,6 +9,9 @@
  * threshold; after that it counts nothing more (the trace path's kernel
  * stop likewise ends the records).  No sample leaves the kernel.
  *
+ * Each CPU writes only its own slots (the program runs on the CPU whose
+ * timer fired: the IRQ there, the thread pinned there).
+ *
  * The tracepoint's record is read through a struct of our own with CO-RE
  * relocations (preserve_access_index; the ___latscope suffix is dropped
  * when matching the kernel's trace_event_raw_timerlat_sample), so the
@@ -34,16 +37,23 @@ const volatile __u64 bucket_ns = 1000;
 const volatile __u32 entries = 256;
 const volatile __u64 stop_irq_ns, stop_thread_ns;	/* 0: none; the thread one for user returns too */
 
+/* key cpu * 3 + ctx; max_entries set by the loader to 3 x the possible
+ * CPUs.  Mapped into latscope (BPF_F_MMAPABLE): it reads them with plain
+ * loads, never with a map syscall, which would hold the CPU's BPF
+ * recursion guard (bpf_prog_active) and make the tracepoint skip the
+ * samples of that CPU meanwhile (preemptible on PREEMPT_RT). */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, TLATBPF_NR_CTX);
 	__type(key, __u32);
 	__type(value, struct tlatbpf_sum);
 } tlatbpf_sums SEC(".maps");
 
-/* key ctx * entries + bucket; max_entries set by the loader to 3 x entries */
+/* key (cpu * 3 + ctx) * entries + bucket; max_entries set by the loader */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, TLATBPF_NR_CTX * 256);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -87,7 +97,7 @@ int tlatbpf_sample(struct trace_event_raw_timerlat_sample___latscope *tp)
 	int ctx = tp->context;
 	if (ctx < 0 || ctx >= TLATBPF_NR_CTX)
 		return 0;
-	__u32 k = (__u32)ctx;
+	__u32 k = bpf_get_smp_processor_id() * TLATBPF_NR_CTX + (__u32)ctx;
 	struct tlatbpf_sum *s = bpf_map_lookup_elem(&tlatbpf_sums, &k);
 	if (!s)
 		return 0;

@@ -18,14 +18,15 @@
 
 /* the contexts, numbered as the kernel numbers them (irq, thread, user-ret) */
 #define TLATBPF_NR_CTX 3
-/* the most buckets per context (-E): the bucket array has 3 x entries */
-#define TLATBPF_MAX_ENTRIES 1000000
+/* the most buckets per context (-E): the bucket array has possible CPUs x
+ * 3 x entries u64 (2.4 MB a CPU at the most) */
+#define TLATBPF_MAX_ENTRIES 100000
 
 /*
- * One CPU's samples of one context: an element of the per-CPU array
- * tlatbpf_sums, indexed by context.  The program runs on the CPU whose
- * timer fired (the IRQ there, the thread pinned there), so each CPU's copy
- * is written by that CPU only.
+ * One CPU's samples of one context: an element of the array tlatbpf_sums,
+ * indexed by cpu * 3 + context, mapped into latscope.  The program runs on
+ * the CPU whose timer fired (the IRQ there, the thread pinned there), so
+ * each element is written by its CPU only.
  */
 struct tlatbpf_sum {
 	__u64 count, sum_ns, min_ns, max_ns;

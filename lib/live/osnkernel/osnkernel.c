@@ -54,6 +54,7 @@ struct osnkernel {
 	bool owner;		/* the steps are this run's */
 	bool stopped;		/* osnkernel_stop() done */
 	bool ring_off;		/* config's ring_off: no markers, nothing to read */
+	bool unmarked;		/* the start mark could not be written (osnkernel_unmarked) */
 	char err[1024];
 };
 
@@ -304,6 +305,15 @@ static int set_globals(struct osnkernel *k, const struct osnkernel_config *cfg)
 	return 0;
 }
 
+/* The instance's tracing_on reads 0 (a stop threshold turned it off). */
+static bool tracing_is_off(struct osnkernel *k)
+{
+	char *on = tracefs_instance_file_read(k->inst, "tracing_on", NULL);
+	bool off = on && on[0] == '0';
+	free(on);
+	return off;
+}
+
 static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
 {
 	/* osnoise settings are global (top-level osnoise/ and tracing_thresh) */
@@ -338,10 +348,11 @@ static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
 	/* the instance's own buffer: gone with it, nothing to restore */
 	if (cfg->buffer_kb && (err = wr(k, k->inst, "buffer_size_kb", "%" PRIu64, cfg->buffer_kb)))
 		return err;
-	/* ring_off: the ring stays off before the tracer starts (its samples
-	 * go to the tracepoint only) */
-	if ((err = save_text(k, k->inst, "tracing_on", "0")) ||
-	    (cfg->ring_off && (err = wr(k, k->inst, "tracing_on", "0"))) ||
+	/* the ring off while the tracer starts (setting a tracer empties the
+	 * ring, and no new one is taken while a trace_pipe is open): then the
+	 * pipe, then the ring on and the window's mark at once.  ring_off:
+	 * the ring stays off (the samples go to the tracepoint only). */
+	if ((err = save_text(k, k->inst, "tracing_on", "0")) || (err = wr(k, k->inst, "tracing_on", "0")) ||
 	    (err = save_text(k, k->inst, "current_tracer", "nop")))
 		return err;
 	const char *tracer = cfg->tracer == OSNKERNEL_TRACER_TIMERLAT ? "timerlat" : "osnoise";
@@ -364,8 +375,19 @@ static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
 	if (cfg->ring_off)
 		return 0;
 	tracefs_trace_on(k->inst);
-	/* the window opens once the tracer runs and the pipe is open */
-	return wr(k, k->inst, "trace_marker", "%s", OSNKERNEL_MARK_START);
+	err = wr(k, k->inst, "trace_marker", "%s", OSNKERNEL_MARK_START);
+	if (err && tracing_is_off(k)) {
+		/* a stop threshold was hit between the two writes: the window
+		 * is the ring's whole content */
+		k->unmarked = true;
+		return 0;
+	}
+	return err;
+}
+
+bool osnkernel_unmarked(const struct osnkernel *k)
+{
+	return k && k->unmarked;
 }
 
 int osnkernel_mark(struct osnkernel *k, const char *text)
@@ -383,10 +405,7 @@ int osnkernel_quiesce(struct osnkernel *k)
 		return 0;
 	/* a stop threshold turned tracing off already (the kernel's stop in
 	 * every instance): the window ended there, no mark can follow */
-	char *on = tracefs_instance_file_read(k->inst, "tracing_on", NULL);
-	bool off = on && on[0] == '0';
-	free(on);
-	if (off)
+	if (tracing_is_off(k))
 		return 1;
 	int err = wr(k, k->inst, "trace_marker", "%s", OSNKERNEL_MARK_END);
 	if (tracefs_trace_off(k->inst) < 0 && !err) {

@@ -10,14 +10,17 @@
 #   fast    at 100 us on every CPU, the trace path (default ring) and the
 #           bpf path one after the other: the bpf path misses nothing;
 #   stop    `--backend bpf -T 1`: exit 1 at a thread sample;
-#   user    `timerlat hist -u -t` (trace path, user threads on timerlat_fd):
-#           the return-to-user latency is there;
-#   refuse  `--backend bpf -t`: exit 2 in one line.
+#   refuse  `--backend bpf -t`: exit 2 in one line;
+#   user    with the truth gone (user threads need the tracer without kernel
+#           threads), `timerlat hist -u -t`: the return-to-user latency is
+#           there; beside a kernel-thread run -u is refused in one line.
 # needs: event:osnoise/timerlat_sample
 # timeout: 300
 . "$KTEST_DIR/guest/lib.sh"
 T=$TRACEFS/instances/truth
 
+# (a truth a failed test left behind goes first)
+[ ! -d "$T" ] || { echo nop > "$T/current_tracer"; rmdir "$T"; }
 mkdir "$T" || die "cannot create the truth instance"
 echo 16384 > "$T/buffer_size_kb" || die "cannot size the truth's buffer"
 echo timerlat > "$T/current_tracer" || die "cannot start the timerlat tracer in the truth"
@@ -39,7 +42,6 @@ run auto top -q --backend auto -c 0-1 -p 1000 -d 2 --json="$ART/auto.json"
 run fast_trace hist -p 100 -d 4 --json="$ART/fast_trace.json"
 run fast_bpf hist --backend bpf -p 100 -d 4 --json="$ART/fast_bpf.json"
 run stop hist --backend bpf -c 1 -p 1000 -d 20 -T 1 --json="$ART/stop.json"
-run user hist -u -c 0-1 -p 1000 -d 3 --json="$ART/user.json" -t"$ART/user.trace"
 refused refuse 'bpf keeps no trace (-t)' 1 latscope timerlat hist --backend bpf -t -d 1
 
 echo 0 > "$T/tracing_on"
@@ -48,4 +50,19 @@ cat "$T/trace" > "$ART/truth.txt"
 echo nop > "$T/current_tracer"
 rmdir "$T"
 echo "truth: $(grep -c 'timer_latency' "$ART/truth.txt") records"
-exit 0
+
+# user threads need the tracer without kernel threads: no other instance may
+# run it (the truth is gone); latscope's -t file is the record here
+latscope timerlat hist -u -c 0-1 -p 1000 -d 3 --json="$ART/user.json" -t"$ART/user.trace" \
+	> "$ART/user.out" 2> "$ART/user.err"
+echo $? > "$ART/user.rc"
+echo "latscope timerlat hist -u: exit $(cat "$ART/user.rc")"
+tail -3 "$ART/user.err"
+# beside a kernel-thread run, -u is refused in one line that says why
+mkdir "$T" && echo timerlat > "$T/current_tracer" || die "cannot start timerlat in a second instance"
+busy=$(refused busy 'another timerlat run holds' 1 latscope timerlat hist -u -c 0 -d 1)
+rc=$?
+echo nop > "$T/current_tracer"
+rmdir "$T"
+echo "$busy"
+exit $rc
