@@ -15,6 +15,21 @@
 #include "live/tlatbpf.h"
 #include "timerlat.h"
 
+const char *timerlat_bpf_conflict(const struct tl *c)
+{
+	if (c->mode == TL_TRACE)
+		return "keeps no records to print (trace)";
+	if (c->opt.trace)
+		return "keeps no trace (-t)";
+	if (c->opt.stack_us)
+		return "cannot show the kernel's stack (-s: it is printed into the ring)";
+	if (c->opt.on_thr.cont)
+		return "stops counting at the first hit (--on-threshold continue)";
+	if (c->out.entries > TLATBPF_MAX_ENTRIES)
+		return "keeps at most 1000000 buckets (-E)";
+	return NULL;
+}
+
 /* --backend auto: bpf where the kernel and the options allow it, else the
  * trace path; one line on stderr says which and why. */
 void timerlat_pick_backend(struct tl *c)

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "commands.h"
-#include "live/bpf/tlatbpf_abi.h"
 #include "timerlat.h"
 
 #define OPT(n, k, t, f, lo, hi, u, a, h, e) CLI_OPT(n, k, t, struct tl, f, CLI_NONE, lo, hi, u, a, h, e)
@@ -196,21 +195,6 @@ static int settle(struct tl *c)
 		return EXIT_ERR;
 	}
 	return -1;
-}
-
-const char *timerlat_bpf_conflict(const struct tl *c)
-{
-	if (c->mode == TL_TRACE)
-		return "keeps no records to print (trace)";
-	if (c->opt.trace)
-		return "keeps no trace (-t)";
-	if (c->opt.stack_us)
-		return "cannot show the kernel's stack (-s: it is printed into the ring)";
-	if (c->opt.on_thr.cont)
-		return "stops counting at the first hit (--on-threshold continue)";
-	if (c->out.entries > TLATBPF_MAX_ENTRIES)
-		return "keeps at most 1000000 buckets (-E)";
-	return NULL;
 }
 
 int timerlat_parse(struct tl *c, int argc, char **argv)

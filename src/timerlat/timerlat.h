@@ -118,8 +118,6 @@ struct tl {
 /* cli.c: the option table (--help, the completion) and the parser */
 extern const struct cli_cmd timerlat_cli;
 int timerlat_parse(struct tl *c, int argc, char **argv);	/* -1: go on, else the exit status */
-/* why the bpf backend cannot do what c asks (NULL: it can) */
-const char *timerlat_bpf_conflict(const struct tl *c);
 
 /* run.c: the runs; each returns the exit status */
 int timerlat_run_live(struct tl *c);
@@ -131,7 +129,9 @@ void timerlat_feed(struct tl *c, const char *data, size_t n);
 /* one parsed record */
 void timerlat_rec(struct tl *c, const struct osnkernel_rec *r);
 
-/* bpf.c: --backend auto decided (one line on stderr); the bpf run's steps */
+/* bpf.c: why the bpf backend cannot do what c asks (NULL: it can);
+ * --backend auto decided (one line on stderr); the bpf run's steps */
+const char *timerlat_bpf_conflict(const struct tl *c);
 void timerlat_pick_backend(struct tl *c);
 int timerlat_bpf_start(struct tl *c);		/* the program attached: 0 or -1 (said) */
 void timerlat_bpf_sync(struct tl *c);		/* its maps into the engine */
