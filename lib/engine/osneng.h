@@ -265,6 +265,10 @@ struct osneng_kbuf {
 	uint64_t bad;
 };
 void osneng_kernel_text(struct osneng *e, struct osneng_kbuf *kb, const char *data, size_t n);
+/* osneng_kernel_win - the interference window of an osnoise event record
+ * (nmi/irq/softirq/thread_noise: its start, net duration, id and name)
+ * into *w; false for a record of another kind (*w untouched). */
+bool osneng_kernel_win(const struct osnkernel_rec *k, struct noise_win *w);
 /* One parsed record of the kernel tracer. */
 void osneng_kernel_rec(struct osneng *e, const struct osnkernel_rec *k);
 

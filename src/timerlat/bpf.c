@@ -21,6 +21,8 @@ const char *timerlat_bpf_conflict(const struct tl *c)
 		return "keeps no records to print (trace)";
 	if (c->opt.trace)
 		return "keeps no trace (-t)";
+	if (c->opt.auto_us)
+		return "sees no osnoise events to analyse with (-a)";
 	if (c->opt.stack_us)
 		return "cannot show the kernel's stack (-s: it is printed into the ring)";
 	if (c->opt.on_thr.cont)

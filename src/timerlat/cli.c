@@ -77,6 +77,12 @@ static const struct cli_opt timerlat_opts[] = {
 	   "stop when a thread latency (or, with -u, a return to\nuser space) is at or above US"),
 	US("stack", 's', opt.stack_us, 1, UINT32_MAX,
 	   "the kernel saves the stack of an IRQ latency at or\nabove US and prints it (shown at the stop)"),
+	US("auto", 'a', opt.auto_us, 1, UINT32_MAX,
+	   "automatic analysis: stop at a thread (and IRQ) latency\n"
+	   "at or above US (-T, -i), the stack (-s), the trace (-t)\n"
+	   "and the osnoise events, then split the sample into\n"
+	   "handler delay, IRQ latency and each IRQ, softirq, NMI\n"
+	   "and thread after it"),
 	{ .name = "trace", .key = 't', .type = CLI_T_CUSTOM, .given_off = CLI_NONE,
 	  .parse = parse_trace, .optional = true, .arg = "FILE",
 	  .help = "keep the tracer's text of the run in FILE (default\n"
@@ -162,6 +168,15 @@ const struct cli_cmd timerlat_cli = {
 /* The checks of options that go together. */
 static int settle(struct tl *c)
 {
+	if (c->opt.auto_us) {	/* rtla's -a: the thresholds, the stack, the trace */
+		if (!c->opt.irq_us)
+			c->opt.irq_us = c->opt.auto_us;
+		if (!c->opt.thread_us)
+			c->opt.thread_us = c->opt.auto_us;
+		if (!c->opt.stack_us)
+			c->opt.stack_us = c->opt.auto_us;
+		c->opt.trace = !c->opt.parse_kernel;	/* (a saved trace is one already) */
+	}
 	if (!c->opt.have_prio)	/* the kernel's own threads' policy, for -u's too */
 		c->opt.prio = (struct cli_prio){ .policy = SCHED_FIFO, .prio = 95 };
 	if (c->opt.trace && !c->opt.trace_file)

@@ -242,6 +242,7 @@ json_object *timerlat_doc(const struct tl *c, bool buckets)
 	json_object_object_add(d, "input", input_json(c));
 	json_object_object_add(d, "stop", stop_json(c));
 	json_object_object_add(d, "stack", stack_json(c));
+	json_object_object_add(d, "auto", timerlat_auto_json(c));
 	json_object_object_add(d, "cpus", cpus_json(c, buckets, nctx));
 	json_object_object_add(d, "all", all_json(c, buckets, nctx));
 	return d;

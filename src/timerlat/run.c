@@ -31,6 +31,7 @@
 #include "live/livesetup.h"
 #include "live/osnkernel.h"
 #include "live/tlatbpf.h"
+#include "engine/tlatauto.h"
 #include "timerlat.h"
 #include "tool.h"
 
@@ -38,6 +39,8 @@
 
 int timerlat_setup(struct tl *c, uint32_t nr_cpus)
 {
+	if (timerlat_auto_setup(c, nr_cpus) < 0)
+		return -1;
 	struct tlat_cfg cfg = {
 		.hist = { .lo_ns = 0, .bucket_ns = c->out.bucket_us * 1000,
 			  .nr_buckets = (uint32_t)c->out.entries },
@@ -46,10 +49,17 @@ int timerlat_setup(struct tl *c, uint32_t nr_cpus)
 	int err = tlat_init(&c->run.t, nr_cpus, &cfg);
 	if (err < 0) {
 		fprintf(stderr, "%s: %s\n", c->prog, strerror(-err));
-		tlat_fini(&c->run.t);
+		timerlat_teardown(c);
 		return -1;
 	}
 	return 0;
+}
+
+void timerlat_teardown(struct tl *c)
+{
+	tlat_fini(&c->run.t);
+	tlatauto_free(c->run.aa);
+	c->run.aa = NULL;
 }
 
 /* A frame of the stack being printed, or the start of a new one. */
@@ -59,6 +69,10 @@ static void stack_rec(struct tl_stack *st, const struct osnkernel_rec *r)
 		*st = (struct tl_stack){ .set = true, .open = true, .cpu = r->cpu, .ts_ns = r->ts_ns };
 		return;
 	}
+	/* an address no symbol names ends it: 6.1 prints its saved array's
+	 * stale slots after the last frame as raw words */
+	if (st->open && !strncmp(r->sym, "0x", 2))
+		st->open = false;
 	if (st->open && st->nr < TL_STACK_FRAMES)
 		snprintf(st->frames[st->nr++], sizeof(st->frames[0]), "%s", r->sym);
 }
@@ -68,6 +82,8 @@ void timerlat_rec(struct tl *c, const struct osnkernel_rec *r)
 	struct tl_run *run = &c->run;
 	if (r->kind != OSNKERNEL_FRAME)
 		run->stack.open = false;	/* a stack ends at the next record */
+	if (run->aa && run->counting)
+		timerlat_auto_rec(c, r);
 	switch (r->kind) {
 	case OSNKERNEL_MARK:
 		if (!strcmp(r->desc, c->opt.warmup_ns ? OSNKERNEL_MARK_WARM : OSNKERNEL_MARK_START))
@@ -165,6 +181,7 @@ static int report(struct tl *c, bool failed)
 				timerlat_text_hist(stdout, doc, &c->out);
 			else if (c->mode == TL_TOP)
 				timerlat_text_top(stdout, doc);
+			timerlat_text_auto(c->mode == TL_TRACE ? stderr : stdout, doc);
 			if (c->out.json_file)
 				rc = jsonout_write(doc, JSON_C_TO_STRING_PRETTY, c->out.json_file, c->opt.force,
 						   c->prog);
@@ -245,7 +262,7 @@ int timerlat_run_text(struct tl *c, const char *path)
 	if (!std)
 		fclose(f);
 	int rc = report(c, bad);
-	tlat_fini(&c->run.t);
+	timerlat_teardown(c);
 	return rc;
 }
 
@@ -501,6 +518,7 @@ static int start_tracer(struct tl *c, struct osnkernel **kp)
 		.timerlat_period_us = c->opt.period_us,
 		.stop_us = kstop ? c->opt.irq_us : 0, .stop_total_us = kstop ? c->opt.thread_us : 0,
 		.print_stack_us = c->opt.stack_us, .no_workload = c->opt.uthreads, .ring_off = bpf,
+		.events = c->opt.auto_us != 0,	/* -a: the interference the tracer sees */
 		.buffer_kb = (c->opt.buffer_bytes ? c->opt.buffer_bytes : EVSRC_DEFAULT_RING_BYTES) / 1024,
 	};
 	if (tool_setup_interrupted(c->prog))
@@ -720,6 +738,6 @@ out:
 		rc = EXIT_ERR;
 	if (c->opt.on_end.n)
 		run_actions(c, &c->opt.on_end, "end");
-	tlat_fini(&c->run.t);
+	timerlat_teardown(c);
 	return restored ? tool_end_status(rc) : EXIT_ERR;
 }

@@ -28,6 +28,7 @@ struct osnkernel;
 struct osnkernel_rec;
 struct safeout_file;
 struct tlatbpf;
+struct tlatauto;
 
 enum tl_mode { TL_TOP, TL_HIST, TL_TRACE };
 enum tl_backend { TL_TRACE_BACKEND, TL_BPF, TL_AUTO };
@@ -40,6 +41,7 @@ struct tl_opts {
 	uint64_t period_us;
 	uint64_t irq_us, thread_us;	/* stop thresholds; 0 = none */
 	uint64_t stack_us;		/* print_stack; 0 = none */
+	uint64_t auto_us;		/* -a: the automatic analysis at this threshold; 0 = off */
 	bool kthreads, uthreads;	/* -k, -u */
 	struct cli_prio prio;
 	bool have_prio;
@@ -104,6 +106,7 @@ struct tl_run {
 	struct progress status;
 	uint64_t acted;			/* --on-threshold continue: the hits acted on */
 	struct tlatbpf *bpf;		/* --backend bpf: the program (NULL: the trace path) */
+	struct tlatauto *aa;		/* -a: the analyser (NULL: off) */
 	uint64_t bpf_misses;		/* samples the program never saw (the kernel's count) */
 };
 
@@ -124,6 +127,8 @@ int timerlat_run_live(struct tl *c);
 int timerlat_run_text(struct tl *c, const char *path);
 /* the engine set up for the run's CPUs and geometry: 0 or -1 (said) */
 int timerlat_setup(struct tl *c, uint32_t nr_cpus);
+/* what timerlat_setup() took, given back (also after it failed) */
+void timerlat_teardown(struct tl *c);
 /* text of the tracer fed as it comes (lines may be cut anywhere) */
 void timerlat_feed(struct tl *c, const char *data, size_t n);
 /* one parsed record */
@@ -137,6 +142,13 @@ int timerlat_bpf_start(struct tl *c);		/* the program attached: 0 or -1 (said) *
 void timerlat_bpf_sync(struct tl *c);		/* its maps into the engine */
 bool timerlat_bpf_stopped(const struct tl *c);
 void timerlat_bpf_end(struct tl *c);		/* detached, read a last time, closed */
+
+/* auto.c: -a's analyser fed (its records and events), its result in the
+ * document and in the text */
+int timerlat_auto_setup(struct tl *c, uint32_t nr_cpus);	/* 0 or -1 (said) */
+void timerlat_auto_rec(struct tl *c, const struct osnkernel_rec *r);
+struct json_object *timerlat_auto_json(const struct tl *c);	/* NULL: none */
+void timerlat_text_auto(FILE *f, struct json_object *doc);
 
 /* doc.c: the document of the run so far; buckets: with the histograms'
  * buckets (hist).  NULL when out of memory. */

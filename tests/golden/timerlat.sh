@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # `latscope timerlat` on saved traces of a real kernel (tests/data/timerlat:
-# a Debian 6.1-rt guest's timerlat trace, and latscope's own -t file of a run
-# that -T 1 -s 1 stopped, with the kernel's stack): the text of hist, top and
-# trace, and the Markdown summary, equal the golden files under
+# a Debian 6.1-rt guest's timerlat trace, and latscope's own -t files of a run
+# that -T 1 -s 1 stopped, with the kernel's stack, and of a -a run, with the
+# osnoise events): the text of hist, top, trace and -a's analysis, and the
+# Markdown summary, equal the golden files under
 # tests/golden/timerlat/; --strict fails on missed activations; the HTML
 # page is self-contained with one histogram per CPU and context; the window
 # of a -t file is its marks.
@@ -11,7 +12,7 @@
 G=$TESTS_DIR/golden/timerlat
 D=$TESTS_DIR/data/timerlat
 cd "$TMP" || die "no tmp"
-cp "$D/truth-rt61.txt" "$D/stop-rt61.txt" . || die "cannot copy the fixtures"	# (their names are in the text)
+cp "$D/truth-rt61.txt" "$D/stop-rt61.txt" "$D/auto-rt61.txt" . || die "cannot copy the fixtures"	# (their names are in the text)
 D=.
 # same NAME ARGS...: latscope timerlat ARGS's stdout equals $G/NAME, exit as expected in $G/NAME.rc
 same() {
@@ -27,6 +28,8 @@ same truth-hist-zeros hist --parse-kernel "$D/truth-rt61.txt" -b 500 -E 12 --wit
 same truth-top top --parse-kernel "$D/truth-rt61.txt"
 same stop-top top --parse-kernel "$D/stop-rt61.txt" -T 1
 same stop-trace trace --parse-kernel "$D/stop-rt61.txt"
+# -a on a -a run's -t file (the osnoise events in it): the split adds up
+same auto-top top --parse-kernel "$D/auto-rt61.txt" -a 300 -i 1000000
 "$LATSCOPE" timerlat hist --parse-kernel "$D/truth-rt61.txt" --json=t.json --render md=t.md --html t.html \
 	> /dev/null 2>&1 || die "--json/--render/--html failed"
 diff -u "$G/truth.md" t.md || die "truth.md differs from $G/truth.md"

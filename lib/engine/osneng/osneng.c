@@ -699,23 +699,32 @@ void osneng_kernel_rec(struct osneng *e, const struct osnkernel_rec *k)
 	}
 	default: {
 		struct noise_win w;
-		memset(&w, 0, sizeof(w));
-		w.cls = k->kind == OSNKERNEL_NMI ? NOISE_NMI : k->kind == OSNKERNEL_IRQ ? NOISE_IRQ :
-			k->kind == OSNKERNEL_SOFTIRQ ? NOISE_SOFTIRQ : NOISE_THREAD;
-		w.cpu = k->cpu;
-		w.start_ns = k->start_ns;
-		w.end_ns = k->start_ns + k->duration_ns;
-		w.net_ns = k->duration_ns;
-		w.id = k->id;
-		const char *d = k->desc;
-		while (*d == ' ')
-			d++;
-		snprintf(w.name, sizeof(w.name), "%s", k->kind == OSNKERNEL_NMI ? "nmi" : d);
-		noise_add_window(e->n, &w);
+		if (osneng_kernel_win(k, &w))
+			noise_add_window(e->n, &w);
 		break;
 	}
 	}
 	e->line_ts_ns = 0;
+}
+
+bool osneng_kernel_win(const struct osnkernel_rec *k, struct noise_win *w)
+{
+	if (k->kind != OSNKERNEL_NMI && k->kind != OSNKERNEL_IRQ && k->kind != OSNKERNEL_SOFTIRQ &&
+	    k->kind != OSNKERNEL_THREAD)
+		return false;
+	memset(w, 0, sizeof(*w));
+	w->cls = k->kind == OSNKERNEL_NMI ? NOISE_NMI : k->kind == OSNKERNEL_IRQ ? NOISE_IRQ :
+		 k->kind == OSNKERNEL_SOFTIRQ ? NOISE_SOFTIRQ : NOISE_THREAD;
+	w->cpu = k->cpu;
+	w->start_ns = k->start_ns;
+	w->end_ns = k->start_ns + k->duration_ns;
+	w->net_ns = k->duration_ns;
+	w->id = k->id;
+	const char *d = k->desc;
+	while (*d == ' ')
+		d++;
+	snprintf(w->name, sizeof(w->name), "%s", k->kind == OSNKERNEL_NMI ? "nmi" : d);
+	return true;
 }
 
 void osneng_kernel_text(struct osneng *e, struct osneng_kbuf *kb, const char *data, size_t n)

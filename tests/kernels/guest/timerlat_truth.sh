@@ -9,6 +9,9 @@
 #   top    `timerlat top -q --json` at 500 us;
 #   stop   -T 1 -s 1: the first thread latency stops the run (exit 1), the
 #          kernel stops tracing and prints the stack of that activation;
+#   auto   -a 300 -i 1000000: the first thread latency at or above 300 us
+#          (the IRQ threshold out of reach: TCG's IRQ latencies reach it first)
+#          is split into parts;
 #   lost   a 4 KiB ring and the reader stopped for 2 s (SIGSTOP): the loss
 #          is named and --strict exits 1;
 #   the tracer's settings (osnoise/*, tracing_thresh, the top-level tracer,
@@ -56,6 +59,7 @@ run hist hist -c 0-1 -p 1000 -d 5 --json="$ART/hist.json" -t"$ART/hist.trace"
 run top top -q -c 0-1 -p 500 -d 3 --json -t"$ART/top.trace"
 mv "$ART/top.out" "$ART/top.json"
 run stop hist -c 1 -p 1000 -d 20 -T 1 -s 1 --json="$ART/stop.json" -t"$ART/stop.trace"
+run auto hist -c 1 -p 1000 -d 30 -a 300 -i 1000000 --json="$ART/auto.json" -t"$ART/auto.trace"
 
 echo 0 > "$T/tracing_on"
 cat "$T"/per_cpu/cpu*/stats > "$ART/truth.stats"

@@ -13,6 +13,8 @@
 #  stop   -T 1: exit 1; the stop is a thread sample >= 1 us, the one with
 #         the lowest activation number of the window; the kernel stopped
 #         tracing; -s 1: the stack is in the JSON.
+#  auto   -a 300: exit 1; the analysis is of the stop sample, its parts add
+#         up to its latency, its IRQ latency is the trace's.
 #  lost   a 4 KiB ring, the reader stopped 2 s: the JSON names missed
 #         activations and the ring's overrun, stderr says so, --strict exits 1.
 #  settings  as they were before the runs.
@@ -129,6 +131,28 @@ if not stack or not stack['frames']:
 print('stop: exit 1 at CPU%d thread #%d %d ns (the window\'s first thread record), kernel stopped; '
       'stack of %d frames: %s' % (st['cpu'], st['seq'], st['latency_ns'], len(stack['frames']),
                                  ' < '.join(stack['frames'][:4])))
+
+# the automatic analysis (-a 300): the stop sample split into parts that add
+# up to it, the IRQ latency split at the timer's handler
+rc = int(open(A + '/auto.rc').read())
+doc = json.load(open(A + '/auto.json'))
+au, st = doc['auto'], doc['stop']
+if rc != 1 or not au or not st:
+    sys.exit('FAIL: auto: exit %d, stop %s, auto %s' % (rc, st, au))
+if au['latency_ns'] != st['latency_ns'] or au['seq'] != st['seq'] or not au['irq_sample_seen'] \
+        or au['sum_ns'] != au['latency_ns'] or au['handler_delay_ns'] + au['irq_ns'] != au['irq_latency_ns']:
+    sys.exit('FAIL: auto: the parts do not add up: %s' % au)
+start, end, recs = window(A + '/auto.trace', True)
+irq = [r for r in recs if r[1] == st['cpu'] and r[2] == 'irq' and r[3] == st['seq']]
+if not irq or irq[0][4] != au['irq_latency_ns']:
+    sys.exit('FAIL: auto: IRQ latency %d is not the trace\'s %s' % (au['irq_latency_ns'], irq[:1]))
+af = au['after_irq'] or {'parts': [], 'unexplained_ns': 0, 'duration_ns': 0}
+print('auto: exit 1 at CPU%d %s #%d %d ns = handler delay %d%s + IRQ %d + after the IRQ %d (the timer IRQ\'s '
+      'rest %d, %s; unexplained %d); parts sum %d' % (au['cpu'], au['context'], au['seq'], au['latency_ns'],
+      au['handler_delay_ns'], ' (exit from idle)' if au['from_idle'] else '', au['irq_ns'], af['duration_ns'],
+      au.get('timer_irq_rest_ns', 0),
+      ', '.join('%s %s %d' % (p['class'], p['name'], p['net_ns']) for p in af['parts'][:4]) or 'no events',
+      af['unexplained_ns'], au['sum_ns']))
 
 # the loss
 rc = int(open(A + '/lost.rc').read())
