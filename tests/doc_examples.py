@@ -150,7 +150,7 @@ def examples(root):
 #   - "curl ... localhost:9798" runs against a monitor started for it;
 #   - "latscope dtl record" without a POWER DTL source: exit 2 and a line
 #     naming the missing DTL source is the expected answer; so is a live
-#     "latscope timerlat" on a kernel without the timerlat tracer (the kernel
+#     "latscope timerlat" (or "monitor --timerlat") on a kernel without the timerlat tracer (the kernel
 #     tier runs timerlat where it exists: tests/kernels/guest/timerlat_truth.sh);
 #   - timerlat.txt is a 6.1-rt guest's timerlat trace (tests/data/timerlat).
 # Every other example must exit 0, or 1 where it sets a stop threshold
@@ -268,7 +268,8 @@ def run(root, base):
         dtl_rec = re.search(r"\blatscope dtl record\b", c) and not has_dtl_source()
         if dtl_rec:
             expect = {2}
-        tl_live = re.search(r"\blatscope timerlat\b", c) and "--parse-kernel" not in c and not has_timerlat()
+        tl_live = re.search(r"\blatscope (timerlat\b|monitor\b.*--timerlat)", c) and "--parse-kernel" not in c \
+            and not has_timerlat()
         if tl_live:
             expect = {2}
         if re.match(r"curl\b.*localhost:9798", c) and monitor is None:

@@ -382,3 +382,65 @@ int promexp_noise(FILE *f, const struct noisemon_cpu *n, size_t nr)
 	}
 	return 0;
 }
+
+/* latscope_timerlat_latency_seconds's buckets of one series: the counts of
+ * the 1 us buckets below each bound, cumulated; +Inf and _count the total. */
+static int tlat_hist(FILE *f, const struct promexp_tlat *t, const uint64_t *bounds_ns, size_t nr)
+{
+	char cpu[16], le[40];
+	snprintf(cpu, sizeof(cpu), "%u", t->cpu);
+	uint64_t cum = 0;
+	uint32_t i = 0;
+	int err;
+	for (size_t b = 0; b < nr; b++) {
+		uint64_t edge = bounds_ns[b] / 1000;	/* buckets below this one */
+		for (; i < t->nr_buckets && i < edge; i++)
+			cum += t->counts[i];
+		snprintf(le, sizeof(le), "%.9g", (double)bounds_ns[b] / 1e9);
+		struct promexp_label l[] = { { "cpu", cpu }, { "context", t->context }, { "le", le } };
+		if ((err = promexp_sample(f, "latscope_timerlat_latency_seconds_bucket", l, 3, (double)cum)))
+			return err;
+	}
+	for (; i < t->nr_buckets; i++)
+		cum += t->counts[i];
+	cum += t->over;
+	struct promexp_label l[] = { { "cpu", cpu }, { "context", t->context }, { "le", "+Inf" } };
+	if ((err = promexp_sample(f, "latscope_timerlat_latency_seconds_bucket", l, 3, (double)cum)))
+		return err;
+	if ((err = promexp_sample(f, "latscope_timerlat_latency_seconds_sum", l, 2, (double)t->sum_ns / 1e9)))
+		return err;
+	return promexp_sample(f, "latscope_timerlat_latency_seconds_count", l, 2, (double)cum);
+}
+
+int promexp_timerlat(FILE *f, const struct promexp_tlat *s, size_t n, const uint64_t *bounds_ns, size_t nr)
+{
+	if (!bounds_ns) {
+		bounds_ns = promexp_default_bounds_ns;
+		nr = promexp_default_nr_bounds;
+	}
+	for (size_t b = 0; b < nr; b++)
+		if (bounds_ns[b] % 1000 || (b && bounds_ns[b] <= bounds_ns[b - 1]))
+			return -EINVAL;
+	int err = promexp_family(f, "latscope_timerlat_latency_seconds", "histogram",
+				 "the kernel timerlat tracer's latency of each activation: the timer's expiry to its "
+				 "IRQ handler (context irq), to the timerlat thread (thread), to the return to user "
+				 "space (user)");
+	for (size_t i = 0; !err && i < n; i++)
+		err = tlat_hist(f, &s[i], bounds_ns, nr);
+	static const struct { const char *name, *type, *help; } fam[] = {
+		{ "latscope_timerlat_latency_max_seconds", "gauge",
+		  "the largest timerlat latency since the start or the last reset" },
+		{ "latscope_timerlat_missed_total", "counter",
+		  "activations with no sample (gaps in the kernel's activation numbers)" },
+	};
+	for (size_t k = 0; !err && k < 2; k++) {
+		err = promexp_family(f, fam[k].name, fam[k].type, fam[k].help);
+		for (size_t i = 0; !err && i < n; i++) {
+			char cpu[16];
+			snprintf(cpu, sizeof(cpu), "%u", s[i].cpu);
+			struct promexp_label l[] = { { "cpu", cpu }, { "context", s[i].context } };
+			err = promexp_sample(f, fam[k].name, l, 2, k ? (double)s[i].missed : (double)s[i].max_ns / 1e9);
+		}
+	}
+	return err;
+}

@@ -71,6 +71,26 @@ int promexp_family(FILE *f, const char *name, const char *type, const char *help
 int promexp_sample(FILE *f, const char *name, const struct promexp_label *labels, size_t nr_labels,
 		   double value);
 
+/* One CPU's timer latency in one context (the monitor's --timerlat): 1 us
+ * buckets from 0, counts borrowed. */
+struct promexp_tlat {
+	unsigned cpu;
+	const char *context;		/* "irq", "thread", "user" */
+	const uint64_t *counts;		/* nr_buckets, bucket i = [i, i + 1) us */
+	uint32_t nr_buckets;
+	uint64_t over;			/* samples past the last bucket */
+	uint64_t count, sum_ns, max_ns, missed;
+};
+
+/*
+ * promexp_timerlat - the timer latencies of n series as the histogram
+ * family latscope_timerlat_latency_seconds{cpu, context} with the buckets
+ * bounds_ns[nr] (whole microseconds, increasing; NULL = the defaults), and
+ * latscope_timerlat_latency_max_seconds and latscope_timerlat_missed_total
+ * {cpu, context}.  0, -EINVAL for bad bounds, -EIO on a write error.
+ */
+int promexp_timerlat(FILE *f, const struct promexp_tlat *s, size_t n, const uint64_t *bounds_ns, size_t nr);
+
 struct noisemon_cpu;
 /*
  * promexp_noise - the noise counters of nr CPUs (engine/noisemon.h) as the

@@ -55,6 +55,11 @@ static const struct cli_opt monitor_opts[] = {
 		   "RUNTIME/PERIOD such as 10ms/1s (runtime <= period; a bare number is us)"),
 	M_OPT("noise-threshold", 0, CLI_T_DUR_US, mo.noise_threshold_us, 1, 1000000, 0, "DUR",
 	      "with --noise: gaps at or above DUR are noise (default\n5us; a bare number is us)", NULL),
+	M_OPT("timerlat", 0, CLI_T_DUR_US, mo.timerlat_period_us, 100, 1000000, 0, "PERIOD",
+	      "also keep the kernel's timerlat tracer running at PERIOD\n"
+	      "on the measured CPUs (a SCHED_FIFO 95 thread woken each\n"
+	      "PERIOD) with its IRQ and thread latency kept by a BPF\n"
+	      "program on osnoise:timerlat_sample (Linux 6.15+)", NULL),
 	M_FLAG("dtl", mo.dtl, "also count the POWER hypervisor's dispatches per CPU\n"
 	       "(Dispatch Trace Log: the vpa_dtl PMU, else debugfs;\n"
 	       "shared-processor LPARs only)"),

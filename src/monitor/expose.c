@@ -250,6 +250,8 @@ int monitor_start(struct hctx *c, int *wait_ms)
 
 	if (m->mo.noise_period_us && noise_start(c) < 0)
 		return -1;
+	if (m->mo.timerlat_period_us && monitor_timerlat_start(c) < 0)
+		return -1;
 	if (m->mo.dtl) {
 		if (dtl_start(c) < 0)
 			return -1;
@@ -385,6 +387,8 @@ static int render(struct hctx *c, FILE *f)
 	}
 	if (m->mon.nm && (err = render_noise(c, f)))
 		return err;
+	if (m->mon.tlb && (err = monitor_timerlat_render(c, f)))
+		return err;
 	return m->mon.dtlr ? render_dtl(c, f) : 0;
 }
 
@@ -446,6 +450,8 @@ int monitor_reset(struct hctx *c)
 	}
 	if (m->mon.nm)
 		noisemon_reset(m->mon.nm);
+	if (m->mon.tlb && monitor_timerlat_reset(c) < 0)
+		return -1;
 	if (m->mon.dtls) {
 		struct dtlstat *fresh;
 		if (dtlstat_new(&fresh) == 0) {
@@ -466,6 +472,7 @@ void monitor_end(struct hctx *c)
 
 	noisemon_free(m->mon.nm);	/* threads stopped, programs detached */
 	m->mon.nm = NULL;
+	monitor_timerlat_end(c);
 	if (m->mon.dtlr) {
 		/* the last of the DTL, and the debugfs mask written back */
 		int err = dtlrec_close(m->mon.dtlr, NULL);	/* frees it: its message with it */

@@ -8,6 +8,8 @@
  *   expose.c  the exposition rendered at each refresh of hist's loop,
  *             served (lib/live/metricsrv) and written (--textfile); the
  *             --noise and --dtl counters beside the histograms
+ *   timerlat.c  --timerlat: the kernel's timerlat tracer and its BPF
+ *             histograms beside them
  *
  * Everything here prints to stderr (src/ only); nothing exits.
  */
@@ -24,6 +26,8 @@
 
 struct metricsrv;
 struct noisemon;
+struct osnkernel;
+struct tlatbpf;
 struct dtlrec;
 struct dtlstat;
 
@@ -36,6 +40,7 @@ struct monitor_opts {
 	bool no_listen;			/* --textfile without --listen: no server */
 	uint64_t noise_runtime_us, noise_period_us;	/* --noise RUNTIME/PERIOD; 0: off */
 	uint64_t noise_threshold_us;	/* --noise-threshold */
+	uint64_t timerlat_period_us;	/* --timerlat PERIOD; 0: off */
 	bool dtl;			/* --dtl: the POWER DTL counters */
 	uint64_t dtl_aux_bytes;		/* --dtl-aux-size (0: dtlrec's default) */
 	const char *sysfs, *debugfs, *procfs;	/* --dtl's roots (tests), NULL = the system's */
@@ -50,6 +55,8 @@ struct monitor_state {
 	uint64_t collect_ns;		/* the last read and render */
 	uint64_t start_ns;		/* 0: not begun */
 	struct noisemon *nm;		/* --noise: the noise counters, or NULL */
+	struct osnkernel *tlk;		/* --timerlat: the tracer, or NULL */
+	struct tlatbpf *tlb;		/* its BPF program, or NULL */
 	struct dtlrec *dtlr;		/* --dtl: the DTL source (no file), or NULL */
 	struct dtlstat *dtls;		/* its counters */
 	uint64_t dtl_bad;		/* chunks the counters refused */
@@ -91,6 +98,12 @@ int monitor_parse_noise(const char *arg, void *params);
  * the noise counters advanced, the DTL polled; reset - SIGHUP: the
  * histograms from zero; end - stop serving, the summary line on stderr. */
 int monitor_begin(struct hctx *c);
+/* timerlat.c: --timerlat's start (0 or -1, said), its families, SIGHUP,
+ * its end (the tracer stopped, its settings restored) */
+int monitor_timerlat_start(struct hctx *c);
+int monitor_timerlat_render(struct hctx *c, FILE *f);
+int monitor_timerlat_reset(struct hctx *c);
+void monitor_timerlat_end(struct hctx *c);
 int monitor_start(struct hctx *c, int *wait_ms);
 void monitor_publish(struct hctx *c, uint64_t now_ns);
 void monitor_process(struct hctx *c, uint64_t until_ns);

@@ -168,10 +168,53 @@ static void test_noise(void **state)
 	free(buf);
 }
 
+/* --timerlat's families: 1 us buckets folded at the bounds (a bound
+ * excludes itself), +Inf and _count every sample, the samples past the
+ * program's last bucket in +Inf only; bad bounds refused. */
+static void test_timerlat(void **state)
+{
+	(void)state;
+	uint64_t counts[10] = { 0 };
+	counts[0] = 4;	/* [0, 1) us */
+	counts[1] = 3;	/* [1, 2) us */
+	counts[4] = 2;	/* [4, 5) us */
+	counts[9] = 1;	/* [9, 10) us */
+	struct promexp_tlat t = { .cpu = 1, .context = "thread", .counts = counts, .nr_buckets = 10, .over = 5,
+				  .count = 15, .sum_ns = 150000, .max_ns = 42000, .missed = 2 };
+	const uint64_t bounds[] = { 1000, 5000, 10000 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(promexp_timerlat(f, &t, 1, bounds, 3), 0);
+	fclose(f);
+	const char *want[] = {
+		"# TYPE latscope_timerlat_latency_seconds histogram\n",
+		"latscope_timerlat_latency_seconds_bucket{cpu=\"1\",context=\"thread\",le=\"1e-06\"} 4\n",
+		"latscope_timerlat_latency_seconds_bucket{cpu=\"1\",context=\"thread\",le=\"5e-06\"} 9\n",
+		"latscope_timerlat_latency_seconds_bucket{cpu=\"1\",context=\"thread\",le=\"1e-05\"} 10\n",
+		"latscope_timerlat_latency_seconds_bucket{cpu=\"1\",context=\"thread\",le=\"+Inf\"} 15\n",
+		"latscope_timerlat_latency_seconds_sum{cpu=\"1\",context=\"thread\"} 0.00015\n",
+		"latscope_timerlat_latency_seconds_count{cpu=\"1\",context=\"thread\"} 15\n",
+		"latscope_timerlat_latency_max_seconds{cpu=\"1\",context=\"thread\"} 4.2e-05\n",
+		"latscope_timerlat_missed_total{cpu=\"1\",context=\"thread\"} 2\n",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(buf, want[i]))
+			fail_msg("no %s in:\n%s", want[i], buf);
+	free(buf);
+	const uint64_t bad[] = { 1000, 1500 };	/* not whole microseconds */
+	f = open_memstream(&buf, &len);
+	assert_int_equal(promexp_timerlat(f, &t, 1, bad, 2), -EINVAL);
+	fclose(f);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_histogram),
+		cmocka_unit_test(test_timerlat),
 		cmocka_unit_test(test_torn_read),
 		cmocka_unit_test(test_worst_case),
 		cmocka_unit_test(test_noise),
