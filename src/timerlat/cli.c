@@ -97,6 +97,10 @@ static const struct cli_opt timerlat_opts[] = {
 		     "| d:runtime:period (default: the kernel's, f:95)"),
 	OPT("dma-latency", 0, CLI_T_I64, opt.dma_latency_us, (uint64_t)-1, INT32_MAX, 0, "US",
 	    "hold /dev/cpu_dma_latency at US while measuring\n(default -1: leave the C-states alone)", NULL),
+	OPT("deepest-idle-state", 0, CLI_T_I64, opt.deepest_idle, (uint64_t)-1, 64, 0, "N",
+	    "the measured CPUs enter no idle state deeper than N\n"
+	    "while measuring (cpuidle's disable files, restored at\n"
+	    "the end; -1: none at all)", NULL),
 	OPT("warm-up", 0, CLI_T_DUR, opt.warmup_ns, 0, 0, NS_PER_S, "T",
 	    "run this long before collecting (bare: seconds)",
 	    "a duration such as 10s, 500ms, 1m30s (a bare number is seconds)"),
@@ -204,9 +208,10 @@ static int settle(struct tl *c)
 		return EXIT_ERR;
 	}
 	if (c->opt.parse_kernel && (c->opt.uthreads || c->opt.have_prio || c->opt.trace ||
-				    c->opt.dma_latency_us >= 0 || c->opt.warmup_ns || c->opt.buffer_bytes)) {
+				    c->opt.dma_latency_us >= 0 || c->opt.warmup_ns || c->opt.buffer_bytes ||
+				    c->opt.deepest_idle > -2)) {
 		fprintf(stderr, "%s: --parse-kernel reads what was measured already; -u, -P, -t, "
-				"--dma-latency, --warm-up and --trace-buffer-size are for a live run\n", c->prog);
+				"--dma-latency, --deepest-idle-state, --warm-up and --trace-buffer-size are for a live run\n", c->prog);
 		return EXIT_ERR;
 	}
 	return -1;
@@ -227,6 +232,7 @@ int timerlat_parse(struct tl *c, int argc, char **argv)
 	c->prog = "latscope timerlat";
 	c->opt.period_us = 1000;
 	c->opt.dma_latency_us = -1;
+	c->opt.deepest_idle = -2;
 	c->opt.prio.policy = SCHED_FIFO;
 	c->out.bucket_us = 1;
 	c->out.entries = 256;

@@ -28,6 +28,7 @@
 #include "jsonout.h"
 #include "base/workthread.h"
 #include "live/evsrc.h"
+#include "live/idlestate.h"
 #include "live/livesetup.h"
 #include "live/osnkernel.h"
 #include "live/tlatbpf.h"
@@ -584,6 +585,14 @@ static int live_setup(struct tl *c, const struct parse_cpuset *online, struct li
 		fprintf(stderr, "%s: --dma-latency: cannot hold /dev/cpu_dma_latency: %s\n", c->prog, strerror(-e));
 		return -1;
 	}
+	if (c->opt.deepest_idle > -2) {
+		char w[512];
+		cmdio_on_abort_call(idlestate_emergency_restore);
+		if ((e = idlestate_limit(NULL, &c->run.cpus, (int)c->opt.deepest_idle, w, sizeof(w))) < 0) {
+			fprintf(stderr, "%s: --deepest-idle-state: %s\n", c->prog, w);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -725,6 +734,8 @@ stop:
 	cmdio_on_abort_forget();
 out:
 	livesetup_restore(&ls);
+	if (idlestate_restore())
+		fprintf(stderr, "%s: --deepest-idle-state: some idle states could not be enabled again\n", c->prog);
 	int rc = EXIT_ERR;
 	if (c->run.trace_f) {
 		rc = cmdio_fclose_safe(c->run.trace_f, c->run.trace_sf, c->opt.trace_file, failed, c->prog);

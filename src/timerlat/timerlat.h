@@ -46,6 +46,7 @@ struct tl_opts {
 	struct cli_prio prio;
 	bool have_prio;
 	int64_t dma_latency_us;		/* -1: leave alone */
+	int64_t deepest_idle;		/* --deepest-idle-state; -2: leave alone */
 	uint64_t buffer_bytes;		/* --trace-buffer-size; 0 = the kernel's */
 	const char *parse_kernel;	/* a saved trace to read instead */
 	enum tl_backend backend;

@@ -78,5 +78,28 @@ echo $? > "$ART/lost.rc"
 echo "latscope timerlat hist --strict --trace-buffer-size 4 -p 100 (stopped 2 s): exit $(cat "$ART/lost.rc")"
 tail -3 "$ART/lost.err"
 
+# --deepest-idle-state 0: while the run measures, the idle states past
+# state0 of the measured CPUs are disabled; after it, each is as before
+idle=/sys/devices/system/cpu
+if [ -d $idle/cpu0/cpuidle/state1 ]; then
+	ib=$(cat $idle/cpu*/cpuidle/state*/disable | tr '\n' ' ')
+	latscope timerlat top -q -c 0 -d 4 --deepest-idle-state 0 > "$ART/idle.out" 2> "$ART/idle.err" &
+	ipid=$!
+	i=0
+	until [ "$(cat "$TRACEFS/instances/latscope_osnoise/current_tracer" 2>/dev/null)" = timerlat ] ||
+		[ $i -ge 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	during=$(cat $idle/cpu0/cpuidle/state1/disable)
+	wait $ipid
+	echo "--deepest-idle-state 0: exit $?; cpu0 state1 disable during the run: $during"
+	ia=$(cat $idle/cpu*/cpuidle/state*/disable | tr '\n' ' ')
+	[ "$during" = 1 ] || die "--deepest-idle-state 0: cpu0's state1 was not disabled during the run"
+	[ "$ib" = "$ia" ] || die "--deepest-idle-state: not restored: '$ib' -> '$ia'"
+	echo "--deepest-idle-state: restored ($ia)"
+else
+	echo "no cpuidle state1 on cpu0: --deepest-idle-state not tried"
+fi
 settings > "$ART/after.txt"
 exit 0
