@@ -141,6 +141,18 @@ run() {
 	[ -n "$tid" ] && [ "$wakes" -gt 200 ] || die "$name: noisegen did not run: $ng"
 	cls=$($J "$TMP/$name.json" "cpus.0.top[id=$tid].class") || {
 		[ -z "${ART:-}" ] || cp "$TMP/$name.json" "$TMP/$name.err" "$TMP/$name.ng" "$ART/"
+		# what the run saw instead (seen once in a make check on a loaded
+		# machine, never idle: the next failure says why)
+		echo "noisegen: $ng"
+		echo "latscope's stderr: $(tail -5 "$TMP/$name.err")"
+		python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+c = d["cpus"][0]
+print("CPU%s: noise %s ns, thread %s ns, events_lost %s, dropped %s, anomalies %s" % (c.get("cpu"), c.get("noise_ns"),
+      c.get("thread_ns"), d.get("events_lost"), d.get("dropped"), d.get("anomalies")))
+for t in c.get("top", [])[:8]:
+    print("  top: %s %s:%s count %s total %s ns" % (t["class"], t["name"], t["id"], t["count"], t["total_ns"]))' \
+			"$TMP/$name.json" 2>&1 | head -12
 		die "$name: noisegen ($tid) not among the contributors (table: $($J "$TMP/$name.json" anomalies.contrib_overflow) entries not kept, $($J "$TMP/$name.json" anomalies.contrib_evicted) contributors evicted)"
 	}
 	[ "$cls" = thread ] || die "$name: noisegen attributed to $cls"
