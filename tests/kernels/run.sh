@@ -211,6 +211,7 @@ fetch_kernel() {
 # runs sharing the cache do not download or unpack over each other.
 prepare_kernel() {
 	name=$1; pkg=$2; shift 2
+	case $pkg in build:*) prepare_built "$@"; exit;; esac
 	kd=$(fetch_kernel "$pkg" 2> "$kw/why") || exit 1
 	vmlinuz=$(ls "$kd"/boot/vmlinuz-* 2>/dev/null | head -1)
 	kconfig=$(ls "$kd"/boot/config-* 2>/dev/null | head -1)
@@ -231,6 +232,27 @@ prepare_kernel() {
 		echo "MODULES='${mlist# }'"
 	} > "$kw/root/ktest/kernel.env"
 	echo "${vmlinuz##*/vmlinuz-} ($(basename "$kd"))" > "$kw/kinfo"
+}
+
+# prepare_built MUST...: prepare_kernel for a kernel of our own build
+# (build:WHAT: tests/kernels/WHATkernel.sh, e.g. pirqkernel.sh), cached by
+# its `make kernel-WHAT`; skipped, naming that target, when not built.  What
+# it needs to boot is built in; its modules go to /ktest/modules for the
+# tests to load (with their parameters), none at boot.
+prepare_built() {
+	what=${pkg#build:}
+	if ! kd=$(sh "$KDIR/${what}kernel.sh" path 2> "$kw/why"); then
+		[ -s "$kw/why" ] || echo "tests/kernels/${what}kernel.sh path failed (make kernel-$what builds it)" > "$kw/why"
+		exit 1
+	fi
+	cp "$kd/bzImage" "$kw/vmlinuz" && cp "$kd/config" "$kw/root/ktest/kconfig" || exit 2
+	for f in "$kd"/*.ko; do [ ! -f "$f" ] || cp "$f" "$kw/root/ktest/modules/" || exit 2; done
+	{
+		echo "KERNEL='$name'"
+		echo "MUST='$*'"
+		echo "MODULES=''"
+	} > "$kw/root/ktest/kernel.env"
+	echo "$(cat "$kd/release" 2>/dev/null) (built by tests/kernels/${what}kernel.sh: $kd)" > "$kw/kinfo"
 }
 
 # ---- one kernel: initramfs, boot, results -------------------------------------
