@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "live/bpfhist.h"
@@ -76,6 +77,36 @@ static void set_timer_progs(struct bpfhist_bpf *s, bool on)
 	bpf_program__set_autoload(s->progs.bpfhist_expire_exit, on);
 }
 
+/*
+ * Whether the kernel's hrtimer_expire_entry tracepoint passes `now` by value
+ * (ktime_t, Linux 7.x) rather than as a pointer (ktime_t *, 6.x), from the
+ * prototype of btf_trace_hrtimer_expire_entry in its BTF (typedef -> pointer
+ * -> function prototype, `now` its third parameter).  false (the pointer)
+ * when it cannot tell.  A program reading a pointer there on 7.x reads
+ * nothing: every expiry would look early.
+ */
+static bool expire_now_by_value(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t = NULL;
+	bool byval = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "btf_trace_hrtimer_expire_entry", BTF_KIND_TYPEDEF);
+	if (id > 0)
+		t = btf__type_by_id(btf, btf__resolve_type(btf, id));
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(btf, t->type);
+	if (t && btf_is_func_proto(t) && btf_vlen(t) >= 3) {
+		const struct btf_type *a = btf__type_by_id(btf, btf__resolve_type(btf, btf_params(t)[2].type));
+		byval = a && !btf_is_ptr(a);
+	}
+	btf__free(btf);
+	return byval;
+}
+
 /* open, size, load and attach one skeleton; 0 or -errno (bpfload keeps libbpf's word) */
 static int load_attach(struct bpfhist *b, bool timers)
 {
@@ -93,6 +124,7 @@ static int load_attach(struct bpfhist *b, bool timers)
 	b->skel->rodata->cfg_all_tasks = cfg->all_tasks;
 	b->skel->rodata->cfg_pid = cfg->pid;
 	b->skel->rodata->cfg_both_off = cfg->both_off;
+	b->skel->rodata->cfg_now_by_value = timers && expire_now_by_value();
 	set_timer_progs(b->skel, timers);
 	/* attached on their own: the local timer counter last (attach_ltimer),
 	 * the preemptirq ones with cfg.irqsoff where they exist (attach_poff) */

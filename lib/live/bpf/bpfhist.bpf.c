@@ -38,6 +38,9 @@ const volatile __u32 cfg_nr_cpus = 1;
 const volatile __u32 cfg_all_tasks = 0;
 const volatile __s32 cfg_pid = 0;
 const volatile __u32 cfg_both_off = 0;	/* preemptirqsoff: irqs AND preemption off */
+/* hrtimer_expire_entry passes `now` by value (ktime_t: Linux 7.x), not as a
+ * pointer (ktime_t *: 6.x); the loader reads which from the kernel's BTF */
+const volatile __u32 cfg_now_by_value = 0;
 
 /* per CPU: kind * cfg_nr_buckets + bucket -> count (resized by the loader) */
 struct {
@@ -564,12 +567,16 @@ static __always_inline int bpfhist_expire_entry_run(struct hrtimer *timer, ktime
 		return 0;
 	}
 	/* the tracepoint's `now`: the clock base's time the expiry ran at */
-	bpf_probe_read_kernel(&now, sizeof(now), nowp);
+	if (cfg_now_by_value)
+		now = (__s64)(unsigned long)nowp;
+	else
+		bpf_probe_read_kernel(&now, sizeof(now), nowp);
 	c->exp_offset_ns = now - *exp;
 	bpf_map_delete_elem(&bpfhist_timers, &key);
 	return 0;
 }
 
+/* (nowp is `now` itself where cfg_now_by_value) */
 TRACKED("hrtimer_expire_entry", bpfhist_expire_entry, (timer, nowp), struct hrtimer *timer,
 	ktime_t *nowp)
 
