@@ -108,6 +108,7 @@ struct {
  * irqs_off, preempt_off, comb_off and their start times) */
 struct poff_state {
 	__u32 irqs_off, preempt_off, comb_off;
+	__u32 preempt_seen;	/* a preempt_disable/enable seen on this CPU */
 	__u64 irqs_ns, preempt_ns, comb_ns;
 };
 
@@ -650,13 +651,33 @@ static __always_inline void current_task(struct bpfhist_task *t)
 	t->comm[BPFHIST_COMM_LEN - 1] = '\0';
 }
 
+/* the combined section after a change of c's irqs_off/preempt_off at now
+ * (comb_update); cur: the current task when *have_cur, read here otherwise */
+static __always_inline void poff_comb(struct poff_state *c, __u64 now, struct bpfhist_task *cur, int have_cur)
+{
+	__u32 off_now;
+
+	if (c->comb_off && now < c->comb_ns)
+		c->comb_ns = now;
+	off_now = cfg_both_off ? (c->irqs_off && c->preempt_off) : (c->irqs_off || c->preempt_off);
+	if (off_now && !c->comb_off) {
+		c->comb_off = 1;
+		c->comb_ns = now;
+	} else if (!off_now && c->comb_off) {
+		c->comb_off = 0;
+		if (!have_cur)
+			current_task(cur);
+		file(BPFHIST_PREEMPTIRQSOFF, (__s64)(now - c->comb_ns), 0, cur, 0, now);
+	}
+}
+
 static __always_inline int on_preemptirq(int disable, int irq)
 {
 	__u32 zero = 0;
 	struct poff_state *c = bpf_map_lookup_elem(&bpfhist_poff, &zero);
 	struct bpfhist_task cur;
 	__u64 now = bpf_ktime_get_ns();
-	__u32 *off, off_now;
+	__u32 *off;
 	__u64 *since;
 	int filed = 0;
 
@@ -679,18 +700,9 @@ static __always_inline int on_preemptirq(int disable, int irq)
 	} else {
 		count(BPFHIST_C_UNMATCHED_ENABLE);
 	}
-	if (c->comb_off && now < c->comb_ns)
-		c->comb_ns = now;
-	off_now = cfg_both_off ? (c->irqs_off && c->preempt_off) : (c->irqs_off || c->preempt_off);
-	if (off_now && !c->comb_off) {
-		c->comb_off = 1;
-		c->comb_ns = now;
-	} else if (!off_now && c->comb_off) {
-		c->comb_off = 0;
-		if (!filed)
-			current_task(&cur);
-		file(BPFHIST_PREEMPTIRQSOFF, (__s64)(now - c->comb_ns), 0, &cur, 0, now);
-	}
+	if (!irq)
+		c->preempt_seen = 1;
+	poff_comb(c, now, &cur, filed);
 	return 0;
 }
 
@@ -716,4 +728,40 @@ SEC("raw_tp/preempt_enable")
 int bpfhist_preempt_enable(void *ctx)
 {
 	return on_preemptirq(0, 0);
+}
+
+/*
+ * power:cpu_idle (state, cpu_id): on_cpu_idle() of lib/engine/latency.c.
+ * Entering idle ends the preemption-off section there (the kernel's
+ * stop_critical_timings() beside it), leaving it (state PWR_EVENT_EXIT,
+ * (u32)-1) begins one: the idle task runs with preemption off, and its wait
+ * for an interrupt is no preemption-off section (latency_hist's TRACE_STOP,
+ * TRACE_START).  Attached with the four above.
+ */
+SEC("raw_tp/cpu_idle")
+int bpfhist_cpu_idle(__u64 *ctx)
+{
+	__u32 zero = 0, state = (__u32)ctx[0];
+	struct poff_state *c = bpf_map_lookup_elem(&bpfhist_poff, &zero);
+	struct bpfhist_task cur;
+	__u64 now = bpf_ktime_get_ns();
+	int filed = 0;
+
+	if (!c || !c->preempt_seen)
+		return 0;
+	count(BPFHIST_C_EVENTS);
+	if (state != (__u32)-1) {
+		if (c->preempt_off) {
+			c->preempt_off = 0;
+			current_task(&cur);
+			filed = 1;
+			file(BPFHIST_PREEMPTOFF, now >= c->preempt_ns ? (__s64)(now - c->preempt_ns) : 0, 0,
+			     &cur, 0, now);
+		}
+	} else if (!c->preempt_off) {
+		c->preempt_off = 1;
+		c->preempt_ns = now;
+	}
+	poff_comb(c, now, &cur, filed);
+	return 0;
 }
