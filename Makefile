@@ -125,7 +125,7 @@ help:
 	@echo "make check-power     boot Debian's ppc64el kernels in a pseries guest under a QEMU that writes DTL entries (docs/power.md)"
 	@echo "make power-dtl-kernel  build the POWER tier's CONFIG_DTL guest kernel once (about 17 minutes; its debugfs DTL boot)"
 	@echo "make kernel-pirq     build the kernel tier's preemptirq-tracepoint guest kernel once (about 40 minutes; its pirq boot)"
-	@echo "make check-kernels   boot Debian's RT and generic kernels in QEMU and run tests/kernels/guest/ there"
+	@echo "make check-kernels   boot Debian's RT and generic kernels (and the pirq kernel, once built) in QEMU and run tests/kernels/guest/ there"
 	@echo "make check-repeat N=5   the golden+e2e tier N times, then under a CPU hog and under a bursty load: pass rate per test"
 	@echo "make fuzz       build the libFuzzer targets and run each (FUZZ_SECONDS=600)"
 	@echo "make bench      benchmarks side by side with perf/oslat/cyclictest (bench/)"
