@@ -48,8 +48,9 @@
 #     K - L in [K - hi, K - lo]: the bound, derived per section from the
 #     kernel's own stamps.  hi - lo is what latscope's two probes cost in
 #     that section: under TCG 15-101 us for perf's samples, 77-245 us for the
-#     bpf programs (18 attempts each); K - L was 3-52 us (perf) and 79-292
-#     us (bpf, whose programs run longer between the tracer's stamps).
+#     bpf programs (18 attempts each, this guest alone; 370 us once beside
+#     the rt and generic guests); K - L was 3-52 us (perf) and 79-292 us
+#     (bpf, whose programs run longer between the tracer's stamps).
 #   - for an irqs-off section also hi <= K (+999 ns: K is truncated to us):
 #     the tracer stamps before the irq_disable probes run and after the
 #     irq_enable ones (trace_hardirqs_off/on), so the test's stamps lie
