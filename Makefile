@@ -91,14 +91,14 @@ COMPLETION := $(BUILD)/latscope.bash
 .SECONDARY:
 
 .PHONY: demo all deps completion uninstall deb check-deb check-html-large check check-inner unit unit-run shell-tests san-unit fuzz fuzz-build \
-        fuzz-replay fuzz-replay-run cross-ppc64el cross-extras check-power power-dtl-kernel check-repeat check-kernels bench clean install help man
+        fuzz-replay fuzz-replay-run cross-ppc64el cross-extras check-power power-dtl-kernel kernel-pirq check-repeat check-kernels bench clean install help man
 
 # Plain make never installs anything: when a build dependency is missing,
 # the build stops with one line naming the packages and `make deps`
 # (scripts/deps.sh check; the optional ones are named on stderr, unless -s).
 # The targets that install what they need first (make deps, check, demo) or
 # build nothing skip the check, as do sub-makes.
-NO_DEPCHECK := cross-ppc64el check-power power-dtl-kernel deps demo check check-inner check-kernels check-repeat fuzz fuzz-build bench clean \
+NO_DEPCHECK := cross-ppc64el check-power power-dtl-kernel kernel-pirq deps demo check check-inner check-kernels check-repeat fuzz fuzz-build bench clean \
 	       help man uninstall deb check-deb san-unit fuzz-replay
 ifeq ($(MAKELEVEL)$(filter $(NO_DEPCHECK),$(MAKECMDGOALS)),0)
 DEPS_MISSING := $(shell QUIET=$(SILENT) PKG_CONFIG=$(PKG_CONFIG) sh scripts/deps.sh check \
@@ -124,7 +124,8 @@ help:
 	@echo "make cross-ppc64el   latscope for ppc64el in build-ppc64el/ (Debian's cross toolchain, docs/power.md)"
 	@echo "make check-power     boot Debian's ppc64el kernels in a pseries guest under a QEMU that writes DTL entries (docs/power.md)"
 	@echo "make power-dtl-kernel  build the POWER tier's CONFIG_DTL guest kernel once (about 17 minutes; its debugfs DTL boot)"
-	@echo "make check-kernels   boot Debian's RT and generic kernels in QEMU and run tests/kernels/guest/ there"
+	@echo "make kernel-pirq     build the kernel tier's preemptirq-tracepoint guest kernel once (about 40 minutes; its pirq boot)"
+	@echo "make check-kernels   boot Debian's RT and generic kernels (and the pirq kernel, once built) in QEMU and run tests/kernels/guest/ there"
 	@echo "make check-repeat N=5   the golden+e2e tier N times, then under a CPU hog and under a bursty load: pass rate per test"
 	@echo "make fuzz       build the libFuzzer targets and run each (FUZZ_SECONDS=600)"
 	@echo "make bench      benchmarks side by side with perf/oslat/cyclictest (bench/)"
@@ -281,6 +282,13 @@ check-power: $(BIN)
 # "dtl" boot runs when it is there and says this target when not.
 power-dtl-kernel:
 	$(Q)sh tests/power/dtlkernel.sh build
+
+# The kernel tier's x86_64 kernel with the preemptirq tracepoints (no Debian
+# kernel has them) and the preemptirq delay test module: built once into the
+# cache, about 40 minutes on 2 CPUs; the tier's "pirq" boot runs when it is
+# there and says this target when not.
+kernel-pirq:
+	$(Q)sh tests/kernels/pirqkernel.sh build
 
 # The kernel tier alone (docs/kernels.md): installs QEMU & co. when it can
 # (scripts/deps.sh kernels), boots each kernel of tests/kernels/kernels.list

@@ -25,8 +25,9 @@
 # Every install waits up to 10 minutes for dpkg's lock (another apt, or
 # the other tier's install in make check).
 #
-# `deps.sh kbuild` (tests/power/dtlkernel.sh): what building a Linux kernel
-# needs on the host (flex, bison, bc, libssl-dev, libelf-dev).
+# `deps.sh kbuild` (tests/power/dtlkernel.sh, tests/kernels/pirqkernel.sh):
+# what building a Linux kernel needs on the host (flex, bison, bc,
+# libssl-dev, libelf-dev; dwarves' pahole, which turns DWARF into BTF).
 #
 # `deps.sh power` (tests/power/): what the test QEMU's build needs (meson,
 # ninja, glib, pixman, libfdt and zlib headers, dpkg-source), the pseries
@@ -138,7 +139,7 @@ if [ "${1:-}" = power ]; then
 fi
 if [ "${1:-}" = kbuild ]; then
 	m=""
-	for t in flex:flex bison:bison bc:bc; do
+	for t in flex:flex bison:bison bc:bc pahole:dwarves; do
 		command -v "${t%%:*}" >/dev/null 2>&1 || m="$m ${t#*:}"
 	done
 	[ -f /usr/include/openssl/ssl.h ] || m="$m libssl-dev"

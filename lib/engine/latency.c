@@ -55,6 +55,7 @@ struct latency_cpu {
 	int64_t exp_offset_ns;
 	/* preemptirq */
 	bool irqs_off, preempt_off, comb_off;
+	bool preempt_seen;		/* a preempt_disable/enable fed for this CPU */
 	uint64_t irqs_ns, preempt_ns, comb_ns;
 };
 
@@ -651,8 +652,44 @@ static void on_preemptirq(struct latency *l, const struct tpevent *ev)
 	} else {
 		l->st.unmatched_enable++;
 	}
+	if (!irq)
+		c->preempt_seen = true;
 	if (c->comb_off && ev->time_ns < c->comb_ns)
 		c->comb_ns = ev->time_ns;
+	comb_update(l, c, ev);
+}
+
+/*
+ * power:cpu_idle, emitted next to the kernel's stop_critical_timings() and
+ * start_critical_timings() around the idle loop's wait (latency_hist's
+ * TRACE_STOP and TRACE_START; what the irqsoff/preemptoff tracers do there).
+ * The idle task runs with preemption off throughout, so without them every
+ * idle period would be one preemption-off section, from the schedule() that
+ * went idle to the preempt_enable of the task switched in after it.
+ * Entering idle ends the preemption-off section there (filed); leaving it
+ * begins one (the idle task still has preemption off), which ends at the
+ * next preempt_enable (the task switched in) or idle entry.  Interrupts need
+ * nothing: the idle code reports irqs on (preemptirq:irq_enable) before it
+ * waits, and the wake-up interrupt's exit reports it again.  Only on CPUs
+ * whose preempt_disable/enable events the stream carries.
+ */
+static void on_cpu_idle(struct latency *l, const struct tpevent *ev)
+{
+	struct latency_cpu *c = &l->cpu[ev->cpu];
+
+	if (!c->preempt_seen)
+		return;
+	if (ev->cpu_idle.state != TPEVENT_CPU_IDLE_EXIT) {
+		if (c->preempt_off) {
+			c->preempt_off = false;
+			int64_t d = ev->time_ns >= c->preempt_ns ? (int64_t)(ev->time_ns - c->preempt_ns) : 0;
+			latency_record(l, ev->cpu, HSET_PREEMPTOFF, d, 0, c->cur_known ? &c->cur : NULL, NULL,
+				       ev->time_ns);
+		}
+	} else if (!c->preempt_off) {
+		c->preempt_off = true;
+		c->preempt_ns = ev->time_ns;
+	}
 	comb_update(l, c, ev);
 }
 
@@ -702,6 +739,9 @@ int latency_feed(struct latency *l, const struct tpevent *ev)
 	case TPEVENT_PREEMPT_DISABLE:
 	case TPEVENT_PREEMPT_ENABLE:
 		on_preemptirq(l, ev);
+		break;
+	case TPEVENT_CPU_IDLE:
+		on_cpu_idle(l, ev);
 		break;
 	default:
 		break;

@@ -37,7 +37,13 @@
  *                     preempt_disable/enable; preemptirqsoff is the window
  *                     while either is off, like the mainline preemptirqsoff
  *                     tracer (both_off: while both are off, which is what
- *                     the latency_hist patch recorded).
+ *                     the latency_hist patch recorded).  power:cpu_idle
+ *                     ends the preemption-off section where the CPU enters
+ *                     its idle wait and begins one where it leaves it, as
+ *                     the kernel's stop/start_critical_timings() do for its
+ *                     tracers: the idle task runs with preemption off, but
+ *                     its wait is no latency (on CPUs whose stream has the
+ *                     preempt events).
  *
  * With all_tasks, non-RT tasks are measured too: each one independently
  * (per-pid stamp, no priority rules) from its wakeup to its switch-in.

@@ -47,10 +47,13 @@ enum tpevent_kind {
 	TPEVENT_OSNOISE_IRQ,		/* osnoise:irq_noise */
 	TPEVENT_OSNOISE_SOFTIRQ,		/* osnoise:softirq_noise */
 	TPEVENT_OSNOISE_THREAD,		/* osnoise:thread_noise */
+	TPEVENT_CPU_IDLE,			/* power:cpu_idle */
 	TPEVENT_NR_KINDS
 };
 
 #define TPEVENT_COMM_LEN 16
+/* power:cpu_idle's state when the CPU leaves idle (the kernel's PWR_EVENT_EXIT) */
+#define TPEVENT_CPU_IDLE_EXIT UINT32_MAX
 #define TPEVENT_NAME_LEN 32
 
 /*
@@ -117,6 +120,10 @@ struct tpevent {
 		struct {
 			uint64_t caller_offs, parent_offs;
 		} preemptirq;
+		struct {	/* power:cpu_idle: the idle state entered, or
+				 * TPEVENT_CPU_IDLE_EXIT */
+			uint32_t state, cpu_id;
+		} cpu_idle;
 		struct {	/* osnoise:* events of the kernel tracer */
 			uint64_t start_ns, duration_ns, interference;
 			int32_t vector_or_pid;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "live/bpfhist.h"
@@ -25,6 +26,7 @@ _Static_assert(BPFHIST_WAKEUP == HSET_WAKEUP && BPFHIST_WAKEUP_SHAREDPRIO == HSE
 _Static_assert(BPFHIST_COMM_LEN == HSET_COMM_LEN, "a worst case keeps a task's comm");
 
 #define BATCH_KEYS 512u
+#define POFF_PROGS 5	/* preemptirq's four, power:cpu_idle */
 
 struct bpfhist {
 	struct bpfhist_bpf *skel;
@@ -46,8 +48,9 @@ struct bpfhist {
 	 * *_end valid once stopped) */
 	struct bpf_link *ltimer;
 	bool ltimer_ok, stopped;
-	/* the preemptirq programs' links (cfg.irqsoff), all four or none */
-	struct bpf_link *poff[4];
+	/* the preemptirq programs' links and cpu_idle's (cfg.irqsoff), all
+	 * POFF_PROGS or none */
+	struct bpf_link *poff[POFF_PROGS];
 	bool poff_ok;
 	/* the kernel's run counts (bpf_enable_stats, cfg.run_stats) on from
 	 * before the attach to the detach: -1 when off or refused (run_cnt then
@@ -98,12 +101,14 @@ static int load_attach(struct bpfhist *b, bool timers)
 	b->skel->rodata->cfg_now_by_value = timers && bpfload_tp_arg_is_ptr("hrtimer_expire_entry", 1) == 0;
 	set_timer_progs(b->skel, timers);
 	/* attached on their own: the local timer counter last (attach_ltimer),
-	 * the preemptirq ones with cfg.irqsoff where they exist (attach_poff) */
+	 * the preemptirq ones and cpu_idle's with cfg.irqsoff where they exist
+	 * (attach_poff) */
 	bpf_program__set_autoattach(b->skel->progs.bpfhist_ltimer_entry, false);
 	bpf_program__set_autoattach(b->skel->progs.bpfhist_irq_disable, false);
 	bpf_program__set_autoattach(b->skel->progs.bpfhist_irq_enable, false);
 	bpf_program__set_autoattach(b->skel->progs.bpfhist_preempt_disable, false);
 	bpf_program__set_autoattach(b->skel->progs.bpfhist_preempt_enable, false);
+	bpf_program__set_autoattach(b->skel->progs.bpfhist_cpu_idle, false);
 	err = bpf_map__set_max_entries(b->skel->maps.bpfhist_buckets, BPFHIST_NR_KINDS * cfg->hist.nr_buckets);
 	if (!err)
 		err = bpf_map__set_max_entries(b->skel->maps.bpfhist_cpus, cfg->nr_cpus);
@@ -168,16 +173,26 @@ static int ltimer_snap(struct bpfhist *b, uint64_t *cnt, uint64_t *loc)
 	return left > 0 ? -EAGAIN : 0;
 }
 
-/* The preemptirq programs, all four or none (a kernel without
- * CONFIG_PREEMPTIRQ_TRACEPOINTS has none of the tracepoints). */
+/*
+ * The preemptirq programs and cpu_idle's, all POFF_PROGS or none (a kernel
+ * without CONFIG_PREEMPTIRQ_TRACEPOINTS has none of the four).  The enables
+ * and cpu_idle first, the disables last: each attach takes milliseconds under
+ * emulation, and a disable seen while its enable is not yet attached would
+ * open a section that the first enable after the attach closes, however long
+ * ago the real section ended (an enable seen without its disable is only
+ * counted: unmatched_enable).
+ */
 static void attach_poff(struct bpfhist *b)
 {
-	struct bpf_program *p[4] = { b->skel->progs.bpfhist_irq_disable, b->skel->progs.bpfhist_irq_enable,
-				     b->skel->progs.bpfhist_preempt_disable,
-				     b->skel->progs.bpfhist_preempt_enable };
-	static const char *const tp[4] = { "irq_disable", "irq_enable", "preempt_disable", "preempt_enable" };
+	struct bpf_program *p[POFF_PROGS] = { b->skel->progs.bpfhist_irq_enable,
+					      b->skel->progs.bpfhist_preempt_enable,
+					      b->skel->progs.bpfhist_cpu_idle,
+					      b->skel->progs.bpfhist_irq_disable,
+					      b->skel->progs.bpfhist_preempt_disable };
+	static const char *const tp[POFF_PROGS] = { "irq_enable", "preempt_enable", "cpu_idle",
+						     "irq_disable", "preempt_disable" };
 
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < POFF_PROGS; i++) {
 		b->poff[i] = bpf_program__attach_raw_tracepoint(p[i], tp[i]);
 		if (!b->poff[i]) {
 			for (int j = 0; j < i; j++) {
@@ -509,7 +524,7 @@ void bpfhist_stop(struct bpfhist *b)
 		bpf_link__destroy(b->ltimer);
 		b->ltimer = NULL;
 	}
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < POFF_PROGS; i++) {
 		bpf_link__destroy(b->poff[i]);
 		b->poff[i] = NULL;
 	}
@@ -527,7 +542,7 @@ void bpfhist_close(struct bpfhist *b)
 	if (!b)
 		return;
 	bpf_link__destroy(b->ltimer);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < POFF_PROGS; i++)
 		bpf_link__destroy(b->poff[i]);
 	bpfhist_bpf__destroy(b->skel);	/* links detached, programs and maps closed */
 	if (b->stats_fd >= 0)

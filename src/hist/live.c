@@ -59,6 +59,8 @@ static const char *const live_irqsoff[] = {
 	"?preemptirq:irq_enable",
 	"?preemptirq:preempt_disable",
 	"?preemptirq:preempt_enable",
+	/* the idle loop's wait: no preemption-off section (lib/engine/latency.c, on_cpu_idle) */
+	"?power:cpu_idle",
 };
 
 /* what a call of the source has to say, on stderr */

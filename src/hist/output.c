@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <tracefs.h>
 
 #include "cmdio.h"
 #include "firedout.h"
@@ -162,6 +163,14 @@ static const char *why_unsupported(const struct hctx *c, enum hset_kind t)
 	case HSET_TIMERANDWAKEUP:
 		return "needs the wakeup and the timer events";
 	default:
+		if (c->run.src && !c->lo.irqsoff_live && tracefs_tracing_dir()) {
+			/* live, the events not opened: does the kernel have them? */
+			char d[PATH_MAX];
+			snprintf(d, sizeof(d), "%s/events/preemptirq", tracefs_tracing_dir());
+			if (access(d, F_OK) == 0)
+				return "traced only with --irqsoff (preemptirq:* fires at every interrupt "
+				       "and preemption toggle)";
+		}
 		return "needs preemptirq:irq_disable/irq_enable or preempt_disable/enable "
 		       "(kernel with CONFIG_PREEMPTIRQ_TRACEPOINTS; not available on this machine "
 		       "if tracefs has no events/preemptirq)";

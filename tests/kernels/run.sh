@@ -261,6 +261,7 @@ fetch_suite_kernel() {
 # runs sharing the cache do not download or unpack over each other.
 prepare_kernel() {
 	name=$1; pkg=$2; shift 2
+	case $pkg in build:*) prepare_built "$@"; exit;; esac
 	case $pkg in
 	*:*)	suite=${pkg%%:*}
 		kd=$(fetch_suite_kernel "$suite" "${pkg#*:}" 2> "$kw/why") || exit 1;;
@@ -322,6 +323,31 @@ suite_cmds() {
 		grep -v " the host has no $c (" "$kw/skip.host" > "$kw/skip.host.new"
 		mv "$kw/skip.host.new" "$kw/skip.host"
 	done
+}
+
+# prepare_built MUST...: prepare_kernel for a kernel of our own build
+# (build:WHAT: tests/kernels/WHATkernel.sh, e.g. pirqkernel.sh), cached by
+# its `make kernel-WHAT`; skipped, naming that target, when not built.  What
+# it needs to boot is built in; its modules go to /ktest/modules for the
+# tests to load (with their parameters), none at boot.
+prepare_built() {
+	what=${pkg#build:}
+	if ! kd=$(sh "$KDIR/${what}kernel.sh" path 2> "$kw/why"); then
+		[ -s "$kw/why" ] || echo "tests/kernels/${what}kernel.sh path failed (make kernel-$what builds it)" > "$kw/why"
+		exit 1
+	fi
+	cp "$kd/bzImage" "$kw/vmlinuz" && cp "$kd/config" "$kw/root/ktest/kconfig" || exit 2
+	for f in "$kd"/*.ko; do [ ! -f "$f" ] || cp "$f" "$kw/root/ktest/modules/" || exit 2; done
+	# built from sid's source: sid's rtla follows it, as for rt7
+	kpath=""
+	suite_cmds sid || exit 2
+	{
+		echo "KERNEL='$name'"
+		echo "MUST='$*'"
+		echo "MODULES=''"
+		[ -z "$kpath" ] || echo "PATH=$kpath:\$PATH"
+	} > "$kw/root/ktest/kernel.env"
+	echo "$(cat "$kd/release" 2>/dev/null) (built by tests/kernels/${what}kernel.sh: $kd)" > "$kw/kinfo"
 }
 
 # ---- one kernel: initramfs, boot, results -------------------------------------

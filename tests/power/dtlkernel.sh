@@ -19,10 +19,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 SRCDIR=$(cd "$here/../.." && pwd)
 CACHE=${LATSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/latscope}
 base=$CACHE/power/dtl-kernel
-fa() { sh "$SRCDIR/scripts/foreign-apt.sh" "$@"; }
-ver=$(fa sid ppc64el version linux-source 2>/dev/null | sed 's/-[^-]*$//')
-src=$(fa sid ppc64el field linux-source Depends 2>/dev/null | sed -n 's/^ *\(linux-source-[0-9.]*\).*/\1/p' | head -1)
-[ -n "$ver" ] && [ -n "$src" ] || { echo "dtlkernel: no sid linux-source (no network?)" >&2; exit 77; }
+KB=dtlkernel
+. "$SRCDIR/scripts/kbuild.inc"
+kb_sid ppc64el
+ver=$kb_ver src=$kb_src
 out=$base/$ver
 case ${1:-} in
 path)
@@ -32,21 +32,14 @@ path)
 build) ;;
 *) echo "usage: dtlkernel.sh build|path" >&2; exit 2;;
 esac
-mkdir -p "$base" || exit 1
-if [ -z "${DTLK_LOCKED:-}" ] && command -v flock >/dev/null 2>&1; then
-	DTLK_LOCKED=1 exec flock "$base/.lock" sh "$0" "$@"
-fi
+kb_locked "$base" DTLK_LOCKED "$0" "$@"
 [ -f "$out/vmlinux" ] && { echo "$out"; exit 0; }
 sh "$SRCDIR/scripts/deps.sh" cross powerpc64le-linux-gnu >&2 || exit 77
 sh "$SRCDIR/scripts/deps.sh" kbuild >&2 || exit 77
 deb=$(fa sid ppc64el get "$src") || { echo "dtlkernel: cannot download $src" >&2; exit 77; }
 work=$base/build.$$
 trap 'rm -rf "$work"' EXIT INT TERM
-mkdir -p "$work" && dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$work" --wildcards './usr/src/*.tar.*' ||
-	{ echo "dtlkernel: no source tarball in $deb" >&2; exit 1; }
-tarball=$(ls "$work"/usr/src/linux-source-*.tar.* | head -1)
-tar -xf "$tarball" -C "$work" || { echo "dtlkernel: cannot unpack $tarball" >&2; exit 1; }
-k=$(ls -d "$work"/linux-source-*/ | head -1)
+k=$(kb_unpack "$deb" "$work") || exit 1
 echo "dtlkernel: building $src ($ver) with CONFIG_DTL for ppc64el (once: about 17 minutes)" >&2
 m() { make -C "$k" ARCH=powerpc CROSS_COMPILE=powerpc64le-linux-gnu- "$@"; }
 {
@@ -57,6 +50,5 @@ m() { make -C "$k" ARCH=powerpc CROSS_COMPILE=powerpc64le-linux-gnu- "$@"; }
 } > "$work/build.log" 2>&1 || { echo "dtlkernel: the build failed: $(tail -1 "$work/build.log")" >&2; exit 1; }
 grep -q '^CONFIG_DTL=y' "$k/.config" || { echo "dtlkernel: CONFIG_DTL did not stay on" >&2; exit 1; }
 rm -rf "$out.tmp" && mkdir -p "$out.tmp" && cp "$k/vmlinux" "$out.tmp/vmlinux" && cp "$k/.config" "$out.tmp/config" &&
-	rm -rf "$out" && mv "$out.tmp" "$out" || exit 1
-for o in "$base"/*; do case $o in "$out"|*/build.*) ;; *) rm -rf "$o";; esac; done
+	kb_keep "$out" || exit 1
 echo "$out"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bpfpoff - drives the bpf backend's preemptirq programs
- * (bpfhist_irq_disable/enable, bpfhist_preempt_disable/enable in
- * lib/live/bpf/bpfhist.bpf.c) through the kernel's BPF_PROG_TEST_RUN, for
+ * (bpfhist_irq_disable/enable, bpfhist_preempt_disable/enable and
+ * bpfhist_cpu_idle in lib/live/bpf/bpfhist.bpf.c) through the kernel's
+ * BPF_PROG_TEST_RUN, for
  * kernels without the preemptirq tracepoints (this machine's, Debian's):
  * the object is loaded, never attached; each "event" is one test run of a
  * program on CPU 0, where this process is pinned, so the programs see this
@@ -51,6 +52,18 @@ static void run(struct bpf_program *prog)
 	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = args, .ctx_size_in = sizeof(args));
 	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &o) < 0) {
 		printf("FAIL: test run of %s: %s\n", bpf_program__name(prog), strerror(errno));
+		exit(1);
+	}
+}
+
+/* one test run of bpfhist_cpu_idle (args: state, cpu_id, as power:cpu_idle
+ * passes them; state (u32)-1 = leaving idle) */
+static void run_idle(uint32_t state)
+{
+	uint64_t args[2] = { state, 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = args, .ctx_size_in = sizeof(args));
+	if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.bpfhist_cpu_idle), &o) < 0) {
+		printf("FAIL: test run of bpfhist_cpu_idle: %s\n", strerror(errno));
 		exit(1);
 	}
 }
@@ -206,6 +219,35 @@ int main(void)
 	CLOSE(bpfhist_preempt_enable);
 	expect(BPFHIST_PREEMPTIRQSOFF, 1, tc - ib, td - ia, "both off 1 ms (--both-off)");
 	CLOSE(bpfhist_irq_enable);
+	bpfhist_bpf__destroy(skel);
+
+	/* the idle wait (power:cpu_idle): ignored before any preempt event of
+	 * the CPU; then preemption off up to entering it, none during it, off
+	 * again from leaving it to the next preempt_enable */
+	if ((err = load(0))) {
+		printf("FAIL: the object loaded once and not again: %s\n", strerror(-err));
+		return 1;
+	}
+	run_idle(UINT32_MAX);
+	run(skel->progs.bpfhist_preempt_enable);
+	if (counter(BPFHIST_C_UNMATCHED_ENABLE) != 1 || kstat(BPFHIST_PREEMPTOFF).total) {
+		printf("FAIL: cpu_idle before any preempt event: unmatched_enable %llu, preemptoff samples "
+		       "%llu (expected 1, 0)\n", (unsigned long long)counter(BPFHIST_C_UNMATCHED_ENABLE),
+		       (unsigned long long)kstat(BPFHIST_PREEMPTOFF).total);
+		return 1;
+	}
+	printf("ok: cpu_idle before any preempt event of the CPU changes nothing\n");
+	OPEN(bpfhist_preempt_disable);
+	sleep_ns(1000000);
+	tc = now_ns(), run_idle(1), td = now_ns();
+	expect(BPFHIST_PREEMPTOFF, 1, tc - tb, td - ta, "preemption off 1 ms up to the idle wait");
+	ia = tc - tb, ib = td - ta;
+	sleep_ns(5000000);	/* the wait: no section */
+	ta = now_ns(), run_idle(UINT32_MAX), tb = now_ns();
+	sleep_ns(1000000);
+	CLOSE(bpfhist_preempt_enable);
+	expect(BPFHIST_PREEMPTOFF, 2, ia > tc - tb ? ia : tc - tb, ib > td - ta ? ib : td - ta,
+	       "preemption off 1 ms from the idle wait's end (or the one before, when longer)");
 	bpfhist_bpf__destroy(skel);
 	return 0;
 }

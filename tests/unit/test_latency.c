@@ -90,13 +90,20 @@ static void tmr(enum tpevent_kind k, uint64_t t, uint32_t cpu, uint64_t timer, i
 	feed(&e);
 }
 
-static void pi(enum tpevent_kind k, uint64_t t, uint32_t cpu)
+/* an event of kind k at t on cpu, its fields zero */
+static struct tpevent ev_at(enum tpevent_kind k, uint64_t t, uint32_t cpu)
 {
 	struct tpevent e;
 	memset(&e, 0, sizeof(e));
 	e.kind = k;
 	e.time_ns = t;
 	e.cpu = cpu;
+	return e;
+}
+
+static void pi(enum tpevent_kind k, uint64_t t, uint32_t cpu)
+{
+	struct tpevent e = ev_at(k, t, cpu);
 	feed(&e);
 }
 
@@ -517,6 +524,67 @@ static void test_irqsoff_both(void **state)
 	assert_int_equal(total(HSET_IRQSOFF, 0), 3);
 }
 
+static void idle(uint64_t t, uint32_t cpu, uint32_t state)
+{
+	struct tpevent e = ev_at(TPEVENT_CPU_IDLE, t, cpu);
+	e.cpu_idle.state = state;
+	e.cpu_idle.cpu_id = cpu;
+	feed(&e);
+}
+
+/* power:cpu_idle stops and restarts the preemption-off section around the
+ * idle wait (the kernel's stop/start_critical_timings), as the event
+ * sequence of a 7.2 kernel shows it: a task's schedule() disables
+ * preemption, the CPU switches to idle, which enters and leaves its wait
+ * (irqs reported on before it), and the next task enables preemption. */
+static void test_irqsoff_idle(void **state)
+{
+	(void)state;
+	L = mk(2, NULL);
+	idle(500, 0, 1);			/* no preempt event seen on CPU 0 yet: ignored */
+	idle(600, 0, TPEVENT_CPU_IDLE_EXIT);
+	pi(TPEVENT_PREEMPT_ENABLE, 700, 0);	/* so unmatched */
+	assert_int_equal(total(HSET_PREEMPTOFF, 0), 0);
+	assert_int_equal(latency_stats(L)->unmatched_enable, 1);
+	pi(TPEVENT_PREEMPT_DISABLE, 1000, 0);	/* schedule() of a task going to sleep */
+	pi(TPEVENT_IRQ_DISABLE, 1100, 0);
+	sw(1200, 0, 100, 120, 0, 120);		/* to swapper/0 */
+	pi(TPEVENT_IRQ_ENABLE, 1300, 0);
+	pi(TPEVENT_IRQ_DISABLE, 1400, 0);	/* do_idle */
+	idle(1500, 0, 1);			/* the wait: section 1000-1500 filed */
+	pi(TPEVENT_IRQ_ENABLE, 1510, 0);	/* irqs on before the wait */
+	assert_int_equal(total(HSET_PREEMPTOFF, 0), 1);
+	assert_int_equal(maxv(HSET_PREEMPTOFF, 0), 500);
+	assert_int_equal(maxv(HSET_PREEMPTIRQSOFF, 0), 510);	/* either off: to the irq enable */
+	pi(TPEVENT_IRQ_DISABLE, 900000, 0);	/* the wake-up interrupt */
+	pi(TPEVENT_IRQ_ENABLE, 901000, 0);
+	idle(902000, 0, TPEVENT_CPU_IDLE_EXIT);	/* preemption off again from here */
+	pi(TPEVENT_IRQ_DISABLE, 902500, 0);
+	sw(903000, 0, 0, 120, 101, 120);
+	pi(TPEVENT_IRQ_ENABLE, 903100, 0);
+	pi(TPEVENT_PREEMPT_ENABLE, 903200, 0);	/* the task switched in */
+	assert_int_equal(total(HSET_PREEMPTOFF, 0), 2);
+	assert_int_equal(maxv(HSET_PREEMPTOFF, 0), 1200);	/* 902000-903200, not the idle wait */
+	assert_int_equal(maxv(HSET_PREEMPTIRQSOFF, 0), 1200);
+	assert_int_equal(total(HSET_IRQSOFF, 0), 4);
+	assert_int_equal(maxv(HSET_IRQSOFF, 0), 1000);
+	/* the CPU going idle again, then the idle loop going round: each
+	 * time from leaving the wait to entering it again */
+	pi(TPEVENT_PREEMPT_DISABLE, 920000, 0);
+	idle(920400, 0, 1);
+	assert_int_equal(total(HSET_PREEMPTOFF, 0), 3);
+	idle(930000, 0, TPEVENT_CPU_IDLE_EXIT);
+	idle(930300, 0, 1);
+	assert_int_equal(total(HSET_PREEMPTOFF, 0), 4);
+	assert_int_equal(hset_hist(latency_set(L), HSET_PREEMPTOFF, 0)->min_ns, 300);
+	/* CPU 1 saw no preempt event: its idle events change nothing */
+	pi(TPEVENT_IRQ_DISABLE, 940000, 1);
+	idle(941000, 1, TPEVENT_CPU_IDLE_EXIT);
+	pi(TPEVENT_IRQ_ENABLE, 942000, 1);
+	assert_int_equal(maxv(HSET_PREEMPTIRQSOFF, 1), 2000);
+	assert_int_equal(total(HSET_PREEMPTOFF, 1), 0);
+}
+
 static void test_config_and_names(void **state)
 {
 	(void)state;
@@ -615,6 +683,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_timer, teardown),
 		cmocka_unit_test_teardown(test_irqsoff_nesting, teardown),
 		cmocka_unit_test_teardown(test_irqsoff_both, teardown),
+		cmocka_unit_test_teardown(test_irqsoff_idle, teardown),
 		cmocka_unit_test(test_config_and_names),
 		cmocka_unit_test(test_feed),
 	};

@@ -34,7 +34,7 @@ static const char *const formats[] = {
 	"irq_vectors/vector_alloc", "osnoise/sample_threshold", "osnoise/nmi_noise",
 	"osnoise/irq_noise", "osnoise/softirq_noise", "osnoise/thread_noise",
 	"preemptirq/irq_disable", "preemptirq/irq_enable", "preemptirq/preempt_disable",
-	"preemptirq/preempt_enable",
+	"preemptirq/preempt_enable", "power/cpu_idle",
 };
 
 static char *slurp(const char *path, size_t *len)
@@ -427,6 +427,21 @@ static void check_osnoise_preemptirq(bool big)
 		assert_true((int64_t)ev.preemptirq.parent_offs == -16);
 		assert_int_equal(tpdecode_decode(d, id, r.b, 15, &ev), -EINVAL);
 	}
+
+	/* power:cpu_idle (6.18's format): u32 state, u32 cpu_id; leaving idle
+	 * is state (u32)-1 */
+	id = event_id(tep, "power", "cpu_idle");
+	rb_init(&r, big, (uint16_t)id, 0);
+	rb32(&r, 8, UINT32_MAX);
+	rb32(&r, 12, 3);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 16, &ev), 0);
+	assert_int_equal(ev.kind, TPEVENT_CPU_IDLE);
+	assert_true(ev.cpu_idle.state == TPEVENT_CPU_IDLE_EXIT);
+	assert_int_equal(ev.cpu_idle.cpu_id, 3);
+	rb32(&r, 8, 1);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 16, &ev), 0);
+	assert_int_equal(ev.cpu_idle.state, 1);
+	assert_int_equal(tpdecode_decode(d, id, r.b, 15, &ev), -EINVAL);
 	tpdecode_free(d);
 	tep_free(tep);
 }
@@ -548,6 +563,7 @@ static void test_names_empty(void **state)
 	struct tpevent ev;
 	assert_string_equal(tpevent_kind_name(TPEVENT_SCHED_SWITCH), "sched:sched_switch");
 	assert_string_equal(tpevent_kind_name(TPEVENT_OSNOISE_THREAD), "osnoise:thread_noise");
+	assert_string_equal(tpevent_kind_name(TPEVENT_CPU_IDLE), "power:cpu_idle");
 	assert_string_equal(tpevent_kind_name((enum tpevent_kind)999), "unknown");
 	for (int k = 0; k < TPEVENT_NR_KINDS; k++)
 		assert_non_null(tpevent_kind_name((enum tpevent_kind)k));

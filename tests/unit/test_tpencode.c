@@ -29,7 +29,7 @@
 static struct tep_handle *load(bool big)
 {
 	static const char *const specs[] = { "sched", "irq", "irq_vectors", "nmi", "timer",
-					     "preemptirq", "osnoise" };
+					     "preemptirq", "osnoise", "power" };
 	struct tracedata_formats *f = NULL;
 	struct tep_handle *tep = tep_alloc();
 
@@ -155,6 +155,10 @@ static void fill(struct tpevent *e, enum tpevent_kind k, const char *ev_name, ui
 		e->osnoise.duration_ns = 60;
 		e->osnoise.vector_or_pid = 77;
 		snprintf(e->osnoise.desc, sizeof(e->osnoise.desc), "kworker/0:1");
+		break;
+	case TPEVENT_CPU_IDLE:
+		e->cpu_idle.state = TPEVENT_CPU_IDLE_EXIT;
+		e->cpu_idle.cpu_id = 1;
 		break;
 	default:
 		fail_msg("kind %d", k);

@@ -138,7 +138,7 @@ static void bpf_kinds(void *state, bool has[TPEVENT_NR_KINDS])
 	hsource_kernel_kinds(has, p->timers);
 	if (p->poff)
 		has[TPEVENT_IRQ_DISABLE] = has[TPEVENT_IRQ_ENABLE] = has[TPEVENT_PREEMPT_DISABLE] =
-			has[TPEVENT_PREEMPT_ENABLE] = true;
+			has[TPEVENT_PREEMPT_ENABLE] = has[TPEVENT_CPU_IDLE] = true;
 }
 
 static void bpf_stats(void *state, struct hsource_stats *st)

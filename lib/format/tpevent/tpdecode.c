@@ -89,6 +89,7 @@ static const struct tpdecode_kspec tpdecode_specs[] = {
 	  { N("start"), N("duration"), NO("vector") } },
 	{ TPEVENT_OSNOISE_THREAD, "osnoise", "thread_noise",
 	  { N("start"), N("duration"), NO("pid"), SO("comm") } },
+	{ TPEVENT_CPU_IDLE, "power", "cpu_idle", { N("state"), NO("cpu_id") } },
 };
 
 #undef N
@@ -133,6 +134,7 @@ static const char *const tpevent_names[TPEVENT_NR_KINDS] = {
 	[TPEVENT_OSNOISE_IRQ] = "osnoise:irq_noise",
 	[TPEVENT_OSNOISE_SOFTIRQ] = "osnoise:softirq_noise",
 	[TPEVENT_OSNOISE_THREAD] = "osnoise:thread_noise",
+	[TPEVENT_CPU_IDLE] = "power:cpu_idle",
 };
 
 const char *tpevent_kind_name(enum tpevent_kind k)
@@ -521,6 +523,10 @@ int tpdecode_decode(const struct tpdecode *d, int event_id, const void *raw, siz
 		else
 			out->osnoise.vector_or_pid = (int32_t)TPDECODE_NUM(2);
 		TPDECODE_STR(3, out->osnoise.desc);
+		break;
+	case TPEVENT_CPU_IDLE:
+		out->cpu_idle.state = (uint32_t)TPDECODE_NUM(0);
+		out->cpu_idle.cpu_id = (uint32_t)TPDECODE_NUM(1);
 		break;
 	default:	/* the sched events, or a kind not decoded (-ENOENT) */
 		return decode_sched(d, e, r, raw_size, out);

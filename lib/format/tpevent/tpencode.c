@@ -230,6 +230,10 @@ ssize_t tpencode(const struct tpdecode *d, const struct tpevent *e, void *buf, s
 			NUM(2, e->osnoise.vector_or_pid);
 		STR(3, e->osnoise.desc);
 		break;
+	case TPEVENT_CPU_IDLE:
+		NUM(0, e->cpu_idle.state);
+		NUM(1, e->cpu_idle.cpu_id);
+		break;
 	default:	/* the sched events, or a kind not encoded (-ENOENT) */
 		return encode_sched(x, e);
 	}

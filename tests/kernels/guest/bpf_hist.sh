@@ -108,13 +108,7 @@ grep -q '"backend":"perf"' "$ART/perf.json" || die "the perf run's input.backend
 stop() {
 	$LATSCOPE hist record --backend $1 --timer-workload -d 120 > "$ART/stop.$1.$2.txt" 2> "$ART/stop.$1.$2.err" &
 	sp=$!
-	i=0
-	until grep -q '^# latscope hist record: measuring' "$ART/stop.$1.$2.txt"; do
-		kill -0 $sp 2>/dev/null || die "$1 stopped before measuring: $(tail -3 "$ART/stop.$1.$2.err")"
-		i=$((i + 1))
-		[ $i -lt 300 ] || die "$1 did not start measuring in 60 s"
-		sleep 0.2
-	done
+	kt_measuring $sp "$ART/stop.$1.$2.txt" "$ART/stop.$1.$2.err" "$1" 60
 	if [ "$1" = bpf ]; then
 		seen=$(bpftool prog list | grep -c 'name bpfhist_')
 		[ "$seen" -gt 0 ] || die "$1: no bpfhist_ program loaded while it measured"

@@ -72,6 +72,19 @@ dtl_outputs() {
 		die "$1: dtl script --csv failed: $(cat "$ART/$1.csv.err")"
 }
 
+# kt_measuring PID OUT ERR WHAT SECONDS: wait until the latscope hist record
+# of PID says on its standard output (the file OUT) that it measures; die
+# naming WHAT, with ERR's tail, when it ends first or after SECONDS
+kt_measuring() {
+	km_i=0
+	until grep -qs '^# latscope hist record: measuring' "$2"; do
+		kill -0 "$1" 2>/dev/null || die "$4 stopped before measuring: $(tail -3 "$3")"
+		km_i=$((km_i + 1))
+		[ $km_i -lt $(($5 * 5)) ] || die "$4 did not start measuring in $5 s"
+		sleep 0.2
+	done
+}
+
 # refused NAME PATTERN LINES CMD...: CMD must exit 2 with PATTERN on its
 # stderr ($ART/NAME.err), in one line when LINES is 1 (the refusal tests)
 refused() {

@@ -21,13 +21,7 @@ LOOPS=1000
 $LATSCOPE hist record -c $CPU -d 120 --types wakeup,sharedprio,timer,timerandwakeup \
 	-o "$ART/hist.data" > "$ART/live.txt" 2> "$ART/live.err" &
 lp=$!
-i=0
-until grep -q '^# latscope hist record: measuring' "$ART/live.txt" 2>/dev/null; do
-	kill -0 $lp 2>/dev/null || die "hist record stopped before measuring: $(tail -3 "$ART/live.err")"
-	i=$((i + 1))
-	[ $i -lt 300 ] || die "hist record did not start measuring in 60 s"
-	sleep 0.2
-done
+kt_measuring $lp "$ART/live.txt" "$ART/live.err" "hist record" 60
 # rt_cyclictest_migrate.sh sets MIGRATE=1: a busy loop on the CPU is moved
 # off it and back, over and over, from CPU 0, so that migration/1 (FIFO 99)
 # is woken from CPU 0 and runs on the CPU while the thread waits
