@@ -66,7 +66,8 @@ static int disable_one(const char *path, char *why, size_t len)
 		snprintf(why, len, "more than %d idle states to disable", IDLESTATE_MAX_FILES);
 		return -ENOSPC;
 	}
-	if (strlen(path) >= sizeof(saved[i].path)) {
+	size_t pl = strlen(path);
+	if (pl >= sizeof(saved[i].path)) {
 		snprintf(why, len, "%s: path too long", path);
 		return -ENAMETOOLONG;
 	}
@@ -78,7 +79,7 @@ static int disable_one(const char *path, char *why, size_t len)
 		snprintf(why, len, "cannot read %s: %s", path, strerror(-e));
 		return e;
 	}
-	snprintf(saved[i].path, sizeof(saved[i].path), "%s", path);
+	memcpy(saved[i].path, path, pl + 1);
 	saved[i].old = old;
 	__atomic_store_n(&nr_saved, i + 1, __ATOMIC_RELEASE);
 	if ((e = write_char(path, '1')) < 0)
