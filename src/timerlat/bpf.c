@@ -59,8 +59,15 @@ int timerlat_bpf_start(struct tl *c)
 		.bucket_ns = c->out.bucket_us * 1000, .entries = (uint32_t)c->out.entries,
 		.stop_irq_ns = c->opt.irq_us * 1000, .stop_thread_ns = c->opt.thread_us * 1000,
 	};
+	c->run.bpf_counts = calloc(c->out.entries, sizeof(*c->run.bpf_counts));
+	if (!c->run.bpf_counts) {
+		fprintf(stderr, "%s: --backend bpf: out of memory\n", c->prog);
+		return -1;
+	}
 	int err = tlatbpf_open(&c->run.bpf, &cfg, why, sizeof(why));
 	if (err < 0) {
+		free(c->run.bpf_counts);
+		c->run.bpf_counts = NULL;
 		fprintf(stderr, "%s: --backend bpf: %s\n", c->prog, why);
 		return -1;
 	}
@@ -73,13 +80,7 @@ void timerlat_bpf_sync(struct tl *c)
 	struct tlatbpf *b = c->run.bpf;
 	if (!b)
 		return;
-	static uint64_t *counts;	/* entries, allocated once */
-	static uint32_t n;
-	if (n != c->out.entries) {
-		free(counts);
-		n = (uint32_t)c->out.entries;
-		counts = calloc(n, sizeof(*counts));
-	}
+	uint64_t *counts = c->run.bpf_counts;
 	c->run.t.samples = 0;
 	c->run.in.records = 0;
 	for (uint32_t cpu = 0; cpu < c->run.t.nr_cpus; cpu++) {
@@ -130,4 +131,6 @@ void timerlat_bpf_end(struct tl *c)
 		c->run.bpf_misses = p.recursion_misses;
 	tlatbpf_close(c->run.bpf);
 	c->run.bpf = NULL;
+	free(c->run.bpf_counts);
+	c->run.bpf_counts = NULL;
 }

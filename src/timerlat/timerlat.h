@@ -109,6 +109,7 @@ struct tl_run {
 	struct tlatbpf *bpf;		/* --backend bpf: the program (NULL: the trace path) */
 	struct tlatauto *aa;		/* -a: the analyser (NULL: off) */
 	uint64_t bpf_misses;		/* samples the program never saw (the kernel's count) */
+	uint64_t *bpf_counts;		/* one series' buckets read from it (out.entries) */
 };
 
 struct tl {

@@ -116,3 +116,24 @@ stall_reader() {
 	kill -CONT "$1"
 	wait "$1"
 }
+
+# truth_start: the instance $T (set by the test) running timerlat as the
+# truth, 16 MiB a CPU (the whole test's records fit, nothing is read until
+# the end); a truth a failed test left behind goes first
+truth_start() {
+	[ ! -d "$T" ] || { echo nop > "$T/current_tracer"; rmdir "$T"; }
+	mkdir "$T" || die "cannot create the truth instance"
+	echo 16384 > "$T/buffer_size_kb" || die "cannot size the truth's buffer"
+	echo timerlat > "$T/current_tracer" || die "cannot start the timerlat tracer in the truth"
+	sleep 1
+}
+# truth_stop: its ring stopped, its stats and trace into $ART/truth.stats and
+# $ART/truth.txt, the instance removed
+truth_stop() {
+	echo 0 > "$T/tracing_on"
+	cat "$T"/per_cpu/cpu*/stats > "$ART/truth.stats"
+	cat "$T/trace" > "$ART/truth.txt"
+	echo nop > "$T/current_tracer"
+	rmdir "$T"
+	echo "truth: $(grep -c 'timer_latency' "$ART/truth.txt") records"
+}

@@ -19,12 +19,7 @@
 . "$KTEST_DIR/guest/lib.sh"
 T=$TRACEFS/instances/truth
 
-# (a truth a failed test left behind goes first)
-[ ! -d "$T" ] || { echo nop > "$T/current_tracer"; rmdir "$T"; }
-mkdir "$T" || die "cannot create the truth instance"
-echo 16384 > "$T/buffer_size_kb" || die "cannot size the truth's buffer"
-echo timerlat > "$T/current_tracer" || die "cannot start the timerlat tracer in the truth"
-sleep 1
+truth_start
 
 # run NAME ARGS...: latscope timerlat ARGS between two marks in the truth
 run() {
@@ -44,12 +39,7 @@ run fast_bpf hist --backend bpf -p 100 -d 4 --json="$ART/fast_bpf.json"
 run stop hist --backend bpf -c 1 -p 1000 -d 20 -T 1 --json="$ART/stop.json"
 refused refuse 'bpf keeps no trace (-t)' 1 latscope timerlat hist --backend bpf -t -d 1
 
-echo 0 > "$T/tracing_on"
-cat "$T"/per_cpu/cpu*/stats > "$ART/truth.stats"
-cat "$T/trace" > "$ART/truth.txt"
-echo nop > "$T/current_tracer"
-rmdir "$T"
-echo "truth: $(grep -c 'timer_latency' "$ART/truth.txt") records"
+truth_stop
 
 # user threads need the tracer without kernel threads: no other instance may
 # run it (the truth is gone); latscope's -t file is the record here

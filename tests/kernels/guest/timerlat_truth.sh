@@ -38,13 +38,7 @@ echo 0-1 > "$O/cpus" && echo 2000 > "$O/timerlat_period_us" && echo 0 > "$O/prin
 	die "cannot set the timerlat settings"
 settings > "$ART/before.txt"
 
-# (a truth a failed test left behind goes first)
-[ ! -d "$T" ] || { echo nop > "$T/current_tracer"; rmdir "$T"; }
-mkdir "$T" || die "cannot create the truth instance"
-# 16 MiB a CPU: the whole test's records fit, nothing is read until the end
-echo 16384 > "$T/buffer_size_kb" || die "cannot size the truth's buffer"
-echo timerlat > "$T/current_tracer" || die "cannot start the timerlat tracer in the truth"
-sleep 1
+truth_start
 
 # run NAME ARGS...: latscope timerlat ARGS > NAME.out 2> NAME.err, status in NAME.rc
 run() {
@@ -61,12 +55,7 @@ mv "$ART/top.out" "$ART/top.json"
 run stop hist -c 1 -p 1000 -d 20 -T 1 -s 1 --json="$ART/stop.json" -t"$ART/stop.trace"
 run auto hist -c 1 -p 1000 -d 30 -a 300 -i 1000000 --json="$ART/auto.json" -t"$ART/auto.trace"
 
-echo 0 > "$T/tracing_on"
-cat "$T"/per_cpu/cpu*/stats > "$ART/truth.stats"
-cat "$T/trace" > "$ART/truth.txt"
-echo nop > "$T/current_tracer"
-rmdir "$T"
-echo "truth: $(grep -c 'timer_latency' "$ART/truth.txt") records"
+truth_stop
 
 # a ring of one page a CPU and a reader that falls behind: at 100 us the
 # tracer writes 20 records a millisecond on two CPUs; the reader is stopped
