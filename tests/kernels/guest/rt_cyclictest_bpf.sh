@@ -19,14 +19,23 @@
 # bound docs/hist.md derives per wakeup, cyclictest - timerandwakeup >= 0,
 # on the maxima (latscope's max for the thread <= cyclictest's max), the
 # same for wakeup (wakeup <= timerandwakeup per timer wakeup), and the
-# counts against the cycles.
-# needs: config:PREEMPT_RT cmd:cyclictest file:/proc/sys/kernel/ns_last_pid
+# counts against the cycles.  The cycles the thread slept in are counted
+# apart from latscope, by a hist trigger in a tracefs instance of its own:
+# its switches out per prev_state (1 = TASK_INTERRUPTIBLE, clock_nanosleep);
+# a cycle whose timer fired before the thread got to sleep has no switch
+# out and no wakeup to measure (rt_cyclictest sees these in its trace as
+# "never switched out nor woken").
+# needs: config:PREEMPT_RT config:HIST_TRIGGERS cmd:cyclictest file:/proc/sys/kernel/ns_last_pid
 # timeout: 300
 . "$KTEST_DIR/guest/lib.sh"
 CPU=1
 LOOPS=1000
 # a tid no task has: 1000 past the last one given
 T=$(($(cat /proc/sys/kernel/ns_last_pid) + 1000))
+INST=$TRACEFS/instances/cyc_sleeps
+TRIG="hist:keys=prev_state:vals=hitcount if prev_pid == $T"
+mkdir "$INST" || die "cannot make the tracefs instance $INST"
+echo "$TRIG" > "$INST/events/sched/sched_switch/trigger" || die "cannot set the hist trigger $TRIG"
 $LATSCOPE hist record --backend bpf -c $CPU --pid $T -d 120 --json > "$ART/bpf.json" 2> "$ART/bpf.err" &
 lp=$!
 # the JSON comes at the end: its BPF links say it measures (bpftool link
@@ -56,6 +65,9 @@ cyclictest -N -v -m -p95 -a $CPU -t 1 -i 2000 -l $LOOPS > "$ART/cyclictest.txt" 
 [ $? -eq 0 ] || die "cyclictest failed: $(tail -3 "$ART/cyclictest.err")"
 # the last cycle's wakeup is filed at its switch-in: stop a little later
 sleep 0.5
+cat "$INST/events/sched/sched_switch/hist" > "$ART/switches"
+echo "!$TRIG" > "$INST/events/sched/sched_switch/trigger"
+rmdir "$INST"
 kill -INT $lp
 wait $lp || die "hist record stopped by SIGINT failed: $(tail -3 "$ART/bpf.err")"
 cat "$ART/bpf.err"

@@ -12,16 +12,22 @@
 # 3. wakeup max <= cyclictest's max when every wakeup sample of the thread
 #    is a cycle's (wakeup total = timerandwakeup total); otherwise (a wakeup
 #    outside the cycles: the thread's start) reported, not bounded;
-# 4. counts: one timerandwakeup sample per cycle at most; every cycle
-#    without one is accounted for by the programs' counters: the thread
-#    already running when its timer woke it (wake_ignored, as in
-#    rt_cyclictest: no wakeup latency to file), a higher-priority task
-#    switched in first (dropped_prio), or a wakeup filed without the timer
-#    part (its timer fired while a task of higher or equal priority ran:
-#    the timer did not cause the switch, latency_hist files no
-#    timerandwakeup then; these are wakeup samples beyond timerandwakeup's).
-#    So timerandwakeup <= cycles <= timerandwakeup + wake_ignored +
-#    dropped_prio + (wakeup - timerandwakeup).
+# 4. counts: one timerandwakeup sample per cycle at most; every time the
+#    thread went to sleep (its switches out in TASK_INTERRUPTIBLE, counted
+#    by a hist trigger apart from latscope) ended in a wakeup latscope filed
+#    (wakeup, or wakeup/sharedprio when a task of its priority ran) or
+#    counted as not filed: a higher-priority task switched in first
+#    (dropped_prio), the thread switched out before its switch-in
+#    (dropped_running), another wakeup took its place (replaced).  So
+#    sleeps <= wakeup + sharedprio + dropped_prio + dropped_running +
+#    replaced.  A cycle without a sleep has nothing to file: its timer woke
+#    the thread while it ran (wake_ignored) or fired before it got to sleep.
+#    The wakeups without the timer part (wakeup - timerandwakeup) are the
+#    timer's expiry unseen (an expiry entry the kernel's recursion guard
+#    skipped: a hard interrupt's timer inside a softirq timer's program on
+#    PREEMPT_RT) or a timer that fired while a task of higher or equal
+#    priority ran (latency_hist files no timerandwakeup then): said, not
+#    bounded.
 . "$TESTS_DIR/lib.sh"
 HC=$(dirname "$LATSCOPE")/tests/tools/histcmp
 [ -x "$HC" ] || die "no $HC: build it with make (make check-kernels does)"
@@ -59,8 +65,18 @@ else
 fi
 wi=$(get stats.wake_ignored)
 dp=$(get stats.dropped_prio)
+dr=$(get stats.dropped_running)
+rp=$(get stats.replaced)
+sh=$(get histograms.wakeup/sharedprio.cpus.0.total 2>/dev/null || echo 0)
+rm_=$(get input.bpf_recursion_misses)
 [ "$tn" -le "$ncyc" ] || die "$tn timerandwakeup samples for $ncyc cycles"
-acc=$((tn + wi + dp + wn - tn))
-[ "$acc" -ge "$ncyc" ] ||
-	die "$((ncyc - tn)) cycles without a timerandwakeup sample, only $((wi + dp + wn - tn)) accounted for (wake_ignored $wi, dropped_prio $dp, wakeups without the timer part $((wn - tn)))"
-echo "$KERNEL: $ncyc cycles of cyclictest (tid $T); bpf: timerandwakeup $tn samples, max $tmax ns <= cyclictest max $cycmax ns; $wnote; unfiled cycles $((ncyc - tn)): wake_ignored $wi, dropped_prio $dp, wakeups without the timer part $((wn - tn))"
+[ -s "$ART/switches" ] || die "no hist trigger output (switches)"
+sleeps=$(sed -n 's/^{ *prev_state: *1 *} *hitcount: *\([0-9]*\).*/\1/p' "$ART/switches")
+[ -n "$sleeps" ] || die "the hist trigger counted no sleep of the thread: $(cat "$ART/switches")"
+[ "$sleeps" -le "$ncyc" ] || die "the thread slept $sleeps times in $ncyc cycles"
+filed=$((wn + sh + dp + dr + rp))
+[ "$sleeps" -le "$filed" ] ||
+	die "the thread slept $sleeps times, latscope filed or counted $filed wakeups (wakeup $wn, sharedprio $sh, dropped_prio $dp, dropped_running $dr, replaced $rp)"
+echo "$KERNEL: $ncyc cycles of cyclictest (tid $T); bpf: timerandwakeup $tn samples, max $tmax ns <= cyclictest max $cycmax ns; $wnote"
+echo "    the thread slept $sleeps times (hist trigger); latscope filed or counted $filed wakeups (wakeup $wn, sharedprio $sh, dropped_prio $dp, dropped_running $dr, replaced $rp); $((ncyc - sleeps)) cycles without a sleep (wake_ignored $wi)"
+echo "    wakeups without the timer part: $((wn - tn)); bpf program runs the recursion guard skipped: $rm_"

@@ -61,6 +61,9 @@ for col, key in cols.items():
     rc, rm = int(rows['count:'][col]), int(rows['max:'][col])
     # rtla's histogram counts from its program's attach to its detach; its
     # trace, saved after, runs from its tracer's start to the save
+    if rc > len(r):
+        sys.exit('FAIL: CPU%d %s: rtla counted %d; its trace has %d activations (#%d..#%d): its ring overwrote '
+                 'the oldest (the guest test sets its size)' % (key[0], key[1], rc, len(r), min(r), max(r)))
     if not (0.9 * len(r) <= rc <= len(r)):
         sys.exit('FAIL: CPU%d %s: rtla counted %d; its trace has %d activations' % (key[0], key[1], rc, len(r)))
     if rm not in {v // 1000 for v in r.values()}:
