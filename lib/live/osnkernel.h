@@ -94,6 +94,15 @@ enum osnkernel_tracer {
 	OSNKERNEL_TRACER_TIMERLAT,
 };
 
+/* An event of another system enabled in the instance beside the tracer
+ * (rtla's -e, --filter, --trigger): its lines come in the trace's text (a
+ * -t file) and go with the instance.  name NULL: every event of system. */
+struct osnkernel_event {
+	const char *system, *name;
+	const char *filter;		/* the event's filter expression, or NULL */
+	const char *trigger;		/* a trigger command for it, or NULL */
+};
+
 struct osnkernel_config {
 	enum osnkernel_tracer tracer;	/* which one the instance runs */
 	const char *cpus;		/* CPU list for osnoise/cpus, NULL = all */
@@ -114,6 +123,8 @@ struct osnkernel_config {
 	 * no_workload: no kernel threads, user threads read timerlat_fd) */
 	uint64_t timerlat_period_us;
 	uint64_t print_stack_us;	/* osnoise/print_stack; 0 = off */
+	const struct osnkernel_event *extra;	/* nr_extra events more (the caller's) */
+	size_t nr_extra;
 	bool ring_off;			/* the instance's ring stays off: the tracer runs,
 					 * its samples reach only the osnoise:timerlat_sample
 					 * tracepoint (a BPF program) */
@@ -132,7 +143,10 @@ struct osnkernel;
  * option, where the kernel has that file), osnoise/cpus, period_us, runtime_us, stop_tracing_us,
  * stop_tracing_total_us, tracing_thresh; and what it creates is recorded:
  * the instance, its osnoise events, its tracer, the trace_pipe descriptor,
- * tracing_on.  osnkernel_stop() undoes all of it, newest first, also after a
+ * tracing_on.  The extra events, their filters and triggers live in the
+ * instance and go with it.  -ENOENT: an extra event the kernel does not
+ * have; -EINVAL: a filter or trigger it refused (osnkernel_strerror names
+ * it).  osnkernel_stop() undoes all of it, newest first, also after a
  * start that failed half-way.
  */
 int osnkernel_start(struct osnkernel **kp, const struct osnkernel_config *cfg);

@@ -63,6 +63,76 @@ static int parse_trace(const char *arg, void *params)
 	return 0;
 }
 
+/* -e, --event SYS[:NAME] */
+static int parse_event(const char *arg, void *params)
+{
+	struct tl *c = params;
+	size_t i = c->opt.nr_events;
+	if (i == TL_EVENTS) {
+		snprintf(c->opt.act_err, sizeof(c->opt.act_err), "-e: at most %d events", TL_EVENTS);
+		return -EINVAL;
+	}
+	char *t = c->opt.event_names[i];
+	if (!*arg || strlen(arg) >= sizeof(c->opt.event_names[i]) || strchr(arg, '/'))
+		return -EINVAL;
+	strcpy(t, arg);
+	char *colon = strchr(t, ':');
+	if (colon)
+		*colon = 0;
+	if (!*t || (colon && (!colon[1] || strchr(colon + 1, ':'))))
+		return -EINVAL;
+	c->opt.events[i] = (struct osnkernel_event){ .system = t, .name = colon ? colon + 1 : NULL };
+	c->opt.nr_events++;
+	return 0;
+}
+
+/* --filter EXPR, --trigger CMD: for the -e before */
+static int parse_event_file(struct tl *c, const char *opt, const char *arg)
+{
+	if (!c->opt.nr_events) {
+		snprintf(c->opt.act_err, sizeof(c->opt.act_err), "--%s applies to the -e before it: give -e SYS:NAME first",
+			 opt);
+		return -EINVAL;
+	}
+	struct osnkernel_event *e = &c->opt.events[c->opt.nr_events - 1];
+	const char **slot = !strcmp(opt, "filter") ? &e->filter : &e->trigger;
+	if (!e->name) {
+		snprintf(c->opt.act_err, sizeof(c->opt.act_err), "--%s: -e %s names a whole system; give one event "
+			 "(SYS:NAME)", opt, e->system);
+		return -EINVAL;
+	}
+	if (*slot) {
+		snprintf(c->opt.act_err, sizeof(c->opt.act_err), "--%s given twice for -e %s:%s", opt, e->system,
+			 e->name);
+		return -EINVAL;
+	}
+	if (!*arg)
+		return -EINVAL;
+	*slot = arg;
+	return 0;
+}
+
+static int parse_filter(const char *arg, void *params)
+{
+	return parse_event_file(params, "filter", arg);
+}
+
+static int parse_trigger(const char *arg, void *params)
+{
+	return parse_event_file(params, "trigger", arg);
+}
+
+/* -C, --cgroup[=NAME] */
+static int parse_cgroup(const char *arg, void *params)
+{
+	struct tl *c = params;
+	if (arg && !*arg)
+		return -EINVAL;
+	c->opt.cgroup = true;
+	c->opt.cgroup_name = arg;
+	return 0;
+}
+
 #define ACTION_EXPECT "trace[,file=F], signal,num=N,pid=P|parent, shell,command=CMD (or continue)"
 
 static const struct cli_opt timerlat_opts[] = {
@@ -88,6 +158,24 @@ static const struct cli_opt timerlat_opts[] = {
 	  .help = "keep the tracer's text of the run in FILE (default\n"
 		  "timerlat_trace.txt; -tFILE or --trace=FILE)",
 	  .expect = "a file name" },
+	{ .name = "event", .key = 'e', .type = CLI_T_CUSTOM, .given_off = CLI_NONE,
+	  .parse = parse_event, .arg = "SYS[:NAME]",
+	  .help = "also trace this event (or every event of SYS) in\n"
+		  "latscope's instance: its lines go to the trace (-t,\n"
+		  "timerlat trace); repeatable, at most 16",
+	  .expect = "an event as SYS:NAME or a system as SYS (sched:sched_switch, irq)" },
+	CLI_CUSTOM("filter", 0, parse_filter, "EXPR",
+		   "the kernel's filter for the -e event before it\n(e.g. 'prev_prio < 100')",
+		   "a filter expression of tracefs (field == value, &&, ||)"),
+	CLI_CUSTOM("trigger", 0, parse_trigger, "CMD",
+		   "a trigger for the -e event before it (e.g. stacktrace,\n"
+		   "'hist:keys=common_pid')", "a trigger command of tracefs (stacktrace, hist:...)"),
+	{ .name = "cgroup", .key = 'C', .type = CLI_T_CUSTOM, .given_off = CLI_NONE,
+	  .parse = parse_cgroup, .optional = true, .arg = "NAME",
+	  .help = "run the timerlat threads in the cgroup NAME (cgroup v2,\n"
+		  "a path under its mount; default: latscope's own); -u:\n"
+		  "latscope itself moves there for the run",
+	  .expect = "a cgroup (-Cname or --cgroup=name)" },
 	FLAG("kernel-threads", 'k', opt.kthreads, "the kernel's timerlat threads (default)"),
 	FLAG("user-threads", 'u', opt.uthreads,
 	     "latscope's threads read osnoise/per_cpu/cpuN/timerlat_fd:\n"
@@ -197,6 +285,11 @@ static int settle(struct tl *c)
 		fprintf(stderr, "%s: --on-threshold needs a threshold: -i or -T\n", c->prog);
 		return EXIT_ERR;
 	}
+	if (c->opt.nr_events && !c->opt.trace && c->mode != TL_TRACE) {
+		fprintf(stderr, "%s: -e: the events' lines go to the trace: add -t FILE (or use timerlat trace)\n",
+			c->prog);
+		return EXIT_ERR;
+	}
 	const char *no_bpf = timerlat_bpf_conflict(c);
 	if (c->opt.backend == TL_BPF && no_bpf) {
 		fprintf(stderr, "%s: --backend bpf %s; use --backend trace\n", c->prog, no_bpf);
@@ -205,6 +298,11 @@ static int settle(struct tl *c)
 	if (c->opt.parse_kernel && c->opt.backend_given) {
 		fprintf(stderr, "%s: --backend chooses how a live run is measured; --parse-kernel reads what "
 				"was measured already\n", c->prog);
+		return EXIT_ERR;
+	}
+	if (c->opt.parse_kernel && (c->opt.nr_events || c->opt.cgroup)) {
+		fprintf(stderr, "%s: --parse-kernel reads what was measured already; -e and -C are for a live run\n",
+			c->prog);
 		return EXIT_ERR;
 	}
 	if (c->opt.parse_kernel && (c->opt.uthreads || c->opt.have_prio || c->opt.trace ||

@@ -7,7 +7,6 @@
  * report (doc.c, text.c); and a saved trace (--parse-kernel) shown the same
  * way.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -27,6 +26,7 @@
 #include "commands.h"
 #include "jsonout.h"
 #include "base/workthread.h"
+#include "live/cgmove.h"
 #include "live/evsrc.h"
 #include "live/idlestate.h"
 #include "live/livesetup.h"
@@ -127,6 +127,10 @@ static void feed_line(struct tl *c, const char *line)
 	int err = osnkernel_parse_line(line, &r);
 	if (err == -EINVAL)
 		c->run.in.malformed++;
+	/* -e's events: shown among the records in trace mode */
+	if (err == -ENOENT && c->opt.nr_events && c->mode == TL_TRACE && !c->out.json && c->run.counting &&
+	    line[0] != '#' && line[0] != '\n' && line[0])
+		fputs(line, stdout);
 	if (err)
 		return;
 	timerlat_rec(c, &r);
@@ -383,58 +387,6 @@ static bool uthreads_stop_all(struct tl *c, struct uthread *u, uint32_t nr)
 
 /* ---- the kernel threads' priority (-P without -u) ---------------------------------- */
 
-/* Each "timerlat/N" kernel thread of a measured CPU set to -P's policy.
- * 0, or -1 after a line. */
-static int kthreads_prio(struct tl *c)
-{
-	if (c->opt.prio.policy == CLI_SCHED_DEADLINE) {
-		fprintf(stderr, "%s: -P d:...: the kernel's timerlat threads take no deadline policy from "
-				"latscope; with -u latscope's own threads do\n", c->prog);
-		return -1;
-	}
-	DIR *d = opendir("/proc");
-	if (!d) {
-		fprintf(stderr, "%s: -P: cannot read /proc: %s\n", c->prog, strerror(errno));
-		return -1;
-	}
-	struct dirent *de;
-	unsigned done = 0;
-	int rc = 0;
-	while ((de = readdir(d))) {
-		char path[300], comm[64];
-		int pid = atoi(de->d_name);
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			continue;
-		bool got = fgets(comm, sizeof(comm), f) != NULL;
-		fclose(f);
-		unsigned cpu;
-		char end;
-		if (!got || sscanf(comm, "timerlat/%u%c", &cpu, &end) != 2 || end != '\n' ||
-		    !parse_cpuset_has(&c->run.cpus, cpu))
-			continue;
-		struct sched_param sp = { .sched_priority = c->opt.prio.policy == SCHED_OTHER ? 0 : c->opt.prio.prio };
-		if (sched_setscheduler(pid, c->opt.prio.policy, &sp) < 0) {
-			fprintf(stderr, "%s: -P: cannot set the policy of timerlat/%u (pid %d): %s\n", c->prog, cpu,
-				pid, strerror(errno));
-			rc = -1;
-			break;
-		}
-		if (c->opt.prio.policy == SCHED_OTHER)
-			setpriority(PRIO_PROCESS, (id_t)pid, c->opt.prio.prio);
-		done++;
-	}
-	closedir(d);
-	if (!rc && !done) {
-		fprintf(stderr, "%s: -P: no timerlat/N kernel thread found\n", c->prog);
-		rc = -1;
-	}
-	return rc;
-}
-
 /* ---- the live run ----------------------------------------------------------------- */
 
 struct live_feed {
@@ -521,6 +473,7 @@ static int start_tracer(struct tl *c, struct osnkernel **kp)
 		.print_stack_us = c->opt.stack_us, .no_workload = c->opt.uthreads, .ring_off = bpf,
 		.events = c->opt.auto_us != 0,	/* -a: the interference the tracer sees */
 		.buffer_kb = (c->opt.buffer_bytes ? c->opt.buffer_bytes : EVSRC_DEFAULT_RING_BYTES) / 1024,
+		.extra = c->opt.events, .nr_extra = c->opt.nr_events,
 	};
 	if (tool_setup_interrupted(c->prog))
 		return -1;
@@ -685,6 +638,8 @@ int timerlat_run_live(struct tl *c)
 	static struct uthread ut[PARSE_MAX_CPUS];
 	static struct live_feed lf;
 	struct osnkernel *k = NULL;
+	static char cg_back[4096];	/* -C -u: latscope's cgroup before the run */
+	cg_back[0] = 0;
 	bool failed = true, restored = true, uok = true;
 	if (live_setup(c, &online, &ls) < 0)
 		goto out;
@@ -698,9 +653,13 @@ int timerlat_run_live(struct tl *c)
 	lf.k = k;
 	if (osnkernel_unmarked(k))
 		c->run.counting = true;	/* stopped before its mark: all of the ring */
+	if (c->opt.uthreads && c->opt.cgroup && timerlat_self_cgroup(c, cg_back, sizeof(cg_back)) < 0)
+		goto stop;
 	if (c->opt.uthreads && uthreads_start(c, ut, nr) < 0)
 		goto stop;
-	if (!c->opt.uthreads && c->opt.have_prio && kthreads_prio(c) < 0)
+	if (!c->opt.uthreads && c->opt.have_prio && timerlat_kthreads_prio(c) < 0)
+		goto stop;
+	if (!c->opt.uthreads && c->opt.cgroup && timerlat_kthreads_cgroup(c) < 0)
 		goto stop;
 	if (c->opt.warmup_ns && warm_up(c, &lf) < 0)
 		goto stop;
@@ -725,6 +684,9 @@ stop:
 	timerlat_bpf_end(c);	/* (a failed run's) */
 	if (c->opt.uthreads)
 		uok = uthreads_stop_all(c, ut, nr);
+	int cge = cg_back[0] ? cgmove_pid(cg_back, getpid()) : 0;
+	if (cge < 0)
+		fprintf(stderr, "%s: -C: cannot move latscope back into %s: %s\n", c->prog, cg_back, strerror(-cge));
 	if (osnkernel_stop(k) < 0) {
 		fprintf(stderr, "%s: cannot restore the kernel tracer's settings: %s\n", c->prog,
 			osnkernel_strerror(k));

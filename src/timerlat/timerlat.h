@@ -19,13 +19,12 @@
 #include "action.h"
 #include "cli.h"
 #include "engine/tlat.h"
+#include "live/osnkernel.h"
 #include "progress.h"
 
 #define NS_PER_S	((uint64_t)1000000000)
 
 struct json_object;
-struct osnkernel;
-struct osnkernel_rec;
 struct safeout_file;
 struct tlatbpf;
 struct tlatauto;
@@ -56,6 +55,13 @@ struct tl_opts {
 	const char *trace_file;
 	struct action_list on_thr, on_end;
 	char act_err[512];
+	/* -e SYS[:NAME] (repeatable), each with its --filter and --trigger */
+#define TL_EVENTS 16
+	struct osnkernel_event events[TL_EVENTS];
+	char event_names[TL_EVENTS][128];
+	size_t nr_events;
+	bool cgroup;			/* -C: the timerlat threads into a cgroup */
+	const char *cgroup_name;	/* -C's NAME; NULL = latscope's own */
 };
 
 /* How the report is shown. */
@@ -123,6 +129,14 @@ struct tl {
 /* cli.c: the option table (--help, the completion) and the parser */
 extern const struct cli_cmd timerlat_cli;
 int timerlat_parse(struct tl *c, int argc, char **argv);	/* -1: go on, else the exit status */
+
+/* kthreads.c: -P and -C on the kernel's timerlat/N threads of the measured
+ * CPUs; -u -C: latscope into the cgroup, its own cgroup's directory saved
+ * in back (empty: not moved) for the move back.  Each 0, or -1 after a
+ * line. */
+int timerlat_kthreads_prio(struct tl *c);
+int timerlat_kthreads_cgroup(struct tl *c);
+int timerlat_self_cgroup(struct tl *c, char *back, size_t len);
 
 /* run.c: the runs; each returns the exit status */
 int timerlat_run_live(struct tl *c);

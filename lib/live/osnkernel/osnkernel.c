@@ -314,6 +314,35 @@ static bool tracing_is_off(struct osnkernel *k)
 	return off;
 }
 
+/* The caller's events, filters and triggers, in the instance (removed with
+ * it: nothing to undo). */
+static int extra_events(struct osnkernel *k, const struct osnkernel_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nr_extra; i++) {
+		const struct osnkernel_event *e = &cfg->extra[i];
+		const char *n = e->name ? e->name : "*";
+		errno = 0;
+		if (tracefs_event_enable(k->inst, e->system, e->name) < 0) {
+			snprintf(k->err, sizeof(k->err), "no event %s:%s in this kernel", e->system, n);
+			return -ENOENT;
+		}
+		static const char *const files[] = { "filter", "trigger" };
+		const char *texts[] = { e->filter, e->trigger };
+		for (int f = 0; f < 2; f++) {
+			if (!texts[f])
+				continue;
+			errno = 0;
+			if (!e->name || tracefs_event_file_write(k->inst, e->system, e->name, files[f], texts[f]) < 0) {
+				int er = errno ? errno : EINVAL;
+				snprintf(k->err, sizeof(k->err), "the kernel refused the %s '%s' of %s:%s: %s", files[f],
+					 texts[f], e->system, n, strerror(er));
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
 static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
 {
 	/* osnoise settings are global (top-level osnoise/ and tracing_thresh) */
@@ -345,6 +374,8 @@ static int start(struct osnkernel *k, const struct osnkernel_config *cfg)
 			return -EIO;
 		}
 	}
+	if ((err = extra_events(k, cfg)))
+		return err;
 	/* the instance's own buffer: gone with it, nothing to restore */
 	if (cfg->buffer_kb && (err = wr(k, k->inst, "buffer_size_kb", "%" PRIu64, cfg->buffer_kb)))
 		return err;
