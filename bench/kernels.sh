@@ -11,5 +11,5 @@
 set -u
 : "${LATSCOPE:?LATSCOPE must name the latscope binary}"
 here=$(cd "$(dirname "$0")" && pwd)
-KERNELS=${KERNELS:-rt} KERNEL_GUEST_DIR="$here/guest" KERNEL_SHOW_LOGS=1 \
+KERNELS=${KERNELS:-rt} KTESTS=${KTESTS:-backends} KERNEL_GUEST_DIR="$here/guest" KERNEL_SHOW_LOGS=1 \
 	sh "$here/../tests/kernels/run.sh"

@@ -9,7 +9,8 @@
 # run of this script: the lines to copy start with "figure" or are the
 # benches' tables (docs/benchmarks.md lists which line gives which figure).
 #
-# Durations under `make bench` (about 25 minutes in all):
+# Durations under `make bench` (about 35 minutes in all; bench/timerlat.sh
+# about 8 of them):
 #   MONITOR_SOAK (default here 300 s; bench/monitor.sh alone: 600 s) and
 #   MONITOR_CMP (default here 30 s; alone: 60 s): the monitor's soak and its
 #   comparison with the perf backend.

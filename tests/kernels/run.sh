@@ -15,6 +15,7 @@
 #   KERNEL_ACCEL=kvm|tcg   force the accelerator (default: kvm when /dev/kvm is
 #                          usable and the CPU has vmx or svm, tcg otherwise)
 #   KERNEL_MEM_MB (1024), KERNEL_APPEND (more kernel command line, e.g. quiet)
+#   KERNEL_SMP (2)         the guests' CPUs (bench/timerlat.sh: 4)
 #   KERNEL_GRACE_S (60)    a guest that shows no progress on its results port
 #                          for that long (plus the running test's timeout) is
 #                          killed as hung; the first line may take twice that
@@ -33,6 +34,7 @@ SRCDIR=$(dirname "$TESTS_DIR")
 export TESTS_DIR LATSCOPE
 CACHE=${LATSCOPE_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/latscope/kernels}
 MEM=${KERNEL_MEM_MB:-1024}
+SMP=${KERNEL_SMP:-2}
 GRACE_S=${KERNEL_GRACE_S:-60}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/latscope-kernels.XXXXXX") || exit 1
 if [ -n "${KEEP_TMP:-}" ]; then echo "kernels: keeping $WORK"; else trap 'rm -rf "$WORK"' EXIT INT TERM; fi
@@ -452,7 +454,7 @@ run_kernel() {	# name package must...
 	limit=$((2 * GRACE_S))
 	for n in $tests; do to=$(header "$n" timeout); limit=$((limit + ${to:-60})); done
 	limit=${KERNEL_LIMIT_S:-$limit}
-	echo "kernels: $name: $(cat "$kw/kinfo"), $accel, -smp 2 -m $MEM"
+	echo "kernels: $name: $(cat "$kw/kinfo"), $accel, -smp $SMP -m $MEM"
 	# A guest that hangs (no progress, its own timeouts silent too) is booted
 	# once more, every test again (a hung guest wrote no results disk); the
 	# hang is said with its console's tail and counted in the summary: an
@@ -473,7 +475,7 @@ run_kernel() {	# name package must...
 	# kernel, to be looked up in its /proc/kallsyms; unknown_nmi_panic
 	# and panic_print: hang_diag's NMI makes the guest report its state)
 	# shellcheck disable=SC2086
-	timeout -k 10 "$limit" qemu-system-x86_64 $qaccel -m "$MEM" -smp 2 -nodefaults -display none \
+	timeout -k 10 "$limit" qemu-system-x86_64 $qaccel -m "$MEM" -smp "$SMP" -nodefaults -display none \
 		-no-reboot -kernel "$kw/vmlinuz" -initrd "$kw/initrd" $mon \
 		-append "console=ttyS0 panic=-1 nokaslr unknown_nmi_panic panic_print=0x45 kt.attempt=$attempt ${KERNEL_APPEND:-}" \
 		-serial "file:$kw/console" -serial "file:$kw/results" \
