@@ -89,6 +89,13 @@ bool osnkernel_available(void);
  * osnoise/ and name in available_tracers. */
 bool osnkernel_has_tracer(const char *name);
 
+/* True when a run that is not latscope's uses the osnoise family: the
+ * top-level trace or a tracefs instance other than latscope's has osnoise
+ * or timerlat as its tracer; where (at most len bytes) names it.  Writing
+ * osnoise/options then restarts that run's threads, and NO_OSNOISE_WORKLOAD
+ * (timerlat -u) stops them for good. */
+bool osnkernel_other_run(char *where, size_t len);
+
 enum osnkernel_tracer {
 	OSNKERNEL_TRACER_OSNOISE = 0,
 	OSNKERNEL_TRACER_TIMERLAT,

@@ -506,6 +506,13 @@ static int live_checks(struct tl *c)
 		fprintf(stderr, "%s: --backend bpf: %s\n", c->prog, why);
 		return -1;
 	}
+	char where[512];
+	if (c->opt.uthreads && osnkernel_other_run(where, sizeof(where))) {
+		/* NO_OSNOISE_WORKLOAD would stop that run's kernel threads */
+		fprintf(stderr, "%s: -u: another timerlat run holds the CPUs' tracer threads (%s): -u needs the "
+				"tracer with no kernel threads, and would stop that run's\n", c->prog, where);
+		return -1;
+	}
 	if (c->opt.uthreads) {
 		char *p = tracefs_get_tracing_file("osnoise/per_cpu/cpu0/timerlat_fd");
 		struct stat st;

@@ -81,6 +81,52 @@ bool osnkernel_has_tracer(const char *name)
 	return ok;
 }
 
+/* The tracer of the top level or of instance name ("" = the top level)
+ * into buf, "" when it cannot be read. */
+static void tracer_of(const char *name, char *buf, size_t len)
+{
+	char rel[512];
+	snprintf(rel, sizeof(rel), "%s%s%scurrent_tracer", *name ? "instances/" : "", name, *name ? "/" : "");
+	char *path = tracefs_get_tracing_file(rel);
+	buf[0] = 0;
+	FILE *f = path ? fopen(path, "r") : NULL;
+	if (f) {
+		if (!fgets(buf, (int)len, f))
+			buf[0] = 0;
+		buf[strcspn(buf, "\n")] = 0;
+		fclose(f);
+	}
+	tracefs_put_tracing_file(path);
+}
+
+bool osnkernel_other_run(char *where, size_t len)
+{
+	char t[64];
+	tracer_of("", t, sizeof(t));
+	if (!strcmp(t, "osnoise") || !strcmp(t, "timerlat")) {
+		snprintf(where, len, "the top-level trace runs %s", t);
+		return true;
+	}
+	char *dir = tracefs_get_tracing_file("instances");
+	DIR *d = dir ? opendir(dir) : NULL;
+	tracefs_put_tracing_file(dir);
+	if (!d)
+		return false;
+	bool found = false;
+	struct dirent *de;
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, OSNKERNEL_INSTANCE) || strlen(de->d_name) > 400)
+			continue;
+		tracer_of(de->d_name, t, sizeof(t));
+		if (!strcmp(t, "osnoise") || !strcmp(t, "timerlat")) {
+			snprintf(where, len, "tracefs instance %s runs %s", de->d_name, t);
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
 const char *osnkernel_strerror(const struct osnkernel *k)
 {
 	return k ? k->err : "out of memory";
