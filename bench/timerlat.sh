@@ -11,5 +11,12 @@
 set -u
 : "${LATSCOPE:?LATSCOPE must name the latscope binary}"
 here=$(cd "$(dirname "$0")" && pwd)
-KERNELS=${KERNELS:-rt7} KTESTS=timerlat KERNEL_SMP=${KERNEL_SMP:-4} KERNEL_GUEST_DIR="$here/guest" \
+# rtla with its BPF program, where tests/kernels/rtlabpf.sh built it
+kt=timerlat
+if d=$(sh "$here/../tests/kernels/rtlabpf.sh" path 2>&1); then
+	PATH=$d:$PATH kt="timerlat timerlat_rtlabpf"
+else
+	echo "timerlat: $d: the comparison with rtla's BPF program is left out"
+fi
+KERNELS=${KERNELS:-rt7} KTESTS=$kt KERNEL_SMP=${KERNEL_SMP:-4} KERNEL_GUEST_DIR="$here/guest" \
 	KERNEL_SHOW_LOGS=1 sh "$here/../tests/kernels/run.sh"

@@ -23,6 +23,9 @@
 # timeout: 1200
 . "$KTEST_DIR/guest/lib.sh"
 R=${BENCH_ROUNDS:-3}
+# (bench/guest/timerlat_rtlabpf.sh runs the cost part only, against rtla-bpf)
+PARTS=${BENCH_PARTS:-loss cost}
+TOOLS=${BENCH_TOOLS:-latscope-bpf latscope-trace rtla}
 D=${BENCH_SECONDS:-10}
 G() { histcmp --get "$1" "$2" 2>/dev/null || echo 0; }
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
@@ -51,6 +54,7 @@ progstats() {
 	done
 }
 
+case " $PARTS " in *" loss "*)
 echo "== loss: 100 us on all $ncpu CPUs, $D s a run"
 echo "run   backend  activations(irq) expected  overrun  lost_lines  missed(irq+thread)  bpf_misses  wall_s  cpu_s"
 for r in $(seq 1 "$R"); do
@@ -68,29 +72,30 @@ for r in $(seq 1 "$R"); do
 			"$(G "$j" input.overrun)" "$(G "$j" input.lost_lines)" "$mi" "$(G "$j" input.bpf_misses)" "$w" "$cpu"
 	done
 done
+;; esac
 
 echo "== cost: 1 ms on all $ncpu CPUs, $D s a run, collector CPU per activation, BPF program time per run"
 echo "run   tool           activations  wall_s  cpu_s  cpu_us/act  bpf_runs  bpf_ns/run"
 : > "$ART/cost"
 for r in $(seq 1 "$R"); do
-	for t in latscope-bpf latscope-trace rtla; do
+	for t in $TOOLS; do
 		rm -f "$ART/done"
 		progstats &
 		sp=$!
-		if [ $t != rtla ]; then
+		case $t in latscope-*)
 			/bin/time -f "%e %U %S" -o "$ART/time" latscope timerlat hist --backend ${t#latscope-} -p 1000 \
 				-d "$D" --json="$ART/cost_$t.$r.json" > /dev/null 2> "$ART/cost_$t.$r.err"
 			rc=$?
-			n=$(G "$ART/cost_$t.$r.json" all.irq.count)
-		else
-			/bin/time -f "%e %U %S" -o "$ART/time" rtla timerlat hist -k -p 1000 -d "$D" --no-aa \
+			n=$(G "$ART/cost_$t.$r.json" all.irq.count);;
+		*)
+			/bin/time -f "%e %U %S" -o "$ART/time" $t timerlat hist -k -p 1000 -d "$D" --no-aa \
 				> "$ART/cost_$t.$r.out" 2> "$ART/cost_$t.$r.err"
 			rc=$?
 			# its first count: row, the IRQ-nnn columns summed
 			n=$(awk '$1 == "Index" && !h { for (i = 2; i <= NF; i++) irq[i] = ($i ~ /^IRQ-/); h = 1 }
 				$1 == "count:" && !c { for (i = 2; i <= NF; i++) if (irq[i]) s += $i; c = 1 }
-				END { print s + 0 }' "$ART/cost_$t.$r.out")
-		fi
+				END { print s + 0 }' "$ART/cost_$t.$r.out");;
+		esac
 		touch "$ART/done"
 		wait $sp
 		[ $rc -le 1 ] || die "$t: exit $rc: $(tail -3 "$ART/cost_$t.$r.err")"
@@ -100,7 +105,7 @@ for r in $(seq 1 "$R"); do
 		cpu=$(echo "$2 $3" | awk '{ printf "%.2f", $1 + $2 }')
 		set -- $(cat "$ART/progstats")
 		bns=$1 bn=$2
-		if [ $t = latscope-bpf ]; then
+		if [ $t = latscope-bpf ] || [ $t = rtla-bpf ]; then
 			[ "$bn" -gt 0 ] || die "$t: no BPF program runs seen"
 		else
 			[ "$bn" -eq 0 ] || die "$t: BPF program runs seen ($bn) on a path without one"
@@ -116,9 +121,13 @@ echo 0 > /proc/sys/kernel/bpf_stats_enabled
 awk '
 function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-{ k = $1; m[k]++; c[k, m[k]] = $3 * 1e6 / $2 }
+{ k = $1; m[k]++; c[k, m[k]] = $3 * 1e6 / $2; if ($5 > 1) { b[k, m[k]] = $4 / $5; nb[k]++ } }
 END {
 	for (k in m) { for (i = 1; i <= m[k]; i++) v[i] = c[k, i]; md[k] = med(v, m[k]) }
-	printf "figure timerlat-collector-cpu: median collector CPU per activation: latscope bpf %.2f us, latscope trace %.2f us, rtla (trace) %.2f us; rtla / latscope bpf %.2fx, rtla / latscope trace %.2fx\n", md["latscope-bpf"], md["latscope-trace"], md["rtla"], md["rtla"] / md["latscope-bpf"], md["rtla"] / md["latscope-trace"]
+	for (k in nb) { for (i = 1; i <= nb[k]; i++) v[i] = b[k, i]; printf "%s: median BPF program time per run %.0f ns\n", k, med(v, nb[k]) }
+	if ("rtla" in md)
+		printf "figure timerlat-collector-cpu: median collector CPU per activation: latscope bpf %.2f us, latscope trace %.2f us, rtla (trace) %.2f us; rtla / latscope bpf %.2fx, rtla / latscope trace %.2fx\n", md["latscope-bpf"], md["latscope-trace"], md["rtla"], md["rtla"] / md["latscope-bpf"], md["rtla"] / md["latscope-trace"]
+	if ("rtla-bpf" in md)
+		printf "figure timerlat-collector-cpu-bpf: median collector CPU per activation, both on BPF: latscope %.2f us, rtla %.2f us; rtla / latscope %.2fx\n", md["latscope-bpf"], md["rtla-bpf"], md["rtla-bpf"] / md["latscope-bpf"]
 }' "$ART/cost"
 exit 0

@@ -22,9 +22,12 @@
 # (trace_clock mono: the clock of bpf_ktime_get_ns and of perf's
 # CLOCK_MONOTONIC samples), `latscope hist record --irqsoff --types
 # irqsoff,preemptoff,preemptirqsoff` started, and once it measures,
-# tracing_max_latency set to half the delay (a section shorter than that
-# cannot become the tracer's maximum: a maximum of another CPU ending during
-# the test's section would make the tracer drop it, its max_sequence rule),
+# tracing_max_latency set to nine tenths of the delay (the test's section
+# is never shorter than the delay; a section shorter than that cannot become
+# the tracer's maximum: a maximum of another CPU ending during the test's
+# section would make the tracer drop it, its max_sequence rule; with half the
+# delay, a fresh make check beside the POWER tier saw CPU 0 sections of 98 to
+# 104 ms win three attempts of 150 ms in a row),
 # the trigger, the tracer's maximum K (us) and its trace read, latscope
 # stopped by SIGINT.
 #
@@ -137,7 +140,7 @@ attempt() {
 	lp=$!
 	kt_measuring $lp "$ART/$n.txt" "$ART/$n.err" "$n: latscope" 120
 	brk after 1
-	echo $((d / 2)) > $T/tracing_max_latency
+	echo $((d * 9 / 10)) > $T/tracing_max_latency
 	echo 1 > $TRIG || die "$n: the delay test's trigger failed"
 	brk before 0; brk after 0
 	K=$(cat $T/tracing_max_latency)
