@@ -48,7 +48,12 @@ tar -xf "$t" -C "$work" --wildcards 'linux-source-*/tools/*' 'linux-source-*/scr
 	{ echo "rtlabpf: cannot unpack tools/ of $t" >&2; exit 1; }
 k=$(ls -d "$work"/linux-source-*/ | head -1)
 echo "rtlabpf: building rtla $ver with its BPF program" >&2
-nice -n 19 make -C "$k/tools/tracing/rtla" > "$work/build.log" 2>&1 ||
+# bookworm's bpftool makes skeletons but does not list "skeletons" in its
+# features (rtla's feature test reads that), and clang -target bpf needs the
+# multiarch directory of asm/types.h
+ma=$(gcc -print-multiarch 2>/dev/null)
+nice -n 19 make -C "$k/tools/tracing/rtla" feature-bpftool-skeletons=1 CLANG="clang${ma:+ -I/usr/include/$ma}" \
+	> "$work/build.log" 2>&1 ||
 	{ echo "rtlabpf: the build failed: $(grep -m1 -i 'error' "$work/build.log")" >&2; exit 1; }
 grep -q 'BPF skeleton support is disabled\|building without BPF skeleton' "$work/build.log" &&
 	{ echo "rtlabpf: rtla was built without its BPF program: $(grep -m1 -i 'without BPF' "$work/build.log")" >&2; exit 1; }
