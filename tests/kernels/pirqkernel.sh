@@ -45,11 +45,7 @@ kb_locked "$base" PIRQK_LOCKED "$0" "$@"
 sh "$SRCDIR/scripts/deps.sh" kbuild >&2 || exit 77
 # linux-source is arch-all: the POWER tier's download of the same version
 # (sid-ppc64el) serves here too, linked into this suite's archive cache
-arch=$CACHE/apt/sid-amd64/archives
-for d in "$CACHE"/apt/sid-*/archives/"${src}_"*_all.deb; do
-	[ -f "$d" ] && [ ! -e "$arch/${d##*/}" ] && mkdir -p "$arch" && { ln "$d" "$arch/" 2>/dev/null || cp "$d" "$arch/"; }
-done
-deb=$(fa sid amd64 get "$src") || { echo "pirqkernel: cannot download $src" >&2; exit 77; }
+deb=$(kb_source_deb "$CACHE" amd64) || exit 77
 work=$base/build.$$
 trap 'rm -rf "$work"' EXIT INT TERM
 k=$(kb_unpack "$deb" "$work") || exit 1

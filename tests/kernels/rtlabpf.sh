@@ -33,11 +33,7 @@ done
 for p in libtracefs libtraceevent libbpf; do
 	pkg-config --exists $p || { echo "rtlabpf: no $p (apt-get install $p-dev)" >&2; exit 77; }
 done
-arch=$CACHE/apt/sid-amd64/archives
-for d in "$CACHE"/apt/sid-*/archives/"${src}_"*_all.deb; do
-	[ -f "$d" ] && [ ! -e "$arch/${d##*/}" ] && mkdir -p "$arch" && { ln "$d" "$arch/" 2>/dev/null || cp "$d" "$arch/"; }
-done
-deb=$(fa sid amd64 get "$src") || { echo "rtlabpf: cannot download $src" >&2; exit 77; }
+deb=$(kb_source_deb "$CACHE" amd64) || exit 77
 work=$base/build.$$
 trap 'rm -rf "$work"' EXIT INT TERM
 mkdir -p "$work" && dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$work" --wildcards './usr/src/*.tar.*' ||
