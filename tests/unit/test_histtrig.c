@@ -241,6 +241,7 @@ static void fake_tree(void)
 	mkp("events");
 	put("README", "  hist trigger: hist:keys=<field1[,field2,...]>\n");
 	put("synthetic_events", "");
+	put("dynamic_events", "");
 	snprintf(cmd, sizeof(cmd), "cp %s/formats-rt61/header_page %s/events/", HISTTRIG_TEST_DATA, tdir);
 	assert_int_equal(system(cmd), 0);
 	copy_format("sched_switch");
@@ -255,12 +256,33 @@ static void fake_tree(void)
 	put(Y "hist", "");
 }
 
+/* libtracefs 1.6 decides how to define a synthetic event (dynamic_events or
+ * synthetic_events, with or without the "s:" prefix) once, by looking in
+ * the mounted tracefs even under tracefs_set_tracing_dir(): with no tracefs
+ * mounted it picks the old form and the build fails.  tracefs_tracing_dir()
+ * first mounts it where it can (as latscope's own first tracefs call
+ * does); where it cannot (no root, no tracefs), the tests that build a
+ * synthetic event skip, saying why. */
+static bool synth_ok;
+
+static void need_synth(void)
+{
+	if (!synth_ok) {
+		fprintf(stderr, "no dynamic_events in the mounted tracefs (not mounted, not mountable): "
+				"libtracefs 1.6 cannot build a synthetic event then\n");
+		skip();
+	}
+}
+
 static int setup_fake(void **state)
 {
 	(void)state;
 	snprintf(tdir, sizeof(tdir), "/tmp/latscope-histtrig.%d", (int)getpid());
+	(void)tracefs_tracing_dir();
 	fake_tree();
-	return tracefs_set_tracing_dir(tdir);
+	int err = tracefs_set_tracing_dir(tdir);
+	synth_ok = tracefs_file_exists(NULL, "dynamic_events");
+	return err;
 }
 
 static int teardown_fake(void **state)
@@ -315,6 +337,7 @@ static void assert_undone(void)
 static void test_start_stop(void **state)
 {
 	(void)state;
+	need_synth();
 	struct histtrig *h;
 	struct histtrig_cfg c = cfg2(NULL);
 	fake_tree();
@@ -358,6 +381,7 @@ static void test_start_stop(void **state)
 static void test_emergency(void **state)
 {
 	(void)state;
+	need_synth();
 	struct histtrig *h;
 	struct histtrig_cfg c = cfg2(NULL);
 	fake_tree();
@@ -372,6 +396,7 @@ static void test_emergency(void **state)
 static void test_refused(void **state)
 {
 	(void)state;
+	need_synth();
 	struct histtrig *h;
 	struct histtrig_cfg c = cfg2(NULL);
 	fake_tree();
@@ -461,6 +486,7 @@ static void test_backend_seam(void **state)
 static void test_hsource_kernel(void **state)
 {
 	(void)state;
+	need_synth();
 	struct parse_cpuset cpus;
 	memset(&cpus, 0, sizeof(cpus));
 	parse_cpuset_add(&cpus, 0);
