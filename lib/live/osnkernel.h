@@ -179,6 +179,11 @@ bool osnkernel_unmarked(const struct osnkernel *k);
 /* osnkernel_mark - text written to the instance's trace_marker (a
  * tracing_mark_write line in the trace).  0 or a negative errno. */
 int osnkernel_mark(struct osnkernel *k, const char *text);
+/* osnkernel_set_stop - the stop thresholds written during the run
+ * (stop_tracing_us, stop_tracing_total_us; 0 = off), saved first like
+ * osnkernel_start()'s: a run with a warm-up starts with them off and sets
+ * them when its window opens.  0 or a negative errno. */
+int osnkernel_set_stop(struct osnkernel *k, uint64_t stop_us, uint64_t stop_total_us);
 /*
  * osnkernel_lost - the events the instance's ring lost so far, over its CPUs:
  * per_cpu/cpuN/stats "overrun" (overwritten before they were read) +

@@ -198,6 +198,7 @@ static json_object *stop_json(const struct tl *c)
 	json_object_object_add(o, "seq", s->hit ? ju(s->sample.seq) : NULL);
 	json_object_object_add(o, "ts_ns", s->hit ? ju(s->sample.ts_ns) : NULL);
 	json_object_object_add(o, "kernel_stopped", json_object_new_boolean(c->run.in.kernel_stop));
+	json_object_object_add(o, "before_window", json_object_new_boolean(c->run.pre_stop_used));
 	json_object_object_add(o, "hits", ju(c->run.t.hits));
 	return o;
 }

@@ -78,19 +78,55 @@ static void stack_rec(struct tl_stack *st, const struct osnkernel_rec *r)
 		snprintf(st->frames[st->nr++], sizeof(st->frames[0]), "%s", r->sym);
 }
 
+/* The kernel stopped (its note, or its ring turned off) and the window
+ * holds no sample at or above a threshold: the stop is the one recorded
+ * just before the window opened, when there is one. */
+static void take_pre_stop(struct tl_run *run)
+{
+	if (run->t.stop.hit || !run->pre_stop.hit)
+		return;
+	run->t.stop = run->pre_stop;
+	run->t.hits++;
+	run->pre_stop_used = true;
+}
+
+/* A sample before the window opened: the newest at or above its
+ * threshold kept (see tl_run.pre_stop). */
+static void pre_window_sample(struct tl_run *run, const struct osnkernel_rec *r)
+{
+	int ctx = (int)r->context;
+	if (run->opened || ctx < 0 || ctx >= TLAT_NR_CTX || r->cpu >= run->t.nr_cpus)
+		return;
+	uint64_t stop = run->t.cfg.stop_ns[ctx];
+	if (stop && r->latency_ns >= stop)
+		run->pre_stop = (struct tlat_stop){
+			.hit = true, .cpu = r->cpu, .ctx = ctx,
+			.sample = { .lat_ns = r->latency_ns, .ts_ns = r->ts_ns, .seq = r->seq },
+		};
+}
+
 void timerlat_rec(struct tl *c, const struct osnkernel_rec *r)
 {
 	struct tl_run *run = &c->run;
 	if (r->kind != OSNKERNEL_FRAME)
 		run->stack.open = false;	/* a stack ends at the next record */
-	if (run->aa && run->counting)
+	/* (before the window too: the ring holds only the run's records, and
+	 * the stop can be a sample just before it) */
+	if (run->aa && (run->counting || !run->opened))
 		timerlat_auto_rec(c, r);
 	switch (r->kind) {
 	case OSNKERNEL_MARK:
-		if (!strcmp(r->desc, c->opt.warmup_ns ? OSNKERNEL_MARK_WARM : OSNKERNEL_MARK_START))
-			run->counting = true;
-		else if (!strcmp(r->desc, OSNKERNEL_MARK_END))
+		if (!strcmp(r->desc, c->opt.warmup_ns ? OSNKERNEL_MARK_WARM : OSNKERNEL_MARK_START)) {
+			run->counting = run->opened = true;
+			/* a live run whose kernel stops at its thresholds: a
+			 * sample at or above one before the mark has stopped
+			 * the kernel, or is about to (a sample the kernel
+			 * stopped on before the mark leaves no mark) */
+			if (run->live && c->opt.backend != TL_BPF && !c->opt.on_thr.cont)
+				take_pre_stop(run);
+		} else if (!strcmp(r->desc, OSNKERNEL_MARK_END)) {
 			run->counting = false;
+		}
 		break;
 	case OSNKERNEL_LOST:
 		run->in.lost_lines += r->lost ? r->lost : 1;
@@ -98,6 +134,8 @@ void timerlat_rec(struct tl *c, const struct osnkernel_rec *r)
 	case OSNKERNEL_TIMERLAT:
 		if (!run->counting) {
 			run->in.outside++;
+			if (!c->opt.warmup_ns)	/* (the kernel's stop is off in a warm-up) */
+				pre_window_sample(run, r);
 			break;
 		}
 		run->in.records++;
@@ -105,13 +143,14 @@ void timerlat_rec(struct tl *c, const struct osnkernel_rec *r)
 		break;
 	case OSNKERNEL_STACK:
 	case OSNKERNEL_FRAME:
-		if (run->counting)
+		if (run->counting || (run->pre_stop.hit && !run->opened))
 			stack_rec(&run->stack, r);
 		break;
 	case OSNKERNEL_STOP:
 		if (run->counting && !run->in.kernel_stop) {
 			run->in.kernel_stop = true;
 			run->in.kernel_stop_cpu = r->cpu;
+			take_pre_stop(run);
 		}
 		break;
 	default:
@@ -469,7 +508,9 @@ static int start_tracer(struct tl *c, struct osnkernel **kp)
 	struct osnkernel_config kc = {
 		.tracer = OSNKERNEL_TRACER_TIMERLAT, .cpus = cl,
 		.timerlat_period_us = c->opt.period_us,
-		.stop_us = kstop ? c->opt.irq_us : 0, .stop_total_us = kstop ? c->opt.thread_us : 0,
+		/* (with a warm-up, set when its window opens: warm_up()) */
+		.stop_us = kstop && !c->opt.warmup_ns ? c->opt.irq_us : 0,
+		.stop_total_us = kstop && !c->opt.warmup_ns ? c->opt.thread_us : 0,
 		.print_stack_us = c->opt.stack_us, .no_workload = c->opt.uthreads, .ring_off = bpf,
 		.events = c->opt.auto_us != 0,	/* -a: the interference the tracer sees */
 		.buffer_kb = (c->opt.buffer_bytes ? c->opt.buffer_bytes : EVSRC_DEFAULT_RING_BYTES) / 1024,
@@ -572,6 +613,15 @@ static int warm_up(struct tl *c, struct live_feed *lf)
 		fprintf(stderr, "%s: --warm-up: %s\n", c->prog, osnkernel_strerror(lf->k));
 		return -1;
 	}
+	/* the kernel's stop from the window's start: a warm-up sample over a
+	 * threshold would stop it before the window opened.  A sample between
+	 * the mark and these writes is latscope's stop alone. */
+	bool kstop = !c->opt.on_thr.cont;
+	if (kstop && (c->opt.irq_us || c->opt.thread_us) &&
+	    osnkernel_set_stop(lf->k, c->opt.irq_us, c->opt.thread_us) < 0) {
+		fprintf(stderr, "%s: --warm-up: the stop thresholds: %s\n", c->prog, osnkernel_strerror(lf->k));
+		return -1;
+	}
 	return 0;
 }
 
@@ -612,6 +662,7 @@ static void drain(struct tl *c, struct live_feed *lf)
 	 * no "stop tracing hit" line into an instance) */
 	if (q == 1 && !c->run.in.kernel_stop) {
 		c->run.in.kernel_stop = true;
+		take_pre_stop(&c->run);
 		c->run.in.kernel_stop_cpu = c->run.t.stop.hit ? c->run.t.stop.cpu : 0;
 	}
 	long n;

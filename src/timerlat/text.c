@@ -61,7 +61,8 @@ static void print_stop(FILE *f, json_object *doc)
 		fprintf(f, "stop: CPU%" PRIu64 " %s latency %s us >= %s us (activation #%" PRIu64 ")%s\n",
 			report_u64(s, "cpu"), report_str(s, "context"), us1(a, sizeof(a), s, "latency_ns"),
 			us1(b, sizeof(b), s, "threshold_ns"), report_u64(s, "seq"),
-			report_u64(s, "hits") > 1 ? "" : "");
+			json_object_get_boolean(report_get(s, "before_window")) ?
+				" (recorded just before the window opened; the kernel stopped after it)" : "");
 	else if (s)
 		fprintf(f, "stop: the kernel stopped tracing on CPU%" PRIu64 " (a threshold was hit; its record "
 			   "was not read)\n", report_u64(s, "cpu"));

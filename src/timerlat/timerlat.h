@@ -103,6 +103,14 @@ struct tl_run {
 	const char *ran;		/* "trace" (live) or "parse-kernel" */
 	bool live;
 	bool counting;			/* inside the window (always for a saved trace) */
+	bool opened;			/* the window's mark was read (counting began once) */
+	/* the newest sample at or above its threshold read before the window
+	 * opened: the ring is on a moment before the start mark is written,
+	 * and a sample recorded then can stop the kernel just after it (the
+	 * thread dumps its stack between the two); it is the stop when the
+	 * kernel stopped and the window showed none (pre_stop_used) */
+	struct tlat_stop pre_stop;
+	bool pre_stop_used;
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC of the window */
 	struct tl_input in;
 	struct tl_stack stack;

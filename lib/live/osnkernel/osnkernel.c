@@ -330,6 +330,19 @@ static int set_osnoise_period(struct osnkernel *k, const struct osnkernel_config
 	return err;
 }
 
+static int set_stop(struct osnkernel *k, uint64_t stop_us, uint64_t stop_total_us)
+{
+	int err = set_u64(k, "osnoise/stop_tracing_us", stop_us);
+	return err ? err : set_u64(k, "osnoise/stop_tracing_total_us", stop_total_us);
+}
+
+int osnkernel_set_stop(struct osnkernel *k, uint64_t stop_us, uint64_t stop_total_us)
+{
+	if (!k || !k->inst || k->stopped)
+		return -EINVAL;
+	return set_stop(k, stop_us, stop_total_us);
+}
+
 /* The global osnoise/ settings of the tracer asked for, each saved first. */
 static int set_globals(struct osnkernel *k, const struct osnkernel_config *cfg)
 {
@@ -345,10 +358,7 @@ static int set_globals(struct osnkernel *k, const struct osnkernel_config *cfg)
 	} else if ((err = set_osnoise_period(k, cfg))) {
 		return err;
 	}
-	if ((err = set_u64(k, "osnoise/stop_tracing_us", cfg->stop_us)) ||
-	    (err = set_u64(k, "osnoise/stop_tracing_total_us", cfg->stop_total_us)))
-		return err;
-	return 0;
+	return set_stop(k, cfg->stop_us, cfg->stop_total_us);
 }
 
 /* The instance's tracing_on reads 0 (a stop threshold turned it off). */

@@ -12,6 +12,8 @@
 #   auto   -a 300 -i 1000000: the first thread latency at or above 300 us
 #          (the IRQ threshold out of reach: TCG's IRQ latencies reach it first)
 #          is split into parts;
+#   warm   --warm-up 1 -T 1: the warm-up's samples do not stop the kernel;
+#          the window's first thread sample does;
 #   lost   a 4 KiB ring and the reader stopped for 2 s (SIGSTOP): the loss
 #          is named and --strict exits 1;
 #   the tracer's settings (osnoise/*, tracing_thresh, the top-level tracer,
@@ -54,6 +56,7 @@ run top top -q -c 0-1 -p 500 -d 3 --json -t"$ART/top.trace"
 mv "$ART/top.out" "$ART/top.json"
 run stop hist -c 1 -p 1000 -d 20 -T 1 -s 1 --json="$ART/stop.json" -t"$ART/stop.trace"
 run auto hist -c 1 -p 1000 -d 30 -a 300 -i 1000000 --json="$ART/auto.json" -t"$ART/auto.trace"
+run warm hist -c 1 -p 1000 -d 20 --warm-up 1 -T 1 --json="$ART/warm.json" -t"$ART/warm.trace"
 
 truth_stop
 

@@ -10,11 +10,14 @@
 #         among them; the JSON's count, min and max per CPU and context are
 #         those of the window's records, its missed count 0, and the window's
 #         activation numbers run without a gap.
-#  stop   -T 1: exit 1; the stop is a thread sample >= 1 us, the one with
-#         the lowest activation number of the window; the kernel stopped
+#  stop   -T 1: exit 1; the stop is a thread sample >= 1 us, the trace's
+#         first (in the window, or just before its mark when the kernel
+#         stopped after the mark: before_window); the kernel stopped
 #         tracing; -s 1: the stack is in the JSON.
 #  auto   -a 300: exit 1; the analysis is of the stop sample, its parts add
 #         up to its latency, its IRQ latency is the trace's.
+#  warm   --warm-up 1 -T 1: exit 1; the warm-up's thread samples did not
+#         stop the kernel; the stop is the window's first thread sample.
 #  lost   a 4 KiB ring, the reader stopped 2 s: the JSON names missed
 #         activations and the ring's overrun, stderr says so, --strict exits 1.
 #  settings  as they were before the runs.
@@ -44,7 +47,7 @@ def records(path):
             out.append((float(m.group(2)), int(m.group(1)), CTX[m.group(4)], int(m.group(3)), int(m.group(5))))
     return out
 
-def window(path, stopped=False):
+def window(path):
     start = end = None
     recs = []
     for line in open(path, errors='replace'):
@@ -58,17 +61,9 @@ def window(path, stopped=False):
         m = REC.search(line)
         if m and start is not None and end is None:
             recs.append((float(m.group(2)), int(m.group(1)), CTX[m.group(4)], int(m.group(3)), int(m.group(5))))
-    if stopped and start is None:
-        # the stop hit before latscope could write its mark: the window is
-        # the whole trace (osnkernel_unmarked)
-        return window_all(path)
-    if start is None or (end is None and not stopped):
+    if start is None or end is None:
         sys.exit('FAIL: %s: no window marks' % path)
     return start, end, recs
-
-def window_all(path):
-    recs = records(path)
-    return 0.0, None, recs
 
 truth = records(A + '/truth.txt')
 tkeys = {(c, x, s, l) for (_, c, x, s, l) in truth}
@@ -119,17 +114,21 @@ doc = json.load(open(A + '/stop.json'))
 st = doc['stop']
 if rc != 1 or not st:
     sys.exit('FAIL: stop: exit %d, stop %s' % (rc, st))
-# (the kernel's stop turned tracing off: no end mark follows)
-start, end, recs = window(A + '/stop.trace', True)
+# (the kernel's stop turned tracing off: no end mark follows.)  Every thread
+# sample stops the kernel at -T 1, so the stop is the trace's first thread
+# record: inside the window, or just before its mark when the kernel stopped
+# after the mark was written (before_window)
+recs = records(A + '/stop.trace')
 thr = [r for r in recs if r[2] == 'thread']
 if st['context'] != 'thread' or st['latency_ns'] < 1000 or not thr or st['seq'] != thr[0][3] \
         or st['latency_ns'] != thr[0][4] or not st['kernel_stopped']:
-    sys.exit('FAIL: stop: %s; the window\'s first thread record %s' % (st, thr[:1]))
+    sys.exit('FAIL: stop: %s; the trace\'s first thread record %s' % (st, thr[:1]))
+where = 'just before the window\'s mark' if st['before_window'] else 'in the window'
 stack = doc['stack']
 if not stack or not stack['frames']:
     sys.exit('FAIL: stop: -s 1 gave no stack: %s' % stack)
-print('stop: exit 1 at CPU%d thread #%d %d ns (the window\'s first thread record), kernel stopped; '
-      'stack of %d frames: %s' % (st['cpu'], st['seq'], st['latency_ns'], len(stack['frames']),
+print('stop: exit 1 at CPU%d thread #%d %d ns (the trace\'s first thread record, %s), kernel stopped; '
+      'stack of %d frames: %s' % (st['cpu'], st['seq'], st['latency_ns'], where, len(stack['frames']),
                                  ' < '.join(stack['frames'][:4])))
 
 # the automatic analysis (-a 300): the stop sample split into parts that add
@@ -139,16 +138,17 @@ doc = json.load(open(A + '/auto.json'))
 au, st = doc['auto'], doc['stop']
 if rc != 1 or not au or not st:
     sys.exit('FAIL: auto: exit %d, stop %s, auto %s' % (rc, st, au))
-start, end, recs = window(A + '/auto.trace', True)
+# (the whole trace: the stop sample can be just before the window's mark)
+recs = records(A + '/auto.trace')
 irq = [r for r in recs if r[1] == st['cpu'] and r[2] == 'irq' and r[3] == st['seq']]
 if au['latency_ns'] != st['latency_ns'] or au['seq'] != st['seq']:
     sys.exit('FAIL: auto: not the stop sample: %s, stop %s' % (au, st))
 if not au['irq_sample_seen']:
-    # the activation's IRQ came before latscope's window opened (a run
+    # the activation's IRQ came before latscope's ring was on (a run
     # joining the truth's: its first thread sample can be the stop under
     # TCG); then its IRQ sample is not in latscope's trace, and no split
     if irq:
-        sys.exit('FAIL: auto: the IRQ sample %s is in the window but the analysis did not see it' % (irq[0],))
+        sys.exit('FAIL: auto: the IRQ sample %s is in the trace but the analysis did not see it' % (irq[0],))
     print('auto: exit 1 at CPU%d %s #%d %d ns: its IRQ came before the window (not in the trace): '
           'not split, as the JSON says' % (au['cpu'], au['context'], au['seq'], au['latency_ns']))
     irq = None
@@ -158,12 +158,35 @@ if irq is not None:
     if not irq or irq[0][4] != au['irq_latency_ns']:
         sys.exit('FAIL: auto: IRQ latency %d is not the trace\'s %s' % (au['irq_latency_ns'], irq[:1]))
     af = au['after_irq'] or {'parts': [], 'unexplained_ns': 0, 'duration_ns': 0}
-    print('auto: exit 1 at CPU%d %s #%d %d ns = handler delay %d%s + IRQ %d + after the IRQ %d (the timer IRQ\'s '
+    print('auto: exit 1 at CPU%d %s #%d %d ns%s = handler delay %d%s + IRQ %d + after the IRQ %d (the timer IRQ\'s '
           'rest %d, %s; unexplained %d); parts sum %d' % (au['cpu'], au['context'], au['seq'], au['latency_ns'],
+          ' (just before the window\'s mark)' if st['before_window'] else '',
           au['handler_delay_ns'], ' (exit from idle)' if au['from_idle'] else '', au['irq_ns'], af['duration_ns'],
           au.get('timer_irq_rest_ns', 0),
           ', '.join('%s %s %d' % (p['class'], p['name'], p['net_ns']) for p in af['parts'][:4]) or 'no events',
           af['unexplained_ns'], au['sum_ns']))
+
+# --warm-up 1 -T 1: the kernel's stop thresholds are set when the window
+# opens: the warm-up's thread samples (every one >= 1 us) leave the kernel
+# running, the window's first thread sample is the stop
+rc = int(open(A + '/warm.rc').read())
+doc = json.load(open(A + '/warm.json'))
+st = doc['stop']
+pre, post, inwin = [], [], False
+for line in open(A + '/warm.trace', errors='replace'):
+    if 'latscope warm-up end' in line:
+        inwin = True
+        continue
+    m = REC.search(line)
+    if m and CTX[m.group(4)] == 'thread':
+        (post if inwin else pre).append((int(m.group(3)), int(m.group(5))))
+if rc != 1 or not st or not inwin or len(pre) < 10 or not post or st['context'] != 'thread' \
+        or (st['seq'], st['latency_ns']) != post[0] or st['before_window']:
+    sys.exit('FAIL: warm: exit %d, stop %s; %d thread samples in the warm-up, the window\'s first %s'
+             % (rc, st, len(pre), post[:1]))
+print('warm: %d thread samples >= 1 us in the warm-up, the kernel ran on; exit 1 at the window\'s first, '
+      'CPU%d #%d %d ns%s' % (len(pre), st['cpu'], st['seq'], st['latency_ns'],
+                             ', kernel stopped' if st['kernel_stopped'] else ''))
 
 # the loss
 rc = int(open(A + '/lost.rc').read())
