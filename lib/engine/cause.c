@@ -37,20 +37,16 @@ int cause_new(struct cause **out, uint32_t nr_cpus, uint32_t ring_len)
 	a->nr_cpus = nr_cpus;
 	a->ring_len = ring_len;
 	a->cpus = calloc(nr_cpus, sizeof(*a->cpus));
-	a->spans = calloc(ring_len, sizeof(*a->spans));
-	a->points = calloc(2 * (size_t)ring_len + 2, sizeof(*a->points));
-	a->all = calloc(ring_len, sizeof(*a->all));
-	a->tag = calloc(ring_len, sizeof(*a->tag));
-	a->owner = calloc(2 * (size_t)ring_len + 2, sizeof(*a->owner));
+	size_t most = (size_t)ring_len + CAUSE_MAX_EXTRA;	/* spans of one range */
+	a->spans = calloc(most, sizeof(*a->spans));
+	a->points = calloc(2 * most + 2, sizeof(*a->points));
+	a->all = calloc(most, sizeof(*a->all));
+	a->tag = calloc(most, sizeof(*a->tag));
+	a->owner = calloc(2 * most + 2, sizeof(*a->owner));
 	if (!a->cpus || !a->spans || !a->points || !a->all || !a->tag || !a->owner) {
 		cause_free(a);
 		return -ENOMEM;
 	}
-	for (uint32_t i = 0; i < nr_cpus; i++)
-		if (!(a->cpus[i].ring = calloc(ring_len, sizeof(struct cause_span)))) {
-			cause_free(a);
-			return -ENOMEM;
-		}
 	*out = a;
 	return 0;
 }
@@ -83,6 +79,9 @@ int cause_span(struct cause *a, const struct cause_span *s)
 	if (s->cpu >= a->nr_cpus || s->end_ns < s->start_ns || s->cls < CAUSE_HV || s->cls >= CAUSE_NR_CLASSES)
 		return -EINVAL;
 	struct ccpu *c = &a->cpus[s->cpu];
+	/* (a CPU's ring at its first span: memory for the CPUs that have some) */
+	if (!c->ring && !(c->ring = calloc(a->ring_len, sizeof(*c->ring))))
+		return -ENOMEM;
 	struct cause_span *d = &c->ring[c->head % a->ring_len];
 	*d = *s;
 	d->name[sizeof(d->name) - 1] = 0;
@@ -118,13 +117,14 @@ static bool beats(const struct cause_span *a, const struct cause_span *b)
 	if (a->start_ns != b->start_ns)
 		return a->start_ns > b->start_ns;	/* the innermost */
 	if (a->cls != b->cls)
-		return a->cls < b->cls;
+		return a->cls < b->cls;		/* NMI > IRQ > softirq > thread */
 	return a->end_ns < b->end_ns;
 }
 
 static bool same_source(const struct cause_part *p, const struct cause_span *s)
 {
-	return p->cls == s->cls && p->id == s->id && !strncmp(p->name, s->name, sizeof(p->name));
+	return p->cls == s->cls && p->tag == s->tag && p->id == s->id &&
+	       (s->cls == CAUSE_THREAD || !strncmp(p->name, s->name, sizeof(p->name)));
 }
 
 /* The span's source among all[0..*n) (added when new): its index. */
@@ -136,34 +136,43 @@ static size_t source_of(struct cause_part *all, size_t *n, const struct cause_sp
 	if (k == *n) {
 		memset(&all[k], 0, sizeof(all[k]));
 		all[k].cls = s->cls;
+		all[k].tag = s->tag;
 		all[k].id = s->id;
-		memcpy(all[k].name, s->name, sizeof(all[k].name));
 		(*n)++;
 	}
+	memcpy(all[k].name, s->name, sizeof(all[k].name));	/* (a thread's newest: spans come in time order) */
 	return k;
 }
 
+/* Span s of the range into a->spans[*n] (not clipped: the innermost rule
+ * compares starts); a hypervisor's listed in r->hv too. */
+static void add_span(struct cause *a, struct cause_result *r, size_t *n, const struct cause_span *s)
+{
+	a->tag[*n] = 0;
+	a->spans[(*n)++] = *s;
+	if (s->cls != CAUSE_HV)
+		return;
+	if (r->nr_hv == CAUSE_MAX_HV) {
+		r->hv_more++;
+		return;
+	}
+	a->tag[*n - 1] = (uint32_t)(r->nr_hv + 1) << 1;
+	r->hv[r->nr_hv++] = (struct cause_hv_span){ .start_ns = s->start_ns, .end_ns = s->end_ns, .hv = s->hv };
+}
+
 /* The spans of the ring that overlap [from, to] into a->spans; their
- * count.  The hypervisor's are listed in r->hv too. */
+ * count. */
 static size_t gather(struct cause *a, const struct ccpu *c, uint64_t from, uint64_t to, struct cause_result *r)
 {
 	uint64_t avail = c->head < a->ring_len ? c->head : a->ring_len;
 	size_t n = 0;
+	if (!c->ring)
+		return 0;
 	for (uint64_t i = 0; i < avail; i++) {
 		const struct cause_span *s = &c->ring[(c->head - avail + i) % a->ring_len];	/* oldest first */
 		if (s->end_ns <= from || s->start_ns >= to)
 			continue;
-		a->tag[n] = 0;
-		a->spans[n++] = *s;	/* not clipped: the innermost rule compares starts */
-		if (s->cls != CAUSE_HV)
-			continue;
-		if (r->nr_hv < CAUSE_MAX_HV) {
-			a->tag[n - 1] = (uint32_t)(r->nr_hv + 1) << 1;
-			r->hv[r->nr_hv++] = (struct cause_hv_span){ .start_ns = s->start_ns, .end_ns = s->end_ns,
-								    .hv = s->hv };
-		} else {
-			r->hv_more++;
-		}
+		add_span(a, r, &n, s);
 	}
 	/* the oldest kept span still reaches into the range: older ones that
 	 * did too may have left the ring */
@@ -173,8 +182,16 @@ static size_t gather(struct cause *a, const struct ccpu *c, uint64_t from, uint6
 
 int cause_explain(struct cause *a, uint32_t cpu, uint64_t from_ns, uint64_t to_ns, struct cause_result *r)
 {
+	return cause_explain_with(a, cpu, from_ns, to_ns, NULL, 0, r);
+}
+
+int cause_explain_with(struct cause *a, uint32_t cpu, uint64_t from_ns, uint64_t to_ns,
+		       const struct cause_span *extra, size_t n_extra, struct cause_result *r)
+{
 	if (cpu >= a->nr_cpus || to_ns < from_ns)
 		return -EINVAL;
+	if (n_extra > CAUSE_MAX_EXTRA)
+		return -E2BIG;
 	memset(r, 0, sizeof(*r));
 	r->cpu = cpu;
 	r->from_ns = from_ns;
@@ -182,6 +199,13 @@ int cause_explain(struct cause *a, uint32_t cpu, uint64_t from_ns, uint64_t to_n
 	const struct ccpu *c = &a->cpus[cpu];
 	r->hv_source = c->hv_source;
 	size_t n = gather(a, c, from_ns, to_ns, r);
+	for (size_t i = 0; i < n_extra; i++) {
+		const struct cause_span *x = &extra[i];
+		if (x->cpu != cpu || x->cls < CAUSE_HV || x->cls >= CAUSE_NR_CLASSES || x->end_ns < x->start_ns ||
+		    x->end_ns <= from_ns || x->start_ns >= to_ns)
+			continue;
+		add_span(a, r, &n, x);
+	}
 
 	/* the elementary segments between every edge */
 	size_t np = 0;

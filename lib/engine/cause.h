@@ -18,9 +18,10 @@
  *     away nothing of the guest ran, whatever the guest's clock says (an
  *     IRQ the hypervisor interrupted looks longer by that much);
  *   - else the guest span covering it that began last (the innermost: an
- *     NMI inside an IRQ inside a softirq owns its own time, each counted
- *     net of what nested in it); of two that began together, the one of
- *     the higher class (NMI > IRQ > softirq > thread);
+ *     NMI inside an IRQ, a softirq run inside an x86 vector's entry and
+ *     exit, each owns its own time, and each is counted net of what
+ *     nested in it); of two that began together, the one of the higher
+ *     class (NMI > IRQ > softirq > thread);
  *   - else the remainder: no span says who (hardware or an unseen
  *     hypervisor where no hypervisor source is fed; the guest's own,
  *     unexplained, where one is).
@@ -29,8 +30,8 @@
  *   sum(parts[].ns) + other_ns + remainder_ns == to_ns - from_ns
  *
  * and class_ns[CAUSE_HV] is the measure of the union of the hypervisor
- * spans inside the range.  Memory: the rings, sized at cause_new(), and a
- * scratch of the same size; no allocation after it.
+ * spans inside the range.  Memory: a scratch sized at cause_new(), and each
+ * CPU's ring at its first span; no other allocation.
  */
 #ifndef LATSCOPE_CAUSE_H
 #define LATSCOPE_CAUSE_H
@@ -76,14 +77,18 @@ struct cause_span {
 	uint64_t start_ns, end_ns;	/* end_ns >= start_ns */
 	int32_t id;			/* irq, vector, softirq vec, pid; HV: the preempt reason */
 	char name[TPEVENT_NAME_LEN];	/* handler, softirq, comm; HV: the preempt reason's name */
+	uint8_t tag;			/* the caller's own sub-kind (an x86 vector among the
+					 * IRQs): part of the source, carried to its part */
 	struct cause_hv hv;		/* CAUSE_HV only */
 };
 
-/* One cause inside the range: a source (class, id, name), its time. */
+/* One cause inside the range: a source (class, tag, id and, but for a
+ * thread, which is its pid whatever its name, the name), its time. */
 struct cause_part {
 	enum cause_class cls;
+	uint8_t tag;
 	int32_t id;
-	char name[TPEVENT_NAME_LEN];
+	char name[TPEVENT_NAME_LEN];	/* a thread's: its newest */
 	uint64_t ns;			/* the time it owned */
 	uint64_t count;			/* its spans that owned some of it */
 };
@@ -123,14 +128,23 @@ void cause_free(struct cause *a);
 int cause_set_hv_source(struct cause *a, uint32_t cpu, enum cause_hv_source src);
 
 /* cause_span - one closed span (copied; a span of another class in the
- * ring with the same CPU may overlap it: the sweep decides).  0, or
- * -EINVAL (CPU out of range, end before start, class out of range). */
+ * ring with the same CPU may overlap it: the sweep decides).  0, -EINVAL
+ * (CPU out of range, end before start, class out of range), or -ENOMEM
+ * (the CPU's ring, made at its first span). */
 int cause_span(struct cause *a, const struct cause_span *s);
 
 /* cause_explain - cpu's range [from_ns, to_ns] into *r (a's scratch is
  * used: one call at a time).  0, or -EINVAL (CPU out of range, to before
  * from). */
 int cause_explain(struct cause *a, uint32_t cpu, uint64_t from_ns, uint64_t to_ns, struct cause_result *r);
+
+#define CAUSE_MAX_EXTRA	4096	/* spans a caller may add to one range */
+/* cause_explain_with - the same with n_extra more spans of cpu that are not
+ * in the ring (a caller that replays its own events into spans for each
+ * range: lib/engine/latauto), borrowed for the call.  -E2BIG past
+ * CAUSE_MAX_EXTRA. */
+int cause_explain_with(struct cause *a, uint32_t cpu, uint64_t from_ns, uint64_t to_ns,
+		       const struct cause_span *extra, size_t n_extra, struct cause_result *r);
 
 /* cause_span_from_noise - the span of a closed interference window (its
  * arrival to its exit).  0, or -EINVAL for a window whose start no event

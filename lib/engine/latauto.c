@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * latauto.c - who had a CPU during a latency window, replayed from the
- * recent events of that CPU (see latauto.h).
+ * latauto.c - who had a CPU during a latency window: the recent events of
+ * that CPU replayed into spans, swept with the hypervisor's by
+ * lib/engine/cause (see latauto.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,18 +12,7 @@
 #include "engine/latauto.h"
 #include "engine/noise.h"
 
-/* what is on the CPU: the task, and the IRQ/softirq contexts over it */
-struct ctxs {
-	struct latauto_part task;	/* cls LATAUTO_UNKNOWN until a switch says */
-	struct latauto_part stack[LATAUTO_MAX_NEST];
-	unsigned depth;
-};
-
-struct acc {
-	struct latauto_part all[2 * LATAUTO_RING + 2];
-	size_t n;
-	const struct latauto_part *last;	/* who had the CPU in the last segment */
-};
+#define LATAUTO_HV_RING	256	/* hypervisor spans kept per CPU */
 
 struct lcpu {
 	struct tpevent ring[LATAUTO_RING];
@@ -31,8 +21,10 @@ struct lcpu {
 
 struct latauto {
 	uint32_t nr_cpus;
-	struct lcpu *cpus;
-	struct acc *x;			/* latauto_window's scratch */
+	struct lcpu **cpus;		/* each made at its CPU's first event */
+	struct cause *cz;		/* the sweep; its rings hold the hypervisor's spans */
+	struct cause_span *spans;	/* latauto_window's scratch: the replayed spans */
+	struct cause_result *res;	/* and the sweep's result */
 };
 
 int latauto_new(struct latauto **out, uint32_t nr_cpus)
@@ -43,15 +35,15 @@ int latauto_new(struct latauto **out, uint32_t nr_cpus)
 	struct latauto *a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	a->cpus = calloc(nr_cpus, sizeof(*a->cpus));
-	a->x = malloc(sizeof(*a->x));
-	if (!a->cpus || !a->x) {
-		free(a->cpus);
-		free(a->x);
-		free(a);
-		return -ENOMEM;
-	}
 	a->nr_cpus = nr_cpus;
+	a->cpus = calloc(nr_cpus, sizeof(*a->cpus));
+	a->spans = calloc(CAUSE_MAX_EXTRA, sizeof(*a->spans));
+	a->res = malloc(sizeof(*a->res));
+	int err = a->cpus && a->spans && a->res ? cause_new(&a->cz, nr_cpus, LATAUTO_HV_RING) : -ENOMEM;
+	if (err) {
+		latauto_free(a);
+		return err;
+	}
 	*out = a;
 	return 0;
 }
@@ -60,9 +52,18 @@ void latauto_free(struct latauto *a)
 {
 	if (!a)
 		return;
+	cause_free(a->cz);
+	for (uint32_t i = 0; a->cpus && i < a->nr_cpus; i++)
+		free(a->cpus[i]);
 	free(a->cpus);
-	free(a->x);
+	free(a->spans);
+	free(a->res);
 	free(a);
+}
+
+int latauto_hv(struct latauto *a, const struct cause_span *s)
+{
+	return s->cls == CAUSE_HV ? cause_span(a->cz, s) : -EINVAL;
 }
 
 static bool kept(enum tpevent_kind k)
@@ -85,88 +86,127 @@ int latauto_event(struct latauto *a, const struct tpevent *ev)
 {
 	if (ev->cpu >= a->nr_cpus || !kept(ev->kind))
 		return 0;
-	struct lcpu *c = &a->cpus[ev->cpu];
+	struct lcpu *c = a->cpus[ev->cpu];
+	if (!c && !(c = a->cpus[ev->cpu] = calloc(1, sizeof(*c))))
+		return -ENOMEM;
 	c->ring[c->head++ % LATAUTO_RING] = *ev;
 	return 0;
 }
 
 const char *latauto_cls_name(enum latauto_cls c)
 {
-	static const char *const n[] = { "task", "irq", "softirq", "vector", "unknown" };
+	static const char *const n[] = { "task", "irq", "softirq", "vector", "unknown", "hypervisor" };
 	return (unsigned)c < sizeof(n) / sizeof(n[0]) ? n[c] : "?";
 }
 
-static struct latauto_part *find(struct acc *x, const struct latauto_part *who)
+/* ---- the replay: the events of one CPU into spans ---------------------------------- */
+
+struct replay {
+	struct cause_span *out;
+	size_t n;
+	uint32_t cpu;
+	struct cause_span task;		/* the task on the CPU since task.start_ns (known: id >= 0) */
+	struct cause_span stack[LATAUTO_MAX_NEST];	/* the open IRQ/softirq/vector contexts */
+	unsigned depth;
+};
+
+static void emit(struct replay *p, const struct cause_span *s, uint64_t end_ns)
 {
-	for (size_t i = 0; i < x->n; i++)
-		if (x->all[i].cls == who->cls && x->all[i].id == who->id &&
-		    (who->cls == LATAUTO_TASK || !strncmp(x->all[i].name, who->name, sizeof(who->name)))) {
-			if (who->cls == LATAUTO_TASK)	/* a task by pid: its newest name (exec) */
-				memcpy(x->all[i].name, who->name, sizeof(who->name));
-			return &x->all[i];
-		}
-	if (x->n == sizeof(x->all) / sizeof(x->all[0]))
-		return NULL;
-	struct latauto_part *p = &x->all[x->n++];
-	*p = *who;
-	p->ns = p->count = 0;
-	return p;
+	if (p->n == CAUSE_MAX_EXTRA)
+		return;		/* (more than the ring can make) */
+	p->out[p->n] = *s;
+	p->out[p->n].end_ns = end_ns;
+	p->n++;
 }
 
-/* [t0, t1) to whoever is on top of s */
-static void charge(struct acc *x, const struct ctxs *s, uint64_t t0, uint64_t t1, bool *new_turn)
+static void set_task(struct cause_span *t, uint32_t cpu, uint64_t t_ns, int32_t pid, const char *comm)
 {
-	if (t1 <= t0)
-		return;
-	const struct latauto_part *who = s->depth ? &s->stack[s->depth - 1] : &s->task;
-	struct latauto_part *p = find(x, who);
-	if (!p)
-		p = &x->all[x->n - 1];	/* full: the last slot takes it (counted in other) */
-	p->ns += t1 - t0;
-	if (*new_turn || !p->count) {	/* (on the CPU at the window's start: a turn too) */
-		p->count++;
-		*new_turn = false;
-	}
+	memset(t, 0, sizeof(*t));
+	t->cls = CAUSE_THREAD;
+	t->tag = LATAUTO_TASK;
+	t->cpu = cpu;
+	t->start_ns = t_ns;
+	t->id = pid;
+	snprintf(t->name, sizeof(t->name), "%.*s", TPEVENT_COMM_LEN, comm);
 }
 
-static void apply(struct ctxs *s, const struct tpevent *e)
+/* An entry pushes a context; an exit ends the innermost context of its
+ * class and anything left open above it (a lost exit), at its time. */
+static void replay_ctx(struct replay *p, const struct tpevent *e)
 {
-	struct latauto_part p;
-	memset(&p, 0, sizeof(p));
+	struct cause_span c;
+	memset(&c, 0, sizeof(c));
+	c.cpu = p->cpu;
+	c.start_ns = e->time_ns;
 	switch (e->kind) {
-	case TPEVENT_SCHED_SWITCH:
-		s->task.cls = LATAUTO_TASK;
-		s->task.id = e->sw.next_pid;
-		snprintf(s->task.name, sizeof(s->task.name), "%.*s", TPEVENT_COMM_LEN, e->sw.next_comm);
-		return;
 	case TPEVENT_IRQ_ENTRY:
-		p.cls = LATAUTO_IRQ;
-		p.id = e->irq.irq;
-		snprintf(p.name, sizeof(p.name), "%s", e->irq.name);
+		c.cls = CAUSE_IRQ, c.tag = LATAUTO_IRQ, c.id = e->irq.irq;
+		snprintf(c.name, sizeof(c.name), "%s", e->irq.name);
 		break;
 	case TPEVENT_SOFTIRQ_ENTRY:
-		p.cls = LATAUTO_SOFTIRQ;
-		p.id = (int32_t)e->softirq.vec;
-		snprintf(p.name, sizeof(p.name), "%s", noise_softirq_name(e->softirq.vec));
+		c.cls = CAUSE_SOFTIRQ, c.tag = LATAUTO_SOFTIRQ, c.id = (int32_t)e->softirq.vec;
+		snprintf(c.name, sizeof(c.name), "%s", noise_softirq_name(e->softirq.vec));
 		break;
 	case TPEVENT_VECTOR_ENTRY:
-		p.cls = LATAUTO_VECTOR;
-		p.id = e->vector.vector;
-		snprintf(p.name, sizeof(p.name), "%s", e->vector.name);
+		c.cls = CAUSE_IRQ, c.tag = LATAUTO_VECTOR, c.id = e->vector.vector;
+		snprintf(c.name, sizeof(c.name), "%s", e->vector.name);
 		break;
-	default:	/* an exit: the innermost context of its class ends */
-		for (unsigned i = s->depth; i-- > 0;) {
-			enum latauto_cls want = e->kind == TPEVENT_IRQ_EXIT ? LATAUTO_IRQ :
-						e->kind == TPEVENT_SOFTIRQ_EXIT ? LATAUTO_SOFTIRQ : LATAUTO_VECTOR;
-			if (s->stack[i].cls == want) {
-				s->depth = i;	/* and anything left open above it (a lost exit) */
+	default: {
+		uint8_t want = e->kind == TPEVENT_IRQ_EXIT ? LATAUTO_IRQ :
+			       e->kind == TPEVENT_SOFTIRQ_EXIT ? LATAUTO_SOFTIRQ : LATAUTO_VECTOR;
+		for (unsigned i = p->depth; i-- > 0;)
+			if (p->stack[i].tag == want) {
+				while (p->depth > i)
+					emit(p, &p->stack[--p->depth], e->time_ns);
 				return;
 			}
-		}
 		return;		/* an exit whose entry is older than the ring */
 	}
-	if (s->depth < LATAUTO_MAX_NEST)
-		s->stack[s->depth++] = p;
+	}
+	if (p->depth < LATAUTO_MAX_NEST)
+		p->stack[p->depth++] = c;
+}
+
+/* cpu's events kept into spans (the ones still open end at to_ns); true
+ * when the ring starts after from_ns. */
+static bool replay(struct latauto *a, struct replay *p, uint32_t cpu, uint64_t from_ns, uint64_t to_ns)
+{
+	const struct lcpu *c = a->cpus[cpu];
+	uint64_t head = c ? c->head : 0;	/* (no ring: no event of that CPU yet) */
+	uint64_t n = head < LATAUTO_RING ? head : LATAUTO_RING, first = head - n;
+	memset(p, 0, sizeof(*p));
+	p->out = a->spans;
+	p->cpu = cpu;
+	p->task.id = -1;
+	/* the task before the first switch kept (its prev) ran from the start */
+	for (uint64_t i = first; i < head; i++) {
+		const struct tpevent *e = &c->ring[i % LATAUTO_RING];
+		if (e->kind == TPEVENT_SCHED_SWITCH) {
+			set_task(&p->task, cpu, 0, e->sw.prev_pid, e->sw.prev_comm);
+			break;
+		}
+	}
+	for (uint64_t i = first; i < head; i++) {
+		const struct tpevent *e = &c->ring[i % LATAUTO_RING];
+		if (e->time_ns > to_ns)
+			break;
+		if (e->kind != TPEVENT_SCHED_SWITCH) {
+			replay_ctx(p, e);
+			continue;
+		}
+		if (p->task.id >= 0) {
+			if (e->sw.prev_pid == p->task.id)	/* the name it leaves with (an exec changes it) */
+				snprintf(p->task.name, sizeof(p->task.name), "%.*s", TPEVENT_COMM_LEN,
+					 e->sw.prev_comm);
+			emit(p, &p->task, e->time_ns);
+		}
+		set_task(&p->task, cpu, e->time_ns, e->sw.next_pid, e->sw.next_comm);
+	}
+	if (p->task.id >= 0)
+		emit(p, &p->task, to_ns);
+	while (p->depth)
+		emit(p, &p->stack[--p->depth], to_ns);
+	return !n || c->ring[first % LATAUTO_RING].time_ns > from_ns;	/* (n > 0: c is there) */
 }
 
 static int by_ns_desc(const void *x, const void *y)
@@ -180,66 +220,48 @@ static int by_ns_desc(const void *x, const void *y)
 int latauto_window(struct latauto *a, uint32_t cpu, uint64_t from_ns, uint64_t to_ns,
 		   struct latauto_result *r)
 {
-	struct acc *xp = a->x;
-	struct ctxs s;
+	struct replay p;
 
 	if (cpu >= a->nr_cpus || to_ns < from_ns)
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
-	memset(&s, 0, sizeof(s));
-	xp->n = 0;
 	r->cpu = cpu;
 	r->from_ns = from_ns;
 	r->to_ns = to_ns;
-	s.task.cls = LATAUTO_UNKNOWN;
-	s.task.id = -1;
-	snprintf(s.task.name, sizeof(s.task.name), "before the events kept");
-	const struct lcpu *c = &a->cpus[cpu];
-	uint64_t n = c->head < LATAUTO_RING ? c->head : LATAUTO_RING, first = c->head - n;
-	/* the task before the first switch kept: its prev */
-	for (uint64_t i = first; i < c->head; i++) {
-		const struct tpevent *e = &c->ring[i % LATAUTO_RING];
-		if (e->kind == TPEVENT_SCHED_SWITCH) {
-			s.task.cls = LATAUTO_TASK;
-			s.task.id = e->sw.prev_pid;
-			snprintf(s.task.name, sizeof(s.task.name), "%.*s", TPEVENT_COMM_LEN, e->sw.prev_comm);
-			break;
-		}
+	r->ring_short = replay(a, &p, cpu, from_ns, to_ns);
+	struct cause_result *x = a->res;
+	int err = cause_explain_with(a->cz, cpu, from_ns, to_ns, p.out, p.n, x);
+	if (err)
+		return err;
+	/* the parts, the unexplained time as "unknown", largest first */
+	struct latauto_part all[CAUSE_MAX_PARTS + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < x->nr_parts; i++) {
+		const struct cause_part *c = &x->parts[i];
+		struct latauto_part *q = &all[n++];
+		q->cls = c->cls == CAUSE_HV ? LATAUTO_HV : (enum latauto_cls)c->tag;
+		q->id = c->id;
+		memcpy(q->name, c->name, sizeof(q->name));
+		q->ns = c->ns;
+		q->count = c->count;
 	}
-	if (!n || c->ring[first % LATAUTO_RING].time_ns > from_ns)
-		r->ring_short = true;
-	uint64_t t = from_ns;
-	bool turn = true;
-	for (uint64_t i = first; i < c->head && t < to_ns; i++) {
-		const struct tpevent *e = &c->ring[i % LATAUTO_RING];
-		if (e->time_ns > t) {
-			uint64_t end = e->time_ns < to_ns ? e->time_ns : to_ns;
-			charge(xp, &s, t, end, &turn);
-			t = end;
-		}
-		unsigned d0 = s.depth;
-		int32_t id0 = s.task.id;
-		if (e->kind == TPEVENT_SCHED_SWITCH && e->sw.prev_pid == s.task.id && s.task.cls == LATAUTO_TASK) {
-			/* the name it leaves with (an exec changes it) */
-			snprintf(s.task.name, sizeof(s.task.name), "%.*s", TPEVENT_COMM_LEN, e->sw.prev_comm);
-			if (e->time_ns > from_ns)
-				find(xp, &s.task);
-		}
-		apply(&s, e);
-		/* a new turn: another task, or an IRQ/softirq entered (not the
-		 * return from one to the task it interrupted) */
-		if (s.depth > d0 || s.task.id != id0)
-			turn = true;
+	if (x->remainder_ns) {
+		all[n] = (struct latauto_part){ .cls = LATAUTO_UNKNOWN, .id = -1, .ns = x->remainder_ns, .count = 1 };
+		snprintf(all[n].name, sizeof(all[n].name), "before the events kept");
+		n++;
 	}
-	charge(xp, &s, t, to_ns, &turn);
-	qsort(xp->all, xp->n, sizeof(xp->all[0]), by_ns_desc);
-	for (size_t i = 0; i < xp->n; i++) {
-		if (!xp->all[i].ns)
-			continue;
+	qsort(all, n, sizeof(all[0]), by_ns_desc);
+	r->other_ns = x->other_ns;
+	for (size_t i = 0; i < n; i++) {
 		if (r->nr_parts < LATAUTO_MAX_PARTS)
-			r->parts[r->nr_parts++] = xp->all[i];
+			r->parts[r->nr_parts++] = all[i];
 		else
-			r->other_ns += xp->all[i].ns;
+			r->other_ns += all[i].ns;
 	}
+	r->hv_ns = x->class_ns[CAUSE_HV];
+	memcpy(r->hv, x->hv, sizeof(r->hv));
+	r->nr_hv = x->nr_hv;
+	r->hv_more = x->hv_more;
+	r->hv_source = x->hv_source;
 	return 0;
 }

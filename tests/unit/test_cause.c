@@ -160,6 +160,38 @@ static void test_ring_short(void **state)
 	assert_int_equal(cause_new(&a, 0, 64), -EINVAL);
 }
 
+/* A caller's own spans for one range (not kept): a thread is its pid
+ * whatever its name (the newest kept), the tag is part of a source. */
+static void test_extra(void **state)
+{
+	(void)state;
+	struct cause *a;
+	struct cause_result r;
+	assert_int_equal(cause_new(&a, 1, 16), 0);
+	span(a, CAUSE_HV, 0, 50, 60, 4, "time_slice");
+	struct cause_span x[4] = {
+		{ .cls = CAUSE_THREAD, .cpu = 0, .start_ns = 0, .end_ns = 40, .id = 7, .name = "old" },
+		{ .cls = CAUSE_THREAD, .cpu = 0, .start_ns = 40, .end_ns = 100, .id = 7, .name = "new" },
+		{ .cls = CAUSE_IRQ, .cpu = 0, .start_ns = 10, .end_ns = 20, .id = 236, .tag = 1, .name = "t" },
+		{ .cls = CAUSE_IRQ, .cpu = 0, .start_ns = 20, .end_ns = 25, .id = 236, .tag = 2, .name = "t" },
+	};
+	assert_int_equal(cause_explain_with(a, 0, 0, 100, x, 4, &r), 0);
+	const struct cause_part *t = part(&r, CAUSE_THREAD, 7);
+	assert_non_null(t);
+	assert_int_equal(t->ns, 100 - 10 - 5 - 10);
+	assert_int_equal(t->count, 2);
+	assert_string_equal(t->name, "new");
+	assert_int_equal(r.class_ns[CAUSE_IRQ], 15);
+	assert_int_equal(r.nr_parts, 4);	/* the thread, the hypervisor, two IRQ sources by tag */
+	assert_int_equal(r.class_ns[CAUSE_HV], 10);
+	assert_int_equal(sum(&r), 100);
+	/* the ring did not keep them */
+	assert_int_equal(cause_explain(a, 0, 0, 100, &r), 0);
+	assert_int_equal(r.remainder_ns, 90);
+	assert_int_equal(cause_explain_with(a, 0, 0, 100, x, CAUSE_MAX_EXTRA + 1, &r), -E2BIG);
+	cause_free(a);
+}
+
 /* ---- the property: random spans against a per-nanosecond reference ------------ */
 
 #define T 400	/* the time line, ns */
@@ -246,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_dtl_span),
 		cmocka_unit_test(test_from_noise),
 		cmocka_unit_test(test_ring_short),
+		cmocka_unit_test(test_extra),
 		cmocka_unit_test(test_property),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

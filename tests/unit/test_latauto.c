@@ -146,12 +146,54 @@ static void test_lost_exit(void **state)
 	latauto_free(a);
 }
 
+/* the hypervisor took the vCPU while "hog" ran (a DTL entry dispatched at
+ * 1900 after 400 ns ready and not running): those 400 ns are its, not the
+ * task's; a window on a CPU the DTL never reached names no hypervisor */
+static void test_hypervisor(void **state)
+{
+	struct latauto *a;
+	struct latauto_result r;
+	struct cause_span hv;
+	(void)state;
+	assert_int_equal(latauto_new(&a, 2), 0);
+	sw(a, 0, 500, 0, "swapper/0", 77, "hog");
+	irq(a, 0, 2000, true, 36, "virtio1");
+	irq(a, 0, 2200, false, 36, NULL);
+	sw(a, 0, 3000, 77, "hog", 90, "victim");
+	struct dtl_entry e = { .dispatch_reason = 7, .preempt_reason = 4, .enqueue_to_dispatch_tb = 1536,
+			       .ready_to_enqueue_tb = 512, .srr0 = 0xc000000000abcdefULL };
+	assert_int_equal(cause_span_from_dtl(0, 1900, &e, 5120000000ULL, &hv), 0);	/* 2048 ticks: 400 ns */
+	assert_int_equal(latauto_hv(a, &hv), 0);
+	hv.cls = CAUSE_IRQ;
+	assert_int_equal(latauto_hv(a, &hv), -EINVAL);
+	assert_int_equal(latauto_window(a, 0, 1000, 3000, &r), 0);
+	assert_int_equal(sum(&r), 2000);
+	assert_int_equal(r.hv_ns, 400);
+	assert_int_equal(r.hv_source, CAUSE_HV_DTL);
+	const struct latauto_part *p = part(&r, LATAUTO_HV, 4);
+	assert_non_null(p);
+	assert_int_equal(p->ns, 400);
+	assert_int_equal(part(&r, LATAUTO_TASK, 77)->ns, 2000 - 400 - 200);
+	assert_int_equal(part(&r, LATAUTO_IRQ, 36)->ns, 200);
+	assert_int_equal(r.nr_hv, 1);
+	assert_int_equal(r.hv[0].start_ns, 1500);
+	assert_true(r.hv[0].hv.srr0 == 0xc000000000abcdefULL);
+	assert_int_equal(r.hv[0].hv.dispatch_reason, 7);
+	assert_string_equal(latauto_cls_name(LATAUTO_HV), "hypervisor");
+	sw(a, 1, 500, 0, "swapper/1", 5, "x");
+	assert_int_equal(latauto_window(a, 1, 600, 900, &r), 0);
+	assert_int_equal(r.hv_ns, 0);
+	assert_int_equal(r.hv_source, CAUSE_HV_NONE);
+	latauto_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_before_first),
 		cmocka_unit_test(test_lost_exit),
+		cmocka_unit_test(test_hypervisor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
