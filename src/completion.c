@@ -39,6 +39,7 @@ static const struct {
 	{ "dtl report", "dtl_report", &dtl_report_cli },
 	{ "dtl record", "dtl_record", &dtl_record_cli },
 	{ "dtl synth", "dtl_synth", &dtl_synth_cli },
+	{ "dtl why", "dtl_why", &dtl_why_cli },
 	/* one table for every mode; `latscope osnoise -c 1` is top */
 	{ "osnoise", "osnoise", &osnoise_cli },
 	{ "osnoise top", "osnoise", &osnoise_cli },
@@ -61,7 +62,7 @@ static const struct {
 /* the commands and the subcommands of each (src/main.c, the dispatchers) */
 static const char commands[] = "script dtl osnoise timerlat hist monitor render html help completion";
 static const char *const subcommands[][2] = {
-	{ "dtl", "dump script report record synth" },
+	{ "dtl", "dump script report record synth why" },
 	{ "osnoise", "top hist trace record" },
 	{ "timerlat", "top hist trace" },
 	{ "hist", "report record top" },

@@ -61,6 +61,12 @@ struct dtlsynth_cfg {
 	double fault_hz;		/* page-fault preempts per running second (default 2) */
 	double confer_hz;		/* H_CONFER per running second (default 5) */
 	unsigned move_permille;		/* dispatch on another processor (default 100) */
+	unsigned wake_preempt_permille;	/* of the wakeups that preempt the running task, how
+					 * many per 1000 the hypervisor interrupts between the
+					 * wakeup and the switch (a time-slice preempt of the
+					 * waker's vCPU): the woken task's latency then holds
+					 * the hypervisor's time (default 0: none, and the
+					 * random stream as without the option) */
 	uint64_t poll_ns;		/* vpa_dtl sample_period (default 1 ms; the
 					 * driver polls at least every 1 ms) */
 	uint64_t round_ns;		/* perf record drains every ~round_ns (default
@@ -96,6 +102,8 @@ struct dtlsynth_stats {
 	uint64_t samples;
 	uint64_t aux_chunks;
 	uint64_t cedes, preempts, faults, confers;
+	uint64_t wake_preempts;		/* wake_preempt_permille's preempts (in preempts too) */
+	uint64_t wake_preempts_untold;	/* not in the truth (no memory) */
 };
 
 /*
@@ -115,11 +123,26 @@ struct dtlsynth_task {
 	uint64_t run_ns;
 };
 
+/* A wakeup whose latency the hypervisor interrupted (wake_preempt_permille):
+ * the sample [wake_ns, switch_ns] of pid on cpu holds the preemption whose
+ * DTL entry has this timebase, hv_ns = its enqueue_to_dispatch +
+ * ready_to_enqueue as written (ticks to ns, exact); written: the entry
+ * reached the file (the 85-entry ring and the AUX wrap lose some, as on
+ * Power). */
+struct dtlsynth_wake_hv {
+	uint32_t cpu, pid;
+	uint64_t wake_ns, switch_ns;
+	uint64_t timebase, hv_ns;
+	bool written;
+};
+
 struct dtlsynth_truth {
 	uint64_t tb_freq;
 	uint64_t end_ns;
 	size_t nr_tasks;
 	struct dtlsynth_task *tasks;	/* [0] = idle; owned, dtlsynth_truth_free() */
+	size_t nr_wake_hv;
+	struct dtlsynth_wake_hv *wake_hv;	/* owned, dtlsynth_truth_free() */
 };
 
 void dtlsynth_truth_free(struct dtlsynth_truth *t);

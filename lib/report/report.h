@@ -26,6 +26,7 @@ struct json_object;
 #define REPORT_SCRIPT "latscope.script/1"
 #define REPORT_DTL_SCRIPT "latscope.dtl-script/1"
 #define REPORT_DTL_REPORT "latscope.dtl-report/1"
+#define REPORT_DTL_WHY "latscope.dtl-why/1"
 #define REPORT_OSNOISE "latscope.osnoise/1"
 #define REPORT_HIST "latscope.hist/1"
 #define REPORT_TIMERLAT "latscope.timerlat/1"

@@ -3,7 +3,7 @@
  * cli.c - `latscope dtl`: POWER Dispatch Trace Log from perf.data.
  * The entry (cmd_dtl), which hands over to the subcommands: dump (dump.c),
  * script (script.c), report (report.c, output.c), record (record.c), synth
- * (synth.c); what they share is in common.c.
+ * (synth.c), why (why.c); what they share is in common.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +25,8 @@ static void usage(FILE *f)
 "  report FILE      per-CPU reasons, latency histograms, hypervisor time\n"
 "  record -- CMD    record vpa_dtl + sched events on a shared-processor LPAR\n"
 "  synth -o FILE    write a realistic synthetic recording (tests, demos)\n"
+"  why FILE         the worst wakeup latencies split into who had the CPU,\n"
+"                   the hypervisor included\n"
 "\n"
 "`latscope dtl <subcommand> --help` for its options; see latscope-dtl(1).\n");
 }
@@ -52,6 +54,8 @@ int cmd_dtl(int argc, char **argv)
 		return dtl_cmd_record(argc - 1, argv + 1);
 	if (!strcmp(sub, "synth"))
 		return dtl_cmd_synth(argc - 1, argv + 1);
+	if (!strcmp(sub, "why"))
+		return dtl_cmd_why(argc - 1, argv + 1);
 	fprintf(stderr, "latscope dtl: no subcommand '%s'; try `latscope dtl --help`\n", sub);
 	return EXIT_ERR;
 }

@@ -16,11 +16,12 @@ int dtl_cmd_script(int argc, char **argv);
 int dtl_cmd_report(int argc, char **argv);
 int dtl_cmd_record(int argc, char **argv);
 int dtl_cmd_synth(int argc, char **argv);
+int dtl_cmd_why(int argc, char **argv);
 
 /* The command lines of the subcommands (static tables; nothing to free),
  * here for the unit test of their tables. */
 extern const struct cli_cmd dtl_dump_cli, dtl_script_cli, dtl_report_cli, dtl_record_cli,
-	dtl_synth_cli;
+	dtl_synth_cli, dtl_why_cli;
 
 /*
  * What dump, script and report read and how.  It is the FIRST member of

@@ -34,6 +34,7 @@ struct synth_params {
 	struct dtlsynth_cfg c;
 	const char *out, *truth_path;
 	uint64_t cpus, move, ring, gaps;	/* 0: not given (the model's default) */
+	uint64_t wake_preempts;
 	bool have_ring, have_aux, quiet;
 };
 
@@ -98,6 +99,10 @@ static const struct cli_opt synth_opts[] = {
 	CLI_CUSTOM("confer-hz", 0, parse_confer, "R", "H_CONFER per running second (default 5)", "0.001..1000000"),
 	SYN_OPT("move-permille", 0, CLI_T_U64, move, 1, 1000, 0, "N",
 		"dispatches on another physical processor, per 1000\n(default 100)", NULL),
+	SYN_OPT("wakeup-preempts", 0, CLI_T_U64, wake_preempts, 0, 1000, 0, "N",
+		"of the wakeups that preempt a running task, N per 1000\n"
+		"the hypervisor interrupts before the switch (the\n"
+		"woken task's latency holds its time; default 0)", NULL),
 	SYN_OPT("period", 'c', CLI_T_DUR, c.poll_ns, 1000, UINT64_MAX / 4, 1, "NS",
 		"vpa_dtl poll period (sample_period) in ns (default\n"
 		"1000000; 1ms works too; the driver polls at least\n"
@@ -169,6 +174,20 @@ static int write_truth(const char *path, const struct dtlsynth_truth *t, bool fo
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(j, "tasks", a);
+	struct json_object *w = json_object_new_array();
+	for (size_t i = 0; i < t->nr_wake_hv; i++) {
+		const struct dtlsynth_wake_hv *h = &t->wake_hv[i];
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "cpu", jsonnum_u64(h->cpu));
+		json_object_object_add(o, "pid", jsonnum_u64(h->pid));
+		json_object_object_add(o, "wake_ns", jsonnum_u64(h->wake_ns));
+		json_object_object_add(o, "switch_ns", jsonnum_u64(h->switch_ns));
+		json_object_object_add(o, "timebase", jsonnum_u64(h->timebase));
+		json_object_object_add(o, "hypervisor_ns", jsonnum_u64(h->hv_ns));
+		json_object_object_add(o, "written", json_object_new_boolean(h->written));
+		json_object_array_add(w, o);
+	}
+	json_object_object_add(j, "wakeup_preempts", w);
 	struct safeout_file *sf;
 	FILE *f = cmdio_fopen_safe(&sf, AT_FDCWD, path, NULL, force, "latscope dtl synth");
 	if (!f) {
@@ -200,6 +219,7 @@ int dtl_cmd_synth(int argc, char **argv)
 	c = p.c;
 	c.cpus = (unsigned)p.cpus;
 	c.move_permille = (unsigned)p.move;
+	c.wake_preempt_permille = (unsigned)p.wake_preempts;
 	c.gaps = (unsigned)p.gaps;
 	c.ring = (unsigned)p.ring;
 	c.ring_unlimited = p.have_ring && !p.ring;
@@ -261,5 +281,8 @@ int dtl_cmd_synth(int argc, char **argv)
 			" AUX chunks, %" PRIu64 " sched samples\n",
 			out, st.dtl_entries, st.cedes, st.preempts, st.faults, st.confers, st.ring_lost,
 			st.gap_lost, st.wrap_lost, st.aux_wraps, st.aux_chunks, st.samples);
+	if (!quiet && st.wake_preempts)
+		fprintf(stderr, "latscope dtl synth: %" PRIu64 " of the preempts between a wakeup and its switch "
+			"(--wakeup-preempts)\n", st.wake_preempts);
 	return 0;
 }

@@ -7,7 +7,8 @@
 # the JSON to FILE, and the monitor's metric names follow the Prometheus
 # naming rule.  The offline commands read made recordings (tests/tools/mkdtl,
 # dtl synth, the shipped perf recordings, an osnoise recording made here);
-# the live ones run for a second.  Needs Debian's python3-jsonschema
+# the live ones run for a second; dtl why on a synth recording with
+# preempted wakeups.  Needs Debian's python3-jsonschema
 # (scripts/deps.sh): skips without it.
 . "$TESTS_DIR/lib.sh"
 PY=/usr/bin/python3
@@ -65,6 +66,11 @@ run dtl-report-synth "$LATSCOPE" dtl report --json --kallsyms "$TESTS_DIR/data/k
 grep -q '"tasks"' dtl-report-synth.json || die "the synth report has no tasks: the timeline keys are untested"
 tofile dtl-script-file dtl script synth.data
 tofile dtl-report-file dtl report synth.data
+"$LATSCOPE" dtl synth -q --formats "$F" --cpus 2 --duration 300ms --seed 5 --wakeup-preempts 500 \
+	-o why.data 2> why.err || die "dtl synth --wakeup-preempts: $(cat why.err)"
+run dtl-why "$LATSCOPE" dtl why --json -n 20 --kallsyms "$TESTS_DIR/data/kallsyms-lpar" why.data
+grep -q '"class": "hypervisor"' dtl-why.json || die "dtl why: no hypervisor part: its keys are untested"
+tofile dtl-why-file dtl why why.data
 cat > k.txt <<'T'
 # tracer: osnoise
      osnoise/0-859     [000] ....    81.637220: 1000000        190  99.98100       9     18      0   1007     18      1

@@ -32,7 +32,7 @@
 #include "../../src/commands.h"
 
 static const struct cli_cmd *const cmds[] = {
-	&dtl_dump_cli, &dtl_script_cli, &dtl_report_cli, &dtl_record_cli, &dtl_synth_cli,
+	&dtl_dump_cli, &dtl_script_cli, &dtl_report_cli, &dtl_record_cli, &dtl_synth_cli, &dtl_why_cli,
 	&osnoise_cli, &timerlat_cli,
 	&hist_report_cli, &hist_record_cli, &hist_top_cli, &monitor_cli,
 	&script_cli, &html_cli,

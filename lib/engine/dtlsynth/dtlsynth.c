@@ -113,7 +113,7 @@ static int parse(struct tep_handle *tep, const struct tracedata_event *te)
 	return 0;
 }
 
-static uint32_t task_pid(int task)
+uint32_t dtlsynth_task_pid(int task)
 {
 	return task < 0 ? 0 : 2000u + (uint32_t)task;
 }
@@ -131,19 +131,19 @@ int dtlsynth_write_sched(struct syn *s, const struct sev *e)
 	uint8_t raw[256];
 	int cur = e->kind == EV_SWITCH ? e->prev : e->waker;
 	struct tpevent t = { .kind = e->kind == EV_SWITCH ? TPEVENT_SCHED_SWITCH : TPEVENT_SCHED_WAKEUP,
-			 .common_flags = 1, .pid = (int32_t)task_pid(cur) };
+			 .common_flags = 1, .pid = (int32_t)dtlsynth_task_pid(cur) };
 
 	if (e->kind == EV_SWITCH) {
 		task_comm(e->prev, e->cpu, t.sw.prev_comm, sizeof(t.sw.prev_comm));
-		t.sw.prev_pid = (int32_t)task_pid(e->prev);
+		t.sw.prev_pid = (int32_t)dtlsynth_task_pid(e->prev);
 		t.sw.prev_prio = 120;
 		t.sw.prev_state = e->prev_state;
 		task_comm(e->next, e->cpu, t.sw.next_comm, sizeof(t.sw.next_comm));
-		t.sw.next_pid = (int32_t)task_pid(e->next);
+		t.sw.next_pid = (int32_t)dtlsynth_task_pid(e->next);
 		t.sw.next_prio = 120;
 	} else {
 		task_comm(e->next, e->cpu, t.wake.comm, sizeof(t.wake.comm));
-		t.wake.pid = (int32_t)task_pid(e->next);
+		t.wake.pid = (int32_t)dtlsynth_task_pid(e->next);
 		t.wake.prio = 120;
 		t.wake.target_cpu = (int32_t)e->cpu;
 	}
@@ -152,7 +152,7 @@ int dtlsynth_write_sched(struct syn *s, const struct sev *e)
 		return (int)size;
 	struct pdread_sample smp = {
 		.ip = 0xc000000000100000ULL + (e->kind == EV_SWITCH ? 0x1234 : 0x5678),
-		.pid = task_pid(cur), .tid = task_pid(cur),
+		.pid = dtlsynth_task_pid(cur), .tid = dtlsynth_task_pid(cur),
 		.time = e->t,
 		.id = (e->kind == EV_SWITCH ? 2000u : 3000u) + e->cpu,
 		.cpu = e->cpu,
@@ -322,10 +322,10 @@ static int write_tasks(struct syn *s)
 		memset(body, 0, sizeof(body));
 		task_comm((int)t, 0, comm, sizeof(comm));
 		comm[15] = '\0';
-		bytes_st32(body, task_pid((int)t), s->swap);
-		bytes_st32(body + 4, task_pid((int)t), s->swap);
+		bytes_st32(body, dtlsynth_task_pid((int)t), s->swap);
+		bytes_st32(body + 4, dtlsynth_task_pid((int)t), s->swap);
 		memcpy(body + 8, comm, strlen(comm) + 1);
-		struct pdread_sample ct = { .pid = task_pid((int)t), .tid = task_pid((int)t) };
+		struct pdread_sample ct = { .pid = dtlsynth_task_pid((int)t), .tid = dtlsynth_task_pid((int)t) };
 		err = pdwrite_write_with_trailer(s->w, s->ev_sw, PDFORMAT_RECORD_COMM, 0, body, 8 + strlen(comm) + 1, &ct);
 	}
 	return err ? fail(s, err, "writing the task records failed") : 0;
@@ -359,6 +359,9 @@ void dtlsynth_truth_free(struct dtlsynth_truth *t)
 	free(t->tasks);
 	t->tasks = NULL;
 	t->nr_tasks = 0;
+	free(t->wake_hv);
+	t->wake_hv = NULL;
+	t->nr_wake_hv = 0;
 }
 
 static uint64_t next_round(struct syn *s, uint64_t r)
@@ -403,7 +406,7 @@ static int init_truth(struct syn *s, struct dtlsynth_truth *truth)
 		char tmp[32];
 		task_comm((int)k - 1, 0, tmp, sizeof(tmp));
 		snprintf(truth->tasks[k].comm, sizeof(truth->tasks[k].comm), "%.15s", tmp);
-		truth->tasks[k].pid = task_pid((int)k - 1);
+		truth->tasks[k].pid = dtlsynth_task_pid((int)k - 1);
 	}
 	snprintf(truth->tasks[0].comm, sizeof(truth->tasks[0].comm), "swapper");
 	s->truth = truth;

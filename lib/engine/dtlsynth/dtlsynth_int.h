@@ -89,6 +89,7 @@ struct syn {
 	uint64_t poll_ns;		/* effective: at least 1 ms */
 	uint64_t last_written_ns;
 	struct dtlsynth_truth *truth;
+	size_t cap_wake_hv;		/* truth->wake_hv's room */
 	double mean_burst_ns, mean_idle_ns, pre_e2d_ns, cede_e2d_ns;
 	double hv_hz;
 	char *errm;
@@ -108,5 +109,6 @@ uint64_t dtlsynth_rexp(struct syn *s, double mean_ns);
 double dtlsynth_rnd01(struct syn *s);
 uint32_t dtlsynth_rndn(struct syn *s, uint32_t n);
 int dtlsynth_write_sched(struct syn *s, const struct sev *e);
+uint32_t dtlsynth_task_pid(int task);	/* a task's pid (-1: the swapper, 0) */
 
 #endif

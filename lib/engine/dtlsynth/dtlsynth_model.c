@@ -19,6 +19,21 @@ static void push(struct vcpu *v, const struct sev *e)
 	}
 }
 
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : 64;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, n * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
 static uint16_t dispatch_proc(struct syn *s, struct vcpu *v)
 {
 	if (dtlsynth_rndn(s, 1000) < s->c.move_permille) {
@@ -50,6 +65,33 @@ static void dtl_event(struct syn *s, struct vcpu *v, uint32_t cpu, uint64_t t_d,
 	e.e.srr0 = srr0;
 	e.e.srr1 = 0x8000000000001033ULL;
 	push(v, &e);
+}
+
+/* The hypervisor takes the vCPU at t_p, between a wakeup of task next (at
+ * wake_ns) and its switch-in: a time-slice preempt, its entry logged at the
+ * dispatch; the switch comes 1 us after it (returned).  Kept in the truth. */
+static uint64_t wake_preempt(struct syn *s, struct vcpu *v, uint32_t cpu, uint64_t t_p, int next, uint64_t wake_ns)
+{
+	uint64_t r2e = dtlsynth_rexp(s, 3000), e2d = dtlsynth_rexp(s, s->pre_e2d_ns);
+	uint64_t srr0 = 0xc000000000200000ULL + ((uint64_t)dtlsynth_rndn(s, 1u << 16) << 2);
+	uint64_t t_d = t_p + r2e + e2d;
+	dtl_event(s, v, cpu, t_d, 7, 4, 0, r2e, e2d, srr0, 0, (int16_t)v->cur);
+	s->st->preempts++;
+	s->st->wake_preempts++;
+	struct dtlsynth_truth *t = s->truth;
+	if (t && grow((void **)&t->wake_hv, &s->cap_wake_hv, t->nr_wake_hv + 1, sizeof(*t->wake_hv)) == 0) {
+		struct dtlsynth_wake_hv *h = &t->wake_hv[t->nr_wake_hv++];
+		const struct sev *e = &v->fifo[(v->fhead + v->fn - 1) % FIFO_MAX];	/* the entry just pushed */
+		*h = (struct dtlsynth_wake_hv){
+			.cpu = cpu, .pid = dtlsynth_task_pid(next), .wake_ns = wake_ns, .switch_ns = t_d + 1000,
+			.timebase = e->e.timebase,
+			.hv_ns = dtl_ticks_to_ns((uint64_t)e->e.enqueue_to_dispatch_tb + e->e.ready_to_enqueue_tb,
+						 s->c.tb_freq),
+		};
+	} else if (t) {
+		s->st->wake_preempts_untold++;
+	}
+	return t_d + 1000;
 }
 
 /* Generate the next episode of a vCPU into its fifo (events in time order). */
@@ -116,12 +158,16 @@ static void episode(struct syn *s, uint32_t cpu)
 			next = (int)(cpu + s->c.cpus * ((uint32_t)(next / (int)s->c.cpus + 1) % TASKS_PER_CPU));
 		struct sev w = { .t = t_e - 2000, .cpu = cpu, .kind = EV_WAKEUP, .next = (int16_t)next,
 				 .waker = (int16_t)v->cur };
-		struct sev sw = { .t = t_e, .cpu = cpu, .kind = EV_SWITCH, .prev = (int16_t)v->cur,
-				  .next = (int16_t)next, .prev_state = 0 };
 		push(v, &w);
+		uint64_t t_sw = t_e;
+		/* (no draw without the option: the same stream as before it) */
+		if (s->c.wake_preempt_permille && dtlsynth_rndn(s, 1000) < s->c.wake_preempt_permille)
+			t_sw = wake_preempt(s, v, cpu, t_e - 1000, next, t_e - 2000);
+		struct sev sw = { .t = t_sw, .cpu = cpu, .kind = EV_SWITCH, .prev = (int16_t)v->cur,
+				  .next = (int16_t)next, .prev_state = 0 };
 		push(v, &sw);
 		v->cur = next;
-		v->t = t_e;
+		v->t = t_sw;
 		return;
 	}
 	/* go idle, cede, and come back at the dispatch */
@@ -144,20 +190,6 @@ static void episode(struct syn *s, uint32_t cpu)
 	v->t = t_d + 6000;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 64;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(*p, n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 /* The hypervisor logs an entry in the vCPU's 85-entry ring. */
 static int add_dtl(struct syn *s, struct vcpu *v, const struct sev *e)
@@ -211,6 +243,13 @@ static void truth_entry(struct syn *s, const uint8_t *raw, int16_t victim)
 		s->last_written_ns = t_e;
 	if (!s->truth || !involuntary(e.preempt_reason))
 		return;
+	/* a wakeup's preemption: its entry reached the file (newest first:
+	 * entries come out about in the order they were made) */
+	for (size_t i = s->truth->nr_wake_hv; e.dispatch_reason == 7 && i-- > 0;)
+		if (s->truth->wake_hv[i].timebase == e.timebase && !s->truth->wake_hv[i].written) {
+			s->truth->wake_hv[i].written = true;
+			break;
+		}
 	struct dtlsynth_task *k = &s->truth->tasks[victim + 1];
 	uint64_t hv = (uint64_t)e.enqueue_to_dispatch_tb + e.ready_to_enqueue_tb;
 	k->interruptions++;
