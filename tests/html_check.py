@@ -20,6 +20,11 @@
   html_check.py osnoise FILE.html DOC.json
       one stacked bar group per CPU, each class's bar width in proportion
       to its share of the runtime
+  html_check.py why FILE.html DOC.json
+      one time line per sample of `dtl why`: the hypervisor lane's spans
+      are the document's (their ns summed: its hypervisor_ns), each drawn
+      at its times' x inside the sample's axis; the stacked bar's parts sum
+      to the latency and fill the axis in proportion
 Prints one line and exits 1 on the first failure, 0 when all holds.
 """
 import json
@@ -224,6 +229,44 @@ def check_osnoise(html, djson):
     print("%s: %d CPU bars in proportion" % (html, len(groups)))
 
 
+def check_why(html, djson):
+    _, sv = svgs(html)
+    doc = json.load(open(djson))
+    lines = [x for x in sv if x.get("class") == "why"]
+    if len(lines) != len(doc["worst"]):
+        fail("%d time lines, the document has %d samples" % (len(lines), len(doc["worst"])))
+    spans = 0
+    for svg, s in zip(lines, doc["worst"]):
+        a, b = int(s["from_ns"]), int(s["to_ns"])
+        x0, w = float(svg.get("data-x0")), float(svg.get("data-w"))
+        if int(svg.get("data-from")) != a or int(svg.get("data-to")) != b:
+            fail("a time line's range is not its sample's")
+        hv = [r for r in svg.iter(NS + "rect") if r.get("class") == "hv"]
+        if len(hv) != len(s["hypervisor"]):
+            fail("CPU %s: %d hypervisor spans drawn, the document has %d" % (s["cpu"], len(hv), len(s["hypervisor"])))
+        tot = 0
+        for r, h in zip(hv, s["hypervisor"]):
+            ns = int(r.get("data-ns"))
+            tot += ns
+            lo = max(int(h["start_ns"]), a)
+            want = x0 + (lo - a) * w / (b - a) if b > a else x0
+            if ns != int(h["ns"]) or abs(float(r.get("x")) - want) > 0.51:
+                fail("CPU %s: a hypervisor span drawn at x %s for %d ns, the document: x %.2f, %s ns"
+                     % (s["cpu"], r.get("x"), ns, want, h["ns"]))
+            spans += 1
+        if not s["hypervisor_more"] and tot != int(s["hypervisor_ns"]):
+            fail("CPU %s: the hypervisor lane holds %d ns, the sample %s" % (s["cpu"], tot, s["hypervisor_ns"]))
+        parts = [r for r in svg.iter(NS + "rect") if r.get("class") == "part"]
+        pns = sum(int(r.get("data-ns")) for r in parts)
+        pw = sum(float(r.get("width")) for r in parts)
+        if pns + int(s["other_ns"]) != int(s["latency_ns"]) or \
+                abs(pw - w * pns / max(int(s["latency_ns"]), 1)) > 0.5:
+            fail("CPU %s: the parts' bar holds %d ns in %.1f px of %.1f, latency %s"
+                 % (s["cpu"], pns, pw, w, s["latency_ns"]))
+    print("%s: %d time lines, %d hypervisor spans at their times, the parts in proportion"
+          % (html, len(lines), spans))
+
+
 def main(a):
     if len(a) == 4 and a[0] == "png":
         check_png(a[1], int(a[2]), float(a[3]))
@@ -236,6 +279,8 @@ def main(a):
         check_kinds(a[1], a[2:])
     elif len(a) == 3 and a[0] == "osnoise":
         check_osnoise(a[1], a[2])
+    elif len(a) == 3 and a[0] == "why":
+        check_why(a[1], a[2])
     else:
         print(__doc__)
         sys.exit(2)

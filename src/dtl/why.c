@@ -33,6 +33,7 @@ struct why {
 	struct dtl_cmd_in in;		/* first: DTL_CMD_INPUT, DTL_CMD_READ_OPTS */
 	bool json, force;
 	const char *json_file;
+	struct cli_renders renders;	/* --html FILE, --render FORMAT=FILE */
 	uint64_t top, threshold_us;
 };
 _Static_assert(offsetof(struct why, in) == 0, "struct dtl_cmd_in first");
@@ -69,6 +70,7 @@ static const struct cli_opt why_opts[] = {
 	DTL_CMD_INPUT,
 	CLI_JSON(struct why, json, json_file),
 	CLI_FORCE(struct why, force),
+	CLI_RENDERS(struct why, renders),
 	CLI_OPT("top", 'n', CLI_T_U64, struct why, top, CLI_NONE, 1, 1000, 0, "N",
 		"the worst N samples (default 5)", NULL),
 	CLI_THRESHOLD_US(struct why, threshold_us, 0, 0, "only samples at or above US (default: all)"),
@@ -411,6 +413,8 @@ static int why_emit(struct whyrun *w, const struct pdread *r, const struct dtltl
 	if (w->o->json || w->o->json_file)
 		rc = jsonout_write(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED,
 				   w->o->json ? NULL : w->o->json_file, w->o->force, WHY_PROG);
+	if (!rc && w->o->renders.nr)
+		rc = jsonout_render(doc, &w->o->renders, w->o->force, WHY_PROG);
 	json_object_put(doc);
 	return rc ? EXIT_ERR : 0;
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The HTML pages (docs/html.md): dtl report --html, hist report --html,
-# osnoise hist --html and `latscope html`.  Structure and content are checked
+# osnoise hist --html, dtl why --html and `latscope html`.  Structure and content are checked
 # with python3 (tests/html_check.py: every SVG well-formed XML, the page
 # self-contained; the DTL timeline's preempted/ceded/delay time equal to what
 # `dtl script --json` says of the same entries, one lane group per vCPU, the
@@ -51,6 +51,13 @@ if "$LATSCOPE" osnoise record -c 0 -H 1 -d 1 -p 200000 -o o.data > /dev/null 2> 
 else
 	echo "note: osnoise record refused here ($(head -1 orec.err)): no osnoise page" >&2
 fi
+
+# 3b. dtl why: the worst wakeup latencies with the hypervisor's lane
+"$LATSCOPE" dtl synth -q -o why.data --cpus 2 --duration 1 --seed 9 --wakeup-preempts 400 || die "synth why"
+"$LATSCOPE" dtl why -n 10 --json=why.json --html why.html why.data > /dev/null 2> why.err ||
+	die "dtl why --html: $(cat why.err)"
+$PY "$C" why why.html why.json || die "why page"
+"$LATSCOPE" html -i why.json -o why2.html && cmp -s why.html why2.html || die "latscope html draws another why page"
 
 # 4. refusals: one line, exit 2, nothing written
 printf '{"schema":"latscope.script/1"}\n' > s.json
@@ -111,7 +118,7 @@ printf '<!DOCTYPE html><html><body><svg width="90" height="90"><path d="M0 0 Lx"
 printf '<script>no_such_function()</script></body></html>\n' >> bad.html
 shot bad.html bad.png
 grep -q "CONSOLE" bad.png.log || die "a page with errors logged none: the console check cannot fail"
-pages="dtl.html hist.html"
+pages="dtl.html hist.html why.html"
 [ -s osnoise.html ] && pages="$pages osnoise.html"
 for p in $pages; do
 	shot "$p" "$p.png"

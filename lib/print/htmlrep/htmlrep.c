@@ -9,7 +9,7 @@
 #include "htmlrep_int.h"
 
 static const char *const schemas[] = {
-	REPORT_DTL_REPORT, REPORT_HIST, REPORT_OSNOISE, REPORT_TIMERLAT,
+	REPORT_DTL_REPORT, REPORT_HIST, REPORT_OSNOISE, REPORT_TIMERLAT, REPORT_DTL_WHY,
 };
 
 bool htmlrep_supported(const char *schema)
@@ -34,6 +34,8 @@ int htmlrep_write(FILE *f, struct json_object *doc)
 		rc = htmlrep_osnoise(f, doc);
 	else if (!strcmp(s, schemas[3]))
 		rc = htmlrep_timerlat(f, doc);
+	else if (!strcmp(s, schemas[4]))
+		rc = htmlrep_why(f, doc);
 	else
 		return -EINVAL;
 	if (rc)
@@ -45,8 +47,8 @@ const char *htmlrep_strerror(int rc)
 {
 	switch (rc) {
 	case 0: return "no error";
-	case -EINVAL: return "not a document with a page (latscope.dtl-report/1, latscope.hist/1, "
-			     "latscope.osnoise/1)";
+	case -EINVAL: return "not a document with a page (latscope.dtl-report/1, latscope.dtl-why/1, "
+			     "latscope.hist/1, latscope.osnoise/1, latscope.timerlat/1)";
 	case -EIO: return "write error";
 	case -ENOMEM: return "out of memory";
 	default: return "error";

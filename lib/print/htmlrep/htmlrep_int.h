@@ -3,7 +3,7 @@
  * htmlrep_int.h - private to lib/print/htmlrep/: the page frame,
  * formatting and the log-scale histogram shared by the pages
  * (htmlrep.c), and the pages (htmlrep_dtl.c, htmlrep_hist.c,
- * htmlrep_timerlat.c).
+ * htmlrep_timerlat.c, htmlrep_why.c).
  */
 #ifndef LATSCOPE_HTMLREP_INT_H
 #define LATSCOPE_HTMLREP_INT_H
@@ -57,5 +57,6 @@ int htmlrep_dtl(FILE *f, struct json_object *doc);
 int htmlrep_hist(FILE *f, struct json_object *doc);
 int htmlrep_osnoise(FILE *f, struct json_object *doc);
 int htmlrep_timerlat(FILE *f, struct json_object *doc);
+int htmlrep_why(FILE *f, struct json_object *doc);
 
 #endif
