@@ -21,6 +21,8 @@ struct cause {
 	struct cause_span *spans;	/* scratch: the spans of one range, clipped */
 	uint64_t *points;		/* scratch: their edges, 2 * ring_len + 2 */
 	uint32_t *owner;		/* scratch: the span owning each segment between them */
+	uint32_t *ord, *hg, *hh, *src;	/* scratch per span: start order, the guest's and the
+					 * hypervisor's heaps of covering spans, the source */
 	struct cause_part *all;		/* scratch: every source of one range */
 	uint32_t *tag;			/* scratch, per span of the range: bit 0 owned some
 					 * of it; the rest, + 1, its index in r->hv (0: none) */
@@ -43,7 +45,12 @@ int cause_new(struct cause **out, uint32_t nr_cpus, uint32_t ring_len)
 	a->all = calloc(most, sizeof(*a->all));
 	a->tag = calloc(most, sizeof(*a->tag));
 	a->owner = calloc(2 * most + 2, sizeof(*a->owner));
-	if (!a->cpus || !a->spans || !a->points || !a->all || !a->tag || !a->owner) {
+	a->ord = calloc(most, sizeof(*a->ord));
+	a->hg = calloc(most, sizeof(*a->hg));
+	a->hh = calloc(most, sizeof(*a->hh));
+	a->src = calloc(most, sizeof(*a->src));
+	if (!a->cpus || !a->spans || !a->points || !a->all || !a->tag || !a->owner || !a->ord || !a->hg || !a->hh ||
+	    !a->src) {
 		cause_free(a);
 		return -ENOMEM;
 	}
@@ -63,6 +70,10 @@ void cause_free(struct cause *a)
 	free(a->all);
 	free(a->tag);
 	free(a->owner);
+	free(a->ord);
+	free(a->hg);
+	free(a->hh);
+	free(a->src);
 	free(a);
 }
 
@@ -119,6 +130,97 @@ static bool beats(const struct cause_span *a, const struct cause_span *b)
 	if (a->cls != b->cls)
 		return a->cls < b->cls;		/* NMI > IRQ > softirq > thread */
 	return a->end_ns < b->end_ns;
+}
+
+/* ---- the sweep: the spans that cover the current segment in two heaps
+ * (the hypervisor's, the guest's), the one that beats the others on top;
+ * a span that ended is dropped when it comes to the top (it beats no
+ * covering span by being there: it is simply gone) */
+
+struct heap {
+	uint32_t *v;
+	size_t n;
+	const struct cause_span *sp;
+};
+
+static bool above(const struct heap *h, uint32_t i, uint32_t j)
+{
+	return beats(&h->sp[i], &h->sp[j]);
+}
+
+static void heap_push(struct heap *h, uint32_t x)
+{
+	size_t i = h->n++;
+	while (i > 0 && above(h, x, h->v[(i - 1) / 2])) {
+		h->v[i] = h->v[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->v[i] = x;
+}
+
+static void heap_pop(struct heap *h)
+{
+	uint32_t x = h->v[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && above(h, h->v[c + 1], h->v[c]))
+			c++;
+		if (!above(h, h->v[c], x))
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n)
+		h->v[i] = x;
+}
+
+/* The top span still covering [s, ...) (its end past s), or UINT32_MAX. */
+static uint32_t heap_top(struct heap *h, uint64_t s)
+{
+	while (h->n && h->sp[h->v[0]].end_ns <= s)
+		heap_pop(h);
+	return h->n ? h->v[0] : UINT32_MAX;
+}
+
+static int by_start(const void *x, const void *y, void *arg)
+{
+	const struct cause_span *sp = arg;
+	uint64_t a = sp[*(const uint32_t *)x].start_ns, b = sp[*(const uint32_t *)y].start_ns;
+	return a < b ? -1 : a > b;
+}
+
+/* Each segment's owner into a->owner (n: none) and the sums of r. */
+static void sweep(struct cause *a, size_t n, size_t np, struct cause_result *r)
+{
+	for (uint32_t i = 0; i < n; i++)
+		a->ord[i] = i;
+	qsort_r(a->ord, n, sizeof(a->ord[0]), by_start, a->spans);
+	struct heap hg = { .v = a->hg, .sp = a->spans }, hh = { .v = a->hh, .sp = a->spans };
+	size_t next = 0;
+	for (size_t p = 0; p + 1 < np; p++) {
+		uint64_t s = a->points[p], e = a->points[p + 1];
+		for (; next < n && a->spans[a->ord[next]].start_ns <= s; next++) {
+			uint32_t i = a->ord[next];
+			heap_push(a->spans[i].cls == CAUSE_HV ? &hh : &hg, i);
+		}
+		uint32_t own = e > s ? heap_top(&hh, s) : UINT32_MAX;
+		if (own == UINT32_MAX && e > s)
+			own = heap_top(&hg, s);
+		a->owner[p] = own == UINT32_MAX ? (uint32_t)n : own;
+		if (e == s)
+			continue;
+		if (own == UINT32_MAX) {
+			r->remainder_ns += e - s;
+			continue;
+		}
+		a->tag[own] |= 1;
+		r->class_ns[a->spans[own].cls] += e - s;
+		if (a->tag[own] >> 1)
+			r->hv[(a->tag[own] >> 1) - 1].ns += e - s;
+	}
 }
 
 static bool same_source(const struct cause_part *p, const struct cause_span *s)
@@ -218,34 +320,18 @@ int cause_explain_with(struct cause *a, uint32_t cpu, uint64_t from_ns, uint64_t
 			a->points[np++] = a->spans[i].end_ns;
 	}
 	qsort(a->points, np, sizeof(a->points[0]), cmp_u64);
-	/* each segment's owner (n: none) into a->owner */
-	for (size_t p = 0; p + 1 < np; p++) {
-		uint64_t s = a->points[p], e = a->points[p + 1];
-		size_t own = n;
-		for (size_t i = 0; e > s && i < n; i++) {
-			const struct cause_span *x = &a->spans[i];
-			if (x->start_ns <= s && x->end_ns >= e && (own == n || beats(x, &a->spans[own])))
-				own = i;
-		}
-		a->owner[p] = (uint32_t)own;
-		if (own == n) {
-			r->remainder_ns += e - s;
-			continue;
-		}
-		a->tag[own] |= 1;
-		r->class_ns[a->spans[own].cls] += e - s;
-		if (a->tag[own] >> 1)
-			r->hv[(a->tag[own] >> 1) - 1].ns += e - s;
-	}
+	sweep(a, n, np, r);
 	/* each source: how many of its spans owned some of the range, and the
 	 * time they owned */
 	size_t nall = 0;
 	for (size_t i = 0; i < n; i++)
-		if (a->tag[i] & 1)
-			a->all[source_of(a->all, &nall, &a->spans[i])].count++;
+		if (a->tag[i] & 1) {
+			a->src[i] = (uint32_t)source_of(a->all, &nall, &a->spans[i]);
+			a->all[a->src[i]].count++;
+		}
 	for (size_t p = 0; p + 1 < np; p++)
 		if (a->owner[p] < n)
-			a->all[source_of(a->all, &nall, &a->spans[a->owner[p]])].ns += a->points[p + 1] - a->points[p];
+			a->all[a->src[a->owner[p]]].ns += a->points[p + 1] - a->points[p];
 	qsort(a->all, nall, sizeof(a->all[0]), by_ns_desc);
 	for (size_t k = 0; k < nall; k++) {
 		if (!a->all[k].ns)

@@ -58,6 +58,8 @@ struct latauto_result {
 	struct cause_hv_span hv[CAUSE_MAX_HV];	/* its spans, oldest first (DTL reasons, srr0) */
 	size_t nr_hv, hv_more;
 	enum cause_hv_source hv_source;	/* CAUSE_HV_NONE: nothing fed the hypervisor's spans */
+	bool hv_short;			/* the hypervisor's spans kept start after from_ns: some of
+					 * its time in the window may be gone (hv_ns is a floor) */
 };
 
 struct latauto;

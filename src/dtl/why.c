@@ -310,6 +310,7 @@ static json_object *sample_json(const struct whyrun *w, const struct worst *b)
 	json_object_object_add(o, "other_ns", ju(r->other_ns));
 	json_object_object_add(o, "sum_ns", ju(sum));
 	json_object_object_add(o, "events_short", json_object_new_boolean(r->ring_short));
+	json_object_object_add(o, "hypervisor_short", json_object_new_boolean(r->hv_short));
 	json_object_object_add(o, "hypervisor", hv_json(w, r));
 	json_object_object_add(o, "hypervisor_more", ju(r->hv_more));
 	return o;
@@ -384,6 +385,8 @@ static void text_sample(const struct whyrun *w, size_t i, const struct worst *b)
 		       b->cpu);
 	if (r->ring_short)
 		printf("   (the events kept start after the wakeup: the earliest part is unknown)\n");
+	if (r->hv_short)
+		printf("   (the hypervisor's spans kept start after the wakeup: its time here is at least the above)\n");
 }
 
 static void why_text(const struct whyrun *w, const struct json_object *doc)

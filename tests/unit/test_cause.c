@@ -271,6 +271,39 @@ static void test_property(void **state)
 	}
 }
 
+/* Many spans: the sweep's heaps against the reference on a longer line. */
+static void test_many(void **state)
+{
+	(void)state;
+	enum { N = 1500, L = 30000 };
+	static struct rspan x[N];
+	srand(8);
+	struct cause *a;
+	assert_int_equal(cause_new(&a, 1, 2048), 0);
+	for (int i = 0; i < N; i++) {
+		uint64_t st = (uint64_t)(rand() % L), len = (uint64_t)(rand() % 400);
+		x[i] = (struct rspan){ .cls = (enum cause_class)(rand() % CAUSE_NR_CLASSES), .s = st, .e = st + len,
+				       .id = rand() % 50 };
+		span(a, x[i].cls, 0, x[i].s, x[i].e, x[i].id, "m");
+	}
+	struct cause_result r;
+	assert_int_equal(cause_explain(a, 0, 1000, 29000, &r), 0);
+	uint64_t want[CAUSE_NR_CLASSES] = { 0 }, rem = 0;
+	for (uint64_t t = 1000; t < 29000; t++) {
+		int o = ref_owner(x, N, t);
+		if (o < 0)
+			rem++;
+		else
+			want[x[o].cls]++;
+	}
+	assert_int_equal(r.remainder_ns, rem);
+	for (int c = 0; c < CAUSE_NR_CLASSES; c++)
+		assert_int_equal(r.class_ns[c], want[c]);
+	assert_int_equal(sum(&r), 28000);
+	assert_true(r.nr_hv == CAUSE_MAX_HV && r.hv_more > 0);
+	cause_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_ring_short),
 		cmocka_unit_test(test_extra),
 		cmocka_unit_test(test_property),
+		cmocka_unit_test(test_many),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

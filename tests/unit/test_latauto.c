@@ -180,6 +180,18 @@ static void test_hypervisor(void **state)
 	assert_true(r.hv[0].hv.srr0 == 0xc000000000abcdefULL);
 	assert_int_equal(r.hv[0].hv.dispatch_reason, 7);
 	assert_string_equal(latauto_cls_name(LATAUTO_HV), "hypervisor");
+	/* more spans than the CPU keeps: the window's oldest are gone, said */
+	for (int i = 0; i < 4200; i++) {
+		e.enqueue_to_dispatch_tb = 512;
+		e.ready_to_enqueue_tb = 0;
+		assert_int_equal(cause_span_from_dtl(0, 10000 + (uint64_t)i * 1000, &e, 5120000000ULL, &hv), 0);
+		assert_int_equal(latauto_hv(a, &hv), 0);
+	}
+	assert_int_equal(latauto_window(a, 0, 9000, 60000, &r), 0);
+	assert_true(r.hv_short);
+	assert_int_equal(latauto_window(a, 0, 3000000, 3200000, &r), 0);
+	assert_false(r.hv_short);
+	assert_int_equal(r.hv_ns, 200 * 100);	/* 200 spans of 100 ns (512 ticks at 5.12 GHz) */
 	sw(a, 1, 500, 0, "swapper/1", 5, "x");
 	assert_int_equal(latauto_window(a, 1, 600, 900, &r), 0);
 	assert_int_equal(r.hv_ns, 0);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# `latscope dtl why` under the test hypervisor's forced holds (the
+# `latscope dtl why` under the test hypervisor: in the stress mode (sid: an
+# entry at every exit and re-entry) and with forced holds (the
 # sid-realistic boot: vCPU 1 held off 20 ms every 250 ms, each hold logged
 # as "hold VCPU TB_FROM TB_TO", every entry as "dtl VCPU IDX HEX").  On vCPU
 # 1 a SCHED_FIFO thread spins 300 ms of every 400 (tests/tools/noisegen) and
@@ -10,7 +11,7 @@
 # samples as JSON; tests/power/host/dtl_why.sh checks them against the
 # hypervisor's log.
 # needs: pmu:vpa_dtl tool:noisegen
-# boots: sid-realistic
+# boots: sid sid-realistic
 # timeout: 150
 . "$KTEST_DIR/guest/lib.sh"
 noisegen thread -c 1 -P 50 -i 400000 -s 300000 -d 8 > "$ART/noisegen.out" 2>&1 &
