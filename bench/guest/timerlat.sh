@@ -4,8 +4,10 @@
 # latscope timerlat's two paths, and latscope against rtla 7.2, in one guest
 # boot, alternating, BENCH_ROUNDS rounds of BENCH_SECONDS each.
 #   loss    at a 100 us period on every CPU, `timerlat hist --backend trace`
-#           (the tracer's ring read as text, its default 8 MiB per CPU) and
-#           `--backend bpf` (histograms kept in the kernel): the activations
+#           (the tracer's ring read as text, its default 8 MiB per CPU), the
+#           same with the kernel's default ring of a new instance (what rtla
+#           reads unless told otherwise) and `--backend bpf` (histograms
+#           kept in the kernel): the activations
 #           each counted, and each one's losses (ring overrun, [LOST] lines,
 #           activations missed, samples its program never saw);
 #   cost    at 1 ms on every CPU with the kernel's threads, `latscope
@@ -56,19 +58,29 @@ progstats() {
 
 case " $PARTS " in *" loss "*)
 echo "== loss: 100 us on all $ncpu CPUs, $D s a run"
-echo "run   backend  activations(irq) expected  overrun  lost_lines  missed(irq+thread)  bpf_misses  wall_s  cpu_s"
+echo "run   backend    activations(irq) expected  overrun  lost_lines  missed(irq+thread)  bpf_misses  wall_s  cpu_s"
+# (trace-kdef: the trace path with the kernel's default ring of a new
+# instance, what rtla reads unless --trace-buffer-size: the pressure a
+# tracefs reader is under without latscope's 8 MiB)
+kdef=$(sed -n 's/^[^0-9]*\([0-9][0-9]*\).*/\1/p' "$TRACEFS/buffer_size_kb" | head -1)
+case $(cat "$TRACEFS/buffer_size_kb") in *expanded:*) kdef=$(sed -n 's/.*expanded: *\([0-9]*\).*/\1/p' "$TRACEFS/buffer_size_kb");; esac
+echo "the kernel's default ring of a new instance: ${kdef:-?} KiB per CPU"
 for r in $(seq 1 "$R"); do
-	for b in trace bpf; do
+	for b in trace trace-kdef bpf; do
 		j=$ART/loss_$b.$r.json
-		/bin/time -f "%e %U %S" -o "$ART/time" latscope timerlat hist -p 100 -d "$D" --backend $b \
+		case $b in
+		trace-kdef) set -- --backend trace --trace-buffer-size "${kdef:-1408}K";;
+		*) set -- --backend "$b";;
+		esac
+		/bin/time -f "%e %U %S" -o "$ART/time" latscope timerlat hist -p 100 -d "$D" "$@" \
 			--json="$j" > /dev/null 2> "$ART/loss_$b.$r.err"
 		rc=$?
-		[ $rc -le 1 ] || die "latscope timerlat hist --backend $b: exit $rc: $(tail -3 "$ART/loss_$b.$r.err")"
+		[ $rc -le 1 ] || die "latscope timerlat hist $*: exit $rc: $(tail -3 "$ART/loss_$b.$r.err")"
 		set -- $(tail -1 "$ART/time")
 		w=$1 cpu=$(echo "$2 $3" | awk '{ printf "%.2f", $1 + $2 }')
 		n=$(G "$j" all.irq.count)
 		mi=$(( $(G "$j" input.missed.irq) + $(G "$j" input.missed.thread) ))
-		printf "%-5s %-8s %16s %9s %8s %11s %19s %11s %7s %6s\n" "$r" "$b" "$n" $((D * 10000 * ncpu)) \
+		printf "%-5s %-10s %16s %9s %8s %11s %19s %11s %7s %6s\n" "$r" "$b" "$n" $((D * 10000 * ncpu)) \
 			"$(G "$j" input.overrun)" "$(G "$j" input.lost_lines)" "$mi" "$(G "$j" input.bpf_misses)" "$w" "$cpu"
 	done
 done
