@@ -58,7 +58,8 @@ struct whyrun {
 	uint32_t nr_cpus;
 	struct worst *best;		/* o->top, largest latency first */
 	size_t nbest;
-	uint64_t samples, above;	/* wakeup samples filed; at or above -T */
+	uint64_t samples, above;	/* samples filed; at or above -T */
+	uint64_t kind_samples[HSET_NR_KINDS];
 	uint64_t entries, bad_cpu_entries, bad_spans;	/* DTL entries fed; beyond nr_cpus; no tb_freq */
 	uint64_t events, bad_cpu_events;
 	uint32_t dtl_cpus[WHY_MAX_CPUS / 32];	/* CPUs with DTL entries (bits) */
@@ -84,9 +85,11 @@ const struct cli_cmd dtl_why_cli = {
 	.name = WHY_PROG,
 	.usage = "usage: latscope dtl why [options] FILE",
 	.intro =
-"The worst wakeup latencies of a recording that holds the DTL with the\n"
-"scheduler's sched_switch and sched_wakeup (dtl record -e, or perf record with\n"
-"vpa_dtl), each split into who had its CPU from the wakeup to the switch-in:\n"
+"The worst latencies of a recording that holds the DTL with the scheduler's\n"
+"sched_switch and sched_wakeup (dtl record, or perf record with vpa_dtl): wakeup\n"
+"latencies, and with timer:hrtimer_* the timer kinds, with preemptirq events the\n"
+"irqsoff kinds (as hist report files them); each split into who had its CPU over\n"
+"the sample (for a wakeup, from the wakeup to the switch-in):\n"
 "the hypervisor (each DTL entry's enqueue_to_dispatch + ready_to_enqueue before\n"
 "its dispatch: the vCPU ready and not running, with the preempt and dispatch\n"
 "reasons and srr0), each task, IRQ, softirq and vector (irq and softirq events\n"
@@ -118,9 +121,10 @@ static bool dtl_cpu(const struct whyrun *w, uint32_t cpu)
 static void observe(void *arg, const struct latency_sample *s)
 {
 	struct whyrun *w = arg;
-	if (s->type != HSET_WAKEUP && s->type != HSET_WAKEUP_SHAREDPRIO)
+	if (s->type < 0 || s->type >= HSET_NR_KINDS)
 		return;
 	w->samples++;
+	w->kind_samples[s->type]++;
 	if (s->latency_ns < 0 || (uint64_t)s->latency_ns < w->o->threshold_us * 1000)
 		return;
 	w->above++;
@@ -250,7 +254,7 @@ static int feed_record(struct whyrun *w, struct pdread *r, const struct pdread_e
 
 static const char *kind_name(enum hset_kind k)
 {
-	return k == HSET_WAKEUP_SHAREDPRIO ? "wakeup/sharedprio" : "wakeup";
+	return hset_kind_name(k) ? hset_kind_name(k) : "?";
 }
 
 static json_object *ju(uint64_t v)
@@ -324,6 +328,11 @@ static json_object *why_doc(const struct whyrun *w, const struct pdread *r, cons
 	json_object_object_add(d, "file", json_object_new_string(w->o->in.path));
 	json_object_object_add(d, "threshold_ns", ju(w->o->threshold_us * 1000));
 	json_object_object_add(d, "samples", ju(w->samples));
+	json_object *ks = json_object_new_object();
+	for (int k = 0; k < HSET_NR_KINDS; k++)
+		if (w->kind_samples[k])
+			json_object_object_add(ks, kind_name((enum hset_kind)k), ju(w->kind_samples[k]));
+	json_object_object_add(d, "kinds", ks);
 	json_object_object_add(d, "above", ju(w->above));
 	for (size_t i = 0; i < w->nbest; i++)
 		json_object_array_add(a, sample_json(w, &w->best[i]));
@@ -351,8 +360,11 @@ static void text_sample(const struct whyrun *w, size_t i, const struct worst *b)
 {
 	const struct latauto_result *r = &b->r;
 	char a[32], c[32];
-	printf("#%zu CPU %" PRIu32 "  %s latency %s of pid %" PRId32 " (%s), woken at %" PRIu64 ".%09" PRIu64 " s\n",
-	       i + 1, b->cpu, kind_name(b->kind), report_dur(a, sizeof(a), b->latency_ns), b->pid, b->comm,
+	char victim[48] = "";
+	if (b->pid >= 0)
+		snprintf(victim, sizeof(victim), " of pid %" PRId32 " (%s)", b->pid, b->comm);
+	printf("#%zu CPU %" PRIu32 "  %s latency %s%s, from %" PRIu64 ".%09" PRIu64 " s\n", i + 1, b->cpu,
+	       kind_name(b->kind), report_dur(a, sizeof(a), b->latency_ns), victim,
 	       b->from_ns / (uint64_t)1000000000, b->from_ns % (uint64_t)1000000000);
 	uint64_t sum = r->other_ns;
 	for (size_t k = 0; k < r->nr_parts; k++) {
@@ -393,7 +405,7 @@ static void why_text(const struct whyrun *w, const struct json_object *doc)
 {
 	(void)doc;
 	char a[32];
-	printf("%s: %s: %" PRIu64 " wakeup samples, %" PRIu64 " at or above %s; %" PRIu64
+	printf("%s: %s: %" PRIu64 " samples, %" PRIu64 " at or above %s; %" PRIu64
 	       " DTL entries as the hypervisor's spans\n",
 	       WHY_PROG, w->o->in.path, w->samples, w->above, report_dur(a, sizeof(a), w->o->threshold_us * 1000),
 	       w->entries);

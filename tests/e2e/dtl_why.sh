@@ -105,4 +105,20 @@ grep -q 'no tracepoint samples' nos.err || die "dtl why without sched events: $(
 "$L" dtl why nodtl.data > nodtl.txt 2> nodtl.err || die "dtl why --no-dtl recording: $(cat nodtl.err)"
 grep -q 'holds no DTL entries' nodtl.err && grep -q 'its hypervisor time is unknown' nodtl.txt ||
 	die "dtl why, no DTL: $(cat nodtl.err nodtl.txt)"
+# every kind hist report files: a perf recording with timer and irq events
+# (no DTL): timerandwakeup samples too, each split adding up, no hypervisor
+"$L" dtl why -n 30 --json "$TESTS_DIR/data/rec/sched-irq-timer.perf.data" > k.json 2> k.err ||
+	die "dtl why on a perf recording: $(cat k.err)"
+python3 - k.json <<'PY' || die "dtl why's kinds: $(cat k.err)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+kinds = set(d['kinds'])
+if 'wakeup' not in kinds or 'timerandwakeup' not in kinds:
+    sys.exit('kinds %s' % sorted(kinds))
+for s in d['worst']:
+    if sum(int(p['ns']) for p in s['parts']) + int(s['other_ns']) != int(s['latency_ns']) or int(s['hypervisor_ns']) or s['dtl']:
+        sys.exit('sample %s' % s)
+print('kinds: %s; %d samples split, each adding up, none with hypervisor time' % (
+      ', '.join('%s %s' % (k, d['kinds'][k]) for k in sorted(kinds)), len(d['worst'])))
+PY
 echo "ok: dtl why: hypervisor time exact where the model put it, none elsewhere, in file and pipe mode and under ring loss"
