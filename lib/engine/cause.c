@@ -18,7 +18,7 @@ struct ccpu {
 struct cause {
 	uint32_t nr_cpus, ring_len;
 	struct ccpu *cpus;
-	struct cause_span *spans;	/* scratch: the spans of one range, clipped */
+	struct cause_span *spans;	/* scratch: the spans of one range (not clipped) */
 	uint64_t *points;		/* scratch: their edges, 2 * ring_len + 2 */
 	uint32_t *owner;		/* scratch: the span owning each segment between them */
 	uint32_t *ord, *hg, *hh, *src;	/* scratch per span: start order, the guest's and the
@@ -77,14 +77,6 @@ void cause_free(struct cause *a)
 	free(a);
 }
 
-int cause_set_hv_source(struct cause *a, uint32_t cpu, enum cause_hv_source src)
-{
-	if (cpu >= a->nr_cpus || src < CAUSE_HV_NONE || src > CAUSE_HV_STEAL)
-		return -EINVAL;
-	a->cpus[cpu].hv_source = src;
-	return 0;
-}
-
 int cause_span(struct cause *a, const struct cause_span *s)
 {
 	if (s->cpu >= a->nr_cpus || s->end_ns < s->start_ns || s->cls < CAUSE_HV || s->cls >= CAUSE_NR_CLASSES)
@@ -120,11 +112,11 @@ static int by_ns_desc(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-/* Does span a own an instant over span b (both covering it)? */
+/* Does span a own an instant over span b, both covering it and both the
+ * hypervisor's or both the guest's (the sweep keeps the two apart: the
+ * hypervisor's always win)? */
 static bool beats(const struct cause_span *a, const struct cause_span *b)
 {
-	if ((a->cls == CAUSE_HV) != (b->cls == CAUSE_HV))
-		return a->cls == CAUSE_HV;
 	if (a->start_ns != b->start_ns)
 		return a->start_ns > b->start_ns;	/* the innermost */
 	if (a->cls != b->cls)

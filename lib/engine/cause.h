@@ -122,11 +122,6 @@ struct cause;
 int cause_new(struct cause **out, uint32_t nr_cpus, uint32_t ring_len);
 void cause_free(struct cause *a);
 
-/* cause_set_hv_source - what feeds cpu's hypervisor spans (a CPU of a
- * partition whose DTL is recorded has none while the hypervisor leaves it
- * alone: its remainder is the guest's).  0 or -EINVAL. */
-int cause_set_hv_source(struct cause *a, uint32_t cpu, enum cause_hv_source src);
-
 /* cause_span - one closed span (copied; a span of another class in the
  * ring with the same CPU may overlap it: the sweep decides).  0, -EINVAL
  * (CPU out of range, end before start, class out of range), or -ENOMEM

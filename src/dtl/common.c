@@ -90,6 +90,17 @@ void dtl_cmd_tb_warnings(const char *who, const char *path, const struct dtltl *
 			ts->far_time_ns % 1000000000u);
 }
 
+bool dtl_cmd_poll_filled_ring(const struct pdread *r, const struct pdread_event *ev, uint8_t seen[4096])
+{
+	if (ev->type != PDFORMAT_RECORD_AUX || ev->size < 32 || !dtltl_is_dtl_evsel(r, ev->evsel))
+		return false;
+	uint32_t cpu = ev->has_sample ? ev->sample.cpu : UINT32_MAX;
+	bool first = cpu < 4096 && !seen[cpu];
+	if (cpu < 4096)
+		seen[cpu] = 1;
+	return dtl_poll_filled_ring(pdread_u64(r, ev->data + 16), first);
+}
+
 int dtl_cmd_verdict(const char *who, const struct dtltl *t, const struct pdread *r)
 {
 	const struct dtlmerge_stats *st = t ? dtlmerge_stats(dtltl_merge(t)) : NULL;

@@ -91,6 +91,12 @@ void dtl_cmd_tb_warnings(const char *who, const char *path, const struct dtltl *
  * or skipped (t may be NULL), else 0. */
 int dtl_cmd_verdict(const char *who, const struct dtltl *t, const struct pdread *r);
 
+/* ev, when it is a PERF_RECORD_AUX of the vpa_dtl event: true when its poll
+ * copied all the hypervisor's 85-entry ring lets through (entries were
+ * overwritten before it).  seen[] (4096 CPUs, the caller's, zeroed at the
+ * start) marks the CPUs whose first poll was seen (it holds the header). */
+bool dtl_cmd_poll_filled_ring(const struct pdread *r, const struct pdread_event *ev, uint8_t seen[4096]);
+
 /* Open a perf.data for reading, printing a helpful error; 0 or EXIT_ERR. */
 /* no_map: read(2) into a window instead of a mapping (a single pass that
  * touches every byte: faster on VMs, and RSS does not follow the file). */

@@ -141,15 +141,8 @@ static void sym_payload(struct rep *o, const uint8_t *p, uint64_t len)
 
 static void note_ring(struct rep *o, const struct pdread_event *ev, const struct pdread *r)
 {
-	if (ev->size < 32 || !dtltl_is_dtl_evsel(r, ev->evsel))
-		return;
-	uint64_t size = pdread_u64(r, ev->data + 16);
-	uint32_t cpu = ev->has_sample ? ev->sample.cpu : UINT32_MAX;
-	bool first = cpu < DTLSTAT_MAX_CPUS && !o->aux_seen[cpu];
-	if (cpu < DTLSTAT_MAX_CPUS)
-		o->aux_seen[cpu] = 1;
-	if (dtl_poll_filled_ring(size, first))
-		o->ring_full++;
+	_Static_assert(sizeof(o->aux_seen) == 4096, "dtl_cmd_poll_filled_ring's CPUs");
+	o->ring_full += dtl_cmd_poll_filled_ring(r, ev, o->aux_seen);
 }
 
 /* A PERF_RECORD_AUXTRACE_ERROR: what the recorder says it lost. */

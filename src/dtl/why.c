@@ -62,8 +62,7 @@ struct whyrun {
 	uint64_t kind_samples[HSET_NR_KINDS];
 	uint64_t entries, bad_cpu_entries, bad_spans;	/* DTL entries fed; beyond nr_cpus; no tb_freq */
 	uint64_t events, bad_cpu_events;
-	uint32_t dtl_cpus[WHY_MAX_CPUS / 32];	/* CPUs with DTL entries (bits) */
-	uint32_t aux_cpus[WHY_MAX_CPUS / 32];	/* CPUs whose first AUX record was seen (bits) */
+	uint8_t aux_seen[WHY_MAX_CPUS];	/* CPUs whose first DTL poll was seen */
 	uint64_t ring_full;		/* polls that copied a full hypervisor ring: entries lost */
 };
 
@@ -109,11 +108,6 @@ static int no_wakeups(const struct whyrun *w)
 			"(record them with the DTL: dtl record -e sched:sched_switch -e sched:sched_wakeup)\n",
 		WHY_PROG, w->o->in.path);
 	return -1;
-}
-
-static bool dtl_cpu(const struct whyrun *w, uint32_t cpu)
-{
-	return cpu < WHY_MAX_CPUS && (w->dtl_cpus[cpu / 32] >> (cpu % 32) & 1);
 }
 
 /* A filed sample: decomposed now, while its events are in the rings, when
@@ -212,23 +206,15 @@ static void feed_entry(struct whyrun *w, const struct dtlmerge_item *e)
 		return;
 	}
 	latauto_hv(w->an, &s);
-	w->dtl_cpus[e->cpu / 32] |= 1u << (e->cpu % 32);
 }
 
 /* A record: a tracepoint sample into the analyser's rings, then the
  * trackers (which may file a sample: observe()).  0, or -1 after a line. */
 static int feed_record(struct whyrun *w, struct pdread *r, const struct pdread_event *ev)
 {
-	if (ev->type == PDFORMAT_RECORD_AUX && ev->size >= 32 && dtltl_is_dtl_evsel(r, ev->evsel)) {
-		/* a poll that copied all the ring lets through: the hypervisor
-		 * overwrote entries before it (silently, as on Power) */
-		uint32_t cpu = ev->has_sample ? ev->sample.cpu : UINT32_MAX;
-		bool first = cpu < WHY_MAX_CPUS && !(w->aux_cpus[cpu / 32] >> (cpu % 32) & 1);
-		if (cpu < WHY_MAX_CPUS)
-			w->aux_cpus[cpu / 32] |= 1u << (cpu % 32);
-		w->ring_full += dtl_poll_filled_ring(pdread_u64(r, ev->data + 16), first);
-		return 0;
-	}
+	/* a poll that copied all the ring lets through: the hypervisor
+	 * overwrote entries before it (silently, as on Power) */
+	w->ring_full += dtl_cmd_poll_filled_ring(r, ev, w->aux_seen);
 	if (ev->type != PDFORMAT_RECORD_SAMPLE || !ev->evsel || !ev->has_sample ||
 	    ev->evsel->attr.type != PDFORMAT_TYPE_TRACEPOINT)
 		return 0;
@@ -392,8 +378,8 @@ static void text_sample(const struct whyrun *w, size_t i, const struct worst *b)
 	}
 	if (r->hv_more)
 		printf("   hypervisor: %zu spans more\n", r->hv_more);
-	if (!dtl_cpu(w, b->cpu))
-		printf("   (no DTL entry of CPU %" PRIu32 " in the recording: its hypervisor time is unknown)\n",
+	if (r->hv_source != CAUSE_HV_DTL)	/* (the document's "dtl") */
+		printf("   (no DTL entry of CPU %" PRIu32 " up to this sample: its hypervisor time is unknown)\n",
 		       b->cpu);
 	if (r->ring_short)
 		printf("   (the events kept start after the wakeup: the earliest part is unknown)\n");
